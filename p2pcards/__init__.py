@@ -1,0 +1,9 @@
+"""p2pcards: a card table for home networks with no server and no trusted dealer."""
+
+from .hookspecs import hookimpl
+
+__version__ = "0.1.0"
+#: Version of the wire and deck protocols; peers must agree on it exactly.
+PROTOCOL_VERSION = 1
+
+__all__ = ["PROTOCOL_VERSION", "__version__", "hookimpl"]

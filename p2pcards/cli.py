@@ -1,0 +1,151 @@
+"""The ``p2pcards`` command line.
+
+Each subcommand is a function ``cmd_NAME(args) -> exit status`` registered in :func:`build_parser`.
+Errors people can act on are printed as one line on stderr with exit status 2; tracebacks are for
+bugs only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+from .game import OptionError
+from .plugins import UnknownName, load_plugins
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for; printed without a traceback."""
+
+
+def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--option takes KEY=VALUE, not {pair!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def report_plugin_errors(host) -> None:
+    for error in host.errors:
+        print(f"warning: {error}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    host = load_plugins()
+    data = host.describe()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    if not data["plugins"]:
+        print("no plugins installed")
+    for plugin in data["plugins"]:
+        print(f"{plugin['name']}  ({plugin['distribution']} {plugin['version']})")
+        for game in plugin["games"]:
+            lo, hi = game["players"]
+            print(f"  game {game['id']}: {game['name']}, rules {game['rules_version']}, {lo}-{hi} players")
+            for opt in game["options"]:
+                choices = f" [{'|'.join(opt['choices'])}]" if "choices" in opt else ""
+                print(f"    --option {opt['name']}={opt['default']}{choices}  {opt['help']}")
+            for variant, values in game["variants"].items():
+                print(f"    variant {variant}: " + " ".join(f"{k}={v}" for k, v in values.items()))
+        for bot in plugin["bots"]:
+            print(f"  bot {bot}")
+    report_plugin_errors(host)
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .simulate import simulate
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    game = host.game(args.game)
+    options = parse_option_pairs(args.option)
+    if args.variant:
+        if args.variant not in game.variants:
+            have = ", ".join(game.variants) or "none"
+            raise UsageError(f"{game.id} has no variant {args.variant!r} (variants: {have})")
+        options = {**game.variants[args.variant], **options}
+    deck_factory = None
+    if not args.local:
+        deck_factory = mental_poker_deck_factory(args.seed)
+    report = simulate(
+        host,
+        args.game,
+        players=args.players,
+        options=options,
+        bots=args.bot or ["random"],
+        games=args.games,
+        seed=args.seed,
+        deck_factory=deck_factory,
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.to_text())
+    return 1 if report.violations else 0
+
+
+def mental_poker_deck_factory(seed: Any):
+    try:
+        from .deck.backend import mental_poker_factory
+    except ImportError:
+        raise UsageError("the mental-poker deck is not available yet; add --local") from None
+    return mental_poker_factory(seed)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p2pcards",
+        description="A card table for home networks with no server and no trusted dealer.",
+    )
+    parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("plugins", help="list installed game plugins, their games and options")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_plugins)
+
+    p = sub.add_parser("simulate", help="play whole games between bots")
+    p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
+    p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--variant", help="a named preset of options")
+    p.add_argument("--bot", action="append", metavar="NAME", help="bot for every seat, or repeat once per seat")
+    p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
+    p.add_argument("--seed", default="0", help="the same seed gives the same games")
+    p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_simulate)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except (UsageError, OptionError, UnknownName) as exc:
+        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

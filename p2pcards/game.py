@@ -1,0 +1,408 @@
+"""The contract a game implements: the one module a game plugin imports (with ``p2pcards.cards``).
+
+A game is a pure, deterministic state machine over *public* information. It never does IO, never
+draws a random number and never sees a face it is not entitled to. Cards are known to it by
+**handle**: an integer naming one position of the shuffled deck. The deck layer (the local
+open-faced dealer in tests and simulations, the mental-poker deck in real play) turns handles into
+faces for whoever may see them; the game only ever learns faces that are public (``on_reveal``),
+and a seat's own faces are passed in separately as ``known`` where the seat acts.
+
+What happens next is the game's :meth:`Game.next_step`, in the style of OpenSpiel's chance nodes:
+
+* :class:`Shuffle` -- the deck layer shuffles the whole deck afresh; ``on_shuffled`` gets the
+  handles (the stock, in deal order).
+* :class:`Coin` -- a public random number that no player can bias (``on_coin``).
+* :class:`Deal` -- handles go privately to seats; only the receiver learns the faces.
+* :class:`Reveal` -- handles are turned face up for everyone (``on_reveal``).
+* :class:`Transfer` -- handles move hidden to a new holder, who learns the faces (and the deck
+  layer makes sure earlier holders can no longer follow them).
+* :class:`Turn` -- a seat must act. ``legal_actions`` lists its choices, ``check`` validates an
+  action with public information (every peer runs it), ``check_own`` with the actor's own faces
+  (the actor's client runs it), and ``apply`` performs it.
+* :class:`Done` -- the game is over, with a :class:`Result`.
+
+Once the game is done every face becomes known and :meth:`Game.audit` re-checks what public
+information could not (a Cal's BS quads lead, a Calypso follower's duty to follow suit).
+
+Actions are plain data: a ``dict`` with a ``"type"`` key and msgpack-serialisable values (ints,
+strings, lists of handles). Peers exchange them, transcripts store them, ``p2pcards verify``
+replays them, so a game must never put objects in them.
+
+The state object is the game's own class; it holds public information only, so it may be shown to
+bots and console views of any seat. Engines treat it as opaque except through the methods here.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from .cards import Card
+
+__all__ = [
+    "Action",
+    "Bot",
+    "Coin",
+    "Deal",
+    "Done",
+    "Game",
+    "IllegalAction",
+    "Option",
+    "OptionError",
+    "Result",
+    "Reveal",
+    "Shuffle",
+    "Step",
+    "Transfer",
+    "Turn",
+    "Violation",
+]
+
+Action = dict[str, Any]
+"""A move: plain data with a ``"type"`` key, e.g. ``{"type": "play", "cards": [3, 17]}``."""
+
+S = TypeVar("S")
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow, with a message fit to show to the player."""
+
+
+class OptionError(ValueError):
+    """An option value that is unknown or out of range, with a message naming the option."""
+
+
+# --------------------------------------------------------------------------------------------
+# Steps: what the game needs next.
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """Shuffle every card of the deck afresh (at the start, or for a new hand of a match)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Coin:
+    """A public random integer in ``range(bound)``; ``label`` must be unique within the game."""
+
+    label: str
+    bound: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Give handles privately to seats: ``{handle: seat}``."""
+
+    to: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """Turn handles face up for everyone. ``owner`` is the seat that holds them (who must open
+    them), or ``None`` when nobody holds them (cards still in the stock)."""
+
+    handles: tuple[int, ...]
+    owner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """Move hidden handles to ``to``, who learns their faces; nobody else learns anything."""
+
+    handles: tuple[int, ...]
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """``seat`` must act."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended. ``winners`` may be empty (a draw); ``scores`` is per seat; ``summary``
+    is one line for people; ``details`` is plain data for programs (JSON and msgpack safe)."""
+
+    winners: tuple[int, ...]
+    scores: tuple[float, ...] = ()
+    summary: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "winners": list(self.winners),
+            "scores": list(self.scores),
+            "summary": self.summary,
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Result:
+        return cls(
+            tuple(data["winners"]), tuple(data["scores"]), data["summary"], data.get("details", {})
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    result: Result
+
+
+Step = Shuffle | Coin | Deal | Reveal | Transfer | Turn | Done
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A breach of the rules found by the end-of-game audit: who, at which action, and what."""
+
+    seat: int
+    action_index: int
+    message: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"seat": self.seat, "action_index": self.action_index, "message": self.message}
+
+
+# --------------------------------------------------------------------------------------------
+# Options.
+
+_TRUE = {"1", "on", "yes", "true", "y"}
+_FALSE = {"0", "off", "no", "false", "n"}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A typed game option with a default and help text.
+
+    ``type`` is ``bool``, ``int`` or ``str``. ``choices`` restricts a ``str`` option to a set of
+    values; ``minimum``/``maximum`` bound an ``int`` option.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, value: Any) -> Any:
+        """Turn text (from a command line) or a plain value into a valid value, or raise
+        :class:`OptionError` naming the option and what it accepts."""
+        if self.type is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise OptionError(f"option {self.name}: expected on or off, got {value!r}")
+        if self.type is int:
+            try:
+                number = int(value) if not isinstance(value, bool) else None
+            except (TypeError, ValueError):
+                number = None
+            if number is None:
+                raise OptionError(f"option {self.name}: expected a whole number, got {value!r}")
+            if self.minimum is not None and number < self.minimum:
+                raise OptionError(f"option {self.name}: must be at least {self.minimum}")
+            if self.maximum is not None and number > self.maximum:
+                raise OptionError(f"option {self.name}: must be at most {self.maximum}")
+            return number
+        text = str(value).strip()
+        if self.choices:
+            for choice in self.choices:
+                if text.lower() == choice.lower():
+                    return choice
+            raise OptionError(
+                f"option {self.name}: expected one of {', '.join(self.choices)}, got {value!r}"
+            )
+        return text
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.type.__name__,
+            "default": self.default,
+            "help": self.help,
+        }
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# The game.
+
+
+class Game(abc.ABC, Generic[S]):
+    """Base class of every game. Subclass it, fill in the class attributes, implement the
+    abstract methods, and register an instance from a ``register_games`` hook.
+
+    All methods are pure functions of their arguments except that ``apply`` and the ``on_*``
+    methods update ``state`` in place. None may do IO or draw random numbers.
+    """
+
+    #: Short stable identifier used on the wire and on the command line (``cals-bs``).
+    id: ClassVar[str]
+    #: Display name.
+    name: ClassVar[str]
+    #: Bumped whenever a change could make two peers disagree; peers must match exactly.
+    rules_version: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    #: The options this game takes.
+    options: ClassVar[tuple[Option, ...]] = ()
+    #: Named presets of options, e.g. ``{"quads": {"quads": True}}``.
+    variants: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: A one-paragraph summary shown by ``help`` in the console.
+    summary: ClassVar[str] = ""
+
+    # -- options and setup ----------------------------------------------------------------
+
+    def resolve_options(self, given: Mapping[str, Any], players: int) -> dict[str, Any]:
+        """Defaults merged with ``given`` (text or plain values), each validated; then
+        :meth:`validate_options` for rules that tie options to each other or to ``players``."""
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise OptionError(f"{self.id} has no option {unknown[0]!r} (its options: {names})")
+        values = {name: opt.default for name, opt in known.items()}
+        for name, raw in given.items():
+            values[name] = known[name].parse(raw)
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(
+                f"{self.name} takes {self.min_players} to {self.max_players} players, not {players}"
+            )
+        self.validate_options(values, players)
+        return values
+
+    def validate_options(self, options: Mapping[str, Any], players: int) -> None:
+        """Raise :class:`OptionError` if the combination is not playable."""
+
+    def player_counts(self, options: Mapping[str, Any]) -> range:
+        """The player counts allowed with these options (a mode may fix the count)."""
+        return range(self.min_players, self.max_players + 1)
+
+    @abc.abstractmethod
+    def deck(self, options: Mapping[str, Any], players: int) -> Sequence[Card]:
+        """Every physical card used, each exactly once (copies differ by ``Card.pack``)."""
+
+    @abc.abstractmethod
+    def new_state(self, options: Mapping[str, Any], players: int) -> S:
+        """The public state before anything happens."""
+
+    # -- the state machine ----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def next_step(self, state: S) -> Step:
+        """What must happen next."""
+
+    def on_shuffled(self, state: S, handles: Sequence[int]) -> None:
+        """The deck was shuffled; ``handles`` are the new cards, in stock order."""
+
+    def on_coin(self, state: S, label: str, value: int) -> None:
+        """A public coin asked for by :class:`Coin` came up ``value``."""
+
+    def on_dealt(self, state: S, deal: Deal) -> None:
+        """A :class:`Deal` was carried out."""
+
+    def on_reveal(self, state: S, faces: Mapping[int, Card]) -> None:
+        """A :class:`Reveal` was carried out; ``faces`` maps every revealed handle to its face."""
+
+    def on_transferred(self, state: S, transfer: Transfer) -> None:
+        """A :class:`Transfer` was carried out."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: S, seat: int, known: Mapping[int, Card]) -> Sequence[Action]:
+        """The actions ``seat`` may take now, given the faces it can see (``known``: its own
+        hand and every public card). When the choices are combinatorial (any 1-6 cards of a
+        hand), a game may list a representative set that contains every *kind* of action;
+        it must say so in its docs, and :meth:`check_own` remains the full test."""
+
+    @abc.abstractmethod
+    def check(self, state: S, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalAction` unless public information allows ``action`` now.
+        Every peer runs this on every action it receives."""
+
+    def check_own(self, state: S, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        """Raise :class:`IllegalAction` unless the actor's own cards allow ``action`` (must
+        follow suit, must go out truthfully ...). Run by the acting client only; the audit
+        catches a client that skips it. Defaults to :meth:`check`."""
+        self.check(state, seat, action)
+
+    @abc.abstractmethod
+    def apply(self, state: S, seat: int, action: Action) -> None:
+        """Perform an action that passed :meth:`check`."""
+
+    def audit(self, state: S, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
+        """Once every face is known: re-check what public information could not.
+
+        ``actions`` is every action of the game, in order, as ``(seat, action)``; a violation's
+        ``action_index`` indexes it. ``state`` is the final state. Lying where the rules allow
+        it (a Cal's BS claim) is not a violation."""
+        return []
+
+    # -- for people and bots --------------------------------------------------------------
+
+    def view(self, state: S, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
+        """What ``seat`` sees (``None``: a spectator), as plain data for consoles and bots."""
+        return {}
+
+    @abc.abstractmethod
+    def format_action(self, state: S, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
+        """The action as a person would say it; ``faces`` holds whatever faces the viewer may
+        see (a face-down play is shown without its faces)."""
+
+    @abc.abstractmethod
+    def parse_action(self, state: S, seat: int, text: str, known: Mapping[int, Card]) -> Action:
+        """Read what a player typed into an action, or raise :class:`IllegalAction` saying
+        what was expected. Cards are typed by face; map them to the seat's handles."""
+
+    def commands_help(self) -> str:
+        """The console commands of this game, one per line."""
+        return ""
+
+
+# --------------------------------------------------------------------------------------------
+# Bots.
+
+
+class Bot(abc.ABC):
+    """A policy for one seat. It sees only what that seat may see: the public state, the
+    faces in ``known``, and the events it is shown through :meth:`observe`.
+
+    Bots may use randomness, but only the ``rng`` they are given, so that a seeded simulation
+    replays exactly.
+    """
+
+    #: Name used with ``--bot`` and in listings.
+    name: ClassVar[str]
+
+    def __init__(self, game: Game, seat: int, options: Mapping[str, Any], rng: random.Random):
+        self.game = game
+        self.seat = seat
+        self.options = options
+        self.rng = rng
+
+    def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
+        """Called after every event the seat can see (an action, a reveal, a deal or a
+        transfer to this seat); ``event`` is plain data, see :mod:`p2pcards.engine`."""
+
+    @abc.abstractmethod
+    def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
+        """Pick an action for a :class:`Turn` of this bot's seat."""
+
+
+BotFactory = Callable[[Game, int, Mapping[str, Any], random.Random], Bot]
