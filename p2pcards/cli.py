@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
+from .engine import PlayerError
 from .game import OptionError
 from .plugins import UnknownName, load_plugins
 
@@ -79,18 +80,24 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             raise UsageError(f"{game.id} has no variant {args.variant!r} (variants: {have})")
         options = {**game.variants[args.variant], **options}
     deck_factory = None
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
     if not args.local:
         deck_factory = mental_poker_deck_factory(args.seed)
-    report = simulate(
-        host,
-        args.game,
-        players=args.players,
-        options=options,
-        bots=args.bot or ["random"],
-        games=args.games,
-        seed=args.seed,
-        deck_factory=deck_factory,
-    )
+    try:
+        report = simulate(
+            host,
+            args.game,
+            players=args.players,
+            options=options,
+            bots=args.bot or ["random"],
+            games=args.games,
+            seed=args.seed,
+            deck_factory=deck_factory,
+        )
+    except PlayerError as exc:
+        # A bot broke the rules: a bug in its plugin, reported without a traceback.
+        raise UsageError(f"{exc} (a bug in the {args.game} plugin's bot or rules)") from None
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

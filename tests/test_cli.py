@@ -1,0 +1,52 @@
+"""The command line, run as a real process."""
+
+import json
+
+from conftest import run_cli
+
+
+def test_plugins_json_lists_the_third_party_game(highcard_path):
+    out = run_cli("plugins", "--json", pythonpath=[highcard_path])
+    assert out.returncode == 0, out.stderr
+    plugins = {p["name"]: p for p in json.loads(out.stdout)["plugins"]}
+    game = plugins["highcard"]["games"][0]
+    assert (game["id"], game["rules_version"], game["players"]) == ("high-card", "1", [2, 8])
+    assert plugins["highcard"]["version"] == "1.0.0"
+
+
+def test_plugins_text_shows_options(highcard_path):
+    out = run_cli("plugins", pythonpath=[highcard_path])
+    assert "game high-card: High card, rules 1, 2-8 players" in out.stdout
+    assert "--option cards=1" in out.stdout
+
+
+def test_simulate_local_json(highcard_path):
+    out = run_cli(
+        "simulate", "--game", "high-card", "--players", "3", "--option", "cards=2",
+        "--games", "200", "--local", "--json", "--seed", "5", pythonpath=[highcard_path],
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["games"] == 200 and report["players"] == 3
+    assert sum(report["wins"]) >= 200  # ties give every tied seat a win
+    assert report["violations"] == [] and report["options"] == {"cards": 2}
+
+
+def test_simulate_variant(highcard_path):
+    out = run_cli("simulate", "--game", "high-card", "--variant", "three-cards", "--local", "--json",
+                  pythonpath=[highcard_path])
+    assert json.loads(out.stdout)["options"] == {"cards": 3}
+
+
+def test_errors_are_one_line_with_exit_status_2(highcard_path):
+    cases = [
+        (["simulate", "--game", "poker", "--local"], "no game 'poker'"),
+        (["simulate", "--game", "high-card", "--option", "cards=9", "--local"], "cards: must be at most 5"),
+        (["simulate", "--game", "high-card", "--option", "cards", "--local"], "KEY=VALUE"),
+        (["simulate", "--game", "high-card", "--bot", "genius", "--local"], "no bot 'genius'"),
+        (["simulate", "--game", "high-card", "--players", "1", "--local"], "2 to 8 players"),
+    ]
+    for args, message in cases:
+        out = run_cli(*args, pythonpath=[highcard_path])
+        assert out.returncode == 2, (args, out.stderr)
+        assert message in out.stderr and "Traceback" not in out.stderr
