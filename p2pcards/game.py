@@ -357,7 +357,16 @@ class Game(abc.ABC, Generic[S]):
     # -- for people and bots --------------------------------------------------------------
 
     def view(self, state: S, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
-        """What ``seat`` sees (``None``: a spectator), as plain data for consoles and bots."""
+        """What ``seat`` sees (``None``: a spectator), as plain data for consoles and bots.
+
+        The console renders these keys for any game (all optional; more keys are allowed):
+
+        * ``"hand"``: the seat's own cards as faces (``Card``), in the order to show them;
+        * ``"seats"``: one dict per seat of public facts, shown as columns next to the seat's
+          name, e.g. ``{"cards": 11, "trump": "♥", "score": 2}`` (values are short text or ints);
+        * ``"table"``: lines describing the middle of the table (the pile, the current trick);
+        * ``"status"``: one line: whose turn it is and what they may do.
+        """
         return {}
 
     @abc.abstractmethod

@@ -1,0 +1,369 @@
+"""The table session: one seat's view of a running game, and the only thing a console talks to.
+
+A :class:`TableSession` runs the engine's loop asynchronously (under trio) for one *local* seat:
+
+* every turn is answered by that seat's :class:`SeatAgent`: a :class:`HumanSeat` fed by the
+  console, a :class:`BotSeat`, or (in network play) a remote seat whose signed actions arrive
+  over the wire;
+* every deck step is carried out by an :class:`AsyncDeck`: the local open-faced dealer or the
+  in-process mental-poker deck wrapped by :class:`SyncDeck`, or the networked deck;
+* every change is published as a plain-data :class:`TableEvent` to subscribers (console views,
+  bots, transcript writers).
+
+The console calls :meth:`TableSession.submit` with what the player typed (parsed by the game's
+own grammar) and renders :meth:`TableSession.view`; it never touches the engine, the deck or the
+network directly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import trio
+
+from .cards import Card
+from .engine import MAX_STEPS, DeckBackend, Replica
+from .game import (
+    Action,
+    Bot,
+    Coin,
+    Deal,
+    Done,
+    Game,
+    IllegalAction,
+    Result,
+    Reveal,
+    Shuffle,
+    Step,
+    Transfer,
+    Turn,
+    Violation,
+)
+
+__all__ = [
+    "AsyncDeck",
+    "BotSeat",
+    "HumanSeat",
+    "SeatAgent",
+    "SyncDeck",
+    "TableEvent",
+    "TableSession",
+]
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    """Something that happened at the table, as the local seat may see it.
+
+    ``kind`` is one of ``phase``, ``shuffle``, ``coin``, ``deal``, ``reveal``, ``transfer``,
+    ``action``, ``chat``, ``progress``, ``connection``, ``error``, ``done``. ``text`` is a line
+    for people; ``data`` is plain data for programs."""
+
+    kind: str
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class AsyncDeck(Protocol):
+    """The engine's :class:`~p2pcards.engine.DeckBackend`, with awaitable operations."""
+
+    async def shuffle(self) -> list[int]: ...
+    async def coin(self, label: str, bound: int) -> int: ...
+    async def deal(self, to: Mapping[int, int]) -> None: ...
+    async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]: ...
+    async def transfer(self, handles: Sequence[int], to: int) -> None: ...
+    def known(self, seat: int) -> Mapping[int, Card]: ...
+    async def open_all(self) -> dict[int, Card]: ...
+
+
+class SyncDeck:
+    """Adapts a synchronous in-process deck backend (local dealer, in-process mental poker).
+
+    ``cost`` says whether operations take long enough (real crypto) to run in a worker thread,
+    keeping the console responsive while the deck is shuffled."""
+
+    def __init__(self, backend: DeckBackend, *, in_thread: bool = False):
+        self.backend = backend
+        self.in_thread = in_thread
+
+    async def _run(self, fn: Callable, *args: Any) -> Any:
+        if self.in_thread:
+            return await trio.to_thread.run_sync(fn, *args)
+        await trio.lowlevel.checkpoint()
+        return fn(*args)
+
+    async def shuffle(self) -> list[int]:
+        return await self._run(self.backend.shuffle)
+
+    async def coin(self, label: str, bound: int) -> int:
+        return await self._run(self.backend.coin, label, bound)
+
+    async def deal(self, to: Mapping[int, int]) -> None:
+        await self._run(self.backend.deal, to)
+
+    async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        return await self._run(self.backend.reveal, handles, owner)
+
+    async def transfer(self, handles: Sequence[int], to: int) -> None:
+        await self._run(self.backend.transfer, handles, to)
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return self.backend.known(seat)
+
+    async def open_all(self) -> dict[int, Card]:
+        return await self._run(self.backend.open_all)
+
+
+class SeatAgent(Protocol):
+    """Who answers a seat's turns."""
+
+    async def choose(self, session: TableSession, seat: int) -> Action: ...
+
+
+class BotSeat:
+    """A bot in a seat; ``delay`` seconds of thinking time make a game watchable."""
+
+    def __init__(self, bot: Bot, *, delay: float = 0.0):
+        self.bot = bot
+        self.delay = delay
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        if self.delay:
+            await trio.sleep(self.delay)
+        return self.bot.choose(session.replica.state, session.deck.known(seat))
+
+    def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
+        self.bot.observe(session.replica.state, event, session.deck.known(seat))
+
+
+class HumanSeat:
+    """A seat played by a person: :meth:`TableSession.submit` hands actions to it."""
+
+    def __init__(self) -> None:
+        self._send, self._receive = trio.open_memory_channel[Action](math.inf)
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        return await self._receive.receive()
+
+    def put(self, action: Action) -> None:
+        self._send.send_nowait(action)
+
+
+class TableSession:
+    """One table, run for the local seat ``me`` (``None`` for a spectator or a bots-only run)."""
+
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping[str, Any],
+        players: int,
+        deck: AsyncDeck,
+        seats: Sequence[SeatAgent],
+        *,
+        me: int | None = None,
+        names: Sequence[str] | None = None,
+    ):
+        if len(seats) != players:
+            raise ValueError(f"{players} players need {players} seat agents, not {len(seats)}")
+        self.game = game
+        self.options = dict(options)
+        self.players = players
+        self.deck = deck
+        self.seats = list(seats)
+        self.me = me
+        self.names = list(names) if names else [f"seat {i}" for i in range(players)]
+        self.replica = Replica(game, self.options, players)
+        self.step: Step | None = None
+        self.phase = "starting"
+        self.result: Result | None = None
+        self.violations: list[Violation] = []
+        self.faces: dict[int, Card] = {}
+        self.transcript_path: str | None = None
+        self.history: list[TableEvent] = []
+        self._subscribers: list[Callable[[TableEvent], None]] = []
+        self._turn_changed = trio.Event()
+
+    # -- for the console ------------------------------------------------------------------
+
+    @property
+    def state(self) -> Any:
+        return self.replica.state
+
+    def known(self) -> Mapping[int, Card]:
+        return self.deck.known(self.me) if self.me is not None else {}
+
+    def view(self) -> dict[str, Any]:
+        return self.game.view(self.state, self.me, self.known())
+
+    @property
+    def my_turn(self) -> bool:
+        return isinstance(self.step, Turn) and self.step.seat == self.me
+
+    def legal_actions(self) -> Sequence[Action]:
+        if not self.my_turn:
+            return []
+        return self.game.legal_actions(self.state, self.me, self.known())
+
+    def parse(self, text: str) -> Action:
+        """What the local player typed, as an action; :class:`IllegalAction` says what's wrong."""
+        if self.me is None:
+            raise IllegalAction("you are watching, not playing")
+        return self.game.parse_action(self.state, self.me, text, self.known())
+
+    def submit(self, action: Action) -> None:
+        """Play an action for the local seat now, or raise :class:`IllegalAction`."""
+        if not self.my_turn:
+            raise IllegalAction("it is not your turn")
+        self.game.check_own(self.state, self.me, action, self.known())
+        seat = self.seats[self.me]
+        if not isinstance(seat, HumanSeat):
+            raise IllegalAction("this seat is played by a bot")
+        seat.put(action)
+
+    def describe(self, seat: int, action: Action) -> str:
+        return self.game.format_action(self.state, seat, action, self.known())
+
+    def subscribe(self, callback: Callable[[TableEvent], None]) -> None:
+        self._subscribers.append(callback)
+
+    # -- running --------------------------------------------------------------------------
+
+    def _publish(self, kind: str, text: str, **data: Any) -> None:
+        event = TableEvent(kind, text, data)
+        self.history.append(event)
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def _tell_bots(self, event: dict[str, Any], only: Sequence[int] | None = None) -> None:
+        for seat, agent in enumerate(self.seats):
+            if isinstance(agent, BotSeat) and (only is None or seat in only):
+                agent.observe(self, seat, event)
+
+    def _set_phase(self, phase: str) -> None:
+        if phase != self.phase:
+            self.phase = phase
+            self._publish("phase", phase, phase=phase)
+
+    async def run(self) -> Result:
+        """Play the game to the end and run the audit; returns the result."""
+        game, state = self.game, self.replica.state
+        for _ in range(MAX_STEPS):
+            self.step = step = self.replica.next_step()
+            if isinstance(step, Turn):
+                self._set_phase("playing")
+                self._publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
+                action = await self.seats[step.seat].choose(self, step.seat)
+                try:
+                    index = self.replica.act(step.seat, action)
+                except IllegalAction as exc:
+                    if step.seat == self.me:
+                        self._publish("error", str(exc))
+                        continue
+                    raise
+                event = {"kind": "action", "seat": step.seat, "action": action, "index": index}
+                self._tell_bots(event)
+                text = f"{self.names[step.seat]} {self.describe(step.seat, action)}"
+                self._publish("action", text, seat=step.seat, action=action, index=index)
+            elif isinstance(step, Shuffle):
+                self._set_phase("shuffling")
+                handles = await self.deck.shuffle()
+                game.on_shuffled(state, handles)
+                self._tell_bots({"kind": "shuffle", "handles": list(handles)})
+                self._publish("shuffle", "the deck is shuffled", cards=len(handles))
+            elif isinstance(step, Coin):
+                value = await self.deck.coin(step.label, step.bound)
+                game.on_coin(state, step.label, value)
+                self._tell_bots({"kind": "coin", "label": step.label, "value": value})
+                self._publish("coin", f"{step.label}: {value}", label=step.label, value=value)
+            elif isinstance(step, Deal):
+                self._set_phase("dealing")
+                await self.deck.deal(step.to)
+                game.on_dealt(state, step)
+                for seat in range(self.players):
+                    mine = [h for h, s in step.to.items() if s == seat]
+                    if mine:
+                        self._tell_bots({"kind": "deal", "handles": mine}, [seat])
+                self._publish("deal", f"{len(step.to)} cards dealt", handles=list(step.to))
+            elif isinstance(step, Reveal):
+                faces = await self.deck.reveal(step.handles, step.owner)
+                game.on_reveal(state, faces)
+                self._tell_bots({"kind": "reveal", "faces": faces})
+                shown = " ".join(faces[h].unicode() for h in step.handles)
+                self._publish("reveal", f"revealed: {shown}", faces=faces)
+            elif isinstance(step, Transfer):
+                await self.deck.transfer(step.handles, step.to)
+                game.on_transferred(state, step)
+                self._tell_bots({"kind": "transfer", "handles": list(step.handles), "to": step.to})
+                self._publish(
+                    "transfer",
+                    f"{len(step.handles)} hidden cards go to {self.names[step.to]}",
+                    handles=list(step.handles),
+                    to=step.to,
+                )
+            elif isinstance(step, Done):
+                self._set_phase("auditing")
+                self.faces = await self.deck.open_all()
+                self.violations = game.audit(state, self.replica.actions, self.faces)
+                self.result = step.result
+                self._set_phase("done")
+                self._publish(
+                    "done",
+                    step.result.summary,
+                    result=step.result.to_wire(),
+                    violations=[v.to_wire() for v in self.violations],
+                )
+                return step.result
+        raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
+
+
+def local_session(
+    host: Any,
+    game_id: str,
+    *,
+    players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    me: int | None = 0,
+    bot: str = "strategic",
+    bot_delay: float = 0.0,
+    deck: str = "mental-poker",
+    seed: int | str | None = None,
+    names: Sequence[str] | None = None,
+) -> TableSession:
+    """A table in this process: a person in seat ``me`` (``None``: bots only) and bots in the
+    other seats, with the mental-poker deck (every party in-process) or the local dealer.
+
+    ``bot`` falls back to ``random`` when the game registers no bot of that name."""
+    import secrets
+
+    from .dealer import LocalDealer
+    from .engine import seeded_rng
+
+    game = host.game(game_id)
+    players = players or game.min_players
+    resolved = game.resolve_options(options or {}, players)
+    seed = secrets.token_hex(8) if seed is None else seed
+    available = host.bots_for(game_id)
+    bot_cls = available.get(bot) or available["random"]
+    agents: list[SeatAgent] = []
+    for seat in range(players):
+        if seat == me:
+            agents.append(HumanSeat())
+        else:
+            rng = seeded_rng(seed, "bot", seat)
+            agents.append(BotSeat(bot_cls(game, seat, resolved, rng), delay=bot_delay))
+    if deck == "local":
+        backend: DeckBackend = LocalDealer(game.deck(resolved, players), players, seeded_rng(seed, "deck"))
+        async_deck = SyncDeck(backend)
+    elif deck == "mental-poker":
+        from .deck.backend import mental_poker_factory
+
+        backend = mental_poker_factory(seed)(game, resolved, players, 0)
+        async_deck = SyncDeck(backend, in_thread=True)
+    else:
+        raise ValueError(f"unknown deck {deck!r} (local or mental-poker)")
+    if names is None:
+        names = ["you" if s == me else f"{bot_cls.name} bot {s}" for s in range(players)]
+    return TableSession(game, resolved, players, async_deck, agents, me=me, names=names)
