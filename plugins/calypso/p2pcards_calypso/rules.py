@@ -1,0 +1,200 @@
+"""Calypso's rules over faces: partner suits, who wins a trick, building calypsos, scoring.
+
+Everything here is a pure function of faces and seats (rules.md Part II, rules 2, 18-29); the
+state machine in :mod:`p2pcards_calypso.game` feeds it the cards once they are public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from p2pcards.cards import Card, Rank, Suit
+
+PARTNERSHIP = "partnership"
+SOLO = "solo"
+THREE = "three"
+MODES = (PARTNERSHIP, SOLO, THREE)
+
+BEAT_THE_LEADER = "BEAT_THE_LEADER"
+ANY_RUFF_BEATS_TRUMP_LEAD = "ANY_RUFF_BEATS_TRUMP_LEAD"
+TRUMP_LEAD_RULES = (BEAT_THE_LEADER, ANY_RUFF_BEATS_TRUMP_LEAD)
+
+#: Rule 2: spades pair with hearts, diamonds with clubs.
+PARTNER_SUIT = {
+    Suit.SPADES: Suit.HEARTS,
+    Suit.HEARTS: Suit.SPADES,
+    Suit.DIAMONDS: Suit.CLUBS,
+    Suit.CLUBS: Suit.DIAMONDS,
+}
+#: Order in which suits are offered and printed.
+SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+
+CALYPSO_SIZE = 13
+TRICKS_PER_DEAL = 13
+#: Rule 30: an established revoke costs the offending side this much.
+REVOKE_PENALTY = 260
+#: Rule 30: a revoke in this trick of a deal is never established.
+UNESTABLISHED_TRICK = 12
+
+
+# --------------------------------------------------------------------------------------------
+# Who wins a trick (rules 18-22).
+
+
+def is_ruff(card: Card, trump: Suit | None, led: Suit) -> bool:
+    """Rule 18: a follower's card of their own suit that does not follow the led suit."""
+    return card.suit == trump and card.suit != led
+
+
+def trick_winner(
+    plays: Sequence[tuple[int, Card]], trump_of: Mapping[int, Suit | None], rule: str
+) -> int:
+    """The index into ``plays`` (``(seat, card)`` in playing order) of the winning card."""
+    led = plays[0][1].suit
+    trump_lead = plays[0][1].suit == trump_of[plays[0][0]]
+    ruffs = [i for i, (seat, card) in enumerate(plays) if i and is_ruff(card, trump_of[seat], led)]
+    if rule == BEAT_THE_LEADER:
+        trumps = ([0] if trump_lead else []) + ruffs
+        if trumps:
+            return _first_highest(plays, trumps)
+    elif rule == ANY_RUFF_BEATS_TRUMP_LEAD:
+        if ruffs:
+            return _first_highest(plays, ruffs)
+        if trump_lead:
+            return 0
+    else:
+        raise ValueError(f"unknown trump_lead_rule {rule!r}")
+    return _first_highest(plays, [i for i, (_, card) in enumerate(plays) if card.suit == led])
+
+
+def _first_highest(plays: Sequence[tuple[int, Card]], candidates: Sequence[int]) -> int:
+    """The highest rank among ``candidates``; on equal ranks the first played (rule 22)."""
+    best = candidates[0]
+    for i in candidates[1:]:
+        if plays[i][1].rank > plays[best][1].rank:
+            best = i
+    return best
+
+
+# --------------------------------------------------------------------------------------------
+# Building calypsos (rules 23-27).
+
+
+@dataclass
+class Tableau:
+    """One player's cards won so far: the calypso in progress (face up, by rank), the completed
+    calypsos and the face-down trick pile. Cards are kept as handles so that every physical
+    card can be accounted for at the end."""
+
+    current: dict[Rank, int] = field(default_factory=dict)
+    completed: list[list[int]] = field(default_factory=list)
+    pile: list[int] = field(default_factory=list)
+
+    def add(self, rank: Rank, handle: int) -> None:
+        """Put a card into the calypso in progress; at 13 ranks it is complete and a new one
+        starts at once (rule 26c)."""
+        self.current[rank] = handle
+        if len(self.current) == CALYPSO_SIZE:
+            self.completed.append(list(self.current.values()))
+            self.current = {}
+
+    def card_count(self) -> int:
+        return CALYPSO_SIZE * len(self.completed) + len(self.current) + len(self.pile)
+
+
+def allocate_trick(
+    trick: Sequence[tuple[int, int, Card]],
+    winner: int,
+    trump_of: Mapping[int, Suit | None],
+    partner_of: Callable[[int], int | None],
+    tableaux: Mapping[int, Tableau],
+) -> None:
+    """Rule 26's algorithm: place the won cards ``(seat, handle, card)``, in playing order.
+
+    Cards of the winner's suit go to the winner's calypso, cards of the partner's suit to the
+    partner's (partnership only), a rank already there is tried again after the others (it may
+    start the next calypso after a completion in this trick), and everything else goes to the
+    winner's pile, dead for good."""
+    placed: set[int] = set()
+    builders = [winner]
+    partner = partner_of(winner)
+    if partner is not None:
+        builders.append(partner)
+    for builder in builders:
+        tableau = tableaux[builder]
+        deferred = []
+        for _, handle, card in trick:
+            if card.suit != trump_of[builder]:
+                continue
+            if card.rank not in tableau.current:
+                tableau.add(card.rank, handle)
+                placed.add(handle)
+            else:
+                deferred.append((handle, card))
+        for handle, card in deferred:
+            if card.rank not in tableau.current:
+                tableau.add(card.rank, handle)
+                placed.add(handle)
+    for _, handle, _ in trick:
+        if handle not in placed:
+            tableaux[winner].pile.append(handle)
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring (rules 28-30).
+
+
+def calypso_points(completed: int) -> int:
+    """Rule 28: the first calypso 500, the second 750, every further one 1000."""
+    points = 0
+    for ordinal in range(completed):
+        points += 500 if ordinal == 0 else 750 if ordinal == 1 else 1000
+    return points
+
+
+def player_points(tableau: Tableau) -> int:
+    """Rule 28 for one player, before revoke penalties."""
+    return calypso_points(len(tableau.completed)) + 20 * len(tableau.current) + 10 * len(tableau.pile)
+
+
+# --------------------------------------------------------------------------------------------
+# Revokes (rules 16, 17, 30): found once the faces of a deal are known.
+
+
+@dataclass(frozen=True)
+class Revoke:
+    seat: int
+    deal: int  # 1-based
+    trick: int  # 1-based within the deal
+    handle: int
+    action_index: int
+    led: Suit
+
+    @property
+    def established(self) -> bool:
+        """Rule 30: established once the offending side plays to the next trick, which every
+        player always does with one card a turn; a revoke in the 12th trick never is (and one
+        in the 13th is impossible: the last card follows suit if it can)."""
+        return self.trick != UNESTABLISHED_TRICK
+
+
+def find_revokes(
+    deal: int,
+    hands: Mapping[int, Sequence[int]],
+    tricks: Sequence[Sequence[tuple[int, int, int]]],
+    faces: Mapping[int, Card],
+) -> list[Revoke]:
+    """Every card of ``tricks`` (``(seat, handle, action_index)`` in playing order) that failed to
+    follow the led suit while its player still held a card of that suit. ``hands`` is what each
+    seat was dealt in this deal."""
+    holding = {seat: set(handles) for seat, handles in hands.items()}
+    found = []
+    for number, trick in enumerate(tricks, start=1):
+        led = faces[trick[0][1]].suit
+        for seat, handle, index in trick[1:]:
+            if faces[handle].suit != led and any(faces[h].suit == led for h in holding[seat]):
+                found.append(Revoke(seat, deal, number, handle, index, led))
+        for seat, handle, _ in trick:
+            holding[seat].discard(handle)
+    return found
