@@ -295,6 +295,17 @@ class Game(abc.ABC, Generic[S]):
         """The player counts allowed with these options (a mode may fix the count)."""
         return range(self.min_players, self.max_players + 1)
 
+    def default_players(self, given: Mapping[str, Any]) -> int:
+        """The smallest player count that the ``given`` options allow (a mode may fix it)."""
+        for count in range(self.min_players, self.max_players + 1):
+            try:
+                resolved = self.resolve_options(given, count)
+            except OptionError:
+                continue
+            if count in self.player_counts(resolved):
+                return count
+        return self.min_players
+
     @abc.abstractmethod
     def deck(self, options: Mapping[str, Any], players: int) -> Sequence[Card]:
         """Every physical card used, each exactly once (copies differ by ``Card.pack``)."""

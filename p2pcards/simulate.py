@@ -93,7 +93,7 @@ def simulate(
 ) -> SimulationReport:
     """Play ``games`` games; ``bots`` names one bot per seat, or one for every seat."""
     game = host.game(game_id)
-    players = players or game.min_players
+    players = players or game.default_players(options or {})
     resolved = game.resolve_options(options or {}, players)
     if players not in game.player_counts(resolved):
         counts = game.player_counts(resolved)
