@@ -1,0 +1,124 @@
+"""Console grammar for Cal's BS: reading what a player types and saying actions back.
+
+    play 7h 7s as 7      place cards face down claiming a rank (lead: any rank; follow: the
+                         current rank, so "as 7" may be left out)
+    lead 7h 7s as 7      the same as play
+    quads 9h 9s 9d 9c    lead four of a kind without naming the rank (option quads)
+    +2 5h 5s             reply to quads claiming rank B+2 (after the first reply, "play 5h" works)
+    pass                 do nothing this turn (not when you must lead)
+    doubt                turn the top set face up (also: bs, call)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from p2pcards.cards import Card, CardParseError, parse_card, parse_rank
+from p2pcards.game import Action, IllegalAction
+
+COMMANDS_HELP = "\n".join(
+    [
+        "play CARDS as RANK   place 1-6 cards face down claiming RANK, e.g. play 7h 7s JK as 7",
+        "                     (following, 'as RANK' may be left out: the current rank is meant)",
+        "lead CARDS as RANK   the same as play",
+        "quads C1 C2 C3 C4    lead four of a kind without naming it (quads variant)",
+        "+N CARDS             reply to quads claiming the quads rank plus N, e.g. +2 5h 5s",
+        "pass                 let the turn go by (the lead player may not pass)",
+        "doubt                turn the top set face up; the one who was wrong takes the pile",
+    ]
+)
+
+_PLUS = re.compile(r"^\+(\d{1,2})$")
+_PASS = {"pass", "p"}
+_DOUBT = {"doubt", "d", "bs", "call", "bullshit"}
+_PLAY = {"play", "lead", "put", "place"}
+
+
+def sort_hand(cards: Iterable[Card]) -> list[Card]:
+    """By rank (2 up to A), then suit; jokers last: the order that helps in this game."""
+    return sorted(cards, key=lambda c: (99, 0, c.pack) if c.is_joker else (c.rank.value, c.suit.value, 0))
+
+
+def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, Card]) -> list[int]:
+    """Map typed faces to handles of the seat's hand."""
+    if not words:
+        raise IllegalAction("expected cards, e.g. 7h 7s JK")
+    free = [h for h in state.hands[seat] if h in known]
+    chosen: list[int] = []
+    for word in words:
+        try:
+            card = parse_card(word)
+        except CardParseError as exc:
+            raise IllegalAction(str(exc)) from None
+        match = next(
+            (h for h in free if h not in chosen and (known[h].is_joker if card.is_joker else known[h].face == card.face)),
+            None,
+        )
+        if match is None:
+            raise IllegalAction(f"you do not hold {word}" + (" (or not that many)" if card.is_joker else ""))
+        chosen.append(match)
+    return chosen
+
+
+def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) -> Action:
+    words = text.replace(",", " ").split()
+    if not words:
+        raise IllegalAction("expected a command: play, quads, +N, pass or doubt")
+    verb, rest = words[0].lower(), words[1:]
+    if verb in _PASS or verb in _DOUBT:
+        if rest:
+            raise IllegalAction(f"{verb} takes nothing after it")
+        return {"type": "pass" if verb in _PASS else "doubt"}
+    if verb in ("quads", "quad", "q"):
+        cards = _cards_for(state, seat, rest, known)
+        if len(cards) != 4:
+            raise IllegalAction("expected four cards after quads, e.g. quads 9h 9s 9d 9c")
+        return {"type": "quads", "cards": cards}
+    plus = _PLUS.match(verb)
+    if plus:
+        return {"type": "play", "cards": _cards_for(state, seat, rest, known), "plus": int(plus.group(1))}
+    if verb not in _PLAY:
+        raise IllegalAction(f"unknown command {words[0]!r}; expected play, lead, quads, +N, pass or doubt")
+
+    lowered = [w.lower() for w in rest]
+    if "as" in lowered:
+        at = lowered.index("as")
+        card_words, claim = rest[:at], rest[at + 1 :]
+        if len(claim) != 1:
+            raise IllegalAction("expected one rank after 'as', e.g. play 7h 7s as 7")
+        cards = _cards_for(state, seat, card_words, known)
+        plus = _PLUS.match(claim[0])
+        if plus:
+            return {"type": "play", "cards": cards, "plus": int(plus.group(1))}
+        try:
+            rank = parse_rank(claim[0])
+        except CardParseError as exc:
+            raise IllegalAction(str(exc)) from None
+        return {"type": "play", "cards": cards, "rank": rank.symbol}
+
+    cards = _cards_for(state, seat, rest, known)
+    if state.must_lead:
+        raise IllegalAction("you are leading: say which rank, e.g. play 7h 7s as 7")
+    if state.in_quads_context:
+        if state.plus is None:
+            raise IllegalAction("reply to quads with +N, e.g. +2 5h 5s")
+        return {"type": "play", "cards": cards, "plus": state.plus}
+    return {"type": "play", "cards": cards, "rank": state.current_rank.symbol}
+
+
+def format_action(action: Action, faces: Mapping[int, Card]) -> str:
+    kind = action.get("type")
+    if kind in ("pass", "doubt"):
+        return kind
+    handles = action.get("cards", [])
+    if all(h in faces for h in handles):
+        cards = " ".join(str(faces[h]) for h in handles)
+    else:
+        cards = f"{len(handles)} card" + ("s" if len(handles) != 1 else "")
+    if kind == "quads":
+        return f"quads {cards}"
+    if "plus" in action:
+        return f"+{action['plus']} {cards}"
+    return f"play {cards} as {action.get('rank')}"

@@ -1,0 +1,611 @@
+"""Cal's BS rules (shared/rules.md Part I) as a p2pcards game: public state and its transitions.
+
+The state holds handles only. A face enters it only through ``on_reveal`` (a doubted top set, a
+face-up going-out play, the quads set behind a "+N" claim). What public information cannot check
+(a quads lead really is four of a kind; a face-up going-out play is truthful) is checked by the
+actor's own client in :meth:`CalsBS.check_own`, by every peer when the cards are revealed, and
+by :meth:`CalsBS.audit` once every face is open.
+
+Actions (plain data, see ``p2pcards.game``)::
+
+    {"type": "play", "cards": [h, ...], "rank": "7"}   # lead, or follow with the current rank
+    {"type": "play", "cards": [h, ...], "plus": 2}     # reply to quads: "+2"
+    {"type": "quads", "cards": [h1, h2, h3, h4]}       # quads lead (option quads)
+    {"type": "pass"}
+    {"type": "doubt"}
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.cards import Card, CardParseError, Rank, build_deck, parse_rank
+from p2pcards.game import (
+    Action,
+    Coin,
+    Deal,
+    Done,
+    Game,
+    IllegalAction,
+    Option,
+    Result,
+    Reveal,
+    Shuffle,
+    Step,
+    Transfer,
+    Turn,
+    Violation,
+)
+
+__all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_rank", "timeout_action"]
+
+FACE_UP = "face_up_must_be_true"
+CHALLENGEABLE = "challengeable"
+MAX_SET = 6
+#: How many public events ``view`` shows.
+RECENT_EVENTS = 12
+
+
+def plus_rank(base: Rank, plus: int) -> Rank:
+    """B+N with cyclic rank order, 2 after A (rule 31, Q-BS-17)."""
+    return Rank((base.value - 2 + plus) % 13 + 2)
+
+
+def is_truthful(cards: Sequence[Card], rank: Rank | None) -> bool:
+    """Rule 10: every card is a joker or of ``rank``. With ``rank`` None (unknowable), only an
+    all-joker set is truthful."""
+    return all(c.is_joker or c.rank == rank for c in cards)
+
+
+def is_valid_quads(cards: Sequence[Card]) -> bool:
+    """Rule 30: exactly four naturals of one rank, no joker."""
+    return len(cards) == 4 and not any(c.is_joker for c in cards) and len({c.rank for c in cards}) == 1
+
+
+def quads_base(cards: Sequence[Card]) -> Rank | None:
+    """B of a (revealed) quads set: its most common natural rank; None if it holds no natural.
+    Only a cheater's quads are ever not four of one rank, and the audit names them."""
+    ranks = Counter(c.rank for c in cards if not c.is_joker)
+    return ranks.most_common(1)[0][0] if ranks else None
+
+
+@dataclass
+class PlacedSet:
+    """One set on the pile (rule 8)."""
+
+    owner: int
+    handles: tuple[int, ...]
+    rank: Rank | None  # declared rank; None for quads and "+N" sets
+    plus: int | None = None  # N of a "+N" set
+    quads: bool = False
+    face_up: bool = False
+    index: int = 0  # its action's index in the game log
+
+    def claim(self) -> str:
+        if self.quads:
+            return "quads"
+        if self.plus is not None:
+            return f"+{self.plus}"
+        return f"{len(self.handles)}x{self.rank.symbol}"
+
+
+@dataclass
+class PlayRecord:
+    """What the audit needs about one placed set: the hand held when it was placed."""
+
+    index: int
+    seat: int
+    handles: tuple[int, ...]
+    hand: tuple[int, ...]
+    rank: Rank | None
+    plus: int | None
+    quads: bool
+    going_out: bool
+    must_be_truthful: bool  # a face-up going-out play the player could check (rules 23-25)
+
+
+@dataclass
+class BSState:
+    players: int
+    quads: bool
+    going_out: str
+    match_target: int
+    phase: str = "coin"  # coin -> shuffle -> deal -> play -> (shuffle ...) -> done
+    dealer: int | None = None
+    hand_number: int = 0
+    scores: list[int] = field(default_factory=list)
+    hand_winners: list[int] = field(default_factory=list)
+    stock: list[int] = field(default_factory=list)
+    hands: list[list[int]] = field(default_factory=list)
+    pile: list[PlacedSet] = field(default_factory=list)
+    turn: int = 0
+    must_lead: bool = True  # the table is open (rule 22)
+    current_rank: Rank | None = None
+    passes: int = 0  # passes in a row since the last set was placed
+    quads_set: int | None = None  # pile index of the quads set while its context lasts
+    plus: int | None = None  # N once fixed by the first reply (rule 32)
+    provisional: int | None = None  # challengeable mode: the seat provisionally out (rule 27)
+    pending: list[Step] = field(default_factory=list)  # reveals and transfers still to do
+    resolving: dict[str, Any] | None = None  # what the pending reveals decide
+    faces: dict[int, Card] = field(default_factory=dict)  # every face revealed to all
+    records: list[PlayRecord] = field(default_factory=list)
+    actions_applied: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+    result: Result | None = None
+
+    def left(self, seat: int) -> int:
+        return (seat + 1) % self.players
+
+    @property
+    def top(self) -> PlacedSet | None:
+        return self.pile[-1] if self.pile else None
+
+    @property
+    def in_quads_context(self) -> bool:
+        return self.quads_set is not None
+
+
+def timeout_action(state: BSState, seat: int) -> Action | None:
+    """Rule 28 / Q-BS-19: what the table does for a follower who timed out (PASS). A lead
+    player cannot be played for here (their own client must choose a card); returns None."""
+    if state.phase == "play" and not state.pending and state.turn == seat and not state.must_lead:
+        return {"type": "pass"}
+    return None
+
+
+def _event(state: BSState, event: dict[str, Any]) -> None:
+    state.events.append(event)
+    del state.events[:-RECENT_EVENTS]
+
+
+def _handles(action: Action) -> list[int]:
+    cards = action.get("cards")
+    if not isinstance(cards, list) or not all(isinstance(h, int) and not isinstance(h, bool) for h in cards):
+        raise IllegalAction("cards must be a list of card handles")
+    if len(set(cards)) != len(cards):
+        raise IllegalAction("the same card is listed twice")
+    return cards
+
+
+def _declared_rank(action: Action) -> Rank:
+    text = action.get("rank")
+    if not isinstance(text, str):
+        raise IllegalAction("a play must declare a rank (2-10, J, Q, K or A)")
+    try:
+        return parse_rank(text)
+    except CardParseError as exc:
+        raise IllegalAction(str(exc)) from None
+
+
+class CalsBS(Game[BSState]):
+    id = "cals-bs"
+    name = "Cal's BS"
+    rules_version = "1"
+    min_players = 3
+    max_players = 7
+    options = (
+        Option("quads", bool, False, "quads variant: lead four of a kind, replies claim +N (rules 30-35)"),
+        Option(
+            "going_out",
+            str,
+            FACE_UP,
+            "last cards go face up and must be true, or are a normal face-down set that may be doubted",
+            choices=(FACE_UP, CHALLENGEABLE),
+        ),
+        Option("match_target", int, 3, "hand wins needed to win the match (1: a single hand)", minimum=1, maximum=99),
+        Option("turn_mode", str, "clockwise", "clockwise turns (real-time play is not offered yet)", choices=("clockwise",)),
+    )
+    variants = {
+        "quads": {"quads": True},
+        "classic-cheat": {"going_out": CHALLENGEABLE},
+        "single-hand": {"match_target": 1},
+    }
+    summary = (
+        "Cal's BS: shed all your cards. The leader places 1-6 cards face down and names any rank; "
+        "each player in turn passes, places 1-6 cards claiming that rank, or doubts the top set. "
+        "A doubt turns the top set up: whoever was wrong takes the whole pile and whoever was "
+        "right leads. Jokers are wild. Your last cards go face up and must be true. "
+        "First to win the set number of hands wins the match."
+    )
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def deck(self, options: Mapping[str, Any], players: int) -> list[Card]:
+        return build_deck(jokers=2)  # rule 1
+
+    def new_state(self, options: Mapping[str, Any], players: int) -> BSState:
+        return BSState(
+            players=players,
+            quads=bool(options.get("quads", False)),
+            going_out=options.get("going_out", FACE_UP),
+            match_target=int(options.get("match_target", 3)),
+            scores=[0] * players,
+            hands=[[] for _ in range(players)],
+        )
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def next_step(self, state: BSState) -> Step:
+        if state.phase == "done":
+            return Done(state.result)
+        if state.pending:
+            return state.pending[0]
+        if state.phase == "coin":
+            return Coin("first-dealer", state.players)  # rule 5: the first dealer by lot
+        if state.phase == "shuffle":
+            return Shuffle()
+        if state.phase == "deal":
+            # Rule 6: one at a time, clockwise from the dealer's left, every card.
+            first = state.left(state.dealer)
+            return Deal({h: (first + i) % state.players for i, h in enumerate(state.stock)})
+        return Turn(state.turn)
+
+    def on_coin(self, state: BSState, label: str, value: int) -> None:
+        state.dealer = value % state.players
+        state.phase = "shuffle"
+
+    def on_shuffled(self, state: BSState, handles: Sequence[int]) -> None:
+        state.stock = list(handles)
+        state.phase = "deal"
+
+    def on_dealt(self, state: BSState, deal: Deal) -> None:
+        state.hands = [[] for _ in range(state.players)]
+        for handle in state.stock:
+            state.hands[deal.to[handle]].append(handle)
+        state.stock = []
+        state.hand_number += 1
+        state.pile = []
+        state.turn = state.left(state.dealer)  # rule 12
+        state.must_lead = True
+        state.current_rank = None
+        state.passes = 0
+        state.quads_set = state.plus = state.provisional = None
+        state.phase = "play"
+        _event(state, {"event": "deal", "hand": state.hand_number, "dealer": state.dealer})
+
+    def on_reveal(self, state: BSState, faces: Mapping[int, Card]) -> None:
+        state.faces.update(faces)
+        state.pending.pop(0)
+        _event(state, {"event": "reveal", "cards": [str(faces[h]) for h in sorted(faces)]})
+        if not any(isinstance(step, Reveal) for step in state.pending):
+            self._resolve(state)
+
+    def on_transferred(self, state: BSState, transfer: Transfer) -> None:
+        state.hands[transfer.to].extend(transfer.handles)
+        state.pending.pop(0)
+
+    # -- checking ---------------------------------------------------------------------------
+
+    def check(self, state: BSState, seat: int, action: Action) -> None:
+        self._check_public(state, seat, action)
+        # Faces already public (cards revealed earlier) must not contradict the play either.
+        self._check_faces(state, seat, action, state.faces, complete=False)
+
+    def check_own(self, state: BSState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        self._check_public(state, seat, action)
+        self._check_faces(state, seat, action, known, complete=True)
+
+    def _check_public(self, state: BSState, seat: int, action: Action) -> None:
+        if state.phase != "play" or state.pending:
+            raise IllegalAction("no one may act now")
+        if seat != state.turn:
+            raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s")
+        kind = action.get("type")
+        if kind == "pass":
+            if state.must_lead:
+                raise IllegalAction("the lead player must place cards; passing is not allowed")
+        elif kind == "doubt":
+            if state.must_lead:
+                raise IllegalAction("the lead player must place cards; there is nothing to doubt")
+            top = state.top
+            if top.owner == seat:
+                raise IllegalAction("you cannot doubt your own set")
+            if top.quads:
+                raise IllegalAction("quads cannot be doubted; pass or reply with +N")
+        elif kind == "quads":
+            if not state.quads:
+                raise IllegalAction("quads are not played at this table (option quads is off)")
+            if not state.must_lead:
+                raise IllegalAction("only the lead player may lead quads")
+            cards = _handles(action)
+            if len(cards) != 4:
+                raise IllegalAction("quads are exactly 4 cards")
+            self._check_in_hand(state, seat, cards)
+        elif kind == "play":
+            cards = _handles(action)
+            if not 1 <= len(cards) <= MAX_SET:
+                raise IllegalAction(f"place 1 to {MAX_SET} cards, not {len(cards)}")
+            self._check_in_hand(state, seat, cards)
+            has_rank, has_plus = "rank" in action, "plus" in action
+            if state.must_lead:
+                if has_plus:
+                    raise IllegalAction("a lead declares a rank, not +N")
+                _declared_rank(action)
+            elif state.in_quads_context:
+                if has_rank or not has_plus:
+                    raise IllegalAction("after quads, declare +N (1-12), not a rank")
+                plus = action["plus"]
+                if not isinstance(plus, int) or isinstance(plus, bool) or not 1 <= plus <= 12:
+                    raise IllegalAction("+N takes N from 1 to 12")
+                if state.plus is not None and plus != state.plus:
+                    raise IllegalAction(f"the first reply fixed +{state.plus}; declare +{state.plus}")
+            else:
+                if has_plus:
+                    raise IllegalAction("+N is only declared after quads")
+                rank = _declared_rank(action)
+                if rank != state.current_rank:
+                    raise IllegalAction(f"followers must declare the current rank, {state.current_rank.symbol}")
+        else:
+            raise IllegalAction(f"unknown action {kind!r} (expected play, quads, pass or doubt)")
+
+    @staticmethod
+    def _check_in_hand(state: BSState, seat: int, cards: Sequence[int]) -> None:
+        hand = set(state.hands[seat])
+        missing = [h for h in cards if h not in hand]
+        if missing:
+            raise IllegalAction(f"card(s) {missing} are not in seat {seat}'s hand")
+
+    def _check_faces(
+        self, state: BSState, seat: int, action: Action, faces: Mapping[int, Card], *, complete: bool
+    ) -> None:
+        """The rules that depend on faces: a quads lead is four of a kind (rule 30) and a
+        going-out play is truthful (rules 23-25), unless that cannot be known (+N, rule 35) or
+        need not be (challengeable, rule 27). With ``complete`` False only the faces given are
+        judged."""
+        kind = action.get("type")
+        if kind not in ("play", "quads"):
+            return
+        cards = [faces[h] for h in action["cards"] if h in faces]
+        if complete and len(cards) < len(action["cards"]):
+            raise IllegalAction("you do not know the faces of some of those cards")
+        if kind == "quads":
+            if any(c.is_joker for c in cards) or len({c.rank for c in cards}) > 1:
+                raise IllegalAction("quads are four cards of one rank, with no joker")
+            return
+        going_out = len(action["cards"]) == len(state.hands[seat])
+        if going_out and self._must_be_truthful(state) and "rank" in action:
+            if not is_truthful(cards, _declared_rank(action)):
+                raise IllegalAction(
+                    "your last cards go face up and must all be the declared rank (or jokers)"
+                )
+
+    @staticmethod
+    def _must_be_truthful(state: BSState) -> bool:
+        """Whether a going-out play now must be truthful for its maker to check (rule 24)."""
+        return state.going_out == FACE_UP and (state.must_lead or not state.in_quads_context)
+
+    # -- applying ---------------------------------------------------------------------------
+
+    def apply(self, state: BSState, seat: int, action: Action) -> None:
+        index = state.actions_applied
+        state.actions_applied += 1
+        kind = action["type"]
+        if kind == "pass":
+            self._apply_pass(state, seat)
+        elif kind == "doubt":
+            self._apply_doubt(state, seat)
+        else:
+            self._apply_place(state, seat, action, index)
+
+    def _apply_pass(self, state: BSState, seat: int) -> None:
+        state.passes += 1
+        _event(state, {"event": "pass", "seat": seat})
+        if state.passes < state.players - 1:
+            state.turn = state.left(seat)
+            return
+        # Rule 19 / 34: everyone else passed; the last placer leads again on top of the pile.
+        placer = state.top.owner
+        if state.provisional == placer:
+            self._win_hand(state, placer)  # rule 27: nobody doubted the final set
+            return
+        state.turn = placer
+        state.must_lead = True
+        state.passes = 0
+        state.current_rank = None
+        state.quads_set = state.plus = None
+
+    def _apply_doubt(self, state: BSState, seat: int) -> None:
+        top = state.top
+        _event(state, {"event": "doubt", "seat": seat, "of": top.owner})
+        state.resolving = {"kind": "doubt", "doubter": seat}
+        self._queue_reveals(state, top)
+
+    def _queue_reveals(self, state: BSState, top: PlacedSet) -> None:
+        """Reveal the top set, and for a "+N" set first the quads set that fixes B (rule 33)."""
+        if top.plus is not None:
+            base = state.pile[state.quads_set]
+            if any(h not in state.faces for h in base.handles):
+                state.pending.append(Reveal(base.handles, base.owner))
+        state.pending.append(Reveal(top.handles, top.owner))
+
+    def _apply_place(self, state: BSState, seat: int, action: Action, index: int) -> None:
+        cards = tuple(action["cards"])
+        quads = action["type"] == "quads"
+        rank = None if quads or "plus" in action else _declared_rank(action)
+        plus = action.get("plus")
+        hand = tuple(state.hands[seat])
+        going_out = len(cards) == len(hand)
+        was_lead = state.must_lead
+
+        if state.provisional is not None:
+            # Rule 27: a play on top of the final set means nobody doubted it: that player won.
+            self._win_hand(state, state.provisional)
+            return
+
+        state.records.append(
+            PlayRecord(index, seat, cards, hand, rank, plus, quads, going_out,
+                       going_out and self._must_be_truthful(state))
+        )
+        state.hands[seat] = [h for h in hand if h not in set(cards)]
+        placed = PlacedSet(seat, cards, rank, plus, quads, index=index)
+        state.pile.append(placed)
+        _event(state, {"event": "lead" if was_lead else "play", "seat": seat, "count": len(cards),
+                       "claim": placed.claim()})
+
+        if was_lead:
+            state.current_rank = rank
+            state.quads_set = len(state.pile) - 1 if quads else None
+            state.plus = None
+        elif plus is not None:
+            state.plus = plus
+        state.must_lead = False
+        state.passes = 0
+        state.turn = state.left(seat)
+
+        if going_out:
+            if state.going_out == CHALLENGEABLE:
+                state.provisional = seat  # face down like any set; see _apply_pass and _resolve
+            else:
+                placed.face_up = True  # rules 23, 35: placed face up and checked by everyone
+                state.resolving = {"kind": "going_out", "seat": seat}
+                self._queue_reveals(state, placed)
+
+    # -- resolving reveals ------------------------------------------------------------------
+
+    def _set_truthful(self, state: BSState, placed: PlacedSet) -> bool:
+        cards = [state.faces[h] for h in placed.handles]
+        if placed.quads:
+            return is_valid_quads(cards)
+        if placed.plus is not None:
+            base = quads_base([state.faces[h] for h in state.pile[state.quads_set].handles])
+            return is_truthful(cards, None if base is None else plus_rank(base, placed.plus))
+        return is_truthful(cards, placed.rank)
+
+    def _resolve(self, state: BSState) -> None:
+        resolving, state.resolving = state.resolving, None
+        top = state.top
+        truthful = self._set_truthful(state, top)
+        if resolving["kind"] == "going_out":
+            seat = resolving["seat"]
+            _event(state, {"event": "going out", "seat": seat, "true": truthful})
+            if truthful:
+                self._win_hand(state, seat)
+            else:
+                # Rule 35 (and a false face-up play from a modified client, which the audit
+                # also names): the player takes the whole pile; the next player leads.
+                self._take_pile(state, taker=seat, leader=state.left(seat))
+            return
+        doubter, placer = resolving["doubter"], top.owner
+        _event(state, {"event": "doubt result", "seat": placer, "true": truthful,
+                       "taker": doubter if truthful else placer})
+        if state.provisional == placer:
+            state.provisional = None
+            if truthful:
+                self._win_hand(state, placer)  # rule 27: the final set was true
+                return
+        if truthful:  # rule 20: the one who was wrong takes the pile, the one who was right leads
+            self._take_pile(state, taker=doubter, leader=placer)
+        else:
+            self._take_pile(state, taker=placer, leader=doubter)
+
+    def _take_pile(self, state: BSState, *, taker: int, leader: int) -> None:
+        # Every handle goes in one hidden transfer: the lower sets stay unseen (rule 21) and the
+        # revealed ones, already public, simply change holder.
+        handles = tuple(h for placed in state.pile for h in placed.handles)
+        state.pending.append(Transfer(handles, taker))
+        state.pile = []
+        state.turn = leader
+        state.must_lead = True
+        state.passes = 0
+        state.current_rank = None
+        state.quads_set = state.plus = None
+
+    def _win_hand(self, state: BSState, seat: int) -> None:
+        state.scores[seat] += 1
+        state.hand_winners.append(seat)
+        state.provisional = None
+        _event(state, {"event": "hand won", "seat": seat, "scores": list(state.scores)})
+        if state.scores[seat] >= state.match_target:
+            state.phase = "done"
+            score_text = "-".join(map(str, state.scores))
+            state.result = Result(
+                winners=(seat,),
+                scores=tuple(float(s) for s in state.scores),
+                summary=f"seat {seat} wins the match ({score_text} in hands won)",
+                details={"hand_winners": list(state.hand_winners), "hands": state.hand_number},
+            )
+        else:
+            state.dealer = state.left(state.dealer)  # rule 5
+            state.phase = "shuffle"  # a fresh shuffle for every hand
+
+    # -- audit ------------------------------------------------------------------------------
+
+    def audit(
+        self, state: BSState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]
+    ) -> list[Violation]:
+        violations = []
+        for record in state.records:
+            def violation(message: str) -> None:
+                violations.append(Violation(record.seat, record.index, message))
+
+            hand = set(record.hand)
+            if any(h not in hand or h not in faces for h in record.handles):
+                violation("placed cards it did not hold")
+                continue
+            cards = [faces[h] for h in record.handles]
+            if record.quads and not is_valid_quads(cards):
+                violation(f"led quads that were not four of one rank without jokers: "
+                          f"{' '.join(map(str, cards))}")
+            elif record.must_be_truthful and not is_truthful(cards, record.rank):
+                violation(f"went out face up with {' '.join(map(str, cards))}, "
+                          f"declared as {record.rank.symbol}")
+        return violations
+
+    # -- for people and bots ----------------------------------------------------------------
+
+    def legal_actions(self, state: BSState, seat: int, known: Mapping[int, Card]) -> list[Action]:
+        from .choices import representative_actions
+
+        return representative_actions(self, state, seat, known)
+
+    def view(self, state: BSState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
+        from .grammar import sort_hand
+
+        step = self.next_step(state)
+        out: dict[str, Any] = {
+            "game": self.id,
+            "hand_number": state.hand_number,
+            "dealer": state.dealer,
+            "turn": step.seat if isinstance(step, Turn) else None,
+            "must_lead": state.must_lead,
+            "current_rank": state.current_rank.symbol if state.current_rank else None,
+            "quads_context": state.in_quads_context,
+            "plus": state.plus,
+            "passes": state.passes,
+            "hand_sizes": [len(h) for h in state.hands],
+            "pile": [
+                {"owner": p.owner, "count": len(p.handles), "claim": p.claim(),
+                 **({"cards": [str(state.faces[h]) for h in p.handles]} if p.face_up or
+                    all(h in state.faces for h in p.handles) else {})}
+                for p in state.pile
+            ],
+            "pile_cards": sum(len(p.handles) for p in state.pile),
+            "provisionally_out": state.provisional,
+            "scores": list(state.scores),
+            "match_target": state.match_target,
+            "events": [dict(e) for e in state.events],
+        }
+        if seat is not None:
+            out["seat"] = seat
+            out["hand"] = [str(c) for c in sort_hand(known[h] for h in state.hands[seat] if h in known)]
+        if state.result is not None:
+            out["result"] = state.result.summary
+        return out
+
+    def format_action(self, state: BSState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
+        from .grammar import format_action
+
+        return format_action(action, faces)
+
+    def parse_action(self, state: BSState, seat: int, text: str, known: Mapping[int, Card]) -> Action:
+        from .grammar import parse_action
+
+        return parse_action(state, seat, text, known)
+
+    def commands_help(self) -> str:
+        from .grammar import COMMANDS_HELP
+
+        return COMMANDS_HELP
