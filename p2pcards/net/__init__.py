@@ -1,0 +1,1 @@
+"""trio drivers: zeroconf discovery, the TCP mesh, persistence and reconnection."""

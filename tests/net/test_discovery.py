@@ -1,0 +1,47 @@
+"""Real zeroconf on 127.0.0.1: a table is announced, found, updated and withdrawn."""
+
+import trio
+
+from p2pcards.net.discovery import TableAdvert, advertise, browse, watch
+
+LOOPBACK = "127.0.0.1"
+
+
+def advert(table="t1", free=2):
+    return TableAdvert(table, "Ann's table", "cals-bs", 4, free, 1, "ab12-cd34", LOOPBACK, 40999)
+
+
+async def test_a_table_is_found_updated_and_withdrawn():
+    views = []
+    with trio.fail_after(20):
+        async with watch(LOOPBACK, views.append):
+            async with advertise(advert(), LOOPBACK) as ad:
+                while not views or "t1" not in {a.table for a in views[-1].values()}:
+                    await trio.sleep(0.05)
+                found = next(a for a in views[-1].values() if a.table == "t1")
+                assert found == advert()
+                await ad.update(advert(free=1))
+                while next(a for a in views[-1].values() if a.table == "t1").free != 1:
+                    await trio.sleep(0.05)
+            while any(a.table == "t1" for a in views[-1].values()):
+                await trio.sleep(0.05)
+
+
+async def test_browse_lists_tables_for_a_while():
+    with trio.fail_after(20):
+        async with advertise(advert("t2"), LOOPBACK):
+            tables = await browse(LOOPBACK, timeout=2.0)
+    assert [t.table for t in tables if t.table == "t2"] == ["t2"]
+    assert tables[0].address == f"{LOOPBACK}:40999"
+
+
+def test_malformed_txt_records_are_ignored():
+    from zeroconf import ServiceInfo
+
+    from p2pcards.net.discovery import SERVICE_TYPE, _service_info
+
+    good = _service_info(advert())
+    assert TableAdvert.from_info(good) == advert()
+    bad = ServiceInfo(SERVICE_TYPE, "x." + SERVICE_TYPE, addresses=[b"\x7f\0\0\1"], port=1,
+                      properties={"g": "cals-bs", "s": "many"})
+    assert TableAdvert.from_info(bad) is None
