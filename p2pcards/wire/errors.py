@@ -1,0 +1,39 @@
+"""Exceptions of the wire layer. Every rejection of a peer's bytes is a :class:`ProtocolError`
+(or a subclass) that names the peer it came from, so the session can blame the right seat."""
+
+from __future__ import annotations
+
+__all__ = ["ProtocolError", "SchemaError", "VersionMismatch"]
+
+
+class SchemaError(ValueError):
+    """A value does not have the required shape; ``path`` says where (``body.points[3]``)."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.path = path
+        self.reason = reason
+
+
+class ProtocolError(ValueError):
+    """A peer sent something the protocol does not allow.
+
+    ``peer`` is whatever the caller uses to name the sender (a seat number, a name, an address);
+    ``reason`` is one line for people and logs."""
+
+    def __init__(self, peer: object, reason: str):
+        super().__init__(f"{_name(peer)}: {reason}")
+        self.peer = peer
+        self.reason = reason
+
+
+class VersionMismatch(ProtocolError):
+    """Two peers cannot play together; the message names both sides' versions."""
+
+
+def _name(peer: object) -> str:
+    if peer is None:
+        return "peer"
+    if isinstance(peer, int) and not isinstance(peer, bool):
+        return f"seat {peer}"
+    return str(peer)

@@ -1,0 +1,235 @@
+"""Who a peer is: an Ed25519 signing key and an X25519 encryption key, kept in one file.
+
+The file lives in the user's data folder (:func:`data_dir`): the ``home`` argument, else
+``$P2PCARDS_HOME``, else ``$XDG_DATA_HOME/p2pcards``, else ``~/.local/share/p2pcards``. It is
+made on first use with mode 0600 (the folder 0700) and refused, like ssh does, when it is readable
+or writable by anyone else. The X25519 key is a separate random key rather than one converted
+from the Ed25519 key; the hello message (signed with the Ed25519 key) binds the two.
+
+People compare two things: a peer's :func:`fingerprint` in the lobby, and a table's
+:func:`table_auth_words`, a few words derived from the table id and every seat's keys in seat
+order. If everyone at the table reads out the same words, nobody sits between them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, PrivateFormat, \
+    NoEncryption
+
+from . import framing
+from .wordlist import WORDS
+
+__all__ = [
+    "IDENTITY_FILE",
+    "Identity",
+    "IdentityError",
+    "PublicIdentity",
+    "data_dir",
+    "fingerprint",
+    "load_identity",
+    "load_or_create_identity",
+    "table_auth_words",
+]
+
+IDENTITY_FILE = "identity.key"
+_FORMAT = "p2pcards-identity"
+_FORMAT_VERSION = 1
+KEY_SIZE = 32
+
+
+class IdentityError(RuntimeError):
+    """The identity file cannot be used; the message says why and what to do."""
+
+
+def _raw_public(key) -> bytes:
+    return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def _raw_private(key) -> bytes:
+    return key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+
+
+def fingerprint(ed25519_public: bytes) -> str:
+    """A short, readable name for a signing key, e.g. ``'ab12-cd34-ef56'`` (48 bits: enough to
+    tell players apart in a lobby, not to authenticate them; use the table words for that)."""
+    digest = hashlib.sha256(b"p2pcards fingerprint\x00" + ed25519_public).hexdigest()
+    return f"{digest[0:4]}-{digest[4:8]}-{digest[8:12]}"
+
+
+@dataclass(frozen=True, slots=True)
+class PublicIdentity:
+    """The public half of an identity: what the roster holds for each seat."""
+
+    ed25519: bytes
+    x25519: bytes
+
+    def __post_init__(self) -> None:
+        for name in ("ed25519", "x25519"):
+            value = getattr(self, name)
+            if not isinstance(value, bytes) or len(value) != KEY_SIZE:
+                raise ValueError(f"{name} public key must be {KEY_SIZE} bytes")
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.ed25519)
+
+    def verify(self, signature: bytes, data: bytes) -> bool:
+        """True if ``signature`` is this key's Ed25519 signature of ``data``."""
+        try:
+            Ed25519PublicKey.from_public_bytes(self.ed25519).verify(signature, data)
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    def to_wire(self) -> dict[str, bytes]:
+        return {"ed25519": self.ed25519, "x25519": self.x25519}
+
+
+class Identity:
+    """A private identity: signs with Ed25519, agrees keys with X25519."""
+
+    def __init__(self, signing_key: Ed25519PrivateKey, exchange_key: X25519PrivateKey):
+        self.signing_key = signing_key
+        self.exchange_key = exchange_key
+        self.public = PublicIdentity(
+            _raw_public(signing_key.public_key()), _raw_public(exchange_key.public_key())
+        )
+
+    def __repr__(self) -> str:
+        return f"<Identity {self.fingerprint}>"
+
+    @classmethod
+    def generate(cls) -> Identity:
+        return cls(Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+
+    @classmethod
+    def from_private_bytes(cls, ed25519: bytes, x25519: bytes) -> Identity:
+        return cls(
+            Ed25519PrivateKey.from_private_bytes(ed25519),
+            X25519PrivateKey.from_private_bytes(x25519),
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        return self.public.fingerprint
+
+    def sign(self, data: bytes) -> bytes:
+        return self.signing_key.sign(data)
+
+    def to_file_bytes(self) -> bytes:
+        return framing.encode({
+            "format": _FORMAT,
+            "version": _FORMAT_VERSION,
+            "ed25519": _raw_private(self.signing_key),
+            "x25519": _raw_private(self.exchange_key),
+        })
+
+    @classmethod
+    def from_file_bytes(cls, data: bytes, source: str = "identity file") -> Identity:
+        try:
+            obj = framing.decode(data)
+        except framing.FrameError as exc:
+            raise IdentityError(f"{source} is damaged: {exc.reason}") from None
+        if not isinstance(obj, dict) or obj.get("format") != _FORMAT:
+            raise IdentityError(f"{source} is not a p2pcards identity file")
+        if obj.get("version") != _FORMAT_VERSION:
+            raise IdentityError(f"{source} has unsupported version {obj.get('version')!r}")
+        ed, x = obj.get("ed25519"), obj.get("x25519")
+        if not (isinstance(ed, bytes) and len(ed) == KEY_SIZE
+                and isinstance(x, bytes) and len(x) == KEY_SIZE):
+            raise IdentityError(f"{source} is damaged: bad key lengths")
+        return cls.from_private_bytes(ed, x)
+
+
+def data_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """The folder for this user's identity, transcripts and saved games."""
+    if home is not None:
+        return Path(home)
+    if os.environ.get("P2PCARDS_HOME"):
+        return Path(os.environ["P2PCARDS_HOME"])
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    if xdg and os.path.isabs(xdg):  # the XDG spec says to ignore relative paths
+        return Path(xdg) / "p2pcards"
+    return Path.home() / ".local" / "share" / "p2pcards"
+
+
+def _check_private(path: Path) -> None:
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise IdentityError(f"{path} is not a regular file")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise IdentityError(f"{path} belongs to another user (uid {st.st_uid}); refusing to use it")
+    if st.st_mode & 0o077:
+        raise IdentityError(
+            f"{path} is accessible by other users (mode {stat.S_IMODE(st.st_mode):04o}); "
+            f"your private key may have leaked. Run: chmod 600 {path}"
+        )
+
+
+def load_identity(path: str | os.PathLike[str]) -> Identity:
+    """Read an identity file, refusing one that others can read or write."""
+    path = Path(path)
+    _check_private(path)
+    return Identity.from_file_bytes(path.read_bytes(), str(path))
+
+
+def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Identity:
+    """This user's identity, made and saved on first use (see the module doc for where)."""
+    folder = data_dir(home)
+    path = folder / IDENTITY_FILE
+    if path.exists():
+        return load_identity(path)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    identity = Identity.generate()
+    tmp = folder / f".{IDENTITY_FILE}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(identity.to_file_bytes())
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            # link, unlike rename, fails if another process created the file meanwhile.
+            os.link(tmp, path)
+        except FileExistsError:
+            return load_identity(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(folder)
+    return identity
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def table_auth_words(table_id: bytes, roster: Sequence[PublicIdentity], count: int = 5) -> list[str]:
+    """Words that every seat reads aloud to check that all see the same table and keys.
+
+    SHA-256 over a domain prefix and the canonical encoding of the table id and every seat's
+    (Ed25519, X25519) keys in seat order; each of the first ``count`` bytes picks a word
+    (5 words = 40 bits)."""
+    if not 1 <= count <= 32:
+        raise ValueError("count must be in 1..32")
+    data = framing.encode({"table": table_id, "roster": [p.to_wire() for p in roster]})
+    digest = hashlib.sha256(b"p2pcards table words\x00" + data).digest()
+    return [WORDS[b] for b in digest[:count]]

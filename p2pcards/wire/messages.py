@@ -1,0 +1,413 @@
+"""The message catalogue: what peers send each other inside frames, how it is checked and signed.
+
+Every message is a map with a ``"type"``:
+
+* ``hello`` / ``auth``: the handshake on a new connection (:class:`Hello`, :class:`Auth`);
+* ``entry``: a signed entry of the table log (:class:`Entry`), the envelope of all table
+  traffic (lobby, deck protocol, game actions, audit);
+* ``head``: a signed statement of the log head a peer holds (:class:`Head`), the head echo;
+* ``fetch``: a request for log entries from an index on (:class:`Fetch`), for catching up;
+* ``bye``: a reason given before closing (:class:`Bye`).
+
+:func:`parse_message` turns a decoded frame into one of these classes or raises
+:class:`~p2pcards.wire.errors.ProtocolError` naming the peer. Signatures are Ed25519 over a
+domain prefix followed by the canonical encoding (:func:`p2pcards.wire.framing.encode`) of the
+message without ``type`` and ``sig``; protocol/wire.md lists the exact bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+from .. import PROTOCOL_VERSION, __version__
+from . import framing
+from .errors import ProtocolError, SchemaError, VersionMismatch
+from .identity import Identity, PublicIdentity
+from .schema import AnyData, Bytes, Int, MapOf, Record, Str
+
+__all__ = [
+    "Auth",
+    "Bye",
+    "Entry",
+    "Fetch",
+    "HASH_SIZE",
+    "Head",
+    "Hello",
+    "MAX_SEATS",
+    "TABLE_ID_SIZE",
+    "common_games",
+    "genesis_hash",
+    "handshake_proof",
+    "make_hello",
+    "new_table_id",
+    "parse_message",
+    "sign_entry",
+    "sign_head",
+    "version_mismatch",
+]
+
+TABLE_ID_SIZE = 16
+HASH_SIZE = 32
+SIG_SIZE = 64
+NONCE_SIZE = 32
+MAX_SEATS = 16
+MAX_SEQ = (1 << 63) - 1
+KIND_PATTERN = r"[a-z][a-z0-9_.-]{0,63}"
+GAME_ID_PATTERN = r"[a-z0-9][a-z0-9_.-]{0,63}"
+
+# Domain prefixes: a signature made for one purpose can never be taken for another. Entries and
+# heads carry the protocol version, so a signature cannot cross versions either. The hello and
+# the handshake proof do not: every version must be able to read them to report a mismatch.
+_V = PROTOCOL_VERSION
+ENTRY_DOMAIN = b"p2pcards/%d entry\x00" % _V
+HEAD_DOMAIN = b"p2pcards/%d head\x00" % _V
+GENESIS_DOMAIN = b"p2pcards/%d genesis\x00" % _V
+HELLO_DOMAIN = b"p2pcards hello\x00"
+HANDSHAKE_DOMAIN = b"p2pcards handshake\x00"
+
+_TABLE = Bytes(TABLE_ID_SIZE)
+_SEAT = Int(0, MAX_SEATS - 1)
+_HASH = Bytes(HASH_SIZE)
+_SIG = Bytes(SIG_SIZE)
+
+
+def _checked(spec: Record, obj: Any, peer: object, what: str) -> None:
+    try:
+        spec.check(obj)
+    except SchemaError as exc:
+        raise ProtocolError(peer, f"bad {what}: {exc}") from None
+
+
+def new_table_id() -> bytes:
+    return secrets.token_bytes(TABLE_ID_SIZE)
+
+
+def genesis_hash(table: bytes, header: Any) -> bytes:
+    """The ``prev`` of a table's first log entry: binds the table id and the lobby header
+    (roster, game, options: whatever plain data the session puts in it)."""
+    return hashlib.sha256(GENESIS_DOMAIN + framing.encode({"table": table, "header": header})).digest()
+
+
+# ------------------------------------------------------------------------------------------
+# Log entries.
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One signed entry of the table log.
+
+    ``sender`` is a seat; ``seq`` counts that seat's entries from 0, strictly +1; ``kind`` names
+    the step (``deck.commit``, ``game.action`` ...); ``prev`` is the hash of the entry before it
+    in the log as the sender saw it (the chain head); ``body`` is plain data."""
+
+    table: bytes
+    sender: int
+    seq: int
+    kind: str
+    prev: bytes
+    body: Any
+    sig: bytes
+
+    SCHEMA: ClassVar[Record] = Record({
+        "type": Str(16), "table": _TABLE, "from": _SEAT, "seq": Int(0, MAX_SEQ),
+        "kind": Str(64, KIND_PATTERN), "prev": _HASH, "body": AnyData(), "sig": _SIG,
+    })
+
+    def unsigned(self) -> dict[str, Any]:
+        return {"table": self.table, "from": self.sender, "seq": self.seq, "kind": self.kind,
+                "prev": self.prev, "body": self.body}
+
+    @cached_property
+    def signed_bytes(self) -> bytes:
+        return ENTRY_DOMAIN + framing.encode(self.unsigned())
+
+    @cached_property
+    def hash(self) -> bytes:
+        """SHA-256 of the signed bytes: the entry's id and the next entry's ``prev``. The
+        signature is not hashed (Ed25519 signatures of one message by one key may differ)."""
+        return hashlib.sha256(self.signed_bytes).digest()
+
+    def verify(self, key: PublicIdentity) -> bool:
+        return key.verify(self.sig, self.signed_bytes)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "entry", **self.unsigned(), "sig": self.sig}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self.signed_bytes == other.signed_bytes \
+            and self.sig == other.sig
+
+    def __hash__(self) -> int:
+        return hash(self.hash)
+
+    def __repr__(self) -> str:
+        return (f"Entry(seat {self.sender} #{self.seq} {self.kind} "
+                f"prev={self.prev[:4].hex()} hash={self.hash[:4].hex()})")
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Entry:
+        _checked(cls.SCHEMA, obj, peer, "log entry")
+        if obj["type"] != "entry":
+            raise ProtocolError(peer, f"expected an entry, got {obj['type']!r}")
+        return cls(obj["table"], obj["from"], obj["seq"], obj["kind"], obj["prev"], obj["body"],
+                   obj["sig"])
+
+
+def sign_entry(identity: Identity, *, table: bytes, sender: int, seq: int, kind: str,
+               prev: bytes, body: Any) -> Entry:
+    """Make and sign an entry (the caller's own message). Checks its shape like a peer would."""
+    draft = Entry(table, sender, seq, kind, prev, body, b"\x00" * SIG_SIZE)
+    Entry.from_wire(draft.to_wire(), "self")
+    framing.encode(draft.to_wire())  # within the frame limits, plain data only
+    return Entry(table, sender, seq, kind, prev, body, identity.sign(draft.signed_bytes))
+
+
+# ------------------------------------------------------------------------------------------
+# Head echo.
+
+
+@dataclass(frozen=True)
+class Head:
+    """A signed "my log has ``length`` entries and its last hash is ``head``". A peer sends it
+    after appending and when asked; two honest peers' heads at one length are always equal."""
+
+    table: bytes
+    sender: int
+    length: int
+    head: bytes
+    sig: bytes
+
+    SCHEMA: ClassVar[Record] = Record({
+        "type": Str(16), "table": _TABLE, "from": _SEAT, "length": Int(0, MAX_SEQ),
+        "head": _HASH, "sig": _SIG,
+    })
+
+    @property
+    def signed_bytes(self) -> bytes:
+        return HEAD_DOMAIN + framing.encode(
+            {"table": self.table, "from": self.sender, "length": self.length, "head": self.head})
+
+    def verify(self, key: PublicIdentity) -> bool:
+        return key.verify(self.sig, self.signed_bytes)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "head", "table": self.table, "from": self.sender, "length": self.length,
+                "head": self.head, "sig": self.sig}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Head:
+        _checked(cls.SCHEMA, obj, peer, "head")
+        return cls(obj["table"], obj["from"], obj["length"], obj["head"], obj["sig"])
+
+
+def sign_head(identity: Identity, *, table: bytes, sender: int, length: int, head: bytes) -> Head:
+    draft = Head(table, sender, length, head, b"")
+    return Head(table, sender, length, head, identity.sign(draft.signed_bytes))
+
+
+# ------------------------------------------------------------------------------------------
+# Catch-up and goodbye (unsigned: they change nothing by themselves).
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """Please send me the log entries of ``table`` from index ``start`` on."""
+
+    table: bytes
+    start: int
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "start": Int(0, MAX_SEQ)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "fetch", "table": self.table, "start": self.start}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Fetch:
+        _checked(cls.SCHEMA, obj, peer, "fetch")
+        return cls(obj["table"], obj["start"])
+
+
+@dataclass(frozen=True)
+class Bye:
+    """Sent before closing a connection on purpose; ``reason`` is for people."""
+
+    reason: str
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "reason": Str(1000)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "bye", "reason": self.reason}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Bye:
+        _checked(cls.SCHEMA, obj, peer, "bye")
+        return cls(obj["reason"])
+
+
+# ------------------------------------------------------------------------------------------
+# Handshake.
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The first message on every connection, in both directions.
+
+    Its layout is frozen across protocol versions (``protocol`` and ``program`` are always read
+    first), so any two versions can tell each other why they cannot play. Fields a later version
+    adds are kept in ``extra`` and covered by the signature."""
+
+    protocol: int
+    program: str
+    name: str
+    keys: PublicIdentity
+    games: Mapping[str, str]
+    nonce: bytes
+    sig: bytes
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    SCHEMA: ClassVar[Record] = Record(
+        {
+            "type": Str(16), "protocol": Int(0, 1 << 31), "program": Str(64), "name": Str(64),
+            "ed25519": Bytes(32), "x25519": Bytes(32),
+            "games": MapOf(Str(64, GAME_ID_PATTERN), Str(64), 256),
+            "nonce": Bytes(NONCE_SIZE), "sig": _SIG,
+        },
+        extra=True,
+    )
+    _FIELDS: ClassVar[frozenset[str]] = frozenset(SCHEMA.required)
+
+    def unsigned(self) -> dict[str, Any]:
+        return {**self.extra, "protocol": self.protocol, "program": self.program,
+                "name": self.name, "ed25519": self.keys.ed25519, "x25519": self.keys.x25519,
+                "games": dict(self.games), "nonce": self.nonce}
+
+    @property
+    def signed_bytes(self) -> bytes:
+        return HELLO_DOMAIN + framing.encode(self.unsigned())
+
+    @property
+    def hash(self) -> bytes:
+        return hashlib.sha256(self.signed_bytes).digest()
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "hello", **self.unsigned(), "sig": self.sig}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Hello:
+        # Read the versions before anything else so that a peer of another protocol version
+        # gets a version error rather than a schema error.
+        if isinstance(obj, dict) and isinstance(obj.get("protocol"), int) \
+                and obj["protocol"] != PROTOCOL_VERSION:
+            program = obj.get("program") if isinstance(obj.get("program"), str) else "?"
+            raise VersionMismatch(
+                peer, f"runs protocol {obj['protocol']} (p2pcards {program[:64]}), "
+                f"we run protocol {PROTOCOL_VERSION} (p2pcards {__version__})")
+        _checked(cls.SCHEMA, obj, peer, "hello")
+        extra = {k: v for k, v in obj.items() if k not in cls._FIELDS}
+        hello = cls(obj["protocol"], obj["program"], obj["name"],
+                    PublicIdentity(obj["ed25519"], obj["x25519"]), obj["games"], obj["nonce"],
+                    obj["sig"], extra)
+        if not hello.keys.verify(hello.sig, hello.signed_bytes):
+            raise ProtocolError(peer, "hello signature does not match its key")
+        return hello
+
+
+def make_hello(identity: Identity, *, name: str, games: Mapping[str, str],
+               program: str = __version__, protocol: int = PROTOCOL_VERSION,
+               nonce: bytes | None = None) -> Hello:
+    """Our hello: ``games`` is {game id: rules version} of every game installed here."""
+    draft = Hello(protocol, program, name, identity.public, dict(games),
+                  nonce if nonce is not None else secrets.token_bytes(NONCE_SIZE), b"")
+    hello = Hello(draft.protocol, draft.program, draft.name, draft.keys, draft.games,
+                  draft.nonce, identity.sign(draft.signed_bytes))
+    _checked(Hello.SCHEMA, hello.to_wire(), "self", "hello")
+    return hello
+
+
+def version_mismatch(ours: Hello, theirs: Hello, *, game: str | None = None,
+                     peer: object = None) -> VersionMismatch | None:
+    """Why these two peers cannot play (``game``: at a table of that game), or ``None``.
+    Program versions may differ; the protocol version and the game's rules version may not."""
+    peer = peer if peer is not None else f"peer {theirs.name or theirs.keys.fingerprint}"
+    if ours.protocol != theirs.protocol:
+        return VersionMismatch(
+            peer, f"runs protocol {theirs.protocol} (p2pcards {theirs.program}), "
+            f"we run protocol {ours.protocol} (p2pcards {ours.program})")
+    if game is not None:
+        mine, its = ours.games.get(game), theirs.games.get(game)
+        if mine is None:
+            return VersionMismatch(peer, f"game {game}: not installed here "
+                                         f"(peer has rules {its})")
+        if its is None:
+            return VersionMismatch(peer, f"game {game}: we have rules {mine}, "
+                                         f"peer does not have the game")
+        if mine != its:
+            return VersionMismatch(peer, f"game {game}: we have rules {mine}, peer has {its}")
+    return None
+
+
+def common_games(ours: Hello, theirs: Hello) -> dict[str, str]:
+    """The games both peers have in the same rules version."""
+    return {g: v for g, v in ours.games.items() if theirs.games.get(g) == v}
+
+
+@dataclass(frozen=True)
+class Auth:
+    """The second handshake message: proves possession of the hello's key for *this*
+    connection, by signing both hellos (the other side's fresh nonce makes it unreplayable)."""
+
+    sig: bytes
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "sig": _SIG})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "auth", "sig": self.sig}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Auth:
+        _checked(cls.SCHEMA, obj, peer, "auth")
+        return cls(obj["sig"])
+
+    def check(self, ours: Hello, theirs: Hello, peer: object = None) -> None:
+        """Raise :class:`ProtocolError` unless the peer who sent ``theirs`` made this proof."""
+        if theirs.keys.ed25519 == ours.keys.ed25519:
+            raise ProtocolError(peer, "peer uses our own identity key (a loop or a copy)")
+        if theirs.nonce == ours.nonce:
+            raise ProtocolError(peer, "peer echoed our nonce")
+        if not theirs.keys.verify(self.sig, _handshake_bytes(theirs, ours)):
+            raise ProtocolError(peer, "handshake proof does not match the hello's key")
+
+
+def _handshake_bytes(signer: Hello, other: Hello) -> bytes:
+    return HANDSHAKE_DOMAIN + signer.hash + other.hash
+
+
+def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
+    return Auth(identity.sign(_handshake_bytes(ours, theirs)))
+
+
+# ------------------------------------------------------------------------------------------
+
+_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "head": Head,
+                          "fetch": Fetch, "bye": Bye}
+
+Message = Hello | Auth | Entry | Head | Fetch | Bye
+
+
+def parse_message(obj: Any, peer: object = None) -> Message:
+    """A decoded frame as a message object; :class:`ProtocolError` (naming ``peer``) if it is
+    not one. Signatures of entries and heads are checked by the log, which knows the roster;
+    a hello's signature is checked here (its key is inside it)."""
+    if not isinstance(obj, dict):
+        raise ProtocolError(peer, "a message must be a map")
+    kind = obj.get("type")
+    cls = _TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        shown = repr(kind)[:40]
+        raise ProtocolError(peer, f"unknown message type {shown}")
+    return cls.from_wire(obj, peer)
