@@ -8,9 +8,11 @@ contains every *kind* of action that is legal now:
   and those naturals topped up with each possible number of jokers;
 * bluffs: one card of each other rank group played under the claim, and the whole truthful
   group plus one off-rank card;
-* a jokers-only set when only jokers are held (declared "A" when leading);
+* a jokers-only set when only jokers are held (declared "A" when leading; when following,
+  the jokers are among the truthful sets);
 * quads (option on): every natural four of a kind held;
-* after quads: for every allowed N, each rank group (up to 6 cards) and the jokers, as "+N".
+* after quads: the first reply offers every N from 1 to 12 (each with one rank group, up to 6
+  cards, or the jokers, in turn); once N is fixed, each rank group and the jokers as "+N".
 
 Every listed action passes ``check_own``, so an untruthful going-out play never appears. The
 full test of any other combination is ``check_own``.
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2pcards.cards import Card, Rank
-from p2pcards.game import Action, IllegalAction, Turn
+from p2pcards.game import Action
 
 MAX_SET = 6
 
@@ -35,10 +37,13 @@ def rank_groups(hand: list[int], known: Mapping[int, Card]) -> tuple[dict[Rank, 
         card = known.get(handle)
         if card is None:
             continue
-        if card.is_joker:
+        rank = card.rank
+        if rank is None:
             jokers.append(handle)
+        elif rank in groups:
+            groups[rank].append(handle)
         else:
-            groups.setdefault(card.rank, []).append(handle)
+            groups[rank] = [handle]
     return groups, jokers
 
 
@@ -67,54 +72,63 @@ def _bluff_sets(
 
 
 def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int, Card]) -> list[Action]:
-    if game.next_step(state) != Turn(seat):
+    if state.phase != "play" or state.pending or state.turn != seat:
         return []
-    groups, jokers = rank_groups(state.hands[seat], known)
-    candidates: list[Action] = []
+    hand = state.hands[seat]
+    groups, jokers = rank_groups(hand, known)
+    actions: list[Action] = []
     if state.must_lead:
         for rank, handles in groups.items():
             for cards in _truthful_sets(handles, jokers):
-                candidates.append({"type": "play", "cards": cards, "rank": rank.symbol})
-        for rank in Rank:
-            if rank not in groups and groups:
-                smallest = min(groups.values(), key=len)
-                candidates.append({"type": "play", "cards": smallest[:1], "rank": rank.symbol})
-        if jokers and not groups:
-            candidates.append({"type": "play", "cards": jokers[:MAX_SET], "rank": Rank.ACE.symbol})
+                actions.append({"type": "play", "cards": cards, "rank": rank.symbol})
+        if groups:
+            smallest = min(groups.values(), key=len)
+            for rank in Rank:
+                if rank not in groups:
+                    actions.append({"type": "play", "cards": smallest[:1], "rank": rank.symbol})
+        elif jokers:
+            actions.append({"type": "play", "cards": jokers[:MAX_SET], "rank": Rank.ACE.symbol})
         if state.quads:
             for handles in groups.values():
                 if len(handles) == 4:
-                    candidates.append({"type": "quads", "cards": list(handles)})
+                    actions.append({"type": "quads", "cards": list(handles)})
     else:
-        candidates.append({"type": "pass"})
+        actions.append({"type": "pass"})
         top = state.top
         if top.owner != seat and not top.quads:
-            candidates.append({"type": "doubt"})
+            actions.append({"type": "doubt"})
         if state.in_quads_context:
-            ns = [state.plus] if state.plus is not None else range(1, 13)
             sets = [handles[:MAX_SET] for handles in groups.values()]
             if jokers:
                 sets.append(jokers)
-            for n in ns:
-                for cards in sets:
-                    candidates.append({"type": "play", "cards": cards, "plus": n})
+            if state.plus is not None:
+                actions += [{"type": "play", "cards": cards, "plus": state.plus} for cards in sets]
+            elif sets:
+                # The first reply: every N once, each with a different group in turn.
+                actions += [
+                    {"type": "play", "cards": sets[n % len(sets)], "plus": n} for n in range(1, 13)
+                ]
         else:
-            rank = state.current_rank
-            sets = _truthful_sets(groups.get(rank, []), jokers) + _bluff_sets(rank, groups, jokers)
-            if jokers and rank not in groups:
-                sets.append(jokers[:1])
-            for cards in sets:
-                candidates.append({"type": "play", "cards": cards, "rank": rank.symbol})
+            symbol = state.current_rank.symbol
+            sets = _truthful_sets(groups.get(state.current_rank, []), jokers)
+            sets += _bluff_sets(state.current_rank, groups, jokers)
+            actions += [{"type": "play", "cards": cards, "rank": symbol} for cards in sets]
 
-    legal, seen = [], set()
-    for action in candidates:
-        key = (action["type"], tuple(action.get("cards", ())), action.get("rank"), action.get("plus"))
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            game.check_own(state, seat, action, known)
-        except IllegalAction:
-            continue
-        legal.append(action)
-    return legal
+    # Candidates are legal by construction (cards from the hand, 1-6 of them, the right kind of
+    # claim); only a going-out play still has to be truthful. The tests check every listed
+    # action against check_own; doing that here would triple the cost of a simulation.
+    if game.must_be_truthful(state):
+        size = len(hand)
+        actions = [a for a in actions if not _untruthful_exit(a, size, known)]
+    return actions
+
+
+def _untruthful_exit(action: Action, hand_size: int, known: Mapping[int, Card]) -> bool:
+    cards = action.get("cards")
+    if not cards or len(cards) != hand_size or "rank" not in action:
+        return False
+    rank = RANK_BY_SYMBOL[action["rank"]]
+    return not all(known[h].is_joker or known[h].rank == rank for h in cards)
+
+
+RANK_BY_SYMBOL = {rank.symbol: rank for rank in Rank}

@@ -170,8 +170,13 @@ def _handles(action: Action) -> list[int]:
     return cards
 
 
+_RANK_BY_SYMBOL = {rank.symbol: rank for rank in Rank}
+
+
 def _declared_rank(action: Action) -> Rank:
     text = action.get("rank")
+    if text in _RANK_BY_SYMBOL:  # the canonical spelling every client sends
+        return _RANK_BY_SYMBOL[text]
     if not isinstance(text, str):
         raise IllegalAction("a play must declare a rank (2-10, J, Q, K or A)")
     try:
@@ -366,14 +371,14 @@ class CalsBS(Game[BSState]):
                 raise IllegalAction("quads are four cards of one rank, with no joker")
             return
         going_out = len(action["cards"]) == len(state.hands[seat])
-        if going_out and self._must_be_truthful(state) and "rank" in action:
+        if going_out and self.must_be_truthful(state) and "rank" in action:
             if not is_truthful(cards, _declared_rank(action)):
                 raise IllegalAction(
                     "your last cards go face up and must all be the declared rank (or jokers)"
                 )
 
     @staticmethod
-    def _must_be_truthful(state: BSState) -> bool:
+    def must_be_truthful(state: BSState) -> bool:
         """Whether a going-out play now must be truthful for its maker to check (rule 24)."""
         return state.going_out == FACE_UP and (state.must_lead or not state.in_quads_context)
 
@@ -437,7 +442,7 @@ class CalsBS(Game[BSState]):
 
         state.records.append(
             PlayRecord(index, seat, cards, hand, rank, plus, quads, going_out,
-                       going_out and self._must_be_truthful(state))
+                       going_out and self.must_be_truthful(state))
         )
         state.hands[seat] = [h for h in hand if h not in set(cards)]
         placed = PlacedSet(seat, cards, rank, plus, quads, index=index)
@@ -546,9 +551,10 @@ class CalsBS(Game[BSState]):
                 violation("placed cards it did not hold")
                 continue
             cards = [faces[h] for h in record.handles]
-            if record.quads and not is_valid_quads(cards):
-                violation(f"led quads that were not four of one rank without jokers: "
-                          f"{' '.join(map(str, cards))}")
+            if record.quads:
+                if not is_valid_quads(cards):
+                    violation(f"led quads that were not four of one rank without jokers: "
+                              f"{' '.join(map(str, cards))}")
             elif record.must_be_truthful and not is_truthful(cards, record.rank):
                 violation(f"went out face up with {' '.join(map(str, cards))}, "
                           f"declared as {record.rank.symbol}")
