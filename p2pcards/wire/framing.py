@@ -134,7 +134,6 @@ def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
             strict_map_key=False,  # checked by _pairs_to_dict, with a clearer message
             object_pairs_hook=_pairs_to_dict,
             ext_hook=_refuse_ext,
-            max_buffer_size=limits.max_frame,
             max_str_len=limits.max_str_len,
             max_bin_len=limits.max_bin_len,
             max_array_len=limits.max_array_len,

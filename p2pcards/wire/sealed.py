@@ -1,0 +1,158 @@
+"""Private payloads inside public, signed log entries: readable by one recipient only.
+
+A private deck message (the keys of a dealt card, a hidden transfer's opening) is still an
+ordinary log entry, sent to everyone and kept in every transcript, so the log stays complete and
+ordered; only its payload is encrypted. The body of such an entry is::
+
+    {"to": recipient seat, "box": nonce (12 bytes) || ChaCha20-Poly1305 ciphertext and tag}
+
+The key is per message: X25519 between the sender's and the recipient's roster keys, then
+HKDF-SHA256 with ``info`` = domain || sender X25519 key || recipient X25519 key || SHA-256(aad),
+where ``aad`` (also the AEAD associated data) is the canonical encoding of the entry header
+{table, from, seq, kind, to}. A box therefore opens only for its recipient, only in its own
+entry, and a box moved to another entry, seat, step or table fails authentication.
+
+Audit and disputes: the end-of-game audit does not decrypt boxes; everything a deck message
+carries is re-derived from the seeds revealed at the end. If a recipient finds a payload wrong
+when it arrives (a key that misses its public commitment), it publishes the message key
+(:func:`message_key`) in a signed accusation; anyone holding the transcript can then open that one
+box (:func:`open_with_key`) and see who lied: the sender if the payload is wrong, the accuser if
+the key does not open the box or the payload is right. A message key reveals that message only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from .. import PROTOCOL_VERSION
+from . import framing
+from .errors import ProtocolError, SchemaError
+from .identity import Identity, PublicIdentity
+from .messages import MAX_SEATS, Entry
+from .schema import Bytes, Int, Record
+
+__all__ = ["SealError", "entry_aad", "entry_message_key", "message_key", "open_body",
+           "open_revealed", "open_with_key", "seal",
+           "seal_body", "unseal"]
+
+SEAL_DOMAIN = b"p2pcards/%d sealed\x00" % PROTOCOL_VERSION
+NONCE_SIZE = 12
+TAG_SIZE = 16
+KEY_SIZE = 32
+MAX_BOX = 1 << 19
+
+BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)})
+
+
+class SealError(ProtocolError):
+    """A box that cannot be opened (wrong recipient, tampered, or moved to another entry)."""
+
+
+def _derive(private: X25519PrivateKey, own_public: bytes, peer_public: bytes,
+            sender_public: bytes, recipient_public: bytes, aad: bytes) -> bytes:
+    try:
+        shared = private.exchange(X25519PublicKey.from_public_bytes(peer_public))
+    except ValueError:  # a low-order point gives an all-zero secret; cryptography refuses it
+        raise SealError(None, "peer's X25519 key is not usable") from None
+    info = SEAL_DOMAIN + sender_public + recipient_public + hashlib.sha256(aad).digest()
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None, info=info).derive(shared)
+
+
+def message_key(me: Identity, peer: PublicIdentity, aad: bytes, *, i_am_sender: bool) -> bytes:
+    """The symmetric key of one box, computable by its sender and its recipient only."""
+    own = me.public.x25519
+    sender, recipient = (own, peer.x25519) if i_am_sender else (peer.x25519, own)
+    return _derive(me.exchange_key, own, peer.x25519, sender, recipient, aad)
+
+
+def seal(sender: Identity, recipient: PublicIdentity, plaintext: bytes, aad: bytes) -> bytes:
+    """Encrypt ``plaintext`` to ``recipient``; returns nonce || ciphertext || tag."""
+    key = message_key(sender, recipient, aad, i_am_sender=True)
+    # The key is already unique per message (seq is in aad); a random nonce also keeps a
+    # crashed-and-restarted sender that reuses a seq from reusing a keystream.
+    nonce = os.urandom(NONCE_SIZE)
+    return nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, aad)
+
+
+def open_with_key(key: bytes, box: bytes, aad: bytes) -> bytes:
+    """Open a box with its message key (the recipient's, or one revealed in a dispute)."""
+    if len(box) < NONCE_SIZE + TAG_SIZE:
+        raise SealError(None, "sealed box too short")
+    if len(key) != KEY_SIZE:
+        raise SealError(None, "message key must be 32 bytes")
+    try:
+        return ChaCha20Poly1305(key).decrypt(box[:NONCE_SIZE], box[NONCE_SIZE:], aad)
+    except InvalidTag:
+        raise SealError(None, "sealed box does not authenticate (tampered, moved, or "
+                              "not for this recipient)") from None
+
+
+def unseal(recipient: Identity, sender: PublicIdentity, box: bytes, aad: bytes) -> bytes:
+    return open_with_key(message_key(recipient, sender, aad, i_am_sender=False), box, aad)
+
+
+# -- the entry-level helpers the deck layer uses -------------------------------------------
+
+
+def entry_aad(table: bytes, sender: int, seq: int, kind: str, to: int) -> bytes:
+    return SEAL_DOMAIN + framing.encode(
+        {"table": table, "from": sender, "seq": seq, "kind": kind, "to": to})
+
+
+def seal_body(sender: Identity, *, table: bytes, seat: int, seq: int, kind: str, to: int,
+              recipient: PublicIdentity, payload: Any) -> dict[str, Any]:
+    """The body of a private entry carrying ``payload`` (plain data) to seat ``to``. ``seq``
+    must be the seq the entry will be signed with (``log.next_seq(seat)``)."""
+    aad = entry_aad(table, seat, seq, kind, to)
+    return {"to": to, "box": seal(sender, recipient, framing.encode(payload), aad)}
+
+
+def _body(entry: Entry) -> dict[str, Any]:
+    try:
+        BODY.check(entry.body, "body")
+    except SchemaError as exc:
+        raise SealError(entry.sender, f"bad private entry #{entry.seq}: {exc}") from None
+    return entry.body
+
+
+def open_body(me: Identity, my_seat: int, entry: Entry, sender: PublicIdentity) -> Any:
+    """The payload of a private entry addressed to ``my_seat``; :class:`SealError` naming the
+    sender if it is not addressed to us, does not open, or does not hold plain data."""
+    body = _body(entry)
+    if body["to"] != my_seat:
+        raise SealError(entry.sender, f"entry #{entry.seq} is addressed to seat {body['to']}")
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
+    try:
+        plaintext = unseal(me, sender, body["box"], aad)
+        return framing.decode(plaintext)
+    except SealError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: {exc.reason}") from None
+    except framing.FrameError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: bad payload: {exc.reason}") from None
+
+
+def entry_message_key(me: Identity, my_seat: int, entry: Entry, peer: PublicIdentity) -> bytes:
+    """The message key of a private entry that we sent or received (to reveal in a dispute)."""
+    body = _body(entry)
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
+    return message_key(me, peer, aad, i_am_sender=entry.sender == my_seat)
+
+
+def open_revealed(entry: Entry, key: bytes) -> Any:
+    """What a third party does with a revealed message key: open the box in the signed entry."""
+    body = _body(entry)
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
+    try:
+        return framing.decode(open_with_key(key, body["box"], aad))
+    except SealError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: {exc.reason}") from None
+    except framing.FrameError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: bad payload: {exc.reason}") from None
