@@ -128,7 +128,8 @@ class Table:
             if isinstance(step, Done):
                 return step
             if isinstance(step, Shuffle):
-                game.on_shuffled(state, dealer.shuffle())
+                self.dealer_stock = dealer.shuffle()
+                game.on_shuffled(state, self.dealer_stock)
             elif isinstance(step, Coin):
                 game.on_coin(state, step.label, dealer.coin(step.label, step.bound))
             elif isinstance(step, Deal):
@@ -174,3 +175,17 @@ class Table:
 
     def pile(self, who) -> list[str]:
         return sorted(str(self.state.faces[h]) for h in self.state.tableaux[self.seat(who)].pile)
+
+    def play_out(self, rng: random.Random | None = None):
+        """Play legal cards at random until the game is done; returns the Done step."""
+        rng = rng or random.Random(0)
+        while True:
+            step = self.game.next_step(self.state)
+            if isinstance(step, Done):
+                return step
+            actions = self.game.legal_actions(self.state, step.seat, self.known(step.seat))
+            self.replica.act(step.seat, rng.choice(actions))
+            self.advance()
+
+    def deal_steps(self) -> list[Deal]:
+        return [s for s in self.steps if isinstance(s, Deal)]
