@@ -1,0 +1,126 @@
+"""The end-of-game (or abort) audit: recompute the game from the revealed seeds (protocol/deck.md §7).
+
+With every seed known, each seat's shuffle key, permutations, per-card keys and re-handling
+scalars are known, so every pass can be recomputed from the pass before it *as it was received*
+and compared byte for byte: the first pass that differs names its author. The faces of every
+handle follow from the permutations alone.
+
+``full=False`` (the light audit) checks only what hashes can: every key commitment against the
+derived key, and every face this seat decoded during the game against the derived faces; a
+mismatch falls back to the full recomputation to find the culprit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..cards import Card
+from .derive import Secrets, lock_commitment
+from .group import InvalidPoint, invert, mul, multiply_many
+
+if TYPE_CHECKING:
+    from .party import Blame, Party
+
+__all__ = ["AuditResult", "audit"]
+
+
+@dataclass
+class AuditResult:
+    blame: Blame | None
+    faces: Mapping[int, Card] = field(default_factory=dict)
+
+
+def audit(party: Party, *, full: bool = True) -> AuditResult:
+    from .party import Blame, ShuffleOp, TransferOp
+
+    n, players, game_id = party.n, party.players, party.game_id
+    secrets = [Secrets(seed, game_id) for seed in party.seeds]
+    faces: dict[int, Card] = {}
+    points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
+    epoch = -1
+    deviation: Blame | None = None
+
+    def blame(step: str, seat: int, op: int, reason: str) -> AuditResult:
+        return AuditResult(Blame(step, seat, f"audit: {reason}", op), faces)
+
+    for op_index, op in enumerate(party.ops):
+        record = party.transcript.get(op_index)
+        if record is None:
+            break
+        if isinstance(op, ShuffleOp):
+            epoch += 1
+            base = epoch * n
+            deck = list(party.table)
+            order = list(range(n))  # card index at each position
+            complete = True
+            for kind, seat in party.pass_order():
+                message = record.get((kind, seat))
+                if message is None:
+                    complete = False
+                    break
+                sec = secrets[seat]
+                per_card = kind == "relock" or seat == players - 1
+                if kind == "shuffle":
+                    perm = sec.permutation(epoch, n)
+                    order = [order[i] for i in perm]
+                    inputs = [deck[i] for i in perm]
+                    if per_card:
+                        scalars = [sec.card_key(base + j) for j in range(n)]
+                    else:
+                        scalars = [sec.shuffle_key(epoch)] * n
+                else:
+                    inverse = invert(sec.shuffle_key(epoch))
+                    scalars = [mul(sec.card_key(base + j), inverse) for j in range(n)]
+                    inputs = deck
+                if per_card:
+                    commits = [lock_commitment(game_id, base + j, seat, seat, sec.card_key(base + j)) for j in range(n)]
+                    for j, (got, want) in enumerate(zip(message["commits"], commits)):
+                        if got != want:
+                            return blame(kind, seat, op_index, f"key commitment at position {j} is not of the derived key")
+                if full:
+                    try:
+                        expected = multiply_many(scalars, inputs)
+                    except InvalidPoint as exc:  # the previous pass matched, so this is the table
+                        raise AssertionError(f"invalid point {exc.index} in a checked deck") from None
+                    got_points = message["points"]
+                    if len(got_points) != n:
+                        return blame(kind, seat, op_index, "wrong number of points")
+                    for j, (got, want) in enumerate(zip(got_points, expected)):
+                        if got != want:
+                            what = "not a permutation of its input under the derived keys"
+                            return blame(kind, seat, op_index, f"output position {j} differs: {what}")
+                deck = message["points"]
+            if complete:
+                for j in range(n):
+                    faces[base + j] = party.cards[order[j]]
+                    points[base + j] = deck[j]
+        elif isinstance(op, TransferOp):
+            for (kind, seat), message in record.items():
+                if kind != "rehandle":
+                    continue
+                sec = secrets[seat]
+                handles = message["handles"]
+                scalars = [sec.rehandle_key(op_index, h) for h in handles]
+                card_states = [party.cards_by_handle[h] for h in handles]
+                for h, scalar, commit, state in zip(handles, scalars, message["commits"], card_states):
+                    lock = state.locks.index(commit) if commit in state.locks else -1
+                    if lock < 0 or lock_commitment(game_id, h, lock, seat, scalar) != commit:
+                        return blame("rehandle", seat, op_index, f"handle {h}: commitment is not of the derived scalar")
+                if full:
+                    expected = multiply_many(scalars, [points[h] for h in handles])
+                    for h, got, want in zip(handles, message["points"], expected):
+                        if got != want:
+                            return blame("rehandle", seat, op_index, f"handle {h}: point differs from the derived one")
+                for h, got in zip(handles, message["points"]):
+                    points[h] = got
+
+    # The faces this seat decoded during the game must be the derived ones.
+    for handle, card in party.known.items():
+        if faces.get(handle) != card:
+            if not full:
+                return audit(party, full=True)
+            deviation = Blame("audit", party.seat, f"handle {handle} decoded as {card}, derived as {faces.get(handle)}")
+            return AuditResult(deviation, faces)
+    return AuditResult(None, faces)

@@ -1,0 +1,918 @@
+"""One player's side of the deck protocol, as a sans-IO state machine (protocol/deck.md).
+
+A :class:`Party` holds one seat's seed and nothing else secret. It never does IO: the driver (the
+in-process :mod:`p2pcards.deck.backend`, later the network layer) calls
+
+* :meth:`Party.start` once, then :meth:`Party.begin` with each deck operation the public game
+  state asks for, in the same order at every seat;
+* :meth:`Party.receive` with every message addressed to this seat;
+* :meth:`Party.timeout` when a step's deadline passes.
+
+Each returns an :class:`Output`: messages to send (:class:`Send`, broadcast or to one seat; the
+network encrypts the private ones and signs all of them) and events (:class:`OpDone`,
+:class:`Blame`). Messages are plain dicts of bytes, ints, strs and lists (msgpack-safe).
+
+Handles number the cards of shuffle epoch ``e`` as ``e*n .. e*n+n-1``, as the local dealer does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cards import Card
+from .derive import (
+    Secrets,
+    card_table,
+    coin_value,
+    context_digest,
+    game_id_of,
+    lock_commitment,
+    nonce_commitment,
+    nonce_of,
+    seed_commitment,
+)
+from .group import (
+    InvalidPoint,
+    InvalidScalar,
+    MultiplyMany,
+    batch_invert,
+    check_scalar,
+    invert,
+    is_valid_point,
+    mul,
+    multiply,
+    multiply_many,
+    scalar_product,
+)
+
+__all__ = [
+    "AuditOp",
+    "Blame",
+    "CoinOp",
+    "DealOp",
+    "Op",
+    "OpDone",
+    "Output",
+    "Party",
+    "RevealOp",
+    "Send",
+    "ShuffleOp",
+    "TransferOp",
+]
+
+# -- operations: what the public game state asks of the deck --------------------------------------
+
+
+@dataclass(frozen=True)
+class ShuffleOp:
+    """Shuffle every card afresh (a new epoch)."""
+
+
+@dataclass(frozen=True)
+class CoinOp:
+    label: str
+    bound: int
+
+
+@dataclass(frozen=True)
+class DealOp:
+    to: Mapping[int, int]  # handle -> seat
+
+
+@dataclass(frozen=True)
+class RevealOp:
+    handles: tuple[int, ...]
+    owner: int | None = None  # informational; the deck's own record of holders decides
+
+
+@dataclass(frozen=True)
+class TransferOp:
+    handles: tuple[int, ...]
+    to: int
+
+
+@dataclass(frozen=True)
+class AuditOp:
+    """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
+
+
+Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp
+
+# -- outputs ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Send:
+    to: int | None  # None: every other seat
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OpDone:
+    """Operation ``index`` is complete at this seat. ``handles``: a shuffle's new handles;
+    ``faces``: what this seat learnt (deal/transfer: its new cards; reveal: the opened cards;
+    audit: every card); ``value``: a coin."""
+
+    index: int
+    op: Op
+    handles: tuple[int, ...] = ()
+    faces: Mapping[int, Card] = field(default_factory=dict)
+    value: int | None = None
+
+
+@dataclass(frozen=True)
+class Blame:
+    """A verdict: ``seat`` deviated at ``step`` (of operation ``op``, if any)."""
+
+    step: str
+    seat: int
+    reason: str
+    op: int | None = None
+
+    def __str__(self) -> str:
+        where = f" in operation {self.op}" if self.op is not None else ""
+        return f"seat {self.seat} blamed at step {self.step!r}{where}: {self.reason}"
+
+
+@dataclass
+class Output:
+    sends: list[Send] = field(default_factory=list)
+    events: list[OpDone | Blame] = field(default_factory=list)
+
+    def extend(self, other: Output) -> None:
+        self.sends += other.sends
+        self.events += other.events
+
+
+class _Deviation(Exception):
+    """Raised inside the checks; turned into a Blame (and an accusation when others can't see)."""
+
+    def __init__(self, step: str, seat: int, reason: str, *, accuse: bool = False, evidence: Any = None):
+        super().__init__(reason)
+        self.step, self.seat, self.reason = step, seat, reason
+        # accuse: the other seats cannot see this fault themselves (a private message, or a point
+        # only this seat multiplies), so publish an accusation they can check.
+        self.accuse, self.evidence = accuse, evidence
+
+
+class _DecodeFailure(Exception):
+    """Scalars that open their commitments but do not decode to distinct cards of the table."""
+
+    def __init__(self, handles: list[int], reason: str):
+        super().__init__(reason)
+        self.handles, self.reason = handles, reason
+
+
+@dataclass
+class _Card:
+    """This seat's view of one handle."""
+
+    point: bytes
+    locks: list[bytes]  # commitments; index < N: seat index's per-card key; then re-handles
+    authors: list[int]
+    scalars: dict[int, bytes]  # lock index -> scalar, those this seat knows
+    holder: int | None = None
+    public: bool = False
+
+
+def _is_bytes(value: object, size: int) -> bool:
+    return isinstance(value, bytes) and len(value) == size
+
+
+# ---------------------------------------------------------------------------------------------------
+
+
+class Party:
+    """One seat of the deck protocol.
+
+    ``header`` is the lobby's agreed header (bytes); ``cards`` the deck in the agreed order;
+    ``seed`` 32 secret bytes (from :mod:`secrets` in real play). ``multiply_many`` may be a
+    parallel implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
+    the faces this seat saw, and falls back to the full recomputation only on a mismatch.
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        players: int,
+        header: bytes,
+        cards: Sequence[Card],
+        seed: bytes,
+        *,
+        multiply_many: MultiplyMany = multiply_many,
+        full_audit: bool = True,
+    ):
+        if players < 2 or not 0 <= seat < players:
+            raise ValueError("need 2 or more players and a seat among them")
+        self.seat = seat
+        self.players = players
+        self.cards = list(cards)
+        self.labels = tuple(c.label() for c in self.cards)
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError("the deck holds the same physical card twice")
+        self.n = len(self.cards)
+        self.context = context_digest(header, players, self.labels)
+        self._seed = seed
+        self._multiply_many = multiply_many
+        self.full_audit = full_audit
+        self.nonce = nonce_of(seed, self.context)
+        self.seed_commits: list[bytes | None] = [None] * players
+        self.nonce_commits: list[bytes | None] = [None] * players
+        self.nonces: list[bytes | None] = [None] * players
+        self.seeds: list[bytes | None] = [None] * players
+        self.game_id: bytes | None = None
+        self.secrets: Secrets | None = None
+        self.table: tuple[bytes, ...] = ()
+        self._table_index: dict[bytes, int] = {}
+        self.ops: list[Op] = []  # every op begun, in order; index = op number
+        self.current = 0  # the op in progress (== len(ops) when idle)
+        self._state: dict[str, Any] = {}  # per-op progress
+        self.epochs = 0
+        self.cards_by_handle: dict[int, _Card] = {}
+        self.known: dict[int, Card] = {}
+        self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
+        self._inbox: dict[tuple[int, str, int], dict[str, Any]] = {}
+        self._seen_scalars: dict[bytes, tuple[int, int, int]] = {}  # scalar -> author, handle, lock
+        self._accusations: list[tuple[int, dict[str, Any]]] = []
+        # The transcript the audit recomputes: op -> {(kind, seat): message}
+        self.transcript: dict[int, dict[tuple[str, int], dict[str, Any]]] = {}
+        self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
+        self.blame: Blame | None = None
+        self.audit_reason: str | None = None  # why seeds were revealed
+        self._audited = False
+        self._accuser: int | None = None
+        self._started = False
+        self._out = Output()
+
+    # -- driver API --------------------------------------------------------------------------
+
+    def start(self) -> Output:
+        """Commit to the seed and the nonce."""
+        if self._started:
+            raise RuntimeError("already started")
+        self._started = True
+        message = {
+            "type": "commit",
+            "seed": seed_commitment(self.context, self.seat, self._seed),
+            "nonce": nonce_commitment(self.context, self.seat, self.nonce),
+        }
+        self._broadcast(message)
+        self._on_commit(self.seat, message)
+        return self._flush()
+
+    def begin(self, op: Op) -> Output:
+        """Queue the next operation the public game state requires (same order at every seat)."""
+        self.ops.append(op)
+        self._advance()
+        return self._flush()
+
+    def receive(self, sender: int, message: Any) -> Output:
+        if self.blame is None:
+            try:
+                self._receive(sender, message)
+            except _Deviation as d:
+                self._fail_deviation(d)
+            self._advance()
+        return self._flush()
+
+    def owed(self) -> list[tuple[int, str]]:
+        """(seat, step) of every message this seat is waiting for now."""
+        if self.blame is not None or not self._started:
+            return []
+        if None in self.seed_commits:
+            return [(s, "commit") for s, c in enumerate(self.seed_commits) if c is None]
+        if self.game_id is None:
+            return [(s, "nonce") for s, c in enumerate(self.nonces) if c is None]
+        if "seeds" in self._state or self.audit_reason is not None:
+            return [(s, "seed") for s, c in enumerate(self.seeds) if c is None]
+        waiting = self._state.get("waiting")
+        return list(waiting()) if waiting else []
+
+    def timeout(self) -> Blame | None:
+        """The driver's step deadline passed: blame the first seat that owes a message."""
+        owed = self.owed()
+        if not owed:
+            return None
+        seat, step = owed[0]
+        self._fail(step, seat, "no message before the step timeout")
+        self._flush()
+        return self.blame
+
+    @property
+    def done(self) -> bool:
+        """True when every begun operation is complete."""
+        return self.current == len(self.ops) and self.game_id is not None
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _flush(self) -> Output:
+        out, self._out = self._out, Output()
+        return out
+
+    def _broadcast(self, message: dict[str, Any]) -> None:
+        self._out.sends.append(Send(None, message))
+
+    def _send(self, to: int, message: dict[str, Any]) -> None:
+        self._out.sends.append(Send(to, message))
+
+    def _fail(self, step: str, seat: int, reason: str) -> None:
+        if self.blame is not None:
+            return
+        op = self.current if self.game_id is not None and self.current < len(self.ops) else None
+        self.blame = Blame(step, seat, reason, op)
+        self._out.events.append(self.blame)
+
+    def _fail_deviation(self, d: _Deviation) -> None:
+        self._fail(d.step, d.seat, d.reason)
+        if d.accuse:
+            self._broadcast({"type": "accuse", "op": self.current, "step": d.step, "seat": d.seat,
+                             "reason": d.reason, "evidence": d.evidence})
+
+    def _receive(self, sender: int, message: Any) -> None:
+        if not (isinstance(sender, int) and 0 <= sender < self.players) or sender == self.seat:
+            raise ValueError(f"not a peer seat: {sender!r}")
+        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+            raise _Deviation("message", sender, "malformed message")
+        kind = message["type"]
+        if kind == "commit":
+            self._on_commit(sender, message)
+        elif kind == "nonce":
+            self._on_nonce(sender, message)
+        elif kind == "seed":
+            self._on_seed(sender, message)
+        elif kind == "accuse":
+            self._accusations.append((sender, message))
+        elif kind in ("shuffle", "relock", "open", "rehandle"):
+            op = message.get("op")
+            if not isinstance(op, int) or op < self.current:
+                raise _Deviation(kind, sender, "message for no operation in progress")
+            key = (op, kind, sender)
+            if key in self._inbox or (kind, sender) in self.transcript.get(op, {}):
+                raise _Deviation(kind, sender, "sent the same message twice")
+            self._inbox[key] = message
+        else:
+            raise _Deviation("message", sender, f"unknown message type {kind!r}")
+
+    # -- commit, nonce, game id ---------------------------------------------------------------
+
+    def _on_commit(self, sender: int, message: dict[str, Any]) -> None:
+        if self.seed_commits[sender] is not None:
+            raise _Deviation("commit", sender, "committed twice")
+        if not (_is_bytes(message.get("seed"), 32) and _is_bytes(message.get("nonce"), 32)):
+            raise _Deviation("commit", sender, "malformed commitment")
+        self.seed_commits[sender] = message["seed"]
+        self.nonce_commits[sender] = message["nonce"]
+        if None not in self.seed_commits:
+            message = {"type": "nonce", "nonce": self.nonce}
+            self._broadcast(message)
+            self._on_nonce(self.seat, message)
+
+    def _on_nonce(self, sender: int, message: dict[str, Any]) -> None:
+        if None in self.seed_commits:
+            raise _Deviation("nonce", sender, "nonce revealed before every commitment arrived")
+        if self.nonces[sender] is not None:
+            raise _Deviation("nonce", sender, "revealed twice")
+        nonce = message.get("nonce")
+        if not _is_bytes(nonce, 32) or nonce_commitment(self.context, sender, nonce) != self.nonce_commits[sender]:
+            raise _Deviation("nonce", sender, "nonce does not open its commitment")
+        self.nonces[sender] = nonce
+        if None not in self.nonces:
+            self.game_id = game_id_of(self.context, self.seed_commits, self.nonce_commits, self.nonces)
+            self.secrets = Secrets(self._seed, self.game_id)
+            self.table = card_table(self.game_id, self.labels)
+            self._table_index = {p: i for i, p in enumerate(self.table)}
+
+    # -- derivations (methods so a test can make one seat cheat) ---------------------------------
+
+    def _shuffle_key(self, epoch: int) -> bytes:
+        return self.secrets.shuffle_key(epoch)
+
+    def _card_key(self, handle: int) -> bytes:
+        return self.secrets.card_key(handle)
+
+    def _permutation(self, epoch: int) -> list[int]:
+        return self.secrets.permutation(epoch, self.n)
+
+    def _rehandle_key(self, op: int, handle: int) -> bytes:
+        return self.secrets.rehandle_key(op, handle)
+
+    # -- the op loop ---------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        while self.blame is None and self.game_id is not None:
+            try:
+                self._resolve_accusations()
+                if self.blame is not None:
+                    return
+                if self.audit_reason is not None:
+                    if not self._audited:
+                        self._progress_seeds()
+                    return
+                if not self._state:
+                    if self.current == len(self.ops):
+                        return
+                    self._start_op(self.ops[self.current])
+                    if self.audit_reason is not None:
+                        continue
+                if not self._state["progress"]():
+                    return
+            except _Deviation as d:
+                self._fail_deviation(d)
+                return
+            except _DecodeFailure as f:
+                self._start_abort(f)
+                continue
+            # the op is complete
+            self._state = {}
+            self.current += 1
+
+    def _start_op(self, op: Op) -> None:
+        index = self.current
+        self.transcript.setdefault(index, {})
+        if isinstance(op, ShuffleOp):
+            self._start_shuffle(index)
+        elif isinstance(op, CoinOp):
+            value = coin_value(self.game_id, op.label, op.bound)
+            self._state = {"progress": lambda: self._done(OpDone(index, op, value=value))}
+        elif isinstance(op, DealOp):
+            by_receiver: dict[int, list[int]] = {}
+            for handle, seat in sorted(op.to.items()):
+                by_receiver.setdefault(seat, []).append(handle)
+            self._start_openings(index, op, by_receiver, rehandle=False)
+        elif isinstance(op, RevealOp):
+            self._start_openings(index, op, {None: sorted(set(op.handles))}, rehandle=False)
+        elif isinstance(op, TransferOp):
+            self._start_openings(index, op, {op.to: sorted(set(op.handles))}, rehandle=True)
+        elif isinstance(op, AuditOp):
+            self._start_seeds("end of game")
+        else:
+            raise TypeError(f"not a deck operation: {op!r}")
+
+    def _done(self, event: OpDone) -> bool:
+        self._out.events.append(event)
+        return True
+
+    # -- shuffle ---------------------------------------------------------------------------------
+
+    def pass_order(self) -> list[tuple[str, int]]:
+        """Shuffle passes in seat order (the last one re-locks too), then re-lock passes."""
+        n = self.players
+        return [("shuffle", s) for s in range(n)] + [("relock", s) for s in range(n - 1)]
+
+    def _start_shuffle(self, index: int) -> None:
+        epoch = self.epochs
+        self.epochs += 1
+        order = self.pass_order()
+        st: dict[str, Any] = {"step": 0, "deck": list(self.table), "commits": {}}
+
+        def waiting():
+            kind, seat = order[st["step"]]
+            return [] if seat == self.seat else [(seat, kind)]
+
+        def progress() -> bool:
+            base = epoch * self.n
+            while st["step"] < len(order):
+                kind, seat = order[st["step"]]
+                last = st["step"] == len(order) - 1
+                if seat == self.seat:
+                    message = self._make_pass(index, epoch, kind, st["deck"])
+                    self._broadcast(message)
+                else:
+                    message = self._inbox.pop((index, kind, seat), None)
+                    if message is None:
+                        return False
+                    self._check_pass_shape(kind, seat, message)
+                    if last:  # nobody multiplies the final deck at once: validate it here
+                        for j, point in enumerate(message["points"]):
+                            if not is_valid_point(point):
+                                raise _Deviation(kind, seat, f"invalid point at position {j}")
+                self.transcript[index][(kind, seat)] = message
+                st["deck"] = message["points"]
+                if "commits" in message:
+                    st["commits"][seat] = message["commits"]
+                st["step"] += 1
+            for j, point in enumerate(st["deck"]):
+                locks = [st["commits"][s][j] for s in range(self.players)]
+                handle = base + j
+                self.cards_by_handle[handle] = _Card(
+                    point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}
+                )
+            self._epoch_faces[epoch] = {}
+            return self._done(OpDone(index, ShuffleOp(), handles=tuple(range(base, base + self.n))))
+
+        st["waiting"] = waiting
+        st["progress"] = progress
+        self._state = st
+
+    def _check_pass_shape(self, kind: str, seat: int, message: dict[str, Any]) -> None:
+        points = message.get("points")
+        if not isinstance(points, list) or len(points) != self.n:
+            raise _Deviation(kind, seat, f"a pass holds {self.n} points")
+        if not all(_is_bytes(p, 32) for p in points):
+            raise _Deviation(kind, seat, "a point is 32 bytes")
+        if len(set(points)) != self.n:
+            raise _Deviation(kind, seat, "duplicated point")
+        needs_commits = kind == "relock" or seat == self.players - 1
+        commits = message.get("commits")
+        if needs_commits != (commits is not None):
+            raise _Deviation(kind, seat, "key commitments missing or unexpected")
+        if needs_commits and (
+            not isinstance(commits, list) or len(commits) != self.n or not all(_is_bytes(c, 32) for c in commits)
+        ):
+            raise _Deviation(kind, seat, "malformed key commitments")
+
+    _accuse_public = True
+
+    def _make_pass(self, index: int, epoch: int, kind: str, deck: list[bytes]) -> dict[str, Any]:
+        """This seat's pass over ``deck`` (the previous seat's output, unchecked so far: the
+        multiplication validates every point, and a refusal blames that seat)."""
+        base = epoch * self.n
+        message: dict[str, Any] = {"type": kind, "op": index}
+        if kind == "shuffle":
+            perm = self._permutation(epoch)
+            inputs = [deck[i] for i in perm]
+            if self.seat == self.players - 1:  # the last shuffler merges its re-lock
+                scalars = [self._card_key(base + j) for j in range(self.n)]
+            else:
+                scalars = [self._shuffle_key(epoch)] * self.n
+        else:
+            inverse = invert(self._shuffle_key(epoch))
+            scalars = [mul(self._card_key(base + j), inverse) for j in range(self.n)]
+            inputs = deck
+        try:
+            message["points"] = self._multiply_many(scalars, inputs)
+        except InvalidPoint as exc:
+            previous = self.pass_order()[self.pass_order().index((kind, self.seat)) - 1]
+            position = perm[exc.index] if kind == "shuffle" else exc.index
+            raise _Deviation(previous[0], previous[1], f"invalid point at position {position}", accuse=True) from None
+        if kind == "relock" or self.seat == self.players - 1:
+            message["commits"] = [
+                lock_commitment(self.game_id, base + j, self.seat, self.seat, self._card_key(base + j))
+                for j in range(self.n)
+            ]
+        return message
+
+    # -- openings: deal, reveal, transfer ---------------------------------------------------------
+
+    def _required(self, handles: list[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
+        """Who must send ``receiver`` (None: everyone) which locks of which handles, as the
+        public record of holders says: a held card is opened by its holder (every lock), a card
+        nobody holds by every other seat (its own lock), a public or own card by nobody."""
+        need: dict[int, list[tuple[int, list[int]]]] = {}
+        for handle in handles:
+            card = self.cards_by_handle[handle]
+            if card.public or (receiver is not None and card.holder == receiver):
+                continue
+            if card.holder is not None:
+                need.setdefault(card.holder, []).append((handle, list(range(len(card.locks)))))
+            else:
+                for seat in range(self.players):
+                    if seat != receiver:
+                        need.setdefault(seat, []).append((handle, [seat]))
+        return need
+
+    def _start_openings(self, index: int, op: Op, by_receiver: dict[int | None, list[int]], rehandle: bool) -> None:
+        for handles in by_receiver.values():
+            for handle in handles:
+                if handle not in self.cards_by_handle:
+                    raise ValueError(f"operation {index}: handle {handle} was never shuffled")
+        expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
+        for receiver, handles in by_receiver.items():
+            for sender, items in self._required(handles, receiver).items():
+                expected[(sender, receiver)] = items
+        self._expected_openings[index] = expected
+        # Send what the public state says this seat owes, and nothing else.
+        for (sender, receiver), items in expected.items():
+            if sender == self.seat:
+                message = self._make_opening(index, items)
+                if receiver is None:
+                    self._broadcast(message)
+                else:
+                    self._send(receiver, message)
+        mine = by_receiver.get(self.seat, []) + by_receiver.get(None, [])
+        incoming = [s for (s, r) in expected if r == self.seat or (r is None and s != self.seat)]
+        transfer_to = op.to if rehandle else None
+        st: dict[str, Any] = {"pending": set(incoming), "opened": False}
+        rehandled = (
+            [h for h in by_receiver[transfer_to] if not self.cards_by_handle[h].public] if rehandle else []
+        )
+
+        def waiting():
+            if st["pending"]:
+                return [(s, "open") for s in sorted(st["pending"])]
+            if rehandled and transfer_to != self.seat:
+                return [(transfer_to, "rehandle")]
+            return []
+
+        def progress() -> bool:
+            for sender in sorted(st["pending"]):
+                message = self._inbox.pop((index, "open", sender), None)
+                if message is None:
+                    continue
+                receiver = None if (sender, None) in expected else self.seat
+                try:
+                    self._check_opening(index, sender, receiver, message)
+                except _Deviation as d:
+                    if receiver is not None and d.evidence is None:  # private: show the others
+                        d.accuse, d.evidence = True, {"sender": sender, "message": message}
+                    raise
+                if receiver is None:
+                    self.transcript[index][("open", sender)] = message
+                st["pending"].discard(sender)
+            if st["pending"]:
+                return False
+            faces: dict[int, Card] = {}
+            if not st["opened"]:
+                faces = self._decode(index, [h for h in mine])
+                st["opened"], st["faces"] = True, faces
+            faces = st["faces"]
+            if rehandled:
+                if transfer_to == self.seat:
+                    if not st.get("sent"):
+                        self._broadcast(self._make_rehandle(index, rehandled))
+                        st["sent"] = True
+                else:
+                    message = self._inbox.pop((index, "rehandle", transfer_to), None)
+                    if message is None:
+                        return False
+                    self._apply_rehandle(index, transfer_to, rehandled, message)
+            for receiver, handles in by_receiver.items():
+                for handle in handles:
+                    card = self.cards_by_handle[handle]
+                    if receiver is None:
+                        card.public = True
+                    else:
+                        card.holder = receiver
+            return self._done(OpDone(index, op, faces=faces))
+
+        st["waiting"] = waiting
+        st["progress"] = progress
+        self._state = st
+
+    def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
+        handles, scalars = [], []
+        for handle, locks in items:
+            card = self.cards_by_handle[handle]
+            handles.append(handle)
+            scalars.append([[lock, card.scalars[lock]] for lock in locks])
+        return {"type": "open", "op": index, "handles": handles, "scalars": scalars}
+
+    def _check_opening(self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True) -> None:
+        """Check an opening against the public record and the commitments; learn its scalars."""
+        items = self._expected_openings[index][(sender, receiver)]
+        handles, scalars = message.get("handles"), message.get("scalars")
+        if handles != [h for h, _ in items] or not isinstance(scalars, list) or len(scalars) != len(items):
+            raise _Deviation("open", sender, "opening for other cards than the operation requires")
+        fresh: dict[bytes, tuple[int, int, int]] = {}
+        for (handle, locks), pairs in zip(items, scalars):
+            card = self.cards_by_handle[handle]
+            if not isinstance(pairs, list) or [p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs] != locks:
+                raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+            for lock, scalar in pairs:
+                try:
+                    check_scalar(scalar)
+                except InvalidScalar as exc:
+                    raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
+                author = card.authors[lock]
+                if lock_commitment(self.game_id, handle, lock, author, scalar) != card.locks[lock]:
+                    raise _Deviation("open", sender, f"handle {handle}: key {lock} does not open its commitment")
+                where = (author, handle, lock)
+                previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
+                if previous is not None and previous != where:
+                    # Both commitments are public, so the proof is the scalar and the two places.
+                    raise _Deviation("open", previous[0], f"reused key (handles {previous[1]} and {handle})",
+                                     accuse=True, evidence={"scalar": scalar, "author": previous[0],
+                                                            "places": [list(previous[1:]), [handle, lock]]})
+                fresh[scalar] = where
+        if learn:
+            self._seen_scalars.update(fresh)
+            for (handle, _), pairs in zip(items, scalars):
+                self.cards_by_handle[handle].scalars.update({lock: scalar for lock, scalar in pairs})
+
+    def _decode(self, index: int, handles: list[int]) -> dict[int, Card]:
+        todo = [h for h in handles if h not in self.known]
+        if not todo:
+            return {h: self.known[h] for h in handles}
+        cards = [self.cards_by_handle[h] for h in todo]
+        inverses = batch_invert([scalar_product(c.scalars[i] for i in range(len(c.locks))) for c in cards])
+        try:
+            points = self._multiply_many(inverses, [c.point for c in cards])
+        except InvalidPoint as exc:  # pragma: no cover - every stored point was validated
+            raise _DecodeFailure([todo[exc.index]], "invalid point") from None
+        for handle, point in zip(todo, points):
+            card_index = self._table_index.get(point)
+            if card_index is None:
+                raise _DecodeFailure(todo, f"handle {handle} decodes outside the card table")
+            seen = self._epoch_faces[handle // self.n]
+            if seen.get(card_index, handle) != handle:
+                raise _DecodeFailure(todo + [seen[card_index]], f"handles {seen[card_index]} and {handle} hold the same card")
+            seen[card_index] = handle
+            self.known[handle] = self.cards[card_index]
+        return {h: self.known[h] for h in handles}
+
+    def _make_rehandle(self, index: int, handles: list[int]) -> dict[str, Any]:
+        """Re-lock the cards this seat just received with fresh scalars, so that only it can
+        open them from now on (an earlier holder's keys no longer suffice)."""
+        scalars = [self._rehandle_key(index, h) for h in handles]
+        points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
+        commits = []
+        for handle, scalar, point in zip(handles, scalars, points):
+            card = self.cards_by_handle[handle]
+            lock = len(card.locks)
+            commits.append(lock_commitment(self.game_id, handle, lock, self.seat, scalar))
+            card.locks.append(commits[-1])
+            card.authors.append(self.seat)
+            card.scalars[lock] = scalar
+            card.point = point
+        message = {"type": "rehandle", "op": index, "handles": handles, "points": points, "commits": commits}
+        self.transcript[index][("rehandle", self.seat)] = message
+        return message
+
+    def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
+        points, commits = message.get("points"), message.get("commits")
+        if message.get("handles") != handles or not isinstance(points, list) or not isinstance(commits, list) \
+                or len(points) != len(handles) or len(commits) != len(handles):
+            raise _Deviation("rehandle", sender, "re-handling of other cards than the transfer")
+        for j, point in enumerate(points):
+            if not is_valid_point(point):
+                raise _Deviation("rehandle", sender, f"invalid point at position {j}")
+            if not _is_bytes(commits[j], 32):
+                raise _Deviation("rehandle", sender, "malformed commitment")
+        if len(set(points)) != len(points):
+            raise _Deviation("rehandle", sender, "duplicated point")
+        self.transcript[index][("rehandle", sender)] = message
+        for handle, point, commit in zip(handles, points, commits):
+            card = self.cards_by_handle[handle]
+            card.locks.append(commit)
+            card.authors.append(sender)
+            card.point = point
+
+    # -- accusations -------------------------------------------------------------------------------
+
+    def _resolve_accusations(self) -> None:
+        """Check each accusation on this seat's own copy of a public message, or on the evidence
+        for a private one: blame the accused if it holds, the accuser if it does not. (The session
+        layer signs every message, so evidence cannot be forged.)"""
+        while self._accusations and self.blame is None:
+            accuser, message = self._accusations[0]
+            step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+            evidence = message.get("evidence")
+            if not isinstance(accused, int) or not 0 <= accused < self.players or not isinstance(op, int):
+                self._accusations.pop(0)
+                self._fail("accuse", accuser, "malformed accusation")
+                return
+            if step in ("shuffle", "relock") and evidence is None:
+                copy = self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
+                if copy is None:
+                    return  # not arrived here yet; decide when it does
+                self._accusations.pop(0)
+                try:
+                    self._check_pass_shape(step, accused, copy)
+                    bad = [j for j, p in enumerate(copy["points"]) if not is_valid_point(p)]
+                    reason = f"invalid point at position {bad[0]}" if bad else ""
+                except _Deviation as d:
+                    bad, reason = [0], d.reason
+                if bad:
+                    self._fail(step, accused, reason)
+                else:
+                    self._fail("accuse", accuser, f"false accusation against seat {accused} ({step})")
+                return
+            if step == "open" and isinstance(evidence, dict) and "scalar" in evidence:
+                self._accusations.pop(0)
+                if self._proves_reuse(accused, evidence):
+                    self._fail("open", accused, message.get("reason") or "reused key")
+                else:
+                    self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
+                return
+            if step == "open" and isinstance(evidence, dict) and "message" in evidence:
+                if op not in self._expected_openings:
+                    return  # this seat has not reached that operation yet
+                self._accusations.pop(0)
+                sender = evidence.get("sender")
+                try:
+                    if (sender, accuser) not in self._expected_openings[op]:
+                        raise ValueError("no such private message was due")
+                    self._check_opening(op, sender, accuser, evidence["message"], learn=False)
+                except _Deviation as d:
+                    if d.seat == accused:
+                        self._fail(d.step, d.seat, d.reason)
+                    else:
+                        self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    self._fail("accuse", accuser, "accusation without valid evidence")
+                else:
+                    self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
+                return
+            if step == "decode":
+                self._accusations.pop(0)
+                if not self._confirm_decode_failure(evidence):
+                    self._fail("accuse", accuser, "false accusation: the cards decode correctly")
+                    return
+                self._start_abort(None, f"seat {accuser} could not decode: {message.get('reason')}", accuser)
+                return
+            self._accusations.pop(0)
+            self._fail("accuse", accuser, f"accusation of unknown kind {step!r}")
+            return
+
+    def _proves_reuse(self, author: int, evidence: dict[str, Any]) -> bool:
+        try:
+            scalar = check_scalar(evidence["scalar"])
+            places = {tuple(p) for p in evidence["places"]}
+            if len(places) != 2:
+                return False
+            for handle, lock in places:
+                card = self.cards_by_handle[handle]
+                if card.authors[lock] != author:
+                    return False
+                if lock_commitment(self.game_id, handle, lock, author, scalar) != card.locks[lock]:
+                    return False
+        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar):
+            return False
+        return True
+
+    def _confirm_decode_failure(self, evidence: Any) -> bool:
+        """True when the evidence (every lock of some handles) opens its commitments and yet
+        does not decode to distinct cards: then some pass was wrong, and the audit finds it."""
+        try:
+            handles, scalars = evidence["handles"], evidence["scalars"]
+            points = []
+            for handle, pairs in zip(handles, scalars, strict=True):
+                card = self.cards_by_handle[handle]
+                if [p[0] for p in pairs] != list(range(len(card.locks))):
+                    return False
+                for lock, scalar in pairs:
+                    check_scalar(scalar)
+                    if lock_commitment(self.game_id, handle, lock, card.authors[lock], scalar) != card.locks[lock]:
+                        return False
+                product = scalar_product(s for _, s in pairs)
+                points.append(multiply(invert(product), card.point))
+        except (KeyError, TypeError, ValueError, IndexError):
+            return False
+        found = [self._table_index.get(p) for p in points]
+        if None in found or len(set(found)) != len(found):
+            return True
+        # a card equal to one this seat already knows in the same epoch is a duplicate too
+        for handle, index in zip(handles, found):
+            other = self._epoch_faces.get(handle // self.n, {}).get(index, handle)
+            if other != handle and other not in handles:
+                return True
+        return False
+
+    # -- seeds and the audit ----------------------------------------------------------------------
+
+    def _start_abort(self, failure: _DecodeFailure | None, reason: str | None = None, accuser: int | None = None) -> None:
+        """A decode failed with keys that open their commitments: some pass was wrong. Reveal
+        the seeds and let the audit find whose (or blame the accuser if none was)."""
+        if failure is not None:
+            evidence = {
+                "handles": failure.handles,
+                "scalars": [
+                    [[i, self.cards_by_handle[h].scalars[i]] for i in range(len(self.cards_by_handle[h].locks))]
+                    for h in failure.handles
+                ],
+            }
+            self._broadcast({"type": "accuse", "op": self.current, "step": "decode", "seat": self.seat,
+                             "reason": failure.reason, "evidence": evidence})
+            reason, accuser = failure.reason, self.seat
+        self._accuser = accuser
+        self._start_seeds(reason or "abort")
+
+    def _start_seeds(self, reason: str) -> None:
+        if self.audit_reason is not None:
+            return
+        self.audit_reason = reason
+        self._state = {"seeds": True}
+        message = {"type": "seed", "seed": self._seed}
+        self._broadcast(message)
+        self._on_seed(self.seat, message)
+
+    def _on_seed(self, sender: int, message: dict[str, Any]) -> None:
+        # Kept until this seat reaches the audit too (a faster seat may get there first).
+        if self.seeds[sender] is not None:
+            raise _Deviation("seed", sender, "revealed twice")
+        seed = message.get("seed")
+        if not _is_bytes(seed, 32) or seed_commitment(self.context, sender, seed) != self.seed_commits[sender]:
+            raise _Deviation("seed", sender, "seed does not open its commitment")
+        self.seeds[sender] = seed
+
+    def _progress_seeds(self) -> None:
+        if None in self.seeds or self.blame is not None:
+            return
+        from .audit import audit  # the audit is heavy and only needed at the end
+
+        self._audited = True
+        result = audit(self, full=self.full_audit or self._accuser is not None)
+        if result.blame is not None:
+            self._fail(result.blame.step, result.blame.seat, result.blame.reason)
+            return
+        if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
+            self.known.update(result.faces)
+            self._out.events.append(OpDone(self.current, self.ops[self.current], faces=dict(result.faces)))
+            self.current += 1
+            self._state = {}
+            return
+        # An abort whose audit found every pass correct: the accusation was false.
+        self._fail("accuse", self._accuser if self._accuser is not None else self.seat,
+                   "false accusation: the audit found every pass correct")
