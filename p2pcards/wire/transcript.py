@@ -1,0 +1,472 @@
+"""Transcript files: everything needed to re-check a table offline, written as it happens.
+
+Layout (protocol/transcript.md is the normative description)::
+
+    MAGIC (16 bytes)
+    record*    where record = length (4 bytes, big-endian) || body (msgpack map) || check (16 bytes)
+
+``check`` chains the records: check_i = SHA-256(check_(i-1) || length || body)[:16], starting
+from SHA-256(MAGIC)[:16]. A record that is cut short, a changed byte anywhere, a record removed,
+repeated or moved: each breaks the chain or the framing, and the reader says at which byte.
+The checks guard against accidents and truncation; against deliberate forgery the signatures of
+the entries and the commitments of the deck protocol do the work (verify checks both).
+
+Records, in order: one ``header`` (table, roster and keys, game, rules version, options,
+protocol version, the lobby header), then ``entry`` records (every signed log entry, in log
+order) and ``blame`` records (evidence found during play) as they happen, then at most one
+``end`` (status, result, the seeds revealed at the end, absent seats).
+
+A crash mid-write leaves a *torn tail*: the last record incomplete (or zero-filled, as some file
+systems leave it). The reader reports it (:class:`TornTranscript`, or ``truncated_at`` with
+``allow_torn=True``) and never takes it for a whole transcript; :meth:`TranscriptWriter.resume`
+cuts it off explicitly and carries on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .. import PROTOCOL_VERSION, __version__
+from . import framing
+from .errors import ProtocolError, SchemaError
+from .identity import PublicIdentity
+from .log import Blame, Log, Rejected
+from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
+from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str
+
+__all__ = [
+    "MAGIC",
+    "Transcript",
+    "TranscriptEnd",
+    "TranscriptError",
+    "TranscriptHeader",
+    "TranscriptWriter",
+    "TornTranscript",
+    "read_transcript",
+]
+
+MAGIC = b"\x89p2pcards-tr\r\n\x1a\n"  # PNG-style: catches text-mode and 7-bit mangling
+assert len(MAGIC) == 16
+FORMAT_VERSION = 1
+LENGTH_SIZE = 4
+CHECK_SIZE = 16
+MAX_RECORD = 4 << 20
+MAX_FILE = 512 << 20
+RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
+END_STATUSES = ("finished", "abandoned", "aborted")
+
+
+class TranscriptError(ValueError):
+    """The file is not a whole, intact transcript. ``offset`` is the byte where the problem
+    starts, ``record`` the record's index, ``blame`` a :class:`Blame` when a signed entry in it
+    does not verify (tampering or cheating rather than damage)."""
+
+    def __init__(self, reason: str, *, offset: int | None = None, record: int | None = None,
+                 blame: Blame | None = None):
+        where = []
+        if record is not None:
+            where.append(f"record {record}")
+        if offset is not None:
+            where.append(f"byte {offset}")
+        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+        self.reason = reason
+        self.offset = offset
+        self.record = record
+        self.blame = blame
+
+
+class TornTranscript(TranscriptError):
+    """The file ends inside a record (a crash mid-write). ``transcript`` holds every whole
+    record before ``offset``."""
+
+    def __init__(self, reason: str, *, offset: int, record: int, transcript: Transcript):
+        super().__init__(reason, offset=offset, record=record)
+        self.transcript = transcript
+
+
+# ------------------------------------------------------------------------------------------
+# Records.
+
+_ROSTER_ITEM = Record({"name": Str(64), "ed25519": Bytes(32), "x25519": Bytes(32)})
+HEADER = Record(
+    {
+        "type": Str(16), "format": Int(0, 1 << 16), "protocol": Int(0, 1 << 31),
+        "program": Str(64), "table": Bytes(TABLE_ID_SIZE),
+        "roster": ListOf(_ROSTER_ITEM, MAX_SEATS, min_len=1),
+        "game": Str(64, GAME_ID_PATTERN), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 256),
+        "lobby": AnyData(), "genesis": Bytes(32),
+    },
+)
+ENTRY = Record({"type": Str(16), "entry": AnyData()})
+BLAME = Record({"type": Str(16), "blame": AnyData()})
+END = Record({
+    "type": Str(16), "status": Str(16), "result": Nullable(AnyData()),
+    "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}), MAX_SEATS),
+    "absent": ListOf(Int(0, MAX_SEATS - 1), MAX_SEATS), "note": Str(1000),
+})
+
+
+@dataclass(frozen=True)
+class TranscriptHeader:
+    """The first record. ``lobby`` is the plain-data lobby header the session agreed on; the
+    log's genesis hash commits to it, so ``genesis`` is derived, not chosen."""
+
+    table: bytes
+    roster: tuple[PublicIdentity, ...]
+    names: tuple[str, ...]
+    game: str
+    rules: str
+    options: Mapping[str, Any]
+    lobby: Any = None
+    protocol: int = PROTOCOL_VERSION
+    program: str = __version__
+
+    @property
+    def genesis(self) -> bytes:
+        return genesis_hash(self.table, self.lobby)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": "header", "format": FORMAT_VERSION, "protocol": self.protocol,
+            "program": self.program, "table": self.table,
+            "roster": [{"name": n, **k.to_wire()} for n, k in zip(self.names, self.roster)],
+            "game": self.game, "rules": self.rules, "options": dict(self.options),
+            "lobby": self.lobby, "genesis": self.genesis,
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> TranscriptHeader:
+        if isinstance(obj, dict):
+            # Versions first, so that a newer file is "unsupported", not "malformed".
+            if isinstance(obj.get("format"), int) and obj["format"] != FORMAT_VERSION:
+                raise TranscriptError(f"unsupported transcript format {obj['format']} "
+                                      f"(this program reads {FORMAT_VERSION})")
+            if isinstance(obj.get("protocol"), int) and obj["protocol"] != PROTOCOL_VERSION:
+                raise TranscriptError(f"unsupported protocol {obj['protocol']} "
+                                      f"(this program speaks {PROTOCOL_VERSION})")
+        _check(HEADER, obj, "header")
+        header = cls(
+            obj["table"], tuple(PublicIdentity(r["ed25519"], r["x25519"]) for r in obj["roster"]),
+            tuple(r["name"] for r in obj["roster"]), obj["game"], obj["rules"], obj["options"],
+            obj["lobby"], obj["protocol"], obj["program"],
+        )
+        if header.genesis != obj["genesis"]:
+            raise TranscriptError("header: genesis hash does not match the lobby header")
+        return header
+
+
+@dataclass(frozen=True)
+class TranscriptEnd:
+    """The last record: how the table ended. ``seeds`` are the deck seeds revealed at the end
+    ({seat: seed}); each is checked against its seat's signed commitment by the deck audit, so a
+    changed seed is caught even though this record is not signed."""
+
+    status: str
+    result: Any = None
+    seeds: Mapping[int, bytes] = field(default_factory=dict)
+    absent: tuple[int, ...] = ()
+    note: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "end", "status": self.status, "result": self.result,
+                "seeds": [{"seat": s, "seed": v} for s, v in sorted(self.seeds.items())],
+                "absent": list(self.absent), "note": self.note}
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> TranscriptEnd:
+        _check(END, obj, "end")
+        if obj["status"] not in END_STATUSES:
+            raise TranscriptError(f"end: unknown status {obj['status']!r}")
+        seats = [s["seat"] for s in obj["seeds"]]
+        if len(set(seats)) != len(seats):
+            raise TranscriptError("end: a seat's seed appears twice")
+        return cls(obj["status"], obj["result"], {s["seat"]: s["seed"] for s in obj["seeds"]},
+                   tuple(obj["absent"]), obj["note"])
+
+
+def _check(spec: Record, obj: Any, what: str) -> None:
+    try:
+        spec.check(obj, what)
+    except SchemaError as exc:
+        raise TranscriptError(f"malformed {exc}") from None
+
+
+def _next_check(previous: bytes, length: bytes, body: bytes) -> bytes:
+    return hashlib.sha256(previous + length + body).digest()[:CHECK_SIZE]
+
+
+FIRST_CHECK = hashlib.sha256(MAGIC).digest()[:CHECK_SIZE]
+
+
+# ------------------------------------------------------------------------------------------
+# Reading.
+
+
+@dataclass
+class Transcript:
+    header: TranscriptHeader
+    entries: list[Entry] = field(default_factory=list)
+    blames: list[Blame] = field(default_factory=list)
+    end: TranscriptEnd | None = None
+    #: Byte offset where a torn tail begins (only with ``allow_torn=True``), else ``None``.
+    truncated_at: int | None = None
+    #: Bytes of whole records (where the next record would go) and the chain value there.
+    valid_size: int = 0
+    records: int = 0
+    last_check: bytes = FIRST_CHECK
+
+    @property
+    def complete(self) -> bool:
+        return self.end is not None and self.truncated_at is None
+
+    def log(self) -> Log:
+        """The table log rebuilt from the entries, every signature and link re-checked;
+        raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
+        log = Log(self.header.table, self.header.roster, self.header.genesis)
+        for index, entry in enumerate(self.entries):
+            try:
+                log.append(entry)
+            except Rejected as exc:
+                raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
+        return log
+
+
+def read_transcript(source: str | os.PathLike[str] | bytes, *, allow_torn: bool = False,
+                    verify: bool = True) -> Transcript:
+    """Read and check a transcript (a path or the file's bytes).
+
+    Raises :class:`TranscriptError` for anything but a whole, intact file, and
+    :class:`TornTranscript` when it ends inside a record, unless ``allow_torn`` (then the
+    transcript of the whole records comes back with ``truncated_at`` set). With ``verify`` the
+    log's signatures and hash chain and the provable blames are checked too."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read(MAX_FILE + 1)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {source}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE:
+        raise TranscriptError(f"file larger than {MAX_FILE} bytes")
+    return _parse(data, allow_torn=allow_torn, verify=verify)
+
+
+def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
+    if not data.startswith(MAGIC):
+        if MAGIC.startswith(data):
+            raise TranscriptError("file ends inside the signature bytes (empty transcript)",
+                                  offset=len(data))
+        raise TranscriptError("not a p2pcards transcript (bad signature bytes)", offset=0)
+    pos, check, index = len(MAGIC), FIRST_CHECK, 0
+    transcript: Transcript | None = None
+    log: Log | None = None
+
+    while pos < len(data):
+        start = pos
+        rest = data[pos:]
+
+        def torn(reason: str) -> Transcript:
+            if transcript is None:
+                raise TranscriptError(f"{reason}; no whole header", offset=start, record=index)
+            transcript.truncated_at = start
+            if allow_torn:
+                return transcript
+            raise TornTranscript(f"torn tail: {reason} (a crash mid-write?); the file is "
+                                 f"intact up to byte {start}", offset=start, record=index,
+                                 transcript=transcript)
+
+        if not rest.strip(b"\x00"):
+            return torn(f"{len(rest)} zero bytes at the end")
+        if len(rest) < LENGTH_SIZE:
+            return torn(f"{len(rest)} bytes of a record length")
+        length_bytes = rest[:LENGTH_SIZE]
+        length = int.from_bytes(length_bytes, "big")
+        if not 1 <= length <= MAX_RECORD:
+            raise TranscriptError(f"impossible record length {length}", offset=start, record=index)
+        if len(rest) < LENGTH_SIZE + length + CHECK_SIZE:
+            return torn(f"record of {length} bytes cut short at "
+                        f"{len(rest) - LENGTH_SIZE} bytes")
+        body = rest[LENGTH_SIZE:LENGTH_SIZE + length]
+        stored = rest[LENGTH_SIZE + length:LENGTH_SIZE + length + CHECK_SIZE]
+        check = _next_check(check, length_bytes, body)
+        if stored != check:
+            raise TranscriptError("checksum mismatch: the record was changed, or a record "
+                                  "before it was removed or reordered", offset=start, record=index)
+        pos = start + LENGTH_SIZE + length + CHECK_SIZE
+
+        try:
+            obj = framing.decode(body, RECORD_LIMITS)
+        except framing.FrameError as exc:
+            raise TranscriptError(f"undecodable record: {exc.reason}", offset=start,
+                                  record=index) from None
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        try:
+            if transcript is None:
+                if kind != "header":
+                    raise TranscriptError(f"first record is {kind!r}, not the header")
+                transcript = Transcript(TranscriptHeader.from_wire(obj))
+                if verify:
+                    h = transcript.header
+                    log = Log(h.table, h.roster, h.genesis)
+            elif transcript.end is not None:
+                raise TranscriptError(f"{kind!r} record after the end record")
+            elif kind == "entry":
+                _check(ENTRY, obj, "entry record")
+                entry = Entry.from_wire(obj["entry"], "transcript")
+                if log is not None:
+                    log.append(entry)
+                transcript.entries.append(entry)
+            elif kind == "blame":
+                _check(BLAME, obj, "blame record")
+                blame = Blame.from_wire(obj["blame"], "transcript")
+                if verify and blame.provable:
+                    h = transcript.header
+                    if not blame.verify(h.table, h.roster):
+                        raise TranscriptError(f"blame of seat {blame.seat} ({blame.code}) "
+                                              f"is not backed by its evidence")
+                transcript.blames.append(blame)
+            elif kind == "end":
+                transcript.end = TranscriptEnd.from_wire(obj)
+            else:
+                raise TranscriptError(f"unknown record type {str(kind)[:40]!r}")
+        except Rejected as exc:
+            raise TranscriptError(f"log entry {len(transcript.entries)}: {exc}", offset=start,
+                                  record=index, blame=exc.blame) from None
+        except ProtocolError as exc:
+            raise TranscriptError(exc.reason, offset=start, record=index) from None
+        except TranscriptError as exc:
+            if exc.offset is not None:
+                raise
+            raise TranscriptError(exc.reason, offset=start, record=index,
+                                  blame=exc.blame) from None
+        index += 1
+        transcript.records = index
+        transcript.valid_size = pos
+        transcript.last_check = check
+
+    if transcript is None:
+        raise TranscriptError("no header record", offset=len(MAGIC))
+    return transcript
+
+
+# ------------------------------------------------------------------------------------------
+# Writing.
+
+
+class TranscriptWriter:
+    """Appends records to a transcript file. ``sync=True`` fsyncs after every record;
+    otherwise call :meth:`sync` before sending anything that depends on what was written."""
+
+    def __init__(self, handle: BinaryIO, path: Path, check: bytes, *, sync: bool, ended: bool):
+        self._handle = handle
+        self.path = path
+        self._check = check
+        self._sync_each = sync
+        self.ended = ended
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], header: TranscriptHeader, *,
+               sync: bool = False) -> TranscriptWriter:
+        """Start a new transcript (the file must not exist)."""
+        path = Path(path)
+        handle = open(path, "xb")
+        try:
+            handle.write(MAGIC)
+            writer = cls(handle, path, FIRST_CHECK, sync=sync, ended=False)
+            writer._write(header.to_wire())
+            writer.sync()
+            _fsync_dir(path.parent)
+        except BaseException:
+            handle.close()
+            raise
+        return writer
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str], *,
+               sync: bool = False) -> tuple[TranscriptWriter, Transcript]:
+        """Reopen a transcript after a restart, to append to it. A torn tail is cut off (the
+        returned transcript's ``truncated_at`` says where); any other damage raises
+        :class:`TranscriptError`, as does a transcript that already has its end record."""
+        path = Path(path)
+        transcript = read_transcript(path, allow_torn=True, verify=True)
+        if transcript.end is not None:
+            raise TranscriptError(f"{path}: the transcript is already closed")
+        handle = open(path, "r+b")
+        try:
+            handle.truncate(transcript.valid_size)
+            handle.seek(transcript.valid_size)
+            os.fsync(handle.fileno())
+        except BaseException:
+            handle.close()
+            raise
+        return cls(handle, path, transcript.last_check, sync=sync, ended=False), transcript
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self.ended:
+            raise TranscriptError("the transcript is already closed")
+        body = framing.encode(obj, RECORD_LIMITS)
+        if len(body) > MAX_RECORD:
+            raise TranscriptError(f"record of {len(body)} bytes exceeds {MAX_RECORD}")
+        length = len(body).to_bytes(LENGTH_SIZE, "big")
+        self._check = _next_check(self._check, length, body)
+        # One write call per record keeps the torn window to the last record.
+        self._handle.write(length + body + self._check)
+        if self._sync_each:
+            self.sync()
+
+    def append_entry(self, entry: Entry) -> None:
+        self._write({"type": "entry", "entry": entry.to_wire()})
+
+    def append_entries(self, entries: Iterable[Entry]) -> None:
+        for entry in entries:
+            self.append_entry(entry)
+
+    def append_blame(self, blame: Blame) -> None:
+        self._write({"type": "blame", "blame": blame.to_wire()})
+
+    def write_end(self, end: TranscriptEnd) -> None:
+        self._write(end.to_wire())
+        self.ended = True
+        self.sync()
+
+    def sync(self) -> None:
+        """Flush and fsync: after this returns, what was written survives a crash."""
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        if not self._handle.closed:
+            self.sync()
+            self._handle.close()
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def roster_header(table: bytes, players: Sequence[tuple[str, PublicIdentity]], *, game: str,
+                  rules: str, options: Mapping[str, Any], lobby: Any = None) -> TranscriptHeader:
+    """Convenience: a header from (name, keys) pairs in seat order."""
+    return TranscriptHeader(table, tuple(k for _, k in players), tuple(n for n, _ in players),
+                            game, rules, dict(options), lobby)
