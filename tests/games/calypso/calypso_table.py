@@ -101,10 +101,11 @@ class Table:
         coin_values.update(coins or {})
         if mode == "partnership":
             recipients = [N, E, S, W]
-            self.choices = list(choices or ["s", "c"])  # W picks ♠ (E gets ♥), N picks ♣ (S ♦)
+            self.choices = list(["s", "c"] if choices is None else choices)  # W picks ♠ (E gets ♥), N picks ♣ (S ♦)
         else:
             recipients = [(1 + i) % players for i in range(players)]
-            self.choices = list(choices or (["s", "h", "d"] if mode == "solo" else ["s", "h"]))
+            default = ["s", "h", "d"] if mode == "solo" else ["s", "h"]
+            self.choices = list(default if choices is None else choices)
         hands = {COMPASS.get(k, k): v for k, v in hands.items()}
         void = {COMPASS.get(k, k): v for k, v in void.items()}
         top = stack_hands(deck, recipients, hands, void) if hands or void else ()
