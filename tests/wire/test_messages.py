@@ -1,0 +1,139 @@
+import pytest
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.wire.errors import ProtocolError, VersionMismatch
+from p2pcards.wire.framing import FrameDecoder, encode_frame
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import (
+    Auth,
+    Bye,
+    Entry,
+    Fetch,
+    Head,
+    Hello,
+    common_games,
+    handshake_proof,
+    make_hello,
+    parse_message,
+    sign_entry,
+    sign_head,
+    version_mismatch,
+)
+
+TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
+
+
+def wire_round_trip(obj):
+    [decoded] = FrameDecoder().feed(encode_frame(obj))
+    return decoded
+
+
+def test_entry_round_trip_and_signature(players, roster):
+    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="deck.commit",
+                       prev=b"\x00" * 32, body={"commit": b"c" * 32, "n": [1, 2]})
+    parsed = parse_message(wire_round_trip(entry.to_wire()), peer=1)
+    assert parsed == entry and parsed.hash == entry.hash
+    assert parsed.verify(roster[1]) and not parsed.verify(roster[0])
+
+
+def test_signature_binds_every_header_field(players, roster):
+    entry = sign_entry(players[0], table=TABLE, sender=0, seq=3, kind="game.action",
+                       prev=b"\x11" * 32, body={"type": "pass"})
+    changes = {"table": b"\x01" * 16, "from": 1, "seq": 4, "kind": "game.other",
+               "prev": b"\x22" * 32, "body": {"type": "play"}}
+    for key, value in changes.items():
+        tampered = Entry.from_wire({**entry.to_wire(), key: value})
+        assert not tampered.verify(roster[0]), key
+
+
+@pytest.mark.parametrize("change", [
+    {"seq": -1}, {"seq": "1"}, {"from": 99}, {"table": b"short"}, {"prev": b"x"},
+    {"kind": "Bad Kind"}, {"kind": ""}, {"sig": b"x" * 10}, {"extra": 1}, {"type": "entry2"},
+])
+def test_entry_schema_names_the_sender(players, change):
+    entry = sign_entry(players[0], table=TABLE, sender=0, seq=0, kind="k", prev=b"\x00" * 32,
+                       body=None)
+    wire = {**entry.to_wire(), **change}
+    with pytest.raises(ProtocolError) as info:
+        parse_message(wire, peer="seat 2 (bob)")
+    assert "seat 2 (bob)" in str(info.value)
+
+
+def test_missing_fields_and_non_maps():
+    for obj in ([], 1, None, {"type": "entry"}, {"type": 5}, {"type": "nope"}, {}):
+        with pytest.raises(ProtocolError):
+            parse_message(obj, peer=0)
+
+
+def test_hello_round_trip_and_tamper(players):
+    hello = make_hello(players[0], name="ann", games={"cals-bs": "3", "calypso": "1"})
+    parsed = parse_message(wire_round_trip(hello.to_wire()), "x")
+    assert isinstance(parsed, Hello) and parsed.keys == players[0].public
+    assert parsed.protocol == PROTOCOL_VERSION
+    for key, value in {"name": "eve", "x25519": b"\x09" * 32, "games": {}}.items():
+        with pytest.raises(ProtocolError, match="signature"):
+            parse_message({**hello.to_wire(), key: value}, "x")
+
+
+def test_hello_of_another_protocol_version_names_both_versions(players):
+    hello = make_hello(players[0], name="ann", games={}, protocol=PROTOCOL_VERSION + 1,
+                       program="9.9")
+    wire = {**hello.to_wire(), "brand_new_field": [1]}
+    with pytest.raises(VersionMismatch) as info:
+        parse_message(wire, peer="peer ann")
+    text = str(info.value)
+    assert f"protocol {PROTOCOL_VERSION + 1}" in text and f"we run protocol {PROTOCOL_VERSION}" in text
+    assert "9.9" in text
+
+
+def test_hello_keeps_unknown_fields_under_the_signature(players):
+    hello = make_hello(players[0], name="ann", games={})
+    draft = {**hello.to_wire(), "future": "x"}
+    draft.pop("sig")
+    draft.pop("type")
+    from p2pcards.wire.framing import encode
+    from p2pcards.wire.messages import HELLO_DOMAIN
+    sig = players[0].sign(HELLO_DOMAIN + encode(draft))
+    parsed = parse_message({**draft, "type": "hello", "sig": sig}, "x")
+    assert parsed.extra == {"future": "x"}
+
+
+def test_version_mismatch_messages(players):
+    a = make_hello(players[0], name="ann", games={"cals-bs": "3", "calypso": "1"})
+    b = make_hello(players[1], name="bob", games={"cals-bs": "2", "calypso": "1"})
+    assert version_mismatch(a, b) is None
+    assert version_mismatch(a, b, game="calypso") is None
+    err = version_mismatch(a, b, game="cals-bs")
+    assert isinstance(err, VersionMismatch)
+    assert str(err) == "peer bob: game cals-bs: we have rules 3, peer has 2"
+    assert "peer does not have" in str(version_mismatch(a, make_hello(players[1], name="c",
+                                                                          games={}), game="calypso"))
+    newer = make_hello(players[1], name="bob", games={}, protocol=2, program="0.9")
+    assert "runs protocol 2 (p2pcards 0.9), we run protocol 1" in str(version_mismatch(a, newer))
+    assert common_games(a, b) == {"calypso": "1"}
+
+
+def test_handshake_proof(players):
+    a = make_hello(players[0], name="ann", games={})
+    b = make_hello(players[1], name="bob", games={})
+    proof = parse_message(wire_round_trip(handshake_proof(players[1], b, a).to_wire()))
+    assert isinstance(proof, Auth)
+    proof.check(ours=a, theirs=b)
+    # A proof made for another connection (another nonce of ours) does not pass.
+    a2 = make_hello(players[0], name="ann", games={})
+    with pytest.raises(ProtocolError):
+        proof.check(ours=a2, theirs=b)
+    # Nor one made by someone else who copied bob's hello.
+    forged = handshake_proof(players[2], b, a)
+    with pytest.raises(ProtocolError):
+        forged.check(ours=a, theirs=b)
+    with pytest.raises(ProtocolError, match="own identity"):
+        handshake_proof(players[0], a2, a).check(ours=a, theirs=a2)
+
+
+def test_head_fetch_bye_round_trip(players, roster):
+    head = sign_head(players[2], table=TABLE, sender=2, length=7, head=b"\x05" * 32)
+    parsed = parse_message(wire_round_trip(head.to_wire()))
+    assert isinstance(parsed, Head) and parsed.verify(roster[2])
+    assert parse_message(wire_round_trip(Fetch(TABLE, 3).to_wire())) == Fetch(TABLE, 3)
+    assert parse_message(wire_round_trip(Bye("bye").to_wire())) == Bye("bye")
