@@ -113,6 +113,48 @@ def mental_poker_deck_factory(seed: Any):
     return mental_poker_factory(seed)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .console.app import run_console
+    from .console.demo import DeckUnavailable, DemoSettings, DemoTables, ask_game, demo_table
+    from .console.render import choose_glyphs
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the demo is a full-screen program: run it in a terminal")
+    game_id = args.game or ask_game(host)
+    if game_id is None:
+        raise UsageError("no game chosen (installed games: see 'p2pcards plugins')")
+    game = host.game(game_id)
+    options = parse_option_pairs(args.option)
+    game.resolve_options(options, args.players or game.min_players)  # fail here, not in the app
+    if args.bot_delay < 0:
+        raise UsageError("--bot-delay must be 0 or more")
+    settings = DemoSettings(game_id, args.players, options, args.seed, args.deck or "mental-poker", args.bot_delay)
+    notices = []
+    tables = DemoTables(host, settings)
+    try:
+        demo_table(host, settings, args.seed)  # fails early if the deck is missing
+    except DeckUnavailable as exc:
+        if args.deck:
+            raise UsageError(f"{exc}; try --deck local") from None
+        settings.deck = "local"
+        notices.append("the mental-poker deck is not in this build yet: using the local open dealer")
+    run_console(tables, glyphs=choose_glyphs(True if args.ascii else None), notices=notices)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    # The lobby screen (p2pcards.console.lobby) runs against a LobbyBackend, which the network
+    # layer provides; until it exists, say so plainly rather than show a lobby that finds nothing.
+    print(
+        "p2pcards: LAN play is not available yet (the network layer is still being built).\n"
+        "Meanwhile, play against bots on this computer:  p2pcards demo",
+        file=sys.stderr,
+    )
+    return 2
+
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -139,6 +181,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("demo", help="play a game against bots on this computer")
+    p.add_argument("--game", help="game id (default: ask; see 'p2pcards plugins')")
+    p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--seed", help="the same seed deals the same games")
+    p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
+    p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS", help="bots' thinking time (default 0.8)")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("play", help="open the LAN lobby (not available yet)")
+    p.set_defaults(func=cmd_play)
 
     return parser
 

@@ -229,6 +229,17 @@ class TableSession:
     def subscribe(self, callback: Callable[[TableEvent], None]) -> None:
         self._subscribers.append(callback)
 
+    def say(self, text: str) -> None:
+        """Chat from the local seat, published as a ``chat`` event.
+
+        Only local subscribers see it for now: the network layer is to carry ``chat`` events to
+        the other peers (and publish theirs here the same way)."""
+        text = " ".join(text.split())
+        if not text:
+            return
+        who = self.names[self.me] if self.me is not None else "spectator"
+        self._publish("chat", f"{who}: {text}", seat=self.me, text=text)
+
     # -- running --------------------------------------------------------------------------
 
     def _publish(self, kind: str, text: str, **data: Any) -> None:

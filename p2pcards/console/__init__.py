@@ -1,0 +1,13 @@
+"""The terminal console: a full-screen prompt-toolkit program for the lobby and the table.
+
+* :mod:`.app` -- the application wiring (trio as a guest on prompt-toolkit's asyncio loop);
+* :mod:`.viewmodel` -- what the screens show, as plain data built from a ``TableSession``;
+* :mod:`.render` -- view models to styled text: suit symbols, colours, ASCII fallback;
+* :mod:`.controller` -- what Enter does: console commands, moves, clear refusals;
+* :mod:`.completion` -- Tab offers only legal moves and console commands;
+* :mod:`.help` -- the game's rules summary and commands, and the console's own;
+* :mod:`.demo` -- ``p2pcards demo``: a table with bots in the other seats;
+* :mod:`.lobby` -- the LAN lobby screen and the ``LobbyBackend`` the network layer implements.
+
+The console talks to a table only through :class:`p2pcards.session.TableSession`.
+"""

@@ -1,0 +1,434 @@
+"""The full-screen table console: prompt-toolkit on asyncio, with trio running as its guest.
+
+prompt-toolkit 3 owns the event loop (asyncio). The table session is trio code, so trio runs in
+*guest mode* on the same loop and the same thread (``trio.lowlevel.start_guest_run``): trio
+tasks update the view models and call ``app.invalidate()``; key handlers may call the session's
+plain methods directly. trio-asyncio is avoided on purpose (its signal handling breaks
+prompt-toolkit's SIGWINCH handler), and nothing prints while the application runs.
+
+One :class:`ConsoleApp` plays any number of games in a row: ``new_table()`` builds each
+:class:`TableSession`; after a game the player types ``new`` or ``quit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import outcome
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.widgets import TextArea
+
+from ..session import TableSession
+from .completion import TableCompleter
+from .controller import Feedback, TableController
+from .help import help_text
+from .render import (
+    Glyphs,
+    choose_glyphs,
+    colour_enabled,
+    console_style,
+    end_fragments,
+    hand_fragments,
+    lines_fragments,
+    log_fragments,
+    seats_fragments,
+)
+from .viewmodel import TableModel, TableTracker, end_model, table_model
+
+__all__ = ["ConsoleApp", "run_console"]
+
+TICK = 0.25  # seconds between redraws for the spinner and the turn timer
+
+
+class ConsoleApp:
+    """The table screen and its trio side."""
+
+    def __init__(
+        self,
+        new_table: Callable[[], TableSession],
+        *,
+        glyphs: Glyphs | None = None,
+        colour: bool | None = None,
+        notices: Sequence[str] = (),
+        input: Input | None = None,
+        output: Output | None = None,
+    ):
+        self.new_table = new_table
+        self.glyphs = glyphs or choose_glyphs()
+        self.colour = colour_enabled() if colour is None else colour
+        self.notices = list(notices)
+        self.session: TableSession | None = None
+        self.tracker: TableTracker | None = None
+        self.controller: TableController | None = None
+        self.games_played = 0
+        self.message: Feedback = Feedback()
+        self.show_help = False
+        self.help_scroll = 0
+        self.log_back = 0  # lines scrolled back from the end of the log
+        self.stopped: str | None = None  # why the table stopped early (an error)
+        self._frame = 0
+        self._choice: trio.Event | None = None
+        self._intent: str | None = None
+        self._trio_token: trio.lowlevel.TrioToken | None = None
+        self._cancel_trio: Callable[[], None] | None = None
+        self._model: TableModel | None = None
+        self.input_area = self._input_area()
+        self.application = Application(
+            layout=Layout(self._root(), focused_element=self.input_area),
+            key_bindings=self._key_bindings(),
+            style=console_style(self.colour),
+            full_screen=True,
+            mouse_support=False,
+            color_depth=None if self.colour else ColorDepth.MONOCHROME,
+            input=input,
+            output=output,
+        )
+
+    # -- running --------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Run until the player quits (an asyncio coroutine: prompt-toolkit's loop is the host)."""
+        loop = asyncio.get_running_loop()
+        trio_done: asyncio.Future[outcome.Outcome[Any]] = loop.create_future()
+
+        def done_callback(result: outcome.Outcome[Any]) -> None:
+            if not trio_done.done():
+                trio_done.set_result(result)
+            if self.application.is_running:
+                self.application.exit()
+
+        trio.lowlevel.start_guest_run(
+            self._trio_main,
+            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+            run_sync_soon_not_threadsafe=loop.call_soon,
+            host_uses_signal_set_wakeup_fd=True,
+            done_callback=done_callback,
+        )
+        try:
+            await self.application.run_async()
+        finally:
+            # The app may end first (Ctrl-C, an error): let trio finish before the loop does.
+            if not trio_done.done():
+                self._stop_trio()
+            result = await trio_done
+        result.unwrap()
+
+    def _stop_trio(self) -> None:
+        if self._trio_token is not None and self._cancel_trio is not None:
+            self._trio_token.run_sync_soon(self._cancel_trio)
+
+    async def _trio_main(self) -> None:
+        self._trio_token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self._cancel_trio = nursery.cancel_scope.cancel
+            nursery.start_soon(self._ticker)
+            while True:
+                self._start_table(self.new_table())
+                await self._play()
+                self._choice = trio.Event()
+                self.application.invalidate()
+                await self._choice.wait()
+                if self._intent == "quit":
+                    break
+            nursery.cancel_scope.cancel()
+
+    def _start_table(self, session: TableSession) -> None:
+        self.session = session
+        self.tracker = TableTracker(session, on_change=self.application.invalidate)
+        self.controller = TableController(session, self.tracker)
+        self.completer.controller = self.controller
+        self.games_played += 1
+        self.stopped = None
+        self.message = Feedback()
+        self.log_back = 0
+        for notice in self.notices:
+            self.tracker.note("notice", notice)
+        self.notices = []
+        if session.me is not None:
+            self.tracker.note("notice", f"{session.game.name}: you play seat {session.me}; F1 for help")
+        else:
+            self.tracker.note("notice", f"{session.game.name}: watching")
+
+    async def _play(self) -> None:
+        assert self.session is not None and self.tracker is not None
+        try:
+            await self.session.run()
+        except trio.Cancelled:
+            raise
+        except Exception as exc:  # a broken plugin or deck: say so and let the player leave
+            self.stopped = f"the table stopped: {type(exc).__name__}: {exc}"
+            self.tracker.note("error", self.stopped)
+
+    async def _ticker(self) -> None:
+        while True:
+            await trio.sleep(TICK)
+            self._frame += 1
+            self.application.invalidate()
+
+    def _choose(self, intent: str) -> None:
+        self._intent = intent
+        if intent == "quit" and (self._choice is None or self._choice.is_set()):
+            # Quitting in the middle of a game: stop the whole trio side.
+            self._stop_trio()
+        elif self._choice is not None:
+            self._choice.set()
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _input_area(self) -> TextArea:
+        self.completer = TableCompleter(None)  # type: ignore[arg-type]  # set per table
+        return TextArea(
+            multiline=False,
+            prompt=[("class:prompt", "> ")],
+            completer=self.completer,
+            complete_while_typing=False,
+            history=InMemoryHistory(),
+            accept_handler=self._accept,
+            height=1,
+        )
+
+    def _accept(self, buffer: Buffer) -> bool:
+        """Enter: returns True to keep the text (after a mistake, so it can be edited)."""
+        if self.controller is None:
+            return True
+        if self.stopped:
+            word = buffer.text.strip().lower()
+            if word in ("new", "quit", "exit"):
+                self._choose("new" if word == "new" else "quit")
+                return False
+            self.message = Feedback(f"{self.stopped}; type 'new' or 'quit'", error=True)
+            return True
+        feedback = self.controller.handle(buffer.text)
+        self.message = feedback
+        if feedback.intent == "help":
+            self.show_help, self.help_scroll = True, 0
+        elif feedback.intent in ("new", "quit"):
+            self._choose(feedback.intent)
+        self.log_back = 0
+        self.application.invalidate()
+        return feedback.keep_text
+
+    def _key_bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        @kb.add("f1")
+        def _(event: KeyPressEvent) -> None:
+            self.show_help, self.help_scroll = not self.show_help, 0
+
+        @kb.add("escape", filter=Condition(lambda: self.show_help))
+        def _(event: KeyPressEvent) -> None:
+            self.show_help = False
+
+        @kb.add("c-c")
+        def _(event: KeyPressEvent) -> None:
+            self._choose("quit")
+
+        @kb.add("c-d", filter=Condition(lambda: not self.input_area.text))
+        def _(event: KeyPressEvent) -> None:
+            self._choose("quit")
+
+        @kb.add("pageup")
+        def _(event: KeyPressEvent) -> None:
+            if self.show_help:
+                self.help_scroll = max(0, self.help_scroll - 10)
+            else:
+                self.log_back += 10
+
+        @kb.add("pagedown")
+        def _(event: KeyPressEvent) -> None:
+            if self.show_help:
+                self.help_scroll += 10
+            else:
+                self.log_back = max(0, self.log_back - 10)
+
+        return kb
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def model(self) -> TableModel | None:
+        return table_model(self.session, self.tracker.turn) if self.session else None
+
+    def _root(self) -> FloatContainer:
+        def section(title: Callable[[], str]) -> Window:
+            return Window(
+                FormattedTextControl(lambda: [("class:section", f" {title()} ")]),
+                height=1,
+            )
+
+        ended = Condition(lambda: self.session is not None and (self.session.result is not None or bool(self.stopped)))
+
+        left = HSplit(
+            width=Dimension(weight=3),
+            children=[
+                section(lambda: "Seats"),
+                Window(FormattedTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
+                Window(height=1, char=" "),
+                section(lambda: "Game over" if ended() else "Table"),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._table), wrap_lines=True), filter=~ended
+                ),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._end), wrap_lines=True), filter=ended
+                ),
+                section(self._hand_title),
+                Window(FormattedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
+            ]
+        )
+        log = HSplit(
+            width=Dimension(weight=2),
+            children=[
+                section(lambda: "Log  (PageUp/PageDown)"),
+                Window(
+                    FormattedTextControl(self._log, get_cursor_position=self._log_cursor),
+                    wrap_lines=True,
+                ),
+            ]
+        )
+        body = VSplit(
+            [left, Window(width=1, char="|" if not self.glyphs.unicode else "│", style="class:seat.label"), log]
+        )
+        help_pane = HSplit(
+            [
+                section(lambda: "Help  (F1 or Esc to close, PageUp/PageDown to scroll)"),
+                Window(
+                    FormattedTextControl(self._help),
+                    wrap_lines=True,
+                    get_vertical_scroll=lambda window: self.help_scroll,
+                ),
+            ]
+        )
+        showing_help = Condition(lambda: self.show_help)
+        root = HSplit(
+            [
+                Window(FormattedTextControl(self._title), height=1, style="class:title"),
+                ConditionalContainer(body, filter=~showing_help),
+                ConditionalContainer(help_pane, filter=showing_help),
+                Window(FormattedTextControl(self._status), height=1),
+                Window(FormattedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
+                self.input_area,
+                Window(FormattedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
+            ]
+        )
+        return FloatContainer(
+            root,
+            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))],
+        )
+
+    # Each of these renders one part of the screen from the current models.
+
+    def _title(self) -> StyleAndTextTuples:
+        if self.session is None:
+            return [("", " p2pcards")]
+        s = self.session
+        return [("", f" p2pcards {self.glyphs.dot} {s.game.name} {self.glyphs.dot} {s.players} players"
+                 f" {self.glyphs.dot} game {self.games_played}")]
+
+    def _seats(self) -> StyleAndTextTuples:
+        model = self.model()
+        return seats_fragments(model, self.glyphs) if model else []
+
+    def _table(self) -> StyleAndTextTuples:
+        model = self.model()
+        if model is None:
+            return []
+        if self.tracker.busy and not model.table:
+            return [("class:busy", self.tracker.busy_text())]
+        return lines_fragments(model.table, self.glyphs)
+
+    def _end(self) -> StyleAndTextTuples:
+        if self.stopped:
+            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", "type 'quit' to leave")]
+        end = end_model(self.session) if self.session else None
+        return end_fragments(end, self.glyphs) if end else []
+
+    def _hand_title(self) -> str:
+        model = self.model()
+        return model.hand_label.capitalize() if model and model.hand_label else "Hand"
+
+    def _hand(self) -> StyleAndTextTuples:
+        model = self.model()
+        return hand_fragments(model, self.glyphs) if model else []
+
+    def _log(self) -> StyleAndTextTuples:
+        if self.tracker is None:
+            return []
+        return log_fragments(self.tracker.log, self.glyphs)
+
+    def _log_cursor(self) -> Point:
+        # The window keeps the (hidden) cursor in view: putting it on the last line, or
+        # ``log_back`` lines above it, scrolls the log.
+        count = len(self.tracker.log) if self.tracker else 0
+        self.log_back = min(self.log_back, max(0, count - 1))
+        return Point(0, max(0, count - 1 - self.log_back))
+
+    def _help(self) -> StyleAndTextTuples:
+        if self.session is None:
+            return []
+        out: StyleAndTextTuples = []
+        for line in help_text(self.session).splitlines():
+            heading = line and not line.startswith(" ") and line in ("Moves", "Console commands", "Keys")
+            out.append(("class:help.head" if heading else "", line + "\n"))
+        return out
+
+    def _status(self) -> StyleAndTextTuples:
+        if self.session is None or self.tracker is None:
+            return [("class:busy", " starting")]
+        if self.tracker.busy and self.session.result is None and not self.stopped:
+            spin = self.glyphs.spinner[self._frame % len(self.glyphs.spinner)]
+            return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
+        model = self.model()
+        return [("class:status", f" {model.status}")] if model else []
+
+    def _message(self) -> StyleAndTextTuples:
+        if not self.message.message:
+            return []
+        style = "class:message.error" if self.message.error else "class:message.info"
+        mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
+        return [(style, f" {mark}{self.message.message}")]
+
+    def _toolbar(self) -> StyleAndTextTuples:
+        if self.session is None or self.tracker is None:
+            return [("", " starting")]
+        s, t, dot = self.session, self.tracker, self.glyphs.dot
+        if s.result is not None:
+            turn = "game over"
+        elif s.my_turn:
+            turn = "YOUR TURN"
+        elif t.turn is not None and s.phase == "playing":
+            turn = f"{s.names[t.turn]} to play"
+        else:
+            turn = s.phase
+        seconds = t.turn_seconds()
+        clock = f" {seconds // 60}:{seconds % 60:02d}" if seconds is not None else ""
+        return [
+            ("class:toolbar.turn", f" {turn}{clock} "),
+            ("", f" {dot} {s.phase} {dot} {t.connection} {dot} F1 help  Tab moves  Ctrl-D quit"),
+        ]
+
+
+def run_console(new_table: Callable[[], TableSession], **kwargs: Any) -> None:
+    """Run the console to the end in a fresh asyncio loop (blocking)."""
+    asyncio.run(ConsoleApp(new_table, **kwargs).run())

@@ -1,0 +1,214 @@
+"""What happens when the player presses Enter: console commands, moves, and clear refusals.
+
+The controller knows nothing of prompt-toolkit either. :meth:`TableController.handle` takes the
+typed line and returns a :class:`Feedback`: a message, whether the input line keeps its text
+(always, when something was wrong, so the player can fix a typo instead of retyping), and an
+``intent`` for the app (``help``, ``new``, ``quit``).
+
+It also turns the session's legal actions into text the game's own grammar reads back
+(:meth:`TableController.move_choices`): that is what Tab completion offers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..cards import Card, CardParseError, parse_card
+from ..game import Action, IllegalAction
+from ..session import TableSession
+from .viewmodel import TableTracker
+
+__all__ = ["Feedback", "MoveChoice", "TableController", "console_words"]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    message: str = ""
+    error: bool = False
+    keep_text: bool = False
+    intent: str | None = None
+
+
+@dataclass(frozen=True)
+class MoveChoice:
+    """A legal move as the player would type it, and as the game says it."""
+
+    text: str
+    description: str
+
+
+_HELP = {"help", "?", "h"}
+_LEGAL = {"legal", "moves"}
+_QUIT = {"quit", "exit", "leave"}
+_NEW = {"new", "again"}
+
+
+def console_words(game_over: bool) -> list[str]:
+    """Console commands to offer in completion."""
+    words = ["help", "legal", "say "]
+    return words + (["new", "quit"] if game_over else ["quit"])
+
+
+# A card in a game's text, Unicode or ASCII ("7♦", "10s"); used to make typed forms ASCII.
+_CARD_WORD = re.compile(r"(?<![\w+#])(?:10|[2-9JQKA])[shdc♠♥♦♣](?![\w#])")
+_SEAT_PREFIX = re.compile(r"^seat \d+ ")
+
+
+def _ascii_cards(text: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        try:
+            return str(parse_card(match.group(0)))
+        except CardParseError:
+            return match.group(0)
+
+    return _CARD_WORD.sub(swap, text)
+
+
+def _unconjugate(text: str) -> str:
+    """"plays 7h" -> "play 7h": a game's description often reads as a sentence."""
+    head, sep, rest = text.partition(" ")
+    if head.endswith("s") and len(head) > 3 and not head.endswith("ss"):
+        return head[:-1] + sep + rest
+    return text
+
+
+def _command_words(help_text: str) -> list[str]:
+    words = []
+    for line in help_text.splitlines():
+        first = line.split()[0].lower() if line.split() else ""
+        if first.isalpha() and first not in words:
+            words.append(first)
+    return words
+
+
+def _action_faces(action: Action, known: Mapping[int, Card]) -> list[str]:
+    """The arguments of an action as a player types them: handles become faces."""
+    out: list[str] = []
+    for key, value in action.items():
+        if key == "type":
+            continue
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, int) and not isinstance(item, bool) and item in known:
+                out.append(str(known[item]))
+            elif isinstance(item, str):
+                out.append(item)
+    return out
+
+
+class TableController:
+    """Input handling for one table."""
+
+    def __init__(self, session: TableSession, tracker: TableTracker):
+        self.session = session
+        self.tracker = tracker
+        self._choices_key: tuple[int, bool] | None = None
+        self._choices: list[MoveChoice] = []
+
+    # -- legal moves as text --------------------------------------------------------------
+
+    def _same(self, a: Action, b: Action) -> bool:
+        if a == b:
+            return True
+        me = self.session.me
+        # Another physical copy of the same face (Calypso has four packs) is the same move.
+        return self.session.describe(me, a) == self.session.describe(me, b)
+
+    def typed_form(self, action: Action) -> str | None:
+        """Text that the game's grammar parses back into ``action``, or ``None``."""
+        session = self.session
+        described = _ascii_cards(session.describe(session.me, action))
+        tries = [described, _SEAT_PREFIX.sub("", described)]
+        tries.append(_unconjugate(tries[-1]))
+        args = " ".join(_action_faces(action, session.known()))
+        verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
+        tries += [f"{verb} {args}".strip() for verb in verbs if verb]
+        for text in dict.fromkeys(tries):  # in order, without repeats
+            try:
+                parsed = session.parse(text)
+            except (IllegalAction, ValueError):
+                continue
+            if self._same(parsed, action):
+                return text
+        return None
+
+    def move_choices(self) -> list[MoveChoice]:
+        """The legal moves now, typed forms first; cached until the next table event."""
+        key = (len(self.session.history), self.session.my_turn)
+        if key != self._choices_key:
+            self._choices_key = key
+            choices: dict[str, MoveChoice] = {}
+            for action in self.session.legal_actions():
+                description = self.session.describe(self.session.me, action)
+                text = self.typed_form(action)
+                if text is not None and text not in choices:
+                    choices[text] = MoveChoice(text, description)
+            self._choices = list(choices.values())
+        return self._choices
+
+    # -- Enter ----------------------------------------------------------------------------
+
+    def handle(self, line: str) -> Feedback:
+        text = line.strip()
+        if not text:
+            return Feedback()
+        head, _, rest = text.partition(" ")
+        word = head.lower()
+        game_over = self.session.result is not None
+        if word in _HELP and not rest:
+            return Feedback(intent="help")
+        if word in _LEGAL and not rest:
+            return self._legal()
+        if word == "say":
+            return self._say(rest)
+        if word in _QUIT and not rest:
+            return Feedback(intent="quit")
+        if word in _NEW and not rest:
+            if not game_over:
+                return Feedback("the game is still on: finish it, or 'quit' to leave", error=True, keep_text=True)
+            return Feedback(intent="new")
+        if game_over:
+            return Feedback("the game is over: type 'new' for another, or 'quit'", error=True, keep_text=True)
+        return self._move(text)
+
+    def _legal(self) -> Feedback:
+        if not self.session.my_turn:
+            return Feedback(self._not_your_turn(), error=True)
+        choices = self.move_choices()
+        if not choices:
+            described = [self.session.describe(self.session.me, a) for a in self.session.legal_actions()]
+            return Feedback("legal now: " + "; ".join(described))
+        shown = ", ".join(c.text for c in choices[:12])
+        more = f" (and {len(choices) - 12} more: press Tab)" if len(choices) > 12 else ""
+        return Feedback(f"legal now: {shown}{more}")
+
+    def _say(self, text: str) -> Feedback:
+        if not text.strip():
+            return Feedback("say what? e.g. say good luck", error=True, keep_text=True)
+        self.session.say(text)
+        return Feedback()
+
+    def _not_your_turn(self) -> str:
+        turn = self.tracker.turn
+        if self.session.me is None:
+            return "you are watching this table"
+        if self.session.phase != "playing" or turn is None:
+            return f"wait: the table is {self.session.phase}"
+        return f"wait: it is {self.session.names[turn]}'s turn, not yours"
+
+    def _move(self, text: str) -> Feedback:
+        session = self.session
+        if not session.my_turn:
+            return Feedback(self._not_your_turn(), error=True, keep_text=True)
+        try:
+            action = session.parse(text)
+        except (IllegalAction, ValueError) as exc:
+            return Feedback(f"can't read that: {exc} (Tab shows your legal moves)", error=True, keep_text=True)
+        try:
+            # Same thread as trio (guest mode), so handing the move to the session is direct.
+            session.submit(action)
+        except IllegalAction as exc:
+            return Feedback(f"not allowed: {exc}", error=True, keep_text=True)
+        return Feedback()

@@ -1,0 +1,219 @@
+"""Rendering: view models to prompt-toolkit formatted text, with suit symbols and colours.
+
+Two switches decide how cards look:
+
+* :class:`Glyphs` -- Unicode suit symbols and markers, or an ASCII fallback (``--ascii``,
+  ``P2PCARDS_ASCII=1``, or a terminal whose encoding is not UTF-8);
+* colour -- red hearts and diamonds, unless ``NO_COLOR`` is set (then the app also runs with a
+  monochrome colour depth, and styles keep only bold and reverse).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.styles import Style
+
+from ..cards import Card, parse_card, parse_suit
+from .viewmodel import EndModel, LogLine, TableModel
+
+__all__ = [
+    "ASCII",
+    "UNICODE",
+    "Glyphs",
+    "card_text",
+    "choose_glyphs",
+    "colour_enabled",
+    "console_style",
+    "end_fragments",
+    "hand_fragments",
+    "log_fragments",
+    "seats_fragments",
+    "text_fragments",
+]
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    unicode: bool
+    turn: str
+    me: str
+    spinner: tuple[str, ...]
+    dot: str
+
+
+UNICODE = Glyphs(True, "▶", "•", ("⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"), "·")
+ASCII = Glyphs(False, ">", "*", ("|", "/", "-", "\\"), "-")
+
+
+def choose_glyphs(
+    ascii: bool | None = None, env: Mapping[str, str] | None = None, encoding: str | None = None
+) -> Glyphs:
+    """ASCII when asked (``ascii=True`` or ``P2PCARDS_ASCII=1``) or when the terminal cannot
+    show the symbols (its encoding is not UTF-8)."""
+    env = os.environ if env is None else env
+    if ascii is None:
+        ascii = env.get("P2PCARDS_ASCII", "").strip().lower() in {"1", "yes", "true", "on"}
+    if ascii:
+        return ASCII
+    if encoding is None:
+        encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+    if encoding.lower().replace("-", "").replace("_", "") not in {"utf8", "utf8sig"}:
+        return ASCII
+    return UNICODE
+
+
+def colour_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """No colour when ``NO_COLOR`` is set to anything non-empty (https://no-color.org)."""
+    env = os.environ if env is None else env
+    return not env.get("NO_COLOR")
+
+
+_COLOURS = {
+    "title": "bold reverse",
+    "section": "bold underline",
+    "seat.turn": "bold fg:ansiyellow",
+    "seat.me": "bold",
+    "seat.fact": "",
+    "seat.label": "fg:ansibrightblack",
+    "card.red": "fg:ansired bold",
+    "card.black": "bold",
+    "card.joker": "fg:ansimagenta bold",
+    "log.action": "",
+    "log.chat": "fg:ansicyan",
+    "log.error": "fg:ansired",
+    "log.phase": "fg:ansibrightblack",
+    "log.done": "bold fg:ansigreen",
+    "log.notice": "fg:ansiblue",
+    "log.reveal": "fg:ansibrightblack",
+    "status": "bold",
+    "message.error": "bold fg:ansired",
+    "message.info": "fg:ansigreen",
+    "busy": "bold fg:ansiyellow",
+    "end.title": "bold fg:ansigreen",
+    "end.bad": "bold fg:ansired",
+    "end.hint": "fg:ansicyan",
+    "bottom-toolbar": "reverse",
+    "toolbar.turn": "bold reverse",
+    "prompt": "bold",
+    "help.head": "bold underline",
+}
+# Without colour only bold/underline/reverse survive, so the screen still has shape.
+_MONO = {k: " ".join(w for w in v.split() if not w.startswith(("fg:", "bg:"))) for k, v in _COLOURS.items()}
+
+
+def console_style(colour: bool = True) -> Style:
+    return Style.from_dict(_COLOURS if colour else _MONO)
+
+
+# --------------------------------------------------------------------------------------------
+# Cards in text.
+
+# A card such as 7h, 10s, Qd, 7♥ or JK, or a lone suit symbol. Lower-case ranks are not cards
+# here ("as" is a word), and a card must stand alone (not inside "3x8" or a word).
+_TOKEN = re.compile(r"(?<![\w+#])(?:(10|[2-9JQKA])([shdc♠♥♦♣])|(JK)|([♠♥♦♣]))(?![\w#])")
+
+
+def card_text(card: Card, glyphs: Glyphs) -> str:
+    return card.unicode() if glyphs.unicode else str(card)
+
+
+def _card_style(card: Card) -> str:
+    if card.is_joker:
+        return "class:card.joker"
+    return "class:card.red" if card.suit.is_red else "class:card.black"
+
+
+def card_fragments(card: Card, glyphs: Glyphs) -> StyleAndTextTuples:
+    return [(_card_style(card), card_text(card, glyphs))]
+
+
+def text_fragments(line: str, glyphs: Glyphs, style: str = "") -> StyleAndTextTuples:
+    """A line of game text with every card and suit symbol shown as a card."""
+    out: StyleAndTextTuples = []
+    at = 0
+    for match in _TOKEN.finditer(line):
+        if match.start() > at:
+            out.append((style, line[at : match.start()]))
+        if match.group(4):  # a lone suit symbol
+            suit = parse_suit(match.group(4))
+            cls = "class:card.red" if suit.is_red else "class:card.black"
+            out.append((f"{style} {cls}", suit.symbol if glyphs.unicode else suit.value))
+        else:
+            card = parse_card(match.group(0))
+            out.append((f"{style} {_card_style(card)}", card_text(card, glyphs)))
+        at = match.end()
+    if at < len(line):
+        out.append((style, line[at:]))
+    return out
+
+
+def lines_fragments(lines: Sequence[str], glyphs: Glyphs, style: str = "") -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for line in lines:
+        out += text_fragments(line, glyphs, style)
+        out.append(("", "\n"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Sections of the table screen.
+
+
+def seats_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
+    """One line per seat: a turn marker, the name, then aligned ``label value`` columns."""
+    width = max((len(s.name) for s in model.seats), default=0)
+    out: StyleAndTextTuples = []
+    for seat in model.seats:
+        marker = glyphs.turn if seat.to_act else " "
+        style = "class:seat.turn" if seat.to_act else ("class:seat.me" if seat.me else "")
+        out.append((style, f"{marker} {seat.name.ljust(width)}"))
+        for label, value in seat.facts:
+            out.append(("", "  "))
+            out.append(("class:seat.label", f"{label} "))
+            out += text_fragments(value, glyphs, "class:seat.fact")
+        out.append(("", "\n"))
+    return out
+
+
+def hand_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
+    if not model.hand:
+        return [("class:seat.label", "(no cards)")]
+    out: StyleAndTextTuples = []
+    for index, card in enumerate(model.hand):
+        if index:
+            out.append(("", " "))
+        out += card_fragments(card, glyphs)
+    out.append(("class:seat.label", f"   ({len(model.hand)} cards)"))
+    return out
+
+
+def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for index, line in enumerate(lines):
+        if index:
+            out.append(("", "\n"))
+        out += text_fragments(line.text, glyphs, f"class:log.{line.kind}")
+    return out
+
+
+def end_fragments(end: EndModel, glyphs: Glyphs) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = [("class:end.title", f"game over: {end.winners}\n")]
+    out += text_fragments(f"result: {end.result}\n", glyphs)
+    if end.scores:
+        out.append(("", "scores: " + f" {glyphs.dot} ".join(end.scores) + "\n"))
+    for index, line in enumerate(end.audit):
+        bad = not end.audit[0].startswith("audit: clean")
+        out.append(("class:end.bad" if bad and index == 0 else "", line + "\n"))
+    if end.transcript:
+        out.append(("", f"transcript saved to {end.transcript}\n"))
+        out.append(("class:end.hint", f"check it any time with: {end.verify}\n"))
+    else:
+        out.append(("class:seat.label", "no transcript was saved for this table\n"))
+    out.append(("class:end.hint", "type 'new' for a new game or 'quit' to leave"))
+    return out
