@@ -15,119 +15,20 @@ repeat. **A seeded simulation is not secret**: anyone who knows the seed can com
 
 from __future__ import annotations
 
-import heapq
 import json
 import secrets
-import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-
-import msgpack
 
 from ..cards import Card
 from ..engine import DeckBackend
 from ..game import Game
 from .derive import SEED_BYTES
-from .group import digest, multiply_many, threaded_multiply_many
-from .party import (
-    AuditOp,
-    Blame,
-    CoinOp,
-    DealOp,
-    Op,
-    OpDone,
-    Output,
-    Party,
-    RevealOp,
-    ShuffleOp,
-    TransferOp,
-)
+from .group import digest
+from .local import DeckFault, LocalNetwork, Tamper, multiplier
+from .party import AuditOp, CoinOp, DealOp, Op, OpDone, Party, RevealOp, ShuffleOp, TransferOp
 
 __all__ = ["DeckFault", "LocalNetwork", "MentalPokerDeck", "mental_poker_factory", "simulation_seeds"]
-
-Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
-"""``tamper(sender, receiver, message) -> message`` (or None to drop it): for tests of cheaters."""
-
-
-class DeckFault(RuntimeError):
-    """The deck protocol stopped with a verdict. ``blame`` is the one most seats reached;
-    ``blames`` maps every seat that reached one to its verdict."""
-
-    def __init__(self, blames: Mapping[int, Blame]):
-        votes: dict[tuple[str, int], list[Blame]] = {}
-        for b in blames.values():
-            votes.setdefault((b.step, b.seat), []).append(b)
-        self.blame = max(votes.values(), key=len)[0]
-        self.blames = dict(blames)
-        super().__init__(str(self.blame))
-
-
-def _encode(message: dict[str, Any]) -> bytes:
-    return msgpack.packb(message, use_bin_type=True)
-
-
-def _decode(data: bytes) -> dict[str, Any]:
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-class LocalNetwork:
-    """In-process message queues between parties.
-
-    It also keeps a virtual clock as if each party ran on its own machine on a network with no
-    latency: a message is handled at the later of its send time and the moment its receiver is
-    free, and takes the measured time of the ``receive`` call. ``critical_path`` is then the
-    setup time a real table would see, which ``bench`` reports next to the wall time."""
-
-    def __init__(self, parties: Sequence[Party], tamper: Tamper | None = None):
-        self.parties = list(parties)
-        self.tamper = tamper
-        self.queue: list[tuple[float, int, int, int, bytes]] = []
-        self.events: list[list[OpDone | Blame]] = [[] for _ in parties]
-        self.clock = [0.0] * len(parties)
-        self._seq = 0
-        self.messages = 0
-        self.bytes = 0
-
-    def call(self, seat: int, method: Callable[..., Output], *args: Any, at: float | None = None) -> None:
-        start = max(self.clock[seat], at if at is not None else 0.0)
-        began = time.perf_counter()
-        output = method(*args)
-        self.clock[seat] = start + (time.perf_counter() - began)
-        self.events[seat] += output.events
-        for send in output.sends:
-            targets = range(len(self.parties)) if send.to is None else [send.to]
-            for to in targets:
-                if to == seat:
-                    continue
-                message = send.message
-                if self.tamper is not None:
-                    message = self.tamper(seat, to, message)
-                    if message is None:
-                        continue
-                data = _encode(message)
-                self.messages += 1
-                self.bytes += len(data)
-                self._seq += 1
-                heapq.heappush(self.queue, (self.clock[seat], self._seq, seat, to, data))
-
-    def run(self) -> None:
-        """Deliver messages until none is left."""
-        while self.queue:
-            sent_at, _, sender, to, data = heapq.heappop(self.queue)
-            self.call(to, self.parties[to].receive, sender, _decode(data), at=sent_at)
-
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def _multiplier(workers: int):
-    if workers <= 1:
-        return multiply_many
-    if workers not in _POOLS:
-        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="deck-mult")
-    return threaded_multiply_many(_POOLS[workers], workers)
-
 
 class MentalPokerDeck:
     """A DeckBackend whose cards nobody sees: N parties in this process.
@@ -152,7 +53,7 @@ class MentalPokerDeck:
         seeds = list(seeds) if seeds is not None else [secrets.token_bytes(SEED_BYTES) for _ in range(players)]
         if len(seeds) != players:
             raise ValueError("one seed per seat")
-        multiply = _multiplier(workers)
+        multiply = multiplier(workers)
         self.players = players
         self.n = len(cards)
         self.parties = [

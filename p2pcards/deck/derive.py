@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .group import (
+    PrfScalars,
     derive_permutation,
     digest,
     prf_scalar,
@@ -85,12 +86,17 @@ class Secrets:
             raise ValueError(f"a seed is {SEED_BYTES} bytes")
         self.seed = seed
         self.game_id = game_id
+        self._card_key = PrfScalars(seed, "card-key", game_id)
+        self._card_keys: dict[int, bytes] = {}
 
     def shuffle_key(self, epoch: int) -> bytes:
         return prf_scalar(self.seed, "shuffle-key", self.game_id, epoch)
 
     def card_key(self, handle: int) -> bytes:
-        return prf_scalar(self.seed, "card-key", self.game_id, handle)
+        key = self._card_keys.get(handle)
+        if key is None:
+            key = self._card_keys[handle] = self._card_key(handle)
+        return key
 
     def rehandle_key(self, op: int, handle: int) -> bytes:
         return prf_scalar(self.seed, "rehandle-key", self.game_id, op, handle)

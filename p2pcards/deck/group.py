@@ -25,6 +25,7 @@ __all__ = [
     "InvalidScalar",
     "MultiplyMany",
     "PRF_KEY_BYTES",
+    "PrfScalars",
     "batch_invert",
     "card_point",
     "check_scalar",
@@ -97,6 +98,25 @@ def prf_stream(key: bytes, tag: str, *parts: bytes | str | int) -> Iterator[byte
     while True:
         yield _prf(key, tag, parts, counter)
         counter += 1
+
+
+class PrfScalars:
+    """``prf_scalar(key, tag, *prefix, *rest)`` for many ``rest`` with the same prefix, hashing
+    the prefix once (the encoding is a concatenation, so the result is the same)."""
+
+    def __init__(self, key: bytes, tag: str, *prefix: bytes | str | int):
+        self._state = hashlib.blake2b(digest_size=64, key=key, person=_PERSON_PRF)
+        self._state.update(encode_parts((tag, *prefix)))
+
+    def __call__(self, *rest: bytes | str | int) -> bytes:
+        counter = 0
+        while True:
+            h = self._state.copy()
+            h.update(encode_parts((*rest, counter)))
+            scalar = _na.crypto_core_ed25519_scalar_reduce(h.digest())
+            if scalar != bytes(32):
+                return scalar
+            counter += 1
 
 
 def public_stream(tag: str, *parts: bytes | str | int) -> Iterator[bytes]:

@@ -473,15 +473,20 @@ class Party:
 
         def progress() -> bool:
             base = epoch * self.n
+            sent = False
             while st["step"] < len(order):
                 kind, seat = order[st["step"]]
                 last = st["step"] == len(order) - 1
                 if seat == self.seat:
                     message = self._make_pass(index, epoch, kind, st["deck"])
                     self._broadcast(message)
+                    sent = True
                 else:
                     message = self._inbox.pop((index, kind, seat), None)
                     if message is None:
+                        if not sent and not st.get("prepared"):
+                            # Idle until our turn: derive this epoch's keys now, off the chain.
+                            st["prepared"] = [self._card_key(base + j) for j in range(self.n)]
                         return False
                     self._check_pass_shape(kind, seat, message)
                     if last:  # nobody multiplies the final deck at once: validate it here

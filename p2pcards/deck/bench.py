@@ -1,0 +1,125 @@
+"""Timing the deck: the cost of one scalar multiplication and of a whole setup.
+
+``setup_benchmark(players, cards)`` times "commit until every hand is decoded" (commit, nonces,
+one shuffle, a deal of every card round the table) with all parties in this process, and reports:
+
+* ``wall``: the time it took here, every party's work done one after another;
+* ``critical_path``: the virtual-clock time of :class:`~p2pcards.deck.local.LocalNetwork`, i.e.
+  the setup time of a table where each party has its own machine and the network is instant;
+* ``floor``: (2N-1) * n scalar multiplications at the cost measured in the same run, the
+  sequential chain of passes no dealer-free scheme of this shape can avoid.
+
+``python -m p2pcards.deck.bench [--workers 2]`` prints the three standard tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+from nacl import bindings as _na
+
+from ..cards import Card, Suit, build_deck
+from .derive import card_table
+from .group import digest
+from .local import LocalNetwork, multiplier
+from .party import DealOp, Party, ShuffleOp
+
+__all__ = ["deck_of_size", "scalar_mult_cost", "setup_benchmark"]
+
+STANDARD = [(4, 208), (7, 54), (3, 117)]
+
+
+def deck_of_size(n: int) -> list[Card]:
+    """The project's decks: 52, 54 (two jokers), 117 (three packs less clubs), 208 (four packs)."""
+    decks = {
+        52: lambda: build_deck(),
+        54: lambda: build_deck(jokers=2),
+        117: lambda: build_deck(packs=3, without_suits=[Suit.CLUBS]),
+        208: lambda: build_deck(packs=4),
+    }
+    if n in decks:
+        return decks[n]()
+    if n < 52:
+        return build_deck()[:n]
+    raise ValueError(f"no standard deck of {n} cards")
+
+
+def scalar_mult_cost(samples: int = 2000) -> float:
+    """Seconds per crypto_scalarmult_ed25519_noclamp, measured now."""
+    scalar = _na.crypto_core_ed25519_scalar_reduce(os.urandom(64))
+    point = _na.crypto_core_ed25519_from_uniform(os.urandom(32))
+    mult = _na.crypto_scalarmult_ed25519_noclamp
+    best = float("inf")
+    for _ in range(3):
+        began = time.perf_counter()
+        for _ in range(samples):
+            point = mult(scalar, point)
+        best = min(best, (time.perf_counter() - began) / samples)
+    return best
+
+
+def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int = 3) -> dict[str, Any]:
+    """Best of ``repeat`` setups; see the module doc for the figures."""
+    deck = deck_of_size(cards)
+    mult = scalar_mult_cost()
+    best: dict[str, Any] | None = None
+    for attempt in range(repeat):
+        card_table.cache_clear()  # each party computes its card table, as it would on its own machine
+        seeds = [digest("bench", attempt, seat) for seat in range(players)]
+        began = time.perf_counter()
+        parties = [
+            Party(seat, players, b"bench", deck, seeds[seat], multiply_many=multiplier(workers))
+            for seat in range(players)
+        ]
+        net = LocalNetwork(parties)
+        for p in parties:
+            net.call(p.seat, p.start)
+        net.run()
+        for op in (ShuffleOp(), DealOp({h: h % players for h in range(cards)})):
+            now = max(net.clock)
+            for p in parties:
+                net.call(p.seat, p.begin, op, at=now)
+            net.run()
+        wall = time.perf_counter() - began
+        if not all(p.done and p.blame is None for p in parties):
+            raise RuntimeError("setup did not complete")
+        if sum(len(p.known) for p in parties) != cards:
+            raise RuntimeError("not every card was decoded exactly once")
+        result = {
+            "players": players,
+            "cards": cards,
+            "workers": workers,
+            "wall": wall,
+            "critical_path": max(net.clock),
+            "scalar_mult": mult,
+            "floor": (2 * players - 1) * cards * mult,
+            "messages": net.messages,
+            "bytes": net.bytes,
+        }
+        if best is None or result["wall"] < best["wall"]:
+            best = result
+    best["wall_vs_floor"] = best["wall"] / best["floor"]
+    best["critical_vs_floor"] = best["critical_path"] / best["floor"]
+    return best
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=1, help="threads per pass (libsodium releases the GIL)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(f"one scalar multiplication: {scalar_mult_cost() * 1e6:.1f} us")
+    print(f"{'N x n':>8} {'floor ms':>9} {'wall ms':>9} {'x floor':>8} {'crit ms':>9} {'x floor':>8} {'KB':>6}")
+    for players, cards in STANDARD:
+        r = setup_benchmark(players, cards, workers=args.workers, repeat=args.repeat)
+        print(
+            f"{players:>3} x {cards:<3} {r['floor'] * 1e3:9.1f} {r['wall'] * 1e3:9.1f} {r['wall_vs_floor']:8.2f}"
+            f" {r['critical_path'] * 1e3:9.1f} {r['critical_vs_floor']:8.2f} {r['bytes'] / 1024:6.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
