@@ -1,0 +1,285 @@
+"""Whole games (local dealer and mental-poker deck), cheating clients, legal actions, the
+console grammar, the view and the strategic bot, all through the plugin's real entry point."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from bs_table import Table, the_game
+
+from p2pcards.bots import RandomBot
+from p2pcards.dealer import LocalDealer
+from p2pcards.engine import PlayerError, play, seeded_rng
+from p2pcards.game import IllegalAction
+from p2pcards.plugins import load_plugins
+from p2pcards.simulate import simulate
+from p2pcards_cals_bs.choices import rank_groups
+
+
+def bots_for(game, options, names, seed):
+    available = load_plugins().bots_for(game.id)
+    return [available[name](game, seat, options, seeded_rng(seed, "bot", seat)) for seat, name in enumerate(names)]
+
+
+def run(players, options=None, names=None, seed=0, deck=None, check_own=True, bot_classes=None):
+    game = the_game()
+    resolved = game.resolve_options(options or {}, players)
+    if bot_classes:
+        bots = [cls(game, seat, resolved, random.Random(f"{seed}/{seat}")) for seat, cls in enumerate(bot_classes)]
+    else:
+        names = names or ["strategic"] + ["random"] * (players - 1)
+        bots = bots_for(game, resolved, names, seed)
+    if deck is None:
+        deck = LocalDealer(game.deck(resolved, players), players, seeded_rng(seed, "deck"))
+    return play(game, resolved, players, deck, bots, check_own=check_own)
+
+
+# -- plugin -----------------------------------------------------------------------------------
+
+
+def test_loads_through_the_entry_point_with_its_bots():
+    host = load_plugins(fresh=True)
+    assert "cals-bs" in host.games and not [e for e in host.errors if "cals-bs" in str(e)]
+    info = host.plugins["cals-bs"]
+    assert info.distribution == "p2pcards-cals-bs" and info.games == ["cals-bs"]
+    assert {"random", "strategic"} <= set(host.bots_for("cals-bs"))
+    game = host.game("cals-bs")
+    assert set(game.variants) == {"quads", "classic-cheat", "single-hand"}
+    for values in game.variants.values():
+        game.resolve_options(values, 5)
+    assert "play" in game.commands_help() and "doubt" in game.commands_help() and game.summary
+
+
+# -- whole games ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("quads", [False, True])
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_whole_match_local_dealer(players, quads):
+    for seed in range(3):
+        record = run(players, {"quads": quads}, seed=seed)
+        assert len(record.result.winners) == 1
+        assert max(record.result.scores) == 3 and record.violations == []
+
+
+@pytest.mark.parametrize("going_out", ["challengeable", "face_up_must_be_true"])
+def test_whole_match_every_bot_and_going_out_mode(going_out):
+    for seed in range(3):
+        record = run(5, {"going_out": going_out, "quads": True}, seed=seed,
+                     names=["strategic", "random", "strategic", "random", "strategic"])
+        assert record.result.winners and record.violations == []
+
+
+@pytest.mark.parametrize("quads", [False, True])
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_whole_games_mental_poker_deck(players, quads):
+    backend = pytest.importorskip("p2pcards.deck.backend")
+    game = the_game()
+    options = game.resolve_options({"quads": quads, "match_target": 2}, players)
+    deck = backend.mental_poker_factory(seed=f"cals-bs-{players}-{quads}")(game, options, players, 0)
+    record = run(players, options, seed=players, deck=deck)
+    assert len(record.result.winners) == 1 and record.violations == []
+    assert len(record.faces) % 54 == 0
+
+
+# -- legal actions ----------------------------------------------------------------------------
+
+
+class CheckingRandomBot(RandomBot):
+    """A random bot that checks every listed action against check_own and records the kinds."""
+
+    kinds: set = set()
+
+    def choose(self, state, known):
+        actions = self.game.legal_actions(state, self.seat, known)
+        assert actions
+        for action in actions:
+            self.game.check_own(state, self.seat, action, known)
+            kind = action["type"]
+            if action["type"] == "play":
+                kind += "+N" if "plus" in action else ""
+                cards = [known[h] for h in action["cards"]]
+                rank = action.get("rank")
+                if rank and not all(c.is_joker or c.rank.symbol == rank for c in cards):
+                    kind += " bluff"
+            type(self).kinds.add(kind)
+        return self.rng.choice(actions)
+
+
+def test_every_listed_action_passes_check_own_and_every_kind_appears():
+    CheckingRandomBot.kinds = set()
+    for seed in range(4):
+        record = run(4, {"quads": True}, seed=seed, bot_classes=[CheckingRandomBot] * 4)
+        assert record.violations == []
+    assert CheckingRandomBot.kinds == {"play", "play bluff", "play+N", "pass", "doubt", "quads"}
+
+
+# -- cheating clients -------------------------------------------------------------------------
+
+
+class GhostCardBot(RandomBot):
+    """Plays a handle from another seat's hand (a modified client)."""
+
+    def choose(self, state, known):
+        if state.must_lead:
+            other = state.hands[(self.seat + 1) % state.players]
+            return {"type": "play", "cards": [other[0]], "rank": "7"}
+        return super().choose(state, known)
+
+
+class FakeQuadsBot(RandomBot):
+    """Leads "quads" with four cards that are not four of a kind."""
+
+    def choose(self, state, known):
+        if state.must_lead and state.quads:
+            groups, jokers = rank_groups(state.hands[self.seat], known)
+            mixed = [hs[0] for hs in groups.values()][:3] + jokers[:1]
+            if len(mixed) < 4:
+                mixed = [hs[0] for hs in groups.values()][:4]
+            if len(mixed) == 4 and len(mixed) < len(state.hands[self.seat]):
+                return {"type": "quads", "cards": mixed}
+        return super().choose(state, known)
+
+
+class LyingExitBot(RandomBot):
+    """Goes out face up with cards that do not match the claim."""
+
+    def choose(self, state, known):
+        hand = state.hands[self.seat]
+        if 1 <= len(hand) <= 6 and not state.in_quads_context:
+            rank = state.current_rank.symbol if not state.must_lead else "A"
+            if not all(known[h].is_joker or known[h].rank.symbol == rank for h in hand):
+                return {"type": "play", "cards": list(hand), "rank": rank}
+        return super().choose(state, known)
+
+
+def test_playing_a_card_not_held_is_refused_at_once_naming_the_seat():
+    with pytest.raises(PlayerError) as info:
+        run(3, bot_classes=[RandomBot, GhostCardBot, RandomBot], check_own=False, seed=1)
+    assert info.value.seat == 1 and "not in seat 1's hand" in info.value.reason
+
+
+def test_fake_quads_are_named_by_the_audit():
+    record = run(4, {"quads": True}, bot_classes=[RandomBot, RandomBot, FakeQuadsBot, RandomBot], check_own=False)
+    assert record.violations and {v.seat for v in record.violations} == {2}
+    assert all("quads" in v.message for v in record.violations)
+    seat, action = record.actions[record.violations[0].action_index]
+    assert seat == 2 and action["type"] == "quads"
+
+
+def test_fake_quads_are_refused_by_an_honest_client():
+    with pytest.raises(PlayerError) as info:
+        run(4, {"quads": True}, bot_classes=[RandomBot, RandomBot, FakeQuadsBot, RandomBot])
+    assert info.value.seat == 2
+
+
+def test_a_lying_face_up_exit_is_named_by_the_audit_and_costs_the_pile():
+    audited = 0
+    for seed in range(6):
+        try:
+            record = run(4, bot_classes=[RandomBot, LyingExitBot, RandomBot, RandomBot], check_own=False, seed=seed)
+        except PlayerError as error:
+            # some of the cards were public already (picked up after a doubt): every peer's
+            # check refuses the play at once
+            assert error.seat == 1 and "face up" in error.reason
+            continue
+        assert record.violations and {v.seat for v in record.violations} == {1}
+        assert all("went out face up" in v.message for v in record.violations)
+        audited += 1
+    assert audited
+    # and in a scenario: the false face-up play is seen by every peer and the liar takes the pile
+    t = Table(3, {0: "5h", 1: "9s 9d"})
+    t.act(0, "play 5h as 5")
+    t.keep_only(1, "9s 9d")
+    t.raw(1, {"type": "play", "cards": t.handles(1, "9s 9d"), "rank": "5"})
+    assert len(t.state.hands[1]) == 3 and t.turn == 2
+    [violation] = t.audit()
+    assert violation.seat == 1 and violation.action_index == 1
+
+
+def test_a_lie_in_a_claim_is_not_a_violation():
+    t = Table(3, {0: "2h 3h", 1: "4s"})
+    t.act(0, "play 2h 3h as K")
+    t.act(1, "play 4s")
+    t.act(2, "pass")
+    assert t.audit() == []
+
+
+def test_public_faces_already_known_are_checked_by_every_peer():
+    t = Table(3, {0: "5h", 1: "9h 9s 9d 9c"}, quads=True)
+    t.act(0, "play 5h as 5")
+    t.act(1, "doubt")  # true: 5h is now public and in seat 1's hand
+    five, nines = t.handles(1, "5h"), t.handles(1, "9h 9s 9d 9c")
+    t.state.turn = 1  # pretend seat 1 leads now
+    t.game.check(t.state, 1, {"type": "quads", "cards": nines})  # unknown to peers: accepted
+    with pytest.raises(IllegalAction, match="four cards of one rank"):
+        t.game.check(t.state, 1, {"type": "quads", "cards": five + nines[:3]})
+
+
+# -- console grammar and view -----------------------------------------------------------------
+
+
+def test_grammar_parses_every_command_and_explains_errors():
+    t = Table(4, {0: "7h 7s JK 9d 3c", 1: "7d 5h 5s", 2: "9h 9s 9d 9c"}, quads=True)
+    assert t.parse(0, "play 7h 7s JK as 7") == {"type": "play", "cards": t.handles(0, "7h 7s JK"), "rank": "7"}
+    assert t.parse(0, "lead 7♥ 7s as seven")["rank"] == "7"
+    assert t.parse(1, "pass") == {"type": "pass"} and t.parse(1, "doubt") == {"type": "doubt"}
+    for text, expected in [
+        ("", "expected a command"),
+        ("shout", "expected play, lead, quads"),
+        ("play 7h 7s", "say which rank"),
+        ("play as 7", "expected cards"),
+        ("play 7h as 7 8", "one rank after 'as'"),
+        ("play 7h as Z", "not a rank"),
+        ("play 9h as 9", "do not hold 9h"),
+        ("play zz as 7", "not a card"),
+        ("quads 7h 7s", "four cards"),
+        ("pass now", "takes nothing"),
+    ]:
+        with pytest.raises(IllegalAction, match=expected):
+            t.parse(0, text)
+    t.act(0, "play 7h as 7")
+    assert t.parse(1, "play 7d") == {"type": "play", "cards": t.handles(1, "7d"), "rank": "7"}
+    assert t.parse(1, "+3 5h 5s")["plus"] == 3
+
+
+def test_format_action_shows_faces_only_to_who_may_see_them():
+    t = Table(3, {0: "7h 7s"})
+    game, action = t.game, t.parse(0, "play 7h 7s as 7")
+    assert game.format_action(t.state, 0, action, t.deck.known(0)) == "play 7h 7s as 7"
+    assert game.format_action(t.state, 0, action, t.deck.known(1)) == "play 2 cards as 7"
+    assert game.format_action(t.state, 0, {"type": "play", "cards": [1], "plus": 2}, {}) == "+2 1 card"
+    assert game.format_action(t.state, 0, {"type": "quads", "cards": [1, 2, 3, 4]}, {}) == "quads 4 cards"
+    # what is shown parses back to the same action
+    assert t.parse(0, game.format_action(t.state, 0, action, t.deck.known(0))) == action
+
+
+def test_view_is_plain_data_with_sorted_hand_and_events():
+    t = Table(3, {0: "7h", 1: "Ks 2d JK 10c"})
+    t.act(0, "play 7h as 7")
+    view = t.view(1)
+    assert view["turn"] == 1 and view["dealer"] == 2 and view["current_rank"] == "7"
+    assert view["hand"].index("2d") < view["hand"].index("10c") < view["hand"].index("Ks") < view["hand"].index("JK")
+    assert view["events"][-1] == {"event": "lead", "seat": 0, "count": 1, "claim": "1x7"}
+    assert view["scores"] == [0, 0, 0] and view["match_target"] == 3
+    t.act(1, "doubt")
+    assert any(e["event"] == "reveal" and e["cards"] == ["7h"] for e in t.view(None)["events"])
+
+
+# -- the strategic bot ------------------------------------------------------------------------
+
+
+def test_strategic_bot_beats_random_bots_clearly():
+    report = simulate(load_plugins(), "cals-bs", players=5, bots=["strategic"] + ["random"] * 4,
+                      games=150, seed=11)
+    assert report.violations == []
+    assert report.wins[0] / report.games > 0.4  # a fair share is 0.2
+
+
+def test_strategic_bot_doubts_an_impossible_claim():
+    # seat 1 holds all four 9s and both jokers: a claim of 9 by seat 0 must be a lie
+    t = Table(3, {0: "2h", 1: "9h 9s 9d 9c JK JK"})
+    t.act(0, "play 2h as 9")
+    bot = bots_for(t.game, t.options, ["random", "strategic", "random"], 0)[1]
+    assert bot.choose(t.state, t.deck.known(1)) == {"type": "doubt"}
