@@ -1,5 +1,6 @@
 """Helpers for Calypso tests: the game loaded through its real entry point, a dealer that stacks
 the deck and the coins, and a table that drives one game card by card from typed commands.
+(Not a conftest.py: root tests import their ``conftest`` by name and a second would shadow it.)
 
 Seats in partnership scenarios follow rules.md II.c: the cuts A, K, Q, J for seats 0..3 make
 seat 0 (W, ♠) the first dealer, seat 2 (N, ♣) the first leader, seat 1 (E, ♥) and seat 3
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
+
+import pytest
 
 from p2pcards.cards import Card, Suit, parse_card, parse_suit
 from p2pcards.dealer import LocalDealer
@@ -190,3 +193,9 @@ class Table:
 
     def deal_steps(self) -> list[Deal]:
         return [s for s in self.steps if isinstance(s, Deal)]
+
+
+@pytest.fixture(scope="session")
+def game():
+    """The Calypso game from the installed plugin (import this fixture into a test module)."""
+    return calypso_game()

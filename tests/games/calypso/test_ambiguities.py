@@ -6,7 +6,7 @@ from p2pcards.cards import Suit
 from p2pcards.game import Turn
 from p2pcards_calypso import rules
 
-from calypso_table import E, N, S, W, Table
+from calypso_table import E, N, S, W, Table, game  # noqa: F401 (game is a fixture)
 
 
 @pytest.mark.parametrize("rule, winner", [("BEAT_THE_LEADER", N), ("ANY_RUFF_BEATS_TRUMP_LEAD", E)])

@@ -8,7 +8,7 @@ from p2pcards.cards import Card, Rank, Suit
 from p2pcards.game import Deal, IllegalAction, OptionError, Shuffle, Turn
 from p2pcards_calypso import rules
 
-from calypso_table import E, N, S, W, Table
+from calypso_table import E, N, S, W, Table, game  # noqa: F401 (game is a fixture)
 
 
 def fill_calypso(table, seat, ranks):
