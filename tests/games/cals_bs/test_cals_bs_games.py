@@ -207,10 +207,10 @@ def test_a_lie_in_a_claim_is_not_a_violation():
 
 
 def test_public_faces_already_known_are_checked_by_every_peer():
-    t = Table(3, {0: "5h", 1: "9h 9s 9d 9c"}, quads=True)
-    t.act(0, "play 5h as 5")
-    t.act(1, "doubt")  # true: 5h is now public and in seat 1's hand
-    five, nines = t.handles(1, "5h"), t.handles(1, "9h 9s 9d 9c")
+    t = Table(3, {0: "JK", 1: "9h 9s 9d 9c"}, quads=True)
+    t.act(0, "play JK as 5")
+    t.act(1, "doubt")  # true: the joker is now public and in seat 1's hand
+    five, nines = t.handles(1, "JK"), t.handles(1, "9h 9s 9d 9c")
     t.state.turn = 1  # pretend seat 1 leads now
     t.game.check(t.state, 1, {"type": "quads", "cards": nines})  # unknown to peers: accepted
     with pytest.raises(IllegalAction, match="four cards of one rank"):
