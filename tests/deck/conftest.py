@@ -1,0 +1,36 @@
+"""Helpers for the deck tests: tables of parties in one process, cheaters, bad points."""
+
+from __future__ import annotations
+
+import pytest
+from nacl import bindings as na
+
+from p2pcards.cards import build_deck
+from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
+from p2pcards.deck.bench import deck_of_size
+
+P = 2**255 - 19
+BASE = na.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little"))
+ORDER_2 = (P - 1).to_bytes(32, "little")  # (0, -1), order 2
+
+
+def bad_points() -> dict[str, bytes]:
+    """Encodings every verifier must refuse."""
+    return {
+        "identity": (1).to_bytes(32, "little"),
+        "small-order": ORDER_2,
+        "mixed-order": na.crypto_core_ed25519_add(BASE, ORDER_2),  # B + T2
+        "non-canonical": (P + 1).to_bytes(32, "little"),  # the identity with y = p + 1
+        "not-on-curve": (2).to_bytes(32, "little"),
+        "short": b"\x01" * 31,
+    }
+
+
+def make_deck(players: int, cards: int = 20, seed: object = "test", **kwargs) -> MentalPokerDeck:
+    deck = deck_of_size(cards) if cards >= 52 else build_deck()[:cards]
+    return MentalPokerDeck(deck, players, simulation_seeds(seed, 0, players), **kwargs)
+
+
+@pytest.fixture
+def small_deck():
+    return make_deck

@@ -1,0 +1,104 @@
+"""Every card dealt once, each seat decodes exactly its own cards, reveals agree everywhere."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from conftest import make_deck
+
+from p2pcards.deck import CoinOp
+from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
+from p2pcards.deck.bench import deck_of_size
+
+# Every player count with 54 cards, and the bigger decks at the table sizes they are played at
+# (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.
+SIZES = [(p, 54) for p in range(3, 8)] + [(3, 117), (6, 117), (4, 208), (7, 208)]
+
+
+@pytest.mark.parametrize(("players", "cards"), SIZES, ids=[f"{p}x{c}" for p, c in SIZES])
+def test_deal_reveal_and_audit(players, cards):
+    faces_in_deck = deck_of_size(cards)
+    # the light audit here (hashes and decoded faces); test_blame covers the full recomputation
+    audit = "one" if (players, cards) == (4, 208) else "none"
+    deck = MentalPokerDeck(faces_in_deck, players, simulation_seeds("grid", cards, players), full_audit=audit)
+    handles = deck.shuffle()
+    assert handles == list(range(cards))
+    each = 5
+    dealt = {h: i % players for i, h in enumerate(handles[: each * players])}
+    deck.deal(dealt)
+    for seat in range(players):
+        mine = {h for h, s in dealt.items() if s == seat}
+        assert set(deck.known(seat)) == mine, "a seat decodes exactly its own cards"
+        assert len(deck.known(seat)) == each
+    # a held card and two stock cards face up: every seat decodes them alike
+    stock = handles[each * players : each * players + 2]
+    faces = deck.reveal([handles[1]] + stock, None)
+    for party in deck.parties:
+        assert {h: party.known[h] for h in faces} == faces
+    everything = deck.open_all()
+    assert Counter(everything.values()) == Counter(faces_in_deck), "every card exactly once"
+    for seat in range(players):
+        assert all(everything[h] == card for h, card in deck.known(seat).items())
+
+
+def test_all_cards_dealt_exactly_once():
+    deck = make_deck(4, 54)
+    handles = deck.shuffle()
+    deck.deal({h: h % 4 for h in handles})
+    seen = Counter()
+    for seat in range(4):
+        assert len(deck.known(seat)) == len(handles) // 4 + (seat < len(handles) % 4)
+        seen.update(deck.known(seat).values())
+    assert sorted(seen.values()) == [1] * 54
+    assert Counter(deck.open_all().values()) == Counter(deck_of_size(54))
+
+
+def test_transfer_rehandles_and_new_holder_reveals():
+    deck = make_deck(3, 20)
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    moved = [0, 1, 4]  # from seats 0, 1 and 1
+    before = {h: deck.parties[0].cards_by_handle[h].point for h in moved}
+    deck.transfer(moved, 2)
+    for h in moved:
+        assert deck.known(2)[h] == deck.known(h % 3)[h]
+        card = deck.parties[0].cards_by_handle[h]
+        assert card.point != before[h] and card.holder == 2 and len(card.locks) == 4
+    # the new holder alone opens them now, with every lock including its re-handling scalar
+    faces = deck.reveal(moved, 2)
+    assert faces == {h: deck.known(2)[h] for h in moved}
+    assert all(deck.known(s)[h] == faces[h] for s in range(3) for h in moved)
+    deck.open_all()
+
+
+def test_several_shuffles_number_handles_by_epoch_and_coins_agree():
+    deck = make_deck(3, 12)
+    first = deck.shuffle()
+    deck.deal({first[0]: 1})
+    assert 0 <= deck.coin("first-dealer", 3) < 3
+    second = deck.shuffle()
+    assert first == list(range(12)) and second == list(range(12, 24))
+    deck.deal({second[0]: 1, second[1]: 2})
+    faces = deck.open_all()
+    assert len(faces) == 24
+    assert Counter(faces[h] for h in second) == Counter(faces[h] for h in first)
+
+
+def test_coins_are_the_same_at_every_seat_and_in_range():
+    deck = make_deck(3, 12)
+    deck.shuffle()
+    values = [deck.coin(f"coin-{i}", 7) for i in range(30)]
+    assert all(0 <= v < 7 for v in values) and len(set(values)) > 1
+    done = deck.run_op(CoinOp("again", 1000))
+    assert len({d.value for d in done}) == 1
+
+
+def test_seeded_runs_repeat_and_secret_seeds_differ():
+    a, b = make_deck(3, 12, seed=5), make_deck(3, 12, seed=5)
+    for d in (a, b):
+        d.shuffle()
+    assert a.open_all() == b.open_all()
+    c = MentalPokerDeck(a.parties[0].cards, 3)  # seeds from secrets
+    c.shuffle()
+    assert c.parties[0].game_id != a.parties[0].game_id
