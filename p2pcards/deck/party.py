@@ -771,7 +771,10 @@ class Party:
             if step in ("shuffle", "relock") and evidence is None:
                 copy = self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
                 if copy is None:
-                    return  # not arrived here yet; decide when it does
+                    if op < self.current or (op < len(self.ops) and not isinstance(self.ops[op], ShuffleOp)):
+                        self._accusations.pop(0)
+                        self._fail("accuse", accuser, f"accusation about a pass that does not exist ({step})")
+                    return  # otherwise not arrived here yet; decide when it does
                 self._accusations.pop(0)
                 try:
                     self._check_pass_shape(step, accused, copy)

@@ -1,0 +1,248 @@
+"""Every deviation is detected and the right seat blamed, at every honest seat alike."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import pytest
+from conftest import bad_points, make_deck
+from nacl import bindings as na
+
+from p2pcards.deck import Party, Send
+from p2pcards.deck.backend import DeckFault
+from p2pcards.deck.group import multiply, prf_scalar
+
+
+def verdict(excinfo, honest=None, cheater=None) -> tuple[str, int]:
+    """The (step, seat) of a DeckFault, checking every honest seat that reached one agrees.
+    A message changed on the way is the sender's own copy unchanged, so its view is left out."""
+    fault: DeckFault = excinfo.value
+    seats = set(fault.blames) if honest is None else set(fault.blames) & set(honest)
+    seats.discard(cheater)
+    verdicts = {(fault.blames[s].step, fault.blames[s].seat) for s in seats}
+    assert len(verdicts) == 1, fault.blames
+    return verdicts.pop()
+
+
+def tamper_when(kind, sender, change, receiver=None):
+    """A tamper hook changing (a copy of) messages of ``kind`` from ``sender``."""
+
+    def hook(s, r, message):
+        if message.get("type") == kind and s == sender and (receiver is None or r == receiver):
+            message = copy.deepcopy(message)
+            return change(message)
+        return message
+
+    return hook
+
+
+def random_point() -> bytes:
+    return na.crypto_core_ed25519_from_uniform(os.urandom(32))
+
+
+# -- keys -------------------------------------------------------------------------------------------
+
+
+def test_wrong_key_blames_its_sender():
+    def wrong(message):
+        message["scalars"][0][0][1] = prf_scalar(b"x" * 32, "wrong")
+        return message
+
+    deck = make_deck(4, tamper=tamper_when("open", 1, wrong, receiver=0))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.deal({h: 0 for h in handles[:3]})
+    assert verdict(info, cheater=1) == ("open", 1)
+    assert set(info.value.blames) >= {0, 2, 3}, "the others checked the receiver's evidence"
+
+
+def test_key_for_another_position_blames_its_sender():
+    def swap(message):
+        s = message["scalars"]
+        s[0][0][1], s[1][0][1] = s[1][0][1], s[0][0][1]
+        return message
+
+    deck = make_deck(4, tamper=tamper_when("open", 3, swap, receiver=0))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.deal({h: 0 for h in handles[:3]})
+    assert verdict(info, cheater=3) == ("open", 3)
+
+
+def test_wrong_key_in_a_public_reveal_is_seen_by_everyone():
+    def wrong(message):
+        message["scalars"][0][0][1] = prf_scalar(b"x" * 32, "wrong")
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("open", 2, wrong))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.reveal(handles[:2], None)
+    assert verdict(info, cheater=2) == ("open", 2)
+
+
+class ReusesKeys(Party):
+    """Uses one per-card key for two handles (and commits to it, so each check alone passes)."""
+
+    def _card_key(self, handle):
+        return super()._card_key(handle - handle % 2)
+
+
+def test_reused_key_blames_its_author():
+    deck = make_deck(4, party_factory=lambda seat, *a, **k: (ReusesKeys if seat == 2 else Party)(seat, *a, **k))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.deal({handles[0]: 0, handles[1]: 0})
+    assert verdict(info, honest=[0, 1, 3]) == ("open", 2)
+    assert "reused" in info.value.blames[0].reason
+
+
+# -- points -----------------------------------------------------------------------------------------
+
+
+def test_duplicated_point_blames_the_pass_author():
+    def duplicate(message):
+        message["points"][1] = message["points"][0]
+        return message
+
+    with pytest.raises(DeckFault) as info:
+        make_deck(4, tamper=tamper_when("shuffle", 1, duplicate)).shuffle()
+    assert verdict(info, cheater=1) == ("shuffle", 1)
+    assert "duplicated" in info.value.blame.reason
+
+
+PASSES = [("shuffle", 1), ("shuffle", 3), ("relock", 0), ("relock", 2)]  # relock 2 is the last
+
+
+@pytest.mark.parametrize("bad", sorted(bad_points()))
+@pytest.mark.parametrize(("kind", "author"), PASSES, ids=[f"{k}{s}" for k, s in PASSES])
+def test_invalid_point_blames_the_pass_author(bad, kind, author):
+    def poison(message):
+        message["points"][3] = bad_points()[bad]
+        return message
+
+    with pytest.raises(DeckFault) as info:
+        make_deck(4, tamper=tamper_when(kind, author, poison)).shuffle()
+    assert verdict(info, cheater=author) == (kind, author)
+
+
+def test_invalid_point_in_rehandling_blames_the_new_holder():
+    def poison(message):
+        message["points"][0] = bad_points()["mixed-order"]
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("rehandle", 1, poison))
+    handles = deck.shuffle()
+    deck.deal({handles[0]: 0, handles[1]: 2})
+    with pytest.raises(DeckFault) as info:
+        deck.transfer(handles[:2], 1)
+    assert verdict(info, honest=[0, 2]) == ("rehandle", 1)
+
+
+def test_substituted_card_is_caught_at_decoding_and_the_audit_names_the_pass():
+    def substitute(message):
+        message["points"][5] = random_point()
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("shuffle", 1, substitute))
+    handles = deck.shuffle()  # passes look fine: distinct valid points
+    with pytest.raises(DeckFault) as info:
+        deck.deal({h: h % 3 for h in handles})
+    assert verdict(info, cheater=1) == ("shuffle", 1)
+    assert info.value.blame.reason.startswith("audit:")
+
+
+def test_audit_rejects_a_shuffle_that_is_not_a_permutation():
+    def substitute(message):
+        message["points"][0] = random_point()
+        return message
+
+    deck = make_deck(4, tamper=tamper_when("shuffle", 2, substitute), full_audit="all")
+    deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()
+    assert verdict(info, cheater=2) == ("shuffle", 2)
+    assert "not a permutation" in info.value.blame.reason
+
+
+def test_tampered_relock_fails_the_audit_with_step_and_seat():
+    extra = prf_scalar(b"e" * 32, "extra")
+
+    def relock_twice(message):
+        message["points"][7] = multiply(extra, message["points"][7])
+        return message
+
+    deck = make_deck(4, tamper=tamper_when("relock", 1, relock_twice), full_audit="all")
+    deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()
+    assert verdict(info, cheater=1) == ("relock", 1)
+    assert info.value.blame.op == 1 and "position 7" in info.value.blame.reason
+
+
+# -- stalls, seeds and accusations -------------------------------------------------------------------
+
+
+def test_missing_pass_times_out_on_the_seat_that_owes_it():
+    deck = make_deck(4, tamper=tamper_when("relock", 2, lambda m: None))
+    with pytest.raises(DeckFault) as info:
+        deck.shuffle()
+    assert (info.value.blame.step, info.value.blame.seat) == ("relock", 2)
+    assert "timeout" in info.value.blame.reason
+
+
+def test_missing_private_key_times_out_on_its_sender():
+    deck = make_deck(4, tamper=tamper_when("open", 3, lambda m: None, receiver=1))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.deal({handles[0]: 1})
+    assert (info.value.blame.step, info.value.blame.seat) == ("open", 3)
+
+
+def test_wrong_seed_at_the_audit_blames_its_owner():
+    def wrong(message):
+        message["seed"] = b"\x00" * 32
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("seed", 1, wrong))
+    deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()
+    assert verdict(info, honest=[0, 2]) == ("seed", 1)
+
+
+class FalseAccuser(Party):
+    """Accuses the first seat that sends it a private key, with that (valid) message."""
+
+    accusation = "open"
+
+    def receive(self, sender, message):
+        out = super().receive(sender, message)
+        if message.get("type") == "open" and not getattr(self, "_accused", False):
+            self._accused = True
+            evidence = {"sender": sender, "message": message}
+            step, seat = self.accusation, sender
+            if self.accusation == "decode":  # the keys decode fine
+                h = message["handles"][0]
+                evidence = {"handles": [h], "scalars": [[[i, s] for i, s in sorted(self.cards_by_handle[h].scalars.items())]]}
+                seat = self.seat
+            op = message["op"]
+            if self.accusation == "shuffle":  # seat 1's shuffle pass was fine
+                evidence, seat, op = None, 1, 0
+            out.sends.append(Send(None, {"type": "accuse", "op": op, "step": step, "seat": seat,
+                                         "reason": "made up", "evidence": evidence}))
+        return out
+
+
+@pytest.mark.parametrize("accusation", ["open", "decode", "shuffle"])
+def test_false_accusation_blames_the_accuser(accusation):
+    class Accuser(FalseAccuser):
+        pass
+
+    Accuser.accusation = accusation
+    deck = make_deck(4, party_factory=lambda seat, *a, **k: (Accuser if seat == 0 else Party)(seat, *a, **k))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.deal({h: 0 for h in handles[:2]})
+    assert verdict(info, honest=[1, 2, 3]) == ("accuse", 0)

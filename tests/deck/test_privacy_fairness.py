@@ -1,0 +1,103 @@
+"""Privacy against N-1 colluders, and uniformity of the permutation derivation."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from conftest import make_deck
+
+from p2pcards.deck import group
+from p2pcards.deck.derive import Secrets
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def test_all_but_one_pooling_secrets_and_messages_cannot_decode_the_last_hand():
+    players, victim = 4, 2
+    pooled: list[dict] = []
+
+    def record(sender, receiver, message):
+        if receiver != victim:  # everything any colluder receives
+            pooled.append(message)
+        return message
+
+    deck = make_deck(players, 52, tamper=record)
+    handles = deck.shuffle()
+    deal = {h: h % players for h in handles[:20]}
+    deck.deal(deal)
+    game_id = deck.parties[0].game_id
+    table = set(deck.parties[0].table)
+    colluders = [Secrets(deck.parties[s]._seed, game_id) for s in range(players) if s != victim]
+
+    # Every scalar the colluders could try: whatever they derive, and every 32-byte value in
+    # every message they saw that is a valid scalar.
+    candidates = {k.card_key(h) for k in colluders for h in handles} | {k.shuffle_key(0) for k in colluders}
+    for leaf in _leaves(pooled):
+        try:
+            candidates.add(group.check_scalar(leaf))
+        except group.InvalidScalar:
+            pass
+    victim_secrets = Secrets(deck.parties[victim]._seed, game_id)
+    never_sent = {victim_secrets.shuffle_key(0)} | {victim_secrets.card_key(h) for h, s in deal.items() if s == victim}
+    assert not never_sent & set(_leaves(pooled)), "the victim's keys for its own cards never left it"
+
+    victim_cards = [h for h, s in deal.items() if s == victim]
+    for handle in victim_cards:
+        point = deck.parties[0].cards_by_handle[handle].point
+        stripped = group.multiply(group.invert(group.scalar_product(k.card_key(handle) for k in colluders)), point)
+        assert stripped not in table  # one lock left: the victim's
+        for candidate in candidates:
+            assert group.multiply(group.invert(candidate), stripped) not in table
+    # and yet the colluders decode their own cards: the attack above is the honest path
+    for handle, seat in deal.items():
+        if seat != victim:
+            assert handle in deck.known(seat) and handle not in deck.known(victim)
+
+
+# Fairness. The derivation is deterministic per seed, so these tests cannot flake: the seeds are
+# fixed. Thresholds are the chi-square critical values at p = 0.001.
+CHI2_CRITICAL_P001 = {5: 20.52, 9: 27.88, 23: 49.73}
+
+
+def _chi_square(counts, expected):
+    return sum((c - expected) ** 2 / expected for c in counts)
+
+
+def _permutation(seed: int, n: int) -> list[int]:
+    return Secrets(seed.to_bytes(32, "big"), b"fairness").permutation(0, n)
+
+
+def test_every_permutation_of_four_equally_likely():
+    samples = 12_000
+    counts = Counter(tuple(_permutation(i, 4)) for i in range(samples))
+    assert set(counts) == set(itertools.permutations(range(4)))
+    chi2 = _chi_square([counts[p] for p in itertools.permutations(range(4))], samples / 24)
+    assert chi2 < CHI2_CRITICAL_P001[23], chi2
+
+
+def test_every_card_lands_in_every_position_equally_often():
+    samples, n = 10_000, 10
+    positions = [Counter() for _ in range(n)]
+    for i in range(samples):
+        perm = _permutation(i, n)
+        for position, card in enumerate(perm):
+            positions[card][position] += 1
+    for card in range(n):
+        chi2 = _chi_square([positions[card][p] for p in range(n)], samples / n)
+        assert chi2 < CHI2_CRITICAL_P001[9], (card, chi2)
+
+
+def test_small_bounds_are_unbiased():
+    stream = group.words(group.prf_stream(b"s" * 32, "bias"))
+    draws = Counter(group.uniform_below(6, stream) for _ in range(12_000))
+    assert _chi_square([draws[v] for v in range(6)], 2_000) < CHI2_CRITICAL_P001[5]
