@@ -1,3 +1,60 @@
 """The wire layer, sans-IO: identities, frames, signed messages, the hash-chained table log,
 sealed private payloads and transcript files. Bytes and objects in; bytes, objects and
-exceptions out. No sockets and no trio here (see protocol/wire.md and protocol/transcript.md)."""
+exceptions out. No sockets and no trio here (see protocol/wire.md and protocol/transcript.md).
+
+Modules: :mod:`.identity` (keys, fingerprints, table words), :mod:`.framing` (frames and the
+canonical encoding), :mod:`.schema` (field checks), :mod:`.messages` (the catalogue, signatures,
+handshake), :mod:`.log` (the table log and blame), :mod:`.sealed` (private payloads),
+:mod:`.transcript` (transcript files). The names below are the ones a session needs most.
+"""
+
+from .errors import ProtocolError, SchemaError, VersionMismatch
+from .framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, decode, encode, encode_frame
+from .identity import (
+    Identity,
+    IdentityError,
+    PublicIdentity,
+    data_dir,
+    fingerprint,
+    load_or_create_identity,
+    table_auth_words,
+)
+from .log import Blame, Log, Rejected
+from .messages import (
+    Auth,
+    Bye,
+    Entry,
+    Fetch,
+    Head,
+    Hello,
+    common_games,
+    genesis_hash,
+    handshake_proof,
+    make_hello,
+    new_table_id,
+    parse_message,
+    sign_entry,
+    sign_head,
+    version_mismatch,
+)
+from .sealed import SealError, open_body, seal_body
+from .transcript import (
+    TornTranscript,
+    Transcript,
+    TranscriptEnd,
+    TranscriptError,
+    TranscriptHeader,
+    TranscriptWriter,
+    read_transcript,
+)
+
+__all__ = [
+    "Auth", "Blame", "Bye", "DEFAULT_LIMITS", "Entry", "Fetch", "FrameDecoder", "FrameError",
+    "Head", "Hello", "Identity", "IdentityError", "Limits", "Log", "ProtocolError",
+    "PublicIdentity", "Rejected", "SchemaError", "SealError", "TornTranscript", "Transcript",
+    "TranscriptEnd", "TranscriptError", "TranscriptHeader", "TranscriptWriter", "VersionMismatch",
+    "common_games", "data_dir", "decode", "encode", "encode_frame", "fingerprint", "genesis_hash",
+    "handshake_proof", "load_or_create_identity", "make_hello", "new_table_id", "open_body",
+    "parse_message", "read_transcript", "seal_body", "sign_entry", "sign_head",
+    "table_auth_words", "version_mismatch",
+]

@@ -222,7 +222,8 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def table_auth_words(table_id: bytes, roster: Sequence[PublicIdentity], count: int = 5) -> list[str]:
+def table_auth_words(table_id: bytes, roster: Sequence[PublicIdentity],
+                     count: int = 5) -> list[str]:
     """Words that every seat reads aloud to check that all see the same table and keys.
 
     SHA-256 over a domain prefix and the canonical encoding of the table id and every seat's

@@ -172,7 +172,7 @@ class Log:
     def _reject(self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (),
                 provable: bool = False) -> Rejected:
         blame = Blame(seat, code, reason, evidence, provable)
-        if provable:
+        if provable and not any(set(b.evidence) == set(evidence) for b in self.blames):
             self.blames.append(blame)
         return Rejected(blame)
 

@@ -90,7 +90,8 @@ def new_table_id() -> bytes:
 def genesis_hash(table: bytes, header: Any) -> bytes:
     """The ``prev`` of a table's first log entry: binds the table id and the lobby header
     (roster, game, options: whatever plain data the session puts in it)."""
-    return hashlib.sha256(GENESIS_DOMAIN + framing.encode({"table": table, "header": header})).digest()
+    data = framing.encode({"table": table, "header": header})
+    return hashlib.sha256(GENESIS_DOMAIN + data).digest()
 
 
 # ------------------------------------------------------------------------------------------

@@ -26,9 +26,12 @@ class Spec:
         raise NotImplementedError
 
 
+_TYPE_NAMES = {bytes: "binary", str: "string", dict: "map", list: "array", bool: "boolean",
+               int: "integer", float: "float", type(None): "nil"}
+
+
 def _type_name(value: Any) -> str:
-    return {bytes: "binary", str: "string", dict: "map", list: "array", bool: "boolean",
-            int: "integer", float: "float", type(None): "nil"}.get(type(value), type(value).__name__)
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,8 @@ HEADER = Record(
         "type": Str(16), "format": Int(0, 1 << 16), "protocol": Int(0, 1 << 31),
         "program": Str(64), "table": Bytes(TABLE_ID_SIZE),
         "roster": ListOf(_ROSTER_ITEM, MAX_SEATS, min_len=1),
-        "game": Str(64, GAME_ID_PATTERN), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 256),
+        "game": Str(64, GAME_ID_PATTERN), "rules": Str(64),
+        "options": MapOf(Str(64), AnyData(), 256),
         "lobby": AnyData(), "genesis": Bytes(32),
     },
 )
@@ -106,7 +107,8 @@ ENTRY = Record({"type": Str(16), "entry": AnyData()})
 BLAME = Record({"type": Str(16), "blame": AnyData()})
 END = Record({
     "type": Str(16), "status": Str(16), "result": Nullable(AnyData()),
-    "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}), MAX_SEATS),
+    "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}),
+                    MAX_SEATS),
     "absent": ListOf(Int(0, MAX_SEATS - 1), MAX_SEATS), "note": Str(1000),
 })
 

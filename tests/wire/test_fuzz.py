@@ -39,7 +39,8 @@ def _sample_stream() -> tuple[bytes, list[Entry]]:
         log.append(entry)
         entries.append(entry)
     hello = make_hello(PLAYERS[0], name="ann", games={"cals-bs": "1"})
-    messages = [hello.to_wire()] + [e.to_wire() for e in entries] + [log.make_head(PLAYERS[1], 1).to_wire()]
+    head = log.make_head(PLAYERS[1], 1)
+    messages = [hello.to_wire(), *(e.to_wire() for e in entries), head.to_wire()]
     return b"".join(encode_frame(m) for m in messages), entries
 
 
@@ -138,7 +139,8 @@ def test_mutated_streams(data, chunk):
 wire_data = st.recursive(
     st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1)
     | st.floats(allow_nan=False) | st.text(max_size=20) | st.binary(max_size=20),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=15,
 )
 

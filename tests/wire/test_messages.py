@@ -3,7 +3,6 @@ import pytest
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.wire.errors import ProtocolError, VersionMismatch
 from p2pcards.wire.framing import FrameDecoder, encode_frame
-from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import (
     Auth,
     Bye,
@@ -82,7 +81,8 @@ def test_hello_of_another_protocol_version_names_both_versions(players):
     with pytest.raises(VersionMismatch) as info:
         parse_message(wire, peer="peer ann")
     text = str(info.value)
-    assert f"protocol {PROTOCOL_VERSION + 1}" in text and f"we run protocol {PROTOCOL_VERSION}" in text
+    assert f"protocol {PROTOCOL_VERSION + 1}" in text
+    assert f"we run protocol {PROTOCOL_VERSION}" in text
     assert "9.9" in text
 
 
@@ -106,8 +106,8 @@ def test_version_mismatch_messages(players):
     err = version_mismatch(a, b, game="cals-bs")
     assert isinstance(err, VersionMismatch)
     assert str(err) == "peer bob: game cals-bs: we have rules 3, peer has 2"
-    assert "peer does not have" in str(version_mismatch(a, make_hello(players[1], name="c",
-                                                                          games={}), game="calypso"))
+    without = make_hello(players[1], name="c", games={})
+    assert "peer does not have" in str(version_mismatch(a, without, game="calypso"))
     newer = make_hello(players[1], name="bob", games={}, protocol=2, program="0.9")
     assert "runs protocol 2 (p2pcards 0.9), we run protocol 1" in str(version_mismatch(a, newer))
     assert common_games(a, b) == {"calypso": "1"}

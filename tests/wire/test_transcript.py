@@ -3,7 +3,7 @@ import random
 import pytest
 
 from p2pcards.wire.framing import encode
-from p2pcards.wire.log import Rejected
+from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Entry
 from p2pcards.wire.transcript import (
     MAGIC,
@@ -15,7 +15,6 @@ from p2pcards.wire.transcript import (
     roster_header,
 )
 
-from p2pcards.wire.log import Log
 
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
 LOBBY = {"game": "highcard", "seats": 3}
