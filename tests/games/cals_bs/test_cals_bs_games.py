@@ -283,3 +283,30 @@ def test_strategic_bot_doubts_an_impossible_claim():
     t.act(0, "play 2h as 9")
     bot = bots_for(t.game, t.options, ["random", "strategic", "random"], 0)[1]
     assert bot.choose(t.state, t.deck.known(1)) == {"type": "doubt"}
+
+
+def test_worked_example_from_the_docs():
+    ann, ben, cat = 0, 1, 2
+    t = Table(3, {ann: "7h 7s 4c 4d 9h 9s JK 3c", ben: "7d JK", cat: "2c"}, match_target=1)
+    t.act(ann, "play 7h 7s as 7")
+    t.act(ben, "play 7d JK")
+    t.act(cat, "play 2c")
+    t.act(ann, "doubt")
+    assert [t.faces(h) for h, _ in t.reveals] == [["2c"]]
+    assert len(t.transfers[-1].handles) == 5 and t.transfers[-1].to == cat
+    assert t.turn == ann and t.state.must_lead
+    t.act(ann, "play 4c 4d as 4")
+    t.act(ben, "pass")
+    t.act(cat, "pass")
+    assert t.turn == ann and t.state.must_lead and len(t.state.pile) == 1
+    t.act(ann, "play 9h as 9")
+    t.act(ben, "doubt")
+    assert t.faces(t.reveals[-1][0]) == ["9h"] and t.turn == ann
+    nine, joker, three = (t.handles(ann, c) for c in ("9s", "JK", "3c"))
+    t.state.hands[ann] = nine + three  # scenario shortcut: later in the hand
+    with pytest.raises(IllegalAction):
+        t.act(ann, "play 9s 3c as 9")
+    t.state.hands[ann] = nine + joker
+    t.act(ann, "play 9s JK as 9")
+    assert t.step().result.winners == (ann,)
+    assert t.audit() == []
