@@ -916,7 +916,6 @@ class Party:
             self._fail(result.blame.step, result.blame.seat, result.blame.reason)
             return
         if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
-            self.known.update(result.faces)
             self._out.events.append(OpDone(self.current, self.ops[self.current], faces=dict(result.faces)))
             self.current += 1
             self._state = {}
