@@ -353,7 +353,7 @@ def local_session(
     from .engine import seeded_rng
 
     game = host.game(game_id)
-    players = players or game.min_players
+    players = players or game.default_players(options or {})
     resolved = game.resolve_options(options or {}, players)
     seed = secrets.token_hex(8) if seed is None else seed
     available = host.bots_for(game_id)

@@ -68,6 +68,12 @@ def make_distribution(tmp_path):
     return make
 
 
+@pytest.fixture
+def cli():
+    """Run the installed ``p2pcards`` command: ``cli(*args, pythonpath=[...])``."""
+    return run_cli
+
+
 def run_cli(*args: str, pythonpath: list[Path] = (), env: dict | None = None, timeout: float = 120):
     """Run the installed ``p2pcards`` command; returns the CompletedProcess."""
     full_env = dict(os.environ)

@@ -2,11 +2,9 @@
 
 import json
 
-from conftest import run_cli
 
-
-def test_plugins_json_lists_the_third_party_game(highcard_path):
-    out = run_cli("plugins", "--json", pythonpath=[highcard_path])
+def test_plugins_json_lists_the_third_party_game(highcard_path, cli):
+    out = cli("plugins", "--json", pythonpath=[highcard_path])
     assert out.returncode == 0, out.stderr
     plugins = {p["name"]: p for p in json.loads(out.stdout)["plugins"]}
     game = plugins["highcard"]["games"][0]
@@ -14,14 +12,14 @@ def test_plugins_json_lists_the_third_party_game(highcard_path):
     assert plugins["highcard"]["version"] == "1.0.0"
 
 
-def test_plugins_text_shows_options(highcard_path):
-    out = run_cli("plugins", pythonpath=[highcard_path])
+def test_plugins_text_shows_options(highcard_path, cli):
+    out = cli("plugins", pythonpath=[highcard_path])
     assert "game high-card: High card, rules 1, 2-8 players" in out.stdout
     assert "--option cards=1" in out.stdout
 
 
-def test_simulate_local_json(highcard_path):
-    out = run_cli(
+def test_simulate_local_json(highcard_path, cli):
+    out = cli(
         "simulate", "--game", "high-card", "--players", "3", "--option", "cards=2",
         "--games", "200", "--local", "--json", "--seed", "5", pythonpath=[highcard_path],
     )
@@ -32,13 +30,13 @@ def test_simulate_local_json(highcard_path):
     assert report["violations"] == [] and report["options"] == {"cards": 2}
 
 
-def test_simulate_variant(highcard_path):
-    out = run_cli("simulate", "--game", "high-card", "--variant", "three-cards", "--local", "--json",
+def test_simulate_variant(highcard_path, cli):
+    out = cli("simulate", "--game", "high-card", "--variant", "three-cards", "--local", "--json",
                   pythonpath=[highcard_path])
     assert json.loads(out.stdout)["options"] == {"cards": 3}
 
 
-def test_errors_are_one_line_with_exit_status_2(highcard_path):
+def test_errors_are_one_line_with_exit_status_2(highcard_path, cli):
     cases = [
         (["simulate", "--game", "poker", "--local"], "no game 'poker'"),
         (["simulate", "--game", "high-card", "--option", "cards=9", "--local"], "cards: must be at most 5"),
@@ -47,6 +45,6 @@ def test_errors_are_one_line_with_exit_status_2(highcard_path):
         (["simulate", "--game", "high-card", "--players", "1", "--local"], "2 to 8 players"),
     ]
     for args, message in cases:
-        out = run_cli(*args, pythonpath=[highcard_path])
+        out = cli(*args, pythonpath=[highcard_path])
         assert out.returncode == 2, (args, out.stderr)
         assert message in out.stderr and "Traceback" not in out.stderr

@@ -1,0 +1,87 @@
+"""Framed msgpack messages over trio TCP streams.
+
+A :class:`Connection` sends and receives whole messages (see :mod:`p2pcards.wire.framing`).
+Everything a peer sends is untrusted: a malformed or oversized frame raises
+:class:`~p2pcards.wire.framing.FrameError`, after which the connection is unusable and is closed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import trio
+
+from ..wire.framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, encode_frame
+
+__all__ = ["Connection", "ConnectionClosed", "connect", "FrameError"]
+
+RECEIVE_CHUNK = 65_536
+
+
+class ConnectionClosed(Exception):
+    """The other side closed the connection or it broke."""
+
+
+class Connection:
+    def __init__(self, stream: trio.abc.Stream, label: str = "peer", limits: Limits = DEFAULT_LIMITS):
+        self.stream = stream
+        self.label = label
+        self.limits = limits
+        self._decoder = FrameDecoder(limits)
+        self._ready: deque[Any] = deque()
+        self._send_lock = trio.Lock()
+        self.closed = False
+        self.bytes_sent = 0
+        self.bytes_received = 0
+
+    @property
+    def remote(self) -> str:
+        try:
+            host, port, *_ = self.stream.socket.getpeername()
+            return f"{host}:{port}"
+        except (AttributeError, OSError):
+            return self.label
+
+    async def send(self, message: Any) -> None:
+        frame = encode_frame(message, self.limits)
+        async with self._send_lock:
+            try:
+                await self.stream.send_all(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                self.closed = True
+                raise ConnectionClosed(f"{self.label}: {exc}") from None
+        self.bytes_sent += len(frame)
+
+    async def receive(self) -> Any:
+        """The next message; raises :class:`ConnectionClosed` at the end of the stream and
+        :class:`FrameError` on bytes that are not a valid frame."""
+        while not self._ready:
+            try:
+                data = await self.stream.receive_some(RECEIVE_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                self.closed = True
+                raise ConnectionClosed(f"{self.label}: {exc}") from None
+            if not data:
+                self.closed = True
+                self._decoder.feed_eof()
+                raise ConnectionClosed(f"{self.label} closed the connection")
+            self.bytes_received += len(data)
+            self._ready.extend(self._decoder.feed(data))
+        return self._ready.popleft()
+
+    async def aclose(self) -> None:
+        self.closed = True
+        with trio.move_on_after(1) as scope:
+            scope.shield = True
+            await self.stream.aclose()
+
+
+async def connect(host: str, port: int, *, label: str | None = None, timeout: float = 10.0) -> Connection:
+    """Open a connection, or raise :class:`ConnectionClosed` saying why it failed."""
+    try:
+        with trio.fail_after(timeout):
+            stream = await trio.open_tcp_stream(host, port)
+    except (OSError, trio.TooSlowError) as exc:
+        raise ConnectionClosed(f"cannot reach {host}:{port}: {exc or 'timed out'}") from None
+    return Connection(stream, label or f"{host}:{port}")
