@@ -80,12 +80,13 @@ def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int,
     if state.must_lead:
         for rank, handles in groups.items():
             for cards in _truthful_sets(handles, jokers):
-                actions.append({"type": "play", "cards": cards, "rank": rank.symbol})
+                actions.append({"type": "play", "cards": cards, "rank": SYMBOL[rank]})
         if groups:
             smallest = min(groups.values(), key=len)
-            for rank in Rank:
+            single = smallest[:1]
+            for rank in ALL_RANKS:
                 if rank not in groups:
-                    actions.append({"type": "play", "cards": smallest[:1], "rank": rank.symbol})
+                    actions.append({"type": "play", "cards": single, "rank": SYMBOL[rank]})
         elif jokers:
             actions.append({"type": "play", "cards": jokers[:MAX_SET], "rank": Rank.ACE.symbol})
         if state.quads:
@@ -117,7 +118,7 @@ def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int,
     # Candidates are legal by construction (cards from the hand, 1-6 of them, the right kind of
     # claim); only a going-out play still has to be truthful. The tests check every listed
     # action against check_own; doing that here would triple the cost of a simulation.
-    if game.must_be_truthful(state):
+    if len(hand) <= MAX_SET and game.must_be_truthful(state):
         size = len(hand)
         actions = [a for a in actions if not _untruthful_exit(a, size, known)]
     return actions
@@ -131,4 +132,6 @@ def _untruthful_exit(action: Action, hand_size: int, known: Mapping[int, Card]) 
     return not all(known[h].is_joker or known[h].rank == rank for h in cards)
 
 
+ALL_RANKS = tuple(Rank)
+SYMBOL = {rank: rank.symbol for rank in Rank}
 RANK_BY_SYMBOL = {rank.symbol: rank for rank in Rank}
