@@ -238,7 +238,7 @@ class TableSession:
         if not text:
             return
         who = self.names[self.me] if self.me is not None else "spectator"
-        self._publish("chat", f"{who}: {text}", seat=self.me, text=text)
+        self._publish("chat", f"{who}: {text}", seat=self.me, message=text)
 
     # -- running --------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -90,6 +90,7 @@ class ConsoleApp:
         self.log_back = 0  # lines scrolled back from the end of the log
         self.stopped: str | None = None  # why the table stopped early (an error)
         self._frame = 0
+        self.lines_entered = 0  # Enter presses handled (tests wait on it)
         self._choice: trio.Event | None = None
         self._intent: str | None = None
         self._trio_token: trio.lowlevel.TrioToken | None = None
@@ -212,6 +213,7 @@ class ConsoleApp:
 
     def _accept(self, buffer: Buffer) -> bool:
         """Enter: returns True to keep the text (after a mistake, so it can be edited)."""
+        self.lines_entered += 1
         if self.controller is None:
             return True
         if self.stopped:
@@ -221,7 +223,10 @@ class ConsoleApp:
                 return False
             self.message = Feedback(f"{self.stopped}; type 'new' or 'quit'", error=True)
             return True
-        feedback = self.controller.handle(buffer.text)
+        try:
+            feedback = self.controller.handle(buffer.text)
+        except Exception as exc:  # a bug in a game's grammar must not take the screen down
+            feedback = Feedback(f"internal error: {type(exc).__name__}: {exc}", error=True, keep_text=True)
         self.message = feedback
         if feedback.intent == "help":
             self.show_help, self.help_scroll = True, 0
@@ -336,6 +341,13 @@ class ConsoleApp:
             root,
             floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))],
         )
+
+    def end_text(self) -> str:
+        """The game-over panel as plain text."""
+        return fragment_list_to_text(self._end())
+
+    def help_text(self) -> str:
+        return fragment_list_to_text(self._help())
 
     # Each of these renders one part of the screen from the current models.
 

@@ -1,0 +1,93 @@
+"""Console test helpers: building tables, and a driver that runs the real console on a pipe
+input with a dummy output."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2pcards.console.app import ConsoleApp
+from p2pcards.console.render import UNICODE
+from p2pcards.plugins import PluginHost
+from p2pcards.session import TableSession, local_session
+
+BUNDLED = ("cals-bs", "calypso")
+
+
+def require_game(host: PluginHost, game_id: str) -> None:
+    if game_id not in host.games:
+        pytest.skip(f"game {game_id} is not installed (plugins/{game_id} not built yet?)")
+
+
+def table(host: PluginHost, game_id: str, **kwargs) -> TableSession:
+    kwargs.setdefault("deck", "local")
+    kwargs.setdefault("seed", 7)
+    return local_session(host, game_id, **kwargs)
+
+
+class Driver:
+    """Types into a running :class:`ConsoleApp` through a pipe input, waiting (with timeouts)
+    for the app to act on each line."""
+
+    def __init__(self, console: ConsoleApp, pipe):
+        self.console = console
+        self.pipe = pipe
+
+    async def until(self, predicate: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout}s waiting for {what or predicate}")
+            await asyncio.sleep(0.002)
+
+    async def keys(self, data: str) -> None:
+        self.pipe.send_text(data)
+        await asyncio.sleep(0.01)
+
+    async def enter(self, text: str, timeout: float = 5.0) -> None:
+        """Type a line and press Enter; returns once the console has handled it."""
+        before = self.console.lines_entered
+        self.pipe.send_text(text + "\r")
+        await self.until(lambda: self.console.lines_entered > before, timeout, f"Enter on {text!r}")
+
+    async def clear_line(self) -> None:
+        await self.keys("\x15")  # Ctrl-U: kill the line before the cursor
+
+    async def my_turn_or_end(self, timeout: float = 10.0) -> None:
+        await self.until(
+            lambda: self.console.session is not None
+            and (self.console.session.my_turn or self.console.session.result is not None
+                 or bool(self.console.stopped)),
+            timeout,
+            "my turn or the end",
+        )
+
+
+def run_console(new_table: Callable[[], TableSession], script, *, glyphs=UNICODE, colour=True, timeout=60.0):
+    """Run the console on a pipe input until it exits; ``script(driver)`` is an async function
+    that types into it. Returns the console for inspection."""
+
+    async def main() -> ConsoleApp:
+        with create_pipe_input() as pipe:
+            console = ConsoleApp(new_table, glyphs=glyphs, colour=colour, input=pipe, output=DummyOutput())
+            driver = Driver(console, pipe)
+
+            async def play() -> None:
+                try:
+                    await script(driver)
+                finally:
+                    if console.application.is_running and not console.application.future.done():
+                        await driver.keys("\x03")  # Ctrl-C: quit whatever happened
+
+            task = asyncio.ensure_future(play())
+            await asyncio.wait_for(console.run(), timeout)
+            await task  # re-raise the script's assertion errors
+            return console
+
+    return asyncio.run(main())
+

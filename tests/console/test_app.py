@@ -1,0 +1,150 @@
+"""The real console application on a pipe input: whole games typed line by line against bots."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pcards.console.render import ASCII
+
+from .support import BUNDLED, require_game, run_console, table
+
+
+def choose(console, prefer=()):
+    """A legal move as typed text: the first choice starting with one of ``prefer``, else the
+    first one offered."""
+    choices = [c.text for c in console.controller.move_choices()]
+    assert choices, "the console offers no legal move on my turn"
+    for word in prefer:
+        for text in choices:
+            if text.startswith(word):
+                return text
+    return choices[0]
+
+
+async def play_to_the_end(driver, prefer=(), max_turns=2000):
+    """Play legal moves typed into the input line until the game ends; returns the largest
+    hand shown on the way."""
+    console = driver.console
+    largest = 0
+    for _ in range(max_turns):
+        await driver.my_turn_or_end(timeout=20)
+        if console.session.result is not None or console.stopped:
+            return largest
+        largest = max(largest, len(console.model().hand))
+        move = choose(console, prefer)
+        await driver.enter(move)
+        assert not console.message.error, f"{move!r} refused: {console.message.message}"
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_high_card_game_through_the_input_line(host):
+    tables = iter([table(host, "high-card", players=3, options={"cards": 3}, me=0, seed=11)])
+    seen = {}
+
+    async def script(driver):
+        console = driver.console
+        await driver.my_turn_or_end()
+        seen["hand"] = list(console.model().hand)
+        # A card we do not hold: refused with the game's reason, and the text stays for editing.
+        held = {str(c) for c in console.session.known().values()}
+        missing = next(f"{r}s" for r in "23456789JQKA" if f"{r}s" not in held)
+        await driver.enter(f"show {missing}")
+        assert console.message.error and "you do not hold" in console.message.message
+        assert console.input_area.text == f"show {missing}"
+        await driver.clear_line()
+        # Malformed input: the grammar says what it expected.
+        await driver.enter("dance")
+        assert "expected: show CARD" in console.message.message
+        await driver.clear_line()
+        await play_to_the_end(driver)
+        assert console.session.result is not None
+        assert console.end_text().count("audit: clean, every card checked") == 1
+        await driver.enter("quit")
+
+    console = run_console(lambda: next(tables), script)
+    assert len(seen["hand"]) >= 3
+    kinds = [line.kind for line in console.tracker.log]
+    assert "action" in kinds and "done" in kinds and "error" not in kinds
+
+
+def test_help_say_and_not_your_turn(host):
+    tables = iter([table(host, "high-card", players=2, me=1, seed=3, bot_delay=0.3)])
+
+    async def script(driver):
+        console = driver.console
+        await driver.until(lambda: console.session is not None and console.session.phase == "playing")
+        assert not console.session.my_turn  # seat 0 (a bot, thinking for 0.3 s) plays first
+        await driver.enter("show 2h")
+        assert console.message.error and "not yours" in console.message.message
+        assert console.input_area.text == "show 2h"
+        await driver.clear_line()
+        await driver.keys("\x1bOP")  # F1
+        await driver.until(lambda: console.show_help, 2, "F1 opens help")
+        assert "Everyone shows their best card" in console.help_text()
+        assert "say TEXT" in console.help_text()
+        await driver.keys("\x1bOP")
+        await driver.until(lambda: not console.show_help, 2, "F1 closes help")
+        await driver.enter("help")
+        assert console.show_help
+        await driver.keys("\x1bOP")
+        await driver.enter("say good luck all")
+        assert ("chat", "you: good luck all") in [(line.kind, line.text) for line in console.tracker.log]
+        await driver.enter("new")
+        assert "still on" in console.message.message
+        await driver.clear_line()
+        await play_to_the_end(driver)
+        await driver.enter("quit")
+
+    run_console(lambda: next(tables), script)
+
+
+def test_new_game_after_the_end_then_quit(host):
+    made = []
+
+    def new_table():
+        made.append(table(host, "high-card", players=2, me=0, seed=len(made)))
+        return made[-1]
+
+    async def script(driver):
+        console = driver.console
+        await play_to_the_end(driver)
+        await driver.enter("show 2h")
+        assert "the game is over" in console.message.message
+        await driver.clear_line()
+        await driver.enter("new")
+        await driver.until(lambda: len(made) == 2, 5, "a second table")
+        await play_to_the_end(driver)
+        await driver.enter("quit")
+
+    console = run_console(new_table, script)
+    assert console.games_played == 2 and all(t.result is not None for t in made)
+
+
+def test_quitting_in_the_middle_of_a_game(host):
+    tables = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
+
+    async def script(driver):
+        await driver.until(lambda: driver.console.session is not None)
+        await driver.keys("\x04")  # Ctrl-D on an empty line
+
+    console = run_console(lambda: next(tables), script, timeout=10)
+    assert console.session.result is None
+
+
+@pytest.mark.parametrize("game_id", BUNDLED)
+def test_a_whole_bundled_game_through_the_input_line(host, game_id):
+    require_game(host, game_id)
+    options = {"match_target": 1} if game_id == "cals-bs" else {}
+    players = 3 if game_id == "cals-bs" else 4
+    tables = iter([table(host, game_id, players=players, options=options, me=0, seed=5)])
+
+    async def script(driver):
+        console = driver.console
+        largest = await play_to_the_end(driver, prefer=("pass", "play", "trump"))
+        assert largest >= 10  # both games deal at least 10 cards to each of 3 or 4 players
+        assert console.session.result is not None, console.stopped
+        assert "audit: clean, every card checked" in console.end_text()
+        await driver.enter("quit")
+
+    console = run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=120)
+    assert console.session.violations == []
