@@ -451,3 +451,14 @@ def test_rule_35_going_out_on_plus_n_is_checked_face_up():
     t.keep_only(0, "4h 4s 4d 4c")
     t.act(0, "quads 4h 4s 4d 4c")
     assert t.step().result.winners == (0,)
+
+
+def test_rule_27_challengeable_with_quads_plus_n_exit_is_face_down_and_doubtable():
+    t = Table(3, {0: "9h 9s 9d 9c", 1: "Qh", 2: "2c"}, quads=True, going_out="challengeable")
+    t.act(0, "quads 9h 9s 9d 9c")
+    t.keep_only(1, "Qh")
+    t.act(1, "+2 Qh")  # a lie (B+2 = J), face down
+    assert t.reveals == [] and t.state.provisional == 1
+    t.act(2, "doubt")
+    assert len(t.state.hands[1]) == 5 and t.turn == 2  # false: the player takes the pile
+    assert t.audit() == []
