@@ -56,12 +56,15 @@ _CARD_WORD = re.compile(r"(?<![\w+#])(?:10|[2-9JQKA])[shdc♠♥♦♣](?![\w#])
 _SEAT_PREFIX = re.compile(r"^seat \d+ ")
 
 
-def _ascii_cards(text: str) -> str:
+def _cards_as(text: str, unicode: bool) -> str:
+    """Every card in ``text`` written in ASCII (``7h``) or with its suit symbol (``7♥``)."""
+
     def swap(match: re.Match[str]) -> str:
         try:
-            return str(parse_card(match.group(0)))
+            card = parse_card(match.group(0))
         except CardParseError:
             return match.group(0)
+        return card.unicode() if unicode else str(card)
 
     return _CARD_WORD.sub(swap, text)
 
@@ -119,9 +122,13 @@ class TableController:
     def typed_form(self, action: Action) -> str | None:
         """Text that the game's grammar parses back into ``action``, or ``None``."""
         session = self.session
-        described = _ascii_cards(session.describe(session.me, action))
-        tries = [described, _SEAT_PREFIX.sub("", described)]
-        tries.append(_unconjugate(tries[-1]))
+        described = session.describe(session.me, action)
+        tries: list[str] = []
+        # ASCII first (easy to type anywhere), then the game's own symbols: a grammar may
+        # misread an ASCII card that is also a word ("As", the ace of spades, next to "as").
+        for text in (_cards_as(described, False), _cards_as(described, True)):
+            stripped = _SEAT_PREFIX.sub("", text)
+            tries += [text, stripped, _unconjugate(stripped)]
         args = " ".join(_action_faces(action, session.known()))
         verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
         tries += [f"{verb} {args}".strip() for verb in verbs if verb]

@@ -1,0 +1,112 @@
+"""Enter and Tab: legal moves as typed text the game reads back, refusals that keep the text."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+
+from p2pcards.console.completion import TableCompleter
+from p2pcards.console.controller import TableController
+from p2pcards.console.viewmodel import TableTracker
+
+from .support import BUNDLED, require_game, table
+
+
+def controller_for(session):
+    return TableController(session, TableTracker(session))
+
+
+def completions(controller, typed):
+    doc = Document(typed, len(typed))
+    return [c.text for c in TableCompleter(controller).get_completions(doc, CompleteEvent(completion_requested=True))]
+
+
+@pytest.mark.parametrize("game_id,players", [("high-card", 3), ("cals-bs", 3), ("calypso", 4)])
+async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players):
+    """Over a whole game, at each of the local seat's turns: every legal action gets a text that
+    the game's own grammar parses back to it, and Tab offers exactly those texts."""
+    require_game(host, game_id)
+    options = {"match_target": 1} if game_id == "cals-bs" else {}
+    session = table(host, game_id, players=players, options=options, me=0, seed=3)
+    controller = controller_for(session)
+    turns = 0
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        with trio.fail_after(30):
+            while session.result is None:
+                if session.my_turn:
+                    turns += 1
+                    legal = session.legal_actions()
+                    choices = controller.move_choices()
+                    described = {session.describe(0, a) for a in legal}
+                    assert {c.description for c in choices} == described
+                    for choice in choices:
+                        assert session.describe(0, session.parse(choice.text)) == choice.description
+                    offered = completions(controller, "")
+                    assert [c.text for c in choices] == [t for t in offered if t not in ("help", "legal", "say ", "quit")]
+                    session.submit(session.parse(choices[-1].text))
+                await trio.sleep(0.001)
+    assert turns >= 1
+
+
+async def test_refusals_keep_the_text_and_say_why(host):
+    session = table(host, "high-card", players=2, me=1, seed=5)
+    controller = controller_for(session)
+    feedback = controller.handle("show 2h")
+    assert feedback.error and feedback.keep_text and "wait" in feedback.message
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        with trio.fail_after(5):
+            while not session.my_turn:
+                await trio.sleep(0.001)
+        feedback = controller.handle("jump")
+        assert feedback.error and feedback.keep_text
+        assert feedback.message.startswith("can't read that: expected: show CARD")
+        hand = sorted(session.state.hands[1], key=lambda h: session.known()[h].rank)
+        if session.known()[hand[0]].rank != session.known()[hand[-1]].rank:
+            feedback = controller.handle(f"show {session.known()[hand[0]]}")
+            assert feedback.error and feedback.keep_text
+            assert feedback.message == "not allowed: you must show your best card"
+        feedback = controller.handle("legal")
+        assert feedback.message.startswith("legal now: show ") and not feedback.error
+        assert controller.handle(controller.move_choices()[0].text) == type(feedback)()
+        nursery.cancel_scope.cancel()
+
+
+async def test_console_commands(host):
+    session = table(host, "high-card", players=2, me=0)
+    controller = controller_for(session)
+    assert controller.handle("help").intent == "help"
+    assert controller.handle("F1").intent is None  # only 'help' and '?' open help
+    assert controller.handle("quit").intent == "quit"
+    assert controller.handle("new").error  # not while the game is on
+    assert controller.handle("say").error
+    assert controller.handle("say  hello   there ") == type(controller.handle(""))()
+    assert session.history[-1].kind == "chat" and session.history[-1].text == "you: hello there"
+    assert completions(controller, "q") == ["quit"]
+    assert completions(controller, "he") == ["help"]
+    assert "new" not in completions(controller, "")
+
+
+def test_completion_matches_arguments_too(host):
+    require_game(host, "calypso")
+
+    async def main():
+        session = table(host, "calypso", players=4, me=0, seed=2)
+        controller = controller_for(session)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session.run)
+            with trio.fail_after(10):
+                while not (session.my_turn and session.view().get("hand")):
+                    if session.my_turn:
+                        session.submit(session.legal_actions()[0])
+                    await trio.sleep(0.001)
+            first = controller.move_choices()[0].text  # e.g. "play 7d"
+            card = first.split()[-1]
+            assert first in completions(controller, card)
+            assert first in completions(controller, first[:3])
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
