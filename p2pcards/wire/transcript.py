@@ -268,10 +268,12 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
     pos, check, index = len(MAGIC), FIRST_CHECK, 0
     transcript: Transcript | None = None
     log: Log | None = None
+    size = len(data)
+    zeros_from = len(data.rstrip(b"\x00"))  # where a tail of zero bytes begins, computed once
 
-    while pos < len(data):
+    while pos < size:
         start = pos
-        rest = data[pos:]
+        remaining = size - pos
 
         def torn(reason: str) -> Transcript:
             if transcript is None:
@@ -283,19 +285,20 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                                  f"intact up to byte {start}", offset=start, record=index,
                                  transcript=transcript)
 
-        if not rest.strip(b"\x00"):
-            return torn(f"{len(rest)} zero bytes at the end")
-        if len(rest) < LENGTH_SIZE:
-            return torn(f"{len(rest)} bytes of a record length")
-        length_bytes = rest[:LENGTH_SIZE]
+        if start >= zeros_from:
+            return torn(f"{remaining} zero bytes at the end")
+        if remaining < LENGTH_SIZE:
+            return torn(f"{remaining} bytes of a record length")
+        length_bytes = data[start:start + LENGTH_SIZE]
         length = int.from_bytes(length_bytes, "big")
         if not 1 <= length <= MAX_RECORD:
             raise TranscriptError(f"impossible record length {length}", offset=start, record=index)
-        if len(rest) < LENGTH_SIZE + length + CHECK_SIZE:
+        if remaining < LENGTH_SIZE + length + CHECK_SIZE:
             return torn(f"record of {length} bytes cut short at "
-                        f"{len(rest) - LENGTH_SIZE} bytes")
-        body = rest[LENGTH_SIZE:LENGTH_SIZE + length]
-        stored = rest[LENGTH_SIZE + length:LENGTH_SIZE + length + CHECK_SIZE]
+                        f"{remaining - LENGTH_SIZE} bytes")
+        body_at = start + LENGTH_SIZE
+        body = data[body_at:body_at + length]
+        stored = data[body_at + length:body_at + length + CHECK_SIZE]
         check = _next_check(check, length_bytes, body)
         if stored != check:
             raise TranscriptError("checksum mismatch: the record was changed, or a record "
