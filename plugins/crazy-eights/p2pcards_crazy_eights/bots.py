@@ -1,0 +1,37 @@
+"""A simple Crazy Eights bot that beats random play.
+
+It plays whenever it can and draws only when it must. Of the cards it may play it prefers one
+that leaves it holding many cards of the suit to follow next, and among those the one worth the
+most penalty points. It keeps its eights until nothing else fits, then names its longest suit.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from p2pcards.cards import Card, Rank
+from p2pcards.game import Action, Bot
+
+from .rules import EightsState, can_play, penalty
+
+
+class StrategicBot(Bot):
+    name = "strategic"
+
+    def choose(self, state: EightsState, known: Mapping[int, Card]) -> Action:
+        hand = state.hands[self.seat]
+        playable = [h for h in hand if can_play(known[h], state.top, state.suit)]
+        plain = [h for h in playable if known[h].rank != Rank.EIGHT]
+        suits = Counter(known[h].suit for h in hand if known[h].rank != Rank.EIGHT)
+        if plain:
+            best = max(plain, key=lambda h: (suits[known[h].suit] - 1, penalty(known[h])))
+            return {"type": "play", "card": best}
+        eights = [h for h in playable if known[h].rank == Rank.EIGHT]
+        if eights:
+            eight = eights[0]
+            longest = max(suits, key=lambda s: (suits[s], s.value)) if suits else known[eight].suit
+            return {"type": "play", "card": eight, "suit": longest.value}
+        if state.stock and not state.drew:
+            return {"type": "draw"}
+        return {"type": "pass"}
