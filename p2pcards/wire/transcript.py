@@ -35,7 +35,8 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError
 from .identity import PublicIdentity
-from .log import Blame, Log, Rejected
+from .chains import ChainLog
+from .log import Blame, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
 from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str
 
@@ -226,10 +227,10 @@ class Transcript:
     def complete(self) -> bool:
         return self.end is not None and self.truncated_at is None
 
-    def log(self) -> Log:
+    def log(self) -> ChainLog:
         """The table log rebuilt from the entries, every signature and link re-checked;
         raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
-        log = Log(self.header.table, self.header.roster, self.header.genesis)
+        log = ChainLog(self.header.table, self.header.lobby, self.header.roster)
         for index, entry in enumerate(self.entries):
             try:
                 log.append(entry)
@@ -267,7 +268,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
         raise TranscriptError("not a p2pcards transcript (bad signature bytes)", offset=0)
     pos, check, index = len(MAGIC), FIRST_CHECK, 0
     transcript: Transcript | None = None
-    log: Log | None = None
+    log: ChainLog | None = None
     size = len(data)
     zeros_from = len(data.rstrip(b"\x00"))  # where a tail of zero bytes begins, computed once
 
@@ -318,7 +319,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 transcript = Transcript(TranscriptHeader.from_wire(obj))
                 if verify:
                     h = transcript.header
-                    log = Log(h.table, h.roster, h.genesis)
+                    log = ChainLog(h.table, h.lobby, h.roster)
             elif transcript.end is not None:
                 raise TranscriptError(f"{kind!r} record after the end record")
             elif kind == "entry":

@@ -1,0 +1,477 @@
+"""One seat of a table played over the network: the game phase.
+
+A :class:`Peer` holds its own identity and seed, a connection to every other seat (the mesh),
+the table log (one signed hash chain per seat, :class:`~p2pcards.wire.chains.ChainLog`), its deck
+:class:`~p2pcards.deck.party.Party`, and a :class:`~p2pcards.session.TableSession` that runs the
+game's rules. Every message it sends is a signed log entry that goes to every other seat, so every
+peer ends with the same log; private deck messages travel sealed to their one recipient.
+
+Entry kinds and bodies (besides the ``seen`` head echo every entry carries):
+
+``deck``     ``{"msg": deck message}`` for everyone, or ``{"to": seat, "box": sealed msg}``
+``action``   ``{"turn": n, "action": {...}}``: the seat's move on the n-th turn of the game
+``chat``     ``{"text": str}``
+``result``   ``{"result": {...}, "violations": [...]}``: what this seat computed at the end
+
+Blame: anything a peer sends that the rules, the deck protocol or the log refuse names that
+peer. A refused *entry* is dropped and the game goes on where it can; a provable fault (a signed
+illegal move, a deck deviation, two versions of one entry) ends the game with that seat named.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..cards import Card
+from ..deck.party import (
+    AuditOp,
+    Blame as DeckBlame,
+    CoinOp,
+    DealOp,
+    Op,
+    OpDone,
+    Output,
+    Party,
+    RevealOp,
+    ShuffleOp,
+    TransferOp,
+)
+from ..game import Action, Game, IllegalAction
+from ..session import SeatAgent, TableSession
+from ..wire import framing
+from ..wire.chains import ChainLog, encode_header
+from ..wire.errors import ProtocolError
+from ..wire.identity import Identity, PublicIdentity
+from ..wire.log import Blame as LogBlame, Rejected
+from ..wire.messages import Entry, parse_message
+from ..wire.sealed import open_body, seal_body
+from .transport import Connection, ConnectionClosed, FrameError
+
+__all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
+
+
+class TableAborted(Exception):
+    """The game cannot go on; ``seat`` (if known) is to blame."""
+
+    def __init__(self, reason: str, seat: int | None = None, step: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.step = step
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds. ``deck``: one deck step; ``turn``: a connected player's move; ``grace``: how
+    long a disconnected player may take to come back."""
+
+    deck: float = 30.0
+    turn: float = 600.0
+    grace: float = 90.0
+
+    def to_wire(self) -> dict[str, float]:
+        return {"deck": self.deck, "turn": self.turn, "grace": self.grace}
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str
+    keys: PublicIdentity
+    host: str
+    port: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"name": self.name, "ed25519": self.keys.ed25519, "x25519": self.keys.x25519,
+                "host": self.host, "port": self.port}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(data["name"], PublicIdentity(data["ed25519"], data["x25519"]), data["host"], data["port"])
+
+
+@dataclass(frozen=True)
+class TableHeader:
+    """Everything the seats agreed on in the lobby; every log entry chains back to it."""
+
+    table: bytes
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    seats: tuple[Seat, ...]
+    protocol: int
+    timeouts: Timeouts = field(default_factory=Timeouts)
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "game": self.game,
+            "rules": self.rules_version,
+            "options": dict(self.options),
+            "seats": [s.to_wire() for s in self.seats],
+            "protocol": self.protocol,
+            "timeouts": self.timeouts.to_wire(),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> TableHeader:
+        return cls(
+            data["table"],
+            data["game"],
+            data["rules"],
+            dict(data["options"]),
+            tuple(Seat.from_wire(s) for s in data["seats"]),
+            data["protocol"],
+            Timeouts(**data["timeouts"]),
+        )
+
+    def seat_of(self, keys: PublicIdentity) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.keys.ed25519 == keys.ed25519:
+                return index
+        return None
+
+
+class NetworkDeck:
+    """The engine's deck, backed by this seat's :class:`Party`; the other seats' parties are
+    reached through signed log entries."""
+
+    def __init__(self, peer: Peer, party: Party):
+        self.peer = peer
+        self.party = party
+        self._done: dict[int, OpDone] = {}
+        self._changed = trio.Condition()
+        self.blame: DeckBlame | None = None
+        self._started = False
+
+    # The party is called from several tasks (each connection's receive loop, the game loop);
+    # the lock keeps each call and the publishing of its output together and in order.
+
+    async def _call(self, method: Any, *args: Any) -> None:
+        async with self.peer.send_lock:
+            out: Output = method(*args)
+            for send in out.sends:
+                await self.peer.publish_deck(send.to, send.message)
+        async with self._changed:
+            for event in out.events:
+                if isinstance(event, OpDone):
+                    self._done[event.index] = event
+                elif self.blame is None:
+                    self.blame = event
+            self._changed.notify_all()
+
+    async def start(self) -> None:
+        if not self._started:
+            self._started = True
+            await self._call(self.party.start)
+
+    async def receive(self, sender: int, message: Any) -> None:
+        await self._call(self.party.receive, sender, message)
+
+    async def _run(self, op: Op) -> OpDone:
+        await self.start()
+        index = len(self.party.ops)
+        self.peer.progress(op)
+        await self._call(self.party.begin, op)
+        deadline = trio.current_time() + self.peer.header.timeouts.deck
+        async with self._changed:
+            while index not in self._done and self.blame is None:
+                with trio.move_on_at(deadline) as scope:
+                    await self._changed.wait()
+                if scope.cancelled_caught:
+                    owed = self.party.owed()
+                    seat = owed[0][0] if owed else None
+                    if seat is not None and not self.peer.connected(seat):
+                        # A seat that dropped out gets the grace period to come back.
+                        if await self.peer.wait_for_return(seat):
+                            deadline = trio.current_time() + self.peer.header.timeouts.deck
+                            continue
+                    blame = self.party.timeout()
+                    self.blame = self.blame or blame
+                    break
+        if self.blame is not None:
+            raise TableAborted(str(self.blame), self.blame.seat, self.blame.step)
+        return self._done[index]
+
+    async def shuffle(self) -> list[int]:
+        return list((await self._run(ShuffleOp())).handles)
+
+    async def coin(self, label: str, bound: int) -> int:
+        return (await self._run(CoinOp(label, bound))).value
+
+    async def deal(self, to: Mapping[int, int]) -> None:
+        await self._run(DealOp(dict(to)))
+
+    async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        return dict((await self._run(RevealOp(tuple(handles), owner))).faces)
+
+    async def transfer(self, handles: Sequence[int], to: int) -> Any:
+        done = await self._run(TransferOp(tuple(handles), to))
+        return list(done.handles) if done.handles else None
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return self.party.known if seat == self.peer.seat else {}
+
+    async def open_all(self) -> dict[int, Card]:
+        return dict((await self._run(AuditOp())).faces)
+
+
+class RemoteSeat:
+    """A seat played on another peer: its moves arrive as signed ``action`` entries."""
+
+    def __init__(self, peer: Peer, seat: int):
+        self.peer = peer
+        self.seat = seat
+        self._send, self._receive = trio.open_memory_channel[tuple[int, Action]](64)
+
+    def deliver(self, turn: int, action: Action) -> None:
+        try:
+            self._send.send_nowait((turn, action))
+        except trio.WouldBlock:
+            raise TableAborted(f"seat {self.seat} sent a flood of moves", self.seat, "action") from None
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        while True:
+            with trio.move_on_after(self.peer.header.timeouts.turn) as scope:
+                turn, action = await self._receive.receive()
+            if scope.cancelled_caught:
+                if not self.peer.connected(seat) and await self.peer.wait_for_return(seat):
+                    continue
+                raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
+            if turn != self.peer.turns:
+                raise TableAborted(
+                    f"seat {seat} sent a move for turn {turn} during turn {self.peer.turns}", seat, "action"
+                )
+            return action
+
+
+class LocalSeat:
+    """This peer's own seat: a person or a bot chooses, then the move is signed and sent."""
+
+    def __init__(self, peer: Peer, agent: SeatAgent):
+        self.peer = peer
+        self.agent = agent
+
+    def __getattr__(self, name: str) -> Any:  # observe(), put() of the wrapped agent
+        return getattr(self.agent, name)
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        while True:
+            action = await self.agent.choose(session, seat)
+            try:
+                session.game.check(session.state, seat, action)
+            except IllegalAction as exc:
+                session._publish("error", str(exc))
+                continue
+            await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
+            return action
+
+
+class Peer:
+    """One seat at a networked table, for the game phase (after the lobby)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        header: TableHeader,
+        seat: int,
+        game: Game,
+        agent: SeatAgent,
+        *,
+        seed: bytes | None = None,
+        journal: Any = None,
+    ):
+        self.identity = identity
+        self.header = header
+        self.seat = seat
+        self.game = game
+        self.header_wire = header.to_wire()
+        self.log = ChainLog(header.table, self.header_wire, [s.keys for s in header.seats])
+        self.connections: dict[int, Connection] = {}
+        self._returned: dict[int, trio.Event] = {}
+        self.send_lock = trio.Lock()
+        self.turns = 0  # moves applied so far: binds each action entry to its turn
+        self.journal = journal
+        self.blames: list[str] = []
+        self.aborted: TableAborted | None = None
+        seed = seed if seed is not None else secrets.token_bytes(32)
+        cards = game.deck(header.options, header.players)
+        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed)
+        self.deck = NetworkDeck(self, self.party)
+        seats: list[Any] = []
+        for index in range(header.players):
+            seats.append(LocalSeat(self, agent) if index == seat else RemoteSeat(self, index))
+        self.session = TableSession(
+            game, header.options, header.players, self.deck, seats,
+            me=seat, names=[s.name for s in header.seats],
+        )
+        self.session.subscribe(self._count_turns)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def connected(self, seat: int) -> bool:
+        conn = self.connections.get(seat)
+        return conn is not None and not conn.closed
+
+    def progress(self, op: Op) -> None:
+        self.session._publish("progress", type(op).__name__.removesuffix("Op").lower(), op=str(op))
+
+    def _count_turns(self, event: Any) -> None:
+        if event.kind == "action":
+            self.turns += 1
+
+    # -- sending --------------------------------------------------------------------------
+
+    async def publish(self, kind: str, body: dict[str, Any]) -> Entry:
+        """Sign our next entry, keep it (journal first: it must survive a crash once sent),
+        and send it to every connected seat."""
+        entry = self.log.make_entry(self.identity, self.seat, kind, body)
+        if self.journal is not None:
+            self.journal.append_entry(entry)
+            self.journal.sync()
+        wire = entry.to_wire()
+        for seat, conn in list(self.connections.items()):
+            try:
+                await conn.send(wire)
+            except ConnectionClosed:
+                pass  # it catches up when it reconnects
+        return entry
+
+    async def publish_deck(self, to: int | None, message: dict[str, Any]) -> None:
+        if to is None:
+            await self.publish("deck", {"msg": message})
+            return
+        seq = self.log.next_seq(self.seat)
+        body = seal_body(
+            self.identity, table=self.header.table, seat=self.seat, seq=seq, kind="deck", to=to,
+            recipient=self.header.seats[to].keys, plaintext=framing.encode(message),
+        )
+        await self.publish("deck", body)
+
+    # -- receiving ------------------------------------------------------------------------
+
+    async def serve_connection(self, seat: int, conn: Connection) -> None:
+        """Read entries from ``seat`` until the connection ends."""
+        self.connections[seat] = conn
+        event = self._returned.pop(seat, None)
+        if event is not None:
+            event.set()
+        try:
+            while True:
+                try:
+                    raw = await conn.receive()
+                except FrameError as exc:
+                    self.blame(seat, f"sent a malformed frame ({exc.reason}); connection closed")
+                    await conn.aclose()
+                    return
+                await self._on_message(seat, conn, raw)
+        except ConnectionClosed:
+            return
+        finally:
+            if self.connections.get(seat) is conn:
+                conn.closed = True
+
+    async def _on_message(self, seat: int, conn: Connection, raw: Any) -> None:
+        try:
+            message = parse_message(raw, f"seat {seat}")
+        except ProtocolError as exc:
+            self.blame(seat, str(exc))
+            return
+        if not isinstance(message, Entry):
+            return
+        await self.accept(message, via=seat)
+
+    async def accept(self, entry: Entry, *, via: int | None) -> None:
+        try:
+            fresh = self.log.append(entry, via=via)
+        except Rejected as exc:
+            self.blame_log(exc.blame)
+            return
+        if not fresh:
+            return
+        if self.journal is not None:
+            self.journal.append_entry(entry)
+        for mismatch in self.log.check_seen(entry):
+            self.blame(mismatch.seat, f"its entry #{mismatch.seq} differs from what seat "
+                       f"{mismatch.reporter} received (told peers different things)")
+        await self.dispatch(entry)
+
+    async def dispatch(self, entry: Entry) -> None:
+        sender, body = entry.sender, entry.body
+        if entry.kind == "deck":
+            if "msg" in body:
+                await self.deck.receive(sender, body["msg"])
+            elif body.get("to") == self.seat:
+                try:
+                    plain = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
+                    message = framing.decode(plain)
+                except (ProtocolError, FrameError) as exc:
+                    self.abort(TableAborted(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck"))
+                    return
+                await self.deck.receive(sender, message)
+        elif entry.kind == "action":
+            turn, action = body.get("turn"), body.get("action")
+            if sender == self.seat or not isinstance(turn, int) or not isinstance(action, dict):
+                self.blame(sender, "malformed action entry")
+                return
+            try:
+                self.session.seats[sender].deliver(turn, action)
+            except TableAborted as exc:
+                self.abort(exc)
+        elif entry.kind == "chat":
+            text = str(body.get("text", ""))[:500]
+            self.session._publish("chat", f"{self.header.seats[sender].name}: {text}", seat=sender)
+
+    def blame(self, seat: int, reason: str) -> None:
+        message = f"seat {seat} ({self.header.seats[seat].name}): {reason}"
+        self.blames.append(message)
+        self.session._publish("error", message, seat=seat)
+
+    def blame_log(self, blame: LogBlame) -> None:
+        self.blame(blame.seat, f"{blame.code}: {blame.reason}")
+        if blame.provable:
+            self.abort(TableAborted(blame.reason, blame.seat, blame.code))
+
+    def abort(self, exc: TableAborted) -> None:
+        if self.aborted is None:
+            self.aborted = exc
+            self._abort_scope.cancel()
+
+    async def wait_for_return(self, seat: int) -> bool:
+        """Wait up to the grace period for ``seat`` to reconnect."""
+        event = self._returned.setdefault(seat, trio.Event())
+        self.session._publish("connection", f"{self.header.seats[seat].name} is away; waiting", seat=seat)
+        with trio.move_on_after(self.header.timeouts.grace):
+            await event.wait()
+            return True
+        return False
+
+    # -- running --------------------------------------------------------------------------
+
+    async def play(self) -> Any:
+        """Run the game to the end (the connections must be served alongside)."""
+        self._abort_scope = trio.CancelScope()
+        with self._abort_scope:
+            try:
+                await self.deck.start()
+                result = await self.session.run()
+            except TableAborted as exc:
+                self.aborted = exc
+                raise
+            except IllegalAction as exc:
+                seat = self.session.step.seat if self.session.step is not None else None
+                self.aborted = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
+                raise self.aborted from None
+            await self.publish("result", {"result": result.to_wire(),
+                                          "violations": [v.to_wire() for v in self.session.violations]})
+            return result
+        raise self.aborted
