@@ -3,7 +3,9 @@
 For rules tests, bots and fast simulations in one process. It is seeded, so the same seed gives
 the same shuffles and coins. It keeps track of who may see what exactly as the mental-poker deck
 does (a dealt card is known to its receiver, a revealed card to everyone, a transferred card to
-its new holder), so a bot sees the same information whichever deck it plays against.
+its new holder), so a bot sees the same information whichever deck it plays against. Transferred
+cards get new handles numbered as the mental-poker deck numbers them (a counter from
+``FIRST_TRANSFERRED``), assigned in a random order.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from collections.abc import Mapping, Sequence
 
 from .cards import Card
 
-__all__ = ["LocalDealer"]
+__all__ = ["FIRST_TRANSFERRED", "LocalDealer"]
+
+#: The first handle given to a transferred card: far above any shuffle epoch's handles
+#: (``epoch * len(deck)``), and counted up by one per moved card, like the mental-poker deck.
+FIRST_TRANSFERRED = 1 << 24
 
 
 class LocalDealer:
@@ -26,6 +32,7 @@ class LocalDealer:
         self.faces: dict[int, Card] = {}
         self._known: list[dict[int, Card]] = [{} for _ in range(players)]
         self._epoch = 0
+        self._next_transferred = FIRST_TRANSFERRED
 
     def shuffle(self) -> list[int]:
         order = self.cards[:]
@@ -49,9 +56,17 @@ class LocalDealer:
             known.update(opened)
         return opened
 
-    def transfer(self, handles: Sequence[int], to: int) -> None:
-        for handle in handles:
-            self._known[to][handle] = self.faces[handle]
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        old = sorted(set(handles))
+        # The new numbers go to the cards in a random order, so nothing links them to the old.
+        keys = {h: self.rng.random() for h in old}
+        old.sort(key=keys.__getitem__)
+        new = list(range(self._next_transferred, self._next_transferred + len(old)))
+        self._next_transferred += len(old)
+        for was, now in zip(old, new):
+            self.faces[now] = self.faces[was]
+            self._known[to][was] = self._known[to][now] = self.faces[was]
+        return new
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return self._known[seat]

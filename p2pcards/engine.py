@@ -15,7 +15,7 @@ Events shown to bots (``Bot.observe``) are plain dicts:
 * ``{"kind": "coin", "label": str, "value": int}``
 * ``{"kind": "deal", "handles": [...]}`` (the handles dealt to the observing seat)
 * ``{"kind": "reveal", "faces": {handle: Card}}``
-* ``{"kind": "transfer", "handles": [...], "to": seat}``
+* ``{"kind": "transfer", "handles": [...], "to": seat}`` (the moved cards' new handles)
 * ``{"kind": "action", "seat": seat, "action": {...}, "index": i}``
 """
 
@@ -66,8 +66,10 @@ class DeckBackend(Protocol):
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         """Open handles for everyone; return their faces."""
 
-    def transfer(self, handles: Sequence[int], to: int) -> None:
-        """Move hidden handles to a new holder, who learns them."""
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        """Move hidden handles to a new holder, who learns them; return the cards' new handles
+        (one per distinct old handle, fresh numbers, in an order that reveals nothing about the
+        old ones). ``known(to)`` gains their faces under the old and the new handles."""
 
     def known(self, seat: int) -> Mapping[int, Card]:
         """Every face ``seat`` can see: its own cards, cards it held, every public card."""
@@ -181,9 +183,9 @@ def play(
             game.on_reveal(state, faces)
             tell({"kind": "reveal", "faces": faces})
         elif isinstance(step, Transfer):
-            deck.transfer(step.handles, step.to)
-            game.on_transferred(state, step)
-            tell({"kind": "transfer", "handles": list(step.handles), "to": step.to})
+            new_handles = deck.transfer(step.handles, step.to)
+            game.on_transferred(state, step, new_handles)
+            tell({"kind": "transfer", "handles": list(new_handles), "to": step.to})
         elif isinstance(step, Done):
             faces = deck.open_all()
             violations = game.audit(state, replica.actions, faces)

@@ -14,8 +14,9 @@ What happens next is the game's :meth:`Game.next_step`, in the style of OpenSpie
 * :class:`Coin` -- a public random number that no player can bias (``on_coin``).
 * :class:`Deal` -- handles go privately to seats; only the receiver learns the faces.
 * :class:`Reveal` -- handles are turned face up for everyone (``on_reveal``).
-* :class:`Transfer` -- handles move hidden to a new holder, who learns the faces (and the deck
-  layer makes sure earlier holders can no longer follow them).
+* :class:`Transfer` -- handles move hidden to a new holder, who learns the faces. The moved cards
+  get **new handles** (``on_transferred``), in an order that says nothing about the old ones, so
+  earlier holders cannot follow them; the old handles are not used again.
 * :class:`Turn` -- a seat must act. ``legal_actions`` lists its choices, ``check`` validates an
   action with public information (every peer runs it), ``check_own`` with the actor's own faces
   (the actor's client runs it), and ``apply`` performs it.
@@ -110,7 +111,8 @@ class Reveal:
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    """Move hidden handles to ``to``, who learns their faces; nobody else learns anything."""
+    """Move hidden handles to ``to``, who learns their faces; nobody else learns anything. The
+    cards come back under new handles (see :meth:`Game.on_transferred`)."""
 
     handles: tuple[int, ...]
     to: int
@@ -332,8 +334,11 @@ class Game(abc.ABC, Generic[S]):
     def on_reveal(self, state: S, faces: Mapping[int, Card]) -> None:
         """A :class:`Reveal` was carried out; ``faces`` maps every revealed handle to its face."""
 
-    def on_transferred(self, state: S, transfer: Transfer) -> None:
-        """A :class:`Transfer` was carried out."""
+    def on_transferred(self, state: S, transfer: Transfer, new_handles: Sequence[int]) -> None:
+        """A :class:`Transfer` was carried out. The moved cards now have ``new_handles`` (one per
+        distinct handle of ``transfer.handles``, never used before), in an order unrelated to the
+        old handles: only the new holder knows which is which. The old handles must not be used
+        again; their faces (and the new ones') are still in the audit's ``faces``."""
 
     @abc.abstractmethod
     def legal_actions(self, state: S, seat: int, known: Mapping[int, Card]) -> Sequence[Action]:

@@ -74,7 +74,7 @@ class AsyncDeck(Protocol):
     async def coin(self, label: str, bound: int) -> int: ...
     async def deal(self, to: Mapping[int, int]) -> None: ...
     async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]: ...
-    async def transfer(self, handles: Sequence[int], to: int) -> None: ...
+    async def transfer(self, handles: Sequence[int], to: int) -> list[int]: ...
     def known(self, seat: int) -> Mapping[int, Card]: ...
     async def open_all(self) -> dict[int, Card]: ...
 
@@ -107,8 +107,8 @@ class SyncDeck:
     async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         return await self._run(self.backend.reveal, handles, owner)
 
-    async def transfer(self, handles: Sequence[int], to: int) -> None:
-        await self._run(self.backend.transfer, handles, to)
+    async def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        return await self._run(self.backend.transfer, handles, to)
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return self.backend.known(seat)
@@ -305,13 +305,13 @@ class TableSession:
                 shown = " ".join(faces[h].unicode() for h in step.handles)
                 self._publish("reveal", f"revealed: {shown}", faces=faces)
             elif isinstance(step, Transfer):
-                await self.deck.transfer(step.handles, step.to)
-                game.on_transferred(state, step)
-                self._tell_bots({"kind": "transfer", "handles": list(step.handles), "to": step.to})
+                new_handles = await self.deck.transfer(step.handles, step.to)
+                game.on_transferred(state, step, new_handles)
+                self._tell_bots({"kind": "transfer", "handles": list(new_handles), "to": step.to})
                 self._publish(
                     "transfer",
-                    f"{len(step.handles)} hidden cards go to {self.names[step.to]}",
-                    handles=list(step.handles),
+                    f"{len(new_handles)} hidden cards go to {self.names[step.to]}",
+                    handles=list(new_handles),
                     to=step.to,
                 )
             elif isinstance(step, Done):

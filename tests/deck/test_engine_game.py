@@ -77,10 +77,10 @@ class ShowBest(Game):
         s.faces.update(faces)
         s.pending = None
 
-    def on_transferred(self, s, transfer):
+    def on_transferred(self, s, transfer, new_handles):
         for seat in range(PLAYERS):
             s.hands[seat] = [h for h in s.hands[seat] if h not in transfer.handles]
-        s.hands[transfer.to] += list(transfer.handles)
+        s.hands[transfer.to] += list(new_handles)
         s.transferred = True
 
     def legal_actions(self, s, seat, known):
@@ -122,10 +122,11 @@ def test_a_whole_game_runs_on_the_mental_poker_deck():
     winner = record.result.winners[0]
     shown = {seat: action["card"] for seat, action in record.actions}
     assert record.faces[shown[winner]].rank == max(record.faces[h].rank for h in shown.values())
-    # the winner learnt the transferred cards; the others still see only theirs and the public ones
+    # the winner learnt the transferred cards (under their old and new handles); the others still
+    # see only theirs and the public ones
     for seat in range(PLAYERS):
         assert all(record.faces[h] == c for h, c in deck.known(seat).items())
-    assert len(deck.known(winner)) == EACH + 2 + (PLAYERS - 1)
+    assert len(deck.known(winner)) == EACH + 2 + 2 * (PLAYERS - 1)
 
 
 def test_the_same_bots_see_the_same_kind_of_knowledge_on_both_backends():

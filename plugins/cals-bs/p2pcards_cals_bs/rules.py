@@ -278,8 +278,13 @@ class CalsBS(Game[BSState]):
         if not any(isinstance(step, Reveal) for step in state.pending):
             self._resolve(state)
 
-    def on_transferred(self, state: BSState, transfer: Transfer) -> None:
-        state.hands[transfer.to].extend(transfer.handles)
+    def on_transferred(
+        self, state: BSState, transfer: Transfer, new_handles: Sequence[int] | None = None
+    ) -> None:
+        # The pile comes back under new handles: once mixed into the taker's hand, nobody who
+        # placed a card can tell it apart (the audit reads faces of old and new handles alike).
+        # A deck that keeps the old handles (None) still works.
+        state.hands[transfer.to].extend(transfer.handles if new_handles is None else new_handles)
         state.pending.pop(0)
 
     # -- checking ---------------------------------------------------------------------------
@@ -507,8 +512,8 @@ class CalsBS(Game[BSState]):
             self._take_pile(state, taker=placer, leader=doubter)
 
     def _take_pile(self, state: BSState, *, taker: int, leader: int) -> None:
-        # Every handle goes in one hidden transfer: the lower sets stay unseen (rule 21) and the
-        # revealed ones, already public, simply change holder.
+        # Every handle goes in one hidden transfer: the lower sets stay unseen (rule 21), and all
+        # the cards, revealed ones included, come back under new handles (on_transferred).
         handles = tuple(h for placed in state.pile for h in placed.handles)
         state.pending.append(Transfer(handles, taker))
         state.pile = []

@@ -112,8 +112,7 @@ class Table:
                 game.on_reveal(state, deck.reveal(step.handles, step.owner))
             elif isinstance(step, Transfer):
                 self.transfers.append(step)
-                deck.transfer(step.handles, step.to)
-                game.on_transferred(state, step)
+                game.on_transferred(state, step, deck.transfer(step.handles, step.to))
 
     # -- acting ---------------------------------------------------------------------------
 

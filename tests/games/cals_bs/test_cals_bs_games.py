@@ -206,15 +206,17 @@ def test_a_lie_in_a_claim_is_not_a_violation():
     assert t.audit() == []
 
 
-def test_public_faces_already_known_are_checked_by_every_peer():
+def test_a_picked_up_card_is_hidden_again_and_the_audit_still_checks_it():
     t = Table(3, {0: "JK", 1: "9h 9s 9d 9c"}, quads=True)
     t.act(0, "play JK as 5")
-    t.act(1, "doubt")  # true: the joker is now public and in seat 1's hand
+    t.act(1, "doubt")  # true: the joker is revealed, then seat 1 takes it under a new handle
     five, nines = t.handles(1, "JK"), t.handles(1, "9h 9s 9d 9c")
+    assert not set(five) & (set(t.state.faces) | set(t.deck.known(0)) | set(t.deck.known(2)))
     t.state.turn = 1  # pretend seat 1 leads now
-    t.game.check(t.state, 1, {"type": "quads", "cards": nines})  # unknown to peers: accepted
-    with pytest.raises(IllegalAction, match="four cards of one rank"):
-        t.game.check(t.state, 1, {"type": "quads", "cards": five + nines[:3]})
+    cheat = {"type": "quads", "cards": five + nines[:3]}
+    t.game.check(t.state, 1, cheat)  # the joker is one of seat 1's cards, but nobody knows which
+    t.raw(1, cheat)
+    assert [v.seat for v in t.audit()] == [1]
 
 
 # -- console grammar and view -----------------------------------------------------------------

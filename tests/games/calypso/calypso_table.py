@@ -142,8 +142,7 @@ class Table:
             elif isinstance(step, Reveal):
                 game.on_reveal(state, dealer.reveal(step.handles, step.owner))
             elif isinstance(step, Transfer):  # pragma: no cover - Calypso never transfers
-                dealer.transfer(step.handles, step.to)
-                game.on_transferred(state, step)
+                game.on_transferred(state, step, dealer.transfer(step.handles, step.to))
 
     def seat(self, who) -> int:
         return COMPASS.get(who, who)
