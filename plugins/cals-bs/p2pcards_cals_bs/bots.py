@@ -8,7 +8,8 @@ claim is to be true:
 * certainly false when a card of the set is known to be off-rank, or when more cards are claimed
   than the good cards (that rank plus jokers) not known to be elsewhere;
 * otherwise the chance that the placer's unknown cards held that many good cards
-  (hypergeometric over the cards it cannot place).
+  (hypergeometric over the cards it cannot place), times that player's honesty so far: the
+  share of their doubted sets it has seen turn up true (a prior of 3 in 4).
 
 It plays truthfully whenever it can, keeps jokers for going out, leads quads (which cannot be
 doubted) when it holds them, bluffs small when it must and the pile is cheap, and doubts when
@@ -25,9 +26,10 @@ from p2pcards.cards import Card, Rank
 from p2pcards.game import Action, Bot, IllegalAction
 
 from .choices import MAX_SET, rank_groups
-from .rules import BSState, PlacedSet, plus_rank
+from .rules import BSState, CalsBS, PlacedSet, plus_rank
 
 GOOD_PER_RANK = 6  # four naturals and two jokers
+MAX_SEATS = CalsBS.max_players
 
 
 def at_least(pool: int, good: int, draws: int, need: int) -> float:
@@ -49,9 +51,15 @@ class StrategicBot(Bot):
     #: the placer is about to go out).
     doubt_threshold = 0.3
 
+    #: Prior for each opponent's honesty: as if it had shown this many true sets out of
+    #: ``PRIOR_SHOWN``. Every doubted set this bot sees turned up updates it.
+    PRIOR_TRUE, PRIOR_SHOWN = 3.0, 4.0
+
     def __init__(self, game, seat, options, rng):
         super().__init__(game, seat, options, rng)
         self.seen: dict[int, Card] = {}
+        self.shown = [[self.PRIOR_TRUE, self.PRIOR_SHOWN] for _ in range(MAX_SEATS)]
+        self.doubted: tuple[int, tuple[int, ...], Rank] | None = None
 
     # -- memory -----------------------------------------------------------------------------
 
@@ -61,8 +69,26 @@ class StrategicBot(Bot):
             self.seen.clear()  # new handles for a new hand
         elif kind == "reveal":
             self.seen.update(event["faces"])
+            self._learn_honesty(event["faces"])
+        elif kind == "action" and event["action"].get("type") == "doubt":
+            top = state.top
+            if top.rank is not None:  # "+N" sets need B; they are rare enough to skip
+                self.doubted = (top.owner, top.handles, top.rank)
         elif kind == "deal" or (kind == "transfer" and event["to"] == self.seat):
             self.seen.update((h, known[h]) for h in event["handles"] if h in known)
+
+    def _learn_honesty(self, faces: Mapping[int, Card]) -> None:
+        if self.doubted is None or not set(self.doubted[1]) <= set(faces):
+            return
+        owner, handles, rank = self.doubted
+        self.doubted = None
+        truthful = all(faces[h].is_joker or faces[h].rank == rank for h in handles)
+        self.shown[owner][0] += truthful
+        self.shown[owner][1] += 1
+
+    def honesty(self, seat: int) -> float:
+        true, shown = self.shown[seat]
+        return true / shown
 
     # -- estimating claims ------------------------------------------------------------------
 
@@ -118,10 +144,15 @@ class StrategicBot(Bot):
         return [r for r in Rank if r not in elsewhere] or list(Rank)
 
     def _claim_chance(self, state: BSState, placed: PlacedSet) -> float:
+        """The chance the set could be true, times how honest its owner has shown itself."""
         if placed.plus is None:
-            return self._truth_chance(state, placed, placed.rank)
-        candidates = self._base_candidates(state)
-        return sum(self._truth_chance(state, placed, plus_rank(b, placed.plus)) for b in candidates) / len(candidates)
+            possible = self._truth_chance(state, placed, placed.rank)
+        else:
+            candidates = self._base_candidates(state)
+            possible = sum(self._truth_chance(state, placed, plus_rank(b, placed.plus)) for b in candidates) / len(candidates)
+        if possible >= 1.0:
+            return 1.0  # every card of it is known to fit
+        return possible * self.honesty(placed.owner)
 
     def _should_doubt(self, state: BSState) -> bool:
         top = state.top
