@@ -5,15 +5,12 @@ seat 0 leads first. ``Table`` stacks the deck so that named cards reach named se
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from bs_table import Table, the_game
 
 from p2pcards.cards import Rank
-from p2pcards.game import Coin, Deal, Done, IllegalAction, OptionError, Reveal, Shuffle, Transfer, Turn
+from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle
 from p2pcards_cals_bs import timeout_action
-from p2pcards_cals_bs.rules import plus_rank
 
 
 def pile_cards(t: Table) -> int:
