@@ -127,10 +127,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise UsageError("no game chosen (installed games: see 'p2pcards plugins')")
     game = host.game(game_id)
     options = parse_option_pairs(args.option)
-    game.resolve_options(options, args.players or game.min_players)  # fail here, not in the app
+    players = args.players or demo_players(game, options)
+    game.resolve_options(options, players)  # fail here, not in the app
     if args.bot_delay < 0:
         raise UsageError("--bot-delay must be 0 or more")
-    settings = DemoSettings(game_id, args.players, options, args.seed, args.deck or "mental-poker", args.bot_delay)
+    settings = DemoSettings(game_id, players, options, args.seed, args.deck or "mental-poker", args.bot_delay)
     notices = []
     tables = DemoTables(host, settings)
     try:
@@ -144,6 +145,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def demo_players(game, options: dict[str, str]) -> int:
+    """The smallest player count these options allow (Calypso's partnership mode needs 4)."""
+    for players in range(game.min_players, game.max_players + 1):
+        try:
+            game.resolve_options(options, players)
+        except OptionError:
+            continue
+        return players
+    return game.min_players
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     # The lobby screen (p2pcards.console.lobby) runs against a LobbyBackend, which the network
     # layer provides; until it exists, say so plainly rather than show a lobby that finds nothing.
@@ -153,6 +165,41 @@ def cmd_play(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 2
+
+
+def cmd_new_game(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .newgame import NewGameError, create_game
+
+    try:
+        names, folder, written = create_game(args.name, Path(args.dir) if args.dir else None)
+    except NewGameError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"Wrote the game {names.name!r} ({names.distribution}) to {folder}:")
+    for path in written:
+        print(f"  {path.relative_to(folder)}")
+    print(
+        "\nNext:\n"
+        f"  pip install -e {folder}\n"
+        "  p2pcards plugins\n"
+        f"  p2pcards simulate --game {names.name} --players 3 --local --games 100\n"
+        f"  python -m pytest {folder / 'tests'}\n"
+        f"Then edit {folder / names.package / 'rules.py'} (see docs/plugin-tutorial.md)."
+    )
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import run_doctor
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 0 and 65535")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be more than 0")
+    report = run_doctor(args.interface, args.port, args.timeout)
+    print(report.to_text())
+    return 0 if report.ok else 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,6 +241,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="open the LAN lobby (not available yet)")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("new-game", help="write a new game plugin (pyproject, rules, bot, tests) to a folder")
+    p.add_argument("name", help="the game id, e.g. high-card")
+    p.add_argument("--dir", help="the folder to write (default: ./p2pcards-NAME); must be new or empty")
+    p.set_defaults(func=cmd_new_game)
+
+    p = sub.add_parser("doctor", help="check interfaces, the port and discovery; print firewall hints")
+    p.add_argument("--interface", metavar="IP", help="test this IPv4 address (default: self-test on 127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help="the TCP port to check (default: any free port)")
+    p.add_argument("--timeout", type=float, default=8.0, metavar="SECONDS", help="discovery wait (default 8)")
+    p.set_defaults(func=cmd_doctor)
 
     return parser
 
