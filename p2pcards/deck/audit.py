@@ -3,11 +3,13 @@
 With every seed known, each seat's shuffle key, permutations, per-card keys and re-handling
 scalars are known, so every pass can be recomputed from the pass before it *as it was received*
 and compared byte for byte: the first pass that differs names its author. The faces of every
-handle follow from the permutations alone.
+shuffled handle follow from the permutations alone; a transfer's new handles take the faces of the
+cards whose re-handling (recomputed and sorted) they are.
 
 ``full=False`` (the light audit) checks only what hashes can: every key commitment against the
 derived key, and every face this seat decoded during the game against the derived faces; a
-mismatch falls back to the full recomputation to find the culprit.
+mismatch falls back to the full recomputation to find the culprit. Re-handlings are recomputed
+in both (a few multiplications per moved card).
 """
 
 from __future__ import annotations
@@ -97,24 +99,25 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                     faces[base + j] = party.cards[order[j]]
                     points[base + j] = deck[j]
         elif isinstance(op, TransferOp):
-            for (kind, seat), message in record.items():
-                if kind != "rehandle":
-                    continue
-                sec = secrets[seat]
-                handles = message["handles"]
-                scalars = [sec.rehandle_key(op_index, h) for h in handles]
-                card_states = [party.cards_by_handle[h] for h in handles]
-                for h, scalar, commit, state in zip(handles, scalars, message["commits"], card_states):
-                    lock = state.locks.index(commit) if commit in state.locks else -1
-                    if lock < 0 or lock_commitment(game_id, h, lock, seat, scalar) != commit:
-                        return blame("rehandle", seat, op_index, f"handle {h}: commitment is not of the derived scalar")
-                if full:
-                    expected = multiply_many(scalars, [points[h] for h in handles])
-                    for h, got, want in zip(handles, message["points"], expected):
-                        if got != want:
-                            return blame("rehandle", seat, op_index, f"handle {h}: point differs from the derived one")
-                for h, got in zip(handles, message["points"]):
-                    points[h] = got
+            # Always recomputed (light audit too): the faces of the new handles follow from
+            # which received card each sorted point is, which only the multiplication tells.
+            message, new = record.get(("rehandle", op.to)), party.rehandled.get(op_index)
+            if message is None or new is None:
+                break
+            moved = sorted(set(op.handles))
+            sec = secrets[op.to]
+            scalars = [sec.rehandle_key(op_index, h) for h in moved]
+            expected = multiply_many(scalars, [points[h] for h in moved])
+            order = sorted(range(len(moved)), key=expected.__getitem__)
+            for j, (handle, i) in enumerate(zip(new, order)):
+                if message["points"][j] != expected[i]:
+                    what = "not a re-handling of the cards received (a substituted card)"
+                    return blame("rehandle", op.to, op_index, f"position {j}: {what}")
+                if message["commits"][j] != lock_commitment(game_id, handle, players, op.to, scalars[i]):
+                    return blame("rehandle", op.to, op_index, f"handle {handle}: commitment is not of the derived scalar")
+                points[handle] = expected[i]
+                if moved[i] in faces:
+                    faces[handle] = faces[moved[i]]
 
     # The faces this seat decoded during the game must be the derived ones.
     for handle, card in party.known.items():

@@ -118,8 +118,12 @@ class MentalPokerDeck:
             raise RuntimeError("seats decoded a public reveal differently")
         return faces
 
-    def transfer(self, handles: Sequence[int], to: int) -> None:
-        self.run_op(TransferOp(tuple(handles), to))
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        done = self.run_op(TransferOp(tuple(handles), to))
+        new = list(done[0].handles)
+        if any(list(d.handles) != new for d in done):  # pragma: no cover - a bug, not a cheat
+            raise RuntimeError("seats numbered a transfer's new handles differently")
+        return new
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return self.parties[seat].known

@@ -13,6 +13,10 @@ network encrypts the private ones and signs all of them) and events (:class:`OpD
 :class:`Blame`). Messages are plain dicts of bytes, ints, strs and lists (msgpack-safe).
 
 Handles number the cards of shuffle epoch ``e`` as ``e*n .. e*n+n-1``, as the local dealer does.
+A transfer renames the cards it moves: the new holder re-randomises them and publishes the new
+points sorted, and every seat numbers them ``FIRST_REHANDLED, FIRST_REHANDLED+1, ...`` (one counter
+for the game) in that order. Only the new holder knows which old handle became which new one; it
+proves the link (the parent handle and its re-handling scalar) whenever it opens the card.
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ __all__ = [
     "ShuffleOp",
     "TransferOp",
 ]
+
+#: The first handle of a re-handled card (the local dealer numbers transferred cards alike);
+#: far above any shuffle epoch's ``e*n + j``.
+FIRST_REHANDLED = 1 << 24
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 
@@ -111,9 +119,9 @@ class Send:
 
 @dataclass(frozen=True)
 class OpDone:
-    """Operation ``index`` is complete at this seat. ``handles``: a shuffle's new handles;
-    ``faces``: what this seat learnt (deal/transfer: its new cards; reveal: the opened cards;
-    audit: every card); ``value``: a coin."""
+    """Operation ``index`` is complete at this seat. ``handles``: a shuffle's or a transfer's new
+    handles; ``faces``: what this seat learnt (deal: its new cards; transfer: the moved cards under
+    their old and new handles; reveal: the opened cards; audit: every card); ``value``: a coin."""
 
     index: int
     op: Op
@@ -166,15 +174,31 @@ class _DecodeFailure(Exception):
 
 
 @dataclass
+class _Link:
+    """How a re-handled card came to be: ``point = scalar * point of parent``, ``parent`` one of
+    ``sources`` (the handles its transfer moved). Public: author, commitment, sources; the parent
+    and the scalar are known to its holders, and to everyone once it is opened."""
+
+    author: int
+    commit: bytes  # lock(handle, N, author, scalar)
+    sources: tuple[int, ...]
+    parent: int | None = None
+    scalar: bytes | None = None
+
+
+@dataclass
 class _Card:
     """This seat's view of one handle."""
 
     point: bytes
-    locks: list[bytes]  # commitments; index < N: seat index's per-card key; then re-handles
+    locks: list[bytes]  # a shuffled handle: seat i's per-card key commitment at i; re-handled: []
     authors: list[int]
     scalars: dict[int, bytes]  # lock index -> scalar, those this seat knows
     holder: int | None = None
     public: bool = False
+    root: int | None = None  # the shuffled handle it descends from, once this seat knows it
+    link: _Link | None = None  # re-handled cards only
+    retired: bool = False  # transferred: renamed, never used again
 
 
 def _is_bytes(value: object, size: int) -> bool:
@@ -233,6 +257,9 @@ class Party:
         self.cards_by_handle: dict[int, _Card] = {}
         self.known: dict[int, Card] = {}
         self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
+        self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
+        self._next_handle = FIRST_REHANDLED
+        self.rehandled: dict[int, list[int]] = {}  # transfer op -> its new handles (sorted points)
         self._inbox: dict[tuple[int, str, int], dict[str, Any]] = {}
         self._seen_scalars: dict[bytes, tuple[int, int, int]] = {}  # scalar -> author, handle, lock
         self._accusations: list[tuple[int, dict[str, Any]]] = []
@@ -502,7 +529,7 @@ class Party:
                 locks = [st["commits"][s][j] for s in range(self.players)]
                 handle = base + j
                 self.cards_by_handle[handle] = _Card(
-                    point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}
+                    point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}, root=handle
                 )
             self._epoch_faces[epoch] = {}
             return self._done(OpDone(index, ShuffleOp(), handles=tuple(range(base, base + self.n))))
@@ -563,15 +590,16 @@ class Party:
 
     def _required(self, handles: list[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
         """Who must send ``receiver`` (None: everyone) which locks of which handles, as the
-        public record of holders says: a held card is opened by its holder (every lock), a card
-        nobody holds by every other seat (its own lock), a public or own card by nobody."""
+        public record of holders says: a held card is opened by its holder (every lock of its
+        shuffled handle, and its chain if re-handled), a card nobody holds by every other seat
+        (its own lock), a public or own card by nobody."""
         need: dict[int, list[tuple[int, list[int]]]] = {}
         for handle in handles:
             card = self.cards_by_handle[handle]
             if card.public or (receiver is not None and card.holder == receiver):
                 continue
             if card.holder is not None:
-                need.setdefault(card.holder, []).append((handle, list(range(len(card.locks)))))
+                need.setdefault(card.holder, []).append((handle, list(range(self.players))))
             else:
                 for seat in range(self.players):
                     if seat != receiver:
@@ -583,6 +611,8 @@ class Party:
             for handle in handles:
                 if handle not in self.cards_by_handle:
                     raise ValueError(f"operation {index}: handle {handle} was never shuffled")
+                if self.cards_by_handle[handle].retired:
+                    raise ValueError(f"operation {index}: handle {handle} was transferred and renamed")
         expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
             for sender, items in self._required(handles, receiver).items():
@@ -599,15 +629,13 @@ class Party:
         mine = by_receiver.get(self.seat, []) + by_receiver.get(None, [])
         incoming = [s for (s, r) in expected if r == self.seat or (r is None and s != self.seat)]
         transfer_to = op.to if rehandle else None
+        moved = by_receiver[transfer_to] if rehandle else []  # all of them, public ones too
         st: dict[str, Any] = {"pending": set(incoming), "opened": False}
-        rehandled = (
-            [h for h in by_receiver[transfer_to] if not self.cards_by_handle[h].public] if rehandle else []
-        )
 
         def waiting():
             if st["pending"]:
                 return [(s, "open") for s in sorted(st["pending"])]
-            if rehandled and transfer_to != self.seat:
+            if rehandle and transfer_to != self.seat:
                 return [(transfer_to, "rehandle")]
             return []
 
@@ -628,51 +656,123 @@ class Party:
                 st["pending"].discard(sender)
             if st["pending"]:
                 return False
-            faces: dict[int, Card] = {}
             if not st["opened"]:
-                faces = self._decode(index, [h for h in mine])
-                st["opened"], st["faces"] = True, faces
+                st["faces"] = self._decode(list(mine))
+                st["opened"] = True
             faces = st["faces"]
-            if rehandled:
+            new: list[int] = []
+            if rehandle:
                 if transfer_to == self.seat:
                     if not st.get("sent"):
-                        self._broadcast(self._make_rehandle(index, rehandled))
+                        self._broadcast(self._make_rehandle(index, moved))
                         st["sent"] = True
                 else:
                     message = self._inbox.pop((index, "rehandle", transfer_to), None)
                     if message is None:
                         return False
-                    self._apply_rehandle(index, transfer_to, rehandled, message)
-            for receiver, handles in by_receiver.items():
-                for handle in handles:
-                    card = self.cards_by_handle[handle]
-                    if receiver is None:
-                        card.public = True
-                    else:
-                        card.holder = receiver
-            return self._done(OpDone(index, op, faces=faces))
+                    self._apply_rehandle(index, transfer_to, moved, message)
+                new = self.rehandled[index]
+                if transfer_to == self.seat:
+                    faces = faces | self._decode(new)
+                for handle in moved:
+                    self.cards_by_handle[handle].retired = True
+            else:
+                for receiver, handles in by_receiver.items():
+                    for handle in handles:
+                        card = self.cards_by_handle[handle]
+                        if receiver is None:
+                            card.public = True
+                        else:
+                            card.holder = receiver
+            return self._done(OpDone(index, op, handles=tuple(new), faces=faces))
 
         st["waiting"] = waiting
         st["progress"] = progress
         self._state = st
 
-    def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
-        handles, scalars = [], []
-        for handle, locks in items:
+    def _chain(self, handle: int) -> tuple[list[list[Any]], int]:
+        """``[[parent, scalar], ...]`` from ``handle`` down to its shuffled handle (which is
+        returned too), as this seat knows it (it holds the card, or saw it opened)."""
+        links: list[list[Any]] = []
+        card = self.cards_by_handle[handle]
+        while card.link is not None:
+            links.append([card.link.parent, card.link.scalar])
+            handle = card.link.parent
             card = self.cards_by_handle[handle]
+        return links, handle
+
+    def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
+        handles, scalars, chains = [], [], []
+        for handle, locks in items:
+            links, root = self._chain(handle)
             handles.append(handle)
-            scalars.append([[lock, card.scalars[lock]] for lock in locks])
-        return {"type": "open", "op": index, "handles": handles, "scalars": scalars}
+            scalars.append([[lock, self.cards_by_handle[root].scalars[lock]] for lock in locks])
+            chains.append(links)
+        return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "chains": chains}
+
+    def _lock(self, handle: int, lock: int) -> tuple[int, bytes]:
+        """(author, commitment) of lock ``lock`` of ``handle``: a per-card key (lock < N) of a
+        shuffled handle, or the re-handling scalar (lock N) of a re-handled one."""
+        card = self.cards_by_handle[handle]
+        if card.link is not None:
+            if lock != self.players:
+                raise IndexError(lock)
+            return card.link.author, card.link.commit
+        return card.authors[lock], card.locks[lock]
+
+    def _note_scalar(self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]) -> None:
+        previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
+        if previous is not None and previous != where:
+            # Both commitments are public, so the proof is the scalar and the two places.
+            raise _Deviation("open", previous[0], f"reused key (handles {previous[1]} and {where[1]})",
+                             accuse=True, evidence={"scalar": scalar, "author": previous[0],
+                                                    "places": [list(previous[1:]), list(where[1:])]})
+        fresh[scalar] = where
+
+    def _verify_chain(self, sender: int, handle: int, links: Any, fresh: dict[bytes, tuple[int, int, int]]) -> int:
+        """Check ``links`` (``[[parent, scalar], ...]``) from ``handle`` down to a shuffled
+        handle, which is returned: each scalar opens its card's re-handling commitment, each
+        parent was moved by that card's transfer, and ``scalar * parent's point == point``."""
+        if not isinstance(links, list):
+            raise _Deviation("open", sender, f"handle {handle}: malformed chain")
+        current = handle
+        for link in links:
+            card = self.cards_by_handle[current]
+            if card.link is None:
+                raise _Deviation("open", sender, f"handle {handle}: chain goes on past shuffled handle {current}")
+            if not (isinstance(link, list) and len(link) == 2 and link[0] in card.link.sources):
+                raise _Deviation("open", sender, f"handle {current}: parent not moved by its transfer")
+            parent, scalar = link
+            try:
+                check_scalar(scalar)
+            except InvalidScalar as exc:
+                raise _Deviation("open", sender, f"handle {current}: re-handling scalar: {exc}") from None
+            if lock_commitment(self.game_id, current, self.players, card.link.author, scalar) != card.link.commit:
+                raise _Deviation("open", sender, f"handle {current}: re-handling scalar does not open its commitment")
+            known = card.link.parent == parent and card.link.scalar == scalar
+            if not known and multiply(scalar, self.cards_by_handle[parent].point) != card.point:
+                raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}")
+            self._note_scalar(scalar, (card.link.author, current, self.players), fresh)
+            current = parent
+        if self.cards_by_handle[current].link is not None:
+            raise _Deviation("open", sender, f"handle {handle}: chain stops at re-handled handle {current}")
+        return current
 
     def _check_opening(self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True) -> None:
         """Check an opening against the public record and the commitments; learn its scalars."""
         items = self._expected_openings[index][(sender, receiver)]
-        handles, scalars = message.get("handles"), message.get("scalars")
-        if handles != [h for h, _ in items] or not isinstance(scalars, list) or len(scalars) != len(items):
+        handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
+        if handles != [h for h, _ in items] or not isinstance(scalars, list) or len(scalars) != len(items) \
+                or not isinstance(chains, list) or len(chains) != len(items):
             raise _Deviation("open", sender, "opening for other cards than the operation requires")
         fresh: dict[bytes, tuple[int, int, int]] = {}
-        for (handle, locks), pairs in zip(items, scalars):
-            card = self.cards_by_handle[handle]
+        roots = []
+        for (handle, locks), pairs, links in zip(items, scalars, chains):
+            if self.cards_by_handle[handle].link is None and links != []:
+                raise _Deviation("open", sender, f"handle {handle}: a chain for a shuffled handle")
+            root = self._verify_chain(sender, handle, links, fresh)
+            roots.append(root)
+            card = self.cards_by_handle[root]
             if not isinstance(pairs, list) or [p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs] != locks:
                 raise _Deviation("open", sender, f"handle {handle}: other locks than required")
             for lock, scalar in pairs:
@@ -681,63 +781,83 @@ class Party:
                 except InvalidScalar as exc:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
-                if lock_commitment(self.game_id, handle, lock, author, scalar) != card.locks[lock]:
+                if lock_commitment(self.game_id, root, lock, author, scalar) != card.locks[lock]:
                     raise _Deviation("open", sender, f"handle {handle}: key {lock} does not open its commitment")
-                where = (author, handle, lock)
-                previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
-                if previous is not None and previous != where:
-                    # Both commitments are public, so the proof is the scalar and the two places.
-                    raise _Deviation("open", previous[0], f"reused key (handles {previous[1]} and {handle})",
-                                     accuse=True, evidence={"scalar": scalar, "author": previous[0],
-                                                            "places": [list(previous[1:]), [handle, lock]]})
-                fresh[scalar] = where
+                self._note_scalar(scalar, (author, root, lock), fresh)
         if learn:
             self._seen_scalars.update(fresh)
-            for (handle, _), pairs in zip(items, scalars):
-                self.cards_by_handle[handle].scalars.update({lock: scalar for lock, scalar in pairs})
+            for (handle, _), pairs, links, root in zip(items, scalars, chains, roots):
+                self.cards_by_handle[root].scalars.update({lock: scalar for lock, scalar in pairs})
+                current = handle
+                for parent, scalar in links:
+                    card = self.cards_by_handle[current]
+                    card.root, card.link.parent, card.link.scalar = root, parent, scalar
+                    current = parent
 
-    def _decode(self, index: int, handles: list[int]) -> dict[int, Card]:
-        todo = [h for h in handles if h not in self.known]
-        if not todo:
-            return {h: self.known[h] for h in handles}
-        cards = [self.cards_by_handle[h] for h in todo]
-        inverses = batch_invert([scalar_product(c.scalars[i] for i in range(len(c.locks))) for c in cards])
-        try:
-            points = self._multiply_many(inverses, [c.point for c in cards])
-        except InvalidPoint as exc:  # pragma: no cover - every stored point was validated
-            raise _DecodeFailure([todo[exc.index]], "invalid point") from None
-        for handle, point in zip(todo, points):
-            card_index = self._table_index.get(point)
-            if card_index is None:
-                raise _DecodeFailure(todo, f"handle {handle} decodes outside the card table")
-            seen = self._epoch_faces[handle // self.n]
-            if seen.get(card_index, handle) != handle:
-                raise _DecodeFailure(todo + [seen[card_index]], f"handles {seen[card_index]} and {handle} hold the same card")
+    def _lineage(self, handle: int) -> set[int]:
+        """The handle and every handle it was re-handled from, as far as this seat knows."""
+        out = {handle}
+        card = self.cards_by_handle[handle]
+        while card.link is not None and card.link.parent is not None:
+            out.add(card.link.parent)
+            card = self.cards_by_handle[card.link.parent]
+        return out
+
+    def _decode(self, handles: list[int]) -> dict[int, Card]:
+        """Faces of handles whose every lock (and chain) this seat knows: decode each shuffled
+        handle once; a card met again under a new handle must descend from the old one."""
+        roots = {h: self.cards_by_handle[h].root for h in handles}
+        todo = sorted({r for r in roots.values() if r not in self._root_faces})
+        if todo:
+            cards = [self.cards_by_handle[r] for r in todo]
+            inverses = batch_invert([scalar_product(c.scalars[i] for i in range(self.players)) for c in cards])
+            try:
+                points = self._multiply_many(inverses, [c.point for c in cards])
+            except InvalidPoint as exc:  # pragma: no cover - every stored point was validated
+                raise _DecodeFailure([todo[exc.index]], "invalid point") from None
+            for root, point in zip(todo, points):
+                card_index = self._table_index.get(point)
+                if card_index is None:
+                    raise _DecodeFailure([h for h in handles if roots[h] == root],
+                                         f"handle {root} decodes outside the card table")
+                self._root_faces[root] = card_index
+        faces = {}
+        for handle in handles:
+            card_index = self._root_faces[roots[handle]]
+            seen = self._epoch_faces[roots[handle] // self.n]
+            other = seen.get(card_index, handle)
+            if other not in self._lineage(handle):
+                raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
             seen[card_index] = handle
-            self.known[handle] = self.cards[card_index]
-        return {h: self.known[h] for h in handles}
+            faces[handle] = self.known[handle] = self.cards[card_index]
+        return faces
+
+    def _new_handles(self, count: int) -> list[int]:
+        new = list(range(self._next_handle, self._next_handle + count))
+        self._next_handle += count
+        return new
 
     def _make_rehandle(self, index: int, handles: list[int]) -> dict[str, Any]:
-        """Re-lock the cards this seat just received with fresh scalars, so that only it can
-        open them from now on (an earlier holder's keys no longer suffice)."""
+        """Re-randomise the cards this seat just received with fresh scalars and publish them
+        sorted, under new handles: only this seat can open them from now on, and only it knows
+        which old handle each one was."""
         scalars = [self._rehandle_key(index, h) for h in handles]
         points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
+        order = sorted(range(len(handles)), key=points.__getitem__)
+        new = self.rehandled[index] = self._new_handles(len(handles))
         commits = []
-        for handle, scalar, point in zip(handles, scalars, points):
-            card = self.cards_by_handle[handle]
-            lock = len(card.locks)
-            commits.append(lock_commitment(self.game_id, handle, lock, self.seat, scalar))
-            card.locks.append(commits[-1])
-            card.authors.append(self.seat)
-            card.scalars[lock] = scalar
-            card.point = point
-        message = {"type": "rehandle", "op": index, "handles": handles, "points": points, "commits": commits}
+        for handle, j in zip(new, order):
+            commits.append(lock_commitment(self.game_id, handle, self.players, self.seat, scalars[j]))
+            link = _Link(self.seat, commits[-1], tuple(handles), handles[j], scalars[j])
+            root = self.cards_by_handle[handles[j]].root
+            self.cards_by_handle[handle] = _Card(points[j], [], [], {}, holder=self.seat, root=root, link=link)
+        message = {"type": "rehandle", "op": index, "points": [points[j] for j in order], "commits": commits}
         self.transcript[index][("rehandle", self.seat)] = message
         return message
 
     def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
         points, commits = message.get("points"), message.get("commits")
-        if message.get("handles") != handles or not isinstance(points, list) or not isinstance(commits, list) \
+        if not isinstance(points, list) or not isinstance(commits, list) \
                 or len(points) != len(handles) or len(commits) != len(handles):
             raise _Deviation("rehandle", sender, "re-handling of other cards than the transfer")
         for j, point in enumerate(points):
@@ -747,12 +867,13 @@ class Party:
                 raise _Deviation("rehandle", sender, "malformed commitment")
         if len(set(points)) != len(points):
             raise _Deviation("rehandle", sender, "duplicated point")
+        if points != sorted(points):  # any other order could carry the old one
+            raise _Deviation("rehandle", sender, "points not sorted")
         self.transcript[index][("rehandle", sender)] = message
-        for handle, point, commit in zip(handles, points, commits):
-            card = self.cards_by_handle[handle]
-            card.locks.append(commit)
-            card.authors.append(sender)
-            card.point = point
+        new = self.rehandled[index] = self._new_handles(len(handles))
+        for handle, point, commit in zip(new, points, commits):
+            link = _Link(sender, commit, tuple(handles))
+            self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=sender, link=link)
 
     # -- accusations -------------------------------------------------------------------------------
 
@@ -831,40 +952,44 @@ class Party:
             if len(places) != 2:
                 return False
             for handle, lock in places:
-                card = self.cards_by_handle[handle]
-                if card.authors[lock] != author:
-                    return False
-                if lock_commitment(self.game_id, handle, lock, author, scalar) != card.locks[lock]:
+                if self._lock(handle, lock) != (author, lock_commitment(self.game_id, handle, lock, author, scalar)):
                     return False
         except (KeyError, TypeError, ValueError, IndexError, InvalidScalar):
             return False
         return True
 
     def _confirm_decode_failure(self, evidence: Any) -> bool:
-        """True when the evidence (every lock of some handles) opens its commitments and yet
-        does not decode to distinct cards: then some pass was wrong, and the audit finds it."""
+        """True when the evidence (every lock of some handles' shuffled handles, and their chains)
+        opens its commitments and yet does not decode to distinct cards: then some pass or
+        re-handling was wrong, and the audit finds it."""
         try:
             handles, scalars = evidence["handles"], evidence["scalars"]
-            points = []
-            for handle, pairs in zip(handles, scalars, strict=True):
-                card = self.cards_by_handle[handle]
-                if [p[0] for p in pairs] != list(range(len(card.locks))):
+            chains = evidence.get("chains") or [[] for _ in handles]
+            points, lineages = [], []
+            for handle, pairs, links in zip(handles, scalars, chains, strict=True):
+                root = self._verify_chain(-1, handle, links, {})
+                lineages.append({handle, *(parent for parent, _ in links)})
+                card = self.cards_by_handle[root]
+                if [p[0] for p in pairs] != list(range(self.players)):
                     return False
                 for lock, scalar in pairs:
                     check_scalar(scalar)
-                    if lock_commitment(self.game_id, handle, lock, card.authors[lock], scalar) != card.locks[lock]:
+                    if lock_commitment(self.game_id, root, lock, card.authors[lock], scalar) != card.locks[lock]:
                         return False
                 product = scalar_product(s for _, s in pairs)
-                points.append(multiply(invert(product), card.point))
-        except (KeyError, TypeError, ValueError, IndexError):
+                points.append((root, multiply(invert(product), card.point)))
+        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, _Deviation):
             return False
-        found = [self._table_index.get(p) for p in points]
-        if None in found or len(set(found)) != len(found):
+        found = [self._table_index.get(p) for _, p in points]
+        if None in found:
             return True
-        # a card equal to one this seat already knows in the same epoch is a duplicate too
-        for handle, index in zip(handles, found):
-            other = self._epoch_faces.get(handle // self.n, {}).get(index, handle)
-            if other != handle and other not in handles:
+        for i, (handle, index) in enumerate(zip(handles, found)):
+            for j in range(i):  # the same card twice, not one handle renamed into the other
+                if found[j] == index and handles[j] not in lineages[i] and handle not in lineages[j]:
+                    return True
+            # a card equal to one this seat already knows in the same epoch is a duplicate too
+            other = self._epoch_faces.get(points[i][0] // self.n, {}).get(index, handle)
+            if other not in lineages[i] and handle not in self._lineage(other):
                 return True
         return False
 
@@ -874,12 +999,12 @@ class Party:
         """A decode failed with keys that open their commitments: some pass was wrong. Reveal
         the seeds and let the audit find whose (or blame the accuser if none was)."""
         if failure is not None:
+            chains = [self._chain(h) for h in failure.handles]
             evidence = {
                 "handles": failure.handles,
-                "scalars": [
-                    [[i, self.cards_by_handle[h].scalars[i]] for i in range(len(self.cards_by_handle[h].locks))]
-                    for h in failure.handles
-                ],
+                "scalars": [[[i, self.cards_by_handle[root].scalars[i]] for i in range(self.players)]
+                            for _, root in chains],
+                "chains": [links for links, _ in chains],
             }
             self._broadcast({"type": "accuse", "op": self.current, "step": "decode", "seat": self.seat,
                              "reason": failure.reason, "evidence": evidence})

@@ -8,6 +8,7 @@ import pytest
 from conftest import make_deck
 
 from p2pcards.deck import CoinOp
+from p2pcards.deck.party import FIRST_REHANDLED
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
 
@@ -59,17 +60,38 @@ def test_transfer_rehandles_and_new_holder_reveals():
     handles = deck.shuffle()
     deck.deal({h: h % 3 for h in handles[:9]})
     moved = [0, 1, 4]  # from seats 0, 1 and 1
-    before = {h: deck.parties[0].cards_by_handle[h].point for h in moved}
-    deck.transfer(moved, 2)
-    for h in moved:
-        assert deck.known(2)[h] == deck.known(h % 3)[h]
-        card = deck.parties[0].cards_by_handle[h]
-        assert card.point != before[h] and card.holder == 2 and len(card.locks) == 4
-    # the new holder alone opens them now, with every lock including its re-handling scalar
-    faces = deck.reveal(moved, 2)
-    assert faces == {h: deck.known(2)[h] for h in moved}
-    assert all(deck.known(s)[h] == faces[h] for s in range(3) for h in moved)
-    deck.open_all()
+    old_points = {deck.parties[0].cards_by_handle[h].point for h in moved}
+    new = deck.transfer(moved, 2)
+    assert new == list(range(FIRST_REHANDLED, FIRST_REHANDLED + 3))
+    assert Counter(deck.known(2)[h] for h in new) == Counter(deck.known(h % 3)[h] for h in moved)
+    for party in deck.parties:
+        cards = [party.cards_by_handle[h] for h in new]
+        assert all(c.holder == 2 for c in cards) and not {c.point for c in cards} & old_points
+        assert [c.point for c in cards] == sorted(c.point for c in cards)
+        assert all(party.cards_by_handle[h].retired for h in moved)
+    # the new holder alone opens them now, proving each link back to the shuffled handle
+    faces = deck.reveal(new, 2)
+    assert faces == {h: deck.known(2)[h] for h in new}
+    assert all(deck.known(s)[h] == faces[h] for s in range(3) for h in new)
+    everything = deck.open_all()
+    assert {h: everything[h] for h in new} == faces
+
+
+def test_a_card_transferred_twice_opens_through_its_whole_chain():
+    deck = make_deck(4, 24)
+    handles = deck.shuffle()
+    deck.deal({h: h % 4 for h in handles[:16]})
+    first = deck.transfer([0, 1, 2, 17], 3)  # a stock card too
+    second = deck.transfer(first[:2] + [5], 0)
+    third = deck.transfer(second + [3], 1)  # seat 1 gets its own card 5 back, renamed twice
+    faces = deck.reveal(third, 1)
+    assert faces == {h: deck.known(1)[h] for h in third}
+    for party in deck.parties:
+        assert {h: party.known[h] for h in third} == faces
+    everything = deck.open_all()
+    assert Counter(everything[h] for h in handles) == Counter(everything[h] for h in range(24))
+    assert all(everything[h] == faces[h] for h in third)
+    assert len({everything[h] for h in third}) == len(third)
 
 
 def test_several_shuffles_number_handles_by_epoch_and_coins_agree():

@@ -118,7 +118,7 @@ def test_a_whole_game_runs_on_the_mental_poker_deck():
     deck = mental_poker_factory("engine-test")(game, {}, PLAYERS, 0)
     record = play(game, {}, PLAYERS, deck, _bots(game, 1))
     assert record.violations == []
-    assert len(record.faces) == 24
+    assert len(record.faces) == 24 + (PLAYERS - 1)  # the transferred cards under new handles too
     winner = record.result.winners[0]
     shown = {seat: action["card"] for seat, action in record.actions}
     assert record.faces[shown[winner]].rank == max(record.faces[h].rank for h in shown.values())
