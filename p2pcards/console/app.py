@@ -286,7 +286,7 @@ class ConsoleApp:
         ended = Condition(lambda: self.session is not None and (self.session.result is not None or bool(self.stopped)))
 
         left = HSplit(
-            width=Dimension(weight=3),
+            width=Dimension(weight=5),
             children=[
                 section(lambda: "Seats"),
                 Window(FormattedTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
@@ -303,7 +303,7 @@ class ConsoleApp:
             ]
         )
         log = HSplit(
-            width=Dimension(weight=2),
+            width=Dimension(weight=3),
             children=[
                 section(lambda: "Log  (PageUp/PageDown)"),
                 Window(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..cards import Card, CardParseError, parse_card
 from ..game import Action, IllegalAction
-from ..session import TableSession
+from ..session import TableEvent, TableSession
 from .viewmodel import TableTracker
 
 __all__ = ["Feedback", "MoveChoice", "TableController", "console_words"]
@@ -109,6 +109,14 @@ class TableController:
         self.tracker = tracker
         self._choices_key: tuple[int, bool] | None = None
         self._choices: list[MoveChoice] = []
+        # A move handed to the session but not played yet: until it is, another Enter (a fast
+        # typist, a paste) must not queue a second move for a later turn.
+        self.move_pending = False
+        session.subscribe(self._on_event)
+
+    def _on_event(self, event: TableEvent) -> None:
+        if event.kind in ("error", "done") or (event.kind == "action" and event.data.get("seat") == self.session.me):
+            self.move_pending = False
 
     # -- legal moves as text --------------------------------------------------------------
 
@@ -181,7 +189,9 @@ class TableController:
         return self._move(text)
 
     def _legal(self) -> Feedback:
-        if not self.session.my_turn:
+        if self.session.result is not None:
+            return Feedback("the game is over: type 'new' for another, or 'quit'")
+        if not self.session.my_turn or self.move_pending:
             return Feedback(self._not_your_turn(), error=True)
         choices = self.move_choices()
         if not choices:
@@ -201,13 +211,17 @@ class TableController:
         turn = self.tracker.turn
         if self.session.me is None:
             return "you are watching this table"
+        if self.move_pending:
+            return "wait: your last move is still being played"
         if self.session.phase != "playing" or turn is None:
             return f"wait: the table is {self.session.phase}"
+        if turn == self.session.me:
+            return "wait a moment: the table is catching up"
         return f"wait: it is {self.session.names[turn]}'s turn, not yours"
 
     def _move(self, text: str) -> Feedback:
         session = self.session
-        if not session.my_turn:
+        if not session.my_turn or self.move_pending:
             return Feedback(self._not_your_turn(), error=True, keep_text=True)
         try:
             action = session.parse(text)
@@ -218,4 +232,5 @@ class TableController:
             session.submit(action)
         except IllegalAction as exc:
             return Feedback(f"not allowed: {exc}", error=True, keep_text=True)
+        self.move_pending = True
         return Feedback()

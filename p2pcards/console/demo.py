@@ -45,9 +45,16 @@ def demo_table(host: PluginHost, settings: DemoSettings, seed: str | None) -> Ta
             bot_delay=settings.bot_delay,
             deck=settings.deck,
             seed=seed,
+            names=demo_names(settings, host),
         )
     except ImportError as exc:  # p2pcards.deck.backend is not there yet
         raise DeckUnavailable(f"the {settings.deck} deck is not available in this build ({exc})") from None
+
+
+def demo_names(settings: DemoSettings, host: PluginHost) -> list[str]:
+    """"you", "bot 1", "bot 2" ...: short names keep the seat columns on one line."""
+    players = settings.players or host.game(settings.game_id).min_players
+    return ["you"] + [f"bot {seat}" for seat in range(1, players)]
 
 
 class DemoTables:

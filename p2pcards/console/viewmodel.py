@@ -314,6 +314,15 @@ def table_model(session: TableSession, turn: int | None = None) -> TableModel:
 SHUFFLE_PHASES = {"starting", "shuffling", "dealing", "auditing"}
 
 
+def _second_person(text: str) -> str:
+    """"you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
+    head, verb, rest = (text.split(" ", 2) + ["", ""])[:3]
+    if head != "you" or len(verb) < 4 or not verb.isalpha() or not verb.endswith("s") or verb.endswith("ss"):
+        return text
+    verb = verb[:-2] if verb.endswith(("sses", "shes", "ches", "xes")) else verb[:-1]
+    return " ".join(w for w in ("you", verb, rest) if w)
+
+
 @dataclass
 class TableTracker:
     """Subscribes to a session's events and keeps what the screen needs besides ``view()``:
@@ -361,7 +370,15 @@ class TableTracker:
             self.turn_started = None
         if kind == "error":
             self.error_count += 1
-        self.log.append(LogLine(kind, event.text))
+        text = event.text
+        seat = data.get("seat")
+        if kind == "action" and isinstance(seat, int) and seat < len(self.session.names):
+            # "bot 2 seat 2 plays Q♥" (a game that names the seat itself) -> "bot 2 plays Q♥"
+            name = self.session.names[seat]
+            text = text.replace(f"{name} seat {seat} ", f"{name} ", 1)
+            if name == "you":
+                text = _second_person(text)
+        self.log.append(LogLine(kind, text))
 
     def note(self, kind: str, text: str) -> None:
         """A line of the console's own (a notice, a refused move)."""

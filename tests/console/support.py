@@ -59,10 +59,12 @@ class Driver:
         await self.keys("\x15")  # Ctrl-U: kill the line before the cursor
 
     async def my_turn_or_end(self, timeout: float = 10.0) -> None:
+        """Wait until the console would take a move (the last one was played) or the end."""
+        console = self.console
         await self.until(
-            lambda: self.console.session is not None
-            and (self.console.session.my_turn or self.console.session.result is not None
-                 or bool(self.console.stopped)),
+            lambda: console.session is not None
+            and ((console.session.my_turn and not console.controller.move_pending)
+                 or console.session.result is not None or bool(console.stopped)),
             timeout,
             "my turn or the end",
         )
