@@ -404,4 +404,3 @@ class CrazyEights(Game[EightsState]):
             "draw                 take the top card of the stock",
             "pass                 when you cannot draw (or have drawn your one card)",
         ])
-
