@@ -246,3 +246,84 @@ def test_false_accusation_blames_the_accuser(accusation):
     with pytest.raises(DeckFault) as info:
         deck.deal({h: 0 for h in handles[:2]})
     assert verdict(info, honest=[1, 2, 3]) == ("accuse", 0)
+
+
+# -- re-handling at a transfer ------------------------------------------------------------------------
+
+
+def substitute_at_rehandle(message):
+    """The new holder publishes a card that is not one it received (a fresh point), re-sorted
+    with its commitment so that every check at receipt passes."""
+    message["points"][0] = random_point()
+    pairs = sorted(zip(message["points"], message["commits"]))
+    message["points"], message["commits"] = [p for p, _ in pairs], [c for _, c in pairs]
+    return message
+
+
+def test_substitution_at_rehandling_is_caught_by_the_audit_and_blames_the_new_holder():
+    deck = make_deck(3, tamper=tamper_when("rehandle", 1, substitute_at_rehandle), full_audit="none")
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([0, 2, 5], 1)  # nothing visible yet: distinct valid sorted points
+    assert len(new) == 3
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()
+    assert verdict(info, cheater=1) == ("rehandle", 1)
+    assert "substituted" in info.value.blames[0].reason
+
+
+def test_substituted_card_cannot_be_opened_and_its_holder_is_blamed():
+    deck = make_deck(3, tamper=tamper_when("rehandle", 1, substitute_at_rehandle))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([0, 2, 5], 1)
+    with pytest.raises(DeckFault) as info:
+        deck.reveal(new, 1)  # no link leads from a made-up point back to a shuffled card
+    assert verdict(info, cheater=1) == ("open", 1)
+
+
+def test_unsorted_rehandling_blames_the_new_holder():
+    def unsort(message):
+        message["points"].reverse()
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("rehandle", 2, unsort))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    with pytest.raises(DeckFault) as info:
+        deck.transfer([0, 1, 4], 2)
+    assert verdict(info, cheater=2) == ("rehandle", 2)
+    assert "sorted" in info.value.blames[0].reason
+
+
+class DuplicatesAtRehandle(Party):
+    """Re-randomises the first received card twice and drops the last one, committing honestly
+    to each scalar and claiming the first card as the copy's parent: every link checks, so only
+    a decode of both copies (or the audit) can tell."""
+
+    def _make_rehandle(self, index, handles):
+        first, dropped = self.cards_by_handle[handles[0]], self.cards_by_handle[handles[-1]]
+        saved, dropped.point = dropped.point, first.point
+        try:
+            message = super()._make_rehandle(index, handles)
+        finally:
+            dropped.point = saved
+        for handle in self.rehandled[index]:
+            card = self.cards_by_handle[handle]
+            if card.link.parent == handles[-1]:
+                card.link.parent, card.root = handles[0], first.root
+        return message
+
+    def _lineage(self, handle):  # and does not notice its own copies
+        return set(self.cards_by_handle)
+
+
+def test_a_duplicated_card_at_rehandling_is_found_and_blamed_on_the_new_holder():
+    deck = make_deck(3, party_factory=lambda seat, *a, **k: (DuplicatesAtRehandle if seat == 1 else Party)(seat, *a, **k))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([0, 2, 5], 1)
+    with pytest.raises(DeckFault) as info:
+        deck.reveal(new, 1)  # the copies decode to the same card: abort, and the audit names it
+    assert verdict(info, honest=[0, 2]) == ("rehandle", 1)
+    assert info.value.blames[0].reason.startswith("audit:")

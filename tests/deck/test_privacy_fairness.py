@@ -101,3 +101,25 @@ def test_small_bounds_are_unbiased():
     stream = group.words(group.prf_stream(b"s" * 32, "bias"))
     draws = Counter(group.uniform_below(6, stream) for _ in range(12_000))
     assert _chi_square([draws[v] for v in range(6)], 2_000) < CHI2_CRITICAL_P001[5]
+
+
+def _placed_card_position(seed):
+    """Seat 0 puts one card on a pile, seats 1 and 2 one each, seat 2 picks the pile up: where
+    among the new handles does seat 0's card land, and what does seat 0 know of them?"""
+    deck = make_deck(3, 12, seed=seed)
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    pile = [handles[0], handles[1], handles[5]]  # seat 0's card is the lowest handle
+    new = deck.transfer(pile, 2)
+    placer = deck.parties[0]
+    assert not set(new) & set(deck.known(0)), "the placer learns no new handle's face"
+    assert all(placer.cards_by_handle[h].link.parent is None for h in new)
+    rehandle = placer.transcript[len(placer.ops) - 1][("rehandle", 2)]
+    assert set(rehandle) == {"type", "op", "points", "commits"}, "no old handles on the wire"
+    mine = deck.known(0)[handles[0]]
+    return [deck.known(2)[h] for h in new].index(mine)
+
+
+def test_after_a_pickup_the_placer_cannot_find_its_card_among_the_new_handles():
+    positions = Counter(_placed_card_position(seed) for seed in range(24))
+    assert set(positions) == {0, 1, 2}, positions  # sorted points: the old order is gone

@@ -208,6 +208,21 @@ def test_a_lie_in_a_claim_is_not_a_violation():
     assert t.audit() == []
 
 
+def test_after_a_pickup_the_placer_cannot_find_its_card_in_the_takers_hand():
+    t = Table(3, {0: "5h", 1: "2d 3d", 2: "Ac"})
+    placed = t.handles(0, "5h")[0]
+    t.act(0, "play 5h as 5")
+    t.act(1, "play 2d")  # a lie, doubted: seat 1 takes the pile, seat 0's 5h included
+    t.act(2, "doubt")
+    assert t.transfers[-1].to == 1 and placed in t.transfers[-1].handles
+    taken = t.state.hands[1][-2:]
+    assert placed not in t.state.hands[1] and min(taken) >= FIRST_TRANSFERRED
+    assert not set(taken) & set(t.deck.known(0)), "seat 0 still knows only the old handle"
+    assert sorted(t.faces(taken)) == ["2d", "5h"] and set(taken) <= set(t.deck.known(1))
+    t.act(2, "play Ac as A")
+    assert t.audit() == []
+
+
 def test_a_picked_up_card_is_hidden_again_and_the_audit_still_checks_it():
     t = Table(3, {0: "JK", 1: "9h 9s 9d 9c"}, quads=True)
     t.act(0, "play JK as 5")
