@@ -45,7 +45,7 @@ from ..deck.party import (
 from ..game import Action, Game, IllegalAction
 from ..session import SeatAgent, TableSession
 from ..wire import framing
-from ..wire.chains import ChainLog, encode_header
+from ..wire.log import Log, encode_header
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import Blame as LogBlame, Rejected
@@ -295,7 +295,7 @@ class Peer:
         self.seat = seat
         self.game = game
         self.header_wire = header.to_wire()
-        self.log = ChainLog(header.table, self.header_wire, [s.keys for s in header.seats])
+        self.log = Log(header.table, self.header_wire, [s.keys for s in header.seats])
         self.connections: dict[int, Connection] = {}
         self._returned: dict[int, trio.Event] = {}
         self.send_lock = trio.Lock()

@@ -1,4 +1,5 @@
-"""The wire layer, sans-IO: identities, frames, signed messages, the hash-chained table log,
+"""The wire layer, sans-IO: identities, frames, signed messages, the table log (a hash chain per
+seat),
 sealed private payloads and transcript files. Bytes and objects in; bytes, objects and
 exceptions out. No sockets and no trio here (see protocol/wire.md and protocol/transcript.md).
 
@@ -19,13 +20,12 @@ from .identity import (
     load_or_create_identity,
     table_auth_words,
 )
-from .log import Blame, Log, Rejected
+from .log import Blame, Log, Mismatch, Rejected, encode_header
 from .messages import (
     Auth,
     Bye,
     Entry,
     Fetch,
-    Head,
     Hello,
     common_games,
     genesis_hash,
@@ -33,8 +33,8 @@ from .messages import (
     make_hello,
     new_table_id,
     parse_message,
+    seat_genesis,
     sign_entry,
-    sign_head,
     version_mismatch,
 )
 from .sealed import SealError, open_body, seal_body
@@ -50,11 +50,11 @@ from .transcript import (
 
 __all__ = [
     "Auth", "Blame", "Bye", "DEFAULT_LIMITS", "Entry", "Fetch", "FrameDecoder", "FrameError",
-    "Head", "Hello", "Identity", "IdentityError", "Limits", "Log", "ProtocolError",
+    "Hello", "Identity", "IdentityError", "Limits", "Log", "Mismatch", "ProtocolError",
     "PublicIdentity", "Rejected", "SchemaError", "SealError", "TornTranscript", "Transcript",
     "TranscriptEnd", "TranscriptError", "TranscriptHeader", "TranscriptWriter", "VersionMismatch",
-    "common_games", "data_dir", "decode", "encode", "encode_frame", "fingerprint", "genesis_hash",
-    "handshake_proof", "load_or_create_identity", "make_hello", "new_table_id", "open_body",
-    "parse_message", "read_transcript", "seal_body", "sign_entry", "sign_head",
-    "table_auth_words", "version_mismatch",
+    "common_games", "data_dir", "decode", "encode", "encode_frame", "encode_header",
+    "fingerprint", "genesis_hash", "handshake_proof", "load_or_create_identity", "make_hello",
+    "new_table_id", "open_body", "parse_message", "read_transcript", "seal_body", "seat_genesis",
+    "sign_entry", "table_auth_words", "version_mismatch",
 ]

@@ -1,50 +1,75 @@
-"""The table log: one ordered, hash-chained list of signed entries that every peer keeps equal.
+"""The table log: one hash chain of signed entries per seat, with a head echo (sans-IO).
 
-This is state-machine replication: every peer applies the same entries in the same order, so
-every peer computes the same deck and game state. The log itself checks only what cryptography
-and order can check; *whose* entry is due next (turn order, step timeouts) is the session's job.
+Several seats send at once (during the deck protocol every seat commits, every seat releases
+keys), so peers receive entries in different orders. The log therefore does not put all entries
+on one chain; every seat's entries form their own chain:
 
-An entry is appended only if
+* entry ``seq`` of seat ``s`` has ``prev`` = the hash of seat ``s``'s entry ``seq - 1``, or for
+  ``seq == 0`` the seat's genesis hash (:func:`~p2pcards.wire.messages.seat_genesis`, which binds
+  the table id, the lobby header and the seat);
+* every entry's body is a map that carries ``seen``, the head echo: for each seat ``j`` of the
+  roster, ``[count, last]`` = how many of seat ``j``'s entries the sender had accepted when it
+  signed, and the hash of the last of them (seat ``j``'s genesis hash if none). The sender's own
+  item is ``[seq, prev]``.
+
+An entry is accepted only if
 
 * its table id is this table's,
 * its sender is a seat of the roster and the signature is that seat's key,
-* its ``seq`` is exactly the sender's next number (0, 1, 2 ... per seat: no replays, no gaps),
-* its ``prev`` is the hash of the current last entry (the genesis hash for the first entry).
+* its ``seq`` is exactly the sender's next number (0, 1, 2 ... per seat: no gaps),
+* its ``prev`` is the hash of the sender's previous entry (its seat genesis for ``seq`` 0),
+* its body carries a valid ``seen``.
 
-Because every entry names the head its sender saw, and every entry goes to every peer, a seat that
-signs two different entries with the same ``seq`` (telling different peers different things) is
-caught as soon as the two histories meet: an honest peer receives the other version (from a
-catch-up fetch, a relay, a signed :class:`~p2pcards.wire.messages.Head` that does not match, or
-the next entry whose ``prev`` it does not know). Two entries signed by one seat with one ``seq``
-and different contents are proof anyone can check (:meth:`Blame.verify`), and the log keeps them.
+Entries of different seats may arrive in any interleaving: a peer that received them in another
+order holds the same log. Two peers' logs are equal when their :meth:`Log.seen` vectors are,
+and :meth:`Log.canonical` (seat, then seq) lists a log in the same order on every peer, for
+transcripts that are byte-identical. An exact copy of an entry already held (a resend after a
+reconnect, a relayed or fetched copy) is accepted harmlessly and changes nothing.
+
+Telling different peers different things is caught in two ways. Directly: two different entries
+signed by one seat with one ``seq`` are proof anyone can check (:meth:`Blame.verify`); the log
+keeps the first version and raises :class:`Rejected` with the proof when the second arrives.
+Through the head echo: when an accepted entry's ``seen`` names, for seat ``j``'s entry ``k``, a
+hash other than ours, :meth:`Log.check_seen` reports a :class:`Mismatch`; the session then
+fetches seat ``j`` from ``k`` on from the entry's sender (:class:`~p2pcards.wire.messages.Fetch`,
+answered with :meth:`Log.entries`), and appending the other version yields the proof. A sender
+that cannot produce it lied in its echo.
 
 Each rejection raises :class:`Rejected` with a :class:`Blame`. ``provable`` blames carry signed
-evidence; for the others (a bad signature, a stranger, a replay) the culprit is whoever delivered
+evidence; for the others (a bad signature, a stranger, a gap) the culprit is whoever delivered
 the bytes, which only the caller knows: pass it as ``via``, the seat of the connection the entry
 came from. Without ``via`` the entry's claimed sender is named.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import framing
 from .errors import ProtocolError
 from .identity import Identity, PublicIdentity
-from .messages import Entry, Head, sign_entry, sign_head
+from .messages import HASH_SIZE, MAX_SEQ, Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 
-__all__ = ["Blame", "Log", "Rejected"]
+__all__ = ["Blame", "Log", "Mismatch", "Rejected", "encode_header"]
 
 # Blame codes.
 WRONG_TABLE = "wrong-table"
 STRANGER = "stranger"
 BAD_SIGNATURE = "bad-signature"
-REPLAY = "replay"
 GAP = "gap"
 STALE_PREV = "stale-prev"
-FORK = "fork"
+BAD_SEEN = "bad-seen"
 EQUIVOCATION = "equivocation"
+
+SEEN = "seen"  # the body field of the head echo
+
+
+def encode_header(header: Any) -> bytes:
+    """The canonical bytes of a lobby header: what the deck protocol binds to (the log binds
+    the same header through the genesis hashes)."""
+    return framing.encode(header)
 
 
 @dataclass(frozen=True)
@@ -67,8 +92,8 @@ class Blame:
 
     @classmethod
     def from_wire(cls, obj: Any, peer: object = None) -> Blame:
-        from .schema import Bool, Int, ListOf, Record, AnyData, Str
         from .errors import SchemaError
+        from .schema import AnyData, Bool, Int, ListOf, Record, Str
 
         spec = Record({"seat": Int(0, 1 << 16), "code": Str(32), "reason": Str(1000),
                        "evidence": ListOf(AnyData(), 8), "provable": Bool()})
@@ -80,21 +105,27 @@ class Blame:
         return cls(obj["seat"], obj["code"], obj["reason"], evidence, obj["provable"])
 
     def verify(self, table: bytes, roster: Sequence[PublicIdentity]) -> bool:
-        """True if the evidence proves an equivocation by ``seat`` at this table: two entries
-        validly signed by that seat's key with the same ``seq`` and different contents."""
-        if self.code != EQUIVOCATION or len(self.evidence) != 2:
+        """True if the evidence proves that ``seat``'s chain forks at this table: two entries
+        validly signed by that seat's key, either with the same ``seq`` and different contents
+        (``equivocation``), or with consecutive ``seq`` where the second's ``prev`` is not the
+        first's hash (``stale-prev``). An honest seat never signs either pair."""
+        if len(self.evidence) != 2 or not 0 <= self.seat < len(roster):
             return False
         a, b = self.evidence
-        if not 0 <= self.seat < len(roster):
+        if not (a.table == b.table == table and a.sender == b.sender == self.seat):
+            return False
+        if self.code == EQUIVOCATION:
+            shape = a.seq == b.seq and a.signed_bytes != b.signed_bytes
+        elif self.code == STALE_PREV:
+            shape = b.seq == a.seq + 1 and b.prev != a.hash
+        else:
             return False
         key = roster[self.seat]
-        return (a.table == b.table == table and a.sender == b.sender == self.seat
-                and a.seq == b.seq and a.signed_bytes != b.signed_bytes
-                and a.verify(key) and b.verify(key))
+        return shape and a.verify(key) and b.verify(key)
 
 
 class Rejected(ProtocolError):
-    """An entry or head the log refuses; ``blame`` says who and why."""
+    """An entry the log refuses; ``blame`` says who and why."""
 
     def __init__(self, blame: Blame):
         super().__init__(blame.seat, blame.reason)
@@ -105,78 +136,81 @@ class Rejected(ProtocolError):
         return self.blame.code
 
 
+@dataclass(frozen=True)
+class Mismatch:
+    """Seat ``reporter``'s head echo says seat ``seat``'s entry ``seq`` has hash ``theirs``,
+    which is not the hash of our copy. Fetch seat ``seat`` from ``seq`` on from the reporter:
+    the other version proves an equivocation by ``seat``; if the reporter cannot send one, the
+    reporter lied in its echo."""
+
+    seat: int
+    seq: int
+    theirs: bytes
+    reporter: int
+
+
 class Log:
-    """The verified log of one table. ``roster[seat]`` is that seat's public keys; ``genesis``
-    is :func:`~p2pcards.wire.messages.genesis_hash` of the table's lobby header."""
+    """The verified log of one table. ``header`` is the plain-data lobby header the table
+    agreed on; ``roster[seat]`` is that seat's public keys."""
 
-    def __init__(self, table: bytes, roster: Sequence[PublicIdentity], genesis: bytes):
+    def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity]):
         self.table = table
+        self.header = header
         self.roster = tuple(roster)
-        self.genesis = genesis
-        self.entries: list[Entry] = []
+        #: :func:`~p2pcards.wire.messages.genesis_hash` of the table (the transcript header's).
+        self.genesis = genesis_hash(table, header)
         self.blames: list[Blame] = []  # provable blames found so far, with their evidence
-        self._heads: list[bytes] = [genesis]  # _heads[n] = head after n entries
-        self._index: dict[bytes, int] = {genesis: 0}  # hash -> length of log that ends with it
-        self._by_sender: list[list[Entry]] = [[] for _ in self.roster]
+        self._chains: list[list[Entry]] = [[] for _ in self.roster]
+        self._genesis = [seat_genesis(table, header, s) for s in range(len(self.roster))]
 
-    # -- reading ------------------------------------------------------------------------
+    # -- reading ----------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self):
-        return iter(self.entries)
-
-    @property
-    def head(self) -> bytes:
-        return self._heads[-1]
-
-    def head_at(self, length: int) -> bytes:
-        """The head after the first ``length`` entries."""
-        return self._heads[length]
+        return sum(len(chain) for chain in self._chains)
 
     def next_seq(self, seat: int) -> int:
-        return len(self._by_sender[seat])
+        return len(self._chains[seat])
 
-    def entries_from(self, start: int) -> list[Entry]:
-        return self.entries[start:]
+    def head(self, seat: int) -> bytes:
+        """The hash of seat ``seat``'s last entry (its seat genesis if it has none)."""
+        chain = self._chains[seat]
+        return chain[-1].hash if chain else self._genesis[seat]
 
-    def find(self, entry_hash: bytes) -> Entry | None:
-        length = self._index.get(entry_hash)
-        return self.entries[length - 1] if length else None
+    def seen(self) -> list[list[Any]]:
+        """The head echo of this log, ``[[count, last hash], ...]`` per seat: what our next
+        entry carries. Two logs of one table are equal exactly when their echoes are."""
+        return [[len(chain), self.head(s)] for s, chain in enumerate(self._chains)]
 
-    # -- writing ------------------------------------------------------------------------
+    def entries(self, seat: int, start: int = 0) -> list[Entry]:
+        """Seat ``seat``'s entries from ``seq`` ``start`` on: the answer to a
+        :class:`~p2pcards.wire.messages.Fetch` (none for a seat that is not at the table)."""
+        if not 0 <= seat < len(self._chains):
+            return []
+        return self._chains[seat][start:]
 
-    def make_entry(self, identity: Identity, seat: int, kind: str, body: Any) -> Entry:
-        """Sign our next entry on top of the current head (the caller then appends it and
-        sends it to everyone)."""
-        return sign_entry(identity, table=self.table, sender=seat, seq=self.next_seq(seat),
-                          kind=kind, prev=self.head, body=body)
+    def canonical(self) -> Iterator[Entry]:
+        """Every entry, seat by seat, each seat's in ``seq`` order: the same on every peer that
+        holds the same log, whatever order the entries arrived in."""
+        for chain in self._chains:
+            yield from chain
 
-    def make_head(self, identity: Identity, seat: int) -> Head:
-        return sign_head(identity, table=self.table, sender=seat, length=len(self),
-                         head=self.head)
+    # -- writing ----------------------------------------------------------------------------
 
-    def append(self, entry: Entry, *, via: int | None = None) -> int:
-        """Check and append a new entry; returns its index. Raises :class:`Rejected`, leaving
-        the log unchanged, for anything that breaks the rules in the module doc, an exact copy
-        of an entry already in the log included (a replay)."""
-        return self._add(entry, via, duplicates_ok=False)
+    def make_entry(self, identity: Identity, seat: int, kind: str,
+                   body: Mapping[str, Any]) -> Entry:
+        """Sign our own next entry, with the head echo added to ``body`` as ``seen``, and
+        append it. The caller then sends it to every peer."""
+        if SEEN in body:
+            raise ValueError(f"the {SEEN!r} field of an entry body is the log's")
+        entry = sign_entry(identity, table=self.table, sender=seat, seq=self.next_seq(seat),
+                           kind=kind, prev=self.head(seat), body={**body, SEEN: self.seen()})
+        self.append(entry)
+        return entry
 
-    def observe(self, entry: Entry, *, via: int | None = None) -> int | None:
-        """Like :meth:`append`, but an exact copy of an entry already in the log is fine
-        (returns ``None``): for catch-up after a reconnection, for relayed copies, and for
-        entries fetched to resolve a fork."""
-        return self._add(entry, via, duplicates_ok=True)
-
-    def _reject(self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (),
-                provable: bool = False) -> Rejected:
-        blame = Blame(seat, code, reason, evidence, provable)
-        if provable and not any(set(b.evidence) == set(evidence) for b in self.blames):
-            self.blames.append(blame)
-        return Rejected(blame)
-
-    def _add(self, entry: Entry, via: int | None, *, duplicates_ok: bool) -> int | None:
+    def append(self, entry: Entry, *, via: int | None = None) -> bool:
+        """Check and append the sender's next entry; ``True`` if it is new. An exact copy of
+        an entry we hold returns ``False`` and changes nothing. Anything that breaks the rules
+        in the module doc raises :class:`Rejected`, leaving the log unchanged."""
         deliverer = via if via is not None else entry.sender
         if entry.table != self.table:
             raise self._reject(deliverer, WRONG_TABLE,
@@ -189,58 +223,85 @@ class Log:
                                f"bad signature on entry #{entry.seq} claimed by seat "
                                f"{entry.sender}")
         # From here on the entry is genuinely signed by its sender.
-        sent = self._by_sender[entry.sender]
-        if entry.seq < len(sent):
-            ours = sent[entry.seq]
-            if ours.signed_bytes == entry.signed_bytes:
-                if duplicates_ok:
-                    return None
-                raise self._reject(deliverer, REPLAY, f"replayed entry #{entry.seq} of seat "
-                                   f"{entry.sender} ({entry.kind})")
+        chain = self._chains[entry.sender]
+        if entry.seq < len(chain):
+            held = chain[entry.seq]
+            if held.signed_bytes == entry.signed_bytes:
+                return False  # a copy: harmless
             raise self._reject(
                 entry.sender, EQUIVOCATION,
-                f"signed two different entries #{entry.seq} ({ours.kind} and {entry.kind}): "
-                f"told different peers different things", (ours, entry), provable=True)
-        if entry.seq > len(sent):
+                f"signed two different entries #{entry.seq} ({held.kind} and {entry.kind}): "
+                f"told different peers different things", (held, entry), provable=True)
+        if entry.seq > len(chain):
             raise self._reject(deliverer, GAP, f"entry #{entry.seq} of seat {entry.sender} "
-                               f"arrived before #{len(sent)}")
-        if entry.prev != self.head:
-            known = self._index.get(entry.prev)
-            if known is not None:
+                               f"arrived before #{len(chain)}")
+        if entry.prev != self.head(entry.sender):
+            if chain:
                 raise self._reject(
                     entry.sender, STALE_PREV,
-                    f"entry #{entry.seq} ({entry.kind}) was signed on top of log entry "
-                    f"{known} of {len(self)}: it ignores later entries", (entry,))
-            raise self._reject(
-                entry.sender, FORK,
-                f"entry #{entry.seq} ({entry.kind}) follows a log entry this peer does not "
-                f"have: a fork (someone told different peers different things); fetch the "
-                f"sender's log to find the culprit", (entry,))
-        self.entries.append(entry)
-        sent.append(entry)
-        self._heads.append(entry.hash)
-        self._index.setdefault(entry.hash, len(self.entries))
-        return len(self.entries) - 1
-
-    def check_head(self, head: Head, *, via: int | None = None) -> bool:
-        """Compare a peer's signed head with ours. Returns ``True`` if it matches our log,
-        ``False`` if the peer is ahead of us (fetch from ``len(self)``); raises
-        :class:`Rejected` (code ``fork``) if it holds a different history, or if the head is
-        not validly signed for this table."""
-        deliverer = via if via is not None else head.sender
-        if head.table != self.table:
-            raise self._reject(deliverer, WRONG_TABLE, "head echo for another table")
-        if not 0 <= head.sender < len(self.roster):
-            raise self._reject(deliverer, STRANGER, f"head echo from seat {head.sender}, "
-                               f"but the table has {len(self.roster)} seats")
-        if not head.verify(self.roster[head.sender]):
-            raise self._reject(deliverer, BAD_SIGNATURE,
-                               f"bad signature on head echo claimed by seat {head.sender}")
-        if head.length > len(self):
-            return False
-        if self._heads[head.length] != head.head:
-            raise self._reject(
-                head.sender, FORK,
-                f"holds a different log at length {head.length}: a fork (someone told "
-                f"different peers different things); fetch its entries to find the culprit")
+                    f"entry #{entry.seq} ({entry.kind}) does not follow its own entry "
+                    f"#{entry.seq - 1}", (chain[-1], entry), provable=True)
+            raise self._reject(entry.sender, STALE_PREV,
+                               f"entry #0 ({entry.kind}) does not start from its seat genesis",
+                               (entry,))
+        problem = self._seen_problem(entry)
+        if problem:
+            raise self._reject(entry.sender, BAD_SEEN,
+                               f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+        chain.append(entry)
         return True
+
+    # -- head echo --------------------------------------------------------------------------
+
+    def check_seen(self, entry: Entry) -> list[Mismatch]:
+        """Compare an accepted entry's head echo with our chains: one :class:`Mismatch` for
+        every seat whose entry the sender saw with another hash than ours. Seats where the
+        sender has seen more than we hold are not mismatches (see :meth:`missing`)."""
+        found = []
+        for seat, (count, last) in enumerate(self._echo(entry)):
+            chain = self._chains[seat]
+            if 0 < count <= len(chain) and chain[count - 1].hash != last:
+                found.append(Mismatch(seat, count - 1, last, entry.sender))
+        return found
+
+    def missing(self, entry: Entry) -> list[Fetch]:
+        """The fetches to send to ``entry``'s sender (``entry`` is an accepted one) for the
+        entries it had seen and we have not."""
+        return [Fetch(self.table, seat, len(self._chains[seat]))
+                for seat, (count, _) in enumerate(self._echo(entry))
+                if count > len(self._chains[seat])]
+
+    def _echo(self, entry: Entry) -> list[list[Any]]:
+        problem = self._seen_problem(entry)
+        if problem:
+            raise self._reject(entry.sender, BAD_SEEN,
+                               f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+        return entry.body[SEEN]
+
+    def _seen_problem(self, entry: Entry) -> str | None:
+        """Why ``entry`` (from a roster seat) has no valid head echo, or ``None``."""
+        body = entry.body
+        if not isinstance(body, dict) or SEEN not in body:
+            return "no head echo ('seen') in the body"
+        seen = body[SEEN]
+        if not isinstance(seen, list) or len(seen) != len(self.roster):
+            return f"the head echo must list {len(self.roster)} seats"
+        for seat, item in enumerate(seen):
+            if not (isinstance(item, list) and len(item) == 2
+                    and isinstance(item[0], int) and not isinstance(item[0], bool)
+                    and 0 <= item[0] <= MAX_SEQ
+                    and isinstance(item[1], bytes) and len(item[1]) == HASH_SIZE):
+                return f"head echo of seat {seat} is not [count, hash]"
+            if item[0] == 0 and item[1] != self._genesis[seat]:
+                return f"head echo of seat {seat}: no entries, but not its seat genesis"
+        if seen[entry.sender] != [entry.seq, entry.prev]:
+            return "the head echo of the sender's own chain is not [seq, prev]"
+        return None
+
+    def _reject(self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (),
+                provable: bool = False) -> Rejected:
+        blame = Blame(seat, code, reason, evidence, provable)
+        if provable and not any(b.code == code and set(b.evidence) == set(evidence)
+                                for b in self.blames):
+            self.blames.append(blame)
+        return Rejected(blame)

@@ -4,9 +4,9 @@ Every message is a map with a ``"type"``:
 
 * ``hello`` / ``auth``: the handshake on a new connection (:class:`Hello`, :class:`Auth`);
 * ``entry``: a signed entry of the table log (:class:`Entry`), the envelope of all table
-  traffic (lobby, deck protocol, game actions, audit);
-* ``head``: a signed statement of the log head a peer holds (:class:`Head`), the head echo;
-* ``fetch``: a request for log entries from an index on (:class:`Fetch`), for catching up;
+  traffic (lobby, deck protocol, game actions, audit); its body carries the head echo;
+* ``fetch``: a request for one seat's log entries from a ``seq`` on (:class:`Fetch`), for
+  catching up and for resolving a head echo that disagrees;
 * ``bye``: a reason given before closing (:class:`Bye`).
 
 :func:`parse_message` turns a decoded frame into one of these classes or raises
@@ -36,7 +36,6 @@ __all__ = [
     "Entry",
     "Fetch",
     "HASH_SIZE",
-    "Head",
     "Hello",
     "MAX_SEATS",
     "TABLE_ID_SIZE",
@@ -46,8 +45,8 @@ __all__ = [
     "make_hello",
     "new_table_id",
     "parse_message",
+    "seat_genesis",
     "sign_entry",
-    "sign_head",
     "version_mismatch",
 ]
 
@@ -60,13 +59,13 @@ MAX_SEQ = (1 << 63) - 1
 KIND_PATTERN = r"[a-z][a-z0-9_.-]{0,63}"
 GAME_ID_PATTERN = r"[a-z0-9][a-z0-9_.-]{0,63}"
 
-# Domain prefixes: a signature made for one purpose can never be taken for another. Entries and
-# heads carry the protocol version, so a signature cannot cross versions either. The hello and
-# the handshake proof do not: every version must be able to read them to report a mismatch.
+# Domain prefixes: a signature or hash made for one purpose can never be taken for another.
+# Entries and genesis hashes carry the protocol version, so they cannot cross versions either.
+# The hello and the handshake proof do not: every version must read them to report a mismatch.
 _V = PROTOCOL_VERSION
 ENTRY_DOMAIN = b"p2pcards/%d entry\x00" % _V
-HEAD_DOMAIN = b"p2pcards/%d head\x00" % _V
 GENESIS_DOMAIN = b"p2pcards/%d genesis\x00" % _V
+SEAT_GENESIS_DOMAIN = b"p2pcards/%d seat genesis\x00" % _V
 HELLO_DOMAIN = b"p2pcards hello\x00"
 HANDSHAKE_DOMAIN = b"p2pcards handshake\x00"
 
@@ -88,10 +87,20 @@ def new_table_id() -> bytes:
 
 
 def genesis_hash(table: bytes, header: Any) -> bytes:
-    """The ``prev`` of a table's first log entry: binds the table id and the lobby header
-    (roster, game, options: whatever plain data the session puts in it)."""
+    """The table's genesis hash: binds the table id and the lobby header (roster, game,
+    options: whatever plain data the session puts in it). Every seat's chain starts from it
+    (:func:`seat_genesis`); transcript headers carry it."""
     data = framing.encode({"table": table, "header": header})
     return hashlib.sha256(GENESIS_DOMAIN + data).digest()
+
+
+def seat_genesis(table: bytes, header: Any, seat: int) -> bytes:
+    """The ``prev`` of seat ``seat``'s first log entry:
+    ``H(SEAT_GENESIS_DOMAIN || genesis_hash(table, header) || seat as one byte)``."""
+    if not 0 <= seat < MAX_SEATS:
+        raise ValueError(f"seat {seat} out of range")
+    return hashlib.sha256(SEAT_GENESIS_DOMAIN + genesis_hash(table, header)
+                          + bytes([seat])).digest()
 
 
 # ------------------------------------------------------------------------------------------
@@ -103,8 +112,9 @@ class Entry:
     """One signed entry of the table log.
 
     ``sender`` is a seat; ``seq`` counts that seat's entries from 0, strictly +1; ``kind`` names
-    the step (``deck.commit``, ``game.action`` ...); ``prev`` is the hash of the entry before it
-    in the log as the sender saw it (the chain head); ``body`` is plain data."""
+    the step (``deck.commit``, ``game.action`` ...); ``prev`` is the hash of the sender's own
+    previous entry (its :func:`seat_genesis` for ``seq`` 0); ``body`` is plain data, for the log
+    a map with the head echo ``seen`` (:mod:`p2pcards.wire.log`)."""
 
     table: bytes
     sender: int
@@ -169,68 +179,28 @@ def sign_entry(identity: Identity, *, table: bytes, sender: int, seq: int, kind:
 
 
 # ------------------------------------------------------------------------------------------
-# Head echo.
-
-
-@dataclass(frozen=True)
-class Head:
-    """A signed "my log has ``length`` entries and its last hash is ``head``". A peer sends it
-    after appending and when asked; two honest peers' heads at one length are always equal."""
-
-    table: bytes
-    sender: int
-    length: int
-    head: bytes
-    sig: bytes
-
-    SCHEMA: ClassVar[Record] = Record({
-        "type": Str(16), "table": _TABLE, "from": _SEAT, "length": Int(0, MAX_SEQ),
-        "head": _HASH, "sig": _SIG,
-    })
-
-    @property
-    def signed_bytes(self) -> bytes:
-        return HEAD_DOMAIN + framing.encode(
-            {"table": self.table, "from": self.sender, "length": self.length, "head": self.head})
-
-    def verify(self, key: PublicIdentity) -> bool:
-        return key.verify(self.sig, self.signed_bytes)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"type": "head", "table": self.table, "from": self.sender, "length": self.length,
-                "head": self.head, "sig": self.sig}
-
-    @classmethod
-    def from_wire(cls, obj: Any, peer: object = None) -> Head:
-        _checked(cls.SCHEMA, obj, peer, "head")
-        return cls(obj["table"], obj["from"], obj["length"], obj["head"], obj["sig"])
-
-
-def sign_head(identity: Identity, *, table: bytes, sender: int, length: int, head: bytes) -> Head:
-    draft = Head(table, sender, length, head, b"")
-    return Head(table, sender, length, head, identity.sign(draft.signed_bytes))
-
-
-# ------------------------------------------------------------------------------------------
 # Catch-up and goodbye (unsigned: they change nothing by themselves).
 
 
 @dataclass(frozen=True)
 class Fetch:
-    """Please send me the log entries of ``table`` from index ``start`` on."""
+    """Please send me seat ``seat``'s log entries of ``table`` from ``seq`` ``start`` on (the
+    answer is those entries as ``entry`` messages, in order: ``Log.entries(seat, start)``)."""
 
     table: bytes
+    seat: int
     start: int
 
-    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "start": Int(0, MAX_SEQ)})
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT,
+                                       "start": Int(0, MAX_SEQ)})
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": "fetch", "table": self.table, "start": self.start}
+        return {"type": "fetch", "table": self.table, "seat": self.seat, "start": self.start}
 
     @classmethod
     def from_wire(cls, obj: Any, peer: object = None) -> Fetch:
         _checked(cls.SCHEMA, obj, peer, "fetch")
-        return cls(obj["table"], obj["start"])
+        return cls(obj["table"], obj["seat"], obj["start"])
 
 
 @dataclass(frozen=True)
@@ -394,15 +364,15 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 
 # ------------------------------------------------------------------------------------------
 
-_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "head": Head,
-                          "fetch": Fetch, "bye": Bye}
+_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch,
+                          "bye": Bye}
 
-Message = Hello | Auth | Entry | Head | Fetch | Bye
+Message = Hello | Auth | Entry | Fetch | Bye
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:
     """A decoded frame as a message object; :class:`ProtocolError` (naming ``peer``) if it is
-    not one. Signatures of entries and heads are checked by the log, which knows the roster;
+    not one. Signatures of entries are checked by the log, which knows the roster;
     a hello's signature is checked here (its key is inside it)."""
     if not isinstance(obj, dict):
         raise ProtocolError(peer, "a message must be a map")

@@ -4,7 +4,8 @@ A private deck message (the keys of a dealt card, a hidden transfer's opening) i
 ordinary log entry, sent to everyone and kept in every transcript, so the log stays complete and
 ordered; only its payload is encrypted. The body of such an entry is::
 
-    {"to": recipient seat, "box": nonce (12 bytes) || ChaCha20-Poly1305 ciphertext and tag}
+    {"to": recipient seat, "box": nonce (12 bytes) || ChaCha20-Poly1305 ciphertext and tag,
+     "seen": the log's head echo, added by the log}
 
 The key is per message: X25519 between the sender's and the recipient's roster keys, then
 HKDF-SHA256 with ``info`` = domain || sender X25519 key || recipient X25519 key || SHA-256(aad),
@@ -37,7 +38,7 @@ from . import framing
 from .errors import ProtocolError, SchemaError
 from .identity import Identity, PublicIdentity
 from .messages import MAX_SEATS, Entry
-from .schema import Bytes, Int, Record
+from .schema import AnyData, Bytes, Int, Record
 
 __all__ = ["SealError", "entry_aad", "entry_message_key", "message_key", "open_body",
            "open_revealed", "open_with_key", "seal",
@@ -49,7 +50,9 @@ TAG_SIZE = 16
 KEY_SIZE = 32
 MAX_BOX = 1 << 19
 
-BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)})
+# "seen" is the table log's head echo, which every entry body carries (checked by the log).
+BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)},
+              optional={"seen": AnyData()})
 
 
 class SealError(ProtocolError):

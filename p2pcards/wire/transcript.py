@@ -12,9 +12,12 @@ The checks guard against accidents and truncation; against deliberate forgery th
 the entries and the commitments of the deck protocol do the work (verify checks both).
 
 Records, in order: one ``header`` (table, roster and keys, game, rules version, options,
-protocol version, the lobby header), then ``entry`` records (every signed log entry, in log
-order) and ``blame`` records (evidence found during play) as they happen, then at most one
-``end`` (status, result, the seeds revealed at the end, absent seats).
+protocol version, the lobby header), then ``entry`` records (every signed log entry once, in the
+order the writer accepted them: any interleaving of the seats' chains that keeps each seat's
+entries in ``seq`` order) and ``blame`` records (evidence found during play) as they happen, then
+at most one ``end`` (status, result, the seeds revealed at the end, absent seats). Peers that
+write their entries in the log's canonical order (:meth:`~p2pcards.wire.log.Log.canonical`:
+seat, then seq) and the same other records write byte-identical files.
 
 A crash mid-write leaves a *torn tail*: the last record incomplete (or zero-filled, as some file
 systems leave it). The reader reports it (:class:`TornTranscript`, or ``truncated_at`` with
@@ -35,8 +38,7 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError
 from .identity import PublicIdentity
-from .chains import ChainLog
-from .log import Blame, Rejected
+from .log import Blame, Log, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
 from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str
 
@@ -227,15 +229,18 @@ class Transcript:
     def complete(self) -> bool:
         return self.end is not None and self.truncated_at is None
 
-    def log(self) -> ChainLog:
+    def log(self) -> Log:
         """The table log rebuilt from the entries, every signature and link re-checked;
         raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
-        log = ChainLog(self.header.table, self.header.lobby, self.header.roster)
+        log = Log(self.header.table, self.header.lobby, self.header.roster)
         for index, entry in enumerate(self.entries):
             try:
-                log.append(entry)
+                fresh = log.append(entry)
             except Rejected as exc:
                 raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
+            if not fresh:
+                raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry "
+                                      f"#{entry.seq} appears twice")
         return log
 
 
@@ -246,7 +251,7 @@ def read_transcript(source: str | os.PathLike[str] | bytes, *, allow_torn: bool 
     Raises :class:`TranscriptError` for anything but a whole, intact file, and
     :class:`TornTranscript` when it ends inside a record, unless ``allow_torn`` (then the
     transcript of the whole records comes back with ``truncated_at`` set). With ``verify`` the
-    log's signatures and hash chain and the provable blames are checked too."""
+    log's signatures and hash chains and the provable blames are checked too."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
@@ -268,7 +273,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
         raise TranscriptError("not a p2pcards transcript (bad signature bytes)", offset=0)
     pos, check, index = len(MAGIC), FIRST_CHECK, 0
     transcript: Transcript | None = None
-    log: ChainLog | None = None
+    log: Log | None = None
     size = len(data)
     zeros_from = len(data.rstrip(b"\x00"))  # where a tail of zero bytes begins, computed once
 
@@ -319,14 +324,15 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 transcript = Transcript(TranscriptHeader.from_wire(obj))
                 if verify:
                     h = transcript.header
-                    log = ChainLog(h.table, h.lobby, h.roster)
+                    log = Log(h.table, h.lobby, h.roster)
             elif transcript.end is not None:
                 raise TranscriptError(f"{kind!r} record after the end record")
             elif kind == "entry":
                 _check(ENTRY, obj, "entry record")
                 entry = Entry.from_wire(obj["entry"], "transcript")
-                if log is not None:
-                    log.append(entry)
+                if log is not None and not log.append(entry):
+                    raise TranscriptError(f"seat {entry.sender}'s entry #{entry.seq} "
+                                          f"appears twice")
                 transcript.entries.append(entry)
             elif kind == "blame":
                 _check(BLAME, obj, "blame record")

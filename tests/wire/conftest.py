@@ -6,7 +6,6 @@ import pytest
 
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
-from p2pcards.wire.messages import genesis_hash
 
 TABLE = bytes(range(16))
 LOBBY = {"game": "highcard", "seats": 3}
@@ -25,6 +24,6 @@ def roster(players):
 @pytest.fixture
 def new_log(roster):
     def make() -> Log:
-        return Log(TABLE, roster, genesis_hash(TABLE, LOBBY))
+        return Log(TABLE, LOBBY, roster)
 
     return make

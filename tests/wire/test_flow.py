@@ -5,6 +5,7 @@ import pytest
 from p2pcards.wire import (
     Auth,
     Entry,
+    Fetch,
     FrameDecoder,
     FrameError,
     Hello,
@@ -12,7 +13,6 @@ from p2pcards.wire import (
     ProtocolError,
     Rejected,
     encode_frame,
-    genesis_hash,
     handshake_proof,
     make_hello,
     open_body,
@@ -54,27 +54,43 @@ def test_handshake_then_table_traffic(players, roster):
     # 3. both build the log from the same roster and lobby header, and compare words aloud.
     seated = [players[0].public, players[1].public]
     for peer in (a, b):
-        peer.log = Log(TABLE, seated, genesis_hash(TABLE, {"game": "highcard"}))
+        peer.log = Log(TABLE, {"game": "highcard"}, seated)
     assert table_auth_words(TABLE, seated) == table_auth_words(TABLE, [hello_a.keys, hello_b.keys])
-    # 4. a public entry and a private one, each appended locally and sent.
+    # 4. both send at once: a public entry from ann, a private one from bob, each made (signed
+    # and appended) locally before the other's arrives.
     first = a.log.make_entry(a.identity, 0, "game.action", {"type": "play"})
-    a.log.append(first)
     body = seal_body(b.identity, table=TABLE, seat=1, seq=b.log.next_seq(1), kind="deck.keys",
                      to=0, recipient=roster[0], payload={"k": b"\x01" * 32})
-    [got] = b.receive(encode_frame(first.to_wire()), "ann")
-    b.log.append(got, via=0)
     private = b.log.make_entry(b.identity, 1, "deck.keys", body)
-    b.log.append(private)
+    [got] = b.receive(encode_frame(first.to_wire()), "ann")
+    assert b.log.append(got, via=0) is True
     [got] = a.receive(encode_frame(private.to_wire()), "bob")
     assert isinstance(got, Entry)
-    a.log.append(got, via=1)
-    assert a.log.head == b.log.head
+    assert a.log.append(got, via=1) is True
+    assert a.log.check_seen(got) == [] and b.log.check_seen(first) == []
+    assert a.log.seen() == b.log.seen()
+    assert list(a.log.canonical()) == list(b.log.canonical()) == [first, private]
     assert open_body(a.identity, 0, got, roster[1]) == {"k": b"\x01" * 32}
-    # 5. a replayed entry, then garbage: both rejected, naming the sender.
+    # 5. catch-up: a fresh copy of ann's log asks bob for each seat's entries.
+    c = Peer(players[0], 0, "ann again")
+    c.log = Log(TABLE, {"game": "highcard"}, seated)
+    for seat in range(2):
+        [fetch] = b.receive(encode_frame(Fetch(TABLE, seat, c.log.next_seq(seat)).to_wire()),
+                            "ann")
+        assert isinstance(fetch, Fetch) and fetch.table == b.log.table
+        answer = b"".join(encode_frame(e.to_wire()) for e in b.log.entries(fetch.seat, fetch.start))
+        for entry in c.receive(answer, "bob"):
+            assert c.log.append(entry, via=1)
+    assert c.log.seen() == a.log.seen()
+    # 6. a replayed entry changes nothing; a forged one and garbage are rejected, naming bob.
     [again] = a.receive(encode_frame(private.to_wire()), "bob")
+    assert a.log.append(again, via=1) is False
+    forged = Entry(TABLE, 0, 1, "game.action", a.log.head(0), {"seen": a.log.seen()},
+                   b.identity.sign(b"x"))
+    [got] = a.receive(encode_frame(forged.to_wire()), "bob")
     with pytest.raises(Rejected) as info:
-        a.log.append(again, via=1)
-    assert info.value.blame.seat == 1 and info.value.code == "replay"
+        a.log.append(got, via=1)
+    assert info.value.blame.seat == 1 and info.value.code == "bad-signature"
     with pytest.raises(ProtocolError, match="bob"):
         a.receive(encode_frame({"type": "entry", "seq": "x"}), "bob")
     with pytest.raises(FrameError):

@@ -1,48 +1,120 @@
+import hashlib
+import itertools
+import random
+
 import pytest
 
+from p2pcards.wire.framing import encode
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.log import Blame, Rejected
-from p2pcards.wire.messages import Entry, sign_entry
+from p2pcards.wire.log import Blame, Log, Mismatch, Rejected
+from p2pcards.wire.messages import Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
+LOBBY = {"game": "highcard", "seats": 3}
 
 
 def play(log, players, seats):
-    """Append one entry per seat in ``seats`` (each signed on the current head)."""
+    """One entry per seat in ``seats``, each made (signed and appended) by ``log``."""
     out = []
     for seat in seats:
-        entry = log.make_entry(players[seat], seat, "game.action", {"n": len(log)})
-        assert log.append(entry) == len(log) - 1
+        before = len(log)
+        entry = log.make_entry(players[seat], seat, "game.action", {"n": before})
+        assert len(log) == before + 1 and log.entries(seat)[-1] is entry
         out.append(entry)
     return out
 
 
+def raw(player, seat, seq, prev, seen, body=None, table=TABLE, kind="k"):
+    """An entry signed by hand (what a buggy or hostile peer could send)."""
+    body = {"x": 1} if body is None else body
+    if seen is not None:
+        body = {**body, "seen": seen}
+    return sign_entry(player, table=table, sender=seat, seq=seq, kind=kind, prev=prev, body=body)
+
+
+def next_raw(log, player, seat, **kw):
+    """Seat ``seat``'s correct next entry on ``log``, signed by ``player``, not appended."""
+    return raw(player, seat, log.next_seq(seat), log.head(seat), log.seen(), **kw)
+
+
 def rejected(log, entry, code, **kw):
-    before = (len(log), log.head)
+    before = log.seen()
     with pytest.raises(Rejected) as info:
         log.append(entry, **kw)
     assert info.value.code == code
-    assert (len(log), log.head) == before  # unchanged
+    assert log.seen() == before  # unchanged
     return info.value.blame
 
 
-def test_honest_chain(new_log, players):
+def test_honest_chains(new_log, players):
     log = new_log()
     entries = play(log, players, [0, 1, 2, 0, 1])
-    assert [log.next_seq(s) for s in range(3)] == [2, 2, 1]
-    assert log.head == entries[-1].hash
-    assert entries[1].prev == entries[0].hash
-    assert log.find(entries[2].hash) is entries[2]
+    assert len(log) == 5 and [log.next_seq(s) for s in range(3)] == [2, 2, 1]
+    # Each seat's chain starts from its own genesis and links its own entries.
+    genesis = genesis_hash(TABLE, LOBBY)
+    for seat in range(3):
+        expected = hashlib.sha256(b"p2pcards/1 seat genesis\x00" + genesis + bytes([seat]))
+        assert log.entries(seat)[0].prev == expected.digest() == seat_genesis(TABLE, LOBBY, seat)
+    assert entries[3].prev == entries[0].hash and entries[4].prev == entries[1].hash
+    assert log.head(0) == entries[3].hash and log.head(2) == entries[2].hash
+    assert log.genesis == genesis
+    # The head echo: what the sender had accepted when it signed.
+    assert entries[4].body["seen"] == [[2, entries[3].hash], [1, entries[1].hash],
+                                       [1, entries[2].hash]]
+    assert log.seen() == [[2, entries[3].hash], [2, entries[4].hash], [1, entries[2].hash]]
+    assert log.entries(1, 1) == [entries[4]] and log.entries(2, 5) == []
+    assert log.entries(15) == [] and log.entries(-1) == []  # a fetch for a seat not here
+    assert list(log.canonical()) == [entries[0], entries[3], entries[1], entries[4], entries[2]]
     other = new_log()
     for e in entries:
-        other.append(e)
-    assert other.head == log.head
+        assert other.append(e) is True
+    assert other.seen() == log.seen()
+    with pytest.raises(ValueError, match="seen"):
+        log.make_entry(players[0], 0, "k", {"seen": []})
+
+
+def test_concurrent_senders_in_any_arrival_order_give_equal_logs(new_log, players):
+    # Every seat commits at once, each on top of only what it had: nobody waits for anyone.
+    senders = [new_log() for _ in range(3)]
+    round1 = [senders[s].make_entry(players[s], s, "deck.commit", {"c": s}) for s in range(3)]
+    for s, log in enumerate(senders):
+        for e in round1:
+            log.append(e)
+    round2 = [senders[s].make_entry(players[s], s, "deck.keys", {"k": s}) for s in range(3)]
+    everything = round1 + round2
+    for log in senders:
+        for e in round2:
+            log.append(e)
+    orders = []
+    for order in itertools.permutations(range(3)):
+        # Each seat's entries in seq order, seats interleaved in every way.
+        orders.append([round1[s] for s in order] + [round2[s] for s in reversed(order)])
+        orders.append([e for s in order for e in (round1[s], round2[s])])
+    rng = random.Random(3)
+    for _ in range(20):
+        queues = [[round1[s], round2[s]] for s in range(3)]
+        order = []
+        while any(queues):
+            order.append(rng.choice([q for q in queues if q]).pop(0))
+        orders.append(order)
+    logs = []
+    for order in orders:
+        log = new_log()
+        for e in order:
+            assert log.append(e, via=e.sender)
+        assert not log.check_seen(order[-1])
+        logs.append(log)
+    for log in logs + senders:
+        assert log.seen() == logs[0].seen()
+        assert list(log.canonical()) == list(logs[0].canonical())
+    assert [e.hash for e in logs[0].canonical()] == \
+        [e.hash for s in range(3) for e in everything if e.sender == s]
 
 
 def test_bad_signature_blames_the_deliverer(new_log, players):
     log = new_log()
-    good = log.make_entry(players[0], 0, "k", {})
-    forged = Entry(good.table, 0, 0, "k", good.prev, {}, players[1].sign(good.signed_bytes))
+    good = next_raw(log, players[0], 0)
+    forged = Entry(good.table, 0, 0, "k", good.prev, good.body, players[1].sign(good.signed_bytes))
     blame = rejected(log, forged, "bad-signature", via=1)
     assert blame.seat == 1 and not blame.provable
     assert rejected(log, forged, "bad-signature").seat == 0
@@ -50,91 +122,176 @@ def test_bad_signature_blames_the_deliverer(new_log, players):
 
 def test_wrong_table(new_log, players):
     log = new_log()
-    entry = sign_entry(players[0], table=b"\xff" * 16, sender=0, seq=0, kind="k",
-                       prev=log.head, body=None)
+    entry = next_raw(log, players[0], 0, table=b"\xff" * 16)
     assert rejected(log, entry, "wrong-table", via=2).seat == 2
 
 
 def test_stranger(new_log, players):
     log = new_log()
     stranger = Identity.generate()
-    entry = sign_entry(stranger, table=TABLE, sender=5, seq=0, kind="k", prev=log.head, body=None)
+    entry = raw(stranger, 5, 0, log.head(0), log.seen())
     rejected(log, entry, "stranger")
     # A stranger's key claiming a real seat is just a bad signature.
-    entry = sign_entry(stranger, table=TABLE, sender=1, seq=0, kind="k", prev=log.head, body=None)
+    entry = next_raw(log, stranger, 1)
     rejected(log, entry, "bad-signature")
 
 
-def test_replay(new_log, players):
+def test_replay_and_duplicates_are_harmless(new_log, players):
     log = new_log()
-    [first, _] = play(log, players, [0, 1])
-    assert rejected(log, first, "replay", via=2).seat == 2
-    assert log.observe(first) is None  # catch-up copies are fine
+    [first, second] = play(log, players, [0, 1])
+    before = log.seen()
+    # An exact copy (a resend after a reconnect, a relay, a fetched copy) changes nothing ...
+    assert log.append(first, via=2) is False
+    assert log.append(second) is False
+    assert log.seen() == before and len(log) == 2
+    # ... and an entry cannot be replayed anywhere else: its table, seat, seq and prev are signed.
+    other_table = Log(b"\x01" * 16, LOBBY, log.roster)
+    assert rejected(other_table, first, "wrong-table", via=2).seat == 2
+    other_lobby = Log(TABLE, {"game": "other"}, log.roster)
+    rejected(other_lobby, first, "stale-prev")
 
 
 def test_gap_in_seq(new_log, players):
     log = new_log()
     play(log, players, [0])
-    skip = sign_entry(players[0], table=TABLE, sender=0, seq=2, kind="k", prev=log.head, body=None)
-    rejected(log, skip, "gap")
+    skip = raw(players[0], 0, 2, log.head(0), [[2, log.head(0)], *log.seen()[1:]])
+    assert rejected(log, skip, "gap", via=1).seat == 1
 
 
-def test_wrong_prev(new_log, players):
+def test_stale_prev(new_log, players, roster):
     log = new_log()
-    [first, second] = play(log, players, [0, 1])
-    stale = sign_entry(players[2], table=TABLE, sender=2, seq=0, kind="k", prev=first.hash,
-                       body=None)
-    blame = rejected(log, stale, "stale-prev")
-    assert blame.seat == 2 and blame.evidence == (stale,)
-    unknown = sign_entry(players[2], table=TABLE, sender=2, seq=0, kind="k", prev=b"\x07" * 32,
-                         body=None)
-    rejected(log, unknown, "fork")
+    [first, second] = play(log, players, [0, 0])
+    # Seat 0's #2 signed on top of its #0 instead of its #1: a fork of its own chain, and the
+    # two signed entries prove it.
+    stale = raw(players[0], 0, 2, first.hash, [[2, first.hash], *log.seen()[1:]])
+    blame = rejected(log, stale, "stale-prev", via=1)
+    assert blame.seat == 0 and blame.provable and blame.evidence == (second, stale)
+    assert blame.verify(TABLE, roster) and log.blames == [blame]
+    assert Blame.from_wire(blame.to_wire()).verify(TABLE, roster)
+    assert not Blame(0, "stale-prev", "x", (first, second), True).verify(TABLE, roster)
+    # A first entry that does not start from its seat genesis (here: seat 0's).
+    wrong = raw(players[1], 1, 0, log.head(0), [log.seen()[0], [0, log.head(0)], log.seen()[2]])
+    blame = rejected(log, wrong, "stale-prev")
+    assert blame.seat == 1 and blame.evidence == (wrong,) and not blame.provable
+
+
+@pytest.mark.parametrize("seen", [
+    None,  # no echo at all
+    [],
+    "seen",
+    [[0, b"\x00" * 32]] * 3,  # count 0 must come with the seat genesis
+    [[1, b"\x00" * 31], [0, None], [0, None]],
+    [[-1, None], [0, None], [0, None]],
+    [[True, None], [0, None], [0, None]],
+    [[0, None], [0, None]],  # too short
+    [[0, None], [0, None], [0, None], [0, None]],  # too long
+    [[0, None], [0, None], [0, None, 1]],
+    [[0, None], [5, None], [0, None]],  # the sender's own item is not [seq, prev]
+])
+def test_entry_without_a_valid_seen_is_refused(new_log, players, seen):
+    log = new_log()
+    genesis = [log.head(s) for s in range(3)]
+    if isinstance(seen, list):
+        seen = [[c, genesis[s % 3] if h is None else h, *rest] if isinstance(c, int) else [c, h]
+                for s, (c, h, *rest) in enumerate(seen)]
+    entry = raw(players[1], 1, 0, log.head(1), seen)
+    blame = rejected(log, entry, "bad-seen", via=2)
+    assert blame.seat == 1 and blame.evidence == (entry,) and not blame.provable
+    # A body that is not a map has no echo either.
+    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="k", prev=log.head(1),
+                       body=[log.seen()])
+    rejected(log, entry, "bad-seen")
+    assert log.append(next_raw(log, players[1], 1))
 
 
 def test_equivocation_is_caught_with_provable_evidence(new_log, players, roster):
     # Seat 0 tells peer A one thing and peer B another, both as its entry #0.
     log_a, log_b = new_log(), new_log()
-    to_a = log_a.make_entry(players[0], 0, "game.action", {"card": 1})
-    to_b = log_b.make_entry(players[0], 0, "game.action", {"card": 2})
-    log_a.append(to_a)
-    log_b.append(to_b)
-    # B's next entry echoes the head B saw; A cannot link it (a fork) ...
-    from_b = log_b.make_entry(players[1], 1, "game.action", {})
-    assert rejected(log_a, from_b, "fork", via=1).seat == 1
-    # ... so A fetches B's log, and the conflicting entry convicts seat 0.
+    to_a = next_raw(log_a, players[0], 0, body={"card": 1})
+    to_b = next_raw(log_b, players[0], 0, body={"card": 2})
+    assert log_a.append(to_a, via=0) and log_b.append(to_b, via=0)
+    # B catches A up (it answers a fetch of seat 0 from #0): the other version convicts seat 0.
     with pytest.raises(Rejected) as info:
-        for entry in log_b.entries_from(0):
-            log_a.observe(entry, via=1)
+        for entry in log_b.entries(0, 0):
+            log_a.append(entry, via=1)
     blame = info.value.blame
     assert blame.code == "equivocation" and blame.seat == 0 and blame.provable
-    assert set(blame.evidence) == {to_a, to_b}
-    assert log_a.blames == [blame]
+    assert blame.evidence == (to_a, to_b)
+    assert log_a.blames == [blame] and log_a.entries(0) == [to_a]  # keeps the first version
     assert blame.verify(TABLE, roster)
+    # Seeing it again does not pile up blames.
+    with pytest.raises(Rejected):
+        log_a.append(to_b, via=2)
+    assert len(log_a.blames) == 1
     # The evidence survives the wire and convinces a third party.
     again = Blame.from_wire(blame.to_wire())
     assert again.verify(TABLE, roster)
     assert not again.verify(b"\x00" * 16, roster)
     # Evidence that is not an equivocation proves nothing.
-    fake = Blame(0, "equivocation", "x", (to_a, to_a), True)
-    assert not fake.verify(TABLE, roster)
+    assert not Blame(0, "equivocation", "x", (to_a, to_a), True).verify(TABLE, roster)
     assert not Blame(1, "equivocation", "x", (to_a, to_b), True).verify(TABLE, roster)
+    assert not Blame(0, "gap", "x", (to_a, to_b), True).verify(TABLE, roster)
+    assert not Blame(0, "equivocation", "x", (to_a,), True).verify(TABLE, roster)
+    assert not Blame(7, "equivocation", "x", (to_a, to_b), True).verify(TABLE, roster)
+    forged = Entry(to_b.table, 0, 0, to_b.kind, to_b.prev, {"card": 3}, to_b.sig)
+    assert not Blame(0, "equivocation", "x", (to_a, forged), True).verify(TABLE, roster)
 
 
-def test_head_echo(new_log, players):
+def test_head_echo_catches_a_seat_that_told_two_peers_different_things(new_log, players, roster):
+    # Peers A (seat 1) and B (seat 2). Seat 0 sends version X of its #0 to A, Y to B.
     log_a, log_b = new_log(), new_log()
-    for entry in play(log_a, players, [0, 1]):
-        log_b.append(entry)
-    assert log_a.check_head(log_b.make_head(players[1], 1)) is True
-    ahead = play(log_b, players, [2])
-    assert log_a.check_head(log_b.make_head(players[1], 1)) is False  # fetch needed
-    log_a.append(ahead[0])
-    # A different history at the same length is a fork.
-    log_c = new_log()
-    log_c.append(log_c.make_entry(players[0], 0, "game.action", {"n": "other"}))
+    x = next_raw(log_a, players[0], 0, body={"bid": 1})
+    y = next_raw(log_b, players[0], 0, body={"bid": 9})
+    log_a.append(x, via=0)
+    log_b.append(y, via=0)
+    # B signs its next entry; its echo says which seat-0 entry B holds. A accepts the entry (B's
+    # own chain is fine) but the echo disagrees with A's copy.
+    from_b = log_b.make_entry(players[2], 2, "game.action", {"n": 1})
+    assert log_a.append(from_b, via=2)
+    [mismatch] = log_a.check_seen(from_b)
+    assert mismatch == Mismatch(seat=0, seq=0, theirs=y.hash, reporter=2)
+    assert log_a.missing(from_b) == []
+    # A fetches seat 0 from #0 from B; B's answer holds Y, which convicts seat 0.
+    fetch = Fetch(TABLE, mismatch.seat, mismatch.seq)
     with pytest.raises(Rejected) as info:
-        log_a.check_head(log_c.make_head(players[2], 2))
-    assert info.value.code == "fork"
-    forged = log_b.make_head(players[0], 1)  # seat 0's key, claims seat 1
+        for entry in log_b.entries(fetch.seat, fetch.start):
+            log_a.append(entry, via=2)
+    blame = info.value.blame
+    assert blame.code == "equivocation" and blame.seat == 0 and blame.verify(TABLE, roster)
+    assert set(blame.evidence) == {x, y}
+    # An echo that agrees reports nothing.
+    from_a = log_a.make_entry(players[1], 1, "game.action", {})
+    assert log_a.check_seen(from_a) == []
+
+
+def test_head_echo_tells_what_to_fetch(new_log, players):
+    log_a, log_b = new_log(), new_log()
+    entries = play(log_b, players, [0, 0, 1])
+    latest = log_b.make_entry(players[2], 2, "game.action", {})
+    # A got seat 2's entry directly but misses what seat 2 had seen: fetch it from seat 2.
+    assert log_a.append(latest, via=2)
+    assert log_a.check_seen(latest) == []
+    assert log_a.missing(latest) == [Fetch(TABLE, 0, 0), Fetch(TABLE, 1, 0)]
+    log_a.append(entries[0])
+    assert log_a.missing(latest) == [Fetch(TABLE, 0, 1), Fetch(TABLE, 1, 0)]
+    for fetch in log_a.missing(latest):
+        for entry in log_b.entries(fetch.seat, fetch.start):
+            assert log_a.append(entry, via=2)
+    assert log_a.missing(latest) == [] and log_a.seen() == log_b.seen()
+    # check_seen on an entry without an echo refuses it.
+    bare = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="k", prev=log_a.head(1),
+                      body={})
     with pytest.raises(Rejected) as info:
-        log_a.check_head(forged)
-    assert info.value.code == "bad-signature"
+        log_a.check_seen(bare)
+    assert info.value.code == "bad-seen"
+
+
+def test_journal_in_arrival_order_verifies(new_log, players):
+    log = new_log()
+    arrival = play(log, players, [2, 0, 1, 1, 0, 2])
+    rebuilt = new_log()
+    for entry in arrival:
+        rebuilt.append(entry)
+    assert rebuilt.seen() == log.seen()
+    assert encode([e.to_wire() for e in rebuilt.canonical()]) == \
+        encode([e.to_wire() for e in log.canonical()])

@@ -8,14 +8,13 @@ from p2pcards.wire.messages import (
     Bye,
     Entry,
     Fetch,
-    Head,
     Hello,
     common_games,
     handshake_proof,
     make_hello,
     parse_message,
+    seat_genesis,
     sign_entry,
-    sign_head,
     version_mismatch,
 )
 
@@ -131,9 +130,23 @@ def test_handshake_proof(players):
         handshake_proof(players[0], a2, a).check(ours=a, theirs=a2)
 
 
-def test_head_fetch_bye_round_trip(players, roster):
-    head = sign_head(players[2], table=TABLE, sender=2, length=7, head=b"\x05" * 32)
-    parsed = parse_message(wire_round_trip(head.to_wire()))
-    assert isinstance(parsed, Head) and parsed.verify(roster[2])
-    assert parse_message(wire_round_trip(Fetch(TABLE, 3).to_wire())) == Fetch(TABLE, 3)
+def test_fetch_bye_round_trip():
+    fetch = Fetch(TABLE, 2, 3)
+    assert parse_message(wire_round_trip(fetch.to_wire())) == fetch
+    assert fetch.to_wire() == {"type": "fetch", "table": TABLE, "seat": 2, "start": 3}
+    for bad in ({"seat": 16}, {"seat": -1}, {"start": -1}, {"seat": None}):
+        with pytest.raises(ProtocolError):
+            parse_message({**fetch.to_wire(), **bad}, peer=0)
+    with pytest.raises(ProtocolError, match="unknown message type"):
+        parse_message({"type": "head"}, peer=0)  # the old head echo is gone: entries carry it
     assert parse_message(wire_round_trip(Bye("bye").to_wire())) == Bye("bye")
+
+
+def test_seat_genesis_binds_table_header_and_seat():
+    base = seat_genesis(TABLE, {"game": "x"}, 0)
+    assert len(base) == 32
+    others = {seat_genesis(TABLE, {"game": "x"}, 1), seat_genesis(b"\x01" * 16, {"game": "x"}, 0),
+              seat_genesis(TABLE, {"game": "y"}, 0)}
+    assert base not in others and len(others) == 3
+    with pytest.raises(ValueError):
+        seat_genesis(TABLE, None, 16)

@@ -21,7 +21,7 @@ def private_entry(log, players, roster, sender=0, to=2):
     body = seal_body(players[sender], table=TABLE, seat=sender, seq=log.next_seq(sender),
                      kind="deck.keys", to=to, recipient=roster[to], payload=PAYLOAD)
     entry = log.make_entry(players[sender], sender, "deck.keys", body)
-    log.append(entry)
+    assert set(entry.body) == {"to", "box", "seen"}  # the log adds its head echo
     return entry
 
 
@@ -54,7 +54,7 @@ def test_tampering_and_moving_are_detected(new_log, players, roster):
         kw[field] = value
         with pytest.raises(SealError):
             open_body(players[2], 2, Entry(**kw), roster[0])
-    for body in ({"to": 2}, {"to": 2, "box": b"short"}, "x"):
+    for body in ({"to": 2}, {"to": 2, "box": b"short"}, "x", {**entry.body, "extra": 1}):
         bad = Entry(entry.table, 0, entry.seq, entry.kind, entry.prev, body, entry.sig)
         with pytest.raises(SealError):
             open_body(players[2], 2, bad, roster[0])

@@ -3,7 +3,7 @@ import random
 import pytest
 
 from p2pcards.wire.framing import encode
-from p2pcards.wire.log import Log
+from p2pcards.wire.log import Blame, Log, Rejected
 from p2pcards.wire.messages import Entry
 from p2pcards.wire.transcript import (
     MAGIC,
@@ -26,17 +26,19 @@ def header(roster):
                          game="highcard", rules="1", options={"rounds": 3}, lobby=LOBBY)
 
 
+END = TranscriptEnd("finished", {"winners": [1]}, {s: bytes([s]) * 32 for s in range(3)})
+
+
 def write_game(path, header, players, n=12, end=True):
-    log = Log(header.table, header.roster, header.genesis)
+    """A game of ``n`` entries, seats in turn, journaled as they are made."""
+    log = Log(header.table, header.lobby, header.roster)
     with TranscriptWriter.create(path, header) as writer:
         for i in range(n):
             seat = i % 3
             entry = log.make_entry(players[seat], seat, "game.action", {"i": i, "pad": b"x" * i})
-            log.append(entry)
             writer.append_entry(entry)
         if end:
-            writer.write_end(TranscriptEnd("finished", {"winners": [1]},
-                                           {s: bytes([s]) * 32 for s in range(3)}))
+            writer.write_end(END)
     return log
 
 
@@ -46,9 +48,80 @@ def test_round_trip(tmp_path, header, players):
     transcript = read_transcript(path)
     assert transcript.complete
     assert transcript.header == header
-    assert transcript.entries == log.entries
+    assert transcript.entries == [e for i in range(4) for e in
+                                  (log.entries(0)[i], log.entries(1)[i], log.entries(2)[i])]
     assert transcript.end.seeds[2] == b"\x02" * 32
-    assert transcript.log().head == log.head
+    assert transcript.log().seen() == log.seen()
+
+
+def concurrent_round(header, players):
+    """Three seats that each sign two entries at once, then receive the others' (in different
+    orders): returns the entries and each seat's log with its journal (arrival order)."""
+    logs = [Log(header.table, header.lobby, header.roster) for _ in range(3)]
+    journals = [[] for _ in range(3)]
+    made = []
+    for step in range(2):
+        batch = [logs[s].make_entry(players[s], s, "deck.commit", {"step": step, "s": s})
+                 for s in range(3)]
+        for s in range(3):
+            journals[s].append(batch[s])
+            for other in batch[s + 1:] + batch[:s]:  # each seat hears the others in its order
+                assert logs[s].append(other, via=other.sender)
+                journals[s].append(other)
+        made += batch
+    return made, logs, journals
+
+
+def test_journal_in_arrival_order_verifies_and_canonical_transcripts_are_identical(
+        tmp_path, header, players):
+    made, logs, journals = concurrent_round(header, players)
+    assert journals[0] != journals[1]
+    canonical = []
+    for s in range(3):
+        journal = tmp_path / f"journal{s}.p2pt"
+        with TranscriptWriter.create(journal, header) as writer:
+            writer.append_entries(journals[s])
+        transcript = read_transcript(journal)
+        assert transcript.entries == journals[s]
+        assert transcript.log().seen() == logs[0].seen()
+        final = tmp_path / f"final{s}.p2pt"
+        with TranscriptWriter.create(final, header) as writer:
+            writer.append_entries(logs[s].canonical())
+            writer.write_end(END)
+        canonical.append(final.read_bytes())
+    assert canonical[0] == canonical[1] == canonical[2]
+    assert read_transcript(canonical[0]).entries == list(logs[2].canonical())
+
+
+def test_duplicate_entry_record_is_refused(tmp_path, header, players):
+    path = tmp_path / "game.p2pt"
+    log = write_game(path, header, players, end=False)
+    transcript = read_transcript(path)
+    record, _ = _record(transcript.last_check,
+                        {"type": "entry", "entry": log.entries(1)[0].to_wire()})
+    with pytest.raises(TranscriptError, match="appears twice"):
+        read_transcript(path.read_bytes() + record)
+    transcript = read_transcript(path.read_bytes() + record, verify=False)
+    with pytest.raises(TranscriptError, match="appears twice"):
+        transcript.log()
+
+
+def test_blame_records_must_be_backed_by_evidence(tmp_path, header, players, roster):
+    path = tmp_path / "game.p2pt"
+    log = write_game(path, header, players, end=False)
+    other = Log(header.table, header.lobby, header.roster)
+    twin = other.make_entry(players[0], 0, "game.action", {"i": "other"})
+    with pytest.raises(Rejected) as info:
+        log.append(twin, via=2)
+    blame = info.value.blame
+    assert blame.provable and blame.verify(header.table, roster)
+    transcript = read_transcript(path)
+    record, _ = _record(transcript.last_check, {"type": "blame", "blame": blame.to_wire()})
+    assert read_transcript(path.read_bytes() + record).blames == [blame]
+    bogus = Blame(1, "equivocation", "made up", blame.evidence, True)
+    record, _ = _record(transcript.last_check, {"type": "blame", "blame": bogus.to_wire()})
+    with pytest.raises(TranscriptError, match="not backed by its evidence"):
+        read_transcript(path.read_bytes() + record)
 
 
 def test_existing_file_is_never_overwritten(tmp_path, header, players):
@@ -110,7 +183,6 @@ def test_resume_cuts_the_torn_tail_and_continues(tmp_path, header, players):
     assert transcript.truncated_at == intact and len(transcript.entries) == 12
     with writer:
         entry = log.make_entry(players[0], 0, "game.action", {"after": "restart"})
-        log.append(entry)
         writer.append_entry(entry)
         writer.write_end(TranscriptEnd("abandoned", None, {}, (2,), "seat 2 never came back"))
     again = read_transcript(path)
