@@ -96,6 +96,9 @@ class ConsoleApp:
         self._trio_token: trio.lowlevel.TrioToken | None = None
         self._cancel_trio: Callable[[], None] | None = None
         self._model: TableModel | None = None
+        self._model_key: tuple[int, int, bool] | None = None
+        self._model_session: TableSession | None = None
+        self.view_error: str | None = None
         self.input_area = self._input_area()
         self.application = Application(
             layout=Layout(self._root(), focused_element=self.input_area),
@@ -274,7 +277,23 @@ class ConsoleApp:
     # -- layout ---------------------------------------------------------------------------
 
     def model(self) -> TableModel | None:
-        return table_model(self.session, self.tracker.turn) if self.session else None
+        """This frame's table model (built once per redraw). If the game's ``view()`` fails (a
+        plugin bug), the last good frame stays up and the error is shown, not raised into the
+        renderer, which would take the whole screen down."""
+        if self.session is None:
+            return None
+        key = (self.application.render_counter, len(self.session.history), self.session.my_turn)
+        if key != self._model_key:
+            self._model_key = key
+            try:
+                self._model = table_model(self.session, self.tracker.turn)
+                self.view_error = None
+            except Exception as exc:
+                self.view_error = f"the game's view failed: {type(exc).__name__}: {exc}"
+                if self._model is None or self._model_session is not self.session:
+                    self._model = TableModel(self.session.game.name, (), (), (), "", self.view_error)
+            self._model_session = self.session
+        return self._model
 
     def _root(self) -> FloatContainer:
         def section(title: Callable[[], str]) -> Window:
@@ -415,6 +434,8 @@ class ConsoleApp:
         return [("class:status", f" {model.status}")] if model else []
 
     def _message(self) -> StyleAndTextTuples:
+        if self.view_error:
+            return [("class:message.error", f" {self.view_error}")]
         if not self.message.message:
             return []
         style = "class:message.error" if self.message.error else "class:message.info"

@@ -148,3 +148,25 @@ def test_a_whole_bundled_game_through_the_input_line(host, game_id):
 
     console = run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=120)
     assert console.session.violations == []
+
+
+def test_a_failing_game_view_is_shown_not_raised(host):
+    session = table(host, "high-card", players=2, me=0, seed=1)
+
+    async def script(driver):
+        console = driver.console
+        await driver.my_turn_or_end()
+        good = console.model()
+        assert good.hand
+
+        def broken_view(*args):
+            raise KeyError(12345)
+
+        session.game.view = broken_view  # this host's own game instance
+        await driver.enter("say still alive?")
+        await driver.until(lambda: console.view_error is not None, 5, "the view error")
+        assert "KeyError" in console.view_error and console.model() is good
+        assert console.application.is_running
+        await driver.enter("quit")
+
+    run_console(lambda: session, script)
