@@ -1,7 +1,7 @@
 """One seat of a table played over the network: the game phase.
 
 A :class:`Peer` holds its own identity and seed, a connection to every other seat (the mesh),
-the table log (one signed hash chain per seat, :class:`~p2pcards.wire.chains.ChainLog`), its deck
+the table log (one signed hash chain per seat, :class:`~p2pcards.wire.log.Log`), its deck
 :class:`~p2pcards.deck.party.Party`, and a :class:`~p2pcards.session.TableSession` that runs the
 game's rules. Every message it sends is a signed log entry that goes to every other seat, so every
 peer ends with the same log; private deck messages travel sealed to their one recipient.
@@ -44,7 +44,6 @@ from ..deck.party import (
 )
 from ..game import Action, Game, IllegalAction
 from ..session import SeatAgent, TableSession
-from ..wire import framing
 from ..wire.log import Log, encode_header
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, PublicIdentity
@@ -322,6 +321,10 @@ class Peer:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
 
+    def all_finished(self) -> bool:
+        """Every seat has published its result entry."""
+        return all(any(e.kind == "result" for e in self.log.entries(s)) for s in range(self.header.players))
+
     def progress(self, op: Op) -> None:
         self.session._publish("progress", type(op).__name__.removesuffix("Op").lower(), op=str(op))
 
@@ -353,18 +356,22 @@ class Peer:
         seq = self.log.next_seq(self.seat)
         body = seal_body(
             self.identity, table=self.header.table, seat=self.seat, seq=seq, kind="deck", to=to,
-            recipient=self.header.seats[to].keys, plaintext=framing.encode(message),
+            recipient=self.header.seats[to].keys, payload=message,
         )
         await self.publish("deck", body)
 
     # -- receiving ------------------------------------------------------------------------
 
-    async def serve_connection(self, seat: int, conn: Connection) -> None:
-        """Read entries from ``seat`` until the connection ends."""
+    def attach(self, seat: int, conn: Connection) -> None:
+        """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
         self.connections[seat] = conn
         event = self._returned.pop(seat, None)
         if event is not None:
             event.set()
+
+    async def serve_connection(self, seat: int, conn: Connection) -> None:
+        """Read entries from ``seat`` until the connection ends."""
+        self.attach(seat, conn)
         try:
             while True:
                 try:
@@ -412,9 +419,8 @@ class Peer:
                 await self.deck.receive(sender, body["msg"])
             elif body.get("to") == self.seat:
                 try:
-                    plain = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
-                    message = framing.decode(plain)
-                except (ProtocolError, FrameError) as exc:
+                    message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
+                except ProtocolError as exc:
                     self.abort(TableAborted(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck"))
                     return
                 await self.deck.receive(sender, message)

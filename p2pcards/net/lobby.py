@@ -1,0 +1,358 @@
+"""Forming a table: the handshake, seats, the agreed header, and the mesh between seats.
+
+The peer that creates a table (the *host*) only gathers the roster: it advertises the table,
+seats whoever completes the handshake, and when every seat is taken and ready it sends everyone
+the table header. From then on the host is one seat like the others: every log entry is signed
+by its author and chained back to the header, so the host can neither forge nor reorder moves.
+
+Messages on a connection, in order (protocol/table.md has the byte-level description):
+
+1. ``hello`` both ways, then ``auth`` both ways (p2pcards.wire.messages);
+2. joining the lobby: ``{"type": "lobby", "op": "sit", "listen": [host, port]}`` ->
+   ``{"op": "seated", "seat": k}``; the host sends ``{"op": "roster", ...}`` to every seated
+   peer on each change; ``{"op": "ready"}`` -> when every seat is ready,
+   ``{"op": "start", "header": {...}}``;
+3. or, joining the mesh of a started table (also after a restart):
+   ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
+
+Lobby messages are checked against small schemas; a peer that sends anything else is dropped with
+a reason (``bye``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from .. import PROTOCOL_VERSION
+from ..wire.errors import ProtocolError, SchemaError
+from ..wire.identity import Identity, PublicIdentity, fingerprint
+from ..wire.messages import (
+    Auth,
+    Bye,
+    Hello,
+    handshake_proof,
+    make_hello,
+    new_table_id,
+    parse_message,
+    version_mismatch,
+)
+from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str
+from .discovery import TableAdvert, advertise
+from .peer import Seat, TableHeader, Timeouts
+from .transport import Connection, ConnectionClosed, FrameError, connect
+
+__all__ = ["LobbyError", "Handshaken", "handshake", "host_lobby", "join_lobby", "connect_mesh"]
+
+HANDSHAKE_SECONDS = 10.0
+
+_MESSAGES = {
+    "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
+    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15)}),
+    "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
+    "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Str(64), 16),
+                      "ready": ListOf(Bool(), 16), "seats": Int(1, 16)}),
+    "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
+    "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
+}
+
+
+class LobbyError(Exception):
+    """Joining or forming the table failed; the message says why (for people)."""
+
+
+@dataclass
+class Handshaken:
+    conn: Connection
+    ours: Hello
+    theirs: Hello
+
+    @property
+    def keys(self) -> PublicIdentity:
+        return self.theirs.keys
+
+    @property
+    def name(self) -> str:
+        return self.theirs.name
+
+
+def lobby_message(raw: Any, op: str, peer: str) -> dict[str, Any]:
+    """Check a lobby message of kind ``op``; :class:`ProtocolError` naming ``peer`` if not."""
+    if not isinstance(raw, dict) or raw.get("type") != "lobby" or raw.get("op") != op:
+        if isinstance(raw, dict) and raw.get("type") == "bye":
+            raise ProtocolError(peer, f"left: {str(raw.get('reason', ''))[:200]}")
+        shown = raw.get("op") if isinstance(raw, dict) else type(raw).__name__
+        raise ProtocolError(peer, f"expected lobby {op}, got {shown!r}")
+    try:
+        _MESSAGES[op].check(raw, op)
+    except SchemaError as exc:
+        raise ProtocolError(peer, f"malformed lobby {op}: {exc}") from None
+    return raw
+
+
+async def handshake(conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str],
+                    game: str | None = None) -> Handshaken:
+    """Exchange hello and auth; refuse a peer with another protocol or rules version (naming
+    both versions) or one that cannot prove its key."""
+    ours = make_hello(identity, name=name, games=games)
+    try:
+        with trio.fail_after(HANDSHAKE_SECONDS):
+            await conn.send(ours.to_wire())
+            theirs = parse_message(await conn.receive(), conn.remote)
+            if not isinstance(theirs, Hello):
+                raise ProtocolError(conn.remote, "expected hello")
+            mismatch = version_mismatch(ours, theirs, game=game, peer=theirs.name or conn.remote)
+            if mismatch is not None:
+                await conn.send(Bye(str(mismatch)).to_wire())
+                raise mismatch
+            await conn.send(handshake_proof(identity, ours, theirs).to_wire())
+            auth = parse_message(await conn.receive(), conn.remote)
+            if not isinstance(auth, Auth):
+                raise ProtocolError(conn.remote, "expected auth")
+            auth.check(ours, theirs, conn.remote)
+    except trio.TooSlowError:
+        raise ProtocolError(conn.remote, "handshake timed out") from None
+    except FrameError as exc:
+        raise ProtocolError(conn.remote, f"malformed frame: {exc.reason}") from None
+    conn.label = theirs.name or conn.remote
+    return Handshaken(conn, ours, theirs)
+
+
+# ----------------------------------------------------------------------------------------------
+# The host's side.
+
+
+@dataclass
+class _Sitter:
+    peer: Handshaken
+    host: str
+    port: int
+    ready: bool = False
+
+
+@dataclass
+class LobbyResult:
+    """A started table, as one seat sees it."""
+
+    header: TableHeader
+    seat: int
+    links: dict[int, Connection]  # connections already open to other seats
+    listener: Any = None  # this seat's listener (for mesh connections)
+
+
+@dataclass
+class HostedLobby:
+    identity: Identity
+    name: str
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    players: int
+    games: Mapping[str, str]
+    interface: str
+    port: int = 0
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    on_change: Callable[[list[str], list[bool]], None] | None = None
+    #: Joiners seated so far, by seat (seat 0 is the host).
+    sitters: dict[int, _Sitter] = field(default_factory=dict)
+    table: bytes = field(default_factory=new_table_id)
+    listeners: list[Any] = field(default_factory=list)
+    _changed: trio.Event = field(default_factory=trio.Event)
+
+    @property
+    def free(self) -> int:
+        return self.players - 1 - len(self.sitters)
+
+    def names(self) -> list[str]:
+        return [self.name] + [self.sitters[s].peer.name if s in self.sitters else "" for s in range(1, self.players)]
+
+    def readiness(self) -> list[bool]:
+        return [True] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
+
+    async def _roster(self) -> None:
+        message = {"type": "lobby", "op": "roster", "names": self.names(), "ready": self.readiness(),
+                   "seats": self.players}
+        if self.on_change:
+            self.on_change(self.names(), self.readiness())
+        for sitter in list(self.sitters.values()):
+            try:
+                await sitter.peer.conn.send(message)
+            except ConnectionClosed:
+                pass
+
+    def _notify(self) -> None:
+        self._changed.set()
+
+    async def _seat(self, conn: Connection) -> None:
+        """Handshake and seat one joiner; keeps its connection as its link to the host."""
+        try:
+            peer = await handshake(conn, self.identity, name=self.name, games=self.games, game=self.game)
+            sit = lobby_message(await conn.receive(), "sit", peer.name)
+            if self.free <= 0:
+                await conn.send(Bye("the table is full").to_wire())
+                raise ProtocolError(peer.name, "table full")
+            if any(s.peer.keys.ed25519 == peer.keys.ed25519 for s in self.sitters.values()):
+                await conn.send(Bye("already seated with this identity").to_wire())
+                raise ProtocolError(peer.name, "already seated")
+            seat = min(set(range(1, self.players)) - set(self.sitters))
+            self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
+            await conn.send({"type": "lobby", "op": "seated", "seat": seat})
+            await self._roster()
+            self._notify()
+            while not self.sitters[seat].ready:
+                message = lobby_message(await conn.receive(), "ready", peer.name)
+                self.sitters[seat].ready = bool(message["ready"])
+                await self._roster()
+                self._notify()
+        except (ProtocolError, ConnectionClosed):
+            # The joiner is gone or misbehaved: free its seat (a ready seat is kept: the table
+            # starts and the mesh handles it) and close the connection.
+            for seat, sitter in list(self.sitters.items()):
+                if sitter.peer.conn is conn and not sitter.ready:
+                    del self.sitters[seat]
+                    await self._roster()
+                    self._notify()
+            await conn.aclose()
+
+    def header(self) -> TableHeader:
+        seats = [Seat(self.name, self.identity.public, self.interface, self.port)]
+        for seat in range(1, self.players):
+            sitter = self.sitters[seat]
+            seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
+        return TableHeader(self.table, self.game, self.rules_version, dict(self.options), tuple(seats),
+                           PROTOCOL_VERSION, self.timeouts)
+
+    def advert(self) -> TableAdvert:
+        return TableAdvert(self.table.hex()[:12], self.name, self.game, self.players, self.free,
+                           PROTOCOL_VERSION, self.identity.fingerprint, self.interface, self.port)
+
+
+async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
+                     task_status=trio.TASK_STATUS_IGNORED) -> LobbyResult:
+    """Listen, advertise, seat joiners until every seat is taken and ready, then send the
+    header. ``task_status.started`` reports the bound port."""
+    listeners = await trio.open_tcp_listeners(lobby.port, host=lobby.interface)
+    lobby.port = listeners[0].socket.getsockname()[1]
+    lobby.listeners = listeners
+    task_status.started(lobby.port)
+
+    async def accept(nursery: trio.Nursery) -> None:
+        while True:
+            stream = await listeners[0].accept()
+            nursery.start_soon(lobby._seat, Connection(stream))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(accept, nursery)
+        if announce:
+            ad_cm = advertise(lobby.advert(), lobby.interface)
+            ad = await ad_cm.__aenter__()
+        try:
+            while not (lobby.free == 0 and all(lobby.readiness())):
+                await lobby._changed.wait()
+                lobby._changed = trio.Event()
+                if announce:
+                    await ad.update(lobby.advert())
+        finally:
+            if announce:
+                with trio.CancelScope(shield=True):
+                    await ad_cm.__aexit__(None, None, None)
+        nursery.cancel_scope.cancel()
+    header = lobby.header()
+    links = {}
+    for seat, sitter in lobby.sitters.items():
+        await sitter.peer.conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+        links[seat] = sitter.peer.conn
+    return LobbyResult(header, 0, links, listeners[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# A joiner's side.
+
+
+async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
+                     listen_host: str, on_change: Callable[[list[str], list[bool]], None] | None = None,
+                     ready: bool = True) -> LobbyResult:
+    """Join the table at ``host:port``; returns once the table starts."""
+    listeners = await trio.open_tcp_listeners(0, host=listen_host)
+    my_port = listeners[0].socket.getsockname()[1]
+    conn = await connect(host, port)
+    try:
+        peer = await handshake(conn, identity, name=name, games=games)
+        await conn.send({"type": "lobby", "op": "sit", "host": listen_host, "port": my_port})
+        seated = lobby_message(await conn.receive(), "seated", peer.name)
+        seat = seated["seat"]
+        if ready:
+            await conn.send({"type": "lobby", "op": "ready", "ready": True})
+        while True:
+            raw = await conn.receive()
+            if isinstance(raw, dict) and raw.get("op") == "roster":
+                roster = lobby_message(raw, "roster", peer.name)
+                if on_change:
+                    on_change(roster["names"], roster["ready"])
+                continue
+            start = lobby_message(raw, "start", peer.name)
+            break
+    except (ProtocolError, ConnectionClosed, FrameError) as exc:
+        await conn.aclose()
+        for listener in listeners:
+            await listener.aclose()
+        raise LobbyError(f"could not join {host}:{port}: {exc}") from None
+    try:
+        header = TableHeader.from_wire(start["header"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LobbyError(f"{peer.name} sent a malformed table header ({exc})") from None
+    if header.seats[seat].keys.ed25519 != identity.public.ed25519:
+        raise LobbyError("the table header does not seat us where the host said")
+    if header.seats[0].keys.ed25519 != peer.keys.ed25519:
+        raise LobbyError("the table header names another host than the one we talked to")
+    return LobbyResult(header, seat, {0: conn}, listeners[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# The mesh: every pair of seats connected once.
+
+
+async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int, *, games: Mapping[str, str],
+                    attempts: int = 20) -> Connection:
+    """Connect to another seat's listener and introduce ourselves as seat ``me``."""
+    target = header.seats[seat]
+    last: Exception | None = None
+    for attempt in range(attempts):
+        try:
+            conn = await connect(target.host, target.port)
+            peer = await handshake(conn, identity, name=header.seats[me].name, games=games, game=header.game)
+            if peer.keys.ed25519 != target.keys.ed25519:
+                await conn.aclose()
+                raise LobbyError(f"{target.host}:{target.port} is not {target.name} of this table")
+            await conn.send({"type": "lobby", "op": "mesh", "table": header.table, "seat": me})
+            return conn
+        except (ConnectionClosed, ProtocolError) as exc:
+            last = exc
+            await trio.sleep(min(0.05 * 2**attempt, 1.0))
+    raise LobbyError(f"cannot reach {target.name} at {target.host}:{target.port}: {last}")
+
+
+async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: TableHeader, me: int, *,
+                      games: Mapping[str, str]) -> tuple[int, Connection]:
+    """Handshake a connection to our listener from another seat of this table."""
+    conn = Connection(stream)
+    peer = await handshake(conn, identity, name=header.seats[me].name, games=games, game=header.game)
+    hello = lobby_message(await conn.receive(), "mesh", peer.name)
+    seat = hello["seat"]
+    if hello["table"] != header.table or not 0 <= seat < header.players or seat == me:
+        raise ProtocolError(peer.name, "not a seat of this table")
+    if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
+        raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
+    return seat, conn
+
+
+def short_fingerprint(keys: PublicIdentity) -> str:
+    return fingerprint(keys.ed25519)
+
+
+def random_name() -> str:
+    return f"player-{secrets.token_hex(2)}"
