@@ -59,14 +59,16 @@ async def play_seat(
 ) -> SeatOutcome:
     """Connect to every other seat, play the game, and save the transcript."""
     header, me = lobby.header, lobby.seat
-    path = None
+    path = journal_path = None
     journal = None
+    peer = Peer(identity, header, me, game, agent, seed=seed)
     if transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
-        path = transcript_dir / f"{header.table.hex()[:12]}-seat{me}.p2pt"
-    peer = Peer(identity, header, me, game, agent, seed=seed)
-    if path is not None:
-        journal = TranscriptWriter.create(path, transcript_header(peer), sync=False)
+        stem = f"{header.table.hex()[:12]}-seat{me}"
+        path, journal_path = transcript_dir / f"{stem}.p2pt", transcript_dir / f"{stem}.journal"
+        # The journal records entries as they arrive (a valid transcript if we crash); the
+        # final transcript is written in canonical order, byte-identical at every seat.
+        journal = TranscriptWriter.create(journal_path, transcript_header(peer), sync=False)
         peer.journal = journal
         peer.session.transcript_path = str(path)
     if on_peer:
@@ -123,8 +125,15 @@ async def play_seat(
     if lobby.listener is not None:
         await lobby.listener.aclose()
     if journal is not None:
-        journal.write_end(_end_record(peer, result, aborted))
+        end = _end_record(peer, result, aborted)
+        journal.write_end(end)
         journal.close()
+        with TranscriptWriter.create(path, transcript_header(peer), sync=True) as final:
+            final.append_entries(peer.log.canonical())
+            for blame in peer.log.blames:
+                final.append_blame(blame)
+            final.write_end(end)
+        journal_path.unlink()
     return SeatOutcome(peer, result, aborted, path)
 
 
