@@ -7,21 +7,31 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import pip_install_target
 
 from p2pcards.newgame import GameNames, NewGameError, create_game
+
+P2PCARDS = Path(sys.executable).with_name("p2pcards")
+
+
+def pip_install_target(source: Path, target: Path) -> None:
+    """As tests/conftest.py does (not imported: other test folders have a conftest module too)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "--target", str(target), str(source)],
+        check=True,
+    )
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     """The plugin of a game 'lucky-draw' written by the command and pip-installed to a target."""
-    from conftest import run_cli
-
     base = tmp_path_factory.mktemp("newgame")
     folder = base / "lucky"
-    run = run_cli("new-game", "lucky-draw", "--dir", str(folder))
+    run = subprocess.run([str(P2PCARDS), "new-game", "lucky-draw", "--dir", str(folder)],
+                         capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     target = base / "site"
     pip_install_target(folder, target)

@@ -12,11 +12,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, pip_install_target
 
+ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "plugin-tutorial.md"
 PLUGIN = ROOT / "plugins" / "crazy-eights"
 BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<code>.*?)\n```$', re.MULTILINE | re.DOTALL)
+
+
+def pip_install_target(source: Path, target: Path) -> None:
+    """As tests/conftest.py does (not imported: other test folders have a conftest module too)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--disable-pip-version-check", "--target", str(target), str(source)],
+        check=True,
+    )
 
 
 def tutorial_files(markdown: str) -> dict[str, str]:
