@@ -7,7 +7,8 @@
 * :mod:`.completion` -- Tab offers only legal moves and console commands;
 * :mod:`.help` -- the game's rules summary and commands, and the console's own;
 * :mod:`.demo` -- ``p2pcards demo``: a table with bots in the other seats;
-* :mod:`.lobby` -- the LAN lobby screen and the ``LobbyBackend`` the network layer implements.
+* :mod:`.lobby` -- ``LobbyBackend``: what the LAN lobby screen (not built yet) needs from the
+  network layer.
 
 The console talks to a table only through :class:`p2pcards.session.TableSession`.
 """

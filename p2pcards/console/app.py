@@ -397,7 +397,10 @@ class ConsoleApp:
 
     def _hand_title(self) -> str:
         model = self.model()
-        return model.hand_label.capitalize() if model and model.hand_label else "Hand"
+        if not model or not model.hand_label:
+            return "Hand"
+        count = len(model.hand)
+        return f"{model.hand_label.capitalize()}: {count} card{'s' * (count != 1)}"
 
     def _hand(self) -> StyleAndTextTuples:
         model = self.model()

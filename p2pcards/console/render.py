@@ -189,7 +189,6 @@ def hand_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
         if index:
             out.append(("", " "))
         out += card_fragments(card, glyphs)
-    out.append(("class:seat.label", f"   ({len(model.hand)} cards)"))
     return out
 
 
