@@ -1,0 +1,263 @@
+"""High-level ways to play over the network: host a table, join one, fill seats with bot peers,
+and simulate whole games between bot peers over TCP.
+
+Every bot is a full peer with its own keys and its own connections; none is trusted more than a
+person would be.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..engine import seeded_rng
+from ..game import Game
+from ..plugins import PluginHost
+from ..session import BotSeat, SeatAgent
+from ..wire.identity import Identity
+from .discovery import TableAdvert, watch
+from .lobby import HostedLobby, LobbyError, host_lobby, join_lobby
+from .peer import Timeouts
+from .table import SeatOutcome, play_seat
+
+__all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_network"]
+
+AgentFactory = Callable[[Game, int, Mapping[str, Any]], SeatAgent]
+
+
+def bot_agent(host: PluginHost, game: Game, name: str, rng: random.Random, *, delay: float = 0.0) -> AgentFactory:
+    """A factory of bot seats of the named kind (``random`` when the game has no such bot)."""
+    available = host.bots_for(game.id)
+    cls = available.get(name) or available["random"]
+
+    def make(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
+        return BotSeat(cls(game, seat, options, random.Random(rng.random())), delay=delay)
+
+    return make
+
+
+async def host_table(
+    host: PluginHost,
+    identity: Identity,
+    game_id: str,
+    *,
+    options: Mapping[str, Any],
+    players: int,
+    agent: AgentFactory,
+    name: str,
+    interface: str,
+    port: int = 0,
+    bots: int = 0,
+    bot_name: str = "strategic",
+    announce: bool = True,
+    transcript_dir: Path | None = None,
+    timeouts: Timeouts = Timeouts(),
+    on_port: Callable[[int], None] | None = None,
+    on_roster: Callable[[list[str], list[bool]], None] | None = None,
+    rng: random.Random | None = None,
+) -> list[SeatOutcome]:
+    """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
+    outcome of this seat followed by those of the bot peers run here."""
+    game = host.game(game_id)
+    resolved = game.resolve_options(options, players)
+    games = host.rules_versions()
+    rng = rng or random.Random()
+    lobby = HostedLobby(identity, name, game_id, game.rules_version, resolved, players, games, interface,
+                        port, timeouts, on_roster)
+    mine: list[SeatOutcome] = []
+    theirs: list[SeatOutcome] = []
+
+    async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        started = await host_lobby(lobby, announce=announce, task_status=task_status)
+        mine.append(await play_seat(identity, started, game, agent(game, 0, resolved), games=games,
+                                    transcript_dir=transcript_dir))
+
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(run_host)
+        if on_port:
+            on_port(bound)
+        for index in range(bots):
+            nursery.start_soon(
+                _bot_peer, host, interface, bound, f"{bot_name} bot {index + 1}",
+                bot_agent(host, game, bot_name, rng), transcript_dir, theirs,
+            )
+    return mine + theirs
+
+
+async def _bot_peer(host: PluginHost, address: str, port: int, name: str, agent: AgentFactory,
+                    transcript_dir: Path | None, outcomes: list[SeatOutcome]) -> None:
+    outcomes.append(await join_table(host, Identity.generate(), address, port, name=name, agent=agent,
+                                     listen_host=address, transcript_dir=transcript_dir))
+
+
+async def join_table(
+    host: PluginHost,
+    identity: Identity,
+    address: str,
+    port: int,
+    *,
+    name: str,
+    agent: AgentFactory,
+    listen_host: str,
+    transcript_dir: Path | None = None,
+    on_roster: Callable[[list[str], list[bool]], None] | None = None,
+    on_peer: Callable[[Any], None] | None = None,
+) -> SeatOutcome:
+    games = host.rules_versions()
+    lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
+                             on_change=on_roster)
+    header = lobby.header
+    try:
+        game = host.game(header.game)
+    except LookupError:
+        raise LobbyError(f"the table plays {header.game}, which is not installed here") from None
+    if game.rules_version != header.rules_version:
+        raise LobbyError(f"{header.game}: the table uses rules {header.rules_version}, we have {game.rules_version}")
+    return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
+                           transcript_dir=transcript_dir, on_peer=on_peer)
+
+
+async def find_table(interface: str | None, table: str, *, timeout: float = 5.0) -> TableAdvert:
+    """The advert of the table named ``table`` (its id or its name), found by zeroconf as soon
+    as it appears."""
+    found: list[TableAdvert] = []
+    appeared = trio.Event()
+
+    def update(tables: dict[str, TableAdvert]) -> None:
+        for advert in tables.values():
+            if table in (advert.table, advert.name) and not found:
+                found.append(advert)
+                appeared.set()
+
+    async with watch(interface, update):
+        with trio.move_on_after(timeout):
+            await appeared.wait()
+    if not found:
+        raise LobbyError(f"no table {table!r} found on the network (try HOST:PORT, or 'p2pcards doctor')")
+    return found[0]
+
+
+@dataclass
+class NetworkReport:
+    """Games between bot peers over TCP, as ``simulate`` reports them."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    bots: list[str]
+    games: int
+    wins: list[int]
+    draws: int = 0
+    seconds: float = 0.0
+    transcripts: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "players": self.players, "options": self.options, "bots": self.bots,
+            "games": self.games, "deck": "mental-poker over loopback TCP", "wins": self.wins,
+            "win_rate": [w / self.games for w in self.wins], "draws": self.draws,
+            "seconds": round(self.seconds, 3), "transcripts": self.transcripts, "problems": self.problems,
+        }
+
+    def to_text(self) -> str:
+        lines = [f"{self.games} games of {self.game}, {self.players} peers over loopback TCP "
+                 f"(mental-poker deck), {self.seconds:.1f} s"]
+        for seat, wins in enumerate(self.wins):
+            lines.append(f"  seat {seat} ({self.bots[seat]:>9}): {wins} wins ({100 * wins / self.games:.1f}%)")
+        if self.draws:
+            lines.append(f"  draws: {self.draws}")
+        lines += [f"problem: {p}" for p in self.problems] or ["every peer agreed on every result", "audit: clean"]
+        if self.transcripts:
+            lines.append(f"transcripts: {len(self.transcripts)} files, e.g. {self.transcripts[0]}")
+        return "\n".join(lines)
+
+
+async def simulate_network(
+    host: PluginHost,
+    game_id: str,
+    *,
+    players: int,
+    options: Mapping[str, Any],
+    bots: Sequence[str],
+    games: int = 1,
+    seed: Any = 0,
+    transcript_dir: Path | None = None,
+    interface: str = "127.0.0.1",
+    discover: bool = True,
+) -> NetworkReport:
+    """Play ``games`` games, every seat a bot peer of its own. With ``discover`` the joiners
+    find the table through zeroconf on ``interface``; otherwise they dial its port."""
+    game = host.game(game_id)
+    resolved = game.resolve_options(options, players)
+    names = list(bots) * players if len(bots) == 1 else list(bots)
+    report = NetworkReport(game_id, players, resolved, names, games, [0] * players)
+    started = time.perf_counter()
+    for index in range(games):
+        rng = seeded_rng(seed, "network", index)
+        table_name = f"sim-{seed}-{index}-{rng.getrandbits(32):08x}"
+        outcomes: list[SeatOutcome | None] = [None] * players
+        ports: list[int] = []
+        port_known = trio.Event()
+
+        def on_port(port: int) -> None:
+            ports.append(port)
+            port_known.set()
+
+        async def run_host() -> None:
+            mine = await host_table(
+                host, Identity.generate(), game_id, options=resolved, players=players,
+                agent=bot_agent(host, game, names[0], rng), name=table_name, interface=interface,
+                announce=discover, transcript_dir=transcript_dir, on_port=on_port,
+            )
+            outcomes[0] = mine[0]
+
+        async def run_joiner(position: int) -> None:
+            if discover:
+                advert = await find_table(interface, table_name, timeout=4.0)
+                address, port = advert.host, advert.port
+            else:
+                await port_known.wait()
+                address, port = interface, ports[0]
+            # Seats are given in arrival order; the bot kind is chosen once the seat is known.
+            def agent(game: Game, seat: int, opts: Mapping[str, Any]) -> SeatAgent:
+                return bot_agent(host, game, names[seat], rng)(game, seat, opts)
+
+            outcome = await join_table(host, Identity.generate(), address, port, name=f"bot {position}",
+                                       agent=agent, listen_host=interface, transcript_dir=transcript_dir)
+            outcomes[outcome.peer.seat] = outcome
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_host)
+            for position in range(1, players):
+                nursery.start_soon(run_joiner, position)
+        _score(report, index, outcomes)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _score(report: NetworkReport, index: int, outcomes: Sequence[SeatOutcome | None]) -> None:
+    results = [o.result.to_wire() if o and o.result else None for o in outcomes]
+    for seat, outcome in enumerate(outcomes):
+        if outcome is None or outcome.result is None:
+            reason = outcome.aborted.reason if outcome and outcome.aborted else "no result"
+            report.problems.append(f"game {index}: seat {seat}: {reason}")
+        elif outcome.peer.session.violations:
+            report.problems.append(f"game {index}: seat {seat}: audit found {outcome.peer.session.violations}")
+        if outcome and outcome.transcript:
+            report.transcripts.append(str(outcome.transcript))
+    if results[0] is None:
+        return
+    if any(r != results[0] for r in results):
+        report.problems.append(f"game {index}: the seats disagree on the result")
+    winners = results[0]["winners"]
+    if not winners:
+        report.draws += 1
+    for seat in winners:
+        report.wins[seat] += 1
