@@ -202,6 +202,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import EXIT_UNREADABLE, verify_file
+
+    report = verify_file(args.file)
+    if args.json:
+        print(json.dumps(report.to_json(show_hands=args.show_hands), indent=2, ensure_ascii=False))
+    elif report.status == EXIT_UNREADABLE:
+        print(f"p2pcards: error: {args.file}: {report.problem.reason}", file=sys.stderr)
+    else:
+        print(report.to_text(show_hands=args.show_hands))
+    return report.status
+
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -252,6 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="the TCP port to check (default: any free port)")
     p.add_argument("--timeout", type=float, default=8.0, metavar="SECONDS", help="discovery wait (default 8)")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("verify", help="re-check a game from its transcript: signatures, shuffles, moves, result")
+    p.add_argument("file", help="a transcript (.p2pt)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--show-hands", action="store_true", help="show every deal, transfer and move with its faces")
+    p.set_defaults(func=cmd_verify)
 
     return parser
 

@@ -1,0 +1,678 @@
+"""``p2pcards verify``: re-check a whole table from its transcript, on any machine, offline.
+
+A transcript (protocol/transcript.md) holds every signed log entry of a table and, in its end
+record, every seat's deck seed. With the seeds, each seat's side of the deck protocol is fully
+determined, so the table can be played again here:
+
+1. read the file (torn tail, checksums, schema) and rebuild the table log: every signature and
+   every seat's hash chain (:meth:`~p2pcards.wire.transcript.Transcript.log`);
+2. take the game, its rules version and options from the lobby header the log is bound to, and
+   load the game from the installed plugins (:func:`~p2pcards.plugins.load_plugins`);
+3. re-simulate the deck: one :class:`~p2pcards.deck.party.Party` per seat from its revealed seed
+   and the lobby header, in the in-process :class:`~p2pcards.deck.backend.MentalPokerDeck`.
+   Every message a re-simulated seat sends must be that seat's next signed ``deck`` entry: a
+   public one byte for byte (canonical encoding), a private one addressed to the same seat (its
+   sealed box opens only with the recipient's key, so its content is not checked here: the
+   recipient checked it at the table, and the deck audit below re-derives what it carried);
+4. replay the game with :func:`~p2pcards.engine.play`, the engine's step loop (the one
+   :class:`~p2pcards.session.TableSession` runs asynchronously), each seat's moves taken from
+   its signed ``action`` entries in order, each for the turn it names;
+5. run the deck's end-of-game audit (every card decoded from the seeds) and the game's audit,
+   and recompute the result; compare it with every seat's signed ``result`` entry and the end
+   record.
+
+If every public deck message is the one its seat's seed derives, the shuffles, re-locks,
+openings and re-handlings in the file are exactly an honest run of the protocol from those seeds:
+the full audit of protocol/deck.md section 7, done by recomputation. The first entry that differs
+names its seat. The exit status is 0 (verified), 1 (verification failed: tampering or cheating
+found, with the step and the seat to blame) or 2 (an unreadable, incomplete or unsupported file,
+for example a game or rules version that is not installed).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cards import Card, sort_cards
+from .deck.backend import MentalPokerDeck
+from .deck.derive import SEED_BYTES
+from .deck.local import DeckFault
+from .deck.party import Output, Party, Send
+from .engine import PlayerError, play
+from .game import Action, Bot, Game, OptionError, Result
+from .net.peer import TableHeader
+from .plugins import load_plugins
+from .wire import framing
+from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, encode_header
+from .wire.messages import Entry
+from .wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
+
+__all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "Problem", "Report", "verify_file"]
+
+EXIT_VERIFIED, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
+VERDICTS = {EXIT_VERIFIED: "verified", EXIT_FAILED: "failed", EXIT_UNREADABLE: "unreadable"}
+
+#: Log refusals that say nothing about the claimed signer (the file was altered).
+UNSIGNED_FAULTS = (BAD_SIGNATURE, WRONG_TABLE, STRANGER, GAP)
+#: Keys of an action whose values are handles of the actor's cards (shown with their faces).
+HANDLE_KEYS = ("card", "cards", "handle", "handles")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why verification stopped: at which ``step`` (an entry, a turn, a deck operation), and
+    the seat to blame when the fault is a seat's (``None`` for damage to unsigned parts)."""
+
+    step: str
+    reason: str
+    seat: int | None = None
+
+
+class _Unreadable(Exception):
+    """Exit 2: the file cannot be checked here."""
+
+
+class _Failed(Exception):
+    """Exit 1: the file shows tampering or cheating."""
+
+    def __init__(self, step: str, reason: str, seat: int | None = None):
+        super().__init__(reason)
+        self.problem = Problem(step, reason, seat)
+
+
+@dataclass
+class Report:
+    """What ``p2pcards verify`` found. ``timeline`` (deals, reveals, transfers, coins and every
+    move, with faces) is what ``--show-hands`` prints."""
+
+    file: str
+    status: int = EXIT_UNREADABLE
+    problem: Problem | None = None
+    game: dict[str, str] = field(default_factory=dict)
+    table: str = ""
+    players: list[dict[str, Any]] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    end_status: str | None = None
+    result: Result | None = None
+    checked: dict[str, int] = field(default_factory=dict)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    size: int = 0
+
+    @property
+    def verdict(self) -> str:
+        return VERDICTS[self.status]
+
+    def name(self, seat: int | None) -> str:
+        if seat is None:
+            return ""
+        if 0 <= seat < len(self.players):
+            return f"seat {seat} ({self.players[seat]['name']})"
+        return f"seat {seat}"
+
+    def problem_line(self) -> str:
+        p = self.problem
+        if p is None:
+            return ""
+        blame = f"; to blame: {self.name(p.seat)}" if p.seat is not None else ""
+        return f"{p.step}: {p.reason}{blame}"
+
+    # -- output -------------------------------------------------------------------------------
+
+    def to_json(self, *, show_hands: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "file": self.file, "verdict": self.verdict, "exit": self.status,
+            "problem": None if self.problem is None else {
+                "step": self.problem.step, "reason": self.problem.reason, "seat": self.problem.seat},
+            "game": self.game, "table": self.table, "players": self.players,
+            "options": self.options, "end": self.end_status,
+            "result": None if self.result is None else self.result.to_wire(),
+            "checked": self.checked, "violations": self.violations, "notes": self.notes,
+            "seconds": round(self.seconds, 3), "bytes": self.size,
+        }
+        if show_hands:
+            out["timeline"] = self.timeline
+        return _plain(out)
+
+    def to_text(self, *, show_hands: bool = False) -> str:
+        lines = [f"transcript: {self.file}"]
+        if self.status == EXIT_VERIFIED:
+            lines.append("verdict: VERIFIED")
+        elif self.status == EXIT_FAILED:
+            lines.append(f"verdict: FAILED at {self.problem_line()}")
+        else:
+            lines.append(f"verdict: UNREADABLE: {self.problem_line()}")
+        if self.game:
+            lines.append(f"game: {self.game['name']} ({self.game['id']}, rules "
+                         f"{self.game['rules']})")
+        if self.options:
+            lines.append("options: " + ", ".join(f"{k}={v}" for k, v in self.options.items()))
+        if self.players:
+            lines.append(f"table {self.table}, {len(self.players)} players:")
+            for p in self.players:
+                lines.append(f"  seat {p['seat']}  {p['name']:<20} key {p['fingerprint']}")
+        if self.result is not None:
+            lines.append(f"result: {self.result.summary}")
+        elif self.end_status:
+            lines.append(f"end: {self.end_status} (no result)")
+        for v in self.violations:
+            lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: "
+                         f"{v['message']}")
+        if self.checked:
+            lines.append("checked: " + _describe_checks(self.checked))
+        for note in self.notes:
+            lines.append(f"note: {note}")
+        if show_hands and self.timeline:
+            lines.append("what happened (every face, from the audit):")
+            lines.extend(f"  {line}" for line in self._timeline_lines())
+        lines.append(f"({self.size} bytes, {self.seconds:.2f} s)")
+        return "\n".join(lines)
+
+    def _timeline_lines(self) -> list[str]:
+        lines = []
+        shown: list[str] = []  # the cards of the last move line
+        for event in self.timeline:
+            kind = event["kind"]
+            if kind == "reveal" and set(event["cards"]) <= set(shown):
+                continue  # a card the move line just showed face up
+            shown = event.get("cards", []) if kind == "move" else []
+            if kind == "shuffle":
+                lines.append(f"shuffle ({event['cards']} cards)")
+            elif kind == "coin":
+                lines.append(f"coin {event['label']}: {event['value']}")
+            elif kind == "deal":
+                lines.append("deal:")
+                for seat, cards in event["hands"].items():
+                    lines.append(f"  {self.name(int(seat))}: {' '.join(cards)}")
+            elif kind == "reveal":
+                lines.append(f"revealed: {' '.join(event['cards'])}")
+            elif kind == "transfer":
+                lines.append(f"{len(event['cards'])} cards go to {self.name(event['to'])}: "
+                             f"{' '.join(event['cards'])}")
+            elif kind == "move":
+                lines.append(f"turn {event['turn']}, {self.name(event['seat'])}: {event['text']}")
+        return lines
+
+
+def _describe_checks(c: Mapping[str, int]) -> str:
+    parts = [
+        f"{c.get('entries', 0)} signed entries (signatures, per-seat hash chains)",
+        f"{c.get('seeds', 0)} seeds against their commitments",
+        f"{c.get('public', 0)} public deck messages recomputed byte for byte",
+        f"{c.get('private', 0)} private deck messages (recipient only; sealed boxes cannot be "
+        f"opened without the recipients' keys)",
+        f"{c.get('operations', 0)} deck operations",
+        f"{c.get('moves', 0)} moves replayed with the rules",
+        f"{c.get('cards', 0)} cards decoded by the audit",
+        f"{c.get('results', 0)} signed results",
+    ]
+    return "; ".join(parts)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: bytes as hex, tuples as lists, map keys as strings."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as signed data: the same canonical encoding (protocol/wire.md section 2)."""
+    try:
+        return framing.encode(a) == framing.encode(b)
+    except framing.FrameError:
+        return False
+
+
+def _difference(got: Any, want: Any, path: str = "") -> str:
+    """Where ``got`` first differs from ``want``, as a path like ``points[3]``."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in sorted(set(got) | set(want)):
+            if key not in got or key not in want or not _same(got[key], want[key]):
+                if key in got and key in want:
+                    return _difference(got[key], want[key], f"{path}.{key}" if path else key)
+                return f"{path}.{key}" if path else str(key)
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+        for i, (a, b) in enumerate(zip(got, want)):
+            if not _same(a, b):
+                return _difference(a, b, f"{path}[{i}]")
+    return path or "the message"
+
+
+# ------------------------------------------------------------------------------------------
+# The replay.
+
+
+class _SeatEntries:
+    """One seat's signed entries, by kind, consumed in order as the replay needs them."""
+
+    def __init__(self, seat: int, entries: Sequence[Entry]):
+        self.seat = seat
+        self.deck = [e for e in entries if e.kind == "deck"]
+        self.actions = [e for e in entries if e.kind == "action"]
+        self.results = [e for e in entries if e.kind == "result"]
+        self.chats = sum(e.kind == "chat" for e in entries)
+        self.other = sorted({e.kind for e in entries} - {"deck", "action", "result", "chat"})
+        self.next_deck = 0
+        self.next_action = 0
+
+
+class _Replay:
+    """Drives the re-simulated deck and the game from one transcript, checking as it goes."""
+
+    def __init__(self, game: Game, options: Mapping[str, Any], names: Sequence[str],
+                 seats: Sequence[_SeatEntries], seeds: Sequence[bytes], header: bytes):
+        self.game = game
+        self.options = options
+        self.names = names
+        self.seats = seats
+        self.seeds = seeds
+        self.header = header
+        self.public = self.private = 0
+        self.timeline: list[dict[str, Any]] = []
+        self.turn = 0  # moves applied so far
+        self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
+
+    # -- deck -----------------------------------------------------------------------------
+
+    def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
+        return _CheckedParty(seat, *args, replay=self, **kwargs)
+
+    def sent(self, party: Party, send: Send) -> None:
+        """``party`` (re-simulated from its seed) sends ``send``: it must be its seat's next
+        signed deck entry."""
+        seat, message = party.seat, send.message
+        mine = self.seats[seat]
+        what = self._what(party, message)
+        if mine.next_deck >= len(mine.deck):
+            raise _Failed(f"deck, {what}", f"{self.names[seat]} signed no deck entry where the "
+                          f"protocol requires this message", seat)
+        entry = mine.deck[mine.next_deck]
+        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
+        mine.next_deck += 1
+        body = entry.body
+        if send.to is None:
+            if set(body) != {"msg", "seen"}:
+                raise _Failed(step, "expected a public deck message, found "
+                              + ("a private one" if "box" in body else "a malformed entry"), seat)
+            if not _same(body["msg"], message):
+                raise _Failed(step, self._deviation(message, body["msg"]), seat)
+            self.public += 1
+        else:
+            if set(body) != {"to", "box", "seen"} or not isinstance(body["box"], bytes):
+                raise _Failed(step, f"expected a private deck message to seat {send.to}, found "
+                              + ("a public one" if "msg" in body else "a malformed entry"), seat)
+            if body["to"] != send.to:
+                raise _Failed(step, f"the private message goes to seat {body['to']}, the "
+                              f"protocol sends it to seat {send.to}", seat)
+            self.private += 1
+
+    def _what(self, party: Party, message: Mapping[str, Any]) -> str:
+        kind = message.get("type")
+        op = message.get("op")
+        if isinstance(op, int) and 0 <= op < len(party.ops):
+            name = type(party.ops[op]).__name__.removesuffix("Op").lower()
+            return f"{kind} message of deck operation {op} ({name}, before turn {self.turn})"
+        return f"{kind} message"
+
+    @staticmethod
+    def _deviation(want: Mapping[str, Any], got: Any) -> str:
+        kind = want.get("type")
+        if kind == "commit":
+            return ("its signed seed commitment does not open with the seed the end record "
+                    "reveals for it (the end record was altered, or the seat revealed another "
+                    "seed than it committed to)")
+        if kind == "seed":
+            return "the seed it revealed at the table differs from the end record's"
+        return (f"its signed {kind} message differs from the one its revealed seed derives "
+                f"(first difference: {_difference(got, want)}): a deviation from the deck "
+                f"protocol")
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def next_action(self, seat: int) -> Action:
+        mine = self.seats[seat]
+        turn = self.turn
+        self.pending = (turn, seat)
+        if mine.next_action >= len(mine.actions):
+            raise _Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move "
+                          f"for turn {turn}", seat)
+        entry = mine.actions[mine.next_action]
+        mine.next_action += 1
+        body = entry.body
+        step = f"turn {turn} (log #{entry.seq} of seat {seat})"
+        if set(body) != {"turn", "action", "seen"} or not isinstance(body["action"], dict) \
+                or not isinstance(body["turn"], int) or isinstance(body["turn"], bool):
+            raise _Failed(step, "malformed action entry", seat)
+        if body["turn"] != turn:
+            raise _Failed(step, f"its next signed move is for turn {body['turn']}", seat)
+        return body["action"]
+
+    def moved(self, state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        text = self.game.format_action(state, seat, action, known)
+        cards = [known[h] for h in _handles(action) if h in known]
+        unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]
+        if unseen:
+            text += f"  [cards: {' '.join(c.unicode() for c in cards)}]"
+        self.timeline.append({"kind": "move", "turn": self.turn, "seat": seat, "text": text,
+                              "action": action, "cards": [c.unicode() for c in cards]})
+        self.turn += 1
+        self.pending = None
+
+    # -- running --------------------------------------------------------------------------
+
+    def run(self) -> tuple[Any, MentalPokerDeck]:
+        cards = self.game.deck(self.options, len(self.seats))
+        deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
+                               full_audit="none", party_factory=self.party)
+        bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
+        record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
+                      check_own=False)
+        return record, deck
+
+
+class _CheckedParty(Party):
+    """A seat's deck party re-simulated from its seed; every message it sends is checked
+    against the next deck entry its seat signed."""
+
+    def __init__(self, *args: Any, replay: _Replay, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._replay = replay
+
+    def _checked(self, out: Output) -> Output:
+        for send in out.sends:
+            self._replay.sent(self, send)
+        return out
+
+    def start(self) -> Output:
+        return self._checked(super().start())
+
+    def begin(self, op: Any) -> Output:
+        return self._checked(super().begin(op))
+
+    def receive(self, sender: int, message: Any) -> Output:
+        return self._checked(super().receive(sender, message))
+
+
+class _SignedMoves(Bot):
+    """A seat whose moves are the ones it signed, in order."""
+
+    name = "transcript"
+
+    def __init__(self, game: Game, seat: int, options: Mapping[str, Any], replay: _Replay):
+        super().__init__(game, seat, options, random.Random(0))
+        self.replay = replay
+
+    def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
+        return self.replay.next_action(self.seat)
+
+    def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
+        if event["kind"] == "action" and event["seat"] == self.seat:
+            self.replay.moved(state, self.seat, event["action"], known)
+
+
+class _NotingDeck:
+    """The engine's deck: the re-simulated parties, noting what happens for the report."""
+
+    def __init__(self, deck: MentalPokerDeck, replay: _Replay):
+        self.deck = deck
+        self.timeline = replay.timeline
+
+    def shuffle(self) -> list[int]:
+        handles = self.deck.shuffle()
+        self.timeline.append({"kind": "shuffle", "cards": len(handles)})
+        return handles
+
+    def coin(self, label: str, bound: int) -> int:
+        value = self.deck.coin(label, bound)
+        self.timeline.append({"kind": "coin", "label": label, "value": value})
+        return value
+
+    def deal(self, to: Mapping[int, int]) -> None:
+        self.deck.deal(to)
+        self.timeline.append({"kind": "deal", "to": dict(to)})
+
+    def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        faces = self.deck.reveal(handles, owner)
+        self.timeline.append({"kind": "reveal", "handles": list(handles)})
+        return faces
+
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        new = self.deck.transfer(handles, to)
+        self.timeline.append({"kind": "transfer", "to": to, "handles": list(new)})
+        return new
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return self.deck.known(seat)
+
+    def open_all(self) -> dict[int, Card]:
+        return self.deck.open_all()
+
+
+def _handles(action: Action) -> list[int]:
+    found: list[int] = []
+    for key in HANDLE_KEYS:
+        value = action.get(key)
+        items = value if isinstance(value, list) else [value]
+        found += [h for h in items if isinstance(h, int) and not isinstance(h, bool)]
+    return found
+
+
+def _with_faces(timeline: list[dict[str, Any]], faces: Mapping[int, Card]) -> list[dict[str, Any]]:
+    """The report's timeline: handles replaced by the faces the audit derived."""
+
+    def show(handles: Sequence[int]) -> list[str]:
+        return [faces[h].unicode() if h in faces else f"#{h}" for h in handles]
+
+    out = []
+    for event in timeline:
+        kind = event["kind"]
+        if kind == "deal":
+            hands: dict[int, list[int]] = {}
+            for handle, seat in event["to"].items():
+                hands.setdefault(seat, []).append(handle)
+            shown = {seat: [c.unicode() for c in sort_cards(faces[h] for h in hs if h in faces)]
+                     for seat, hs in sorted(hands.items())}
+            out.append({"kind": "deal", "hands": shown})
+        elif kind in ("reveal", "transfer"):
+            rest = {k: v for k, v in event.items() if k != "handles"}
+            out.append({**rest, "cards": show(event["handles"])})
+        else:
+            out.append(event)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Verification.
+
+
+def verify_file(path: str | Path) -> Report:
+    """Verify the transcript at ``path``; never raises for anything in the file."""
+    report = Report(str(path))
+    began = time.perf_counter()
+    try:
+        report.size = Path(path).stat().st_size
+    except OSError:
+        pass
+    try:
+        _verify(path, report)
+    except _Unreadable as exc:
+        report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
+    except _Failed as exc:
+        report.status, report.problem = EXIT_FAILED, exc.problem
+    else:
+        report.status = EXIT_VERIFIED
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def _read(path: str | Path) -> tuple[Transcript, Any]:
+    try:
+        transcript = read_transcript(path, verify=False)
+    except TornTranscript as exc:
+        raise _Unreadable(f"incomplete: {exc}") from None
+    except TranscriptError as exc:
+        raise _Unreadable(str(exc)) from None
+    if transcript.end is None:
+        raise _Unreadable("incomplete: no end record (the game did not finish, or the file was "
+                          "cut after a whole record)")
+    try:
+        log = transcript.log()
+    except TranscriptError as exc:
+        blame = exc.blame
+        # A bad signature, a stranger, a gap: the bytes are not what the seat signed, so the
+        # file was altered; the other refusals concern what the seat itself signed.
+        signer = blame is not None and blame.code not in UNSIGNED_FAULTS
+        raise _Failed("log", exc.reason, blame.seat if signer else None) from None
+    return transcript, log
+
+
+def _table_header(transcript: Transcript) -> TableHeader:
+    """The lobby header (bound to every entry through the genesis hash), checked against the
+    transcript header's unsigned copies of its fields."""
+    h = transcript.header
+    try:
+        lobby = TableHeader.from_wire(h.lobby)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise _Unreadable("the lobby header is not a p2pcards table header") from None
+    mismatches = [
+        name for name, ours, theirs in (
+            ("table id", h.table, lobby.table),
+            ("game", h.game, lobby.game),
+            ("rules version", h.rules, lobby.rules_version),
+            ("options", h.options, dict(lobby.options)),
+            ("roster keys", list(h.roster), [s.keys for s in lobby.seats]),
+            ("player names", list(h.names), [s.name for s in lobby.seats]),
+        ) if not (ours == theirs if name == "roster keys" else _same(ours, theirs))
+    ]
+    if mismatches:
+        raise _Failed("header", f"the transcript header's {', '.join(mismatches)} differ from "
+                      f"the signed lobby header (the file was altered)")
+    return lobby
+
+
+def _load_game(lobby: TableHeader) -> Game:
+    host = load_plugins()
+    game = host.games.get(lobby.game)
+    if game is None:
+        have = ", ".join(f"{g} (rules {v})" for g, v in host.rules_versions().items()) or "none"
+        raise _Unreadable(f"the game {lobby.game!r} (rules {lobby.rules_version}) is not "
+                          f"installed here (installed: {have})")
+    if game.rules_version != lobby.rules_version:
+        raise _Unreadable(f"game {lobby.game}: the transcript needs rules "
+                          f"{lobby.rules_version}, this machine has rules {game.rules_version}")
+    try:
+        game.resolve_options(lobby.options, lobby.players)
+    except OptionError as exc:
+        raise _Unreadable(f"game {lobby.game}: the table's options do not fit the installed "
+                          f"game: {exc}") from None
+    return game
+
+
+def _verify(path: str | Path, report: Report) -> None:
+    transcript, log = _read(path)
+    end = transcript.end
+    report.end_status = end.status
+    report.checked["entries"] = len(transcript.entries)
+    lobby = _table_header(transcript)
+    report.table = lobby.table.hex()[:12]
+    report.players = [{"seat": i, "name": s.name, "fingerprint": s.keys.fingerprint}
+                      for i, s in enumerate(lobby.seats)]
+    report.options = dict(lobby.options)
+    report.game = {"id": lobby.game, "name": lobby.game, "rules": lobby.rules_version}
+    game = _load_game(lobby)
+    report.game["name"] = game.name
+    names = [s.name for s in lobby.seats]
+
+    for blame in transcript.blames:
+        proven = "proven by signed evidence" if blame.verify(lobby.table, log.roster) else \
+            "its evidence does not prove it"
+        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} ({proven})",
+                      blame.seat if blame.provable else None)
+
+    seeds = []
+    for seat in range(lobby.players):
+        seed = end.seeds.get(seat)
+        if seed is None or len(seed) != SEED_BYTES:
+            what = "is not revealed" if seed is None else f"is {len(seed)} bytes, not {SEED_BYTES}"
+            raise _Failed("end record", f"the deck seed of {names[seat]} {what} (end: "
+                          f"{end.status}{': ' + end.note if end.note else ''})", seat)
+        seeds.append(seed)
+
+    seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
+    replay = _Replay(game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby))
+    try:
+        record, deck = replay.run()
+    except _Failed:
+        raise
+    except PlayerError as exc:
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
+                      exc.seat) from None
+    except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
+        raise _Failed("deck", str(exc), exc.blame.seat) from None
+    except Exception as exc:  # the rules or the deck refused what the signed entries ask
+        turn, seat = replay.pending or (replay.turn, None)
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
+                      seat) from None
+    report.checked.update(seeds=len(seeds), public=replay.public, private=replay.private,
+                          operations=len(deck.parties[0].ops), moves=replay.turn,
+                          cards=len(record.faces))
+    report.timeline = _with_faces(replay.timeline, record.faces)
+
+    for mine in seats:
+        if mine.next_deck < len(mine.deck):
+            entry = mine.deck[mine.next_deck]
+            raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                          "a deck message the protocol never called for", mine.seat)
+        if mine.next_action < len(mine.actions):
+            entry = mine.actions[mine.next_action]
+            raise _Failed(f"log #{entry.seq} of seat {mine.seat}",
+                          "a move signed after the game was over", mine.seat)
+        if mine.other:
+            report.notes.append(f"{names[mine.seat]} signed entries of kinds this program does "
+                                f"not check: {', '.join(mine.other)}")
+
+    report.violations = [v.to_wire() for v in record.violations]
+    if record.violations:
+        v = record.violations[0]
+        raise _Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
+
+    result = record.result
+    report.result = result
+    violations: list[Any] = []
+    signed = 0
+    for mine in seats:
+        if not mine.results:
+            report.notes.append(f"{names[mine.seat]} signed no result")
+        for entry in mine.results:
+            body = entry.body
+            got = body.get("result") if isinstance(body, dict) else None
+            step = f"result (log #{entry.seq} of seat {mine.seat})"
+            if not _same(got, result.to_wire()):
+                raise _Failed(step, f"its signed result differs from the recomputed one (first "
+                              f"difference: {_difference(got, result.to_wire())})", mine.seat)
+            if not _same(body.get("violations"), violations):
+                raise _Failed(step, "its signed result lists rule violations the audit does "
+                              "not find", mine.seat)
+            signed += 1
+    report.checked["results"] = signed
+    if end.status != "finished":
+        report.notes.append(f"the end record says {end.status!r} ({end.note}), yet the signed "
+                            f"entries hold a whole game")
+    elif not _same(end.result, result.to_wire()):
+        raise _Failed("end record", "its result differs from the recomputed one (the end record "
+                      "is not signed: it was altered)")
+    report.notes.append("private deck messages are checked by recipient only: a sealed box "
+                        "opens only with its recipient's key; the deck audit re-derives what "
+                        "each carried from the seeds")

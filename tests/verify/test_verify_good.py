@@ -1,0 +1,75 @@
+"""``p2pcards verify`` on honest transcripts of whole networked games: exit 0, a clean report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from p2pcards.game import Result
+from p2pcards.verify import EXIT_VERIFIED, verify_file
+
+
+@pytest.fixture(params=["bs_table", "calypso_table"])
+def table(request):
+    return request.getfixturevalue(request.param)
+
+
+def test_every_seat_wrote_the_same_transcript(table):
+    first = table.paths[0].read_bytes()
+    assert all(path.read_bytes() == first for path in table.paths[1:])
+
+
+def test_verify_reports_the_game_and_result(table, cli):
+    transcript = table.read()
+    done = cli("verify", str(table.path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "verdict: VERIFIED" in out
+    assert f"result: {transcript.end.result['summary']}" in out
+    for name in transcript.header.names:
+        assert name in out
+    assert "sealed boxes cannot be opened" in out
+    assert "what happened" not in out  # hands only on request
+
+
+def test_json_is_one_object(table, cli):
+    done = cli("verify", str(table.path), "--json", "--show-hands")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    transcript = table.read()
+    assert report["verdict"] == "verified" and report["exit"] == 0 and report["problem"] is None
+    assert report["game"]["id"] == table.game
+    assert report["result"] == transcript.end.result
+    assert [p["name"] for p in report["players"]] == list(transcript.header.names)
+    checked = report["checked"]
+    assert checked["entries"] == len(transcript.entries)
+    assert checked["seeds"] == len(transcript.header.names) == checked["results"]
+    assert checked["public"] > 0 and checked["private"] > 0 and checked["moves"] > 0
+    moves = [e for e in report["timeline"] if e["kind"] == "move"]
+    assert [m["turn"] for m in moves] == list(range(checked["moves"]))
+
+
+def test_show_hands_shows_every_deal_and_move(table):
+    report = verify_file(table.path)
+    assert report.status == EXIT_VERIFIED, report.problem_line()
+    text = report.to_text(show_hands=True)
+    deals = [e for e in report.timeline if e["kind"] == "deal"]
+    assert deals and "deal:" in text
+    dealt = sum(len(cards) for deal in deals for cards in deal["hands"].values())
+    assert dealt > 0
+    for event in report.timeline:
+        if event["kind"] == "move":
+            assert f"turn {event['turn']}, seat {event['seat']}" in text
+            # every card a move references is shown with its face
+            for card in event["cards"]:
+                assert card in text
+    assert Result.from_wire(table.read().end.result) == report.result
+
+
+def test_cals_bs_claims_show_the_cards_placed(bs_table):
+    report = verify_file(bs_table.path)
+    claims = [e for e in report.timeline if e["kind"] == "move" and e["action"]["type"] == "play"]
+    assert claims
+    for claim in claims:
+        assert len(claim["cards"]) == len(claim["action"]["cards"])

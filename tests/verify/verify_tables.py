@@ -1,0 +1,152 @@
+"""Real transcripts for the verify tests: whole games between bot peers over loopback TCP, and
+tools to alter them the way an attacker or a damaged disk would."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.engine import seeded_rng
+from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
+from p2pcards.net.table import play_seat
+from p2pcards.plugins import load_plugins
+from p2pcards.session import BotSeat
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import Entry, sign_entry
+from p2pcards.wire.transcript import (
+    MAGIC,
+    Transcript,
+    TranscriptEnd,
+    TranscriptWriter,
+    read_transcript,
+)
+
+LOOPBACK = "127.0.0.1"
+
+
+@dataclass
+class Table:
+    """One played table: every seat's transcript and the seats' identities (to forge with)."""
+
+    game: str
+    paths: list[Path]
+    identities: list[Identity]
+
+    @property
+    def path(self) -> Path:
+        return self.paths[0]
+
+    def read(self) -> Transcript:
+        return read_transcript(self.path)
+
+
+def play_table(game_id: str, players: int, options: dict[str, Any], folder: Path) -> Table:
+    """Play one whole game between strategic bots, each seat its own peer on 127.0.0.1."""
+    host = load_plugins()
+    game = host.game(game_id)
+    resolved = game.resolve_options(options, players)
+    games = host.rules_versions()
+    bots = host.bots_for(game_id)
+    bot_cls = bots.get("strategic") or bots["random"]
+    identities = [Identity.generate() for _ in range(players)]
+    by_seat: dict[int, Identity] = {}
+    paths: dict[int, Path] = {}
+
+    def agent(seat: int) -> BotSeat:
+        return BotSeat(bot_cls(game, seat, resolved, seeded_rng(1, seat)))
+
+    async def run_host(lobby: HostedLobby, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        result = await host_lobby(lobby, announce=False, task_status=task_status)
+        by_seat[0] = lobby.identity
+        outcome = await play_seat(lobby.identity, result, game, agent(0), games=games,
+                                  transcript_dir=folder)
+        paths[0] = outcome.transcript
+
+    async def run_joiner(port: int, identity: Identity, index: int) -> None:
+        result = await join_lobby(identity, LOOPBACK, port, name=f"bot{index}", games=games,
+                                  listen_host=LOOPBACK)
+        by_seat[result.seat] = identity
+        outcome = await play_seat(identity, result, game, agent(result.seat), games=games,
+                                  transcript_dir=folder)
+        paths[result.seat] = outcome.transcript
+
+    async def main() -> None:
+        lobby = HostedLobby(identities[0], "host", game_id, game.rules_version, resolved, players,
+                            games, LOOPBACK)
+        with trio.fail_after(120):
+            async with trio.open_nursery() as nursery:
+                port = await nursery.start(run_host, lobby)
+                for index in range(1, players):
+                    nursery.start_soon(run_joiner, port, identities[index], index)
+
+    trio.run(main)
+    return Table(game_id, [paths[s] for s in range(players)], [by_seat[s] for s in range(players)])
+
+
+# -- altering transcripts ----------------------------------------------------------------------
+
+
+def records(data: bytes) -> list[tuple[int, int]]:
+    """(offset of the body, length) of every record (protocol/transcript.md section 1)."""
+    out, pos = [], len(MAGIC)
+    while pos < len(data):
+        length = int.from_bytes(data[pos:pos + 4], "big")
+        out.append((pos + 4, length))
+        pos += 4 + length + 16
+    return out
+
+
+def rechain(data: bytes) -> bytes:
+    """Recompute every record's check value, as a deliberate forger would."""
+    out = bytearray(data)
+    check = hashlib.sha256(MAGIC).digest()[:16]
+    for body_at, length in records(data):
+        length_bytes = out[body_at - 4:body_at]
+        check = hashlib.sha256(check + length_bytes + out[body_at:body_at + length]).digest()[:16]
+        out[body_at + length:body_at + length + 16] = check
+    return bytes(out)
+
+
+def flip(data: bytes, position: int) -> bytes:
+    out = bytearray(data)
+    out[position] ^= 0x01
+    return bytes(out)
+
+
+def write(path: Path, transcript: Transcript, entries: list[Entry] | None = None,
+          end: TranscriptEnd | None = None) -> Path:
+    """Write a transcript with the writer API (valid checks), with other entries or end."""
+    with TranscriptWriter.create(path, transcript.header) as writer:
+        writer.append_entries(transcript.entries if entries is None else entries)
+        for blame in transcript.blames:
+            writer.append_blame(blame)
+        writer.write_end(end or transcript.end)
+    return path
+
+
+def with_seed(transcript: Transcript, seat: int, seed: bytes) -> TranscriptEnd:
+    return replace(transcript.end, seeds={**transcript.end.seeds, seat: seed})
+
+
+def resign(transcript: Transcript, identity: Identity, entry: Entry, body: dict[str, Any]) -> list[Entry]:
+    """The transcript's entries with ``entry`` given another body and signed again by its seat,
+    and the seat's later entries re-chained and re-signed: what a cheating seat could sign."""
+    out, prev = [], None
+    for old in transcript.entries:
+        if old.sender != entry.sender or old.seq < entry.seq:
+            out.append(old)
+            continue
+        new_body = dict(body if old.seq == entry.seq else old.body)
+        prev = old.prev if prev is None else prev
+        seen = [list(item) for item in new_body["seen"]]
+        seen[old.sender] = [old.seq, prev]
+        new_body["seen"] = seen
+        signed = sign_entry(identity, table=old.table, sender=old.sender, seq=old.seq,
+                            kind=old.kind, prev=prev, body=new_body)
+        out.append(signed)
+        prev = signed.hash
+    return out
