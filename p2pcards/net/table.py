@@ -56,12 +56,15 @@ async def play_seat(
     transcript_dir: Path | None = None,
     seed: bytes | None = None,
     on_peer: Callable[[Peer], None] | None = None,
+    peer_factory: Callable[..., Peer] = Peer,
 ) -> SeatOutcome:
-    """Connect to every other seat, play the game, and save the transcript."""
+    """Connect to every other seat, play the game, and save the transcript.
+
+    ``peer_factory`` (called like :class:`Peer`) lets tests seat a deviating peer."""
     header, me = lobby.header, lobby.seat
     path = journal_path = None
     journal = None
-    peer = Peer(identity, header, me, game, agent, seed=seed)
+    peer = peer_factory(identity, header, me, game, agent, seed=seed)
     if transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
         stem = f"{header.table.hex()[:12]}-seat{me}"
