@@ -202,6 +202,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_from_args
+
+    try:
+        return run_from_args(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import EXIT_UNREADABLE, verify_file
 
@@ -265,6 +274,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="the TCP port to check (default: any free port)")
     p.add_argument("--timeout", type=float, default=8.0, metavar="SECONDS", help="discovery wait (default 8)")
     p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("bench", help="time setup, moves and verification with real peers over 127.0.0.1")
+    from .bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(p)
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("verify", help="re-check a game from its transcript: signatures, shuffles, moves, result")
     p.add_argument("file", help="a transcript (.p2pt)")

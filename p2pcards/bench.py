@@ -1,0 +1,435 @@
+"""``p2pcards bench``: how fast the deck is at a real table, next to its floor and the textbook.
+
+Every game is played by bot peers in separate processes over loopback TCP (127.0.0.1 only): one
+``python -m p2pcards.net.timings`` process per seat, which is ``p2pcards host --bot`` /
+``p2pcards join --bot`` with a :class:`~p2pcards.net.timings.TimingRecorder` attached. Each peer
+appends a line of ``CLOCK_MONOTONIC`` timestamps (one clock for the machine), and the figures
+come from those lines:
+
+* **setup**: from the first seed commitment any peer sends until the last peer has decoded its
+  hand (its first ``deal`` event); the median over the games of a case;
+* **floor**: one scalar multiplication, measured in the same run, times the multiplications on
+  the protocol's critical path, (2N-1) x n;
+* **baseline**: textbook SRA, ``pow`` with a 2048-bit exponent modulo the RFC 3526 2048-bit MODP
+  prime in pure Python, on the same cards (as quadratic residues): one real locking pass over
+  ``--sra-cards`` of them (every card in a full run), timed, and scaled to the same (2N-1) x n
+  exponentiations;
+* **moves**: from the moment a peer starts sending its action until every peer has applied it
+  with the deck steps it causes (a Cal's BS face-down play; a doubt, its reveal and the pile
+  pickup; a Calypso card played and revealed); the median over every such move of the case;
+* **verify**: ``verify_file`` of the table's transcript, in this process, next to its own
+  floor: every pass recomputed and every card decoded once, (2N-1) x n + n multiplications per
+  shuffle plus one per re-handled card; and the whole ``p2pcards verify`` command (a fresh
+  interpreter loading the plugins);
+* **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size.
+
+Every wait is bounded: a game that does not end within ``GAME_SECONDS`` is stopped (its
+processes killed by their ids) and reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import platform
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CASES", "Case", "analyse_game", "main", "sra_exponentiation_cost"]
+
+GAME_SECONDS = 180.0
+PORT_SECONDS = 30.0
+VERIFY_SECONDS = 300.0
+POLL = 0.02
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    game: str
+    players: int
+    options: Mapping[str, str]
+    title: str
+
+
+CASES: dict[str, Case] = {
+    c.name: c
+    for c in (
+        Case("bs3", "cals-bs", 3, {"match_target": "1"}, "Cal's BS, 3 players"),
+        Case("bs5", "cals-bs", 5, {"match_target": "1"}, "Cal's BS, 5 players"),
+        Case("bs7", "cals-bs", 7, {"match_target": "1"}, "Cal's BS, 7 players"),
+        Case("calypso4", "calypso", 4, {}, "Calypso partnership"),
+        Case("calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player"),
+    )
+}
+
+#: Move kinds measured, by game and action type; ``needs``: the deck steps the move must cause.
+MOVES = {
+    ("cals-bs", "play"): ("face_down_play", frozenset(), frozenset({"reveal", "transfer"})),
+    ("cals-bs", "doubt"): ("doubt_reveal_pickup", frozenset({"reveal", "transfer"}), frozenset()),
+    ("calypso", "play"): ("card_play_reveal", frozenset({"reveal"}), frozenset()),
+}
+MOVE_TITLES = {
+    "face_down_play": "face-down play",
+    "doubt_reveal_pickup": "doubt + reveal + pickup",
+    "card_play_reveal": "card (play + reveal)",
+}
+#: Events that belong to the move before them (everything else starts the next step).
+MOVE_EVENTS = {"reveal", "transfer", "progress", "error", "chat", "connection"}
+
+# RFC 3526, section 3: the 2048-bit MODP group (a safe prime p = 2q + 1).
+MODP_2048 = int(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+    "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
+    16,
+)
+
+
+class BenchError(RuntimeError):
+    """A game of the benchmark did not run to the end."""
+
+
+# -- the textbook baseline ------------------------------------------------------------------------
+
+
+def sra_exponentiation_cost(labels: Sequence[str], sample: int) -> tuple[float, int]:
+    """Seconds per SRA lock, from one real pass over ``sample`` of the cards: encode each card
+    as a quadratic residue mod the 2048-bit MODP prime (so residuosity leaks nothing), shuffle,
+    lock with a secret exponent coprime to p-1; check that the inverse exponent unlocks."""
+    p = MODP_2048
+    while True:
+        e = secrets.randbits(2048) | 1
+        if 1 < e < p - 1 and math.gcd(e, p - 1) == 1:
+            break
+    chosen = list(labels[:sample])
+    cards = [pow(int.from_bytes(hashlib.sha512(label.encode()).digest() * 4, "big") % p, 2, p) for label in chosen]
+    secrets.SystemRandom().shuffle(cards)
+    began = time.perf_counter()
+    locked = [pow(m, e, p) for m in cards]
+    seconds = (time.perf_counter() - began) / len(cards)
+    if pow(locked[0], pow(e, -1, p - 1), p) != cards[0]:
+        raise AssertionError("SRA: the inverse exponent does not unlock")
+    return seconds, len(cards)
+
+
+# -- running one game --------------------------------------------------------------------------------
+
+
+def _wait_for_port(path: Path, process: subprocess.Popen, deadline: float) -> int:
+    while time.monotonic() < deadline:
+        for line in path.read_text().splitlines():
+            if line.startswith("port "):
+                return int(line.split()[1])
+        if process.poll() is not None:
+            break
+        time.sleep(POLL)
+    raise BenchError(f"the host did not open its table: {path.read_text()[-500:]}")
+
+
+def play_game(case: Case, folder: Path, *, bot: str = "strategic") -> list[dict[str, Any]]:
+    """One game, one process per seat; returns every peer's timing line, by seat."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out, transcripts = folder / "timings.jsonl", folder / "transcripts"
+    command = [sys.executable, "-m", "p2pcards.net.timings"]
+    common = ["--bot", bot, "--out", str(out), "--transcript-dir", str(transcripts)]
+    options = [arg for key, value in case.options.items() for arg in ("--option", f"{key}={value}")]
+    processes: list[subprocess.Popen] = []
+    logs: list[Path] = []
+
+    def start(args: list[str]) -> subprocess.Popen:
+        log = folder / f"peer{len(processes)}.log"
+        logs.append(log)
+        with open(log, "wb") as handle:
+            process = subprocess.Popen(command + args + common, stdout=handle, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL)
+        processes.append(process)
+        return process
+
+    try:
+        host = start(["host", "--game", case.game, "--seats", str(case.players), *options, "--name", "seat 0"])
+        port = _wait_for_port(logs[0], host, time.monotonic() + PORT_SECONDS)
+        for index in range(1, case.players):
+            start(["join", "--port", str(port), "--name", f"seat {index}"])
+        deadline = time.monotonic() + GAME_SECONDS
+        while any(p.poll() is None for p in processes) and time.monotonic() < deadline:
+            time.sleep(POLL)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    failed = [(i, p.returncode) for i, p in enumerate(processes) if p.returncode != 0]
+    if failed:
+        index, code = failed[0]
+        raise BenchError(f"{case.name}: peer {index} exited with {code}: {logs[index].read_text()[-800:]}")
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    if sorted(line["seat"] for line in lines) != list(range(case.players)):
+        raise BenchError(f"{case.name}: expected one timing line per seat, got {len(lines)}")
+    for line in lines:
+        if line["status"] != "finished":
+            raise BenchError(f"{case.name}: seat {line['seat']}: {line['status']}")
+    return sorted(lines, key=lambda line: line["seat"])
+
+
+# -- reading the timing lines ------------------------------------------------------------------------
+
+
+@dataclass
+class GameFigures:
+    setup: float  # first commitment sent .. every hand decoded
+    setup_after_last_commit: float  # the last seat's commitment .. every hand decoded
+    moves: dict[str, list[float]] = field(default_factory=dict)
+    shuffles: int = 0
+    rehandled: int = 0
+    bytes_sent: list[int] = field(default_factory=list)
+    transcript: Path | None = None
+
+
+def _first(items: Sequence[Sequence[Any]], kind: str) -> float:
+    for item in items:
+        if item[1] == kind:
+            return item[0]
+    raise BenchError(f"no {kind!r} in a timing line")
+
+
+def _move_completions(game: str, events: Sequence[Sequence[Any]]) -> list[tuple[str | None, float]]:
+    """Per action (in turn order): its kind (``None``: not measured) and when this peer had
+    applied it with the deck steps it caused."""
+    out: list[tuple[str | None, float]] = []
+    index = 0
+    while index < len(events):
+        t, kind, info = events[index]
+        index += 1
+        if kind != "action":
+            continue
+        done, steps = t, set()
+        while index < len(events) and events[index][1] in MOVE_EVENTS:
+            if events[index][1] in ("reveal", "transfer"):
+                done = events[index][0]
+                steps.add(events[index][1])
+            index += 1
+        spec = MOVES.get((game, info[1]))
+        name = None
+        if spec is not None and spec[1] <= steps and not steps & spec[2]:
+            name = spec[0]
+        out.append((name, done))
+    return out
+
+
+def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
+    """The figures of one game from its peers' timing lines (see the module doc)."""
+    commits = [_first(line["sent"], "deck") for line in lines]
+    dealt = max(_first(line["events"], "deal") for line in lines)
+    figures = GameFigures(dealt - min(commits), dealt - max(commits))
+    game = lines[0]["game"]
+    sent: dict[int, float] = {}
+    for line in lines:
+        for t, kind, turn in line["sent"]:
+            if kind == "action":
+                sent[turn] = t
+    per_peer = [_move_completions(game, line["events"]) for line in lines]
+    if len({len(moves) for moves in per_peer}) != 1 or len(sent) != len(per_peer[0]):
+        raise BenchError("the peers applied different numbers of moves")
+    for turn, name in enumerate(name for name, _ in per_peer[0]):
+        if name is not None:
+            latency = max(moves[turn][1] for moves in per_peer) - sent[turn]
+            figures.moves.setdefault(name, []).append(latency)
+    events = lines[0]["events"]
+    figures.shuffles = sum(1 for e in events if e[1] == "shuffle")
+    figures.rehandled = sum(e[2] for e in events if e[1] == "transfer")
+    figures.bytes_sent = [line["bytes_sent"] for line in lines]
+    figures.transcript = Path(lines[0]["transcript"]) if lines[0]["transcript"] else None
+    return figures
+
+
+# -- verification ---------------------------------------------------------------------------------
+
+
+def time_verify(path: Path) -> dict[str, Any]:
+    """``verify_file`` in this process, and the ``p2pcards verify`` command, on one transcript."""
+    from .verify import EXIT_VERIFIED, verify_file
+
+    began = time.perf_counter()
+    report = verify_file(path)
+    seconds = time.perf_counter() - began
+    if report.status != EXIT_VERIFIED:
+        raise BenchError(f"verify {path}: {report.verdict}: {report.problem}")
+    began = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "p2pcards", "verify", str(path)], capture_output=True,
+                         timeout=VERIFY_SECONDS, stdin=subprocess.DEVNULL)
+    command = time.perf_counter() - began
+    if run.returncode != 0:
+        raise BenchError(f"p2pcards verify {path} exited with {run.returncode}")
+    return {"seconds": seconds, "command_seconds": command, "bytes": path.stat().st_size}
+
+
+# -- the run -----------------------------------------------------------------------------------------
+
+
+def _median_ms(values: Sequence[float]) -> float | None:
+    return round(statistics.median(values) * 1e3, 3) if values else None
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a is not None and b else None
+
+
+def run_case(case: Case, *, games: int, mult: float, sra_cards: int | None, folder: Path,
+             bot: str = "strategic", log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    from .plugins import load_plugins
+
+    game = load_plugins().game(case.game)
+    deck = game.deck(game.resolve_options(dict(case.options), case.players), case.players)
+    n, players = len(deck), case.players
+    sra_op, sra_measured = sra_exponentiation_cost([c.label() for c in deck], sra_cards or n)
+    critical = (2 * players - 1) * n
+    played: list[GameFigures] = []
+    verifies: list[dict[str, Any]] = []
+    for index in range(games):
+        log(f"{case.name}: game {index + 1} of {games}")
+        figures = analyse_game(play_game(case, folder / f"{case.name}-{index}", bot=bot))
+        played.append(figures)
+        if figures.transcript is not None:
+            verifies.append(time_verify(figures.transcript))
+    setup = _median_ms([g.setup for g in played])
+    floor = critical * mult * 1e3
+    baseline = critical * sra_op * 1e3
+    moves: dict[str, Any] = {}
+    for name in MOVE_TITLES:
+        samples = [s for g in played for s in g.moves.get(name, [])]
+        if samples:
+            moves[name] = {"median_ms": _median_ms(samples), "max_ms": round(max(samples) * 1e3, 3),
+                           "count": len(samples)}
+    verify_mults = statistics.median(
+        g.shuffles * (critical + n) + g.rehandled for g in played
+    )
+    verify_ms = _median_ms([v["seconds"] for v in verifies])
+    verify_floor = verify_mults * mult * 1e3
+    return {
+        "case": case.name,
+        "title": case.title,
+        "game": case.game,
+        "options": dict(case.options),
+        "players": players,
+        "cards": n,
+        "games": games,
+        "median_ms": setup,
+        "setup_samples_ms": [round(g.setup * 1e3, 3) for g in played],
+        "setup_after_last_commit_ms": _median_ms([g.setup_after_last_commit for g in played]),
+        "critical_mults": critical,
+        "floor_ms": round(floor, 3),
+        "ratio_to_floor": _ratio(setup, floor),
+        "baseline_ms": round(baseline, 1),
+        "baseline_cards_measured": sra_measured,
+        "ratio_to_baseline": _ratio(setup, baseline),
+        "times_faster_than_baseline": _ratio(baseline, setup),
+        "moves": moves,
+        "verify_ms": verify_ms,
+        "verify_command_ms": _median_ms([v["command_seconds"] for v in verifies]),
+        "verify_floor_ms": round(verify_floor, 3),
+        "verify_ratio_to_floor": _ratio(verify_ms, verify_floor),
+        "shuffles_per_game": statistics.median(g.shuffles for g in played),
+        "transcript_bytes": int(statistics.median(v["bytes"] for v in verifies)) if verifies else None,
+        "bytes_sent_per_peer": int(statistics.median(b for g in played for b in g.bytes_sent)),
+    }
+
+
+def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: str = "strategic",
+        log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """The whole benchmark; one JSON-ready object."""
+    from nacl import __version__ as pynacl_version
+
+    from .deck.bench import scalar_mult_cost
+
+    games = games or (1 if quick else 5)
+    mult = scalar_mult_cost(500 if quick else 2000)
+    log(f"one scalar multiplication: {mult * 1e6:.1f} us")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+        for case in cases:
+            rows.append(run_case(case, games=games, mult=mult, sra_cards=8 if quick else None,
+                                 folder=Path(tmp), bot=bot, log=log))
+    return {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "pynacl": pynacl_version,
+                    "platform": platform.platform()},
+        "quick": quick,
+        "games_per_case": games,
+        "scalar_mult_us": round(mult * 1e6, 2),
+        "sra_modulus_bits": MODP_2048.bit_length(),
+        "cases": rows,
+    }
+
+
+def to_text(report: Mapping[str, Any]) -> str:
+    lines = [
+        f"one scalar multiplication: {report['scalar_mult_us']:.1f} us; {report['games_per_case']} game(s) per "
+        f"case, every seat its own process over 127.0.0.1",
+        "",
+        f"{'case':<10} {'N x n':>8} {'setup ms':>9} {'floor ms':>9} {'x floor':>8} {'SRA ms':>9} {'x faster':>9}"
+        f" {'verify ms':>10} {'v.floor':>8} {'x floor':>8} {'transcr KB':>10} {'KB/peer':>8}",
+    ]
+    for r in report["cases"]:
+        lines.append(
+            f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['median_ms']:9.1f} {r['floor_ms']:9.1f}"
+            f" {r['ratio_to_floor']:8.2f} {r['baseline_ms']:9.0f} {r['times_faster_than_baseline']:9.0f}"
+            f" {_fmt(r['verify_ms'], 10, 1)} {r['verify_floor_ms']:8.1f} {_fmt(r['verify_ratio_to_floor'], 8, 2)}"
+            f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)} {r['bytes_sent_per_peer'] / 1024:8.0f}"
+        )
+    lines += ["", f"{'case':<10} {'move':<24} {'median ms':>10} {'max ms':>8} {'moves':>6}"]
+    for r in report["cases"]:
+        for name, m in r["moves"].items():
+            lines.append(f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
+                         f" {m['count']:6d}")
+    return "\n".join(lines)
+
+
+def _fmt(value: float | None, width: int, digits: int) -> str:
+    return f"{value:{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="one game per case, a small SRA sample")
+    parser.add_argument("--case", action="append", choices=sorted(CASES), metavar="NAME",
+                        help=f"only this case (repeatable): {', '.join(CASES)}")
+    parser.add_argument("--games", type=int, help="games per case (default 5, --quick 1)")
+    parser.add_argument("--bot", default="strategic", help="the bots that play every seat")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    if args.games is not None and not 1 <= args.games <= 100:
+        raise ValueError("--games takes 1 to 100")
+    cases = [CASES[name] for name in args.case] if args.case else list(CASES.values())
+    progress = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.json else (lambda _: None)
+    try:
+        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress)
+    except BenchError as exc:
+        print(f"p2pcards bench: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(report, indent=2) if args.json else to_text(report))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="p2pcards bench", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

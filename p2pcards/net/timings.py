@@ -1,0 +1,168 @@
+"""Timing one bot peer of a networked table, for ``p2pcards bench``.
+
+:class:`TimingRecorder` watches a :class:`~p2pcards.net.peer.Peer` through the ``on_peer`` hook of
+:func:`~p2pcards.net.runner.host_table` and :func:`~p2pcards.net.runner.join_table` and changes
+nothing: it reads the session's events, notes when the peer starts sending each of its own signed
+entries, and reads the connections' byte counters at the end.
+
+``python -m p2pcards.net.timings host|join ...`` runs one bot peer on 127.0.0.1, exactly as
+``p2pcards host --bot`` / ``p2pcards join --bot`` do (the same runner calls), and appends its
+line to ``--out`` when the game ends. The benchmark starts one such process per seat.
+
+Times are ``time.monotonic()`` seconds. On Linux that is ``CLOCK_MONOTONIC``, one clock for the
+whole machine, so lines written by peers in different processes of one computer compare directly
+(never across computers). A line holds:
+
+``seat``, ``players``, ``game``, ``table`` (hex), ``status`` (``finished`` or why not),
+``sent``: ``[[t, kind, turn], ...]`` for each entry this seat signed and sent (``t`` just before
+signing; ``turn`` for an action, else null; the first ``deck`` entry is the seed commitment),
+``events``: ``[[t, kind, info], ...]`` for each session event (``info``: the op of a
+``progress`` event, ``[seat, action type]`` of an ``action``, the number of cards of a
+``shuffle``, ``deal`` or ``transfer``, else null),
+``bytes_sent`` and ``bytes_received`` over the game's connections (the game phase, not the
+lobby), and ``transcript`` (its path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["LOOPBACK", "TimingRecorder", "main"]
+
+LOOPBACK = "127.0.0.1"
+
+
+class TimingRecorder:
+    """Watches one peer; pass :meth:`attach` as the runner's ``on_peer``."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.peer: Any = None
+        self.sent: list[list[Any]] = []
+        self.events: list[list[Any]] = []
+
+    def attach(self, peer: Any) -> None:
+        self.peer = peer
+        peer.session.subscribe(self._on_event)
+        publish = peer.publish
+
+        async def timed_publish(kind: str, body: dict[str, Any]) -> Any:
+            began = self.clock()
+            entry = await publish(kind, body)
+            self.sent.append([began, kind, body.get("turn") if kind == "action" else None])
+            return entry
+
+        peer.publish = timed_publish  # an instance attribute: this peer only, same behaviour
+
+    def _on_event(self, event: Any) -> None:
+        data = event.data
+        info: Any = None
+        if event.kind == "progress":
+            info = event.text
+        elif event.kind == "action":
+            info = [data.get("seat"), (data.get("action") or {}).get("type")]
+        elif event.kind == "shuffle":
+            info = data.get("cards")
+        elif event.kind in ("deal", "transfer"):
+            info = len(data.get("handles", ()))
+        self.events.append([self.clock(), event.kind, info])
+
+    def to_json(self, outcome: Any) -> dict[str, Any]:
+        peer = self.peer
+        connections = list(peer.connections.values())
+        if outcome.aborted is not None:
+            status = f"aborted: {outcome.aborted.reason}"
+        else:
+            status = "finished" if outcome.result is not None else "no result"
+        return {
+            "seat": peer.seat,
+            "players": peer.header.players,
+            "game": peer.header.game,
+            "table": peer.header.table.hex(),
+            "pid": os.getpid(),
+            "clock": "monotonic",
+            "status": status,
+            "sent": self.sent,
+            "events": self.events,
+            "bytes_sent": sum(c.bytes_sent for c in connections),
+            "bytes_received": sum(c.bytes_received for c in connections),
+            "transcript": str(outcome.transcript) if outcome.transcript else None,
+        }
+
+    def write(self, path: Path, outcome: Any) -> None:
+        """Append this peer's line with one ``write`` (peers share the file; lines never mix)."""
+        line = (json.dumps(self.to_json(outcome), separators=(",", ":")) + "\n").encode()
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+# -- the bot peer process ---------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m p2pcards.net.timings", description=__doc__.splitlines()[0])
+    parser.add_argument("role", choices=("host", "join"))
+    parser.add_argument("--game", help="host: the game id")
+    parser.add_argument("--seats", type=int, help="host: number of seats")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="host: a game option")
+    parser.add_argument("--port", type=int, default=0, help="join: the host's port on 127.0.0.1")
+    parser.add_argument("--bot", default="strategic", help="the bot that plays this seat")
+    parser.add_argument("--name", default="bench", help="this seat's name")
+    parser.add_argument("--out", required=True, type=Path, help="append the timing line here")
+    parser.add_argument("--transcript-dir", required=True, type=Path)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """One bot peer on 127.0.0.1. The host prints ``port N`` once it listens."""
+    import trio
+
+    from ..plugins import load_plugins
+    from ..wire.identity import Identity
+    from .runner import bot_agent, host_table, join_table
+
+    args = _parser().parse_args(argv)
+    host = load_plugins()
+    recorder = TimingRecorder()
+    rng = random.Random()
+
+    def agent(game: Any, seat: int, options: Any) -> Any:
+        return bot_agent(host, game, args.bot, rng)(game, seat, options)
+
+    def on_port(port: int) -> None:
+        print(f"port {port}", flush=True)
+
+    async def run() -> Any:
+        if args.role == "host":
+            options = dict(pair.split("=", 1) for pair in args.option)
+            outcomes = await host_table(
+                host, Identity.generate(), args.game, options=options, players=args.seats, agent=agent,
+                name=args.name, interface=LOOPBACK, announce=False, transcript_dir=args.transcript_dir,
+                on_port=on_port, on_peer=recorder.attach,
+            )
+            return outcomes[0]
+        return await join_table(host, Identity.generate(), LOOPBACK, args.port, name=args.name, agent=agent,
+                                listen_host=LOOPBACK, transcript_dir=args.transcript_dir,
+                                on_peer=recorder.attach)
+
+    outcome = trio.run(run)
+    recorder.write(args.out, outcome)
+    if outcome.aborted is not None:
+        print(f"aborted: {outcome.aborted.reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

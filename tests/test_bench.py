@@ -1,0 +1,64 @@
+"""``p2pcards bench`` runs real peers (one process per seat, 127.0.0.1 only) and reports one row
+per case. Only the shape is tested here: speed targets live in the benchmark, not in timed tests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from p2pcards.bench import CASES, analyse_game
+
+ROW_NUMBERS = ("median_ms", "floor_ms", "ratio_to_floor", "baseline_ms", "ratio_to_baseline",
+               "times_faster_than_baseline", "verify_ms", "verify_floor_ms", "verify_ratio_to_floor")
+
+
+def test_quick_json_run_of_one_case(cli):
+    run = cli("bench", "--quick", "--json", "--case", "bs3", timeout=240)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(run.stdout)
+    assert report["quick"] is True and report["games_per_case"] == 1
+    assert report["scalar_mult_us"] > 0 and report["sra_modulus_bits"] == 2048
+    [row] = report["cases"]
+    assert (row["case"], row["game"], row["players"], row["cards"]) == ("bs3", "cals-bs", 3, 54)
+    assert row["critical_mults"] == (2 * 3 - 1) * 54
+    for key in ROW_NUMBERS:
+        assert isinstance(row[key], (int, float)) and row[key] > 0, key
+    assert row["baseline_cards_measured"] == 8  # --quick: a subset of one pass, scaled
+    assert len(row["setup_samples_ms"]) == 1
+    assert row["transcript_bytes"] > 0 and row["bytes_sent_per_peer"] > 0
+    for name, move in row["moves"].items():
+        assert name in ("face_down_play", "doubt_reveal_pickup")
+        assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
+    assert "face_down_play" in row["moves"]  # every hand of Cal's BS starts with face-down plays
+
+
+def test_unknown_case_is_refused(cli):
+    run = cli("bench", "--case", "poker")
+    assert run.returncode == 2
+    assert "invalid choice" in run.stderr
+
+
+def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
+    def line(seat, sent, events):
+        return {"seat": seat, "game": "cals-bs", "sent": sent, "events": events, "bytes_sent": 10,
+                "transcript": None}
+
+    lines = [
+        line(0, [[1.0, "deck", None], [5.0, "action", 0]],
+             [[3.0, "deal", 2], [5.1, "action", [0, "play"]], [6.0, "turn", None],
+              [7.2, "action", [1, "doubt"]], [7.3, "progress", "x"], [7.4, "reveal", None],
+              [7.5, "transfer", 2]]),
+        line(1, [[1.5, "deck", None], [7.0, "action", 1]],
+             [[3.5, "deal", 2], [5.3, "action", [0, "play"]], [7.1, "action", [1, "doubt"]],
+              [7.6, "reveal", None], [7.9, "transfer", 2], [8.0, "turn", None]]),
+    ]
+    figures = analyse_game(lines)
+    assert (figures.setup, figures.setup_after_last_commit) == (2.5, 2.0)
+    assert figures.moves == {"face_down_play": pytest.approx([0.3]), "doubt_reveal_pickup": pytest.approx([0.9])}
+    assert figures.rehandled == 2 and figures.bytes_sent == [10, 10]
+
+
+def test_cases_cover_the_issue():
+    assert {(c.game, c.players) for c in CASES.values()} == {
+        ("cals-bs", 3), ("cals-bs", 5), ("cals-bs", 7), ("calypso", 4), ("calypso", 3)}
