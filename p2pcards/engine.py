@@ -145,9 +145,11 @@ def play(
     way a modified client would, so the audit can be shown to catch it."""
     replica = Replica(game, options, players)
     state = replica.state
+    # Only bots that override Bot.observe (a no-op) need to be told anything.
+    watching = [seat for seat in range(players) if _observes(bots[seat])]
 
     def tell(event: dict[str, Any], seats: Sequence[int] | None = None) -> None:
-        for seat in range(players) if seats is None else seats:
+        for seat in watching if seats is None else (s for s in seats if s in watching):
             bots[seat].observe(state, event, deck.known(seat))
 
     for steps in range(MAX_STEPS):
@@ -193,6 +195,10 @@ def play(
         else:  # pragma: no cover - a game returned something that is not a Step
             raise TypeError(f"{game.id}: next_step returned {step!r}, not a Step")
     raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps (a loop in the rules?)")
+
+
+def _observes(bot: Bot) -> bool:
+    return getattr(bot.observe, "__func__", None) is not Bot.observe
 
 
 def seeded_rng(seed: int | str, *parts: Any) -> random.Random:

@@ -33,41 +33,39 @@ def rank_groups(hand: list[int], known: Mapping[int, Card]) -> tuple[dict[Rank, 
     """Natural cards by rank (in hand order) and the jokers."""
     groups: dict[Rank, list[int]] = {}
     jokers: list[int] = []
+    get = known.get
     for handle in hand:
-        card = known.get(handle)
+        card = get(handle)
         if card is None:
             continue
         rank = card.rank
         if rank is None:
             jokers.append(handle)
-        elif rank in groups:
-            groups[rank].append(handle)
         else:
-            groups[rank] = [handle]
+            group = groups.get(rank)
+            if group is None:
+                groups[rank] = [handle]
+            else:
+                group.append(handle)
     return groups, jokers
 
 
 def _truthful_sets(naturals: list[int], jokers: list[int]) -> list[list[int]]:
     sets = [naturals[:k] for k in range(1, min(len(naturals), MAX_SET) + 1)]
-    base = naturals[:MAX_SET]
-    for j in range(1, len(jokers) + 1):
-        if len(base) + j <= MAX_SET:
-            sets.append(base + jokers[:j])
+    if jokers:
+        base = naturals[:MAX_SET]
+        room = MAX_SET - len(base)
+        sets += [base + jokers[:j] for j in range(1, min(len(jokers), room) + 1)]
     return sets
 
 
 def _bluff_sets(
     claim: Rank | None, groups: dict[Rank, list[int]], jokers: list[int]
 ) -> list[list[int]]:
-    sets = []
-    for rank, handles in groups.items():
-        if rank != claim:
-            sets.append(handles[:1])
-    own = groups.get(claim, [])[: MAX_SET - 1] if claim is not None else []
-    if own:
-        off = next((hs[0] for r, hs in groups.items() if r != claim), None)
-        if off is not None:
-            sets.append(own + [off])
+    sets = [handles[:1] for rank, handles in groups.items() if rank != claim]
+    own = groups.get(claim) if claim is not None else None
+    if own and sets:  # the first other group's first card is the off-rank card
+        sets.append(own[: MAX_SET - 1] + sets[0])
     return sets
 
 
@@ -76,50 +74,53 @@ def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int,
         return []
     hand = state.hands[seat]
     groups, jokers = rank_groups(hand, known)
-    actions: list[Action] = []
     if state.must_lead:
-        for rank, handles in groups.items():
-            for cards in _truthful_sets(handles, jokers):
-                actions.append({"type": "play", "cards": cards, "rank": SYMBOL[rank]})
+        actions = [
+            {"type": "play", "cards": cards, "rank": SYMBOL[rank]}
+            for rank, handles in groups.items()
+            for cards in _truthful_sets(handles, jokers)
+        ]
         if groups:
-            smallest = min(groups.values(), key=len)
-            single = smallest[:1]
-            for rank in ALL_RANKS:
-                if rank not in groups:
-                    actions.append({"type": "play", "cards": single, "rank": SYMBOL[rank]})
+            single = min(groups.values(), key=len)[:1]
+            actions += [
+                {"type": "play", "cards": single, "rank": SYMBOL[rank]}
+                for rank in ALL_RANKS
+                if rank not in groups
+            ]
         elif jokers:
             actions.append({"type": "play", "cards": jokers[:MAX_SET], "rank": Rank.ACE.symbol})
         if state.quads:
-            for handles in groups.values():
-                if len(handles) == 4:
-                    actions.append({"type": "quads", "cards": list(handles)})
+            actions += [{"type": "quads", "cards": list(hs)} for hs in groups.values() if len(hs) == 4]
     else:
-        actions.append({"type": "pass"})
         top = state.top
         if top.owner != seat and not top.quads:
-            actions.append({"type": "doubt"})
+            actions = [{"type": "pass"}, {"type": "doubt"}]
+        else:
+            actions = [{"type": "pass"}]
         if state.in_quads_context:
             sets = [handles[:MAX_SET] for handles in groups.values()]
             if jokers:
                 sets.append(jokers)
-            if state.plus is not None:
-                actions += [{"type": "play", "cards": cards, "plus": state.plus} for cards in sets]
+            plus = state.plus
+            if plus is not None:
+                actions += [{"type": "play", "cards": cards, "plus": plus} for cards in sets]
             elif sets:
                 # The first reply: every N once, each with a different group in turn.
-                actions += [
-                    {"type": "play", "cards": sets[n % len(sets)], "plus": n} for n in range(1, 13)
-                ]
+                count = len(sets)
+                actions += [{"type": "play", "cards": sets[n % count], "plus": n} for n in range(1, 13)]
         else:
-            symbol = state.current_rank.symbol
-            sets = _truthful_sets(groups.get(state.current_rank, []), jokers)
-            sets += _bluff_sets(state.current_rank, groups, jokers)
+            claim = state.current_rank
+            symbol = SYMBOL[claim]
+            own = groups.get(claim)
+            sets = _truthful_sets(own, jokers) if own else _truthful_sets([], jokers)
+            sets += _bluff_sets(claim, groups, jokers)
             actions += [{"type": "play", "cards": cards, "rank": symbol} for cards in sets]
 
     # Candidates are legal by construction (cards from the hand, 1-6 of them, the right kind of
     # claim); only a going-out play still has to be truthful. The tests check every listed
     # action against check_own; doing that here would triple the cost of a simulation.
-    if len(hand) <= MAX_SET and game.must_be_truthful(state):
-        size = len(hand)
+    size = len(hand)
+    if size <= MAX_SET and game.must_be_truthful(state):
         actions = [a for a in actions if not _untruthful_exit(a, size, known)]
     return actions
 

@@ -40,6 +40,9 @@ from p2pcards.game import (
     Violation,
 )
 
+from . import grammar
+from .choices import representative_actions
+
 __all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_rank", "timeout_action"]
 
 FACE_UP = "face_up_must_be_true"
@@ -157,20 +160,27 @@ def timeout_action(state: BSState, seat: int) -> Action | None:
 
 
 def _event(state: BSState, event: dict[str, Any]) -> None:
-    state.events.append(event)
-    del state.events[:-RECENT_EVENTS]
+    events = state.events
+    events.append(event)
+    if len(events) > RECENT_EVENTS:
+        del events[0]
 
 
 def _handles(action: Action) -> list[int]:
     cards = action.get("cards")
-    if not isinstance(cards, list) or not all(isinstance(h, int) and not isinstance(h, bool) for h in cards):
-        raise IllegalAction("cards must be a list of card handles")
+    # type(h) is int: a handle is a plain int (a bool is not one).
+    if type(cards) is not list or not all(type(h) is int for h in cards):
+        if not isinstance(cards, list) or not all(
+            isinstance(h, int) and not isinstance(h, bool) for h in cards
+        ):
+            raise IllegalAction("cards must be a list of card handles")
     if len(set(cards)) != len(cards):
         raise IllegalAction("the same card is listed twice")
     return cards
 
 
 _RANK_BY_SYMBOL = {rank.symbol: rank for rank in Rank}
+_TURNS = tuple(Turn(seat) for seat in range(7))  # max_players seats; Turn is immutable
 
 
 def _declared_rank(action: Action) -> Rank:
@@ -246,7 +256,7 @@ class CalsBS(Game[BSState]):
             # Rule 6: one at a time, clockwise from the dealer's left, every card.
             first = state.left(state.dealer)
             return Deal({h: (first + i) % state.players for i, h in enumerate(state.stock)})
-        return Turn(state.turn)
+        return _TURNS[state.turn]  # Turn(state.turn), built once per seat
 
     def on_coin(self, state: BSState, label: str, value: int) -> None:
         state.dealer = value % state.players
@@ -353,7 +363,7 @@ class CalsBS(Game[BSState]):
 
     @staticmethod
     def _check_in_hand(state: BSState, seat: int, cards: Sequence[int]) -> None:
-        hand = set(state.hands[seat])
+        hand = state.hands[seat]  # at most 6 cards to look for: a scan beats building a set
         missing = [h for h in cards if h not in hand]
         if missing:
             raise IllegalAction(f"card(s) {missing} are not in seat {seat}'s hand")
@@ -449,7 +459,8 @@ class CalsBS(Game[BSState]):
             PlayRecord(index, seat, cards, hand, rank, plus, quads, going_out,
                        going_out and self.must_be_truthful(state))
         )
-        state.hands[seat] = [h for h in hand if h not in set(cards)]
+        placed_handles = set(cards)
+        state.hands[seat] = [h for h in hand if h not in placed_handles]
         placed = PlacedSet(seat, cards, rank, plus, quads, index=index)
         state.pile.append(placed)
         _event(state, {"event": "lead" if was_lead else "play", "seat": seat, "count": len(cards),
@@ -568,13 +579,9 @@ class CalsBS(Game[BSState]):
     # -- for people and bots ----------------------------------------------------------------
 
     def legal_actions(self, state: BSState, seat: int, known: Mapping[int, Card]) -> list[Action]:
-        from .choices import representative_actions
-
         return representative_actions(self, state, seat, known)
 
     def view(self, state: BSState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
-        from .grammar import sort_hand
-
         step = self.next_step(state)
         out: dict[str, Any] = {
             "game": self.id,
@@ -601,22 +608,16 @@ class CalsBS(Game[BSState]):
         }
         if seat is not None:
             out["seat"] = seat
-            out["hand"] = [str(c) for c in sort_hand(known[h] for h in state.hands[seat] if h in known)]
+            out["hand"] = [str(c) for c in grammar.sort_hand(known[h] for h in state.hands[seat] if h in known)]
         if state.result is not None:
             out["result"] = state.result.summary
         return out
 
     def format_action(self, state: BSState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
-        from .grammar import format_action
-
-        return format_action(action, faces)
+        return grammar.format_action(action, faces)
 
     def parse_action(self, state: BSState, seat: int, text: str, known: Mapping[int, Card]) -> Action:
-        from .grammar import parse_action
-
-        return parse_action(state, seat, text, known)
+        return grammar.parse_action(state, seat, text, known)
 
     def commands_help(self) -> str:
-        from .grammar import COMMANDS_HELP
-
-        return COMMANDS_HELP
+        return grammar.COMMANDS_HELP
