@@ -533,8 +533,16 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
         blame = exc.blame
         # A bad signature, a stranger, a gap: the bytes are not what the seat signed, so the
         # file was altered; the other refusals concern what the seat itself signed.
-        signer = blame is not None and blame.code not in UNSIGNED_FAULTS
-        raise _Failed("log", exc.reason, blame.seat if signer else None) from None
+        if blame is not None and blame.code not in UNSIGNED_FAULTS:
+            raise _Failed("log", exc.reason, blame.seat) from None
+        raise _Failed("log", f"{exc.reason} (the file was altered after signing)") from None
+    for entry in log.canonical():
+        for mismatch in log.check_seen(entry):
+            raise _Failed(
+                f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                f"it saw seat {mismatch.seat}'s entry #{mismatch.seq} with another hash than "
+                f"the file's: seat {mismatch.seat} told peers different things, or seat "
+                f"{entry.sender}'s echo is false")
     return transcript, log
 
 

@@ -132,21 +132,58 @@ def with_seed(transcript: Transcript, seat: int, seed: bytes) -> TranscriptEnd:
     return replace(transcript.end, seeds={**transcript.end.seeds, seat: seed})
 
 
-def resign(transcript: Transcript, identity: Identity, entry: Entry, body: dict[str, Any]) -> list[Entry]:
-    """The transcript's entries with ``entry`` given another body and signed again by its seat,
-    and the seat's later entries re-chained and re-signed: what a cheating seat could sign."""
+def resign(transcript: Transcript, identities: list[Identity], entry: Entry,
+           body: dict[str, Any]) -> list[Entry]:
+    """The transcript's entries with ``entry`` given another body, as if its seat had signed
+    that at the table: it and every entry that depends on it (the seat's later entries through
+    ``prev``, everyone's later entries through their head echo) are signed again."""
+    by_key = {(e.sender, e.seq): e for e in transcript.entries}
+    new: dict[tuple[int, int], Entry] = {}
+    renamed: dict[bytes, bytes] = {}  # old hash -> new hash
+
+    def sign(key: tuple[int, int]) -> Entry:
+        if key in new:
+            return new[key]
+        old = by_key[key]
+        # First the entries this one names: its predecessor and what its echo saw.
+        for seat, (count, _) in enumerate(old.body["seen"]):
+            if count and seat != old.sender:
+                sign((seat, count - 1))
+        if old.seq:
+            sign((old.sender, old.seq - 1))
+        draft = dict(body if old is entry else old.body)
+        draft["seen"] = [[count, renamed.get(last, last)] for count, last in old.body["seen"]]
+        prev = renamed.get(old.prev, old.prev)
+        if old is not entry and prev == old.prev and draft["seen"] == old.body["seen"]:
+            new[key] = old
+            return old
+        signed = sign_entry(identities[old.sender], table=old.table, sender=old.sender,
+                            seq=old.seq, kind=old.kind, prev=prev, body=draft)
+        renamed[old.hash] = signed.hash
+        new[key] = signed
+        return signed
+
+    # seq order per seat keeps the recursion shallow
+    for old in sorted(transcript.entries, key=lambda e: (e.seq, e.sender)):
+        sign((old.sender, old.seq))
+    return [new[(e.sender, e.seq)] for e in transcript.entries]
+
+
+def resign_own(transcript: Transcript, identity: Identity, entry: Entry,
+               body: dict[str, Any]) -> list[Entry]:
+    """``entry`` with another body, and its seat's later entries, signed again by that seat
+    alone after the game (the other seats' echoes still name the old hashes)."""
     out, prev = [], None
     for old in transcript.entries:
         if old.sender != entry.sender or old.seq < entry.seq:
             out.append(old)
             continue
-        new_body = dict(body if old.seq == entry.seq else old.body)
+        draft = dict(body if old.seq == entry.seq else old.body)
         prev = old.prev if prev is None else prev
-        seen = [list(item) for item in new_body["seen"]]
-        seen[old.sender] = [old.seq, prev]
-        new_body["seen"] = seen
+        draft["seen"] = [list(item) for item in draft["seen"]]
+        draft["seen"][old.sender] = [old.seq, prev]
         signed = sign_entry(identity, table=old.table, sender=old.sender, seq=old.seq,
-                            kind=old.kind, prev=prev, body=new_body)
+                            kind=old.kind, prev=prev, body=draft)
         out.append(signed)
         prev = signed.hash
     return out

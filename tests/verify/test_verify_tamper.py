@@ -1,0 +1,247 @@
+"""``p2pcards verify`` on damaged, forged and unsupported transcripts: exit 1 (tampering or
+cheating, with the step and the seat to blame) or 2 (unreadable, incomplete, unsupported)."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net.peer import Seat, TableHeader
+from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
+from p2pcards.wire import framing
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.log import Log
+from p2pcards.wire.messages import new_table_id
+from p2pcards.wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
+from verify_tables import flip, rechain, records, resign, resign_own, with_seed, write
+
+SAMPLES = 60
+
+
+def verified(path):
+    return verify_file(path)
+
+
+def save(tmp_path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def spread(start: int, stop: int, count: int) -> list[int]:
+    return sorted({start + (stop - start - 1) * i // (count - 1) for i in range(count)})
+
+
+def assert_refused(report, what: str) -> None:
+    assert report.status in (EXIT_FAILED, EXIT_UNREADABLE), f"{what}: verified"
+    assert report.problem is not None and report.problem.reason, what
+    line = report.problem_line()
+    assert line and len(line) > 10, what
+
+
+# -- damage: any single byte ---------------------------------------------------------------------
+
+
+def test_flipping_any_byte_is_caught(bs_table, tmp_path):
+    data = bs_table.path.read_bytes()
+    transcript = bs_table.read()
+    seeds = [data.find(seed) for seed in transcript.end.seeds.values()]
+    header_at, header_len = records(data)[0]
+    positions = spread(0, len(data), SAMPLES) + [header_at + header_len // 2, seeds[0] + 5]
+    for position in positions:
+        report = verified(save(tmp_path, f"flip{position}.p2pt", flip(data, position)))
+        assert_refused(report, f"byte {position}")
+        assert report.status == EXIT_UNREADABLE  # the record checks see accidents first
+
+
+def _informational_spans(data: bytes, transcript) -> list[range]:
+    """Bytes no check covers on purpose: the program version and the end note, for people."""
+    spans = []
+    for key, value in (("program", transcript.header.program), ("note", transcript.end.note)):
+        encoded = framing.encode(key) + framing.encode(value)
+        at = data.find(encoded)
+        assert at > 0
+        spans.append(range(at, at + len(encoded)))
+    return spans
+
+
+def test_a_forger_who_fixes_the_checks_is_caught_too(bs_table, tmp_path):
+    """The record checks are not a signature: flip a byte inside a record and recompute every
+    check. Signatures, the genesis hash, the seeds' commitments and the recomputed result must
+    still catch it."""
+    data = bs_table.path.read_bytes()
+    transcript = bs_table.read()
+    skip = _informational_spans(data, transcript)
+    bodies = [p for at, length in records(data) for p in range(at, at + length)]
+    candidates = [p for p in bodies if not any(p in span for span in skip)]
+    seeds = [data.find(seed) + 7 for seed in transcript.end.seeds.values()]
+    chosen = [candidates[i * (len(candidates) - 1) // (SAMPLES - 1)] for i in range(SAMPLES)]
+    failed = 0
+    for position in chosen + seeds:
+        report = verified(save(tmp_path, f"forged{position}.p2pt", rechain(flip(data, position))))
+        assert_refused(report, f"byte {position}")
+        failed += report.status == EXIT_FAILED
+    assert failed >= SAMPLES // 2  # most land in signed entries: tampering, not damage
+
+
+@pytest.mark.parametrize("keep", [0.999, 0.5, 0.05])
+def test_a_truncated_file_is_incomplete(bs_table, tmp_path, keep):
+    data = bs_table.path.read_bytes()
+    report = verified(save(tmp_path, "cut.p2pt", data[:int(len(data) * keep)]))
+    assert report.status == EXIT_UNREADABLE
+    assert "incomplete" in report.problem.reason or "torn" in report.problem.reason
+
+
+def test_a_transcript_without_its_end_is_incomplete(bs_table, tmp_path):
+    data = bs_table.path.read_bytes()
+    last_at, _ = records(data)[-1]
+    report = verified(save(tmp_path, "open.p2pt", data[:last_at - 4]))
+    assert report.status == EXIT_UNREADABLE
+    assert "no end record" in report.problem.reason
+
+
+# -- forgery and cheating: re-signed content ---------------------------------------------------
+
+
+def test_a_tampered_seed_names_its_seat(bs_table, tmp_path, cli):
+    transcript = bs_table.read()
+    seed = bytearray(transcript.end.seeds[1])
+    seed[0] ^= 0xFF
+    path = write(tmp_path / "seed.p2pt", transcript, end=with_seed(transcript, 1, bytes(seed)))
+    done = cli("verify", str(path))
+    assert done.returncode == EXIT_FAILED, done.stdout + done.stderr
+    assert "FAILED" in done.stdout and "seed" in done.stdout
+    assert "to blame: seat 1" in done.stdout
+    report = verified(path)
+    assert report.problem.seat == 1
+
+
+def test_a_missing_seed_names_its_seat(bs_table, tmp_path):
+    transcript = bs_table.read()
+    seeds = dict(transcript.end.seeds)
+    del seeds[2]
+    end = TranscriptEnd(transcript.end.status, transcript.end.result, seeds)
+    report = verified(write(tmp_path / "noseed.p2pt", transcript, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat == 2
+    assert "not revealed" in report.problem.reason
+
+
+def _entry(transcript, seat: int, kind: str, index: int = 0, where=lambda body: True):
+    mine = [e for e in transcript.entries if e.sender == seat and e.kind == kind and where(e.body)]
+    return mine[index]
+
+
+def test_a_re_signed_shuffle_pass_is_a_deck_deviation(bs_table, tmp_path):
+    transcript = bs_table.read()
+    entry = _entry(transcript, 1, "deck", where=lambda b: b.get("msg", {}).get("type") == "shuffle")
+    message = dict(entry.body["msg"])
+    points = list(message["points"])
+    points[0], points[1] = points[1], points[0]  # a pass that is not its derived permutation
+    message["points"] = points
+    entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
+    report = verified(write(tmp_path / "pass.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED
+    assert report.problem.seat == 1
+    assert "deviation from the deck protocol" in report.problem.reason
+    assert "points[0]" in report.problem.reason
+    assert "shuffle" in report.problem.step and "deck entry" in report.problem.step
+
+
+def test_a_seat_re_signing_its_entry_after_the_game(bs_table, tmp_path):
+    """The other seats' head echoes name the entries they saw: a rewritten chain shows."""
+    transcript = bs_table.read()
+    entry = _entry(transcript, 1, "action")
+    body = {**entry.body, "action": {"type": "pass"}}
+    entries = resign_own(transcript, bs_table.identities[1], entry, body)
+    report = verified(write(tmp_path / "rewritten.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED
+    assert "head echo" in report.problem.step and "seat 1 told peers" in report.problem.reason
+
+
+def test_a_move_signed_for_another_turn(bs_table, tmp_path):
+    transcript = bs_table.read()
+    entry = _entry(transcript, 2, "action")
+    body = {**entry.body, "turn": entry.body["turn"] + 1}
+    report = verified(write(tmp_path / "turn.p2pt", transcript,
+                            resign(transcript, bs_table.identities, entry, body)))
+    assert report.status == EXIT_FAILED and report.problem.seat == 2
+    assert f"turn {entry.body['turn']}" in report.problem.step
+    assert "signed move is for turn" in report.problem.reason
+
+
+def test_an_illegal_move_names_its_seat(bs_table, tmp_path):
+    transcript = bs_table.read()
+    entry = _entry(transcript, 0, "action")
+    body = {**entry.body, "action": {"type": "no-such-move"}}
+    report = verified(write(tmp_path / "illegal.p2pt", transcript,
+                            resign(transcript, bs_table.identities, entry, body)))
+    assert report.status == EXIT_FAILED and report.problem.seat == 0
+    assert "illegal move" in report.problem.reason
+
+
+def test_a_signed_result_that_differs(bs_table, tmp_path):
+    transcript = bs_table.read()
+    entry = _entry(transcript, 2, "result")
+    result = {**entry.body["result"], "winners": [2]}
+    report = verified(write(tmp_path / "result.p2pt", transcript,
+                            resign(transcript, bs_table.identities, entry,
+                                   {**entry.body, "result": result})))
+    assert report.status == EXIT_FAILED and report.problem.seat == 2
+    assert "result" in report.problem.step and "winners" in report.problem.reason
+
+
+def test_an_altered_end_record_result(bs_table, tmp_path):
+    transcript = bs_table.read()
+    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"},
+                        transcript.end.seeds)
+    report = verified(write(tmp_path / "end.p2pt", transcript, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat is None
+    assert report.problem.step == "end record"
+
+
+def test_a_dropped_move_is_missing_at_its_turn(calypso_table, tmp_path):
+    """Entries cut from the end of a seat's chain are a valid chain: the replay finds the gap."""
+    transcript = calypso_table.read()
+    last = [e for e in transcript.entries if e.sender == 3][-3:]
+    entries = [e for e in transcript.entries if e not in last]
+    report = verified(write(tmp_path / "short.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat == 3
+
+
+# -- unsupported: a game or rules version that is not installed -------------------------------
+
+
+def tiny_table(tmp_path, game: str, rules: str):
+    """A 2-seat table of ``game``/``rules`` with one signed chat entry per seat."""
+    identities = [Identity.generate() for _ in range(2)]
+    table = new_table_id()
+    seats = tuple(Seat(f"p{i}", ident.public, "127.0.0.1", 1) for i, ident in enumerate(identities))
+    lobby = TableHeader(table, game, rules, {}, seats, PROTOCOL_VERSION).to_wire()
+    header = TranscriptHeader(table, tuple(s.keys for s in seats), tuple(s.name for s in seats),
+                              game, rules, {}, lobby=lobby)
+    log = Log(table, lobby, header.roster)
+    path = tmp_path / f"{game}-{rules}.p2pt"
+    with TranscriptWriter.create(path, header) as writer:
+        for seat, identity in enumerate(identities):
+            writer.append_entry(log.make_entry(identity, seat, "chat", {"text": "hello"}))
+        writer.write_end(TranscriptEnd("finished", None, {}))
+    return path
+
+
+def test_an_uninstalled_game_is_named(tmp_path, cli):
+    path = tiny_table(tmp_path, "no-such-game", "1")
+    done = cli("verify", str(path))
+    assert done.returncode == EXIT_UNREADABLE
+    assert "no-such-game" in done.stderr and "not installed" in done.stderr
+    assert done.stdout == ""
+
+
+def test_another_rules_version_is_named(tmp_path, cli):
+    path = tiny_table(tmp_path, "cals-bs", "999")
+    done = cli("verify", str(path), "--json")
+    assert done.returncode == EXIT_UNREADABLE
+    import json
+
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "unreadable"
+    assert "cals-bs" in report["problem"]["reason"] and "999" in report["problem"]["reason"]
