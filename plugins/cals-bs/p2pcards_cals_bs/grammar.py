@@ -57,9 +57,44 @@ def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, 
             None,
         )
         if match is None:
-            raise IllegalAction(f"you do not hold {word}" + (" (or not that many)" if card.is_joker else ""))
+            held = any(known[h].is_joker if card.is_joker else known[h].face == card.face for h in free)
+            raise IllegalAction(f"you typed {word} more often than you hold it" if held else f"you do not hold {word}")
         chosen.append(match)
     return chosen
+
+
+def _claim_at(words: Sequence[str]) -> int | None:
+    """Where the keyword "as" is among the words after ``play``, or None.
+
+    "As" is also the ace of spades. The claim is one rank and comes last, and a rank is never a
+    card, so the keyword is the next-to-last word when it reads "as" and the last word is not a
+    card: ``play As as 5`` and ``play as as a`` place the ace of spades claiming 5 and A;
+    ``play as 7`` names no cards; ``play As``, ``play 7h As`` and ``play As 7s`` are only cards.
+    An "as" followed by a rank anywhere else is a claim with words after it: an error."""
+    if len(words) >= 2 and words[-2].lower() == "as" and not _is_card(words[-1]):
+        return len(words) - 2
+    for at, word in enumerate(words[:-1]):
+        if word.lower() == "as" and not _is_card(words[at + 1]) and _is_claim(words[at + 1]):
+            raise IllegalAction("expected one rank after 'as', at the end, e.g. play 7h 7s as 7")
+    return None
+
+
+def _is_card(word: str) -> bool:
+    try:
+        parse_card(word)
+    except CardParseError:
+        return False
+    return True
+
+
+def _is_claim(word: str) -> bool:
+    if _PLUS.match(word):
+        return True
+    try:
+        parse_rank(word)
+    except CardParseError:
+        return False
+    return True
 
 
 def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) -> Action:
@@ -82,25 +117,24 @@ def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) ->
     if verb not in _PLAY:
         raise IllegalAction(f"unknown command {words[0]!r}; expected play, lead, quads, +N, pass or doubt")
 
-    lowered = [w.lower() for w in rest]
-    if "as" in lowered:
-        at = lowered.index("as")
-        card_words, claim = rest[:at], rest[at + 1 :]
-        if len(claim) != 1:
-            raise IllegalAction("expected one rank after 'as', e.g. play 7h 7s as 7")
+    at = _claim_at(rest)
+    if at is not None:
+        card_words, claim = rest[:at], rest[-1]
+        if not card_words:
+            raise IllegalAction("expected cards before 'as', e.g. play 7h 7s as 7")
         cards = _cards_for(state, seat, card_words, known)
-        plus = _PLUS.match(claim[0])
+        plus = _PLUS.match(claim)
         if plus:
             return {"type": "play", "cards": cards, "plus": int(plus.group(1))}
         try:
-            rank = parse_rank(claim[0])
+            rank = parse_rank(claim)
         except CardParseError as exc:
             raise IllegalAction(str(exc)) from None
         return {"type": "play", "cards": cards, "rank": rank.symbol}
 
-    cards = _cards_for(state, seat, rest, known)
     if state.must_lead:
-        raise IllegalAction("you are leading: say which rank, e.g. play 7h 7s as 7")
+        raise IllegalAction("you are leading: say which rank, e.g. play 7h 7s as 7 or play As as 5")
+    cards = _cards_for(state, seat, rest, known)
     if state.in_quads_context:
         if state.plus is None:
             raise IllegalAction("reply to quads with +N, e.g. +2 5h 5s")

@@ -250,6 +250,7 @@ def test_grammar_parses_every_command_and_explains_errors():
         ("play 7h 7s", "say which rank"),
         ("play as 7", "expected cards"),
         ("play 7h as 7 8", "one rank after 'as'"),
+        ("play 7h 7h as 7", "typed 7h more often than you hold it"),
         ("play 7h as Z", "not a rank"),
         ("play 9h as 9", "do not hold 9h"),
         ("play zz as 7", "not a card"),
@@ -261,6 +262,38 @@ def test_grammar_parses_every_command_and_explains_errors():
     t.act(0, "play 7h as 7")
     assert t.parse(1, "play 7d") == {"type": "play", "cards": t.handles(1, "7d"), "rank": "7"}
     assert t.parse(1, "+3 5h 5s")["plus"] == 3
+
+
+def test_grammar_reads_the_ace_of_spades_next_to_the_keyword_as():
+    # "As" is the ace of spades and "as" the keyword: the last "as" after a card is the keyword.
+    t = Table(4, {0: "As 7h 7s JK 5c", 1: "7d 5h 5s Ah"})
+    ace, seven = t.handles(0, "As"), t.handles(0, "7h")
+    assert t.parse(0, "play As as 5") == {"type": "play", "cards": ace, "rank": "5"}
+    assert t.parse(0, "play as as a") == {"type": "play", "cards": ace, "rank": "A"}
+    assert t.parse(0, "PLAY AS AS ACE") == {"type": "play", "cards": ace, "rank": "A"}
+    assert t.parse(0, "play As 7h as 7") == {"type": "play", "cards": ace + seven, "rank": "7"}
+    assert t.parse(0, "lead 7h, As as A")["cards"] == seven + ace
+    for text, expected in [
+        ("play as 7", "expected cards before 'as'"),  # "as" before a lone rank is the keyword
+        ("play As", "say which rank"),  # a lone "As" is the card: leading, a rank is needed
+        ("play As as", "say which rank"),  # the last word is a card, so there is no claim
+        ("play As as As", "say which rank"),
+        ("play As as Z", "not a rank"),
+        ("play As as 5 6", "one rank after 'as', at the end"),
+    ]:
+        with pytest.raises(IllegalAction, match=expected):
+            t.parse(0, text)
+    t.act(0, "play 7h as 7")
+    ace_h = t.handles(1, "Ah")
+    assert t.parse(1, "play Ah") == {"type": "play", "cards": ace_h, "rank": "7"}
+    assert t.parse(1, "play Ah 7d")["cards"] == ace_h + t.handles(1, "7d")
+    with pytest.raises(IllegalAction, match="do not hold as"):
+        t.parse(1, "play as")  # following, "as" alone is the ace of spades, not held here
+    with pytest.raises(IllegalAction, match="typed Ah more often than you hold it"):
+        t.parse(1, "play Ah 7d Ah")  # following: Ah twice, held once
+    # what format_action says parses back, the ace of spades included
+    action = t.parse(0, "play As as 5")
+    assert t.parse(0, t.game.format_action(t.state, 0, action, t.deck.known(0))) == action
 
 
 def test_format_action_shows_faces_only_to_who_may_see_them():
