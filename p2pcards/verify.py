@@ -210,7 +210,7 @@ def _describe_checks(c: Mapping[str, int]) -> str:
         f"opened without the recipients' keys)",
         f"{c.get('operations', 0)} deck operations",
         f"{c.get('moves', 0)} moves replayed with the rules",
-        f"{c.get('cards', 0)} cards decoded by the audit",
+        f"{c.get('cards', 0)} card handles decoded by the audit",
         f"{c.get('results', 0)} signed results",
     ]
     return "; ".join(parts)

@@ -182,12 +182,12 @@ def test_an_illegal_move_names_its_seat(bs_table, tmp_path):
 def test_a_signed_result_that_differs(bs_table, tmp_path):
     transcript = bs_table.read()
     entry = _entry(transcript, 2, "result")
-    result = {**entry.body["result"], "winners": [2]}
+    result = {**entry.body["result"], "summary": "seat 2 wins everything"}
     report = verified(write(tmp_path / "result.p2pt", transcript,
                             resign(transcript, bs_table.identities, entry,
                                    {**entry.body, "result": result})))
     assert report.status == EXIT_FAILED and report.problem.seat == 2
-    assert "result" in report.problem.step and "winners" in report.problem.reason
+    assert "result" in report.problem.step and "summary" in report.problem.reason
 
 
 def test_an_altered_end_record_result(bs_table, tmp_path):
