@@ -47,7 +47,7 @@ from .group import (
     is_valid_point,
     mul,
     multiply,
-    multiply_many,
+    parallel_multiply_many,
     scalar_product,
 )
 
@@ -212,8 +212,9 @@ class Party:
     """One seat of the deck protocol.
 
     ``header`` is the lobby's agreed header (bytes); ``cards`` the deck in the agreed order;
-    ``seed`` 32 secret bytes (from :mod:`secrets` in real play). ``multiply_many`` may be a
-    parallel implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
+    ``seed`` 32 secret bytes (from :mod:`secrets` in real play). ``multiply_many`` (default: split
+    over this machine's cores, :func:`~p2pcards.deck.group.parallel_multiply_many`) may be another
+    implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
     the faces this seat saw, and falls back to the full recomputation only on a mismatch.
     """
 
@@ -225,7 +226,7 @@ class Party:
         cards: Sequence[Card],
         seed: bytes,
         *,
-        multiply_many: MultiplyMany = multiply_many,
+        multiply_many: MultiplyMany = parallel_multiply_many,
         full_audit: bool = True,
     ):
         if players < 2 or not 0 <= seat < players:
@@ -245,6 +246,7 @@ class Party:
         self.seed_commits: list[bytes | None] = [None] * players
         self.nonce_commits: list[bytes | None] = [None] * players
         self.nonces: list[bytes | None] = [None] * players
+        self._early_nonces: dict[int, dict[str, Any]] = {}  # seat -> nonce that came early
         self.seeds: list[bytes | None] = [None] * players
         self.game_id: bytes | None = None
         self.secrets: Secrets | None = None
@@ -395,12 +397,20 @@ class Party:
             message = {"type": "nonce", "nonce": self.nonce}
             self._broadcast(message)
             self._on_nonce(self.seat, message)
+            early, self._early_nonces = self._early_nonces, {}
+            for seat, held in sorted(early.items()):
+                self._on_nonce(seat, held)
 
     def _on_nonce(self, sender: int, message: dict[str, Any]) -> None:
-        if None in self.seed_commits:
-            raise _Deviation("nonce", sender, "nonce revealed before every commitment arrived")
-        if self.nonces[sender] is not None:
+        if self.nonces[sender] is not None or sender in self._early_nonces:
             raise _Deviation("nonce", sender, "revealed twice")
+        if None in self.seed_commits:
+            # Its sender had every commitment; ours may still be on the way (messages from
+            # different seats race each other). Keep it until they are all here.
+            if self.seed_commits[sender] is None:
+                raise _Deviation("nonce", sender, "nonce revealed before its own commitment")
+            self._early_nonces[sender] = message
+            return
         nonce = message.get("nonce")
         if not _is_bytes(nonce, 32) or nonce_commitment(self.context, sender, nonce) != self.nonce_commits[sender]:
             raise _Deviation("nonce", sender, "nonce does not open its commitment")

@@ -21,6 +21,7 @@ illegal move, a deck deviation, two versions of one entry) ends the game with th
 from __future__ import annotations
 
 import secrets
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,12 +48,15 @@ from ..session import SeatAgent, TableSession
 from ..wire.log import Log, encode_header
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, PublicIdentity
-from ..wire.log import Blame as LogBlame, Rejected
-from ..wire.messages import Entry, parse_message
+from ..wire.log import GAP, Blame as LogBlame, Rejected
+from ..wire.messages import Entry, Fetch, parse_message
 from ..wire.sealed import open_body, seal_body
 from .transport import Connection, ConnectionClosed, FrameError
 
 __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
+
+
+MAX_EARLY = 4096
 
 
 class TableAborted(Exception):
@@ -167,6 +171,7 @@ class NetworkDeck:
                 elif self.blame is None:
                     self.blame = event
             self._changed.notify_all()
+        self.peer.progress(self.party)
 
     async def start(self) -> None:
         if not self._started:
@@ -179,7 +184,6 @@ class NetworkDeck:
     async def _run(self, op: Op) -> OpDone:
         await self.start()
         index = len(self.party.ops)
-        self.peer.progress(op)
         await self._call(self.party.begin, op)
         deadline = trio.current_time() + self.peer.header.timeouts.deck
         async with self._changed:
@@ -264,6 +268,10 @@ class LocalSeat:
         return getattr(self.agent, name)
 
     async def choose(self, session: TableSession, seat: int) -> Action:
+        logged = self.peer.logged_action()
+        if logged is not None:  # replaying our journal after a restart: the move is made
+            await self.peer.publish("action", {"turn": self.peer.turns, "action": logged})
+            return logged
         while True:
             action = await self.agent.choose(session, seat)
             try:
@@ -302,6 +310,13 @@ class Peer:
         self.journal = journal
         self.blames: list[str] = []
         self.aborted: TableAborted | None = None
+        # After a restart: our own entries from the journal, re-used instead of re-made (a
+        # re-made private entry would differ in its random nonce: two versions of one entry).
+        self._replay_own: deque[Entry] = deque()
+        self._replay_others: list[Entry] = []
+        # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
+        self._early: dict[int, dict[int, Entry]] = {}
+        self._last_progress = ""
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed)
@@ -325,8 +340,19 @@ class Peer:
         """Every seat has published its result entry."""
         return all(any(e.kind == "result" for e in self.log.entries(s)) for s in range(self.header.players))
 
-    def progress(self, op: Op) -> None:
-        self.session._publish("progress", type(op).__name__.removesuffix("Op").lower(), op=str(op))
+    def progress(self, party: Party) -> None:
+        """Publish "shuffling: 2 of 4 players done" while a deck step waits on other seats."""
+        if party.current >= len(party.ops):
+            return
+        op = party.ops[party.current]
+        waiting = {seat for seat, _ in party.owed()}
+        name = {"ShuffleOp": "shuffling", "DealOp": "dealing", "AuditOp": "auditing"}.get(type(op).__name__)
+        if name is None or not waiting:
+            return
+        text = f"{name}: {self.header.players - len(waiting)} of {self.header.players} players done"
+        if text != self._last_progress:
+            self._last_progress = text
+            self.session._publish("progress", text, waiting=sorted(waiting))
 
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
@@ -337,6 +363,8 @@ class Peer:
     async def publish(self, kind: str, body: dict[str, Any]) -> Entry:
         """Sign our next entry, keep it (journal first: it must survive a crash once sent),
         and send it to every connected seat."""
+        if self._replay_own:
+            return self._replayed(kind)
         entry = self.log.make_entry(self.identity, self.seat, kind, body)
         if self.journal is not None:
             self.journal.append_entry(entry)
@@ -349,7 +377,35 @@ class Peer:
                 pass  # it catches up when it reconnects
         return entry
 
+    def _replayed(self, kind: str) -> Entry:
+        entry = self._replay_own.popleft()
+        if entry.kind != kind:
+            raise TableAborted(f"our journal has a {entry.kind} entry where the replay makes a {kind} one",
+                               self.seat, "replay")
+        self.log.append(entry)
+        return entry
+
+    def logged_action(self) -> Action | None:
+        """During a replay, our next move as the journal has it."""
+        if self._replay_own and self._replay_own[0].kind == "action":
+            return self._replay_own[0].body["action"]
+        return None
+
+    def load_journal(self, entries: Sequence[Entry]) -> None:
+        """Prepare to replay a journal written before a crash: our own entries are re-used as
+        the game reaches them, everyone else's are fed back in (:meth:`replay`)."""
+        for entry in entries:
+            (self._replay_own if entry.sender == self.seat else self._replay_others).append(entry)
+
+    async def replay(self) -> None:
+        others, self._replay_others = self._replay_others, []
+        for entry in others:
+            await self.accept(entry, via=None, journal=False)
+
     async def publish_deck(self, to: int | None, message: dict[str, Any]) -> None:
+        if self._replay_own:
+            self._replayed("deck")
+            return
         if to is None:
             await self.publish("deck", {"msg": message})
             return
@@ -370,9 +426,13 @@ class Peer:
             event.set()
 
     async def serve_connection(self, seat: int, conn: Connection) -> None:
-        """Read entries from ``seat`` until the connection ends."""
+        """Read entries from ``seat`` until the connection ends. First ask it for every entry
+        we lack (after a restart or a dropped connection, that is what we missed)."""
         self.attach(seat, conn)
         try:
+            for other in range(self.header.players):
+                fetch = Fetch(self.header.table, other, self.log.next_seq(other))
+                await conn.send(fetch.to_wire())
             while True:
                 try:
                     raw = await conn.receive()
@@ -393,24 +453,60 @@ class Peer:
         except ProtocolError as exc:
             self.blame(seat, str(exc))
             return
+        if isinstance(message, Fetch):
+            if message.table == self.header.table:
+                for entry in self.log.entries(message.seat, message.start):
+                    await conn.send(entry.to_wire())
+            return
         if not isinstance(message, Entry):
             return
         await self.accept(message, via=seat)
 
-    async def accept(self, entry: Entry, *, via: int | None) -> None:
+    async def accept(self, entry: Entry, *, via: int | None, journal: bool = True) -> None:
         try:
             fresh = self.log.append(entry, via=via)
         except Rejected as exc:
-            self.blame_log(exc.blame)
+            if exc.blame.code == GAP and via is not None:
+                await self._hold_early(entry, via)
+            else:
+                self.blame_log(exc.blame)
             return
         if not fresh:
             return
-        if self.journal is not None:
+        if journal and self.journal is not None:
             self.journal.append_entry(entry)
         for mismatch in self.log.check_seen(entry):
-            self.blame(mismatch.seat, f"its entry #{mismatch.seq} differs from what seat "
-                       f"{mismatch.reporter} received (told peers different things)")
+            # Either that seat told peers different things or the reporter echoes a lie: ask
+            # the reporter for its copy; two signed versions are proof (the log then blames).
+            self.session._publish("error", f"seat {mismatch.reporter} saw another entry #{mismatch.seq} "
+                                  f"of seat {mismatch.seat}; checking", seat=mismatch.seat)
+            await self._send_to(mismatch.reporter, Fetch(self.header.table, mismatch.seat, mismatch.seq))
+        if via is not None:
+            for fetch in self.log.missing(entry):
+                await self._send_to(via, fetch)
         await self.dispatch(entry)
+        early = self._early.get(entry.sender)
+        while early and self.log.next_seq(entry.sender) in early:
+            await self.accept(early.pop(self.log.next_seq(entry.sender)), via=via)
+
+    async def _hold_early(self, entry: Entry, via: int) -> None:
+        """An entry beyond a gap in its seat's chain (we missed some while away): keep it and
+        ask for the gap. Bounded, so a peer cannot make us hoard."""
+        early = self._early.setdefault(entry.sender, {})
+        if len(early) >= MAX_EARLY:
+            self.blame(via, f"sent more than {MAX_EARLY} entries of seat {entry.sender} ahead of a gap")
+            return
+        if not early:
+            await self._send_to(via, Fetch(self.header.table, entry.sender, self.log.next_seq(entry.sender)))
+        early[entry.seq] = entry
+
+    async def _send_to(self, seat: int, message: Any) -> None:
+        conn = self.connections.get(seat)
+        if conn is not None and not conn.closed:
+            try:
+                await conn.send(message.to_wire())
+            except ConnectionClosed:
+                pass
 
     async def dispatch(self, entry: Entry) -> None:
         sender, body = entry.sender, entry.body
