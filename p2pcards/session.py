@@ -218,10 +218,12 @@ class TableSession:
         if not self.my_turn:
             raise IllegalAction("it is not your turn")
         self.game.check_own(self.state, self.me, action, self.known())
-        seat = self.seats[self.me]
-        if not isinstance(seat, HumanSeat):
+        # A HumanSeat, or a seat that wraps one (the network's LocalSeat signs and sends the
+        # move): either takes the action through put().
+        put = getattr(self.seats[self.me], "put", None)
+        if not callable(put):
             raise IllegalAction("this seat is played by a bot")
-        seat.put(action)
+        put(action)
 
     def describe(self, seat: int, action: Action) -> str:
         return self.game.format_action(self.state, seat, action, self.known())

@@ -1,13 +1,12 @@
 """The LAN lobby's contract with the network layer.
 
 The lobby screen (tables found, create a table with a game and options, join, seats, ready, the
-table's authentication words) is to be built against :class:`LobbyBackend`, which the network
-layer implements (zeroconf discovery, ``connect HOST:PORT``, the table handshake). Until a backend
-exists, ``p2pcards play`` says that LAN play is not available yet and points to ``p2pcards
-demo``; nothing here pretends to find tables.
+table's authentication words) talks only to a :class:`LobbyBackend`; :mod:`.lan` implements it
+over zeroconf discovery and the table handshake of :mod:`p2pcards.net`.
 
-Everything is plain data; methods that talk to peers are trio coroutines (the console runs trio
-as a guest on prompt-toolkit's loop, so the lobby screen can await them from its trio side).
+Everything here is plain data. Methods that talk to peers are trio coroutines (the console runs
+trio as a guest on prompt-toolkit's loop, so the lobby screen awaits them from its trio side);
+they raise :class:`LobbyProblem` with a message for people when something cannot be done.
 """
 
 from __future__ import annotations
@@ -18,12 +17,50 @@ from typing import Any, Protocol
 
 from ..session import TableSession
 
-__all__ = ["LobbyBackend", "LobbyEvent", "SeatInfo", "TableAd", "TableRoom"]
+__all__ = [
+    "GameChoice",
+    "GameEnd",
+    "LobbyBackend",
+    "LobbyEvent",
+    "LobbyProblem",
+    "OptionChoice",
+    "SeatInfo",
+    "TableAd",
+    "TableRoom",
+]
+
+
+class LobbyProblem(Exception):
+    """Creating, joining or playing a table failed; the message says why, for people."""
+
+
+@dataclass(frozen=True)
+class OptionChoice:
+    """One option of a game, as the create-a-table form offers it."""
+
+    name: str
+    kind: str  # "bool", "int" or "str"
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """An installed game a table can be created for."""
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionChoice, ...] = ()
 
 
 @dataclass(frozen=True)
 class TableAd:
-    """A table seen on the network (or reached with ``connect``)."""
+    """A table seen on the network."""
 
     table_id: str
     game_id: str
@@ -33,6 +70,7 @@ class TableAd:
     seats_total: int
     options: Mapping[str, Any] = field(default_factory=dict)
     address: str = ""  # "HOST:PORT", for people who connect by hand
+    fingerprint: str = ""  # the host's key fingerprint
 
 
 @dataclass(frozen=True)
@@ -45,51 +83,85 @@ class SeatInfo:
 
 @dataclass(frozen=True)
 class TableRoom:
-    """The table this peer has joined, before the game starts."""
+    """The table this peer has created or joined."""
 
     table: TableAd
     seats: tuple[SeatInfo, ...]
-    #: Words derived from the table's keys that every player reads aloud to check that nobody
-    #: sits in the middle (the same words must show on every screen).
-    auth_words: tuple[str, ...]
+    #: Words derived from the table id and every seat's keys that the players read aloud to
+    #: check that nobody sits in the middle; known once the table starts (empty before).
+    auth_words: tuple[str, ...] = ()
+    hosting: bool = False
+    started: bool = False
 
 
 @dataclass(frozen=True)
 class LobbyEvent:
     """``kind``: ``tables`` (the list changed), ``room`` (seats, readiness), ``started`` (the
-    game began: :meth:`LobbyBackend.session` has it), ``error``; ``text`` is for people."""
+    game began: :meth:`LobbyBackend.session` has it), ``ended`` (the game is over and the
+    transcript saved), ``error``; ``text`` is for people."""
 
     kind: str
     text: str = ""
 
 
+@dataclass(frozen=True)
+class GameEnd:
+    """How the table's game ended for this seat."""
+
+    stopped: str | None  # why the game stopped early, or None when it finished
+    transcript: str | None  # the saved transcript
+
+
 class LobbyBackend(Protocol):
     """What the lobby screen needs from the network layer."""
 
+    def fingerprint(self) -> str:
+        """This user's key fingerprint."""
+        ...
+
+    def where(self) -> str:
+        """Where tables are looked for and announced (an interface), for people."""
+        ...
+
+    def games(self) -> Sequence[GameChoice]:
+        """The games a table can be created for (the installed plugins)."""
+        ...
+
     def tables(self) -> Sequence[TableAd]:
-        """Tables found so far, best first."""
+        """Tables found so far, best first (not this peer's own)."""
         ...
 
     def room(self) -> TableRoom | None:
-        """The joined table, or ``None``."""
+        """The created or joined table, or ``None``."""
         ...
 
     def subscribe(self, callback: Callable[[LobbyEvent], None]) -> None: ...
 
-    async def create(self, game_id: str, options: Mapping[str, Any], players: int) -> TableRoom: ...
-
-    async def join(self, table_id: str) -> TableRoom: ...
-
-    async def connect(self, address: str) -> TableAd:
-        """Reach a table by ``HOST:PORT`` when discovery fails."""
+    async def run(self, *, task_status: Any = ...) -> None:
+        """Look for tables (and run the tables created or joined) until cancelled; reports
+        ``task_status.started()`` once looking."""
         ...
 
-    async def sit(self, seat: int) -> None: ...
+    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom:
+        """Open a table with this peer in seat 0 and ``bots`` bot peers in the next seats."""
+        ...
 
-    async def ready(self, ready: bool = True) -> None: ...
+    async def join(self, table: str) -> TableRoom:
+        """Take a seat at a table found on the network (its id) or at ``HOST:PORT``."""
+        ...
 
-    async def leave(self) -> None: ...
+    async def ready(self) -> None:
+        """Say this seat is ready; the table starts when every seat is taken and ready."""
+        ...
+
+    async def leave(self) -> None:
+        """Leave the room before its game starts."""
+        ...
 
     def session(self) -> TableSession | None:
         """Once the game has started: the table, for the table screen."""
+        ...
+
+    async def game_over(self) -> GameEnd:
+        """Wait until the started game has ended for this seat (transcript saved)."""
         ...

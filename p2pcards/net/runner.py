@@ -55,28 +55,35 @@ async def host_table(
     port: int = 0,
     bots: int = 0,
     bot_name: str = "strategic",
+    bot_delay: float = 0.0,
     announce: bool = True,
     transcript_dir: Path | None = None,
     timeouts: Timeouts = Timeouts(),
     on_port: Callable[[int], None] | None = None,
     on_roster: Callable[[list[str], list[bool]], None] | None = None,
     rng: random.Random | None = None,
+    on_lobby: Callable[[HostedLobby], None] | None = None,
+    on_peer: Callable[[Any], None] | None = None,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
-    outcome of this seat followed by those of the bot peers run here."""
+    outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
+    lobby before it opens and ``on_peer`` this seat's peer as soon as the game starts (the
+    console shows its session)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
     rng = rng or random.Random()
     lobby = HostedLobby(identity, name, game_id, game.rules_version, resolved, players, games, interface,
                         port, timeouts, on_roster)
+    if on_lobby:
+        on_lobby(lobby)
     mine: list[SeatOutcome] = []
     theirs: list[SeatOutcome] = []
 
     async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
         started = await host_lobby(lobby, announce=announce, task_status=task_status)
         mine.append(await play_seat(identity, started, game, agent(game, 0, resolved), games=games,
-                                    transcript_dir=transcript_dir))
+                                    transcript_dir=transcript_dir, on_peer=on_peer))
 
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(run_host)
@@ -85,7 +92,7 @@ async def host_table(
         for index in range(bots):
             nursery.start_soon(
                 _bot_peer, host, interface, bound, f"{bot_name} bot {index + 1}",
-                bot_agent(host, game, bot_name, rng), transcript_dir, theirs,
+                bot_agent(host, game, bot_name, rng, delay=bot_delay), transcript_dir, theirs,
             )
     return mine + theirs
 

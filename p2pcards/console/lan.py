@@ -1,0 +1,389 @@
+"""The LAN lobby backend: :class:`LanLobby` implements :class:`~.lobby.LobbyBackend` over the
+network layer (zeroconf discovery, the table handshake, :func:`~p2pcards.net.table.play_seat`).
+
+One table at a time: creating or joining starts a trio task in the backend's nursery that lives
+through the lobby and the game; the console sees the game through the peer's
+:class:`~p2pcards.session.TableSession` (a :class:`~p2pcards.session.HumanSeat` in the local
+seat) and hears about everything else through :class:`~.lobby.LobbyEvent`.
+
+``interface`` is an IPv4 address to listen, announce and browse on; ``None`` means every
+interface (real LAN play). Tests use ``127.0.0.1`` only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..plugins import PluginHost
+from ..session import HumanSeat, TableSession
+from ..wire.errors import ProtocolError
+from ..wire.identity import Identity, table_auth_words
+from ..net.discovery import TableAdvert, watch
+from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError, LobbyResult, handshake, lobby_message
+from ..net.peer import TableHeader, Timeouts
+from ..net.runner import AgentFactory, host_table
+from ..net.table import SeatOutcome, play_seat
+from ..net.transport import ConnectionClosed, FrameError, connect
+from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
+
+__all__ = ["LanLobby", "game_choices"]
+
+
+def game_choices(host: PluginHost) -> list[GameChoice]:
+    """The installed games and their options, sorted by name."""
+    out = []
+    for game in sorted(host.games.values(), key=lambda g: g.name.lower()):
+        options = tuple(
+            OptionChoice(o.name, o.type.__name__, o.default, o.help, tuple(o.choices), o.minimum, o.maximum)
+            for o in game.options
+        )
+        out.append(GameChoice(game.id, game.name, game.min_players, game.max_players, options))
+    return out
+
+
+class LanLobby:
+    """Tables on the LAN, and the one this peer sits at."""
+
+    def __init__(
+        self,
+        host: PluginHost,
+        identity: Identity,
+        *,
+        name: str,
+        interface: str | None,
+        transcript_dir: Path,
+        bot_name: str = "strategic",
+        bot_delay: float = 0.5,
+        timeouts: Timeouts = Timeouts(),
+        seat_agent: AgentFactory | None = None,
+    ):
+        self.host = host
+        self.identity = identity
+        self.name = name
+        self.interface = interface
+        self.listen = interface or ANY_ADDRESS
+        self.transcript_dir = transcript_dir
+        self.bot_name = bot_name
+        self.bot_delay = bot_delay
+        self.timeouts = timeouts
+        # Who plays this peer's seat: the person at the console unless told otherwise (tests
+        # run a whole table of bots through the same backend).
+        self.seat_agent: AgentFactory = seat_agent or (lambda game, seat, options: HumanSeat())
+        self._adverts: dict[str, TableAdvert] = {}
+        self._subscribers: list[Callable[[LobbyEvent], None]] = []
+        self._nursery: trio.Nursery | None = None
+        self._room: TableRoom | None = None
+        self._table_scope: trio.CancelScope | None = None
+        self._ready = trio.Event()
+        self._session: TableSession | None = None
+        self._ended: trio.Event | None = None
+        self._end: GameEnd | None = None
+
+    # -- plain queries ------------------------------------------------------------------------
+
+    def fingerprint(self) -> str:
+        return self.identity.fingerprint
+
+    def where(self) -> str:
+        return self.interface or "every interface"
+
+    def games(self) -> Sequence[GameChoice]:
+        return game_choices(self.host)
+
+    def tables(self) -> list[TableAd]:
+        own = self._room.table.table_id if self._room else None
+        ads = [self._ad(a) for a in self._adverts.values() if a.table != own]
+        # Tables with free seats first, then by name.
+        return sorted(ads, key=lambda t: (t.seats_taken >= t.seats_total, t.host_name.lower(), t.table_id))
+
+    def room(self) -> TableRoom | None:
+        return self._room
+
+    def session(self) -> TableSession | None:
+        return self._session
+
+    def subscribe(self, callback: Callable[[LobbyEvent], None]) -> None:
+        self._subscribers.append(callback)
+
+    def _emit(self, kind: str, text: str = "") -> None:
+        event = LobbyEvent(kind, text)
+        for callback in list(self._subscribers):
+            callback(event)
+
+    def _ad(self, advert: TableAdvert) -> TableAd:
+        game = self.host.games.get(advert.game)
+        return TableAd(
+            table_id=advert.table,
+            game_id=advert.game,
+            game_name=game.name if game else f"{advert.game} (not installed)",
+            host_name=advert.name,
+            seats_taken=advert.seats - advert.free,
+            seats_total=advert.seats,
+            address=advert.address,
+            fingerprint=advert.fingerprint,
+        )
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        def on_tables(tables: dict[str, TableAdvert]) -> None:
+            self._adverts = {a.table: a for a in tables.values()}
+            self._emit("tables")
+
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            async with watch(self.interface, on_tables):
+                task_status.started()
+                await trio.sleep_forever()
+
+    def _check_free(self) -> None:
+        if self._nursery is None:
+            raise LobbyProblem("the lobby is not running")
+        if self._room is not None:
+            raise LobbyProblem("you are already at a table: 'leave' it first")
+
+    def _set_room(self, room: TableRoom | None, event: str = "room") -> None:
+        self._room = room
+        self._emit(event)
+
+    def _seats(self, names: Sequence[str], ready: Sequence[bool], me: int) -> tuple[SeatInfo, ...]:
+        return tuple(
+            SeatInfo(seat, name or None, bool(ready[seat]) and bool(name), seat == me)
+            for seat, name in enumerate(names)
+        )
+
+    def _on_peer(self, peer: Any) -> None:
+        """The game starts: the header is agreed, so the table's words are known."""
+        header: TableHeader = peer.header
+        words = tuple(table_auth_words(header.table, [s.keys for s in header.seats]))
+        self._session = peer.session
+        room = self._room
+        seats = tuple(SeatInfo(i, s.name, True, i == peer.seat) for i, s in enumerate(header.seats))
+        self._room = TableRoom(
+            TableAd(header.table.hex()[:12], header.game, self.host.game(header.game).name,
+                    header.seats[0].name, header.players, header.players, dict(header.options),
+                    room.table.address if room else "", room.table.fingerprint if room else ""),
+            seats, words, room.hosting if room else False, started=True,
+        )
+        self._ended = trio.Event()
+        self._emit("started")
+
+    def _finish(self, stopped: str | None, transcript: str | None) -> None:
+        """The table task is over: after a game, or when the room closed before one."""
+        self._end = GameEnd(stopped, transcript)
+        self._room = None
+        self._table_scope = None
+        self._ready = trio.Event()
+        if self._ended is not None:
+            self._ended.set()
+            self._emit("ended", stopped or "")
+            return
+        if stopped:
+            self._emit("error", stopped)
+        self._emit("room")
+
+    def _finish_outcome(self, outcome: SeatOutcome) -> None:
+        stopped = outcome.aborted.reason if outcome.aborted is not None else None
+        self._finish(stopped, str(outcome.transcript) if outcome.transcript else None)
+
+    async def game_over(self) -> GameEnd:
+        if self._ended is None:
+            raise LobbyProblem("no game has started")
+        await self._ended.wait()
+        self._ended = None
+        self._session = None
+        assert self._end is not None
+        return self._end
+
+    # -- creating a table ---------------------------------------------------------------------
+
+    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom:
+        self._check_free()
+        try:
+            game = self.host.game(game_id)
+            resolved = game.resolve_options(options, players)
+        except (LookupError, ValueError) as exc:
+            raise LobbyProblem(str(exc)) from None
+        if not 0 <= bots < players:
+            raise LobbyProblem(f"bots: 0 to {players - 1} (one seat is yours)")
+        opened: dict[str, Any] = {}
+
+        def on_lobby(lobby: HostedLobby) -> None:
+            opened["lobby"] = lobby
+
+        def on_port(port: int) -> None:
+            opened["port"] = port
+            task_status_box[0].started(port)
+
+        task_status_box: list[Any] = []
+
+        def on_roster(names: list[str], ready: list[bool]) -> None:
+            if self._room is not None and not self._room.started:
+                self._set_room(TableRoom(self._room.table, self._seats(names, ready, 0), hosting=True))
+
+        async def run_table(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            task_status_box.append(task_status)
+            with trio.CancelScope() as scope:
+                self._table_scope = scope
+                try:
+                    outcomes = await host_table(
+                        self.host, self.identity, game_id, options=resolved, players=players,
+                        agent=self.seat_agent, name=self.name, interface=self.listen,
+                        bots=bots, bot_name=self.bot_name, bot_delay=self.bot_delay,
+                        transcript_dir=self.transcript_dir, timeouts=self.timeouts,
+                        on_port=on_port, on_roster=on_roster,
+                        on_lobby=on_lobby, on_peer=self._on_peer, rng=random.Random(),
+                    )
+                except (LobbyError, OSError) as exc:
+                    if "port" not in opened:
+                        raise
+                    self._finish(f"the table closed: {exc}", None)
+                    return
+                self._finish_outcome(outcomes[0])
+            if scope.cancelled_caught:
+                self._finish(None, None)
+
+        try:
+            port = await self._nursery.start(run_table)
+        except OSError as exc:
+            raise LobbyProblem(f"cannot open a table on {self.listen}: {exc}") from None
+        lobby: HostedLobby = opened["lobby"]
+        address = f"{self.interface}:{port}" if self.interface else f"port {port}"
+        ad = TableAd(lobby.table.hex()[:12], game_id, game.name, self.name, 1, players, resolved,
+                     address, self.identity.fingerprint)
+        if self._room is None:  # (bots may have filled the table and started it already)
+            self._set_room(TableRoom(ad, self._seats(lobby.names(), lobby.readiness(), 0), hosting=True))
+        return self._room
+
+    # -- joining a table ----------------------------------------------------------------------
+
+    async def join(self, table: str) -> TableRoom:
+        self._check_free()
+        address, sep, port_text = table.rpartition(":")
+        if sep and port_text.isdigit():
+            where, port = address, int(port_text)
+            ad = TableAd(table, "", "?", "?", 0, 0, address=table)
+        else:
+            advert = self._adverts.get(table) or next(
+                (a for a in self._adverts.values() if a.name == table), None)
+            if advert is None:
+                raise LobbyProblem(f"no table {table!r} here (try 'connect HOST:PORT')")
+            if advert.game not in self.host.games:
+                raise LobbyProblem(f"that table plays {advert.game}, which is not installed here")
+            if advert.free <= 0:
+                raise LobbyProblem("that table is full")
+            where, port, ad = advert.host, advert.port, self._ad(advert)
+        try:
+            await self._nursery.start(self._join_table, where, port, ad)
+        except (LobbyError, OSError) as exc:
+            raise LobbyProblem(str(exc)) from None
+        return self._room
+
+    async def _join_table(self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        seated = False
+
+        def on_seated() -> None:
+            nonlocal seated
+            seated = True
+            task_status.started()
+
+        with trio.CancelScope() as scope:
+            self._table_scope = scope
+            try:
+                started = await self._join_lobby(where, port, ad, on_seated)
+                header = started.header
+                game = self.host.game(header.game)
+                if game.rules_version != header.rules_version:
+                    raise LobbyError(f"{header.game}: the table uses rules {header.rules_version}, "
+                                     f"we have {game.rules_version}")
+                agent = self.seat_agent(game, started.seat, header.options)
+                outcome = await play_seat(self.identity, started, game, agent,
+                                          games=self.host.rules_versions(), transcript_dir=self.transcript_dir,
+                                          on_peer=self._on_peer)
+            except (LobbyError, LookupError) as exc:
+                if not seated:
+                    raise
+                self._finish(f"left the table: {exc}", None)
+                return
+            self._finish_outcome(outcome)
+        if scope.cancelled_caught:
+            self._finish(None, None)
+
+    async def _join_lobby(self, where: str, port: int, ad: TableAd, on_seated: Callable[[], None]) -> LobbyResult:
+        """:func:`p2pcards.net.lobby.join_lobby`, except that ``ready`` is sent when the
+        player says so (join_lobby sends it at once), with the seat reported on the way."""
+        games = self.host.rules_versions()
+        listeners = await trio.open_tcp_listeners(0, host=self.listen)
+        my_port = listeners[0].socket.getsockname()[1]
+        conn = None
+        try:
+            conn = await connect(where, port)
+            # Listening on every interface: tell the others the address that reached the host.
+            advertised = conn.local_address() if self.listen == ANY_ADDRESS else self.listen
+            peer = await handshake(conn, self.identity, name=self.name, games=games)
+            await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
+            seat = lobby_message(await conn.receive(), "seated", peer.name)["seat"]
+            if ad.host_name == "?":
+                ad = TableAd(ad.table_id, ad.game_id, ad.game_name, peer.name, 0, 0, address=ad.address,
+                             fingerprint=peer.keys.fingerprint)
+            self._room = TableRoom(ad, ())
+            on_seated()
+            async with trio.open_nursery() as nursery:
+
+                async def say_ready() -> None:
+                    await self._ready.wait()
+                    await conn.send({"type": "lobby", "op": "ready", "ready": True})
+
+                nursery.start_soon(say_ready)
+                while True:
+                    raw = await conn.receive()
+                    if isinstance(raw, dict) and raw.get("op") == "roster":
+                        roster = lobby_message(raw, "roster", peer.name)
+                        taken = sum(1 for n in roster["names"] if n)
+                        table = TableAd(ad.table_id, ad.game_id, ad.game_name, ad.host_name, taken,
+                                        roster["seats"], ad.options, ad.address, ad.fingerprint)
+                        self._set_room(TableRoom(table, self._seats(roster["names"], roster["ready"], seat)))
+                        continue
+                    start = lobby_message(raw, "start", peer.name)
+                    nursery.cancel_scope.cancel()
+                    break
+        except (ProtocolError, ConnectionClosed, FrameError) as exc:
+            if conn is not None:
+                await conn.aclose()
+            for listener in listeners:
+                await listener.aclose()
+            raise LobbyError(f"could not join {where}:{port}: {exc}") from None
+        try:
+            header = TableHeader.from_wire(start["header"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LobbyError(f"{peer.name} sent a malformed table header ({exc})") from None
+        if header.seats[seat].keys.ed25519 != self.identity.public.ed25519:
+            raise LobbyError("the table header does not seat us where the host said")
+        if header.seats[0].keys.ed25519 != peer.keys.ed25519:
+            raise LobbyError("the table header names another host than the one we talked to")
+        return LobbyResult(header, seat, {0: conn}, listeners[0])
+
+    # -- in the room --------------------------------------------------------------------------
+
+    async def ready(self) -> None:
+        room = self._room
+        if room is None:
+            raise LobbyProblem("you are not at a table: 'join' one or 'create' one")
+        if room.hosting:
+            raise LobbyProblem("you host this table: it starts when every seat is taken and ready")
+        self._ready.set()
+
+    async def leave(self) -> None:
+        if self._room is None:
+            raise LobbyProblem("you are not at a table")
+        if self._room.started:
+            raise LobbyProblem("the game has started: 'quit' to leave it")
+        if self._table_scope is not None:
+            self._table_scope.cancel()
+        await trio.lowlevel.checkpoint()
+

@@ -1,0 +1,89 @@
+"""The LAN lobby backend over loopback: tables found through real zeroconf on 127.0.0.1, joined
+over TCP, played by bot peers. Never on a real interface."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+
+from p2pcards.console.lan import LanLobby, game_choices
+from p2pcards.console.lobby import LobbyProblem
+from p2pcards.net.runner import bot_agent
+from p2pcards.plugins import load_plugins
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.transcript import read_transcript
+
+LOOPBACK = "127.0.0.1"
+
+
+def bots_play(host):
+    """A seat agent factory: this peer's own seat is played by a bot."""
+
+    def make(game, seat, options):
+        return bot_agent(host, game, "strategic", random.Random(seat))(game, seat, options)
+
+    return make
+
+
+def lobby(host, tmp_path, name, **kwargs):
+    kwargs.setdefault("seat_agent", bots_play(host))
+    return LanLobby(host, Identity.generate(), name=name, interface=LOOPBACK,
+                    transcript_dir=tmp_path / name, bot_delay=0, **kwargs)
+
+
+async def wait_for(predicate, what, timeout=15):
+    with trio.fail_after(timeout):
+        while not predicate():
+            await trio.sleep(0.02)
+
+
+def test_game_choices_list_games_and_options():
+    host = load_plugins()
+    choices = {g.id: g for g in game_choices(host)}
+    if "cals-bs" not in choices:
+        pytest.skip("cals-bs is not installed")
+    bs = choices["cals-bs"]
+    assert (bs.min_players, bs.max_players) == (3, 7)
+    target = next(o for o in bs.options if o.name == "match_target")
+    assert target.kind == "int" and target.minimum == 1 and "hand wins" in target.help
+
+
+async def test_create_find_join_ready_play(tmp_path):
+    host = load_plugins()
+    if "cals-bs" not in host.games:
+        pytest.skip("cals-bs is not installed")
+    a, b = lobby(host, tmp_path, "alice"), lobby(host, tmp_path, "bob")
+    events = []
+    b.subscribe(lambda e: events.append(e.kind))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(a.run)
+        await nursery.start(b.run)
+        with pytest.raises(LobbyProblem, match="match_target"):
+            await a.create("cals-bs", {"match_target": "zero"}, 3, 1)
+        room = await a.create("cals-bs", {"match_target": 1}, 3, 1)
+        assert room.hosting and room.seats[0].me and room.seats[0].name == "alice"
+        await wait_for(lambda: any(t.table_id == room.table.table_id for t in b.tables()), "the table in b's list")
+        assert a.tables() == [] or all(t.table_id != room.table.table_id for t in a.tables())
+        ad = next(t for t in b.tables() if t.table_id == room.table.table_id)
+        assert ad.game_name == "Cal's BS" and ad.seats_total == 3 and ad.fingerprint == a.fingerprint()
+        await wait_for(lambda: next(t for t in b.tables() if t.table_id == ad.table_id).seats_taken == 2,
+                       "the bot to sit")
+        joined = await b.join(ad.table_id)
+        assert joined.table.table_id == ad.table_id
+        await wait_for(lambda: b.room() and len(b.room().seats) == 3, "the roster")
+        mine = next(s for s in b.room().seats if s.me)
+        assert mine.name == "bob" and not mine.ready
+        await b.ready()
+        await wait_for(lambda: a.session() is not None and b.session() is not None, "the game to start")
+        assert a.room().auth_words == b.room().auth_words and len(b.room().auth_words) == 5
+        with trio.fail_after(120):
+            end_a = await a.game_over()
+            end_b = await b.game_over()
+        assert end_a.stopped is None and end_b.stopped is None
+        transcript = read_transcript(end_b.transcript)
+        assert transcript.complete and transcript.end.status == "finished"
+        assert a.room() is None and b.room() is None
+        nursery.cancel_scope.cancel()
+    assert "started" in events and "ended" in events
