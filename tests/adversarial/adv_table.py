@@ -1,0 +1,179 @@
+"""Run one networked table over loopback TCP (127.0.0.1 only, no zeroconf) with one deviating
+peer among honest bot peers, and collect what every honest peer ended with.
+
+Every seat is a full :class:`~p2pcards.net.peer.Peer` with its own keys, its own listener and a
+connection to every other seat, exactly as ``p2pcards simulate`` runs them; only the cheater's
+seat is built by its ``peer_factory`` (the hook on :func:`~p2pcards.net.table.play_seat`).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.net import table as net_table
+from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
+from p2pcards.net.peer import Peer, Timeouts
+from p2pcards.net.runner import bot_agent
+from p2pcards.net.table import SeatOutcome, play_seat
+from p2pcards.plugins import load_plugins
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.transcript import Transcript, read_transcript
+
+LOOPBACK = "127.0.0.1"
+#: Step timeouts of honest play in these tests: short, so a stall is named quickly, and far
+#: above what an honest step of these small games takes on loopback.
+FAST = Timeouts(deck=4.0, turn=4.0, grace=0.5)
+#: After its own game ends a seat keeps serving the others this long (play_seat's linger).
+LINGER = 1.5
+#: No table may take longer than this (a hang is a failure, not a stuck test run).
+TABLE_SECONDS = 40.0
+
+
+@functools.cache
+def plugins():
+    return load_plugins()
+
+
+@dataclass
+class TableRun:
+    """What one table ended with. ``outcomes[seat]`` is None for the cheater when it never
+    finished (it is cancelled once every honest seat is done)."""
+
+    game: str
+    cheater: int
+    outcomes: dict[int, SeatOutcome | None]
+    cheater_peer: Peer | None
+    header: Any = None
+    outsider: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def honest(self) -> dict[int, SeatOutcome]:
+        return {s: o for s, o in self.outcomes.items() if s != self.cheater}
+
+    def transcript(self, seat: int) -> Transcript:
+        return read_transcript(self.outcomes[seat].transcript)
+
+    def describe(self) -> str:
+        lines = [f"{self.game}, cheater seat {self.cheater}"]
+        for seat, o in sorted(self.outcomes.items()):
+            if o is None:
+                lines.append(f"  seat {seat}: (cancelled)")
+                continue
+            ab = f"aborted: seat {o.aborted.seat} step {o.aborted.step}: {o.aborted.reason}" if o.aborted else \
+                f"finished: {o.result.summary if o.result else None}"
+            lines.append(f"  seat {seat}: {ab}; violations {[v.to_wire() for v in o.peer.session.violations]}")
+            lines += [f"    blame: {b}" for b in o.peer.blames]
+        return "\n".join(lines)
+
+
+async def _run_table(
+    game_id: str,
+    players: int,
+    options: Mapping[str, Any],
+    *,
+    cheater: int,
+    peer_factory: Callable[..., Peer],
+    transcript_dir: Path,
+    timeouts: Timeouts,
+    seed: int,
+    outsider: Callable[[Any, dict[str, Any]], Any] | None,
+) -> TableRun:
+    host = plugins()
+    game = host.game(game_id)
+    resolved = game.resolve_options(dict(options), players)
+    games = host.rules_versions()
+    rng = random.Random(seed)
+    agent = bot_agent(host, game, "strategic", rng)
+    identities = [Identity.generate() for _ in range(players)]
+    lobby = HostedLobby(identities[0], "seat0", game_id, game.rules_version, resolved, players, games,
+                        LOOPBACK, 0, timeouts)
+    outcomes: dict[int, SeatOutcome | None] = {}
+    peers: dict[int, Peer] = {}
+    started: dict[int, LobbyResult] = {}
+    run = TableRun(game_id, cheater, outcomes, None)
+    honest_done = trio.Event()
+    remaining = [players - 1]
+
+    async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:
+        me = result.seat
+        started[me] = result
+        factory = peer_factory if me == cheater else Peer
+        with trio.CancelScope() as scope:
+            scope_holder.append(scope)
+            outcome = await play_seat(
+                identity, result, game, agent(game, me, result.header.options), games=games,
+                transcript_dir=None if me == cheater else transcript_dir, peer_factory=factory,
+                on_peer=lambda p: peers.__setitem__(me, p),
+            )
+            outcomes[me] = outcome
+        if me == cheater:
+            outcomes.setdefault(me, None)
+            return
+        remaining[0] -= 1
+        if remaining[0] == 0:
+            honest_done.set()
+
+    async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        result = await host_lobby(lobby, announce=False, task_status=task_status)
+        await seat(identities[0], result, scopes)
+
+    async def run_joiner(index: int, port: int) -> None:
+        result = await join_lobby(identities[index], LOOPBACK, port, name=f"seat-{index}", games=games,
+                                  listen_host=LOOPBACK)
+        await seat(identities[index], result, scopes)
+
+    scopes: list[trio.CancelScope] = []
+    saved = net_table.LINGER_SECONDS
+    net_table.LINGER_SECONDS = LINGER
+    try:
+        with trio.fail_after(TABLE_SECONDS):
+            async with trio.open_nursery() as nursery:
+                port = await nursery.start(run_host)
+                for index in range(1, players):
+                    # One at a time, so joiner ``index`` gets seat ``index``.
+                    nursery.start_soon(run_joiner, index, port)
+                    while len(lobby.sitters) < index:
+                        await trio.sleep(0.005)
+                if outsider is not None:
+                    while len(started) < players:
+                        await trio.sleep(0.005)
+                    nursery.start_soon(outsider, started, run.outsider)
+                await honest_done.wait()
+                # The cheater may be stuck (it stalls, or its own replica refused its move):
+                # give it the honest seats' linger to finish, then stop it.
+                with trio.move_on_after(LINGER):
+                    while cheater not in outcomes:
+                        await trio.sleep(0.01)
+                nursery.cancel_scope.cancel()
+    finally:
+        net_table.LINGER_SECONDS = saved
+    run.cheater_peer = peers.get(cheater)
+    run.header = started[0].header if 0 in started else None
+    for s in range(players):
+        outcomes.setdefault(s, None)
+    return run
+
+
+def run_table(
+    game_id: str,
+    players: int,
+    options: Mapping[str, Any],
+    *,
+    cheater: int,
+    peer_factory: Callable[..., Peer],
+    transcript_dir: Path,
+    timeouts: Timeouts = FAST,
+    seed: int = 0,
+    outsider: Callable[[Any, dict[str, Any]], Any] | None = None,
+) -> TableRun:
+    """Play one table to the end (synchronously: its own trio run)."""
+    return trio.run(functools.partial(
+        _run_table, game_id, players, options, cheater=cheater, peer_factory=peer_factory,
+        transcript_dir=transcript_dir, timeouts=timeouts, seed=seed, outsider=outsider))

@@ -1,0 +1,539 @@
+"""Cheating peers: each deviates from the protocol in exactly one way, and is otherwise an honest
+bot peer (:class:`~p2pcards.net.peer.Peer`).
+
+A cheater is a :class:`Peer` subclass; :func:`adv_table.run_table` seats one of them among
+honest peers through the ``peer_factory`` hook of :func:`~p2pcards.net.table.play_seat`. The
+ways in:
+
+* :meth:`Cheater.tamper_deck` changes (or drops) a deck message this seat's honest
+  :class:`~p2pcards.deck.party.Party` produced, before it is signed and sent;
+* :meth:`Cheater.cheat_move` chooses a move for this seat's turn that is sent without the
+  local legality check an honest client makes;
+* :meth:`Cheater.misbehave` runs alongside the game (raw bytes on a connection, extra entries,
+  forged entries ...).
+
+``cheated`` says the deviation actually happened in this run (a game may end before the chance
+comes, for example the cheater never leads).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+import trio
+
+from p2pcards.deck.group import multiply, prf_scalar
+from p2pcards.game import Turn
+from p2pcards.net.lobby import dial_seat
+from p2pcards.net.peer import LocalSeat, Peer, TableAborted
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import Entry, sign_entry
+from p2pcards.wire.sealed import open_body
+
+from nacl import bindings as na
+
+__all__ = ["CHEATERS", "Cheater"]
+
+
+def random_point() -> bytes:
+    return na.crypto_core_ed25519_from_uniform(os.urandom(32))
+
+
+WRONG_SCALAR = prf_scalar(b"x" * 32, "wrong")
+TAG_SCALAR = prf_scalar(b"t" * 32, "tag")
+
+
+class CheatingSeat(LocalSeat):
+    """This seat's own turns: the cheater's move once (sent without any check), then honest."""
+
+    async def choose(self, session, seat):
+        peer: Cheater = self.peer
+        if not peer.cheated:
+            action = peer.cheat_move(session, seat)
+            if action is not None:
+                peer.cheated = True
+                await peer.publish("action", {"turn": peer.turns, "action": action})
+                if peer.hang_after_move:
+                    # Its own replica refuses the move too; a cheater just waits.
+                    await trio.sleep_forever()
+                return action
+        return await super().choose(session, seat)
+
+
+class Cheater(Peer):
+    """An honest peer with hooks for one deviation."""
+
+    deviation = "none"
+    #: After a cheating move its own rules refuse, stop playing (see CheatingSeat).
+    hang_after_move = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.cheated = False
+        self.notes: list[str] = []
+        self._wire_lock = trio.Lock()  # a raw write never splits one of our frames
+        me = self.seat
+        self.session.seats[me] = CheatingSeat(self, self.session.seats[me].agent)
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def tamper_deck(self, to: int | None, message: dict[str, Any]) -> dict[str, Any] | None:
+        return message
+
+    def cheat_move(self, session: Any, seat: int) -> dict[str, Any] | None:
+        return None
+
+    async def misbehave(self) -> None:
+        return None
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def publish(self, kind: str, body: dict[str, Any]) -> Entry:
+        async with self._wire_lock:
+            return await super().publish(kind, body)
+
+    async def publish_deck(self, to: int | None, message: dict[str, Any]) -> None:
+        changed = self.tamper_deck(to, message)
+        if changed is not message:
+            self.cheated = True
+        if changed is None:
+            return  # never sent
+        await super().publish_deck(to, changed)
+
+    async def play(self) -> Any:
+        outcome: tuple[str, Any] = ("error", TableAborted("no outcome"))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.misbehave)
+            try:
+                outcome = ("result", await super().play())
+            except TableAborted as exc:
+                outcome = ("error", exc)
+            nursery.cancel_scope.cancel()
+        if outcome[0] == "error":
+            raise outcome[1]
+        return outcome[1]
+
+    @property
+    def others(self) -> list[int]:
+        return [s for s in range(self.header.players) if s != self.seat]
+
+    async def until(self, predicate) -> None:
+        while not predicate():
+            await trio.sleep(0.005)
+
+    async def until_turns(self, n: int) -> None:
+        await self.until(lambda: self.turns >= n)
+
+    async def until_other_turn(self, n: int = 1) -> None:
+        """Until turn ``n`` or later is another seat's (it is not our turn)."""
+        await self.until(lambda: self.turns >= n and isinstance(self.session.step, Turn)
+                         and self.session.step.seat != self.seat)
+
+    async def send_raw(self, seat: int, data: bytes) -> None:
+        conn = self.connections[seat]
+        async with self._wire_lock, conn._send_lock:
+            await conn.stream.send_all(data)
+
+    async def send_object(self, seat: int, obj: Any) -> None:
+        """A frame holding any msgpack object (not checked against our own limits)."""
+        body = msgpack.packb(obj, use_bin_type=True)
+        await self.send_raw(seat, len(body).to_bytes(4, "big") + body)
+
+    async def send_entry(self, seat: int, entry: Entry) -> None:
+        async with self._wire_lock:
+            await self.connections[seat].send(entry.to_wire())
+
+    def forge(self, identity: Identity, sender: int, seq: int, prev: bytes, kind: str,
+              body: Mapping[str, Any]) -> Entry:
+        return sign_entry(identity, table=self.header.table, sender=sender, seq=seq, kind=kind,
+                          prev=prev, body=dict(body))
+
+
+# ----------------------------------------------------------------------------------------------
+# The deck.
+
+
+class WrongKey(Cheater):
+    """Its first private opening carries a wrong per-card key (a scalar that does not open the
+    lock commitment)."""
+
+    deviation = "wrong key"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is None or message.get("type") != "open":
+            return message
+        message = {**message, "scalars": [list(map(list, s)) for s in message["scalars"]]}
+        message["scalars"][0][0][1] = WRONG_SCALAR
+        return message
+
+
+class SubstitutedCard(Cheater):
+    """Its first shuffle pass replaces one card with a point of its own (a valid, distinct
+    point: every check on receipt passes)."""
+
+    deviation = "substituted card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "shuffle":
+            return message
+        points = list(message["points"])
+        points[5] = random_point()
+        return {**message, "points": points}
+
+
+class DuplicatedCard(Cheater):
+    """Its first shuffle pass holds one card twice (another one dropped)."""
+
+    deviation = "duplicated card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "shuffle":
+            return message
+        points = list(message["points"])
+        points[1] = points[0]
+        return {**message, "points": points}
+
+
+class TaggedCard(Cheater):
+    """Its first re-lock pass marks one card: an extra secret factor on one point, so the pass
+    is not the permutation its keys say (a card it could recognise later)."""
+
+    deviation = "tagged card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "relock":
+            return message
+        points = list(message["points"])
+        points[7] = multiply(TAG_SCALAR, points[7])
+        return {**message, "points": points}
+
+
+class StallsDeck(Cheater):
+    """Never sends its first shuffle or re-lock pass."""
+
+    deviation = "stalling (deck)"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") not in ("shuffle", "relock"):
+            return message
+        return None
+
+
+class ForgesAccusation(Cheater):
+    """Accuses the first seat that sends it a private opening, with a made-up copy of that
+    (valid) message as evidence: a wrong key in it."""
+
+    deviation = "false accusation with forged evidence"
+
+    async def dispatch(self, entry: Entry) -> None:
+        await super().dispatch(entry)
+        body = entry.body
+        if self.cheated or entry.kind != "deck" or body.get("to") != self.seat:
+            return
+        message = open_body(self.identity, self.seat, entry, self.header.seats[entry.sender].keys)
+        if message.get("type") != "open":
+            return
+        self.cheated = True
+        forged = {**message, "scalars": [list(map(list, s)) for s in message["scalars"]]}
+        forged["scalars"][0][0][1] = WRONG_SCALAR
+        accusation = {"type": "accuse", "op": message["op"], "step": "open", "seat": entry.sender,
+                      "reason": "wrong key", "evidence": {"sender": entry.sender, "message": forged}}
+        async with self.send_lock:
+            await self.publish_deck(None, accusation)
+
+
+# ----------------------------------------------------------------------------------------------
+# Moves.
+
+
+class PlaysCardNotHeld(Cheater):
+    """Cal's BS: leads (or follows) with a handle from another seat's hand."""
+
+    deviation = "card not held"
+    hang_after_move = True
+
+    def cheat_move(self, session, seat):
+        state = session.state
+        if state.in_quads_context:
+            return None
+        other = self.others[0]
+        handle = state.hands[other][0]
+        rank = "7" if state.must_lead else state.current_rank.symbol
+        return {"type": "play", "cards": [handle], "rank": rank}
+
+
+class FakeQuads(Cheater):
+    """Cal's BS with quads: leads four cards that are not four of a kind (its client skips
+    check_own; every public check passes)."""
+
+    deviation = "fake quads"
+
+    def cheat_move(self, session, seat):
+        from p2pcards_cals_bs.rules import is_valid_quads
+
+        state = session.state
+        if not (state.quads and state.must_lead) or len(state.hands[seat]) < 4:
+            return None
+        known = session.deck.known(seat)
+        hand = sorted(state.hands[seat], key=lambda h: str(known[h]))
+        for start in range(len(hand) - 3):
+            four = hand[start:start + 4]
+            if not is_valid_quads([known[h] for h in four]):
+                return {"type": "quads", "cards": four}
+        return None
+
+
+class Revokes(Cheater):
+    """Calypso (revokes not allowed): once, plays another suit while holding the led suit."""
+
+    deviation = "revoke"
+
+    def cheat_move(self, session, seat):
+        state = session.state
+        if not state.trick or state.unrevealed is not None:
+            return None
+        led = state.led_suit()
+        known = session.deck.known(seat)
+        hand = state.hands[seat]
+        follow = [h for h in hand if known[h].suit == led]
+        off = [h for h in hand if known[h].suit != led]
+        if follow and off:
+            return {"type": "play", "card": off[0]}
+        return None
+
+
+class StallsTurnSeat(CheatingSeat):
+    async def choose(self, session, seat):
+        self.peer.cheated = True
+        await trio.sleep_forever()
+
+
+class StallsTurnPeer(Cheater):
+    deviation = "stalling (turn)"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = StallsTurnSeat(self, self.session.seats[self.seat].agent)
+
+
+class OutOfTurn(Cheater):
+    """Signs and sends a move ("pass") while it is another seat's turn."""
+
+    deviation = "acting out of turn"
+
+    async def misbehave(self):
+        await self.until_other_turn(1)
+        self.cheated = True
+        await self.publish("action", {"turn": self.turns, "action": {"type": "pass"}})
+
+
+# ----------------------------------------------------------------------------------------------
+# The log.
+
+
+class Equivocates(Cheater):
+    """Signs two different chat entries with one seq: one version to the lowest other seat,
+    the other version to the rest; then goes on from the first version."""
+
+    deviation = "equivocation"
+
+    async def misbehave(self):
+        await self.until_turns(1)
+        async with self._wire_lock:
+            first = self.log.make_entry(self.identity, self.seat, "chat", {"text": "I have the ace"})
+            if self.journal is not None:
+                self.journal.append_entry(first)
+            body = {**first.body, "text": "I have no ace"}
+            second = self.forge(self.identity, self.seat, first.seq, first.prev, "chat", body)
+            self.cheated = True
+            for index, seat in enumerate(self.others):
+                await self.connections[seat].send((first if index == 0 else second).to_wire())
+
+
+class Replays(Cheater):
+    """Sends copies of old entries again (its own first ones and another seat's)."""
+
+    deviation = "replay"
+
+    async def misbehave(self):
+        await self.until_turns(2)
+        old = self.log.entries(self.seat)[:2] + self.log.entries(self.others[0])[:1]
+        self.cheated = True
+        for seat in self.others:
+            for entry in old:
+                await self.send_entry(seat, entry)
+
+
+class BadSignature(Cheater):
+    """Sends an entry claiming to be another seat's next one, and one of its own, both with
+    signatures that do not verify."""
+
+    deviation = "bad signature"
+
+    async def misbehave(self):
+        await self.until_turns(1)
+        victim = self.others[0]
+        outsider = Identity.generate()
+        seen = self.log.seen()
+        forged = self.forge(outsider, victim, self.log.next_seq(victim), self.log.head(victim), "chat",
+                            {"text": "I resign", "seen": seen})
+        own = self.forge(outsider, self.seat, self.log.next_seq(self.seat), self.log.head(self.seat),
+                         "chat", {"text": "hello", "seen": seen})
+        self.cheated = True
+        for seat in self.others:
+            await self.send_entry(seat, forged)
+            await self.send_entry(seat, own)
+
+
+class RelaysStranger(Cheater):
+    """Relays an entry signed by a key that is not seated, claiming a seat beyond the roster."""
+
+    deviation = "stranger (relayed entry)"
+
+    async def misbehave(self):
+        await self.until_turns(1)
+        stranger = Identity.generate()
+        entry = self.forge(stranger, self.header.players, 0, b"\x00" * 32, "chat",
+                           {"text": "let me in", "seen": []})
+        self.cheated = True
+        for seat in self.others:
+            await self.send_entry(seat, entry)
+
+
+class FalseEcho(Cheater):
+    """Signs a chat entry whose head echo names a made-up hash for another seat's last entry:
+    it claims that seat told it something else."""
+
+    deviation = "false head echo"
+
+    async def misbehave(self):
+        victim = self.others[0]
+        await self.until(lambda: self.turns >= 1 and self.log.next_seq(victim) >= 2)
+        async with self._wire_lock:
+            seen = self.log.seen()
+            seen[victim] = [seen[victim][0], bytes(32 * [7])]
+            seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
+            entry = self.forge(self.identity, self.seat, seq, prev, "chat", {"text": "hi", "seen": seen})
+            self.log.append(entry)
+            if self.journal is not None:
+                self.journal.append_entry(entry)
+            self.cheated = True
+            for seat in self.others:
+                await self.connections[seat].send(entry.to_wire())
+
+
+# ----------------------------------------------------------------------------------------------
+# Bytes on the wire.
+
+
+class RawBytes(Cheater):
+    """Writes bytes that are not a valid frame on its connection to one seat, then reconnects
+    to that seat (as any peer whose connection dropped does) and plays on honestly."""
+
+    payload = b""
+    reconnect = True
+    away = 0.3  # seconds before it reconnects
+
+    async def misbehave(self):
+        target = self.others[0]
+        await self.until_other_turn(1)
+        async with self._wire_lock:
+            conn = self.connections[target]
+            async with conn._send_lock:
+                await conn.stream.send_all(self.payload)
+            self.cheated = True
+            if not self.reconnect:
+                return
+            # The target closes the connection; we come back on a fresh one after a while
+            # (as a peer whose connection dropped does).
+            from adv_table import plugins
+
+            with trio.move_on_after(2):
+                await self.until(lambda: conn.closed)
+            # While away it says so (its entry reaches the others, not the target; catch-up
+            # on reconnection is what brings the target up to date).
+            await Peer.publish(self, "chat", {"text": "brb"})
+            await trio.sleep(self.away)
+            new = await dial_seat(self.identity, self.header, self.seat, target,
+                                  games=plugins().rules_versions())
+            self.attach(target, new)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.serve_connection, target, new)
+
+
+class MalformedFrame(RawBytes):
+    deviation = "malformed frame"
+    payload = b"\x00\x00\x00\x05" + b"\xc1" * 5  # 0xc1 is never used by msgpack
+
+
+class OversizedFrame(RawBytes):
+    deviation = "oversized frame"
+    payload = (2 << 20).to_bytes(4, "big") + b"\x00" * 1024  # announces 2 MiB (limit 1 MiB)
+
+
+class GarbageBytes(RawBytes):
+    deviation = "garbage bytes"
+    payload = b"\x00\x00\x01\x00" + random.Random(8).randbytes(256 + 64)
+
+
+class GarbageMessages(Cheater):
+    """Well-framed msgpack that is not a protocol message: a str, an unknown type, an entry
+    with fields missing, a lobby message on the mesh."""
+
+    deviation = "garbage messages"
+
+    async def misbehave(self):
+        await self.until_other_turn(1)
+        self.cheated = True
+        for seat in self.others:
+            for obj in ("hello?", {"type": "nonsense"}, {"type": "entry", "table": b"x"},
+                        {"type": "lobby", "op": "sit", "host": "x", "port": 1}, [1, 2, 3]):
+                await self.send_object(seat, obj)
+
+
+CHEATERS = {
+    cls.__name__: cls for cls in (
+        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, StallsDeck, ForgesAccusation,
+        PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
+        BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,
+        GarbageMessages,
+    )
+}
+
+
+class SlowLink(Cheater):
+    """Not a cheater: an honest peer whose link to one seat (the lowest other one) is slow,
+    every entry arriving there ``delay`` seconds late. Entries of different seats then reach
+    that seat out of their causal order (another seat's reply before this seat's message)."""
+
+    deviation = "none (a slow link)"
+    delay = 0.3
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._slow_send, self._slow_receive = trio.open_memory_channel(1000)
+
+    async def publish(self, kind, body):
+        slow = self.others[0]
+        entry = self.log.make_entry(self.identity, self.seat, kind, body)
+        if self.journal is not None:
+            self.journal.append_entry(entry)
+        for seat, conn in list(self.connections.items()):
+            if seat == slow:
+                self._slow_send.send_nowait((trio.current_time() + self.delay, seat, entry.to_wire()))
+            else:
+                await conn.send(entry.to_wire())
+        self.cheated = True
+        return entry
+
+    async def misbehave(self):
+        async for due, seat, wire in self._slow_receive:
+            await trio.sleep_until(due)
+            await self.connections[seat].send(wire)
+
+
+CHEATERS["SlowLink"] = SlowLink

@@ -1,0 +1,279 @@
+"""One cheating peer among honest bot peers over loopback TCP, one deviation per table.
+
+For each deviation (cheaters.py): it is detected, during the game or by the audit; the right
+player is named; no honest peer crashes or loses its log (every honest transcript is complete
+and readable); honest peers keep playing where the rules allow (bytes that are not a valid
+entry are refused and play goes on; a provable fault ends the game naming the cheater); and
+``p2pcards verify`` on an honest transcript reports the same blame (exit 1) when the cheating
+is in the transcript, or verifies it (exit 0) when it never entered the log.
+
+Tests marked xfail(strict=True) are real bugs, described in their reason (and in the report of
+the change that added them): they fail today, and turn red the day the bug is fixed, so the
+marker is removed then.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adv_table import FAST, TableRun, plugins, run_table
+from cheaters import CHEATERS
+from p2pcards.net.peer import Timeouts
+from p2pcards.wire.transcript import read_transcript
+
+CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
+STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
+BS = ("cals-bs", 3, {"match_target": 1})
+BS_QUADS = ("cals-bs", 3, {"match_target": 1, "quads": "on"})
+CALYPSO = ("calypso", 3, {"mode": "three"})
+
+# Expected outcomes at the honest peers.
+ABORT = "abort"  # every honest peer ends the game naming the cheater
+AUDIT = "audit"  # the game finishes; the audit names the cheater (and nobody else)
+REFUSED = "refused"  # refused, the cheater named, the game finishes clean
+IGNORED = "ignored"  # harmless copies: the game finishes clean, nobody is blamed
+
+# -- known bugs (see the module doc) --------------------------------------------------------------
+
+DECK_BLAME_IGNORED = (
+    "p2pcards/net/peer.py NetworkDeck._call: a deck Blame that arrives while no deck step is "
+    "running (the accusation, or the seeds of the abort it starts, come in after this seat has "
+    "finished the deal and waits for a move) is stored in NetworkDeck.blame but nothing aborts the "
+    "game; the session waits in RemoteSeat.choose until the turn timeout and names the seat to move "
+    "(an honest one) instead of the cheater")
+FORGED_EVIDENCE = (
+    "p2pcards/deck/party.py Party._resolve_accusations ('open' with message evidence): the evidence "
+    "of a private opening is the accuser's own plaintext copy, not anything the accused signed, so "
+    "a false accuser can make one up; every seat checks the made-up message and blames the honest "
+    "sender. wire.md section 8 asks for the message key to be revealed so anyone can open the "
+    "signed box from the log; Peer never does that")
+EQUIVOCATION_NOT_SHARED = (
+    "p2pcards/net/peer.py Peer.accept/blame_log: the seat that received the second version proves "
+    "the fork (stale-prev) and aborts, but never publishes the evidence (wire.md section 7, blame "
+    "evidence on the wire) nor fetches on a head-echo mismatch; the seat that got the first version "
+    "goes on, then waits for the aborted honest seat and names it for not moving in time")
+FALSE_ECHO = (
+    "p2pcards/net/peer.py Peer.accept: a head-echo mismatch is blamed at once on the seat whose "
+    "entry is named (\"told peers different things\") instead of fetching that entry from the "
+    "echoing seat first (wire.md section 6): a seat that signs a made-up echo gets an honest seat "
+    "blamed")
+NO_CATCH_UP = (
+    "p2pcards/net/peer.py: after a framing error the connection is closed (right, wire.md section 1) "
+    "but entries published while it is down are dropped (Peer.publish swallows ConnectionClosed) "
+    "and nothing fetches them when the seat reconnects (no Fetch is sent or answered), so the game "
+    "stalls and ends on a turn timeout instead of going on")
+CAUSAL_ORDER = (
+    "p2pcards/net/peer.py Peer.accept/dispatch hands entries of different seats to the Party in "
+    "arrival order; over a slow link seat 1 gets seat 0's nonce before seat 2's commit and "
+    "Party._on_nonce blames honest seat 0 ('nonce revealed before every commitment arrived'). An "
+    "entry should wait until the entries its head echo names have been accepted")
+NO_SEEDS_ON_ABORT = (
+    "an aborted game's transcript holds no deck seed (no seat reveals its seed when the session "
+    "aborts: p2pcards/net/peer.py Peer.play / NetworkDeck), and p2pcards/verify.py _verify checks "
+    "the end record's seeds before the signed entries, so it names the first seat without a seed "
+    "(seat 0) instead of the cheater")
+
+
+@dataclass(frozen=True)
+class Case:
+    cheater: str
+    table: tuple = BS
+    expect: str = ABORT
+    timeouts: Timeouts = FAST
+    in_transcript: bool = True  # the deviation is a signed entry of the honest transcripts
+    live_bug: str | None = None
+    verify_bug: str | None = None
+    notes: tuple = field(default_factory=tuple)
+
+
+CASES = {
+    "wrong key": Case("WrongKey", live_bug=DECK_BLAME_IGNORED, verify_bug=NO_SEEDS_ON_ABORT),
+    "substituted card": Case("SubstitutedCard", live_bug=DECK_BLAME_IGNORED),
+    "duplicated card": Case("DuplicatedCard", verify_bug=NO_SEEDS_ON_ABORT),
+    "tagged card": Case("TaggedCard", live_bug=DECK_BLAME_IGNORED),
+    "card not held": Case("PlaysCardNotHeld", verify_bug=NO_SEEDS_ON_ABORT),
+    "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
+    "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),
+    "equivocation": Case("Equivocates", live_bug=EQUIVOCATION_NOT_SHARED, verify_bug=NO_SEEDS_ON_ABORT),
+    "replay": Case("Replays", expect=IGNORED, in_transcript=False),
+    "out of turn": Case("OutOfTurn", verify_bug=NO_SEEDS_ON_ABORT),
+    "stalling (deck)": Case("StallsDeck", timeouts=STALL, verify_bug=NO_SEEDS_ON_ABORT),
+    "stalling (turn)": Case("StallsTurnPeer", timeouts=STALL, verify_bug=NO_SEEDS_ON_ABORT),
+    "malformed frame": Case("MalformedFrame", expect=REFUSED, in_transcript=False, live_bug=NO_CATCH_UP,
+                            verify_bug=NO_CATCH_UP),
+    "oversized frame": Case("OversizedFrame", expect=REFUSED, in_transcript=False, live_bug=NO_CATCH_UP,
+                            verify_bug=NO_CATCH_UP),
+    "garbage bytes": Case("GarbageBytes", expect=REFUSED, in_transcript=False, live_bug=NO_CATCH_UP,
+                          verify_bug=NO_CATCH_UP),
+    "garbage messages": Case("GarbageMessages", expect=REFUSED, in_transcript=False),
+    "stranger (relayed entry)": Case("RelaysStranger", expect=REFUSED, in_transcript=False),
+    "bad signature": Case("BadSignature", expect=REFUSED, in_transcript=False),
+    "false accusation (forged evidence)": Case("ForgesAccusation", live_bug=FORGED_EVIDENCE,
+                                               verify_bug=NO_SEEDS_ON_ABORT),
+    "false head echo": Case("FalseEcho", expect=REFUSED, live_bug=FALSE_ECHO),
+    "slow link (no cheating)": Case("SlowLink", expect=IGNORED, in_transcript=False, live_bug=CAUSAL_ORDER,
+                                    verify_bug=CAUSAL_ORDER),
+}
+
+_DIR = Path(tempfile.mkdtemp(prefix="p2pcards-adversarial-"))
+
+
+@functools.cache
+def played(name: str) -> TableRun:
+    """The table of case ``name``, played once per test session (a game may end before the
+    cheater's chance comes: then it is played again)."""
+    case = CASES[name]
+    game, players, options = case.table
+    for attempt in range(4):
+        folder = _DIR / f"{re.sub(r'[^a-z0-9]+', '-', name)}-{attempt}"
+        run = run_table(game, players, options, cheater=CHEATER, peer_factory=CHEATERS[case.cheater],
+                        transcript_dir=folder, timeouts=case.timeouts, seed=attempt)
+        if run.cheater_peer is not None and run.cheater_peer.cheated:
+            return run
+    pytest.fail(f"{name}: the cheater never got its chance in 4 games")
+
+
+def named(blame: str) -> int:
+    match = re.match(r"seat (\d+) ", blame)
+    assert match, blame
+    return int(match.group(1))
+
+
+def params(kind: str) -> list[Any]:
+    out = []
+    for name, case in CASES.items():
+        bug = case.live_bug if kind == "live" else case.verify_bug
+        marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
+        out.append(pytest.param(name, marks=marks, id=name.replace(" ", "-")))
+    return out
+
+
+# -- during the game --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", params("live"))
+def test_detected_and_the_cheater_named(name):
+    case, run = CASES[name], played(name)
+    info = run.describe()
+    assert set(run.honest) == {0, 2}
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        peer = outcome.peer
+        # Whatever happened, no honest seat is named for it.
+        assert all(named(b) == CHEATER for b in peer.blames), info
+        if case.expect == ABORT:
+            assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        elif case.expect == AUDIT:
+            assert outcome.aborted is None and outcome.result is not None, info
+            assert peer.session.violations and {v.seat for v in peer.session.violations} == {CHEATER}, info
+        else:
+            assert outcome.aborted is None and outcome.result is not None, info
+            assert peer.session.violations == [], info
+    if case.expect == REFUSED:
+        assert any(o.peer.blames for o in run.honest.values()), f"nobody named the cheater\n{info}"
+    if case.expect == IGNORED:
+        assert not any(o.peer.blames for o in run.honest.values()), info
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, id=n.replace(" ", "-")) for n in CASES])
+def test_no_honest_peer_crashes_or_loses_its_log(name):
+    run = played(name)
+    for seat, outcome in run.honest.items():
+        assert outcome.transcript is not None and outcome.transcript.exists()
+        transcript = read_transcript(outcome.transcript)
+        assert transcript.complete and transcript.end is not None
+        # The transcript holds every entry this peer accepted, in canonical order.
+        assert [e.hash for e in transcript.entries] == [e.hash for e in outcome.peer.log.canonical()]
+        assert len(transcript.entries) > 0
+
+
+# -- afterwards: p2pcards verify on an honest transcript ---------------------------------------
+
+
+@functools.cache
+def verify_available() -> str | None:
+    try:
+        done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--help"], capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"p2pcards verify cannot run: {exc}"
+    if done.returncode != 0:
+        return "the command 'p2pcards verify' does not exist yet"
+    return None
+
+
+def verify(path: Path) -> tuple[int, dict[str, Any]]:
+    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name", params("verify"))
+def test_verify_reports_the_same_blame(name):
+    missing = verify_available()
+    if missing:
+        pytest.skip(missing)
+    case, run = CASES[name], played(name)
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        where = f"seat {seat}'s transcript: exit {status}, {problem}"
+        if case.in_transcript:
+            assert status == 1, where
+            assert problem.get("seat") in ((CHEATER, None) if name == "false head echo" else (CHEATER,)), where
+        else:
+            assert status == 0, where
+
+
+# -- a stranger at the door ----------------------------------------------------------------------
+
+
+async def _stranger(started: dict, record: dict) -> None:
+    """Someone not seated connects to seat 0 during the game, passes the handshake with its own
+    key, claims seat 2's place in the mesh and sends an entry."""
+    import trio
+
+    from p2pcards.net.lobby import handshake
+    from p2pcards.net.transport import ConnectionClosed, FrameError, connect
+    from p2pcards.wire.errors import ProtocolError
+    from p2pcards.wire.identity import Identity
+    from p2pcards.wire.messages import sign_entry
+
+    header = started[0].header
+    target = header.seats[0]
+    me = Identity.generate()
+    conn = await connect(target.host, target.port)
+    try:
+        await handshake(conn, me, name="stranger", games=plugins().rules_versions(), game=header.game)
+        record["handshake"] = True
+        await conn.send({"type": "lobby", "op": "mesh", "table": header.table, "seat": 2})
+        entry = sign_entry(me, table=header.table, sender=2, seq=0, kind="chat", prev=b"\x00" * 32,
+                           body={"text": "deal me in", "seen": []})
+        await conn.send(entry.to_wire())
+        with trio.fail_after(5):
+            while True:
+                await conn.receive()
+    except (ConnectionClosed, ProtocolError, FrameError) as exc:
+        record["closed"] = type(exc).__name__
+    except trio.TooSlowError:
+        record["closed"] = None
+
+
+def test_a_stranger_who_connects_is_refused_and_the_game_goes_on(tmp_path):
+    from p2pcards.net.peer import Peer
+
+    run = run_table(*BS, cheater=CHEATER, peer_factory=Peer, transcript_dir=tmp_path, outsider=_stranger)
+    assert run.outsider.get("handshake") and run.outsider.get("closed"), run.outsider
+    for outcome in run.outcomes.values():
+        assert outcome is not None and outcome.aborted is None and outcome.result is not None, run.describe()
+        assert outcome.peer.blames == [] and outcome.peer.session.violations == []
