@@ -582,24 +582,32 @@ class CalsBS(Game[BSState]):
         return representative_actions(self, state, seat, known)
 
     def view(self, state: BSState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
+        """The generic keys every console renders (``hand``, ``seats``, ``table``, ``status``;
+        seats are named "seat N" in the text) and the game's own plain data for bots and tests.
+        Never raises: a set placed face up shows its faces only once they are revealed."""
         step = self.next_step(state)
+        turn = step.seat if isinstance(step, Turn) else None
+        pile = []
+        for placed in state.pile:
+            entry: dict[str, Any] = {"owner": placed.owner, "count": len(placed.handles), "claim": placed.claim()}
+            if all(h in state.faces for h in placed.handles):
+                entry["cards"] = [str(state.faces[h]) for h in placed.handles]
+            pile.append(entry)
         out: dict[str, Any] = {
+            "seats": [{"cards": len(hand), "hands won": won} for hand, won in zip(state.hands, state.scores)],
+            "table": _table_lines(state, pile),
+            "status": _status(state, step, seat),
             "game": self.id,
             "hand_number": state.hand_number,
             "dealer": state.dealer,
-            "turn": step.seat if isinstance(step, Turn) else None,
+            "turn": turn,
             "must_lead": state.must_lead,
             "current_rank": state.current_rank.symbol if state.current_rank else None,
             "quads_context": state.in_quads_context,
             "plus": state.plus,
             "passes": state.passes,
             "hand_sizes": [len(h) for h in state.hands],
-            "pile": [
-                {"owner": p.owner, "count": len(p.handles), "claim": p.claim(),
-                 **({"cards": [str(state.faces[h]) for h in p.handles]} if p.face_up or
-                    all(h in state.faces for h in p.handles) else {})}
-                for p in state.pile
-            ],
+            "pile": pile,
             "pile_cards": sum(len(p.handles) for p in state.pile),
             "provisionally_out": state.provisional,
             "scores": list(state.scores),
@@ -608,7 +616,7 @@ class CalsBS(Game[BSState]):
         }
         if seat is not None:
             out["seat"] = seat
-            out["hand"] = [str(c) for c in grammar.sort_hand(known[h] for h in state.hands[seat] if h in known)]
+            out["hand"] = grammar.sort_hand(known[h] for h in state.hands[seat] if h in known)
         if state.result is not None:
             out["result"] = state.result.summary
         return out
@@ -621,3 +629,70 @@ class CalsBS(Game[BSState]):
 
     def commands_help(self) -> str:
         return grammar.COMMANDS_HELP
+
+
+# --------------------------------------------------------------------------------------------
+# Text for the generic view keys.
+
+#: How many sets of the pile the table lines show (the newest).
+SHOWN_SETS = 6
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _table_lines(state: BSState, pile: list[dict[str, Any]]) -> list[str]:
+    """The middle of the table: the pile's sets (owner, count, claim, faces once revealed), what
+    is being claimed, passes, a provisional winner, and the hand of the match."""
+    if state.phase in ("coin", "shuffle", "deal") and not state.hand_number:
+        return ["the first dealer is chosen by lot, then all 54 cards are dealt"]
+    lines = []
+    if not pile:
+        lines.append("pile: empty" + (", a new lead" if state.must_lead and state.phase == "play" else ""))
+    else:
+        total = sum(entry["count"] for entry in pile)
+        head = f"pile: {_plural(total, 'card')} in {_plural(len(pile), 'set')}"
+        if state.in_quads_context:
+            head += ", quads" + (f", replies claim +{state.plus}" if state.plus is not None else ", no reply yet")
+        elif state.current_rank is not None:
+            head += f", claiming {state.current_rank.symbol}"
+        lines.append(head)
+        if len(pile) > SHOWN_SETS:
+            lines.append(f"  ... {_plural(len(pile) - SHOWN_SETS, 'earlier set')}")
+        for entry in pile[-SHOWN_SETS:]:
+            text = f"  seat {entry['owner']}: {_plural(entry['count'], 'card')}, claimed {entry['claim']}"
+            if "cards" in entry:
+                text += "  face up: " + " ".join(entry["cards"])
+            lines.append(text)
+    if state.passes:
+        lines.append(f"passes since the last set: {state.passes}")
+    if state.provisional is not None:
+        lines.append(f"seat {state.provisional} is out unless doubted")
+    if state.hand_number:
+        target = "a single hand" if state.match_target == 1 else f"first to win {state.match_target} hands"
+        lines.append(f"hand {state.hand_number} of the match ({target}), dealer seat {state.dealer}")
+    return lines
+
+
+def _status(state: BSState, step: Step, seat: int | None) -> str:
+    """Whose turn it is and what they may do."""
+    if isinstance(step, Done):
+        return "the match is over"
+    if isinstance(step, Reveal):
+        return f"seat {step.owner} turns cards face up" if step.owner is not None else "cards are turned face up"
+    if isinstance(step, Transfer):
+        return f"seat {step.to} takes the pile"
+    if not isinstance(step, Turn):
+        return "dealing"
+    who = "your turn" if step.seat == seat else f"seat {step.seat} to play"
+    if state.must_lead:
+        quads = ", or lead quads" if state.quads else ""
+        return f"{who}: lead 1-{MAX_SET} cards face down and name any rank{quads}"
+    top = state.top
+    if state.in_quads_context:
+        reply = f"+{state.plus}" if state.plus is not None else "+N (1-12)"
+        return f"{who}: pass, or place 1-{MAX_SET} cards claiming {reply} (quads cannot be doubted)"
+    doubt = ", or doubt" if top is not None and top.owner != step.seat else ""
+    rank = state.current_rank.symbol if state.current_rank is not None else "?"
+    return f"{who}: pass, place 1-{MAX_SET} cards as {rank}{doubt}"

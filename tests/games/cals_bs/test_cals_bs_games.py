@@ -312,7 +312,8 @@ def test_view_is_plain_data_with_sorted_hand_and_events():
     t.act(0, "play 7h as 7")
     view = t.view(1)
     assert view["turn"] == 1 and view["dealer"] == 2 and view["current_rank"] == "7"
-    assert view["hand"].index("2d") < view["hand"].index("10c") < view["hand"].index("Ks") < view["hand"].index("JK")
+    hand = [str(c) for c in view["hand"]]  # faces (Card), as the contract's "hand" key says
+    assert hand.index("2d") < hand.index("10c") < hand.index("Ks") < hand.index("JK")
     assert view["events"][-1] == {"event": "lead", "seat": 0, "count": 1, "claim": "1x7"}
     assert view["scores"] == [0, 0, 0] and view["match_target"] == 3
     t.act(1, "doubt")

@@ -85,7 +85,7 @@ def test_rule_07_public_information():
     assert spectator["pile"] == [{"owner": 0, "count": 2, "claim": "2x7"}]  # no faces
     assert spectator["pile_cards"] == 2 and "hand" not in spectator
     mine = t.view(1)
-    assert "8d" in mine["hand"] and len(mine["hand"]) == 18
+    assert "8d" in map(str, mine["hand"]) and len(mine["hand"]) == 18
 
 
 def test_rule_08_a_set_is_one_to_six_cards():
