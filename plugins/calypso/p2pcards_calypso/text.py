@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.cards import Card, CardParseError, Suit, parse_card, parse_suit, sort_cards
-from p2pcards.game import Action, IllegalAction
+from p2pcards.game import Action, Done, IllegalAction, Reveal, Turn
 
 if TYPE_CHECKING:
     from .game import Calypso, CalypsoState
@@ -75,17 +75,20 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
 
 
 def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
+    """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
     if action.get("type") == "choose_suit":
-        suit = parse_suit(action["suit"])
-        return f"seat {seat} chooses {suit.symbol} {_suit_name(suit)}"
+        return f"chooses {_suit_name(parse_suit(action['suit']))}"
     card = faces.get(action.get("card"))
-    return f"seat {seat} plays {card.unicode() if card else 'a card'}"
+    return f"plays {card.unicode() if card else 'a card'}"
 
 
 def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
     """Public facts for everyone (rule 22, Q-CY-22): trumps, calypsos in progress face up,
     completed counts, pile sizes, the current trick and provisional scores. Earlier tricks are
-    not shown. A seat also sees its own hand, sorted."""
+    not shown. A seat also sees its own hand, sorted.
+
+    The generic keys (``hand``, ``seats``, ``table``, ``status``) are what any console shows;
+    seats are named "seat N" in the text. The rest is plain data for bots and tests."""
     totals = state.totals() if state.tableaux else {}
     players = []
     for s in range(state.players):
@@ -104,6 +107,13 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
         })
     step = game.next_step(state)
     out: dict[str, Any] = {
+        "seats": [
+            {"cards": p["hand_size"], "trump": _symbol(state.trump.get(p["seat"])),
+             "calypsos": p["completed"], "won": p["pile"], "score": p["score"]}
+            for p in players
+        ],
+        "table": _table_lines(state, players),
+        "status": _status(state, step, seat),
         "phase": state.phase,
         "mode": state.mode,
         "trump_lead_rule": state.trump_lead_rule,
@@ -125,8 +135,74 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
     if state.removed_suit is not None:
         out["removed_suit"] = state.removed_suit.value
     if seat is not None:
-        hand = sort_cards(known[h] for h in state.hands[seat] if h in known)
-        out["hand"] = [str(c) for c in hand]
+        out["hand"] = sort_cards(known[h] for h in state.hands[seat] if h in known)
     if state.result is not None:
         out["result"] = state.result.to_wire()
     return out
+
+
+def _symbol(suit: Suit | None) -> str | None:
+    return suit.symbol if suit is not None else None
+
+
+def _rank_text(value: int) -> str:
+    return {11: "J", 12: "Q", 13: "K", 14: "A"}.get(value, str(value))
+
+
+def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str]:
+    """The cut, the current trick, the last trick's winner, the trump suits, every calypso in
+    progress (face up), the deal and the stock."""
+    from .game import CHOOSING, CUTTING
+
+    lines = []
+    if state.phase == CUTTING and state.cuts:
+        cuts = ", ".join(f"seat {s} {_rank_text(v[-1])}" for s, v in sorted(state.cuts.items()) if v)
+        lines.append(f"cut{f' (round {state.cut_round})' if state.cut_round > 1 else ''}: {cuts}")
+    elif state.phase == CUTTING:
+        lines.append("cutting for seats and trump suits: the highest chooses first")
+    if state.deal_number:
+        plays = [
+            f"seat {s} {state.faces[h] if h in state.faces else '(face down)'}" for s, h in state.trick
+        ]
+        lines.append(f"trick {state.trick_number}: " + (", ".join(plays) if plays else "nothing led yet"))
+        if state.last_trick_winner is not None:
+            lines.append(f"last trick won by seat {state.last_trick_winner}")
+    trumps = [f"seat {s} {suit.symbol}" for s, suit in sorted(state.trump.items())]
+    if trumps:
+        lines.append("trumps: " + ", ".join(trumps))
+    if state.phase == CHOOSING:
+        left = " ".join(suit.symbol for suit in state.available_suits())
+        lines.append(f"seat {state.choosers[0]} chooses a trump suit (left: {left})")
+    for p in players:
+        if p["calypso"]:
+            cards = p["calypso"]
+            lines.append(f"calypso seat {p['seat']}: {' '.join(cards)} ({len(cards)}/13)")
+    if state.deal_number:
+        stock = f", {len(state.stock)} cards in the stock" if state.stock else ""
+        lines.append(f"deal {state.deal_number} of {state.deals_total}{stock}")
+    if state.removed_suit is not None:
+        lines.append(f"removed suit: {state.removed_suit.symbol}")
+    return lines
+
+
+def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
+    """Whose turn it is and what they may do."""
+    from .game import CHOOSING, SUIT_NAMES
+
+    if isinstance(step, Done):
+        return "the game is over"
+    if isinstance(step, Reveal):
+        return f"seat {step.owner}'s card is turned face up"
+    if not isinstance(step, Turn):
+        return "cutting for seats and trump suits" if state.order == [] else "dealing"
+    mine = step.seat == seat
+    if state.phase == CHOOSING:
+        left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
+        who = "your turn: choose" if mine else f"seat {step.seat} chooses"
+        return f"{who} a trump suit ({left})"
+    led = state.led_suit()
+    if led is None:
+        return "your turn: lead any card" if mine else f"seat {step.seat} to lead"
+    if mine:
+        return f"your turn: follow {SUIT_NAMES[led]} if you can, else discard or ruff"
+    return f"seat {step.seat} to play, {SUIT_NAMES[led]} led"

@@ -150,12 +150,7 @@ def test_Q_CY_22_what_players_may_see(game):
     assert north["calypso"] == ["Jc", "6c", "4c"] and north["pile"] == 1 and north["completed"] == 0
     assert view["trick"] == [{"seat": N, "card": "Ah"}]
     assert "tricks" not in view and "history" not in view  # earlier tricks are not reviewable
-    assert view["hand"] == sorted(view["hand"], key=lambda c: rules_sort(c))
+    assert view["hand"] == sorted(view["hand"], key=lambda c: c.sort_key())  # faces (Card)
     assert "hand" not in game.view(t.state, None, {})
     assert game.next_step(t.state) == Turn(E)
 
-
-def rules_sort(text):
-    from p2pcards.cards import parse_card
-
-    return parse_card(text).sort_key()

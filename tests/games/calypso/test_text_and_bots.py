@@ -48,9 +48,10 @@ def test_playing_a_card_by_text_maps_to_a_held_copy():
 def test_format_action():
     t = Table(hands={"N": ["Qh"]})
     action = t.parse(N, "Qh")
-    assert t.game.format_action(t.state, N, action, t.known(N)) == "seat 2 plays Q♥"
-    assert t.game.format_action(t.state, N, action, {}) == "seat 2 plays a card"
-    assert "chooses ♥ hearts" in t.game.format_action(t.state, 0, {"type": "choose_suit", "suit": "h"}, {})
+    # the verb phrase only, as every game says it: the console puts the seat's name before it
+    assert t.game.format_action(t.state, N, action, t.known(N)) == "plays Q♥"
+    assert t.game.format_action(t.state, N, action, {}) == "plays a card"
+    assert t.game.format_action(t.state, 0, {"type": "choose_suit", "suit": "h"}, {}) == "chooses hearts"
 
 
 def test_strategic_bot_beats_random_bots_in_solo():
