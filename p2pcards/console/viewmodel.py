@@ -2,11 +2,10 @@
 
 Nothing here knows prompt-toolkit; the widgets in :mod:`.render` turn these into styled text.
 The game's ``view()`` is read through the generic keys of the contract (``hand``, ``seats``,
-``table``, ``status``, see :meth:`p2pcards.game.Game.view`). A game that offers other, richer keys
-instead still gets a useful screen: :func:`seat_facts` and :func:`table_lines` recognise a few
-common shapes (a list of per-seat dicts, per-seat lists such as ``hand_sizes``, a ``pile`` of
-claimed sets, a ``trick`` with trump suits and calypsos), and anything else falls back to its
-plain scalar keys.
+``table``, ``status``, see :meth:`p2pcards.game.Game.view`), the same way for every game. A game
+names seats in its text as "seat N"; the console shows the players' names instead ("you",
+"bot 2"). A view without those keys still gets a screen: no seat columns, its plain scalar keys
+as table lines, and every face the seat can see as its cards.
 
 Card text in the lines is ASCII (``7h``, ``10s``) or a lone suit symbol; the renderer turns both
 into symbols and colours, or keeps ASCII.
@@ -14,12 +13,13 @@ into symbols and colours, or keeps ASCII.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cards import Card, CardParseError, parse_card, parse_suit, sort_cards
+from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..session import TableEvent, TableSession
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "acting_seat",
     "end_model",
     "hand_cards",
+    "name_seats",
     "seat_facts",
     "table_lines",
     "table_model",
@@ -67,21 +68,8 @@ class LogLine:
 # --------------------------------------------------------------------------------------------
 # Seats.
 
-# Per-seat dict keys worth a column, in display order, with their short labels. Bulky values
-# (a calypso in progress) go to the table lines instead; ``seat`` and ``partner`` are structure.
-_SEAT_KEYS: tuple[tuple[str, str], ...] = (
-    ("cards", "cards"),
-    ("hand_size", "cards"),
-    ("trump", "trump"),
-    ("completed", "calypsos"),
-    ("pile", "won"),
-    ("tricks", "tricks"),
-    ("score", "score"),
-    ("points", "points"),
-)
-_SEAT_SKIP = {"seat", "partner", "calypso", "name"}
-# Per-seat lists at the top level of a view: key -> column label.
-_PER_SEAT_LISTS = {"hand_sizes": "cards", "scores": "score", "points": "points", "tricks": "tricks"}
+# Keys of a per-seat dict that are structure, not facts to show.
+_SEAT_SKIP = {"seat", "name"}
 
 
 def _short(value: Any) -> str | None:
@@ -95,41 +83,38 @@ def _short(value: Any) -> str | None:
     return str(value)
 
 
-def _suit_text(value: Any) -> str:
-    """A suit given as a letter or a name, shown as its symbol (the renderer may undo that)."""
-    try:
-        return parse_suit(str(value)).symbol
-    except CardParseError:
-        return str(value)
-
-
 def seat_facts(view: Mapping[str, Any], players: int) -> list[list[tuple[str, str]]]:
-    """Short ``(label, value)`` columns for each seat."""
+    """Short ``(label, value)`` columns for each seat: the game's ``seats`` dicts, in its order
+    of keys, each key its own label."""
     facts: list[list[tuple[str, str]]] = [[] for _ in range(players)]
     rows = view.get("seats")
-    if not isinstance(rows, list):
-        rows = view.get("players") if isinstance(view.get("players"), list) else None
-    if rows and all(isinstance(r, Mapping) for r in rows):
-        generic = "seats" in view
-        for index, row in enumerate(rows):
-            seat = row.get("seat", index) if not generic else index
-            if not isinstance(seat, int) or not 0 <= seat < players:
-                continue
-            known = [k for k, _ in _SEAT_KEYS if k in row]
-            # A game that fills "seats" chose its columns: keep them all, in its order.
-            keys = [k for k in row if k not in _SEAT_SKIP] if generic else known
-            labels = dict(_SEAT_KEYS)
-            for key in keys:
-                text = _suit_text(row[key]) if key == "trump" and row[key] else _short(row[key])
-                if text is not None:
-                    facts[seat].append((labels.get(key, key), text))
-    for key, label in _PER_SEAT_LISTS.items():
-        values = view.get(key)
-        if isinstance(values, list) and len(values) == players:
-            for seat, value in enumerate(values):
-                if label not in dict(facts[seat]) and _short(value) is not None:
-                    facts[seat].append((label, _short(value)))
+    if not isinstance(rows, (list, tuple)):
+        return facts
+    for seat, row in enumerate(rows[:players]):
+        if not isinstance(row, Mapping):
+            continue
+        for key, value in row.items():
+            text = _short(value)
+            if key not in _SEAT_SKIP and text is not None:
+                facts[seat].append((str(key), text))
     return facts
+
+
+_SEAT_REF = re.compile(r"\bseat (\d+)('s)?\b")
+
+
+def name_seats(text: str, names: Sequence[str]) -> str:
+    """"seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        if seat >= len(names):
+            return match.group(0)
+        if not match.group(2):
+            return names[seat]
+        return "your" if names[seat] == "you" else f"{names[seat]}'s"
+
+    return _SEAT_REF.sub(name, text)
 
 
 def acting_seat(view: Mapping[str, Any]) -> int | None:
@@ -142,82 +127,6 @@ def acting_seat(view: Mapping[str, Any]) -> int | None:
 # --------------------------------------------------------------------------------------------
 # The middle of the table.
 
-TableRenderer = Callable[[Mapping[str, Any], Sequence[str]], list[str]]
-
-
-def _pile_lines(view: Mapping[str, Any], names: Sequence[str]) -> list[str]:
-    """Cards placed face down in claimed sets (Cal's BS and its kin)."""
-    pile = view["pile"]
-    lines: list[str] = []
-    rank = view.get("current_rank")
-    if not pile:
-        lines.append("pile: empty" + (", a new lead" if view.get("must_lead") else ""))
-    else:
-        total = view.get("pile_cards", sum(s.get("count", 0) for s in pile))
-        head = f"pile: {total} card{'s' * (total != 1)} in {len(pile)} set{'s' * (len(pile) != 1)}"
-        if view.get("quads_context"):
-            head += ", quads" + (f" +{view['plus']}" if view.get("plus") is not None else "")
-        elif rank:
-            head += f", claiming {rank}"
-        lines.append(head)
-        shown = pile[-6:]
-        if len(pile) > len(shown):
-            lines.append(f"  ... {len(pile) - len(shown)} earlier sets")
-        for entry in shown:
-            owner = entry.get("owner")
-            who = names[owner] if isinstance(owner, int) and owner < len(names) else "?"
-            count = entry.get("count", 0)
-            text = f"  {who}: {count} card{'s' * (count != 1)}, claimed {entry.get('claim', '?')}"
-            if entry.get("cards"):
-                text += "  face up: " + " ".join(entry["cards"])
-            lines.append(text)
-    if view.get("passes"):
-        lines.append(f"passes since the last set: {view['passes']}")
-    out = view.get("provisionally_out")
-    if isinstance(out, int) and out < len(names):
-        lines.append(f"{names[out]} is out unless doubted")
-    if view.get("match_target", 1) and view.get("hand_number"):
-        lines.append(f"hand {view['hand_number']}, first to {view.get('match_target')} hands wins")
-    return lines
-
-
-def _trick_lines(view: Mapping[str, Any], names: Sequence[str]) -> list[str]:
-    """A trick-taking table: the current trick, trump suits, calypsos in progress, scores."""
-    lines: list[str] = []
-    trick = view.get("trick") or []
-    number = view.get("trick_number")
-    plays = [
-        f"{names[p['seat']]} {p.get('card') or '(face down)'}"
-        for p in trick
-        if isinstance(p, Mapping) and isinstance(p.get("seat"), int) and p["seat"] < len(names)
-    ]
-    label = f"trick {number}" if number else "trick"
-    lines.append(f"{label}: " + (", ".join(plays) if plays else "nothing led yet"))
-    winner = view.get("last_trick_winner")
-    if isinstance(winner, int) and winner < len(names):
-        lines.append(f"last trick won by {names[winner]}")
-    players = view.get("players") or view.get("seats") or []
-    trumps = [
-        f"{names[p['seat']]} {_suit_text(p['trump'])}"
-        for p in players
-        if isinstance(p, Mapping) and p.get("trump") and isinstance(p.get("seat"), int)
-    ]
-    if trumps:
-        lines.append("trumps: " + ", ".join(trumps))
-    for p in players:
-        if isinstance(p, Mapping) and p.get("calypso") and isinstance(p.get("seat"), int):
-            cards = p["calypso"]
-            lines.append(f"calypso {names[p['seat']]}: {' '.join(cards)} ({len(cards)}/13)")
-    if view.get("deal") and view.get("deals"):
-        extra = f", {view['stock']} cards in the stock" if view.get("stock") else ""
-        lines.append(f"deal {view['deal']} of {view['deals']}{extra}")
-    if view.get("removed_suit"):
-        lines.append(f"removed suit: {_suit_text(view['removed_suit'])}")
-    return lines
-
-
-# A renderer applies when its key is in the view; the first match wins.
-_RENDERERS: tuple[tuple[str, TableRenderer], ...] = (("pile", _pile_lines), ("trick", _trick_lines))
 # Keys that are structure, not news, for the scalar fallback.
 _FALLBACK_SKIP = {"hand", "seats", "table", "status", "seat", "game", "result", "events"}
 
@@ -226,12 +135,9 @@ def table_lines(view: Mapping[str, Any], names: Sequence[str]) -> list[str]:
     """Lines for the middle of the table."""
     table = view.get("table")
     if isinstance(table, str):
-        return table.splitlines()
+        return [name_seats(line, names) for line in table.splitlines()]
     if isinstance(table, (list, tuple)):
-        return [str(line) for line in table]
-    for key, renderer in _RENDERERS:
-        if key in view:
-            return renderer(view, names)
+        return [name_seats(str(line), names) for line in table]
     return [
         f"{key.replace('_', ' ')}: {_short(value)}"
         for key, value in view.items()
@@ -269,13 +175,17 @@ def hand_cards(view: Mapping[str, Any], known: Mapping[int, Card]) -> tuple[list
 # The whole screen.
 
 
+HINT = "Tab lists the legal ones, F1 for help"
+
+
 def _status(view: Mapping[str, Any], session: TableSession, turn: int | None) -> str:
-    if isinstance(view.get("status"), str):
-        return view["status"]
+    if isinstance(view.get("status"), str) and view["status"]:
+        status = name_seats(view["status"], session.names)
+        return f"{status} ({HINT})" if session.my_turn and session.result is None else status
     if session.result is not None:
         return "the game is over"
     if session.my_turn:
-        return "your turn: type a move (Tab lists the legal ones, F1 for help)"
+        return f"your turn: type a move ({HINT})"
     if turn is not None and session.phase == "playing":
         return f"{session.names[turn]} to play"
     return session.phase
@@ -373,10 +283,7 @@ class TableTracker:
         text = event.text
         seat = data.get("seat")
         if kind == "action" and isinstance(seat, int) and seat < len(self.session.names):
-            # "bot 2 seat 2 plays Q♥" (a game that names the seat itself) -> "bot 2 plays Q♥"
-            name = self.session.names[seat]
-            text = text.replace(f"{name} seat {seat} ", f"{name} ", 1)
-            if name == "you":
+            if self.session.names[seat] == "you":
                 text = _second_person(text)
         self.log.append(LogLine(kind, text))
 
@@ -445,7 +352,7 @@ def end_model(session: TableSession) -> EndModel | None:
         )
     path = session.transcript_path
     return EndModel(
-        result=result.summary,
+        result=name_seats(result.summary, names),
         winners=who,
         scores=scores,
         audit=audit,

@@ -21,6 +21,7 @@ from p2pcards.console.render import (
 from p2pcards.console.viewmodel import (
     TableTracker,
     end_model,
+    name_seats,
     seat_facts,
     table_lines,
     table_model,
@@ -66,14 +67,17 @@ async def test_cals_bs_table_shows_hand_sizes_the_pile_and_claims(host):
     model = await first_turn_of_mine(session)
     view = session.view()
     assert model.hand_label == "your hand"
-    assert [str(c) for c in model.hand] == view["hand"]  # the game's own order (by rank)
+    assert list(model.hand) == view["hand"]  # the game's own order (by rank)
     sizes = [dict(s.facts)["cards"] for s in model.seats]
     assert sizes == [str(n) for n in view["hand_sizes"]]
-    assert [dict(s.facts)["score"] for s in model.seats] == ["0", "0", "0"]
+    assert [dict(s.facts)["hands won"] for s in model.seats] == ["0", "0", "0"]
     assert [s.to_act for s in model.seats] == [True, False, False]
     assert model.table[0].startswith("pile:")
+    assert any(line.startswith("hand 1 of the match") for line in model.table)
     if view["pile"]:
         assert any("claimed" in line for line in model.table)
+    assert model.status.startswith("your turn: ") and "Tab lists" in model.status
+    assert "seat " not in " ".join(model.table)  # seats are shown by name
 
 
 async def test_calypso_table_shows_trick_trumps_and_scores(host):
@@ -84,21 +88,40 @@ async def test_calypso_table_shows_trick_trumps_and_scores(host):
     assert len(model.hand) == len(view["hand"]) == 13 - sum(1 for p in view["trick"] if p["seat"] == 0)
     facts = [dict(s.facts) for s in model.seats]
     assert all(f["trump"] in "♠♥♦♣" for f in facts)
-    assert all("score" in f and "cards" in f for f in facts)
+    assert all("score" in f and "cards" in f and "calypsos" in f for f in facts)
     assert model.table[0].startswith("trick 1:")
-    assert any(line.startswith("trumps: ") for line in model.table)
+    assert any(line.startswith("trumps: ") and "you" in line for line in model.table)
     assert any(line.startswith("deal 1 of 4") for line in model.table)
+    assert model.status.startswith("your turn: ")
 
 
-def test_generic_view_keys_win_over_recognised_shapes():
+async def test_crazy_eights_table_comes_from_the_generic_keys(host):
+    require_game(host, "crazy-eights")
+    session = table(host, "crazy-eights", players=3, me=0, seed=3)
+    model = await first_turn_of_mine(session)
+    assert model.hand_label == "your hand" and model.hand
+    assert all("cards" in dict(s.facts) for s in model.seats)
+    assert model.table[0].startswith("pile: ")
+    assert model.status.startswith("you to play") and "Tab lists" in model.status
+
+
+def test_generic_view_keys_are_rendered_for_any_game():
     view = {
-        "seats": [{"cards": 3, "tricks": 1}, {"cards": 2, "tricks": 0}],
-        "table": ["lead: 7h", "trumps: ♥"],
-        "pile": [],  # ignored: the game drew its own table lines
+        "seats": [{"cards": 3, "tricks": 1, "bid": None}, {"cards": 2, "tricks": 0, "seat": 1}],
+        "table": ["lead: 7h by seat 1", "trumps: ♥", "seat 0's turn"],
+        "pile": [],  # a game's own key: not rendered, the game drew its own table lines
         "hand": ["Qh", "7s"],
     }
     assert seat_facts(view, 2) == [[("cards", "3"), ("tricks", "1")], [("cards", "2"), ("tricks", "0")]]
-    assert table_lines(view, ["a", "b"]) == ["lead: 7h", "trumps: ♥"]
+    assert table_lines(view, ["you", "bot 1"]) == ["lead: 7h by bot 1", "trumps: ♥", "your turn"]
+    assert table_lines({"table": "a\nseat 1 b"}, ["you", "bot 1"]) == ["a", "bot 1 b"]
+    assert seat_facts({"players": [{"cards": 3}]}, 1) == [[]]  # only the generic key counts
+
+
+def test_name_seats_leaves_unknown_seats_and_other_words_alone():
+    names = ["you", "bot 1"]
+    assert name_seats("seat 1 to play, seat 7 left, seats 2", names) == "bot 1 to play, seat 7 left, seats 2"
+    assert name_seats("seat 1's card and seat 0's", names) == "bot 1's card and your"
 
 
 def test_unknown_view_shapes_fall_back_to_scalar_keys():
