@@ -11,11 +11,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .engine import PlayerError
 from .game import OptionError
+from .net.timeouts import Timeouts
 from .plugins import UnknownName, load_plugins
 
 __all__ = ["main"]
@@ -82,7 +84,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     deck_factory = None
     if args.games < 1:
         raise UsageError("--games must be at least 1")
-    if not args.local:
+    if args.local and args.in_process:
+        raise UsageError("choose one of --local and --in-process")
+    if not args.local and not args.in_process:
+        return simulate_over_network(host, game, options, args)
+    if args.in_process:
         deck_factory = mental_poker_deck_factory(args.seed)
     try:
         report = simulate(
@@ -103,6 +109,29 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return 1 if report.violations else 0
+
+
+def simulate_over_network(host, game, options: dict[str, str], args: argparse.Namespace) -> int:
+    """Every bot its own peer over loopback TCP, found through zeroconf on 127.0.0.1."""
+    import trio
+
+    from .net.runner import simulate_network
+
+    players = args.players or game.default_players(options)
+    bots = args.bot or ["random"]
+    if len(bots) not in (1, players):
+        raise UsageError(f"give one bot, or one bot per seat ({players}), not {len(bots)}")
+    available = host.bots_for(game.id)
+    for name in bots:
+        if name not in available:
+            raise UsageError(f"no bot {name!r} for {game.id} (available: {', '.join(sorted(available))})")
+    transcripts = Path(args.transcript_dir) if args.transcript_dir else None
+    report = trio.run(lambda: simulate_network(
+        host, game.id, players=players, options=options, bots=bots, games=args.games, seed=args.seed,
+        transcript_dir=transcripts, interface="127.0.0.1",
+    ))
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.to_text())
+    return 1 if report.problems else 0
 
 
 def mental_poker_deck_factory(seed: Any):
@@ -211,6 +240,156 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+# --------------------------------------------------------------------------------------------
+# Network play.
+
+DEFAULT_TRANSCRIPTS = "transcripts"
+
+
+
+def _interface(args: argparse.Namespace) -> str:
+    """The IPv4 address to listen and announce on. ``--interface`` wins; the default is every
+    interface's wildcard for listening, announced on all interfaces (real LAN play)."""
+    return args.interface or "0.0.0.0"
+
+
+def _announce_interface(address: str) -> str | None:
+    return None if address == "0.0.0.0" else address
+
+
+def _local_agent(host, args: argparse.Namespace):
+    """The agent for this peer's own seat: a bot with --bot, else the person at the console."""
+    from .net.runner import bot_agent
+
+    if args.bot:
+        import random
+
+        delay = getattr(args, "bot_delay", 0.0)
+        return lambda game, seat, options: bot_agent(host, game, args.bot, random.Random(), delay=delay)(
+            game, seat, options)
+    raise UsageError("playing in person over the network needs the console lobby; use --bot NAME "
+                     "to let a bot play this seat (or 'p2pcards demo' to play against bots here)")
+
+
+def _print_outcome(outcome) -> int:
+    if outcome.aborted is not None:
+        print(f"the game stopped: {outcome.aborted.reason}")
+    elif outcome.result is not None:
+        print(f"result: {outcome.result.summary}")
+        violations = outcome.peer.session.violations
+        print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
+    if outcome.transcript:
+        print(f"transcript: {outcome.transcript}  (check it: p2pcards verify {outcome.transcript})")
+    return 0 if outcome.aborted is None and not outcome.peer.session.violations else 1
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    import trio
+
+    from .net.runner import host_table
+    from .wire.identity import load_or_create_identity
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    game = host.game(args.game)
+    options = parse_option_pairs(args.option)
+    players = args.seats or game.default_players(options)
+    if not 0 <= args.bots < players:
+        raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
+    identity = load_or_create_identity()
+    agent = _local_agent(host, args)
+    address = _interface(args)
+
+    def on_port(port: int) -> None:
+        where = f"{args.interface}:{port}" if args.interface else f"port {port} on every interface"
+        print(f"table '{args.name}' ({game.name}, {players} seats) is open at {where}; "
+              f"waiting for {players - 1 - args.bots} player(s)", flush=True)
+
+    def on_roster(names: list[str], ready: list[bool]) -> None:
+        seated = ", ".join(n for n in names if n)
+        print(f"seated: {seated}", flush=True)
+
+    outcomes = trio.run(lambda: host_table(
+        host, identity, args.game, options=options, players=players, agent=agent, name=args.name,
+        interface=address, port=args.port, bots=args.bots, bot_name=args.bot or "strategic",
+        transcript_dir=Path(args.transcript_dir), on_port=on_port, on_roster=on_roster,
+        timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
+        persist=True, seat_bot=args.bot, bot_delay=args.bot_delay,
+    ))
+    return _print_outcome(outcomes[0])
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    import trio
+
+    from .net.runner import find_table, join_table
+    from .wire.identity import load_or_create_identity
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    identity = load_or_create_identity()
+    agent = _local_agent(host, args)
+
+    async def run():
+        target = args.table
+        address, sep, port = target.rpartition(":")
+        if sep and port.isdigit():
+            where, port_number = address, int(port)
+        else:
+            advert = await find_table(_announce_interface(_interface(args)), target, timeout=args.timeout)
+            where, port_number = advert.host, advert.port
+        listen = args.interface or "0.0.0.0"
+        return await join_table(host, identity, where, port_number, name=args.name, agent=agent,
+                                listen_host=listen, transcript_dir=Path(args.transcript_dir),
+                                persist=True, seat_bot=args.bot)
+
+    return _print_outcome(trio.run(run))
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    import trio
+
+    from .net.store import load_seat_state, unfinished_seats
+    from .net.table import resume_seat
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    if args.folder:
+        folder = Path(args.folder)
+    else:
+        found = unfinished_seats()
+        if not found:
+            raise UsageError("no unfinished game to resume")
+        folder = found[0]
+    try:
+        state = load_seat_state(folder)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"cannot resume from {folder}: {exc}") from None
+    bot = args.bot or state.bot
+    if bot is None:
+        raise UsageError("this seat was played by a person; resume it from the console, or give --bot NAME")
+    agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
+    print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
+    return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent,
+                                                       transcript_dir=Path(args.transcript_dir))))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import trio
+
+    from .net.discovery import browse
+
+    tables = trio.run(lambda: browse(_announce_interface(_interface(args)), timeout=args.timeout))
+    if args.json:
+        print(json.dumps([t.__dict__ for t in tables], indent=2))
+        return 0
+    if not tables:
+        print("no tables found (is a table open? try 'p2pcards doctor')")
+    for t in tables:
+        print(f"{t.table}  {t.name!r}  {t.game}  {t.seats - t.free}/{t.seats} seated  at {t.address}  host key {t.fingerprint}")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from .verify import EXIT_UNREADABLE, verify_file
 
@@ -248,8 +427,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     p.add_argument("--seed", default="0", help="the same seed gives the same games")
     p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
+    p.add_argument("--in-process", action="store_true",
+                   help="use the mental-poker deck with every party in this process (no network)")
+    p.add_argument("--transcript-dir", metavar="DIR",
+                   help="over the network (the default): save every peer's transcript here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("host", help="open a table on the network and play")
+    p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--seats", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
+    p.add_argument("--bot", metavar="NAME", help="let a bot of this kind play this seat too")
+    p.add_argument("--name", default="p2pcards table", help="the table's name in the lobby")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
+    p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.add_argument("--grace", type=float, default=Timeouts.grace, metavar="SECONDS",
+                   help=f"how long a dropped player may take to come back (default {Timeouts.grace:g})")
+    p.add_argument("--deck-timeout", type=float, default=Timeouts.deck, metavar="SECONDS",
+                   help=f"how long one deck step may take (default {Timeouts.deck:g})")
+    p.add_argument("--turn-timeout", type=float, default=Timeouts.turn, metavar="SECONDS",
+                   help=f"how long a player may think (default {Timeouts.turn:g})")
+    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="bots' thinking time per move (default 0)")
+    p.set_defaults(func=cmd_host)
+
+    p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
+    p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
+    p.add_argument("--bot", metavar="NAME", help="the bot to play the seat (default: the one that played it)")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="bots' thinking time per move (default 0)")
+    p.set_defaults(func=cmd_resume)
+
+    p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
+    p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
+    p.add_argument("--name", default="player", help="your name at the table")
+    p.add_argument("--bot", metavar="NAME", help="let a bot of this kind play this seat")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="bots' thinking time per move (default 0)")
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("list", help="list the tables on the network")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to browse on (default: all)")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="how long to listen (default 3)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("demo", help="play a game against bots on this computer")
     p.add_argument("--game", help="game id (default: ask; see 'p2pcards plugins')")

@@ -96,11 +96,24 @@ def _new_zeroconf(interface: str | None) -> Zeroconf:
     return Zeroconf(interfaces=_interfaces(interface), ip_version=IPVersion.V4Only)
 
 
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback (for a table on every interface)."""
+    import ifaddr
+
+    found = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str) and not ip.ip.startswith("127."):
+                found.append(ip.ip)
+    return found
+
+
 def _service_info(advert: TableAdvert) -> ServiceInfo:
+    hosts = lan_addresses() if advert.host == "0.0.0.0" else [advert.host]
     return ServiceInfo(
         SERVICE_TYPE,
         f"{advert.table}.{SERVICE_TYPE}",
-        addresses=[socket.inet_aton(advert.host)],
+        addresses=[socket.inet_aton(h) for h in hosts],
         port=advert.port,
         properties=advert.properties(),
         server=f"p2pcards-{advert.table}.local.",

@@ -49,6 +49,7 @@ from .transport import Connection, ConnectionClosed, FrameError, connect
 __all__ = ["LobbyError", "Handshaken", "handshake", "host_lobby", "join_lobby", "connect_mesh"]
 
 HANDSHAKE_SECONDS = 10.0
+ANY_ADDRESS = "0.0.0.0"
 
 _MESSAGES = {
     "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
@@ -219,7 +220,11 @@ class HostedLobby:
             await conn.aclose()
 
     def header(self) -> TableHeader:
-        seats = [Seat(self.name, self.identity.public, self.interface, self.port)]
+        address = self.interface
+        if address == ANY_ADDRESS and self.sitters:
+            # Listening everywhere: our address is the one the joiners reached us at.
+            address = self.sitters[min(self.sitters)].peer.conn.local_address()
+        seats = [Seat(self.name, self.identity.public, address, self.port)]
         for seat in range(1, self.players):
             sitter = self.sitters[seat]
             seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
@@ -280,9 +285,11 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     conn = await connect(host, port)
+    # Listening on every interface: tell the others the address that reached the host.
+    advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
     try:
         peer = await handshake(conn, identity, name=name, games=games)
-        await conn.send({"type": "lobby", "op": "sit", "host": listen_host, "port": my_port})
+        await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
         if ready:

@@ -51,12 +51,15 @@ from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Blame as LogBlame, Rejected
 from ..wire.messages import Entry, Fetch, parse_message
 from ..wire.sealed import open_body, seal_body
+from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
 
 __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
 
 
 MAX_EARLY = 4096
+#: Seconds between checks for a seat that dropped out while we wait on it.
+CHECK_EVERY = 1.0
 
 
 class TableAborted(Exception):
@@ -67,19 +70,6 @@ class TableAborted(Exception):
         self.reason = reason
         self.seat = seat
         self.step = step
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Seconds. ``deck``: one deck step; ``turn``: a connected player's move; ``grace``: how
-    long a disconnected player may take to come back."""
-
-    deck: float = 30.0
-    turn: float = 600.0
-    grace: float = 90.0
-
-    def to_wire(self) -> dict[str, float]:
-        return {"deck": self.deck, "turn": self.turn, "grace": self.grace}
 
 
 @dataclass(frozen=True)
@@ -188,16 +178,19 @@ class NetworkDeck:
         deadline = trio.current_time() + self.peer.header.timeouts.deck
         async with self._changed:
             while index not in self._done and self.blame is None:
-                with trio.move_on_at(deadline) as scope:
+                # Wake up every second to notice an owing seat that dropped out.
+                with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
                     await self._changed.wait()
-                if scope.cancelled_caught:
-                    owed = self.party.owed()
-                    seat = owed[0][0] if owed else None
-                    if seat is not None and not self.peer.connected(seat):
-                        # A seat that dropped out gets the grace period to come back.
-                        if await self.peer.wait_for_return(seat):
-                            deadline = trio.current_time() + self.peer.header.timeouts.deck
-                            continue
+                    continue
+                owed = {seat for seat, _ in self.party.owed()}
+                away = sorted(seat for seat in owed if not self.peer.connected(seat))
+                if away:
+                    if all([await self.peer.wait_for_return(seat) for seat in away]):
+                        deadline = trio.current_time() + self.peer.header.timeouts.deck
+                        continue
+                    self.blame = self.blame or DeckBlame("connection", away[0], "left and did not come back in time")
+                    break
+                if trio.current_time() >= deadline:
                     blame = self.party.timeout()
                     self.blame = self.blame or blame
                     break
@@ -243,18 +236,22 @@ class RemoteSeat:
             raise TableAborted(f"seat {self.seat} sent a flood of moves", self.seat, "action") from None
 
     async def choose(self, session: TableSession, seat: int) -> Action:
+        deadline = trio.current_time() + self.peer.header.timeouts.turn
         while True:
-            with trio.move_on_after(self.peer.header.timeouts.turn) as scope:
+            # Wake up every second to notice a seat that dropped out (it gets the grace period).
+            with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
                 turn, action = await self._receive.receive()
-            if scope.cancelled_caught:
-                if not self.peer.connected(seat) and await self.peer.wait_for_return(seat):
-                    continue
+                if turn != self.peer.turns:
+                    raise TableAborted(
+                        f"seat {seat} sent a move for turn {turn} during turn {self.peer.turns}", seat, "action"
+                    )
+                return action
+            if not self.peer.connected(seat):
+                if not await self.peer.wait_for_return(seat):
+                    raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+                deadline = trio.current_time() + self.peer.header.timeouts.turn
+            elif trio.current_time() >= deadline:
                 raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
-            if turn != self.peer.turns:
-                raise TableAborted(
-                    f"seat {seat} sent a move for turn {turn} during turn {self.peer.turns}", seat, "action"
-                )
-            return action
 
 
 class LocalSeat:
@@ -305,6 +302,7 @@ class Peer:
         self.log = Log(header.table, self.header_wire, [s.keys for s in header.seats])
         self.connections: dict[int, Connection] = {}
         self._returned: dict[int, trio.Event] = {}
+        self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
         self.journal = journal
@@ -421,6 +419,7 @@ class Peer:
     def attach(self, seat: int, conn: Connection) -> None:
         """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
         self.connections[seat] = conn
+        self._away_since.pop(seat, None)
         event = self._returned.pop(seat, None)
         if event is not None:
             event.set()
@@ -446,6 +445,8 @@ class Peer:
         finally:
             if self.connections.get(seat) is conn:
                 conn.closed = True
+                self._away_since.setdefault(seat, trio.current_time())
+                self.session._publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
 
     async def _on_message(self, seat: int, conn: Connection, raw: Any) -> None:
         try:
@@ -549,10 +550,13 @@ class Peer:
             self._abort_scope.cancel()
 
     async def wait_for_return(self, seat: int) -> bool:
-        """Wait up to the grace period for ``seat`` to reconnect."""
+        """Wait for ``seat`` to reconnect, until the grace period since it left runs out."""
+        if self.connected(seat):
+            return True
         event = self._returned.setdefault(seat, trio.Event())
+        left = self._away_since.setdefault(seat, trio.current_time())
         self.session._publish("connection", f"{self.header.seats[seat].name} is away; waiting", seat=seat)
-        with trio.move_on_after(self.header.timeouts.grace):
+        with trio.move_on_at(left + self.header.timeouts.grace):
             await event.wait()
             return True
         return False

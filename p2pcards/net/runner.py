@@ -64,6 +64,9 @@ async def host_table(
     rng: random.Random | None = None,
     on_lobby: Callable[[HostedLobby], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    seat_bot: str | None = None,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -83,7 +86,8 @@ async def host_table(
     async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
         started = await host_lobby(lobby, announce=announce, task_status=task_status)
         mine.append(await play_seat(identity, started, game, agent(game, 0, resolved), games=games,
-                                    transcript_dir=transcript_dir, on_peer=on_peer))
+                                    transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
+                                    state_home=state_home, bot=seat_bot))
 
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(run_host)
@@ -115,6 +119,9 @@ async def join_table(
     transcript_dir: Path | None = None,
     on_roster: Callable[[list[str], list[bool]], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    seat_bot: str | None = None,
 ) -> SeatOutcome:
     games = host.rules_versions()
     lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
@@ -127,7 +134,8 @@ async def join_table(
     if game.rules_version != header.rules_version:
         raise LobbyError(f"{header.game}: the table uses rules {header.rules_version}, we have {game.rules_version}")
     return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
-                           transcript_dir=transcript_dir, on_peer=on_peer)
+                           transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
+                           state_home=state_home, bot=seat_bot)
 
 
 async def find_table(interface: str | None, table: str, *, timeout: float = 5.0) -> TableAdvert:

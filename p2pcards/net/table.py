@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +17,11 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
-from .peer import Peer, TableAborted
+from .peer import Peer, TableAborted, TableHeader
+from .store import SeatState, journal_path, load_seat_state, remove_seat_folder, save_seat_state, seat_folder
 from .transport import ConnectionClosed, FrameError
 
-__all__ = ["SeatOutcome", "play_seat", "transcript_header"]
+__all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
 #: After our game ends, how long we keep serving the other seats until they finish too.
 LINGER_SECONDS = 10.0
@@ -57,23 +60,66 @@ async def play_seat(
     seed: bytes | None = None,
     on_peer: Callable[[Peer], None] | None = None,
     peer_factory: Callable[..., Peer] = Peer,
+    state_home: Path | str | None = None,
+    persist: bool = False,
+    bot: str | None = None,
 ) -> SeatOutcome:
     """Connect to every other seat, play the game, and save the transcript.
 
-    ``peer_factory`` (called like :class:`Peer`) lets tests seat a deviating peer."""
+    With ``persist`` the seat's seed, keys and journal are kept on disk (under ``state_home``,
+    default the user's data folder) so that :func:`resume_seat` can bring it back after a crash;
+    ``bot`` names the bot that plays it (``None``: a person). ``peer_factory`` (called like
+    :class:`Peer`) lets tests seat a deviating peer."""
     header, me = lobby.header, lobby.seat
-    path = journal_path = None
-    journal = None
+    seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
-    if transcript_dir is not None:
+    folder = None
+    if persist:
+        folder = seat_folder(header.table, me, state_home)
+        # The seed must be safe on disk before its commitment leaves this machine.
+        save_seat_state(folder, SeatState(peer.header_wire, me, seed, identity, bot))
+        journal = TranscriptWriter.create(journal_path(folder), transcript_header(peer), sync=False)
+    elif transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
-        stem = f"{header.table.hex()[:12]}-seat{me}"
-        path, journal_path = transcript_dir / f"{stem}.p2pt", transcript_dir / f"{stem}.journal"
-        # The journal records entries as they arrive (a valid transcript if we crash); the
-        # final transcript is written in canonical order, byte-identical at every seat.
-        journal = TranscriptWriter.create(journal_path, transcript_header(peer), sync=False)
-        peer.journal = journal
-        peer.session.transcript_path = str(path)
+        journal = TranscriptWriter.create(transcript_dir / f"{_stem(peer)}.journal", transcript_header(peer))
+    else:
+        journal = None
+    peer.journal = journal
+    return await _run_seat(peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False)
+
+
+async def resume_seat(
+    folder: Path,
+    host: Any,
+    agent_factory: Callable[[Game, int, Mapping[str, Any]], SeatAgent],
+    *,
+    transcript_dir: Path | None = None,
+    on_peer: Callable[[Peer], None] | None = None,
+) -> SeatOutcome:
+    """Bring a seat back after a crash: reload its seed, keys and journal, replay the journal,
+    reconnect to every other seat and play on."""
+    state = load_seat_state(folder)
+    header = TableHeader.from_wire(state.header)
+    game = host.game(header.game)
+    if game.rules_version != header.rules_version:
+        raise LobbyError(f"{game.id}: the table uses rules {header.rules_version}, we now have {game.rules_version}")
+    writer, journal = TranscriptWriter.resume(journal_path(folder))
+    peer = Peer(state.identity, header, state.seat, game, agent_factory(game, state.seat, header.options),
+                seed=state.seed, journal=writer)
+    peer.load_journal(journal.entries)
+    me = header.seats[state.seat]
+    listeners = await trio.open_tcp_listeners(me.port, host=me.host)
+    lobby = LobbyResult(header, state.seat, {}, listeners[0])
+    return await _run_seat(peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer,
+                           resumed=True)
+
+
+async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: Mapping[str, str],
+                    transcript_dir: Path | None, folder: Path | None,
+                    on_peer: Callable[[Peer], None] | None, *, resumed: bool) -> SeatOutcome:
+    header, me = lobby.header, lobby.seat
+    if transcript_dir is not None:
+        peer.session.transcript_path = str(transcript_dir / f"{_stem(peer)}.p2pt")
     if on_peer:
         on_peer(peer)
     full_mesh = trio.Event()
@@ -97,27 +143,48 @@ async def play_seat(
             return
         await serve(nursery, seat, conn)
 
+    async def dial(nursery: trio.Nursery, seat: int) -> None:
+        try:
+            await serve(nursery, seat, await dial_seat(identity, header, me, seat, games=games))
+        except LobbyError as exc:
+            peer.session._publish("connection", str(exc), seat=seat)
+
+    async def play() -> None:
+        nonlocal result, aborted
+        try:
+            result = await peer.play()
+        except TableAborted as exc:
+            aborted = exc
+
     result = aborted = None
     async with trio.open_nursery() as nursery:
         if lobby.listener is not None:
             nursery.start_soon(accept_loop, nursery)
         for seat, conn in lobby.links.items():
             await serve(nursery, seat, conn)
-        for seat in range(1, me):
-            if seat not in lobby.links:
-                await serve(nursery, seat, await dial_seat(identity, header, me, seat, games=games))
-        if header.players == 1:
-            full_mesh.set()
-        with trio.move_on_after(MESH_SECONDS):
-            await full_mesh.wait()
-        if not full_mesh.is_set():
-            missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
-            aborted = TableAborted(f"could not connect to {', '.join(missing)}")
+        if resumed:
+            # Replay the journal first (no network needed), then come back to every seat.
+            game_over = trio.Event()
+            nursery.start_soon(_then_set, play, game_over)
+            await peer.replay()
+            for seat in range(header.players):
+                if seat != me:
+                    nursery.start_soon(dial, nursery, seat)
+            await game_over.wait()
         else:
-            try:
-                result = await peer.play()
-            except TableAborted as exc:
-                aborted = exc
+            for seat in range(1, me):
+                if seat not in lobby.links:
+                    await dial(nursery, seat)
+            if header.players == 1:
+                full_mesh.set()
+            with trio.move_on_after(MESH_SECONDS):
+                await full_mesh.wait()
+            if not full_mesh.is_set():
+                missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
+                aborted = TableAborted(f"could not connect to {', '.join(missing)}")
+            else:
+                await play()
+        if aborted is None or full_mesh.is_set() or resumed:
             # Keep answering until every seat has its result, so nobody is cut off mid-audit.
             with trio.move_on_after(LINGER_SECONDS):
                 while not peer.all_finished():
@@ -127,17 +194,44 @@ async def play_seat(
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
+    path = _finish(peer, transcript_dir, folder, result, aborted)
+    return SeatOutcome(peer, result, aborted, path)
+
+
+async def _then_set(fn: Callable[[], Any], event: trio.Event) -> None:
+    try:
+        await fn()
+    finally:
+        event.set()
+
+
+def _stem(peer: Peer) -> str:
+    return f"{peer.header.table.hex()[:12]}-seat{peer.seat}"
+
+
+def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, result: Result | None,
+            aborted: TableAborted | None) -> Path | None:
+    """Close the journal and write the final transcript, in canonical order (byte-identical
+    at every seat that saw the same log)."""
+    end = _end_record(peer, result, aborted)
+    journal = peer.journal
     if journal is not None:
-        end = _end_record(peer, result, aborted)
         journal.write_end(end)
         journal.close()
+    path = None
+    if transcript_dir is not None:
+        transcript_dir.mkdir(parents=True, exist_ok=True)
+        path = transcript_dir / f"{_stem(peer)}.p2pt"
         with TranscriptWriter.create(path, transcript_header(peer), sync=True) as final:
             final.append_entries(peer.log.canonical())
             for blame in peer.log.blames:
                 final.append_blame(blame)
             final.write_end(end)
-        journal_path.unlink()
-    return SeatOutcome(peer, result, aborted, path)
+        stray = transcript_dir / f"{_stem(peer)}.journal"
+        stray.unlink(missing_ok=True)
+    if folder is not None and path is not None:
+        remove_seat_folder(folder)  # the transcript now holds everything worth keeping
+    return path
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:

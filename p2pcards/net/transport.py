@@ -43,6 +43,10 @@ class Connection:
         except (AttributeError, OSError):
             return self.label
 
+    def local_address(self) -> str:
+        """Our own IP address on this connection."""
+        return self.stream.socket.getsockname()[0]
+
     async def send(self, message: Any) -> None:
         frame = encode_frame(message, self.limits)
         async with self._send_lock:

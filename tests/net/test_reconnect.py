@@ -1,0 +1,119 @@
+"""A real peer process killed with SIGKILL in the middle of a game: restarted, it rejoins and the
+game completes; never restarted, the game ends as abandoned with that peer named.
+
+Every process announces, browses and connects on 127.0.0.1 only."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2pcards.wire.transcript import read_transcript
+
+EXE = str(Path(sys.executable).with_name("p2pcards"))
+LOOPBACK = "127.0.0.1"
+
+
+def start(args, home: Path, log: Path) -> subprocess.Popen:
+    env = dict(os.environ, P2PCARDS_HOME=str(home))
+    return subprocess.Popen([EXE, *args], env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def journal_size(home: Path) -> int:
+    journals = list((home / "tables").glob("*/journal.p2pt")) if (home / "tables").is_dir() else []
+    return journals[0].stat().st_size if journals else 0
+
+
+def finish(proc: subprocess.Popen, log: Path, timeout: float = 60) -> str:
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return log.read_text()
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A host process (seat 0, with one bot peer of its own) and a joining process."""
+    name = f"reconnect-{os.getpid()}-{time.monotonic_ns()}"
+    transcripts = tmp_path / "transcripts"
+    paths = {k: tmp_path / k for k in ("host_home", "join_home")}
+
+    def run(grace: float):
+        host_log = tmp_path / "host.log"
+        host = start(["host", "--game", "cals-bs", "--option", "match_target=1", "--seats", "3", "--bots", "1",
+                      "--bot", "random", "--bot-delay", "0.03", "--name", name, "--interface", LOOPBACK,
+                      "--transcript-dir", str(transcripts), "--grace", str(grace), "--deck-timeout", "20"],
+                     paths["host_home"], host_log)
+        wait_for(lambda: "is open at" in host_log.read_text(), 30, "the table to open")
+        join_log = tmp_path / "join.log"
+        joiner = start(["join", name, "--bot", "random", "--bot-delay", "0.03", "--interface", LOOPBACK,
+                        "--transcript-dir", str(transcripts)], paths["join_home"], join_log)
+        return host, host_log, joiner, join_log
+
+    procs = []
+    yield run, paths, transcripts, procs, tmp_path
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=60)
+    procs += [host, joiner]
+    # Kill the joiner once the shuffle is done and some moves are made.
+    wait_for(lambda: journal_size(homes["join_home"]) > 40_000, 60, "the game to be under way")
+    joiner.send_signal(signal.SIGKILL)
+    joiner.wait(5)
+    assert joiner.returncode == -signal.SIGKILL
+    resume_log = tmp / "resume.log"
+    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
+                    homes["join_home"], resume_log)
+    procs.append(resumed)
+    out = finish(resumed, resume_log)
+    assert resumed.returncode == 0, out
+    assert "resuming seat" in out and "audit: clean" in out
+    host_out = finish(host, host_log)
+    assert host.returncode == 0, host_out
+    files = sorted(transcripts.glob("*.p2pt"))
+    assert len(files) == 3
+    contents = {f.read_bytes() for f in files}
+    assert len(contents) == 1, "every seat must end with the same transcript"
+    transcript = read_transcript(files[0])
+    assert transcript.complete and transcript.end.status == "finished"
+    # The restarted seat left nothing behind but its transcript.
+    assert not list((homes["join_home"] / "tables").iterdir())
+
+
+def test_a_peer_that_never_returns_ends_the_game_as_abandoned(table):
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=2)
+    procs += [host, joiner]
+    wait_for(lambda: journal_size(homes["join_home"]) > 40_000, 60, "the game to be under way")
+    joiner.send_signal(signal.SIGKILL)
+    joiner.wait(5)
+    host_out = finish(host, host_log)
+    assert host.returncode == 1, host_out
+    assert "the game stopped" in host_out
+    host_files = sorted(transcripts.glob("*-seat0.p2pt"))
+    assert len(host_files) == 1
+    end = read_transcript(host_files[0]).end
+    assert end.status == "abandoned"
+    (absent,) = end.absent
+    assert absent != 0
+    assert f"seat {absent}" in host_out or "did not" in host_out or "no message" in host_out
