@@ -6,14 +6,20 @@ tasks update the view models and call ``app.invalidate()``; key handlers may cal
 plain methods directly. trio-asyncio is avoided on purpose (its signal handling breaks
 prompt-toolkit's SIGWINCH handler), and nothing prints while the application runs.
 
-One :class:`ConsoleApp` plays any number of games in a row: ``new_table()`` builds each
-:class:`TableSession`; after a game the player types ``new`` or ``quit``.
+One :class:`ConsoleApp` plays any number of games in a row. Each table comes from a *table
+runner*: an async callable that gets a ``started(session)`` callback, calls it as soon as the
+:class:`TableSession` exists (the console shows it), and returns when the game is over. A plain
+``new_table()`` that builds a session is wrapped into one that also runs it (the local demo); in
+LAN play the lobby screen is the runner (:meth:`.lobbyscreen.LobbyScreen.next_table`), and the
+network peer runs the game. After a game the player types ``new`` (another game, or back to the
+lobby) or ``quit``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import outcome
@@ -25,7 +31,8 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.completion import DynamicCompleter
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -45,6 +52,8 @@ from ..session import TableSession
 from .completion import TableCompleter
 from .controller import Feedback, TableController
 from .help import help_text
+from .lobby import LobbyBackend, LobbyProblem
+from .lobbyscreen import LOBBY_HELP, LobbyCompleter, LobbyScreen
 from .render import (
     Glyphs,
     choose_glyphs,
@@ -58,9 +67,29 @@ from .render import (
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
 
-__all__ = ["ConsoleApp", "run_console"]
+__all__ = ["ConsoleApp", "TableRunner", "local_runner", "run_console"]
 
 TICK = 0.25  # seconds between redraws for the spinner and the turn timer
+
+#: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
+#: exists, and returns when its game is over (raising :class:`LobbyProblem` if it stopped).
+TableRunner = Callable[[Callable[..., None]], Awaitable[None]]
+
+
+def local_runner(new_table: Callable[[], TableSession]) -> TableRunner:
+    """A runner for tables played in this process: build, show, run."""
+
+    async def run(started: Callable[..., None]) -> None:
+        session = new_table()
+        started(session)
+        await session.run()
+
+    return run
+
+
+def _is_runner(new_table: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(
+        getattr(new_table, "__call__", None))
 
 
 class ConsoleApp:
@@ -68,15 +97,23 @@ class ConsoleApp:
 
     def __init__(
         self,
-        new_table: Callable[[], TableSession],
+        new_table: Callable[[], TableSession] | TableRunner | None = None,
         *,
+        lobby: LobbyBackend | None = None,
         glyphs: Glyphs | None = None,
         colour: bool | None = None,
         notices: Sequence[str] = (),
         input: Input | None = None,
         output: Output | None = None,
     ):
-        self.new_table = new_table
+        self.lobby = LobbyScreen(lobby, self._invalidate) if lobby is not None else None
+        if self.lobby is not None:
+            self.run_table: TableRunner = self.lobby.next_table
+        elif new_table is None:
+            raise ValueError("a console needs new_table or a lobby")
+        else:
+            self.run_table = new_table if _is_runner(new_table) else local_runner(new_table)
+        self.table_words: tuple[str, ...] = ()
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
@@ -93,6 +130,7 @@ class ConsoleApp:
         self.lines_entered = 0  # Enter presses handled (tests wait on it)
         self._choice: trio.Event | None = None
         self._intent: str | None = None
+        self.table_running = False  # the table runner has not returned yet
         self._trio_token: trio.lowlevel.TrioToken | None = None
         self._cancel_trio: Callable[[], None] | None = None
         self._model: TableModel | None = None
@@ -102,7 +140,7 @@ class ConsoleApp:
         self.input_area = self._input_area()
         self.application = Application(
             layout=Layout(self._root(), focused_element=self.input_area),
-            key_bindings=self._key_bindings(),
+            key_bindings=self._all_key_bindings(),
             style=console_style(self.colour),
             full_screen=True,
             mouse_support=False,
@@ -149,18 +187,36 @@ class ConsoleApp:
         async with trio.open_nursery() as nursery:
             self._cancel_trio = nursery.cancel_scope.cancel
             nursery.start_soon(self._ticker)
+            if self.lobby is not None:
+                await nursery.start(self.lobby.backend.run)
+                nursery.start_soon(self.lobby.worker)
             while True:
-                self._start_table(self.new_table())
+                self._intent = None
+                self.table_running = True
                 await self._play()
-                self._choice = trio.Event()
-                self.application.invalidate()
-                await self._choice.wait()
+                self.table_running = False
+                if self._intent is None:  # not chosen while the table was finishing
+                    self._choice = trio.Event()
+                    self.application.invalidate()
+                    await self._choice.wait()
+                self._choice = None
                 if self._intent == "quit":
                     break
             nursery.cancel_scope.cancel()
 
-    def _start_table(self, session: TableSession) -> None:
+    def _invalidate(self) -> None:
+        # The lobby screen is built before the application; it redraws through this.
+        if hasattr(self, "application"):
+            self.application.invalidate()
+
+    @property
+    def in_lobby(self) -> bool:
+        return self.lobby is not None and self.lobby.active
+
+    def _start_table(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None) -> None:
+        """The runner's ``started`` callback: show this table."""
         self.session = session
+        self.table_words = tuple(words)
         self.tracker = TableTracker(session, on_change=self.application.invalidate)
         self.controller = TableController(session, self.tracker)
         self.completer.controller = self.controller
@@ -171,20 +227,34 @@ class ConsoleApp:
         for notice in self.notices:
             self.tracker.note("notice", notice)
         self.notices = []
+        if connection:
+            self.tracker.connection = connection
+        if self.table_words:
+            self.tracker.note("notice", f"table words: {' '.join(self.table_words)} (read them aloud: "
+                                        "every player must see the same words)")
         if session.me is not None:
             self.tracker.note("notice", f"{session.game.name}: you play seat {session.me}; F1 for help")
         else:
             self.tracker.note("notice", f"{session.game.name}: watching")
 
     async def _play(self) -> None:
-        assert self.session is not None and self.tracker is not None
+        """Run one table to its end."""
+        self.session = None
         try:
-            await self.session.run()
+            await self.run_table(self._start_table)
         except trio.Cancelled:
             raise
+        except LobbyProblem as exc:  # the network table stopped; the runner says why
+            self._stop_table(str(exc))
         except Exception as exc:  # a broken plugin or deck: say so and let the player leave
-            self.stopped = f"the table stopped: {type(exc).__name__}: {exc}"
-            self.tracker.note("error", self.stopped)
+            if self.session is None:
+                raise
+            self._stop_table(f"the table stopped: {type(exc).__name__}: {exc}")
+
+    def _stop_table(self, reason: str) -> None:
+        self.stopped = reason
+        if self.tracker is not None and self.session is not None:
+            self.tracker.note("error", reason)
 
     async def _ticker(self) -> None:
         while True:
@@ -192,22 +262,26 @@ class ConsoleApp:
             self._frame += 1
             self.application.invalidate()
 
-    def _choose(self, intent: str) -> None:
+    def _choose(self, intent: str, *, now: bool = False) -> None:
+        """After a game: ``new`` or ``quit``. A game that is over may still be finishing (a
+        network seat saves its transcript once every seat has its result): the choice then
+        waits for that. Quitting during a game, or with ``now`` (Ctrl-C), stops everything."""
         self._intent = intent
-        if intent == "quit" and (self._choice is None or self._choice.is_set()):
-            # Quitting in the middle of a game: stop the whole trio side.
-            self._stop_trio()
-        elif self._choice is not None:
+        over = self.session is not None and (self.session.result is not None or bool(self.stopped))
+        if self._choice is not None:
             self._choice.set()
+        elif intent == "quit" and (now or not over or self.in_lobby):
+            self._stop_trio()
 
     # -- input ----------------------------------------------------------------------------
 
     def _input_area(self) -> TextArea:
         self.completer = TableCompleter(None)  # type: ignore[arg-type]  # set per table
+        lobby_completer = LobbyCompleter()
         return TextArea(
             multiline=False,
             prompt=[("class:prompt", "> ")],
-            completer=self.completer,
+            completer=DynamicCompleter(lambda: lobby_completer if self.in_lobby else self.completer),
             complete_while_typing=False,
             history=InMemoryHistory(),
             accept_handler=self._accept,
@@ -217,6 +291,8 @@ class ConsoleApp:
     def _accept(self, buffer: Buffer) -> bool:
         """Enter: returns True to keep the text (after a mistake, so it can be edited)."""
         self.lines_entered += 1
+        if self.in_lobby:
+            return self._accept_lobby(buffer.text)
         if self.controller is None:
             return True
         if self.stopped:
@@ -239,6 +315,21 @@ class ConsoleApp:
         self.application.invalidate()
         return feedback.keep_text
 
+    def _accept_lobby(self, text: str) -> bool:
+        feedback = self.lobby.handle(text)
+        self.lobby.feedback = feedback
+        if feedback.intent == "help":
+            self.show_help, self.help_scroll = True, 0
+        elif feedback.intent == "quit":
+            self._choose("quit")
+        self.application.invalidate()
+        return feedback.keep_text
+
+    def _all_key_bindings(self) -> KeyBindings:
+        if self.lobby is None:
+            return self._key_bindings()
+        return merge_key_bindings([self._key_bindings(), self.lobby.key_bindings(lambda: not self.input_area.text)])
+
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
 
@@ -252,7 +343,7 @@ class ConsoleApp:
 
         @kb.add("c-c")
         def _(event: KeyPressEvent) -> None:
-            self._choose("quit")
+            self._choose("quit", now=True)
 
         @kb.add("c-d", filter=Condition(lambda: not self.input_area.text))
         def _(event: KeyPressEvent) -> None:
@@ -345,10 +436,13 @@ class ConsoleApp:
             ]
         )
         showing_help = Condition(lambda: self.show_help)
+        in_lobby = Condition(lambda: self.in_lobby)
+        lobby_body = self.lobby.container(section) if self.lobby else Window()
         root = HSplit(
             [
                 Window(FormattedTextControl(self._title), height=1, style="class:title"),
-                ConditionalContainer(body, filter=~showing_help),
+                ConditionalContainer(body, filter=~showing_help & ~in_lobby),
+                ConditionalContainer(lobby_body, filter=~showing_help & in_lobby),
                 ConditionalContainer(help_pane, filter=showing_help),
                 Window(FormattedTextControl(self._status), height=1),
                 Window(FormattedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
@@ -356,10 +450,10 @@ class ConsoleApp:
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
             ]
         )
-        return FloatContainer(
-            root,
-            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))],
-        )
+        floats = [Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))]
+        if self.lobby is not None:
+            floats.insert(0, self.lobby.form_float())
+        return FloatContainer(root, floats=floats)
 
     def end_text(self) -> str:
         """The game-over panel as plain text."""
@@ -371,11 +465,14 @@ class ConsoleApp:
     # Each of these renders one part of the screen from the current models.
 
     def _title(self) -> StyleAndTextTuples:
+        dot = self.glyphs.dot
+        if self.in_lobby:
+            return [("", f" p2pcards {dot} {self.lobby.title().replace('·', dot)}")]
         if self.session is None:
             return [("", " p2pcards")]
         s = self.session
-        return [("", f" p2pcards {self.glyphs.dot} {s.game.name} {self.glyphs.dot} {s.players} players"
-                 f" {self.glyphs.dot} game {self.games_played}")]
+        words = f" {dot} table words: {' '.join(self.table_words)}" if self.table_words else ""
+        return [("", f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{words}")]
 
     def _seats(self) -> StyleAndTextTuples:
         model = self.model()
@@ -390,10 +487,17 @@ class ConsoleApp:
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
+        again = "to go back to the lobby" if self.lobby else "for a new game"
         if self.stopped:
-            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", "type 'quit' to leave")]
+            hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
+            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", hint)]
         end = end_model(self.session) if self.session else None
-        return end_fragments(end, self.glyphs) if end else []
+        if end is None:
+            return []
+        out = end_fragments(end, self.glyphs, again=again)
+        if self.table_running and self.lobby is not None:
+            out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        return out
 
     def _hand_title(self) -> str:
         model = self.model()
@@ -419,24 +523,42 @@ class ConsoleApp:
         return Point(0, max(0, count - 1 - self.log_back))
 
     def _help(self) -> StyleAndTextTuples:
-        if self.session is None:
+        if self.in_lobby:
+            text = LOBBY_HELP
+        elif self.session is None:
             return []
+        else:
+            text = help_text(self.session)
         out: StyleAndTextTuples = []
-        for line in help_text(self.session).splitlines():
-            heading = line and not line.startswith(" ") and line in ("Moves", "Console commands", "Keys")
+        for line in text.splitlines():
+            heading = line and not line.startswith(" ") and line in (
+                "Moves", "Console commands", "Keys", "The lobby", "Commands", "The new-table form", "Table words")
             out.append(("class:help.head" if heading else "", line + "\n"))
         return out
 
     def _status(self) -> StyleAndTextTuples:
+        if self.in_lobby:
+            return self.lobby.status()
         if self.session is None or self.tracker is None:
             return [("class:busy", " starting")]
+        spin = self.glyphs.spinner[self._frame % len(self.glyphs.spinner)]
         if self.tracker.busy and self.session.result is None and not self.stopped:
-            spin = self.glyphs.spinner[self._frame % len(self.glyphs.spinner)]
             return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
+        history = self.session.history
+        if history and history[-1].kind == "progress" and self.session.result is None and not self.stopped:
+            # A deck step during play (a network table opening or passing cards): say which.
+            return [("class:busy", f" {spin} {history[-1].text}")]
         model = self.model()
         return [("class:status", f" {model.status}")] if model else []
 
     def _message(self) -> StyleAndTextTuples:
+        if self.in_lobby:
+            message = self.lobby.feedback
+            if not message.message:
+                return []
+            style = "class:message.error" if message.error else "class:message.info"
+            mark = ("✗ " if self.glyphs.unicode else "! ") if message.error else ""
+            return [(style, f" {mark}{message.message}")]
         if self.view_error:
             return [("class:message.error", f" {self.view_error}")]
         if not self.message.message:
@@ -446,6 +568,10 @@ class ConsoleApp:
         return [(style, f" {mark}{self.message.message}")]
 
     def _toolbar(self) -> StyleAndTextTuples:
+        if self.in_lobby:
+            dot = self.glyphs.dot
+            return [("class:toolbar.turn", " lobby "),
+                    ("", f" {dot} F2 new table  Enter join  ready  F1 help  Ctrl-D quit")]
         if self.session is None or self.tracker is None:
             return [("", " starting")]
         s, t, dot = self.session, self.tracker, self.glyphs.dot
@@ -465,6 +591,6 @@ class ConsoleApp:
         ]
 
 
-def run_console(new_table: Callable[[], TableSession], **kwargs: Any) -> None:
+def run_console(new_table: Callable[[], TableSession] | TableRunner | None = None, **kwargs: Any) -> None:
     """Run the console to the end in a fresh asyncio loop (blocking)."""
     asyncio.run(ConsoleApp(new_table, **kwargs).run())

@@ -102,6 +102,7 @@ _COLOURS = {
     "toolbar.turn": "bold reverse",
     "prompt": "bold",
     "help.head": "bold underline",
+    "lobby.selected": "reverse",
 }
 # Without colour only bold/underline/reverse survive, so the screen still has shape.
 _MONO = {k: " ".join(w for w in v.split() if not w.startswith(("fg:", "bg:"))) for k, v in _COLOURS.items()}
@@ -201,7 +202,7 @@ def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuple
     return out
 
 
-def end_fragments(end: EndModel, glyphs: Glyphs) -> StyleAndTextTuples:
+def end_fragments(end: EndModel, glyphs: Glyphs, again: str = "for a new game") -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:end.title", f"game over: {end.winners}\n")]
     out += text_fragments(f"result: {end.result}\n", glyphs)
     if end.scores:
@@ -214,5 +215,5 @@ def end_fragments(end: EndModel, glyphs: Glyphs) -> StyleAndTextTuples:
         out.append(("class:end.hint", f"check it any time with: {end.verify}\n"))
     else:
         out.append(("class:seat.label", "no transcript was saved for this table\n"))
-    out.append(("class:end.hint", "type 'new' for a new game or 'quit' to leave"))
+    out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave"))
     return out

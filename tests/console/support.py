@@ -70,13 +70,15 @@ class Driver:
         )
 
 
-def run_console(new_table: Callable[[], TableSession], script, *, glyphs=UNICODE, colour=True, timeout=60.0):
+def run_console(new_table: Callable[[], TableSession] | None, script, *, glyphs=UNICODE, colour=True, timeout=60.0,
+                lobby=None):
     """Run the console on a pipe input until it exits; ``script(driver)`` is an async function
     that types into it. Returns the console for inspection."""
 
     async def main() -> ConsoleApp:
         with create_pipe_input() as pipe:
-            console = ConsoleApp(new_table, glyphs=glyphs, colour=colour, input=pipe, output=DummyOutput())
+            console = ConsoleApp(new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe,
+                                 output=DummyOutput())
             driver = Driver(console, pipe)
 
             async def play() -> None:

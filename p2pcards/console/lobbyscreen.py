@@ -1,0 +1,300 @@
+"""The LAN lobby screen: tables found on the network, the create-a-table form, the room.
+
+It talks only to a :class:`~.lobby.LobbyBackend`. :meth:`LobbyScreen.next_table` is the
+console's table runner in LAN play: it shows the lobby until a table starts, hands the table's
+session to the console, and waits for the game's end.
+
+Key handlers run on prompt-toolkit's side; what must talk to peers is queued as a job for a trio
+task (:meth:`LobbyScreen.worker`), one at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, Float, FormattedTextControl, HSplit, Window
+from prompt_toolkit.widgets import Frame
+
+from .controller import Feedback
+from .lobby import LobbyBackend, LobbyEvent, LobbyProblem
+from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
+
+__all__ = ["LobbyScreen", "LOBBY_HELP"]
+
+LOBBY_HELP = """The lobby
+  Tables announced on your network are listed with their game, seats and the host's key
+  fingerprint. Up/Down selects one; Enter on an empty line joins it.
+
+Commands
+  create                          open the new-table form (also F2)
+  create GAME [seats=N] [bots=K] [OPTION=VALUE ...]
+                                  open a table at once, e.g. create cals-bs seats=3 bots=2
+  join [N | ID]                   take a seat at table N of the list (default: the selected one)
+  connect HOST:PORT               join a table discovery does not show
+  ready                           say you are ready; the game starts when every seat is
+  leave                           leave the table before its game starts
+  quit                            leave p2pcards (also Ctrl-D)
+
+The new-table form
+  Up/Down picks a field, Left/Right changes it, Enter opens the table, Esc closes the form.
+
+Table words
+  When the game starts every screen shows the same few words, derived from the table and every
+  player's key. Read them aloud: different words mean someone is in the middle.
+"""
+
+Job = Callable[[], Awaitable[None]]
+
+
+class LobbyScreen:
+    def __init__(self, backend: LobbyBackend, invalidate: Callable[[], None]):
+        self.backend = backend
+        self.invalidate = invalidate
+        self.active = True  # showing the lobby (not a table)
+        self.selected = 0
+        self.form: CreateForm | None = None
+        self.busy: str | None = None  # a job in progress, for the status line
+        self.feedback = Feedback()
+        self._jobs_send, self._jobs = trio.open_memory_channel[tuple[str, Job]](math.inf)
+        self._started = trio.Event()
+        backend.subscribe(self._on_event)
+
+    # -- the backend --------------------------------------------------------------------------
+
+    def _on_event(self, event: LobbyEvent) -> None:
+        if event.kind == "started":
+            self._started.set()
+        elif event.kind == "error":
+            self.feedback = Feedback(event.text, error=True)
+        self.selected = min(self.selected, max(0, len(self.backend.tables()) - 1))
+        self.invalidate()
+
+    async def worker(self) -> None:
+        """Run queued jobs one at a time; a refusal becomes the message line."""
+        async for what, job in self._jobs:
+            self.busy = what
+            self.invalidate()
+            try:
+                await job()
+            except LobbyProblem as exc:
+                self.feedback = Feedback(str(exc), error=True)
+            finally:
+                self.busy = None
+                self.invalidate()
+
+    def _queue(self, what: str, job: Job) -> Feedback:
+        if self.busy:
+            return Feedback(f"wait: {self.busy}", error=True, keep_text=True)
+        self._jobs_send.send_nowait((what, job))
+        return Feedback()
+
+    async def next_table(self, started: Callable[..., None]) -> None:
+        """The console's table runner: the lobby until a table starts, then its game."""
+        self.active = True
+        self.invalidate()
+        await self._started.wait()
+        self._started = trio.Event()
+        session, room = self.backend.session(), self.backend.room()
+        self.active = False
+        self.form = None
+        self.feedback = Feedback()
+        started(session, words=room.auth_words if room else (),
+                connection=f"on the network ({self.backend.where()})")
+        end = await self.backend.game_over()
+        if end.stopped:
+            saved = f"; transcript saved to {end.transcript} (p2pcards verify {end.transcript})" if end.transcript else ""
+            raise LobbyProblem(f"the game stopped: {end.stopped}{saved}")
+
+    # -- input --------------------------------------------------------------------------------
+
+    def handle(self, text: str) -> Feedback:
+        """Enter on the input line in the lobby."""
+        command = parse_lobby_command(text)
+        if command.error:
+            return Feedback(command.error, error=True, keep_text=True)
+        verb = command.verb
+        if not verb:
+            return self.join_selected() if self.backend.tables() and self.backend.room() is None else Feedback()
+        if verb in ("help", "quit"):
+            return Feedback(intent=verb)
+        if verb == "ready":
+            return self._queue("saying ready", self.backend.ready)
+        if verb == "leave":
+            return self._queue("leaving", self.backend.leave)
+        if verb == "join":
+            return self._join(command.target)
+        return self._create(command.game, dict(command.settings))
+
+    def join_selected(self) -> Feedback:
+        return self._join("")
+
+    def _join(self, target: str) -> Feedback:
+        tables = self.backend.tables()
+        if not target:
+            if not tables:
+                return Feedback("no tables found yet: 'create' one, or 'connect HOST:PORT'", error=True)
+            target = tables[min(self.selected, len(tables) - 1)].table_id
+        elif target.isdigit():
+            if not 1 <= int(target) <= len(tables):
+                return Feedback(f"no table {target} in the list", error=True, keep_text=True)
+            target = tables[int(target) - 1].table_id
+
+        async def join() -> None:
+            await self.backend.join(target)
+            self.feedback = Feedback("seated: type 'ready' when you are", error=False)
+
+        return self._queue("joining", join)
+
+    def open_form(self) -> Feedback:
+        try:
+            self.form = CreateForm(self.backend.games())
+        except ValueError:
+            return Feedback("no games are installed (see 'p2pcards plugins')", error=True)
+        return Feedback("new table: Up/Down picks, Left/Right changes, Enter opens it, Esc closes")
+
+    def _create(self, game: str, settings: dict[str, str]) -> Feedback:
+        if not game and not settings:
+            return self.open_form()
+        games = {g.id: g for g in self.backend.games()}
+        if game not in games:
+            return Feedback(f"no game {game!r} (installed: {', '.join(games)})", error=True, keep_text=True)
+        try:
+            players = int(settings.pop("seats", games[game].min_players))
+            bots = int(settings.pop("bots", players - 1))
+        except ValueError:
+            return Feedback("seats and bots are numbers", error=True, keep_text=True)
+        return self._submit(game, settings, players, bots)
+
+    def submit_form(self) -> Feedback:
+        assert self.form is not None
+        game, options, players, bots = self.form.request()
+        return self._submit(game, options, players, bots)
+
+    def _submit(self, game: str, options: dict[str, Any], players: int, bots: int) -> Feedback:
+        async def create() -> None:
+            await self.backend.create(game, options, players, bots)
+            self.form = None
+            waiting = players - 1 - bots
+            self.feedback = Feedback(f"table open: waiting for {waiting} player(s)" if waiting
+                                     else "table open: the bots are taking their seats")
+
+        return self._queue("opening the table", create)
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def key_bindings(self, input_empty: Callable[[], bool]) -> KeyBindings:
+        kb = KeyBindings()
+        in_list = Condition(lambda: self.active and self.form is None)
+        in_form = Condition(lambda: self.active and self.form is not None)
+
+        @kb.add("up", filter=in_list)
+        def _(event: KeyPressEvent) -> None:
+            self.selected = max(0, self.selected - 1)
+
+        @kb.add("down", filter=in_list)
+        def _(event: KeyPressEvent) -> None:
+            self.selected = min(max(0, len(self.backend.tables()) - 1), self.selected + 1)
+
+        @kb.add("f2", filter=in_list)
+        def _(event: KeyPressEvent) -> None:
+            self.feedback = self.open_form()
+
+        @kb.add("up", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.form.move(-1)
+
+        @kb.add("down", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.form.move(1)
+
+        @kb.add("left", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.form.change(-1)
+
+        @kb.add("right", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.form.change(1)
+
+        @kb.add("enter", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.feedback = self.submit_form()
+
+        @kb.add("escape", filter=in_form)
+        def _(event: KeyPressEvent) -> None:
+            self.form = None
+            self.feedback = Feedback()
+
+        return kb
+
+    def container(self, section: Callable[[Callable[[], str]], Window]) -> HSplit:
+        return HSplit([
+            section(lambda: f"Tables on the network  ({self.backend.where()})"),
+            Window(FormattedTextControl(self._tables), wrap_lines=False),
+            section(lambda: "Your table"),
+            Window(FormattedTextControl(self._room), wrap_lines=True, height=10),
+        ])
+
+    def form_float(self) -> Float:
+        body = Window(FormattedTextControl(self._form), wrap_lines=True, width=72)
+        return Float(ConditionalContainer(Frame(body, title="New table"),
+                                          filter=Condition(lambda: self.active and self.form is not None)))
+
+    def _tables(self) -> StyleAndTextTuples:
+        rows = table_rows(self.backend.tables(), self.selected)
+        if not rows:
+            return [("class:seat.label", " no tables found yet: 'create' one (F2), or 'connect HOST:PORT'\n")]
+        out: StyleAndTextTuples = []
+        for selected, text in rows:
+            out.append(("class:lobby.selected" if selected else "", f" {text}\n"))
+        return out
+
+    def _room(self) -> StyleAndTextTuples:
+        room = self.backend.room()
+        if room is None:
+            return [("class:seat.label", " none: join a table from the list, or create one\n")]
+        lines = room_lines(room)
+        return [("class:seat.me", f" {lines[0]}\n")] + [("", f" {line}\n") for line in lines[1:]]
+
+    def _form(self) -> StyleAndTextTuples:
+        if self.form is None:
+            return []
+        out: StyleAndTextTuples = []
+        for f in self.form.fields():
+            marker = ">" if f.focused else " "
+            style = "class:lobby.selected" if f.focused else ""
+            out.append((style, f"{marker} {f.label:<16} < {f.value} >"))
+            out.append(("", "\n"))
+            if f.focused:
+                out.append(("class:end.hint", f"    {f.help}\n"))
+        out.append(("class:seat.label", "\nUp/Down: field  Left/Right: change  Enter: open the table  Esc: close"))
+        return out
+
+    def title(self) -> str:
+        return f"lobby · your key {self.backend.fingerprint()}"
+
+    def status(self) -> StyleAndTextTuples:
+        if self.busy:
+            return [("class:busy", f" {self.busy}...")]
+        room = self.backend.room()
+        if room is None:
+            count = len(self.backend.tables())
+            return [("class:status", f" {count} table{'s' * (count != 1)} found; Enter joins the selected one, "
+                                     f"F2 creates one")]
+        free = sum(1 for s in room.seats if not s.name)
+        return [("class:status", f" at a table: {free} free seat{'s' * (free != 1)}")]
+
+
+class LobbyCompleter(Completer):
+    def get_completions(self, document: Document, complete_event: CompleteEvent):
+        wanted = document.text_before_cursor.lstrip().lower()
+        for word in LOBBY_WORDS:
+            if word.startswith(wanted) and word.strip() != wanted:
+                yield Completion(word, -len(document.text_before_cursor), display_meta="lobby")

@@ -1,0 +1,198 @@
+"""The LAN lobby: its view models, and a whole game found, joined and played through the
+console's input against bot peers over loopback TCP (zeroconf on 127.0.0.1 only)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pcards.console.app import ConsoleApp
+from p2pcards.console.lan import LanLobby, game_choices
+from p2pcards.console.lobby import GameChoice, OptionChoice, SeatInfo, TableAd, TableRoom
+from p2pcards.console.lobbyview import CreateForm, parse_lobby_command, room_lines, table_rows
+from p2pcards.console.render import ASCII
+from p2pcards.plugins import load_plugins
+from p2pcards.wire.identity import Identity
+
+from .support import run_console
+from .test_app import play_to_the_end
+from .test_lan import LOOPBACK, bots_play
+
+GAMES = [
+    GameChoice("cals-bs", "Cal's BS", 3, 7, (
+        OptionChoice("quads", "bool", False, "quads variant"),
+        OptionChoice("going_out", "str", "face_up_must_be_true", "how to go out",
+                     ("face_up_must_be_true", "challengeable")),
+        OptionChoice("match_target", "int", 3, "hand wins needed", minimum=1, maximum=99),
+    )),
+    GameChoice("high-card", "High card", 2, 6),
+]
+
+
+def test_table_rows_number_and_mark_the_selection():
+    ads = [TableAd("a1", "cals-bs", "Cal's BS", "alice", 2, 3, address="127.0.0.1:4000", fingerprint="ab12"),
+           TableAd("b2", "calypso", "Calypso", "bo", 4, 4, address="127.0.0.1:4001", fingerprint="cd34")]
+    rows = table_rows(ads, 1)
+    assert [selected for selected, _ in rows] == [False, True]
+    assert rows[0][1].startswith(" 1. alice  Cal's BS  2/3 seated  key ab12")
+    assert "4/4 seated full" in rows[1][1]
+    assert table_rows([], None) == []
+
+
+def test_room_lines_seats_readiness_and_words():
+    ad = TableAd("a1", "cals-bs", "Cal's BS", "alice", 2, 3, {"match_target": 1, "quads": False})
+    seats = (SeatInfo(0, "alice", True), SeatInfo(1, "bob", False, me=True), SeatInfo(2, None))
+    lines = room_lines(TableRoom(ad, seats))
+    assert lines[0] == "Cal's BS at alice's table"
+    assert "options: match_target=1, quads=off" in lines
+    assert "  seat 1: bob (you)  waiting" in lines and "  seat 2: (free)" in lines
+    assert lines[-1] == "type 'ready' when you are (or 'leave')"
+    started = room_lines(TableRoom(ad, seats, ("apple", "brick", "cloud"), started=True))
+    assert started[-1].startswith("table words: apple brick cloud")
+    assert room_lines(TableRoom(ad, seats, hosting=True))[0].endswith("(you host it)")
+
+
+def test_create_form_fields_and_changes():
+    form = CreateForm(GAMES)
+    assert form.request() == ("cals-bs", {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3}, 3, 2)
+    assert [f.key for f in form.fields()] == ["game", "seats", "bots", "quads", "going_out", "match_target"]
+    assert form.fields()[0].focused and "3-7 players" in form.fields()[0].help
+    form.move(1)
+    form.change(-1)  # seats stay within the game's range
+    assert form.players == 3
+    form.change(2)
+    assert form.players == 5
+    form.move(1)
+    form.change(10)
+    assert form.bots == 4  # one seat is yours
+    form.move(1)
+    form.change(1)
+    assert form.values["quads"] is True
+    form.move(1)
+    form.change(1)
+    assert form.values["going_out"] == "challengeable"
+    form.move(1)
+    form.change(-5)
+    assert form.values["match_target"] == 1
+    assert form.fields()[-1].focused and form.fields()[-1].help == "hand wins needed"
+    form.move(1)  # wraps to the game
+    form.change(1)
+    assert form.request() == ("high-card", {}, 2, 1)
+
+
+def test_lobby_commands():
+    assert parse_lobby_command("join 2").verb == "join" and parse_lobby_command("join 2").target == "2"
+    assert parse_lobby_command("connect 10.0.0.2:4000").target == "10.0.0.2:4000"
+    assert "HOST:PORT" in parse_lobby_command("connect nowhere").error
+    create = parse_lobby_command("create cals-bs seats=3 bots=2 match_target=1")
+    assert (create.verb, create.game, dict(create.settings)) == (
+        "create", "cals-bs", {"seats": "3", "bots": "2", "match_target": "1"})
+    assert parse_lobby_command("create").game == ""
+    assert parse_lobby_command("ready").verb == "ready"
+    assert "unknown command 'dance'" in parse_lobby_command("dance").error
+
+
+def test_game_choices_come_from_the_plugins(host):
+    ids = [g.id for g in game_choices(host)]
+    assert "high-card" in ids
+
+
+class HostThread:
+    """A table hosted by a bot peer (with a bot peer in another seat) in its own trio run, as
+    another computer on the network would be. The game's end is awaited; stop() ends it."""
+
+    def __init__(self, host, tmp_path: Path):
+        self.lobby = LanLobby(host, Identity.generate(), name="alice", interface=LOOPBACK,
+                              transcript_dir=tmp_path / "alice", bot_delay=0, seat_agent=bots_play(host))
+        self.opened = threading.Event()
+        self.end = None
+        self.error: BaseException | None = None
+        self._token = None
+        self._cancel = None
+        self.thread = threading.Thread(target=self._main, daemon=True)
+        self.thread.start()
+        assert self.opened.wait(20), "the hosted table did not open"
+
+    def _main(self) -> None:
+        try:
+            trio.run(self._run)
+        except BaseException as exc:  # reported by stop()
+            self.error = exc
+
+    async def _run(self) -> None:
+        async with trio.open_nursery() as nursery:
+            self._token = trio.lowlevel.current_trio_token()
+            self._cancel = nursery.cancel_scope.cancel
+            await nursery.start(self.lobby.run)
+            self.room = await self.lobby.create("cals-bs", {"match_target": 1}, 3, 1)
+            self.opened.set()
+            while self.lobby.session() is None:
+                await trio.sleep(0.05)
+            self.end = await self.lobby.game_over()
+            nursery.cancel_scope.cancel()
+
+    def stop(self, wait: float = 0) -> None:
+        """Give the hosted game ``wait`` seconds to end by itself, then cancel it."""
+        self.thread.join(wait)
+        if self.thread.is_alive() and self._token is not None:
+            try:
+                self._token.run_sync_soon(self._cancel)
+            except trio.RunFinishedError:
+                pass
+        self.thread.join(20)
+        if self.error is not None:
+            raise self.error
+
+
+def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
+    host = load_plugins()
+    if "cals-bs" not in host.games:
+        pytest.skip("cals-bs is not installed")
+    hosted = HostThread(host, tmp_path)
+    me = LanLobby(host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob",
+                  bot_delay=0)
+    table_id = hosted.room.table.table_id
+    seen = {}
+
+    async def script(driver):
+        console: ConsoleApp = driver.console
+        assert console.in_lobby
+        await driver.until(lambda: any(t.table_id == table_id and t.seats_taken == 2 for t in me.tables()),
+                           20, "alice's table with its bot in the list")
+        listed = [t for t in me.tables() if t.table_id == table_id][0]
+        assert listed.host_name == "alice" and listed.fingerprint == hosted.lobby.fingerprint()
+        seen["title"] = console._title()[0][1]
+        await driver.enter(f"join {me.tables().index(listed) + 1}")
+        await driver.until(lambda: me.room() is not None and len(me.room().seats) == 3, 20, "the roster")
+        assert [s.name for s in me.room().seats] == ["alice", "strategic bot 1", "bob"]
+        await driver.enter("ready")
+        await driver.until(lambda: not console.in_lobby and console.session is not None, 30, "the table screen")
+        # The host reaches its own start a moment later (another thread here).
+        await driver.until(lambda: (hosted.lobby.room() or me.room()).started, 10, "the host's start")
+        assert len(console.table_words) == 5 and console.table_words == hosted.lobby.room().auth_words
+        assert "table words: " + " ".join(console.table_words) in console._title()[0][1]
+        await play_to_the_end(driver, prefer=("pass", "play"))
+        assert console.session.result is not None, console.stopped
+        await driver.until(lambda: "transcript saved to" in console.end_text(), 30, "the transcript")
+        seen["end"] = console.end_text()
+        await driver.enter("new")
+        await driver.until(lambda: console.in_lobby, 10, "back in the lobby")
+        await driver.enter("quit")
+
+    try:
+        console = run_console(None, script, glyphs=ASCII, colour=False, timeout=150, lobby=me)
+        hosted.stop(wait=30)
+    finally:
+        hosted.stop()
+    assert "lobby - your key " + me.fingerprint() in seen["title"]
+    end = seen["end"]
+    assert "audit: clean, every card checked" in end
+    assert "check it any time with: p2pcards verify " in end
+    assert "type 'new' to go back to the lobby or 'quit' to leave" in end
+    path = end.split("transcript saved to ")[1].split("\n")[0]
+    assert Path(path).exists() and Path(path).parent == tmp_path / "bob"
+    assert hosted.end is not None and hosted.end.stopped is None
+    assert console.games_played == 1
