@@ -186,14 +186,33 @@ def demo_players(game, options: dict[str, str]) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    # The lobby screen (p2pcards.console.lobby) runs against a LobbyBackend, which the network
-    # layer provides; until it exists, say so plainly rather than show a lobby that finds nothing.
-    print(
-        "p2pcards: LAN play is not available yet (the network layer is still being built).\n"
-        "Meanwhile, play against bots on this computer:  p2pcards demo",
-        file=sys.stderr,
-    )
-    return 2
+    """The LAN lobby in the console: find, create and join tables, then play them."""
+    from .console.app import run_console
+    from .console.lan import LanLobby
+    from .console.render import choose_glyphs
+    from .wire.identity import load_or_create_identity
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the lobby is a full-screen program: run it in a terminal "
+                         "(or use 'p2pcards list', 'host' and 'join')")
+    if not host.games:
+        raise UsageError("no games are installed (see 'p2pcards plugins')")
+    lobby = LanLobby(host, load_or_create_identity(), name=args.name or _default_name(),
+                     interface=args.interface, transcript_dir=Path(args.transcript_dir),
+                     bot_delay=args.bot_delay)
+    run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None))
+    return 0
+
+
+def _default_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:  # no user name in this environment
+        return "player"
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
@@ -489,7 +508,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("play", help="open the LAN lobby (not available yet)")
+    p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to look for and announce tables on "
+                   "(default: every interface)")
+    p.add_argument("--name", help="your name at the table (default: your user name)")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
+    p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
+                   help="thinking time of the bots you seat (default 0.5)")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("new-game", help="write a new game plugin (pyproject, rules, bot, tests) to a folder")

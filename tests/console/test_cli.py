@@ -3,10 +3,11 @@
 from tests.conftest import run_cli
 
 
-def test_play_says_lan_play_is_not_available_yet():
-    done = run_cli("play")
+def test_play_needs_a_terminal():
+    done = run_cli("play", "--interface", "127.0.0.1")
     assert done.returncode == 2
-    assert "LAN play is not available yet" in done.stderr and "p2pcards demo" in done.stderr
+    assert "run it in a terminal" in done.stderr and "p2pcards list" in done.stderr
+    assert "--interface" in run_cli("play", "--help").stdout
 
 
 def test_demo_needs_a_terminal_and_checks_options_first():
