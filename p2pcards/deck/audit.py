@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..cards import Card
 from .derive import Secrets, lock_commitment
-from .group import InvalidPoint, invert, mul, multiply_many
+from .group import InvalidPoint, invert, mul, parallel_multiply_many
 
 if TYPE_CHECKING:
     from .party import Blame, Party
@@ -83,7 +83,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                             return blame(kind, seat, op_index, f"key commitment at position {j} is not of the derived key")
                 if full:
                     try:
-                        expected = multiply_many(scalars, inputs)
+                        expected = parallel_multiply_many(scalars, inputs)
                     except InvalidPoint as exc:  # the previous pass matched, so this is the table
                         raise AssertionError(f"invalid point {exc.index} in a checked deck") from None
                     got_points = message["points"]
@@ -107,7 +107,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             moved = sorted(set(op.handles))
             sec = secrets[op.to]
             scalars = [sec.rehandle_key(op_index, h) for h in moved]
-            expected = multiply_many(scalars, [points[h] for h in moved])
+            expected = parallel_multiply_many(scalars, [points[h] for h in moved])
             order = sorted(range(len(moved)), key=expected.__getitem__)
             for j, (handle, i) in enumerate(zip(new, order)):
                 if message["points"][j] != expected[i]:

@@ -13,6 +13,7 @@ so any failure is the fault of whoever supplied the point.
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -42,6 +43,7 @@ __all__ = [
     "scalar_product",
     "uniform_below",
     "derive_permutation",
+    "parallel_multiply_many",
     "threaded_multiply_many",
     "words",
 ]
@@ -280,3 +282,43 @@ def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
         return out
 
     return run
+
+
+#: Threads :func:`parallel_multiply_many` uses: this machine's cores, at most four.
+PARALLEL_WORKERS = max(1, min(4, os.cpu_count() or 1))
+#: Below this many points one thread is faster than handing work to others.
+PARALLEL_MIN_POINTS = 32
+_parallel_pool = None
+
+
+def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+    """:func:`multiply_many` split over :data:`PARALLEL_WORKERS` threads (libsodium releases the
+    GIL): the calling thread does the first share while pool threads do the rest. Same result,
+    same :class:`InvalidPoint` (the first bad index)."""
+    global _parallel_pool
+    n = len(points)
+    if PARALLEL_WORKERS < 2 or n < PARALLEL_MIN_POINTS:
+        return multiply_many(scalars, points)
+    if len(scalars) != n:
+        raise ValueError("one scalar per point")
+    if _parallel_pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _parallel_pool = ThreadPoolExecutor(PARALLEL_WORKERS - 1, thread_name_prefix="deck-mult")
+    bounds = [n * w // PARALLEL_WORKERS for w in range(PARALLEL_WORKERS + 1)]
+    futures = [_parallel_pool.submit(multiply_many, scalars[a:b], points[a:b], a)
+               for a, b in zip(bounds[1:], bounds[2:])]
+    out: list[bytes] = []
+    errors: list[InvalidPoint] = []
+    try:
+        out += multiply_many(scalars[: bounds[1]], points[: bounds[1]])
+    except InvalidPoint as exc:
+        errors.append(exc)
+    for future in futures:
+        try:
+            out += future.result()
+        except InvalidPoint as exc:
+            errors.append(exc)
+    if errors:
+        raise min(errors, key=lambda e: e.index)
+    return out
