@@ -154,6 +154,8 @@ class LobbyScreen:
         return self._queue("joining", join)
 
     def open_form(self) -> Feedback:
+        if self.backend.room() is not None:
+            return Feedback("you are at a table: 'leave' it before creating another", error=True)
         try:
             self.form = CreateForm(self.backend.games())
         except ValueError:
