@@ -7,8 +7,9 @@
 * :mod:`.completion` -- Tab offers only legal moves and console commands;
 * :mod:`.help` -- the game's rules summary and commands, and the console's own;
 * :mod:`.demo` -- ``p2pcards demo``: a table with bots in the other seats;
-* :mod:`.lobby` -- ``LobbyBackend``: what the LAN lobby screen (not built yet) needs from the
-  network layer.
+* :mod:`.lobby` -- ``LobbyBackend``: what the LAN lobby screen needs from the network layer;
+* :mod:`.lan` -- ``LanLobby``, that backend over :mod:`p2pcards.net`;
+* :mod:`.lobbyview`, :mod:`.lobbyscreen` -- the lobby's view models and its screen.
 
-The console talks to a table only through :class:`p2pcards.session.TableSession`.
+The console talks only to :class:`p2pcards.session.TableSession` and the ``LobbyBackend``.
 """
