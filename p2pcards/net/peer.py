@@ -160,6 +160,9 @@ class NetworkDeck:
                     self._done[event.index] = event
                 elif self.blame is None:
                     self.blame = event
+                    # It may come while no deck step is waiting (an accusation after the
+                    # deal): stop the game here, naming the seat, not at some later timeout.
+                    self.peer.abort(TableAborted(str(event), event.seat, event.step))
             self._changed.notify_all()
         self.peer.progress(self.party)
 
@@ -314,7 +317,14 @@ class Peer:
         self._replay_others: list[Entry] = []
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
+        # Accepted entries whose sender had seen entries we have not: handed on once we have
+        # (causal order: a nonce never overtakes the commitment it answers).
+        self._held: list[Entry] = []
+        self._evidence: list[LogBlame] = []  # provable faults we found, to publish
+        self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         self._last_progress = ""
+        # Cancelled by abort(), which may come before play() starts (a bad entry in the mesh).
+        self._abort_scope = trio.CancelScope()
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed)
@@ -430,8 +440,9 @@ class Peer:
         self.attach(seat, conn)
         try:
             for other in range(self.header.players):
-                fetch = Fetch(self.header.table, other, self.log.next_seq(other))
-                await conn.send(fetch.to_wire())
+                if other != self.seat:  # ours are all in our journal (kept before sending)
+                    fetch = Fetch(self.header.table, other, self.log.next_seq(other))
+                    await conn.send(fetch.to_wire())
             while True:
                 try:
                     raw = await conn.receive()
@@ -473,22 +484,39 @@ class Peer:
                 self.blame_log(exc.blame)
             return
         if not fresh:
+            if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
+                # Asked to back up its echo, the reporter sent the very version we hold.
+                self.blame(via, f"its head echo names a version of seat {entry.sender}'s entry "
+                                f"#{entry.seq} that it cannot show")
             return
         if journal and self.journal is not None:
             self.journal.append_entry(entry)
         for mismatch in self.log.check_seen(entry):
             # Either that seat told peers different things or the reporter echoes a lie: ask
             # the reporter for its copy; two signed versions are proof (the log then blames).
-            self.session._publish("error", f"seat {mismatch.reporter} saw another entry #{mismatch.seq} "
-                                  f"of seat {mismatch.seat}; checking", seat=mismatch.seat)
+            self._echo_checks[(mismatch.reporter, mismatch.seat, mismatch.seq)] = mismatch.theirs
             await self._send_to(mismatch.reporter, Fetch(self.header.table, mismatch.seat, mismatch.seq))
         if via is not None:
             for fetch in self.log.missing(entry):
                 await self._send_to(via, fetch)
-        await self.dispatch(entry)
+        self._held.append(entry)
+        await self._dispatch_ready()
         early = self._early.get(entry.sender)
         while early and self.log.next_seq(entry.sender) in early:
             await self.accept(early.pop(self.log.next_seq(entry.sender)), via=via)
+
+    def _causally_ready(self, entry: Entry) -> bool:
+        """We hold every entry its sender had seen when it signed it."""
+        return all(count <= self.log.next_seq(seat) for seat, (count, _) in enumerate(entry.body["seen"]))
+
+    async def _dispatch_ready(self) -> None:
+        # Several receive loops run this; each entry is taken off the list before any await.
+        while True:
+            ready = next((e for e in self._held if self._causally_ready(e)), None)
+            if ready is None:
+                return
+            self._held.remove(ready)
+            await self.dispatch(ready)
 
     async def _hold_early(self, entry: Entry, via: int) -> None:
         """An entry beyond a gap in its seat's chain (we missed some while away): keep it and
@@ -511,6 +539,8 @@ class Peer:
 
     async def dispatch(self, entry: Entry) -> None:
         sender, body = entry.sender, entry.body
+        if sender == self.seat:
+            return  # our own entry coming back (a relay or a catch-up): nothing to act on
         if entry.kind == "deck":
             if "msg" in body:
                 await self.deck.receive(sender, body["msg"])
@@ -530,6 +560,8 @@ class Peer:
                 self.session.seats[sender].deliver(turn, action)
             except TableAborted as exc:
                 self.abort(exc)
+        elif entry.kind == "blame":
+            self._on_evidence(sender, body)
         elif entry.kind == "chat":
             text = str(body.get("text", ""))[:500]
             self.session._publish("chat", f"{self.header.seats[sender].name}: {text}", seat=sender)
@@ -541,8 +573,22 @@ class Peer:
 
     def blame_log(self, blame: LogBlame) -> None:
         self.blame(blame.seat, f"{blame.code}: {blame.reason}")
-        if blame.provable:
+        if blame.provable and self.aborted is None:
+            self._evidence.append(blame)
             self.abort(TableAborted(blame.reason, blame.seat, blame.code))
+
+    def _on_evidence(self, sender: int, body: Any) -> None:
+        """Another seat proves a fault (two versions of one entry): check the proof ourselves."""
+        try:
+            blame = LogBlame.from_wire(body.get("blame"))
+            proven = blame.provable and blame.verify(self.header.table, [s.keys for s in self.header.seats])
+        except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
+            proven = False
+        if proven:
+            self.blame(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}")
+            self.abort(TableAborted(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code))
+        else:
+            self.blame(sender, "published evidence that does not prove anything")
 
     def abort(self, exc: TableAborted) -> None:
         if self.aborted is None:
@@ -565,7 +611,6 @@ class Peer:
 
     async def play(self) -> Any:
         """Run the game to the end (the connections must be served alongside)."""
-        self._abort_scope = trio.CancelScope()
         with self._abort_scope:
             try:
                 await self.deck.start()
@@ -580,4 +625,12 @@ class Peer:
             await self.publish("result", {"result": result.to_wire(),
                                           "violations": [v.to_wire() for v in self.session.violations]})
             return result
+        await self._publish_evidence()
         raise self.aborted
+
+    async def _publish_evidence(self) -> None:
+        """Tell every seat what we can prove, so they stop too and name the same seat."""
+        for blame in self._evidence:
+            with trio.CancelScope(shield=True):
+                await self.publish("blame", {"blame": blame.to_wire()})
+        self._evidence.clear()

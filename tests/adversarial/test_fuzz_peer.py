@@ -53,7 +53,6 @@ class Table:
         self.peer = Peer(IDS[0], self.header, 0, game,
                          bot_agent(plugins(), game, "random", random.Random(0))(game, 0, self.header.options),
                          seed=SEED[0])
-        self.peer._abort_scope = trio.CancelScope()  # as Peer.play sets it
         wire = self.header.to_wire()
         cards = game.deck(self.header.options, PLAYERS)
         self.parties = {s: Party(s, PLAYERS, encode_header(wire), cards, SEED[s]) for s in (1, 2)}
@@ -203,17 +202,11 @@ def test_random_and_mutated_frames_on_a_live_connection(data):
     trio.run(main)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-    "p2pcards/net/peer.py Peer.abort uses self._abort_scope, which only Peer.play sets; play_seat "
-    "serves connections before play() (while it waits for the full mesh), so a sealed deck entry "
-    "that does not open (or anything else that aborts) arriving then raises AttributeError out of "
-    "serve_connection and takes the honest peer's whole play_seat nursery down"))
 def test_a_private_entry_that_does_not_open_is_refused_naming_its_sender_even_before_play():
     """A sealed box for us that does not open names its sender. Entries are served as soon as
     a connection is up, before Peer.play starts (play_seat waits for the full mesh first)."""
     async def main():
         table = Table()
-        del table.peer._abort_scope  # play() has not started yet
         body = {"to": 0, "box": b"\x00" * 40}
         with trio.fail_after(5):
             await table.peer.accept(table.sign(1, "deck", body), via=1)
