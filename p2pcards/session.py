@@ -54,6 +54,9 @@ __all__ = [
 ]
 
 
+MAX_CHAT = 500  # characters of one chat line
+
+
 @dataclass(frozen=True)
 class TableEvent:
     """Something that happened at the table, as the local seat may see it.
@@ -184,6 +187,8 @@ class TableSession:
         self.transcript_path: str | None = None
         self.history: list[TableEvent] = []
         self._subscribers: list[Callable[[TableEvent], None]] = []
+        #: Called with each line the local player says (the network peer sends it on).
+        self.on_say: Callable[[str], None] | None = None
         self._turn_changed = trio.Event()
 
     # -- for the console ------------------------------------------------------------------
@@ -232,15 +237,15 @@ class TableSession:
         self._subscribers.append(callback)
 
     def say(self, text: str) -> None:
-        """Chat from the local seat, published as a ``chat`` event.
-
-        Only local subscribers see it for now: the network layer is to carry ``chat`` events to
-        the other peers (and publish theirs here the same way)."""
-        text = " ".join(text.split())
+        """Chat from the local seat, published as a ``chat`` event; at a networked table the
+        peer (``on_say``) also sends it to the other seats as a signed entry."""
+        text = " ".join(text.split())[:MAX_CHAT]
         if not text:
             return
         who = self.names[self.me] if self.me is not None else "spectator"
         self._publish("chat", f"{who}: {text}", seat=self.me, message=text)
+        if self.on_say is not None:
+            self.on_say(text)
 
     # -- running --------------------------------------------------------------------------
 

@@ -280,7 +280,7 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
 
 async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
                      listen_host: str, on_change: Callable[[list[str], list[bool]], None] | None = None,
-                     ready: bool = True) -> LobbyResult:
+                     ready: bool | trio.Event = True) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts."""
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
@@ -292,10 +292,22 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
-        if ready:
+        # ready: True says so at once; an Event says so when the player does (it is set).
+        said_ready = ready is True
+        if said_ready:
             await conn.send({"type": "lobby", "op": "ready", "ready": True})
         while True:
-            raw = await conn.receive()
+            if not said_ready and isinstance(ready, trio.Event):
+                raw = None
+                with trio.move_on_after(0.2):
+                    raw = await conn.receive()
+                if ready.is_set():
+                    await conn.send({"type": "lobby", "op": "ready", "ready": True})
+                    said_ready = True
+                if raw is None:
+                    continue
+            else:
+                raw = await conn.receive()
             if isinstance(raw, dict) and raw.get("op") == "roster":
                 roster = lobby_message(raw, "roster", peer.name)
                 if on_change:

@@ -44,7 +44,7 @@ from ..deck.party import (
     TransferOp,
 )
 from ..game import Action, Game, IllegalAction
-from ..session import SeatAgent, TableSession
+from ..session import MAX_CHAT, SeatAgent, TableSession
 from ..wire.log import Log, encode_header
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, PublicIdentity
@@ -323,6 +323,7 @@ class Peer:
         self._evidence: list[LogBlame] = []  # provable faults we found, to publish
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         self._last_progress = ""
+        self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
         # Cancelled by abort(), which may come before play() starts (a bad entry in the mesh).
         self._abort_scope = trio.CancelScope()
         seed = seed if seed is not None else secrets.token_bytes(32)
@@ -337,12 +338,21 @@ class Peer:
             me=seat, names=[s.name for s in header.seats],
         )
         self.session.subscribe(self._count_turns)
+        self.session.on_say = self._say
 
     # -- state ----------------------------------------------------------------------------
 
     def connected(self, seat: int) -> bool:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
+
+    def _say(self, text: str) -> None:
+        """Send a chat line to every seat (from the console's thread of control: trio's)."""
+        self._chat_send.send_nowait(text)
+
+    async def _chat_loop(self) -> None:
+        async for text in self._chat_receive:
+            await self.publish("chat", {"text": text})
 
     def all_finished(self) -> bool:
         """Every seat has published its result entry."""
@@ -563,7 +573,7 @@ class Peer:
         elif entry.kind == "blame":
             self._on_evidence(sender, body)
         elif entry.kind == "chat":
-            text = str(body.get("text", ""))[:500]
+            text = " ".join(str(body.get("text", "")).split())[:MAX_CHAT]
             self.session._publish("chat", f"{self.header.seats[sender].name}: {text}", seat=sender)
 
     def blame(self, seat: int, reason: str) -> None:
@@ -613,8 +623,11 @@ class Peer:
         """Run the game to the end (the connections must be served alongside)."""
         with self._abort_scope:
             try:
-                await self.deck.start()
-                result = await self.session.run()
+                async with trio.open_nursery() as chat:
+                    chat.start_soon(self._chat_loop)
+                    await self.deck.start()
+                    result = await self.session.run()
+                    chat.cancel_scope.cancel()
             except TableAborted as exc:
                 self.aborted = exc
                 raise
