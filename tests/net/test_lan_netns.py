@@ -1,0 +1,111 @@
+"""Three peers on three hosts of a LAN the test builds itself: network namespaces joined by
+veth pairs to a bridge, addresses 10.77.0.x that exist only inside them. Each peer is a real
+process in its own namespace; the joiners find the table through zeroconf over the bridge.
+
+Needs root (CI runs as root); skipped with the reason otherwise."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2pcards.wire.transcript import read_transcript
+
+pytestmark = pytest.mark.netns
+
+EXE = str(Path(sys.executable).with_name("p2pcards"))
+HOSTS = 3
+SUBNET = "10.77.0"
+
+
+def _skip_reason() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root to create network namespaces"
+    if shutil.which("ip") is None:
+        return "needs the 'ip' command (iproute2)"
+    probe = subprocess.run(["ip", "netns", "add", f"p2pprobe{os.getpid()}"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return f"cannot create a network namespace here: {probe.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", f"p2pprobe{os.getpid()}"], capture_output=True)
+    return None
+
+
+def sh(*args: str) -> None:
+    subprocess.run(args, check=True, capture_output=True, text=True)
+
+
+@pytest.fixture
+def lan():
+    """Namespaces ``<prefix>h0..h2`` at 10.77.0.10-12, bridged in ``<prefix>sw``."""
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    prefix = f"p2p{os.getpid() % 100000}"
+    switch = f"{prefix}sw"
+    hosts = [f"{prefix}h{i}" for i in range(HOSTS)]
+    try:
+        sh("ip", "netns", "add", switch)
+        sh("ip", "-n", switch, "link", "add", "br0", "type", "bridge")
+        sh("ip", "-n", switch, "link", "set", "br0", "up")
+        for i, ns in enumerate(hosts):
+            sh("ip", "netns", "add", ns)
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+            # The veth pair is made inside the host namespace, then one end moves to the switch.
+            sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"port{i}")
+            sh("ip", "-n", ns, "link", "set", f"port{i}", "netns", switch)
+            sh("ip", "-n", switch, "link", "set", f"port{i}", "master", "br0")
+            sh("ip", "-n", switch, "link", "set", f"port{i}", "up")
+            sh("ip", "-n", ns, "addr", "add", f"{SUBNET}.{10 + i}/24", "dev", "eth0")
+            sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        yield [(ns, f"{SUBNET}.{10 + i}") for i, ns in enumerate(hosts)]
+    finally:
+        for ns in [*hosts, switch]:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_three_hosts_discover_each_other_and_play(lan, tmp_path):
+    name = f"lan-{os.getpid()}"
+    transcripts = tmp_path / "transcripts"
+    procs = []
+    try:
+        (host_ns, host_ip), *others = lan
+        host_log = tmp_path / "host.log"
+        procs.append(subprocess.Popen(
+            ["ip", "netns", "exec", host_ns, EXE, "host", "--game", "cals-bs", "--option", "match_target=1",
+             "--seats", "3", "--bot", "strategic", "--name", name, "--interface", host_ip,
+             "--transcript-dir", str(transcripts)],
+            env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / "home0")),
+            stdout=host_log.open("w"), stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + 30
+        while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert f"is open at {host_ip}:" in host_log.read_text(), host_log.read_text()
+        logs = []
+        for i, (ns, ip) in enumerate(others, start=1):
+            log = tmp_path / f"join{i}.log"
+            logs.append(log)
+            procs.append(subprocess.Popen(
+                ["ip", "netns", "exec", ns, EXE, "join", name, "--bot", "random", "--interface", ip,
+                 "--name", f"guest{i}", "--timeout", "15", "--transcript-dir", str(transcripts)],
+                env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / f"home{i}")),
+                stdout=log.open("w"), stderr=subprocess.STDOUT))
+        for proc in procs:
+            proc.wait(timeout=120)
+        outputs = [host_log.read_text()] + [log.read_text() for log in logs]
+        for proc, out in zip(procs, outputs):
+            assert proc.returncode == 0, out
+            assert "audit: clean" in out
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    files = sorted(transcripts.glob("*.p2pt"))
+    assert len(files) == 3 and len({f.read_bytes() for f in files}) == 1
+    transcript = read_transcript(files[0])
+    assert transcript.complete
+    hosts = {seat["host"] for seat in transcript.header.lobby["seats"]}
+    assert hosts == {ip for _, ip in lan}  # every seat reached the others on its LAN address
