@@ -263,6 +263,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 # Network play.
 
 DEFAULT_TRANSCRIPTS = "transcripts"
+IN_PERSON_BOT_DELAY = 0.5  # bot peers' thinking time when a person plays this seat
 
 
 
@@ -277,17 +278,37 @@ def _announce_interface(address: str) -> str | None:
 
 
 def _local_agent(host, args: argparse.Namespace):
-    """The agent for this peer's own seat: a bot with --bot, else the person at the console."""
+    """The agent for this peer's own seat when ``--bot`` names a bot to play it."""
+    import random
+
     from .net.runner import bot_agent
 
-    if args.bot:
-        import random
+    delay = args.bot_delay or 0.0
+    return lambda game, seat, options: bot_agent(host, game, args.bot, random.Random(), delay=delay)(
+        game, seat, options)
 
-        delay = getattr(args, "bot_delay", 0.0)
-        return lambda game, seat, options: bot_agent(host, game, args.bot, random.Random(), delay=delay)(
-            game, seat, options)
-    raise UsageError("playing in person over the network needs the console lobby; use --bot NAME "
-                     "to let a bot play this seat (or 'p2pcards demo' to play against bots here)")
+
+def _need_terminal(command: str) -> None:
+    """Without --bot the person at the console plays the seat: that needs a terminal."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(f"'p2pcards {command}' without --bot is played in person in the console: "
+                         "run it in a terminal, or give --bot NAME to let a bot play this seat")
+
+
+def _play_in_console(table, args: argparse.Namespace) -> int:
+    """Play one networked seat in person (a :class:`~.console.seat.SeatTable`), then say how
+    it ended, as the --bot runs do."""
+    import asyncio
+
+    from .console.app import ConsoleApp
+    from .console.render import choose_glyphs
+
+    console = ConsoleApp(table, again=False, glyphs=choose_glyphs(True if args.ascii else None))
+    asyncio.run(console.run())
+    if table.outcome is None:
+        print(console.stopped or "left the table before its game ended")
+        return 1
+    return _print_outcome(table.outcome)
 
 
 def _print_outcome(outcome) -> int:
@@ -315,6 +336,8 @@ def cmd_host(args: argparse.Namespace) -> int:
     players = args.seats or game.default_players(options)
     if not 0 <= args.bots < players:
         raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
+    if not args.bot:
+        return _host_in_person(host, game, options, players, args)
     identity = load_or_create_identity()
     agent = _local_agent(host, args)
     address = _interface(args)
@@ -333,9 +356,25 @@ def cmd_host(args: argparse.Namespace) -> int:
         interface=address, port=args.port, bots=args.bots, bot_name=args.bot or "strategic",
         transcript_dir=Path(args.transcript_dir), on_port=on_port, on_roster=on_roster,
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
-        persist=True, seat_bot=args.bot, bot_delay=args.bot_delay,
+        persist=True, seat_bot=args.bot, bot_delay=args.bot_delay or 0.0,
     ))
     return _print_outcome(outcomes[0])
+
+
+def _host_in_person(host, game, options: dict[str, str], players: int, args: argparse.Namespace) -> int:
+    from .console.seat import hosted_seat
+    from .wire.identity import load_or_create_identity
+
+    _need_terminal("host")
+    game.resolve_options(options, players)  # fail here, not in the console
+    table = hosted_seat(
+        host, load_or_create_identity(), game.id, options=options, players=players, name=args.name,
+        interface=_interface(args), port=args.port, bots=args.bots, bot_name="strategic",
+        bot_delay=IN_PERSON_BOT_DELAY if args.bot_delay is None else args.bot_delay,
+        transcript_dir=Path(args.transcript_dir),
+        timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
+    )
+    return _play_in_console(table, args)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
@@ -346,18 +385,28 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     host = load_plugins()
     report_plugin_errors(host)
+    if not args.bot:
+        _need_terminal("join")
     identity = load_or_create_identity()
-    agent = _local_agent(host, args)
+    listen = args.interface or "0.0.0.0"
 
-    async def run():
+    async def find() -> tuple[str, int]:
         target = args.table
         address, sep, port = target.rpartition(":")
         if sep and port.isdigit():
-            where, port_number = address, int(port)
-        else:
-            advert = await find_table(_announce_interface(_interface(args)), target, timeout=args.timeout)
-            where, port_number = advert.host, advert.port
-        listen = args.interface or "0.0.0.0"
+            return address, int(port)
+        advert = await find_table(_announce_interface(_interface(args)), target, timeout=args.timeout)
+        return advert.host, advert.port
+
+    if not args.bot:
+        from .console.seat import joined_seat
+
+        return _play_in_console(joined_seat(host, identity, find, name=args.name, listen_host=listen,
+                                            transcript_dir=Path(args.transcript_dir), label=args.table), args)
+    agent = _local_agent(host, args)
+
+    async def run():
+        where, port_number = await find()
         return await join_table(host, identity, where, port_number, name=args.name, agent=agent,
                                 listen_host=listen, transcript_dir=Path(args.transcript_dir),
                                 persist=True, seat_bot=args.bot)
@@ -458,7 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
     p.add_argument("--seats", type=int, help="number of seats (default: the game's minimum)")
     p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
-    p.add_argument("--bot", metavar="NAME", help="let a bot of this kind play this seat too")
+    p.add_argument("--bot", metavar="NAME",
+                   help="let a bot of this kind play this seat (default: you play it in the console)")
     p.add_argument("--name", default="p2pcards table", help="the table's name in the lobby")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
@@ -469,8 +519,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"how long one deck step may take (default {Timeouts.deck:g})")
     p.add_argument("--turn-timeout", type=float, default=Timeouts.turn, metavar="SECONDS",
                    help=f"how long a player may think (default {Timeouts.turn:g})")
-    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
-                   help="bots' thinking time per move (default 0)")
+    p.add_argument("--bot-delay", type=float, metavar="SECONDS",
+                   help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)")
+    p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
@@ -484,12 +535,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
     p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
     p.add_argument("--name", default="player", help="your name at the table")
-    p.add_argument("--bot", metavar="NAME", help="let a bot of this kind play this seat")
+    p.add_argument("--bot", metavar="NAME",
+                   help="let a bot of this kind play this seat (default: you play it in the console)")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                    help="bots' thinking time per move (default 0)")
+    p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("list", help="list the tables on the network")

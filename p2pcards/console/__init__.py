@@ -9,7 +9,8 @@
 * :mod:`.demo` -- ``p2pcards demo``: a table with bots in the other seats;
 * :mod:`.lobby` -- ``LobbyBackend``: what the LAN lobby screen needs from the network layer;
 * :mod:`.lan` -- ``LanLobby``, that backend over :mod:`p2pcards.net`;
-* :mod:`.lobbyview`, :mod:`.lobbyscreen` -- the lobby's view models and its screen.
+* :mod:`.lobbyview`, :mod:`.lobbyscreen` -- the lobby's view models and its screen;
+* :mod:`.seat` -- ``p2pcards host``/``join`` played in person: one networked seat.
 
 The console talks only to :class:`p2pcards.session.TableSession` and the ``LobbyBackend``.
 """

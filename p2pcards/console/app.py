@@ -7,12 +7,14 @@ plain methods directly. trio-asyncio is avoided on purpose (its signal handling 
 prompt-toolkit's SIGWINCH handler), and nothing prints while the application runs.
 
 One :class:`ConsoleApp` plays any number of games in a row. Each table comes from a *table
-runner*: an async callable that gets a ``started(session)`` callback, calls it as soon as the
-:class:`TableSession` exists (the console shows it), and returns when the game is over. A plain
+runner*: an async callable that gets a ``started(session)`` callback (a :class:`TableStart`),
+calls it as soon as the :class:`TableSession` exists (the console shows it), and returns when the
+game is over; until then ``started.waiting(text)`` may say what the table waits for. A plain
 ``new_table()`` that builds a session is wrapped into one that also runs it (the local demo); in
 LAN play the lobby screen is the runner (:meth:`.lobbyscreen.LobbyScreen.next_table`), and the
-network peer runs the game. After a game the player types ``new`` (another game, or back to the
-lobby) or ``quit``.
+network peer runs the game; ``p2pcards host`` and ``join`` in person use :mod:`.seat`. After a
+game the player types ``new`` (another game, or back to the lobby) or ``quit``; with
+``again=False`` (one table per run) only ``quit``.
 """
 
 from __future__ import annotations
@@ -67,13 +69,30 @@ from .render import (
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
 
-__all__ = ["ConsoleApp", "TableRunner", "local_runner", "run_console"]
+__all__ = ["ConsoleApp", "TableRunner", "TableStart", "local_runner", "run_console"]
 
 TICK = 0.25  # seconds between redraws for the spinner and the turn timer
 
+
+class TableStart:
+    """What a table runner is given: call it as ``started(session, words=(), connection=None)``
+    once the table exists; before that, :meth:`waiting` says what the table is waiting for (the
+    table pane shows the text, the status line its last line)."""
+
+    def __init__(self, show: Callable[..., None], wait: Callable[[str], None]):
+        self._show = show
+        self._wait = wait
+
+    def __call__(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None) -> None:
+        self._show(session, words=words, connection=connection)
+
+    def waiting(self, text: str) -> None:
+        self._wait(text)
+
+
 #: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
 #: exists, and returns when its game is over (raising :class:`LobbyProblem` if it stopped).
-TableRunner = Callable[[Callable[..., None]], Awaitable[None]]
+TableRunner = Callable[[TableStart], Awaitable[None]]
 
 
 def local_runner(new_table: Callable[[], TableSession]) -> TableRunner:
@@ -103,6 +122,7 @@ class ConsoleApp:
         glyphs: Glyphs | None = None,
         colour: bool | None = None,
         notices: Sequence[str] = (),
+        again: bool = True,
         input: Input | None = None,
         output: Output | None = None,
     ):
@@ -117,6 +137,8 @@ class ConsoleApp:
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
+        self.again = again  # 'new' after a game plays another (False: one table, then 'quit')
+        self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
         self.controller: TableController | None = None
@@ -216,6 +238,7 @@ class ConsoleApp:
     def _start_table(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None) -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
+        self.waiting = None
         self.table_words = tuple(words)
         self.tracker = TableTracker(session, on_change=self.application.invalidate)
         self.controller = TableController(session, self.tracker)
@@ -240,8 +263,10 @@ class ConsoleApp:
     async def _play(self) -> None:
         """Run one table to its end."""
         self.session = None
+        self.waiting = None
+        self.stopped = None
         try:
-            await self.run_table(self._start_table)
+            await self.run_table(TableStart(self._start_table, self._wait))
         except trio.Cancelled:
             raise
         except LobbyProblem as exc:  # the network table stopped; the runner says why
@@ -251,8 +276,14 @@ class ConsoleApp:
                 raise
             self._stop_table(f"the table stopped: {type(exc).__name__}: {exc}")
 
+    def _wait(self, text: str) -> None:
+        """The runner's ``started.waiting``: what the table waits for before it starts."""
+        self.waiting = text
+        self.application.invalidate()
+
     def _stop_table(self, reason: str) -> None:
         self.stopped = reason
+        self.application.invalidate()
         if self.tracker is not None and self.session is not None:
             self.tracker.note("error", reason)
 
@@ -293,7 +324,11 @@ class ConsoleApp:
         self.lines_entered += 1
         if self.in_lobby:
             return self._accept_lobby(buffer.text)
-        if self.controller is None:
+        if self.controller is None or self.session is None:
+            # Before the table starts (waiting for players) only leaving makes sense.
+            if buffer.text.strip().lower() in ("quit", "exit"):
+                self._choose("quit")
+                return False
             return True
         if self.stopped:
             word = buffer.text.strip().lower()
@@ -306,6 +341,8 @@ class ConsoleApp:
             feedback = self.controller.handle(buffer.text)
         except Exception as exc:  # a bug in a game's grammar must not take the screen down
             feedback = Feedback(f"internal error: {type(exc).__name__}: {exc}", error=True, keep_text=True)
+        if feedback.intent == "new" and not self.again:
+            feedback = Feedback("one table per run: type 'quit' to leave", error=True)
         self.message = feedback
         if feedback.intent == "help":
             self.show_help, self.help_scroll = True, 0
@@ -481,13 +518,13 @@ class ConsoleApp:
     def _table(self) -> StyleAndTextTuples:
         model = self.model()
         if model is None:
-            return []
+            return self._before_table()
         if self.tracker.busy and not model.table:
             return [("class:busy", self.tracker.busy_text())]
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
-        again = "to go back to the lobby" if self.lobby else "for a new game"
+        again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
             return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", hint)]
@@ -498,6 +535,12 @@ class ConsoleApp:
         if self.table_running and self.lobby is not None:
             out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         return out
+
+    def _before_table(self) -> StyleAndTextTuples:
+        """The table pane before a table exists: what it waits for, or why it did not start."""
+        if self.stopped:
+            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", "type 'quit' to leave")]
+        return [("class:busy", self.waiting)] if self.waiting else []
 
     def _hand_title(self) -> str:
         model = self.model()
@@ -539,9 +582,11 @@ class ConsoleApp:
     def _status(self) -> StyleAndTextTuples:
         if self.in_lobby:
             return self.lobby.status()
-        if self.session is None or self.tracker is None:
-            return [("class:busy", " starting")]
         spin = self.glyphs.spinner[self._frame % len(self.glyphs.spinner)]
+        if self.session is None or self.tracker is None:
+            if self.stopped:
+                return [("class:message.error", " the table did not start")]
+            return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.tracker.busy and self.session.result is None and not self.stopped:
             return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
         history = self.session.history
@@ -573,7 +618,7 @@ class ConsoleApp:
             return [("class:toolbar.turn", " lobby "),
                     ("", f" {dot} F2 new table  Enter join  ready  F1 help  Ctrl-D quit")]
         if self.session is None or self.tracker is None:
-            return [("", " starting")]
+            return [("", " waiting for the table to start  Ctrl-D quit" if self.waiting else " starting")]
         s, t, dot = self.session, self.tracker, self.glyphs.dot
         if s.result is not None:
             turn = "game over"

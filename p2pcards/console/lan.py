@@ -1,5 +1,6 @@
 """The LAN lobby backend: :class:`LanLobby` implements :class:`~.lobby.LobbyBackend` over the
-network layer (zeroconf discovery, the table handshake, :func:`~p2pcards.net.table.play_seat`).
+network layer (zeroconf discovery, :func:`~p2pcards.net.runner.host_table` and
+:func:`~p2pcards.net.runner.join_table`).
 
 One table at a time: creating or joining starts a trio task in the backend's nursery that lives
 through the lobby and the game; the console sees the game through the peer's
@@ -21,17 +22,16 @@ import trio
 
 from ..plugins import PluginHost
 from ..session import HumanSeat, TableSession
-from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, table_auth_words
 from ..net.discovery import TableAdvert, watch
-from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError, LobbyResult, handshake, lobby_message
+from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError
 from ..net.peer import TableHeader, Timeouts
-from ..net.runner import AgentFactory, host_table
-from ..net.table import SeatOutcome, play_seat
-from ..net.transport import ConnectionClosed, FrameError, connect
+from ..net.runner import AgentFactory, host_table, join_table
+from ..net.table import SeatOutcome
+from ..net.transport import ConnectionClosed
 from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
 
-__all__ = ["LanLobby", "game_choices"]
+__all__ = ["LanLobby", "game_choices", "own_seat"]
 
 
 def game_choices(host: PluginHost) -> list[GameChoice]:
@@ -44,6 +44,13 @@ def game_choices(host: PluginHost) -> list[GameChoice]:
         )
         out.append(GameChoice(game.id, game.name, game.min_players, game.max_players, options))
     return out
+
+
+def own_seat(names: Sequence[str], name: str) -> int:
+    """Our seat in the first roster the host sends after seating us: the last seat with our
+    name (seats fill from the lowest free one, so a namesake seated before us sits lower).
+    The lobby does not say it otherwise; the table header names it once the game starts."""
+    return max((seat for seat, taken in enumerate(names) if taken == name), default=-1)
 
 
 class LanLobby:
@@ -167,7 +174,7 @@ class LanLobby:
         self._room = TableRoom(
             TableAd(header.table.hex()[:12], header.game, self.host.game(header.game).name,
                     header.seats[0].name, header.players, header.players, dict(header.options),
-                    room.table.address if room else "", room.table.fingerprint if room else ""),
+                    room.table.address if room else "", header.seats[0].keys.fingerprint),
             seats, words, room.hosting if room else False, started=True,
         )
         self._ended = trio.Event()
@@ -280,93 +287,42 @@ class LanLobby:
             where, port, ad = advert.host, advert.port, self._ad(advert)
         try:
             await self._nursery.start(self._join_table, where, port, ad)
-        except (LobbyError, OSError) as exc:
+        except (LobbyError, ConnectionClosed, OSError) as exc:  # (ConnectionClosed: cannot reach it)
             raise LobbyProblem(str(exc)) from None
         return self._room
 
     async def _join_table(self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        seated = False
+        """Sit down (``task_status`` reports it), wait for the player's ``ready``, and play."""
+        me: int | None = None
 
-        def on_seated() -> None:
-            nonlocal seated
-            seated = True
-            task_status.started()
+        def on_roster(names: list[str], ready: list[bool]) -> None:
+            nonlocal me
+            first = me is None  # the host sends a roster as soon as it seats us
+            if first:
+                me = own_seat(names, self.name)
+            host_name = ad.host_name if ad.host_name != "?" else names[0]
+            table = TableAd(ad.table_id, ad.game_id, ad.game_name, host_name, sum(1 for n in names if n),
+                            len(names), ad.options, ad.address, ad.fingerprint)
+            self._set_room(TableRoom(table, self._seats(names, ready, me)))
+            if first:
+                task_status.started()
 
         with trio.CancelScope() as scope:
             self._table_scope = scope
             try:
-                started = await self._join_lobby(where, port, ad, on_seated)
-                header = started.header
-                game = self.host.game(header.game)
-                if game.rules_version != header.rules_version:
-                    raise LobbyError(f"{header.game}: the table uses rules {header.rules_version}, "
-                                     f"we have {game.rules_version}")
-                agent = self.seat_agent(game, started.seat, header.options)
-                outcome = await play_seat(self.identity, started, game, agent,
-                                          games=self.host.rules_versions(), transcript_dir=self.transcript_dir,
-                                          on_peer=self._on_peer)
-            except (LobbyError, LookupError) as exc:
-                if not seated:
+                outcome = await join_table(
+                    self.host, self.identity, where, port, name=self.name, agent=self.seat_agent,
+                    listen_host=self.listen, transcript_dir=self.transcript_dir, on_roster=on_roster,
+                    on_peer=self._on_peer, ready=self._ready,
+                )
+            except LobbyError as exc:
+                if me is None:
                     raise
                 self._finish(f"left the table: {exc}", None)
                 return
             self._finish_outcome(outcome)
         if scope.cancelled_caught:
             self._finish(None, None)
-
-    async def _join_lobby(self, where: str, port: int, ad: TableAd, on_seated: Callable[[], None]) -> LobbyResult:
-        """:func:`p2pcards.net.lobby.join_lobby`, except that ``ready`` is sent when the
-        player says so (join_lobby sends it at once), with the seat reported on the way."""
-        games = self.host.rules_versions()
-        listeners = await trio.open_tcp_listeners(0, host=self.listen)
-        my_port = listeners[0].socket.getsockname()[1]
-        conn = None
-        try:
-            conn = await connect(where, port)
-            # Listening on every interface: tell the others the address that reached the host.
-            advertised = conn.local_address() if self.listen == ANY_ADDRESS else self.listen
-            peer = await handshake(conn, self.identity, name=self.name, games=games)
-            await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
-            seat = lobby_message(await conn.receive(), "seated", peer.name)["seat"]
-            if ad.host_name == "?":
-                ad = TableAd(ad.table_id, ad.game_id, ad.game_name, peer.name, 0, 0, address=ad.address,
-                             fingerprint=peer.keys.fingerprint)
-            self._room = TableRoom(ad, ())
-            on_seated()
-            async with trio.open_nursery() as nursery:
-
-                async def say_ready() -> None:
-                    await self._ready.wait()
-                    await conn.send({"type": "lobby", "op": "ready", "ready": True})
-
-                nursery.start_soon(say_ready)
-                while True:
-                    raw = await conn.receive()
-                    if isinstance(raw, dict) and raw.get("op") == "roster":
-                        roster = lobby_message(raw, "roster", peer.name)
-                        taken = sum(1 for n in roster["names"] if n)
-                        table = TableAd(ad.table_id, ad.game_id, ad.game_name, ad.host_name, taken,
-                                        roster["seats"], ad.options, ad.address, ad.fingerprint)
-                        self._set_room(TableRoom(table, self._seats(roster["names"], roster["ready"], seat)))
-                        continue
-                    start = lobby_message(raw, "start", peer.name)
-                    nursery.cancel_scope.cancel()
-                    break
-        except (ProtocolError, ConnectionClosed, FrameError) as exc:
-            if conn is not None:
-                await conn.aclose()
-            for listener in listeners:
-                await listener.aclose()
-            raise LobbyError(f"could not join {where}:{port}: {exc}") from None
-        try:
-            header = TableHeader.from_wire(start["header"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise LobbyError(f"{peer.name} sent a malformed table header ({exc})") from None
-        if header.seats[seat].keys.ed25519 != self.identity.public.ed25519:
-            raise LobbyError("the table header does not seat us where the host said")
-        if header.seats[0].keys.ed25519 != peer.keys.ed25519:
-            raise LobbyError("the table header names another host than the one we talked to")
-        return LobbyResult(header, seat, {0: conn}, listeners[0])
 
     # -- in the room --------------------------------------------------------------------------
 

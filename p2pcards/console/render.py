@@ -86,6 +86,7 @@ _COLOURS = {
     "card.joker": "fg:ansimagenta bold",
     "log.action": "",
     "log.chat": "fg:ansicyan",
+    "log.connection": "fg:ansiyellow",
     "log.error": "fg:ansired",
     "log.phase": "fg:ansibrightblack",
     "log.done": "bold fg:ansigreen",
@@ -202,7 +203,8 @@ def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuple
     return out
 
 
-def end_fragments(end: EndModel, glyphs: Glyphs, again: str = "for a new game") -> StyleAndTextTuples:
+def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new game") -> StyleAndTextTuples:
+    """The game-over panel; ``again`` says what ``new`` does (``None``: there is no ``new``)."""
     out: StyleAndTextTuples = [("class:end.title", f"game over: {end.winners}\n")]
     out += text_fragments(f"result: {end.result}\n", glyphs)
     if end.scores:
@@ -215,5 +217,5 @@ def end_fragments(end: EndModel, glyphs: Glyphs, again: str = "for a new game") 
         out.append(("class:end.hint", f"check it any time with: {end.verify}\n"))
     else:
         out.append(("class:seat.label", "no transcript was saved for this table\n"))
-    out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave"))
+    out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave" if again else "type 'quit' to leave"))
     return out

@@ -439,6 +439,7 @@ class Peer:
     def attach(self, seat: int, conn: Connection) -> None:
         """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
         self.connections[seat] = conn
+        if seat in self._away_since: self.session._publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
         self._away_since.pop(seat, None)
         event = self._returned.pop(seat, None)
         if event is not None:

@@ -71,14 +71,14 @@ class Driver:
 
 
 def run_console(new_table: Callable[[], TableSession] | None, script, *, glyphs=UNICODE, colour=True, timeout=60.0,
-                lobby=None):
+                lobby=None, **options):
     """Run the console on a pipe input until it exits; ``script(driver)`` is an async function
-    that types into it. Returns the console for inspection."""
+    that types into it (``options`` go to :class:`ConsoleApp`). Returns the console."""
 
     async def main() -> ConsoleApp:
         with create_pipe_input() as pipe:
             console = ConsoleApp(new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe,
-                                 output=DummyOutput())
+                                 output=DummyOutput(), **options)
             driver = Driver(console, pipe)
 
             async def play() -> None:

@@ -14,3 +14,11 @@ def test_demo_needs_a_terminal_and_checks_options_first():
     done = run_cli("demo", "--game", "cals-bs")
     assert done.returncode == 2 and "run it in a terminal" in done.stderr
     assert "--deck" in run_cli("demo", "--help").stdout
+
+
+def test_host_and_join_in_person_need_a_terminal(highcard_path):
+    for args in (["host", "--game", "high-card", "--interface", "127.0.0.1"], ["join", "127.0.0.1:9"]):
+        done = run_cli(*args, pythonpath=[highcard_path])
+        assert done.returncode == 2, done.stderr
+        assert "run it in a terminal, or give --bot NAME" in done.stderr and "Traceback" not in done.stderr
+    assert "you play it in the console" in " ".join(run_cli("host", "--help").stdout.split())

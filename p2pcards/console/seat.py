@@ -1,0 +1,126 @@
+"""``p2pcards host`` and ``p2pcards join`` played in person: one networked seat in the console.
+
+:class:`SeatTable` is a table runner (see :mod:`.app`) over
+:func:`~p2pcards.net.runner.host_table` or :func:`~p2pcards.net.runner.join_table` with a
+:class:`~p2pcards.session.HumanSeat` in the local seat. Until the table starts it says what it
+waits for (the address to give the others, who has sat down); when the game starts the console
+shows the peer's session with the table words; the outcome is kept for the command line to
+print after the console closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..game import Game
+from ..net.lobby import ANY_ADDRESS, LobbyError
+from ..net.peer import Peer, Timeouts
+from ..net.runner import host_table, join_table
+from ..net.table import SeatOutcome
+from ..net.transport import ConnectionClosed
+from ..plugins import PluginHost
+from ..session import HumanSeat, SeatAgent
+from ..wire.identity import Identity, table_auth_words
+from .app import TableStart
+from .lobby import LobbyProblem
+
+__all__ = ["SeatTable", "hosted_seat", "joined_seat", "roster_text", "where"]
+
+#: ``play(on_peer, waiting)``: form the table and play this seat, calling ``on_peer`` when the
+#: game starts and ``waiting(text)`` while it waits for players.
+SeatPlay = Callable[[Callable[[Peer], None], Callable[[str], None]], Awaitable[SeatOutcome]]
+
+
+def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
+    """The agent of a seat played by the person at the console."""
+    return HumanSeat()
+
+
+def roster_text(names: Sequence[str], ready: Sequence[bool]) -> str:
+    """Who has sat down, for the waiting line: ``waiting for players: 2 of 3 seated (alice, bob)``."""
+    seated = [name for name in names if name]
+    waiting = [name for name, ok in zip(names, ready) if name and not ok]
+    text = f"waiting for players: {len(seated)} of {len(names)} seated ({', '.join(seated)})"
+    return text + (f"; not ready yet: {', '.join(waiting)}" if waiting else "")
+
+
+def where(interface: str, port: int | None = None) -> str:
+    """Where a table listens, as the waiting line and the bottom bar say it."""
+    if interface == ANY_ADDRESS:
+        return f"port {port} on every interface" if port else "every interface"
+    return f"{interface}:{port}" if port else interface
+
+
+class SeatTable:
+    """A table runner for one networked seat played in person; ``outcome`` once it is over.
+    A table that cannot be formed stops with :class:`LobbyProblem` (the console shows it)."""
+
+    def __init__(self, play: SeatPlay, *, connection: str):
+        self.play = play
+        self.connection = connection
+        self.outcome: SeatOutcome | None = None
+
+    async def __call__(self, started: TableStart) -> None:
+        def on_peer(peer: Peer) -> None:
+            header = peer.header
+            words = table_auth_words(header.table, [seat.keys for seat in header.seats])
+            started(peer.session, words=words, connection=self.connection)
+
+        try:
+            self.outcome = await self.play(on_peer, started.waiting)
+        except (LobbyError, ConnectionClosed, OSError) as exc:
+            raise LobbyProblem(f"the table did not start: {exc}") from None
+        if self.outcome.aborted is not None:
+            saved = f"; transcript saved to {self.outcome.transcript}" if self.outcome.transcript else ""
+            raise LobbyProblem(f"the game stopped: {self.outcome.aborted.reason}{saved}")
+
+
+def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: Mapping[str, Any], players: int,
+                name: str, interface: str, port: int, bots: int, bot_name: str, bot_delay: float,
+                transcript_dir: Path, timeouts: Timeouts) -> SeatTable:
+    """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers."""
+    game = host.game(game_id)
+
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+        opened = ""  # where the table is stays on screen: the others need it to join
+
+        def on_port(bound: int) -> None:
+            nonlocal opened
+            opened = f"table '{name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
+            waiting(f"{opened}\nwaiting for {players - 1 - bots} player(s)")
+
+        def on_roster(names: list[str], ready: list[bool]) -> None:
+            waiting(f"{opened}\n{roster_text(names, ready)}")
+
+        outcomes = await host_table(
+            host, identity, game_id, options=options, players=players, agent=person, name=name,
+            interface=interface, port=port, bots=bots, bot_name=bot_name, bot_delay=bot_delay,
+            transcript_dir=transcript_dir, timeouts=timeouts, on_port=on_port, on_roster=on_roster,
+            on_peer=on_peer, persist=True,
+        )
+        return outcomes[0]
+
+    return SeatTable(play, connection=f"on the network ({where(interface)})")
+
+
+def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitable[tuple[str, int]]], *,
+                name: str, listen_host: str, transcript_dir: Path, label: str) -> SeatTable:
+    """Join the table ``find()`` locates (``label`` names it while looking) and play the seat
+    in person; ready at once, as ``p2pcards join`` always is."""
+
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+        waiting(f"looking for the table {label}")
+        address, port = await find()
+        waiting(f"joining the table at {address}:{port}")
+
+        def on_roster(names: list[str], ready: list[bool]) -> None:
+            waiting(roster_text(names, ready))
+
+        return await join_table(
+            host, identity, address, port, name=name, agent=person, listen_host=listen_host,
+            transcript_dir=transcript_dir, on_roster=on_roster, on_peer=on_peer, persist=True,
+        )
+
+    return SeatTable(play, connection=f"on the network ({where(listen_host)})")
