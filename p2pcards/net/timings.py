@@ -52,15 +52,17 @@ class TimingRecorder:
     def attach(self, peer: Any) -> None:
         self.peer = peer
         peer.session.subscribe(self._on_event)
-        publish = peer.publish
+        publish = peer._publish  # every entry this peer signs passes through here
 
-        async def timed_publish(kind: str, body: dict[str, Any]) -> Any:
+        async def timed_publish(items: Any) -> Any:
             began = self.clock()
-            entry = await publish(kind, body)
-            self.sent.append([began, kind, body.get("turn") if kind == "action" else None])
-            return entry
+            entries = await publish(items)
+            for entry in entries:
+                turn = entry.body.get("turn") if entry.kind == "action" else None
+                self.sent.append([began, entry.kind, turn])
+            return entries
 
-        peer.publish = timed_publish  # an instance attribute: this peer only, same behaviour
+        peer._publish = timed_publish  # an instance attribute: this peer only, same behaviour
 
     def _on_event(self, event: Any) -> None:
         data = event.data
