@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..wire import framing
+from ..wire.files import write_private
 from ..wire.identity import Identity, data_dir
 
 __all__ = ["SeatState", "load_seat_state", "save_seat_state", "seat_folder", "unfinished_seats"]
@@ -58,19 +59,7 @@ def save_seat_state(folder: Path, state: SeatState) -> None:
             "bot": state.bot,
         }
     )
-    tmp = folder / (STATE_FILE + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, folder / STATE_FILE)
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    write_private(folder / STATE_FILE, data)
 
 
 def load_seat_state(folder: Path) -> SeatState:

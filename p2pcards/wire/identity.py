@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat,
     NoEncryption
 
 from . import framing
+from .files import fsync_dir
 from .wordlist import WORDS
 
 __all__ = [
@@ -205,21 +206,8 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
             return load_identity(path)
     finally:
         tmp.unlink(missing_ok=True)
-    _fsync_dir(folder)
+    fsync_dir(folder)
     return identity
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def table_auth_words(table_id: bytes, roster: Sequence[PublicIdentity],

@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 
 from .. import PROTOCOL_VERSION, __version__
 from . import framing
+from .files import fsync_dir
 from .errors import ProtocolError, SchemaError
 from .identity import PublicIdentity
 from .log import Blame, Log, Rejected
@@ -393,7 +394,7 @@ class TranscriptWriter:
             writer = cls(handle, path, FIRST_CHECK, sync=sync, ended=False)
             writer._write(header.to_wire())
             writer.sync()
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         except BaseException:
             handle.close()
             raise
@@ -462,19 +463,6 @@ class TranscriptWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def roster_header(table: bytes, players: Sequence[tuple[str, PublicIdentity]], *, game: str,
