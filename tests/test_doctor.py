@@ -21,12 +21,6 @@ def test_doctor_explains_what_it_found(cli):
     assert out.rstrip().endswith("All checks passed.")
 
 
-def test_doctor_without_options_self_tests_on_loopback_only(cli):
-    run = cli("doctor")
-    assert "zeroconf self-test on 127.0.0.1" in run.stdout
-    assert "The self-test ran on 127.0.0.1 only" in run.stdout or "[FAIL] network" in run.stdout
-
-
 def test_doctor_reports_a_port_in_use(cli):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
