@@ -1,0 +1,612 @@
+"""The protocol test vectors (protocol/vectors/*.json) against this implementation.
+
+Every vector file is ``{"about": ..., "cases": [{"name", "kind", "input", "expected"}, ...]}``.
+For each case the function registered for its ``kind`` (below) recomputes ``expected`` from
+``input`` with the implementation (``p2pcards.wire``, ``p2pcards.deck``), running on the way the
+checks that only the implementation can make (a box opens with the vector's key, the log accepts
+the vector's entries, a transcript reads back). The result must equal ``expected`` exactly.
+
+``scripts/make-vectors`` writes the files with these same functions from its fixed inputs; a test
+here checks that the files on disk are what it writes. ``test_every_changed_byte_fails`` changes
+single bytes of the expected values (every value once, plus a random sample of positions) and
+checks that the comparison fails each time.
+
+Value conventions (also in each file's ``conventions``): hex is lowercase; inside msgpack data a
+byte string is written ``{"$bin": "<hex>"}``; JSON numbers with a decimal point are floats, the
+others exact integers.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import random
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+from unittest import mock
+
+import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from p2pcards.cards import Card
+from p2pcards.deck import derive, group
+from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
+from p2pcards.wire import framing, sealed, transcript
+from p2pcards.wire.identity import Identity, PublicIdentity, fingerprint, table_auth_words
+from p2pcards.wire.log import Log
+from p2pcards.wire.messages import (
+    Entry,
+    Hello,
+    genesis_hash,
+    handshake_proof,
+    make_hello,
+    parse_message,
+    seat_genesis,
+    sign_entry,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+VECTORS = ROOT / "protocol" / "vectors"
+AREAS = ("framing", "identity", "entries", "sealed", "deck", "transcript")
+
+# -- JSON <-> values --------------------------------------------------------------------------
+
+
+def to_value(j: Any) -> Any:
+    """JSON as written in the vectors -> plain wire data ({"$bin": hex} -> bytes)."""
+    if isinstance(j, dict):
+        if set(j) == {"$bin"}:
+            return bytes.fromhex(j["$bin"])
+        return {k: to_value(v) for k, v in j.items()}
+    if isinstance(j, list):
+        return [to_value(v) for v in j]
+    return j
+
+
+def from_value(v: Any) -> Any:
+    """Plain wire data -> JSON (bytes -> {"$bin": hex}); map keys keep their order."""
+    if isinstance(v, (bytes, bytearray)):
+        return {"$bin": bytes(v).hex()}
+    if isinstance(v, dict):
+        return {k: from_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [from_value(x) for x in v]
+    return v
+
+
+def b(h: str) -> bytes:
+    return bytes.fromhex(h)
+
+
+def identity(keys: dict[str, str]) -> Identity:
+    return Identity.from_private_bytes(b(keys["ed25519_private"]), b(keys["x25519_private"]))
+
+
+# -- the checks, one per kind ------------------------------------------------------------------
+
+KINDS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def kind(name: str):
+    def register(fn):
+        KINDS[name] = fn
+        return fn
+    return register
+
+
+# framing.json
+
+
+@kind("value")
+def _value(inp):
+    value = to_value(inp["value"])
+    body = framing.encode(value)
+    assert framing.encode(framing.decode(body)) == body  # decodes strictly, re-encodes the same
+    out = {"encoding": body.hex()}
+    if isinstance(value, dict):
+        frame = framing.encode_frame(value)
+        assert framing.FrameDecoder().feed(frame) == [framing.decode(body)]
+        out["frame"] = frame.hex()
+    return out
+
+
+@kind("reencode")
+def _reencode(inp):
+    # A non-canonical but valid body: accepted, and what is hashed is its canonical encoding.
+    decoded = framing.decode(b(inp["body"]))
+    return {"canonical": framing.encode(decoded).hex()}
+
+
+@kind("refuse")
+def _refuse(inp):
+    refused = False
+    try:
+        framing.FrameDecoder().feed(b(inp["frame"]))
+    except framing.FrameError:
+        refused = True
+    return {"refused": refused}
+
+
+# identity.json
+
+
+@kind("identity")
+def _identity(inp):
+    me = identity(inp)
+    return {"ed25519_public": me.public.ed25519.hex(), "x25519_public": me.public.x25519.hex(),
+            "fingerprint": fingerprint(me.public.ed25519)}
+
+
+@kind("table-words")
+def _table_words(inp):
+    table = b(inp["table"])
+    roster = [PublicIdentity(b(r["ed25519"]), b(r["x25519"])) for r in inp["roster"]]
+    data = b"p2pcards table words\x00" + framing.encode(
+        {"table": table, "roster": [p.to_wire() for p in roster]})
+    return {"hashed": data.hex(), "digest": hashlib.sha256(data).hexdigest(),
+            "words": table_auth_words(table, roster, inp["count"])}
+
+
+@kind("signature")
+def _signature(inp):
+    # Ed25519 is deterministic: the same key and message give the same signature.
+    me = identity(inp)
+    message = b(inp["message"])
+    sig = me.sign(message)
+    assert me.public.verify(sig, message)
+    return {"signature": sig.hex()}
+
+
+# entries.json
+
+
+@kind("genesis")
+def _genesis(inp):
+    table, header = b(inp["table"]), to_value(inp["header"])
+    hashed = b"p2pcards/1 genesis\x00" + framing.encode({"table": table, "header": header})
+    assert hashlib.sha256(hashed).digest() == genesis_hash(table, header)
+    return {"hashed": hashed.hex(), "genesis": genesis_hash(table, header).hex(),
+            "seat_genesis": [seat_genesis(table, header, s).hex() for s in inp["seats"]]}
+
+
+@kind("entry")
+def _entry(inp):
+    entry = sign_entry(identity(inp["signer"]), table=b(inp["table"]), sender=inp["from"],
+                       seq=inp["seq"], kind=inp["kind"], prev=b(inp["prev"]),
+                       body=to_value(inp["body"]))
+    assert entry.verify(identity(inp["signer"]).public)
+    frame = framing.encode_frame(entry.to_wire())
+    assert Entry.from_wire(framing.decode(frame[4:])) == entry
+    return {"signed_bytes": entry.signed_bytes.hex(), "hash": entry.hash.hex(),
+            "sig": entry.sig.hex(), "frame": frame.hex()}
+
+
+@kind("log")
+def _log(inp):
+    roster = [PublicIdentity(b(r["ed25519"]), b(r["x25519"])) for r in inp["roster"]]
+    log = Log(b(inp["table"]), to_value(inp["header"]), roster)
+    for frame in inp["frames"]:
+        entry = parse_message(framing.FrameDecoder().feed(b(frame))[0])
+        assert isinstance(entry, Entry) and log.append(entry)
+    return {"seen": [[count, last.hex()] for count, last in log.seen()],
+            "canonical": [e.hash.hex() for e in log.canonical()]}
+
+
+@kind("hello")
+def _hello(inp):
+    hello = make_hello(identity(inp["keys"]), name=inp["name"], games=inp["games"],
+                       program=inp["program"], protocol=inp["protocol"], nonce=b(inp["nonce"]))
+    frame = framing.encode_frame(hello.to_wire())
+    assert parse_message(framing.decode(frame[4:])) == hello  # its signature verifies
+    return {"signed_bytes": hello.signed_bytes.hex(), "hash": hello.hash.hex(),
+            "sig": hello.sig.hex(), "frame": frame.hex()}
+
+
+@kind("auth")
+def _auth(inp):
+    ours = parse_message(framing.decode(b(inp["own_hello"])[4:]))
+    theirs = parse_message(framing.decode(b(inp["peer_hello"])[4:]))
+    assert isinstance(ours, Hello) and isinstance(theirs, Hello)
+    auth = handshake_proof(identity(inp["keys"]), ours, theirs)
+    auth.check(theirs, ours)  # what the peer checks
+    signed = b"p2pcards handshake\x00" + ours.hash + theirs.hash
+    assert ours.keys.verify(auth.sig, signed)
+    return {"signed_bytes": signed.hex(), "sig": auth.sig.hex(),
+            "frame": framing.encode_frame(auth.to_wire()).hex()}
+
+
+# sealed.json
+
+
+def _hkdf(shared: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(shared)
+
+
+@kind("message-key")
+def _message_key(inp):
+    sender, recipient = identity(inp["sender"]), identity(inp["recipient"])
+    aad = sealed.entry_aad(b(inp["table"]), inp["from"], inp["seq"], inp["kind"], inp["to"])
+    key = sealed.message_key(sender, recipient.public, aad, i_am_sender=True)
+    assert sealed.message_key(recipient, sender.public, aad, i_am_sender=False) == key
+    shared = X25519PrivateKey.from_private_bytes(b(inp["sender"]["x25519_private"])).exchange(
+        X25519PublicKey.from_public_bytes(recipient.public.x25519))
+    info = (b"p2pcards/1 sealed\x00" + sender.public.x25519 + recipient.public.x25519
+            + hashlib.sha256(aad).digest())
+    assert _hkdf(shared, info) == key
+    return {"aad": aad.hex(), "aad_sha256": hashlib.sha256(aad).hexdigest(),
+            "shared": shared.hex(), "info": info.hex(), "key": key.hex()}
+
+
+@kind("box")
+def _box(inp):
+    sender, recipient = identity(inp["sender"]), identity(inp["recipient"])
+    table, seat, seq, kind_, to = b(inp["table"]), inp["from"], inp["seq"], inp["kind"], inp["to"]
+    nonce, payload = b(inp["nonce"]), to_value(inp["payload"])
+    # seal() draws its nonce from os.urandom; the vector fixes it.
+    with mock.patch.object(sealed, "os", SimpleNamespace(urandom=lambda n: nonce[:n])):
+        body = sealed.seal_body(sender, table=table, seat=seat, seq=seq, kind=kind_, to=to,
+                                recipient=recipient.public, payload=payload)
+    aad = sealed.entry_aad(table, seat, seq, kind_, to)
+    key = sealed.message_key(sender, recipient.public, aad, i_am_sender=True)
+    plaintext = framing.encode(payload)
+    assert body["box"] == nonce + ChaCha20Poly1305(key).encrypt(nonce, plaintext, aad)
+    assert sealed.unseal(recipient, sender.public, body["box"], aad) == plaintext
+    assert sealed.open_with_key(key, body["box"], aad) == plaintext
+    return {"plaintext": plaintext.hex(), "key": key.hex(), "box": body["box"].hex()}
+
+
+@kind("unusable-key")
+def _unusable_key(inp):
+    me = identity(inp["keys"])
+    peer = PublicIdentity(b(inp["peer_ed25519"]), b(inp["peer_x25519"]))
+    try:
+        sealed.message_key(me, peer, b"aad", i_am_sender=True)
+    except sealed.SealError:
+        return {"refused": True}
+    return {"refused": False}
+
+
+# deck.json
+
+
+def parts(typed: list[list[Any]]) -> list[bytes | str | int]:
+    out = []
+    for t, v in typed:
+        out.append(b(v) if t == "bin" else v)
+        assert t in ("bin", "str", "int")
+    return out
+
+
+@kind("deck-hash")
+def _deck_hash(inp):
+    ps = parts(inp["parts"])
+    return {"encoding": group.encode_parts([inp["tag"], *ps]).hex(),
+            "H": group.digest(inp["tag"], *ps).hex()}
+
+
+@kind("deck-prf")
+def _deck_prf(inp):
+    stream = group.prf_stream(b(inp["key"]), inp["tag"], *parts(inp["parts"]))
+    blocks = [next(stream).hex() for _ in range(inp["blocks"])]
+    return {"blocks": blocks,
+            "scalar": group.prf_scalar(b(inp["key"]), inp["tag"], *parts(inp["parts"])).hex()}
+
+
+@kind("uniform-below")
+def _uniform_below(inp):
+    stream = iter([int(w, 16) for w in inp["words"]])
+    value = group.uniform_below(inp["bound"], stream)
+    return {"value": value, "words_used": len(inp["words"]) - len(list(stream))}
+
+
+@kind("setup")
+def _setup(inp):
+    header, n_seats, labels = b(inp["header"]), inp["players"], inp["labels"]
+    seeds = [b(s) for s in inp["seeds"]]
+    context = derive.context_digest(header, n_seats, labels)
+    nonces = [derive.nonce_of(seed, context) for seed in seeds]
+    seed_commits = [derive.seed_commitment(context, i, s) for i, s in enumerate(seeds)]
+    nonce_commits = [derive.nonce_commitment(context, i, x) for i, x in enumerate(nonces)]
+    game_id = derive.game_id_of(context, seed_commits, nonce_commits, nonces)
+    derive.card_table.cache_clear()
+    points = derive.card_table(game_id, tuple(labels))
+    assert all(group.is_valid_point(p) for p in points)
+    return {"context": context.hex(), "nonces": [x.hex() for x in nonces],
+            "seed_commits": [x.hex() for x in seed_commits],
+            "nonce_commits": [x.hex() for x in nonce_commits], "game_id": game_id.hex(),
+            "card_hashes": [group.digest("card", game_id, label).hex()
+                            for label in labels[:inp["card_hashes"]]],
+            "card_points": [p.hex() for p in points]}
+
+
+@kind("secrets")
+def _secrets(inp):
+    sec = derive.Secrets(b(inp["seed"]), b(inp["game_id"]))
+    words = group.words(group.prf_stream(sec.seed, "permutation", sec.game_id, 0))
+    return {
+        "shuffle_keys": [sec.shuffle_key(e).hex() for e in inp["epochs"]],
+        "permutation_words": [f"{next(words):016x}" for _ in range(inp["permutation_words"])],
+        "permutations": [sec.permutation(e, inp["n"]) for e in inp["epochs"]],
+        "card_keys": [sec.card_key(h).hex() for h in inp["handles"]],
+        "rehandle_keys": [sec.rehandle_key(op, h).hex() for op, h in inp["rehandles"]],
+    }
+
+
+@kind("lock")
+def _lock(inp):
+    return {"commitment": derive.lock_commitment(b(inp["game_id"]), inp["handle"], inp["index"],
+                                                 inp["author"], b(inp["scalar"])).hex()}
+
+
+@kind("coin")
+def _coin(inp):
+    return {"value": derive.coin_value(b(inp["game_id"]), inp["label"], inp["bound"])}
+
+
+_STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
+
+
+def _op_of(name: str, arg: Any):
+    if name == "shuffle":
+        return ShuffleOp()
+    if name == "coin":
+        return CoinOp(arg["label"], arg["bound"])
+    if name == "deal":
+        return DealOp({int(h): s for h, s in arg.items()})
+    if name == "reveal":
+        return RevealOp(tuple(arg))
+    if name == "audit":
+        return AuditOp()
+    if name == "transfer":
+        return TransferOp(tuple(arg["handles"]), arg["to"])
+    raise ValueError(name)
+
+
+@kind("deck-run")
+def _deck_run(inp):
+    """Every message of a small game's deck operations, from each seat's Party."""
+    n_seats, cards = inp["players"], [Card.from_label(x) for x in inp["labels"]]
+    parties = [Party(s, n_seats, b(inp["header"]), cards, b(inp["seeds"][s]),
+                     multiply_many=group.multiply_many) for s in range(n_seats)]
+    sent: list[tuple[int, int | None, dict[str, Any]]] = []
+    queue: list[tuple[int, int, bytes]] = []
+    events: list[list[Any]] = [[] for _ in parties]
+
+    def handle(seat, output):
+        events[seat] += output.events
+        for send in output.sends:
+            sent.append((seat, send.to, send.message))
+            data = framing.encode(send.message)  # as it travels: canonical msgpack
+            for to in range(n_seats) if send.to is None else [send.to]:
+                if to != seat:
+                    queue.append((seat, to, data))
+
+    def run():
+        while queue:
+            sender, to, data = queue.pop(0)
+            handle(to, parties[to].receive(sender, framing.decode(data)))
+
+    for s, p in enumerate(parties):
+        handle(s, p.start())
+    run()
+    for name, arg in inp["ops"]:
+        for s, p in enumerate(parties):
+            handle(s, p.begin(_op_of(name, arg)))
+        run()
+    assert all(p.blame is None for p in parties)
+
+    def order(item):
+        seat, to, message = item
+        return (message.get("op", -1), _STEP_ORDER.index(message["type"]), seat,
+                -1 if to is None else to)
+
+    outcome = []
+    for s in range(n_seats):
+        done = [e for e in events[s] if type(e).__name__ == "OpDone"]
+        outcome.append({
+            "coins": [e.value for e in done if e.value is not None],
+            "faces": {str(h): c.label() for e in done for h, c in sorted(e.faces.items())},
+        })
+    return {
+        "game_id": parties[0].game_id.hex(),
+        "messages": [{"from": seat, "to": to, "message": framing.encode(m).hex()}
+                     for seat, to, m in sorted(sent, key=order)],
+        "seats": outcome,
+    }
+
+
+# transcript.json
+
+
+@kind("transcript")
+def _transcript(inp):
+    records = [to_value(r) for r in inp["records"]]
+    header = transcript.TranscriptHeader.from_wire(records[0])  # checks the genesis hash
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.p2pt"
+        with transcript.TranscriptWriter.create(path, header) as writer:
+            for record in records[1:]:
+                if record["type"] == "entry":
+                    writer.append_entry(Entry.from_wire(record["entry"]))
+                elif record["type"] == "end":
+                    writer.write_end(transcript.TranscriptEnd.from_wire(record))
+                else:
+                    raise ValueError(record["type"])
+        data = path.read_bytes()
+    read = transcript.read_transcript(data)  # verifies signatures and chains
+    assert read.complete and len(read.entries) == len(records) - 2
+    out_records, pos = [], len(transcript.MAGIC)
+    check = hashlib.sha256(transcript.MAGIC).digest()[:16]
+    for record in records:
+        body = framing.encode(record, transcript.RECORD_LIMITS)
+        length = data[pos:pos + 4]
+        assert data[pos + 4:pos + 4 + len(body)] == body
+        check = hashlib.sha256(check + length + body).digest()[:16]
+        stored = data[pos + 4 + len(body):pos + 20 + len(body)]
+        assert stored == check
+        out_records.append({"length": length.hex(), "body_sha256": hashlib.sha256(body).hexdigest(),
+                            "check": stored.hex()})
+        pos += 20 + len(body)
+    assert pos == len(data)
+    return {"magic": data[:16].hex(), "check_0": hashlib.sha256(data[:16]).digest()[:16].hex(),
+            "records": out_records, "file_size": len(data),
+            "file_sha256": hashlib.sha256(data).hexdigest()}
+
+
+# -- running the vectors ---------------------------------------------------------------------
+
+
+def load(area: str) -> dict[str, Any]:
+    return json.loads((VECTORS / f"{area}.json").read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _compute_cached(kind_: str, input_json: str) -> str:
+    return json.dumps(KINDS[kind_](json.loads(input_json)), sort_keys=True)
+
+
+def compute(case: dict[str, Any]) -> Any:
+    return json.loads(_compute_cached(case["kind"], json.dumps(case["input"], sort_keys=True)))
+
+
+def check_case(case: dict[str, Any]) -> None:
+    """Raise AssertionError unless the implementation reproduces ``case["expected"]``."""
+    got = compute(case)
+    assert got == case["expected"], f"{case['name']}: expected {case['expected']!r}, got {got!r}"
+
+
+def _all_cases():
+    for area in AREAS:
+        try:
+            cases = load(area)["cases"]
+        except FileNotFoundError:  # reported by test_every_area_has_its_file
+            continue
+        for case in cases:
+            yield pytest.param(case, id=f"{area}:{case['name']}")
+
+
+def test_every_area_has_its_file():
+    for area in AREAS:
+        data = load(area)
+        assert data["cases"], area
+        assert "make-vectors" in data["about"] and "bump" in data["about"]
+        names = [c["name"] for c in data["cases"]]
+        assert len(set(names)) == len(names), f"{area}: duplicate case names"
+
+
+@pytest.mark.parametrize("case", list(_all_cases()))
+def test_vector(case):
+    check_case(case)
+
+
+def _leaves(value: Any, path: tuple = ()):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path, value
+
+
+def _is_hex(s: Any) -> bool:
+    return isinstance(s, str) and len(s) % 2 == 0 and len(s) > 0 \
+        and all(c in "0123456789abcdef" for c in s)
+
+
+def mutate(value: Any, rng: random.Random) -> Any:
+    """``value`` with one byte changed (hex: one byte of the bytes it stands for; str: one
+    character; int: +1 or -1; bool: negated)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + rng.choice((-1, 1))
+    if _is_hex(value):
+        raw = bytearray(bytes.fromhex(value))
+        raw[rng.randrange(len(raw))] ^= rng.randrange(1, 256)
+        return raw.hex()
+    if isinstance(value, str) and value:
+        i = rng.randrange(len(value))
+        return value[:i] + ("x" if value[i] != "x" else "y") + value[i + 1:]
+    if value is None:
+        return 0
+    return "x"
+
+
+def _set(obj: Any, path: tuple, value: Any) -> None:
+    for key in path[:-1]:
+        obj = obj[key]
+    obj[path[-1]] = value
+
+
+def test_every_changed_byte_fails():
+    """Every expected value of every case changed once (one random byte), plus 300 more random
+    (value, byte) positions across all files: the check must fail each time."""
+    rng = random.Random(20240610)
+    targets = []
+    for area in AREAS:
+        for case in load(area)["cases"]:
+            check_case(case)
+            leaves = list(_leaves(case["expected"]))
+            assert leaves, case["name"]
+            targets += [(area, case, path, value) for path, value in leaves]
+    picks = targets + [rng.choice(targets) for _ in range(300)]
+    for area, case, path, value in picks:
+        changed = copy.deepcopy(case)
+        _set(changed["expected"], path, mutate(value, rng))
+        with pytest.raises(AssertionError):
+            check_case(changed)
+    assert {area for area, *_ in targets} == set(AREAS)
+
+
+def _load_generator():
+    path = str(ROOT / "scripts" / "make-vectors")
+    loader = importlib.machinery.SourceFileLoader("make_vectors", path)
+    spec = importlib.util.spec_from_loader("make_vectors", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_files_are_what_the_generator_writes():
+    generator = _load_generator()
+    for area, text in generator.render_all().items():
+        on_disk = (VECTORS / f"{area}.json").read_text(encoding="utf-8")
+        assert on_disk == text, f"{area}.json differs from scripts/make-vectors' output"
+
+
+def test_vectors_anchor_to_published_keys():
+    """The identity vectors use RFC 8032 and RFC 7748 keys: their public keys (and the X25519
+    shared secret) are the RFCs' own, so the vectors rest on the primitives' standards."""
+    cases = {c["name"]: c for c in load("identity")["cases"]}
+    alice, bob = cases["alice"], cases["bob"]
+    assert alice["expected"]["ed25519_public"] == \
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"  # RFC 8032 test 1
+    assert alice["expected"]["x25519_public"] == \
+        "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"  # RFC 7748 6.1
+    assert bob["expected"]["ed25519_public"] == \
+        "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"  # RFC 8032 test 2
+    assert bob["expected"]["x25519_public"] == \
+        "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"
+    # RFC 8032 section 7.1, tests 1 and 2: the signatures themselves.
+    sigs = [c["expected"]["signature"] for c in load("identity")["cases"]
+            if c["kind"] == "signature"]
+    assert sigs == [
+        "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555"
+        "fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+        "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da0"
+        "85ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
+    ]
+    keys = {c["name"]: c for c in load("sealed")["cases"]}["key alice to bob"]
+    assert keys["expected"]["shared"] == \
+        "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"  # RFC 7748 6.1
