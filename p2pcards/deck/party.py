@@ -889,8 +889,10 @@ class Party:
 
     def _resolve_accusations(self) -> None:
         """Check each accusation on this seat's own copy of a public message, or on the evidence
-        for a private one: blame the accused if it holds, the accuser if it does not. (The session
-        layer signs every message, so evidence cannot be forged.)"""
+        for a private one: blame the accused if it holds, the accuser if it does not. (Over the
+        network the evidence of a private message is never the accuser's copy: the peer hands
+        over what it opened from the sender's signed entry with the revealed message key,
+        protocol/wire.md section 8, or None.)"""
         while self._accusations and self.blame is None:
             accuser, message = self._accusations[0]
             step, accused, op = message.get("step"), message.get("seat"), message.get("op")

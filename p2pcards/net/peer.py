@@ -50,7 +50,7 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Blame as LogBlame, Rejected
 from ..wire.messages import Entry, Fetch, parse_message
-from ..wire.sealed import open_body, seal_body
+from ..wire.sealed import entry_message_key, open_body, open_revealed, seal_body
 from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
 
@@ -321,6 +321,9 @@ class Peer:
         # (causal order: a nonce never overtakes the commitment it answers).
         self._held: list[Entry] = []
         self._evidence: list[LogBlame] = []  # provable faults we found, to publish
+        # (sender, deck op) -> the signed entry that carried a private deck message to us: an
+        # accusation about that message reveals the entry's message key (wire.md section 8).
+        self._private_in: dict[tuple[int, int], Entry] = {}
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         self._last_progress = ""
         self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
@@ -425,7 +428,7 @@ class Peer:
             self._replayed("deck")
             return
         if to is None:
-            await self.publish("deck", {"msg": message})
+            await self.publish("deck", {"msg": self._revealed_evidence(message)})
             return
         seq = self.log.next_seq(self.seat)
         body = seal_body(
@@ -433,6 +436,46 @@ class Peer:
             recipient=self.header.seats[to].keys, payload=message,
         )
         await self.publish("deck", body)
+
+    # Accusations about a private deck message (protocol/deck.md section 6, wire.md section 8).
+    # The Party names the message by its plaintext; that is not signed by its sender, so on the
+    # wire the evidence is the signed entry that carried it and its message key instead:
+    # {"sender": seat, "entry": seq, "key": message key}. Every seat (and p2pcards verify)
+    # opens that box from the log and checks what the sender really signed.
+
+    def _revealed_evidence(self, message: dict[str, Any]) -> dict[str, Any]:
+        evidence = message.get("evidence") if message.get("type") == "accuse" else None
+        if not (isinstance(evidence, dict) and "message" in evidence):
+            return message
+        sender = evidence.get("sender")
+        entry = self._private_in.get((sender, message.get("op")))
+        if entry is None:  # not expected: the Party accuses only about what it received
+            return {**message, "evidence": None}
+        key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
+        return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
+
+    def _opened_evidence(self, accuser: int, message: Any) -> Any:
+        """An accusation about a private message, as the Party checks it: the evidence becomes
+        the payload of the signed entry it names, opened with the revealed key (``None`` if
+        it names no private deck entry to the accuser for that operation, or does not open)."""
+        if not isinstance(message, dict) or message.get("type") != "accuse" or message.get("step") != "open":
+            return message
+        evidence = message.get("evidence")
+        if isinstance(evidence, dict) and "scalar" in evidence:
+            return message  # not about a private message (a reused key's proof is public)
+        payload = sender = None
+        try:
+            sender, seq, key = evidence["sender"], evidence["entry"], evidence["key"]
+            if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
+                raise ValueError("malformed evidence")
+            entry = self.log.entries(sender, seq)[0]
+            if entry.kind == "deck" and entry.body.get("to") == accuser:
+                payload = open_revealed(entry, key)
+                if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+                    payload = None
+        except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
+            payload = None
+        return {**message, "evidence": {"sender": sender, "message": payload}}
 
     # -- receiving ------------------------------------------------------------------------
 
@@ -554,13 +597,15 @@ class Peer:
             return  # our own entry coming back (a relay or a catch-up): nothing to act on
         if entry.kind == "deck":
             if "msg" in body:
-                await self.deck.receive(sender, body["msg"])
+                await self.deck.receive(sender, self._opened_evidence(sender, body["msg"]))
             elif body.get("to") == self.seat:
                 try:
                     message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
                 except ProtocolError as exc:
                     self.abort(TableAborted(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck"))
                     return
+                if isinstance(message, dict) and isinstance(message.get("op"), int):
+                    self._private_in.setdefault((sender, message["op"]), entry)
                 await self.deck.receive(sender, message)
         elif entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
@@ -623,24 +668,42 @@ class Peer:
     async def play(self) -> Any:
         """Run the game to the end (the connections must be served alongside)."""
         with self._abort_scope:
-            try:
-                async with trio.open_nursery() as chat:
-                    chat.start_soon(self._chat_loop)
+            failure: Exception | None = None
+            async with trio.open_nursery() as chat:
+                chat.start_soon(self._chat_loop)
+                # Caught inside the nursery: trio would wrap it in an ExceptionGroup.
+                try:
                     await self.deck.start()
                     result = await self.session.run()
-                    chat.cancel_scope.cancel()
-            except TableAborted as exc:
-                self.aborted = exc
-                raise
-            except IllegalAction as exc:
+                except (TableAborted, IllegalAction) as exc:
+                    failure = exc
+                chat.cancel_scope.cancel()
+            if isinstance(failure, TableAborted):
+                self.aborted = failure
+            elif failure is not None:
                 seat = self.session.step.seat if self.session.step is not None else None
-                self.aborted = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
-                raise self.aborted from None
-            await self.publish("result", {"result": result.to_wire(),
-                                          "violations": [v.to_wire() for v in self.session.violations]})
-            return result
+                self.aborted = TableAborted(f"seat {seat} made an illegal move: {failure}", seat, "action")
+            else:
+                await self.publish("result", {"result": result.to_wire(),
+                                              "violations": [v.to_wire() for v in self.session.violations]})
+                return result
         await self._publish_evidence()
+        await self._reveal_seed()
         raise self.aborted
+
+    async def _reveal_seed(self) -> None:
+        """The game is over without its audit: reveal our deck seed anyway (a signed public
+        ``seed`` deck message, as the audit sends it), so that anyone holding the transcript
+        can re-derive our side of the deck and see that it was honest (protocol/deck.md 4.3).
+        The hands are over, so it gives nothing away that matters."""
+        party = self.party
+        if not party._started or party.seeds[self.seat] is not None:
+            return  # nothing committed yet, or already revealed (the audit, a deck abort)
+        message = {"type": "seed", "seed": party._seed}
+        party.seeds[self.seat] = party._seed  # for our end record
+        with trio.CancelScope(shield=True):
+            async with self.send_lock:
+                await self.publish_deck(None, message)
 
     async def _publish_evidence(self) -> None:
         """Tell every seat what we can prove, so they stop too and name the same seat."""

@@ -224,10 +224,20 @@ class StallsDeck(Cheater):
 
 
 class ForgesAccusation(Cheater):
-    """Accuses the first seat that sends it a private opening, with a made-up copy of that
-    (valid) message as evidence: a wrong key in it."""
+    """Accuses the first seat that sends it a private opening of a wrong key, through the
+    honest publishing path: the evidence on the wire is that message's signed entry and its
+    true message key (wire.md section 8), so everyone opens the box, finds the opening right,
+    and names the accuser."""
 
-    deviation = "false accusation with forged evidence"
+    deviation = "false accusation (true message key)"
+
+    def evidence(self, entry: Entry, message: dict[str, Any]) -> Any:
+        forged = {**message, "scalars": [list(map(list, s)) for s in message["scalars"]]}
+        forged["scalars"][0][0][1] = WRONG_SCALAR
+        return {"sender": entry.sender, "message": forged}  # Peer replaces it by the key
+
+    async def accuse(self, accusation: dict[str, Any]) -> None:
+        await self.publish_deck(None, accusation)
 
     async def dispatch(self, entry: Entry) -> None:
         await super().dispatch(entry)
@@ -238,12 +248,33 @@ class ForgesAccusation(Cheater):
         if message.get("type") != "open":
             return
         self.cheated = True
-        forged = {**message, "scalars": [list(map(list, s)) for s in message["scalars"]]}
-        forged["scalars"][0][0][1] = WRONG_SCALAR
         accusation = {"type": "accuse", "op": message["op"], "step": "open", "seat": entry.sender,
-                      "reason": "wrong key", "evidence": {"sender": entry.sender, "message": forged}}
+                      "reason": "wrong key", "evidence": self.evidence(entry, message)}
         async with self.send_lock:
-            await self.publish_deck(None, accusation)
+            await self.accuse(accusation)
+
+
+class ForgesPlaintextEvidence(ForgesAccusation):
+    """The same accusation with a made-up plaintext copy of the message as its evidence (a
+    wrong key in it), signed and sent as is: nothing its sender signed, so it proves nothing."""
+
+    deviation = "false accusation (forged plaintext evidence)"
+
+    async def accuse(self, accusation):
+        await self.publish("deck", {"msg": accusation})
+
+
+class RevealsWrongKey(ForgesAccusation):
+    """The same accusation naming the right entry with a made-up message key: the box does not
+    open with it."""
+
+    deviation = "false accusation (a key that does not open the box)"
+
+    def evidence(self, entry, message):
+        return {"sender": entry.sender, "entry": entry.seq, "key": os.urandom(32)}
+
+    async def accuse(self, accusation):
+        await self.publish("deck", {"msg": accusation})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -498,6 +529,7 @@ class GarbageMessages(Cheater):
 CHEATERS = {
     cls.__name__: cls for cls in (
         WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, StallsDeck, ForgesAccusation,
+        ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
         BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,
         GarbageMessages,

@@ -51,12 +51,6 @@ DECK_BLAME_IGNORED = (
     "finished the deal and waits for a move) is stored in NetworkDeck.blame but nothing aborts the "
     "game; the session waits in RemoteSeat.choose until the turn timeout and names the seat to move "
     "(an honest one) instead of the cheater")
-FORGED_EVIDENCE = (
-    "p2pcards/deck/party.py Party._resolve_accusations ('open' with message evidence): the evidence "
-    "of a private opening is the accuser's own plaintext copy, not anything the accused signed, so "
-    "a false accuser can make one up; every seat checks the made-up message and blames the honest "
-    "sender. wire.md section 8 asks for the message key to be revealed so anyone can open the "
-    "signed box from the log; Peer never does that")
 EQUIVOCATION_NOT_SHARED = (
     "p2pcards/net/peer.py Peer.accept/blame_log: the seat that received the second version proves "
     "the fork (stale-prev) and aborts, but never publishes the evidence (wire.md section 7, blame "
@@ -115,8 +109,10 @@ CASES = {
     "garbage messages": Case("GarbageMessages", expect=REFUSED, in_transcript=False),
     "stranger (relayed entry)": Case("RelaysStranger", expect=REFUSED, in_transcript=False),
     "bad signature": Case("BadSignature", expect=REFUSED, in_transcript=False),
-    "false accusation (forged evidence)": Case("ForgesAccusation", live_bug=FORGED_EVIDENCE,
+    "false accusation (true key)": Case("ForgesAccusation", verify_bug=NO_SEEDS_ON_ABORT),
+    "false accusation (forged evidence)": Case("ForgesPlaintextEvidence",
                                                verify_bug=NO_SEEDS_ON_ABORT),
+    "false accusation (wrong key)": Case("RevealsWrongKey", verify_bug=NO_SEEDS_ON_ABORT),
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "slow link (no cheating)": Case("SlowLink", expect=IGNORED, in_transcript=False),
 }
