@@ -24,7 +24,19 @@ determined, so the table can be played again here:
 If every public deck message is the one its seat's seed derives, the shuffles, re-locks,
 openings and re-handlings in the file are exactly an honest run of the protocol from those seeds:
 the full audit of protocol/deck.md section 7, done by recomputation. The first entry that differs
-names its seat. The exit status is 0 (verified), 1 (verification failed: tampering or cheating
+names its seat.
+
+A game that did not finish (aborted, abandoned) is checked as far as its signed entries go
+(:func:`_verify_unfinished`): provable blames; the seeds revealed in signed ``seed`` messages
+(every honest seat reveals its seed when a game stops) or the end record, each against its
+commitment; with every seed, the replay above until the entries end, judging signed
+accusations (a private message is opened with the message key the accusation reveals) and
+moves signed out of turn, then naming the seat the game waited for; without every seed, the
+public checks of the shuffle passes and a replay of the moves with the public rules only.
+The unsigned end record (status, note, absent seats) is reported, never trusted. Such a game
+is never verified: exit 1, naming a seat only for what the signed entries prove.
+
+The exit status is 0 (verified), 1 (verification failed: tampering or cheating
 found, with the step and the seat to blame) or 2 (an unreadable, incomplete or unsupported file,
 for example a game or rules version that is not installed).
 """
@@ -40,16 +52,18 @@ from typing import Any
 
 from .cards import Card, sort_cards
 from .deck.backend import MentalPokerDeck
-from .deck.derive import SEED_BYTES
+from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
 from .deck.local import DeckFault
-from .deck.party import Output, Party, Send
+from .deck.party import FIRST_REHANDLED, Output, Party, Send
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
 from .plugins import load_plugins
 from .wire import framing
-from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, encode_header
+from .wire.errors import ProtocolError
+from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
+from .wire.sealed import open_revealed
 from .wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "Problem", "Report", "verify_file"]
@@ -83,6 +97,20 @@ class _Failed(Exception):
     def __init__(self, step: str, reason: str, seat: int | None = None):
         super().__init__(reason)
         self.problem = Problem(step, reason, seat)
+
+
+class _Stopped(Exception):
+    """An unfinished game: the signed entries end here (``seat`` owed ``what``, at ``step``)."""
+
+    def __init__(self, step: str, seat: int, what: str):
+        super().__init__(what)
+        self.step, self.seat, self.what = step, seat, what
+
+
+def _public(entry: Entry, kind: str) -> bool:
+    """A public deck entry carrying a message of type ``kind``."""
+    msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+    return isinstance(msg, dict) and msg.get("type") == kind
 
 
 @dataclass
@@ -272,8 +300,14 @@ class _Replay:
     """Drives the re-simulated deck and the game from one transcript, checking as it goes."""
 
     def __init__(self, game: Game, options: Mapping[str, Any], names: Sequence[str],
-                 seats: Sequence[_SeatEntries], seeds: Sequence[bytes], header: bytes):
+                 seats: Sequence[_SeatEntries], seeds: Sequence[bytes], header: bytes,
+                 *, log: Any = None, unfinished: bool = False):
         self.game = game
+        self.log = log
+        # An aborted or abandoned game: where the signed entries end, the replay stops
+        # (_Stopped) instead of failing; what comes after is judged by _verify_unfinished.
+        self.unfinished = unfinished
+        self.derived: dict[tuple[int, int], dict[str, Any]] = {}  # (seat, seq) -> private payload
         self.options = options
         self.names = names
         self.seats = seats
@@ -281,6 +315,7 @@ class _Replay:
         self.header = header
         self.public = self.private = 0
         self.timeline: list[dict[str, Any]] = []
+        self.reached = 0  # deck operations completed at every seat
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
 
@@ -296,10 +331,21 @@ class _Replay:
         mine = self.seats[seat]
         what = self._what(party, message)
         if mine.next_deck >= len(mine.deck):
+            if self.unfinished:
+                raise _Stopped(f"deck, {what}", seat, f"its {what}")
             raise _Failed(f"deck, {what}", f"{self.names[seat]} signed no deck entry where the "
                           f"protocol requires this message", seat)
         entry = mine.deck[mine.next_deck]
         step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
+        kind = message.get("type")
+        if _public(entry, "accuse") and kind != "accuse":
+            # It accused someone where its seed derives another message: judge the accusation.
+            self.judge(seat, entry)
+            raise _Stopped(f"deck, {what}", seat, f"its {what} (it accused a seat instead, and "
+                           f"the accusation cannot be judged here)")
+        if self.unfinished and _public(entry, "seed") and kind != "seed":
+            # It revealed its seed as the game stopped, instead of going on.
+            raise _Stopped(f"deck, {what}", seat, f"its {what}")
         mine.next_deck += 1
         body = entry.body
         if send.to is None:
@@ -316,6 +362,7 @@ class _Replay:
             if body["to"] != send.to:
                 raise _Failed(step, f"the private message goes to seat {body['to']}, the "
                               f"protocol sends it to seat {send.to}", seat)
+            self.derived[(seat, entry.seq)] = message
             self.private += 1
 
     def _what(self, party: Party, message: Mapping[str, Any]) -> str:
@@ -325,6 +372,55 @@ class _Replay:
             name = type(party.ops[op]).__name__.removesuffix("Op").lower()
             return f"{kind} message of deck operation {op} ({name}, before turn {self.turn})"
         return f"{kind} message"
+
+    def judge(self, accuser: int, entry: Entry) -> None:
+        """A signed deck accusation (protocol/deck.md section 6): raise _Failed naming the
+        accused if the transcript proves it, the accuser if it proves the accusation false;
+        return when it cannot tell (what is accused was not replayed)."""
+        message = entry.body["msg"]
+        accused, evidence = message.get("seat"), message.get("evidence")
+        step = f"accusation by seat {accuser} (log #{entry.seq})"
+        if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
+            if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
+                raise _Failed(step, "its evidence about a private message is not the signed "
+                              "entry that carried it and its message key (wire.md section 8): "
+                              "a plaintext copy anyone could make up", accuser)
+            sender, seq = evidence["sender"], evidence["entry"]
+            target = None
+            if isinstance(sender, int) and isinstance(seq, int) and seq >= 0 and self.log:
+                found = self.log.entries(sender, seq)[:1]
+                target = found[0] if found else None
+            if target is None or target.kind != "deck" or not isinstance(target.body, dict) \
+                    or target.body.get("to") != accuser:
+                raise _Failed(step, "its evidence names no private deck message to the accuser",
+                              accuser)
+            try:
+                payload = open_revealed(target, evidence["key"])
+            except (ProtocolError, TypeError):
+                raise _Failed(step, f"the message key it reveals does not open seat {sender}'s "
+                              f"entry #{seq}", accuser) from None
+            want = self.derived.get((sender, seq))
+            if want is None:
+                return
+            if _same(payload, want):
+                raise _Failed(step, f"false accusation: seat {sender}'s private message (log "
+                              f"#{seq}, opened with the revealed key) is the one its seed "
+                              f"derives", accuser)
+            raise _Failed(f"deck entry of seat {sender} (log #{seq}), opened with the key seat "
+                          f"{accuser} revealed", "its private message differs from the one its "
+                          f"revealed seed derives (first difference: "
+                          f"{_difference(payload, want)}): a deviation from the deck protocol",
+                          sender)
+        op = message.get("op")
+        checked = isinstance(op, int) and 0 <= op < self.ops_reached()
+        if checked and isinstance(accused, int):
+            # Every public deck message up to here is the one its seat's seed derives.
+            raise _Failed(step, f"false accusation against seat {accused} "
+                          f"({message.get('step')}): every deck message of that operation is "
+                          f"the one its seed derives", accuser)
+
+    def ops_reached(self) -> int:
+        return self.reached
 
     @staticmethod
     def _deviation(want: Mapping[str, Any], got: Any) -> str:
@@ -346,6 +442,8 @@ class _Replay:
         turn = self.turn
         self.pending = (turn, seat)
         if mine.next_action >= len(mine.actions):
+            if self.unfinished:
+                raise _Stopped(f"turn {turn}", seat, f"move for turn {turn}")
             raise _Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move "
                           f"for turn {turn}", seat)
         entry = mine.actions[mine.next_action]
@@ -360,7 +458,10 @@ class _Replay:
         return body["action"]
 
     def moved(self, state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
-        text = self.game.format_action(state, seat, action, known)
+        try:
+            text = self.game.format_action(state, seat, action, known)
+        except Exception:  # without the faces (an unfinished game without every seed)
+            text = repr(action)
         cards = [known[h] for h in _handles(action) if h in known]
         unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]
         if unseen:
@@ -427,29 +528,34 @@ class _NotingDeck:
 
     def __init__(self, deck: MentalPokerDeck, replay: _Replay):
         self.deck = deck
+        self.replay = replay
         self.timeline = replay.timeline
 
+    def _done(self, value: Any) -> Any:
+        self.replay.reached += 1
+        return value
+
     def shuffle(self) -> list[int]:
-        handles = self.deck.shuffle()
+        handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})
         return handles
 
     def coin(self, label: str, bound: int) -> int:
-        value = self.deck.coin(label, bound)
+        value = self._done(self.deck.coin(label, bound))
         self.timeline.append({"kind": "coin", "label": label, "value": value})
         return value
 
     def deal(self, to: Mapping[int, int]) -> None:
-        self.deck.deal(to)
+        self._done(self.deck.deal(to))
         self.timeline.append({"kind": "deal", "to": dict(to)})
 
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
-        faces = self.deck.reveal(handles, owner)
+        faces = self._done(self.deck.reveal(handles, owner))
         self.timeline.append({"kind": "reveal", "handles": list(handles)})
         return faces
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
-        new = self.deck.transfer(handles, to)
+        new = self._done(self.deck.transfer(handles, to))
         self.timeline.append({"kind": "transfer", "to": to, "handles": list(new)})
         return new
 
@@ -457,7 +563,7 @@ class _NotingDeck:
         return self.deck.known(seat)
 
     def open_all(self) -> dict[int, Card]:
-        return self.deck.open_all()
+        return self._done(self.deck.open_all())
 
 
 def _handles(action: Action) -> list[int]:
@@ -536,6 +642,10 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
         if blame is not None and blame.code not in UNSIGNED_FAULTS:
             raise _Failed("log", exc.reason, blame.seat) from None
         raise _Failed("log", f"{exc.reason} (the file was altered after signing)") from None
+    return transcript, log
+
+
+def _check_echoes(log: Any) -> None:
     for entry in log.canonical():
         for mismatch in log.check_seen(entry):
             raise _Failed(
@@ -543,7 +653,6 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
                 f"it saw seat {mismatch.seat}'s entry #{mismatch.seq} with another hash than "
                 f"the file's: seat {mismatch.seat} told peers different things, or seat "
                 f"{entry.sender}'s echo is false")
-    return transcript, log
 
 
 def _table_header(transcript: Transcript) -> TableHeader:
@@ -603,11 +712,11 @@ def _verify(path: str | Path, report: Report) -> None:
     report.game["name"] = game.name
     names = [s.name for s in lobby.seats]
 
-    for blame in transcript.blames:
-        proven = "proven by signed evidence" if blame.verify(lobby.table, log.roster) else \
-            "its evidence does not prove it"
-        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} ({proven})",
-                      blame.seat if blame.provable else None)
+    _check_blames(transcript, log, lobby)
+    _check_echoes(log)
+    if end.status != "finished":
+        _verify_unfinished(transcript, log, lobby, game, names, report)
+        return
 
     seeds = []
     for seat in range(lobby.players):
@@ -684,3 +793,282 @@ def _verify(path: str | Path, report: Report) -> None:
     report.notes.append("private deck messages are checked by recipient only: a sealed box "
                         "opens only with its recipient's key; the deck audit re-derives what "
                         "each carried from the seeds")
+
+
+# ------------------------------------------------------------------------------------------
+# Blames, and games that did not finish.
+
+
+def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
+    """The provable blames: the file's blame records and every seat's signed ``blame``
+    entries (wire.md section 7). A proven one names its seat; a signed one that proves nothing
+    names its signer."""
+    for blame in transcript.blames:
+        proven = "proven by signed evidence" if blame.verify(lobby.table, log.roster) else \
+            "its evidence does not prove it"
+        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} ({proven})",
+                      blame.seat if blame.provable else None)
+    for entry in log.canonical():
+        if entry.kind != "blame":
+            continue
+        step = f"blame entry of seat {entry.sender} (log #{entry.seq})"
+        try:
+            blame = Blame.from_wire(entry.body.get("blame"))
+            proven = blame.provable and blame.verify(lobby.table, log.roster)
+        except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
+            proven = False
+        if proven:
+            raise _Failed(f"{step} ({blame.code})", f"{blame.reason} (proven by the signed "
+                          f"evidence it publishes)", blame.seat)
+        raise _Failed(step, "it publishes evidence that proves nothing", entry.sender)
+
+
+def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
+                    report: Report) -> dict[int, bytes]:
+    """Every seed that opens its seat's signed commitment: revealed in a signed ``seed`` deck
+    message (at the audit, or as the game stopped) or found in the end record (unsigned, but a
+    seed that opens its commitment is the seat's, wherever it comes from)."""
+    cards = game.deck(lobby.options, lobby.players)
+    context = context_digest(encode_header(lobby.to_wire()), lobby.players,
+                             [c.label() for c in cards])
+    seeds: dict[int, bytes] = {}
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"]
+        commit = deck[0].body.get("msg") if deck and _public(deck[0], "commit") else None
+        if commit is None:
+            continue
+        for entry in deck:
+            if _public(entry, "seed"):
+                seed = entry.body["msg"].get("seed")
+                if seed_commitment(context, seat, seed) != commit.get("seed") \
+                        if isinstance(seed, bytes) else True:
+                    raise _Failed(f"seed of seat {seat} (log #{entry.seq})", "the seed it "
+                                  "revealed does not open its signed commitment", seat)
+                seeds[seat] = seed
+        seed = end.seeds.get(seat)
+        if seat not in seeds and isinstance(seed, bytes):
+            if seed_commitment(context, seat, seed) == commit.get("seed"):
+                seeds[seat] = seed
+            else:
+                report.notes.append(f"the end record's seed of seat {seat} does not open its "
+                                    f"commitment (the end record is not signed); not used")
+    return seeds
+
+
+def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, game: Game,
+                       names: Sequence[str], report: Report) -> None:
+    """An aborted or abandoned game: check what the signed entries prove, in order, and name a
+    seat only for what they prove. The end record is not signed: its note and absent list are
+    reported as what the table recorded, never taken as proof."""
+    end = transcript.end
+    recorded = f"the table recorded: {end.status}"
+    if end.absent:
+        recorded += f", absent: {', '.join(report.name(s) for s in end.absent)}"
+    if end.note:
+        recorded += f" ({end.note})"
+    report.notes.append(recorded + " (the end record is not signed: information only)")
+    seeds = _revealed_seeds(log, lobby, game, end, report)
+    report.checked["seeds"] = len(seeds)
+    seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
+    missing = [s for s in range(lobby.players) if s not in seeds]
+    if missing:
+        report.notes.append("no revealed seed for " + ", ".join(names[s] for s in missing)
+                            + ": the deck cannot be re-derived, and the moves are checked with "
+                            "the public rules only")
+        _withheld_after_accusation(seats, missing)
+        replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True)
+        _public_moves(replay, lobby, game, report)
+        raise _Failed("end record", f"{end.status}; not verified: the game did not finish, and "
+                      f"the transcript proves no fault by any seat")
+    replay = _Replay(game, lobby.options, names, seats, [seeds[s] for s in range(lobby.players)],
+                     encode_header(transcript.header.lobby), log=log, unfinished=True)
+    try:
+        record, deck = replay.run()
+    except _Stopped as stop:
+        report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
+        _after_stop(replay, seats, stop)
+        raise _Failed(stop.step, f"the game stopped waiting for {names[stop.seat]}'s "
+                      f"{stop.what}, which it never signed while every message it needed is "
+                      f"in the transcript (a stall or a lost connection: the transcript cannot "
+                      f"tell which)", stop.seat) from None
+    except _Failed:
+        raise
+    except PlayerError as exc:
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
+                      exc.seat) from None
+    except DeckFault as exc:
+        raise _Failed("deck", str(exc), exc.blame.seat) from None
+    except Exception as exc:
+        turn, seat = replay.pending or (replay.turn, None)
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
+                      seat) from None
+    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn,
+                          cards=len(record.faces))
+    report.result = record.result
+    raise _Failed("end record", f"{end.status}, yet the signed entries hold a whole game with "
+                  f"its result; not verified: the game did not finish at the table")
+
+
+def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) -> None:
+    """Where the signed entries end: judge the accusations signed after what the replay used,
+    and moves signed for a turn that was not the signer's."""
+    for mine in seats:
+        for entry in mine.deck[mine.next_deck:]:
+            if _public(entry, "accuse"):
+                replay.judge(mine.seat, entry)
+    _out_of_turn(replay, seats)
+
+
+def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
+    to_move = replay.pending[1] if replay.pending is not None else None
+    for mine in seats:
+        for entry in mine.actions[mine.next_action:]:
+            turn = entry.body.get("turn") if isinstance(entry.body, dict) else None
+            if not isinstance(turn, int) or isinstance(turn, bool):
+                raise _Failed(f"log #{entry.seq} of seat {mine.seat}", "malformed action entry",
+                              mine.seat)
+            if turn < replay.turn or (turn == replay.turn and to_move is not None
+                                      and to_move != mine.seat):
+                raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
+                              "a move signed for a turn that was not its own (out of turn)",
+                              mine.seat)
+
+
+def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[int]) -> None:
+    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6): a
+    seat that did not, while the others did, withheld it."""
+    accusations = [(mine.seat, e) for mine in seats for e in mine.deck if _public(e, "accuse")]
+    if not accusations or len(missing) == len(seats):
+        return
+    accuser, entry = accusations[0]
+    accused = entry.body["msg"].get("seat")
+    seat = accused if accused in missing else missing[0]
+    raise _Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
+                  "it withheld its deck seed: every seat reveals it after an accusation, so "
+                  "that the deck can be re-checked", seat)
+
+
+class _NeedsFaces(Exception):
+    """The seedless replay reached a step that needs the faces of cards."""
+
+
+class _Handles:
+    """The engine's deck without seeds: only the public numbering of handles (shuffle epoch e
+    is ``e*n .. e*n+n-1``, moved cards count up from FIRST_REHANDLED); a step that needs faces
+    (or a coin, which needs every nonce) ends the replay."""
+
+    def __init__(self, n: int, game_id: bytes | None):
+        self.n, self.epochs, self.next = n, 0, FIRST_REHANDLED
+        self.game_id = game_id
+        self.steps = 0  # deck steps so far
+
+    def shuffle(self) -> list[int]:
+        self.steps += 1
+        base, self.epochs = self.epochs * self.n, self.epochs + 1
+        return list(range(base, base + self.n))
+
+    def coin(self, label: str, bound: int) -> int:
+        if self.game_id is None:
+            raise _NeedsFaces(f"coin {label} (not every nonce was revealed)")
+        self.steps += 1
+        return coin_value(self.game_id, label, bound)
+
+    def deal(self, to: Mapping[int, int]) -> None:
+        self.steps += 1
+
+    def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        raise _NeedsFaces("a reveal")
+
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        self.steps += 1
+        count = len(set(handles))
+        new = list(range(self.next, self.next + count))
+        self.next += count
+        return new
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return {}
+
+    def open_all(self) -> dict[int, Card]:
+        raise _NeedsFaces("the audit")
+
+
+def _public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
+    """The deck's game id from the signed commitments and nonces (public), for the coins."""
+    cards = game.deck(lobby.options, lobby.players)
+    context = context_digest(encode_header(lobby.to_wire()), lobby.players,
+                             [c.label() for c in cards])
+    commits, nonces = [], []
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"][:2]
+        if len(deck) < 2 or not (_public(deck[0], "commit") and _public(deck[1], "nonce")):
+            return None
+        commits.append(deck[0].body["msg"])
+        nonces.append(deck[1].body["msg"].get("nonce"))
+    try:
+        return game_id_of(context, [c["seed"] for c in commits], [c["nonce"] for c in commits],
+                          nonces)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _public_passes(log: Any, n: int) -> None:
+    """The checks every seat makes on a shuffle or re-lock pass as it arrives (protocol/deck.md
+    4.1), which need no seed: n points of 32 bytes, all distinct."""
+    for entry in log.canonical():
+        if entry.kind == "deck" and (_public(entry, "shuffle") or _public(entry, "relock")):
+            points = entry.body["msg"].get("points")
+            what = f"{entry.body['msg']['type']} pass of seat {entry.sender} (log #{entry.seq})"
+            if not isinstance(points, list) or len(points) != n \
+                    or not all(isinstance(p, bytes) and len(p) == 32 for p in points):
+                raise _Failed(what, f"a pass holds {n} points of 32 bytes", entry.sender)
+            if len(set(points)) != n:
+                raise _Failed(what, "duplicated point (a card twice, another dropped)",
+                              entry.sender)
+
+
+def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report) -> None:
+    """Without every seed: replay the signed moves with the game's public rules (turn order,
+    handles held, every public check) as far as no face is needed."""
+    n = len(game.deck(lobby.options, lobby.players))
+    _public_passes(replay.log, n)
+    deck = _Handles(n, _public_game_id(replay.log, lobby, game))
+    bots = [_SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
+    moved_at = [-1]  # deck steps before the last move
+    observe = replay.moved
+
+    def moved(*args: Any) -> None:
+        observe(*args)
+        moved_at[0] = deck.steps
+
+    replay.moved = moved  # type: ignore[method-assign]
+    stop: _Stopped | None = None
+    try:
+        play(game, lobby.options, lobby.players, deck, bots, check_own=False)
+    except _NeedsFaces as exc:
+        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the "
+                            f"faces of cards")
+        replay.pending = None
+    except _Stopped as exc:
+        stop = exc
+    except PlayerError as exc:
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
+                      exc.seat) from None
+    except _Failed:
+        raise
+    except Exception as exc:
+        turn, seat = replay.pending or (replay.turn, None)
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
+                      seat) from None
+    report.checked["moves"] = replay.turn
+    _out_of_turn(replay, replay.seats)
+    if stop is not None and moved_at[0] == deck.steps:
+        # The turn came right after a signed move, with no deck step between: every other
+        # seat had what it needed; this one never signed its move.
+        raise _Failed(stop.step, f"the game stopped waiting for {replay.names[stop.seat]}'s "
+                      f"{stop.what}, right after the signed move before it (a stall or a lost "
+                      f"connection: the transcript cannot tell which)", stop.seat)
+    if stop is not None:
+        report.notes.append(f"the game stopped at turn {replay.turn}, waiting for "
+                            f"{replay.names[stop.seat]} after a deck step that cannot be "
+                            f"checked without every seed")

@@ -71,11 +71,7 @@ CAUSAL_ORDER = (
     "arrival order; over a slow link seat 1 gets seat 0's nonce before seat 2's commit and "
     "Party._on_nonce blames honest seat 0 ('nonce revealed before every commitment arrived'). An "
     "entry should wait until the entries its head echo names have been accepted")
-NO_SEEDS_ON_ABORT = (
-    "an aborted game's transcript holds no deck seed (no seat reveals its seed when the session "
-    "aborts: p2pcards/net/peer.py Peer.play / NetworkDeck), and p2pcards/verify.py _verify checks "
-    "the end record's seeds before the signed entries, so it names the first seat without a seed "
-    "(seat 0) instead of the cheater")
+
 
 
 @dataclass(frozen=True)
@@ -91,28 +87,27 @@ class Case:
 
 
 CASES = {
-    "wrong key": Case("WrongKey", verify_bug=NO_SEEDS_ON_ABORT),
+    "wrong key": Case("WrongKey"),
     "substituted card": Case("SubstitutedCard"),
-    "duplicated card": Case("DuplicatedCard", verify_bug=NO_SEEDS_ON_ABORT),
+    "duplicated card": Case("DuplicatedCard"),
     "tagged card": Case("TaggedCard"),
-    "card not held": Case("PlaysCardNotHeld", verify_bug=NO_SEEDS_ON_ABORT),
+    "card not held": Case("PlaysCardNotHeld"),
     "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),
-    "equivocation": Case("Equivocates", verify_bug=NO_SEEDS_ON_ABORT),
+    "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),
-    "out of turn": Case("OutOfTurn", verify_bug=NO_SEEDS_ON_ABORT),
-    "stalling (deck)": Case("StallsDeck", timeouts=STALL, verify_bug=NO_SEEDS_ON_ABORT),
-    "stalling (turn)": Case("StallsTurnPeer", timeouts=STALL, verify_bug=NO_SEEDS_ON_ABORT),
+    "out of turn": Case("OutOfTurn"),
+    "stalling (deck)": Case("StallsDeck", timeouts=STALL),
+    "stalling (turn)": Case("StallsTurnPeer", timeouts=STALL),
     "malformed frame": Case("MalformedFrame", expect=REFUSED, in_transcript=False),
     "oversized frame": Case("OversizedFrame", expect=REFUSED, in_transcript=False),
     "garbage bytes": Case("GarbageBytes", expect=REFUSED, in_transcript=False),
     "garbage messages": Case("GarbageMessages", expect=REFUSED, in_transcript=False),
     "stranger (relayed entry)": Case("RelaysStranger", expect=REFUSED, in_transcript=False),
     "bad signature": Case("BadSignature", expect=REFUSED, in_transcript=False),
-    "false accusation (true key)": Case("ForgesAccusation", verify_bug=NO_SEEDS_ON_ABORT),
-    "false accusation (forged evidence)": Case("ForgesPlaintextEvidence",
-                                               verify_bug=NO_SEEDS_ON_ABORT),
-    "false accusation (wrong key)": Case("RevealsWrongKey", verify_bug=NO_SEEDS_ON_ABORT),
+    "false accusation (true key)": Case("ForgesAccusation"),
+    "false accusation (forged evidence)": Case("ForgesPlaintextEvidence"),
+    "false accusation (wrong key)": Case("RevealsWrongKey"),
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "slow link (no cheating)": Case("SlowLink", expect=IGNORED, in_transcript=False),
 }

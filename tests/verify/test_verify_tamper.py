@@ -245,3 +245,17 @@ def test_another_rules_version_is_named(tmp_path, cli):
     report = json.loads(done.stdout)
     assert report["verdict"] == "unreadable"
     assert "cals-bs" in report["problem"]["reason"] and "999" in report["problem"]["reason"]
+
+
+# -- games that did not finish -----------------------------------------------------------------
+
+
+def test_an_unsigned_abort_record_names_nobody(bs_table, tmp_path):
+    """The end record is not signed: relabelling a whole game 'abandoned', with seat 2 absent
+    and no seeds, is not verified, and blames nobody (the seeds come from the signed log)."""
+    transcript = bs_table.read()
+    end = TranscriptEnd("abandoned", None, {}, (2,), "seat 2 cheated")
+    report = verified(write(tmp_path / "relabelled.p2pt", transcript, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "did not finish" in report.problem.reason
+    assert any(n.startswith("the table recorded: abandoned") for n in report.notes), report.notes
