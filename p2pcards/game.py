@@ -358,6 +358,13 @@ class Game(abc.ABC, Generic[S]):
         catches a client that skips it. Defaults to :meth:`check`."""
         self.check(state, seat, action)
 
+    def idle_action(self, state: S, seat: int, known: Mapping[int, Card]) -> Action | None:
+        """What ``seat``'s own client plays for a player who lets the turn time run out, where
+        the game's rules say what happens then (Cal's BS rule 28: a follower passes). ``None``
+        (the default): nothing; the other seats name the player when the turn timeout passes.
+        Only the seat's own client ever uses it, so there is never a second author of a move."""
+        return None
+
     @abc.abstractmethod
     def apply(self, state: S, seat: int, action: Action) -> None:
         """Perform an action that passed :meth:`check`."""

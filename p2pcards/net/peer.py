@@ -40,6 +40,7 @@ from ..deck.party import (
     Output,
     Party,
     RevealOp,
+    Send,
     ShuffleOp,
     TransferOp,
 )
@@ -58,6 +59,8 @@ __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
 
 
 MAX_EARLY = 4096
+#: Share of the turn timeout after which an idle player's client acts for them (rule 28).
+IDLE_SHARE = 0.9
 #: Seconds between checks for a seat that dropped out while we wait on it.
 CHECK_EVERY = 1.0
 
@@ -152,8 +155,7 @@ class NetworkDeck:
     async def _call(self, method: Any, *args: Any) -> None:
         async with self.peer.send_lock:
             out: Output = method(*args)
-            for send in out.sends:
-                await self.peer.publish_deck(send.to, send.message)
+            await self.peer.publish_deck(out.sends)
         async with self._changed:
             for event in out.events:
                 if isinstance(event, OpDone):
@@ -267,13 +269,25 @@ class LocalSeat:
     def __getattr__(self, name: str) -> Any:  # observe(), put() of the wrapped agent
         return getattr(self.agent, name)
 
+    async def _choose_in_time(self, session: TableSession, seat: int) -> Action:
+        """The agent's choice; if the turn time is nearly up and the game says what an idle
+        player does (``Game.idle_action``), that instead."""
+        patience = self.peer.header.timeouts.turn * IDLE_SHARE
+        with trio.move_on_after(patience):
+            return await self.agent.choose(session, seat)
+        idle = session.game.idle_action(session.state, seat, session.known())
+        if idle is None:
+            return await self.agent.choose(session, seat)
+        session._publish("notice", f"time is up: {session.describe(seat, idle)} for you")
+        return idle
+
     async def choose(self, session: TableSession, seat: int) -> Action:
         logged = self.peer.logged_action()
         if logged is not None:  # replaying our journal after a restart: the move is made
             await self.peer.publish("action", {"turn": self.peer.turns, "action": logged})
             return logged
         while True:
-            action = await self.agent.choose(session, seat)
+            action = await self._choose_in_time(session, seat)
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:
@@ -384,19 +398,44 @@ class Peer:
     async def publish(self, kind: str, body: dict[str, Any]) -> Entry:
         """Sign our next entry, keep it (journal first: it must survive a crash once sent),
         and send it to every connected seat."""
-        if self._replay_own:
-            return self._replayed(kind)
-        entry = self.log.make_entry(self.identity, self.seat, kind, body)
-        if self.journal is not None:
-            self.journal.append_entry(entry)
-            self.journal.sync()
-        wire = entry.to_wire()
-        for seat, conn in list(self.connections.items()):
-            try:
-                await conn.send(wire)
-            except ConnectionClosed:
-                pass  # it catches up when it reconnects
+        (entry,) = await self._publish([(kind, lambda: body)])
         return entry
+
+    async def publish_deck(self, sends: Sequence[Any]) -> None:
+        """The deck party's messages (``Send``), public or sealed to their one recipient."""
+        await self._publish([("deck", lambda send=send: self._deck_body(send.to, send.message)) for send in sends])
+
+    def _deck_body(self, to: int | None, message: dict[str, Any]) -> dict[str, Any]:
+        if to is None:
+            return {"msg": self._revealed_evidence(message)}
+        return seal_body(
+            self.identity, table=self.header.table, seat=self.seat, seq=self.log.next_seq(self.seat),
+            kind="deck", to=to, recipient=self.header.seats[to].keys, payload=message,
+        )
+
+    async def _publish(self, items: Sequence[tuple[str, Any]]) -> list[Entry]:
+        """Sign entries in order (each body is made just before its entry: a sealed body binds
+        the entry's seq), journal and sync them once, then send them."""
+        entries, fresh = [], []
+        for kind, body in items:
+            if self._replay_own:
+                entries.append(self._replayed(kind))
+                continue
+            entry = self.log.make_entry(self.identity, self.seat, kind, body())
+            entries.append(entry)
+            fresh.append(entry)
+        if fresh and self.journal is not None:
+            for entry in fresh:
+                self.journal.append_entry(entry)
+            self.journal.sync()
+        for entry in fresh:
+            wire = entry.to_wire()
+            for conn in list(self.connections.values()):
+                try:
+                    await conn.send(wire)
+                except ConnectionClosed:
+                    pass  # it catches up when it reconnects
+        return entries
 
     def _replayed(self, kind: str) -> Entry:
         entry = self._replay_own.popleft()
@@ -422,20 +461,6 @@ class Peer:
         others, self._replay_others = self._replay_others, []
         for entry in others:
             await self.accept(entry, via=None, journal=False)
-
-    async def publish_deck(self, to: int | None, message: dict[str, Any]) -> None:
-        if self._replay_own:
-            self._replayed("deck")
-            return
-        if to is None:
-            await self.publish("deck", {"msg": self._revealed_evidence(message)})
-            return
-        seq = self.log.next_seq(self.seat)
-        body = seal_body(
-            self.identity, table=self.header.table, seat=self.seat, seq=seq, kind="deck", to=to,
-            recipient=self.header.seats[to].keys, payload=message,
-        )
-        await self.publish("deck", body)
 
     # Accusations about a private deck message (protocol/deck.md section 6, wire.md section 8).
     # The Party names the message by its plaintext; that is not signed by its sender, so on the
@@ -703,7 +728,7 @@ class Peer:
         party.seeds[self.seat] = party._seed  # for our end record
         with trio.CancelScope(shield=True):
             async with self.send_lock:
-                await self.publish_deck(None, message)
+                await self.publish_deck([Send(None, message)])
 
     async def _publish_evidence(self) -> None:
         """Tell every seat what we can prove, so they stop too and name the same seat."""

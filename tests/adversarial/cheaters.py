@@ -27,6 +27,7 @@ import msgpack
 import trio
 
 from p2pcards.deck.group import multiply, prf_scalar
+from p2pcards.deck.party import Send
 from p2pcards.game import Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import LocalSeat, Peer, TableAborted
@@ -96,13 +97,15 @@ class Cheater(Peer):
         async with self._wire_lock:
             return await super().publish(kind, body)
 
-    async def publish_deck(self, to: int | None, message: dict[str, Any]) -> None:
-        changed = self.tamper_deck(to, message)
-        if changed is not message:
-            self.cheated = True
-        if changed is None:
-            return  # never sent
-        await super().publish_deck(to, changed)
+    async def publish_deck(self, sends: list[Send]) -> None:
+        kept = []
+        for send in sends:
+            changed = self.tamper_deck(send.to, send.message)
+            if changed is not send.message:
+                self.cheated = True
+            if changed is not None:  # None: never sent
+                kept.append(Send(send.to, changed))
+        await super().publish_deck(kept)
 
     async def play(self) -> Any:
         outcome: tuple[str, Any] = ("error", TableAborted("no outcome"))
@@ -237,7 +240,7 @@ class ForgesAccusation(Cheater):
         return {"sender": entry.sender, "message": forged}  # Peer replaces it by the key
 
     async def accuse(self, accusation: dict[str, Any]) -> None:
-        await self.publish_deck(None, accusation)
+        await self.publish_deck([Send(None, accusation)])
 
     async def dispatch(self, entry: Entry) -> None:
         await super().dispatch(entry)

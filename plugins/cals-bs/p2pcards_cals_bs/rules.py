@@ -581,6 +581,22 @@ class CalsBS(Game[BSState]):
     def legal_actions(self, state: BSState, seat: int, known: Mapping[int, Card]) -> list[Action]:
         return representative_actions(self, state, seat, known)
 
+    def idle_action(self, state: BSState, seat: int, known: Mapping[int, Card]) -> Action | None:
+        """Rule 28: an idle follower passes; an idle lead player's client leads one card as its
+        true rank (a joker as the current rank, or A). The rules draw no random numbers, so the
+        card is the lowest-ranked one (jokers last) rather than one chosen at random."""
+        action = timeout_action(state, seat)
+        if action is not None or state.phase != "play" or state.pending or state.turn != seat:
+            return action
+        hand = [h for h in state.hands[seat] if h in known]
+        if not state.must_lead or not hand:
+            return None
+        # One card led as its own rank is truthful, so this is legal even as a going-out play.
+        card = min(hand, key=lambda h: (known[h].is_joker, known[h].rank or 0, known[h].sort_key()))
+        face = known[card]
+        rank = face.rank or state.current_rank or Rank.ACE
+        return {"type": "play", "cards": [card], "rank": rank.symbol}
+
     def view(self, state: BSState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
         """The generic keys every console renders (``hand``, ``seats``, ``table``, ``status``;
         seats are named "seat N" in the text) and the game's own plain data for bots and tests.

@@ -459,3 +459,14 @@ def test_rule_27_challengeable_with_quads_plus_n_exit_is_face_down_and_doubtable
     t.act(2, "doubt")
     assert len(t.state.hands[1]) == 5 and t.turn == 2  # false: the player takes the pile
     assert t.audit() == []
+
+
+def test_rule_28_an_idle_players_own_client_passes_or_leads_its_lowest_card():
+    t = Table(3, {0: "9h 3c JK", 1: "5s"})
+    t.keep_only(0, "9h 3c JK")
+    lead = t.game.idle_action(t.state, 0, t.deck.known(0))
+    assert t.faces(lead["cards"]) == ["3c"] and lead["rank"] == "3"  # one card, as its own rank
+    t.game.check_own(t.state, 0, lead, t.deck.known(0))
+    t.raw(0, lead)
+    assert t.game.idle_action(t.state, 1, t.deck.known(1)) == {"type": "pass"}
+    assert t.game.idle_action(t.state, 2, t.deck.known(2)) is None  # not their turn
