@@ -37,6 +37,14 @@ def journal_size(home: Path) -> int:
     return journals[0].stat().st_size if journals else 0
 
 
+def kill_mid_game(proc: subprocess.Popen, home: Path) -> None:
+    """SIGKILL a peer once the shuffle is done and some moves are made (its journal shows it)."""
+    wait_for(lambda: journal_size(home) > 40_000, 60, "the game to be under way")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(5)
+    assert proc.returncode == -signal.SIGKILL
+
+
 def finish(proc: subprocess.Popen, log: Path, timeout: float = 60) -> str:
     try:
         proc.wait(timeout=timeout)
@@ -76,11 +84,7 @@ def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
     run, homes, transcripts, procs, tmp = table
     host, host_log, joiner, join_log = run(grace=60)
     procs += [host, joiner]
-    # Kill the joiner once the shuffle is done and some moves are made.
-    wait_for(lambda: journal_size(homes["join_home"]) > 40_000, 60, "the game to be under way")
-    joiner.send_signal(signal.SIGKILL)
-    joiner.wait(5)
-    assert joiner.returncode == -signal.SIGKILL
+    kill_mid_game(joiner, homes["join_home"])
     resume_log = tmp / "resume.log"
     resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
                     homes["join_home"], resume_log)
@@ -104,9 +108,7 @@ def test_a_peer_that_never_returns_ends_the_game_as_abandoned(table):
     run, homes, transcripts, procs, tmp = table
     host, host_log, joiner, join_log = run(grace=2)
     procs += [host, joiner]
-    wait_for(lambda: journal_size(homes["join_home"]) > 40_000, 60, "the game to be under way")
-    joiner.send_signal(signal.SIGKILL)
-    joiner.wait(5)
+    kill_mid_game(joiner, homes["join_home"])
     host_out = finish(host, host_log)
     assert host.returncode == 1, host_out
     assert "the game stopped" in host_out
