@@ -371,6 +371,11 @@ class Peer:
         async for text in self._chat_receive:
             await self.publish("chat", {"text": text})
 
+    @property
+    def finished(self) -> bool:
+        """Our game is over (a result or an abort)."""
+        return self.aborted is not None or self.session.result is not None
+
     def all_finished(self) -> bool:
         """Every seat has published its result entry."""
         return all(any(e.kind == "result" for e in self.log.entries(s)) for s in range(self.header.players))

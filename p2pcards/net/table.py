@@ -23,6 +23,8 @@ from .transport import ConnectionClosed, FrameError
 
 __all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
+#: Redialling a dropped connection: the first wait, and the longest, in seconds.
+REDIAL_FIRST, REDIAL_MAX = 0.2, 5.0
 #: After our game ends, how long we keep serving the other seats until they finish too.
 LINGER_SECONDS = 10.0
 MESH_SECONDS = 20.0
@@ -126,9 +128,29 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
 
     async def serve(nursery: trio.Nursery, seat: int, conn: Any) -> None:
         peer.attach(seat, conn)
-        nursery.start_soon(peer.serve_connection, seat, conn)
+        nursery.start_soon(serve_then_redial, nursery, seat, conn)
         if all(peer.connected(s) for s in range(header.players) if s != me):
             full_mesh.set()
+
+    async def serve_then_redial(nursery: trio.Nursery, seat: int, conn: Any) -> None:
+        await peer.serve_connection(seat, conn)
+        # The connection dropped. Of each pair the higher seat dials again (the lower one
+        # listens), until the other seat's grace period is over; a restarted seat dials everyone.
+        if seat > me or peer.connections.get(seat) is not conn or peer.finished:
+            return
+        deadline = trio.current_time() + header.timeouts.grace
+        delay = REDIAL_FIRST
+        while not peer.connected(seat) and not peer.finished and trio.current_time() < deadline:
+            await trio.sleep(delay)
+            delay = min(delay * 2, REDIAL_MAX)
+            try:
+                replacement = await dial_seat(identity, header, me, seat, games=games, attempts=1)
+            except LobbyError:
+                continue
+            if not peer.connected(seat):
+                await serve(nursery, seat, replacement)
+            else:
+                await replacement.aclose()
 
     async def accept_loop(nursery: trio.Nursery) -> None:
         while True:
