@@ -211,12 +211,13 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
             with trio.move_on_after(LINGER_SECONDS):
                 while not peer.all_finished():
                     await trio.sleep(0.01)
+        end = _end_record(peer, result, aborted)  # while connected: who is away matters
         nursery.cancel_scope.cancel()
     for conn in list(peer.connections.values()):
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
-    path = _finish(peer, transcript_dir, folder, result, aborted)
+    path = _finish(peer, transcript_dir, folder, end)
     return SeatOutcome(peer, result, aborted, path)
 
 
@@ -231,11 +232,9 @@ def _stem(peer: Peer) -> str:
     return f"{peer.header.table.hex()[:12]}-seat{peer.seat}"
 
 
-def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, result: Result | None,
-            aborted: TableAborted | None) -> Path | None:
+def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: TranscriptEnd) -> Path | None:
     """Close the journal and write the final transcript, in canonical order (byte-identical
     at every seat that saw the same log)."""
-    end = _end_record(peer, result, aborted)
     journal = peer.journal
     if journal is not None:
         journal.write_end(end)
