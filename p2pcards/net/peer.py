@@ -53,6 +53,7 @@ from ..wire.log import GAP, Blame as LogBlame, Rejected
 from ..wire.messages import Entry, Fetch, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, seal_body
 from .timeouts import Timeouts
+from ..wire.framing import encode_frame
 from .transport import Connection, ConnectionClosed, FrameError
 
 __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
@@ -434,10 +435,10 @@ class Peer:
                 self.journal.append_entry(entry)
             self.journal.sync()
         for entry in fresh:
-            wire = entry.to_wire()
+            frame = encode_frame(entry.to_wire())
             for conn in list(self.connections.values()):
                 try:
-                    await conn.send(wire)
+                    await conn.send_frame(frame)
                 except ConnectionClosed:
                     pass  # it catches up when it reconnects
         return entries

@@ -48,7 +48,10 @@ class Connection:
         return self.stream.socket.getsockname()[0]
 
     async def send(self, message: Any) -> None:
-        frame = encode_frame(message, self.limits)
+        await self.send_frame(encode_frame(message, self.limits))
+
+    async def send_frame(self, frame: bytes) -> None:
+        """Send an already encoded frame (one message going to several peers is encoded once)."""
         async with self._send_lock:
             try:
                 await self.stream.send_all(frame)

@@ -135,7 +135,9 @@ class Entry:
 
     @cached_property
     def signed_bytes(self) -> bytes:
-        return ENTRY_DOMAIN + framing.encode(self.unsigned())
+        # An Entry is only made by from_wire (schema-checked, from a checked frame) or
+        # sign_entry (checked there), so the encoder's value check is not repeated here.
+        return ENTRY_DOMAIN + framing.encode(self.unsigned(), checked=True)
 
     @cached_property
     def hash(self) -> bytes:
