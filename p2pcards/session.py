@@ -243,13 +243,16 @@ class TableSession:
         if not text:
             return
         who = self.names[self.me] if self.me is not None else "spectator"
-        self._publish("chat", f"{who}: {text}", seat=self.me, message=text)
+        self.publish("chat", f"{who}: {text}", seat=self.me, message=text)
         if self.on_say is not None:
             self.on_say(text)
 
     # -- running --------------------------------------------------------------------------
 
-    def _publish(self, kind: str, text: str, **data: Any) -> None:
+    def publish(self, kind: str, text: str, **data: Any) -> None:
+        """Record an event and tell every subscriber. The session publishes the game's own
+        events; the driver of a networked seat adds ``progress``, ``connection``, ``chat`` and
+        ``error`` events."""
         event = TableEvent(kind, text, data)
         self.history.append(event)
         for callback in list(self._subscribers):
@@ -263,7 +266,7 @@ class TableSession:
     def _set_phase(self, phase: str) -> None:
         if phase != self.phase:
             self.phase = phase
-            self._publish("phase", phase, phase=phase)
+            self.publish("phase", phase, phase=phase)
 
     async def run(self) -> Result:
         """Play the game to the end and run the audit; returns the result."""
@@ -272,30 +275,30 @@ class TableSession:
             self.step = step = self.replica.next_step()
             if isinstance(step, Turn):
                 self._set_phase("playing")
-                self._publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
+                self.publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
                 action = await self.seats[step.seat].choose(self, step.seat)
                 try:
                     index = self.replica.act(step.seat, action)
                 except IllegalAction as exc:
                     if step.seat == self.me:
-                        self._publish("error", str(exc))
+                        self.publish("error", str(exc))
                         continue
                     raise
                 event = {"kind": "action", "seat": step.seat, "action": action, "index": index}
                 self._tell_bots(event)
                 text = f"{self.names[step.seat]} {self.describe(step.seat, action)}"
-                self._publish("action", text, seat=step.seat, action=action, index=index)
+                self.publish("action", text, seat=step.seat, action=action, index=index)
             elif isinstance(step, Shuffle):
                 self._set_phase("shuffling")
                 handles = await self.deck.shuffle()
                 game.on_shuffled(state, handles)
                 self._tell_bots({"kind": "shuffle", "handles": list(handles)})
-                self._publish("shuffle", "the deck is shuffled", cards=len(handles))
+                self.publish("shuffle", "the deck is shuffled", cards=len(handles))
             elif isinstance(step, Coin):
                 value = await self.deck.coin(step.label, step.bound)
                 game.on_coin(state, step.label, value)
                 self._tell_bots({"kind": "coin", "label": step.label, "value": value})
-                self._publish("coin", f"{step.label}: {value}", label=step.label, value=value)
+                self.publish("coin", f"{step.label}: {value}", label=step.label, value=value)
             elif isinstance(step, Deal):
                 self._set_phase("dealing")
                 await self.deck.deal(step.to)
@@ -304,18 +307,18 @@ class TableSession:
                     mine = [h for h, s in step.to.items() if s == seat]
                     if mine:
                         self._tell_bots({"kind": "deal", "handles": mine}, [seat])
-                self._publish("deal", f"{len(step.to)} cards dealt", handles=list(step.to))
+                self.publish("deal", f"{len(step.to)} cards dealt", handles=list(step.to))
             elif isinstance(step, Reveal):
                 faces = await self.deck.reveal(step.handles, step.owner)
                 game.on_reveal(state, faces)
                 self._tell_bots({"kind": "reveal", "faces": faces})
                 shown = " ".join(faces[h].unicode() for h in step.handles)
-                self._publish("reveal", f"revealed: {shown}", faces=faces)
+                self.publish("reveal", f"revealed: {shown}", faces=faces)
             elif isinstance(step, Transfer):
                 new_handles = await self.deck.transfer(step.handles, step.to)
                 game.on_transferred(state, step, new_handles)
                 self._tell_bots({"kind": "transfer", "handles": list(new_handles), "to": step.to})
-                self._publish(
+                self.publish(
                     "transfer",
                     f"{len(new_handles)} hidden cards go to {self.names[step.to]}",
                     handles=list(new_handles),
@@ -327,7 +330,7 @@ class TableSession:
                 self.violations = game.audit(state, self.replica.actions, self.faces)
                 self.result = step.result
                 self._set_phase("done")
-                self._publish(
+                self.publish(
                     "done",
                     step.result.summary,
                     result=step.result.to_wire(),

@@ -279,7 +279,7 @@ class LocalSeat:
         idle = session.game.idle_action(session.state, seat, session.known())
         if idle is None:
             return await self.agent.choose(session, seat)
-        session._publish("notice", f"time is up: {session.describe(seat, idle)} for you")
+        session.publish("notice", f"time is up: {session.describe(seat, idle)} for you")
         return idle
 
     async def choose(self, session: TableSession, seat: int) -> Action:
@@ -292,7 +292,7 @@ class LocalSeat:
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:
-                session._publish("error", str(exc))
+                session.publish("error", str(exc))
                 continue
             await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
             return action
@@ -393,7 +393,7 @@ class Peer:
         text = f"{name}: {self.header.players - len(waiting)} of {self.header.players} players done"
         if text != self._last_progress:
             self._last_progress = text
-            self.session._publish("progress", text, waiting=sorted(waiting))
+            self.session.publish("progress", text, waiting=sorted(waiting))
 
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
@@ -513,7 +513,8 @@ class Peer:
     def attach(self, seat: int, conn: Connection) -> None:
         """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
         self.connections[seat] = conn
-        if seat in self._away_since: self.session._publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
+        if seat in self._away_since:
+            self.session.publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
         self._away_since.pop(seat, None)
         event = self._returned.pop(seat, None)
         if event is not None:
@@ -542,7 +543,7 @@ class Peer:
             if self.connections.get(seat) is conn:
                 conn.closed = True
                 self._away_since.setdefault(seat, trio.current_time())
-                self.session._publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
+                self.session.publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
 
     async def _on_message(self, seat: int, conn: Connection, raw: Any) -> None:
         try:
@@ -651,12 +652,12 @@ class Peer:
             self._on_evidence(sender, body)
         elif entry.kind == "chat":
             text = " ".join(str(body.get("text", "")).split())[:MAX_CHAT]
-            self.session._publish("chat", f"{self.header.seats[sender].name}: {text}", seat=sender)
+            self.session.publish("chat", f"{self.header.seats[sender].name}: {text}", seat=sender)
 
     def blame(self, seat: int, reason: str) -> None:
         message = f"seat {seat} ({self.header.seats[seat].name}): {reason}"
         self.blames.append(message)
-        self.session._publish("error", message, seat=seat)
+        self.session.publish("error", message, seat=seat)
 
     def blame_log(self, blame: LogBlame) -> None:
         self.blame(blame.seat, f"{blame.code}: {blame.reason}")
@@ -688,7 +689,7 @@ class Peer:
             return True
         event = self._returned.setdefault(seat, trio.Event())
         left = self._away_since.setdefault(seat, trio.current_time())
-        self.session._publish("connection", f"{self.header.seats[seat].name} is away; waiting", seat=seat)
+        self.session.publish("connection", f"{self.header.seats[seat].name} is away; waiting", seat=seat)
         with trio.move_on_at(left + self.header.timeouts.grace):
             await event.wait()
             return True

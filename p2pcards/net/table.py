@@ -169,7 +169,7 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
         try:
             await serve(nursery, seat, await dial_seat(identity, header, me, seat, games=games))
         except LobbyError as exc:
-            peer.session._publish("connection", str(exc), seat=seat)
+            peer.session.publish("connection", str(exc), seat=seat)
 
     async def play() -> None:
         nonlocal result, aborted

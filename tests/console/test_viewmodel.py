@@ -165,15 +165,15 @@ async def test_tracker_shows_progress_then_the_phase(host):
     changes = []
     tracker = TableTracker(session, on_change=lambda: changes.append(1))
     assert tracker.busy and tracker.busy_text() == "setting up the table"
-    session._publish("phase", "shuffling", phase="shuffling")
+    session.publish("phase", "shuffling", phase="shuffling")
     session.phase = "shuffling"
     assert tracker.busy_text().startswith("shuffling the deck")
-    session._publish("progress", "shuffling: 3 of 4 players done", done=3, total=4)
+    session.publish("progress", "shuffling: 3 of 4 players done", done=3, total=4)
     assert tracker.busy_text() == "shuffling: 3 of 4 players done"
-    session._publish("chat", "bob: hi")
+    session.publish("chat", "bob: hi")
     assert tracker.log[-1].text == "bob: hi" and len(changes) == 3
     session.phase = "playing"
-    session._publish("phase", "playing")
+    session.publish("phase", "playing")
     assert not tracker.busy and tracker.progress is None
 
 
