@@ -87,7 +87,7 @@ def ask_game(host: PluginHost, *, stdin: TextIO = sys.stdin, stdout: TextIO = sy
     for number, game in enumerate(games, 1):
         print(f"  {number}. {game.name}  ({game.id}, {game.min_players}-{game.max_players} players)", file=stdout)
     while True:
-        print(f"number or id [1]: ", end="", file=stdout, flush=True)
+        print("number or id [1]: ", end="", file=stdout, flush=True)
         answer = stdin.readline()
         if not answer:
             return None

@@ -46,7 +46,17 @@ from .discovery import TableAdvert, advertise
 from .peer import Seat, TableHeader, Timeouts
 from .transport import Connection, ConnectionClosed, FrameError, connect
 
-__all__ = ["LobbyError", "Handshaken", "handshake", "host_lobby", "join_lobby", "connect_mesh"]
+__all__ = [
+    "Handshaken",
+    "HostedLobby",
+    "LobbyError",
+    "LobbyResult",
+    "accept_mesh",
+    "dial_seat",
+    "handshake",
+    "host_lobby",
+    "join_lobby",
+]
 
 HANDSHAKE_SECONDS = 10.0
 ANY_ADDRESS = "0.0.0.0"

@@ -24,7 +24,6 @@ import secrets
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -32,7 +31,6 @@ import trio
 from ..cards import Card
 from ..deck.party import (
     AuditOp,
-    Blame as DeckBlame,
     CoinOp,
     DealOp,
     Op,
@@ -44,16 +42,19 @@ from ..deck.party import (
     ShuffleOp,
     TransferOp,
 )
+from ..deck.party import (
+    Blame as DeckBlame,
+)
 from ..game import Action, Game, IllegalAction
 from ..session import MAX_CHAT, SeatAgent, TableSession
-from ..wire.log import Log, encode_header
 from ..wire.errors import ProtocolError
+from ..wire.framing import encode_frame
 from ..wire.identity import Identity, PublicIdentity
-from ..wire.log import GAP, Blame as LogBlame, Rejected
+from ..wire.log import GAP, Log, Rejected, encode_header
+from ..wire.log import Blame as LogBlame
 from ..wire.messages import Entry, Fetch, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, seal_body
 from .timeouts import Timeouts
-from ..wire.framing import encode_frame
 from .transport import Connection, ConnectionClosed, FrameError
 
 __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]

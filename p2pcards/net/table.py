@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path

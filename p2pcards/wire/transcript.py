@@ -36,8 +36,8 @@ from typing import Any, BinaryIO
 
 from .. import PROTOCOL_VERSION, __version__
 from . import framing
-from .files import fsync_dir
 from .errors import ProtocolError, SchemaError
+from .files import fsync_dir
 from .identity import PublicIdentity
 from .log import Blame, Log, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash

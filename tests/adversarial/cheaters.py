@@ -25,6 +25,7 @@ from typing import Any
 
 import msgpack
 import trio
+from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
 from p2pcards.deck.party import Send
@@ -34,8 +35,6 @@ from p2pcards.net.peer import LocalSeat, Peer, TableAborted
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Entry, sign_entry
 from p2pcards.wire.sealed import open_body
-
-from nacl import bindings as na
 
 __all__ = ["CHEATERS", "Cheater"]
 

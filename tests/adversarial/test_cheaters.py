@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from adv_table import FAST, TableRun, plugins, run_table
 from cheaters import CHEATERS
+
 from p2pcards.net.peer import Timeouts
 from p2pcards.wire.transcript import read_transcript
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import random
 
-import pytest
 import trio
 import trio.testing
+from adv_table import plugins
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adv_table import plugins
 from p2pcards.deck.party import Party
 from p2pcards.net.peer import Peer, Seat, TableAborted, TableHeader, Timeouts
 from p2pcards.net.runner import bot_agent

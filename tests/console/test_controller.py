@@ -11,7 +11,7 @@ from p2pcards.console.completion import TableCompleter
 from p2pcards.console.controller import TableController
 from p2pcards.console.viewmodel import TableTracker
 
-from .support import BUNDLED, require_game, table
+from .support import require_game, table
 
 
 def controller_for(session):

@@ -15,7 +15,6 @@ LOOPBACK = "127.0.0.1"
 
 async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_path):
     host = load_plugins()
-    game = host.game("cals-bs")
     peers = {}
     outcomes = []
     cut = []

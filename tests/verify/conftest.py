@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from verify_tables import Table, play_table
 
 

@@ -4,6 +4,7 @@ cheating, with the step and the seat to blame) or 2 (unreadable, incomplete, uns
 from __future__ import annotations
 
 import pytest
+from verify_tables import flip, rechain, records, resign, resign_own, with_seed, write
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.net.peer import Seat, TableHeader
@@ -13,7 +14,6 @@ from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import new_table_id
 from p2pcards.wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
-from verify_tables import flip, rechain, records, resign, resign_own, with_seed, write
 
 SAMPLES = 60
 

@@ -15,7 +15,6 @@ from p2pcards.wire.transcript import (
     roster_header,
 )
 
-
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
 LOBBY = {"game": "highcard", "seats": 3}
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from bs_table import Table, the_game
+from p2pcards_cals_bs import timeout_action
+from p2pcards_cals_bs.rules import plus_rank
 
 from p2pcards.cards import Rank
 from p2pcards.game import Done, IllegalAction, OptionError
-from p2pcards_cals_bs import timeout_action
-from p2pcards_cals_bs.rules import plus_rank
 
 
 def test_q_bs_01_clockwise_turns_not_arbitrary_order():

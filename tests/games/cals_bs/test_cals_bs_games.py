@@ -7,6 +7,7 @@ import random
 
 import pytest
 from bs_table import Table, the_game
+from p2pcards_cals_bs.choices import rank_groups
 
 from p2pcards.bots import RandomBot
 from p2pcards.dealer import FIRST_TRANSFERRED, LocalDealer
@@ -14,7 +15,6 @@ from p2pcards.engine import PlayerError, play, seeded_rng
 from p2pcards.game import IllegalAction
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
-from p2pcards_cals_bs.choices import rank_groups
 
 
 def bots_for(game, options, names, seed):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 from bs_table import Table, the_game
+from p2pcards_cals_bs import timeout_action
 
 from p2pcards.cards import Rank
 from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle
-from p2pcards_cals_bs import timeout_action
 
 
 def pile_cards(t: Table) -> int:

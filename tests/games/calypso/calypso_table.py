@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pytest
 
-from p2pcards.cards import Card, Suit, parse_card, parse_suit
+from p2pcards.cards import Card, parse_card, parse_suit
 from p2pcards.dealer import LocalDealer
 from p2pcards.engine import Replica
 from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn

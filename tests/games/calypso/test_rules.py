@@ -3,12 +3,11 @@
 import random
 
 import pytest
-
-from p2pcards.cards import Card, Rank, Suit
-from p2pcards.game import Deal, IllegalAction, OptionError, Shuffle, Turn
+from calypso_table import E, N, S, Table, W, game  # noqa: F401 (game is a fixture)
 from p2pcards_calypso import rules
 
-from calypso_table import E, N, S, W, Table, game  # noqa: F401 (game is a fixture)
+from p2pcards.cards import Card, Rank, Suit
+from p2pcards.game import IllegalAction, OptionError, Shuffle, Turn
 
 
 def fill_calypso(table, seat, ranks):

@@ -4,8 +4,7 @@ Seats: N (seat 2) has ♣ and leads, E (1) ♥, S (3) ♦, W (0) ♠; cards in p
 """
 
 import pytest
-
-from calypso_table import E, N, S, W, Table
+from calypso_table import E, N, S, Table, W
 
 RULES = ["BEAT_THE_LEADER", "ANY_RUFF_BEATS_TRUMP_LEAD"]
 

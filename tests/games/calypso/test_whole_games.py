@@ -1,17 +1,15 @@
 """Whole games through engine.play with the local dealer, bots from the real plugin host, and
 the revoke tests: the audit names a modified client; honour mode charges 260."""
 
-import random
 
 import pytest
+from calypso_table import calypso_game
 
 from p2pcards.bots import RandomBot
 from p2pcards.dealer import LocalDealer
 from p2pcards.engine import play, seeded_rng
 from p2pcards.game import Bot
 from p2pcards.plugins import load_plugins
-
-from calypso_table import calypso_game
 
 MODES = [("partnership", 4), ("solo", 4), ("three", 3)]
 
