@@ -53,6 +53,7 @@ from typing import Any
 from .cards import Card, sort_cards
 from .deck.backend import MentalPokerDeck
 from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
+from .deck.group import PARALLEL_WORKERS
 from .deck.local import DeckFault
 from .deck.party import FIRST_REHANDLED, Output, Party, Send
 from .engine import PlayerError, play
@@ -475,8 +476,10 @@ class _Replay:
 
     def run(self) -> tuple[Any, MentalPokerDeck]:
         cards = self.game.deck(self.options, len(self.seats))
+        # Every pass is recomputed: spread the multiplications over the cores (libsodium
+        # releases the GIL).
         deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
-                               full_audit="none", party_factory=self.party)
+                               full_audit="none", party_factory=self.party, workers=PARALLEL_WORKERS)
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
                       check_own=False)
