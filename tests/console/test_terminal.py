@@ -49,7 +49,7 @@ class Terminal:
         self.keys(text, literal=True)
         self.keys("Enter")
 
-    def wait_for(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -60,7 +60,7 @@ class Terminal:
                 raise AssertionError(f"no {pattern!r} on the screen after {timeout}s:\n{screen}")
             time.sleep(0.05)
 
-    def wait_until(self, test, what: str, timeout: float = 10.0) -> str:
+    def wait_until(self, test, what: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -108,7 +108,7 @@ def play_by_keystrokes(term: Terminal, max_turns: int = 400) -> str:
             return term.screen()
         term.type_line("legal")
         # The screen may have been a frame behind (the turn already passed, the game ended).
-        reply = term.wait_for(r"legal now: ([^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|game over:", timeout=10)
+        reply = term.wait_for(r"legal now: ([^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|game over:", timeout=20)
         if not reply.group(0).startswith("legal now:"):
             continue
         term.type_line(reply.group(1).strip())

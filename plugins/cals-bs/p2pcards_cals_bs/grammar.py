@@ -31,9 +31,11 @@ COMMANDS_HELP = "\n".join(
 )
 
 _PLUS = re.compile(r"^\+(\d{1,2})$")
-_PASS = {"pass", "p"}
-_DOUBT = {"doubt", "d", "bs", "call", "bullshit"}
-_PLAY = {"play", "lead", "put", "place"}
+# The third-person forms are what format_action says ("seat 2 plays 4 cards as 9"), so a move
+# as the log shows it can be typed back.
+_PASS = {"pass", "p", "passes"}
+_DOUBT = {"doubt", "d", "bs", "call", "bullshit", "doubts"}
+_PLAY = {"play", "lead", "put", "place", "plays", "leads"}
 
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:
@@ -145,7 +147,7 @@ def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) ->
 def format_action(action: Action, faces: Mapping[int, Card]) -> str:
     kind = action.get("type")
     if kind in ("pass", "doubt"):
-        return kind
+        return {"pass": "passes", "doubt": "doubts"}[kind]
     handles = action.get("cards", [])
     if all(h in faces for h in handles):
         cards = " ".join(str(faces[h]) for h in handles)
@@ -155,4 +157,4 @@ def format_action(action: Action, faces: Mapping[int, Card]) -> str:
         return f"quads {cards}"
     if "plus" in action:
         return f"+{action['plus']} {cards}"
-    return f"play {cards} as {action.get('rank')}"
+    return f"plays {cards} as {action.get('rank')}"

@@ -299,8 +299,8 @@ def test_grammar_reads_the_ace_of_spades_next_to_the_keyword_as():
 def test_format_action_shows_faces_only_to_who_may_see_them():
     t = Table(3, {0: "7h 7s"})
     game, action = t.game, t.parse(0, "play 7h 7s as 7")
-    assert game.format_action(t.state, 0, action, t.deck.known(0)) == "play 7h 7s as 7"
-    assert game.format_action(t.state, 0, action, t.deck.known(1)) == "play 2 cards as 7"
+    assert game.format_action(t.state, 0, action, t.deck.known(0)) == "plays 7h 7s as 7"
+    assert game.format_action(t.state, 0, action, t.deck.known(1)) == "plays 2 cards as 7"
     assert game.format_action(t.state, 0, {"type": "play", "cards": [1], "plus": 2}, {}) == "+2 1 card"
     assert game.format_action(t.state, 0, {"type": "quads", "cards": [1, 2, 3, 4]}, {}) == "quads 4 cards"
     # what is shown parses back to the same action
