@@ -597,6 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _leaf_exceptions(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaf_exceptions(inner)]
+    return [exc]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -607,6 +613,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except (UsageError, OptionError, UnknownName) as exc:
         print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        # Joining or forming a table failed in a way people can act on (no such table, a
+        # version mismatch, a refused seat): one line, not a traceback. Under a nursery the
+        # error arrives inside an exception group.
+        from .net.lobby import LobbyError
+
+        leaves = _leaf_exceptions(exc)
+        if not leaves or not all(isinstance(e, LobbyError) for e in leaves):
+            raise
+        print(f"p2pcards: error: {leaves[0]}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

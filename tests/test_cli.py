@@ -48,3 +48,10 @@ def test_errors_are_one_line_with_exit_status_2(highcard_path, cli):
         out = cli(*args, pythonpath=[highcard_path])
         assert out.returncode == 2, (args, out.stderr)
         assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_joining_a_table_that_is_not_there_is_a_one_line_error(cli, tmp_path):
+    out = cli("join", "127.0.0.1:9", "--bot", "random", "--interface", "127.0.0.1",
+              env={"P2PCARDS_HOME": str(tmp_path)})
+    assert out.returncode == 2
+    assert "cannot reach 127.0.0.1:9" in out.stderr and "Traceback" not in out.stderr

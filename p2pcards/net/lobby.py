@@ -294,7 +294,12 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     """Join the table at ``host:port``; returns once the table starts."""
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
-    conn = await connect(host, port)
+    try:
+        conn = await connect(host, port)
+    except ConnectionClosed as exc:
+        for listener in listeners:
+            await listener.aclose()
+        raise LobbyError(str(exc)) from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
     try:

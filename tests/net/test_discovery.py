@@ -45,3 +45,13 @@ def test_malformed_txt_records_are_ignored():
     bad = ServiceInfo(SERVICE_TYPE, "x." + SERVICE_TYPE, addresses=[b"\x7f\0\0\1"], port=1,
                       properties={"g": "cals-bs", "s": "many"})
     assert TableAdvert.from_info(bad) is None
+
+
+async def test_joining_a_table_that_is_not_there_says_so():
+    import pytest
+
+    from p2pcards.net.lobby import LobbyError, join_lobby
+    from p2pcards.wire.identity import Identity
+
+    with pytest.raises(LobbyError, match="cannot reach 127.0.0.1:9"), trio.fail_after(15):
+        await join_lobby(Identity.generate(), LOOPBACK, 9, name="x", games={}, listen_host=LOOPBACK)
