@@ -135,10 +135,8 @@ def simulate_over_network(host, game, options: dict[str, str], args: argparse.Na
 
 
 def mental_poker_deck_factory(seed: Any):
-    try:
-        from .deck.backend import mental_poker_factory
-    except ImportError:
-        raise UsageError("the mental-poker deck is not available yet; add --local") from None
+    from .deck.backend import mental_poker_factory
+
     return mental_poker_factory(seed)
 
 
