@@ -31,7 +31,7 @@ from ..session import HumanSeat, TableSession
 from ..wire.identity import Identity, table_auth_words
 from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
 
-__all__ = ["LanLobby", "game_choices", "own_seat"]
+__all__ = ["LanLobby", "game_choices"]
 
 
 def game_choices(host: PluginHost) -> list[GameChoice]:
@@ -44,13 +44,6 @@ def game_choices(host: PluginHost) -> list[GameChoice]:
         )
         out.append(GameChoice(game.id, game.name, game.min_players, game.max_players, options))
     return out
-
-
-def own_seat(names: Sequence[str], name: str) -> int:
-    """Our seat in the first roster the host sends after seating us: the last seat with our
-    name (seats fill from the lowest free one, so a namesake seated before us sits lower).
-    The lobby does not say it otherwise; the table header names it once the game starts."""
-    return max((seat for seat, taken in enumerate(names) if taken == name), default=-1)
 
 
 class LanLobby:
@@ -293,18 +286,21 @@ class LanLobby:
 
     async def _join_table(self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Sit down (``task_status`` reports it), wait for the player's ``ready``, and play."""
-        me: int | None = None
+        me: int | None = None  # the host tells us before its first roster
+        seated_reported = False
+
+        def on_seated(seat: int) -> None:
+            nonlocal me
+            me = seat
 
         def on_roster(names: list[str], ready: list[bool]) -> None:
-            nonlocal me
-            first = me is None  # the host sends a roster as soon as it seats us
-            if first:
-                me = own_seat(names, self.name)
+            nonlocal seated_reported
             host_name = ad.host_name if ad.host_name != "?" else names[0]
             table = TableAd(ad.table_id, ad.game_id, ad.game_name, host_name, sum(1 for n in names if n),
                             len(names), ad.options, ad.address, ad.fingerprint)
             self._set_room(TableRoom(table, self._seats(names, ready, me)))
-            if first:
+            if not seated_reported:
+                seated_reported = True
                 task_status.started()
 
         with trio.CancelScope() as scope:
@@ -313,7 +309,7 @@ class LanLobby:
                 outcome = await join_table(
                     self.host, self.identity, where, port, name=self.name, agent=self.seat_agent,
                     listen_host=self.listen, transcript_dir=self.transcript_dir, on_roster=on_roster,
-                    on_peer=self._on_peer, ready=self._ready,
+                    on_peer=self._on_peer, ready=self._ready, on_seated=on_seated,
                 )
             except LobbyError as exc:
                 if me is None:

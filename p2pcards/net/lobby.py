@@ -290,8 +290,10 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
 
 async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
                      listen_host: str, on_change: Callable[[list[str], list[bool]], None] | None = None,
-                     ready: bool | trio.Event = True) -> LobbyResult:
-    """Join the table at ``host:port``; returns once the table starts."""
+                     ready: bool | trio.Event = True,
+                     on_seated: Callable[[int], None] | None = None) -> LobbyResult:
+    """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
+    seat as soon as the host gives it."""
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     try:
@@ -307,6 +309,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
+        if on_seated:
+            on_seated(seat)
         # ready: True says so at once; an Event says so when the player does (it is set).
         said_ready = ready is True
         if said_ready:

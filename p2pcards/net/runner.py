@@ -123,12 +123,13 @@ async def join_table(
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
     ready: bool | trio.Event = True,
+    on_seated: Callable[[int], None] | None = None,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit."""
     games = host.rules_versions()
     lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
-                             on_change=on_roster, ready=ready)
+                             on_change=on_roster, ready=ready, on_seated=on_seated)
     header = lobby.header
     try:
         game = host.game(header.game)
