@@ -432,8 +432,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot resume from {folder}: {exc}") from None
     bot = args.bot or state.bot
-    if bot is None:
-        raise UsageError("this seat was played by a person; resume it from the console, or give --bot NAME")
+    if bot is None:  # a person's seat: back into the console
+        from .console.seat import resumed_seat
+
+        _need_terminal("resume")
+        return _play_in_console(resumed_seat(host, folder, transcript_dir=Path(args.transcript_dir)), args)
     agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
     return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent,
@@ -524,7 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
     p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
-    p.add_argument("--bot", metavar="NAME", help="the bot to play the seat (default: the one that played it)")
+    p.add_argument("--bot", metavar="NAME", help="the bot to play the seat (default: the one that played it, "
+                   "or you in the console if a person did)")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                    help="bots' thinking time per move (default 0)")

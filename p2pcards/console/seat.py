@@ -18,7 +18,7 @@ from ..game import Game
 from ..net.lobby import ANY_ADDRESS, LobbyError
 from ..net.peer import Peer, Timeouts
 from ..net.runner import host_table, join_table
-from ..net.table import SeatOutcome
+from ..net.table import SeatOutcome, resume_seat
 from ..net.transport import ConnectionClosed
 from ..plugins import PluginHost
 from ..session import HumanSeat, SeatAgent
@@ -124,3 +124,14 @@ def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitab
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})")
+
+
+def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> SeatTable:
+    """Bring back a seat played in person whose program stopped mid-game: replay its journal,
+    reconnect to the other seats and play on in the console."""
+
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+        waiting(f"coming back to the table saved in {folder}")
+        return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer)
+
+    return SeatTable(play, connection="on the network (resumed)")

@@ -1,0 +1,79 @@
+"""End to end in a real terminal: a person joins a table in the console, their program is killed
+(SIGKILL) in the middle of the game, and ``p2pcards resume`` brings them back into the same game
+in the console, where they play to the end. On 127.0.0.1; skipped without tmux."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from p2pcards.plugins import load_plugins
+
+from .test_terminal import P2PCARDS, TMUX, Terminal, play_by_keystrokes
+
+pytestmark = [
+    pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
+    pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),
+]
+
+
+def console(tmp_path, name: str, home, *args: str) -> Terminal:
+    env = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TERM": "xterm-256color",
+           "PATH": os.environ.get("PATH", ""), "P2PCARDS_HOME": str(home)}
+    return Terminal(tmp_path / f"{name}.sock", [str(P2PCARDS), *args], env)
+
+
+def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
+    table = f"resume-{os.getpid()}"
+    transcripts = tmp_path / "transcripts"
+    host_log = tmp_path / "host.log"
+    host = subprocess.Popen(
+        [str(P2PCARDS), "host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--bot", "random",
+         "--bot-delay", "0.2", "--option", "match_target=1", "--name", table, "--interface", "127.0.0.1",
+         "--grace", "60", "--transcript-dir", str(transcripts)],
+        stdout=host_log.open("w"), stderr=subprocess.STDOUT,
+        env={**os.environ, "P2PCARDS_HOME": str(tmp_path / "host")},
+    )
+    terms = []
+    try:
+        deadline = time.monotonic() + 30
+        while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        first = console(tmp_path, "first", tmp_path / "erin", "join", table, "--name", "erin",
+                        "--interface", "127.0.0.1", "--transcript-dir", str(transcripts))
+        terms.append(first)
+        first.wait_for(r"YOUR TURN", timeout=60)
+        # Make one move, then the program dies.
+        first.type_line("legal")
+        move = first.wait_for(r"legal now: ([^,(\n]+?)(?:,|  | \(|$)", timeout=20).group(1).strip()
+        first.type_line(move)
+        time.sleep(1.0)
+        # Only the Python process: the shell tmux runs it in has the same words in its command.
+        pids = subprocess.run(["pgrep", "-f", f"python.* join {table} --name erin"], capture_output=True,
+                              text=True)
+        assert pids.stdout.split(), "the console's process was not found"
+        for pid in pids.stdout.split():
+            os.kill(int(pid), signal.SIGKILL)
+        first.wait_for(r"EXITED 137", timeout=20)
+
+        again = console(tmp_path, "again", tmp_path / "erin", "resume", "--transcript-dir", str(transcripts))
+        terms.append(again)
+        again.wait_for(r"YOUR TURN|game over:", timeout=60)
+        final = play_by_keystrokes(again)
+        assert "audit: clean, every card checked" in final
+        again.wait_for(r"transcript saved to /", timeout=20)
+        again.type_line("quit")
+        again.wait_for(r"EXITED 0", timeout=30)
+        host.wait(timeout=60)
+        assert host.returncode == 0, host_log.read_text()
+        files = sorted(transcripts.glob("*.p2pt"))
+        assert len(files) == 3 and len({f.read_bytes() for f in files}) == 1
+    finally:
+        for term in terms:
+            term.close()
+        if host.poll() is None:
+            host.kill()
