@@ -258,32 +258,6 @@ def multiply_many(scalars: Sequence[bytes], points: Sequence[object], start: int
     return out
 
 
-def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
-    """A MultiplyMany that splits the work over ``workers`` threads of ``executor``."""
-
-    def run(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
-        n = len(points)
-        if n < 16 or workers < 2:
-            return multiply_many(scalars, points)
-        bounds = [n * w // workers for w in range(workers + 1)]
-        futures = [
-            executor.submit(multiply_many, scalars[a:b], points[a:b], a)
-            for a, b in zip(bounds, bounds[1:])
-        ]
-        out: list[bytes] = []
-        errors = []
-        for f in futures:
-            try:
-                out += f.result()
-            except InvalidPoint as exc:
-                errors.append(exc)
-        if errors:
-            raise min(errors, key=lambda e: e.index)
-        return out
-
-    return run
-
-
 #: Threads :func:`parallel_multiply_many` uses: this machine's cores, at most four.
 PARALLEL_WORKERS = max(1, min(4, os.cpu_count() or 1))
 #: Below this many points one thread is faster than handing work to others.
@@ -291,22 +265,18 @@ PARALLEL_MIN_POINTS = 32
 _parallel_pool = None
 
 
-def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
-    """:func:`multiply_many` split over :data:`PARALLEL_WORKERS` threads (libsodium releases the
-    GIL): the calling thread does the first share while pool threads do the rest. Same result,
-    same :class:`InvalidPoint` (the first bad index)."""
-    global _parallel_pool
+def split_multiply_many(scalars: Sequence[bytes], points: Sequence[object], executor, workers: int,
+                        min_points: int = PARALLEL_MIN_POINTS) -> list[bytes]:
+    """:func:`multiply_many` split over ``workers`` threads (libsodium releases the GIL): the
+    calling thread does the first share while ``executor`` does the rest. Same result, same
+    :class:`InvalidPoint` (the first bad index)."""
     n = len(points)
-    if PARALLEL_WORKERS < 2 or n < PARALLEL_MIN_POINTS:
+    if workers < 2 or n < min_points:
         return multiply_many(scalars, points)
     if len(scalars) != n:
         raise ValueError("one scalar per point")
-    if _parallel_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _parallel_pool = ThreadPoolExecutor(PARALLEL_WORKERS - 1, thread_name_prefix="deck-mult")
-    bounds = [n * w // PARALLEL_WORKERS for w in range(PARALLEL_WORKERS + 1)]
-    futures = [_parallel_pool.submit(multiply_many, scalars[a:b], points[a:b], a)
+    bounds = [n * w // workers for w in range(workers + 1)]
+    futures = [executor.submit(multiply_many, scalars[a:b], points[a:b], a)
                for a, b in zip(bounds[1:], bounds[2:])]
     out: list[bytes] = []
     errors: list[InvalidPoint] = []
@@ -322,3 +292,25 @@ def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -
     if errors:
         raise min(errors, key=lambda e: e.index)
     return out
+
+
+def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
+    """A MultiplyMany that splits the work over ``workers`` threads, ``executor``'s among them."""
+
+    def run(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+        return split_multiply_many(scalars, points, executor, workers)
+
+    return run
+
+
+def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+    """:func:`split_multiply_many` over this machine's cores (:data:`PARALLEL_WORKERS`), with
+    a pool shared by the whole process."""
+    global _parallel_pool
+    if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
+        return multiply_many(scalars, points)
+    if _parallel_pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _parallel_pool = ThreadPoolExecutor(PARALLEL_WORKERS - 1, thread_name_prefix="deck-mult")
+    return split_multiply_many(scalars, points, _parallel_pool, PARALLEL_WORKERS)
