@@ -44,7 +44,18 @@ from .game import (
     Violation,
 )
 
-__all__ = ["DeckBackend", "GameRecord", "PlayerError", "Replica", "play"]
+__all__ = [
+    "DECK_STEPS",
+    "DeckBackend",
+    "GameRecord",
+    "PlayerError",
+    "Replica",
+    "carry_out",
+    "deal_events",
+    "deck_call",
+    "learn",
+    "play",
+]
 
 #: A generous bound on steps: no shipped game comes near it; a game that does has a loop bug.
 MAX_STEPS = 200_000
@@ -76,6 +87,62 @@ class DeckBackend(Protocol):
 
     def open_all(self) -> dict[int, Card]:
         """At the end: every face of every handle ever used."""
+
+
+#: The steps a deck carries out (the others are a seat's turn and the end).
+DECK_STEPS = (Shuffle, Coin, Deal, Reveal, Transfer)
+
+
+def deck_call(step: Step) -> tuple[str, tuple[Any, ...]]:
+    """The deck method that carries out a deck step, and its arguments. The same names serve a
+    :class:`DeckBackend` and the session's awaitable deck."""
+    if isinstance(step, Shuffle):
+        return "shuffle", ()
+    if isinstance(step, Coin):
+        return "coin", (step.label, step.bound)
+    if isinstance(step, Deal):
+        return "deal", (step.to,)
+    if isinstance(step, Reveal):
+        return "reveal", (step.handles, step.owner)
+    if isinstance(step, Transfer):
+        return "transfer", (step.handles, step.to)
+    raise TypeError(f"{step!r} is not a deck step")
+
+
+def learn(game: Game, state: Any, step: Step, outcome: Any) -> dict[str, Any]:
+    """Tell the game what a deck step produced (``outcome``: what :func:`deck_call`'s method
+    returned); returns the event shown to bots (a deal's goes to each seat separately, see
+    :func:`deal_events`)."""
+    if isinstance(step, Shuffle):
+        game.on_shuffled(state, outcome)
+        return {"kind": "shuffle", "handles": list(outcome)}
+    if isinstance(step, Coin):
+        game.on_coin(state, step.label, outcome)
+        return {"kind": "coin", "label": step.label, "value": outcome}
+    if isinstance(step, Deal):
+        game.on_dealt(state, step)
+        return {"kind": "deal", "to": dict(step.to)}
+    if isinstance(step, Reveal):
+        game.on_reveal(state, outcome)
+        return {"kind": "reveal", "faces": outcome}
+    if isinstance(step, Transfer):
+        game.on_transferred(state, step, outcome)
+        return {"kind": "transfer", "handles": list(outcome), "to": step.to}
+    raise TypeError(f"{step!r} is not a deck step")
+
+
+def carry_out(game: Game, state: Any, step: Step, deck: DeckBackend) -> dict[str, Any]:
+    """Have a synchronous deck carry out a deck step and tell the game; returns the event."""
+    name, args = deck_call(step)
+    return learn(game, state, step, getattr(deck, name)(*args))
+
+
+def deal_events(deal: Deal) -> dict[int, dict[str, Any]]:
+    """What each receiving seat is told of a deal: only its own handles."""
+    events: dict[int, dict[str, Any]] = {}
+    for handle, seat in deal.to.items():
+        events.setdefault(seat, {"kind": "deal", "handles": []})["handles"].append(handle)
+    return events
 
 
 class PlayerError(RuntimeError):
@@ -165,29 +232,13 @@ def play(
             except IllegalAction as exc:
                 raise PlayerError(seat, action, str(exc)) from None
             tell({"kind": "action", "seat": seat, "action": action, "index": index})
-        elif isinstance(step, Shuffle):
-            handles = deck.shuffle()
-            game.on_shuffled(state, handles)
-            tell({"kind": "shuffle", "handles": list(handles)})
-        elif isinstance(step, Coin):
-            value = deck.coin(step.label, step.bound)
-            game.on_coin(state, step.label, value)
-            tell({"kind": "coin", "label": step.label, "value": value})
-        elif isinstance(step, Deal):
-            deck.deal(step.to)
-            game.on_dealt(state, step)
-            for seat in range(players):
-                mine = [h for h, s in step.to.items() if s == seat]
-                if mine:
-                    tell({"kind": "deal", "handles": mine}, [seat])
-        elif isinstance(step, Reveal):
-            faces = deck.reveal(step.handles, step.owner)
-            game.on_reveal(state, faces)
-            tell({"kind": "reveal", "faces": faces})
-        elif isinstance(step, Transfer):
-            new_handles = deck.transfer(step.handles, step.to)
-            game.on_transferred(state, step, new_handles)
-            tell({"kind": "transfer", "handles": list(new_handles), "to": step.to})
+        elif isinstance(step, DECK_STEPS):
+            event = carry_out(game, state, step, deck)
+            if isinstance(step, Deal):  # each seat is told only of its own cards
+                for seat, own in deal_events(step).items():
+                    tell(own, [seat])
+            else:
+                tell(event)
         elif isinstance(step, Done):
             faces = deck.open_all()
             violations = game.audit(state, replica.actions, faces)

@@ -25,20 +25,17 @@ from typing import Any, Protocol
 import trio
 
 from .cards import Card
-from .engine import MAX_STEPS, DeckBackend, Replica
+from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, deck_call, learn
 from .game import (
     Action,
     Bot,
-    Coin,
     Deal,
     Done,
     Game,
     IllegalAction,
     Result,
-    Reveal,
     Shuffle,
     Step,
-    Transfer,
     Turn,
     Violation,
 )
@@ -268,6 +265,18 @@ class TableSession:
             self.phase = phase
             self.publish("phase", phase, phase=phase)
 
+    def _deck_text(self, event: dict[str, Any]) -> str:
+        kind = event["kind"]
+        if kind == "shuffle":
+            return "the deck is shuffled"
+        if kind == "coin":
+            return f"{event['label']}: {event['value']}"
+        if kind == "deal":
+            return f"{len(event['to'])} cards dealt"
+        if kind == "reveal":
+            return "revealed: " + " ".join(face.unicode() for face in event["faces"].values())
+        return f"{len(event['handles'])} hidden cards go to {self.names[event['to']]}"
+
     async def run(self) -> Result:
         """Play the game to the end and run the audit; returns the result."""
         game, state = self.game, self.replica.state
@@ -288,42 +297,17 @@ class TableSession:
                 self._tell_bots(event)
                 text = f"{self.names[step.seat]} {self.describe(step.seat, action)}"
                 self.publish("action", text, seat=step.seat, action=action, index=index)
-            elif isinstance(step, Shuffle):
-                self._set_phase("shuffling")
-                handles = await self.deck.shuffle()
-                game.on_shuffled(state, handles)
-                self._tell_bots({"kind": "shuffle", "handles": list(handles)})
-                self.publish("shuffle", "the deck is shuffled", cards=len(handles))
-            elif isinstance(step, Coin):
-                value = await self.deck.coin(step.label, step.bound)
-                game.on_coin(state, step.label, value)
-                self._tell_bots({"kind": "coin", "label": step.label, "value": value})
-                self.publish("coin", f"{step.label}: {value}", label=step.label, value=value)
-            elif isinstance(step, Deal):
-                self._set_phase("dealing")
-                await self.deck.deal(step.to)
-                game.on_dealt(state, step)
-                for seat in range(self.players):
-                    mine = [h for h, s in step.to.items() if s == seat]
-                    if mine:
-                        self._tell_bots({"kind": "deal", "handles": mine}, [seat])
-                self.publish("deal", f"{len(step.to)} cards dealt", handles=list(step.to))
-            elif isinstance(step, Reveal):
-                faces = await self.deck.reveal(step.handles, step.owner)
-                game.on_reveal(state, faces)
-                self._tell_bots({"kind": "reveal", "faces": faces})
-                shown = " ".join(faces[h].unicode() for h in step.handles)
-                self.publish("reveal", f"revealed: {shown}", faces=faces)
-            elif isinstance(step, Transfer):
-                new_handles = await self.deck.transfer(step.handles, step.to)
-                game.on_transferred(state, step, new_handles)
-                self._tell_bots({"kind": "transfer", "handles": list(new_handles), "to": step.to})
-                self.publish(
-                    "transfer",
-                    f"{len(new_handles)} hidden cards go to {self.names[step.to]}",
-                    handles=list(new_handles),
-                    to=step.to,
-                )
+            elif isinstance(step, DECK_STEPS):
+                if isinstance(step, (Shuffle, Deal)):
+                    self._set_phase("shuffling" if isinstance(step, Shuffle) else "dealing")
+                name, args = deck_call(step)
+                event = learn(game, state, step, await getattr(self.deck, name)(*args))
+                if isinstance(step, Deal):  # each seat's bot is told only of its own cards
+                    for seat, own in deal_events(step).items():
+                        self._tell_bots(own, [seat])
+                else:
+                    self._tell_bots(event)
+                self.publish(event["kind"], self._deck_text(event), **_event_data(event))
             elif isinstance(step, Done):
                 self._set_phase("auditing")
                 self.faces = await self.deck.open_all()
@@ -338,6 +322,16 @@ class TableSession:
                 )
                 return step.result
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
+
+
+def _event_data(event: dict[str, Any]) -> dict[str, Any]:
+    """The data a deck event is published with (as before: a shuffle says how many cards)."""
+    data = {k: v for k, v in event.items() if k != "kind"}
+    if event["kind"] == "shuffle":
+        return {"cards": len(data["handles"])}
+    if event["kind"] == "deal":
+        return {"handles": list(data["to"])}
+    return data
 
 
 def local_session(

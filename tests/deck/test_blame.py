@@ -6,7 +6,7 @@ import copy
 import os
 
 import pytest
-from conftest import bad_points, make_deck
+from deck_helpers import bad_points, make_deck
 from nacl import bindings as na
 
 from p2pcards.deck import Party, Send

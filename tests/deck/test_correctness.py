@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from conftest import make_deck
+from deck_helpers import make_deck
 
 from p2pcards.deck import CoinOp
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds

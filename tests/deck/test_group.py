@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import BASE, bad_points
+from deck_helpers import BASE, bad_points
 
 from p2pcards.deck import group
 from p2pcards.deck.derive import card_table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import bad_points
+from deck_helpers import bad_points
 
 from p2pcards.deck import group
 

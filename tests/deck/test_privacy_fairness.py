@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from conftest import make_deck
+from deck_helpers import make_deck
 
 from p2pcards.deck import group
 from p2pcards.deck.derive import Secrets

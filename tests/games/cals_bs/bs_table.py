@@ -11,8 +11,8 @@ from typing import Any
 
 from p2pcards.cards import Card, parse_cards
 from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica
-from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
+from p2pcards.engine import Replica, carry_out
+from p2pcards.game import Done, Reveal, Transfer, Turn
 from p2pcards.plugins import load_plugins
 
 GAME_ID = "cals-bs"
@@ -100,19 +100,11 @@ class Table:
             step = game.next_step(state)
             if isinstance(step, (Turn, Done)):
                 return
-            if isinstance(step, Shuffle):
-                game.on_shuffled(state, deck.shuffle())
-            elif isinstance(step, Coin):
-                game.on_coin(state, step.label, deck.coin(step.label, step.bound))
-            elif isinstance(step, Deal):
-                deck.deal(step.to)
-                game.on_dealt(state, step)
-            elif isinstance(step, Reveal):
+            if isinstance(step, Reveal):
                 self.reveals.append((step.handles, step.owner))
-                game.on_reveal(state, deck.reveal(step.handles, step.owner))
             elif isinstance(step, Transfer):
                 self.transfers.append(step)
-                game.on_transferred(state, step, deck.transfer(step.handles, step.to))
+            carry_out(game, state, step, deck)
 
     # -- acting ---------------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from p2pcards.bots import RandomBot
 from p2pcards.cards import Card
 from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica, seeded_rng
-from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
+from p2pcards.engine import Replica, carry_out, seeded_rng
+from p2pcards.game import Done, Reveal, Turn
 from p2pcards.plugins import load_plugins
 
 
@@ -44,17 +44,8 @@ def run_checking_views(players, options, seed):
             return state
         if isinstance(step, Turn):
             replica.act(step.seat, bots[step.seat].choose(state, deck.known(step.seat)))
-        elif isinstance(step, Shuffle):
-            game.on_shuffled(state, deck.shuffle())
-        elif isinstance(step, Coin):
-            game.on_coin(state, step.label, deck.coin(step.label, step.bound))
-        elif isinstance(step, Deal):
-            deck.deal(step.to)
-            game.on_dealt(state, step)
-        elif isinstance(step, Reveal):
-            game.on_reveal(state, deck.reveal(step.handles, step.owner))
-        elif isinstance(step, Transfer):
-            game.on_transferred(state, step, deck.transfer(step.handles, step.to))
+        else:
+            carry_out(game, state, step, deck)
     raise AssertionError("the game did not end")
 
 

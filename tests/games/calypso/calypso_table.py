@@ -17,8 +17,8 @@ import pytest
 
 from p2pcards.cards import Card, parse_card, parse_suit
 from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica
-from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
+from p2pcards.engine import Replica, carry_out
+from p2pcards.game import Deal, Done, Shuffle, Turn
 from p2pcards.plugins import load_plugins
 
 N, E, S, W = 2, 1, 3, 0
@@ -131,18 +131,9 @@ class Table:
                 return step
             if isinstance(step, Done):
                 return step
+            event = carry_out(game, state, step, dealer)
             if isinstance(step, Shuffle):
-                self.dealer_stock = dealer.shuffle()
-                game.on_shuffled(state, self.dealer_stock)
-            elif isinstance(step, Coin):
-                game.on_coin(state, step.label, dealer.coin(step.label, step.bound))
-            elif isinstance(step, Deal):
-                dealer.deal(step.to)
-                game.on_dealt(state, step)
-            elif isinstance(step, Reveal):
-                game.on_reveal(state, dealer.reveal(step.handles, step.owner))
-            elif isinstance(step, Transfer):  # pragma: no cover - Calypso never transfers
-                game.on_transferred(state, step, dealer.transfer(step.handles, step.to))
+                self.dealer_stock = event["handles"]
 
     def seat(self, who) -> int:
         return COMPASS.get(who, who)

@@ -11,8 +11,8 @@ from typing import Any
 
 from p2pcards.cards import Card, parse_cards
 from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica
-from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
+from p2pcards.engine import Replica, carry_out
+from p2pcards.game import Done, Turn
 from p2pcards.plugins import load_plugins
 
 GAME_ID = "crazy-eights"
@@ -95,22 +95,11 @@ class Table:
             if isinstance(step, Turn):
                 return
             self.steps.append(step)
-            if isinstance(step, Coin):
-                game.on_coin(state, step.label, deck.coin(step.label, step.bound))
-            elif isinstance(step, Shuffle):
-                game.on_shuffled(state, deck.shuffle())
-            elif isinstance(step, Deal):
-                deck.deal(step.to)
-                game.on_dealt(state, step)
-            elif isinstance(step, Reveal):
-                game.on_reveal(state, deck.reveal(step.handles, step.owner))
-            elif isinstance(step, Transfer):  # pragma: no cover - Crazy Eights never transfers
-                deck.transfer(step.handles, step.to)
-                game.on_transferred(state, step)
-            elif isinstance(step, Done):
+            if isinstance(step, Done):
                 faces = deck.open_all()
                 self.record = (step.result, game.audit(state, self.replica.actions, faces))
                 return
+            carry_out(game, state, step, deck)
 
     @property
     def turn(self) -> int:

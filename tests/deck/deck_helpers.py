@@ -1,8 +1,10 @@
-"""Helpers for the deck tests: tables of parties in one process, cheaters, bad points."""
+"""Helpers for the deck tests: tables of parties in one process, bad points.
+
+A module with its own name, not conftest: several test folders have a conftest module, and
+``from conftest import`` would find whichever came first on the path."""
 
 from __future__ import annotations
 
-import pytest
 from nacl import bindings as na
 
 from p2pcards.cards import build_deck
@@ -29,8 +31,3 @@ def bad_points() -> dict[str, bytes]:
 def make_deck(players: int, cards: int = 20, seed: object = "test", **kwargs) -> MentalPokerDeck:
     deck = deck_of_size(cards) if cards >= 52 else build_deck()[:cards]
     return MentalPokerDeck(deck, players, simulation_seeds(seed, 0, players), **kwargs)
-
-
-@pytest.fixture
-def small_deck():
-    return make_deck
