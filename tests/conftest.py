@@ -29,6 +29,13 @@ def pip_install_target(source: Path, target: Path) -> None:
 
 
 @pytest.fixture(scope="session")
+def pip_install():
+    """``pip_install(source, target)``: build the distribution in ``source`` and install it into
+    the folder ``target`` (as a real install, with its entry points)."""
+    return pip_install_target
+
+
+@pytest.fixture(scope="session")
 def highcard_path(tmp_path_factory) -> Path:
     """A folder holding the installed p2pcards-highcard distribution (a third-party game)."""
     target = tmp_path_factory.mktemp("highcard-install")

@@ -16,17 +16,8 @@ from p2pcards.newgame import GameNames, NewGameError, create_game
 P2PCARDS = Path(sys.executable).with_name("p2pcards")
 
 
-def pip_install_target(source: Path, target: Path) -> None:
-    """As tests/conftest.py does (not imported: other test folders have a conftest module too)."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "--target", str(target), str(source)],
-        check=True,
-    )
-
-
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
+def generated(tmp_path_factory, pip_install):
     """The plugin of a game 'lucky-draw' written by the command and pip-installed to a target."""
     base = tmp_path_factory.mktemp("newgame")
     folder = base / "lucky"
@@ -34,7 +25,7 @@ def generated(tmp_path_factory):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     target = base / "site"
-    pip_install_target(folder, target)
+    pip_install(folder, target)
     return run, folder, target
 
 

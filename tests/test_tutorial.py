@@ -19,15 +19,6 @@ PLUGIN = ROOT / "plugins" / "crazy-eights"
 BLOCK = re.compile(r'^```\w+ title="(?P<path>[^"]+)"\n(?P<code>.*?)\n```$', re.MULTILINE | re.DOTALL)
 
 
-def pip_install_target(source: Path, target: Path) -> None:
-    """As tests/conftest.py does (not imported: other test folders have a conftest module too)."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "--target", str(target), str(source)],
-        check=True,
-    )
-
-
 def tutorial_files(markdown: str) -> dict[str, str]:
     """The files a reader ends with: every block labelled with a path, appended in order. A block
     that continues a class body (indented) follows one blank line, a top-level block two."""
@@ -48,7 +39,7 @@ def files() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def installed(files, tmp_path_factory) -> tuple[Path, Path]:
+def installed(files, tmp_path_factory, pip_install) -> tuple[Path, Path]:
     """Step 1 to 12: an empty folder, the tutorial's files, ``pip install``."""
     folder = tmp_path_factory.mktemp("tutorial") / "crazy-eights"
     folder.mkdir()
@@ -56,7 +47,7 @@ def installed(files, tmp_path_factory) -> tuple[Path, Path]:
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_text(text, encoding="utf-8")
     target = tmp_path_factory.mktemp("tutorial-site")
-    pip_install_target(folder, target)
+    pip_install(folder, target)
     return folder, target
 
 
