@@ -21,7 +21,6 @@ a reason (``bye``).
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,7 @@ import trio
 
 from .. import PROTOCOL_VERSION
 from ..wire.errors import ProtocolError, SchemaError
-from ..wire.identity import Identity, PublicIdentity, fingerprint
+from ..wire.identity import Identity, PublicIdentity
 from ..wire.messages import (
     Auth,
     Bye,
@@ -386,11 +385,3 @@ async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: Table
     if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
         raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
     return seat, conn
-
-
-def short_fingerprint(keys: PublicIdentity) -> str:
-    return fingerprint(keys.ed25519)
-
-
-def random_name() -> str:
-    return f"player-{secrets.token_hex(2)}"

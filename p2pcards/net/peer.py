@@ -132,12 +132,6 @@ class TableHeader:
             Timeouts(**data["timeouts"]),
         )
 
-    def seat_of(self, keys: PublicIdentity) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat.keys.ed25519 == keys.ed25519:
-                return index
-        return None
-
 
 class NetworkDeck:
     """The engine's deck, backed by this seat's :class:`Party`; the other seats' parties are

@@ -14,7 +14,7 @@ from ..game import Game, Result
 from ..session import SeatAgent
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
-from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
+from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
 from .peer import Peer, TableAborted, TableHeader
 from .store import SeatState, journal_path, load_seat_state, remove_seat_folder, save_seat_state, seat_folder
@@ -39,15 +39,8 @@ class SeatOutcome:
 
 def transcript_header(peer: Peer) -> TranscriptHeader:
     header = peer.header
-    return TranscriptHeader(
-        header.table,
-        tuple(s.keys for s in header.seats),
-        tuple(s.name for s in header.seats),
-        header.game,
-        header.rules_version,
-        dict(header.options),
-        lobby=peer.header_wire,
-    )
+    return roster_header(header.table, [(s.name, s.keys) for s in header.seats], game=header.game,
+                         rules=header.rules_version, options=header.options, lobby=peer.header_wire)
 
 
 async def play_seat(
