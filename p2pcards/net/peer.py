@@ -47,12 +47,13 @@ from ..deck.party import (
 )
 from ..game import Action, Game, IllegalAction
 from ..session import MAX_CHAT, SeatAgent, TableSession
-from ..wire.errors import ProtocolError
+from ..wire.errors import ProtocolError, SchemaError
 from ..wire.framing import encode_frame
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Entry, Fetch, parse_message
+from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
 from ..wire.sealed import entry_message_key, open_body, open_revealed, seal_body
 from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
@@ -93,6 +94,15 @@ class Seat:
         return cls(data["name"], PublicIdentity(data["ed25519"], data["x25519"]), data["host"], data["port"])
 
 
+_SEAT_SCHEMA = Record({"name": Str(64), "ed25519": Bytes(32), "x25519": Bytes(32), "host": Str(64),
+                       "port": Int(1, 65535)})
+HEADER = Record({
+    "table": Bytes(16), "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
+    "seats": ListOf(_SEAT_SCHEMA, 16, 1), "protocol": Int(0, 1 << 31),
+    "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()}),
+})
+
+
 @dataclass(frozen=True)
 class TableHeader:
     """Everything the seats agreed on in the lobby; every log entry chains back to it."""
@@ -122,6 +132,11 @@ class TableHeader:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> TableHeader:
+        """A header from the wire (the host's ``start`` message: untrusted); raises
+        :class:`~p2pcards.wire.errors.SchemaError` (a ``ValueError``) for anything malformed."""
+        HEADER.check(data, "header")
+        if not all(value > 0 for value in data["timeouts"].values()):
+            raise SchemaError("header.timeouts", "every timeout must be a positive number of seconds")
         return cls(
             data["table"],
             data["game"],

@@ -55,3 +55,24 @@ async def test_joining_a_table_that_is_not_there_says_so():
 
     with pytest.raises(LobbyError, match="cannot reach 127.0.0.1:9"), trio.fail_after(15):
         await join_lobby(Identity.generate(), LOOPBACK, 9, name="x", games={}, listen_host=LOOPBACK)
+
+
+def test_a_malformed_table_header_from_a_host_is_refused():
+    import pytest
+
+    from p2pcards.net.peer import TableHeader, Timeouts
+    from p2pcards.wire.errors import SchemaError
+    from p2pcards.wire.identity import Identity
+
+    keys = Identity.generate().public
+    good = {"table": b"t" * 16, "game": "cals-bs", "rules": "1", "options": {"quads": True},
+            "seats": [{"name": "ann", "ed25519": keys.ed25519, "x25519": keys.x25519, "host": LOOPBACK,
+                       "port": 4000}], "protocol": 1, "timeouts": Timeouts().to_wire()}
+    assert TableHeader.from_wire(good).seats[0].name == "ann"
+    for bad in ({**good, "timeouts": {"deck": "soon", "turn": 1, "grace": 1}},
+                {**good, "timeouts": {"deck": -1, "turn": 1, "grace": 1}},
+                {**good, "seats": []},
+                {**good, "seats": [{**good["seats"][0], "port": "x"}]},
+                {**good, "table": "not bytes"}):
+        with pytest.raises(SchemaError):
+            TableHeader.from_wire(bad)
