@@ -431,7 +431,8 @@ class Peer:
 
     async def _publish(self, items: Sequence[tuple[str, Any]]) -> list[Entry]:
         """Sign entries in order (each body is made just before its entry: a sealed body binds
-        the entry's seq), journal and sync them once, then send them."""
+        the entry's seq), journal and sync them once, then send them. While replaying the
+        journal after a restart, our logged entries are used instead of new ones."""
         entries, fresh = [], []
         for kind, body in items:
             if self._replay_own:
@@ -444,7 +445,9 @@ class Peer:
             for entry in fresh:
                 self.journal.append_entry(entry)
             self.journal.sync()
-        for entry in fresh:
+        # Replayed entries are sent again too: the others may have fetched from us before the
+        # replay reached them (a copy they hold is ignored).
+        for entry in entries:
             frame = encode_frame(entry.to_wire())
             for conn in list(self.connections.values()):
                 try:
