@@ -235,7 +235,8 @@ def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: T
     if transcript_dir is not None:
         transcript_dir.mkdir(parents=True, exist_ok=True)
         path = transcript_dir / f"{_stem(peer)}.p2pt"
-        with TranscriptWriter.create(path, transcript_header(peer), sync=True) as final:
+        # One fsync at the end record (not one per record): the journal stays until then.
+        with TranscriptWriter.create(path, transcript_header(peer)) as final:
             final.append_entries(peer.log.canonical())
             for blame in peer.log.blames:
                 final.append_blame(blame)

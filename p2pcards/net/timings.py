@@ -158,7 +158,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 listen_host=LOOPBACK, transcript_dir=args.transcript_dir,
                                 on_peer=recorder.attach)
 
-    outcome = trio.run(run)
+    profile_dir = os.environ.get("P2PCARDS_PROFILE_DIR")
+    if profile_dir:  # profile this peer (docs/performance.md, "Profiling a peer")
+        import cProfile
+
+        profiler = cProfile.Profile()
+        outcome = profiler.runcall(trio.run, run)
+        profiler.dump_stats(Path(profile_dir) / f"{args.role}-{os.getpid()}.prof")
+    else:
+        outcome = trio.run(run)
     recorder.write(args.out, outcome)
     if outcome.aborted is not None:
         print(f"aborted: {outcome.aborted.reason}", file=sys.stderr)
