@@ -44,6 +44,7 @@ from .group import (
     batch_invert,
     check_scalar,
     invert,
+    first_invalid_point,
     is_valid_point,
     mul,
     multiply,
@@ -527,9 +528,9 @@ class Party:
                         return False
                     self._check_pass_shape(kind, seat, message)
                     if last:  # nobody multiplies the final deck at once: validate it here
-                        for j, point in enumerate(message["points"]):
-                            if not is_valid_point(point):
-                                raise _Deviation(kind, seat, f"invalid point at position {j}")
+                        j = first_invalid_point(message["points"])
+                        if j is not None:
+                            raise _Deviation(kind, seat, f"invalid point at position {j}")
                 self.transcript[index][(kind, seat)] = message
                 st["deck"] = message["points"]
                 if "commits" in message:
@@ -640,6 +641,10 @@ class Party:
         incoming = [s for (s, r) in expected if r == self.seat or (r is None and s != self.seat)]
         transfer_to = op.to if rehandle else None
         moved = by_receiver[transfer_to] if rehandle else []  # all of them, public ones too
+        if rehandle and transfer_to == self.seat:
+            # Re-handling multiplies public points by fresh scalars and needs none of the keys
+            # on their way to us: it goes out now, with the openings (one hop, not two).
+            self._broadcast(self._make_rehandle(index, moved))
         st: dict[str, Any] = {"pending": set(incoming), "opened": False}
 
         def waiting():
@@ -672,17 +677,16 @@ class Party:
             faces = st["faces"]
             new: list[int] = []
             if rehandle:
-                if transfer_to == self.seat:
-                    if not st.get("sent"):
-                        self._broadcast(self._make_rehandle(index, moved))
-                        st["sent"] = True
-                else:
+                if transfer_to != self.seat:
                     message = self._inbox.pop((index, "rehandle", transfer_to), None)
                     if message is None:
                         return False
                     self._apply_rehandle(index, transfer_to, moved, message)
                 new = self.rehandled[index]
                 if transfer_to == self.seat:
+                    for handle in new:  # the openings just told us where each moved card came from
+                        card = self.cards_by_handle[handle]
+                        card.root = self.cards_by_handle[card.link.parent].root
                     faces = faces | self._decode(new)
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
@@ -859,8 +863,8 @@ class Party:
         for handle, j in zip(new, order):
             commits.append(lock_commitment(self.game_id, handle, self.players, self.seat, scalars[j]))
             link = _Link(self.seat, commits[-1], tuple(handles), handles[j], scalars[j])
-            root = self.cards_by_handle[handles[j]].root
-            self.cards_by_handle[handle] = _Card(points[j], [], [], {}, holder=self.seat, root=root, link=link)
+            # Its root is set once the openings have shown where the old handle came from.
+            self.cards_by_handle[handle] = _Card(points[j], [], [], {}, holder=self.seat, link=link)
         message = {"type": "rehandle", "op": index, "points": [points[j] for j in order], "commits": commits}
         self.transcript[index][("rehandle", self.seat)] = message
         return message
