@@ -48,7 +48,7 @@ from ..deck.party import (
 from ..game import Action, Game, IllegalAction
 from ..session import MAX_CHAT, SeatAgent, TableSession
 from ..wire.errors import ProtocolError, SchemaError
-from ..wire.framing import encode_frame
+from ..wire.framing import frame_of
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
@@ -448,7 +448,7 @@ class Peer:
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
         for entry in entries:
-            frame = encode_frame(entry.to_wire())
+            frame = frame_of(entry.wire_bytes)
             for conn in list(self.connections.values()):
                 try:
                     await conn.send_frame(frame)
@@ -567,7 +567,7 @@ class Peer:
         if isinstance(message, Fetch):
             if message.table == self.header.table:
                 for entry in self.log.entries(message.seat, message.start):
-                    await conn.send(entry.to_wire())
+                    await conn.send_frame(frame_of(entry.wire_bytes))
             return
         if not isinstance(message, Entry):
             return

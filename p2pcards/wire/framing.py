@@ -30,6 +30,7 @@ __all__ = [
     "decode",
     "encode",
     "encode_frame",
+    "frame_of",
 ]
 
 LENGTH_PREFIX = 4
@@ -61,6 +62,7 @@ DEFAULT_LIMITS = Limits()
 _SCALARS = (bool, int, float, str, bytes, type(None))
 # Items that need no look inside: neither nesting nor an integer range to check.
 _FLAT = frozenset({bytes, str})
+_NESTED = frozenset({list, dict})
 
 
 def _refuse_ext(code: int, data: bytes) -> Any:
@@ -157,13 +159,32 @@ def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise FrameError("a string is not valid UTF-8") from None
     except (ValueError, TypeError, OverflowError) as exc:
         raise FrameError(f"malformed msgpack: {exc or type(exc).__name__}") from None
-    check_value(obj, limits)
+    # What the unpacker returns is plain data already (ext types refused, keys checked by the
+    # hook, lengths capped, integers within 64 bits): only the nesting is left to check.
+    _check_depth(obj, limits.max_depth)
     return obj
+
+
+def _check_depth(obj: Any, max_depth: int) -> None:
+    """Raise like :func:`check_value` if a list or map sits ``max_depth`` levels deep; one
+    level at a time, looking only at containers."""
+    level = [obj] if type(obj) in _NESTED else []
+    depth = 0
+    while level:
+        if depth >= max_depth:
+            raise FrameError(f"nesting deeper than {max_depth}")
+        level = [item for value in level for item in (value.values() if type(value) is dict else value)
+                 if type(item) in _NESTED]
+        depth += 1
 
 
 def encode_frame(obj: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """One frame: the length prefix and the canonical encoding of ``obj``."""
-    body = encode(obj, limits)
+    return frame_of(encode(obj, limits), limits)
+
+
+def frame_of(body: bytes, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """One frame around ``body``, bytes :func:`encode` made (kept to be sent more than once)."""
     if len(body) > limits.max_frame:
         raise FrameError(f"message of {len(body)} bytes exceeds {limits.max_frame}")
     return len(body).to_bytes(LENGTH_PREFIX, "big") + body

@@ -207,10 +207,12 @@ class Log:
         self.append(entry)
         return entry
 
-    def append(self, entry: Entry, *, via: int | None = None) -> bool:
+    def append(self, entry: Entry, *, via: int | None = None, signature_ok: bool | None = None) -> bool:
         """Check and append the sender's next entry; ``True`` if it is new. An exact copy of
         an entry we hold returns ``False`` and changes nothing. Anything that breaks the rules
-        in the module doc raises :class:`Rejected`, leaving the log unchanged."""
+        in the module doc raises :class:`Rejected`, leaving the log unchanged.
+        ``signature_ok``: the signature was already checked against the sender's roster key
+        (many at once, :func:`~p2pcards.wire.identity.verify_many`)."""
         deliverer = via if via is not None else entry.sender
         if entry.table != self.table:
             raise self._reject(deliverer, WRONG_TABLE,
@@ -218,7 +220,7 @@ class Log:
         if not 0 <= entry.sender < len(self.roster):
             raise self._reject(deliverer, STRANGER, f"entry from seat {entry.sender}, "
                                f"but the table has {len(self.roster)} seats")
-        if not entry.verify(self.roster[entry.sender]):
+        if not (entry.verify(self.roster[entry.sender]) if signature_ok is None else signature_ok):
             raise self._reject(deliverer, BAD_SIGNATURE,
                                f"bad signature on entry #{entry.seq} claimed by seat "
                                f"{entry.sender}")

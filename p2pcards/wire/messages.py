@@ -145,6 +145,12 @@ class Entry:
         signature is not hashed (Ed25519 signatures of one message by one key may differ)."""
         return hashlib.sha256(self.signed_bytes).digest()
 
+    @cached_property
+    def wire_bytes(self) -> bytes:
+        """The canonical encoding of :meth:`to_wire`, made once: the frame that carries the
+        entry to every peer and the journal record that keeps it both embed these bytes."""
+        return framing.encode(self.to_wire(), checked=True)
+
     def verify(self, key: PublicIdentity) -> bool:
         return key.verify(self.sig, self.signed_bytes)
 
@@ -176,8 +182,10 @@ def sign_entry(identity: Identity, *, table: bytes, sender: int, seq: int, kind:
     """Make and sign an entry (the caller's own message). Checks its shape like a peer would."""
     draft = Entry(table, sender, seq, kind, prev, body, b"\x00" * SIG_SIZE)
     Entry.from_wire(draft.to_wire(), "self")
-    framing.encode(draft.to_wire())  # within the frame limits, plain data only
-    return Entry(table, sender, seq, kind, prev, body, identity.sign(draft.signed_bytes))
+    framing.check_value(draft.to_wire())  # plain data within the limits
+    entry = Entry(table, sender, seq, kind, prev, body, identity.sign(draft.signed_bytes))
+    entry.__dict__["signed_bytes"] = draft.signed_bytes  # the same unsigned fields: encoded once
+    return entry
 
 
 # ------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError
 from .files import fsync_dir
-from .identity import PublicIdentity
+from .identity import PublicIdentity, verify_many
 from .log import Blame, Log, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
 from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str
@@ -62,6 +62,8 @@ CHECK_SIZE = 16
 MAX_RECORD = 4 << 20
 MAX_FILE = 512 << 20
 RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
+# An entry record is a map of two keys: what comes before and after the entry's own bytes.
+_ENTRY_RECORD = (b"\x82" + framing.encode("entry"), framing.encode("type") + framing.encode("entry"))
 END_STATUSES = ("finished", "abandoned", "aborted")
 
 
@@ -234,9 +236,12 @@ class Transcript:
         """The table log rebuilt from the entries, every signature and link re-checked;
         raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
         log = Log(self.header.table, self.header.lobby, self.header.roster)
+        roster = self.header.roster
+        known = [e for e in self.entries if 0 <= e.sender < len(roster)]
+        checked = dict(zip(map(id, known), verify_many([(roster[e.sender], e.sig, e.signed_bytes) for e in known])))
         for index, entry in enumerate(self.entries):
             try:
-                fresh = log.append(entry)
+                fresh = log.append(entry, signature_ok=checked.get(id(entry)))
             except Rejected as exc:
                 raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
             if not fresh:
@@ -421,9 +426,11 @@ class TranscriptWriter:
         return cls(handle, path, transcript.last_check, sync=sync, ended=False), transcript
 
     def _write(self, obj: dict[str, Any]) -> None:
+        self._write_body(framing.encode(obj, RECORD_LIMITS))
+
+    def _write_body(self, body: bytes) -> None:
         if self.ended:
             raise TranscriptError("the transcript is already closed")
-        body = framing.encode(obj, RECORD_LIMITS)
         if len(body) > MAX_RECORD:
             raise TranscriptError(f"record of {len(body)} bytes exceeds {MAX_RECORD}")
         length = len(body).to_bytes(LENGTH_SIZE, "big")
@@ -434,7 +441,9 @@ class TranscriptWriter:
             self.sync()
 
     def append_entry(self, entry: Entry) -> None:
-        self._write({"type": "entry", "entry": entry.to_wire()})
+        # The canonical encoding of {"type": "entry", "entry": entry.to_wire()} (keys in
+        # byte order), around the entry's bytes as they were already encoded.
+        self._write_body(_ENTRY_RECORD[0] + entry.wire_bytes + _ENTRY_RECORD[1])
 
     def append_entries(self, entries: Iterable[Entry]) -> None:
         for entry in entries:

@@ -58,6 +58,28 @@ def test_deep_nesting():
     assert decode(b"\x91" * 32 + b"\xc0") is not None
 
 
+def test_decode_refuses_nesting_exactly_where_encode_does():
+    """Decoding checks only the depth (the unpacker guarantees the rest): lists and maps,
+    mixed, at every depth around the limit, refused by both or by neither."""
+    limits = Limits(max_depth=4)
+    for depth in range(1, 8):
+        for outer in (list, dict):
+            value = [b"x", 1]
+            for level in range(depth):
+                value = {"k": value, "n": 2} if (level % 2) == (outer is dict) else [value, "s"]
+            try:
+                encode(value, limits)
+                refused = False
+            except FrameError:
+                refused = True
+            body = msgpack.packb(value, use_bin_type=True)
+            if refused:
+                with pytest.raises(FrameError, match="nesting"):
+                    decode(body, limits)
+            else:
+                assert decode(body, limits) == value
+
+
 def test_non_string_map_keys():
     with pytest.raises(FrameError, match="not a string"):
         FrameDecoder().feed(frame(msgpack.packb({1: 2})))

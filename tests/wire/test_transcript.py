@@ -53,6 +53,20 @@ def test_round_trip(tmp_path, header, players):
     assert transcript.log().seen() == log.seen()
 
 
+def test_entry_records_embed_the_entry_bytes_canonically(tmp_path, header, players):
+    """An entry record is assembled around the entry's kept bytes: it must be exactly the
+    canonical encoding of the record map, for a signed entry and for one read back."""
+    path = tmp_path / "game.p2pt"
+    log = write_game(path, header, players, n=3)
+    signed = log.entries(1)[0]
+    fresh = Entry.from_wire(signed.to_wire())
+    assert signed.signed_bytes == fresh.signed_bytes  # kept from signing, not re-encoded
+    assert signed.wire_bytes == fresh.wire_bytes == encode(signed.to_wire())
+    data = path.read_bytes()
+    record = encode({"type": "entry", "entry": signed.to_wire()})
+    assert len(record).to_bytes(4, "big") + record in data
+
+
 def concurrent_round(header, players):
     """Three seats that each sign two entries at once, then receive the others' (in different
     orders): returns the entries and each seat's log with its journal (arrival order)."""
