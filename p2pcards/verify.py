@@ -54,7 +54,7 @@ from .cards import Card, sort_cards
 from .deck.backend import MentalPokerDeck
 from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
 from .deck.group import PARALLEL_WORKERS
-from .deck.local import DeckFault
+from .deck.local import DeckFault, multiplier, shared_products
 from .deck.party import FIRST_REHANDLED, Output, Party, Send
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
@@ -257,10 +257,12 @@ def _plain(value: Any) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as signed data: the same canonical encoding (protocol/wire.md section 2)."""
+    """Equal as signed data: the same canonical encoding (protocol/wire.md section 2). Both
+    sides are plain data already (decoded from the file, or made by the replay), so the
+    encoder's value check is skipped; anything else fails to encode, and is not the same."""
     try:
-        return framing.encode(a) == framing.encode(b)
-    except framing.FrameError:
+        return framing.encode(a, checked=True) == framing.encode(b, checked=True)
+    except (framing.FrameError, TypeError, ValueError, OverflowError):
         return False
 
 
@@ -477,9 +479,11 @@ class _Replay:
     def run(self) -> tuple[Any, MentalPokerDeck]:
         cards = self.game.deck(self.options, len(self.seats))
         # Every pass is recomputed: spread the multiplications over the cores (libsodium
-        # releases the GIL).
+        # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
+        # the parties share their products, so it is multiplied once.
+        multiply = shared_products(multiplier(PARALLEL_WORKERS))
         deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
-                               full_audit="none", party_factory=self.party, workers=PARALLEL_WORKERS)
+                               full_audit="none", party_factory=self.party, multiply_many=multiply)
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
                       check_own=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..cards import Card
@@ -34,11 +35,18 @@ class AuditResult:
     faces: Mapping[int, Card] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=16)
+def _revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
+    """One Secrets per revealed seed, shared by every audit in this process (the seats that
+    verify replays audit the same game; the seeds are public by now)."""
+    return Secrets(seed, game_id)
+
+
 def audit(party: Party, *, full: bool = True) -> AuditResult:
     from .party import Blame, ShuffleOp, TransferOp
 
     n, players, game_id = party.n, party.players, party.game_id
-    secrets = [Secrets(seed, game_id) for seed in party.seeds]
+    secrets = [_revealed_secrets(seed, game_id) for seed in party.seeds]
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1

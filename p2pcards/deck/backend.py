@@ -24,7 +24,7 @@ from ..cards import Card
 from ..engine import DeckBackend
 from ..game import Game
 from .derive import SEED_BYTES
-from .group import digest
+from .group import MultiplyMany, digest
 from .local import DeckFault, LocalNetwork, Tamper, multiplier
 from .party import AuditOp, CoinOp, DealOp, Op, OpDone, Party, RevealOp, ShuffleOp, TransferOp
 
@@ -32,6 +32,9 @@ __all__ = ["DeckFault", "LocalNetwork", "MentalPokerDeck", "mental_poker_factory
 
 class MentalPokerDeck:
     """A DeckBackend whose cards nobody sees: N parties in this process.
+
+    ``multiply_many`` (default: :func:`~p2pcards.deck.local.multiplier` of ``workers``) is
+    what every party multiplies with.
 
     ``full_audit``: "all" (every party recomputes every pass at the end), "one" (party 0 does;
     the others check hashes and the faces they saw: in one process they received byte-identical
@@ -49,11 +52,12 @@ class MentalPokerDeck:
         full_audit: str = "one",
         party_factory: Callable[..., Party] = Party,
         tamper: Tamper | None = None,
+        multiply_many: MultiplyMany | None = None,
     ):
         seeds = list(seeds) if seeds is not None else [secrets.token_bytes(SEED_BYTES) for _ in range(players)]
         if len(seeds) != players:
             raise ValueError("one seed per seat")
-        multiply = multiplier(workers)
+        multiply = multiply_many or multiplier(workers)
         self.players = players
         self.n = len(cards)
         self.parties = [

@@ -58,6 +58,7 @@ def game_id_of(context: bytes, seed_commits: Sequence[bytes], nonce_commits: Seq
     return digest("game", context, *seed_commits, *nonce_commits, *nonces)
 
 
+@lru_cache(maxsize=1 << 14)  # the seats replayed by verify check the same openings
 def lock_commitment(game_id: bytes, handle: int, index: int, author: int, scalar: bytes) -> bytes:
     """Commitment to the scalar of lock ``index`` on ``handle`` (index < N: the per-card key of
     seat ``index``; index >= N: a re-handling scalar)."""

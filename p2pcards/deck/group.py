@@ -43,6 +43,7 @@ __all__ = [
     "scalar_product",
     "uniform_below",
     "derive_permutation",
+    "first_invalid_point",
     "parallel_multiply_many",
     "threaded_multiply_many",
     "words",
@@ -52,7 +53,6 @@ GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493
 PRF_KEY_BYTES = 32
 _PERSON_HASH = b"p2pcards-deck-h"
 _PERSON_PRF = b"p2pcards-deck-k"
-_SCALAR_ONE = (1).to_bytes(32, "little")
 
 
 class InvalidPoint(ValueError):
@@ -188,34 +188,48 @@ def check_scalar(scalar: object) -> bytes:
     return scalar
 
 
+# Scalar arithmetic modulo L in Python integers: the same bytes as libsodium's
+# crypto_core_ed25519_scalar_mul / _invert (tests/deck/test_group.py compares them), at a third
+# of the cost of a call through the bindings.
+
+
+def _int(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
+
+
+def _bytes(value: int) -> bytes:
+    return value.to_bytes(32, "little")
+
+
 def mul(a: bytes, b: bytes) -> bytes:
-    return _na.crypto_core_ed25519_scalar_mul(a, b)
+    return _bytes(_int(a) * _int(b) % GROUP_ORDER)
 
 
 def invert(a: bytes) -> bytes:
-    return _na.crypto_core_ed25519_scalar_invert(a)
+    """The inverse of a scalar that is nonzero modulo L."""
+    return _bytes(pow(_int(a), -1, GROUP_ORDER))
 
 
 def scalar_product(scalars: Iterable[bytes]) -> bytes:
-    result = _SCALAR_ONE
+    result = 1
     for s in scalars:
-        result = mul(result, s)
-    return result
+        result = result * _int(s) % GROUP_ORDER
+    return _bytes(result)
 
 
 def batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
-    """Inverses of nonzero scalars with one inversion (Montgomery's trick): an inversion costs a
-    third of a scalar multiplication, a product about 1/60."""
+    """Inverses of nonzero scalars with one inversion (Montgomery's trick)."""
     if not scalars:
         return []
-    prefix = [_SCALAR_ONE]
-    for s in scalars:
-        prefix.append(mul(prefix[-1], s))
-    inv = invert(prefix[-1])
-    out = [b""] * len(scalars)
-    for i in range(len(scalars) - 1, -1, -1):
-        out[i] = mul(inv, prefix[i])
-        inv = mul(inv, scalars[i])
+    values = [_int(s) for s in scalars]
+    prefix = [1]
+    for v in values:
+        prefix.append(prefix[-1] * v % GROUP_ORDER)
+    inv = pow(prefix[-1], -1, GROUP_ORDER)
+    out = [b""] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = _bytes(inv * prefix[i] % GROUP_ORDER)
+        inv = inv * values[i] % GROUP_ORDER
     return out
 
 
@@ -303,14 +317,38 @@ def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
     return run
 
 
-def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
-    """:func:`split_multiply_many` over this machine's cores (:data:`PARALLEL_WORKERS`), with
-    a pool shared by the whole process."""
+def _shared_pool():
     global _parallel_pool
-    if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
-        return multiply_many(scalars, points)
     if _parallel_pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
         _parallel_pool = ThreadPoolExecutor(PARALLEL_WORKERS - 1, thread_name_prefix="deck-mult")
-    return split_multiply_many(scalars, points, _parallel_pool, PARALLEL_WORKERS)
+    return _parallel_pool
+
+
+def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+    """:func:`split_multiply_many` over this machine's cores (:data:`PARALLEL_WORKERS`), with
+    a pool shared by the whole process."""
+    if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
+        return multiply_many(scalars, points)
+    return split_multiply_many(scalars, points, _shared_pool(), PARALLEL_WORKERS)
+
+
+def _first_invalid(points: Sequence[object], start: int = 0) -> int | None:
+    for i, point in enumerate(points):
+        if not is_valid_point(point):
+            return start + i
+    return None
+
+
+def first_invalid_point(points: Sequence[object]) -> int | None:
+    """The index of the first point :func:`is_valid_point` refuses, or None. The check costs
+    half a multiplication, so a whole deck is split over the cores like a pass."""
+    n = len(points)
+    if PARALLEL_WORKERS < 2 or n < PARALLEL_MIN_POINTS:
+        return _first_invalid(points)
+    bounds = [n * w // PARALLEL_WORKERS for w in range(PARALLEL_WORKERS + 1)]
+    pool = _shared_pool()
+    futures = [pool.submit(_first_invalid, points[a:b], a) for a, b in zip(bounds[1:], bounds[2:])]
+    found = [_first_invalid(points[: bounds[1]])] + [future.result() for future in futures]
+    return min((i for i in found if i is not None), default=None)

@@ -10,10 +10,10 @@ from typing import Any
 
 import msgpack
 
-from .group import multiply_many, threaded_multiply_many
+from .group import InvalidPoint, MultiplyMany, multiply_many, threaded_multiply_many
 from .party import Blame, OpDone, Output, Party
 
-__all__ = ["DeckFault", "LocalNetwork", "Tamper", "multiplier"]
+__all__ = ["DeckFault", "LocalNetwork", "Tamper", "multiplier", "shared_products"]
 
 Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
 """``tamper(sender, receiver, message) -> message`` (or None to drop it): for tests of cheaters."""
@@ -88,6 +88,26 @@ class LocalNetwork:
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def shared_products(multiply: MultiplyMany) -> MultiplyMany:
+    """``multiply`` remembering every product it made: parties in one process that decode the
+    same card (a public reveal, decoded at every seat) multiply it once. Same results, same
+    :class:`InvalidPoint` (the index is the caller's)."""
+    known: dict[tuple[bytes, object], bytes] = {}
+
+    def run(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+        missing = [i for i, pair in enumerate(zip(scalars, points, strict=True)) if pair not in known]
+        if missing:
+            try:
+                products = multiply([scalars[i] for i in missing], [points[i] for i in missing])
+            except InvalidPoint as exc:
+                raise InvalidPoint(missing[exc.index]) from None
+            for i, product in zip(missing, products):
+                known[(scalars[i], points[i])] = product
+        return [known[pair] for pair in zip(scalars, points)]
+
+    return run
 
 
 def multiplier(workers: int):

@@ -50,3 +50,21 @@ def test_uniform_below_rejects_the_biased_tail():
     stream = iter([2**64 - 1, 2**64 - 2, 5])
     assert group.uniform_below(3, stream) == (2**64 - 2) % 3
     assert group.uniform_below(3, stream) == 5 % 3
+
+
+def test_scalar_arithmetic_matches_libsodium():
+    """mul / invert / scalar_product run in Python integers: byte for byte what libsodium's
+    scalar functions give, reduced or not, including scalars near L and 2**256."""
+    from nacl import bindings
+
+    edge = [1, 2, group.GROUP_ORDER - 1, group.GROUP_ORDER + 5, 2**256 - 1, 2**252]
+    scalars = [group.prf_scalar(b"k" * 32, "test", i) for i in range(20)]
+    scalars += [v.to_bytes(32, "little") for v in edge]
+    for a in scalars:
+        if int.from_bytes(a, "little") % group.GROUP_ORDER:
+            assert group.invert(a) == bindings.crypto_core_ed25519_scalar_invert(a)
+        for b in scalars[::3]:
+            assert group.mul(a, b) == bindings.crypto_core_ed25519_scalar_mul(a, b)
+    product = bindings.crypto_core_ed25519_scalar_mul(scalars[0], scalars[1])
+    product = bindings.crypto_core_ed25519_scalar_mul(product, scalars[2])
+    assert group.scalar_product(scalars[:3]) == product
