@@ -66,6 +66,7 @@ class LocalNetwork:
         self.events[seat] += output.events
         for send in output.sends:
             targets = range(len(self.parties)) if send.to is None else [send.to]
+            plain = None  # the message encoded once for every untampered copy
             for to in targets:
                 if to == seat:
                     continue
@@ -74,7 +75,10 @@ class LocalNetwork:
                     message = self.tamper(seat, to, message)
                     if message is None:
                         continue
-                data = _encode(message)
+                if message is send.message:
+                    plain = data = plain or _encode(message)
+                else:
+                    data = _encode(message)
                 self.messages += 1
                 self.bytes += len(data)
                 self._seq += 1

@@ -43,8 +43,8 @@ from .group import (
     MultiplyMany,
     batch_invert,
     check_scalar,
-    invert,
     first_invalid_point,
+    invert,
     is_valid_point,
     mul,
     multiply,
@@ -260,6 +260,7 @@ class Party:
         self.cards_by_handle: dict[int, _Card] = {}
         self.known: dict[int, Card] = {}
         self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
+        self._prepared_commits: dict[int, list[bytes]] = {}  # epoch -> our key commitments
         self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
         self._next_handle = FIRST_REHANDLED
         self.rehandled: dict[int, list[int]] = {}  # transfer op -> its new handles (sorted points)
@@ -523,12 +524,14 @@ class Party:
                     message = self._inbox.pop((index, kind, seat), None)
                     if message is None:
                         if not sent and not st.get("prepared"):
-                            # Idle until our turn: derive this epoch's keys now, off the chain.
-                            st["prepared"] = [self._card_key(base + j) for j in range(self.n)]
+                            # Idle (and nothing of ours waits to go out): derive this epoch's
+                            # keys and their commitments now, off the chain of passes.
+                            self._key_commitments(epoch)
+                            st["prepared"] = True
                         return False
                     self._check_pass_shape(kind, seat, message)
                     if last:  # nobody multiplies the final deck at once: validate it here
-                        j = first_invalid_point(message["points"])
+                        j = self._first_invalid_point(message["points"])
                         if j is not None:
                             raise _Deviation(kind, seat, f"invalid point at position {j}")
                 self.transcript[index][(kind, seat)] = message
@@ -591,11 +594,22 @@ class Party:
             position = perm[exc.index] if kind == "shuffle" else exc.index
             raise _Deviation(previous[0], previous[1], f"invalid point at position {position}", accuse=True) from None
         if kind == "relock" or self.seat == self.players - 1:
-            message["commits"] = [
+            message["commits"] = self._key_commitments(epoch)
+        return message
+
+    def _first_invalid_point(self, points: list[bytes]) -> int | None:
+        return first_invalid_point(points)  # a method: verify shares one answer among its seats
+
+    def _key_commitments(self, epoch: int) -> list[bytes]:
+        """Commitments to this seat's per-card keys of ``epoch``, in deck order."""
+        commits = self._prepared_commits.get(epoch)
+        if commits is None:
+            base = epoch * self.n
+            commits = self._prepared_commits[epoch] = [
                 lock_commitment(self.game_id, base + j, self.seat, self.seat, self._card_key(base + j))
                 for j in range(self.n)
             ]
-        return message
+        return commits
 
     # -- openings: deal, reveal, transfer ---------------------------------------------------------
 
@@ -874,11 +888,11 @@ class Party:
         if not isinstance(points, list) or not isinstance(commits, list) \
                 or len(points) != len(handles) or len(commits) != len(handles):
             raise _Deviation("rehandle", sender, "re-handling of other cards than the transfer")
-        for j, point in enumerate(points):
-            if not is_valid_point(point):
-                raise _Deviation("rehandle", sender, f"invalid point at position {j}")
-            if not _is_bytes(commits[j], 32):
-                raise _Deviation("rehandle", sender, "malformed commitment")
+        j = first_invalid_point(points)
+        if j is not None:
+            raise _Deviation("rehandle", sender, f"invalid point at position {j}")
+        if not all(_is_bytes(commit, 32) for commit in commits):
+            raise _Deviation("rehandle", sender, "malformed commitment")
         if len(set(points)) != len(points):
             raise _Deviation("rehandle", sender, "duplicated point")
         if points != sorted(points):  # any other order could carry the old one
