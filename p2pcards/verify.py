@@ -321,7 +321,6 @@ class _Replay:
         self.reached = 0  # deck operations completed at every seat
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
-        self.validated: dict[tuple[bytes, ...], int | None] = {}  # final decks -> first invalid point
 
     # -- deck -----------------------------------------------------------------------------
 
@@ -503,14 +502,6 @@ class _CheckedParty(Party):
         for send in out.sends:
             self._replay.sent(self, send)
         return out
-
-    def _first_invalid_point(self, points: list[bytes]) -> int | None:
-        # Every replayed seat validates the same final deck: once is enough.
-        key = tuple(points)
-        known = self._replay.validated
-        if key not in known:
-            known[key] = super()._first_invalid_point(points)
-        return known[key]
 
     def start(self) -> Output:
         return self._checked(super().start())

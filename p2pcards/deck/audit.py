@@ -50,6 +50,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1
+    last_shuffle: dict[int, int] = {}  # epoch -> its shuffle operation
     deviation: Blame | None = None
 
     def blame(step: str, seat: int, op: int, reason: str) -> AuditResult:
@@ -61,6 +62,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             break
         if isinstance(op, ShuffleOp):
             epoch += 1
+            last_shuffle[epoch] = op_index
             base = epoch * n
             deck = list(party.table)
             order = list(range(n))  # card index at each position
@@ -115,7 +117,12 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             moved = sorted(set(op.handles))
             sec = secrets[op.to]
             scalars = [sec.rehandle_key(op_index, h) for h in moved]
-            expected = parallel_multiply_many(scalars, [points[h] for h in moved])
+            try:
+                expected = parallel_multiply_many(scalars, [points[h] for h in moved])
+            except InvalidPoint as exc:  # a point of a final deck (re-handled ones were checked)
+                kind, seat = party.pass_order()[-1]
+                handle = moved[exc.index]
+                return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")
             order = sorted(range(len(moved)), key=expected.__getitem__)
             for j, (handle, i) in enumerate(zip(new, order)):
                 if message["points"][j] != expected[i]:

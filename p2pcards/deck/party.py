@@ -158,12 +158,14 @@ class Output:
 class _Deviation(Exception):
     """Raised inside the checks; turned into a Blame (and an accusation when others can't see)."""
 
-    def __init__(self, step: str, seat: int, reason: str, *, accuse: bool = False, evidence: Any = None):
+    def __init__(self, step: str, seat: int, reason: str, *, accuse: bool = False, evidence: Any = None,
+                 op: int | None = None):
         super().__init__(reason)
         self.step, self.seat, self.reason = step, seat, reason
         # accuse: the other seats cannot see this fault themselves (a private message, or a point
         # only this seat multiplies), so publish an accusation they can check.
         self.accuse, self.evidence = accuse, evidence
+        self.op = op  # the operation whose message is at fault, when not the current one
 
 
 class _DecodeFailure(Exception):
@@ -261,6 +263,7 @@ class Party:
         self.known: dict[int, Card] = {}
         self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
         self._prepared_commits: dict[int, list[bytes]] = {}  # epoch -> our key commitments
+        self._shuffle_ops: dict[int, int] = {}  # epoch -> the operation that shuffled it
         self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
         self._next_handle = FIRST_REHANDLED
         self.rehandled: dict[int, list[int]] = {}  # transfer op -> its new handles (sorted points)
@@ -358,7 +361,7 @@ class Party:
     def _fail_deviation(self, d: _Deviation) -> None:
         self._fail(d.step, d.seat, d.reason)
         if d.accuse:
-            self._broadcast({"type": "accuse", "op": self.current, "step": d.step, "seat": d.seat,
+            self._broadcast({"type": "accuse", "op": self.current if d.op is None else d.op, "step": d.step, "seat": d.seat,
                              "reason": d.reason, "evidence": d.evidence})
 
     def _receive(self, sender: int, message: Any) -> None:
@@ -503,6 +506,7 @@ class Party:
     def _start_shuffle(self, index: int) -> None:
         epoch = self.epochs
         self.epochs += 1
+        self._shuffle_ops[epoch] = index
         order = self.pass_order()
         st: dict[str, Any] = {"step": 0, "deck": list(self.table), "commits": {}}
 
@@ -515,7 +519,6 @@ class Party:
             sent = False
             while st["step"] < len(order):
                 kind, seat = order[st["step"]]
-                last = st["step"] == len(order) - 1
                 if seat == self.seat:
                     message = self._make_pass(index, epoch, kind, st["deck"])
                     self._broadcast(message)
@@ -529,11 +532,10 @@ class Party:
                             self._key_commitments(epoch)
                             st["prepared"] = True
                         return False
+                    # The final deck is not validated here: every use of one of its points
+                    # multiplies it and libsodium refuses an invalid one, which is then the
+                    # last re-locker's provable fault (_invalid_final_point).
                     self._check_pass_shape(kind, seat, message)
-                    if last:  # nobody multiplies the final deck at once: validate it here
-                        j = self._first_invalid_point(message["points"])
-                        if j is not None:
-                            raise _Deviation(kind, seat, f"invalid point at position {j}")
                 self.transcript[index][(kind, seat)] = message
                 st["deck"] = message["points"]
                 if "commits" in message:
@@ -597,8 +599,13 @@ class Party:
             message["commits"] = self._key_commitments(epoch)
         return message
 
-    def _first_invalid_point(self, points: list[bytes]) -> int | None:
-        return first_invalid_point(points)  # a method: verify shares one answer among its seats
+    def _invalid_final_point(self, handle: int) -> _Deviation:
+        """The fault behind an invalid point met when multiplying ``handle``'s: points arriving
+        in a re-handling are checked then, so it is a shuffled handle's, from the final deck.
+        That deck is the last re-locker's public pass: every seat can check the accusation."""
+        kind, seat = self.pass_order()[-1]
+        return _Deviation(kind, seat, f"invalid point at position {handle % self.n}", accuse=True,
+                          op=self._shuffle_ops[handle // self.n])
 
     def _key_commitments(self, epoch: int) -> list[bytes]:
         """Commitments to this seat's per-card keys of ``epoch``, in deck order."""
@@ -778,8 +785,13 @@ class Party:
             if lock_commitment(self.game_id, current, self.players, card.link.author, scalar) != card.link.commit:
                 raise _Deviation("open", sender, f"handle {current}: re-handling scalar does not open its commitment")
             known = card.link.parent == parent and card.link.scalar == scalar
-            if not known and multiply(scalar, self.cards_by_handle[parent].point) != card.point:
-                raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}")
+            if not known:
+                try:
+                    product = multiply(scalar, self.cards_by_handle[parent].point)
+                except InvalidPoint:
+                    raise self._invalid_final_point(parent) from None
+                if product != card.point:
+                    raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}")
             self._note_scalar(scalar, (card.link.author, current, self.players), fresh)
             current = parent
         if self.cards_by_handle[current].link is not None:
@@ -841,8 +853,8 @@ class Party:
             inverses = batch_invert([scalar_product(c.scalars[i] for i in range(self.players)) for c in cards])
             try:
                 points = self._multiply_many(inverses, [c.point for c in cards])
-            except InvalidPoint as exc:  # pragma: no cover - every stored point was validated
-                raise _DecodeFailure([todo[exc.index]], "invalid point") from None
+            except InvalidPoint as exc:
+                raise self._invalid_final_point(todo[exc.index]) from None
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
                 if card_index is None:
@@ -870,7 +882,10 @@ class Party:
         sorted, under new handles: only this seat can open them from now on, and only it knows
         which old handle each one was."""
         scalars = [self._rehandle_key(index, h) for h in handles]
-        points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
+        try:
+            points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
+        except InvalidPoint as exc:  # re-handled points were checked on arrival: a shuffled one
+            raise self._invalid_final_point(handles[exc.index]) from None
         order = sorted(range(len(handles)), key=points.__getitem__)
         new = self.rehandled[index] = self._new_handles(len(handles))
         commits = []

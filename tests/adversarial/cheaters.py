@@ -45,6 +45,7 @@ def random_point() -> bytes:
 
 WRONG_SCALAR = prf_scalar(b"x" * 32, "wrong")
 TAG_SCALAR = prf_scalar(b"t" * 32, "tag")
+SMALL_ORDER = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")  # order 8
 
 
 class CheatingSeat(LocalSeat):
@@ -211,6 +212,21 @@ class TaggedCard(Cheater):
             return message
         points = list(message["points"])
         points[7] = multiply(TAG_SCALAR, points[7])
+        return {**message, "points": points}
+
+
+class InvalidFinalPoint(Cheater):
+    """As the last re-locker (seat 1 of 3), puts points outside the prime-order group into the
+    final deck. Nobody validates that deck on receipt; the first seat to multiply one of those
+    points (the holder decoding it at the deal) accuses, and every seat checks the public pass."""
+
+    deviation = "invalid point in the final deck"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "relock" or self.seat != self.header.players - 2:
+            return message
+        points = list(message["points"])  # six of them, so an honest seat holds one
+        points[:6] = [na.crypto_core_ed25519_add(p, SMALL_ORDER) for p in points[:6]]
         return {**message, "points": points}
 
 
@@ -530,7 +546,7 @@ class GarbageMessages(Cheater):
 
 CHEATERS = {
     cls.__name__: cls for cls in (
-        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, StallsDeck, ForgesAccusation,
+        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, InvalidFinalPoint, StallsDeck, ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
         BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,

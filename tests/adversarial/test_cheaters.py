@@ -95,6 +95,7 @@ CASES = {
     "substituted card": Case("SubstitutedCard"),
     "duplicated card": Case("DuplicatedCard"),
     "tagged card": Case("TaggedCard"),
+    "invalid point in the final deck": Case("InvalidFinalPoint"),
     "card not held": Case("PlaysCardNotHeld"),
     "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),

@@ -122,9 +122,33 @@ def test_invalid_point_blames_the_pass_author(bad, kind, author):
         message["points"][3] = bad_points()[bad]
         return message
 
+    deck = make_deck(4, tamper=tamper_when(kind, author, poison))
     with pytest.raises(DeckFault) as info:
-        make_deck(4, tamper=tamper_when(kind, author, poison)).shuffle()
+        handles = deck.shuffle()
+        # The final deck is checked where its points are used: here, the holder's decoding.
+        assert (kind, author) == PASSES[-1]
+        deck.deal({handles[3]: 0})
     assert verdict(info, cheater=author) == (kind, author)
+
+
+@pytest.mark.parametrize("use", ["reveal", "transfer"])
+def test_invalid_point_in_the_final_deck_is_found_where_it_is_used(use):
+    """A public reveal (every seat multiplies the point) or a transfer (the new holder
+    re-handles it) of a card whose final-deck point is invalid names the last re-locker."""
+    def poison(message):
+        message["points"][5] = bad_points()["mixed-order"]
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("relock", 1, poison))
+    handles = deck.shuffle()
+    deck.deal({handles[0]: 0})
+    with pytest.raises(DeckFault) as info:
+        if use == "reveal":
+            deck.reveal([handles[5]], None)
+        else:
+            deck.transfer([handles[5]], 2)
+    assert verdict(info, cheater=1) == ("relock", 1)
+    assert "position 5" in info.value.blame.reason
 
 
 def test_invalid_point_in_rehandling_blames_the_new_holder():
