@@ -27,6 +27,8 @@ def test_quick_json_run_of_one_case(cli):
     assert row["baseline_cards_measured"] == 8  # --quick: a subset of one pass, scaled
     assert len(row["setup_samples_ms"]) == 1
     assert row["transcript_bytes"] > 0 and row["bytes_sent_per_peer"] > 0
+    assert row["scalar_mult_us"] > 0  # measured around this case's games
+    assert row["journal_fsync_median_ms"] > 0  # each peer fsyncs its journal before sending
     for name, move in row["moves"].items():
         assert name in ("face_down_play", "doubt_reveal_pickup")
         assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
@@ -53,7 +55,9 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
              [[3.5, "deal", 2], [5.3, "action", [0, "play"]], [7.1, "action", [1, "doubt"]],
               [7.6, "reveal", None], [7.9, "transfer", 2], [8.0, "turn", None]]),
     ]
+    lines[0]["syncs"] = [[1.0, 0.0004], [5.0, 0.0002]]
     figures = analyse_game(lines)
+    assert figures.syncs == [0.0004, 0.0002]
     assert (figures.setup, figures.setup_after_last_commit) == (2.5, 2.0)
     assert figures.moves == {"face_down_play": pytest.approx([0.3]), "doubt_reveal_pickup": pytest.approx([0.9])}
     assert figures.rehandled == 2 and figures.bytes_sent == [10, 10]

@@ -3,7 +3,8 @@
 :class:`TimingRecorder` watches a :class:`~p2pcards.net.peer.Peer` through the ``on_peer`` hook of
 :func:`~p2pcards.net.runner.host_table` and :func:`~p2pcards.net.runner.join_table` and changes
 nothing: it reads the session's events, notes when the peer starts sending each of its own signed
-entries, and reads the connections' byte counters at the end.
+entries, when each entry of another seat arrives and how long each journal fsync takes, and reads
+the connections' byte counters at the end.
 
 ``python -m p2pcards.net.timings host|join ...`` runs one bot peer on 127.0.0.1, exactly as
 ``p2pcards host --bot`` / ``p2pcards join --bot`` do (the same runner calls), and appends its
@@ -16,6 +17,8 @@ whole machine, so lines written by peers in different processes of one computer 
 ``seat``, ``players``, ``game``, ``table`` (hex), ``status`` (``finished`` or why not),
 ``sent``: ``[[t, kind, turn], ...]`` for each entry this seat signed and sent (``t`` just before
 signing; ``turn`` for an action, else null; the first ``deck`` entry is the seed commitment),
+``received``: ``[[t, seat, seq, kind], ...]`` for each entry another seat sent, when it reached
+the log (after its frame was read); ``syncs``: ``[[t, seconds], ...]`` for each fsync of the journal,
 ``events``: ``[[t, kind, info], ...]`` for each session event (``info``: the op of a
 ``progress`` event, ``[seat, action type]`` of an ``action``, the number of cards of a
 ``shuffle``, ``deal`` or ``transfer``, else null),
@@ -47,6 +50,8 @@ class TimingRecorder:
         self.clock = clock
         self.peer: Any = None
         self.sent: list[list[Any]] = []
+        self.received: list[list[Any]] = []
+        self.syncs: list[list[float]] = []
         self.events: list[list[Any]] = []
 
     def attach(self, peer: Any) -> None:
@@ -63,6 +68,23 @@ class TimingRecorder:
             return entries
 
         peer._publish = timed_publish  # an instance attribute: this peer only, same behaviour
+        accept = peer.accept
+
+        async def timed_accept(entry: Any, **kwargs: Any) -> None:
+            self.received.append([self.clock(), entry.sender, entry.seq, entry.kind])
+            await accept(entry, **kwargs)
+
+        peer.accept = timed_accept
+        journal = peer.journal
+        if journal is not None:
+            sync = journal.sync
+
+            def timed_sync() -> None:
+                began = self.clock()
+                sync()
+                self.syncs.append([began, self.clock() - began])
+
+            journal.sync = timed_sync
 
     def _on_event(self, event: Any) -> None:
         data = event.data
@@ -93,6 +115,8 @@ class TimingRecorder:
             "clock": "monotonic",
             "status": status,
             "sent": self.sent,
+            "received": self.received,
+            "syncs": self.syncs,
             "events": self.events,
             "bytes_sent": sum(c.bytes_sent for c in connections),
             "bytes_received": sum(c.bytes_received for c in connections),
