@@ -43,7 +43,6 @@ __all__ = [
     "scalar_product",
     "uniform_below",
     "derive_permutation",
-    "first_invalid_point",
     "parallel_multiply_many",
     "threaded_multiply_many",
     "words",
@@ -334,22 +333,3 @@ def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -
         return multiply_many(scalars, points)
     return split_multiply_many(scalars, points, _shared_pool(), PARALLEL_WORKERS)
 
-
-def _first_invalid(points: Sequence[object], start: int = 0) -> int | None:
-    for i, point in enumerate(points):
-        if not is_valid_point(point):
-            return start + i
-    return None
-
-
-def first_invalid_point(points: Sequence[object]) -> int | None:
-    """The index of the first point :func:`is_valid_point` refuses, or None. The check costs
-    half a multiplication, so a whole deck is split over the cores like a pass."""
-    n = len(points)
-    if PARALLEL_WORKERS < 2 or n < PARALLEL_MIN_POINTS:
-        return _first_invalid(points)
-    bounds = [n * w // PARALLEL_WORKERS for w in range(PARALLEL_WORKERS + 1)]
-    pool = _shared_pool()
-    futures = [pool.submit(_first_invalid, points[a:b], a) for a, b in zip(bounds[1:], bounds[2:])]
-    found = [_first_invalid(points[: bounds[1]])] + [future.result() for future in futures]
-    return min((i for i in found if i is not None), default=None)

@@ -43,7 +43,6 @@ from .group import (
     MultiplyMany,
     batch_invert,
     check_scalar,
-    first_invalid_point,
     invert,
     is_valid_point,
     mul,
@@ -185,6 +184,7 @@ class _Link:
     author: int
     commit: bytes  # lock(handle, N, author, scalar)
     sources: tuple[int, ...]
+    op: int  # the transfer that made it
     parent: int | None = None
     scalar: bytes | None = None
 
@@ -534,7 +534,7 @@ class Party:
                         return False
                     # The final deck is not validated here: every use of one of its points
                     # multiplies it and libsodium refuses an invalid one, which is then the
-                    # last re-locker's provable fault (_invalid_final_point).
+                    # last re-locker's provable fault (_invalid_point).
                     self._check_pass_shape(kind, seat, message)
                 self.transcript[index][(kind, seat)] = message
                 st["deck"] = message["points"]
@@ -599,13 +599,19 @@ class Party:
             message["commits"] = self._key_commitments(epoch)
         return message
 
-    def _invalid_final_point(self, handle: int) -> _Deviation:
-        """The fault behind an invalid point met when multiplying ``handle``'s: points arriving
-        in a re-handling are checked then, so it is a shuffled handle's, from the final deck.
-        That deck is the last re-locker's public pass: every seat can check the accusation."""
-        kind, seat = self.pass_order()[-1]
-        return _Deviation(kind, seat, f"invalid point at position {handle % self.n}", accuse=True,
-                          op=self._shuffle_ops[handle // self.n])
+    def _invalid_point(self, handle: int) -> _Deviation:
+        """The fault behind ``handle``'s point, found invalid where it was first multiplied (no
+        seat validates the final deck or a re-handling on receipt): the author of the public
+        message that carried it, the last re-locker or the re-handling seat. Published as an
+        accusation every seat checks on its own copy of that message."""
+        link = self.cards_by_handle[handle].link
+        if link is None:
+            kind, seat = self.pass_order()[-1]
+            return _Deviation(kind, seat, f"invalid point at position {handle % self.n}", accuse=True,
+                              op=self._shuffle_ops[handle // self.n])
+        position = handle - self.rehandled[link.op][0]
+        return _Deviation("rehandle", link.author, f"invalid point at position {position}", accuse=True,
+                          op=link.op)
 
     def _key_commitments(self, epoch: int) -> list[bytes]:
         """Commitments to this seat's per-card keys of ``epoch``, in deck order."""
@@ -789,8 +795,10 @@ class Party:
                 try:
                     product = multiply(scalar, self.cards_by_handle[parent].point)
                 except InvalidPoint:
-                    raise self._invalid_final_point(parent) from None
+                    raise self._invalid_point(parent) from None
                 if product != card.point:
+                    if not is_valid_point(card.point):  # no product is: its re-handling is at fault
+                        raise self._invalid_point(current)
                     raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}")
             self._note_scalar(scalar, (card.link.author, current, self.players), fresh)
             current = parent
@@ -854,7 +862,7 @@ class Party:
             try:
                 points = self._multiply_many(inverses, [c.point for c in cards])
             except InvalidPoint as exc:
-                raise self._invalid_final_point(todo[exc.index]) from None
+                raise self._invalid_point(todo[exc.index]) from None
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
                 if card_index is None:
@@ -884,14 +892,14 @@ class Party:
         scalars = [self._rehandle_key(index, h) for h in handles]
         try:
             points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
-        except InvalidPoint as exc:  # re-handled points were checked on arrival: a shuffled one
-            raise self._invalid_final_point(handles[exc.index]) from None
+        except InvalidPoint as exc:
+            raise self._invalid_point(handles[exc.index]) from None
         order = sorted(range(len(handles)), key=points.__getitem__)
         new = self.rehandled[index] = self._new_handles(len(handles))
         commits = []
         for handle, j in zip(new, order):
             commits.append(lock_commitment(self.game_id, handle, self.players, self.seat, scalars[j]))
-            link = _Link(self.seat, commits[-1], tuple(handles), handles[j], scalars[j])
+            link = _Link(self.seat, commits[-1], tuple(handles), index, handles[j], scalars[j])
             # Its root is set once the openings have shown where the old handle came from.
             self.cards_by_handle[handle] = _Card(points[j], [], [], {}, holder=self.seat, link=link)
         message = {"type": "rehandle", "op": index, "points": [points[j] for j in order], "commits": commits}
@@ -903,9 +911,10 @@ class Party:
         if not isinstance(points, list) or not isinstance(commits, list) \
                 or len(points) != len(handles) or len(commits) != len(handles):
             raise _Deviation("rehandle", sender, "re-handling of other cards than the transfer")
-        j = first_invalid_point(points)
-        if j is not None:
-            raise _Deviation("rehandle", sender, f"invalid point at position {j}")
+        # Shape only: each point is checked where it is first multiplied (_invalid_point), as
+        # the final deck's are, which keeps N-1 subgroup checks per card off a pickup.
+        if not all(_is_bytes(point, 32) for point in points):
+            raise _Deviation("rehandle", sender, "a point is 32 bytes")
         if not all(_is_bytes(commit, 32) for commit in commits):
             raise _Deviation("rehandle", sender, "malformed commitment")
         if len(set(points)) != len(points):
@@ -915,7 +924,7 @@ class Party:
         self.transcript[index][("rehandle", sender)] = message
         new = self.rehandled[index] = self._new_handles(len(handles))
         for handle, point, commit in zip(new, points, commits):
-            link = _Link(sender, commit, tuple(handles))
+            link = _Link(sender, commit, tuple(handles), index)
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=sender, link=link)
 
     # -- accusations -------------------------------------------------------------------------------
@@ -934,16 +943,18 @@ class Party:
                 self._accusations.pop(0)
                 self._fail("accuse", accuser, "malformed accusation")
                 return
-            if step in ("shuffle", "relock") and evidence is None:
+            if step in ("shuffle", "relock", "rehandle") and evidence is None:
                 copy = self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
                 if copy is None:
-                    if op < self.current or (op < len(self.ops) and not isinstance(self.ops[op], ShuffleOp)):
+                    kind = TransferOp if step == "rehandle" else ShuffleOp
+                    if op < self.current or (op < len(self.ops) and not isinstance(self.ops[op], kind)):
                         self._accusations.pop(0)
-                        self._fail("accuse", accuser, f"accusation about a pass that does not exist ({step})")
+                        self._fail("accuse", accuser, f"accusation about a message that does not exist ({step})")
                     return  # otherwise not arrived here yet; decide when it does
                 self._accusations.pop(0)
                 try:
-                    self._check_pass_shape(step, accused, copy)
+                    if step != "rehandle":  # a re-handling in the transcript passed its checks
+                        self._check_pass_shape(step, accused, copy)
                     bad = [j for j, p in enumerate(copy["points"]) if not is_valid_point(p)]
                     reason = f"invalid point at position {bad[0]}" if bad else ""
                 except _Deviation as d:

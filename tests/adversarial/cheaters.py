@@ -230,6 +230,22 @@ class InvalidFinalPoint(Cheater):
         return {**message, "points": points}
 
 
+class InvalidRehandle(Cheater):
+    """Re-handling the first cards it picks up, publishes one point outside the prime-order
+    group (the list still sorted). Nobody multiplies it on arrival; it is caught where it is
+    first used: the card's opening later (its chain does not lead to it), the next holder's
+    re-handling, or the end-of-game audit."""
+
+    deviation = "invalid re-handled point"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "rehandle":
+            return message
+        points = list(message["points"])
+        points[0] = na.crypto_core_ed25519_add(points[0], SMALL_ORDER)
+        return {**message, "points": sorted(points)}
+
+
 class StallsDeck(Cheater):
     """Never sends its first shuffle or re-lock pass."""
 
@@ -546,7 +562,8 @@ class GarbageMessages(Cheater):
 
 CHEATERS = {
     cls.__name__: cls for cls in (
-        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, InvalidFinalPoint, StallsDeck, ForgesAccusation,
+        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, InvalidFinalPoint, InvalidRehandle, StallsDeck,
+        ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
         BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,

@@ -96,6 +96,7 @@ CASES = {
     "duplicated card": Case("DuplicatedCard"),
     "tagged card": Case("TaggedCard"),
     "invalid point in the final deck": Case("InvalidFinalPoint"),
+    "invalid re-handled point": Case("InvalidRehandle"),
     "card not held": Case("PlaysCardNotHeld"),
     "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),

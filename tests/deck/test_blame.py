@@ -151,17 +151,26 @@ def test_invalid_point_in_the_final_deck_is_found_where_it_is_used(use):
     assert "position 5" in info.value.blame.reason
 
 
-def test_invalid_point_in_rehandling_blames_the_new_holder():
+@pytest.mark.parametrize("use", ["reveal", "transfer"])
+def test_invalid_point_in_rehandling_blames_the_new_holder(use):
+    """Re-handled points are checked where they are first multiplied: a seat checking the
+    chain when the card is opened, or the next holder re-handling it."""
     def poison(message):
         message["points"][0] = bad_points()["mixed-order"]
+        message["points"].sort()  # only the invalid point is wrong
         return message
 
     deck = make_deck(3, tamper=tamper_when("rehandle", 1, poison))
     handles = deck.shuffle()
     deck.deal({handles[0]: 0, handles[1]: 2})
+    new = deck.transfer(handles[:2], 1)  # shape checks pass: nothing multiplies it yet
     with pytest.raises(DeckFault) as info:
-        deck.transfer(handles[:2], 1)
+        if use == "reveal":
+            deck.reveal(new, None)
+        else:
+            deck.transfer(new, 2)
     assert verdict(info, honest=[0, 2]) == ("rehandle", 1)
+    assert "invalid point" in info.value.blames[0].reason
 
 
 def test_substituted_card_is_caught_at_decoding_and_the_audit_names_the_pass():
