@@ -204,7 +204,8 @@ class Log:
             raise ValueError(f"the {SEEN!r} field of an entry body is the log's")
         entry = sign_entry(identity, table=self.table, sender=seat, seq=self.next_seq(seat),
                            kind=kind, prev=self.head(seat), body={**body, SEEN: self.seen()})
-        self.append(entry)
+        # Signed here with the seat's own key: checking that signature again would only cost.
+        self.append(entry, signature_ok=identity.public == self.roster[seat])
         return entry
 
     def append(self, entry: Entry, *, via: int | None = None, signature_ok: bool | None = None) -> bool:
