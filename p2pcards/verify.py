@@ -51,10 +51,11 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, sort_cards
+from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
 from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
-from .deck.group import PARALLEL_WORKERS
-from .deck.local import DeckFault, multiplier, shared_products
+from .deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
+from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, Output, Party, Send
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
@@ -481,9 +482,9 @@ class _Replay:
         # Every pass is recomputed: spread the multiplications over the cores (libsodium
         # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
         # the parties share their products, so it is multiplied once.
-        multiply = shared_products(multiplier(PARALLEL_WORKERS))
+        self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
         deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
-                               full_audit="none", party_factory=self.party, multiply_many=multiply)
+                               full_audit="none", party_factory=self.party, multiply_many=self.products)
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
                       check_own=False)
@@ -545,7 +546,22 @@ class _NotingDeck:
     def shuffle(self) -> list[int]:
         handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})
+        self._known_decodings(handles)
         return handles
+
+    def _known_decodings(self, handles: Sequence[int]) -> None:
+        """Tell the replayed seats' shared multiplier what decoding each card of this shuffle
+        gives, so no seat multiplies to decode. Sound because every pass of the shuffle was
+        just recomputed from the seeds and matched byte for byte: each final point is the
+        product of every seat's key for its handle and its card's point, and the seeds'
+        permutations say which card that is."""
+        party = self.deck.parties[0]
+        secrets = [revealed_secrets(seed, party.game_id) for seed in self.replay.seeds]
+        epoch, n = handles[0] // party.n, party.n
+        order = final_order(secrets, epoch, n)
+        products = [scalar_product(sec.card_key(h) for sec in secrets) for h in handles]
+        for handle, inverse, card in zip(handles, batch_invert(products), order):
+            self.replay.products.remember(inverse, party.cards_by_handle[handle].point, party.table[card])
 
     def coin(self, label: str, bound: int) -> int:
         value = self._done(self.deck.coin(label, bound))

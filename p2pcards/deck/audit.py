@@ -26,7 +26,7 @@ from .group import InvalidPoint, invert, mul, parallel_multiply_many
 if TYPE_CHECKING:
     from .party import Blame, Party
 
-__all__ = ["AuditResult", "audit"]
+__all__ = ["AuditResult", "audit", "final_order", "revealed_secrets"]
 
 
 @dataclass
@@ -35,8 +35,18 @@ class AuditResult:
     faces: Mapping[int, Card] = field(default_factory=dict)
 
 
+def final_order(secrets: list[Secrets], epoch: int, n: int) -> list[int]:
+    """The card (index into the deck) at each position of epoch ``epoch``'s final deck: the
+    seats' permutations composed in pass order (no multiplication needed)."""
+    order = list(range(n))
+    for sec in secrets:
+        perm = sec.permutation(epoch, n)
+        order = [order[i] for i in perm]
+    return order
+
+
 @lru_cache(maxsize=16)
-def _revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
+def revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
     """One Secrets per revealed seed, shared by every audit in this process (the seats that
     verify replays audit the same game; the seeds are public by now)."""
     return Secrets(seed, game_id)
@@ -46,7 +56,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
     from .party import Blame, ShuffleOp, TransferOp
 
     n, players, game_id = party.n, party.players, party.game_id
-    secrets = [_revealed_secrets(seed, game_id) for seed in party.seeds]
+    secrets = [revealed_secrets(seed, game_id) for seed in party.seeds]
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1

@@ -13,7 +13,7 @@ import msgpack
 from .group import InvalidPoint, MultiplyMany, multiply_many, threaded_multiply_many
 from .party import Blame, OpDone, Output, Party
 
-__all__ = ["DeckFault", "LocalNetwork", "Tamper", "multiplier", "shared_products"]
+__all__ = ["DeckFault", "LocalNetwork", "Tamper", "SharedProducts", "multiplier"]
 
 Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
 """``tamper(sender, receiver, message) -> message`` (or None to drop it): for tests of cheaters."""
@@ -94,24 +94,30 @@ class LocalNetwork:
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
-def shared_products(multiply: MultiplyMany) -> MultiplyMany:
-    """``multiply`` remembering every product it made: parties in one process that decode the
-    same card (a public reveal, decoded at every seat) multiply it once. Same results, same
-    :class:`InvalidPoint` (the index is the caller's)."""
-    known: dict[tuple[bytes, object], bytes] = {}
+class SharedProducts:
+    """A MultiplyMany around ``multiply`` that remembers every product it made: parties in one
+    process that decode the same card (a public reveal, decoded at every seat) multiply it
+    once. Same results, same :class:`InvalidPoint` (the index is the caller's). A caller that
+    knows a product without multiplying may :meth:`remember` it."""
 
-    def run(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+    def __init__(self, multiply: MultiplyMany):
+        self.multiply = multiply
+        self.known: dict[tuple[bytes, object], bytes] = {}
+
+    def remember(self, scalar: bytes, point: bytes, product: bytes) -> None:
+        self.known[(scalar, point)] = product
+
+    def __call__(self, scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
+        known = self.known
         missing = [i for i, pair in enumerate(zip(scalars, points, strict=True)) if pair not in known]
         if missing:
             try:
-                products = multiply([scalars[i] for i in missing], [points[i] for i in missing])
+                products = self.multiply([scalars[i] for i in missing], [points[i] for i in missing])
             except InvalidPoint as exc:
                 raise InvalidPoint(missing[exc.index]) from None
             for i, product in zip(missing, products):
                 known[(scalars[i], points[i])] = product
         return [known[pair] for pair in zip(scalars, points)]
-
-    return run
 
 
 def multiplier(workers: int):
