@@ -44,6 +44,7 @@ for example a game or rules version that is not installed).
 from __future__ import annotations
 
 import random
+import struct
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +62,6 @@ from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
 from .plugins import load_plugins
-from .wire import framing
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
@@ -258,13 +258,24 @@ def _plain(value: Any) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as signed data: the same canonical encoding (protocol/wire.md section 2). Both
-    sides are plain data already (decoded from the file, or made by the replay), so the
-    encoder's value check is skipped; anything else fails to encode, and is not the same."""
-    try:
-        return framing.encode(a, checked=True) == framing.encode(b, checked=True)
-    except (framing.FrameError, TypeError, ValueError, OverflowError):
-        return False
+    """Equal as signed data: the canonical encoding (protocol/wire.md section 2) of each would
+    be the same bytes. Compared structurally, without encoding either: a bool is not an int, an
+    int is not a float, floats compare by their bits, a tuple is a list, maps in any order;
+    anything but plain data is never the same."""
+    kind = type(a)
+    if kind is list or kind is tuple:
+        if type(b) is not list and type(b) is not tuple or len(a) != len(b):
+            return False
+        if all(type(x) is bytes or type(x) is str for x in a):  # a deck pass: compare in C
+            return list(a) == list(b)  # bytes and str are never equal to anything else
+        return all(_same(x, y) for x, y in zip(a, b))
+    if kind is dict:
+        return type(b) is dict and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if kind is float:
+        return type(b) is float and struct.pack(">d", a) == struct.pack(">d", b)
+    if kind in (bool, int, str, bytes, type(None)):
+        return type(b) is kind and a == b
+    return False
 
 
 def _difference(got: Any, want: Any, path: str = "") -> str:

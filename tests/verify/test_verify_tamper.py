@@ -259,3 +259,22 @@ def test_an_unsigned_abort_record_names_nobody(bs_table, tmp_path):
     assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
     assert "did not finish" in report.problem.reason
     assert any(n.startswith("the table recorded: abandoned") for n in report.notes), report.notes
+
+
+def test_signed_data_compares_like_its_canonical_encoding():
+    """verify compares the message a seat's seed derives with the one it signed structurally:
+    exactly when their canonical encodings are the same bytes."""
+    from p2pcards.verify import _same
+    from p2pcards.wire.framing import encode
+
+    cases = [
+        ({"a": 1, "b": [b"x", "y"]}, {"b": [b"x", "y"], "a": 1}),
+        ([1, 2], (1, 2)),
+        (True, 1), (1, 1.0), (0.0, -0.0), (float("nan"), float("nan")), (1.5, 1.5),
+        (b"x", "x"), ([b"x", b"y"], [b"x", "y"]), ([b"x"], [b"x", b"y"]), (None, 0),
+        ({"a": [1, {"b": True}]}, {"a": [1, {"b": 1}]}), ({"a": 1}, {"a": 1, "b": 2}),
+        ([[b"p", b"q"], [1]], [[b"p", b"q"], [1]]),
+    ]
+    for a, b in cases:
+        assert _same(a, b) == (encode(a) == encode(b)), (a, b)
+    assert not _same(object(), object())
