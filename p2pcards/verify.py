@@ -55,7 +55,7 @@ from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
 from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
-from .deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
+from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_product
 from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, Output, Party, Send
 from .engine import PlayerError, play
@@ -905,6 +905,7 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
     report.checked["seeds"] = len(seeds)
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     missing = [s for s in range(lobby.players) if s not in seeds]
+    _invalid_public_points(seats)
     if missing:
         report.notes.append("no revealed seed for " + ", ".join(names[s] for s in missing)
                             + ": the deck cannot be re-derived, and the moves are checked with "
@@ -966,6 +967,24 @@ def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
                 raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
                               "a move signed for a turn that was not its own (out of turn)",
                               mine.seat)
+
+
+def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
+    """A point outside the group in a signed public pass or re-handling is its signer's fault,
+    proven by the message itself (no seed needed). Seats find one only where they multiply it
+    (protocol/deck.md section 5), so a game can stop on it before every seed is revealed."""
+    for mine in seats:
+        for entry in mine.deck:
+            msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+            if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock", "rehandle")):
+                continue
+            points = msg.get("points")
+            bad = next((j for j, p in enumerate(points) if not is_valid_point(p)), None) \
+                if isinstance(points, list) else 0
+            if bad is not None:
+                raise _Failed(f"deck, {msg['type']} message of operation {msg.get('op')} (log #{entry.seq} "
+                              f"of seat {mine.seat})", f"invalid point at position {bad}: not a point of "
+                              f"the prime-order group, which no honest seat ever sends", mine.seat)
 
 
 def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[int]) -> None:

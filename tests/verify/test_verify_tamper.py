@@ -261,6 +261,26 @@ def test_an_unsigned_abort_record_names_nobody(bs_table, tmp_path):
     assert any(n.startswith("the table recorded: abandoned") for n in report.notes), report.notes
 
 
+@pytest.mark.parametrize("kind", ["relock", "rehandle"])
+def test_an_invalid_point_in_a_public_message_names_its_signer_without_any_seed(bs_table, tmp_path, kind):
+    """Seats check the final deck's and re-handled points only where they multiply them, so a
+    game can stop on such a point before the seeds are out: the signed message proves it."""
+    from nacl import bindings
+
+    transcript = bs_table.read()
+    entry = next(e for e in transcript.entries if e.kind == "deck" and e.body.get("msg", {}).get("type") == kind)
+    message = dict(entry.body["msg"])
+    order_8 = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+    points = list(message["points"])
+    points[0] = bindings.crypto_core_ed25519_add(points[0], order_8)
+    message["points"] = sorted(points) if kind == "rehandle" else points
+    entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
+    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    report = verified(write(tmp_path / "invalid.p2pt", transcript, entries, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
+    assert "invalid point" in report.problem.reason and kind in report.problem.step
+
+
 def test_signed_data_compares_like_its_canonical_encoding():
     """verify compares the message a seat's seed derives with the one it signed structurally:
     exactly when their canonical encodings are the same bytes."""
