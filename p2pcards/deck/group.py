@@ -273,9 +273,11 @@ def multiply_many(scalars: Sequence[bytes], points: Sequence[object], start: int
 
 #: Threads :func:`parallel_multiply_many` uses: this machine's cores, at most four.
 PARALLEL_WORKERS = max(1, min(4, os.cpu_count() or 1))
-#: Below this many points one thread is faster than handing work to others (measured here:
-#: 4 points take 385 us in one thread, 300 us in two; a pile of 8 picked up, 750 vs 460 us).
-PARALLEL_MIN_POINTS = 4
+#: Below this many points one thread does it. Alone on the machine two threads win from 4
+#: points (385 us in one thread, 300 in two), but with more peers than cores the other thread
+#: waits for a core: doubts with 5 and 7 peer processes on 2 cores were 1-2 ms slower with the
+#: threshold at 4 than at 32 (scripts/bench, two runs each).
+PARALLEL_MIN_POINTS = 32
 _parallel_pool = None
 
 
