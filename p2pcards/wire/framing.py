@@ -111,11 +111,16 @@ def check_value(obj: Any, limits: Limits = DEFAULT_LIMITS) -> None:
             raise FrameError(f"{type(value).__name__} is not allowed on the wire")
 
 
+# Values with nothing inside to reorder.
+_LEAVES = frozenset({bytes, str, int, bool, float, type(None)})
+
+
 def _canonical(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _canonical(value[k]) for k in sorted(value, key=lambda k: k.encode())}
+        # Keys are str; ordering str by code point is ordering their UTF-8 bytes.
+        return {k: _canonical(value[k]) for k in sorted(value)}
     if isinstance(value, (list, tuple)):
-        if all(type(v) in _FLAT for v in value):
+        if all(type(v) in _LEAVES for v in value):
             return value  # nothing inside to sort
         return [_canonical(v) for v in value]
     return value

@@ -28,6 +28,15 @@ def test_encoding_is_canonical():
     assert encode((1, 2)) == encode([1, 2])
 
 
+def test_map_keys_are_ordered_by_their_utf8_bytes():
+    keys = ["z", "a", "é", "€", "\U0001d11e", "ab", "a\x00", "A", "\uffff", "\u00ff"]
+    value = {k: [k, {"y": 1, "x": [2, 3]}] for k in keys}
+    body = encode(value)
+    unpacked = msgpack.unpackb(body, raw=False)
+    assert list(unpacked) == sorted(keys, key=lambda k: k.encode())
+    assert list(unpacked[keys[0]][1]) == ["x", "y"]
+
+
 def test_oversized_frame_is_refused_from_its_length_alone():
     decoder = FrameDecoder(Limits(max_frame=100))
     with pytest.raises(FrameError, match="exceeds the limit"):
