@@ -129,7 +129,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             scalars = [sec.rehandle_key(op_index, h) for h in moved]
             try:
                 expected = parallel_multiply_many(scalars, [points[h] for h in moved])
-            except InvalidPoint as exc:  # a point of a final deck (re-handled ones were checked)
+            except InvalidPoint as exc:  # a final deck's point (re-handled ones here are recomputed)
                 kind, seat = party.pass_order()[-1]
                 handle = moved[exc.index]
                 return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")

@@ -361,7 +361,8 @@ class Party:
     def _fail_deviation(self, d: _Deviation) -> None:
         self._fail(d.step, d.seat, d.reason)
         if d.accuse:
-            self._broadcast({"type": "accuse", "op": self.current if d.op is None else d.op, "step": d.step, "seat": d.seat,
+            op = self.current if d.op is None else d.op
+            self._broadcast({"type": "accuse", "op": op, "step": d.step, "seat": d.seat,
                              "reason": d.reason, "evidence": d.evidence})
 
     def _receive(self, sender: int, message: Any) -> None:
