@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
@@ -138,6 +138,16 @@ class Identity:
         self.public = PublicIdentity(
             _raw_public(signing_key.public_key()), _raw_public(exchange_key.public_key())
         )
+        self._shared: dict[bytes, bytes] = {}  # peer X25519 key -> our shared secret
+
+    def shared_secret(self, peer_x25519: bytes) -> bytes:
+        """X25519 with a peer's key, computed once per peer (a table seals many messages to
+        the same few seats). Raises ValueError for a key that gives no usable secret."""
+        secret = self._shared.get(peer_x25519)
+        if secret is None:
+            secret = self.exchange_key.exchange(X25519PublicKey.from_public_bytes(peer_x25519))
+            self._shared[peer_x25519] = secret
+        return secret
 
     def __repr__(self) -> str:
         return f"<Identity {self.fingerprint}>"

@@ -29,7 +29,6 @@ from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -59,21 +58,16 @@ class SealError(ProtocolError):
     """A box that cannot be opened (wrong recipient, tampered, or moved to another entry)."""
 
 
-def _derive(private: X25519PrivateKey, own_public: bytes, peer_public: bytes,
-            sender_public: bytes, recipient_public: bytes, aad: bytes) -> bytes:
-    try:
-        shared = private.exchange(X25519PublicKey.from_public_bytes(peer_public))
-    except ValueError:  # a low-order point gives an all-zero secret; cryptography refuses it
-        raise SealError(None, "peer's X25519 key is not usable") from None
-    info = SEAL_DOMAIN + sender_public + recipient_public + hashlib.sha256(aad).digest()
-    return HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None, info=info).derive(shared)
-
-
 def message_key(me: Identity, peer: PublicIdentity, aad: bytes, *, i_am_sender: bool) -> bytes:
     """The symmetric key of one box, computable by its sender and its recipient only."""
     own = me.public.x25519
     sender, recipient = (own, peer.x25519) if i_am_sender else (peer.x25519, own)
-    return _derive(me.exchange_key, own, peer.x25519, sender, recipient, aad)
+    try:
+        shared = me.shared_secret(peer.x25519)
+    except ValueError:  # a low-order point gives an all-zero secret; cryptography refuses it
+        raise SealError(None, "peer's X25519 key is not usable") from None
+    info = SEAL_DOMAIN + sender + recipient + hashlib.sha256(aad).digest()
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None, info=info).derive(shared)
 
 
 def seal(sender: Identity, recipient: PublicIdentity, plaintext: bytes, aad: bytes) -> bytes:
