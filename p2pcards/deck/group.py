@@ -13,12 +13,13 @@ so any failure is the fault of whoever supplied the point.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from nacl import bindings as _na
 from nacl.exceptions import RuntimeError as _NaclError
+
+from .. import cores
 
 __all__ = [
     "GROUP_ORDER",
@@ -272,13 +273,12 @@ def multiply_many(scalars: Sequence[bytes], points: Sequence[object], start: int
 
 
 #: Threads :func:`parallel_multiply_many` uses: this machine's cores, at most four.
-PARALLEL_WORKERS = max(1, min(4, os.cpu_count() or 1))
+PARALLEL_WORKERS = cores.WORKERS
 #: Below this many points one thread does it. Alone on the machine two threads win from 4
 #: points (385 us in one thread, 300 in two), but with more peers than cores the other thread
 #: waits for a core: doubts with 5 and 7 peer processes on 2 cores were 1-2 ms slower with the
 #: threshold at 4 than at 32 (scripts/bench, two runs each).
 PARALLEL_MIN_POINTS = 32
-_parallel_pool = None
 
 
 def split_multiply_many(scalars: Sequence[bytes], points: Sequence[object], executor, workers: int,
@@ -291,13 +291,12 @@ def split_multiply_many(scalars: Sequence[bytes], points: Sequence[object], exec
         return multiply_many(scalars, points)
     if len(scalars) != n:
         raise ValueError("one scalar per point")
-    bounds = [n * w // workers for w in range(workers + 1)]
-    futures = [executor.submit(multiply_many, scalars[a:b], points[a:b], a)
-               for a, b in zip(bounds[1:], bounds[2:])]
+    (_, first), *rest = cores.shares(n, workers)
+    futures = [executor.submit(multiply_many, scalars[a:b], points[a:b], a) for a, b in rest]
     out: list[bytes] = []
     errors: list[InvalidPoint] = []
     try:
-        out += multiply_many(scalars[: bounds[1]], points[: bounds[1]])
+        out += multiply_many(scalars[:first], points[:first])
     except InvalidPoint as exc:
         errors.append(exc)
     for future in futures:
@@ -319,19 +318,10 @@ def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
     return run
 
 
-def _shared_pool():
-    global _parallel_pool
-    if _parallel_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _parallel_pool = ThreadPoolExecutor(PARALLEL_WORKERS - 1, thread_name_prefix="deck-mult")
-    return _parallel_pool
-
-
 def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
     """:func:`split_multiply_many` over this machine's cores (:data:`PARALLEL_WORKERS`), with
     a pool shared by the whole process."""
     if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
         return multiply_many(scalars, points)
-    return split_multiply_many(scalars, points, _shared_pool(), PARALLEL_WORKERS)
+    return split_multiply_many(scalars, points, cores.pool(), PARALLEL_WORKERS)
 

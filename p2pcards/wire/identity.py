@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 from nacl.bindings import crypto_sign_open
 from nacl.exceptions import BadSignatureError
 
+from .. import cores
 from . import framing
 from .files import fsync_dir
 from .wordlist import WORDS
@@ -69,28 +70,18 @@ def fingerprint(ed25519_public: bytes) -> str:
     return f"{digest[0:4]}-{digest[4:8]}-{digest[8:12]}"
 
 
-_VERIFY_THREADS = max(1, min(4, os.cpu_count() or 1))
-_verify_pool = None
-
-
 def verify_many(items: Sequence[tuple[PublicIdentity, bytes, bytes]]) -> list[bool]:
     """``key.verify(signature, data)`` for each ``(key, signature, data)``, over this machine's
     cores (libsodium releases the GIL): for reading a whole transcript."""
-    global _verify_pool
-    n = len(items)
-    if _VERIFY_THREADS < 2 or n < 64:
-        return [key.verify(sig, data) for key, sig, data in items]
-    if _verify_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _verify_pool = ThreadPoolExecutor(_VERIFY_THREADS - 1, thread_name_prefix="verify")
 
     def part(chunk: Sequence[tuple[PublicIdentity, bytes, bytes]]) -> list[bool]:
         return [key.verify(sig, data) for key, sig, data in chunk]
 
-    bounds = [n * w // _VERIFY_THREADS for w in range(_VERIFY_THREADS + 1)]
-    futures = [_verify_pool.submit(part, items[a:b]) for a, b in zip(bounds[1:], bounds[2:])]
-    out = part(items[: bounds[1]])
+    if cores.WORKERS < 2 or len(items) < 64:
+        return part(items)
+    (_, first), *rest = cores.shares(len(items), cores.WORKERS)
+    futures = [cores.pool().submit(part, items[a:b]) for a, b in rest]
+    out = part(items[:first])
     for future in futures:
         out += future.result()
     return out
