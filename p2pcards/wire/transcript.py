@@ -236,12 +236,15 @@ class Transcript:
         """The table log rebuilt from the entries, every signature and link re-checked;
         raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
         log = Log(self.header.table, self.header.lobby, self.header.roster)
+        # Every signature first, over the cores; the log then checks the rest in order (an
+        # entry from beyond the roster is left to it: it names the stranger).
         roster = self.header.roster
-        known = [e for e in self.entries if 0 <= e.sender < len(roster)]
-        checked = dict(zip(map(id, known), verify_many([(roster[e.sender], e.sig, e.signed_bytes) for e in known])))
+        seated = [0 <= e.sender < len(roster) for e in self.entries]
+        signatures = iter(verify_many([(roster[e.sender], e.sig, e.signed_bytes)
+                                       for e, ok in zip(self.entries, seated) if ok]))
         for index, entry in enumerate(self.entries):
             try:
-                fresh = log.append(entry, signature_ok=checked.get(id(entry)))
+                fresh = log.append(entry, signature_ok=next(signatures) if seated[index] else None)
             except Rejected as exc:
                 raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
             if not fresh:
