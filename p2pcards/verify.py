@@ -65,7 +65,7 @@ from .plugins import load_plugins
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
-from .wire.sealed import open_revealed
+from .wire.sealed import open_revealed, recipients
 from .wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "Problem", "Report", "verify_file"]
@@ -246,6 +246,10 @@ def _describe_checks(c: Mapping[str, int]) -> str:
     return "; ".join(parts)
 
 
+def _seats(seats: set[int]) -> str:
+    return "seat" + ("s " if len(seats) > 1 else " ") + ", ".join(map(str, sorted(seats)))
+
+
 def _plain(value: Any) -> Any:
     """JSON-safe: bytes as hex, tuples as lists, map keys as strings."""
     if isinstance(value, dict):
@@ -308,6 +312,7 @@ class _SeatEntries:
         self.chats = sum(e.kind == "chat" for e in entries)
         self.other = sorted({e.kind for e in entries} - {"deck", "action", "result", "chat"})
         self.next_deck = 0
+        self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
         self.next_action = 0
 
 
@@ -361,23 +366,36 @@ class _Replay:
         if self.unfinished and _public(entry, "seed") and kind != "seed":
             # It revealed its seed as the game stopped, instead of going on.
             raise _Stopped(f"deck, {what}", seat, f"its {what}")
-        mine.next_deck += 1
         body = entry.body
+        boxes = recipients(body)  # seat -> box, if it is a private entry
         if send.to is None:
+            if mine.boxes_left:
+                raise _Failed(step, f"the rest of a private entry to several seats (boxes to "
+                              f"{_seats(mine.boxes_left)}) where the protocol sends a public "
+                              f"message", seat)
+            mine.next_deck += 1
             if set(body) != {"msg", "seen"}:
                 raise _Failed(step, "expected a public deck message, found "
-                              + ("a private one" if "box" in body else "a malformed entry"), seat)
+                              + ("a private one" if boxes else "a malformed entry"), seat)
             if not _same(body["msg"], message):
                 raise _Failed(step, self._deviation(message, body["msg"]), seat)
             self.public += 1
         else:
-            if set(body) != {"to", "box", "seen"} or not isinstance(body["box"], bytes):
+            # One entry may carry the private messages the protocol sends together, one box
+            # to each seat: they are matched to its boxes by seat, in any order.
+            if not boxes or set(body) - {"to", "box", "boxes", "seen"}:
+                mine.next_deck += 1
                 raise _Failed(step, f"expected a private deck message to seat {send.to}, found "
                               + ("a public one" if "msg" in body else "a malformed entry"), seat)
-            if body["to"] != send.to:
-                raise _Failed(step, f"the private message goes to seat {body['to']}, the "
-                              f"protocol sends it to seat {send.to}", seat)
-            self.derived[(seat, entry.seq)] = message
+            if not mine.boxes_left:
+                mine.boxes_left = set(boxes)
+            if send.to not in mine.boxes_left:
+                raise _Failed(step, f"the private messages go to {_seats(mine.boxes_left)}, the "
+                              f"protocol sends one to seat {send.to}", seat)
+            mine.boxes_left.discard(send.to)
+            if not mine.boxes_left:
+                mine.next_deck += 1
+            self.derived[(seat, entry.seq, send.to)] = message
             self.private += 1
 
     def _what(self, party: Party, message: Mapping[str, Any]) -> str:
@@ -405,16 +423,15 @@ class _Replay:
             if isinstance(sender, int) and isinstance(seq, int) and seq >= 0 and self.log:
                 found = self.log.entries(sender, seq)[:1]
                 target = found[0] if found else None
-            if target is None or target.kind != "deck" or not isinstance(target.body, dict) \
-                    or target.body.get("to") != accuser:
+            if target is None or target.kind != "deck" or accuser not in recipients(target.body):
                 raise _Failed(step, "its evidence names no private deck message to the accuser",
                               accuser)
             try:
-                payload = open_revealed(target, evidence["key"])
+                payload = open_revealed(target, evidence["key"], accuser)
             except (ProtocolError, TypeError):
                 raise _Failed(step, f"the message key it reveals does not open seat {sender}'s "
                               f"entry #{seq}", accuser) from None
-            want = self.derived.get((sender, seq))
+            want = self.derived.get((sender, seq, accuser))
             if want is None:
                 return
             if _same(payload, want):
@@ -782,6 +799,11 @@ def _verify(path: str | Path, report: Report) -> None:
     report.timeline = _with_faces(replay.timeline, record.faces)
 
     for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                          f"private messages to {_seats(mine.boxes_left)} the protocol never "
+                          f"called for", mine.seat)
         if mine.next_deck < len(mine.deck):
             entry = mine.deck[mine.next_deck]
             raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",

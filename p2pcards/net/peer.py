@@ -8,7 +8,8 @@ peer ends with the same log; private deck messages travel sealed to their one re
 
 Entry kinds and bodies (besides the ``seen`` head echo every entry carries):
 
-``deck``     ``{"msg": deck message}`` for everyone, or ``{"to": seat, "box": sealed msg}``
+``deck``     ``{"msg": deck message}`` for everyone, ``{"to": seat, "box": sealed msg}``, or
+             ``{"boxes": [[seat, sealed msg], ...]}`` for several seats at once (a deal)
 ``action``   ``{"turn": n, "action": {...}}``: the seat's move on the n-th turn of the game
 ``chat``     ``{"text": str}``
 ``result``   ``{"result": {...}, "violations": [...]}``: what this seat computed at the end
@@ -54,7 +55,7 @@ from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Entry, Fetch, parse_message
 from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
-from ..wire.sealed import entry_message_key, open_body, open_revealed, seal_body
+from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
 from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
 
@@ -418,16 +419,30 @@ class Peer:
         return entry
 
     async def publish_deck(self, sends: Sequence[Any]) -> None:
-        """The deck party's messages (``Send``), public or sealed to their one recipient."""
-        await self._publish([("deck", lambda send=send: self._deck_body(send.to, send.message)) for send in sends])
+        """The deck party's messages (``Send``): each public one in an entry of its own; private
+        ones that follow each other, to different seats, sealed together in one entry (a deal
+        is one entry per seat, not one per seat and recipient: every peer checks every entry)."""
+        groups: list[list[Any]] = []
+        for send in sends:
+            last = groups[-1] if groups else None
+            if send.to is not None and last and last[0].to is not None \
+                    and all(other.to != send.to for other in last):
+                last.append(send)
+            else:
+                groups.append([send])
+        await self._publish([("deck", lambda group=group: self._deck_body(group)) for group in groups])
 
-    def _deck_body(self, to: int | None, message: dict[str, Any]) -> dict[str, Any]:
-        if to is None:
-            return {"msg": self._revealed_evidence(message)}
-        return seal_body(
-            self.identity, table=self.header.table, seat=self.seat, seq=self.log.next_seq(self.seat),
-            kind="deck", to=to, recipient=self.header.seats[to].keys, payload=message,
-        )
+    def _deck_body(self, group: Sequence[Any]) -> dict[str, Any]:
+        first = group[0]
+        if first.to is None:
+            return {"msg": self._revealed_evidence(first.message)}
+        where = {"table": self.header.table, "seat": self.seat, "seq": self.log.next_seq(self.seat),
+                 "kind": "deck"}
+        if len(group) == 1:
+            return seal_body(self.identity, **where, to=first.to, recipient=self.header.seats[first.to].keys,
+                             payload=first.message)
+        return seal_bodies(self.identity, **where,
+                           items=[(send.to, self.header.seats[send.to].keys, send.message) for send in group])
 
     async def _publish(self, items: Sequence[tuple[str, Any]]) -> list[Entry]:
         """Sign entries in order (each body is made just before its entry: a sealed body binds
@@ -513,8 +528,8 @@ class Peer:
             if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
                 raise ValueError("malformed evidence")
             entry = self.log.entries(sender, seq)[0]
-            if entry.kind == "deck" and entry.body.get("to") == accuser:
-                payload = open_revealed(entry, key)
+            if entry.kind == "deck" and accuser in recipients(entry.body):
+                payload = open_revealed(entry, key, accuser)
                 if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
                     payload = None
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
@@ -643,7 +658,7 @@ class Peer:
         if entry.kind == "deck":
             if "msg" in body:
                 await self.deck.receive(sender, self._opened_evidence(sender, body["msg"]))
-            elif body.get("to") == self.seat:
+            elif self.seat in recipients(body):
                 try:
                     message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
                 except ProtocolError as exc:

@@ -7,6 +7,12 @@ ordered; only its payload is encrypted. The body of such an entry is::
     {"to": recipient seat, "box": nonce (12 bytes) || ChaCha20-Poly1305 ciphertext and tag,
      "seen": the log's head echo, added by the log}
 
+or, for private messages to several seats sent at once (a deal: one per other seat)::
+
+    {"boxes": [[seat, box], ...] (two or more, seats ascending, none the sender), "seen": ...}
+
+where each box is sealed exactly as the one box of the first form, for its own seat.
+
 The key is per message: X25519 between the sender's and the recipient's roster keys, then
 HKDF-SHA256 with ``info`` = domain || sender X25519 key || recipient X25519 key || SHA-256(aad),
 where ``aad`` (also the AEAD associated data) is the canonical encoding of the entry header
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -37,11 +44,11 @@ from . import framing
 from .errors import ProtocolError, SchemaError
 from .identity import Identity, PublicIdentity
 from .messages import MAX_SEATS, Entry
-from .schema import AnyData, Bytes, Int, Record
+from .schema import AnyData, Bytes, Int, ListOf, Record
 
 __all__ = ["SealError", "entry_aad", "entry_message_key", "message_key", "open_body",
-           "open_revealed", "open_with_key", "seal",
-           "seal_body", "unseal"]
+           "open_revealed", "open_with_key", "recipients", "seal",
+           "seal_bodies", "seal_body", "unseal"]
 
 SEAL_DOMAIN = b"p2pcards/%d sealed\x00" % PROTOCOL_VERSION
 NONCE_SIZE = 12
@@ -52,6 +59,9 @@ MAX_BOX = 1 << 19
 # "seen" is the table log's head echo, which every entry body carries (checked by the log).
 BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)},
               optional={"seen": AnyData()})
+MULTI_BODY = Record({"boxes": ListOf(ListOf(AnyData(), 2, 2), MAX_SEATS - 1, 2)},
+                    optional={"seen": AnyData()})
+_SEAT, _BOX = Int(0, MAX_SEATS - 1), Bytes(max_len=MAX_BOX)
 
 
 class SealError(ProtocolError):
@@ -112,44 +122,80 @@ def seal_body(sender: Identity, *, table: bytes, seat: int, seq: int, kind: str,
     return {"to": to, "box": seal(sender, recipient, framing.encode(payload), aad)}
 
 
-def _body(entry: Entry) -> dict[str, Any]:
+def seal_bodies(sender: Identity, *, table: bytes, seat: int, seq: int, kind: str,
+                items: Sequence[tuple[int, PublicIdentity, Any]]) -> dict[str, Any]:
+    """The body of one private entry carrying a payload to each of several seats:
+    ``items`` is ``(to, recipient keys, payload)`` for two or more distinct seats."""
+    if len(items) < 2 or len({to for to, _, _ in items}) != len(items):
+        raise ValueError("a multi-recipient body takes two or more distinct seats")
+    boxes = [[to, seal(sender, recipient, framing.encode(payload), entry_aad(table, seat, seq, kind, to))]
+             for to, recipient, payload in sorted(items, key=lambda item: item[0])]
+    return {"boxes": boxes}
+
+
+def recipients(body: Any) -> dict[int, bytes]:
+    """Seat -> box of a private entry's body, either form; empty if it is not a well-formed
+    private body (a public one, or anything else)."""
     try:
-        BODY.check(entry.body, "body")
+        return _boxes(body)
+    except SchemaError:
+        return {}
+
+
+def _boxes(body: Any) -> dict[int, bytes]:
+    if isinstance(body, dict) and "boxes" in body:
+        MULTI_BODY.check(body, "body")
+        out: dict[int, bytes] = {}
+        for i, (to, box) in enumerate(body["boxes"]):
+            _SEAT.check(to, f"body.boxes[{i}][0]")
+            _BOX.check(box, f"body.boxes[{i}][1]")
+            if out and to <= max(out):
+                raise SchemaError(f"body.boxes[{i}]", "seats must be distinct and ascending")
+            out[to] = box
+        return out
+    BODY.check(body, "body")
+    return {body["to"]: body["box"]}
+
+
+def _box(entry: Entry, to: int) -> bytes:
+    try:
+        boxes = _boxes(entry.body)
     except SchemaError as exc:
         raise SealError(entry.sender, f"bad private entry #{entry.seq}: {exc}") from None
-    return entry.body
+    if to == entry.sender or to not in boxes:
+        raise SealError(entry.sender, f"entry #{entry.seq} carries nothing for seat {to}")
+    return boxes[to]
+
+
+def _open(entry: Entry, key: bytes, box: bytes, to: int) -> Any:
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, to)
+    try:
+        return framing.decode(open_with_key(key, box, aad))
+    except SealError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: {exc.reason}") from None
+    except framing.FrameError as exc:
+        raise SealError(entry.sender, f"entry #{entry.seq}: bad payload: {exc.reason}") from None
 
 
 def open_body(me: Identity, my_seat: int, entry: Entry, sender: PublicIdentity) -> Any:
-    """The payload of a private entry addressed to ``my_seat``; :class:`SealError` naming the
-    sender if it is not addressed to us, does not open, or does not hold plain data."""
-    body = _body(entry)
-    if body["to"] != my_seat:
-        raise SealError(entry.sender, f"entry #{entry.seq} is addressed to seat {body['to']}")
-    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
-    try:
-        plaintext = unseal(me, sender, body["box"], aad)
-        return framing.decode(plaintext)
-    except SealError as exc:
-        raise SealError(entry.sender, f"entry #{entry.seq}: {exc.reason}") from None
-    except framing.FrameError as exc:
-        raise SealError(entry.sender, f"entry #{entry.seq}: bad payload: {exc.reason}") from None
+    """The payload for ``my_seat`` in a private entry; :class:`SealError` naming the sender if
+    it carries nothing for us, does not open, or does not hold plain data."""
+    box = _box(entry, my_seat)
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, my_seat)
+    return _open(entry, message_key(me, sender, aad, i_am_sender=False), box, my_seat)
 
 
-def entry_message_key(me: Identity, my_seat: int, entry: Entry, peer: PublicIdentity) -> bytes:
-    """The message key of a private entry that we sent or received (to reveal in a dispute)."""
-    body = _body(entry)
-    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
+def entry_message_key(me: Identity, my_seat: int, entry: Entry, peer: PublicIdentity,
+                      to: int | None = None) -> bytes:
+    """The message key of one box of a private entry that we sent or received (to reveal in a
+    dispute): the box to ``to`` (default: to us, when we received it)."""
+    to = my_seat if to is None else to
+    _box(entry, to)
+    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, to)
     return message_key(me, peer, aad, i_am_sender=entry.sender == my_seat)
 
 
-def open_revealed(entry: Entry, key: bytes) -> Any:
-    """What a third party does with a revealed message key: open the box in the signed entry."""
-    body = _body(entry)
-    aad = entry_aad(entry.table, entry.sender, entry.seq, entry.kind, body["to"])
-    try:
-        return framing.decode(open_with_key(key, body["box"], aad))
-    except SealError as exc:
-        raise SealError(entry.sender, f"entry #{entry.seq}: {exc.reason}") from None
-    except framing.FrameError as exc:
-        raise SealError(entry.sender, f"entry #{entry.seq}: bad payload: {exc.reason}") from None
+def open_revealed(entry: Entry, key: bytes, to: int) -> Any:
+    """What a third party does with a revealed message key: open the box to seat ``to`` in
+    the signed entry."""
+    return _open(entry, key, _box(entry, to), to)

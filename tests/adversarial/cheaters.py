@@ -34,7 +34,7 @@ from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import LocalSeat, Peer, TableAborted
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Entry, sign_entry
-from p2pcards.wire.sealed import open_body
+from p2pcards.wire.sealed import open_body, recipients
 
 __all__ = ["CHEATERS", "Cheater"]
 
@@ -276,7 +276,7 @@ class ForgesAccusation(Cheater):
     async def dispatch(self, entry: Entry) -> None:
         await super().dispatch(entry)
         body = entry.body
-        if self.cheated or entry.kind != "deck" or body.get("to") != self.seat:
+        if self.cheated or entry.kind != "deck" or self.seat not in recipients(body):
             return
         message = open_body(self.identity, self.seat, entry, self.header.seats[entry.sender].keys)
         if message.get("type") != "open":
