@@ -264,6 +264,24 @@ def _box(inp):
     return {"plaintext": plaintext.hex(), "key": key.hex(), "box": body["box"].hex()}
 
 
+@kind("boxes")
+def _boxes(inp):
+    """Private messages to several seats in one entry (wire.md section 8): each box sealed as
+    a single one, for its own seat, in ascending seat order."""
+    sender = identity(inp["sender"])
+    table, seat, seq, kind_ = b(inp["table"]), inp["from"], inp["seq"], inp["kind"]
+    items = [(r["to"], identity(r["recipient"]), to_value(r["payload"])) for r in inp["recipients"]]
+    nonces = iter(b(r["nonce"]) for r in sorted(inp["recipients"], key=lambda r: r["to"]))
+    with mock.patch.object(sealed, "os", SimpleNamespace(urandom=lambda n: next(nonces)[:n])):
+        body = sealed.seal_bodies(sender, table=table, seat=seat, seq=seq, kind=kind_,
+                                  items=[(to, who.public, payload) for to, who, payload in items])
+    for to, who, payload in items:
+        aad = sealed.entry_aad(table, seat, seq, kind_, to)
+        box = dict(body["boxes"])[to]
+        assert sealed.unseal(who, sender.public, box, aad) == framing.encode(payload)
+    return {"body": framing.encode(body).hex()}
+
+
 @kind("unusable-key")
 def _unusable_key(inp):
     me = identity(inp["keys"])
