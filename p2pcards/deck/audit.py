@@ -75,7 +75,6 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             last_shuffle[epoch] = op_index
             base = epoch * n
             deck = list(party.table)
-            order = list(range(n))  # card index at each position
             complete = True
             for kind, seat in party.pass_order():
                 message = record.get((kind, seat))
@@ -86,7 +85,6 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                 per_card = kind == "relock" or seat == players - 1
                 if kind == "shuffle":
                     perm = sec.permutation(epoch, n)
-                    order = [order[i] for i in perm]
                     inputs = [deck[i] for i in perm]
                     if per_card:
                         scalars = [sec.card_key(base + j) for j in range(n)]
@@ -115,6 +113,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                             return blame(kind, seat, op_index, f"output position {j} differs: {what}")
                 deck = message["points"]
             if complete:
+                order = final_order(secrets, epoch, n)  # card index at each position
                 for j in range(n):
                     faces[base + j] = party.cards[order[j]]
                     points[base + j] = deck[j]
