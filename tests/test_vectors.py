@@ -336,12 +336,12 @@ def _setup(inp):
     nonce_commits = [derive.nonce_commitment(context, i, x) for i, x in enumerate(nonces)]
     game_id = derive.game_id_of(context, seed_commits, nonce_commits, nonces)
     derive.card_table.cache_clear()
-    points = derive.card_table(game_id, tuple(labels))
+    points = derive.card_table(context, tuple(labels))
     assert all(group.is_valid_point(p) for p in points)
     return {"context": context.hex(), "nonces": [x.hex() for x in nonces],
             "seed_commits": [x.hex() for x in seed_commits],
             "nonce_commits": [x.hex() for x in nonce_commits], "game_id": game_id.hex(),
-            "card_hashes": [group.digest("card", game_id, label).hex()
+            "card_hashes": [group.digest("card", context, label).hex()
                             for label in labels[:inp["card_hashes"]]],
             "card_points": [p.hex() for p in points]}
 

@@ -66,9 +66,10 @@ def lock_commitment(game_id: bytes, handle: int, index: int, author: int, scalar
 
 
 @lru_cache(maxsize=8)
-def card_table(game_id: bytes, labels: tuple[str, ...]) -> tuple[bytes, ...]:
-    """The point of every physical card (a pure function, so a process may share it)."""
-    points = tuple(_card_point(game_id, label) for label in labels)
+def card_table(context: bytes, labels: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The point of every physical card (a pure function, so a process may share it). It
+    depends only on the lobby's ``context``, so a seat derives it before the game starts."""
+    points = tuple(_card_point(context, label) for label in labels)
     if len(set(points)) != len(points):  # 2**-250; checked so the lookup table is sound
         raise ValueError("two cards hash to the same point")
     return points

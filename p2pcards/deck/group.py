@@ -168,10 +168,10 @@ def derive_permutation(n: int, stream: Iterator[int]) -> list[int]:
     return perm
 
 
-def card_point(game_id: bytes, label: str) -> bytes:
-    """The point of one physical card: Elligator 2 of H("card", game_id, label), cofactor cleared
+def card_point(context: bytes, label: str) -> bytes:
+    """The point of one physical card: Elligator 2 of H("card", context, label), cofactor cleared
     by libsodium, so it is in the prime-order subgroup and nobody knows its discrete log."""
-    return _na.crypto_core_ed25519_from_uniform(digest("card", game_id, label))
+    return _na.crypto_core_ed25519_from_uniform(digest("card", context, label))
 
 
 # -- scalars ---------------------------------------------------------------------------------------

@@ -253,8 +253,10 @@ class Party:
         self.seeds: list[bytes | None] = [None] * players
         self.game_id: bytes | None = None
         self.secrets: Secrets | None = None
-        self.table: tuple[bytes, ...] = ()
-        self._table_index: dict[bytes, int] = {}
+        # Known from the lobby alone: derived now, while the connections form, not after the
+        # last nonce, when every seat would be at it at once and seat 0 waits for its own.
+        self.table: tuple[bytes, ...] = card_table(self.context, self.labels)
+        self._table_index: dict[bytes, int] = {p: i for i, p in enumerate(self.table)}
         self.ops: list[Op] = []  # every op begun, in order; index = op number
         self.current = 0  # the op in progress (== len(ops) when idle)
         self._state: dict[str, Any] = {}  # per-op progress
@@ -424,8 +426,6 @@ class Party:
         if None not in self.nonces:
             self.game_id = game_id_of(self.context, self.seed_commits, self.nonce_commits, self.nonces)
             self.secrets = Secrets(self._seed, self.game_id)
-            self.table = card_table(self.game_id, self.labels)
-            self._table_index = {p: i for i, p in enumerate(self.table)}
 
     # -- derivations (methods so a test can make one seat cheat) ---------------------------------
 

@@ -156,8 +156,10 @@ def test_invalid_point_in_rehandling_blames_the_new_holder(use):
     """Re-handled points are checked where they are first multiplied: a seat checking the
     chain when the card is opened, or the next holder re-handling it."""
     def poison(message):
-        message["points"][0] = bad_points()["mixed-order"]
-        message["points"].sort()  # only the invalid point is wrong
+        # Replace the point whose place the invalid one takes in the sorted list, so that only
+        # the invalid point is wrong (every other new handle keeps its point).
+        bad, points = bad_points()["mixed-order"], message["points"]
+        points[min(sum(p < bad for p in points), len(points) - 1)] = bad
         return message
 
     deck = make_deck(3, tamper=tamper_when("rehandle", 1, poison))
