@@ -59,7 +59,7 @@ from ..wire.sealed import entry_message_key, open_body, open_revealed, recipient
 from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
 
-__all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts"]
+__all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts", "send_order"]
 
 
 MAX_EARLY = 4096
@@ -67,6 +67,15 @@ MAX_EARLY = 4096
 IDLE_SHARE = 0.9
 #: Seconds between checks for a seat that dropped out while we wait on it.
 CHECK_EVERY = 1.0
+
+
+def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], waiting: set[int]) -> list[int]:
+    """The order in which seat ``me`` writes an entry to ``seats``: first the seats whose next
+    step waits on us (the next pass of a shuffle, say), then around the table from our left.
+    With more peers than cores the receiver that gets a frame first usually runs first: the
+    one with work to do should not be woken last (7 players on 2 cores: the next shuffle pass
+    was often the sixth to get the previous one, 1.5-2 ms later than the first)."""
+    return sorted(seats, key=lambda seat: (seat not in waiting, (seat - me) % players))
 
 
 class TableAborted(Exception):
@@ -462,14 +471,20 @@ class Peer:
             self.journal.sync()
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
+        order = self._send_order()
         for entry in entries:
             frame = frame_of(entry.wire_bytes)
-            for conn in list(self.connections.values()):
+            for conn in order:
                 try:
                     await conn.send_frame(frame)
                 except ConnectionClosed:
                     pass  # it catches up when it reconnects
         return entries
+
+    def _send_order(self) -> list[Connection]:
+        """Our connections in the order :func:`send_order` gives."""
+        waiting = {seat for seat, _ in self.party.owed()}
+        return [self.connections[s] for s in send_order(self.seat, self.header.players, self.connections, waiting)]
 
     def _replayed(self, kind: str) -> Entry:
         entry = self._replay_own.popleft()
