@@ -275,6 +275,9 @@ class Log:
                 if count > len(self._chains[seat])]
 
     def _echo(self, entry: Entry) -> list[list[Any]]:
+        chain = self._chains[entry.sender] if 0 <= entry.sender < len(self._chains) else []
+        if entry.seq < len(chain) and chain[entry.seq] is entry:
+            return entry.body[SEEN]  # appended: append() checked its echo
         problem = self._seen_problem(entry)
         if problem:
             raise self._reject(entry.sender, BAD_SEEN,
