@@ -53,7 +53,7 @@ from ..wire.framing import frame_of
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Entry, Fetch, parse_message
+from ..wire.messages import Entry, Fetch, Fetched, parse_message
 from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
 from .timeouts import Timeouts
@@ -350,6 +350,16 @@ class Peer:
         # re-made private entry would differ in its random nonce: two versions of one entry).
         self._replay_own: deque[Entry] = deque()
         self._replay_others: list[Entry] = []
+        # Our entries reach the journal's file before they are sent, and the disk (fsync) while
+        # they travel; after a restart we ask every other seat for those of our own entries
+        # the journal lacks (a power cut can take what was not on disk yet) and sign nothing,
+        # nor act on anything, until each has answered (recover_own).
+        self._recovering = False
+        self._recovered = trio.Event()
+        self._answered: set[int] = set()  # seats that told us how much of our chain they hold
+        self._own_count = 0  # our entries known so far: the journal's, then those taken back
+        self._own_head = self.log.head(seat)
+        self._sync_wanted = trio.Event()
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose sender had seen entries we have not: handed on once we have
@@ -468,7 +478,11 @@ class Peer:
         if fresh and self.journal is not None:
             for entry in fresh:
                 self.journal.append_entry(entry)
-            self.journal.sync()
+            # In the file before it leaves: it survives this program being killed. The fsync
+            # (a power cut) runs while it travels (keep_journal_synced); a seat that lost it
+            # that way takes it back from the others before it signs again (recover_own).
+            self.journal.flush()
+            self._sync_wanted.set()
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
         order = self._send_order()
@@ -502,9 +516,65 @@ class Peer:
 
     def load_journal(self, entries: Sequence[Entry]) -> None:
         """Prepare to replay a journal written before a crash: our own entries are re-used as
-        the game reaches them, everyone else's are fed back in (:meth:`replay`)."""
+        the game reaches them, everyone else's are fed back in (:meth:`replay`). Nothing is
+        signed or acted on until :meth:`recover_own` is done."""
         for entry in entries:
             (self._replay_own if entry.sender == self.seat else self._replay_others).append(entry)
+        self._own_count = len(self._replay_own)
+        if self._replay_own:
+            self._own_head = self._replay_own[-1].hash
+        self._recovering = True
+
+    async def recover_own(self) -> None:
+        """After a restart, before the game goes on: wait until every other seat has answered
+        our fetch of our own chain (:class:`Fetched`), having sent those of our entries it holds
+        beyond our journal. They are then re-used like the journal's, never signed again (a
+        second version of an entry is what a cheater sends)."""
+        await self._recovered.wait()
+        await self._dispatch_ready()
+
+    @property
+    def recovering(self) -> bool:
+        return self._recovering
+
+    def missing_answers(self) -> list[int]:
+        """Seats that have not yet told us how much of our own chain they hold."""
+        return [s for s in range(self.header.players) if s != self.seat and s not in self._answered]
+
+    def _take_back_own(self, via: int, entry: Entry) -> None:
+        """One of our own entries, back from seat ``via`` while we recover: kept (in the journal
+        too) to be re-used as the game reaches it, if it is the next one of our chain."""
+        if entry.seq != self._own_count:
+            return  # one we have (several seats hold it), or not the next: nothing to take
+        if entry.prev != self._own_head or not entry.verify(self.header.seats[self.seat].keys):
+            self.blame(via, f"sent a version of our own entry #{entry.seq} that we did not sign")
+            return
+        if self.journal is not None:
+            self.journal.append_entry(entry)
+        self._replay_own.append(entry)
+        self._own_count += 1
+        self._own_head = entry.hash
+
+    def _on_fetched(self, seat: int, message: Fetched) -> None:
+        if not (self._recovering and message.table == self.header.table and message.seat == self.seat):
+            return
+        if message.count > self._own_count:
+            # An honest seat sends every entry it holds before saying how many it holds.
+            self.blame(seat, f"says it holds {message.count} of our entries but sent {self._own_count}")
+        self._answered.add(seat)
+        if not self.missing_answers():
+            self._recovering = False
+            self._recovered.set()
+
+    async def keep_journal_synced(self) -> None:
+        """Run alongside the game: fsync the journal in a worker thread whenever entries of
+        ours were written to it since the last fsync (one fsync covers all of them)."""
+        if self.journal is None:
+            return
+        while True:
+            await self._sync_wanted.wait()
+            self._sync_wanted = trio.Event()
+            await trio.to_thread.run_sync(self.journal.fsync)
 
     async def replay(self) -> None:
         others, self._replay_others = self._replay_others, []
@@ -568,6 +638,8 @@ class Peer:
         we lack (after a restart or a dropped connection, that is what we missed)."""
         self.attach(seat, conn)
         try:
+            if self._recovering:  # first of all: what it holds of our own chain
+                await conn.send(Fetch(self.header.table, self.seat, self._own_count).to_wire())
             for other in range(self.header.players):
                 if other != self.seat:  # ours are all in our journal (kept before sending)
                     fetch = Fetch(self.header.table, other, self.log.next_seq(other))
@@ -598,8 +670,16 @@ class Peer:
             if message.table == self.header.table:
                 for entry in self.log.entries(message.seat, message.start):
                     await conn.send_frame(frame_of(entry.wire_bytes))
+                count = self.log.next_seq(message.seat)
+                await conn.send(Fetched(self.header.table, message.seat, count).to_wire())
+            return
+        if isinstance(message, Fetched):
+            self._on_fetched(seat, message)
             return
         if not isinstance(message, Entry):
+            return
+        if message.sender == self.seat and self._recovering:
+            self._take_back_own(seat, message)
             return
         await self.accept(message, via=seat)
 
@@ -640,7 +720,8 @@ class Peer:
 
     async def _dispatch_ready(self) -> None:
         # Several receive loops run this; each entry is taken off the list before any await.
-        while True:
+        # While we recover our own entries nothing is acted on (it could make us sign).
+        while not self._recovering:
             ready = next((e for e in self._held if self._causally_ready(e)), None)
             if ready is None:
                 return

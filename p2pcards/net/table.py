@@ -172,19 +172,29 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
 
     result = aborted = None
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(peer.keep_journal_synced)
         if lobby.listener is not None:
             nursery.start_soon(accept_loop, nursery)
         for seat, conn in lobby.links.items():
             await serve(nursery, seat, conn)
         if resumed:
-            # Replay the journal first (no network needed), then come back to every seat.
-            game_over = trio.Event()
-            nursery.start_soon(_then_set, play, game_over)
-            await peer.replay()
+            # Come back to every seat, take back what they hold of our own chain beyond the
+            # journal (a power cut takes what was not on disk yet), then replay and play on.
             for seat in range(header.players):
                 if seat != me:
                     nursery.start_soon(dial, nursery, seat)
-            await game_over.wait()
+            with trio.move_on_after(header.timeouts.grace):
+                await peer.recover_own()
+            if peer.recovering:
+                away = peer.missing_answers()
+                names = ", ".join(header.seats[s].name for s in away)
+                aborted = TableAborted(f"{names} did not come back to tell us which of our entries they hold",
+                                       away[0], "resume")
+            else:
+                game_over = trio.Event()
+                nursery.start_soon(_then_set, play, game_over)
+                await peer.replay()
+                await game_over.wait()
         else:
             # Of each pair the higher seat dials; all at once (one after another, the last
             # seat of seven finished its mesh 20 ms after the first, and the deck waited).

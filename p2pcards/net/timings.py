@@ -77,14 +77,14 @@ class TimingRecorder:
         peer.accept = timed_accept
         journal = peer.journal
         if journal is not None:
-            sync = journal.sync
+            fsync = journal.fsync
 
-            def timed_sync() -> None:
+            def timed_fsync() -> None:  # in the peer's worker thread
                 began = self.clock()
-                sync()
+                fsync()
                 self.syncs.append([began, self.clock() - began])
 
-            journal.sync = timed_sync
+            journal.fsync = timed_fsync
 
     def _on_event(self, event: Any) -> None:
         data = event.data

@@ -26,6 +26,7 @@ from .messages import (
     Bye,
     Entry,
     Fetch,
+    Fetched,
     Hello,
     common_games,
     genesis_hash,
@@ -49,7 +50,7 @@ from .transcript import (
 )
 
 __all__ = [
-    "Auth", "Blame", "Bye", "DEFAULT_LIMITS", "Entry", "Fetch", "FrameDecoder", "FrameError",
+    "Auth", "Blame", "Bye", "DEFAULT_LIMITS", "Entry", "Fetch", "Fetched", "FrameDecoder", "FrameError",
     "Hello", "Identity", "IdentityError", "Limits", "Log", "Mismatch", "ProtocolError",
     "PublicIdentity", "Rejected", "SchemaError", "SealError", "TornTranscript", "Transcript",
     "TranscriptEnd", "TranscriptError", "TranscriptHeader", "TranscriptWriter", "VersionMismatch",

@@ -6,7 +6,8 @@ Every message is a map with a ``"type"``:
 * ``entry``: a signed entry of the table log (:class:`Entry`), the envelope of all table
   traffic (lobby, deck protocol, game actions, audit); its body carries the head echo;
 * ``fetch``: a request for one seat's log entries from a ``seq`` on (:class:`Fetch`), for
-  catching up and for resolving a head echo that disagrees;
+  catching up and for resolving a head echo that disagrees; ``fetched`` ends the answer
+  (:class:`Fetched`);
 * ``bye``: a reason given before closing (:class:`Bye`).
 
 :func:`parse_message` turns a decoded frame into one of these classes or raises
@@ -35,6 +36,7 @@ __all__ = [
     "Bye",
     "Entry",
     "Fetch",
+    "Fetched",
     "HASH_SIZE",
     "Hello",
     "MAX_SEATS",
@@ -214,6 +216,29 @@ class Fetch:
 
 
 @dataclass(frozen=True)
+class Fetched:
+    """The end of the answer to a :class:`Fetch`: the answerer holds ``count`` entries of seat
+    ``seat`` (all of them were sent from the fetch's ``start`` on). A seat coming back after a
+    crash waits for it from every other seat before it signs anything: what they hold of its
+    own chain may be more than its journal kept."""
+
+    table: bytes
+    seat: int
+    count: int
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT,
+                                       "count": Int(0, MAX_SEQ)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "fetched", "table": self.table, "seat": self.seat, "count": self.count}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Fetched:
+        _checked(cls.SCHEMA, obj, peer, "fetched")
+        return cls(obj["table"], obj["seat"], obj["count"])
+
+
+@dataclass(frozen=True)
 class Bye:
     """Sent before closing a connection on purpose; ``reason`` is for people."""
 
@@ -375,9 +400,9 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 # ------------------------------------------------------------------------------------------
 
 _TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch,
-                          "bye": Bye}
+                          "fetched": Fetched, "bye": Bye}
 
-Message = Hello | Auth | Entry | Fetch | Bye
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:

@@ -382,7 +382,8 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
 
 class TranscriptWriter:
     """Appends records to a transcript file. ``sync=True`` fsyncs after every record;
-    otherwise call :meth:`sync` before sending anything that depends on what was written."""
+    otherwise call :meth:`flush` (the records survive this program being killed) or :meth:`sync`
+    (they survive a power cut too) before sending anything that depends on what was written."""
 
     def __init__(self, handle: BinaryIO, path: Path, check: bytes, *, sync: bool, ended: bool):
         self._handle = handle
@@ -460,10 +461,21 @@ class TranscriptWriter:
         self.ended = True
         self.sync()
 
+    def flush(self) -> None:
+        """Hand what was written to the operating system: it survives this program being
+        killed, not yet a power cut (:meth:`fsync`)."""
+        self._handle.flush()
+
+    def fsync(self) -> None:
+        """Make what was flushed durable. Only touches the file descriptor, so another thread
+        may run it while this one goes on writing (a record written meanwhile may or may not
+        be covered: flush and fsync again for it)."""
+        os.fsync(self._handle.fileno())
+
     def sync(self) -> None:
         """Flush and fsync: after this returns, what was written survives a crash."""
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        self.flush()
+        self.fsync()
 
     def close(self) -> None:
         if not self._handle.closed:

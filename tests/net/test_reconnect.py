@@ -1,5 +1,6 @@
 """A real peer process killed with SIGKILL in the middle of a game: restarted, it rejoins and the
-game completes; never restarted, the game ends as abandoned with that peer named.
+game completes (also when its journal lost its last entries, as a power cut would: the others
+give them back); never restarted, the game ends as abandoned with that peer named.
 
 Every process announces, browses and connects on 127.0.0.1 only."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.wire.transcript import read_transcript
+from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
 EXE = str(Path(sys.executable).with_name("p2pcards"))
 LOOPBACK = "127.0.0.1"
@@ -102,6 +103,49 @@ def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
     assert transcript.complete and transcript.end.status == "finished"
     # The restarted seat left nothing behind but its transcript.
     assert not list((homes["join_home"] / "tables").iterdir())
+
+
+def cut_journal_like_a_power_cut(home: Path, own_lost: int) -> list[bytes]:
+    """Cut the seat's journal before its last ``own_lost`` own entries, with everything after
+    them: what a power cut takes when those entries were written and sent but not yet on disk.
+    Returns the lost own entries' bytes."""
+    (folder,) = (home / "tables").iterdir()
+    seat = int(folder.name.rsplit("seat", 1)[1])
+    journal = folder / "journal.p2pt"
+    kept = read_transcript(journal, allow_torn=True)
+    own = [i for i, entry in enumerate(kept.entries) if entry.sender == seat]
+    assert len(own) > own_lost, "not enough of its own entries yet"
+    cut = own[-own_lost]
+    lost = [e.wire_bytes for e in kept.entries[cut:] if e.sender == seat]
+    shorter = folder / "journal.cut"
+    with TranscriptWriter.create(shorter, kept.header) as writer:
+        writer.append_entries(kept.entries[:cut])
+    shorter.replace(journal)
+    return lost
+
+
+def test_a_peer_whose_journal_lost_its_last_entries_takes_them_back_from_the_others(table):
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=60)
+    procs += [host, joiner]
+    kill_mid_game(joiner, homes["join_home"])
+    lost = cut_journal_like_a_power_cut(homes["join_home"], own_lost=3)
+    resume_log = tmp / "resume.log"
+    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
+                    homes["join_home"], resume_log)
+    procs.append(resumed)
+    out = finish(resumed, resume_log)
+    assert resumed.returncode == 0, out
+    assert "audit: clean" in out
+    host_out = finish(host, host_log)
+    assert host.returncode == 0, host_out
+    files = sorted(transcripts.glob("*.p2pt"))
+    assert len({f.read_bytes() for f in files}) == 1 and len(files) == 3
+    transcript = read_transcript(files[0])
+    assert transcript.end.status == "finished"
+    # The lost entries were taken back as they were signed, not made again.
+    kept = {e.wire_bytes for e in transcript.entries}
+    assert all(entry in kept for entry in lost)
 
 
 def test_a_peer_that_never_returns_ends_the_game_as_abandoned(table):

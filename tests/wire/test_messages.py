@@ -8,6 +8,7 @@ from p2pcards.wire.messages import (
     Bye,
     Entry,
     Fetch,
+    Fetched,
     Hello,
     common_games,
     handshake_proof,
@@ -140,6 +141,15 @@ def test_fetch_bye_round_trip():
     with pytest.raises(ProtocolError, match="unknown message type"):
         parse_message({"type": "head"}, peer=0)  # the old head echo is gone: entries carry it
     assert parse_message(wire_round_trip(Bye("bye").to_wire())) == Bye("bye")
+
+
+def test_fetched_round_trip():
+    fetched = Fetched(TABLE, 1, 12)
+    assert parse_message(wire_round_trip(fetched.to_wire())) == fetched
+    assert fetched.to_wire() == {"type": "fetched", "table": TABLE, "seat": 1, "count": 12}
+    for bad in ({"seat": 16}, {"count": -1}, {"count": "12"}, {"table": b"short"}):
+        with pytest.raises(ProtocolError):
+            parse_message({**fetched.to_wire(), **bad}, peer=0)
 
 
 def test_seat_genesis_binds_table_header_and_seat():

@@ -1,0 +1,93 @@
+"""A seat coming back after a crash takes back, from the other seats, its own entries that its
+journal lost (written and sent, not yet on disk, at a power cut): a live Peer, in process,
+fed the other seats' answers (protocol/table.md section 6). A whole game over loopback with a
+cut journal is in test_reconnect.py."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from p2pcards.net.peer import Peer, Seat, TableHeader, Timeouts
+from p2pcards.net.runner import bot_agent
+from p2pcards.plugins import load_plugins as plugins
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.log import Log
+from p2pcards.wire.messages import Entry, Fetched, sign_entry
+
+PLAYERS = 3
+IDS = [Identity.generate() for _ in range(PLAYERS)]
+TABLE = bytes(range(16))
+
+
+def make_peer() -> Peer:
+    game = plugins().game("cals-bs")
+    options = game.resolve_options({"match_target": 1}, PLAYERS)
+    seats = tuple(Seat(f"p{s}", IDS[s].public, "127.0.0.1", 1000 + s) for s in range(PLAYERS))
+    header = TableHeader(TABLE, "cals-bs", game.rules_version, options, seats, 1, Timeouts(1, 1, 1))
+    agent = bot_agent(plugins(), game, "random", random.Random(0))(game, 0, options)
+    return Peer(IDS[0], header, 0, game, agent, seed=b"\x07" * 32)
+
+
+def own_chain(peer: Peer, count: int) -> list[Entry]:
+    """Seat 0's first ``count`` entries, as it signed them before the crash."""
+    log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+    return [log.make_entry(IDS[0], 0, "chat", {"text": f"line {i}"}) for i in range(count)]
+
+
+def fetched(count: int) -> dict:
+    return Fetched(TABLE, 0, count).to_wire()
+
+
+def test_lost_entries_come_back_and_nothing_is_acted_on_until_every_seat_answered():
+    async def main():
+        peer = make_peer()
+        chain = own_chain(peer, 3)
+        peer.load_journal(chain[:1])  # the journal kept only the first
+        assert peer.recovering and peer.missing_answers() == [1, 2]
+        for entry in chain[1:]:
+            await peer._on_message(1, None, entry.to_wire())
+        await peer._on_message(1, None, fetched(3))
+        await peer._on_message(2, None, chain[1].to_wire())  # a copy: nothing new
+        assert peer.recovering and peer.missing_answers() == [2]
+        await peer._on_message(2, None, fetched(2))
+        assert not peer.recovering
+        assert list(peer._replay_own) == chain  # re-used as the game reaches them, never re-made
+        assert peer.blames == []
+
+    trio.run(main)
+
+
+def test_a_version_of_our_entry_we_did_not_sign_is_refused_and_its_sender_named():
+    async def main():
+        peer = make_peer()
+        chain = own_chain(peer, 2)
+        peer.load_journal(chain[:1])
+        forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=1, kind="chat", prev=chain[0].hash,
+                            body=chain[1].body)
+        await peer._on_message(2, None, forged.to_wire())
+        assert list(peer._replay_own) == chain[:1]
+        assert any("did not sign" in b and "seat 2" in b for b in peer.blames)
+        # A seat that claims more of our chain than it sent is named too.
+        await peer._on_message(2, None, fetched(5))
+        assert any("says it holds 5" in b for b in peer.blames)
+
+    trio.run(main)
+
+
+def test_entries_of_others_wait_while_we_recover():
+    async def main():
+        peer = make_peer()
+        peer.load_journal([])
+        other = Log(TABLE, peer.header_wire, [i.public for i in IDS]).make_entry(IDS[1], 1, "chat", {"text": "hi"})
+        chats = []
+        peer.session.subscribe(lambda event: chats.append(event) if event.kind == "chat" else None)
+        await peer._on_message(1, None, other.to_wire())
+        assert peer.log.next_seq(1) == 1 and chats == []  # kept, not acted on
+        await peer._on_message(1, None, fetched(0))
+        await peer._on_message(2, None, fetched(0))
+        await peer.recover_own()
+        assert [e.text for e in chats] == ["p1: hi"]
+
+    trio.run(main)
