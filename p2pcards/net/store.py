@@ -9,8 +9,9 @@ A seat's folder (``<data dir>/tables/<table id>-seat<k>/``, mode 0700) holds:
 ``journal.p2pt``
     every log entry in the order this seat accepted it (a transcript without its end record).
     The seat's own entries are written to it before they are sent (they survive the program
-    being killed) and fsynced while they travel; after a power cut, the ones that were not on
-    disk yet are taken back from the other seats (protocol/table.md section 6).
+    being killed) and fsynced when the table is quiet (at most a second later); after a power
+    cut, the ones that were not on disk yet are taken back from the other seats
+    (protocol/table.md section 6).
 
 After the game the folder is removed: the final transcript holds everything worth keeping.
 """

@@ -1,11 +1,13 @@
-"""A seat coming back after a crash takes back, from the other seats, its own entries that its
-journal lost (written and sent, not yet on disk, at a power cut): a live Peer, in process,
-fed the other seats' answers (protocol/table.md section 6). A whole game over loopback with a
-cut journal is in test_reconnect.py."""
+"""A seat's journal and its recovery (protocol/table.md section 6), on a live Peer in process:
+own entries are in the journal's file when they are sent and on disk soon after; a seat coming
+back after a crash takes back, from the other seats, its own entries that its journal lost
+(written and sent, not yet on disk, at a power cut). A whole game over loopback with a cut
+journal is in test_reconnect.py."""
 
 from __future__ import annotations
 
 import random
+import time
 
 import trio
 
@@ -15,6 +17,7 @@ from p2pcards.plugins import load_plugins as plugins
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Entry, Fetched, sign_entry
+from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 
 PLAYERS = 3
 IDS = [Identity.generate() for _ in range(PLAYERS)]
@@ -89,5 +92,28 @@ def test_entries_of_others_wait_while_we_recover():
         await peer._on_message(2, None, fetched(0))
         await peer.recover_own()
         assert [e.text for e in chats] == ["p1: hi"]
+
+    trio.run(main)
+
+
+def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_quiet(tmp_path):
+    async def main():
+        peer = make_peer()
+        path = tmp_path / "journal.p2pt"
+        header = TranscriptHeader(TABLE, tuple(i.public for i in IDS), ("p0", "p1", "p2"), "cals-bs",
+                                  peer.header.rules_version, dict(peer.header.options), peer.header_wire)
+        peer.journal = TranscriptWriter.create(path, header)
+        fsyncs = []
+        fsync = peer.journal.fsync
+        peer.journal.fsync = lambda: (fsyncs.append(time.monotonic()), fsync())  # in a thread
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.keep_journal_synced)
+            sent = time.monotonic()
+            entry = await peer.publish("chat", {"text": "hello"})
+            assert read_transcript(path, allow_torn=True).entries == [entry]  # before any fsync
+            assert fsyncs == []
+            await trio.sleep(0.3)
+            assert len(fsyncs) == 1 and fsyncs[0] - sent >= 0.05  # after a quiet moment
+            nursery.cancel_scope.cancel()
 
     trio.run(main)
