@@ -70,6 +70,9 @@ CHECK_EVERY = 1.0
 #: The journal is fsynced once we have written nothing of ours for this long, or at the latest
 #: this long after the first entry not yet on disk (Peer.keep_journal_synced).
 JOURNAL_QUIET, JOURNAL_SYNC_LATEST = 0.05, 1.0
+#: An entry held this long for entries of a seat we are connected to (which should have sent
+#: them itself) makes us ask the seat that brought it for them.
+FETCH_LATE = 0.25
 
 
 def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], waiting: set[int]) -> list[int]:
@@ -364,16 +367,24 @@ class Peer:
         self._own_head = self.log.head(seat)
         # Journal writes not yet fsynced: (time of the first, time of the last), or None.
         self._unsynced: tuple[float, float] | None = None
+        # Set when our chain grew while entries were held: a replayed entry of ours may be
+        # what they wait for (run_background hands them on).
+        self._own_grew = trio.Event()
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose sender had seen entries we have not: handed on once we have
         # (causal order: a nonce never overtakes the commitment it answers).
         self._held: list[Entry] = []
+        self._held_from: dict[Entry, tuple[int | None, float]] = {}  # held entry -> (via, since)
         self._evidence: list[LogBlame] = []  # provable faults we found, to publish
         # (sender, deck op) -> the signed entry that carried a private deck message to us: an
         # accusation about that message reveals the entry's message key (wire.md section 8).
         self._private_in: dict[tuple[int, int], Entry] = {}
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
+        # connection -> {seat: (lo, hi)}: entries lo..hi-1 of that seat's chain went out on it
+        # (the last run written without a gap). A fetch's answer skips them: they are ahead of
+        # it on the stream.
+        self._written: dict[Connection, dict[int, tuple[int, int]]] = {}
         self._last_progress = ""
         self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
         # Cancelled by abort(), which may come before play() starts (a bad entry in the mesh).
@@ -488,6 +499,8 @@ class Peer:
             self.journal.flush()
             now = trio.current_time()
             self._unsynced = (self._unsynced[0] if self._unsynced else now, now)
+        if self._held:
+            self._own_grew.set()
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
         order = self._send_order()
@@ -498,7 +511,14 @@ class Peer:
                     await conn.send_frame(frame)
                 except ConnectionClosed:
                     pass  # it catches up when it reconnects
+                else:
+                    self._note_written(conn, entry)
         return entries
+
+    def _note_written(self, conn: Connection, entry: Entry) -> None:
+        written = self._written.setdefault(conn, {})
+        lo, hi = written.get(entry.sender, (0, 0))
+        written[entry.sender] = (lo, hi + 1) if entry.seq == hi and hi > lo else (entry.seq, entry.seq + 1)
 
     def _send_order(self) -> list[Connection]:
         """Our connections in the order :func:`send_order` gives."""
@@ -570,6 +590,38 @@ class Peer:
         if not self.missing_answers():
             self._recovering = False
             self._recovered.set()
+
+    async def run_background(self) -> None:
+        """What runs alongside the game for its whole length: the journal's fsync, handing on
+        held entries once the replay has re-made the entries of ours they wait for, and asking
+        for what a held entry waits for when its author did not send it to us."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.keep_journal_synced)
+            nursery.start_soon(self._dispatch_when_own_grows)
+            nursery.start_soon(self._fetch_what_stays_missing)
+
+    async def _fetch_what_stays_missing(self) -> None:
+        """A seat we are connected to sends us its entries itself, so an entry that others had
+        seen and we lack is normally on its way (accept does not ask for it). If one held
+        entry still waits after :data:`FETCH_LATE` seconds, that seat did not send it to us:
+        ask the seat that brought the held entry (again every FETCH_LATE while it waits)."""
+        while True:
+            await trio.sleep(FETCH_LATE)
+            now = trio.current_time()
+            for entry in list(self._held):
+                via, since = self._held_from.get(entry, (None, now))
+                if via is None or now - since < FETCH_LATE:
+                    continue
+                self._held_from[entry] = (via, now)
+                for fetch in self.log.missing(entry):
+                    await self._send_to(via, fetch)
+
+    async def _dispatch_when_own_grows(self) -> None:
+        # Its own task: dispatching takes the send lock, which the publisher holds.
+        while True:
+            await self._own_grew.wait()
+            self._own_grew = trio.Event()
+            await self._dispatch_ready()
 
     async def keep_journal_synced(self) -> None:
         """Run alongside the game: fsync the journal (in a worker thread) once the entries of
@@ -656,7 +708,10 @@ class Peer:
             if self._recovering:  # first of all: what it holds of our own chain
                 await conn.send(Fetch(self.header.table, self.seat, self._own_count).to_wire())
             for other in range(self.header.players):
-                if other != self.seat:  # ours are all in our journal (kept before sending)
+                # Ours are all in our journal. A third seat we are connected to sends us its
+                # entries itself: asking here too only brings copies (with seven seats, a
+                # quarter of what the mesh carried during the shuffle).
+                if other != self.seat and (other == seat or not self.connected(other)):
                     fetch = Fetch(self.header.table, other, self.log.next_seq(other))
                     await conn.send(fetch.to_wire())
             while True:
@@ -670,6 +725,7 @@ class Peer:
         except ConnectionClosed:
             return
         finally:
+            self._written.pop(conn, None)
             if self.connections.get(seat) is conn:
                 conn.closed = True
                 self._away_since.setdefault(seat, trio.current_time())
@@ -683,8 +739,14 @@ class Peer:
             return
         if isinstance(message, Fetch):
             if message.table == self.header.table:
+                # Entries we wrote on this connection before the fetch reach it before our
+                # answer: they need not go again (on a new connection, the first entries of
+                # each side cross the other side's fetches).
+                lo, hi = self._written.get(conn, {}).get(message.seat, (0, 0))
                 for entry in self.log.entries(message.seat, message.start):
-                    await conn.send_frame(frame_of(entry.wire_bytes))
+                    if not lo <= entry.seq < hi:
+                        await conn.send_frame(frame_of(entry.wire_bytes))
+                        self._note_written(conn, entry)
                 count = self.log.next_seq(message.seat)
                 await conn.send(Fetched(self.header.table, message.seat, count).to_wire())
             return
@@ -721,9 +783,14 @@ class Peer:
             self._echo_checks[(mismatch.reporter, mismatch.seat, mismatch.seq)] = mismatch.theirs
             await self._send_to(mismatch.reporter, Fetch(self.header.table, mismatch.seat, mismatch.seq))
         if via is not None:
+            # Entries its sender had seen and we have not: a seat we are connected to sends
+            # us its own (they are on the way); those of a seat we are not connected to we
+            # ask for from the one that brought this entry.
             for fetch in self.log.missing(entry):
-                await self._send_to(via, fetch)
+                if not self.connected(fetch.seat):
+                    await self._send_to(via, fetch)
         self._held.append(entry)
+        self._held_from[entry] = (via, trio.current_time())
         await self._dispatch_ready()
         early = self._early.get(entry.sender)
         while early and self.log.next_seq(entry.sender) in early:
@@ -741,6 +808,7 @@ class Peer:
             if ready is None:
                 return
             self._held.remove(ready)
+            self._held_from.pop(ready, None)
             await self.dispatch(ready)
 
     async def _hold_early(self, entry: Entry, via: int) -> None:

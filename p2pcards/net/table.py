@@ -172,7 +172,7 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
 
     result = aborted = None
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(peer.keep_journal_synced)
+        nursery.start_soon(peer.run_background)
         if lobby.listener is not None:
             nursery.start_soon(accept_loop, nursery)
         for seat, conn in lobby.links.items():

@@ -221,16 +221,18 @@ class Log:
         if not 0 <= entry.sender < len(self.roster):
             raise self._reject(deliverer, STRANGER, f"entry from seat {entry.sender}, "
                                f"but the table has {len(self.roster)} seats")
+        chain = self._chains[entry.sender]
+        held = chain[entry.seq] if entry.seq < len(chain) else None
+        if held is not None and held.sig == entry.sig and held.signed_bytes == entry.signed_bytes:
+            return False  # an exact copy of one we checked (a resend, a catch-up): harmless
         if not (entry.verify(self.roster[entry.sender]) if signature_ok is None else signature_ok):
             raise self._reject(deliverer, BAD_SIGNATURE,
                                f"bad signature on entry #{entry.seq} claimed by seat "
                                f"{entry.sender}")
         # From here on the entry is genuinely signed by its sender.
-        chain = self._chains[entry.sender]
-        if entry.seq < len(chain):
-            held = chain[entry.seq]
+        if held is not None:
             if held.signed_bytes == entry.signed_bytes:
-                return False  # a copy: harmless
+                return False  # a copy with another valid signature: harmless
             raise self._reject(
                 entry.sender, EQUIVOCATION,
                 f"signed two different entries #{entry.seq} ({held.kind} and {entry.kind}): "

@@ -6,41 +6,21 @@ journal is in test_reconnect.py."""
 
 from __future__ import annotations
 
-import random
 import time
 
 import trio
+from peer_support import IDS, TABLE, fetched, make_peer
 
-from p2pcards.net.peer import Peer, Seat, TableHeader, Timeouts
-from p2pcards.net.runner import bot_agent
-from p2pcards.plugins import load_plugins as plugins
-from p2pcards.wire.identity import Identity
+from p2pcards.net.peer import Peer
 from p2pcards.wire.log import Log
-from p2pcards.wire.messages import Entry, Fetched, sign_entry
+from p2pcards.wire.messages import Entry, sign_entry
 from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter, read_transcript
-
-PLAYERS = 3
-IDS = [Identity.generate() for _ in range(PLAYERS)]
-TABLE = bytes(range(16))
-
-
-def make_peer() -> Peer:
-    game = plugins().game("cals-bs")
-    options = game.resolve_options({"match_target": 1}, PLAYERS)
-    seats = tuple(Seat(f"p{s}", IDS[s].public, "127.0.0.1", 1000 + s) for s in range(PLAYERS))
-    header = TableHeader(TABLE, "cals-bs", game.rules_version, options, seats, 1, Timeouts(1, 1, 1))
-    agent = bot_agent(plugins(), game, "random", random.Random(0))(game, 0, options)
-    return Peer(IDS[0], header, 0, game, agent, seed=b"\x07" * 32)
 
 
 def own_chain(peer: Peer, count: int) -> list[Entry]:
     """Seat 0's first ``count`` entries, as it signed them before the crash."""
     log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
     return [log.make_entry(IDS[0], 0, "chat", {"text": f"line {i}"}) for i in range(count)]
-
-
-def fetched(count: int) -> dict:
-    return Fetched(TABLE, 0, count).to_wire()
 
 
 def test_lost_entries_come_back_and_nothing_is_acted_on_until_every_seat_answered():
@@ -117,3 +97,31 @@ def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_qui
             nursery.cancel_scope.cancel()
 
     trio.run(main)
+
+
+def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it():
+    async def main():
+        peer = make_peer()
+        [own] = own_chain(peer, 1)
+        peer.load_journal([own])
+        log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        log.append(own)
+        after_ours = log.make_entry(IDS[1], 1, "chat", {"text": "after yours"})  # it saw our #0
+        chats = []
+        peer.session.subscribe(lambda event: chats.append(event.text) if event.kind == "chat" else None)
+        await peer._on_message(1, None, after_ours.to_wire())
+        for seat in (1, 2):
+            await peer._on_message(seat, None, fetched(1))
+        await peer.recover_own()
+        assert chats == []  # it waits for our #0, which the replay has not re-made yet
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.run_background)
+            assert await peer.publish("chat", {"text": "line 0"}) is own  # re-used, not re-made
+            with trio.fail_after(1):
+                while not chats:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+        assert chats == ["p1: after yours"]
+
+    trio.run(main)
+

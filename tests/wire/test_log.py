@@ -136,7 +136,7 @@ def test_stranger(new_log, players):
     rejected(log, entry, "bad-signature")
 
 
-def test_replay_and_duplicates_are_harmless(new_log, players):
+def test_replay_and_duplicates_are_harmless(new_log, players, monkeypatch):
     log = new_log()
     [first, second] = play(log, players, [0, 1])
     before = log.seen()
@@ -144,6 +144,14 @@ def test_replay_and_duplicates_are_harmless(new_log, players):
     assert log.append(first, via=2) is False
     assert log.append(second) is False
     assert log.seen() == before and len(log) == 2
+    # (an exact copy of a checked entry is recognised before any signature check) ...
+    verified = []
+    real_verify = Entry.verify
+    monkeypatch.setattr(Entry, "verify", lambda self, key: verified.append(self) or real_verify(self, key))
+    assert log.append(Entry.from_wire(first.to_wire()), via=2) is False and verified == []
+    # ... but the same content with another signature is checked, and a bad one named.
+    forged = Entry.from_wire({**first.to_wire(), "sig": bytes(64)})
+    assert rejected(log, forged, "bad-signature", via=2).seat == 2 and verified == [forged]
     # ... and an entry cannot be replayed anywhere else: its table, seat, seq and prev are signed.
     other_table = Log(b"\x01" * 16, LOBBY, log.roster)
     assert rejected(other_table, first, "wrong-table", via=2).seat == 2

@@ -1,0 +1,86 @@
+"""Catching up on a live Peer, in process (protocol/table.md sections 3 and 4): what a peer
+asks for when a connection comes up, what it leaves out of an answer, and when it asks for
+entries a held entry waits for."""
+
+from __future__ import annotations
+
+import trio
+from peer_support import IDS, TABLE, fetched, make_peer
+
+from p2pcards.net.transport import ConnectionClosed
+from p2pcards.wire.log import Log
+
+
+class Recorder:
+    """Stands for a connection: keeps what the peer writes on it."""
+
+    def __init__(self):
+        self.closed = False
+        self.frames: list[bytes] = []
+        self.messages: list[dict] = []
+
+    async def send_frame(self, frame: bytes) -> None:
+        self.frames.append(frame)
+
+    async def send(self, message: dict) -> None:
+        self.messages.append(message)
+
+    async def receive(self):
+        raise ConnectionClosed("test")
+
+
+def test_a_fetch_is_not_answered_with_what_already_went_out_on_that_connection():
+    async def main():
+        peer = make_peer()
+        old, new = Recorder(), Recorder()
+        peer.attach(1, old)
+        for i in range(3):
+            await peer.publish("chat", {"text": f"line {i}"})
+        peer.attach(2, new)  # connected after our entries went out
+        fetch = {"type": "fetch", "table": TABLE, "seat": 0, "start": 0}
+        await peer._on_message(1, old, fetch)
+        await peer._on_message(2, new, fetch)
+        assert len(old.frames) == 3  # the three entries, once, not again for the fetch
+        assert len(new.frames) == 3 and new.frames == old.frames  # all of them
+        assert old.messages == new.messages == [fetched(3)]
+
+    trio.run(main)
+
+
+def test_a_new_connection_asks_for_its_seat_and_for_seats_we_are_not_connected_to():
+    async def main():
+        peer = make_peer()
+        peer.attach(2, Recorder())
+        conn = Recorder()
+        await peer.serve_connection(1, conn)
+        # Seat 2 sends us its entries itself: only seat 1's chain is asked of seat 1.
+        assert [(m["type"], m["seat"]) for m in conn.messages] == [("fetch", 1)]
+        lone = make_peer()
+        conn = Recorder()
+        await lone.serve_connection(1, conn)
+        assert [(m["type"], m["seat"]) for m in conn.messages] == [("fetch", 1), ("fetch", 2)]
+
+    trio.run(main)
+
+
+def test_what_a_connected_seat_did_not_send_us_is_asked_for_after_a_while():
+    async def main():
+        peer = make_peer()
+        one, two = Recorder(), Recorder()
+        peer.attach(1, one)
+        peer.attach(2, two)
+        log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        log.make_entry(IDS[1], 1, "chat", {"text": "to some"})  # seat 1 does not send it to us
+        seen_it = log.make_entry(IDS[2], 2, "chat", {"text": "I saw it"})
+        await peer._on_message(2, two, seen_it.to_wire())
+        assert two.messages == []  # seat 1 is connected: its entry should be on its way
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.run_background)
+            with trio.fail_after(2):
+                while not two.messages:
+                    await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+        assert two.messages[0] == {"type": "fetch", "table": TABLE, "seat": 1, "start": 0}
+        assert one.messages == []
+
+    trio.run(main)
