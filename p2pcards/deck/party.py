@@ -231,6 +231,7 @@ class Party:
         *,
         multiply_many: MultiplyMany = parallel_multiply_many,
         full_audit: bool = True,
+        seed_first: bool = False,
     ):
         if players < 2 or not 0 <= seat < players:
             raise ValueError("need 2 or more players and a seat among them")
@@ -245,6 +246,11 @@ class Party:
         self._seed = seed
         self._multiply_many = multiply_many
         self.full_audit = full_audit
+        # The driver sends each output before it calls proceed(): the audit, the heaviest step,
+        # then waits until our seed has gone out, so that no seat waits for our seed while we
+        # audit (the last seat to reach the audit ran it first, and everyone audited after it).
+        self.seed_first = seed_first
+        self._seed_unsent = False
         self.nonce = nonce_of(seed, self.context)
         self.seed_commits: list[bytes | None] = [None] * players
         self.nonce_commits: list[bytes | None] = [None] * players
@@ -345,7 +351,20 @@ class Party:
 
     def _flush(self) -> Output:
         out, self._out = self._out, Output()
+        self._seed_unsent = False
         return out
+
+    @property
+    def audit_waiting(self) -> bool:
+        """With ``seed_first``: every seed is here and the audit waits for :meth:`proceed`."""
+        return (self.seed_first and self.audit_reason is not None and not self._audited
+                and self.blame is None and None not in self.seeds)
+
+    def proceed(self) -> Output:
+        """Go on with what waited for our last output to be sent (with ``seed_first``: the audit,
+        once our seed is out)."""
+        self._advance()
+        return self._flush()
 
     def _broadcast(self, message: dict[str, Any]) -> None:
         self._out.sends.append(Send(None, message))
@@ -1076,6 +1095,7 @@ class Party:
         self._state = {"seeds": True}
         message = {"type": "seed", "seed": self._seed}
         self._broadcast(message)
+        self._seed_unsent = True
         self._on_seed(self.seat, message)
 
     def _on_seed(self, sender: int, message: dict[str, Any]) -> None:
@@ -1088,7 +1108,7 @@ class Party:
         self.seeds[sender] = seed
 
     def _progress_seeds(self) -> None:
-        if None in self.seeds or self.blame is not None:
+        if None in self.seeds or self.blame is not None or (self.seed_first and self._seed_unsent):
             return
         from .audit import audit  # the audit is heavy and only needed at the end
 

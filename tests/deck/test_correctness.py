@@ -10,7 +10,7 @@ from deck_helpers import make_deck
 from p2pcards.deck import CoinOp
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
-from p2pcards.deck.party import FIRST_REHANDLED
+from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, OpDone, Party
 
 # Every player count with 54 cards, and the bigger decks at the table sizes they are played at
 # (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.
@@ -124,3 +124,22 @@ def test_seeded_runs_repeat_and_secret_seeds_differ():
     c = MentalPokerDeck(a.parties[0].cards, 3)  # seeds from secrets
     c.shuffle()
     assert c.parties[0].game_id != a.parties[0].game_id
+
+
+def test_with_seed_first_a_seat_sends_its_seed_before_it_audits():
+    """The last seat to reach the audit has every other seed already: with ``seed_first`` its
+    seed goes out in one output and the audit runs in the next (proceed), so nobody waits for
+    its seed while it audits."""
+    deck = make_deck(3, party_factory=lambda seat, *args, **kw: Party(seat, *args, **kw, seed_first=seat == 2))
+    handles = deck.shuffle()
+    deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
+    first, second, last = deck.parties
+    for party in (first, second):  # they reach the audit first: their seeds are on the way
+        deck.net.call(party.seat, party.begin, AuditOp())
+    deck.net.run()
+    out = last.begin(AuditOp())
+    assert [s.message["type"] for s in out.sends] == ["seed"] and out.events == []
+    assert last.audit_waiting
+    later = last.proceed()
+    assert later.sends == [] and [type(e) for e in later.events] == [OpDone]
+    assert not last.audit_waiting and last.done
