@@ -81,11 +81,10 @@ def table(tmp_path):
             proc.kill()
 
 
-def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
+def resume_to_the_end(table, host, host_log):
+    """Restart the killed joiner with `p2pcards resume`: it and the host finish the game, and
+    every seat ends with the same complete transcript, which is returned."""
     run, homes, transcripts, procs, tmp = table
-    host, host_log, joiner, join_log = run(grace=60)
-    procs += [host, joiner]
-    kill_mid_game(joiner, homes["join_home"])
     resume_log = tmp / "resume.log"
     resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
                     homes["join_home"], resume_log)
@@ -97,10 +96,18 @@ def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
     assert host.returncode == 0, host_out
     files = sorted(transcripts.glob("*.p2pt"))
     assert len(files) == 3
-    contents = {f.read_bytes() for f in files}
-    assert len(contents) == 1, "every seat must end with the same transcript"
+    assert len({f.read_bytes() for f in files}) == 1, "every seat must end with the same transcript"
     transcript = read_transcript(files[0])
     assert transcript.complete and transcript.end.status == "finished"
+    return transcript
+
+
+def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=60)
+    procs += [host, joiner]
+    kill_mid_game(joiner, homes["join_home"])
+    resume_to_the_end(table, host, host_log)
     # The restarted seat left nothing behind but its transcript.
     assert not list((homes["join_home"] / "tables").iterdir())
 
@@ -130,19 +137,7 @@ def test_a_peer_whose_journal_lost_its_last_entries_takes_them_back_from_the_oth
     procs += [host, joiner]
     kill_mid_game(joiner, homes["join_home"])
     lost = cut_journal_like_a_power_cut(homes["join_home"], own_lost=3)
-    resume_log = tmp / "resume.log"
-    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
-                    homes["join_home"], resume_log)
-    procs.append(resumed)
-    out = finish(resumed, resume_log)
-    assert resumed.returncode == 0, out
-    assert "audit: clean" in out
-    host_out = finish(host, host_log)
-    assert host.returncode == 0, host_out
-    files = sorted(transcripts.glob("*.p2pt"))
-    assert len({f.read_bytes() for f in files}) == 1 and len(files) == 3
-    transcript = read_transcript(files[0])
-    assert transcript.end.status == "finished"
+    transcript = resume_to_the_end(table, host, host_log)
     # The lost entries were taken back as they were signed, not made again.
     kept = {e.wire_bytes for e in transcript.entries}
     assert all(entry in kept for entry in lost)
