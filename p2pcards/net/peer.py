@@ -56,6 +56,7 @@ from ..wire.log import Blame as LogBlame
 from ..wire.messages import Entry, Fetch, Fetched, parse_message
 from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
+from .recovery import OwnChainRecovery
 from .timeouts import Timeouts
 from .transport import Connection, ConnectionClosed, FrameError
 
@@ -360,15 +361,9 @@ class Peer:
         # re-made private entry would differ in its random nonce: two versions of one entry).
         self._replay_own: deque[Entry] = deque()
         self._replay_others: list[Entry] = []
-        # Our entries reach the journal's file before they are sent, and the disk (fsync) while
-        # they travel; after a restart we ask every other seat for those of our own entries
-        # the journal lacks (a power cut can take what was not on disk yet) and sign nothing,
-        # nor act on anything, until each has answered (recover_own).
-        self._recovering = False
-        self._recovered = trio.Event()
-        self._answered: set[int] = set()  # seats that told us how much of our chain they hold
-        self._own_count = 0  # our entries known so far: the journal's, then those taken back
-        self._own_head = self.log.head(seat)
+        # After a restart, until every other seat has said what it holds of our own chain
+        # beyond our journal: nothing is signed or acted on (recover_own).
+        self._recovery: OwnChainRecovery | None = None
         # Journal writes not yet fsynced: (time of the first, time of the last), or None.
         self._unsynced: tuple[float, float] | None = None
         # Set when our chain grew while entries were held: a replayed entry of ours may be
@@ -549,51 +544,45 @@ class Peer:
         signed or acted on until :meth:`recover_own` is done."""
         for entry in entries:
             (self._replay_own if entry.sender == self.seat else self._replay_others).append(entry)
-        self._own_count = len(self._replay_own)
-        if self._replay_own:
-            self._own_head = self._replay_own[-1].hash
-        self._recovering = True
+        self._recovery = OwnChainRecovery(self.header.table, self.seat, self.header.players,
+                                          self.header.seats[self.seat].keys, list(self._replay_own),
+                                          self.log.head(self.seat))
 
     async def recover_own(self) -> None:
-        """After a restart, before the game goes on: wait until every other seat has answered
-        our fetch of our own chain (:class:`Fetched`), having sent those of our entries it holds
-        beyond our journal. They are then re-used like the journal's, never signed again (a
-        second version of an entry is what a cheater sends)."""
-        await self._recovered.wait()
+        """After a restart, before the game goes on: wait until every other seat has said what
+        it holds of our own chain beyond the journal, and sent it (net/recovery.py). Those
+        entries are re-used like the journal's, never signed again."""
+        if self._recovery is not None:
+            await self._recovery.done.wait()
+            self._recovery = None
         await self._dispatch_ready()
 
     @property
     def recovering(self) -> bool:
-        return self._recovering
+        return self._recovery is not None and not self._recovery.done.is_set()
 
     def missing_answers(self) -> list[int]:
-        """Seats that have not yet told us how much of our own chain they hold."""
-        return [s for s in range(self.header.players) if s != self.seat and s not in self._answered]
+        """While we recover: seats that have not yet said what they hold of our chain."""
+        return self._recovery.missing_answers() if self._recovery is not None else []
 
     def _take_back_own(self, via: int, entry: Entry) -> None:
         """One of our own entries, back from seat ``via`` while we recover: kept (in the journal
-        too) to be re-used as the game reaches it, if it is the next one of our chain."""
-        if entry.seq != self._own_count:
-            return  # one we have (several seats hold it), or not the next: nothing to take
-        if entry.prev != self._own_head or not entry.verify(self.header.seats[self.seat].keys):
-            self.blame(via, f"sent a version of our own entry #{entry.seq} that we did not sign")
+        too) to be re-used as the game reaches it."""
+        try:
+            taken = self._recovery.take(entry)
+        except ValueError as exc:
+            self.blame(via, f"sent {exc}")
             return
-        if self.journal is not None:
-            self.journal.append_entry(entry)
-        self._replay_own.append(entry)
-        self._own_count += 1
-        self._own_head = entry.hash
+        if taken is not None:
+            if self.journal is not None:
+                self.journal.append_entry(taken)
+            self._replay_own.append(taken)
 
     def _on_fetched(self, seat: int, message: Fetched) -> None:
-        if not (self._recovering and message.table == self.header.table and message.seat == self.seat):
-            return
-        if message.count > self._own_count:
-            # An honest seat sends every entry it holds before saying how many it holds.
-            self.blame(seat, f"says it holds {message.count} of our entries but sent {self._own_count}")
-        self._answered.add(seat)
-        if not self.missing_answers():
-            self._recovering = False
-            self._recovered.set()
+        if self.recovering and message.table == self.header.table:
+            problem = self._recovery.answered(seat, message)
+            if problem:
+                self.blame(seat, problem)
 
     async def run_background(self) -> None:
         """What runs alongside the game for its whole length: the journal's fsync, handing on
@@ -709,8 +698,8 @@ class Peer:
         we lack (after a restart or a dropped connection, that is what we missed)."""
         self.attach(seat, conn)
         try:
-            if self._recovering:  # first of all: what it holds of our own chain
-                await conn.send(Fetch(self.header.table, self.seat, self._own_count).to_wire())
+            if self.recovering:  # first of all: what it holds of our own chain
+                await conn.send(self._recovery.fetch().to_wire())
             for other in range(self.header.players):
                 # Ours are all in our journal. A third seat we are connected to sends us its
                 # entries itself: asking here too only brings copies (with seven seats, a
@@ -759,7 +748,7 @@ class Peer:
             return
         if not isinstance(message, Entry):
             return
-        if message.sender == self.seat and self._recovering:
+        if message.sender == self.seat and self.recovering:
             self._take_back_own(seat, message)
             return
         await self.accept(message, via=seat)
@@ -807,7 +796,7 @@ class Peer:
     async def _dispatch_ready(self) -> None:
         # Several receive loops run this; each entry is taken off the list before any await.
         # While we recover our own entries nothing is acted on (it could make us sign).
-        while not self._recovering:
+        while not self.recovering:
             ready = next((e for e in self._held if self._causally_ready(e)), None)
             if ready is None:
                 return
