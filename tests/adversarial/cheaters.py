@@ -604,3 +604,22 @@ class SlowLink(Cheater):
 
 
 CHEATERS["SlowLink"] = SlowLink
+
+
+class LeavesOneOut(Cheater):
+    """Not a cheater either: an honest peer whose entries #2 to #4 never reach one seat (the
+    lowest other one) directly; it answers fetches as usual. That seat learns of them from the
+    others' head echoes (or a gap in our chain) and fetches them."""
+
+    deviation = "none (entries lost on one link)"
+    lost = range(2, 5)
+
+    def _send_order(self):
+        order = super()._send_order()
+        if self.log.next_seq(self.seat) - 1 in self.lost and self.others[0] in self.connections:
+            self.cheated = True
+            order = [conn for conn in order if conn is not self.connections[self.others[0]]]
+        return order
+
+
+CHEATERS["LeavesOneOut"] = LeavesOneOut

@@ -14,9 +14,11 @@ marker is removed then.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -116,9 +118,11 @@ CASES = {
     "false accusation (wrong key)": Case("RevealsWrongKey"),
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "slow link (no cheating)": Case("SlowLink", expect=IGNORED, in_transcript=False),
+    "entries lost on one link (no cheating)": Case("LeavesOneOut", expect=IGNORED, in_transcript=False),
 }
 
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-adversarial-"))
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)  # the tables of one test session
 
 
 @functools.cache
