@@ -49,35 +49,8 @@ AUDIT = "audit"  # the game finishes; the audit names the cheater (and nobody el
 REFUSED = "refused"  # refused, the cheater named, the game finishes clean
 IGNORED = "ignored"  # harmless copies: the game finishes clean, nobody is blamed
 
-# -- known bugs (see the module doc) --------------------------------------------------------------
-
-DECK_BLAME_IGNORED = (
-    "p2pcards/net/peer.py NetworkDeck._call: a deck Blame that arrives while no deck step is "
-    "running (the accusation, or the seeds of the abort it starts, come in after this seat has "
-    "finished the deal and waits for a move) is stored in NetworkDeck.blame but nothing aborts the "
-    "game; the session waits in RemoteSeat.choose until the turn timeout and names the seat to move "
-    "(an honest one) instead of the cheater")
-EQUIVOCATION_NOT_SHARED = (
-    "p2pcards/net/peer.py Peer.accept/blame_log: the seat that received the second version proves "
-    "the fork (stale-prev) and aborts, but never publishes the evidence (wire.md section 7, blame "
-    "evidence on the wire) nor fetches on a head-echo mismatch; the seat that got the first version "
-    "goes on, then waits for the aborted honest seat and names it for not moving in time")
-FALSE_ECHO = (
-    "p2pcards/net/peer.py Peer.accept: a head-echo mismatch is blamed at once on the seat whose "
-    "entry is named (\"told peers different things\") instead of fetching that entry from the "
-    "echoing seat first (wire.md section 6): a seat that signs a made-up echo gets an honest seat "
-    "blamed")
-NO_CATCH_UP = (
-    "p2pcards/net/peer.py: after a framing error the connection is closed (right, wire.md section 1) "
-    "but entries published while it is down are dropped (Peer.publish swallows ConnectionClosed) "
-    "and nothing fetches them when the seat reconnects (no Fetch is sent or answered), so the game "
-    "stalls and ends on a turn timeout instead of going on")
-CAUSAL_ORDER = (
-    "p2pcards/net/peer.py Peer.accept/dispatch hands entries of different seats to the Party in "
-    "arrival order; over a slow link seat 1 gets seat 0's nonce before seat 2's commit and "
-    "Party._on_nonce blames honest seat 0 ('nonce revealed before every commitment arrived'). An "
-    "entry should wait until the entries its head echo names have been accepted")
-
+# A case whose ``live_bug`` or ``verify_bug`` describes a known bug runs as xfail(strict=True)
+# (see the module doc). None is known today.
 
 
 @dataclass(frozen=True)
