@@ -366,8 +366,8 @@ class Peer:
         self._recovery: OwnChainRecovery | None = None
         # Journal writes not yet fsynced: (time of the first, time of the last), or None.
         self._unsynced: tuple[float, float] | None = None
-        # Set when our chain grew while entries were held: a replayed entry of ours may be
-        # what they wait for (run_background hands them on).
+        # Set when the replay put entries of ours back in the log while others' entries were
+        # held: they may have waited for them (run_background hands them on).
         self._own_grew = trio.Event()
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
@@ -498,7 +498,11 @@ class Peer:
             self.journal.flush()
             now = trio.current_time()
             self._unsynced = (self._unsynced[0] if self._unsynced else now, now)
-        if self._held:
+        if not entries:
+            return entries
+        if self._held and len(entries) > len(fresh):
+            # A replayed entry of ours is in the log again: held entries of others may have
+            # waited for it (a fresh one nobody can have seen yet).
             self._own_grew.set()
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
