@@ -178,8 +178,11 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
         for seat, conn in lobby.links.items():
             await serve(nursery, seat, conn)
         if resumed:
-            # Come back to every seat, take back what they hold of our own chain beyond the
-            # journal (a power cut takes what was not on disk yet), then replay and play on.
+            # The others' entries from the journal back in the log (acted on only once we have
+            # recovered: a seat that restarted too may ask us for them meanwhile), then back to
+            # every seat, take back what they hold of our own chain beyond the journal (a power
+            # cut takes what was not on disk yet), and play on.
+            await peer.replay()
             for seat in range(header.players):
                 if seat != me:
                     nursery.start_soon(dial, nursery, seat)
@@ -191,10 +194,7 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
                 aborted = TableAborted(f"{names} did not come back to tell us which of our entries they hold",
                                        away[0], "resume")
             else:
-                game_over = trio.Event()
-                nursery.start_soon(_then_set, play, game_over)
-                await peer.replay()
-                await game_over.wait()
+                await play()
         else:
             # Of each pair the higher seat dials; all at once (one after another, the last
             # seat of seven finished its mesh 20 ms after the first, and the deck waited).
@@ -223,13 +223,6 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
         await lobby.listener.aclose()
     path = _finish(peer, transcript_dir, folder, end)
     return SeatOutcome(peer, result, aborted, path)
-
-
-async def _then_set(fn: Callable[[], Any], event: trio.Event) -> None:
-    try:
-        await fn()
-    finally:
-        event.set()
 
 
 def _stem(peer: Peer) -> str:

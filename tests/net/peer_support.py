@@ -7,6 +7,7 @@ import random
 
 from p2pcards.net.peer import Peer, Seat, TableHeader, Timeouts
 from p2pcards.net.runner import bot_agent
+from p2pcards.net.transport import ConnectionClosed
 from p2pcards.plugins import load_plugins as plugins
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Fetched
@@ -27,3 +28,21 @@ def make_peer() -> Peer:
 
 def fetched(count: int) -> dict:
     return Fetched(TABLE, 0, count).to_wire()
+
+
+class Recorder:
+    """Stands for a connection: keeps what the peer writes on it."""
+
+    def __init__(self):
+        self.closed = False
+        self.frames: list[bytes] = []
+        self.messages: list[dict] = []
+
+    async def send_frame(self, frame: bytes) -> None:
+        self.frames.append(frame)
+
+    async def send(self, message: dict) -> None:
+        self.messages.append(message)
+
+    async def receive(self):
+        raise ConnectionClosed("test")

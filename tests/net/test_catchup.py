@@ -5,28 +5,9 @@ entries a held entry waits for."""
 from __future__ import annotations
 
 import trio
-from peer_support import IDS, TABLE, fetched, make_peer
+from peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
-from p2pcards.net.transport import ConnectionClosed
 from p2pcards.wire.log import Log
-
-
-class Recorder:
-    """Stands for a connection: keeps what the peer writes on it."""
-
-    def __init__(self):
-        self.closed = False
-        self.frames: list[bytes] = []
-        self.messages: list[dict] = []
-
-    async def send_frame(self, frame: bytes) -> None:
-        self.frames.append(frame)
-
-    async def send(self, message: dict) -> None:
-        self.messages.append(message)
-
-    async def receive(self):
-        raise ConnectionClosed("test")
 
 
 def test_a_fetch_is_not_answered_with_what_already_went_out_on_that_connection():

@@ -9,11 +9,11 @@ from __future__ import annotations
 import time
 
 import trio
-from peer_support import IDS, TABLE, fetched, make_peer
+from peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
 from p2pcards.net.peer import Peer
 from p2pcards.wire.log import Log
-from p2pcards.wire.messages import Entry, sign_entry
+from p2pcards.wire.messages import Entry, Fetched, sign_entry
 from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter, read_transcript
 
 
@@ -125,3 +125,20 @@ def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it
 
     trio.run(main)
 
+
+
+def test_while_we_recover_a_seat_that_restarted_too_gets_its_entries_from_our_journal():
+    """Two seats back from one power cut: each may hold what the other's journal lost, so
+    our journal's entries of others answer fetches before we have recovered."""
+    async def main():
+        peer = make_peer()
+        log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        theirs = [log.make_entry(IDS[1], 1, "chat", {"text": f"line {i}"}) for i in range(2)]
+        peer.load_journal(theirs)
+        await peer.replay()
+        assert peer.recovering
+        conn = Recorder()
+        await peer._on_message(1, conn, {"type": "fetch", "table": TABLE, "seat": 1, "start": 0})
+        assert len(conn.frames) == 2 and conn.messages == [Fetched(TABLE, 1, 2).to_wire()]
+
+    trio.run(main)
