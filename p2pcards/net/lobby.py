@@ -9,11 +9,15 @@ Messages on a connection, in order (protocol/table.md has the byte-level descrip
 
 1. ``hello`` both ways, then ``auth`` both ways (p2pcards.wire.messages);
 2. joining the lobby: ``{"type": "lobby", "op": "sit", "listen": [host, port]}`` ->
-   ``{"op": "seated", "seat": k}``; the host sends ``{"op": "roster", ...}`` to every seated
-   peer on each change; ``{"op": "ready"}`` -> when every seat is ready,
-   ``{"op": "start", "header": {...}}``;
-3. or, joining the mesh of a started table (also after a restart):
-   ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
+   ``{"op": "seated", "seat": k, "table": id}``; the host sends ``{"op": "roster", ...}`` to
+   every seated peer on each change (with the key and address of every seated joiner);
+   ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...}}``;
+3. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
+   restart): ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
+
+Joiners connect to each other while they wait in the lobby (each to the seated joiners below
+it), so that the game starts with every connection up: the header at ``start`` must then name
+each of them with the key it showed, or that connection is dropped and made again.
 
 Lobby messages are checked against small schemas; a peer that sends anything else is dropped with
 a reason (``bye``).
@@ -58,14 +62,19 @@ __all__ = [
 ]
 
 HANDSHAKE_SECONDS = 10.0
+#: A joiner says it is ready once connected to the seated joiners below it, or this long after
+#: it sat down at the latest (so that the game starts with its connections up).
+MESH_BEFORE_READY = 2.0
 ANY_ADDRESS = "0.0.0.0"
 
 _MESSAGES = {
     "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
-    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15)}),
+    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16)}),
     "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
     "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Str(64), 16),
-                      "ready": ListOf(Bool(), 16), "seats": Int(1, 16)}),
+                      "ready": ListOf(Bool(), 16), "seats": Int(1, 16),
+                      "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
+                                             "port": Int(1, 65535)}), 16)}),
     "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
 }
@@ -184,8 +193,10 @@ class HostedLobby:
         return [True] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
 
     async def _roster(self) -> None:
+        mesh = [{"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
+                for seat, sitter in sorted(self.sitters.items())]
         message = {"type": "lobby", "op": "roster", "names": self.names(), "ready": self.readiness(),
-                   "seats": self.players}
+                   "seats": self.players, "mesh": mesh}
         if self.on_change:
             self.on_change(self.names(), self.readiness())
         for sitter in list(self.sitters.values()):
@@ -210,7 +221,7 @@ class HostedLobby:
                 raise ProtocolError(peer.name, "already seated")
             seat = min(set(range(1, self.players)) - set(self.sitters))
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
-            await conn.send({"type": "lobby", "op": "seated", "seat": seat})
+            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table})
             await self._roster()
             self._notify()
             while not self.sitters[seat].ready:
@@ -303,6 +314,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         raise LobbyError(str(exc)) from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
+    early: _EarlyMesh | None = None
+    failure: Exception | None = None
     try:
         peer = await handshake(conn, identity, name=name, games=games)
         await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
@@ -310,31 +323,20 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         seat = seated["seat"]
         if on_seated:
             on_seated(seat)
-        # ready: True says so at once; an Event says so when the player does (it is set).
-        said_ready = ready is True
-        if said_ready:
-            await conn.send({"type": "lobby", "op": "ready", "ready": True})
-        while True:
-            if not said_ready and isinstance(ready, trio.Event):
-                raw = None
-                with trio.move_on_after(0.2):
-                    raw = await conn.receive()
-                if ready.is_set():
-                    await conn.send({"type": "lobby", "op": "ready", "ready": True})
-                    said_ready = True
-                if raw is None:
-                    continue
-            else:
-                raw = await conn.receive()
-            if isinstance(raw, dict) and raw.get("op") == "roster":
-                roster = lobby_message(raw, "roster", peer.name)
-                if on_change:
-                    on_change(roster["names"], roster["ready"])
-                continue
-            start = lobby_message(raw, "start", peer.name)
-            break
+        early = _EarlyMesh(identity, name, games, seated["table"], seat, listeners[0])
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(early.accept, nursery)
+            try:  # caught here: trio would wrap it in an ExceptionGroup
+                start = await _wait_for_start(conn, peer.name, ready, on_change, early, nursery)
+            except (ProtocolError, ConnectionClosed, FrameError) as exc:
+                failure = exc
+            nursery.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
     except (ProtocolError, ConnectionClosed, FrameError) as exc:
         await conn.aclose()
+        if early is not None:
+            await early.close()
         for listener in listeners:
             await listener.aclose()
         raise LobbyError(f"could not join {host}:{port}: {exc}") from None
@@ -346,7 +348,127 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         raise LobbyError("the table header does not seat us where the host said")
     if header.seats[0].keys.ed25519 != peer.keys.ed25519:
         raise LobbyError("the table header names another host than the one we talked to")
-    return LobbyResult(header, seat, {0: conn}, listeners[0])
+    return LobbyResult(header, seat, {0: conn, **await early.confirmed(header)}, listeners[0])
+
+
+async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.Event,
+                          on_change: Callable[[list[str], list[bool]], None] | None,
+                          early: _EarlyMesh, nursery: trio.Nursery) -> dict[str, Any]:
+    """Say we are ready (``ready`` True, or an Event the player sets), once connected to the
+    seated joiners below us (at most :data:`MESH_BEFORE_READY` seconds after we sat down), and
+    follow the roster until the host sends ``start``, which is returned."""
+    said_ready = False
+    deadline = trio.current_time() + MESH_BEFORE_READY
+    while True:
+        if not said_ready and (ready is True or (isinstance(ready, trio.Event) and ready.is_set())) \
+                and (early.complete() or trio.current_time() >= deadline):
+            await conn.send({"type": "lobby", "op": "ready", "ready": True})
+            said_ready = True
+        if said_ready:
+            raw = await conn.receive()
+        else:
+            raw = None
+            with trio.move_on_after(0.01):
+                raw = await conn.receive()
+            if raw is None:
+                continue
+        if isinstance(raw, dict) and raw.get("op") == "roster":
+            roster = lobby_message(raw, "roster", host_name)
+            if on_change:
+                on_change(roster["names"], roster["ready"])
+            early.update(roster["mesh"], nursery)
+            continue
+        return lobby_message(raw, "start", host_name)
+
+
+class _EarlyMesh:
+    """A joiner's connections to the other joiners, made while the table waits in the lobby: it
+    dials the seated joiners below it and accepts those above it, each checked against the key
+    the host's latest roster gives for that seat. The game starts with them (:meth:`confirmed`)."""
+
+    def __init__(self, identity: Identity, name: str, games: Mapping[str, str], table: bytes, seat: int,
+                 listener: Any):
+        self.identity, self.name, self.games = identity, name, games
+        self.table, self.seat, self.listener = table, seat, listener
+        self.keys: dict[int, bytes] | None = None  # seated joiner -> its key, from the latest roster
+        self.links: dict[int, tuple[bytes, Connection]] = {}
+        self._dialling: set[int] = set()
+        self._changed = trio.Event()
+
+    def update(self, mesh: list[dict[str, Any]], nursery: trio.Nursery) -> None:
+        self.keys = {item["seat"]: item["ed25519"] for item in mesh}
+        self._changed.set()
+        self._changed = trio.Event()
+        for item in mesh:
+            seat = item["seat"]
+            if seat < self.seat and seat not in self._dialling and self.links.get(seat, (None,))[0] != item["ed25519"]:
+                self._dialling.add(seat)
+                nursery.start_soon(self._dial, item)
+
+    def complete(self) -> bool:
+        """Connected to every seated joiner below us (as the latest roster has them)."""
+        return self.keys is not None and all(
+            self.links.get(seat, (None,))[0] == key for seat, key in self.keys.items() if seat < self.seat)
+
+    async def _dial(self, item: dict[str, Any]) -> None:
+        conn = None
+        try:
+            conn = await connect(item["host"], item["port"])
+            peer = await handshake(conn, self.identity, name=self.name, games=self.games)
+            if peer.keys.ed25519 == item["ed25519"]:
+                await conn.send({"type": "lobby", "op": "mesh", "table": self.table, "seat": self.seat})
+                await self._keep(item["seat"], peer.keys.ed25519, conn)
+                conn = None  # kept
+        except (ConnectionClosed, ProtocolError, FrameError):
+            pass  # the game's own mesh dials it after the start
+        finally:
+            self._dialling.discard(item["seat"])
+            if conn is not None:
+                await conn.aclose()
+
+    async def accept(self, nursery: trio.Nursery) -> None:
+        while True:
+            stream = await self.listener.accept()
+            nursery.start_soon(self._accept_one, Connection(stream))
+
+    async def _accept_one(self, conn: Connection) -> None:
+        try:
+            peer = await handshake(conn, self.identity, name=self.name, games=self.games)
+            hello = lobby_message(await conn.receive(), "mesh", peer.name)
+            seat = hello["seat"]
+            # It may have the roster that seats it before we do.
+            with trio.move_on_after(HANDSHAKE_SECONDS):
+                while (self.keys or {}).get(seat) != peer.keys.ed25519:
+                    await self._changed.wait()
+            if hello["table"] == self.table and seat > self.seat and (self.keys or {}).get(seat) == peer.keys.ed25519:
+                await self._keep(seat, peer.keys.ed25519, conn)
+                conn = None  # kept
+        except (ConnectionClosed, ProtocolError, FrameError):
+            pass
+        finally:
+            if conn is not None:
+                await conn.aclose()
+
+    async def _keep(self, seat: int, key: bytes, conn: Connection) -> None:
+        old = self.links.get(seat)
+        self.links[seat] = (key, conn)
+        if old is not None:
+            await old[1].aclose()
+
+    async def confirmed(self, header: TableHeader) -> dict[int, Connection]:
+        """The connections the header confirms (that seat, under the key it showed us); the
+        others are closed."""
+        kept = {}
+        for seat, (key, conn) in self.links.items():
+            if 0 < seat < header.players and header.seats[seat].keys.ed25519 == key:
+                kept[seat] = conn
+            else:
+                await conn.aclose()
+        return kept
+
+    async def close(self) -> None:
+        for _, conn in self.links.values():
+            await conn.aclose()
 
 
 # ----------------------------------------------------------------------------------------------
