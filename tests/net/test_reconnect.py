@@ -81,6 +81,15 @@ def table(tmp_path):
             proc.kill()
 
 
+def play_and_kill_the_joiner(table, grace: float):
+    """Start the table and SIGKILL the joiner mid-game; returns the host process and its log."""
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=grace)
+    procs += [host, joiner]
+    kill_mid_game(joiner, homes["join_home"])
+    return host, host_log
+
+
 def resume_to_the_end(table, host, host_log):
     """Restart the killed joiner with `p2pcards resume`: it and the host finish the game, and
     every seat ends with the same complete transcript, which is returned."""
@@ -103,11 +112,8 @@ def resume_to_the_end(table, host, host_log):
 
 
 def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
-    run, homes, transcripts, procs, tmp = table
-    host, host_log, joiner, join_log = run(grace=60)
-    procs += [host, joiner]
-    kill_mid_game(joiner, homes["join_home"])
-    resume_to_the_end(table, host, host_log)
+    homes = table[1]
+    resume_to_the_end(table, *play_and_kill_the_joiner(table, grace=60))
     # The restarted seat left nothing behind but its transcript.
     assert not list((homes["join_home"] / "tables").iterdir())
 
@@ -132,10 +138,8 @@ def cut_journal_like_a_power_cut(home: Path, own_lost: int) -> list[bytes]:
 
 
 def test_a_peer_whose_journal_lost_its_last_entries_takes_them_back_from_the_others(table):
-    run, homes, transcripts, procs, tmp = table
-    host, host_log, joiner, join_log = run(grace=60)
-    procs += [host, joiner]
-    kill_mid_game(joiner, homes["join_home"])
+    homes = table[1]
+    host, host_log = play_and_kill_the_joiner(table, grace=60)
     lost = cut_journal_like_a_power_cut(homes["join_home"], own_lost=3)
     transcript = resume_to_the_end(table, host, host_log)
     # The lost entries were taken back as they were signed, not made again.
@@ -144,10 +148,8 @@ def test_a_peer_whose_journal_lost_its_last_entries_takes_them_back_from_the_oth
 
 
 def test_a_peer_that_never_returns_ends_the_game_as_abandoned(table):
-    run, homes, transcripts, procs, tmp = table
-    host, host_log, joiner, join_log = run(grace=2)
-    procs += [host, joiner]
-    kill_mid_game(joiner, homes["join_home"])
+    transcripts = table[2]
+    host, host_log = play_and_kill_the_joiner(table, grace=2)
     host_out = finish(host, host_log)
     assert host.returncode == 1, host_out
     assert "the game stopped" in host_out
