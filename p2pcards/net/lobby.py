@@ -360,15 +360,18 @@ async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.E
     said_ready = False
     deadline = trio.current_time() + MESH_BEFORE_READY
     while True:
-        if not said_ready and (ready is True or (isinstance(ready, trio.Event) and ready.is_set())) \
-                and (early.complete() or trio.current_time() >= deadline):
+        player_ready = ready is True or (isinstance(ready, trio.Event) and ready.is_set())
+        mesh_ready = early.complete() or trio.current_time() >= deadline
+        if not said_ready and player_ready and mesh_ready:
             await conn.send({"type": "lobby", "op": "ready", "ready": True})
             said_ready = True
         if said_ready:
             raw = await conn.receive()
         else:
             raw = None
-            with trio.move_on_after(0.01):
+            # Look again soon while only the connections are missing, now and then while the
+            # player has not said ready.
+            with trio.move_on_after(0.01 if player_ready else 0.2):
                 raw = await conn.receive()
             if raw is None:
                 continue
