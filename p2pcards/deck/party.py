@@ -259,8 +259,8 @@ class Party:
         self.seeds: list[bytes | None] = [None] * players
         self.game_id: bytes | None = None
         self.secrets: Secrets | None = None
-        # Known from the lobby alone: derived now, while the connections form, not after the
-        # last nonce, when every seat would be at it at once and seat 0 waits for its own.
+        # Known from the lobby alone: derived as the table starts, before our commitment, not
+        # after the last nonce, when every seat would be at it at once and seat 0 waits for it.
         self.table: tuple[bytes, ...] = card_table(self.context, self.labels)
         self._table_index: dict[bytes, int] = {p: i for i, p in enumerate(self.table)}
         self.ops: list[Op] = []  # every op begun, in order; index = op number
