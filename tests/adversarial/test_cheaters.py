@@ -40,10 +40,8 @@ BS_QUADS = ("cals-bs", 3, {"match_target": 1, "quads": "on"})
 CALYPSO = ("calypso", 3, {"mode": "three"})
 
 # Faults that verify can only prove when the public replay (without the cheater's seed) reaches
-# them before the first card reveal: how far the game got depends on timing. ("card not held":
-# the cheater stops after its move without revealing its seed, and a doubt before its first
-# turn reveals cards; seen once in a full run.)
-SEEDLESS_LIMIT = {"tagged card", "out of turn", "stalling (turn)", "card not held"}
+# them before the first card reveal: how far the game got depends on timing.
+SEEDLESS_LIMIT = {"tagged card", "out of turn", "stalling (turn)"}
 
 # Expected outcomes at the honest peers.
 ABORT = "abort"  # every honest peer ends the game naming the cheater
