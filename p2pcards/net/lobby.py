@@ -404,30 +404,28 @@ class _EarlyMesh:
         self._changed = trio.Event()
         for item in mesh:
             seat = item["seat"]
-            if seat < self.seat and seat not in self._dialling and self.links.get(seat, (None,))[0] != item["ed25519"]:
+            if seat < self.seat and seat not in self._dialling and not self._linked(seat, item["ed25519"]):
                 self._dialling.add(seat)
                 nursery.start_soon(self._dial, item)
+
+    def _linked(self, seat: int, key: bytes) -> bool:
+        return seat in self.links and self.links[seat][0] == key
 
     def complete(self) -> bool:
         """Connected to every seated joiner below us (as the latest roster has them)."""
         return self.keys is not None and all(
-            self.links.get(seat, (None,))[0] == key for seat, key in self.keys.items() if seat < self.seat)
+            self._linked(seat, key) for seat, key in self.keys.items() if seat < self.seat)
 
     async def _dial(self, item: dict[str, Any]) -> None:
-        conn = None
         try:
-            conn = await connect(item["host"], item["port"])
-            peer = await handshake(conn, self.identity, name=self.name, games=self.games)
-            if peer.keys.ed25519 == item["ed25519"]:
-                await conn.send({"type": "lobby", "op": "mesh", "table": self.table, "seat": self.seat})
-                await self._keep(item["seat"], peer.keys.ed25519, conn)
-                conn = None  # kept
-        except (ConnectionClosed, ProtocolError, FrameError):
+            conn = await _dial_mesh(self.identity, name=self.name, games=self.games, game=None,
+                                    host=item["host"], port=item["port"], key=item["ed25519"],
+                                    table=self.table, me=self.seat, who=f"seat {item['seat']}")
+            await self._keep(item["seat"], item["ed25519"], conn)
+        except (ConnectionClosed, ProtocolError, FrameError, LobbyError):
             pass  # the game's own mesh dials it after the start
         finally:
             self._dialling.discard(item["seat"])
-            if conn is not None:
-                await conn.aclose()
 
     async def accept(self, nursery: trio.Nursery) -> None:
         while True:
@@ -436,8 +434,7 @@ class _EarlyMesh:
 
     async def _accept_one(self, conn: Connection) -> None:
         try:
-            peer = await handshake(conn, self.identity, name=self.name, games=self.games)
-            hello = lobby_message(await conn.receive(), "mesh", peer.name)
+            peer, hello = await _mesh_greeting(conn, self.identity, name=self.name, games=self.games, game=None)
             seat = hello["seat"]
             # It may have the roster that seats it before we do.
             with trio.move_on_after(HANDSHAKE_SECONDS):
@@ -478,6 +475,29 @@ class _EarlyMesh:
 # The mesh: every pair of seats connected once.
 
 
+async def _dial_mesh(identity: Identity, *, name: str, games: Mapping[str, str], game: str | None,
+                     host: str, port: int, key: bytes, table: bytes, me: int, who: str) -> Connection:
+    """Connect to a seat's listener, check that it holds ``key`` and introduce ourselves as seat
+    ``me`` of ``table``. :class:`LobbyError` if another key answers there."""
+    conn = await connect(host, port)
+    try:
+        peer = await handshake(conn, identity, name=name, games=games, game=game)
+        if peer.keys.ed25519 != key:
+            raise LobbyError(f"{host}:{port} is not {who} of this table")
+        await conn.send({"type": "lobby", "op": "mesh", "table": table, "seat": me})
+    except BaseException:
+        await conn.aclose()
+        raise
+    return conn
+
+
+async def _mesh_greeting(conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str],
+                         game: str | None) -> tuple[Handshaken, dict[str, Any]]:
+    """The handshake and the ``mesh`` message of a seat that dialled our listener."""
+    peer = await handshake(conn, identity, name=name, games=games, game=game)
+    return peer, lobby_message(await conn.receive(), "mesh", peer.name)
+
+
 async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int, *, games: Mapping[str, str],
                     attempts: int = 20) -> Connection:
     """Connect to another seat's listener and introduce ourselves as seat ``me``."""
@@ -485,13 +505,9 @@ async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int,
     last: Exception | None = None
     for attempt in range(attempts):
         try:
-            conn = await connect(target.host, target.port)
-            peer = await handshake(conn, identity, name=header.seats[me].name, games=games, game=header.game)
-            if peer.keys.ed25519 != target.keys.ed25519:
-                await conn.aclose()
-                raise LobbyError(f"{target.host}:{target.port} is not {target.name} of this table")
-            await conn.send({"type": "lobby", "op": "mesh", "table": header.table, "seat": me})
-            return conn
+            return await _dial_mesh(identity, name=header.seats[me].name, games=games, game=header.game,
+                                    host=target.host, port=target.port, key=target.keys.ed25519,
+                                    table=header.table, me=me, who=target.name)
         except (ConnectionClosed, ProtocolError) as exc:
             last = exc
             await trio.sleep(min(0.05 * 2**attempt, 1.0))
@@ -502,8 +518,7 @@ async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: Table
                       games: Mapping[str, str]) -> tuple[int, Connection]:
     """Handshake a connection to our listener from another seat of this table."""
     conn = Connection(stream)
-    peer = await handshake(conn, identity, name=header.seats[me].name, games=games, game=header.game)
-    hello = lobby_message(await conn.receive(), "mesh", peer.name)
+    peer, hello = await _mesh_greeting(conn, identity, name=header.seats[me].name, games=games, game=header.game)
     seat = hello["seat"]
     if hello["table"] != header.table or not 0 <= seat < header.players or seat == me:
         raise ProtocolError(peer.name, "not a seat of this table")

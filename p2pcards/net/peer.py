@@ -373,8 +373,8 @@ class Peer:
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose sender had seen entries we have not: handed on once we have
         # (causal order: a nonce never overtakes the commitment it answers).
-        self._held: list[Entry] = []
-        self._held_from: dict[Entry, tuple[int | None, float]] = {}  # held entry -> (via, since)
+        # Each with the seat that brought it and since when it waits (oldest first).
+        self._held: dict[Entry, tuple[int | None, float]] = {}
         self._evidence: list[LogBlame] = []  # provable faults we found, to publish
         # (sender, deck op) -> the signed entry that carried a private deck message to us: an
         # accusation about that message reveals the entry's message key (wire.md section 8).
@@ -583,7 +583,7 @@ class Peer:
             self._replay_own.append(taken)
 
     def _on_fetched(self, seat: int, message: Fetched) -> None:
-        if self.recovering and message.table == self.header.table:
+        if self.recovering:
             problem = self._recovery.answered(seat, message)
             if problem:
                 self.blame(seat, problem)
@@ -605,11 +605,10 @@ class Peer:
         while True:
             await trio.sleep(FETCH_LATE)
             now = trio.current_time()
-            for entry in list(self._held):
-                via, since = self._held_from.get(entry, (None, now))
-                if via is None or now - since < FETCH_LATE:
+            for entry, (via, since) in list(self._held.items()):
+                if via is None or now - since < FETCH_LATE or entry not in self._held:
                     continue
-                self._held_from[entry] = (via, now)
+                self._held[entry] = (via, now)
                 for fetch in self.log.missing(entry):
                     await self._send_to(via, fetch)
 
@@ -786,8 +785,7 @@ class Peer:
             for fetch in self.log.missing(entry):
                 if not self.connected(fetch.seat):
                     await self._send_to(via, fetch)
-        self._held.append(entry)
-        self._held_from[entry] = (via, trio.current_time())
+        self._held[entry] = (via, trio.current_time())
         await self._dispatch_ready()
         early = self._early.get(entry.sender)
         while early and self.log.next_seq(entry.sender) in early:
@@ -804,8 +802,7 @@ class Peer:
             ready = next((e for e in self._held if self._causally_ready(e)), None)
             if ready is None:
                 return
-            self._held.remove(ready)
-            self._held_from.pop(ready, None)
+            del self._held[ready]
             await self.dispatch(ready)
 
     async def _hold_early(self, entry: Entry, via: int) -> None:
