@@ -21,7 +21,12 @@ come from those lines:
   ``VERIFY_REPEATS`` runs), next to its own floor: every pass recomputed and every card decoded once, (2N-1) x n + n multiplications per
   shuffle plus one per re-handled card; and the whole ``p2pcards verify`` command (a fresh
   interpreter loading the plugins);
-* **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size.
+* **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size;
+* **CPU**: the CPU time every peer process used (user and system, all its threads) during the
+  setup and during each move, summed over the peers, from samples each peer takes at every entry
+  and event (so to within the work between two samples). Divided by this machine's cores it is
+  the least time that work can take here, however well it is spread: a setup or a move cannot
+  beat it on this machine without doing less work.
 
 Every wait is bounded: a game that does not end within ``GAME_SECONDS`` is stopped (its
 processes killed by their ids) and reported.
@@ -30,6 +35,7 @@ processes killed by their ids) and reported.
 from __future__ import annotations
 
 import argparse
+import bisect
 import hashlib
 import json
 import math
@@ -199,6 +205,8 @@ class GameFigures:
     bytes_sent: list[int] = field(default_factory=list)
     syncs: list[float] = field(default_factory=list)  # every journal fsync of every peer
     transcript: Path | None = None
+    setup_cpu: float | None = None  # CPU seconds of every peer during the setup, summed
+    move_cpu: dict[str, list[float]] = field(default_factory=dict)  # the same, per move
 
 
 def _first(items: Sequence[Sequence[Any]], kind: str) -> float:
@@ -232,11 +240,28 @@ def _move_completions(game: str, events: Sequence[Sequence[Any]]) -> list[tuple[
     return out
 
 
+def _cpu_spent(samples: Sequence[Sequence[float]], start: float, end: float) -> float:
+    """CPU seconds one peer used from ``start`` to ``end``, as its samples tell: from its last
+    sample at or before ``start`` (its first, if none) to its first at or after ``end`` (its last,
+    if none)."""
+    times = [t for t, _ in samples]
+    first = max(bisect.bisect_right(times, start) - 1, 0)
+    last = min(bisect.bisect_left(times, end), len(samples) - 1)
+    return max(samples[last][1] - samples[first][1], 0.0)
+
+
+def _all_peers_cpu(lines: Sequence[Mapping[str, Any]], start: float, end: float) -> float | None:
+    if not all(line.get("cpu") for line in lines):
+        return None  # lines written without CPU samples
+    return sum(_cpu_spent(line["cpu"], start, end) for line in lines)
+
+
 def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
     """The figures of one game from its peers' timing lines (see the module doc)."""
     commits = [_first(line["sent"], "deck") for line in lines]
     dealt = max(_first(line["events"], "deal") for line in lines)
     figures = GameFigures(dealt - min(commits), dealt - max(commits))
+    figures.setup_cpu = _all_peers_cpu(lines, min(commits), dealt)
     game = lines[0]["game"]
     sent: dict[int, float] = {}
     for line in lines:
@@ -248,8 +273,11 @@ def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
         raise BenchError("the peers applied different numbers of moves")
     for turn, name in enumerate(name for name, _ in per_peer[0]):
         if name is not None:
-            latency = max(moves[turn][1] for moves in per_peer) - sent[turn]
-            figures.moves.setdefault(name, []).append(latency)
+            applied = max(moves[turn][1] for moves in per_peer)
+            figures.moves.setdefault(name, []).append(applied - sent[turn])
+            cpu = _all_peers_cpu(lines, sent[turn], applied)
+            if cpu is not None:
+                figures.move_cpu.setdefault(name, []).append(cpu)
     events = lines[0]["events"]
     figures.shuffles = sum(1 for e in events if e[1] == "shuffle")
     figures.rehandled = sum(e[2] for e in events if e[1] == "transfer")
@@ -298,6 +326,11 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return round(a / b, 3) if a is not None and b else None
 
 
+def _per_core(cpu_ms: float | None) -> float | None:
+    """The least wall time ``cpu_ms`` of work can take on this machine's cores."""
+    return round(cpu_ms / (os.cpu_count() or 1), 3) if cpu_ms is not None else None
+
+
 def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None, folder: Path,
              bot: str = "strategic", log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """One case. The cost of a multiplication is measured before and after its games (the
@@ -328,12 +361,14 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
     for name in MOVE_TITLES:
         samples = [s for g in played for s in g.moves.get(name, [])]
         if samples:
+            cpu = _median_ms([c for g in played for c in g.move_cpu.get(name, [])])
             moves[name] = {"median_ms": _median_ms(samples), "max_ms": round(max(samples) * 1e3, 3),
-                           "count": len(samples)}
+                           "count": len(samples), "cpu_ms": cpu, "cpu_bound_ms": _per_core(cpu)}
     verify_mults = statistics.median(
         g.shuffles * (critical + n) + g.rehandled for g in played
     )
     verify_ms = _median_ms([v["seconds"] for v in verifies])
+    setup_cpu = _median_ms([g.setup_cpu for g in played if g.setup_cpu is not None])
     verify_floor = verify_mults * mult * 1e3
     return {
         "case": case.name,
@@ -347,6 +382,9 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         "median_ms": setup,
         "setup_samples_ms": [round(g.setup * 1e3, 3) for g in played],
         "setup_after_last_commit_ms": _median_ms([g.setup_after_last_commit for g in played]),
+        "setup_cpu_ms": setup_cpu,
+        "setup_cpu_bound_ms": _per_core(setup_cpu),
+        "ratio_to_cpu_bound": _ratio(setup, _per_core(setup_cpu)),
         "critical_mults": critical,
         "floor_ms": round(floor, 3),
         "ratio_to_floor": _ratio(setup, floor),
@@ -399,22 +437,28 @@ def to_text(report: Mapping[str, Any]) -> str:
         f"case, every seat its own process over 127.0.0.1 (each case's floor uses the multiplication "
         f"measured around it: mult us)",
         "",
-        f"{'case':<10} {'N x n':>8} {'mult us':>8} {'setup ms':>9} {'floor ms':>9} {'x floor':>8} {'SRA ms':>9}"
-        f" {'x faster':>9} {'verify ms':>10} {'v.floor':>8} {'x floor':>8} {'transcr KB':>10} {'KB/peer':>8}",
+        f"{'case':<10} {'N x n':>8} {'mult us':>8} {'setup ms':>9} {'floor ms':>9} {'x floor':>8} {'CPU ms':>7}"
+        f" {'/cores':>7} {'SRA ms':>9} {'x faster':>9} {'verify ms':>10} {'v.floor':>8} {'x floor':>8}"
+        f" {'transcr KB':>10} {'KB/peer':>8}",
     ]
     for r in report["cases"]:
         lines.append(
             f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['scalar_mult_us']:8.1f} {r['median_ms']:9.1f}"
-            f" {r['floor_ms']:9.1f}"
-            f" {r['ratio_to_floor']:8.2f} {r['baseline_ms']:9.0f} {r['times_faster_than_baseline']:9.0f}"
+            f" {r['floor_ms']:9.1f} {r['ratio_to_floor']:8.2f}"
+            f" {_fmt(r['setup_cpu_ms'], 7, 0)} {_fmt(r['setup_cpu_bound_ms'], 7, 0)}"
+            f" {r['baseline_ms']:9.0f} {r['times_faster_than_baseline']:9.0f}"
             f" {_fmt(r['verify_ms'], 10, 1)} {r['verify_floor_ms']:8.1f} {_fmt(r['verify_ratio_to_floor'], 8, 2)}"
             f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)} {r['bytes_sent_per_peer'] / 1024:8.0f}"
         )
-    lines += ["", f"{'case':<10} {'move':<24} {'median ms':>10} {'max ms':>8} {'moves':>6}   journal fsync"]
+    lines += ["", f"{'case':<10} {'move':<24} {'median ms':>10} {'max ms':>8} {'moves':>6} {'CPU ms':>7}"
+                  f" {'/cores':>7}   journal fsync"]
     for r in report["cases"]:
         for name, m in r["moves"].items():
             lines.append(f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
-                         f" {m['count']:6d}   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median")
+                         f" {m['count']:6d} {_fmt(m['cpu_ms'], 7, 2)} {_fmt(m['cpu_bound_ms'], 7, 2)}"
+                         f"   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median")
+    lines += ["", "CPU ms: every peer's CPU time during the setup or the move, summed; /cores: that divided by "
+                  f"this machine's {report['machine']['cpus']} cores, the least time that work can take here."]
     return "\n".join(lines)
 
 

@@ -28,10 +28,13 @@ def test_quick_json_run_of_one_case(cli):
     assert len(row["setup_samples_ms"]) == 1
     assert row["transcript_bytes"] > 0 and row["bytes_sent_per_peer"] > 0
     assert row["scalar_mult_us"] > 0  # measured around this case's games
-    assert row["journal_fsync_median_ms"] > 0  # each peer fsyncs its journal before sending
+    assert row["journal_fsync_median_ms"] > 0  # each peer fsyncs its journal (in the background)
+    assert row["setup_cpu_ms"] > 0 and row["setup_cpu_bound_ms"] == pytest.approx(
+        row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3)
     for name, move in row["moves"].items():
         assert name in ("face_down_play", "doubt_reveal_pickup")
         assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
+        assert move["cpu_ms"] > 0 and move["cpu_bound_ms"] > 0
     assert "face_down_play" in row["moves"]  # every hand of Cal's BS starts with face-down plays
 
 
@@ -61,6 +64,16 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
     assert (figures.setup, figures.setup_after_last_commit) == (2.5, 2.0)
     assert figures.moves == {"face_down_play": pytest.approx([0.3]), "doubt_reveal_pickup": pytest.approx([0.9])}
     assert figures.rehandled == 2 and figures.bytes_sent == [10, 10]
+    assert figures.setup_cpu is None and figures.move_cpu == {}  # lines without CPU samples
+
+    # CPU samples [t, seconds used so far]: each window counts from the last sample at or before
+    # its start to the first at or after its end, summed over the peers.
+    lines[0]["cpu"] = [[0.5, 0.010], [1.0, 0.011], [3.0, 0.020], [5.0, 0.021], [5.1, 0.022], [8.5, 0.030]]
+    lines[1]["cpu"] = [[0.5, 0.010], [2.0, 0.012], [3.5, 0.018], [6.0, 0.019], [7.0, 0.0195], [9.0, 0.025]]
+    figures = analyse_game(lines)
+    assert figures.setup_cpu == pytest.approx((0.021 - 0.011) + (0.018 - 0.010))  # 1.0 .. 3.5
+    assert figures.move_cpu["face_down_play"] == pytest.approx([(0.030 - 0.021) + (0.019 - 0.018)])  # 5.0 .. 5.3
+    assert figures.move_cpu["doubt_reveal_pickup"] == pytest.approx([(0.030 - 0.022) + (0.025 - 0.0195)])
 
 
 def test_cases_cover_the_issue():

@@ -22,8 +22,11 @@ the log (after its frame was read); ``syncs``: ``[[t, seconds], ...]`` for each 
 ``events``: ``[[t, kind, info], ...]`` for each session event (``info``: the op of a
 ``progress`` event, ``[seat, action type]`` of an ``action``, the number of cards of a
 ``shuffle``, ``deal`` or ``transfer``, else null),
-``bytes_sent`` and ``bytes_received`` over the game's connections (the game phase, not the
-lobby), and ``transcript`` (its path).
+``cpu``: ``[[t, seconds], ...]``, the CPU time this process has used so far (user and system,
+every thread: ``time.process_time()``), sampled when the recorder is attached and at every entry
+sent, entry received and session event, so that the benchmark can tell how much work every
+peer did between two moments; ``bytes_sent`` and ``bytes_received`` over the game's connections
+(the game phase, not the lobby), and ``transcript`` (its path).
 """
 
 from __future__ import annotations
@@ -46,8 +49,10 @@ LOOPBACK = "127.0.0.1"
 class TimingRecorder:
     """Watches one peer; pass :meth:`attach` as the runner's ``on_peer``."""
 
-    def __init__(self, clock=time.monotonic):
+    def __init__(self, clock=time.monotonic, cpu_clock=time.process_time):
         self.clock = clock
+        self.cpu_clock = cpu_clock
+        self.cpu: list[list[float]] = []
         self.peer: Any = None
         self.sent: list[list[Any]] = []
         self.received: list[list[Any]] = []
@@ -56,11 +61,12 @@ class TimingRecorder:
 
     def attach(self, peer: Any) -> None:
         self.peer = peer
+        self._sample_cpu()
         peer.session.subscribe(self._on_event)
         publish = peer._publish  # every entry this peer signs passes through here
 
         async def timed_publish(items: Any) -> Any:
-            began = self.clock()
+            began = self._sample_cpu()
             entries = await publish(items)
             for entry in entries:
                 turn = entry.body.get("turn") if entry.kind == "action" else None
@@ -71,7 +77,7 @@ class TimingRecorder:
         accept = peer.accept
 
         async def timed_accept(entry: Any, **kwargs: Any) -> None:
-            self.received.append([self.clock(), entry.sender, entry.seq, entry.kind])
+            self.received.append([self._sample_cpu(), entry.sender, entry.seq, entry.kind])
             await accept(entry, **kwargs)
 
         peer.accept = timed_accept
@@ -97,7 +103,13 @@ class TimingRecorder:
             info = data.get("cards")
         elif event.kind in ("deal", "transfer"):
             info = len(data.get("handles", ()))
-        self.events.append([self.clock(), event.kind, info])
+        self.events.append([self._sample_cpu(), event.kind, info])
+
+    def _sample_cpu(self) -> float:
+        """Note the process's CPU time now (about a microsecond); returns the time."""
+        now = self.clock()
+        self.cpu.append([now, self.cpu_clock()])
+        return now
 
     def to_json(self, outcome: Any) -> dict[str, Any]:
         peer = self.peer
@@ -118,6 +130,7 @@ class TimingRecorder:
             "received": self.received,
             "syncs": self.syncs,
             "events": self.events,
+            "cpu": self.cpu,
             "bytes_sent": sum(c.bytes_sent for c in connections),
             "bytes_received": sum(c.bytes_received for c in connections),
             "transcript": str(outcome.transcript) if outcome.transcript else None,
