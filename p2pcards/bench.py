@@ -22,11 +22,14 @@ come from those lines:
   shuffle plus one per re-handled card; and the whole ``p2pcards verify`` command (a fresh
   interpreter loading the plugins);
 * **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size;
-* **CPU**: the CPU time every peer process used (user and system, all its threads) during the
-  setup and during each move, summed over the peers, from samples each peer takes at every entry
-  and event (so to within the work between two samples). Divided by this machine's cores it is
-  the least time that work can take here, however well it is spread: a setup or a move cannot
-  beat it on this machine without doing less work.
+* **CPU**: the CPU time the peer processes used (user and system, all threads) for the setup and
+  for each move, summed over the peers: each peer from the start (the first commitment; the
+  mover's signing) until it had itself decoded its hand or applied the move, from samples each
+  peer takes at every entry and event (so to within the work between two samples; other work
+  going on meanwhile, such as a move that starts before the last peer applied the previous one,
+  counts too). Divided by this machine's cores it is about the least time that work can take
+  here, however well it is spread: when the time measured comes close to it, the peers' work,
+  not their waiting for each other, sets the time, and only less work makes it shorter.
 
 Every wait is bounded: a game that does not end within ``GAME_SECONDS`` is stopped (its
 processes killed by their ids) and reported.
@@ -250,18 +253,21 @@ def _cpu_spent(samples: Sequence[Sequence[float]], start: float, end: float) -> 
     return max(samples[last][1] - samples[first][1], 0.0)
 
 
-def _all_peers_cpu(lines: Sequence[Mapping[str, Any]], start: float, end: float) -> float | None:
+def _all_peers_cpu(lines: Sequence[Mapping[str, Any]], start: float, ends: Sequence[float]) -> float | None:
+    """Every peer's CPU from ``start`` until that peer was done (``ends``, one per line): what
+    a peer does after it has applied a move is the next move's work, not this one's."""
     if not all(line.get("cpu") for line in lines):
         return None  # lines written without CPU samples
-    return sum(_cpu_spent(line["cpu"], start, end) for line in lines)
+    return sum(_cpu_spent(line["cpu"], start, end) for line, end in zip(lines, ends, strict=True))
 
 
 def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
     """The figures of one game from its peers' timing lines (see the module doc)."""
     commits = [_first(line["sent"], "deck") for line in lines]
-    dealt = max(_first(line["events"], "deal") for line in lines)
+    hands = [_first(line["events"], "deal") for line in lines]
+    dealt = max(hands)
     figures = GameFigures(dealt - min(commits), dealt - max(commits))
-    figures.setup_cpu = _all_peers_cpu(lines, min(commits), dealt)
+    figures.setup_cpu = _all_peers_cpu(lines, min(commits), hands)
     game = lines[0]["game"]
     sent: dict[int, float] = {}
     for line in lines:
@@ -273,9 +279,9 @@ def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
         raise BenchError("the peers applied different numbers of moves")
     for turn, name in enumerate(name for name, _ in per_peer[0]):
         if name is not None:
-            applied = max(moves[turn][1] for moves in per_peer)
-            figures.moves.setdefault(name, []).append(applied - sent[turn])
-            cpu = _all_peers_cpu(lines, sent[turn], applied)
+            done = [moves[turn][1] for moves in per_peer]
+            figures.moves.setdefault(name, []).append(max(done) - sent[turn])
+            cpu = _all_peers_cpu(lines, sent[turn], done)
             if cpu is not None:
                 figures.move_cpu.setdefault(name, []).append(cpu)
     events = lines[0]["events"]
@@ -457,8 +463,9 @@ def to_text(report: Mapping[str, Any]) -> str:
             lines.append(f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
                          f" {m['count']:6d} {_fmt(m['cpu_ms'], 7, 2)} {_fmt(m['cpu_bound_ms'], 7, 2)}"
                          f"   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median")
-    lines += ["", "CPU ms: every peer's CPU time during the setup or the move, summed; /cores: that divided by "
-                  f"this machine's {report['machine']['cpus']} cores, the least time that work can take here."]
+    lines += ["", "CPU ms: the peers' CPU time for the setup or the move, summed (each until it was done); "
+                  f"/cores: that divided by this machine's {report['machine']['cpus']} cores, about the least "
+                  "time that work can take here."]
     return "\n".join(lines)
 
 

@@ -66,14 +66,16 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
     assert figures.rehandled == 2 and figures.bytes_sent == [10, 10]
     assert figures.setup_cpu is None and figures.move_cpu == {}  # lines without CPU samples
 
-    # CPU samples [t, seconds used so far]: each window counts from the last sample at or before
-    # its start to the first at or after its end, summed over the peers.
-    lines[0]["cpu"] = [[0.5, 0.010], [1.0, 0.011], [3.0, 0.020], [5.0, 0.021], [5.1, 0.022], [8.5, 0.030]]
-    lines[1]["cpu"] = [[0.5, 0.010], [2.0, 0.012], [3.5, 0.018], [6.0, 0.019], [7.0, 0.0195], [9.0, 0.025]]
+    # CPU samples [t, seconds used so far]: each peer counts from its last sample at or before the
+    # start to its first at or after the moment it was itself done; summed over the peers.
+    lines[0]["cpu"] = [[0.5, 0.010], [1.0, 0.011], [3.0, 0.020], [5.0, 0.021], [5.1, 0.022], [7.5, 0.027],
+                       [8.5, 0.030]]
+    lines[1]["cpu"] = [[0.5, 0.010], [2.0, 0.012], [3.5, 0.018], [5.3, 0.0185], [7.0, 0.0195], [7.9, 0.024],
+                       [9.0, 0.025]]
     figures = analyse_game(lines)
-    assert figures.setup_cpu == pytest.approx((0.021 - 0.011) + (0.018 - 0.010))  # 1.0 .. 3.5
-    assert figures.move_cpu["face_down_play"] == pytest.approx([(0.030 - 0.021) + (0.019 - 0.018)])  # 5.0 .. 5.3
-    assert figures.move_cpu["doubt_reveal_pickup"] == pytest.approx([(0.030 - 0.022) + (0.025 - 0.0195)])
+    assert figures.setup_cpu == pytest.approx((0.020 - 0.011) + (0.018 - 0.010))  # 1.0 .. 3.0 and 3.5
+    assert figures.move_cpu["face_down_play"] == pytest.approx([(0.022 - 0.021) + (0.0185 - 0.018)])  # 5.0 ..
+    assert figures.move_cpu["doubt_reveal_pickup"] == pytest.approx([(0.027 - 0.022) + (0.024 - 0.0195)])  # 7.0 ..
 
 
 def test_cases_cover_the_issue():
