@@ -411,21 +411,24 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
 
 
 def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: str = "strategic",
-        log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """The whole benchmark; one JSON-ready object."""
+        log: Callable[[str], None] = lambda _: None, keep: Path | None = None) -> dict[str, Any]:
+    """The whole benchmark; one JSON-ready object. ``keep``: leave each game's folder (its
+    peers' timing lines, logs and transcripts) there instead of in a temporary one."""
     from nacl import __version__ as pynacl_version
 
     from .deck.bench import scalar_mult_cost
 
     games = games or (1 if quick else 5)
+    if keep is not None and keep.exists() and any(keep.iterdir()):
+        raise BenchError(f"{keep} is not empty (each game's timing lines would mix with older ones)")
     mult = scalar_mult_cost(500 if quick else 2000)
     log(f"one scalar multiplication: {mult * 1e6:.1f} us")
     rows = []
     with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+        folder = Path(tmp) if keep is None else keep
         for case in cases:
             rows.append(run_case(case, games=games, mult_samples=300 if quick else 1000,
-                                 sra_cards=8 if quick else None,
-                                 folder=Path(tmp), bot=bot, log=log))
+                                 sra_cards=8 if quick else None, folder=folder, bot=bot, log=log))
     return {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "pynacl": pynacl_version,
                     "platform": platform.platform()},
@@ -480,6 +483,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"only this case (repeatable): {', '.join(CASES)}")
     parser.add_argument("--games", type=int, help="games per case (default 5, --quick 1)")
     parser.add_argument("--bot", default="strategic", help="the bots that play every seat")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each game's timing lines, peer logs and transcripts in DIR/CASE-GAME")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -488,7 +493,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     cases = [CASES[name] for name in args.case] if args.case else list(CASES.values())
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.json else (lambda _: None)
     try:
-        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress)
+        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep)
     except BenchError as exc:
         print(f"p2pcards bench: {exc}", file=sys.stderr)
         return 1

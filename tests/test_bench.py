@@ -13,9 +13,16 @@ ROW_NUMBERS = ("median_ms", "floor_ms", "ratio_to_floor", "baseline_ms", "ratio_
                "times_faster_than_baseline", "verify_ms", "verify_floor_ms", "verify_ratio_to_floor")
 
 
-def test_quick_json_run_of_one_case(cli):
-    run = cli("bench", "--quick", "--json", "--case", "bs3", timeout=240)
+def test_quick_json_run_of_one_case(cli, tmp_path):
+    keep = tmp_path / "games"
+    run = cli("bench", "--quick", "--json", "--case", "bs3", "--keep", str(keep), timeout=240)
     assert run.returncode == 0, run.stdout + run.stderr
+    # --keep leaves the game's folder: one timing line per peer, each with its CPU samples.
+    lines = [json.loads(line) for line in (keep / "bs3-0" / "timings.jsonl").read_text().splitlines()]
+    assert sorted(line["seat"] for line in lines) == [0, 1, 2]
+    assert all(line["cpu"] and line["status"] == "finished" for line in lines)
+    again = cli("bench", "--quick", "--case", "bs3", "--keep", str(keep))
+    assert again.returncode == 1 and "is not empty" in again.stderr
     report = json.loads(run.stdout)
     assert report["quick"] is True and report["games_per_case"] == 1
     assert report["scalar_mult_us"] > 0 and report["sra_modulus_bits"] == 2048
