@@ -243,22 +243,35 @@ def _move_completions(game: str, events: Sequence[Sequence[Any]]) -> list[tuple[
     return out
 
 
-def _cpu_spent(samples: Sequence[Sequence[float]], start: float, end: float) -> float:
-    """CPU seconds one peer used from ``start`` to ``end``, as its samples tell: from its last
-    sample at or before ``start`` (its first, if none) to its first at or after ``end`` (its last,
-    if none)."""
-    times = [t for t, _ in samples]
-    first = max(bisect.bisect_right(times, start) - 1, 0)
-    last = min(bisect.bisect_left(times, end), len(samples) - 1)
-    return max(samples[last][1] - samples[first][1], 0.0)
+@dataclass(frozen=True)
+class CpuSamples:
+    """One peer's CPU samples: at ``times[i]`` it had used ``used[i]`` seconds of CPU."""
+
+    times: list[float]
+    used: list[float]
+
+    @classmethod
+    def of(cls, lines: Sequence[Mapping[str, Any]]) -> list[CpuSamples] | None:
+        """Every peer's samples, or None for lines written without them."""
+        if not all(line.get("cpu") for line in lines):
+            return None
+        return [cls([t for t, _ in line["cpu"]], [c for _, c in line["cpu"]]) for line in lines]
+
+    def spent(self, start: float, end: float) -> float:
+        """CPU seconds used from ``start`` to ``end``, as the samples tell: from the last one at
+        or before ``start`` (the first, if none) to the first at or after ``end`` (the last, if
+        none)."""
+        first = max(bisect.bisect_right(self.times, start) - 1, 0)
+        last = min(bisect.bisect_left(self.times, end), len(self.times) - 1)
+        return max(self.used[last] - self.used[first], 0.0)
 
 
-def _all_peers_cpu(lines: Sequence[Mapping[str, Any]], start: float, ends: Sequence[float]) -> float | None:
-    """Every peer's CPU from ``start`` until that peer was done (``ends``, one per line): what
+def _all_peers_cpu(peers: list[CpuSamples] | None, start: float, ends: Sequence[float]) -> float | None:
+    """Every peer's CPU from ``start`` until that peer was done (``ends``, one per peer): what
     a peer does after it has applied a move is the next move's work, not this one's."""
-    if not all(line.get("cpu") for line in lines):
-        return None  # lines written without CPU samples
-    return sum(_cpu_spent(line["cpu"], start, end) for line, end in zip(lines, ends, strict=True))
+    if peers is None:
+        return None
+    return sum(peer.spent(start, end) for peer, end in zip(peers, ends, strict=True))
 
 
 def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
@@ -267,7 +280,8 @@ def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
     hands = [_first(line["events"], "deal") for line in lines]
     dealt = max(hands)
     figures = GameFigures(dealt - min(commits), dealt - max(commits))
-    figures.setup_cpu = _all_peers_cpu(lines, min(commits), hands)
+    cpu = CpuSamples.of(lines)
+    figures.setup_cpu = _all_peers_cpu(cpu, min(commits), hands)
     game = lines[0]["game"]
     sent: dict[int, float] = {}
     for line in lines:
@@ -281,9 +295,9 @@ def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
         if name is not None:
             done = [moves[turn][1] for moves in per_peer]
             figures.moves.setdefault(name, []).append(max(done) - sent[turn])
-            cpu = _all_peers_cpu(lines, sent[turn], done)
-            if cpu is not None:
-                figures.move_cpu.setdefault(name, []).append(cpu)
+            spent = _all_peers_cpu(cpu, sent[turn], done)
+            if spent is not None:
+                figures.move_cpu.setdefault(name, []).append(spent)
     events = lines[0]["events"]
     figures.shuffles = sum(1 for e in events if e[1] == "shuffle")
     figures.rehandled = sum(e[2] for e in events if e[1] == "transfer")
@@ -333,7 +347,7 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def _per_core(cpu_ms: float | None) -> float | None:
-    """The least wall time ``cpu_ms`` of work can take on this machine's cores."""
+    """About the least wall time ``cpu_ms`` of work can take on this machine's cores."""
     return round(cpu_ms / (os.cpu_count() or 1), 3) if cpu_ms is not None else None
 
 
