@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from p2pcards.bench import CASES, analyse_game
+from p2pcards.bench import CASES, analyse_game, to_text
 
 ROW_NUMBERS = ("median_ms", "floor_ms", "ratio_to_floor", "baseline_ms", "ratio_to_baseline",
                "times_faster_than_baseline", "verify_ms", "verify_floor_ms", "verify_ratio_to_floor")
@@ -43,6 +43,8 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
         assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
         assert move["cpu_ms"] > 0 and move["cpu_bound_ms"] > 0
     assert "face_down_play" in row["moves"]  # every hand of Cal's BS starts with face-down plays
+    text = to_text(report)  # what scripts/bench prints without --json
+    assert "bs3" in text and "face-down play" in text and "/cores" in text
 
 
 def test_unknown_case_is_refused(cli):
