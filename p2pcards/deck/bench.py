@@ -71,7 +71,8 @@ def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int =
         seeds = [digest("bench", attempt, seat) for seat in range(players)]
         began = time.perf_counter()
         parties = [
-            Party(seat, players, b"bench", deck, seeds[seat], multiply_many=multiplier(workers))
+            Party(seat, players, b"bench", deck, seeds[seat], multiply_many=multiplier(workers),
+                  send_first=True)
             for seat in range(players)
         ]
         net = LocalNetwork(parties)

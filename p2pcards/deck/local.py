@@ -83,6 +83,8 @@ class LocalNetwork:
                 self.bytes += len(data)
                 self._seq += 1
                 heapq.heappush(self.queue, (self.clock[seat], self._seq, seat, to, data))
+        if self.parties[seat].deferred:  # its messages are on their way: now its work that waited
+            self.call(seat, self.parties[seat].proceed)
 
     def run(self) -> None:
         """Deliver messages until none is left."""

@@ -231,7 +231,7 @@ class Party:
         *,
         multiply_many: MultiplyMany = parallel_multiply_many,
         full_audit: bool = True,
-        seed_first: bool = False,
+        send_first: bool = False,
     ):
         if players < 2 or not 0 <= seat < players:
             raise ValueError("need 2 or more players and a seat among them")
@@ -246,11 +246,12 @@ class Party:
         self._seed = seed
         self._multiply_many = multiply_many
         self.full_audit = full_audit
-        # The driver sends each output before it calls proceed(): the audit, the heaviest step,
-        # then waits until our seed has gone out, so that no seat waits for our seed while we
-        # audit (the last seat to reach the audit ran it first, and everyone audited after it).
-        self.seed_first = seed_first
-        self._seed_unsent = False
+        # The driver sends each output before it calls proceed(): heavy work (decoding cards,
+        # the audit) then waits until our messages have gone out, so that no seat waits for
+        # them while we work (a seat that had every other opening of the deal decoded its hand
+        # before it sent its own; the last seat to reach the audit ran it before its seed).
+        self.send_first = send_first
+        self._deferred = False
         self.nonce = nonce_of(seed, self.context)
         self.seed_commits: list[bytes | None] = [None] * players
         self.nonce_commits: list[bytes | None] = [None] * players
@@ -351,20 +352,24 @@ class Party:
 
     def _flush(self) -> Output:
         out, self._out = self._out, Output()
-        self._seed_unsent = False
         return out
 
     @property
-    def audit_waiting(self) -> bool:
-        """With ``seed_first``: every seed is here and the audit waits for :meth:`proceed`."""
-        return (self.seed_first and self.audit_reason is not None and not self._audited
-                and self.blame is None and None not in self.seeds)
+    def deferred(self) -> bool:
+        """With ``send_first``: work waits until the last output is sent; then call :meth:`proceed`."""
+        return self._deferred
 
     def proceed(self) -> Output:
-        """Go on with what waited for our last output to be sent (with ``seed_first``: the audit,
-        once our seed is out)."""
+        """Go on with the work that waited for our last output to be sent (``send_first``)."""
+        self._deferred = False
         self._advance()
         return self._flush()
+
+    def _hold_for_send(self) -> bool:
+        """True (and :attr:`deferred`) if heavy work should wait for our messages to go out."""
+        if self.send_first and self._out.sends:
+            self._deferred = True
+        return self._deferred
 
     def _broadcast(self, message: dict[str, Any]) -> None:
         self._out.sends.append(Send(None, message))
@@ -719,6 +724,8 @@ class Party:
             if st["pending"]:
                 return False
             if not st["opened"]:
+                if mine and self._hold_for_send():
+                    return False
                 st["faces"] = self._decode(list(mine))
                 st["opened"] = True
             faces = st["faces"]
@@ -1095,7 +1102,6 @@ class Party:
         self._state = {"seeds": True}
         message = {"type": "seed", "seed": self._seed}
         self._broadcast(message)
-        self._seed_unsent = True
         self._on_seed(self.seat, message)
 
     def _on_seed(self, sender: int, message: dict[str, Any]) -> None:
@@ -1108,7 +1114,7 @@ class Party:
         self.seeds[sender] = seed
 
     def _progress_seeds(self) -> None:
-        if None in self.seeds or self.blame is not None or (self.seed_first and self._seed_unsent):
+        if None in self.seeds or self.blame is not None or self._hold_for_send():
             return
         from .audit import audit  # the audit is heavy and only needed at the end
 

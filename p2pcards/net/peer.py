@@ -184,7 +184,7 @@ class NetworkDeck:
         async with self.peer.send_lock:
             out: Output = method(*args)
             await self.peer.publish_deck(out.sends)
-            if self.party.audit_waiting:  # our seed is out: now the audit
+            while self.party.deferred:  # our messages are out: now the work that waited
                 later = self.party.proceed()
                 await self.peer.publish_deck(later.sends)
                 out.events += later.events
@@ -390,7 +390,7 @@ class Peer:
         self._abort_scope = trio.CancelScope()
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
-        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, seed_first=True)
+        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
         self.deck = NetworkDeck(self, self.party)
         seats: list[Any] = []
         for index in range(header.players):

@@ -201,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         profiler = cProfile.Profile()
         outcome = profiler.runcall(trio.run, run)
+        Path(profile_dir).mkdir(parents=True, exist_ok=True)
         profiler.dump_stats(Path(profile_dir) / f"{args.role}-{os.getpid()}.prof")
     else:
         outcome = trio.run(run)

@@ -10,7 +10,7 @@ from deck_helpers import make_deck
 from p2pcards.deck import CoinOp
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
-from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, OpDone, Party
+from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, DealOp, OpDone, Party
 
 # Every player count with 54 cards, and the bigger decks at the table sizes they are played at
 # (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.
@@ -126,11 +126,11 @@ def test_seeded_runs_repeat_and_secret_seeds_differ():
     assert c.parties[0].game_id != a.parties[0].game_id
 
 
-def test_with_seed_first_a_seat_sends_its_seed_before_it_audits():
-    """The last seat to reach the audit has every other seed already: with ``seed_first`` its
+def test_with_send_first_a_seat_sends_its_seed_before_it_audits():
+    """The last seat to reach the audit has every other seed already: with ``send_first`` its
     seed goes out in one output and the audit runs in the next (proceed), so nobody waits for
     its seed while it audits."""
-    deck = make_deck(3, party_factory=lambda seat, *args, **kw: Party(seat, *args, **kw, seed_first=seat == 2))
+    deck = make_deck(3, party_factory=lambda seat, *args, **kw: Party(seat, *args, **kw, send_first=seat == 2))
     handles = deck.shuffle()
     deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
     first, second, last = deck.parties
@@ -139,7 +139,29 @@ def test_with_seed_first_a_seat_sends_its_seed_before_it_audits():
     deck.net.run()
     out = last.begin(AuditOp())
     assert [s.message["type"] for s in out.sends] == ["seed"] and out.events == []
-    assert last.audit_waiting
+    assert last.deferred
     later = last.proceed()
     assert later.sends == [] and [type(e) for e in later.events] == [OpDone]
-    assert not last.audit_waiting and last.done
+    assert not last.deferred and last.done
+
+
+@pytest.mark.parametrize("send_first", [True, False])
+def test_with_send_first_a_seat_sends_its_deal_openings_before_it_decodes(send_first):
+    """A seat whose openings from every other seat are already in when the deal begins (it was
+    the last to see the final pass) sends its own first and decodes its hand after (proceed),
+    so the others do not wait for its decoding."""
+    deck = make_deck(3, party_factory=lambda seat, *args, **kw: Party(seat, *args, **kw, send_first=send_first))
+    handles = deck.shuffle()
+    deal = DealOp({h: i % 3 for i, h in enumerate(handles[:9])})
+    first, *others = deck.parties
+    for party in others:
+        deck.net.call(party.seat, party.begin, deal)
+    deck.net.run()  # their openings to the first seat wait in its inbox
+    out = first.begin(deal)
+    assert sorted(s.to for s in out.sends) == [1, 2]
+    if send_first:
+        assert out.events == [] and first.deferred and not first.known
+        out = first.proceed()
+        assert out.sends == [] and not first.deferred
+    [done] = out.events
+    assert isinstance(done, OpDone) and sorted(done.faces) == handles[:9:3]
