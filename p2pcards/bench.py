@@ -22,6 +22,15 @@ come from those lines:
   shuffle plus one per re-handled card; and the whole ``p2pcards verify`` command (a fresh
   interpreter loading the plugins);
 * **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size;
+* **model, a machine per peer**: not measured at a table but modelled, for what this machine
+  cannot show (its peers share two cores): the deck parties of the case's setup (commitments,
+  nonces, one shuffle, a deal of every card round the table) in this process, each call of a
+  party timed and placed on a virtual clock as if every party had a machine like this one to
+  itself (:class:`~p2pcards.deck.local.LocalNetwork`), every message delayed by one *hop*: the
+  session layer's cost of an entry carrying a whole pass (signing and encoding it, decoding,
+  checking and verifying it: :func:`entry_hop_cost`, measured in the same run) plus ``--lan-ms``
+  of network (default 1 ms, about a home Wi-Fi network's; a wired one is nearer 0.2). It leaves out the engine, the journal, the scheduling of a real
+  machine, and Calypso's cut and suit choices before its shuffle;
 * **CPU**: the CPU time the peer processes used (user and system, all threads) for the setup and
   for each move, summed over the peers: each peer from the start (the first commitment; the
   mover's signing) until it had itself decoded its hand or applied the move, from samples each
@@ -134,6 +143,47 @@ def sra_exponentiation_cost(labels: Sequence[str], sample: int) -> tuple[float, 
     if pow(locked[0], pow(e, -1, p - 1), p) != cards[0]:
         raise AssertionError("SRA: the inverse exponent does not unlock")
     return seconds, len(cards)
+
+
+# -- a machine per peer, modelled -----------------------------------------------------------------
+
+#: The network's share of a hop in the model (``--lan-ms``): about a home Wi-Fi network's.
+LAN_SECONDS = 0.001
+
+
+def entry_hop_cost(points: int, repeat: int = 200) -> float:
+    """Seconds the session layer adds to a hop, for an entry carrying a pass of ``points``: the
+    sender signs and encodes it, a receiver decodes, checks and verifies it (the best of
+    ``repeat``; the journal and the wire are not in it)."""
+    from .wire import framing
+    from .wire.identity import Identity
+    from .wire.messages import Entry, sign_entry
+
+    identity = Identity.generate()
+    body = {"msg": {"type": "relock", "op": 1, "points": [secrets.token_bytes(32) for _ in range(points)],
+                    "commits": [secrets.token_bytes(32) for _ in range(points)]},
+            "seen": [[seat, 3, secrets.token_bytes(32)] for seat in range(7)]}
+    best = float("inf")
+    for seq in range(repeat):
+        began = time.perf_counter()
+        entry = sign_entry(identity, table=bytes(16), sender=0, seq=seq, kind="deck", prev=bytes(32), body=body)
+        received = Entry.from_wire(framing.decode(entry.wire_bytes))
+        if not received.verify(identity.public):
+            raise AssertionError("an entry signed here does not verify")
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+def model_setup(players: int, cards: int, lan: float) -> dict[str, Any]:
+    """The setup of ``players`` x ``cards`` with every peer on a machine like this one (see the
+    module doc): best of three."""
+    from .cores import WORKERS
+    from .deck.bench import setup_benchmark
+
+    hop = entry_hop_cost(cards) + lan
+    result = setup_benchmark(players, cards, workers=WORKERS, repeat=3, hop=hop)
+    return {"model_ms": round(result["critical_path"] * 1e3, 3), "model_hop_ms": round(hop * 1e3, 3),
+            "model_lan_ms": round(lan * 1e3, 3), "model_threads": WORKERS}
 
 
 # -- running one game --------------------------------------------------------------------------------
@@ -352,7 +402,8 @@ def _per_core(cpu_ms: float | None) -> float | None:
 
 
 def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None, folder: Path,
-             bot: str = "strategic", log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+             bot: str = "strategic", log: Callable[[str], None] = lambda _: None,
+             lan: float = LAN_SECONDS) -> dict[str, Any]:
     """One case. The cost of a multiplication is measured before and after its games (the
     machine's speed drifts, shared as it is) and the mean of the two is the floor's unit."""
     from .deck.bench import scalar_mult_cost
@@ -374,6 +425,7 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         if figures.transcript is not None:
             verifies.append(time_verify(figures.transcript))
     mult = (mult_before + scalar_mult_cost(mult_samples)) / 2
+    model = model_setup(players, n, lan)
     setup = _median_ms([g.setup for g in played])
     floor = critical * mult * 1e3
     baseline = critical * sra_op * 1e3
@@ -408,6 +460,8 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         "critical_mults": critical,
         "floor_ms": round(floor, 3),
         "ratio_to_floor": _ratio(setup, floor),
+        **model,
+        "model_ratio_to_floor": _ratio(model["model_ms"], floor),
         "baseline_ms": round(baseline, 1),
         "baseline_cards_measured": sra_measured,
         "ratio_to_baseline": _ratio(setup, baseline),
@@ -425,7 +479,8 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
 
 
 def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: str = "strategic",
-        log: Callable[[str], None] = lambda _: None, keep: Path | None = None) -> dict[str, Any]:
+        log: Callable[[str], None] = lambda _: None, keep: Path | None = None,
+        lan: float = LAN_SECONDS) -> dict[str, Any]:
     """The whole benchmark; one JSON-ready object. ``keep``: leave each game's folder (its
     peers' timing lines, logs and transcripts) there instead of in a temporary one."""
     from nacl import __version__ as pynacl_version
@@ -442,7 +497,7 @@ def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: st
         folder = Path(tmp) if keep is None else keep
         for case in cases:
             rows.append(run_case(case, games=games, mult_samples=300 if quick else 1000,
-                                 sra_cards=8 if quick else None, folder=folder, bot=bot, log=log))
+                                 sra_cards=8 if quick else None, folder=folder, bot=bot, log=log, lan=lan))
     return {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "pynacl": pynacl_version,
                     "platform": platform.platform()},
@@ -483,6 +538,15 @@ def to_text(report: Mapping[str, Any]) -> str:
     lines += ["", "CPU ms: the peers' CPU time for the setup or the move, summed (each until it was done); "
                   f"/cores: that divided by this machine's {report['machine']['cpus']} cores, about the least "
                   "time that work can take here."]
+    first = report["cases"][0] if report["cases"] else None
+    if first is not None:
+        lines += ["", f"Modelled, not measured: the setup with every peer on a machine like this one "
+                      f"({first['model_threads']} threads each) and {first['model_lan_ms']:g} ms of network a hop "
+                      "(the deck parties in one process on a virtual clock; no engine or journal):",
+                  f"{'case':<10} {'N x n':>8} {'hop ms':>7} {'setup ms':>9} {'x floor':>8}"]
+        for r in report["cases"]:
+            lines.append(f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['model_hop_ms']:7.2f}"
+                         f" {r['model_ms']:9.1f} {r['model_ratio_to_floor']:8.2f}")
     return "\n".join(lines)
 
 
@@ -499,15 +563,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", default="strategic", help="the bots that play every seat")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep each game's timing lines, peer logs and transcripts in DIR/CASE-GAME")
+    parser.add_argument("--lan-ms", type=float, default=LAN_SECONDS * 1e3, metavar="MS",
+                        help="the network's share of a hop in the modelled setup (default: %(default)g)")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
     if args.games is not None and not 1 <= args.games <= 100:
         raise ValueError("--games takes 1 to 100")
+    if not 0 <= args.lan_ms <= 1000:
+        raise ValueError("--lan-ms takes 0 to 1000")
     cases = [CASES[name] for name in args.case] if args.case else list(CASES.values())
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.json else (lambda _: None)
     try:
-        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep)
+        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep,
+                     lan=args.lan_ms / 1e3)
     except BenchError as exc:
         print(f"p2pcards bench: {exc}", file=sys.stderr)
         return 1

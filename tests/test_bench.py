@@ -36,6 +36,10 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     assert row["transcript_bytes"] > 0 and row["bytes_sent_per_peer"] > 0
     assert row["scalar_mult_us"] > 0  # measured around this case's games
     assert row["journal_fsync_median_ms"] > 0  # each peer fsyncs its journal (in the background)
+    # the modelled setup of a machine per peer: the hop is the session layer's cost plus 1 ms
+    assert row["model_lan_ms"] == 1.0 and row["model_hop_ms"] > 1.0 and row["model_threads"] >= 1
+    assert row["model_ms"] > 8 * row["model_hop_ms"]  # eight hops one after another at least
+    assert row["model_ratio_to_floor"] == pytest.approx(row["model_ms"] / row["floor_ms"], abs=1e-3)
     assert row["setup_cpu_ms"] > 0 and row["setup_cpu_bound_ms"] == pytest.approx(
         row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3)
     for name, move in row["moves"].items():
@@ -45,12 +49,18 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     assert "face_down_play" in row["moves"]  # every hand of Cal's BS starts with face-down plays
     text = to_text(report)  # what scripts/bench prints without --json
     assert "bs3" in text and "face-down play" in text and "/cores" in text
+    assert "Modelled, not measured" in text
 
 
 def test_unknown_case_is_refused(cli):
     run = cli("bench", "--case", "poker")
     assert run.returncode == 2
     assert "invalid choice" in run.stderr
+
+
+def test_a_network_share_out_of_range_is_refused(cli):
+    run = cli("bench", "--quick", "--lan-ms", "-1")
+    assert run.returncode == 2 and "--lan-ms takes 0 to 1000" in run.stderr
 
 
 def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():

@@ -5,7 +5,8 @@ one shuffle, a deal of every card round the table) with all parties in this proc
 
 * ``wall``: the time it took here, every party's work done one after another;
 * ``critical_path``: the virtual-clock time of :class:`~p2pcards.deck.local.LocalNetwork`, i.e.
-  the setup time of a table where each party has its own machine and the network is instant;
+  the setup time of a table where each party has its own machine (with ``workers`` threads) and
+  every message takes ``hop`` seconds (default 0: an instant network);
 * ``floor``: (2N-1) * n scalar multiplications at the cost measured in the same run, the
   sequential chain of passes no dealer-free scheme of this shape can avoid.
 
@@ -61,7 +62,8 @@ def scalar_mult_cost(samples: int = 2000) -> float:
     return best
 
 
-def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int = 3) -> dict[str, Any]:
+def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int = 3,
+                    hop: float = 0.0) -> dict[str, Any]:
     """Best of ``repeat`` setups; see the module doc for the figures."""
     deck = deck_of_size(cards)
     mult = scalar_mult_cost()
@@ -75,7 +77,7 @@ def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int =
                   send_first=True)
             for seat in range(players)
         ]
-        net = LocalNetwork(parties)
+        net = LocalNetwork(parties, hop=hop)
         for p in parties:
             net.call(p.seat, p.start)
         net.run()
@@ -93,6 +95,7 @@ def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int =
             "players": players,
             "cards": cards,
             "workers": workers,
+            "hop": hop,
             "wall": wall,
             "critical_path": max(net.clock),
             "scalar_mult": mult,
@@ -111,11 +114,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=1, help="threads per pass (libsodium releases the GIL)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--hop-ms", type=float, default=0.0, help="delay of every message (default 0)")
     args = parser.parse_args(argv)
     print(f"one scalar multiplication: {scalar_mult_cost() * 1e6:.1f} us")
     print(f"{'N x n':>8} {'floor ms':>9} {'wall ms':>9} {'x floor':>8} {'crit ms':>9} {'x floor':>8} {'KB':>6}")
     for players, cards in STANDARD:
-        r = setup_benchmark(players, cards, workers=args.workers, repeat=args.repeat)
+        r = setup_benchmark(players, cards, workers=args.workers, repeat=args.repeat, hop=args.hop_ms / 1e3)
         print(
             f"{players:>3} x {cards:<3} {r['floor'] * 1e3:9.1f} {r['wall'] * 1e3:9.1f} {r['wall_vs_floor']:8.2f}"
             f" {r['critical_path'] * 1e3:9.1f} {r['critical_vs_floor']:8.2f} {r['bytes'] / 1024:6.0f}"

@@ -46,11 +46,15 @@ class LocalNetwork:
     It also keeps a virtual clock as if each party ran on its own machine on a network with no
     latency: a message is handled at the later of its send time and the moment its receiver is
     free, and takes the measured time of the ``receive`` call. ``critical_path`` is then the
-    setup time a real table would see, which ``bench`` reports next to the wall time."""
+    setup time a real table would see, which ``bench`` reports next to the wall time.
 
-    def __init__(self, parties: Sequence[Party], tamper: Tamper | None = None):
+    ``hop``: seconds from a message's sending to its delivery, for the parts of a real hop no
+    party call includes (the session layer's signing and checking, the wire); 0 is instant."""
+
+    def __init__(self, parties: Sequence[Party], tamper: Tamper | None = None, *, hop: float = 0.0):
         self.parties = list(parties)
         self.tamper = tamper
+        self.hop = hop
         self.queue: list[tuple[float, int, int, int, bytes]] = []
         self.events: list[list[OpDone | Blame]] = [[] for _ in parties]
         self.clock = [0.0] * len(parties)
@@ -82,7 +86,7 @@ class LocalNetwork:
                 self.messages += 1
                 self.bytes += len(data)
                 self._seq += 1
-                heapq.heappush(self.queue, (self.clock[seat], self._seq, seat, to, data))
+                heapq.heappush(self.queue, (self.clock[seat] + self.hop, self._seq, seat, to, data))
         if self.parties[seat].deferred:  # its messages are on their way: now its work that waited
             self.call(seat, self.parties[seat].proceed)
 

@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if profile_dir:  # profile this peer (docs/performance.md, "Profiling a peer")
         import cProfile
 
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.thread_time)
         outcome = profiler.runcall(trio.run, run)
         Path(profile_dir).mkdir(parents=True, exist_ok=True)
         profiler.dump_stats(Path(profile_dir) / f"{args.role}-{os.getpid()}.prof")

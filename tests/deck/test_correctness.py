@@ -165,3 +165,16 @@ def test_with_send_first_a_seat_sends_its_deal_openings_before_it_decodes(send_f
         assert out.sends == [] and not first.deferred
     [done] = out.events
     assert isinstance(done, OpDone) and sorted(done.faces) == handles[:9:3]
+
+
+def test_the_in_process_setup_bench_counts_every_sequential_hop():
+    """The model of a table of separate machines (``bench``) delays every message by ``hop``:
+    a 3-seat setup has eight hops one after another (commitments, nonces, five passes, the
+    deal), so its critical path is at least eight hops, whatever the parties' own work."""
+    from p2pcards.deck.bench import setup_benchmark
+
+    hop = 0.02
+    instant = setup_benchmark(3, 20, repeat=1)
+    delayed = setup_benchmark(3, 20, repeat=1, hop=hop)
+    assert instant["critical_path"] < 8 * hop <= delayed["critical_path"] < 9 * hop + 2 * instant["critical_path"]
+    assert delayed["hop"] == hop and delayed["messages"] == instant["messages"]
