@@ -43,8 +43,8 @@ def _decode(data: bytes) -> dict[str, Any]:
 class LocalNetwork:
     """In-process message queues between parties.
 
-    It also keeps a virtual clock as if each party ran on its own machine on a network with no
-    latency: a message is handled at the later of its send time and the moment its receiver is
+    It also keeps a virtual clock as if each party ran on its own machine: a message is handled
+    at the later of its arrival (its send time, plus ``hop``) and the moment its receiver is
     free, and takes the measured time of the ``receive`` call. ``critical_path`` is then the
     setup time a real table would see, which ``bench`` reports next to the wall time.
 
