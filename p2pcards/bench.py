@@ -29,8 +29,10 @@ come from those lines:
   itself (:class:`~p2pcards.deck.local.LocalNetwork`), every message delayed by one *hop*: the
   session layer's cost of an entry carrying a whole pass (signing and encoding it, decoding,
   checking and verifying it: :func:`entry_hop_cost`, measured in the same run) plus ``--lan-ms``
-  of network (default 1 ms, about a home Wi-Fi network's; a wired one is nearer 0.2). It leaves out the engine, the journal, the scheduling of a real
-  machine, and Calypso's cut and suit choices before its shuffle;
+  of network (default 1 ms, about a home Wi-Fi network's; a wired one is nearer 0.2). Twice:
+  each peer's passes on this machine's threads, and on one thread, about what a pass that
+  starts on a cold core gets here. It leaves out the engine, the journal, the scheduling of a
+  real machine, and Calypso's cut and suit choices before its shuffle;
 * **CPU**: the CPU time the peer processes used (user and system, all threads) for the setup and
   for each move, summed over the peers: each peer from the start (the first commitment; the
   mover's signing) until it had itself decoded its hand or applied the move, from samples each
@@ -181,14 +183,19 @@ MODEL_REPEATS = 5
 
 def model_setup(players: int, cards: int, lan: float) -> dict[str, Any]:
     """The setup of ``players`` x ``cards`` with every peer on a machine like this one (see the
-    module doc): the median of :data:`MODEL_REPEATS`."""
+    module doc): the median of :data:`MODEL_REPEATS`. Twice: with this machine's threads for
+    each pass, as when its cores are awake, and with one, about what a pass that starts on a
+    cold core gets here (docs/performance.md, "What this machine allows")."""
     from .cores import WORKERS
     from .deck.bench import setup_benchmark
 
     hop = entry_hop_cost(cards) + lan
-    paths = [setup_benchmark(players, cards, workers=WORKERS, repeat=1, hop=hop)["critical_path"]
-             for _ in range(MODEL_REPEATS)]
-    return {"model_ms": _median_ms(paths), "model_hop_ms": round(hop * 1e3, 3),
+
+    def median(workers: int) -> float | None:
+        return _median_ms([setup_benchmark(players, cards, workers=workers, repeat=1, hop=hop)["critical_path"]
+                           for _ in range(MODEL_REPEATS)])
+
+    return {"model_ms": median(WORKERS), "model_one_thread_ms": median(1), "model_hop_ms": round(hop * 1e3, 3),
             "model_lan_ms": round(lan * 1e3, 3), "model_threads": WORKERS}
 
 
@@ -468,6 +475,7 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         "ratio_to_floor": _ratio(setup, floor),
         **model,
         "model_ratio_to_floor": _ratio(model["model_ms"], floor),
+        "model_one_thread_ratio_to_floor": _ratio(model["model_one_thread_ms"], floor),
         "baseline_ms": round(baseline, 1),
         "baseline_cards_measured": sra_measured,
         "ratio_to_baseline": _ratio(setup, baseline),
@@ -549,10 +557,14 @@ def to_text(report: Mapping[str, Any]) -> str:
         lines += ["", f"Modelled, not measured: the setup with every peer on a machine like this one "
                       f"({first['model_threads']} threads each) and {first['model_lan_ms']:g} ms of network a hop "
                       "(the deck parties in one process on a virtual clock; no engine or journal):",
-                  f"{'case':<10} {'N x n':>8} {'hop ms':>7} {'setup ms':>9} {'x floor':>8}"]
+                  f"{'case':<10} {'N x n':>8} {'hop ms':>7} {'setup ms':>9} {'x floor':>8}"
+                  f" {'1 thread':>9} {'x floor':>8}"]
         for r in report["cases"]:
             lines.append(f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['model_hop_ms']:7.2f}"
-                         f" {r['model_ms']:9.1f} {r['model_ratio_to_floor']:8.2f}")
+                         f" {r['model_ms']:9.1f} {r['model_ratio_to_floor']:8.2f}"
+                         f" {r['model_one_thread_ms']:9.1f} {r['model_one_thread_ratio_to_floor']:8.2f}")
+        lines.append("(1 thread: each peer's multiplications in one thread, about what a pass that starts on "
+                     "a cold core gets here.)")
     return "\n".join(lines)
 
 

@@ -40,6 +40,8 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     assert row["model_lan_ms"] == 1.0 and row["model_hop_ms"] > 1.0 and row["model_threads"] >= 1
     assert row["model_ms"] > 8 * row["model_hop_ms"]  # eight hops one after another at least
     assert row["model_ratio_to_floor"] == pytest.approx(row["model_ms"] / row["floor_ms"], abs=1e-3)
+    assert row["model_one_thread_ratio_to_floor"] == pytest.approx(row["model_one_thread_ms"] / row["floor_ms"],
+                                                                   abs=1e-3)
     assert row["setup_cpu_ms"] > 0 and row["setup_cpu_bound_ms"] == pytest.approx(
         row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3)
     for name, move in row["moves"].items():
