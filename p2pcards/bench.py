@@ -91,6 +91,9 @@ CASES: dict[str, Case] = {
         Case("bs7", "cals-bs", 7, {"match_target": "1"}, "Cal's BS, 7 players"),
         Case("calypso4", "calypso", 4, {}, "Calypso partnership"),
         Case("calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player"),
+        # Not a target: the one table this machine can host as if each peer had a machine (two
+        # peers, one multiplying at a time), to check the modelled setup against a measured one.
+        Case("eights2", "crazy-eights", 2, {}, "Crazy Eights, 2 players"),
     )
 }
 

@@ -101,4 +101,5 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
 
 def test_cases_cover_the_issue():
     assert {(c.game, c.players) for c in CASES.values()} == {
-        ("cals-bs", 3), ("cals-bs", 5), ("cals-bs", 7), ("calypso", 4), ("calypso", 3)}
+        ("cals-bs", 3), ("cals-bs", 5), ("cals-bs", 7), ("calypso", 4), ("calypso", 3),
+        ("crazy-eights", 2)}  # the last one checks the modelled setup against a measured one
