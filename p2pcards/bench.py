@@ -423,11 +423,14 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
     """One case. The cost of a multiplication is measured before and after its games (the
     machine's speed drifts, shared as it is) and the mean of the two is the floor's unit."""
     from .deck.bench import scalar_mult_cost
-    from .plugins import load_plugins
+    from .plugins import UnknownName, load_plugins
 
     mult_before = scalar_mult_cost(mult_samples)
 
-    game = load_plugins().game(case.game)
+    try:
+        game = load_plugins().game(case.game)
+    except UnknownName as exc:
+        raise BenchError(f"case {case.name}: {exc}") from None
     deck = game.deck(game.resolve_options(dict(case.options), case.players), case.players)
     n, players = len(deck), case.players
     sra_op, sra_measured = sra_exponentiation_cost([c.label() for c in deck], sra_cards or n)

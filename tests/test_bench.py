@@ -60,6 +60,14 @@ def test_unknown_case_is_refused(cli):
     assert "invalid choice" in run.stderr
 
 
+def test_a_case_whose_game_is_not_installed_is_reported(monkeypatch, capsys):
+    from p2pcards import bench
+
+    monkeypatch.setitem(bench.CASES, "nosuch3", bench.Case("nosuch3", "no-such-game", 3, {}, "not installed"))
+    assert bench.main(["--quick", "--case", "nosuch3"]) == 1
+    assert "case nosuch3: no game 'no-such-game' (installed: " in capsys.readouterr().err
+
+
 def test_a_network_share_out_of_range_is_refused(cli):
     run = cli("bench", "--quick", "--lan-ms", "-1")
     assert run.returncode == 2 and "--lan-ms takes 0 to 1000" in run.stderr
