@@ -33,7 +33,6 @@ class OwnChainRecovery:
         self.keys = keys
         self.count = len(journal)  # our entries known so far: the journal's, then those taken back
         self.head = journal[-1].hash if journal else head
-        self.taken: list[Entry] = []  # entries taken back, in order
         self.done = trio.Event()
         self._answered: set[int] = set()
 
@@ -53,7 +52,6 @@ class OwnChainRecovery:
             return None  # one we have (several seats hold it), or not the next: nothing to take
         if entry.prev != self.head or not entry.verify(self.keys):
             raise ValueError(f"a version of our own entry #{entry.seq} that we did not sign")
-        self.taken.append(entry)
         self.count += 1
         self.head = entry.hash
         return entry
