@@ -53,6 +53,7 @@ import bisect
 import hashlib
 import json
 import math
+import operator
 import os
 import platform
 import secrets
@@ -66,12 +67,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CASES", "Case", "analyse_game", "main", "sra_exponentiation_cost"]
+__all__ = ["CASES", "Case", "analyse_game", "judge_targets", "main", "sra_exponentiation_cost"]
 
 GAME_SECONDS = 180.0
 PORT_SECONDS = 30.0
 VERIFY_SECONDS = 300.0
 POLL = 0.02
+
+
+#: The targets of the benchmark (docs/performance.md, "Against the targets"), judged on each run.
+SETUP_TARGET = 1.2  # setup / floor, at most
+BASELINE_TARGET = 100.0  # times faster than textbook SRA, at least (Calypso's 4 x 208)
+MOVE_TARGET_MS = 5.0  # a move's median latency, under
+VERIFY_TARGET = 1.5  # verify / its floor, at most (a whole Calypso game)
+_BOUNDS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt}
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,8 @@ class Case:
     players: int
     options: Mapping[str, str]
     title: str
+    #: The targets this case is judged on: "setup", "moves", "baseline", "verify".
+    targets: frozenset[str] = frozenset({"setup", "moves"})
 
 
 CASES: dict[str, Case] = {
@@ -89,11 +100,13 @@ CASES: dict[str, Case] = {
         Case("bs3", "cals-bs", 3, {"match_target": "1"}, "Cal's BS, 3 players"),
         Case("bs5", "cals-bs", 5, {"match_target": "1"}, "Cal's BS, 5 players"),
         Case("bs7", "cals-bs", 7, {"match_target": "1"}, "Cal's BS, 7 players"),
-        Case("calypso4", "calypso", 4, {}, "Calypso partnership"),
-        Case("calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player"),
-        # Not a target: the one table this machine can host as if each peer had a machine (two
+        Case("calypso4", "calypso", 4, {}, "Calypso partnership",
+             frozenset({"setup", "moves", "baseline", "verify"})),
+        Case("calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player",
+             frozenset({"setup", "moves", "verify"})),
+        # No target: the one table this machine can host as if each peer had a machine (two
         # peers, one multiplying at a time), to check the modelled setup against a measured one.
-        Case("eights2", "crazy-eights", 2, {}, "Crazy Eights, 2 players"),
+        Case("eights2", "crazy-eights", 2, {}, "Crazy Eights, 2 players", frozenset()),
     )
 }
 
@@ -498,6 +511,32 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
     }
 
 
+def judge_targets(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each target of each case's row (``Case.targets``): the figure, how it must compare with
+    its limit (``bound``) and whether this run met it. A figure the run did not measure (no such
+    move in its games) is left out."""
+    verdicts: list[dict[str, Any]] = []
+
+    def judge(row: Mapping[str, Any], target: str, value: float | None, bound: str, limit: float) -> None:
+        if value is not None:
+            verdicts.append({"case": row["case"], "target": target, "value": value, "bound": bound,
+                             "limit": limit, "met": _BOUNDS[bound](value, limit)})
+
+    for row in rows:
+        case = CASES.get(row["case"])
+        wanted = case.targets if case is not None else frozenset()
+        if "setup" in wanted:
+            judge(row, "setup x floor", row["ratio_to_floor"], "<=", SETUP_TARGET)
+        if "baseline" in wanted:
+            judge(row, "x faster than SRA", row["times_faster_than_baseline"], ">=", BASELINE_TARGET)
+        if "moves" in wanted:
+            for name, move in row["moves"].items():
+                judge(row, f"{MOVE_TITLES[name]} ms", move["median_ms"], "<", MOVE_TARGET_MS)
+        if "verify" in wanted:
+            judge(row, "verify x floor", row["verify_ratio_to_floor"], "<=", VERIFY_TARGET)
+    return verdicts
+
+
 def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: str = "strategic",
         log: Callable[[str], None] = lambda _: None, keep: Path | None = None,
         lan: float = LAN_SECONDS) -> dict[str, Any]:
@@ -526,6 +565,7 @@ def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: st
         "scalar_mult_us": round(mult * 1e6, 2),
         "sra_modulus_bits": MODP_2048.bit_length(),
         "cases": rows,
+        "targets": judge_targets(rows),
     }
 
 
@@ -571,6 +611,12 @@ def to_text(report: Mapping[str, Any]) -> str:
                          f" {r['model_one_thread_ms']:9.1f} {r['model_one_thread_ratio_to_floor']:8.2f}")
         lines.append("(1 thread: each peer's multiplications in one thread, about what a pass that starts on "
                      "a cold core gets here.)")
+    if report.get("targets"):
+        lines += ["", "Against the targets, in this run (a move's figure is its median):",
+                  f"{'case':<10} {'target':<30} {'value':>8} {'limit':>7}  verdict"]
+        for t in report["targets"]:
+            lines.append(f"{t['case']:<10} {t['target']:<30} {t['value']:8.2f} {t['bound']:>2} {t['limit']:<4g}"
+                         f"  {'met' if t['met'] else 'NOT MET'}")
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from p2pcards.bench import CASES, analyse_game, to_text
+from p2pcards.bench import CASES, analyse_game, judge_targets, to_text
 
 ROW_NUMBERS = ("median_ms", "floor_ms", "ratio_to_floor", "baseline_ms", "ratio_to_baseline",
                "times_faster_than_baseline", "verify_ms", "verify_floor_ms", "verify_ratio_to_floor")
@@ -49,9 +49,14 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
         assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
         assert move["cpu_ms"] > 0 and move["cpu_bound_ms"] > 0
     assert "face_down_play" in row["moves"]  # every hand of Cal's BS starts with face-down plays
+    # every target of a Cal's BS case is judged on the run's own figures
+    verdicts = {t["target"]: t for t in report["targets"]}
+    assert verdicts["setup x floor"]["value"] == row["ratio_to_floor"]
+    assert verdicts["face-down play ms"]["value"] == row["moves"]["face_down_play"]["median_ms"]
+    assert all(t["case"] == "bs3" and isinstance(t["met"], bool) for t in report["targets"])
     text = to_text(report)  # what scripts/bench prints without --json
     assert "bs3" in text and "face-down play" in text and "/cores" in text
-    assert "Modelled, not measured" in text
+    assert "Modelled, not measured" in text and "Against the targets" in text
 
 
 def test_unknown_case_is_refused(cli):
@@ -111,3 +116,32 @@ def test_cases_cover_the_issue():
     assert {(c.game, c.players) for c in CASES.values()} == {
         ("cals-bs", 3), ("cals-bs", 5), ("cals-bs", 7), ("calypso", 4), ("calypso", 3),
         ("crazy-eights", 2)}  # the last one checks the modelled setup against a measured one
+
+
+def _row(case, **figures):
+    row = {"case": case, "ratio_to_floor": 1.0, "times_faster_than_baseline": 200.0,
+           "verify_ratio_to_floor": 1.3, "moves": {}}
+    row.update(figures)
+    return row
+
+
+def test_each_case_is_judged_on_its_own_targets():
+    rows = [
+        _row("bs5", ratio_to_floor=1.63, moves={"face_down_play": {"median_ms": 2.1},
+                                                "doubt_reveal_pickup": {"median_ms": 7.1}}),
+        _row("calypso4", ratio_to_floor=0.98, times_faster_than_baseline=99.5, verify_ratio_to_floor=1.5,
+             moves={"card_play_reveal": {"median_ms": 5.0}}),
+        _row("calypso3", ratio_to_floor=1.2, verify_ratio_to_floor=None),  # verify did not run
+        _row("eights2", ratio_to_floor=9.0),  # no target: the model's check
+    ]
+    verdicts = {(t["case"], t["target"]): (t["bound"], t["limit"], t["met"]) for t in judge_targets(rows)}
+    assert verdicts == {
+        ("bs5", "setup x floor"): ("<=", 1.2, False),
+        ("bs5", "face-down play ms"): ("<", 5.0, True),
+        ("bs5", "doubt + reveal + pickup ms"): ("<", 5.0, False),
+        ("calypso4", "setup x floor"): ("<=", 1.2, True),
+        ("calypso4", "x faster than SRA"): (">=", 100.0, False),
+        ("calypso4", "card (play + reveal) ms"): ("<", 5.0, False),  # under 5 ms, so 5.0 misses
+        ("calypso4", "verify x floor"): ("<=", 1.5, True),
+        ("calypso3", "setup x floor"): ("<=", 1.2, True),
+    }
