@@ -222,7 +222,8 @@ class CalsBS(Game[BSState]):
         "Cal's BS: shed all your cards. The leader places 1-6 cards face down and names any rank; "
         "each player in turn passes, places 1-6 cards claiming that rank, or doubts the top set. "
         "A doubt turns the top set up: whoever was wrong takes the whole pile and whoever was "
-        "right leads. Jokers are wild. Your last cards go face up and must be true. "
+        "right leads. Jokers are wild. Your last cards go face up and must be true (with "
+        "going_out=challengeable they go face down and may be doubted). "
         "First to win the set number of hands wins the match."
     )
 
@@ -706,9 +707,10 @@ def _status(state: BSState, step: Step, seat: int | None) -> str:
         quads = ", or lead quads" if state.quads else ""
         return f"{who}: lead 1-{MAX_SET} cards face down and name any rank{quads}"
     top = state.top
+    doubt = ", or doubt" if top is not None and top.owner != step.seat and not top.quads else ""
     if state.in_quads_context:
-        reply = f"+{state.plus}" if state.plus is not None else "+N (1-12)"
-        return f"{who}: pass, or place 1-{MAX_SET} cards claiming {reply} (quads cannot be doubted)"
-    doubt = ", or doubt" if top is not None and top.owner != step.seat else ""
+        if top is not None and top.quads:  # rule 31: only pass or +N while the quads are on top
+            return f"{who}: pass, or place 1-{MAX_SET} cards claiming +N (1-12) (quads cannot be doubted)"
+        return f"{who}: pass, place 1-{MAX_SET} cards claiming +{state.plus}{doubt}"  # rule 32
     rank = state.current_rank.symbol if state.current_rank is not None else "?"
     return f"{who}: pass, place 1-{MAX_SET} cards as {rank}{doubt}"

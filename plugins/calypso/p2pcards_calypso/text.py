@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from .game import Calypso, CalypsoState
 
 SUMMARY = (
-    "Calypso: four packs, four personal trump suits (spades with hearts, diamonds with clubs). "
+    "Calypso: four packs (three less one suit for three players), a personal trump suit each "
+    "(spades with hearts, diamonds with clubs). "
     "Follow suit if you can, otherwise discard or ruff with your own suit; a led own suit is a "
     "trump. Won cards of your suit build your calypso (one of each rank, A to 2): 500 for the "
     "first, 750 the second, 1000 each after; 20 per card of an unfinished calypso, 10 per card "

@@ -93,3 +93,17 @@ def test_generic_keys_say_whose_turn_and_what_is_claimed():
     assert view["seats"][0] == {"cards": 16, "hands won": 0}
     t.act(1, "pass")
     assert "passes since the last set: 1" in t.view(None)["table"]
+
+
+def test_status_in_a_quads_context_offers_doubt_once_a_plus_n_set_is_on_top():
+    """Rules 31-32: no doubt while the quads are on top; after the first +N reply, doubt is legal
+    again and the status must say so."""
+    from bs_table import Table
+
+    t = Table(4, {0: "9h 9s 9d 9c", 1: "Jh", 2: "Js"}, quads=True)
+    t.act(0, "quads 9h 9s 9d 9c")
+    assert t.view(1)["status"] == "your turn: pass, or place 1-6 cards claiming +N (1-12) (quads cannot be doubted)"
+    t.act(1, "+2 Jh")
+    assert "doubt" in {a["type"] for a in t.game.legal_actions(t.state, 2, t.deck.known(2))}
+    assert t.view(2)["status"] == "your turn: pass, place 1-6 cards claiming +2, or doubt"
+    assert t.view(1)["status"] == "seat 2 to play: pass, place 1-6 cards claiming +2, or doubt"
