@@ -216,8 +216,25 @@ def _default_name() -> str:
 def cmd_new_game(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .newgame import NewGameError, create_game
+    from importlib import metadata
 
+    from .newgame import GameNames, NewGameError, create_game
+
+    try:
+        wanted = GameNames.from_text(args.name)
+    except NewGameError as exc:
+        raise UsageError(str(exc)) from None
+    # 'pip install -e' of a distribution with an installed one's name silently replaces it
+    # (the bundled games are p2pcards-cals-bs, p2pcards-calypso, p2pcards-crazy-eights).
+    if wanted.name in load_plugins().games:
+        raise UsageError(f"a game {wanted.name!r} is already installed: choose another name")
+    try:
+        metadata.distribution(wanted.distribution)
+    except metadata.PackageNotFoundError:
+        pass
+    else:
+        raise UsageError(f"{wanted.distribution} is already installed (installing the new game "
+                         "would replace it): choose another name")
     try:
         names, folder, written = create_game(args.name, Path(args.dir) if args.dir else None)
     except NewGameError as exc:
@@ -227,7 +244,7 @@ def cmd_new_game(args: argparse.Namespace) -> int:
         print(f"  {path.relative_to(folder)}")
     print(
         "\nNext:\n"
-        f"  pip install -e {folder}\n"
+        f"  pip install -e {folder} pytest\n"
         "  p2pcards plugins\n"
         f"  p2pcards simulate --game {names.name} --players 3 --local --games 100\n"
         f"  python -m pytest {folder / 'tests'}\n"

@@ -33,6 +33,7 @@ class LocalDealer:
         self._known: list[dict[int, Card]] = [{} for _ in range(players)]
         self._epoch = 0
         self._next_transferred = FIRST_TRANSFERRED
+        self._coin_labels: set[str] = set()
 
     def shuffle(self) -> list[int]:
         order = self.cards[:]
@@ -44,6 +45,11 @@ class LocalDealer:
         return handles
 
     def coin(self, label: str, bound: int) -> int:
+        # The mental-poker deck derives a coin from the game and its label only, so a label used
+        # twice gives the same value twice there: refuse it here, where a plugin's tests run.
+        if label in self._coin_labels:
+            raise ValueError(f"Coin label {label!r} used twice in one game (labels must be unique)")
+        self._coin_labels.add(label)
         return self.rng.randrange(bound)
 
     def deal(self, to: Mapping[int, int]) -> None:

@@ -170,7 +170,11 @@ class Replica:
             self.state = self.game.new_state(self.options, self.players)
 
     def next_step(self) -> Step:
-        return self.game.next_step(self.state)
+        step = self.game.next_step(self.state)
+        problem = _step_problem(step, self.players)
+        if problem:
+            raise TypeError(f"{self.game.id}: next_step returned {step!r}: {problem}")
+        return step
 
     def act(self, seat: int, action: Action) -> int:
         """Check and apply an action from ``seat``; returns its index in the log.
@@ -180,6 +184,9 @@ class Replica:
             raise IllegalAction(f"it is not seat {seat}'s turn")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("an action must be a mapping with a 'type'")
+        problem = _plain_data_problem(action)
+        if problem:
+            raise IllegalAction(f"an action must be plain data (peers and transcripts carry it): {problem}")
         self.game.check(self.state, seat, action)
         self.game.apply(self.state, seat, action)
         self.actions.append((seat, action))
@@ -243,9 +250,54 @@ def play(
             faces = deck.open_all()
             violations = game.audit(state, replica.actions, faces)
             return GameRecord(step.result, violations, replica.actions, faces, steps)
-        else:  # pragma: no cover - a game returned something that is not a Step
+        else:  # pragma: no cover - Replica.next_step refuses anything that is not a Step
             raise TypeError(f"{game.id}: next_step returned {step!r}, not a Step")
     raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps (a loop in the rules?)")
+
+
+def _step_problem(step: Any, players: int) -> str | None:
+    """Why ``step`` cannot be carried out at a table of ``players`` seats, or None."""
+    if not isinstance(step, (*DECK_STEPS, Turn, Done)):
+        return "not a Step (Shuffle, Coin, Deal, Reveal, Transfer, Turn or Done)"
+    seats = []
+    if isinstance(step, Turn):
+        seats = [step.seat]
+    elif isinstance(step, Deal):
+        seats = list(step.to.values())
+    elif isinstance(step, Reveal) and step.owner is not None:
+        seats = [step.owner]
+    elif isinstance(step, Transfer):
+        seats = [step.to]
+    for seat in seats:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+            return f"seat {seat!r} is not one of 0..{players - 1}"
+    return None
+
+
+_PLAIN = (str, int, float, bool, bytes, type(None))
+
+
+def _plain_data_problem(value: Any, where: str = "action") -> str | None:
+    """Why ``value`` is not plain data (what the wire carries: None, bool, int, float, str,
+    bytes, lists and str-keyed dicts), or None. Enums and other objects are refused here, in
+    every game, not only once a network peer tries to send them."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where} has the key {key!r}, not a string"
+            problem = _plain_data_problem(item, f"{where}[{key!r}]")
+            if problem:
+                return problem
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            problem = _plain_data_problem(item, f"{where}[{index}]")
+            if problem:
+                return problem
+        return None
+    if type(value) not in _PLAIN:
+        return f"{where} is a {type(value).__name__} ({value!r}); use its plain value"
+    return None
 
 
 def _observes(bot: Bot) -> bool:

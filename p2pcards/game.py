@@ -87,7 +87,12 @@ class Shuffle:
 
 @dataclass(frozen=True, slots=True)
 class Coin:
-    """A public random integer in ``range(bound)``; ``label`` must be unique within the game."""
+    """A public random integer in ``range(bound)``; ``label`` must be unique within the game.
+
+    With the mental-poker deck the value is a function of the game's id (fixed once every seat
+    has joined) and ``label``: a label used twice gives the same value twice, and every seat can
+    work out any coin from the start of the game. Nobody can bias a coin, but a coin is not a
+    secret: do not use one for a draw the players must not know in advance."""
 
     label: str
     bound: int
@@ -102,8 +107,9 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Reveal:
-    """Turn handles face up for everyone. ``owner`` is the seat that holds them (who must open
-    them), or ``None`` when nobody holds them (cards still in the stock)."""
+    """Turn handles face up for everyone. ``owner`` is the seat the game believes holds them,
+    or ``None`` for cards nobody holds (the stock). It is informational: the deck keeps its own
+    record of holders (from deals and transfers) and has the real holder open the cards."""
 
     handles: tuple[int, ...]
     owner: int | None

@@ -16,6 +16,7 @@ Environment variables (as datasette and tox do):
 from __future__ import annotations
 
 import os
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -118,6 +119,11 @@ class PluginHost:
             return
         info = PluginInfo(name, distribution, version)
         info.hooks = sorted(h.name for h in self.pm.get_hookcallers(module) or [])
+        if not info.hooks:
+            # pluggy ignores a function without the marker, so a forgotten decorator is silent.
+            undecorated = sorted(h for h in ("register_games", "register_bots") if callable(getattr(module, h, None)))
+            hint = f" ({', '.join(undecorated)} lacks @p2pcards.hookimpl)" if undecorated else ""
+            self.errors.append(PluginError(name, f"implements no hooks{hint}"))
         self.plugins[name] = info
         self._collect(name, info)
 
@@ -220,15 +226,31 @@ def contract_problem(game: Any) -> str | None:
     if len(set(names)) != len(names):
         return f"game {game.id}: two options share a name"
     for opt in game.options:
+        if opt.type not in (bool, int, str):
+            return f"game {game.id}: option {opt.name} has type {opt.type.__name__}; options are bool, int or str"
         try:
             opt.parse(opt.default)
         except ValueError as exc:
             return f"game {game.id}: the default of option {opt.name} is invalid ({exc})"
+    options = {o.name: o for o in game.options}
+    for variant, values in game.variants.items():
+        for key, value in values.items():
+            if key not in options:
+                return f"game {game.id}: variant {variant!r} sets {key!r}, which is not an option"
+            try:
+                options[key].parse(value)
+            except ValueError as exc:
+                return f"game {game.id}: variant {variant!r}: {exc}"
     return None
 
 
 def _short(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    """The error and, for a plugin author, where in their code it was raised."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)[1:] if not f.filename.startswith("<")]
+    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    if isinstance(exc, SyntaxError):
+        where = ""  # its message already names the file and line
+    return f"{type(exc).__name__}: {exc}{where}"
 
 
 _host: PluginHost | None = None

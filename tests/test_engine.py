@@ -107,3 +107,24 @@ def test_same_seed_same_games(host):
     c = simulate(host, "high-card", players=4, options={"cards": 2}, games=50, seed=8, keep_results=True)
     assert a.results == b.results and a.wins == b.wins
     assert a.results != c.results
+
+
+def test_an_action_that_is_not_plain_data_is_refused_before_any_peer_sees_it():
+    from p2pcards.cards import Suit
+    from p2pcards.engine import _plain_data_problem
+
+    assert _plain_data_problem({"type": "play", "cards": [3, 17], "suit": "h"}) is None
+    assert "action['suit'] is a Suit" in _plain_data_problem({"type": "play", "suit": Suit.HEARTS})
+    assert "key 3" in _plain_data_problem({"type": "x", "map": {3: 1}})
+
+
+def test_the_local_dealer_refuses_a_coin_label_used_twice():
+    import random
+
+    from p2pcards.cards import build_deck
+    from p2pcards.dealer import LocalDealer
+
+    deck = LocalDealer(build_deck(), 2, random.Random(0))
+    deck.coin("dealer", 2)
+    with pytest.raises(ValueError, match="'dealer' used twice"):
+        deck.coin("dealer", 2)

@@ -100,3 +100,7 @@ def test_names_and_refusals(tmp_path, cli):
         create_game("snap", tmp_path / "taken")
     run = cli("new-game", "Bad Name", "--dir", str(tmp_path / "x"))
     assert run.returncode == 2 and "not a game name" in run.stderr
+    # an installed game's name would replace that game on 'pip install -e'
+    run = cli("new-game", "calypso", "--dir", str(tmp_path / "y"))
+    assert run.returncode == 2 and "'calypso' is already installed" in run.stderr
+    assert not (tmp_path / "y").exists()

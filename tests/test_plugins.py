@@ -66,6 +66,19 @@ def test_third_party_game_loads_through_its_entry_point(highcard_path, with_path
             "from p2pcards import hookimpl\n@hookimpl\ndef register_bots(register): register(object)\n",
             "is not a Bot subclass",
         ),
+        ("def register_games(register): pass\n", "implements no hooks (register_games lacks @p2pcards.hookimpl)"),
+        (
+            "from p2pcards import hookimpl\nfrom p2pcards.game import Option\nfrom p2pcards_highcard import HighCard\n"
+            "class F(HighCard):\n    id = 'f'\n    options = (Option('x', float, 0.5, 'x'),)\n"
+            "@hookimpl\ndef register_games(register): register(F())\n",
+            "option x has type float; options are bool, int or str",
+        ),
+        (
+            "from p2pcards import hookimpl\nfrom p2pcards_highcard import HighCard\n"
+            "class V(HighCard):\n    id = 'v'\n    variants = {'big': {'cardz': 3}}\n"
+            "@hookimpl\ndef register_games(register): register(V())\n",
+            "variant 'big' sets 'cardz', which is not an option",
+        ),
     ],
 )
 def test_a_broken_plugin_is_named_and_the_others_still_load(
