@@ -214,9 +214,8 @@ def _default_name() -> str:
 
 
 def cmd_new_game(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from importlib import metadata
+    from pathlib import Path
 
     from .newgame import GameNames, NewGameError, create_game
 
