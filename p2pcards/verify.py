@@ -63,7 +63,7 @@ from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
 from .plugins import load_plugins
 from .wire.errors import ProtocolError
-from .wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE, Blame, encode_header
+from .wire.log import BAD_SIGNATURE, GAP, STALE_PREV, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
 from .wire.sealed import open_revealed, recipients
 from .wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
@@ -351,8 +351,9 @@ class _Replay:
         mine = self.seats[seat]
         what = self._what(party, message)
         if mine.next_deck >= len(mine.deck):
+            _not_in_file(self.log, seat, f"deck, {what}")
             if self.unfinished:
-                raise _Stopped(f"deck, {what}", seat, f"its {what}")
+                raise _Stopped(f"deck, {what}", seat, what)
             raise _Failed(f"deck, {what}", f"{self.names[seat]} signed no deck entry where the "
                           f"protocol requires this message", seat)
         entry = mine.deck[mine.next_deck]
@@ -361,11 +362,11 @@ class _Replay:
         if _public(entry, "accuse") and kind != "accuse":
             # It accused someone where its seed derives another message: judge the accusation.
             self.judge(seat, entry)
-            raise _Stopped(f"deck, {what}", seat, f"its {what} (it accused a seat instead, and "
+            raise _Stopped(f"deck, {what}", seat, f"{what} (it accused a seat instead, and "
                            f"the accusation cannot be judged here)")
         if self.unfinished and _public(entry, "seed") and kind != "seed":
             # It revealed its seed as the game stopped, instead of going on.
-            raise _Stopped(f"deck, {what}", seat, f"its {what}")
+            raise _Stopped(f"deck, {what}", seat, what)
         body = entry.body
         boxes = recipients(body)  # seat -> box, if it is a private entry
         if send.to is None:
@@ -474,6 +475,7 @@ class _Replay:
         turn = self.turn
         self.pending = (turn, seat)
         if mine.next_action >= len(mine.actions):
+            _not_in_file(self.log, seat, f"turn {turn}")
             if self.unfinished:
                 raise _Stopped(f"turn {turn}", seat, f"move for turn {turn}")
             raise _Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move "
@@ -684,12 +686,18 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
     if transcript.end is None:
         raise _Unreadable("incomplete: no end record (the game did not finish, or the file was "
                           "cut after a whole record)")
+    _table_header(transcript)  # the roster the log is checked with must be the lobby's
     try:
         log = transcript.log()
     except TranscriptError as exc:
         blame = exc.blame
         # A bad signature, a stranger, a gap: the bytes are not what the seat signed, so the
-        # file was altered; the other refusals concern what the seat itself signed.
+        # file was altered; the other refusals concern what the seat itself signed. An entry
+        # #0 that does not start from the seat genesis proves nothing against its seat: the
+        # genesis comes from the file's lobby header, which is not signed.
+        if blame is not None and blame.code == STALE_PREV and not blame.provable:
+            raise _Failed("log", f"{exc.reason} (the file's lobby header is not the one the "
+                          f"seats signed for: it was altered)") from None
         if blame is not None and blame.code not in UNSIGNED_FAULTS:
             raise _Failed("log", exc.reason, blame.seat) from None
         raise _Failed("log", f"{exc.reason} (the file was altered after signing)") from None
@@ -769,9 +777,16 @@ def _verify(path: str | Path, report: Report) -> None:
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
 
+    # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
+    # the end record is not signed: where it says otherwise, the file was altered.
+    revealed = _revealed_seeds(log, lobby, game, end, Report(report.file))
     seeds = []
     for seat in range(lobby.players):
         seed = end.seeds.get(seat)
+        if seat in revealed and seed != revealed[seat]:
+            raise _Failed("end record", f"the deck seed of {names[seat]} is not the one it "
+                          f"revealed in its signed seed message (the end record is not signed: "
+                          f"it was altered)")
         if seed is None or len(seed) != SEED_BYTES:
             what = "is not revealed" if seed is None else f"is {len(seed)} bytes, not {SEED_BYTES}"
             raise _Failed("end record", f"the deck seed of {names[seat]} {what} (end: "
@@ -779,7 +794,8 @@ def _verify(path: str | Path, report: Report) -> None:
         seeds.append(seed)
 
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
-    replay = _Replay(game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby))
+    replay = _Replay(game, lobby.options, names, seats, seeds,
+                     encode_header(transcript.header.lobby), log=log)
     try:
         record, deck = replay.run()
     except _Failed:
@@ -860,10 +876,11 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
     entries (wire.md section 7). A proven one names its seat; a signed one that proves nothing
     names its signer."""
     for blame in transcript.blames:
-        proven = "proven by signed evidence" if blame.verify(lobby.table, log.roster) else \
-            "its evidence does not prove it"
-        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} ({proven})",
-                      blame.seat if blame.provable else None)
+        # The blame record is not signed: only its evidence can name a seat.
+        proven = blame.provable and blame.verify(lobby.table, log.roster)
+        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} (" + (
+            "proven by signed evidence" if proven else "its evidence does not prove it: the "
+            "record is not signed, so it names nobody") + ")", blame.seat if proven else None)
     for entry in log.canonical():
         if entry.kind != "blame":
             continue
@@ -944,6 +961,7 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
     except _Stopped as stop:
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         _after_stop(replay, seats, stop)
+        _stopped_by_accusation(seats, stop.step)
         raise _Failed(stop.step, f"the game stopped waiting for {names[stop.seat]}'s "
                       f"{stop.what}, which it never signed while every message it needed is "
                       f"in the transcript (a stall or a lost connection: the transcript cannot "
@@ -989,6 +1007,31 @@ def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
                 raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
                               "a move signed for a turn that was not its own (out of turn)",
                               mine.seat)
+
+
+def _stopped_by_accusation(seats: Sequence[_SeatEntries], step: str) -> None:
+    """A table stops on a signed accusation: when the transcript cannot judge it, the seat the
+    replay was waiting for is not at fault for not going on."""
+    for mine in seats:
+        for entry in mine.deck:
+            if _public(entry, "accuse"):
+                raise _Failed(step, f"the game stopped after seat {mine.seat}'s signed accusation "
+                              f"(log #{entry.seq}), which the transcript cannot judge (not every "
+                              f"seed is revealed, or it concerns a step not replayed)")
+
+
+def _not_in_file(log: Any, seat: int, step: str) -> None:
+    """The replay needs an entry of ``seat`` past the end of its chain in the file: if another
+    entry's head echo saw more of that chain, the file lacks entries the seat did sign."""
+    if log is None:
+        return
+    have = len(log.entries(seat))
+    for entry in log.canonical():
+        count = entry.body["seen"][seat][0]
+        if count > have:
+            raise _Failed(step, f"the file holds {have} entries of seat {seat}, but seat "
+                          f"{entry.sender}'s entry #{entry.seq} had seen {count}: entries were "
+                          f"removed from the file (or never reached the seat that wrote it)")
 
 
 def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
@@ -1138,6 +1181,7 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
     report.checked["moves"] = replay.turn
     _out_of_turn(replay, replay.seats)
     if stop is not None and moved_at[0] == deck.steps:
+        _stopped_by_accusation(replay.seats, stop.step)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
         raise _Failed(stop.step, f"the game stopped waiting for {replay.names[stop.seat]}'s "

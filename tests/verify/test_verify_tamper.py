@@ -103,27 +103,60 @@ def test_a_transcript_without_its_end_is_incomplete(bs_table, tmp_path):
 # -- forgery and cheating: re-signed content ---------------------------------------------------
 
 
-def test_a_tampered_seed_names_its_seat(bs_table, tmp_path, cli):
+def test_a_tampered_end_record_seed_names_nobody(bs_table, tmp_path, cli):
+    """Every seat of a finished game revealed its seed in a signed message: an end record
+    (unsigned) that says otherwise was altered, by no seat."""
     transcript = bs_table.read()
     seed = bytearray(transcript.end.seeds[1])
     seed[0] ^= 0xFF
     path = write(tmp_path / "seed.p2pt", transcript, end=with_seed(transcript, 1, bytes(seed)))
     done = cli("verify", str(path))
     assert done.returncode == EXIT_FAILED, done.stdout + done.stderr
-    assert "FAILED" in done.stdout and "seed" in done.stdout
-    assert "to blame: seat 1" in done.stdout
+    assert "FAILED at end record" in done.stdout and "seed" in done.stdout
+    assert "to blame" not in done.stdout
     report = verified(path)
-    assert report.problem.seat == 1
+    assert report.problem.seat is None
 
 
-def test_a_missing_seed_names_its_seat(bs_table, tmp_path):
+def test_a_seed_missing_from_the_end_record_names_nobody(bs_table, tmp_path):
     transcript = bs_table.read()
     seeds = dict(transcript.end.seeds)
     del seeds[2]
     end = TranscriptEnd(transcript.end.status, transcript.end.result, seeds)
     report = verified(write(tmp_path / "noseed.p2pt", transcript, end=end))
-    assert report.status == EXIT_FAILED and report.problem.seat == 2
-    assert "not revealed" in report.problem.reason
+    assert report.status == EXIT_FAILED and report.problem.seat is None
+    assert report.problem.step == "end record" and "signed seed message" in report.problem.reason
+
+
+@pytest.mark.parametrize("evidence", [0, 1, 2])
+def test_an_unproven_blame_record_names_nobody(bs_table, tmp_path, evidence):
+    """Blame records are not signed: one flagged provable whose evidence proves nothing
+    names nobody."""
+    from dataclasses import replace
+
+    from p2pcards.wire.log import Blame
+
+    transcript = bs_table.read()
+    mine = tuple(e for e in transcript.entries if e.sender == 1)[:evidence]
+    blame = Blame(1, "equivocation", "seat 1 forked", mine, True)
+    report = verified(write(tmp_path / "blame.p2pt", replace(transcript, blames=[blame])))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "does not prove it" in report.problem.reason
+
+
+def test_an_altered_lobby_header_names_nobody(bs_table, tmp_path):
+    """The lobby header is not signed (the genesis hash is recomputed from it): entries that do
+    not chain from it show the header was altered, not that their seat misbehaved."""
+    from dataclasses import replace
+
+    transcript = bs_table.read()
+    lobby = dict(transcript.header.lobby)
+    lobby["seats"] = [dict(seat) for seat in lobby["seats"]]
+    lobby["seats"][1]["port"] += 1
+    altered = replace(transcript, header=replace(transcript.header, lobby=lobby))
+    report = verified(write(tmp_path / "lobby.p2pt", altered))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "lobby header" in report.problem.reason
 
 
 def _entry(transcript, seat: int, kind: str, index: int = 0, where=lambda body: True):
@@ -200,12 +233,14 @@ def test_an_altered_end_record_result(bs_table, tmp_path):
 
 
 def test_a_dropped_move_is_missing_at_its_turn(calypso_table, tmp_path):
-    """Entries cut from the end of a seat's chain are a valid chain: the replay finds the gap."""
+    """Entries cut from the end of a seat's chain are a valid chain: the replay finds the gap,
+    and the other seats' head echoes show the seat did sign them: the file lacks them."""
     transcript = calypso_table.read()
     last = [e for e in transcript.entries if e.sender == 3][-3:]
     entries = [e for e in transcript.entries if e not in last]
     report = verified(write(tmp_path / "short.p2pt", transcript, entries))
-    assert report.status == EXIT_FAILED and report.problem.seat == 3
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "removed from the file" in report.problem.reason
 
 
 # -- unsupported: a game or rules version that is not installed -------------------------------
