@@ -22,6 +22,7 @@ from typing import Any
 import msgpack
 
 __all__ = [
+    "ContainerBudget",
     "FrameDecoder",
     "FrameError",
     "Limits",
@@ -55,6 +56,10 @@ class Limits:
     max_map_len: int = 4_096
     max_str_len: int = 65_536  # bytes of UTF-8
     max_bin_len: int = 1 << 20
+    # Lists and maps in one message. Each costs 60-200 bytes of memory for one byte of msgpack,
+    # so without it a frame of empty maps would decode to a hundred times its size. The largest
+    # entry of a real game holds a few dozen.
+    max_containers: int = 16_384
 
 
 DEFAULT_LIMITS = Limits()
@@ -67,6 +72,20 @@ _NESTED = frozenset({list, dict})
 
 def _refuse_ext(code: int, data: bytes) -> Any:
     raise FrameError(f"msgpack ext type {code} is not allowed")
+
+
+class ContainerBudget:
+    """How many more lists and maps decoding may build: one per message by default
+    (``Limits.max_containers``), or one shared by every message of a file (a transcript)."""
+
+    def __init__(self, containers: int, what: str = "the message"):
+        self.containers = self.left = containers
+        self.what = what
+
+    def take(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise FrameError(f"{self.what} holds more than {self.containers} lists and maps")
 
 
 def _pairs_to_dict(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
@@ -135,18 +154,36 @@ def encode(obj: Any, limits: Limits = DEFAULT_LIMITS, *, checked: bool = False) 
     return msgpack.packb(_canonical(obj), use_bin_type=True, use_single_float=False)
 
 
-def decode(body: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+def decode(body: bytes, limits: Limits = DEFAULT_LIMITS, budget: ContainerBudget | None = None) -> Any:
     """Decode one complete msgpack object strictly; raise :class:`FrameError` on anything
-    malformed, trailing, too big, too deep, or not plain wire data."""
+    malformed, trailing, too big, too deep, or not plain wire data. ``budget``: the lists and
+    maps it may build (default: ``limits.max_containers``), counted as they are built."""
     if len(body) > limits.max_frame:
         raise FrameError(f"message of {len(body)} bytes exceeds {limits.max_frame}")
+    message = ContainerBudget(limits.max_containers)
+    shared = budget
+
+    def count() -> None:
+        message.take()
+        if shared is not None:
+            shared.take()
+
+    def pairs_to_dict(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+        count()
+        return _pairs_to_dict(pairs)
+
+    def counted_list(items: list[Any]) -> list[Any]:
+        count()
+        return items
+
     try:
         obj = msgpack.unpackb(
             body,
             raw=False,
             use_list=True,
             strict_map_key=False,  # checked by _pairs_to_dict, with a clearer message
-            object_pairs_hook=_pairs_to_dict,
+            object_pairs_hook=pairs_to_dict,
+            list_hook=counted_list,
             ext_hook=_refuse_ext,
             max_str_len=limits.max_str_len,
             max_bin_len=limits.max_bin_len,

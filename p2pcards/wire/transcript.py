@@ -60,7 +60,10 @@ FORMAT_VERSION = 1
 LENGTH_SIZE = 4
 CHECK_SIZE = 16
 MAX_RECORD = 4 << 20
-MAX_FILE = 512 << 20
+MAX_FILE = 128 << 20  # a 7-player Cal's BS match to 99 hands could reach about 100 MiB
+# Lists and maps in the whole file (a whole Calypso game holds about 6,000): decoding them costs
+# up to a hundred times their bytes, so a forged file of empty maps is refused, not decoded.
+MAX_CONTAINERS = 4 << 20
 RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
 # An entry record is a map of two keys: what comes before and after the entry's own bytes.
 _ENTRY_RECORD = (b"\x82" + framing.encode("entry"), framing.encode("type") + framing.encode("entry"))
@@ -285,6 +288,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
     log: Log | None = None
     size = len(data)
     zeros_from = len(data.rstrip(b"\x00"))  # where a tail of zero bytes begins, computed once
+    budget = framing.ContainerBudget(MAX_CONTAINERS, "the file")
 
     while pos < size:
         start = pos
@@ -321,7 +325,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
         pos = start + LENGTH_SIZE + length + CHECK_SIZE
 
         try:
-            obj = framing.decode(body, RECORD_LIMITS)
+            obj = framing.decode(body, RECORD_LIMITS, budget)
         except framing.FrameError as exc:
             raise TranscriptError(f"undecodable record: {exc.reason}", offset=start,
                                   record=index) from None

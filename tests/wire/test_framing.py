@@ -145,3 +145,15 @@ def test_objects_that_are_not_wire_data():
     for obj in (object(), {1, 2}, 2**64, msgpack.Timestamp(1, 0)):
         with pytest.raises(FrameError):
             encode(obj)
+
+
+def test_a_frame_of_many_small_containers_is_refused_before_it_is_decoded_whole():
+    # 1 MiB of empty maps would decode to about 100 MiB: counted as they are built, refused early
+    bomb = msgpack.packb([[{}] * 60_000] * 17)
+    assert len(bomb) < (1 << 20)
+    with pytest.raises(FrameError, match="more than 16384 lists and maps"):
+        decode(bomb)
+    decode(msgpack.packb([[{}] * 100] * 100))  # 10,101 of them: a legitimate (if odd) message
+    assert FrameDecoder(Limits(max_containers=2)).feed(frame(msgpack.packb({"a": []}))) == [{"a": []}]
+    with pytest.raises(FrameError, match="more than 2"):
+        FrameDecoder(Limits(max_containers=2)).feed(frame(msgpack.packb({"a": [[]]})))

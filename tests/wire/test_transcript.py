@@ -269,3 +269,17 @@ def test_structure_errors(tmp_path, header, players):
     record, _ = _record(whole.last_check, {"type": "entry", "entry": {}})
     with pytest.raises(TranscriptError, match="after the end"):
         read_transcript(data + record)
+
+
+def test_a_file_of_too_many_lists_and_maps_is_refused(tmp_path, header, players, monkeypatch):
+    """A forged file of tiny containers would decode to a hundred times its size: every list
+    and map of the file counts against one budget (4,194,304; lowered here to 40, which the
+    header and the first entries already use up)."""
+    from p2pcards.wire import transcript
+
+    path = tmp_path / "game.p2pt"
+    write_game(path, header, players)
+    monkeypatch.setattr(transcript, "MAX_CONTAINERS", 40)
+    with pytest.raises(TranscriptError, match="the file holds more than 40 lists and maps") as caught:
+        read_transcript(path)
+    assert 0 < caught.value.record < 12
