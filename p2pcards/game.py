@@ -296,6 +296,17 @@ class Game(abc.ABC, Generic[S]):
         self.validate_options(values, players)
         return values
 
+    def check_table_options(self, options: Mapping[str, Any], players: int) -> None:
+        """Raise :class:`OptionError` unless ``options`` (a table header's, from another peer or
+        a transcript) are exactly what :meth:`resolve_options` makes of them: every option
+        present, valid and parsed. The rules then never meet a missing or unparsed option."""
+        resolved = self.resolve_options(options, players)
+        if resolved != dict(options):
+            wrong = sorted(name for name, value in resolved.items()
+                           if name not in options or options[name] != value or type(options[name]) is not type(value))
+            raise OptionError(f"{self.id}: the table's options are not complete and parsed "
+                              f"(look at: {', '.join(wrong)})")
+
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
         """Raise :class:`OptionError` if the combination is not playable."""
 

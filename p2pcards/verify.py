@@ -54,10 +54,17 @@ from typing import Any
 from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
-from .deck.derive import SEED_BYTES, coin_value, context_digest, game_id_of, seed_commitment
+from .deck.derive import (
+    SEED_BYTES,
+    coin_value,
+    context_digest,
+    game_id_of,
+    nonce_commitment,
+    seed_commitment,
+)
 from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_product
 from .deck.local import DeckFault, SharedProducts, multiplier
-from .deck.party import FIRST_REHANDLED, Output, Party, Send
+from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, Output, Party, Send
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
@@ -749,7 +756,7 @@ def _load_game(lobby: TableHeader) -> Game:
         raise _Unreadable(f"game {lobby.game}: the transcript needs rules "
                           f"{lobby.rules_version}, this machine has rules {game.rules_version}")
     try:
-        game.resolve_options(lobby.options, lobby.players)
+        game.check_table_options(lobby.options, lobby.players)
     except OptionError as exc:
         raise _Unreadable(f"game {lobby.game}: the table's options do not fit the installed "
                           f"game: {exc}") from None
@@ -950,6 +957,7 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
                             + ": the deck cannot be re-derived, and the moves are checked with "
                             "the public rules only")
         _withheld_after_accusation(seats, missing)
+        _public_setup(log, lobby, game)
         replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True)
         _public_moves(replay, lobby, game, report)
         raise _Failed("end record", f"{end.status}; not verified: the game did not finish, and "
@@ -1128,6 +1136,36 @@ def _public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
                           nonces)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
+    """The checks every seat makes on the public deck messages that need no seed (protocol/deck.md
+    section 2): each is a map of a known type; a seat's first is its commitment, two 32-byte
+    values; its second, if a nonce, opens the nonce commitment. A signed message that fails them
+    is its signer's fault, as it was at the table."""
+    cards = game.deck(lobby.options, lobby.players)
+    context = context_digest(encode_header(lobby.to_wire()), lobby.players, [c.label() for c in cards])
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"]
+        for index, entry in enumerate(deck):
+            if recipients(entry.body):
+                continue  # private: only its recipients can read it
+            msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+            what = f"deck entry #{entry.seq} of seat {seat}"
+            if not isinstance(msg, dict) or msg.get("type") not in MESSAGE_TYPES:
+                raise _Failed(what, "a public deck message of no known type", seat)
+            if index == 0 and not (msg["type"] == "commit" and _is_hash(msg.get("seed"))
+                                   and _is_hash(msg.get("nonce"))):
+                raise _Failed(what, "its first deck message is not a commitment to a seed and "
+                              "a nonce (32 bytes each)", seat)
+            if index == 1 and msg["type"] == "nonce":
+                nonce = msg.get("nonce")
+                if not _is_hash(nonce) or nonce_commitment(context, seat, nonce) != deck[0].body["msg"]["nonce"]:
+                    raise _Failed(what, "its nonce does not open its signed commitment", seat)
+
+
+def _is_hash(value: Any) -> bool:
+    return isinstance(value, bytes) and len(value) == 32
 
 
 def _public_passes(log: Any, n: int) -> None:

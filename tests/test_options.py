@@ -39,3 +39,17 @@ def test_resolve_options_names_unknown_option_and_player_count(highcard_path, wi
         game.resolve_options({"card": "2"}, 3)
     with pytest.raises(OptionError, match="2 to 8 players, not 9"):
         game.resolve_options({}, 9)
+
+
+def test_a_tables_options_must_be_complete_and_parsed():
+    from p2pcards.game import OptionError
+    from p2pcards.plugins import load_plugins
+
+    game = load_plugins().game("cals-bs")
+    complete = game.resolve_options({"match_target": "2"}, 4)
+    game.check_table_options(complete, 4)  # what a host puts in its header
+    for options, named in (({"match_target": 2}, "quads"), ({**complete, "match_target": "2"}, "match_target")):
+        with pytest.raises(OptionError, match=f"not complete and parsed .*{named}"):
+            game.check_table_options(options, 4)
+    with pytest.raises(OptionError, match="no option 'colour'"):
+        game.check_table_options({**complete, "colour": "red"}, 4)

@@ -69,6 +69,8 @@ __all__ = [
 #: The first handle of a re-handled card (the local dealer numbers transferred cards alike);
 #: far above any shuffle epoch's ``e*n + j``.
 FIRST_REHANDLED = 1 << 24
+#: Every type of deck message (protocol/deck.md); a public one of another type is its signer's fault.
+MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle"})
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 

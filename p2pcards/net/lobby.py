@@ -162,6 +162,13 @@ class LobbyResult:
     links: dict[int, Connection]  # connections already open to other seats
     listener: Any = None  # this seat's listener (for mesh connections)
 
+    async def aclose(self) -> None:
+        """Close what the lobby left open, for a seat that will not play this table."""
+        for conn in self.links.values():
+            await conn.aclose()
+        if self.listener is not None:
+            await self.listener.aclose()
+
 
 @dataclass
 class HostedLobby:

@@ -17,7 +17,7 @@ from typing import Any
 import trio
 
 from ..engine import seeded_rng
-from ..game import Game
+from ..game import Game, OptionError
 from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..wire.identity import Identity
@@ -132,14 +132,28 @@ async def join_table(
                              on_change=on_roster, ready=ready, on_seated=on_seated)
     header = lobby.header
     try:
+        game = _table_game(host, header)
+    except LobbyError:
+        await lobby.aclose()
+        raise
+    return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
+                           transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
+                           state_home=state_home, bot=seat_bot)
+
+
+def _table_game(host: PluginHost, header: Any) -> Game:
+    """The game of a table we joined, if this machine can play it as the host set it up."""
+    try:
         game = host.game(header.game)
     except LookupError:
         raise LobbyError(f"the table plays {header.game}, which is not installed here") from None
     if game.rules_version != header.rules_version:
         raise LobbyError(f"{header.game}: the table uses rules {header.rules_version}, we have {game.rules_version}")
-    return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
-                           transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
-                           state_home=state_home, bot=seat_bot)
+    try:  # the host's header is untrusted: the rules must never meet options they cannot read
+        game.check_table_options(header.options, header.players)
+    except OptionError as exc:
+        raise LobbyError(f"the host's table does not fit {header.game} here: {exc}") from None
+    return game
 
 
 async def find_table(interface: str | None, table: str, *, timeout: float = 5.0) -> TableAdvert:

@@ -43,6 +43,32 @@ async def test_joiners_are_connected_to_each_other_when_the_table_starts():
         # Connected to the host and to every other joiner, each under the key the header gives.
         assert sorted(results[seat].links) == [s for s in range(players) if s != seat], seat
     for result in results.values():
-        for conn in result.links.values():
-            await conn.aclose()
-        await result.listener.aclose()
+        await result.aclose()
+
+
+async def test_a_joiner_refuses_a_table_whose_options_the_rules_cannot_read():
+    """The host's header is untrusted: options that are missing, unparsed or out of range end
+    the join with a clear error instead of reaching the rules (where a KeyError would end the
+    joiner)."""
+    import pytest
+
+    from p2pcards.net.lobby import LobbyError
+    from p2pcards.net.runner import join_table
+
+    host = load_plugins()
+    game = host.game("crazy-eights")
+    games = host.rules_versions()
+    for options, wrong in (({}, "hand_size"), ({**game.resolve_options({}, 2), "hand_size": "7"}, "hand_size")):
+        ids = [Identity.generate() for _ in range(2)]
+        lobby = HostedLobby(ids[0], "host", "crazy-eights", game.rules_version, options, 2, games, LOOPBACK, 0,
+                            Timeouts())
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                async def run_host(task_status=trio.TASK_STATUS_IGNORED):
+                    result = await host_lobby(lobby, announce=False, task_status=task_status)
+                    await result.aclose()
+
+                port = await nursery.start(run_host)
+                with pytest.raises(LobbyError, match=f"does not fit crazy-eights here.*{wrong}"):
+                    await join_table(host, ids[1], LOOPBACK, port, name="p1", agent=lambda *a: None,
+                                     listen_host=LOOPBACK)

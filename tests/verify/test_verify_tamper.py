@@ -316,6 +316,44 @@ def test_an_invalid_point_in_a_public_message_names_its_signer_without_any_seed(
     assert "invalid point" in report.problem.reason and kind in report.problem.step
 
 
+@pytest.mark.parametrize("seat, index, message, fault", [
+    (2, 0, None, "no known type"),
+    (2, 0, {"type": 3}, "no known type"),
+    (1, 0, {"type": "commit", "seed": b"x" * 31, "nonce": b"x" * 32}, "not a commitment"),
+    (1, 0, {"type": "nonce", "nonce": b"x" * 32}, "not a commitment"),
+    (0, 1, {"type": "nonce", "nonce": b"x" * 32}, "does not open"),
+])
+def test_a_malformed_setup_message_names_its_signer_without_any_seed(bs_table, tmp_path, seat, index,
+                                                                     message, fault):
+    """At the table such a message ends the game naming its sender; with no seed revealed,
+    verify still names it from the signed message alone."""
+    transcript = bs_table.read()
+    entry = [e for e in transcript.entries if e.sender == seat and e.kind == "deck"][index]
+    entries = _setup_only(resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}))
+    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    report = verified(write(tmp_path / "setup.p2pt", transcript, entries, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat == seat, report.problem_line()
+    assert fault in report.problem.reason
+    assert "no revealed seed" in " ".join(report.notes)
+
+
+def _setup_only(entries):
+    """The entries of a table stopped after the commitments and nonces: each seat's chain up to
+    its second deck entry, and nothing whose head echo saw more (a cut the log accepts)."""
+    keep = {}
+    for seat in {e.sender for e in entries}:
+        mine = sorted((e for e in entries if e.sender == seat), key=lambda e: e.seq)
+        deck = [e for e in mine if e.kind == "deck"]
+        keep[seat] = deck[1].seq + 1 if len(deck) > 1 else len(mine)
+    while True:
+        kept = [e for e in entries if e.seq < keep[e.sender]]
+        over = [e for e in kept if any(count > keep.get(s, 0) for s, (count, _) in enumerate(e.body["seen"]))]
+        if not over:
+            return kept
+        for e in over:
+            keep[e.sender] = min(keep[e.sender], e.seq)
+
+
 def test_signed_data_compares_like_its_canonical_encoding():
     """verify compares the message a seat's seed derives with the one it signed structurally:
     exactly when their canonical encodings are the same bytes."""
