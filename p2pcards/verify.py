@@ -203,7 +203,8 @@ class Report:
             lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: "
                          f"{v['message']}")
         if self.checked:
-            lines.append("checked: " + _describe_checks(self.checked))
+            before = "" if self.status == EXIT_VERIFIED else " (before it stopped)"
+            lines.append(f"checked{before}: " + _describe_checks(self.checked))
         for note in self.notes:
             lines.append(f"note: {note}")
         if show_hands and self.timeline:
@@ -238,19 +239,22 @@ class Report:
         return lines
 
 
-def _describe_checks(c: Mapping[str, int]) -> str:
-    parts = [
-        f"{c.get('entries', 0)} signed entries (signatures, per-seat hash chains)",
-        f"{c.get('seeds', 0)} seeds against their commitments",
-        f"{c.get('public', 0)} public deck messages recomputed byte for byte",
-        f"{c.get('private', 0)} private deck messages (recipient only; sealed boxes cannot be "
-        f"opened without the recipients' keys)",
-        f"{c.get('operations', 0)} deck operations",
-        f"{c.get('moves', 0)} moves replayed with the rules",
-        f"{c.get('cards', 0)} card handles decoded by the audit",
-        f"{c.get('results', 0)} signed results",
-    ]
-    return "; ".join(parts)
+_CHECKS = {
+    "entries": "signed entries (signatures, per-seat hash chains)",
+    "seeds": "seeds against their commitments",
+    "public": "public deck messages recomputed byte for byte",
+    "private": "private deck messages (recipient only; sealed boxes cannot be opened without the "
+               "recipients' keys)",
+    "operations": "deck operations",
+    "moves": "moves replayed with the rules",
+    "cards": "card handles decoded by the audit",
+    "results": "signed results",
+}
+
+
+def _describe_checks(checked: Mapping[str, int]) -> str:
+    """The checks that ran (a run that stopped early lists only those it reached)."""
+    return "; ".join(f"{checked[key]} {what}" for key, what in _CHECKS.items() if key in checked)
 
 
 def _seats(seats: set[int]) -> str:

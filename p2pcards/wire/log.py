@@ -293,7 +293,7 @@ class Log:
             return "no head echo ('seen') in the body"
         seen = body[SEEN]
         if not isinstance(seen, list) or len(seen) != len(self.roster):
-            return f"the head echo must list {len(self.roster)} seats"
+            return f"the head echo must list every seat ({len(self.roster)})"
         for seat, item in enumerate(seen):
             if not (isinstance(item, list) and len(item) == 2
                     and isinstance(item[0], int) and not isinstance(item[0], bool)
