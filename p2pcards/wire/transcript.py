@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,6 +269,9 @@ def read_transcript(source: str | os.PathLike[str] | bytes, *, allow_torn: bool 
         data = bytes(source)
     else:
         try:
+            # Not open() first: opening a FIFO would wait for a writer.
+            if not stat.S_ISREG(os.stat(source).st_mode):
+                raise TranscriptError(f"cannot read {source}: not a regular file")
             with open(source, "rb") as handle:
                 data = handle.read(MAX_FILE + 1)
         except OSError as exc:

@@ -265,6 +265,12 @@ def test_structure_errors(tmp_path, header, players):
         read_transcript(MAGIC)
     with pytest.raises(TranscriptError, match="cannot read"):
         read_transcript(tmp_path / "missing")
+    with pytest.raises(TranscriptError, match="not a regular file"):
+        read_transcript(tmp_path)
+    import os
+    os.mkfifo(tmp_path / "fifo")  # opening it would wait for a writer forever
+    with pytest.raises(TranscriptError, match="not a regular file"):
+        read_transcript(tmp_path / "fifo")
     whole = read_transcript(data)
     record, _ = _record(whole.last_check, {"type": "entry", "entry": {}})
     with pytest.raises(TranscriptError, match="after the end"):
