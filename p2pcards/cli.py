@@ -69,18 +69,26 @@ def cmd_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+def game_options(game, args: argparse.Namespace) -> dict[str, Any]:
+    """``--option K=V`` pairs over the named ``--variant``'s presets (``p2pcards plugins``
+    lists both)."""
+    options = parse_option_pairs(args.option)
+    variant = getattr(args, "variant", None)
+    if variant:
+        if variant not in game.variants:
+            have = ", ".join(game.variants) or "none"
+            raise UsageError(f"{game.id} has no variant {variant!r} (variants: {have})")
+        options = {**game.variants[variant], **options}
+    return options
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from .simulate import simulate
 
     host = load_plugins()
     report_plugin_errors(host)
     game = host.game(args.game)
-    options = parse_option_pairs(args.option)
-    if args.variant:
-        if args.variant not in game.variants:
-            have = ", ".join(game.variants) or "none"
-            raise UsageError(f"{game.id} has no variant {args.variant!r} (variants: {have})")
-        options = {**game.variants[args.variant], **options}
+    options = game_options(game, args)
     deck_factory = None
     if args.games < 1:
         raise UsageError("--games must be at least 1")
@@ -153,7 +161,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if game_id is None:
         raise UsageError("no game chosen (installed games: see 'p2pcards plugins')")
     game = host.game(game_id)
-    options = parse_option_pairs(args.option)
+    options = game_options(game, args)
     players = args.players or demo_players(game, options)
     game.resolve_options(options, players)  # fail here, not in the app
     if args.bot_delay < 0:
@@ -346,7 +354,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     host = load_plugins()
     report_plugin_errors(host)
     game = host.game(args.game)
-    options = parse_option_pairs(args.option)
+    options = game_options(game, args)
     players = args.seats or game.default_players(options)
     if not 0 <= args.bots < players:
         raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
@@ -522,6 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("host", help="open a table on the network and play")
     p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
     p.add_argument("--seats", type=int, help="number of seats (default: the game's minimum)")
     p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
     p.add_argument("--bot", metavar="NAME",
@@ -574,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="game id (default: ask; see 'p2pcards plugins')")
     p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
     p.add_argument("--seed", help="the same seed deals the same games")
     p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS", help="bots' thinking time (default 0.8)")

@@ -272,10 +272,15 @@ class TableSession:
         if kind == "coin":
             return f"{event['label']}: {event['value']}"
         if kind == "deal":
-            return f"{len(event['to'])} cards dealt"
+            count, seats = len(event["to"]), set(event["to"].values())
+            cards = f"{count} card{'s' * (count != 1)}"
+            if len(seats) == 1 and len(self.names) > 1:  # a draw: say who took it
+                return f"{cards} dealt to {self.names[seats.pop()]}"
+            return f"{cards} dealt"
         if kind == "reveal":
             return "revealed: " + " ".join(face.unicode() for face in event["faces"].values())
-        return f"{len(event['handles'])} hidden cards go to {self.names[event['to']]}"
+        count = len(event["handles"])
+        return f"{count} hidden card{'s go' if count != 1 else ' goes'} to {self.names[event['to']]}"
 
     async def run(self) -> Result:
         """Play the game to the end and run the audit; returns the result."""

@@ -29,12 +29,11 @@ import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import DynamicCompleter
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -66,6 +65,7 @@ from .render import (
     lines_fragments,
     log_fragments,
     seats_fragments,
+    word_wrap,
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
 
@@ -365,7 +365,10 @@ class ConsoleApp:
     def _all_key_bindings(self) -> KeyBindings:
         if self.lobby is None:
             return self._key_bindings()
-        return merge_key_bindings([self._key_bindings(), self.lobby.key_bindings(lambda: not self.input_area.text)])
+        # While the help is open the lobby's keys (the form's Esc, Up/Down) wait: Esc closes the help.
+        lobby_keys = ConditionalKeyBindings(self.lobby.key_bindings(lambda: not self.input_area.text),
+                                            filter=Condition(lambda: not self.show_help))
+        return merge_key_bindings([self._key_bindings(), lobby_keys])
 
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
@@ -440,23 +443,21 @@ class ConsoleApp:
                 Window(height=1, char=" "),
                 section(lambda: "Game over" if ended() else "Table"),
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._table), wrap_lines=True), filter=~ended
+                    Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended
                 ),
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._end), wrap_lines=True), filter=ended
+                    Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended
                 ),
                 section(self._hand_title),
-                Window(FormattedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
+                Window(WrappedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
             ]
         )
+        self._log_window = Window(WrappedTextControl(self._log, cursor_at_end=True), wrap_lines=True)
         log = HSplit(
             width=Dimension(weight=3),
             children=[
-                section(lambda: "Log  (PageUp/PageDown)"),
-                Window(
-                    FormattedTextControl(self._log, get_cursor_position=self._log_cursor),
-                    wrap_lines=True,
-                ),
+                section(self._log_title),
+                self._log_window,
             ]
         )
         body = VSplit(
@@ -465,11 +466,7 @@ class ConsoleApp:
         help_pane = HSplit(
             [
                 section(lambda: "Help  (F1 or Esc to close, PageUp/PageDown to scroll)"),
-                Window(
-                    FormattedTextControl(self._help),
-                    wrap_lines=True,
-                    get_vertical_scroll=lambda window: self.help_scroll,
-                ),
+                Window(WrappedTextControl(self._help), wrap_lines=True),
             ]
         )
         showing_help = Condition(lambda: self.show_help)
@@ -482,14 +479,16 @@ class ConsoleApp:
                 ConditionalContainer(lobby_body, filter=~showing_help & in_lobby),
                 ConditionalContainer(help_pane, filter=showing_help),
                 Window(FormattedTextControl(self._status), height=1),
-                Window(FormattedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(WrappedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
                 self.input_area,
                 Window(FormattedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
             ]
         )
         floats = [Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))]
         if self.lobby is not None:
-            floats.insert(0, self.lobby.form_float())
+            form = self.lobby.form_float()
+            form.content = ConditionalContainer(form.content, filter=~showing_help)  # the help on top
+            floats.insert(0, form)
         return FloatContainer(root, floats=floats)
 
     def end_text(self) -> str:
@@ -553,17 +552,28 @@ class ConsoleApp:
         model = self.model()
         return hand_fragments(model, self.glyphs) if model else []
 
+    def _log_shown(self) -> list:
+        """The log up to ``log_back`` lines before its end. The window shows the end of what
+        it is given (its hidden cursor sits on the last line), so each PageUp/PageDown moves
+        the view at once; moving only the cursor would not scroll while it is still in view."""
+        log = self.tracker.log if self.tracker else []
+        info = getattr(self, "_log_window", None) and self._log_window.render_info
+        height = info.window_height if info else 40
+        # Never fewer lines than fill the window: a short log does not scroll.
+        self.log_back = min(self.log_back, max(0, len(log) - height))
+        end = len(log) - self.log_back
+        # Each line takes a row at least, so the last ``height`` fill the window: a long game's
+        # log is not wrapped whole at every frame.
+        return log[max(0, end - height):end]
+
+    def _log_title(self) -> str:
+        self._log_shown()  # clamps log_back
+        return f"Log  ({self.log_back} lines back: PageDown)" if self.log_back else "Log  (PageUp/PageDown)"
+
     def _log(self) -> StyleAndTextTuples:
         if self.tracker is None:
             return []
-        return log_fragments(self.tracker.log, self.glyphs)
-
-    def _log_cursor(self) -> Point:
-        # The window keeps the (hidden) cursor in view: putting it on the last line, or
-        # ``log_back`` lines above it, scrolls the log.
-        count = len(self.tracker.log) if self.tracker else 0
-        self.log_back = min(self.log_back, max(0, count - 1))
-        return Point(0, max(0, count - 1 - self.log_back))
+        return log_fragments(self._log_shown(), self.glyphs)
 
     def _help(self) -> StyleAndTextTuples:
         if self.in_lobby:
@@ -573,7 +583,10 @@ class ConsoleApp:
         else:
             text = help_text(self.session)
         out: StyleAndTextTuples = []
-        for line in text.splitlines():
+        lines = text.splitlines()
+        # Scrolled by slicing: the window's cursor (at the top) would undo a vertical scroll.
+        self.help_scroll = min(self.help_scroll, max(0, len(lines) - 1))
+        for line in lines[self.help_scroll:]:
             heading = line and not line.startswith(" ") and line in (
                 "Moves", "Console commands", "Keys", "The lobby", "Commands", "The new-table form", "Table words")
             out.append(("class:help.head" if heading else "", line + "\n"))
@@ -587,6 +600,8 @@ class ConsoleApp:
             if self.stopped:
                 return [("class:message.error", " the table did not start")]
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
+        if self.stopped and self.session.result is None:
+            return [("class:message.error", " the game stopped (see above)")]
         if self.tracker.busy and self.session.result is None and not self.stopped:
             return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
         history = self.session.history
@@ -608,6 +623,12 @@ class ConsoleApp:
             return [("class:message.error", f" {self.view_error}")]
         if not self.message.message:
             return []
+        if (self.message.error and self.message.message.startswith("wait") and self.session is not None
+                and self.session.my_turn and self.controller is not None and not self.controller.move_pending):
+            # "wait: it is bot 2's turn" is stale once the turn comes round: the move typed
+            # too early is still on the input line.
+            ready = ": press Enter to play what you typed" if self.input_area.text.strip() else ""
+            return [("class:message.info", f" your turn now{ready}")]
         style = "class:message.error" if self.message.error else "class:message.info"
         mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
         return [(style, f" {mark}{self.message.message}")]
@@ -620,6 +641,11 @@ class ConsoleApp:
         if self.session is None or self.tracker is None:
             return [("", " waiting for the table to start  Ctrl-D quit" if self.waiting else " starting")]
         s, t, dot = self.session, self.tracker, self.glyphs.dot
+        if self.stopped and s.result is None:  # no one is to play any more: no turn, no clock
+            return [
+                ("class:toolbar.turn", " stopped "),
+                ("", f" {dot} {t.connection} {dot} F1 help  Ctrl-D quit"),
+            ]
         if s.result is not None:
             turn = "game over"
         elif s.my_turn:
@@ -634,6 +660,27 @@ class ConsoleApp:
             ("class:toolbar.turn", f" {turn}{clock} "),
             ("", f" {dot} {s.phase} {dot} {t.connection} {dot} F1 help  Tab moves  Ctrl-D quit"),
         ]
+
+
+class WrappedTextControl(FormattedTextControl):
+    """Formatted text broken between words at the window's width (prompt-toolkit's own
+    wrapping cuts anywhere). With ``cursor_at_end`` the (hidden) cursor sits at the end, so a
+    window shows the last lines (the log)."""
+
+    def __init__(self, text: Callable[[], StyleAndTextTuples], *, cursor_at_end: bool = False, **kwargs: Any):
+        self._width: int | None = None
+
+        def wrapped() -> StyleAndTextTuples:
+            out = word_wrap(list(text()), self._width)
+            return out + [("[SetCursorPosition]", "")] if cursor_at_end else out
+
+        super().__init__(wrapped, **kwargs)
+
+    def create_content(self, width: int, height: int | None):
+        if width != self._width:
+            self._width = width
+            self._fragment_cache.clear()
+        return super().create_content(width, height)
 
 
 def run_console(new_table: Callable[[], TableSession] | TableRunner | None = None, **kwargs: Any) -> None:

@@ -72,6 +72,8 @@ def _cards_as(text: str, unicode: bool) -> str:
 def _unconjugate(text: str) -> str:
     """"plays 7h" -> "play 7h": a game's description often reads as a sentence."""
     head, sep, rest = text.partition(" ")
+    if head.endswith(("sses", "shes", "ches", "xes")):  # "passes" -> "pass"
+        return head[:-2] + sep + rest
     if head.endswith("s") and len(head) > 3 and not head.endswith("ss"):
         return head[:-1] + sep + rest
     return text
@@ -134,9 +136,11 @@ class TableController:
         tries: list[str] = []
         # ASCII first (easy to type anywhere), then the game's own symbols: a grammar may
         # misread an ASCII card that is also a word ("As", the ace of spades, next to "as").
+        # The imperative first ("play 7h", not "plays 7h"): a grammar may also read the log's
+        # third person back, but a player types (and the help shows) the command.
         for text in (_cards_as(described, False), _cards_as(described, True)):
             stripped = _SEAT_PREFIX.sub("", text)
-            tries += [text, stripped, _unconjugate(stripped)]
+            tries += [_unconjugate(stripped), stripped, text]
         args = " ".join(_action_faces(action, session.known()))
         verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
         tries += [f"{verb} {args}".strip() for verb in verbs if verb]

@@ -35,6 +35,7 @@ __all__ = [
     "log_fragments",
     "seats_fragments",
     "text_fragments",
+    "word_wrap",
 ]
 
 
@@ -218,4 +219,49 @@ def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new 
     else:
         out.append(("class:seat.label", "no transcript was saved for this table\n"))
     out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave" if again else "type 'quit' to leave"))
+    return out
+
+
+_WORD = re.compile(r"\n| +|[^ \n]+")
+
+
+def word_wrap(fragments: StyleAndTextTuples, width: int | None) -> StyleAndTextTuples:
+    """Break lines between words so that none is longer than ``width`` (the window then does
+    not cut a word, a card, a path or an address in two). A word may span fragments (a card's
+    rank and suit in two colours). A word longer than the width stays whole (the window wraps
+    it). ``None`` or a tiny width: unchanged."""
+    from prompt_toolkit.utils import get_cwidth
+
+    if not width or width < 8:
+        return fragments
+    # (style, token) pieces; consecutive word pieces make one word.
+    pieces = [(f[0], token) for f in fragments for token in _WORD.findall(f[1])]
+    out: StyleAndTextTuples = []
+    column = 0
+    index = 0
+    while index < len(pieces):
+        style, token = pieces[index]
+        if token == "\n":
+            out.append((style, token))
+            column, index = 0, index + 1
+            continue
+        if token.startswith(" "):
+            if column + len(token) > width:  # a space at the edge: the break goes here
+                out.append((style, "\n"))
+                column = 0
+            else:
+                out.append((style, token))
+                column += len(token)
+            index += 1
+            continue
+        end = index
+        while end < len(pieces) and pieces[end][1] != "\n" and not pieces[end][1].startswith(" "):
+            end += 1
+        size = sum(get_cwidth(t) for _, t in pieces[index:end])
+        if column and column + size > width:
+            out.append((style, "\n"))
+            column = 0
+        out.extend(pieces[index:end])
+        column += size
+        index = end
     return out

@@ -101,10 +101,12 @@ def seat_facts(view: Mapping[str, Any], players: int) -> list[list[tuple[str, st
 
 
 _SEAT_REF = re.compile(r"\bseat (\d+)('s)?\b")
+_SEATS_REF = re.compile(r"\bseats (\d+(?:, \d+)*),? and (\d+)\b")
 
 
 def name_seats(text: str, names: Sequence[str]) -> str:
-    """"seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you."""
+    """"seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you;
+    "seats 1 and 3 win" -> "bot 1 and bot 3 win"; "seat 0 wins" -> "you win"."""
 
     def name(match: re.Match[str]) -> str:
         seat = int(match.group(1))
@@ -114,7 +116,14 @@ def name_seats(text: str, names: Sequence[str]) -> str:
             return names[seat]
         return "your" if names[seat] == "you" else f"{names[seat]}'s"
 
-    return _SEAT_REF.sub(name, text)
+    def many(match: re.Match[str]) -> str:
+        seats = [int(n) for n in re.findall(r"\d+", match.group(0))]
+        if any(seat >= len(names) for seat in seats):
+            return match.group(0)
+        return ", ".join(names[s] for s in seats[:-1]) + " and " + names[seats[-1]]
+
+    named = _SEAT_REF.sub(name, _SEATS_REF.sub(many, text))
+    return _second_person(named) if named.startswith("you ") and not text.startswith("you ") else named
 
 
 def acting_seat(view: Mapping[str, Any]) -> int | None:
@@ -285,6 +294,8 @@ class TableTracker:
         if kind == "action" and isinstance(seat, int) and seat < len(self.session.names):
             if self.session.names[seat] == "you":
                 text = _second_person(text)
+        if kind == "done":  # the game's own summary: "seat 2 wins the match"
+            text = name_seats(text, self.session.names)
         self.log.append(LogLine(kind, text))
 
     def note(self, kind: str, text: str) -> None:

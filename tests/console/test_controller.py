@@ -110,3 +110,27 @@ def test_completion_matches_arguments_too(host):
             nursery.cancel_scope.cancel()
 
     trio.run(main)
+
+
+def test_typed_forms_are_what_a_player_types(host):
+    """Tab and 'legal' offer the command ("pass", "play 7h as 7"), not the log's third person
+    ("passes", "plays 7h as 7"), even where the grammar reads both."""
+    require_game(host, "cals-bs")
+
+    async def main():
+        session = table(host, "cals-bs", players=3, options={"match_target": 1}, me=0, seed=3)
+        controller = controller_for(session)
+        seen: set[str] = set()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session.run)
+            with trio.fail_after(20):
+                while session.result is None and len(seen) < 3:
+                    if session.my_turn:
+                        texts = [c.text for c in controller.move_choices()]
+                        seen.update(text.split()[0] for text in texts)
+                        session.submit(session.parse(texts[-1]))
+                    await trio.sleep(0.001)
+            nursery.cancel_scope.cancel()
+        assert seen and not seen & {"passes", "doubts", "plays", "leads"}, seen
+
+    trio.run(main)

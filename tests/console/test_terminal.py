@@ -115,7 +115,7 @@ def play_by_keystrokes(term: Terminal, max_turns: int = 400) -> str:
             return term.screen()
         term.type_line("legal")
         # The screen may have been a frame behind (the turn already passed, the game ended).
-        reply = term.wait_for(r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|game over:",
+        reply = term.wait_for(r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|your turn now|game over:",
                               timeout=20)
         if not reply.group(0).startswith("legal now:"):
             continue

@@ -17,6 +17,7 @@ from p2pcards.console.render import (
     hand_fragments,
     seats_fragments,
     text_fragments,
+    word_wrap,
 )
 from p2pcards.console.viewmodel import (
     TableTracker,
@@ -124,6 +125,15 @@ def test_name_seats_leaves_unknown_seats_and_other_words_alone():
     assert name_seats("seat 1's card and seat 0's", names) == "bot 1's card and your"
 
 
+def test_name_seats_names_groups_and_keeps_the_verb_right():
+    names = ["you", "bot 1", "bot 2", "bot 3"]
+    assert name_seats("seat 0 wins the match (1-0-0 in hands won)", names) == "you win the match (1-0-0 in hands won)"
+    assert name_seats("seat 0 chooses a trump suit", names) == "you choose a trump suit"
+    assert name_seats("seat 0 to play", names) == "you to play"
+    assert name_seats("seats 2 and 3 win 1980 to 1850", names) == "bot 2 and bot 3 win 1980 to 1850"
+    assert name_seats("seats 1, 2 and 9 win", names) == "seats 1, 2 and 9 win"
+
+
 def test_unknown_view_shapes_fall_back_to_scalar_keys():
     assert table_lines({"round": 2, "bid": "3 tricks", "hand": ["7h"], "deep": {"x": 1}}, ["a"]) == [
         "round: 2",
@@ -219,3 +229,14 @@ def test_end_model_names_the_winner(host, me_wins):
     end = end_model(session)
     assert end.winners == ("you win" if me_wins else "winner: random bot 1")
     assert end.scores == ("you: 9", "random bot 1: 5")
+
+
+def test_word_wrap_breaks_between_words_not_inside_cards_or_addresses():
+    def text(fragments):
+        return "".join(t for _, t in fragments)
+
+    address = [("", "table 'carol' (Crazy Eights, 3 seats) is open at 127.0.0.1:33209")]
+    assert text(word_wrap(address, 62)).splitlines()[-1] == "127.0.0.1:33209"
+    cards = [("r", "10"), ("s", "♠"), ("", " "), ("r", "J"), ("s", "♦"), ("", " "), ("r", "10"), ("s", "♦")]
+    assert [line.strip() for line in text(word_wrap(cards, 9)).splitlines()] == ["10♠ J♦", "10♦"]
+    assert word_wrap(address, None) == address

@@ -171,6 +171,15 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
     trumps = [f"seat {s} {suit.symbol}" for s, suit in sorted(state.trump.items())]
     if trumps:
         lines.append("trumps: " + ", ".join(trumps))
+    if state.order and state.phase != CUTTING:
+        # The seats are listed by number; play goes round in the order the cut set.
+        first = (state.dealer_position + 1) % len(state.order)  # the dealer's left leads
+        order = state.order[first:] + state.order[:first]
+        lines.append(f"order of play: {', '.join(f'seat {s}' for s in order)} (dealer seat {order[-1]})")
+        pairs = [f"seat {s} & seat {state.partner(s)}" for s in state.order
+                 if state.partner(s) is not None and s < state.partner(s)]
+        if pairs:
+            lines.append("partners: " + ", ".join(pairs))
     if state.phase == CHOOSING:
         left = " ".join(suit.symbol for suit in state.available_suits())
         lines.append(f"seat {state.choosers[0]} chooses a trump suit (left: {left})")
