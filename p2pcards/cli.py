@@ -325,7 +325,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
     from .console.app import ConsoleApp
     from .console.render import choose_glyphs
 
-    console = ConsoleApp(table, again=False, glyphs=choose_glyphs(True if args.ascii else None))
+    console = ConsoleApp(table, again=False, confirm_leaving=True, glyphs=choose_glyphs(True if args.ascii else None))
     asyncio.run(console.run())
     if table.outcome is None:
         print(console.stopped or "left the table before its game ended")
@@ -654,5 +654,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"p2pcards: error: {leaves[0]}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        # Ctrl-C, also from inside a nursery (then in an exception group): a seat at a table
+        # has told the others it left (net/table.py); no traceback.
+        if not all(isinstance(e, KeyboardInterrupt) for e in _leaf_exceptions(exc)):
+            raise
+        print("p2pcards: interrupted", file=sys.stderr)
         return 130

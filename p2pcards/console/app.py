@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -72,6 +73,7 @@ from .viewmodel import TableModel, TableTracker, end_model, table_model
 __all__ = ["ConsoleApp", "TableRunner", "TableStart", "local_runner", "run_console"]
 
 TICK = 0.25  # seconds between redraws for the spinner and the turn timer
+LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' within this leaves a game others are playing
 
 
 class TableStart:
@@ -123,6 +125,7 @@ class ConsoleApp:
         colour: bool | None = None,
         notices: Sequence[str] = (),
         again: bool = True,
+        confirm_leaving: bool | None = None,
         input: Input | None = None,
         output: Output | None = None,
     ):
@@ -138,6 +141,10 @@ class ConsoleApp:
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
         self.again = again  # 'new' after a game plays another (False: one table, then 'quit')
+        # Other people at the table (the LAN lobby, host/join in person): leaving a game in
+        # progress ends it for them, so 'quit' asks to be typed twice (Ctrl-C leaves at once).
+        self.confirm_leaving = lobby is not None if confirm_leaving is None else confirm_leaving
+        self._leave_asked: float | None = None
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
@@ -297,12 +304,25 @@ class ConsoleApp:
         """After a game: ``new`` or ``quit``. A game that is over may still be finishing (a
         network seat saves its transcript once every seat has its result): the choice then
         waits for that. Quitting during a game, or with ``now`` (Ctrl-C), stops everything."""
-        self._intent = intent
         over = self.session is not None and (self.session.result is not None or bool(self.stopped))
+        if intent == "quit" and not now and not over and self.session is not None and not self.in_lobby \
+                and self.confirm_leaving and not self._leaving_confirmed():
+            return
+        self._intent = intent
         if self._choice is not None:
             self._choice.set()
         elif intent == "quit" and (now or not over or self.in_lobby):
             self._stop_trio()
+
+    def _leaving_confirmed(self) -> bool:
+        """The second 'quit' within LEAVE_CONFIRM_SECONDS of the first leaves."""
+        now = time.monotonic()
+        if self._leave_asked is not None and now - self._leave_asked < LEAVE_CONFIRM_SECONDS:
+            return True
+        self._leave_asked = now
+        self.message = Feedback("leaving now ends this game for everyone at the table: type 'quit' "
+                                "again to leave", error=True)
+        return False
 
     # -- input ----------------------------------------------------------------------------
 

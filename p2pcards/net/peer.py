@@ -53,7 +53,7 @@ from ..wire.framing import frame_of
 from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Entry, Fetch, Fetched, parse_message
+from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
 from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
 from .recovery import OwnChainRecovery
@@ -64,6 +64,8 @@ __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts", "send_order"]
 
 
 MAX_EARLY = 4096
+#: How long a seat leaving before the end spends telling the others (``Peer.say_goodbye``).
+GOODBYE_SECONDS = 1.0
 #: Share of the turn timeout after which an idle player's client acts for them (rule 28).
 IDLE_SHARE = 0.9
 #: Seconds between checks for a seat that dropped out while we wait on it.
@@ -232,8 +234,15 @@ class NetworkDeck:
                     self.blame = self.blame or blame
                     break
         if self.blame is not None:
-            raise TableAborted(str(self.blame), self.blame.seat, self.blame.step)
+            raise TableAborted(self._blame_text(self.blame), self.blame.seat, self.blame.step)
         return self._done[index]
+
+    def _blame_text(self, blame: DeckBlame) -> str:
+        """The deck's verdict for people: the seat by name."""
+        name = self.peer.header.seats[blame.seat].name
+        if blame.step == "connection":
+            return f"{name} {blame.reason}"
+        return f"{name} (seat {blame.seat}) broke the deck protocol at step {blame.step!r}: {blame.reason}"
 
     async def shuffle(self) -> list[int]:
         return list((await self._run(ShuffleOp())).handles)
@@ -351,6 +360,7 @@ class Peer:
         self.log = Log(header.table, self.header_wire, [s.keys for s in header.seats])
         self.connections: dict[int, Connection] = {}
         self._returned: dict[int, trio.Event] = {}
+        self.left: dict[int, str] = {}  # seats that said goodbye before the game ended: their reason
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
@@ -424,6 +434,16 @@ class Peer:
     def all_finished(self) -> bool:
         """Every seat has published its result entry."""
         return all(any(e.kind == "result" for e in self.log.entries(s)) for s in range(self.header.players))
+
+    def all_stopped(self) -> bool:
+        """After the game stopped: every seat still connected has published its deck seed, the
+        last entry a stopping seat signs (so nobody is cut off before it has everyone's)."""
+        return all(s == self.seat or not self.connected(s) or self._revealed_seed(s)
+                   for s in range(self.header.players))
+
+    def _revealed_seed(self, seat: int) -> bool:
+        return any(e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed"
+                   for e in reversed(self.log.entries(seat)))
 
     def progress(self, party: Party) -> None:
         """Publish "shuffling: 2 of 4 players done" while a deck step waits on other seats."""
@@ -749,6 +769,9 @@ class Peer:
         if isinstance(message, Fetched):
             self._on_fetched(seat, message)
             return
+        if isinstance(message, Bye):
+            self._on_bye(seat, conn, message)
+            return
         if not isinstance(message, Entry):
             return
         if message.sender == self.seat and self.recovering:
@@ -884,14 +907,44 @@ class Peer:
             self.aborted = exc
             self._abort_scope.cancel()
 
+    def _on_bye(self, seat: int, conn: Connection, message: Bye) -> None:
+        """A seat that leaves on purpose says so (``quit`` in its console, Ctrl-C): nobody
+        waits the grace period for a player who is not coming back. The game ends now, as
+        abandoned by that seat, if it had not ended."""
+        name = self.header.seats[seat].name
+        if self.session.result is not None or self.aborted is not None:
+            return  # over already: it is only going home
+        self.left[seat] = message.reason
+        if self.connections.get(seat) is conn:
+            conn.closed = True  # it closes next; meanwhile it is not playing
+            self._away_since.setdefault(seat, trio.current_time())
+        self.session.publish("connection", f"{name} left the table: {message.reason}", seat=seat)
+        self.abort(TableAborted(f"{name} left the table: {message.reason}", seat, "connection"))
+
+    async def say_goodbye(self, reason: str) -> None:
+        """Tell every connected seat that we leave before the game's end (at most a second,
+        even while being cancelled): they end the game at once instead of waiting for us."""
+        with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
+            # Every connection, even one marked closed: being cancelled, its reader marked it
+            # so on the way out, while the socket itself is still open.
+            for conn in list(self.connections.values()):
+                try:
+                    await conn.send(Bye(reason[:1000]).to_wire())
+                except ConnectionClosed:
+                    pass
+
     async def wait_for_return(self, seat: int) -> bool:
         """Wait for ``seat`` to reconnect, until the grace period since it left runs out."""
         if self.connected(seat):
             return True
+        if seat in self.left:
+            return False
         event = self._returned.setdefault(seat, trio.Event())
         left = self._away_since.setdefault(seat, trio.current_time())
-        self.session.publish("connection", f"{self.header.seats[seat].name} is away; waiting", seat=seat)
-        with trio.move_on_at(left + self.header.timeouts.grace):
+        grace = self.header.timeouts.grace
+        self.session.publish("connection", f"{self.header.seats[seat].name} is away; waiting up to "
+                             f"{grace:g} s for them to come back", seat=seat)
+        with trio.move_on_at(left + grace):
             await event.wait()
             return True
         return False

@@ -128,7 +128,7 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
         await peer.serve_connection(seat, conn)
         # The connection dropped. Of each pair the higher seat dials again (the lower one
         # listens), until the other seat's grace period is over; a restarted seat dials everyone.
-        if seat > me or peer.connections.get(seat) is not conn or peer.finished:
+        if seat > me or peer.connections.get(seat) is not conn or peer.finished or seat in peer.left:
             return
         deadline = trio.current_time() + header.timeouts.grace
         delay = REDIAL_FIRST
@@ -171,52 +171,60 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
             aborted = exc
 
     result = aborted = None
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(peer.run_background)
-        if lobby.listener is not None:
-            nursery.start_soon(accept_loop, nursery)
-        for seat, conn in lobby.links.items():
-            await serve(nursery, seat, conn)
-        if resumed:
-            # The others' entries from the journal back in the log (acted on only once we have
-            # recovered: a seat that restarted too may ask us for them meanwhile), then back to
-            # every seat, take back what they hold of our own chain beyond the journal (a power
-            # cut takes what was not on disk yet), and play on.
-            await peer.replay()
-            for seat in range(header.players):
-                if seat != me:
-                    nursery.start_soon(dial, nursery, seat)
-            with trio.move_on_after(header.timeouts.grace):
-                await peer.recover_own()
-            if peer.recovering:
-                away = peer.missing_answers()
-                names = ", ".join(header.seats[s].name for s in away)
-                aborted = TableAborted(f"{names} did not come back to tell us which of our entries they hold",
-                                       away[0], "resume")
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.run_background)
+            if lobby.listener is not None:
+                nursery.start_soon(accept_loop, nursery)
+            for seat, conn in lobby.links.items():
+                await serve(nursery, seat, conn)
+            if resumed:
+                # The others' entries from the journal back in the log (acted on only once we have
+                # recovered: a seat that restarted too may ask us for them meanwhile), then back to
+                # every seat, take back what they hold of our own chain beyond the journal (a power
+                # cut takes what was not on disk yet), and play on.
+                await peer.replay()
+                for seat in range(header.players):
+                    if seat != me:
+                        nursery.start_soon(dial, nursery, seat)
+                with trio.move_on_after(header.timeouts.grace):
+                    await peer.recover_own()
+                if peer.recovering:
+                    away = peer.missing_answers()
+                    names = ", ".join(header.seats[s].name for s in away)
+                    aborted = TableAborted(f"{names} did not come back to tell us which of our entries they hold",
+                                           away[0], "resume")
+                else:
+                    await play()
             else:
-                await play()
-        else:
-            # Of each pair the higher seat dials; all at once (one after another, the last
-            # seat of seven finished its mesh 20 ms after the first, and the deck waited).
-            for seat in range(1, me):
-                if seat not in lobby.links:
-                    nursery.start_soon(dial, nursery, seat)
-            if header.players == 1:
-                full_mesh.set()
-            with trio.move_on_after(MESH_SECONDS):
-                await full_mesh.wait()
-            if not full_mesh.is_set():
-                missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
-                aborted = TableAborted(f"could not connect to {', '.join(missing)}")
-            else:
-                await play()
-        if aborted is None or full_mesh.is_set() or resumed:
-            # Keep answering until every seat has its result, so nobody is cut off mid-audit.
-            with trio.move_on_after(LINGER_SECONDS):
-                while not peer.all_finished():
-                    await trio.sleep(0.01)
-        end = _end_record(peer, result, aborted)  # while connected: who is away matters
-        nursery.cancel_scope.cancel()
+                # Of each pair the higher seat dials; all at once (one after another, the last
+                # seat of seven finished its mesh 20 ms after the first, and the deck waited).
+                for seat in range(1, me):
+                    if seat not in lobby.links:
+                        nursery.start_soon(dial, nursery, seat)
+                if header.players == 1:
+                    full_mesh.set()
+                with trio.move_on_after(MESH_SECONDS):
+                    await full_mesh.wait()
+                if not full_mesh.is_set():
+                    missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
+                    aborted = TableAborted(f"could not connect to {', '.join(missing)}")
+                else:
+                    await play()
+            if aborted is None or full_mesh.is_set() or resumed:
+                # Keep answering until every seat has its result, so nobody is cut off mid-audit
+                # (after a stop: until every seat still here has revealed its seed).
+                done = peer.all_finished if aborted is None else peer.all_stopped
+                with trio.move_on_after(LINGER_SECONDS):
+                    while not done():
+                        await trio.sleep(0.01)
+            end = _end_record(peer, result, aborted)  # while connected: who is away matters
+            nursery.cancel_scope.cancel()
+    finally:
+        if result is None and aborted is None:
+            # Leaving before the end (the player quit, Ctrl-C, a fault of ours): say so, and
+            # the others end the game now instead of waiting the grace period for us.
+            await peer.say_goodbye("quit before the game ended")
     for conn in list(peer.connections.values()):
         await conn.aclose()
     if lobby.listener is not None:

@@ -170,3 +170,20 @@ def test_a_failing_game_view_is_shown_not_raised(host):
         await driver.enter("quit")
 
     run_console(lambda: session, script)
+
+
+def test_leaving_a_game_others_play_takes_a_second_quit(host):
+    """With other people at the table, the first 'quit' (or Ctrl-D) during a game only warns:
+    leaving ends the game for them."""
+    tables = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
+
+    async def script(driver):
+        console = driver.console
+        await driver.until(lambda: console.session is not None)
+        await driver.enter("quit")
+        assert console.message.error and "type 'quit' again" in console.message.message
+        assert console.session.result is None and not console.stopped
+        await driver.keys("\x04")  # Ctrl-D: the second 'quit'
+
+    console = run_console(lambda: next(tables), script, timeout=10, confirm_leaving=True)
+    assert console.session.result is None
