@@ -205,6 +205,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                          "(or use 'p2pcards list', 'host' and 'join')")
     if not host.games:
         raise UsageError("no games are installed (see 'p2pcards plugins')")
+    _check_interface(args)
     lobby = LanLobby(host, load_or_create_identity(), name=args.name or _default_name(),
                      interface=args.interface, transcript_dir=Path(args.transcript_dir),
                      bot_delay=args.bot_delay)
@@ -295,6 +296,19 @@ def _interface(args: argparse.Namespace) -> str:
     return args.interface or "0.0.0.0"
 
 
+def _check_interface(args: argparse.Namespace) -> None:
+    """``--interface`` must be an IPv4 address of this computer: say so instead of a traceback."""
+    wanted = getattr(args, "interface", None)
+    if not wanted:
+        return
+    from .doctor import interfaces
+
+    have = sorted({address for _, address in interfaces()})
+    if wanted not in have:
+        raise UsageError(f"--interface {wanted} is not an IPv4 address of this computer "
+                         f"(it has: {', '.join(have) or 'none'}; 'p2pcards doctor' shows which one is in use)")
+
+
 def _announce_interface(address: str) -> str | None:
     return None if address == "0.0.0.0" else address
 
@@ -358,6 +372,9 @@ def cmd_host(args: argparse.Namespace) -> int:
     players = args.seats or game.default_players(options)
     if not 0 <= args.bots < players:
         raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 1 and 65535 (or 0, the default: any free port)")
+    _check_interface(args)
     if not args.bot:
         return _host_in_person(host, game, options, players, args)
     identity = load_or_create_identity()
@@ -407,6 +424,10 @@ def cmd_join(args: argparse.Namespace) -> int:
 
     host = load_plugins()
     report_plugin_errors(host)
+    _, sep, port_text = args.table.rpartition(":")
+    if sep and port_text.isdigit() and not 0 < int(port_text) <= 65535:
+        raise UsageError(f"{args.table}: a port is between 1 and 65535")
+    _check_interface(args)
     if not args.bot:
         _need_terminal("join")
     identity = load_or_create_identity()
@@ -472,6 +493,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     from .net.discovery import browse
 
+    _check_interface(args)
     tables = trio.run(lambda: browse(_announce_interface(_interface(args)), timeout=args.timeout))
     if args.json:
         print(json.dumps([t.__dict__ for t in tables], indent=2))

@@ -28,6 +28,20 @@ def pip_install_target(source: Path, target: Path) -> None:
     )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_data_home(tmp_path_factory):
+    """Seats saved while they play (``persist``), identities and the like go to a folder of
+    this test run, never to the user's data folder (a test may still set its own)."""
+    home = tmp_path_factory.mktemp("p2pcards-home")
+    saved = os.environ.get("P2PCARDS_HOME")
+    os.environ["P2PCARDS_HOME"] = str(home)
+    yield home
+    if saved is None:
+        os.environ.pop("P2PCARDS_HOME", None)
+    else:
+        os.environ["P2PCARDS_HOME"] = saved
+
+
 @pytest.fixture(scope="session")
 def pip_install():
     """``pip_install(source, target)``: build the distribution in ``source`` and install it into

@@ -238,6 +238,7 @@ class LanLobby:
                         transcript_dir=self.transcript_dir, timeouts=self.timeouts,
                         on_port=on_port, on_roster=on_roster,
                         on_lobby=on_lobby, on_peer=self._on_peer, rng=random.Random(),
+                        persist=True,  # 'p2pcards resume' brings the seat back after a crash
                     )
                 except (LobbyError, OSError) as exc:
                     if "port" not in opened:
@@ -252,6 +253,8 @@ class LanLobby:
             port = await self._nursery.start(run_table)
         except OSError as exc:
             raise LobbyProblem(f"cannot open a table on {self.listen}: {exc}") from None
+        except LobbyError as exc:
+            raise LobbyProblem(str(exc)) from None
         lobby: HostedLobby = opened["lobby"]
         address = f"{self.interface}:{port}" if self.interface else f"port {port}"
         ad = TableAd(lobby.table.hex()[:12], game_id, game.name, self.name, 1, players, resolved,
@@ -310,6 +313,7 @@ class LanLobby:
                     self.host, self.identity, where, port, name=self.name, agent=self.seat_agent,
                     listen_host=self.listen, transcript_dir=self.transcript_dir, on_roster=on_roster,
                     on_peer=self._on_peer, ready=self._ready, on_seated=on_seated,
+                    persist=True,  # 'p2pcards resume' brings the seat back after a crash
                 )
             except LobbyError as exc:
                 if me is None:

@@ -267,7 +267,13 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
                      task_status=trio.TASK_STATUS_IGNORED) -> LobbyResult:
     """Listen, advertise, seat joiners until every seat is taken and ready, then send the
     header. ``task_status.started`` reports the bound port."""
-    listeners = await trio.open_tcp_listeners(lobby.port, host=lobby.interface)
+    try:
+        listeners = await trio.open_tcp_listeners(lobby.port, host=lobby.interface)
+    except OSError as exc:
+        hint = (" (another program, or another p2pcards, uses that port: choose another --port, or leave it out)"
+                if lobby.port else "")
+        raise LobbyError(f"cannot open the table on {lobby.interface}:{lobby.port}: "
+                         f"{exc.strerror or exc}{hint}") from None
     lobby.port = listeners[0].socket.getsockname()[1]
     lobby.listeners = listeners
     task_status.started(lobby.port)

@@ -177,8 +177,9 @@ async def test_a_seat_that_comes_back_is_announced(host):
 
         nursery.start_soon(wait)
         await trio.testing.wait_all_tasks_blocked()
-        assert tracker.connection == "dave is away; waiting"
+        assert tracker.connection == "dave is away; waiting up to 10 s for them to come back"
         peer.attach(1, Connection(trio.testing.memory_stream_pair()[0]))
     assert returned == [True]
     assert tracker.connection == "dave is back"
-    assert [line.text for line in tracker.log if line.kind == "connection"] == ["dave is away; waiting", "dave is back"]
+    assert [line.text for line in tracker.log if line.kind == "connection"] == [
+        "dave is away; waiting up to 10 s for them to come back", "dave is back"]
