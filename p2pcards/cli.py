@@ -427,6 +427,9 @@ def cmd_join(args: argparse.Namespace) -> int:
     _, sep, port_text = args.table.rpartition(":")
     if sep and port_text.isdigit() and not 0 < int(port_text) <= 65535:
         raise UsageError(f"{args.table}: a port is between 1 and 65535")
+    if sep and not port_text.isdigit():
+        # Not looked up as a table's name on the network: a mistyped address, most likely.
+        raise UsageError(f"{args.table}: HOST:PORT needs the port as a number")
     _check_interface(args)
     if not args.bot:
         _need_terminal("join")

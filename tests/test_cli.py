@@ -55,3 +55,14 @@ def test_joining_a_table_that_is_not_there_is_a_one_line_error(cli, tmp_path):
               env={"P2PCARDS_HOME": str(tmp_path)})
     assert out.returncode == 2
     assert "cannot reach 127.0.0.1:9" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_mistyped_address_is_refused_before_any_lookup(cli, tmp_path):
+    """Not taken for a table's name (which would be looked up on the network): refused at once."""
+    for target, message in (("nohost:notaport", "needs the port as a number"),
+                            ("127.0.0.1:99999", "a port is between 1 and 65535")):
+        out = cli("join", target, "--bot", "random", "--interface", "127.0.0.1", env={"P2PCARDS_HOME": str(tmp_path)})
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+    out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "10.77.255.254",
+              env={"P2PCARDS_HOME": str(tmp_path)})
+    assert out.returncode == 2 and "not an IPv4 address of this computer" in out.stderr
