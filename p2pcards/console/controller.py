@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..cards import Card, CardParseError, parse_card
 from ..game import Action, IllegalAction
 from ..session import TableEvent, TableSession
-from .viewmodel import TableTracker
+from .viewmodel import TableTracker, _command_words
 
 __all__ = ["Feedback", "MoveChoice", "TableController", "console_words"]
 
@@ -77,15 +77,6 @@ def _unconjugate(text: str) -> str:
     if head.endswith("s") and len(head) > 3 and not head.endswith("ss"):
         return head[:-1] + sep + rest
     return text
-
-
-def _command_words(help_text: str) -> list[str]:
-    words = []
-    for line in help_text.splitlines():
-        first = line.split()[0].lower() if line.split() else ""
-        if first.isalpha() and first not in words:
-            words.append(first)
-    return words
 
 
 def _action_faces(action: Action, known: Mapping[int, Card]) -> list[str]:

@@ -233,6 +233,28 @@ def table_model(session: TableSession, turn: int | None = None) -> TableModel:
 SHUFFLE_PHASES = {"starting", "shuffling", "dealing", "auditing"}
 
 
+def _command_words(help_text: str) -> list[str]:
+    """The verbs a game's commands start with (``Game.commands_help``, one command a line)."""
+    words = []
+    for line in help_text.splitlines():
+        first = line.split()[0].lower() if line.split() else ""
+        if first.isalpha() and first not in words:
+            words.append(first)
+    return words
+
+
+def _third_person(text: str, name: str, verbs: Sequence[str]) -> str:
+    """"bot 1 play a card" -> "bot 1 plays a card": for a game that words its actions as the
+    commands a player types ("play 9h", "draw"), said of another seat."""
+    if not text.startswith(name + " "):
+        return text
+    verb, sep, rest = text[len(name) + 1:].partition(" ")
+    if verb not in verbs:
+        return text
+    verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{name} {verb}{sep}{rest}"
+
+
 def _second_person(text: str) -> str:
     """"you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
     head, verb, rest = (text.split(" ", 2) + ["", ""])[:3]
@@ -259,6 +281,7 @@ class TableTracker:
     error_count: int = 0
 
     def __post_init__(self) -> None:
+        self._verbs = _command_words(self.session.game.commands_help())
         for event in self.session.history:
             self._note(event)
         self.session.subscribe(self.on_event)
@@ -292,8 +315,11 @@ class TableTracker:
         text = event.text
         seat = data.get("seat")
         if kind == "action" and isinstance(seat, int) and seat < len(self.session.names):
-            if self.session.names[seat] == "you":
+            name = self.session.names[seat]
+            if name == "you":
                 text = _second_person(text)
+            else:
+                text = _third_person(text, name, self._verbs)
         if kind == "done":  # the game's own summary: "seat 2 wins the match"
             text = name_seats(text, self.session.names)
         self.log.append(LogLine(kind, text))

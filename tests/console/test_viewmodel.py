@@ -240,3 +240,15 @@ def test_word_wrap_breaks_between_words_not_inside_cards_or_addresses():
     cards = [("r", "10"), ("s", "♠"), ("", " "), ("r", "J"), ("s", "♦"), ("", " "), ("r", "10"), ("s", "♦")]
     assert [line.strip() for line in text(word_wrap(cards, 9)).splitlines()] == ["10♠ J♦", "10♦"]
     assert word_wrap(address, None) == address
+
+
+def test_commands_said_of_another_seat_read_as_sentences():
+    from p2pcards.console.viewmodel import _command_words, _third_person
+
+    verbs = _command_words("play CARD   play a card\ndraw        take the top card\npass        when you cannot draw")
+    assert verbs == ["play", "draw", "pass"]
+    assert _third_person("bot 1 play a card", "bot 1", verbs) == "bot 1 plays a card"
+    assert _third_person("bot 1 pass", "bot 1", verbs) == "bot 1 passes"
+    assert _third_person("bot 1 draw", "bot 1", verbs) == "bot 1 draws"
+    assert _third_person("bot 1 passes", "bot 1", verbs) == "bot 1 passes"  # worded as a sentence already
+    assert _third_person("carol chooses hearts", "bot 1", verbs) == "carol chooses hearts"
