@@ -324,7 +324,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     except ConnectionClosed as exc:
         for listener in listeners:
             await listener.aclose()
-        raise LobbyError(str(exc)) from None
+        raise LobbyError(f"{exc} (check the address the host's screen shows, that its table is still "
+                         f"open, and that no firewall on the host blocks the port: docs/troubleshooting.md)") from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
     early: _EarlyMesh | None = None
