@@ -58,5 +58,6 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
     assert len(outcomes) == 2  # the host's seat and its bot's
     for outcome in outcomes:
         assert outcome.aborted is not None and "dave left the table" in outcome.aborted.reason
-        assert outcome.aborted.seat == 2
+        assert outcome.peer.header.seats[outcome.aborted.seat].name == "dave"
+        assert set(outcome.peer.left) == {outcome.aborted.seat}
     assert ("connection", "dave left the table: quit before the game ended") in events
