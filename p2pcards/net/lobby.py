@@ -38,6 +38,7 @@ from ..wire.messages import (
     Auth,
     Bye,
     Hello,
+    VersionMismatch,
     handshake_proof,
     make_hello,
     new_table_id,
@@ -62,6 +63,10 @@ __all__ = [
 ]
 
 HANDSHAKE_SECONDS = 10.0
+#: Connections a listener serves at once (handshaking, or seated in the lobby and not yet
+#: ready); more are closed as soon as they are accepted, so that strangers cannot take every
+#: file descriptor of the process (a table has at most 15 other seats).
+MAX_CONNECTIONS = 64
 #: A joiner says it is ready once connected to the seated joiners below it, or this long after
 #: it sat down at the latest (so that the game starts with its connections up).
 MESH_BEFORE_READY = 2.0
@@ -113,25 +118,37 @@ def lobby_message(raw: Any, op: str, peer: str) -> dict[str, Any]:
     return raw
 
 
+def _refused(message: Any, peer: str, expected: str) -> ProtocolError:
+    """The error for a handshake message that is not the one ``expected``: the peer's own
+    reason when it said ``bye`` (a version it cannot play with), else a plain one."""
+    if isinstance(message, Bye):
+        return ProtocolError(peer, f"refused the connection: {message.reason[:300]}")
+    return ProtocolError(peer, f"expected {expected}")
+
+
 async def handshake(conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str],
                     game: str | None = None) -> Handshaken:
     """Exchange hello and auth; refuse a peer with another protocol or rules version (naming
-    both versions) or one that cannot prove its key."""
+    both versions, in a ``bye`` to it too) or one that cannot prove its key."""
     ours = make_hello(identity, name=name, games=games)
     try:
         with trio.fail_after(HANDSHAKE_SECONDS):
             await conn.send(ours.to_wire())
-            theirs = parse_message(await conn.receive(), conn.remote)
+            try:
+                theirs = parse_message(await conn.receive(), conn.remote)
+            except VersionMismatch as exc:  # another protocol version: say why before closing
+                await conn.send(Bye(str(exc)[:1000]).to_wire())
+                raise
             if not isinstance(theirs, Hello):
-                raise ProtocolError(conn.remote, "expected hello")
+                raise _refused(theirs, conn.remote, "hello")
             mismatch = version_mismatch(ours, theirs, game=game, peer=theirs.name or conn.remote)
             if mismatch is not None:
-                await conn.send(Bye(str(mismatch)).to_wire())
+                await conn.send(Bye(str(mismatch)[:1000]).to_wire())
                 raise mismatch
             await conn.send(handshake_proof(identity, ours, theirs).to_wire())
             auth = parse_message(await conn.receive(), conn.remote)
             if not isinstance(auth, Auth):
-                raise ProtocolError(conn.remote, "expected auth")
+                raise _refused(auth, theirs.name or conn.remote, "auth")
             auth.check(ours, theirs, conn.remote)
     except trio.TooSlowError:
         raise ProtocolError(conn.remote, "handshake timed out") from None
@@ -139,6 +156,40 @@ async def handshake(conn: Connection, identity: Identity, *, name: str, games: M
         raise ProtocolError(conn.remote, f"malformed frame: {exc.reason}") from None
     conn.label = theirs.name or conn.remote
     return Handshaken(conn, ours, theirs)
+
+
+async def first_message(conn: Connection, op: str, peer: str) -> dict[str, Any]:
+    """The lobby message ``op`` that must follow the handshake at once (``sit``, ``mesh``): a
+    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS`."""
+    with trio.move_on_after(HANDSHAKE_SECONDS):
+        return lobby_message(await conn.receive(), op, peer)
+    raise ProtocolError(peer, f"sent no lobby {op} within {HANDSHAKE_SECONDS:g} s")
+
+
+async def serve_listener(listener: Any, handle: Callable[[Any], Any], nursery: trio.Nursery) -> None:
+    """Accept connections and run ``handle(stream)`` for each, at most
+    :data:`MAX_CONNECTIONS` at once (more are closed at once). Running out of file
+    descriptors or buffers is waited out, not fatal: it is what a flood of strangers does."""
+    running = 0
+
+    async def one(stream: Any) -> None:
+        nonlocal running
+        try:
+            await handle(stream)
+        finally:
+            running -= 1
+
+    while True:
+        try:
+            stream = await listener.accept()
+        except OSError:  # EMFILE, ENFILE, ENOBUFS, ENOMEM: connections will close; try again
+            await trio.sleep(0.1)
+            continue
+        if running >= MAX_CONNECTIONS:
+            await stream.aclose()
+            continue
+        running += 1
+        nursery.start_soon(one, stream)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -219,7 +270,7 @@ class HostedLobby:
         """Handshake and seat one joiner; keeps its connection as its link to the host."""
         try:
             peer = await handshake(conn, self.identity, name=self.name, games=self.games, game=self.game)
-            sit = lobby_message(await conn.receive(), "sit", peer.name)
+            sit = await first_message(conn, "sit", peer.name)
             if self.free <= 0:
                 await conn.send(Bye("the table is full").to_wire())
                 raise ProtocolError(peer.name, "table full")
@@ -236,8 +287,9 @@ class HostedLobby:
                 self.sitters[seat].ready = bool(message["ready"])
                 await self._roster()
                 self._notify()
-        except (ProtocolError, ConnectionClosed):
-            # The joiner is gone or misbehaved: free its seat (a ready seat is kept: the table
+        except (ProtocolError, ConnectionClosed, FrameError):
+            # The joiner is gone or misbehaved (a frame that is not valid, or its connection
+            # cut in the middle of one): free its seat (a ready seat is kept: the table
             # starts and the mesh handles it) and close the connection.
             for seat, sitter in list(self.sitters.items()):
                 if sitter.peer.conn is conn and not sitter.ready:
@@ -279,9 +331,7 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
     task_status.started(lobby.port)
 
     async def accept(nursery: trio.Nursery) -> None:
-        while True:
-            stream = await listeners[0].accept()
-            nursery.start_soon(lobby._seat, Connection(stream))
+        await serve_listener(listeners[0], lambda stream: lobby._seat(Connection(stream)), nursery)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(accept, nursery)
@@ -302,7 +352,13 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
     header = lobby.header()
     links = {}
     for seat, sitter in lobby.sitters.items():
-        await sitter.peer.conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+        try:
+            await sitter.peer.conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+        except ConnectionClosed:
+            # It said ready and left: its seat is in the header; the game names it if it does
+            # not come back.
+            await sitter.peer.conn.aclose()
+            continue
         links[seat] = sitter.peer.conn
     return LobbyResult(header, 0, links, listeners[0])
 
@@ -354,14 +410,22 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         for listener in listeners:
             await listener.aclose()
         raise LobbyError(f"could not join {host}:{port}: {exc}") from None
+    problem = None
     try:
         header = TableHeader.from_wire(start["header"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise LobbyError(f"{peer.name} sent a malformed table header ({exc})") from None
-    if header.seats[seat].keys.ed25519 != identity.public.ed25519:
-        raise LobbyError("the table header does not seat us where the host said")
-    if header.seats[0].keys.ed25519 != peer.keys.ed25519:
-        raise LobbyError("the table header names another host than the one we talked to")
+        problem = f"{peer.name} sent a malformed table header ({exc})"
+    else:
+        if not 0 < seat < header.players or header.seats[seat].keys.ed25519 != identity.public.ed25519:
+            problem = "the table header does not seat us where the host said"
+        elif header.seats[0].keys.ed25519 != peer.keys.ed25519:
+            problem = "the table header names another host than the one we talked to"
+    if problem is not None:
+        await conn.aclose()
+        await early.close()
+        for listener in listeners:
+            await listener.aclose()
+        raise LobbyError(problem)
     return LobbyResult(header, seat, {0: conn, **await early.confirmed(header)}, listeners[0])
 
 
@@ -442,9 +506,7 @@ class _EarlyMesh:
             self._dialling.discard(item["seat"])
 
     async def accept(self, nursery: trio.Nursery) -> None:
-        while True:
-            stream = await self.listener.accept()
-            nursery.start_soon(self._accept_one, Connection(stream))
+        await serve_listener(self.listener, lambda stream: self._accept_one(Connection(stream)), nursery)
 
     async def _accept_one(self, conn: Connection) -> None:
         try:
@@ -509,7 +571,7 @@ async def _mesh_greeting(conn: Connection, identity: Identity, *, name: str, gam
                          game: str | None) -> tuple[Handshaken, dict[str, Any]]:
     """The handshake and the ``mesh`` message of a seat that dialled our listener."""
     peer = await handshake(conn, identity, name=name, games=games, game=game)
-    return peer, lobby_message(await conn.receive(), "mesh", peer.name)
+    return peer, await first_message(conn, "mesh", peer.name)
 
 
 async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int, *, games: Mapping[str, str],

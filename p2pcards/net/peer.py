@@ -58,7 +58,7 @@ from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
 from .recovery import OwnChainRecovery
 from .timeouts import Timeouts
-from .transport import Connection, ConnectionClosed, FrameError
+from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError
 
 __all__ = ["Peer", "TableAborted", "TableHeader", "Timeouts", "send_order"]
 
@@ -708,6 +708,8 @@ class Peer:
 
     def attach(self, seat: int, conn: Connection) -> None:
         """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
+        # A seat that stops reading must not hold us (and the seats after it) for long.
+        conn.send_timeout = min(SEND_SECONDS, max(1.0, self.header.timeouts.deck / 2))
         self.connections[seat] = conn
         if seat in self._away_since:
             self.session.publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
@@ -739,6 +741,9 @@ class Peer:
                     return
                 await self._on_message(seat, conn, raw)
         except ConnectionClosed:
+            failure = getattr(conn, "failure", None)  # we closed it: it stopped reading
+            if failure is not None:
+                self.blame(seat, f"{failure}; connection closed")
             return
         finally:
             self._written.pop(conn, None)
@@ -754,7 +759,10 @@ class Peer:
             self.blame(seat, str(exc))
             return
         if isinstance(message, Fetch):
-            if message.table == self.header.table:
+            if message.table == self.header.table and not 0 <= message.seat < self.header.players:
+                self.blame(seat, f"asked for the entries of seat {message.seat}, but the table has "
+                                 f"{self.header.players} seats")
+            elif message.table == self.header.table:
                 # Entries we wrote on this connection before the fetch reach it before our
                 # answer: they need not go again (on a new connection, the first entries of
                 # each side cross the other side's fetches).

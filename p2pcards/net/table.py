@@ -15,7 +15,7 @@ from ..session import SeatAgent
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
-from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
+from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat, serve_listener
 from .peer import Peer, TableAborted, TableHeader
 from .store import SeatState, journal_path, load_seat_state, remove_seat_folder, save_seat_state, seat_folder
 from .transport import ConnectionClosed, FrameError
@@ -145,9 +145,7 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
                 await replacement.aclose()
 
     async def accept_loop(nursery: trio.Nursery) -> None:
-        while True:
-            stream = await lobby.listener.accept()
-            nursery.start_soon(accept_one, nursery, stream)
+        await serve_listener(lobby.listener, lambda stream: accept_one(nursery, stream), nursery)
 
     async def accept_one(nursery: trio.Nursery, stream: Any) -> None:
         try:

@@ -18,6 +18,10 @@ from ..wire.framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, enc
 __all__ = ["Connection", "ConnectionClosed", "connect", "FrameError"]
 
 RECEIVE_CHUNK = 65_536
+#: A frame the other side has not taken this long after we began writing it: the connection is
+#: closed (a peer that stops reading would otherwise hold every sender to it, and whatever
+#: waits on them, forever). Honest peers read all the time; their buffers never fill this long.
+SEND_SECONDS = 10.0
 
 
 class ConnectionClosed(Exception):
@@ -35,6 +39,9 @@ class Connection:
         self.closed = False
         self.bytes_sent = 0
         self.bytes_received = 0
+        self.send_timeout = SEND_SECONDS
+        #: Why we closed the connection ourselves (the other side stopped reading), if we did.
+        self.failure: str | None = None
 
     @property
     def remote(self) -> str:
@@ -59,23 +66,43 @@ class Connection:
         for all of them at once. (Through ``send_all`` each send ends in a checkpoint, and the
         frame for the next peer waited while this peer's game loop went on with the next deck
         step, for a millisecond or more.) The rest of a frame the socket did not take at once
-        goes through ``send_all``, still under the lock, so frames never interleave."""
+        goes through ``send_all``, still under the lock, so frames never interleave. A frame
+        the other side does not take within :attr:`send_timeout` seconds closes the connection
+        (:attr:`failure` says so) and raises :class:`ConnectionClosed`, as a closed one does."""
         try:
             self._send_lock.acquire_nowait()
         except trio.WouldBlock:
             await self._send_lock.acquire()
             written = 0
         else:
-            written = self._write_now(frame)
+            written = 0 if self.failure else self._write_now(frame)
         try:
+            # Only a connection we cut ourselves is refused here: ``closed`` also marks one whose
+            # reader has stopped while the socket is still open (a goodbye may still go out).
+            if self.failure is not None:
+                raise ConnectionClosed(self.failure)
             if written < len(frame):
-                await self.stream.send_all(memoryview(frame)[written:])
+                with trio.move_on_after(self.send_timeout) as scope:
+                    await self.stream.send_all(memoryview(frame)[written:])
+                if scope.cancelled_caught:
+                    # Part of a frame may be out: the stream cannot be used again.
+                    self.failure = f"{self.label} did not read what we sent for {self.send_timeout:g} s"
+                    self._close_now()
+                    raise ConnectionClosed(self.failure)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             self.closed = True
             raise ConnectionClosed(f"{self.label}: {exc}") from None
         finally:
             self._send_lock.release()
         self.bytes_sent += len(frame)
+
+    def _close_now(self) -> None:
+        """Close without waiting: a task reading this connection gets ConnectionClosed."""
+        self.closed = True
+        try:
+            self.stream.socket.close()  # trio wakes up any task waiting on the socket
+        except (AttributeError, OSError):
+            pass
 
     def _write_now(self, frame: bytes) -> int:
         """Write what the (non-blocking) socket takes right now; 0 when it takes nothing or

@@ -32,8 +32,9 @@ from p2pcards.deck.party import Send
 from p2pcards.game import Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import LocalSeat, Peer, TableAborted
+from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.messages import Entry, sign_entry
+from p2pcards.wire.messages import Entry, Fetch, sign_entry
 from p2pcards.wire.sealed import open_body, recipients
 
 __all__ = ["CHEATERS", "Cheater"]
@@ -560,6 +561,62 @@ class GarbageMessages(Cheater):
                 await self.send_object(seat, obj)
 
 
+class FetchesUnseatedSeat(Cheater):
+    """Asks every other seat for the entries of seats beyond the roster (the schema allows
+    seats 0..15; this table has 3): unsigned frames that must be refused, naming the asker."""
+
+    deviation = "fetch for a seat that is not at the table"
+
+    async def misbehave(self):
+        await self.until_other_turn(1)
+        self.cheated = True
+        for seat in self.others:
+            for other in (self.header.players, 15):
+                await self.send_object(seat, Fetch(self.header.table, other, 0).to_wire())
+
+
+class StopsReading(Cheater):
+    """Once the deck has started, stops reading its connection to the lowest other seat and
+    floods it with fetches, whose answers fill that seat's socket buffers: a seat that sends
+    but never reads. It holds the socket open (as a hostile program would, whatever its own
+    game does) for longer than a table may take. The other seat must close the connection
+    and name it, not wait on it forever."""
+
+    deviation = "stops reading"
+    HOLD = 60.0
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.deaf = False
+
+    async def _on_message(self, seat, conn, raw):
+        if self.deaf and seat == self.others[0]:
+            await trio.sleep_forever()
+        await super()._on_message(seat, conn, raw)
+
+    async def misbehave(self):
+        await self.until(lambda: all(self.log.next_seq(s) >= 1 for s in range(self.header.players)))
+        target = self.others[0]
+        held = os.dup(self.connections[target].stream.socket.fileno())
+        trio.lowlevel.spawn_system_task(_close_after, held, self.HOLD)
+        self.deaf = self.cheated = True
+        fetches = b"".join(encode_frame(Fetch(self.header.table, s, 0).to_wire())
+                           for s in range(self.header.players)) * 500
+        with trio.move_on_after(10):
+            for _ in range(400):
+                try:
+                    await self.send_raw(target, fetches)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+
+
+async def _close_after(fd: int, seconds: float) -> None:
+    try:
+        await trio.sleep(seconds)
+    finally:
+        os.close(fd)
+
+
 CHEATERS = {
     cls.__name__: cls for cls in (
         WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, InvalidFinalPoint, InvalidRehandle, StallsDeck,
@@ -567,7 +624,7 @@ CHEATERS = {
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
         BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,
-        GarbageMessages,
+        GarbageMessages, FetchesUnseatedSeat, StopsReading,
     )
 }
 

@@ -72,3 +72,199 @@ async def test_a_joiner_refuses_a_table_whose_options_the_rules_cannot_read():
                 with pytest.raises(LobbyError, match=f"does not fit crazy-eights here.*{wrong}"):
                     await join_table(host, ids[1], LOOPBACK, port, name="p1", agent=lambda *a: None,
                                      listen_host=LOOPBACK)
+
+
+# -- a hostile or broken joiner at the host's door (found by a review with a hostile client) ----
+
+import errno  # noqa: E402
+
+import pytest  # noqa: E402
+
+from p2pcards.net import lobby as lobby_module  # noqa: E402
+from p2pcards.net.lobby import LobbyError, handshake, serve_listener  # noqa: E402
+from p2pcards.net.transport import Connection, ConnectionClosed, connect  # noqa: E402
+
+
+def _lobby(players: int, game_id: str = "crazy-eights") -> tuple[HostedLobby, dict[str, str]]:
+    host = load_plugins()
+    game = host.game(game_id)
+    games = host.rules_versions()
+    return HostedLobby(Identity.generate(), "host", game_id, game.rules_version,
+                       game.resolve_options({}, players), players, games, LOOPBACK, 0, Timeouts()), games
+
+
+async def _host_and(lobby: HostedLobby, attack) -> dict:
+    """Run the host's lobby and ``attack(port, games)`` next to it; what host_lobby returned."""
+    results = {}
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            async def run_host(task_status=trio.TASK_STATUS_IGNORED):
+                results["host"] = await host_lobby(lobby, announce=False, task_status=task_status)
+
+            port = await nursery.start(run_host)
+            await attack(port)
+    return results
+
+
+async def _shaken(port: int, games: dict[str, str], name: str = "mallory") -> Connection:
+    conn = await connect(LOOPBACK, port)
+    await handshake(conn, Identity.generate(), name=name, games=games)
+    return conn
+
+
+async def test_a_joiner_that_sends_a_bad_frame_or_drops_mid_frame_is_dropped_and_the_table_starts():
+    """A frame that is not valid after the handshake, or a connection cut in the middle of a
+    frame (what a joiner whose program dies mid-write leaves), used to end the host with a
+    FrameError traceback out of HostedLobby._seat."""
+    lobby, games = _lobby(2)
+
+    async def attack(port: int) -> None:
+        bad = await _shaken(port, games)
+        await bad.stream.send_all(b"\x00\x00\x00\x05" + b"\xc1" * 5)  # 0xc1 is never msgpack
+        torn = await _shaken(port, games)
+        await torn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await torn.stream.send_all(b"\x00\x00\x01\x00abc")  # 256 bytes announced, 3 sent
+        await torn.stream.aclose()
+        while lobby.sitters:
+            await trio.sleep(0.01)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games,
+                                  listen_host=LOOPBACK)
+        await joined.aclose()
+
+    results = await _host_and(lobby, attack)
+    assert sorted(results["host"].links) == [1]
+    await results["host"].aclose()
+
+
+async def test_a_joiner_that_said_ready_and_left_does_not_end_the_host():
+    """Its seat is kept (the game names it if it does not come back); the host's ``start`` to it
+    fails, which used to end the host with ConnectionClosed."""
+    lobby, games = _lobby(3)
+
+    async def attack(port: int) -> None:
+        ghost = await _shaken(port, games, "ghost")
+        await ghost.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await ghost.send({"type": "lobby", "op": "ready", "ready": True})
+        while not lobby.readiness()[1]:
+            await trio.sleep(0.01)
+        await ghost.aclose()
+        await trio.sleep(0.1)
+        filler = await _shaken(port, games, "filler")
+        await filler.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 10})
+        await trio.sleep(0.1)  # the roster to the ghost fails, then the start to it
+        await filler.send({"type": "lobby", "op": "ready", "ready": True})
+        while (await filler.receive()).get("op") != "start":
+            pass
+        await filler.aclose()
+
+    results = await _host_and(lobby, attack)
+    assert [s.name for s in results["host"].header.seats] == ["host", "ghost", "filler"]
+    assert sorted(results["host"].links) == [2]
+    await results["host"].aclose()
+
+
+async def test_a_joiner_with_other_rules_is_told_why():
+    """The host's ``bye`` names both rules versions; the joiner used to report 'expected auth'."""
+    lobby, games = _lobby(2)
+
+    async def attack(port: int) -> None:
+        mine = games["crazy-eights"]
+        for theirs, said in (({**games, "crazy-eights": "0"}, f"we have rules {mine}, peer has 0"),
+                             ({"cals-bs": games["cals-bs"]}, "peer does not have the game")):
+            with pytest.raises(LobbyError, match=said):
+                await join_lobby(Identity.generate(), LOOPBACK, port, name="old", games=theirs,
+                                 listen_host=LOOPBACK)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="ok", games=games,
+                                  listen_host=LOOPBACK)
+        await joined.aclose()
+
+    results = await _host_and(lobby, attack)
+    await results["host"].aclose()
+
+
+async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch):
+    """Strangers that connect and say nothing, or pass the handshake and send no ``sit``, used
+    to hold a file descriptor each for as long as they liked, without limit: 1,100 of them
+    ended a host under the common limit of 1,024 descriptors (EMFILE out of accept)."""
+    monkeypatch.setattr(lobby_module, "HANDSHAKE_SECONDS", 0.5)
+    monkeypatch.setattr(lobby_module, "MAX_CONNECTIONS", 4)
+    lobby, games = _lobby(2)
+
+    async def attack(port: int) -> None:
+        shaken = await _shaken(port, games)  # and no sit
+        silent = [await trio.open_tcp_stream(LOOPBACK, port) for _ in range(10)]
+
+        async def closed_within(stream, seconds: float) -> bool:
+            with trio.move_on_after(seconds):
+                while await stream.receive_some(65536):
+                    pass
+                return True
+            return False
+
+        # All beyond MAX_CONNECTIONS at once, the others after the handshake timeout.
+        for stream in silent:
+            assert await closed_within(stream, 2.0)
+        assert await closed_within(shaken.stream, 2.0)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games,
+                                  listen_host=LOOPBACK)
+        await joined.aclose()
+
+    results = await _host_and(lobby, attack)
+    await results["host"].aclose()
+
+
+async def test_running_out_of_file_descriptors_is_waited_out():
+    class Flaky:
+        def __init__(self):
+            self.calls = 0
+
+        async def accept(self):
+            self.calls += 1
+            if self.calls <= 2:
+                raise OSError(errno.EMFILE, "Too many open files")
+            if self.calls == 3:
+                return "stream"
+            await trio.sleep_forever()
+
+    handled = []
+
+    async def handle(stream):
+        handled.append(stream)
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(serve_listener, Flaky(), handle, nursery)
+            while not handled:
+                await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+    assert handled == ["stream"]
+
+
+async def test_a_header_that_does_not_seat_us_is_a_clear_error():
+    """A hostile host says 'seat 2' and then starts a table of one seat: the joiner used to end
+    with an IndexError."""
+    from p2pcards.net.peer import Seat, TableHeader
+
+    host_id = Identity.generate()
+    games = load_plugins().rules_versions()
+    listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
+    port = listeners[0].socket.getsockname()[1]
+
+    async def evil_host() -> None:
+        conn = Connection(await listeners[0].accept())
+        await handshake(conn, host_id, name="evil", games=games)
+        await conn.receive()  # sit
+        await conn.send({"type": "lobby", "op": "seated", "seat": 2, "table": b"t" * 16})
+        header = TableHeader(b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),),
+                             1, Timeouts())
+        await conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+        with pytest.raises(ConnectionClosed):  # the joiner closes its side
+            await conn.receive()
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(evil_host)
+            with pytest.raises(LobbyError, match="does not seat us where the host said"):
+                await join_lobby(Identity.generate(), LOOPBACK, port, name="joiner", games=games,
+                                 listen_host=LOOPBACK)
+    await listeners[0].aclose()

@@ -76,3 +76,19 @@ async def test_sending_to_a_closed_peer_raises_connection_closed():
                 await trio.sleep(0.001)
         assert client.closed
         await client.aclose()
+
+
+async def test_a_peer_that_stops_reading_is_cut_off_after_the_send_timeout():
+    """A peer that never reads fills our socket buffers; a send then used to wait forever (and
+    every task waiting on that connection, or on a lock held by the sender, with it)."""
+    async with trio.open_nursery() as nursery:
+        client, server = await _pair(nursery)
+        client.send_timeout = 0.5
+        with trio.fail_after(20), pytest.raises(ConnectionClosed, match="did not read what we sent for 0.5 s"):
+            for _ in range(10_000):  # far more than any socket buffer
+                await client.send({"data": b"x" * 100_000})
+        assert client.closed and client.failure is not None
+        with pytest.raises(ConnectionClosed):  # later sends fail at once
+            await client.send({"data": b"y"})
+        await client.aclose()
+        await server.aclose()
