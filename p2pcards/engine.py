@@ -43,6 +43,7 @@ from .game import (
     Turn,
     Violation,
 )
+from .wire.framing import FrameError, check_value
 
 __all__ = [
     "DECK_STEPS",
@@ -184,9 +185,10 @@ class Replica:
             raise IllegalAction(f"it is not seat {seat}'s turn")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("an action must be a mapping with a 'type'")
-        problem = _plain_data_problem(action)
-        if problem:
-            raise IllegalAction(f"an action must be plain data (peers and transcripts carry it): {problem}")
+        try:  # what peers and transcripts carry: caught here, in local games and tests too
+            check_value(action)
+        except FrameError as exc:
+            raise IllegalAction(f"an action must be plain data: {exc.reason}") from None
         self.game.check(self.state, seat, action)
         self.game.apply(self.state, seat, action)
         self.actions.append((seat, action))
@@ -271,32 +273,6 @@ def _step_problem(step: Any, players: int) -> str | None:
     for seat in seats:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
             return f"seat {seat!r} is not one of 0..{players - 1}"
-    return None
-
-
-_PLAIN = (str, int, float, bool, bytes, type(None))
-
-
-def _plain_data_problem(value: Any, where: str = "action") -> str | None:
-    """Why ``value`` is not plain data (what the wire carries: None, bool, int, float, str,
-    bytes, lists and str-keyed dicts), or None. Enums and other objects are refused here, in
-    every game, not only once a network peer tries to send them."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{where} has the key {key!r}, not a string"
-            problem = _plain_data_problem(item, f"{where}[{key!r}]")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            problem = _plain_data_problem(item, f"{where}[{index}]")
-            if problem:
-                return problem
-        return None
-    if type(value) not in _PLAIN:
-        return f"{where} is a {type(value).__name__} ({value!r}); use its plain value"
     return None
 
 

@@ -109,13 +109,24 @@ def test_same_seed_same_games(host):
     assert a.results != c.results
 
 
-def test_an_action_that_is_not_plain_data_is_refused_before_any_peer_sees_it():
-    from p2pcards.cards import Suit
-    from p2pcards.engine import _plain_data_problem
+class EnumAction(Recorder):
+    """A plugin bug: an enum in an action, which the game's own checks let through."""
 
-    assert _plain_data_problem({"type": "play", "cards": [3, 17], "suit": "h"}) is None
-    assert "action['suit'] is a Suit" in _plain_data_problem({"type": "play", "suit": Suit.HEARTS})
-    assert "key 3" in _plain_data_problem({"type": "x", "map": {3: 1}})
+    name = "enum"
+
+    def choose(self, state, known):
+        from p2pcards.cards import Suit
+
+        return {**super().choose(state, known), "suit": Suit.HEARTS}
+
+
+def test_an_action_that_is_not_plain_data_is_refused_before_any_peer_sees_it(host):
+    """No peer could send it: every game's replica refuses it, so a plugin's local tests find it."""
+    game = host.game("high-card")
+    options = game.resolve_options({"cards": 3}, 3)
+    deck = LocalDealer(game.deck(options, 3), 3, seeded_rng(1))
+    with pytest.raises(PlayerError, match="plain data: Suit is not allowed on the wire"):
+        play(game, options, 3, deck, bots(game, options, [EnumAction] * 3))
 
 
 def test_the_local_dealer_refuses_a_coin_label_used_twice():

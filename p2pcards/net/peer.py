@@ -945,8 +945,6 @@ class Peer:
         """Wait for ``seat`` to reconnect, until the grace period since it left runs out."""
         if self.connected(seat):
             return True
-        if seat in self.left:
-            return False
         event = self._returned.setdefault(seat, trio.Event())
         left = self._away_since.setdefault(seat, trio.current_time())
         grace = self.header.timeouts.grace
