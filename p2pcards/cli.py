@@ -210,6 +210,8 @@ def cmd_play(args: argparse.Namespace) -> int:
                      interface=args.interface, transcript_dir=Path(args.transcript_dir),
                      bot_delay=args.bot_delay)
     run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None))
+    for path in lobby.transcripts:  # the screen that showed them is gone
+        print(f"transcript: {path}  (check it: p2pcards verify {path})")
     return 0
 
 

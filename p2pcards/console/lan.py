@@ -68,6 +68,7 @@ class LanLobby:
         self.interface = interface
         self.listen = interface or ANY_ADDRESS
         self.transcript_dir = transcript_dir
+        self.transcripts: list[str] = []  # saved by this run's games, for the shell after 'quit'
         self.bot_name = bot_name
         self.bot_delay = bot_delay
         self.timeouts = timeouts
@@ -176,6 +177,8 @@ class LanLobby:
     def _finish(self, stopped: str | None, transcript: str | None) -> None:
         """The table task is over: after a game, or when the room closed before one."""
         self._end = GameEnd(stopped, transcript)
+        if transcript:
+            self.transcripts.append(transcript)
         self._room = None
         self._table_scope = None
         self._ready = trio.Event()

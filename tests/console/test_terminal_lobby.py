@@ -35,4 +35,6 @@ def test_play_lobby_in_a_terminal(terminal, tmp_path):
     term.type_line("new")
     term.wait_for(r"Tables on the network", timeout=30)
     term.type_line("quit")
+    # the screen is gone: the shell gets the transcript's path
+    term.wait_for(r"transcript: /[\s\S]+?\(check it: p2pcards verify ", timeout=20)
     term.wait_for(r"EXITED 0")
