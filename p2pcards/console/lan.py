@@ -69,6 +69,7 @@ class LanLobby:
         self.listen = interface or ANY_ADDRESS
         self.transcript_dir = transcript_dir
         self.transcripts: list[str] = []  # saved by this run's games, for the shell after 'quit'
+        self._hosted: HostedLobby | None = None  # the lobby of the table we host, while it waits
         self.bot_name = bot_name
         self.bot_delay = bot_delay
         self.timeouts = timeouts
@@ -218,6 +219,7 @@ class LanLobby:
 
         def on_lobby(lobby: HostedLobby) -> None:
             opened["lobby"] = lobby
+            self._hosted = lobby
 
         def on_port(port: int) -> None:
             opened["port"] = port
@@ -336,6 +338,19 @@ class LanLobby:
         if room.hosting:
             raise LobbyProblem("you host this table: it starts when every seat is taken and ready")
         self._ready.set()
+
+    async def remove(self, seat: int) -> str:
+        room, hosted = self._room, self._hosted
+        if room is None or not room.hosting or hosted is None:
+            raise LobbyProblem("only the host of a table can send a player away")
+        if room.started:
+            raise LobbyProblem("the game has started")
+        if not 0 < seat < hosted.players:
+            raise LobbyProblem(f"remove SEAT: a seat from 1 to {hosted.players - 1} (yours is 0)")
+        try:
+            return await hosted.remove(seat)
+        except LobbyError as exc:
+            raise LobbyProblem(str(exc)) from None
 
     async def leave(self) -> None:
         if self._room is None:

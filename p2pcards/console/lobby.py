@@ -158,6 +158,10 @@ class LobbyBackend(Protocol):
         """Leave the room before its game starts."""
         ...
 
+    async def remove(self, seat: int) -> str:
+        """The host sends the player in ``seat`` away before the game starts; returns its name."""
+        ...
+
     def session(self) -> TableSession | None:
         """Once the game has started: the table, for the table screen."""
         ...

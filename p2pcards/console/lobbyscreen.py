@@ -41,6 +41,7 @@ Commands
   connect HOST:PORT               join a table discovery does not show
   ready                           say you are ready; the game starts when every seat is
   leave                           leave the table before its game starts
+  remove SEAT                     (the host) send the player in SEAT away before the game starts
   quit                            leave p2pcards (also Ctrl-D)
 
 The new-table form
@@ -129,6 +130,14 @@ class LobbyScreen:
             return self._queue("saying ready", self.backend.ready)
         if verb == "leave":
             return self._queue("leaving", self.backend.leave)
+        if verb == "remove":
+            seat = int(command.target)
+
+            async def remove() -> None:
+                name = await self.backend.remove(seat)
+                self.feedback = Feedback(f"{name} was sent away from seat {seat}", error=False)
+
+            return self._queue("sending a player away", remove)
         if verb == "join":
             return self._join(command.target)
         return self._create(command.game, dict(command.settings))

@@ -169,15 +169,15 @@ def _step(option: OptionChoice, value: Any, delta: int) -> Any:
 # --------------------------------------------------------------------------------------------
 # Typed lobby commands.
 
-LOBBY_WORDS = ("create", "join ", "connect ", "ready", "leave", "help", "quit")
+LOBBY_WORDS = ("create", "join ", "connect ", "ready", "leave", "remove ", "help", "quit")
 
 
 @dataclass(frozen=True)
 class LobbyCommand:
-    """``verb``: create, join, ready, leave, help, quit; ``error`` when the line is not one."""
+    """``verb``: create, join, ready, leave, remove, help, quit; ``error`` when the line is not one."""
 
     verb: str = ""
-    target: str = ""  # join: a table number, an id, or HOST:PORT
+    target: str = ""  # join: a table number, an id, or HOST:PORT; remove: a seat number
     game: str = ""
     settings: Mapping[str, str] = field(default_factory=dict)  # create: seats, bots, options
     error: str = ""
@@ -190,6 +190,10 @@ def parse_lobby_command(text: str) -> LobbyCommand:
     verb, args = words[0].lower(), words[1:]
     if verb in ("help", "?", "h", "ready", "leave", "quit", "exit") and not args:
         return LobbyCommand({"?": "help", "h": "help", "exit": "quit"}.get(verb, verb))
+    if verb in ("remove", "kick"):
+        if len(args) != 1 or not args[0].isdigit():
+            return LobbyCommand(error="remove SEAT: the seat number of a player at your table (the host's is 0)")
+        return LobbyCommand("remove", target=args[0])
     if verb in ("join", "connect"):
         if len(args) > 1:
             return LobbyCommand(error=f"{verb} takes one table: a number from the list, an id or HOST:PORT")
@@ -207,4 +211,4 @@ def parse_lobby_command(text: str) -> LobbyCommand:
             else:
                 return LobbyCommand(error=f"create GAME [seats=N] [bots=K] [OPTION=VALUE ...], not {arg!r}")
         return LobbyCommand("create", game=game, settings=settings)
-    return LobbyCommand(error=f"unknown command {words[0]!r}: create, join, connect, ready, leave, help, quit")
+    return LobbyCommand(error=f"unknown command {words[0]!r}: create, join, connect, ready, leave, remove, help, quit")

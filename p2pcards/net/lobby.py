@@ -298,6 +298,21 @@ class HostedLobby:
                     self._notify()
             await conn.aclose()
 
+    async def remove(self, seat: int) -> str:
+        """Send the joiner in ``seat`` away before the table starts (one who sat down and never
+        says ready holds the table up); returns its name. Its seat is free again."""
+        sitter = self.sitters.pop(seat, None)
+        if sitter is None:
+            raise LobbyError(f"nobody sits in seat {seat}")
+        try:
+            await sitter.peer.conn.send(Bye("the host removed you from the table").to_wire())
+        except ConnectionClosed:
+            pass
+        await sitter.peer.conn.aclose()
+        await self._roster()
+        self._notify()
+        return sitter.peer.name
+
     def header(self) -> TableHeader:
         address = self.interface
         if address == ANY_ADDRESS and self.sitters:
@@ -453,6 +468,9 @@ async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.E
                 raw = await conn.receive()
             if raw is None:
                 continue
+        if isinstance(raw, dict) and raw.get("type") == "bye":  # sent away, or the table closed
+            reason = raw.get("reason") if isinstance(raw.get("reason"), str) else "no reason given"
+            raise ProtocolError(host_name, reason[:300])
         if isinstance(raw, dict) and raw.get("op") == "roster":
             roster = lobby_message(raw, "roster", host_name)
             if on_change:

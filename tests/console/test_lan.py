@@ -87,3 +87,28 @@ async def test_create_find_join_ready_play(tmp_path):
         assert a.room() is None and b.room() is None
         nursery.cancel_scope.cancel()
     assert "started" in events and "ended" in events
+
+
+async def test_the_host_sends_away_a_player_who_never_says_ready(tmp_path):
+    """A joiner who sits down and never says ready holds the table up: the host's 'remove SEAT'
+    frees the seat, and the joiner is told why."""
+    host = load_plugins()
+    a, b = lobby(host, tmp_path, "alice"), lobby(host, tmp_path, "bob")
+    errors = []
+    b.subscribe(lambda e: errors.append(e.text) if e.kind == "error" else None)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(a.run)
+        await nursery.start(b.run)
+        room = await a.create("cals-bs", {"match_target": 1}, 3, 0)
+        await b.join(f"{LOOPBACK}:{room.table.address.rpartition(':')[2]}")
+        await wait_for(lambda: len([s for s in a.room().seats if s.name]) == 2, "bob in alice's room")
+        seat = next(i for i, s in enumerate(a.room().seats) if s.name == "bob")
+        with pytest.raises(LobbyProblem, match="only the host"):
+            await b.remove(0)
+        with pytest.raises(LobbyProblem, match="a seat from 1 to 2"):
+            await a.remove(0)
+        assert await a.remove(seat) == "bob"
+        await wait_for(lambda: b.room() is None, "bob back in the lobby")
+        await wait_for(lambda: not any(s.name == "bob" for s in a.room().seats), "bob's seat free")
+        assert any("the host removed you from the table" in text for text in errors), errors
+        nursery.cancel_scope.cancel()
