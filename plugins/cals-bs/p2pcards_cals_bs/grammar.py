@@ -60,7 +60,12 @@ def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, 
         )
         if match is None:
             held = any(known[h].is_joker if card.is_joker else known[h].face == card.face for h in free)
-            raise IllegalAction(f"you typed {word} more often than you hold it" if held else f"you do not hold {word}")
+            if held:
+                raise IllegalAction(f"you typed {word} more often than you hold it")
+            if word.lower() == "as" and word is words[-1]:  # "play 7h 7s as": the rank is missing
+                raise IllegalAction("you do not hold As (the ace of spades); to claim a rank, name it "
+                                    "after 'as', e.g. play 7h 7s as 7")
+            raise IllegalAction(f"you do not hold {word}")
         chosen.append(match)
     return chosen
 

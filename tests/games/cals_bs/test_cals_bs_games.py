@@ -287,8 +287,10 @@ def test_grammar_reads_the_ace_of_spades_next_to_the_keyword_as():
     ace_h = t.handles(1, "Ah")
     assert t.parse(1, "play Ah") == {"type": "play", "cards": ace_h, "rank": "7"}
     assert t.parse(1, "play Ah 7d")["cards"] == ace_h + t.handles(1, "7d")
-    with pytest.raises(IllegalAction, match="do not hold as"):
+    with pytest.raises(IllegalAction, match="do not hold As .* name it after 'as'"):
         t.parse(1, "play as")  # following, "as" alone is the ace of spades, not held here
+    with pytest.raises(IllegalAction, match="do not hold As .* name it after 'as'"):
+        t.parse(1, "play Ah as")  # the rank left out
     with pytest.raises(IllegalAction, match="typed Ah more often than you hold it"):
         t.parse(1, "play Ah 7d Ah")  # following: Ah twice, held once
     # what format_action says parses back, the ace of spades included
