@@ -465,15 +465,17 @@ def cmd_join(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     import trio
 
-    from .net.store import load_seat_state, unfinished_seats
+    from .net.store import load_seat_state, seat_in_use, unfinished_seats
     from .net.table import resume_seat
 
     host = load_plugins()
     report_plugin_errors(host)
     if args.folder:
         folder = Path(args.folder)
+        if seat_in_use(folder):
+            raise UsageError(f"the seat in {folder} is still being played by another program")
     else:
-        found = unfinished_seats()
+        found = unfinished_seats()  # those no program is playing
         if not found:
             raise UsageError("no unfinished game to resume")
         folder = found[0]

@@ -14,12 +14,17 @@ A seat's folder (``<data dir>/tables/<table id>-seat<k>/``, mode 0700) holds:
     (protocol/table.md section 6).
 
 After the game the folder is removed: the final transcript holds everything worth keeping.
+
+While a program plays the seat it holds an exclusive lock on ``seat.lock`` in the folder (an
+``flock``, which the system drops when the program dies): ``p2pcards resume`` never brings back a
+seat that is still playing, which would sign its moves twice.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,10 +33,53 @@ from ..wire import framing
 from ..wire.files import write_private
 from ..wire.identity import Identity, data_dir
 
-__all__ = ["SeatState", "load_seat_state", "save_seat_state", "seat_folder", "unfinished_seats"]
+try:
+    import fcntl
+except ImportError:  # not on Windows: seats there are not locked
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["SeatInUse", "SeatLock", "SeatState", "load_seat_state", "save_seat_state", "seat_folder",
+           "unfinished_seats"]
 
 STATE_FILE = "seat.bin"
 JOURNAL_FILE = "journal.p2pt"
+LOCK_FILE = "seat.lock"
+
+
+class SeatInUse(RuntimeError):
+    """Another program is playing this seat."""
+
+
+class SeatLock:
+    """The lock a program holds on a seat's folder while it plays the seat (see the module doc);
+    :meth:`release` it, or let the program end."""
+
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._fd: int | None = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        if fcntl is None:
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            self._fd = None
+            raise SeatInUse(f"another program is playing the seat in {folder}") from None
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with suppress(OSError):
+                os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+
+def seat_in_use(folder: Path) -> bool:
+    """A program holds the seat's lock now."""
+    try:
+        SeatLock(folder).release()
+    except SeatInUse:
+        return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -76,11 +124,11 @@ def journal_path(folder: Path) -> Path:
 
 
 def unfinished_seats(home: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Seat folders of games that did not finish, newest first."""
+    """Seat folders of games that did not finish and that no program is playing, newest first."""
     root = data_dir(home) / "tables"
     if not root.is_dir():
         return []
-    found = [p for p in root.iterdir() if (p / STATE_FILE).is_file()]
+    found = [p for p in root.iterdir() if (p / STATE_FILE).is_file() and not seat_in_use(p)]
     return sorted(found, key=lambda p: (p / STATE_FILE).stat().st_mtime, reverse=True)
 
 

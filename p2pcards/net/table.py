@@ -17,7 +17,15 @@ from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat, serve_listener
 from .peer import Peer, TableAborted, TableHeader
-from .store import SeatState, journal_path, load_seat_state, remove_seat_folder, save_seat_state, seat_folder
+from .store import (
+    SeatLock,
+    SeatState,
+    journal_path,
+    load_seat_state,
+    remove_seat_folder,
+    save_seat_state,
+    seat_folder,
+)
 from .transport import ConnectionClosed, FrameError
 
 __all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
@@ -67,9 +75,10 @@ async def play_seat(
     header, me = lobby.header, lobby.seat
     seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
-    folder = None
+    folder = lock = None
     if persist:
         folder = seat_folder(header.table, me, state_home)
+        lock = SeatLock(folder)  # held while we play: 'resume' leaves a seat that is playing alone
         # The seed must be safe on disk before its commitment leaves this machine.
         save_seat_state(folder, SeatState(peer.header_wire, me, seed, identity, bot))
         journal = TranscriptWriter.create(journal_path(folder), transcript_header(peer), sync=False)
@@ -79,7 +88,11 @@ async def play_seat(
     else:
         journal = None
     peer.journal = journal
-    return await _run_seat(peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False)
+    try:
+        return await _run_seat(peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False)
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 async def resume_seat(
@@ -91,7 +104,17 @@ async def resume_seat(
     on_peer: Callable[[Peer], None] | None = None,
 ) -> SeatOutcome:
     """Bring a seat back after a crash: reload its seed, keys and journal, replay the journal,
-    reconnect to every other seat and play on."""
+    reconnect to every other seat and play on. A seat that another program still plays is
+    refused (:class:`~p2pcards.net.store.SeatInUse`)."""
+    lock = SeatLock(folder)
+    try:
+        return await _resume_seat(folder, host, agent_factory, transcript_dir=transcript_dir, on_peer=on_peer)
+    finally:
+        lock.release()
+
+
+async def _resume_seat(folder: Path, host: Any, agent_factory: Callable[[Game, int, Mapping[str, Any]], SeatAgent],
+                       *, transcript_dir: Path | None, on_peer: Callable[[Peer], None] | None) -> SeatOutcome:
     state = load_seat_state(folder)
     header = TableHeader.from_wire(state.header)
     game = host.game(header.game)

@@ -118,6 +118,19 @@ def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
     assert not list((homes["join_home"] / "tables").iterdir())
 
 
+def test_a_seat_that_is_still_playing_is_not_resumed(table):
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=60)
+    procs += [host, joiner]
+    wait_for(lambda: journal_size(homes["join_home"]) > 20_000, 60, "the game to be under way")
+    (folder,) = (homes["join_home"] / "tables").iterdir()
+    log = tmp / "twice.log"
+    twice = start(["resume", str(folder), "--transcript-dir", str(transcripts)], homes["join_home"], log)
+    out = finish(twice, log, timeout=30)
+    assert twice.returncode == 2 and "still being played by another program" in out, out
+    assert finish(joiner, join_log) and joiner.returncode == 0
+
+
 def cut_journal_like_a_power_cut(home: Path, own_lost: int) -> list[bytes]:
     """Cut the seat's journal before its last ``own_lost`` own entries, with everything after
     them: what a power cut takes when those entries were written and sent but not yet on disk.

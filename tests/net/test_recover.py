@@ -142,3 +142,21 @@ def test_while_we_recover_a_seat_that_restarted_too_gets_its_entries_from_our_jo
         assert len(conn.frames) == 2 and conn.messages == [Fetched(TABLE, 1, 2).to_wire()]
 
     trio.run(main)
+
+
+def test_a_seat_being_played_is_locked_and_not_offered_for_resume(tmp_path):
+    """While a program plays a seat it holds the seat's lock: 'resume' neither finds it nor
+    may play it a second time (its moves would be signed twice); a dead program's lock is gone."""
+    import pytest
+
+    from p2pcards.net.store import SeatInUse, SeatLock, SeatState, save_seat_state, seat_folder, unfinished_seats
+
+    folder = seat_folder(bytes(16), 1, tmp_path)
+    lock = SeatLock(folder)
+    save_seat_state(folder, SeatState({"table": bytes(16)}, 1, b"\x01" * 32, IDS[1], "random"))
+    assert unfinished_seats(tmp_path) == []
+    with pytest.raises(SeatInUse, match="another program is playing the seat"):
+        SeatLock(folder)
+    lock.release()  # as when the program ends
+    assert unfinished_seats(tmp_path) == [folder]
+    SeatLock(folder).release()
