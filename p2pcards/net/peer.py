@@ -359,6 +359,7 @@ class Peer:
         self.header_wire = header.to_wire()
         self.log = Log(header.table, self.header_wire, [s.keys for s in header.seats])
         self.connections: dict[int, Connection] = {}
+        self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
         self._returned: dict[int, trio.Event] = {}
         self.left: dict[int, str] = {}  # seats that said goodbye before the game ended: their reason
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
@@ -722,6 +723,8 @@ class Peer:
         """Read entries from ``seat`` until the connection ends. First ask it for every entry
         we lack (after a restart or a dropped connection, that is what we missed)."""
         self.attach(seat, conn)
+        serving = self._serving.setdefault(seat, [])
+        serving.append(conn)
         try:
             if self.recovering:  # first of all: what it holds of our own chain
                 await conn.send(self._recovery.fetch().to_wire())
@@ -747,10 +750,18 @@ class Peer:
             return
         finally:
             self._written.pop(conn, None)
+            serving.remove(conn)
             if self.connections.get(seat) is conn:
                 conn.closed = True
-                self._away_since.setdefault(seat, trio.current_time())
-                self.session.publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
+                # Both seats may dial each other at once (one of them restarted): the connection
+                # the other side kept may be our spare one. Use it, or that seat and we would each
+                # hold a different connection and both wait for the other to come back.
+                spare = next((other for other in serving if not other.closed), None)
+                if spare is not None:
+                    self.connections[seat] = spare
+                else:
+                    self._away_since.setdefault(seat, trio.current_time())
+                    self.session.publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
 
     async def _on_message(self, seat: int, conn: Connection, raw: Any) -> None:
         try:

@@ -118,6 +118,47 @@ def test_a_killed_peer_restarts_rejoins_and_the_game_completes(table):
     assert not list((homes["join_home"] / "tables").iterdir())
 
 
+def test_a_killed_host_restarts_and_the_game_completes(tmp_path):
+    """Seat 0 dials nobody when a connection drops (the higher seat redials) but dials everyone
+    when it restarts, while the others redial it: both ends may keep different connections of a
+    pair. Each side falls back to the other connection of that seat instead of waiting for it."""
+    transcripts = tmp_path / "transcripts"
+    name = f"host-restart-{os.getpid()}-{time.monotonic_ns()}"
+    procs = []
+    try:
+        host_log = tmp_path / "host.log"
+        host = start(["host", "--game", "cals-bs", "--option", "match_target=1", "--seats", "3",
+                      "--bot", "random", "--bot-delay", "0.03", "--name", name, "--interface", LOOPBACK,
+                      "--transcript-dir", str(transcripts), "--grace", "60", "--deck-timeout", "20"],
+                     tmp_path / "host_home", host_log)
+        procs.append(host)
+        wait_for(lambda: "is open at" in host_log.read_text(), 30, "the table to open")
+        port = host_log.read_text().split(f"{LOOPBACK}:")[1].split(";")[0]
+        joiners = []
+        for index in (1, 2):
+            log = tmp_path / f"join{index}.log"
+            joiners.append((start(["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", "--bot", "random",
+                                   "--bot-delay", "0.03", "--interface", LOOPBACK, "--transcript-dir",
+                                   str(transcripts)], tmp_path / f"join{index}_home", log), log))
+            procs.append(joiners[-1][0])
+        kill_mid_game(host, tmp_path / "host_home")
+        resume_log = tmp_path / "resume.log"
+        resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
+                        tmp_path / "host_home", resume_log)
+        procs.append(resumed)
+        out = finish(resumed, resume_log)
+        assert resumed.returncode == 0, out
+        for joiner, log in joiners:
+            finish(joiner, log)
+            assert joiner.returncode == 0, log.read_text()
+        files = sorted(transcripts.glob("*.p2pt"))
+        assert len(files) == 3 and len({f.read_bytes() for f in files}) == 1
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+
+
 def test_a_seat_that_is_still_playing_is_not_resumed(table):
     run, homes, transcripts, procs, tmp = table
     host, host_log, joiner, join_log = run(grace=60)
