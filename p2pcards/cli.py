@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -465,24 +466,23 @@ def cmd_join(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     import trio
 
-    from .net.store import load_seat_state, seat_in_use, unfinished_seats
+    from .net.store import load_seat_state, seat_in_use
     from .net.table import resume_seat
 
     host = load_plugins()
     report_plugin_errors(host)
     if args.folder:
-        folder = Path(args.folder)
+        folder, companions = Path(args.folder), []
         if seat_in_use(folder):
             raise UsageError(f"the seat in {folder} is still being played by another program")
     else:
-        found = unfinished_seats()  # those no program is playing
-        if not found:
-            raise UsageError("no unfinished game to resume")
-        folder = found[0]
+        folder, companions = _seats_to_resume()
     try:
         state = load_seat_state(folder)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot resume from {folder}: {exc}") from None
+    for other in companions:  # the bot peers this program ran ('host --bots'): a process each
+        _resume_in_background(other, args)
     bot = args.bot or state.bot
     if bot is None:  # a person's seat: back into the console
         from .console.seat import resumed_seat
@@ -493,6 +493,39 @@ def cmd_resume(args: argparse.Namespace) -> int:
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
     return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent,
                                                        transcript_dir=Path(args.transcript_dir))))
+
+
+def _seats_to_resume() -> tuple[Path, list[Path]]:
+    """The newest unfinished game's seat to resume here (a person's, if one of its seats is)
+    and its other seats saved on this computer that bots play (a host's bot peers), which no
+    program is playing now."""
+    from .net.store import load_seat_state, unfinished_seats
+
+    seats = []
+    for folder in unfinished_seats():
+        try:
+            seats.append((folder, load_seat_state(folder)))
+        except (OSError, ValueError, KeyError):
+            continue  # one we cannot read is named when it is asked for by its folder
+    if not seats:
+        raise UsageError("no unfinished game to resume")
+    table = seats[0][1].table
+    same = [(folder, state) for folder, state in seats if state.table == table]
+    folder = next((f for f, state in same if state.bot is None), same[0][0])
+    return folder, [f for f, state in same if f != folder and state.bot is not None]
+
+
+def _resume_in_background(folder: Path, args: argparse.Namespace) -> None:
+    """``p2pcards resume FOLDER`` for a bot's seat, in a process of its own; its output goes to
+    a log next to the transcripts."""
+    transcripts = Path(args.transcript_dir)
+    transcripts.mkdir(parents=True, exist_ok=True)
+    log = transcripts / f"resume-{folder.name}.log"
+    with open(log, "ab") as out:
+        subprocess.Popen([sys.executable, "-m", "p2pcards", "resume", str(folder), "--transcript-dir",
+                          str(transcripts), "--bot-delay", str(args.bot_delay)],
+                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    print(f"resuming the bot seat in {folder} in the background (its output: {log})", flush=True)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

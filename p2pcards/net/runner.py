@@ -7,6 +7,7 @@ person would be.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -94,17 +95,21 @@ async def host_table(
         if on_port:
             on_port(bound)
         for index in range(bots):
-            nursery.start_soon(
+            # Saved like our own seat (with ``persist``): 'p2pcards resume' brings them back too.
+            nursery.start_soon(functools.partial(
                 _bot_peer, host, interface, bound, f"{bot_name} bot {index + 1}",
                 bot_agent(host, game, bot_name, rng, delay=bot_delay), transcript_dir, theirs,
-            )
+                persist=persist, state_home=state_home, bot=bot_name,
+            ))
     return mine + theirs
 
 
 async def _bot_peer(host: PluginHost, address: str, port: int, name: str, agent: AgentFactory,
-                    transcript_dir: Path | None, outcomes: list[SeatOutcome]) -> None:
+                    transcript_dir: Path | None, outcomes: list[SeatOutcome], *, persist: bool = False,
+                    state_home: Path | str | None = None, bot: str | None = None) -> None:
     outcomes.append(await join_table(host, Identity.generate(), address, port, name=name, agent=agent,
-                                     listen_host=address, transcript_dir=transcript_dir))
+                                     listen_host=address, transcript_dir=transcript_dir, persist=persist,
+                                     state_home=state_home, seat_bot=bot))
 
 
 async def join_table(

@@ -159,6 +159,28 @@ def test_a_killed_host_restarts_and_the_game_completes(tmp_path):
                 proc.kill()
 
 
+def test_a_killed_host_comes_back_with_its_bot_peers_and_the_game_completes(table):
+    """The host runs a bot peer in its own program: killed, both seats are gone. 'p2pcards
+    resume' brings back the host's seat and starts the bot's seat in a process of its own."""
+    run, homes, transcripts, procs, tmp = table
+    host, host_log, joiner, join_log = run(grace=60)
+    procs += [host, joiner]
+    wait_for(lambda: len(list((homes["host_home"] / "tables").glob("*"))) == 2, 30, "two seats saved by the host")
+    kill_mid_game(host, homes["host_home"])
+    resume_log = tmp / "resume-host.log"
+    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
+                    homes["host_home"], resume_log)
+    procs.append(resumed)
+    out = finish(resumed, resume_log)
+    assert resumed.returncode == 0, out
+    assert "resuming the bot seat in" in out and "audit: clean" in out
+    assert finish(joiner, join_log) and joiner.returncode == 0
+    wait_for(lambda: len(list(transcripts.glob("*.p2pt"))) == 3, 60, "the bot seat's transcript")
+    files = sorted(transcripts.glob("*.p2pt"))
+    assert len({f.read_bytes() for f in files}) == 1, "every seat must end with the same transcript"
+    wait_for(lambda: not list((homes["host_home"] / "tables").iterdir()), 30, "the saved seats removed")
+
+
 def test_a_seat_that_is_still_playing_is_not_resumed(table):
     run, homes, transcripts, procs, tmp = table
     host, host_log, joiner, join_log = run(grace=60)
