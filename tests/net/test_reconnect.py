@@ -90,16 +90,22 @@ def play_and_kill_the_joiner(table, grace: float):
     return host, host_log
 
 
+def resume_in(table, home: Path, log_name: str = "resume.log") -> str:
+    """Run `p2pcards resume` with the data folder ``home`` to the end of its game; its output."""
+    run, homes, transcripts, procs, tmp = table
+    log = tmp / log_name
+    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)], home, log)
+    procs.append(resumed)
+    out = finish(resumed, log)
+    assert resumed.returncode == 0, out
+    return out
+
+
 def resume_to_the_end(table, host, host_log):
     """Restart the killed joiner with `p2pcards resume`: it and the host finish the game, and
     every seat ends with the same complete transcript, which is returned."""
     run, homes, transcripts, procs, tmp = table
-    resume_log = tmp / "resume.log"
-    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
-                    homes["join_home"], resume_log)
-    procs.append(resumed)
-    out = finish(resumed, resume_log)
-    assert resumed.returncode == 0, out
+    out = resume_in(table, homes["join_home"])
     assert "resuming seat" in out and "audit: clean" in out
     host_out = finish(host, host_log)
     assert host.returncode == 0, host_out
@@ -167,12 +173,7 @@ def test_a_killed_host_comes_back_with_its_bot_peers_and_the_game_completes(tabl
     procs += [host, joiner]
     wait_for(lambda: len(list((homes["host_home"] / "tables").glob("*"))) == 2, 30, "two seats saved by the host")
     kill_mid_game(host, homes["host_home"])
-    resume_log = tmp / "resume-host.log"
-    resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
-                    homes["host_home"], resume_log)
-    procs.append(resumed)
-    out = finish(resumed, resume_log)
-    assert resumed.returncode == 0, out
+    out = resume_in(table, homes["host_home"], "resume-host.log")
     assert "resuming the bot seat in" in out and "audit: clean" in out
     assert finish(joiner, join_log) and joiner.returncode == 0
     wait_for(lambda: len(list(transcripts.glob("*.p2pt"))) == 3, 60, "the bot seat's transcript")
