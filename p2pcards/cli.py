@@ -481,13 +481,14 @@ def cmd_resume(args: argparse.Namespace) -> int:
         state = load_seat_state(folder)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot resume from {folder}: {exc}") from None
+    bot = args.bot or state.bot
+    if bot is None:
+        _need_terminal("resume")
     for other in companions:  # the bot peers this program ran ('host --bots'): a process each
         _resume_in_background(other, args)
-    bot = args.bot or state.bot
     if bot is None:  # a person's seat: back into the console
         from .console.seat import resumed_seat
 
-        _need_terminal("resume")
         return _play_in_console(resumed_seat(host, folder, transcript_dir=Path(args.transcript_dir)), args)
     agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
