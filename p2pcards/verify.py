@@ -912,9 +912,7 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
     """Every seed that opens its seat's signed commitment: revealed in a signed ``seed`` deck
     message (at the audit, or as the game stopped) or found in the end record (unsigned, but a
     seed that opens its commitment is the seat's, wherever it comes from)."""
-    cards = game.deck(lobby.options, lobby.players)
-    context = context_digest(encode_header(lobby.to_wire()), lobby.players,
-                             [c.label() for c in cards])
+    context = _deck_context(lobby, game)
     seeds: dict[int, bytes] = {}
     for seat in range(lobby.players):
         deck = [e for e in log.entries(seat) if e.kind == "deck"]
@@ -1123,11 +1121,15 @@ class _Handles:
         raise _NeedsFaces("the audit")
 
 
+def _deck_context(lobby: TableHeader, game: Game) -> bytes:
+    """The deck's context (protocol/deck.md section 2): the lobby header and the cards."""
+    cards = game.deck(lobby.options, lobby.players)
+    return context_digest(encode_header(lobby.to_wire()), lobby.players, [c.label() for c in cards])
+
+
 def _public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
     """The deck's game id from the signed commitments and nonces (public), for the coins."""
-    cards = game.deck(lobby.options, lobby.players)
-    context = context_digest(encode_header(lobby.to_wire()), lobby.players,
-                             [c.label() for c in cards])
+    context = _deck_context(lobby, game)
     commits, nonces = [], []
     for seat in range(lobby.players):
         deck = [e for e in log.entries(seat) if e.kind == "deck"][:2]
@@ -1147,8 +1149,7 @@ def _public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
     section 2): each is a map of a known type; a seat's first is its commitment, two 32-byte
     values; its second, if a nonce, opens the nonce commitment. A signed message that fails them
     is its signer's fault, as it was at the table."""
-    cards = game.deck(lobby.options, lobby.players)
-    context = context_digest(encode_header(lobby.to_wire()), lobby.players, [c.label() for c in cards])
+    context = _deck_context(lobby, game)
     for seat in range(lobby.players):
         deck = [e for e in log.entries(seat) if e.kind == "deck"]
         for index, entry in enumerate(deck):
