@@ -1,0 +1,454 @@
+"""Zero-knowledge proofs that a deck pass is honest (protocol/deck.md §5), checked on arrival.
+
+Two statements over edwards25519's prime-order group, both made non-interactive with
+Fiat-Shamir over a transcript that binds the caller's context (table, game, operation, step,
+seat) and every public input:
+
+* :func:`prove_shuffle` / :func:`verify_shuffle`: ``T[j] = k * R[perm[j]]`` for a permutation
+  ``perm`` and the scalar ``k`` of a published public key ``K = k * B``: the outputs are the
+  inputs permuted and all multiplied by one secret scalar (Curdleproofs' statement). So a pass
+  can neither copy, drop, sum, tag nor substitute a card.
+
+  The argument, linear in size (our own; after Bayer-Groth and Curdleproofs, with a LogUp
+  multiset check instead of a grand product, and plain sigma protocols instead of an inner
+  product argument, so the verifier's work is one multi-scalar multiplication of 3n + 11 terms):
+
+  1. commit to the permutation ``m_j = perm[j]`` over independent generators: ``M``;
+  2. challenge vector ``a``; commit to ``b_j = a[perm[j]]``: ``A``;
+  3. challenges ``alpha, beta``; with ``c = b + alpha * m`` (committed in ``C = A + alpha*M``)
+     commit to ``w_j = 1 / (beta - c_j)``: ``W``. The multiset ``{c_j}`` equals
+     ``{a_i + alpha * i}`` iff ``sum w_j = sum 1/(beta - a_i - alpha*i)`` and
+     ``w_j * (beta - c_j) = 1`` for every j (the latter folded with powers of a challenge y);
+     so ``m`` is a permutation fixed before ``a`` and ``b_j = a[m_j]``;
+  4. one sigma protocol (challenge x) proves knowledge of openings of ``A``, ``C``, ``W``, of
+     ``k`` behind ``K``, that ``sum b_j T_j = k * sum a_i R_i`` (which for a random ``a`` forces
+     ``T_j = k * R[m_j]``), the sum of ``w`` and the folded quadratic relation (its cross terms
+     hidden in Pedersen commitments ``T1``, ``T0``, as in Bulletproofs).
+
+  Soundness error per attempt about ``2n / L < 2^-240``; a cheater grinding 2^80 challenges
+  offline keeps it below 2^-160. Zero-knowledge: every response is masked by a fresh nonce.
+
+* :func:`prove_relock` / :func:`verify_relock`: per position ``T[j] = z_j * R[j]`` and
+  ``P[j] = z_j * K`` (a Chaum-Pedersen proof per position, one challenge for all): the re-lock
+  pass multiplies each card in place by the scalar whose public key is published, so a re-lock
+  can neither move, copy nor tag a card, and an opened key is checked against ``P[j]``.
+
+Nonces come from a secret key and the statement (as EdDSA's do), so a seat's proofs are a
+function of its seed and its inputs: ``p2pcards verify`` recomputes them byte for byte. Every
+point a verifier uses is checked to be in the prime-order group (libsodium refuses others before
+any arithmetic). A proof is plain msgpack data: lists of 32-byte strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from nacl import bindings as _na
+from nacl.exceptions import RuntimeError as _NaclError
+
+from .group import GROUP_ORDER, digest, encode_parts
+
+__all__ = [
+    "BASE",
+    "InvalidProof",
+    "ProofNonces",
+    "generators",
+    "public_key",
+    "prove_relock",
+    "prove_shuffle",
+    "shuffle_proof_size",
+    "relock_proof_size",
+    "verify_relock",
+    "verify_shuffle",
+]
+
+L = GROUP_ORDER
+#: edwards25519's base point B: public keys are k * B.
+BASE = _na.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little"))
+_IDENTITY = (1).to_bytes(32, "little")
+_PERSON = b"p2pcards-deck-p"  # 15 bytes, as the deck's other personalisations
+_SHUFFLE_POINTS = ("M", "A", "W", "DA", "DZ", "DK", "DW", "DC", "T1", "T0")
+_SHUFFLE_SCALARS = ("e1", "fk", "frb", "frw", "frc", "ftau")
+
+
+class InvalidProof(ValueError):
+    """A proof that does not verify (or is malformed): the fault of whoever sent it."""
+
+
+# -- scalars and points ----------------------------------------------------------------------------
+
+
+def _b(value: int) -> bytes:
+    return (value % L).to_bytes(32, "little")
+
+
+def _i(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
+
+
+def _scalar(value: Any, what: str) -> int:
+    """A received scalar: 32 bytes, reduced (canonical, so proofs are not malleable)."""
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise InvalidProof(f"{what}: a scalar is 32 bytes")
+    number = _i(value)
+    if number >= L:
+        raise InvalidProof(f"{what}: scalar not reduced")
+    return number
+
+
+def _point(value: Any, what: str) -> bytes:
+    if not (isinstance(value, bytes) and len(value) == 32 and _na.crypto_core_ed25519_is_valid_point(value)):
+        raise InvalidProof(f"{what}: not a point of the prime-order group")
+    return value
+
+
+def _shaped(points: Any, n: int, what: str) -> None:
+    """``points`` is a list of n 32-byte strings (validity is checked where each is used)."""
+    if not (isinstance(points, Sequence) and len(points) == n
+            and all(isinstance(p, bytes) and len(p) == 32 for p in points)):
+        raise InvalidProof(f"{what}: {n} points of 32 bytes")
+
+
+def public_key(scalar: bytes) -> bytes:
+    """scalar * B."""
+    return _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
+
+
+def _mul(scalar: int, point: bytes) -> bytes | None:
+    """scalar * point, None for the identity (scalar 0). ``point`` must be valid."""
+    scalar %= L
+    if scalar == 0:
+        return None
+    return _na.crypto_scalarmult_ed25519_noclamp(_b(scalar), point)
+
+
+def _add(a: bytes | None, b: bytes | None) -> bytes | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    total = _na.crypto_core_ed25519_add(a, b)
+    return None if total == _IDENTITY else total
+
+
+def _msm(terms: Sequence[tuple[int, bytes]]) -> bytes | None:
+    """sum of scalar * point (None: the identity). Every point must be valid: libsodium checks
+    each one it multiplies; one with a zero scalar is checked here. Naive on purpose: through
+    the bindings a point addition costs a fifth of a multiplication, so bucket methods lose
+    at these sizes (measured: docs/performance.md)."""
+    total: bytes | None = None
+    mult = _na.crypto_scalarmult_ed25519_noclamp
+    for scalar, point in terms:
+        scalar %= L
+        try:
+            if scalar == 0:
+                if not _na.crypto_core_ed25519_is_valid_point(point):
+                    raise _NaclError
+                continue
+            total = _add(total, mult(_b(scalar), point))
+        except _NaclError:
+            raise InvalidProof("a point outside the prime-order group") from None
+    return total
+
+
+@lru_cache(maxsize=4)
+def generators(count: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
+    """``count`` vector generators G_j, the blinding generator H and the value generator U:
+    hashes to the curve, so nobody knows a discrete log between any two (or to B)."""
+    def point(*parts: str | int) -> bytes:
+        return _na.crypto_core_ed25519_from_uniform(digest("proof-generator", *parts))
+
+    return tuple(point("G", j) for j in range(count)), point("H"), point("U")
+
+
+# -- Fiat-Shamir and nonces ------------------------------------------------------------------------
+
+
+class _Transcript:
+    """A running BLAKE2b over :func:`~p2pcards.deck.group.encode_parts` of everything public;
+    challenges are 64-byte outputs reduced mod L (bias below 2^-250)."""
+
+    def __init__(self, tag: str, context: bytes):
+        self._h = hashlib.blake2b(digest_size=64, person=_PERSON)
+        self.absorb(tag, context)
+
+    def absorb(self, *parts: bytes | str | int) -> None:
+        self._h.update(encode_parts(parts))
+
+    def challenge(self, label: str) -> int:
+        return self.challenges(label, 1)[0]
+
+    def challenges(self, label: str, count: int) -> list[int]:
+        self.absorb("challenge", label, count)
+        seed = self._h.copy().digest()
+        out = []
+        for i in range(count):
+            value = 0
+            counter = 0
+            while value == 0:
+                block = hashlib.blake2b(encode_parts((seed, i, counter)), digest_size=64, person=_PERSON).digest()
+                value = int.from_bytes(block, "little") % L
+                counter += 1
+            out.append(value)
+        self.absorb(seed)
+        return out
+
+
+class ProofNonces:
+    """The prover's nonces: keyed BLAKE2b of a secret key over the statement and a label, so
+    a seat's proof is a function of its seed and its inputs (never reused for another
+    statement, which would reveal the witness)."""
+
+    def __init__(self, key: bytes, statement: bytes):
+        self._h = hashlib.blake2b(digest_size=64, key=key, person=_PERSON)
+        self._h.update(encode_parts(("nonce", statement)))
+
+    def __call__(self, label: str, index: int = 0) -> int:
+        h = self._h.copy()
+        h.update(encode_parts((label, index)))
+        value = int.from_bytes(h.digest(), "little") % L
+        return value or 1
+
+
+def _statement(tag: str, context: bytes, key: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes],
+               extra: Sequence[bytes] = ()) -> _Transcript:
+    t = _Transcript(tag, context)
+    t.absorb(key, len(inputs), *inputs, len(outputs), *outputs, len(extra), *extra)
+    return t
+
+
+# -- the shuffle argument --------------------------------------------------------------------------
+
+
+def shuffle_proof_size(n: int) -> int:
+    """Bytes of scalars and points in a shuffle proof of ``n`` cards (without msgpack framing)."""
+    return 32 * (len(_SHUFFLE_POINTS) + len(_SHUFFLE_SCALARS) + 3 * n)
+
+
+def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
+                  scalar: bytes, perm: Sequence[int], nonce_key: bytes) -> dict[str, Any]:
+    """Prove ``outputs[j] == scalar * inputs[perm[j]]`` and ``key == scalar * B``."""
+    n = len(inputs)
+    gens, blind, value = generators(n)
+    k = _i(scalar)
+    t = _statement("shuffle", context, key, inputs, outputs)
+    nonce = ProofNonces(nonce_key, t._h.copy().digest())
+
+    m = [perm[j] for j in range(n)]
+    r_m = nonce("rM")
+    big_m = _msm([(m[j], gens[j]) for j in range(n)] + [(r_m, blind)])
+    t.absorb("M", big_m)
+    a = t.challenges("a", n)
+
+    b = [a[perm[j]] for j in range(n)]
+    r_a = nonce("rA")
+    big_a = _msm([(b[j], gens[j]) for j in range(n)] + [(r_a, blind)])
+    t.absorb("A", big_a)
+    alpha, beta = t.challenge("alpha"), t.challenge("beta")
+
+    c = [(b[j] + alpha * m[j]) % L for j in range(n)]
+    r_c = (r_a + alpha * r_m) % L
+    gaps = [(beta - cj) % L for cj in c]
+    if 0 in gaps:  # probability n/L: no honest prover meets it
+        raise ValueError("degenerate challenge")
+    w = _batch_inverse(gaps)
+    r_w = nonce("rW")
+    big_w = _msm([(w[j], gens[j]) for j in range(n)] + [(r_w, blind)])
+    t.absorb("W", big_w)
+    y = t.challenge("y")
+    powers = _powers(y, n)
+
+    db = [nonce("db", j) for j in range(n)]
+    dw = [nonce("dw", j) for j in range(n)]
+    dc = [nonce("dc", j) for j in range(n)]
+    rho_b, rho_w, rho_c, kappa = nonce("rho_b"), nonce("rho_w"), nonce("rho_c"), nonce("kappa")
+    tau0, tau1 = nonce("tau0"), nonce("tau1")
+    d_a = _msm([(db[j], gens[j]) for j in range(n)] + [(rho_b, blind)])
+    # sum db_j T_j - kappa * Z with Z = sum a_i R_i; T_j = k R[perm[j]], so one MSM over R.
+    inverse_perm = [0] * n
+    for j, i in enumerate(perm):
+        inverse_perm[i] = j
+    d_z = _msm([((db[inverse_perm[i]] * k - kappa * a[i]) % L, inputs[i]) for i in range(n)])
+    d_k = _mul(kappa, BASE)
+    d_w = _msm([(dw[j], gens[j]) for j in range(n)] + [(rho_w, blind)])
+    d_c = _msm([(dc[j], gens[j]) for j in range(n)] + [(rho_c, blind)])
+    e1 = sum(dw) % L
+    g1 = sum(powers[j] * (dw[j] * gaps[j] - w[j] * dc[j]) for j in range(n)) % L
+    g0 = -sum(powers[j] * dw[j] * dc[j] for j in range(n)) % L
+    t1 = _msm([(g1, value), (tau1, blind)])
+    t0 = _msm([(g0, value), (tau0, blind)])
+    points = {"M": big_m, "A": big_a, "W": big_w, "DA": d_a, "DZ": d_z, "DK": d_k, "DW": d_w,
+              "DC": d_c, "T1": t1, "T0": t0}
+    if any(p is None for p in points.values()):  # a nonce sum hit the identity: 2^-250
+        raise ValueError("degenerate proof")
+    t.absorb(*(points[name] for name in _SHUFFLE_POINTS[3:]), _b(e1))
+    x = t.challenge("x")
+
+    return {
+        "points": [points[name] for name in _SHUFFLE_POINTS],
+        "scalars": [_b(v) for v in (
+            e1, kappa + x * k, rho_b + x * r_a, rho_w + x * r_w, rho_c + x * r_c, tau0 + x * tau1)],
+        "fb": [_b(db[j] + x * b[j]) for j in range(n)],
+        "fw": [_b(dw[j] + x * w[j]) for j in range(n)],
+        "fc": [_b(dc[j] + x * c[j]) for j in range(n)],
+    }
+
+
+def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
+                   proof: Any) -> None:
+    """Raise :class:`InvalidProof` unless ``proof`` shows ``outputs`` are ``inputs`` permuted and
+    multiplied by the scalar behind ``key``. ``inputs`` must be valid points (the previous pass,
+    checked by its own proof, or the card table); ``outputs`` and ``key`` are checked here."""
+    n = len(inputs)
+    _shaped(inputs, n, "inputs")
+    _shaped(outputs, n, "outputs")
+    _point(key, "public key")
+    if not isinstance(proof, dict) or set(proof) != {"points", "scalars", "fb", "fw", "fc"}:
+        raise InvalidProof("malformed proof")
+    raw_points, raw_scalars = proof["points"], proof["scalars"]
+    if not (isinstance(raw_points, list) and len(raw_points) == len(_SHUFFLE_POINTS)
+            and isinstance(raw_scalars, list) and len(raw_scalars) == len(_SHUFFLE_SCALARS)):
+        raise InvalidProof("malformed proof")
+    vectors = {}
+    for name in ("fb", "fw", "fc"):
+        vector = proof[name]
+        if not isinstance(vector, list) or len(vector) != n:
+            raise InvalidProof(f"malformed proof: {name} holds {n} scalars")
+        vectors[name] = [_scalar(v, name) for v in vector]
+    points = {name: _point(p, name) for name, p in zip(_SHUFFLE_POINTS, raw_points)}
+    e1, fk, frb, frw, frc, ftau = (_scalar(v, name) for name, v in zip(_SHUFFLE_SCALARS, raw_scalars))
+    fb, fw, fc = vectors["fb"], vectors["fw"], vectors["fc"]
+    gens, blind, value = generators(n)
+
+    t = _statement("shuffle", context, key, inputs, outputs)
+    t.absorb("M", points["M"])
+    a = t.challenges("a", n)
+    t.absorb("A", points["A"])
+    alpha, beta = t.challenge("alpha"), t.challenge("beta")
+    t.absorb("W", points["W"])
+    y = t.challenge("y")
+    t.absorb(*(points[name] for name in _SHUFFLE_POINTS[3:]), _b(e1))
+    x = t.challenge("x")
+
+    # The public side of the multiset check: sum of 1 / (beta - a_i - alpha * i).
+    gaps = [(beta - a[i] - alpha * i) % L for i in range(n)]
+    if 0 in gaps:
+        raise InvalidProof("degenerate challenge")
+    total = sum(_batch_inverse(gaps)) % L
+    if sum(fw) % L != (e1 + x * total) % L:
+        raise InvalidProof("the committed inverses do not add up: not a permutation")
+    # The key: fk * B == DK + x * K.
+    if _mul(fk, BASE) != _add(points["DK"], _mul(x, key)):
+        raise InvalidProof("the response for the key does not match the public key")
+
+    # Every other equation, each weighted by a challenge drawn after the whole proof, in one
+    # multi-scalar multiplication that must come to the identity:
+    #   (1) sum fb_j G_j + frb H = DA + x A
+    #   (2) sum fb_j T_j - fk * sum a_i R_i = DZ
+    #   (3) sum fw_j G_j + frw H = DW + x W
+    #   (4) sum fc_j G_j + frc H = DC + x (A + alpha M)
+    #   (5) q U + ftau H = x^2 g U + x T1 + T0, q = sum y^j fw_j (x beta - fc_j), g = sum y^j
+    t.absorb(*proof["fb"], *proof["fw"], *proof["fc"], *raw_scalars)
+    g1, g2, g3, g4, g5 = t.challenges("batch", 5)
+    powers = _powers(y, n)
+    q = sum(powers[j] * fw[j] * (x * beta - fc[j]) for j in range(n)) % L
+    g = sum(powers) % L
+    terms: list[tuple[int, bytes]] = []
+    terms += [(g1 * fb[j] + g3 * fw[j] + g4 * fc[j], gens[j]) for j in range(n)]
+    terms += [(g2 * fb[j], outputs[j]) for j in range(n)]
+    terms += [(-g2 * fk * a[i], inputs[i]) for i in range(n)]
+    terms += [
+        (g1 * frb + g3 * frw + g4 * frc + g5 * ftau, blind),
+        (g5 * (q - x * x * g), value),
+        (-g1, points["DA"]),
+        (-(g1 + g4) * x, points["A"]),
+        (-g4 * x * alpha, points["M"]),
+        (-g2, points["DZ"]),
+        (-g3, points["DW"]),
+        (-g3 * x, points["W"]),
+        (-g4, points["DC"]),
+        (-g5 * x, points["T1"]),
+        (-g5, points["T0"]),
+    ]
+    if _msm(terms) is not None:
+        raise InvalidProof("the outputs are not the inputs permuted under one key")
+
+
+# -- the re-lock proof -----------------------------------------------------------------------------
+
+
+def relock_proof_size(n: int) -> int:
+    return 32 * (n + 1)
+
+
+def prove_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
+                 keys: Sequence[bytes], scalars: Sequence[bytes], nonce_key: bytes) -> dict[str, Any]:
+    """Prove ``outputs[j] == scalars[j] * inputs[j]`` and ``keys[j] == scalars[j] * key`` for
+    every j: one Chaum-Pedersen proof per position under one challenge."""
+    n = len(inputs)
+    t = _statement("relock", context, key, inputs, outputs, keys)
+    nonce = ProofNonces(nonce_key, t._h.copy().digest())
+    deltas = [nonce("d", j) for j in range(n)]
+    for j in range(n):
+        t.absorb(_mul(deltas[j], inputs[j]), _mul(deltas[j], key))
+    c = t.challenge("c")
+    return {"c": _b(c), "f": [_b(deltas[j] + c * _i(scalars[j])) for j in range(n)]}
+
+
+def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
+                  keys: Sequence[bytes], proof: Any) -> None:
+    """Raise :class:`InvalidProof` unless each output is its input under the scalar behind its
+    public key in ``keys`` (relative to ``key``). Checks ``outputs``, ``keys`` and ``key``."""
+    n = len(inputs)
+    _shaped(inputs, n, "inputs")
+    _shaped(outputs, n, "outputs")
+    _shaped(keys, n, "keys")
+    _point(key, "public key")
+    if not (isinstance(proof, dict) and set(proof) == {"c", "f"} and isinstance(proof["f"], list)
+            and len(proof["f"]) == n):
+        raise InvalidProof("malformed proof")
+    c = _scalar(proof["c"], "c")
+    f = [_scalar(v, "f") for v in proof["f"]]
+    t = _statement("relock", context, key, inputs, outputs, keys)
+    minus_c = _b(-c)
+    mult = _na.crypto_scalarmult_ed25519_noclamp
+    add = _na.crypto_core_ed25519_add
+    try:
+        for j in range(n):
+            if f[j] == 0:
+                raise InvalidProof(f"position {j}: zero response")
+            fj = _b(f[j])
+            # f R - c T and f K - c P: the prover's commitments, recomputed.
+            e = add(mult(fj, inputs[j]), mult(minus_c, outputs[j]))
+            d = add(mult(fj, key), mult(minus_c, keys[j]))
+            t.absorb(e, d)
+    except _NaclError:
+        raise InvalidProof("a point outside the prime-order group") from None
+    if t.challenge("c") != c:
+        raise InvalidProof("an output is not its input under the key it publishes")
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+
+
+def _powers(y: int, n: int) -> list[int]:
+    out, value = [], 1
+    for _ in range(n):
+        out.append(value)
+        value = value * y % L
+    return out
+
+
+def _batch_inverse(values: Sequence[int]) -> list[int]:
+    prefix = [1]
+    for v in values:
+        prefix.append(prefix[-1] * v % L)
+    inverse = pow(prefix[-1], -1, L)
+    out = [0] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i] = inverse * prefix[i] % L
+        inverse = inverse * values[i] % L
+    return out
