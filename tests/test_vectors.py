@@ -37,8 +37,9 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
-from p2pcards.deck import derive, group
+from p2pcards.deck import derive, group, proofs
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.wire import framing, sealed, transcript
 from p2pcards.wire.identity import Identity, PublicIdentity, fingerprint, table_auth_words
@@ -172,7 +173,7 @@ def _signature(inp):
 @kind("genesis")
 def _genesis(inp):
     table, header = b(inp["table"]), to_value(inp["header"])
-    hashed = b"p2pcards/1 genesis\x00" + framing.encode({"table": table, "header": header})
+    hashed = f"p2pcards/{PROTOCOL_VERSION} genesis\x00".encode() + framing.encode({"table": table, "header": header})
     assert hashlib.sha256(hashed).digest() == genesis_hash(table, header)
     return {"hashed": hashed.hex(), "genesis": genesis_hash(table, header).hex(),
             "seat_genesis": [seat_genesis(table, header, s).hex() for s in inp["seats"]]}
@@ -239,7 +240,7 @@ def _message_key(inp):
     assert sealed.message_key(recipient, sender.public, aad, i_am_sender=False) == key
     shared = X25519PrivateKey.from_private_bytes(b(inp["sender"]["x25519_private"])).exchange(
         X25519PublicKey.from_public_bytes(recipient.public.x25519))
-    info = (b"p2pcards/1 sealed\x00" + sender.public.x25519 + recipient.public.x25519
+    info = (f"p2pcards/{PROTOCOL_VERSION} sealed\x00".encode() + sender.public.x25519 + recipient.public.x25519
             + hashlib.sha256(aad).digest())
     assert _hkdf(shared, info) == key
     return {"aad": aad.hex(), "aad_sha256": hashlib.sha256(aad).hexdigest(),
@@ -355,19 +356,81 @@ def _secrets(inp):
         "permutation_words": [f"{next(words):016x}" for _ in range(inp["permutation_words"])],
         "permutations": [sec.permutation(e, inp["n"]) for e in inp["epochs"]],
         "card_keys": [sec.card_key(h).hex() for h in inp["handles"]],
-        "rehandle_keys": [sec.rehandle_key(op, h).hex() for op, h in inp["rehandles"]],
+        "rehandle_keys": [sec.rehandle_key(op).hex() for op in inp["rehandles"]],
+        "proof_key": sec.proof_key().hex(),
     }
 
 
-@kind("lock")
-def _lock(inp):
-    return {"commitment": derive.lock_commitment(b(inp["game_id"]), inp["handle"], inp["index"],
-                                                 inp["author"], b(inp["scalar"])).hex()}
+@kind("public-key")
+def _public_key(inp):
+    return {"public_key": proofs.public_key(b(inp["scalar"])).hex()}
 
 
 @kind("coin")
 def _coin(inp):
     return {"value": derive.coin_value(b(inp["game_id"]), inp["label"], inp["bound"])}
+
+
+def _bend(points: list[bytes], bend: str, scalar: bytes) -> list[bytes]:
+    """A cheater's change to a pass's output deck (deck.md §5's negative vectors)."""
+    points = list(points)
+    if bend == "copy":  # position 0's card again at position 1, under another factor
+        points[1] = group.multiply(group.prf_scalar(b"\x01" * 32, "copy"), points[0])
+    elif bend == "tag":  # position 2 multiplied by a known scalar
+        points[2] = group.multiply(group.prf_scalar(b"\x01" * 32, "tag"), points[2])
+    elif bend == "substitute":  # a point that is no card of the input
+        points[0] = group.multiply(scalar, group.card_point(b"\x00" * 32, "not a card"))
+    elif bend == "move":
+        points[0], points[1] = points[1], points[0]
+    return points
+
+
+@kind("shuffle-proof")
+def _shuffle_proof(inp):
+    """A shuffle pass over the card points of ``labels`` and its proof; ``bend`` changes the
+    output deck (the honest proof is kept) or the key or context it is checked with."""
+    deck = [group.card_point(b(inp["context"]), label) for label in inp["labels"]]
+    scalar, perm, context = b(inp["scalar"]), inp["perm"], b(inp["context"])
+    outputs = group.multiply_many([scalar] * len(deck), [deck[i] for i in perm])
+    key = proofs.public_key(scalar)
+    proof = proofs.prove_shuffle(context, deck, outputs, key, scalar, perm, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    shown = _bend(outputs, bend, scalar)
+    if bend == "wrong key":
+        key = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    check_context = context + b"!" if bend == "wrong context" else context
+    try:
+        proofs.verify_shuffle(check_context, deck, shown, key, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown], "key": key.hex(),
+            "checked_context": check_context.hex(), "proof": from_value(proof), "valid": valid}
+
+
+@kind("relock-proof")
+def _relock_proof(inp):
+    """A re-lock pass (``outputs[j] = (x_j / k) * inputs[j]``, ``keys[j] = x_j * B``, proven
+    against ``K = k * B``) and its proof, bent like a shuffle's."""
+    deck = [group.card_point(b(inp["context"]), label) for label in inp["labels"]]
+    k, context = b(inp["shuffle_key"]), b(inp["context"])
+    card_keys = [b(x) for x in inp["card_keys"]]
+    scalars = [group.mul(x, group.invert(k)) for x in card_keys]
+    outputs = group.multiply_many(scalars, deck)
+    keys = [proofs.public_key(x) for x in card_keys]
+    proof = proofs.prove_relock(context, deck, outputs, proofs.public_key(k), keys, scalars, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    shown = _bend(outputs, bend, scalars[0])
+    if bend == "wrong key":
+        keys = [proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))] + keys[1:]
+    try:
+        proofs.verify_relock(context, deck, shown, proofs.public_key(k), keys, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown],
+            "shuffle_public_key": proofs.public_key(k).hex(), "keys": [x.hex() for x in keys],
+            "proof": from_value(proof), "valid": valid}
 
 
 _STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")

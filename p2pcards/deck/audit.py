@@ -20,8 +20,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..cards import Card
-from .derive import Secrets, lock_commitment
+from .derive import Secrets
 from .group import InvalidPoint, invert, mul, parallel_multiply_many
+from .proofs import public_key
 
 if TYPE_CHECKING:
     from .party import Blame, Party
@@ -82,23 +83,19 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                     complete = False
                     break
                 sec = secrets[seat]
-                per_card = kind == "relock" or seat == players - 1
                 if kind == "shuffle":
                     perm = sec.permutation(epoch, n)
                     inputs = [deck[i] for i in perm]
-                    if per_card:
-                        scalars = [sec.card_key(base + j) for j in range(n)]
-                    else:
-                        scalars = [sec.shuffle_key(epoch)] * n
+                    scalars = [sec.shuffle_key(epoch)] * n
+                    if message["key"] != public_key(sec.shuffle_key(epoch)):
+                        return blame(kind, seat, op_index, "public key is not of the derived shuffle key")
                 else:
                     inverse = invert(sec.shuffle_key(epoch))
                     scalars = [mul(sec.card_key(base + j), inverse) for j in range(n)]
                     inputs = deck
-                if per_card:
-                    commits = [lock_commitment(game_id, base + j, seat, seat, sec.card_key(base + j)) for j in range(n)]
-                    for j, (got, want) in enumerate(zip(message["commits"], commits)):
-                        if got != want:
-                            return blame(kind, seat, op_index, f"key commitment at position {j} is not of the derived key")
+                    for j, got in enumerate(message["keys"]):
+                        if got != public_key(sec.card_key(base + j)):
+                            return blame(kind, seat, op_index, f"public key at position {j} is not of the derived key")
                 if full:
                     try:
                         expected = parallel_multiply_many(scalars, inputs)
@@ -124,10 +121,11 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             if message is None or new is None:
                 break
             moved = sorted(set(op.handles))
-            sec = secrets[op.to]
-            scalars = [sec.rehandle_key(op_index, h) for h in moved]
+            scalar = secrets[op.to].rehandle_key(op_index)
+            if message["key"] != public_key(scalar):
+                return blame("rehandle", op.to, op_index, "public key is not of the derived scalar")
             try:
-                expected = parallel_multiply_many(scalars, [points[h] for h in moved])
+                expected = parallel_multiply_many([scalar] * len(moved), [points[h] for h in moved])
             except InvalidPoint as exc:  # a final deck's point (re-handled ones here are recomputed)
                 kind, seat = party.pass_order()[-1]
                 handle = moved[exc.index]
@@ -137,8 +135,6 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                 if message["points"][j] != expected[i]:
                     what = "not a re-handling of the cards received (a substituted card)"
                     return blame("rehandle", op.to, op_index, f"position {j}: {what}")
-                if message["commits"][j] != lock_commitment(game_id, handle, players, op.to, scalars[i]):
-                    return blame("rehandle", op.to, op_index, f"handle {handle}: commitment is not of the derived scalar")
                 points[handle] = expected[i]
                 if moved[i] in faces:
                     faces[handle] = faces[moved[i]]

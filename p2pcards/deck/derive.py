@@ -28,7 +28,6 @@ __all__ = [
     "coin_value",
     "context_digest",
     "game_id_of",
-    "lock_commitment",
     "nonce_commitment",
     "nonce_of",
     "seed_commitment",
@@ -56,13 +55,6 @@ def nonce_commitment(context: bytes, seat: int, nonce: bytes) -> bytes:
 
 def game_id_of(context: bytes, seed_commits: Sequence[bytes], nonce_commits: Sequence[bytes], nonces: Sequence[bytes]) -> bytes:
     return digest("game", context, *seed_commits, *nonce_commits, *nonces)
-
-
-@lru_cache(maxsize=1 << 14)  # the seats replayed by verify check the same openings
-def lock_commitment(game_id: bytes, handle: int, index: int, author: int, scalar: bytes) -> bytes:
-    """Commitment to the scalar of lock ``index`` on ``handle`` (index < N: the per-card key of
-    seat ``index``; index >= N: a re-handling scalar)."""
-    return digest("lock", game_id, handle, index, author, scalar)
 
 
 @lru_cache(maxsize=8)
@@ -100,8 +92,14 @@ class Secrets:
             key = self._card_keys[handle] = self._card_key(handle)
         return key
 
-    def rehandle_key(self, op: int, handle: int) -> bytes:
-        return prf_scalar(self.seed, "rehandle-key", self.game_id, op, handle)
+    def proof_key(self) -> bytes:
+        """The key of this seat's proof nonces (protocol/deck.md §5): from the seed, so a
+        replay recomputes its proofs byte for byte."""
+        return next(prf_stream(self.seed, "proof-key", self.game_id))[:32]
+
+    def rehandle_key(self, op: int) -> bytes:
+        """The one scalar that re-handles every card a transfer (operation ``op``) moves to us."""
+        return prf_scalar(self.seed, "rehandle-key", self.game_id, op)
 
     def permutation(self, epoch: int, n: int) -> list[int]:
         return derive_permutation(n, words(prf_stream(self.seed, "permutation", self.game_id, epoch)))

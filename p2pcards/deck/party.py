@@ -32,7 +32,6 @@ from .derive import (
     coin_value,
     context_digest,
     game_id_of,
-    lock_commitment,
     nonce_commitment,
     nonce_of,
     seed_commitment,
@@ -50,6 +49,18 @@ from .group import (
     parallel_multiply_many,
     scalar_product,
 )
+from .passes import (
+    PassError,
+    check_pass,
+    check_pass_shape,
+    check_rehandle,
+    make_rehandle,
+    make_relock,
+    make_shuffle,
+    pass_context,
+    pass_order,
+)
+from .proofs import InvalidProof, prove_link, public_key, verify_link
 
 __all__ = [
     "AuditOp",
@@ -179,16 +190,18 @@ class _DecodeFailure(Exception):
 
 @dataclass
 class _Link:
-    """How a re-handled card came to be: ``point = scalar * point of parent``, ``parent`` one of
-    ``sources`` (the handles its transfer moved). Public: author, commitment, sources; the parent
-    and the scalar are known to its holders, and to everyone once it is opened."""
+    """How a re-handled card came to be: ``point = y * point of parent`` for the transfer's one
+    scalar ``y`` behind ``key``, ``parent`` one of ``sources`` (the handles its transfer moved).
+    Public: author, key, sources; the parent and the proof of the link are known to its
+    holders, and to whoever the card is opened to (``y`` itself is never revealed: it
+    re-handled every card of that transfer)."""
 
     author: int
-    commit: bytes  # lock(handle, N, author, scalar)
+    key: bytes  # y * B
     sources: tuple[int, ...]
     op: int  # the transfer that made it
     parent: int | None = None
-    scalar: bytes | None = None
+    proof: list[bytes] | None = None  # proofs.prove_link, once known
 
 
 @dataclass
@@ -196,7 +209,7 @@ class _Card:
     """This seat's view of one handle."""
 
     point: bytes
-    locks: list[bytes]  # a shuffled handle: seat i's per-card key commitment at i; re-handled: []
+    locks: list[bytes]  # a shuffled handle: seat i's per-card public key at i; re-handled: []
     authors: list[int]
     scalars: dict[int, bytes]  # lock index -> scalar, those this seat knows
     holder: int | None = None
@@ -273,7 +286,7 @@ class Party:
         self.cards_by_handle: dict[int, _Card] = {}
         self.known: dict[int, Card] = {}
         self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
-        self._prepared_commits: dict[int, list[bytes]] = {}  # epoch -> our key commitments
+        self._prepared_keys: dict[int, list[bytes]] = {}  # epoch -> our per-card public keys
         self._shuffle_ops: dict[int, int] = {}  # epoch -> the operation that shuffled it
         self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
         self._next_handle = FIRST_REHANDLED
@@ -464,8 +477,8 @@ class Party:
     def _permutation(self, epoch: int) -> list[int]:
         return self.secrets.permutation(epoch, self.n)
 
-    def _rehandle_key(self, op: int, handle: int) -> bytes:
-        return self.secrets.rehandle_key(op, handle)
+    def _rehandle_key(self, op: int) -> bytes:
+        return self.secrets.rehandle_key(op)
 
     # -- the op loop ---------------------------------------------------------------------------
 
@@ -526,16 +539,15 @@ class Party:
     # -- shuffle ---------------------------------------------------------------------------------
 
     def pass_order(self) -> list[tuple[str, int]]:
-        """Shuffle passes in seat order (the last one re-locks too), then re-lock passes."""
-        n = self.players
-        return [("shuffle", s) for s in range(n)] + [("relock", s) for s in range(n - 1)]
+        """Shuffle passes in seat order, then re-lock passes, the last shuffler's first."""
+        return pass_order(self.players)
 
     def _start_shuffle(self, index: int) -> None:
         epoch = self.epochs
         self.epochs += 1
         self._shuffle_ops[epoch] = index
         order = self.pass_order()
-        st: dict[str, Any] = {"step": 0, "deck": list(self.table), "commits": {}}
+        st: dict[str, Any] = {"step": 0, "deck": list(self.table), "keys": {}, "shuffle_keys": {}}
 
         def waiting():
             kind, seat = order[st["step"]]
@@ -555,21 +567,26 @@ class Party:
                     if message is None:
                         if not sent and not st.get("prepared"):
                             # Idle (and nothing of ours waits to go out): derive this epoch's
-                            # keys and their commitments now, off the chain of passes.
-                            self._key_commitments(epoch)
+                            # keys and their public keys now, off the chain of passes.
+                            self._card_public_keys(epoch)
                             st["prepared"] = True
                         return False
-                    # The final deck is not validated here: every use of one of its points
-                    # multiplies it and libsodium refuses an invalid one, which is then the
-                    # last re-locker's provable fault (_invalid_point).
-                    self._check_pass_shape(kind, seat, message)
+                    # Its proof is checked before anything builds on it: a pass that copies,
+                    # drops, tags or substitutes a card, or holds a point outside the group,
+                    # is its author's fault here, before any card is opened.
+                    try:
+                        check_pass(self.game_id, index, kind, seat, message, st["deck"], st["shuffle_keys"])
+                    except PassError as exc:
+                        raise _Deviation(kind, seat, str(exc)) from None
                 self.transcript[index][(kind, seat)] = message
                 st["deck"] = message["points"]
-                if "commits" in message:
-                    st["commits"][seat] = message["commits"]
+                if kind == "shuffle":
+                    st["shuffle_keys"][seat] = message["key"]
+                else:
+                    st["keys"][seat] = message["keys"]
                 st["step"] += 1
             for j, point in enumerate(st["deck"]):
-                locks = [st["commits"][s][j] for s in range(self.players)]
+                locks = [st["keys"][s][j] for s in range(self.players)]
                 handle = base + j
                 self.cards_by_handle[handle] = _Card(
                     point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}, root=handle
@@ -582,21 +599,10 @@ class Party:
         self._state = st
 
     def _check_pass_shape(self, kind: str, seat: int, message: dict[str, Any]) -> None:
-        points = message.get("points")
-        if not isinstance(points, list) or len(points) != self.n:
-            raise _Deviation(kind, seat, f"a pass holds {self.n} points")
-        if not all(_is_bytes(p, 32) for p in points):
-            raise _Deviation(kind, seat, "a point is 32 bytes")
-        if len(set(points)) != self.n:
-            raise _Deviation(kind, seat, "duplicated point")
-        needs_commits = kind == "relock" or seat == self.players - 1
-        commits = message.get("commits")
-        if needs_commits != (commits is not None):
-            raise _Deviation(kind, seat, "key commitments missing or unexpected")
-        if needs_commits and (
-            not isinstance(commits, list) or len(commits) != self.n or not all(_is_bytes(c, 32) for c in commits)
-        ):
-            raise _Deviation(kind, seat, "malformed key commitments")
+        try:
+            check_pass_shape(kind, message, self.n)
+        except PassError as exc:
+            raise _Deviation(kind, seat, str(exc)) from None
 
     _accuse_public = True
 
@@ -604,33 +610,29 @@ class Party:
         """This seat's pass over ``deck`` (the previous seat's output, unchecked so far: the
         multiplication validates every point, and a refusal blames that seat)."""
         base = epoch * self.n
-        message: dict[str, Any] = {"type": kind, "op": index}
+        key = self._shuffle_key(epoch)
         if kind == "shuffle":
             perm = self._permutation(epoch)
             inputs = [deck[i] for i in perm]
-            if self.seat == self.players - 1:  # the last shuffler merges its re-lock
-                scalars = [self._card_key(base + j) for j in range(self.n)]
-            else:
-                scalars = [self._shuffle_key(epoch)] * self.n
+            scalars = [key] * self.n
         else:
-            inverse = invert(self._shuffle_key(epoch))
+            inverse = invert(key)
             scalars = [mul(self._card_key(base + j), inverse) for j in range(self.n)]
             inputs = deck
-        try:
-            message["points"] = self._multiply_many(scalars, inputs)
-        except InvalidPoint as exc:
-            previous = self.pass_order()[self.pass_order().index((kind, self.seat)) - 1]
-            position = perm[exc.index] if kind == "shuffle" else exc.index
-            raise _Deviation(previous[0], previous[1], f"invalid point at position {position}", accuse=True) from None
-        if kind == "relock" or self.seat == self.players - 1:
-            message["commits"] = self._key_commitments(epoch)
-        return message
+        # Every input was checked by its pass's proof (or is the card table), so no
+        # multiplication here can fail.
+        points = self._multiply_many(scalars, inputs)
+        proof_key = self.secrets.proof_key()
+        if kind == "shuffle":
+            return make_shuffle(self.game_id, index, self.seat, deck, points, key, perm, proof_key)
+        return make_relock(self.game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch),
+                           scalars, proof_key)
 
     def _invalid_point(self, handle: int) -> _Deviation:
-        """The fault behind ``handle``'s point, found invalid where it was first multiplied (no
-        seat validates the final deck or a re-handling on receipt): the author of the public
-        message that carried it, the last re-locker or the re-handling seat. Published as an
-        accusation every seat checks on its own copy of that message."""
+        """The fault behind ``handle``'s point, found invalid where it was first multiplied:
+        the author of the public message that carried it (a re-handling seat; a final deck's
+        point was checked by its pass's proof, so that branch is a second line of defence).
+        Published as an accusation every seat checks on its own copy of that message."""
         link = self.cards_by_handle[handle].link
         if link is None:
             kind, seat = self.pass_order()[-1]
@@ -640,16 +642,17 @@ class Party:
         return _Deviation("rehandle", link.author, f"invalid point at position {position}", accuse=True,
                           op=link.op)
 
-    def _key_commitments(self, epoch: int) -> list[bytes]:
-        """Commitments to this seat's per-card keys of ``epoch``, in deck order."""
-        commits = self._prepared_commits.get(epoch)
-        if commits is None:
+    def _card_public_keys(self, epoch: int) -> list[bytes]:
+        """This seat's per-card public keys of ``epoch`` (key * B), in deck order."""
+        keys = self._prepared_keys.get(epoch)
+        if keys is None:
             base = epoch * self.n
-            commits = self._prepared_commits[epoch] = [
-                lock_commitment(self.game_id, base + j, self.seat, self.seat, self._card_key(base + j))
-                for j in range(self.n)
-            ]
-        return commits
+            keys = self._prepared_keys[epoch] = [public_key(self._card_key(base + j)) for j in range(self.n)]
+        return keys
+
+    def _opens_lock(self, handle: int, lock: int, scalar: bytes) -> bool:
+        """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
+        return public_key(scalar) == self._lock(handle, lock)[1]
 
     # -- openings: deal, reveal, transfer ---------------------------------------------------------
 
@@ -761,15 +764,23 @@ class Party:
         self._state = st
 
     def _chain(self, handle: int) -> tuple[list[list[Any]], int]:
-        """``[[parent, scalar], ...]`` from ``handle`` down to its shuffled handle (which is
+        """``[[parent, proof], ...]`` from ``handle`` down to its shuffled handle (which is
         returned too), as this seat knows it (it holds the card, or saw it opened)."""
         links: list[list[Any]] = []
         card = self.cards_by_handle[handle]
         while card.link is not None:
-            links.append([card.link.parent, card.link.scalar])
-            handle = card.link.parent
+            link = card.link
+            if link.proof is None:  # our own re-handling: prove the link now, when it is shown
+                link.proof = prove_link(self._link_context(handle, link.parent),
+                                        self.cards_by_handle[link.parent].point, card.point, link.key,
+                                        self._rehandle_key(link.op), self.secrets.proof_key())
+            links.append([link.parent, link.proof])
+            handle = link.parent
             card = self.cards_by_handle[handle]
         return links, handle
+
+    def _link_context(self, handle: int, parent: int) -> bytes:
+        return pass_context(self.game_id, handle, "link", parent)
 
     def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
         handles, scalars, chains = [], [], []
@@ -787,7 +798,7 @@ class Party:
         if card.link is not None:
             if lock != self.players:
                 raise IndexError(lock)
-            return card.link.author, card.link.commit
+            return card.link.author, card.link.key
         return card.authors[lock], card.locks[lock]
 
     def _note_scalar(self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]) -> None:
@@ -799,10 +810,10 @@ class Party:
                                                     "places": [list(previous[1:]), list(where[1:])]})
         fresh[scalar] = where
 
-    def _verify_chain(self, sender: int, handle: int, links: Any, fresh: dict[bytes, tuple[int, int, int]]) -> int:
-        """Check ``links`` (``[[parent, scalar], ...]``) from ``handle`` down to a shuffled
-        handle, which is returned: each scalar opens its card's re-handling commitment, each
-        parent was moved by that card's transfer, and ``scalar * parent's point == point``."""
+    def _verify_chain(self, sender: int, handle: int, links: Any) -> int:
+        """Check ``links`` (``[[parent, proof], ...]``) from ``handle`` down to a shuffled
+        handle, which is returned: each parent was moved by that card's transfer, and its proof
+        shows the card is the parent under the transfer's scalar."""
         if not isinstance(links, list):
             raise _Deviation("open", sender, f"handle {handle}: malformed chain")
         current = handle
@@ -812,24 +823,14 @@ class Party:
                 raise _Deviation("open", sender, f"handle {handle}: chain goes on past shuffled handle {current}")
             if not (isinstance(link, list) and len(link) == 2 and link[0] in card.link.sources):
                 raise _Deviation("open", sender, f"handle {current}: parent not moved by its transfer")
-            parent, scalar = link
-            try:
-                check_scalar(scalar)
-            except InvalidScalar as exc:
-                raise _Deviation("open", sender, f"handle {current}: re-handling scalar: {exc}") from None
-            if lock_commitment(self.game_id, current, self.players, card.link.author, scalar) != card.link.commit:
-                raise _Deviation("open", sender, f"handle {current}: re-handling scalar does not open its commitment")
-            known = card.link.parent == parent and card.link.scalar == scalar
+            parent, proof = link
+            known = card.link.parent == parent and card.link.proof == proof
             if not known:
                 try:
-                    product = multiply(scalar, self.cards_by_handle[parent].point)
-                except InvalidPoint:
-                    raise self._invalid_point(parent) from None
-                if product != card.point:
-                    if not is_valid_point(card.point):  # no product is: its re-handling is at fault
-                        raise self._invalid_point(current)
-                    raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}")
-            self._note_scalar(scalar, (card.link.author, current, self.players), fresh)
+                    verify_link(self._link_context(current, parent), self.cards_by_handle[parent].point,
+                                card.point, card.link.key, proof)
+                except InvalidProof:
+                    raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}") from None
             current = parent
         if self.cards_by_handle[current].link is not None:
             raise _Deviation("open", sender, f"handle {handle}: chain stops at re-handled handle {current}")
@@ -847,7 +848,7 @@ class Party:
         for (handle, locks), pairs, links in zip(items, scalars, chains):
             if self.cards_by_handle[handle].link is None and links != []:
                 raise _Deviation("open", sender, f"handle {handle}: a chain for a shuffled handle")
-            root = self._verify_chain(sender, handle, links, fresh)
+            root = self._verify_chain(sender, handle, links)
             roots.append(root)
             card = self.cards_by_handle[root]
             if not isinstance(pairs, list) or [p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs] != locks:
@@ -858,17 +859,17 @@ class Party:
                 except InvalidScalar as exc:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
-                if lock_commitment(self.game_id, root, lock, author, scalar) != card.locks[lock]:
-                    raise _Deviation("open", sender, f"handle {handle}: key {lock} does not open its commitment")
+                if public_key(scalar) != card.locks[lock]:
+                    raise _Deviation("open", sender, f"handle {handle}: key {lock} is not the one behind its public key")
                 self._note_scalar(scalar, (author, root, lock), fresh)
         if learn:
             self._seen_scalars.update(fresh)
             for (handle, _), pairs, links, root in zip(items, scalars, chains, roots):
                 self.cards_by_handle[root].scalars.update({lock: scalar for lock, scalar in pairs})
                 current = handle
-                for parent, scalar in links:
+                for parent, proof in links:
                     card = self.cards_by_handle[current]
-                    card.root, card.link.parent, card.link.scalar = root, parent, scalar
+                    card.root, card.link.parent, card.link.proof = root, parent, proof
                     current = parent
 
     def _lineage(self, handle: int) -> set[int]:
@@ -915,45 +916,30 @@ class Party:
         return new
 
     def _make_rehandle(self, index: int, handles: list[int]) -> dict[str, Any]:
-        """Re-randomise the cards this seat just received with fresh scalars and publish them
-        sorted, under new handles: only this seat can open them from now on, and only it knows
-        which old handle each one was."""
-        scalars = [self._rehandle_key(index, h) for h in handles]
-        try:
-            points = self._multiply_many(scalars, [self.cards_by_handle[h].point for h in handles])
-        except InvalidPoint as exc:
-            raise self._invalid_point(handles[exc.index]) from None
-        order = sorted(range(len(handles)), key=points.__getitem__)
+        """Re-randomise the cards this seat just received with one fresh scalar and publish
+        them sorted, with a proof, under new handles: only this seat can open them from now on,
+        and only it knows which old handle each one was. (Every moved point was checked by
+        the proof of the pass or re-handling that made it.)"""
+        moved = [self.cards_by_handle[h].point for h in handles]
+        message, order = make_rehandle(self.game_id, index, self.seat, moved, self._rehandle_key(index),
+                                       self.secrets.proof_key(), self._multiply_many)
         new = self.rehandled[index] = self._new_handles(len(handles))
-        commits = []
-        for handle, j in zip(new, order):
-            commits.append(lock_commitment(self.game_id, handle, self.players, self.seat, scalars[j]))
-            link = _Link(self.seat, commits[-1], tuple(handles), index, handles[j], scalars[j])
+        for handle, point, j in zip(new, message["points"], order):
+            link = _Link(self.seat, message["key"], tuple(handles), index, handles[j])
             # Its root is set once the openings have shown where the old handle came from.
-            self.cards_by_handle[handle] = _Card(points[j], [], [], {}, holder=self.seat, link=link)
-        message = {"type": "rehandle", "op": index, "points": [points[j] for j in order], "commits": commits}
+            self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=self.seat, link=link)
         self.transcript[index][("rehandle", self.seat)] = message
         return message
 
     def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
-        points, commits = message.get("points"), message.get("commits")
-        if not isinstance(points, list) or not isinstance(commits, list) \
-                or len(points) != len(handles) or len(commits) != len(handles):
-            raise _Deviation("rehandle", sender, "re-handling of other cards than the transfer")
-        # Shape only: each point is checked where it is first multiplied (_invalid_point), as
-        # the final deck's are, which keeps N-1 subgroup checks per card off a pickup.
-        if not all(_is_bytes(point, 32) for point in points):
-            raise _Deviation("rehandle", sender, "a point is 32 bytes")
-        if not all(_is_bytes(commit, 32) for commit in commits):
-            raise _Deviation("rehandle", sender, "malformed commitment")
-        if len(set(points)) != len(points):
-            raise _Deviation("rehandle", sender, "duplicated point")
-        if points != sorted(points):  # any other order could carry the old one
-            raise _Deviation("rehandle", sender, "points not sorted")
+        try:
+            check_rehandle(self.game_id, index, sender, message, [self.cards_by_handle[h].point for h in handles])
+        except PassError as exc:
+            raise _Deviation("rehandle", sender, str(exc)) from None
         self.transcript[index][("rehandle", sender)] = message
         new = self.rehandled[index] = self._new_handles(len(handles))
-        for handle, point, commit in zip(new, points, commits):
-            link = _Link(sender, commit, tuple(handles), index)
+        for handle, point in zip(new, message["points"]):
+            link = _Link(sender, message["key"], tuple(handles), index)
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=sender, link=link)
 
     # -- accusations -------------------------------------------------------------------------------
@@ -1037,7 +1023,7 @@ class Party:
             if len(places) != 2:
                 return False
             for handle, lock in places:
-                if self._lock(handle, lock) != (author, lock_commitment(self.game_id, handle, lock, author, scalar)):
+                if self._lock(handle, lock)[0] != author or not self._opens_lock(handle, lock, scalar):
                     return False
         except (KeyError, TypeError, ValueError, IndexError, InvalidScalar):
             return False
@@ -1052,14 +1038,14 @@ class Party:
             chains = evidence.get("chains") or [[] for _ in handles]
             points, lineages = [], []
             for handle, pairs, links in zip(handles, scalars, chains, strict=True):
-                root = self._verify_chain(-1, handle, links, {})
+                root = self._verify_chain(-1, handle, links)
                 lineages.append({handle, *(parent for parent, _ in links)})
                 card = self.cards_by_handle[root]
                 if [p[0] for p in pairs] != list(range(self.players)):
                     return False
                 for lock, scalar in pairs:
                     check_scalar(scalar)
-                    if lock_commitment(self.game_id, root, lock, card.authors[lock], scalar) != card.locks[lock]:
+                    if public_key(scalar) != card.locks[lock]:
                         return False
                 product = scalar_product(s for _, s in pairs)
                 points.append((root, multiply(invert(product), card.point)))

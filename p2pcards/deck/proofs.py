@@ -57,10 +57,12 @@ __all__ = [
     "ProofNonces",
     "generators",
     "public_key",
+    "prove_link",
     "prove_relock",
     "prove_shuffle",
     "shuffle_proof_size",
     "relock_proof_size",
+    "verify_link",
     "verify_relock",
     "verify_shuffle",
 ]
@@ -429,6 +431,39 @@ def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
         raise InvalidProof("a point outside the prime-order group") from None
     if t.challenge("c") != c:
         raise InvalidProof("an output is not its input under the key it publishes")
+
+
+# -- one link: a re-handled card's parent -----------------------------------------------------------
+
+
+def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: bytes,
+               nonce_key: bytes) -> list[bytes]:
+    """Prove ``point == scalar * parent`` and ``key == scalar * B`` (Chaum-Pedersen) without
+    revealing ``scalar``, which re-handled every other card of the same transfer too."""
+    t = _statement("link", context, key, [parent], [point])
+    delta = ProofNonces(nonce_key, t._h.copy().digest())("d")
+    t.absorb(_mul(delta, parent), _mul(delta, BASE))
+    c = t.challenge("c")
+    return [_b(c), _b(delta + c * _i(scalar))]
+
+
+def verify_link(context: bytes, parent: bytes, point: bytes, key: bytes, proof: Any) -> None:
+    """Raise :class:`InvalidProof` unless ``point`` is ``parent`` under the scalar behind ``key``."""
+    _shaped([parent, point, key], 3, "link")
+    if not (isinstance(proof, list) and len(proof) == 2):
+        raise InvalidProof("malformed link proof")
+    c, f = _scalar(proof[0], "c"), _scalar(proof[1], "f")
+    if c == 0 or f == 0:
+        raise InvalidProof("zero challenge or response")
+    t = _statement("link", context, key, [parent], [point])
+    minus_c = _b(-c)
+    mult, add = _na.crypto_scalarmult_ed25519_noclamp, _na.crypto_core_ed25519_add
+    try:
+        t.absorb(add(mult(_b(f), parent), mult(minus_c, point)), add(mult(_b(f), BASE), mult(minus_c, key)))
+    except _NaclError:
+        raise InvalidProof("a point outside the prime-order group") from None
+    if t.challenge("c") != c:
+        raise InvalidProof("the card is not its claimed parent re-handled")
 
 
 # -- helpers ----------------------------------------------------------------------------------------

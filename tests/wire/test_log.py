@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from p2pcards import PROTOCOL_VERSION
 from p2pcards.wire.framing import encode
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Blame, Log, Mismatch, Rejected
@@ -53,7 +54,7 @@ def test_honest_chains(new_log, players):
     # Each seat's chain starts from its own genesis and links its own entries.
     genesis = genesis_hash(TABLE, LOBBY)
     for seat in range(3):
-        expected = hashlib.sha256(b"p2pcards/1 seat genesis\x00" + genesis + bytes([seat]))
+        expected = hashlib.sha256(f"p2pcards/{PROTOCOL_VERSION} seat genesis\x00".encode() + genesis + bytes([seat]))
         assert log.entries(seat)[0].prev == expected.digest() == seat_genesis(TABLE, LOBBY, seat)
     assert entries[3].prev == entries[0].hash and entries[4].prev == entries[1].hash
     assert log.head(0) == entries[3].hash and log.head(2) == entries[2].hash

@@ -108,8 +108,12 @@ def test_version_mismatch_messages(players):
     assert str(err) == "peer bob: game cals-bs: we have rules 3, peer has 2"
     without = make_hello(players[1], name="c", games={})
     assert "peer does not have" in str(version_mismatch(a, without, game="calypso"))
-    newer = make_hello(players[1], name="bob", games={}, protocol=2, program="0.9")
-    assert "runs protocol 2 (p2pcards 0.9), we run protocol 1" in str(version_mismatch(a, newer))
+    newer = make_hello(players[1], name="bob", games={}, protocol=PROTOCOL_VERSION + 1, program="0.9")
+    assert f"runs protocol {PROTOCOL_VERSION + 1} (p2pcards 0.9), we run protocol {PROTOCOL_VERSION}" \
+        in str(version_mismatch(a, newer))
+    # A peer of deck protocol 1 (passes without proofs) cannot sit at a table of ours.
+    v1 = make_hello(players[1], name="bob", games={}, protocol=1, program="0.1.0")
+    assert "runs protocol 1 (p2pcards 0.1.0), we run protocol 2" in str(version_mismatch(a, v1))
     assert common_games(a, b) == {"calypso": "1"}
 
 

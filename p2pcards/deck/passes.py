@@ -1,0 +1,151 @@
+"""The passes of a shuffle (protocol/deck.md §4.1) and the re-handling of a transfer (§4.2):
+their order, their messages and their checks.
+
+Every seat shuffles the deck under one key of its own (``shuffle s``), then every seat re-locks
+it card by card (``relock s``): the last shuffler first, so its two passes go out back to back,
+then seats 0 .. N-2. Each pass carries a proof (:mod:`p2pcards.deck.proofs`), and every seat
+checks it when it arrives, before it builds on the pass or opens any card: a pass that fails
+names its author at that pass. The same checks serve a seat at the table and ``p2pcards verify``
+reading a transcript without seeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgpack
+
+from .group import MultiplyMany, digest, multiply_many
+from .proofs import InvalidProof, prove_relock, prove_shuffle, public_key, verify_relock, verify_shuffle
+
+__all__ = [
+    "PassError",
+    "check_pass",
+    "check_pass_shape",
+    "check_rehandle",
+    "make_rehandle",
+    "make_relock",
+    "make_shuffle",
+    "pass_context",
+    "pass_order",
+]
+
+
+class PassError(ValueError):
+    """A pass that is malformed or whose proof fails: its author's fault."""
+
+
+def pass_order(players: int) -> list[tuple[str, int]]:
+    """``shuffle 0 .. N-1``, then ``relock N-1`` (by the seat that just shuffled), ``relock 0 .. N-2``."""
+    last = players - 1
+    return [("shuffle", s) for s in range(players)] + [("relock", last)] + [("relock", s) for s in range(last)]
+
+
+def pass_context(game_id: bytes, op: int, kind: str, seat: int) -> bytes:
+    """What a pass's proof is bound to: the game (so the table and every seat's commitments),
+    the operation, the step and the seat."""
+    return digest("pass", game_id, op, kind, seat)
+
+
+def _is_points(value: Any, n: int) -> bool:
+    return isinstance(value, list) and len(value) == n and all(isinstance(p, bytes) and len(p) == 32 for p in value)
+
+
+def check_pass_shape(kind: str, message: Any, n: int) -> None:
+    """The fields of a pass, without its proof: n distinct 32-byte points; a shuffle's public
+    key; a re-lock's n per-card public keys."""
+    if not isinstance(message, dict):
+        raise PassError("malformed pass")
+    fields = {"type", "op", "points", "proof"} | ({"key"} if kind == "shuffle" else {"keys"})
+    if set(message) != fields:
+        raise PassError(f"a {kind} pass holds {', '.join(sorted(fields))}")
+    if not _is_points(message["points"], n):
+        raise PassError(f"a pass holds {n} points of 32 bytes")
+    if len(set(message["points"])) != n:
+        raise PassError("duplicated point")
+    if kind == "shuffle" and not (isinstance(message["key"], bytes) and len(message["key"]) == 32):
+        raise PassError("malformed public key")
+    if kind == "relock" and not _is_points(message["keys"], n):
+        raise PassError(f"a re-lock holds {n} public keys of 32 bytes")
+
+
+def check_pass(game_id: bytes, op: int, kind: str, seat: int, message: Any, deck: Sequence[bytes],
+               shuffle_keys: Mapping[int, bytes]) -> None:
+    """Raise :class:`PassError` unless ``message`` is a well-formed pass whose proof holds over
+    ``deck`` (the previous pass as received, or the card table). ``shuffle_keys`` maps each seat
+    whose shuffle pass came before to its public key (a re-lock is proven against it)."""
+    n = len(deck)
+    check_pass_shape(kind, message, n)
+    context = pass_context(game_id, op, kind, seat)
+    key = kind == "relock" and shuffle_keys.get(seat)
+    memo = hashlib.blake2b(msgpack.packb([context, list(deck), message, key]), digest_size=32).digest()
+    if memo in _verified:
+        return
+    try:
+        if kind == "shuffle":
+            verify_shuffle(context, deck, message["points"], message["key"], message["proof"])
+        else:
+            verify_relock(context, deck, message["points"], shuffle_keys[seat], message["keys"], message["proof"])
+    except InvalidProof as exc:
+        raise PassError(f"proof fails: {exc}") from None
+    _verified[memo] = None
+    if len(_verified) > _VERIFIED_KEPT:
+        _verified.popitem(last=False)
+
+
+# Passes this process has verified (a digest of everything checked): the seats of one table in
+# one process (the in-process deck, the bench's model, `p2pcards verify`'s replay) check each
+# pass once, not once per seat. A pure function's result, so sharing it is sound.
+_verified: OrderedDict[bytes, None] = OrderedDict()
+_VERIFIED_KEPT = 256
+
+
+def make_shuffle(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outputs: list[bytes], key: bytes,
+                 perm: Sequence[int], nonce_key: bytes) -> dict[str, Any]:
+    """The message of a shuffle pass: ``outputs[j] = key * deck[perm[j]]``, with its proof."""
+    public = public_key(key)
+    proof = prove_shuffle(pass_context(game_id, op, "shuffle", seat), deck, outputs, public, key, perm, nonce_key)
+    return {"type": "shuffle", "op": op, "points": outputs, "key": public, "proof": proof}
+
+
+def make_relock(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outputs: list[bytes],
+                shuffle_key: bytes, card_keys: list[bytes], scalars: Sequence[bytes], nonce_key: bytes) -> dict[str, Any]:
+    """The message of a re-lock pass: ``outputs[j] = scalars[j] * deck[j]`` with ``scalars[j] =
+    card_keys[j] / shuffle key``; ``card_keys`` are the per-card public keys."""
+    context = pass_context(game_id, op, "relock", seat)
+    proof = prove_relock(context, deck, outputs, public_key(shuffle_key), card_keys, scalars, nonce_key)
+    return {"type": "relock", "op": op, "points": outputs, "keys": card_keys, "proof": proof}
+
+
+def make_rehandle(game_id: bytes, op: int, seat: int, moved: Sequence[bytes], scalar: bytes, nonce_key: bytes,
+                  multiply: MultiplyMany = multiply_many) -> tuple[dict[str, Any], list[int]]:
+    """The re-handling of a transfer's ``moved`` points (the moved handles ascending) by their
+    new holder: every point times one fresh ``scalar``, sorted, with a shuffle proof. Returns the
+    message and, for each output position, the index in ``moved`` it came from."""
+    points = multiply([scalar] * len(moved), list(moved))
+    order = sorted(range(len(moved)), key=points.__getitem__)
+    outputs = [points[i] for i in order]
+    public = public_key(scalar)
+    proof = prove_shuffle(pass_context(game_id, op, "rehandle", seat), moved, outputs, public, scalar, order, nonce_key)
+    return {"type": "rehandle", "op": op, "points": outputs, "key": public, "proof": proof}, order
+
+
+def check_rehandle(game_id: bytes, op: int, seat: int, message: Any, moved: Sequence[bytes]) -> None:
+    """Raise :class:`PassError` unless ``message`` re-handles exactly ``moved`` (their points,
+    valid): the same cards under one new scalar, sorted (any other order could carry the old
+    one), proven."""
+    k = len(moved)
+    if not isinstance(message, dict) or set(message) != {"type", "op", "points", "key", "proof"}:
+        raise PassError("a re-handling holds type, op, points, key, proof")
+    points = message["points"]
+    if not _is_points(points, k):
+        raise PassError(f"a re-handling of {k} cards holds {k} points of 32 bytes")
+    if points != sorted(set(points)):
+        raise PassError("points not sorted or not distinct")
+    try:
+        verify_shuffle(pass_context(game_id, op, "rehandle", seat), moved, points, message["key"], message["proof"])
+    except InvalidProof as exc:
+        raise PassError(f"proof fails: {exc}") from None
