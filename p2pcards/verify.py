@@ -56,6 +56,7 @@ from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
 from .deck.derive import (
     SEED_BYTES,
+    card_table,
     coin_value,
     context_digest,
     game_id_of,
@@ -65,6 +66,7 @@ from .deck.derive import (
 from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_product
 from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, Output, Party, Send
+from .deck.passes import PassError, check_pass, check_pass_shape, pass_order
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
@@ -1173,26 +1175,47 @@ def _is_hash(value: Any) -> bool:
     return isinstance(value, bytes) and len(value) == 32
 
 
-def _public_passes(log: Any, n: int) -> None:
-    """The checks every seat makes on a shuffle or re-lock pass as it arrives (protocol/deck.md
-    4.1), which need no seed: n points of 32 bytes, all distinct."""
+def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
+    """Every shuffle and re-lock pass checked as every seat checks it on arrival (protocol/deck.md
+    section 5): its shape and its proof over the pass before it, in pass order. No seed is
+    needed: a pass that copies, drops, tags or substitutes a card names its author here."""
+    game_id = _public_game_id(log, lobby, game)
+    cards = game.deck(lobby.options, lobby.players)
+    table = card_table(_deck_context(lobby, game), tuple(c.label() for c in cards))
+    by_op: dict[Any, dict[tuple[str, int], Entry]] = {}
     for entry in log.canonical():
         if entry.kind == "deck" and (_public(entry, "shuffle") or _public(entry, "relock")):
-            points = entry.body["msg"].get("points")
-            what = f"{entry.body['msg']['type']} pass of seat {entry.sender} (log #{entry.seq})"
-            if not isinstance(points, list) or len(points) != n \
-                    or not all(isinstance(p, bytes) and len(p) == 32 for p in points):
-                raise _Failed(what, f"a pass holds {n} points of 32 bytes", entry.sender)
-            if len(set(points)) != n:
-                raise _Failed(what, "duplicated point (a card twice, another dropped)",
-                              entry.sender)
+            msg = entry.body["msg"]
+            by_op.setdefault(msg.get("op"), {}).setdefault((msg["type"], entry.sender), entry)
+    for op, passes in by_op.items():
+        deck, keys = list(table), {}
+        for kind, seat in pass_order(lobby.players):
+            entry = passes.get((kind, seat))
+            if entry is None:
+                break  # the game stopped here: what came after is judged elsewhere
+            msg = entry.body["msg"]
+            what = f"{kind} pass of seat {seat} for deck operation {op} (log #{entry.seq})"
+            if game_id is None or not isinstance(op, int):
+                try:
+                    check_pass_shape(kind, msg, len(table))
+                except PassError as exc:
+                    raise _Failed(what, str(exc), seat) from None
+                continue
+            try:
+                check_pass(game_id, op, kind, seat, msg, deck, keys)
+            except PassError as exc:
+                raise _Failed(what, f"{exc}: the pass is not the one before it honestly "
+                              f"shuffled or re-locked", seat) from None
+            deck = msg["points"]
+            if kind == "shuffle":
+                keys[seat] = msg["key"]
 
 
 def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report) -> None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed."""
     n = len(game.deck(lobby.options, lobby.players))
-    _public_passes(replay.log, n)
+    _public_passes(replay.log, lobby, game)
     deck = _Handles(n, _public_game_id(replay.log, lobby, game))
     bots = [_SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
     moved_at = [-1]  # deck steps before the last move

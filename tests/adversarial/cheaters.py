@@ -202,6 +202,47 @@ class DuplicatedCard(Cheater):
         return {**message, "points": points}
 
 
+class CopiesCard(Cheater):
+    """Its first shuffle pass puts one card at two positions (the second under an extra factor
+    of its own, so the points differ): the attack of deck v1, where the last shuffler dealt
+    itself a copy of a victim's card and read it at the deal. Its proof no longer holds."""
+
+    deviation = "copied card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "shuffle":
+            return message
+        points = list(message["points"])
+        points[1] = multiply(TAG_SCALAR, points[0])
+        return {**message, "points": points}
+
+
+class SumsCards(Cheater):
+    """Its first shuffle pass holds the sum of two cards at one position (decoding it and a
+    meet-in-the-middle search would read both)."""
+
+    deviation = "summed cards"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or message.get("type") != "shuffle":
+            return message
+        points = list(message["points"])
+        points[0] = na.crypto_core_ed25519_add(points[0], points[1])
+        return {**message, "points": points}
+
+
+class CopiesCardHidesSeed(CopiesCard):
+    """Copies a card, then never reveals its seed when the game stops: the proofs name it
+    without any seed, at the table and in ``p2pcards verify``."""
+
+    deviation = "copied card, seed withheld"
+
+    def tamper_deck(self, to, message):
+        if message.get("type") == "seed":
+            return None
+        return super().tamper_deck(to, message)
+
+
 class TaggedCard(Cheater):
     """Its first re-lock pass marks one card: an extra secret factor on one point, so the pass
     is not the permutation its keys say (a card it could recognise later)."""
@@ -619,7 +660,8 @@ async def _close_after(fd: int, seconds: float) -> None:
 
 CHEATERS = {
     cls.__name__: cls for cls in (
-        WrongKey, SubstitutedCard, DuplicatedCard, TaggedCard, InvalidFinalPoint, InvalidRehandle, StallsDeck,
+        WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed, TaggedCard,
+        InvalidFinalPoint, InvalidRehandle, StallsDeck,
         ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
