@@ -80,6 +80,11 @@ SETUP_TARGET = 1.2  # setup / floor, at most
 BASELINE_TARGET = 100.0  # times faster than textbook SRA, at least (Calypso's 4 x 208)
 MOVE_TARGET_MS = 5.0  # a move's median latency, under
 VERIFY_TARGET = 1.5  # verify / its floor, at most (a whole Calypso game)
+#: Issue 18 (proofs with every pass), per case: the setup's wall time with every peer on this
+#: machine (ms, at most) and each peer's CPU for it (ms, at most: five times less than
+#: LibTMCG's Groth-shuffle proofs measured on this kind of machine).
+SETUP_WALL_TARGET_MS = {"bs3": 500.0, "calypso4": 4000.0}
+SETUP_CPU_PER_PEER_TARGET_MS = {"bs7": 280.0, "calypso4": 1600.0}
 _BOUNDS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt}
 
 
@@ -435,7 +440,7 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
              lan: float = LAN_SECONDS) -> dict[str, Any]:
     """One case. The cost of a multiplication is measured before and after its games (the
     machine's speed drifts, shared as it is) and the mean of the two is the floor's unit."""
-    from .deck.bench import scalar_mult_cost
+    from .deck.bench import proof_costs, relock_proof_mults, scalar_mult_cost, setup_critical_mults, shuffle_proof_mults
     from .plugins import UnknownName, load_plugins
 
     mult_before = scalar_mult_cost(mult_samples)
@@ -447,7 +452,7 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
     deck = game.deck(game.resolve_options(dict(case.options), case.players), case.players)
     n, players = len(deck), case.players
     sra_op, sra_measured = sra_exponentiation_cost([c.label() for c in deck], sra_cards or n)
-    critical = (2 * players - 1) * n
+    critical = setup_critical_mults(players, n)
     played: list[GameFigures] = []
     verifies: list[dict[str, Any]] = []
     for index in range(games):
@@ -468,8 +473,12 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
             cpu = _median_ms([c for g in played for c in g.move_cpu.get(name, [])])
             moves[name] = {"median_ms": _median_ms(samples), "max_ms": round(max(samples) * 1e3, 3),
                            "count": len(samples), "cpu_ms": cpu, "cpu_bound_ms": _per_core(cpu)}
+    # verify's replay: every pass recomputed (2N x n) with its proof made again and checked
+    # once, every card decoded once (n); a re-handled card: its multiplication, and its share
+    # of a re-handling's proof made and checked (as a shuffle proof of one card, about).
+    per_pass = sum(shuffle_proof_mults(n)) + sum(relock_proof_mults(n))
     verify_mults = statistics.median(
-        g.shuffles * (critical + n) + g.rehandled for g in played
+        g.shuffles * (players * (2 * n + per_pass) + n) + g.rehandled * 11 for g in played
     )
     verify_ms = _median_ms([v["seconds"] for v in verifies])
     setup_cpu = _median_ms([g.setup_cpu for g in played if g.setup_cpu is not None])
@@ -487,6 +496,8 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         "setup_samples_ms": [round(g.setup * 1e3, 3) for g in played],
         "setup_after_last_commit_ms": _median_ms([g.setup_after_last_commit for g in played]),
         "setup_cpu_ms": setup_cpu,
+        "setup_cpu_per_peer_ms": round(setup_cpu / players, 3) if setup_cpu is not None else None,
+        "proofs": proof_costs(players, n),
         "setup_cpu_bound_ms": _per_core(setup_cpu),
         "ratio_to_cpu_bound": _ratio(setup, _per_core(setup_cpu)),
         "critical_mults": critical,
@@ -534,6 +545,11 @@ def judge_targets(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 judge(row, f"{MOVE_TITLES[name]} ms", move["median_ms"], "<", MOVE_TARGET_MS)
         if "verify" in wanted:
             judge(row, "verify x floor", row["verify_ratio_to_floor"], "<=", VERIFY_TARGET)
+        if row["case"] in SETUP_WALL_TARGET_MS:
+            judge(row, "setup ms (all peers here)", row["median_ms"], "<=", SETUP_WALL_TARGET_MS[row["case"]])
+        if row["case"] in SETUP_CPU_PER_PEER_TARGET_MS:
+            judge(row, "setup CPU ms per peer", row.get("setup_cpu_per_peer_ms"), "<=",
+                  SETUP_CPU_PER_PEER_TARGET_MS[row["case"]])
     return verdicts
 
 
@@ -595,6 +611,17 @@ def to_text(report: Mapping[str, Any]) -> str:
             lines.append(f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
                          f" {m['count']:6d} {_fmt(m['cpu_ms'], 7, 2)} {_fmt(m['cpu_bound_ms'], 7, 2)}"
                          f"   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median")
+    lines += ["", "The proofs (deck protocol 2), in this process, one thread; per peer: its two passes and "
+                  "their proofs, and the 2(N-1) proofs of the others checked; 'without': the passes alone "
+                  "(deck protocol 1, a row of this benchmark only):",
+              f"{'case':<10} {'N x n':>8} {'shuffle B':>9} {'relock B':>8} {'prove ms':>9} {'check ms':>9}"
+              f" {'with ms':>8} {'without':>8} {'x':>6} {'table CPU/peer':>14}"]
+    for r in report["cases"]:
+        p = r["proofs"]
+        lines.append(f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {p['shuffle_proof_bytes']:9d}"
+                     f" {p['relock_proof_bytes']:8d} {p['peer_prove_ms']:9.1f} {p['peer_verify_ms']:9.1f}"
+                     f" {p['peer_passes_with_proofs_ms']:8.1f} {p['peer_passes_without_proofs_ms']:8.1f}"
+                     f" {p['proof_cost_ratio']:6.1f} {_fmt(r.get('setup_cpu_per_peer_ms'), 14, 1)}")
     lines += ["", "CPU ms: the peers' CPU time for the setup or the move, summed (each until it was done); "
                   f"/cores: that divided by this machine's {report['machine']['cpus']} cores, about the least "
                   "time that work can take here."]

@@ -28,7 +28,8 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     assert report["scalar_mult_us"] > 0 and report["sra_modulus_bits"] == 2048
     [row] = report["cases"]
     assert (row["case"], row["game"], row["players"], row["cards"]) == ("bs3", "cals-bs", 3, 54)
-    assert row["critical_mults"] == (2 * 3 - 1) * 54
+    # the chain of 2N passes, each checked, computed and proven in turn
+    assert row["critical_mults"] == 3 * ((3 * 54 + 13) + 54 + (7 * 54 + 10)) + 3 * (4 * 54 + 54 + 2 * 54)
     for key in ROW_NUMBERS:
         assert isinstance(row[key], (int, float)) and row[key] > 0, key
     assert row["baseline_cards_measured"] == 8  # --quick: a subset of one pass, scaled
@@ -44,6 +45,11 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
                                                                    abs=1e-3)
     assert row["setup_cpu_ms"] > 0 and row["setup_cpu_bound_ms"] == pytest.approx(
         row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3)
+    assert row["setup_cpu_per_peer_ms"] == pytest.approx(row["setup_cpu_ms"] / 3, abs=1e-3)
+    proofs = row["proofs"]  # what the proofs cost, next to the passes without them
+    assert proofs["shuffle_proof_bytes"] > 3 * 54 * 32 and proofs["relock_proof_bytes"] > 54 * 32
+    assert proofs["peer_passes_with_proofs_ms"] > proofs["peer_passes_without_proofs_ms"] > 0
+    assert proofs["proof_cost_ratio"] > 1
     for name, move in row["moves"].items():
         assert name in ("face_down_play", "doubt_reveal_pickup")
         assert move["count"] >= 1 and 0 < move["median_ms"] <= move["max_ms"]
@@ -52,11 +58,13 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     # every target of a Cal's BS case is judged on the run's own figures
     verdicts = {t["target"]: t for t in report["targets"]}
     assert verdicts["setup x floor"]["value"] == row["ratio_to_floor"]
+    assert verdicts["setup ms (all peers here)"]["value"] == row["median_ms"]
     assert verdicts["face-down play ms"]["value"] == row["moves"]["face_down_play"]["median_ms"]
     assert all(t["case"] == "bs3" and isinstance(t["met"], bool) for t in report["targets"])
     text = to_text(report)  # what scripts/bench prints without --json
     assert "bs3" in text and "face-down play" in text and "/cores" in text
     assert "Modelled, not measured" in text and "Against the targets" in text
+    assert "The proofs (deck protocol 2)" in text
 
 
 def test_unknown_case_is_refused(cli):
@@ -120,7 +128,7 @@ def test_cases_cover_the_issue():
 
 def _row(case, **figures):
     row = {"case": case, "ratio_to_floor": 1.0, "times_faster_than_baseline": 200.0,
-           "verify_ratio_to_floor": 1.3, "moves": {}}
+           "verify_ratio_to_floor": 1.3, "moves": {}, "median_ms": 450.0, "setup_cpu_per_peer_ms": 300.0}
     row.update(figures)
     return row
 
@@ -133,6 +141,8 @@ def test_each_case_is_judged_on_its_own_targets():
              moves={"card_play_reveal": {"median_ms": 5.0}}),
         _row("calypso3", ratio_to_floor=1.2, verify_ratio_to_floor=None),  # verify did not run
         _row("eights2", ratio_to_floor=9.0),  # no target: the model's check
+        _row("bs7", ratio_to_floor=1.1, setup_cpu_per_peer_ms=250.0),
+        _row("bs3", ratio_to_floor=1.1, median_ms=520.0),
     ]
     verdicts = {(t["case"], t["target"]): (t["bound"], t["limit"], t["met"]) for t in judge_targets(rows)}
     assert verdicts == {
@@ -143,5 +153,11 @@ def test_each_case_is_judged_on_its_own_targets():
         ("calypso4", "x faster than SRA"): (">=", 100.0, False),
         ("calypso4", "card (play + reveal) ms"): ("<", 5.0, False),  # under 5 ms, so 5.0 misses
         ("calypso4", "verify x floor"): ("<=", 1.5, True),
+        ("calypso4", "setup ms (all peers here)"): ("<=", 4000.0, True),
+        ("calypso4", "setup CPU ms per peer"): ("<=", 1600.0, True),
         ("calypso3", "setup x floor"): ("<=", 1.2, True),
+        ("bs7", "setup x floor"): ("<=", 1.2, True),
+        ("bs7", "setup CPU ms per peer"): ("<=", 280.0, True),
+        ("bs3", "setup x floor"): ("<=", 1.2, True),
+        ("bs3", "setup ms (all peers here)"): ("<=", 500.0, False),
     }

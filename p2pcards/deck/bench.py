@@ -128,3 +128,81 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# -- what the proofs cost ----------------------------------------------------------------------------
+
+#: Scalar multiplications of the proofs (protocol/deck.md §5), as the floors count them: a
+#: shuffle proof is seven vector commitments of n terms and a few single ones to make, one
+#: multi-scalar multiplication of 3n + 11 terms and two to check; a re-lock proof 2 per card
+#: to make and 4 to check. (Each multi-scalar term also costs an addition, about a fifth of a
+#: multiplication through the bindings; the floors leave additions out.)
+
+
+def shuffle_proof_mults(n: int) -> tuple[int, int]:
+    """(to prove, to verify) a shuffle of ``n`` cards."""
+    return 7 * n + 10, 3 * n + 13
+
+
+def relock_proof_mults(n: int) -> tuple[int, int]:
+    return 2 * n, 4 * n
+
+
+def setup_critical_mults(players: int, n: int) -> int:
+    """The chain of passes of one shuffle: each of the 2N passes is checked by the next seat,
+    computed (n multiplications) and proven, one after another."""
+    shuffle_prove, shuffle_verify = shuffle_proof_mults(n)
+    relock_prove, relock_verify = relock_proof_mults(n)
+    return players * (shuffle_verify + n + shuffle_prove) + players * (relock_verify + n + relock_prove)
+
+
+def proof_costs(players: int, n: int, repeat: int = 3) -> dict[str, Any]:
+    """CPU (this thread's process time, the best of ``repeat``) to make and to check one shuffle
+    and one re-lock pass of ``n`` cards, their proofs' bytes, and each seat's share of a setup
+    with and without proofs: its two passes and their proofs, the other seats' 2(N-1) proofs
+    checked. "Without proofs" is a row of this benchmark only (deck v1's passes, checked for
+    shape): no table plays without them."""
+    import msgpack
+
+    from .group import invert, mul, multiply_many, prf_scalar
+    from .proofs import prove_relock, prove_shuffle, public_key, verify_relock, verify_shuffle
+
+    deck = list(card_table(digest("bench", n), tuple(c.label() for c in deck_of_size(n))))
+    k = prf_scalar(b"k" * 32, "bench")
+    perm = list(range(n))[::-1]
+    card_keys = [prf_scalar(b"x" * 32, "bench", j) for j in range(n)]
+    z = [mul(x, invert(k)) for x in card_keys]
+    key, keys = public_key(k), [public_key(x) for x in card_keys]
+
+    def best(fn):
+        times = []
+        for _ in range(repeat):
+            began = time.process_time()
+            out = fn()
+            times.append(time.process_time() - began)
+        return min(times), out
+
+    pass_shuffle, shuffled = best(lambda: multiply_many([k] * n, [deck[i] for i in perm]))
+    pass_relock, relocked = best(lambda: multiply_many(z, shuffled))
+    prove_s, shuffle_proof = best(lambda: prove_shuffle(b"bench", deck, shuffled, key, k, perm, b"n" * 32))
+    verify_s, _ = best(lambda: verify_shuffle(b"bench", deck, shuffled, key, shuffle_proof))
+    prove_r, relock_proof = best(lambda: prove_relock(b"bench", shuffled, relocked, key, keys, z, b"n" * 32))
+    verify_r, _ = best(lambda: verify_relock(b"bench", shuffled, relocked, key, keys, relock_proof))
+    without = pass_shuffle + pass_relock
+    with_proofs = without + prove_s + prove_r + (players - 1) * (verify_s + verify_r)
+
+    def ms(seconds: float) -> float:
+        return round(seconds * 1e3, 3)
+
+    return {
+        "shuffle_proof_bytes": len(msgpack.packb(shuffle_proof)),
+        "relock_proof_bytes": len(msgpack.packb(relock_proof)),
+        "pass_bytes": len(msgpack.packb(shuffled)),
+        "shuffle_prove_ms": ms(prove_s), "shuffle_verify_ms": ms(verify_s),
+        "relock_prove_ms": ms(prove_r), "relock_verify_ms": ms(verify_r),
+        "peer_prove_ms": ms(prove_s + prove_r),
+        "peer_verify_ms": ms((players - 1) * (verify_s + verify_r)),
+        "peer_passes_without_proofs_ms": ms(without),
+        "peer_passes_with_proofs_ms": ms(with_proofs),
+        "proof_cost_ratio": round(with_proofs / without, 2) if without else None,
+    }
