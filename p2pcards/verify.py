@@ -1048,8 +1048,8 @@ def _not_in_file(log: Any, seat: int, step: str) -> None:
 
 def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
     """A point outside the group in a signed public pass or re-handling is its signer's fault,
-    proven by the message itself (no seed needed). Seats find one only where they multiply it
-    (protocol/deck.md section 5), so a game can stop on it before every seed is revealed."""
+    proven by the message itself (no seed needed; the pass's proof fails too, protocol/deck.md
+    section 5, and a game stops on it before every seed is revealed)."""
     for mine in seats:
         for entry in mine.deck:
             msg = entry.body.get("msg") if isinstance(entry.body, dict) else None

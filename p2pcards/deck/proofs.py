@@ -49,7 +49,7 @@ from typing import Any
 from nacl import bindings as _na
 from nacl.exceptions import RuntimeError as _NaclError
 
-from .group import GROUP_ORDER, digest, encode_parts
+from .group import GROUP_ORDER, InvalidPoint, digest, encode_parts, parallel_multiply_many
 
 __all__ = [
     "BASE",
@@ -136,24 +136,41 @@ def _add(a: bytes | None, b: bytes | None) -> bytes | None:
     return None if total == _IDENTITY else total
 
 
+def _products(scalars: Sequence[int], points: Sequence[bytes]) -> list[bytes | None]:
+    """Each scalar * point (None for a zero scalar, whose point is checked alone), the
+    multiplications spread over this machine's cores (libsodium releases the GIL)."""
+    live = [i for i, scalar in enumerate(scalars) if scalar % L]
+    for i, scalar in enumerate(scalars):
+        if scalar % L == 0 and not _na.crypto_core_ed25519_is_valid_point(points[i]):
+            raise InvalidProof("a point outside the prime-order group")
+    try:
+        products = parallel_multiply_many([_b(scalars[i]) for i in live], [points[i] for i in live])
+    except InvalidPoint:
+        raise InvalidProof("a point outside the prime-order group") from None
+    out: list[bytes | None] = [None] * len(scalars)
+    for i, product in zip(live, products):
+        out[i] = product
+    return out
+
+
+def _msms(groups: Sequence[Sequence[tuple[int, bytes]]]) -> list[bytes | None]:
+    """Several sums of scalar * point (None: the identity), their multiplications done in one
+    batch. Every point must be valid (libsodium checks each one it multiplies). Naive on
+    purpose: through the bindings a point addition costs a fifth of a multiplication, so bucket
+    methods lose at these sizes (docs/performance.md)."""
+    flat = [term for group in groups for term in group]
+    products = iter(_products([s for s, _ in flat], [p for _, p in flat]))
+    sums = []
+    for group in groups:
+        total: bytes | None = None
+        for _ in group:
+            total = _add(total, next(products))
+        sums.append(total)
+    return sums
+
+
 def _msm(terms: Sequence[tuple[int, bytes]]) -> bytes | None:
-    """sum of scalar * point (None: the identity). Every point must be valid: libsodium checks
-    each one it multiplies; one with a zero scalar is checked here. Naive on purpose: through
-    the bindings a point addition costs a fifth of a multiplication, so bucket methods lose
-    at these sizes (measured: docs/performance.md)."""
-    total: bytes | None = None
-    mult = _na.crypto_scalarmult_ed25519_noclamp
-    for scalar, point in terms:
-        scalar %= L
-        try:
-            if scalar == 0:
-                if not _na.crypto_core_ed25519_is_valid_point(point):
-                    raise _NaclError
-                continue
-            total = _add(total, mult(_b(scalar), point))
-        except _NaclError:
-            raise InvalidProof("a point outside the prime-order group") from None
-    return total
+    return _msms([terms])[0]
 
 
 @lru_cache(maxsize=4)
@@ -268,20 +285,22 @@ def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
     dc = [nonce("dc", j) for j in range(n)]
     rho_b, rho_w, rho_c, kappa = nonce("rho_b"), nonce("rho_w"), nonce("rho_c"), nonce("kappa")
     tau0, tau1 = nonce("tau0"), nonce("tau1")
-    d_a = _msm([(db[j], gens[j]) for j in range(n)] + [(rho_b, blind)])
     # sum db_j T_j - kappa * Z with Z = sum a_i R_i; T_j = k R[perm[j]], so one MSM over R.
     inverse_perm = [0] * n
     for j, i in enumerate(perm):
         inverse_perm[i] = j
-    d_z = _msm([((db[inverse_perm[i]] * k - kappa * a[i]) % L, inputs[i]) for i in range(n)])
-    d_k = _mul(kappa, BASE)
-    d_w = _msm([(dw[j], gens[j]) for j in range(n)] + [(rho_w, blind)])
-    d_c = _msm([(dc[j], gens[j]) for j in range(n)] + [(rho_c, blind)])
     e1 = sum(dw) % L
     g1 = sum(powers[j] * (dw[j] * gaps[j] - w[j] * dc[j]) for j in range(n)) % L
     g0 = -sum(powers[j] * dw[j] * dc[j] for j in range(n)) % L
-    t1 = _msm([(g1, value), (tau1, blind)])
-    t0 = _msm([(g0, value), (tau0, blind)])
+    d_a, d_z, d_w, d_c, t1, t0 = _msms([
+        [(db[j], gens[j]) for j in range(n)] + [(rho_b, blind)],
+        [((db[inverse_perm[i]] * k - kappa * a[i]) % L, inputs[i]) for i in range(n)],
+        [(dw[j], gens[j]) for j in range(n)] + [(rho_w, blind)],
+        [(dc[j], gens[j]) for j in range(n)] + [(rho_c, blind)],
+        [(g1, value), (tau1, blind)],
+        [(g0, value), (tau0, blind)],
+    ])
+    d_k = _mul(kappa, BASE)
     points = {"M": big_m, "A": big_a, "W": big_w, "DA": d_a, "DZ": d_z, "DK": d_k, "DW": d_w,
               "DC": d_c, "T1": t1, "T0": t0}
     if any(p is None for p in points.values()):  # a nonce sum hit the identity: 2^-250
@@ -394,8 +413,9 @@ def prove_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byte
     t = _statement("relock", context, key, inputs, outputs, keys)
     nonce = ProofNonces(nonce_key, t._h.copy().digest())
     deltas = [nonce("d", j) for j in range(n)]
+    products = _products(deltas + deltas, list(inputs) + [key] * n)
     for j in range(n):
-        t.absorb(_mul(deltas[j], inputs[j]), _mul(deltas[j], key))
+        t.absorb(products[j], products[n + j])
     c = t.challenge("c")
     return {"c": _b(c), "f": [_b(deltas[j] + c * _i(scalars[j])) for j in range(n)]}
 
@@ -415,20 +435,14 @@ def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
     c = _scalar(proof["c"], "c")
     f = [_scalar(v, "f") for v in proof["f"]]
     t = _statement("relock", context, key, inputs, outputs, keys)
-    minus_c = _b(-c)
-    mult = _na.crypto_scalarmult_ed25519_noclamp
+    if c == 0 or 0 in f:
+        raise InvalidProof("zero challenge or response")
+    # f R - c T and f K - c P: the prover's commitments, recomputed (4n multiplications in one
+    # batch over the cores).
+    products = _products(f + [-c] * n + f + [-c] * n, [*inputs, *outputs, *([key] * n), *keys])
     add = _na.crypto_core_ed25519_add
-    try:
-        for j in range(n):
-            if f[j] == 0:
-                raise InvalidProof(f"position {j}: zero response")
-            fj = _b(f[j])
-            # f R - c T and f K - c P: the prover's commitments, recomputed.
-            e = add(mult(fj, inputs[j]), mult(minus_c, outputs[j]))
-            d = add(mult(fj, key), mult(minus_c, keys[j]))
-            t.absorb(e, d)
-    except _NaclError:
-        raise InvalidProof("a point outside the prime-order group") from None
+    for j in range(n):
+        t.absorb(add(products[j], products[n + j]), add(products[2 * n + j], products[3 * n + j]))
     if t.challenge("c") != c:
         raise InvalidProof("an output is not its input under the key it publishes")
 
