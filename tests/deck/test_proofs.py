@@ -212,3 +212,22 @@ def test_malformed_relock_proofs_are_refused(bad):
         r.verify(proof, outputs=[bad] + r.outputs[1:])
     with pytest.raises(proofs.InvalidProof):
         r.verify(proof, keys=r.keys[:2] + [bad])
+
+
+# -- a pass's proof is bound to its game, operation, step and seat ------------------------------------
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.binary(min_size=32, max_size=32), op=st.integers(0, 2**20), seat=st.integers(0, 6),
+       other=st.sampled_from(["game", "op", "seat"]))
+def test_a_pass_proof_holds_only_for_its_own_game_op_and_seat(game, op, seat, other):
+    from p2pcards.deck.passes import PassError, check_pass, make_shuffle
+
+    p = Pass(6, op)
+    message = make_shuffle(game, op, seat, p.inputs, p.outputs, p.k, p.perm, b"n" * 32)
+    check_pass(game, op, "shuffle", seat, message, p.inputs, {})
+    bent = {"game": (bytes(32) if game != bytes(32) else b"\x01" * 32, op, seat),
+            "op": (game, op + 1, seat), "seat": (game, op, (seat + 1) % 7)}
+    g, o, s = bent[other]
+    with pytest.raises(PassError):
+        check_pass(g, o, "shuffle", s, message, p.inputs, {})
