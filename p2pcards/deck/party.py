@@ -293,6 +293,7 @@ class Party:
         self.rehandled: dict[int, list[int]] = {}  # transfer op -> its new handles (sorted points)
         self._inbox: dict[tuple[int, str, int], dict[str, Any]] = {}
         self._seen_scalars: dict[bytes, tuple[int, int, int]] = {}  # scalar -> author, handle, lock
+        self._public_keys: dict[bytes, tuple[int, int]] = {}  # per-card public key -> author, handle
         self._accusations: list[tuple[int, dict[str, Any]]] = []
         # The transcript the audit recomputes: op -> {(kind, seat): message}
         self.transcript: dict[int, dict[tuple[str, int], dict[str, Any]]] = {}
@@ -583,6 +584,7 @@ class Party:
                 if kind == "shuffle":
                     st["shuffle_keys"][seat] = message["key"]
                 else:
+                    self._note_public_keys(seat, epoch * self.n, message["keys"])
                     st["keys"][seat] = message["keys"]
                 st["step"] += 1
             for j, point in enumerate(st["deck"]):
@@ -649,6 +651,19 @@ class Party:
             base = epoch * self.n
             keys = self._prepared_keys[epoch] = [public_key(self._card_key(base + j)) for j in range(self.n)]
         return keys
+
+    def _note_public_keys(self, seat: int, base: int, keys: list[bytes]) -> None:
+        """A per-card key is never used twice in a game: one published again (a key its author
+        saw opened, say an honest seat's from an earlier hand, or its own twice) names the
+        author of the later pass, at that pass, before any card under it is opened."""
+        fresh: dict[bytes, tuple[int, int]] = {}
+        for j, key in enumerate(keys):
+            first = self._public_keys.get(key) or fresh.get(key)
+            if first is not None:
+                raise _Deviation("relock", seat, f"position {j} reuses the per-card key of seat "
+                                 f"{first[0]} at handle {first[1]}")
+            fresh[key] = (seat, base + j)
+        self._public_keys.update(fresh)
 
     def _opens_lock(self, handle: int, lock: int, scalar: bytes) -> bool:
         """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""

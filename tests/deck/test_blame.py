@@ -83,19 +83,41 @@ def test_wrong_key_in_a_public_reveal_is_seen_by_everyone():
 
 
 class ReusesKeys(Party):
-    """Uses one per-card key for two handles (and commits to it, so each check alone passes)."""
+    """Uses one per-card key for two handles (and proves its pass with it: the proof holds)."""
 
     def _card_key(self, handle):
         return super()._card_key(handle - handle % 2)
 
 
-def test_reused_key_blames_its_author():
+def test_reused_key_blames_its_author_at_its_pass():
     deck = make_deck(4, party_factory=lambda seat, *a, **k: (ReusesKeys if seat == 2 else Party)(seat, *a, **k))
-    handles = deck.shuffle()
     with pytest.raises(DeckFault) as info:
-        deck.deal({handles[0]: 0, handles[1]: 0})
-    assert verdict(info, honest=[0, 1, 3]) == ("open", 2)
-    assert "reused" in info.value.blames[0].reason
+        deck.shuffle()  # the same public key twice in its re-lock
+    assert verdict(info, honest=[0, 1, 3]) == ("relock", 2)
+    assert "reuses the per-card key of seat 2" in info.value.blames[0].reason
+
+
+class ReusesAnOpenedKey(Party):
+    """In the second shuffle, locks a card with the key seat 0 opened to it at the first deal:
+    a pass whose proof holds, under a public key that is seat 0's."""
+
+    def _card_key(self, handle):
+        if handle >= self.n and self.known:
+            first = min(self.known)  # a card of ours from the first deal: we hold seat 0's key
+            return self.cards_by_handle[first].scalars[0]
+        return super()._card_key(handle)
+
+
+def test_a_key_reused_from_an_earlier_hand_names_the_seat_that_reused_it():
+    """Not the honest seat whose key it was (the victim, checking an opening, would have named
+    it; everyone else the victim): the later pass's author, at that pass."""
+    deck = make_deck(3, party_factory=lambda seat, *a, **k: (ReusesAnOpenedKey if seat == 1 else Party)(seat, *a, **k))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles})
+    with pytest.raises(DeckFault) as info:
+        deck.shuffle()
+    assert verdict(info, honest=[0, 2]) == ("relock", 1)
+    assert "reuses the per-card key of seat 0" in info.value.blames[0].reason
 
 
 # -- points -----------------------------------------------------------------------------------------

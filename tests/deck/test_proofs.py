@@ -60,9 +60,9 @@ def test_a_shuffle_proof_is_bound_to_its_statement(n, seed, which):
     p = Pass(n, seed)
     proof = p.prove()
     with pytest.raises(proofs.InvalidProof):
-        if which == "outputs":  # another honest pass over the same input
-            other = Pass(n, seed + 1)
-            p.verify(proof, outputs=[times(p.k, p.inputs[i]) for i in other.perm])
+        if which == "outputs":  # another honest pass over the same input, another order
+            other = p.perm[1:] + p.perm[:1]
+            p.verify(proof, outputs=[times(p.k, p.inputs[i]) for i in other])
         elif which == "context":  # another game, op, step or seat
             p.verify(proof, context=CONTEXT + b"'")
         else:
