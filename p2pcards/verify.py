@@ -66,7 +66,7 @@ from .deck.derive import (
 from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_product
 from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, Output, Party, Send
-from .deck.passes import PassError, check_pass, check_pass_shape, pass_order
+from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .net.peer import TableHeader
@@ -1176,39 +1176,68 @@ def _is_hash(value: Any) -> bool:
 
 
 def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
-    """Every shuffle and re-lock pass checked as every seat checks it on arrival (protocol/deck.md
-    section 5): its shape and its proof over the pass before it, in pass order. No seed is
-    needed: a pass that copies, drops, tags or substitutes a card names its author here."""
+    """Every shuffle, re-lock and re-handling checked as every seat checks it on arrival
+    (protocol/deck.md sections 4 and 5), in the order of the deck operations: its shape and its
+    proof over the points it was made from (the pass before it, the card table, or the moved
+    cards, which a re-handling names). No seed is needed: a pass or re-handling that copies,
+    drops, tags or substitutes a card names its author here."""
     game_id = _public_game_id(log, lobby, game)
     cards = game.deck(lobby.options, lobby.players)
+    n = len(cards)
     table = card_table(_deck_context(lobby, game), tuple(c.label() for c in cards))
-    by_op: dict[Any, dict[tuple[str, int], Entry]] = {}
+    by_op: dict[int, dict[tuple[str, int], Entry]] = {}
     for entry in log.canonical():
-        if entry.kind == "deck" and (_public(entry, "shuffle") or _public(entry, "relock")):
+        if entry.kind != "deck" or not any(_public(entry, t) for t in ("shuffle", "relock", "rehandle")):
+            continue
+        msg = entry.body["msg"]
+        what = f"{msg['type']} message of seat {entry.sender} (log #{entry.seq})"
+        if type(msg.get("op")) is not int:
+            raise _Failed(what, "a deck message for no operation (its op is not a number)", entry.sender)
+        by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
+    points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
+    epochs, next_handle = 0, FIRST_REHANDLED
+    for op in sorted(by_op):
+        messages = by_op[op]
+        rehandles = [(seat, e) for (kind, seat), e in messages.items() if kind == "rehandle"]
+        if rehandles:
+            seat, entry = rehandles[0]
             msg = entry.body["msg"]
-            by_op.setdefault(msg.get("op"), {}).setdefault((msg["type"], entry.sender), entry)
-    for op, passes in by_op.items():
+            what = f"rehandle message of seat {seat} for deck operation {op} (log #{entry.seq})"
+            moved = msg.get("moved")
+            if not (isinstance(moved, list) and all(type(h) is int and h in points for h in moved)
+                    and moved == sorted(set(moved))):
+                raise _Failed(what, "it names no moved cards of this game", seat)
+            if game_id is not None:
+                try:
+                    check_rehandle(game_id, op, seat, msg, moved, [points[h] for h in moved])
+                except PassError as exc:
+                    raise _Failed(what, f"{exc}: not the moved cards re-handled", seat) from None
+            for h in moved:
+                del points[h]
+            for point in msg["points"]:
+                points[next_handle] = point
+                next_handle += 1
+            continue
         deck, keys = list(table), {}
         for kind, seat in pass_order(lobby.players):
-            entry = passes.get((kind, seat))
+            entry = messages.get((kind, seat))
             if entry is None:
-                break  # the game stopped here: what came after is judged elsewhere
+                return  # the game stopped here: what came after is judged elsewhere
             msg = entry.body["msg"]
             what = f"{kind} pass of seat {seat} for deck operation {op} (log #{entry.seq})"
-            if game_id is None or not isinstance(op, int):
-                try:
-                    check_pass_shape(kind, msg, len(table))
-                except PassError as exc:
-                    raise _Failed(what, str(exc), seat) from None
-                continue
             try:
-                check_pass(game_id, op, kind, seat, msg, deck, keys)
+                if game_id is None:
+                    check_pass_shape(kind, msg, n)
+                else:
+                    check_pass(game_id, op, kind, seat, msg, deck, keys)
             except PassError as exc:
                 raise _Failed(what, f"{exc}: the pass is not the one before it honestly "
                               f"shuffled or re-locked", seat) from None
             deck = msg["points"]
             if kind == "shuffle":
                 keys[seat] = msg["key"]
+        points.update({epochs * n + j: point for j, point in enumerate(deck)})
+        epochs += 1
 
 
 def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report) -> None:

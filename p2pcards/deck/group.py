@@ -77,8 +77,10 @@ def encode_parts(parts: Iterable[bytes | str | int]) -> bytes:
     for part in parts:
         if isinstance(part, str):
             part = part.encode()
-        elif isinstance(part, int):
+        elif type(part) is int:  # not a bool, which would read as 0 or 1
             part = struct.pack(">Q", part)
+        elif not isinstance(part, bytes):
+            raise TypeError(f"a hashed part is bytes, str or int, not {type(part).__name__}")
         out += struct.pack(">I", len(part))
         out += part
     return bytes(out)

@@ -223,6 +223,16 @@ def _is_bytes(value: object, size: int) -> bool:
     return isinstance(value, bytes) and len(value) == size
 
 
+def _is_int(value: object) -> bool:
+    """An integer and nothing that compares equal to one: msgpack brings floats (3.0 == 3)
+    and a peer could send True for 1."""
+    return type(value) is int
+
+
+def _ints(values: object) -> bool:
+    return isinstance(values, list) and all(_is_int(v) for v in values)
+
+
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -423,7 +433,7 @@ class Party:
             self._accusations.append((sender, message))
         elif kind in ("shuffle", "relock", "open", "rehandle"):
             op = message.get("op")
-            if not isinstance(op, int) or op < self.current:
+            if not _is_int(op) or op < self.current:
                 raise _Deviation(kind, sender, "message for no operation in progress")
             key = (op, kind, sender)
             if key in self._inbox or (kind, sender) in self.transcript.get(op, {}):
@@ -836,7 +846,7 @@ class Party:
             card = self.cards_by_handle[current]
             if card.link is None:
                 raise _Deviation("open", sender, f"handle {handle}: chain goes on past shuffled handle {current}")
-            if not (isinstance(link, list) and len(link) == 2 and link[0] in card.link.sources):
+            if not (isinstance(link, list) and len(link) == 2 and _is_int(link[0]) and link[0] in card.link.sources):
                 raise _Deviation("open", sender, f"handle {current}: parent not moved by its transfer")
             parent, proof = link
             known = card.link.parent == parent and card.link.proof == proof
@@ -855,7 +865,8 @@ class Party:
         """Check an opening against the public record and the commitments; learn its scalars."""
         items = self._expected_openings[index][(sender, receiver)]
         handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
-        if handles != [h for h, _ in items] or not isinstance(scalars, list) or len(scalars) != len(items) \
+        if not _ints(handles) or handles != [h for h, _ in items] or not isinstance(scalars, list) \
+                or len(scalars) != len(items) \
                 or not isinstance(chains, list) or len(chains) != len(items):
             raise _Deviation("open", sender, "opening for other cards than the operation requires")
         fresh: dict[bytes, tuple[int, int, int]] = {}
@@ -866,7 +877,8 @@ class Party:
             root = self._verify_chain(sender, handle, links)
             roots.append(root)
             card = self.cards_by_handle[root]
-            if not isinstance(pairs, list) or [p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs] != locks:
+            if not isinstance(pairs, list) or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs]) \
+                    or [p[0] for p in pairs] != locks:
                 raise _Deviation("open", sender, f"handle {handle}: other locks than required")
             for lock, scalar in pairs:
                 try:
@@ -936,7 +948,7 @@ class Party:
         and only it knows which old handle each one was. (Every moved point was checked by
         the proof of the pass or re-handling that made it.)"""
         moved = [self.cards_by_handle[h].point for h in handles]
-        message, order = make_rehandle(self.game_id, index, self.seat, moved, self._rehandle_key(index),
+        message, order = make_rehandle(self.game_id, index, self.seat, handles, moved, self._rehandle_key(index),
                                        self.secrets.proof_key(), self._multiply_many)
         new = self.rehandled[index] = self._new_handles(len(handles))
         for handle, point, j in zip(new, message["points"], order):
@@ -948,7 +960,8 @@ class Party:
 
     def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
         try:
-            check_rehandle(self.game_id, index, sender, message, [self.cards_by_handle[h].point for h in handles])
+            check_rehandle(self.game_id, index, sender, message, handles,
+                           [self.cards_by_handle[h].point for h in handles])
         except PassError as exc:
             raise _Deviation("rehandle", sender, str(exc)) from None
         self.transcript[index][("rehandle", sender)] = message
@@ -969,7 +982,7 @@ class Party:
             accuser, message = self._accusations[0]
             step, accused, op = message.get("step"), message.get("seat"), message.get("op")
             evidence = message.get("evidence")
-            if not isinstance(accused, int) or not 0 <= accused < self.players or not isinstance(op, int):
+            if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op):
                 self._accusations.pop(0)
                 self._fail("accuse", accuser, "malformed accusation")
                 return
@@ -1007,7 +1020,7 @@ class Party:
                 self._accusations.pop(0)
                 sender = evidence.get("sender")
                 try:
-                    if (sender, accuser) not in self._expected_openings[op]:
+                    if not _is_int(sender) or (sender, accuser) not in self._expected_openings[op]:
                         raise ValueError("no such private message was due")
                     self._check_opening(op, sender, accuser, evidence["message"], learn=False)
                 except _Deviation as d:

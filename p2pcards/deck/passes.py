@@ -120,26 +120,33 @@ def make_relock(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outpu
     return {"type": "relock", "op": op, "points": outputs, "keys": card_keys, "proof": proof}
 
 
-def make_rehandle(game_id: bytes, op: int, seat: int, moved: Sequence[bytes], scalar: bytes, nonce_key: bytes,
-                  multiply: MultiplyMany = multiply_many) -> tuple[dict[str, Any], list[int]]:
-    """The re-handling of a transfer's ``moved`` points (the moved handles ascending) by their
+def make_rehandle(game_id: bytes, op: int, seat: int, handles: Sequence[int], moved: Sequence[bytes], scalar: bytes,
+                  nonce_key: bytes, multiply: MultiplyMany = multiply_many) -> tuple[dict[str, Any], list[int]]:
+    """The re-handling of a transfer's ``handles`` (ascending; their points ``moved``) by their
     new holder: every point times one fresh ``scalar``, sorted, with a shuffle proof. Returns the
-    message and, for each output position, the index in ``moved`` it came from."""
+    message and, for each output position, the index in ``moved`` it came from. The message
+    names the moved handles (public: the transfer says which they are; not which became which),
+    so a reader of the transcript can check the proof without replaying the game."""
     points = multiply([scalar] * len(moved), list(moved))
     order = sorted(range(len(moved)), key=points.__getitem__)
     outputs = [points[i] for i in order]
     public = public_key(scalar)
     proof = prove_shuffle(pass_context(game_id, op, "rehandle", seat), moved, outputs, public, scalar, order, nonce_key)
-    return {"type": "rehandle", "op": op, "points": outputs, "key": public, "proof": proof}, order
+    message = {"type": "rehandle", "op": op, "moved": list(handles), "points": outputs, "key": public, "proof": proof}
+    return message, order
 
 
-def check_rehandle(game_id: bytes, op: int, seat: int, message: Any, moved: Sequence[bytes]) -> None:
-    """Raise :class:`PassError` unless ``message`` re-handles exactly ``moved`` (their points,
-    valid): the same cards under one new scalar, sorted (any other order could carry the old
-    one), proven."""
+def check_rehandle(game_id: bytes, op: int, seat: int, message: Any, handles: Sequence[int],
+                   moved: Sequence[bytes]) -> None:
+    """Raise :class:`PassError` unless ``message`` re-handles exactly ``handles`` (ascending;
+    their points ``moved``, valid): the same cards under one new scalar, sorted (any other order
+    could carry the old one), proven."""
     k = len(moved)
-    if not isinstance(message, dict) or set(message) != {"type", "op", "points", "key", "proof"}:
-        raise PassError("a re-handling holds type, op, points, key, proof")
+    if not isinstance(message, dict) or set(message) != {"type", "op", "moved", "points", "key", "proof"}:
+        raise PassError("a re-handling holds type, op, moved, points, key, proof")
+    named = message["moved"]
+    if not (isinstance(named, list) and all(type(h) is int for h in named) and named == list(handles)):
+        raise PassError("a re-handling of other cards than the transfer moved")
     points = message["points"]
     if not _is_points(points, k):
         raise PassError(f"a re-handling of {k} cards holds {k} points of 32 bytes")

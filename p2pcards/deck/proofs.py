@@ -242,6 +242,10 @@ def _statement(tag: str, context: bytes, key: bytes, inputs: Sequence[bytes], ou
 # -- the shuffle argument --------------------------------------------------------------------------
 
 
+def _empty_shuffle_proof() -> dict[str, Any]:
+    return {"points": [], "scalars": [], "fb": [], "fw": [], "fc": []}
+
+
 def shuffle_proof_size(n: int) -> int:
     """Bytes of scalars and points in a shuffle proof of ``n`` cards (without msgpack framing)."""
     return 32 * (len(_SHUFFLE_POINTS) + len(_SHUFFLE_SCALARS) + 3 * n)
@@ -251,6 +255,8 @@ def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
                   scalar: bytes, perm: Sequence[int], nonce_key: bytes) -> dict[str, Any]:
     """Prove ``outputs[j] == scalar * inputs[perm[j]]`` and ``key == scalar * B``."""
     n = len(inputs)
+    if n == 0:  # an empty transfer: nothing to prove
+        return _empty_shuffle_proof()
     gens, blind, value = generators(n)
     k = _i(scalar)
     t = _statement("shuffle", context, key, inputs, outputs)
@@ -330,6 +336,8 @@ def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[by
     if not isinstance(proof, dict) or set(proof) != {"points", "scalars", "fb", "fw", "fc"}:
         raise InvalidProof("malformed proof")
     raw_points, raw_scalars = proof["points"], proof["scalars"]
+    if n == 0 and proof == _empty_shuffle_proof():
+        return
     if not (isinstance(raw_points, list) and len(raw_points) == len(_SHUFFLE_POINTS)
             and isinstance(raw_scalars, list) and len(raw_scalars) == len(_SHUFFLE_SCALARS)):
         raise InvalidProof("malformed proof")

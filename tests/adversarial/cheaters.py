@@ -243,6 +243,23 @@ class CopiesCardHidesSeed(CopiesCard):
         return super().tamper_deck(to, message)
 
 
+class SubstitutesAtRehandleHidesSeed(Cheater):
+    """Picking up cards, re-handles one of them as a point of its own (still sorted), and never
+    reveals its seed: the re-handling's proof names it at the table and in ``p2pcards verify``,
+    which checks it from the moved handles the message names."""
+
+    deviation = "substituted card at a pickup, seed withheld"
+
+    def tamper_deck(self, to, message):
+        if message.get("type") == "seed":
+            return None
+        if self.cheated or message.get("type") != "rehandle":
+            return message
+        points = list(message["points"])
+        points[0] = random_point()
+        return {**message, "points": sorted(points)}
+
+
 class TaggedCard(Cheater):
     """Its first re-lock pass marks one card: an extra secret factor on one point, so the pass
     is not the permutation its keys say (a card it could recognise later)."""
@@ -660,7 +677,8 @@ async def _close_after(fd: int, seconds: float) -> None:
 
 CHEATERS = {
     cls.__name__: cls for cls in (
-        WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed, TaggedCard,
+        WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed,
+        SubstitutesAtRehandleHidesSeed, TaggedCard,
         InvalidFinalPoint, InvalidRehandle, StallsDeck,
         ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,

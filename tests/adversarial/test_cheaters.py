@@ -75,6 +75,7 @@ CASES = {
     "copied card": Case("CopiesCard"),
     "summed cards": Case("SumsCards"),
     "copied card, seed withheld": Case("CopiesCardHidesSeed"),
+    "substituted card at a pickup, seed withheld": Case("SubstitutesAtRehandleHidesSeed"),
     "invalid point in the final deck": Case("InvalidFinalPoint"),
     "invalid re-handled point": Case("InvalidRehandle"),
     "card not held": Case("PlaysCardNotHeld"),

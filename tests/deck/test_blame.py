@@ -70,6 +70,41 @@ def test_key_for_another_position_blames_its_sender():
     assert verdict(info, cheater=3) == ("open", 3)
 
 
+@pytest.mark.parametrize("where", ["lock", "handle", "op"])
+def test_a_number_sent_as_a_float_or_bool_names_its_sender(where):
+    """msgpack carries floats, and 0.0 == 0 in Python: an opening with a float (or a bool)
+    where an integer belongs is its sender's fault, not a crash of the seat that reads it."""
+    def floats(message):
+        if where == "lock":
+            message["scalars"][0][0][0] = float(message["scalars"][0][0][0])
+        elif where == "handle":
+            message["handles"][0] = float(message["handles"][0])
+        else:
+            message["op"] = True if message["op"] == 1 else float(message["op"])
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("open", 2, floats))
+    handles = deck.shuffle()
+    with pytest.raises(DeckFault) as info:
+        deck.reveal(handles[:2], None)
+    assert verdict(info, cheater=2) == ("open", 2)
+
+
+def test_a_float_parent_in_a_chain_names_its_sender():
+    def floats(message):
+        if message["chains"] and message["chains"][0]:  # the opening of a re-handled card
+            message["chains"][0][0][0] = float(message["chains"][0][0][0])
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("open", 1, floats))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([handles[0], handles[2]], 1)
+    with pytest.raises(DeckFault) as info:
+        deck.reveal(new, None)
+    assert verdict(info, cheater=1) == ("open", 1)
+
+
 def test_wrong_key_in_a_public_reveal_is_seen_by_everyone():
     def wrong(message):
         message["scalars"][0][0][1] = prf_scalar(b"x" * 32, "wrong")

@@ -115,7 +115,9 @@ def _placed_card_position(seed):
     assert not set(new) & set(deck.known(0)), "the placer learns no new handle's face"
     assert all(placer.cards_by_handle[h].link.parent is None for h in new)
     rehandle = placer.transcript[len(placer.ops) - 1][("rehandle", 2)]
-    assert set(rehandle) == {"type", "op", "points", "key", "proof"}, "no old handles on the wire"
+    # which handles moved is public (the transfer says so); which became which is not
+    assert set(rehandle) == {"type", "op", "moved", "points", "key", "proof"}
+    assert rehandle["moved"] == sorted(pile)
     mine = deck.known(0)[handles[0]]
     return [deck.known(2)[h] for h in new].index(mine)
 

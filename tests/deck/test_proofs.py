@@ -231,3 +231,13 @@ def test_a_pass_proof_holds_only_for_its_own_game_op_and_seat(game, op, seat, ot
     g, o, s = bent[other]
     with pytest.raises(PassError):
         check_pass(g, o, "shuffle", s, message, p.inputs, {})
+
+
+def test_one_card_and_no_card():
+    """A transfer may move one card (or, from a plugin, none): both prove and verify."""
+    one = Pass(1, 0)
+    one.verify(one.prove())
+    empty = proofs.prove_shuffle(CONTEXT, [], [], one.key, one.k, [], b"n" * 32)
+    proofs.verify_shuffle(CONTEXT, [], [], one.key, empty)
+    with pytest.raises(proofs.InvalidProof):
+        proofs.verify_shuffle(CONTEXT, [], [], one.key, one.prove())

@@ -371,3 +371,63 @@ def test_signed_data_compares_like_its_canonical_encoding():
     for a, b in cases:
         assert _same(a, b) == (encode(a) == encode(b)), (a, b)
     assert not _same(object(), object())
+
+
+def _first(transcript, kind):
+    return next(e for e in transcript.entries if e.kind == "deck" and e.body.get("msg", {}).get("type") == kind)
+
+
+@pytest.mark.parametrize("kind", ["shuffle", "relock", "rehandle"])
+def test_a_pass_its_proof_does_not_cover_names_its_signer_without_any_seed(bs_table, tmp_path, kind):
+    """Deck protocol 2: every pass and re-handling is proven, so a copied or substituted card
+    names its author even when nobody revealed a seed (a cheater who leaves cannot hide it)."""
+    transcript = bs_table.read()
+    entry = _first(transcript, kind)
+    message = dict(entry.body["msg"])
+    points = list(message["points"])
+    points[1] = bytes(bindings_mul(points[0]))  # card 0 again, under another factor
+    message["points"] = sorted(points) if kind == "rehandle" else points
+    entries = _before_seeds(resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}),
+                            message["op"])
+    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    report = verified(write(tmp_path / "proof.p2pt", transcript, entries, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
+    assert "proof fails" in report.problem.reason and kind in report.problem.step
+    assert "no revealed seed" in " ".join(report.notes)
+
+
+def _before_seeds(entries, last_op):
+    """The entries of a table that stopped right after deck operation ``last_op``, before any
+    seed was revealed: each seat's chain up to its first deck message of a later operation (or
+    its seed), and nothing whose head echo saw more (a cut the log accepts)."""
+    def later(e):
+        msg = e.body.get("msg") if e.kind == "deck" else None
+        return isinstance(msg, dict) and (msg.get("type") == "seed" or (msg.get("op") or 0) > last_op)
+
+    keep = {}
+    for seat in {e.sender for e in entries}:
+        mine = sorted((e for e in entries if e.sender == seat), key=lambda e: e.seq)
+        keep[seat] = next((e.seq for e in mine if later(e)), len(mine))
+    while True:
+        kept = [e for e in entries if e.seq < keep[e.sender]]
+        over = [e for e in kept if any(count > keep.get(s, 0) for s, (count, _) in enumerate(e.body["seen"]))]
+        if not over:
+            return kept
+        for e in over:
+            keep[e.sender] = min(keep[e.sender], e.seq)
+
+
+def bindings_mul(point):
+    from p2pcards.deck.group import multiply, prf_scalar
+
+    return multiply(prf_scalar(b"t" * 32, "tag"), point)
+
+
+def test_a_pass_for_no_operation_names_its_signer(bs_table, tmp_path):
+    transcript = bs_table.read()
+    entry = _first(transcript, "shuffle")
+    message = {**entry.body["msg"], "op": [0]}
+    entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
+    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    report = verified(write(tmp_path / "op.p2pt", transcript, entries, end=end))
+    assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
