@@ -110,7 +110,11 @@ deck_messages = st.fixed_dictionaries(
     {"type": st.sampled_from(DECK_TYPES)},
     optional={"op": st.one_of(st.integers(-2, 40), values), "points": st.one_of(
         st.lists(st.binary(min_size=32, max_size=32), max_size=60), values),
-        "commits": values, "handles": st.one_of(st.lists(st.integers(-1, 60), max_size=5), values),
+        "key": values, "keys": st.one_of(st.lists(st.binary(min_size=32, max_size=32), max_size=60), values),
+        "proof": st.one_of(st.fixed_dictionaries({}, optional={k: values for k in ("points", "scalars", "fb", "fw",
+                                                                                    "fc", "c", "f")}), values),
+        "moved": st.one_of(st.lists(st.integers(-1, 60), max_size=5), values),
+        "handles": st.one_of(st.lists(st.integers(-1, 60), max_size=5), values),
         "scalars": values, "chains": values, "seat": st.one_of(st.integers(-1, 4), values),
         "step": st.sampled_from(["open", "shuffle", "relock", "decode", "x"]), "evidence": values,
         "seed": values, "nonce": values, "reason": st.text(max_size=10)})
