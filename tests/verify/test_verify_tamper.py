@@ -345,6 +345,12 @@ def _setup_only(entries):
         mine = sorted((e for e in entries if e.sender == seat), key=lambda e: e.seq)
         deck = [e for e in mine if e.kind == "deck"]
         keep[seat] = deck[1].seq + 1 if len(deck) > 1 else len(mine)
+    return _cut(entries, keep)
+
+
+def _cut(entries, keep):
+    """Each seat's entries before ``keep[seat]``, less any whose head echo saw an entry cut
+    (and the seat's later ones): a cut the log accepts."""
     while True:
         kept = [e for e in entries if e.seq < keep[e.sender]]
         over = [e for e in kept if any(count > keep.get(s, 0) for s, (count, _) in enumerate(e.body["seen"]))]
@@ -408,13 +414,7 @@ def _before_seeds(entries, last_op):
     for seat in {e.sender for e in entries}:
         mine = sorted((e for e in entries if e.sender == seat), key=lambda e: e.seq)
         keep[seat] = next((e.seq for e in mine if later(e)), len(mine))
-    while True:
-        kept = [e for e in entries if e.seq < keep[e.sender]]
-        over = [e for e in kept if any(count > keep.get(s, 0) for s, (count, _) in enumerate(e.body["seen"]))]
-        if not over:
-            return kept
-        for e in over:
-            keep[e.sender] = min(keep[e.sender], e.seq)
+    return _cut(entries, keep)
 
 
 def bindings_mul(point):
