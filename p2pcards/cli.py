@@ -18,7 +18,7 @@ from typing import Any
 from . import __version__
 from .engine import PlayerError
 from .game import OptionError
-from .net.timeouts import Timeouts
+from .net.timeouts import Timeouts, check_seconds
 from .plugins import UnknownName, load_plugins
 
 __all__ = ["main"]
@@ -26,6 +26,17 @@ __all__ = ["main"]
 
 class UsageError(Exception):
     """A mistake in what the user asked for; printed without a traceback."""
+
+
+def _seconds(name: str):
+    """An argparse type: a timeout within its bounds (net/timeouts.py), or a clear error."""
+    def parse(text: str) -> float:
+        try:
+            return check_seconds(name, float(text))
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -602,11 +613,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
-    p.add_argument("--grace", type=float, default=Timeouts.grace, metavar="SECONDS",
+    p.add_argument("--grace", type=_seconds("grace"), default=Timeouts.grace, metavar="SECONDS",
                    help=f"how long a dropped player may take to come back (default {Timeouts.grace:g})")
-    p.add_argument("--deck-timeout", type=float, default=Timeouts.deck, metavar="SECONDS",
+    p.add_argument("--deck-timeout", type=_seconds("deck"), default=Timeouts.deck, metavar="SECONDS",
                    help=f"how long one deck step may take (default {Timeouts.deck:g})")
-    p.add_argument("--turn-timeout", type=float, default=Timeouts.turn, metavar="SECONDS",
+    p.add_argument("--turn-timeout", type=_seconds("turn"), default=Timeouts.turn, metavar="SECONDS",
                    help=f"how long a player may think (default {Timeouts.turn:g})")
     p.add_argument("--bot-delay", type=float, metavar="SECONDS",
                    help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)")

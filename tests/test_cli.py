@@ -66,3 +66,12 @@ def test_a_mistyped_address_is_refused_before_any_lookup(cli, tmp_path):
     out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "10.77.255.254",
               env={"P2PCARDS_HOME": str(tmp_path)})
     assert out.returncode == 2 and "not an IPv4 address of this computer" in out.stderr
+
+
+def test_a_timeout_out_of_bounds_is_refused(cli, tmp_path):
+    for flag, value, message in (("--grace", "inf", "positive number of seconds"),
+                                 ("--deck-timeout", "1e300", "at most 600 s"),
+                                 ("--turn-timeout", "0", "positive number of seconds")):
+        out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "127.0.0.1", flag, value,
+                  env={"P2PCARDS_HOME": str(tmp_path)})
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -154,8 +154,10 @@ class TableHeader:
         """A header from the wire (the host's ``start`` message: untrusted); raises
         :class:`~p2pcards.wire.errors.SchemaError` (a ``ValueError``) for anything malformed."""
         HEADER.check(data, "header")
-        if not all(value > 0 for value in data["timeouts"].values()):
-            raise SchemaError("header.timeouts", "every timeout must be a positive number of seconds")
+        try:
+            timeouts = Timeouts(**data["timeouts"])
+        except ValueError as exc:
+            raise SchemaError("header.timeouts", str(exc)) from None
         return cls(
             data["table"],
             data["game"],
@@ -163,7 +165,7 @@ class TableHeader:
             dict(data["options"]),
             tuple(Seat.from_wire(s) for s in data["seats"]),
             data["protocol"],
-            Timeouts(**data["timeouts"]),
+            timeouts,
         )
 
 

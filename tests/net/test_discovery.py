@@ -71,6 +71,11 @@ def test_a_malformed_table_header_from_a_host_is_refused():
     assert TableHeader.from_wire(good).seats[0].name == "ann"
     for bad in ({**good, "timeouts": {"deck": "soon", "turn": 1, "grace": 1}},
                 {**good, "timeouts": {"deck": -1, "turn": 1, "grace": 1}},
+                # a host cannot make the table wait forever on a seat that is gone
+                {**good, "timeouts": {"deck": float("inf"), "turn": 1, "grace": 1}},
+                {**good, "timeouts": {"deck": 1, "turn": 1e300, "grace": 1}},
+                {**good, "timeouts": {"deck": 1, "turn": 1, "grace": float("nan")}},
+                {**good, "timeouts": {"deck": 1, "turn": 1, "grace": 3601}},
                 {**good, "seats": []},
                 {**good, "seats": [{**good["seats"][0], "port": "x"}]},
                 {**good, "table": "not bytes"}):
