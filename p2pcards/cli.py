@@ -19,6 +19,7 @@ from . import __version__
 from .engine import PlayerError
 from .game import OptionError
 from .net.timeouts import Timeouts, check_seconds
+from .wire.schema import unshowable
 from .plugins import UnknownName, load_plugins
 
 __all__ = ["main"]
@@ -37,6 +38,17 @@ def _seconds(name: str):
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def _display_name(text: str) -> str:
+    """An argparse type: a name the others' terminals can show (at most 64 characters, no
+    control or format characters), or a clear error."""
+    bad = unshowable(text)
+    if bad is not None:
+        raise argparse.ArgumentTypeError(f"a name cannot hold a control or format character (U+{ord(bad):04X})")
+    if not 0 < len(text) <= 64:
+        raise argparse.ArgumentTypeError("a name is 1 to 64 characters")
+    return text
 
 
 def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
@@ -609,7 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
     p.add_argument("--bot", metavar="NAME",
                    help="let a bot of this kind play this seat (default: you play it in the console)")
-    p.add_argument("--name", default="p2pcards table", help="the table's name in the lobby")
+    p.add_argument("--name", type=_display_name, default="p2pcards table", help="the table's name in the lobby")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
@@ -636,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
     p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
-    p.add_argument("--name", default="player", help="your name at the table")
+    p.add_argument("--name", type=_display_name, default="player", help="your name at the table")
     p.add_argument("--bot", metavar="NAME",
                    help="let a bot of this kind play this seat (default: you play it in the console)")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
@@ -667,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to look for and announce tables on "
                    "(default: every interface)")
-    p.add_argument("--name", help="your name at the table (default: your user name)")
+    p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
     p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
                    help="thinking time of the bots you seat (default 0.5)")

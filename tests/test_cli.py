@@ -75,3 +75,9 @@ def test_a_timeout_out_of_bounds_is_refused(cli, tmp_path):
         out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "127.0.0.1", flag, value,
                   env={"P2PCARDS_HOME": str(tmp_path)})
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_name_with_a_control_character_is_refused(cli, tmp_path):
+    out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "127.0.0.1",
+              "--name", "bob\nverdict: VERIFIED", env={"P2PCARDS_HOME": str(tmp_path)})
+    assert out.returncode == 2 and "control or format character (U+000A)" in out.stderr, out.stderr

@@ -45,7 +45,7 @@ from ..wire.messages import (
     parse_message,
     version_mismatch,
 )
-from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str
+from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str, Text
 from .discovery import TableAdvert, advertise
 from .peer import Seat, TableHeader, Timeouts
 from .transport import Connection, ConnectionClosed, FrameError, connect
@@ -76,7 +76,7 @@ _MESSAGES = {
     "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
     "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16)}),
     "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
-    "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Str(64), 16),
+    "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Text(64), 16),
                       "ready": ListOf(Bool(), 16), "seats": Int(1, 16),
                       "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
                                              "port": Int(1, 65535)}), 16)}),

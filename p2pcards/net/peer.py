@@ -54,7 +54,7 @@ from ..wire.identity import Identity, PublicIdentity
 from ..wire.log import GAP, Log, Rejected, encode_header
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
-from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str
+from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients, seal_bodies, seal_body
 from .recovery import OwnChainRecovery
 from .timeouts import Timeouts
@@ -113,7 +113,7 @@ class Seat:
         return cls(data["name"], PublicIdentity(data["ed25519"], data["x25519"]), data["host"], data["port"])
 
 
-_SEAT_SCHEMA = Record({"name": Str(64), "ed25519": Bytes(32), "x25519": Bytes(32), "host": Str(64),
+_SEAT_SCHEMA = Record({"name": Text(64), "ed25519": Bytes(32), "x25519": Bytes(32), "host": Str(64),
                        "port": Int(1, 65535)})
 HEADER = Record({
     "table": Bytes(16), "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),

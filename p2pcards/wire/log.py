@@ -93,9 +93,9 @@ class Blame:
     @classmethod
     def from_wire(cls, obj: Any, peer: object = None) -> Blame:
         from .errors import SchemaError
-        from .schema import AnyData, Bool, Int, ListOf, Record, Str
+        from .schema import AnyData, Bool, Int, ListOf, Record, Str, Text
 
-        spec = Record({"seat": Int(0, 1 << 16), "code": Str(32), "reason": Str(1000),
+        spec = Record({"seat": Int(0, 1 << 16), "code": Str(32), "reason": Text(1000),
                        "evidence": ListOf(AnyData(), 8), "provable": Bool()})
         try:
             spec.check(obj)

@@ -29,7 +29,7 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError, VersionMismatch
 from .identity import Identity, PublicIdentity
-from .schema import AnyData, Bytes, Int, MapOf, Record, Str
+from .schema import AnyData, Bytes, Int, MapOf, Record, Str, Text
 
 __all__ = [
     "Auth",
@@ -244,7 +244,7 @@ class Bye:
 
     reason: str
 
-    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "reason": Str(1000)})
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "reason": Text(1000)})
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": "bye", "reason": self.reason}
@@ -278,7 +278,7 @@ class Hello:
 
     SCHEMA: ClassVar[Record] = Record(
         {
-            "type": Str(16), "protocol": Int(0, 1 << 31), "program": Str(64), "name": Str(64),
+            "type": Str(16), "protocol": Int(0, 1 << 31), "program": Text(64), "name": Text(64),
             "ed25519": Bytes(32), "x25519": Bytes(32),
             "games": MapOf(Str(64, GAME_ID_PATTERN), Str(64), 256),
             "nonce": Bytes(NONCE_SIZE), "sig": _SIG,

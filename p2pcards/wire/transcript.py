@@ -42,7 +42,7 @@ from .files import fsync_dir
 from .identity import PublicIdentity, verify_many
 from .log import Blame, Log, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
-from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str
+from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str, Text
 
 __all__ = [
     "MAGIC",
@@ -102,7 +102,7 @@ class TornTranscript(TranscriptError):
 # ------------------------------------------------------------------------------------------
 # Records.
 
-_ROSTER_ITEM = Record({"name": Str(64), "ed25519": Bytes(32), "x25519": Bytes(32)})
+_ROSTER_ITEM = Record({"name": Text(64), "ed25519": Bytes(32), "x25519": Bytes(32)})
 HEADER = Record(
     {
         "type": Str(16), "format": Int(0, 1 << 16), "protocol": Int(0, 1 << 31),

@@ -164,3 +164,20 @@ def test_seat_genesis_binds_table_header_and_seat():
     assert base not in others and len(others) == 3
     with pytest.raises(ValueError):
         seat_genesis(TABLE, None, 16)
+
+
+@pytest.mark.parametrize("name", ["bob\nverdict: VERIFIED", "bob\r", "\x1b[2Jbob", "bob\u202eevil", "a\u2028b"])
+def test_a_name_a_terminal_cannot_show_as_it_is_is_refused(players, name):
+    """A name (or a reason) from a peer is shown on other people's screens: a newline could
+    print a fake line (a verdict over a failing report), an escape sequence move the cursor, a
+    right-to-left override reverse what follows."""
+    with pytest.raises(ProtocolError) as info:  # ours is refused before it is sent
+        make_hello(players[0], name=name, games={})
+    assert "control or format character" in str(info.value)
+    ok = make_hello(players[0], name="bob", games={}).to_wire()
+    with pytest.raises(ProtocolError):  # and a peer's when it arrives
+        parse_message(wire_round_trip({**ok, "name": name}))
+    with pytest.raises(ProtocolError):
+        parse_message(wire_round_trip(Bye(f"left: {name}").to_wire()))
+    ok = make_hello(players[0], name="Zoë 🂡 Ω", games={})
+    assert parse_message(wire_round_trip(ok.to_wire())).name == "Zoë 🂡 Ω"
