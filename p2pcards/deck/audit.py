@@ -6,10 +6,13 @@ and compared byte for byte: the first pass that differs names its author. The fa
 shuffled handle follow from the permutations alone; a transfer's new handles take the faces of the
 cards whose re-handling (recomputed and sorted) they are.
 
-``full=False`` (the light audit) checks only what hashes can: every key commitment against the
-derived key, and every face this seat decoded during the game against the derived faces; a
-mismatch falls back to the full recomputation to find the culprit. Re-handlings are recomputed
-in both (a few multiplications per moved card).
+Every pass and re-handling was proven when it arrived (protocol/deck.md §5), so what the audit
+adds is that each seat used the keys and permutations its committed seed derives, and the faces.
+
+``full=False`` (the light audit) checks every public key against the derived key (a base-point
+multiplication each) and every face this seat decoded during the game against the derived
+faces; a mismatch falls back to the full recomputation to find the culprit. Re-handlings are
+recomputed in both (a multiplication per moved card).
 """
 
 from __future__ import annotations
