@@ -616,11 +616,8 @@ class Party:
         except PassError as exc:
             raise _Deviation(kind, seat, str(exc)) from None
 
-    _accuse_public = True
-
     def _make_pass(self, index: int, epoch: int, kind: str, deck: list[bytes]) -> dict[str, Any]:
-        """This seat's pass over ``deck`` (the previous seat's output, unchecked so far: the
-        multiplication validates every point, and a refusal blames that seat)."""
+        """This seat's pass over ``deck`` (the previous pass as received, its proof checked)."""
         base = epoch * self.n
         key = self._shuffle_key(epoch)
         if kind == "shuffle":
@@ -886,7 +883,7 @@ class Party:
                 except InvalidScalar as exc:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
-                if public_key(scalar) != card.locks[lock]:
+                if not self._opens_lock(root, lock, scalar):
                     raise _Deviation("open", sender, f"handle {handle}: key {lock} is not the one behind its public key")
                 self._note_scalar(scalar, (author, root, lock), fresh)
         if learn:
@@ -1073,7 +1070,7 @@ class Party:
                     return False
                 for lock, scalar in pairs:
                     check_scalar(scalar)
-                    if public_key(scalar) != card.locks[lock]:
+                    if not self._opens_lock(root, lock, scalar):
                         return False
                 product = scalar_product(s for _, s in pairs)
                 points.append((root, multiply(invert(product), card.point)))

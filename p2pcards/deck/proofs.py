@@ -197,12 +197,16 @@ class _Transcript:
     def absorb(self, *parts: bytes | str | int) -> None:
         self._h.update(encode_parts(parts))
 
+    def state(self) -> bytes:
+        """The digest of everything absorbed so far (the transcript goes on)."""
+        return self._h.copy().digest()
+
     def challenge(self, label: str) -> int:
         return self.challenges(label, 1)[0]
 
     def challenges(self, label: str, count: int) -> list[int]:
         self.absorb("challenge", label, count)
-        seed = self._h.copy().digest()
+        seed = self.state()
         out = []
         for i in range(count):
             value = 0
@@ -260,7 +264,7 @@ def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
     gens, blind, value = generators(n)
     k = _i(scalar)
     t = _statement("shuffle", context, key, inputs, outputs)
-    nonce = ProofNonces(nonce_key, t._h.copy().digest())
+    nonce = ProofNonces(nonce_key, t.state())
 
     m = [perm[j] for j in range(n)]
     r_m = nonce("rM")
@@ -419,7 +423,7 @@ def prove_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byte
     every j: one Chaum-Pedersen proof per position under one challenge."""
     n = len(inputs)
     t = _statement("relock", context, key, inputs, outputs, keys)
-    nonce = ProofNonces(nonce_key, t._h.copy().digest())
+    nonce = ProofNonces(nonce_key, t.state())
     deltas = [nonce("d", j) for j in range(n)]
     products = _products(deltas + deltas, list(inputs) + [key] * n)
     for j in range(n):
@@ -463,7 +467,7 @@ def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: 
     """Prove ``point == scalar * parent`` and ``key == scalar * B`` (Chaum-Pedersen) without
     revealing ``scalar``, which re-handled every other card of the same transfer too."""
     t = _statement("link", context, key, [parent], [point])
-    delta = ProofNonces(nonce_key, t._h.copy().digest())("d")
+    delta = ProofNonces(nonce_key, t.state())("d")
     t.absorb(_mul(delta, parent), _mul(delta, BASE))
     c = t.challenge("c")
     return [_b(c), _b(delta + c * _i(scalar))]
