@@ -18,7 +18,7 @@ from typing import Any
 from . import __version__
 from .engine import PlayerError
 from .game import OptionError
-from .net.timeouts import Timeouts, check_seconds
+from .table.timeouts import Timeouts, check_seconds
 from .wire.schema import unshowable
 from .plugins import UnknownName, load_plugins
 

@@ -39,6 +39,7 @@ from .game import (
     Turn,
     Violation,
 )
+from .table.protocol import MAX_CHAT
 
 __all__ = [
     "AsyncDeck",
@@ -49,9 +50,6 @@ __all__ = [
     "TableEvent",
     "TableSession",
 ]
-
-
-MAX_CHAT = 500  # characters of one chat line
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, Output, Party, Send
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
-from .net.peer import TableHeader
+from .table.header import TableHeader
 from .plugins import load_plugins
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STALE_PREV, STRANGER, WRONG_TABLE, Blame, encode_header

@@ -22,12 +22,13 @@ import trio
 
 from ..net.discovery import TableAdvert, watch
 from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError
-from ..net.peer import TableHeader, Timeouts
 from ..net.runner import AgentFactory, host_table, join_table
 from ..net.table import SeatOutcome
 from ..net.transport import ConnectionClosed
 from ..plugins import PluginHost
 from ..session import HumanSeat, TableSession
+from ..table.header import TableHeader
+from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, table_auth_words
 from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
 

@@ -16,12 +16,13 @@ from typing import Any
 
 from ..game import Game
 from ..net.lobby import ANY_ADDRESS, LobbyError
-from ..net.peer import Peer, Timeouts
+from ..net.peer import Peer
 from ..net.runner import host_table, join_table
 from ..net.table import SeatOutcome, resume_seat
 from ..net.transport import ConnectionClosed
 from ..plugins import PluginHost
 from ..session import HumanSeat, SeatAgent
+from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, table_auth_words
 from .app import TableStart
 from .lobby import LobbyProblem

@@ -45,9 +45,10 @@ from ..wire.messages import (
     parse_message,
     version_mismatch,
 )
+from ..table.header import Seat, TableHeader
+from ..table.timeouts import Timeouts
 from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str, Text
 from .discovery import TableAdvert, advertise
-from .peer import Seat, TableHeader, Timeouts
 from .transport import Connection, ConnectionClosed, FrameError, connect
 
 __all__ = [

@@ -24,7 +24,7 @@ from ..session import BotSeat, SeatAgent
 from ..wire.identity import Identity
 from .discovery import TableAdvert, watch
 from .lobby import HostedLobby, LobbyError, host_lobby, join_lobby
-from .peer import Timeouts
+from ..table.timeouts import Timeouts
 from .table import SeatOutcome, play_seat
 
 __all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_network"]

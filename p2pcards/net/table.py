@@ -15,8 +15,9 @@ from ..session import SeatAgent
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
+from ..table.header import TableHeader
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat, serve_listener
-from .peer import Peer, TableAborted, TableHeader
+from .peer import Peer, TableAborted
 from .store import (
     SeatLock,
     SeatState,

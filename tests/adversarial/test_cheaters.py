@@ -30,7 +30,7 @@ import pytest
 from adv_table import FAST, TableRun, plugins, run_table
 from cheaters import CHEATERS
 
-from p2pcards.net.peer import Timeouts
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.transcript import read_transcript
 
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name

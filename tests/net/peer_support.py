@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 
-from p2pcards.net.peer import Peer, Seat, TableHeader, Timeouts
+from p2pcards.net.peer import Peer
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.transport import ConnectionClosed
 from p2pcards.plugins import load_plugins as plugins

@@ -60,7 +60,8 @@ async def test_joining_a_table_that_is_not_there_says_so():
 def test_a_malformed_table_header_from_a_host_is_refused():
     import pytest
 
-    from p2pcards.net.peer import TableHeader, Timeouts
+    from p2pcards.table.header import TableHeader
+    from p2pcards.table.timeouts import Timeouts
     from p2pcards.wire.errors import SchemaError
     from p2pcards.wire.identity import Identity
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import trio
 
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
-from p2pcards.net.peer import Timeouts
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
 
@@ -243,7 +243,7 @@ async def test_running_out_of_file_descriptors_is_waited_out():
 async def test_a_header_that_does_not_seat_us_is_a_clear_error():
     """A hostile host says 'seat 2' and then starts a table of one seat: the joiner used to end
     with an IndexError."""
-    from p2pcards.net.peer import Seat, TableHeader
+    from p2pcards.table.header import Seat, TableHeader
 
     host_id = Identity.generate()
     games = load_plugins().rules_versions()

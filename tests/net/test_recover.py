@@ -36,7 +36,7 @@ def test_lost_entries_come_back_and_nothing_is_acted_on_until_every_seat_answere
         assert peer.recovering and peer.missing_answers() == [2]
         await peer._on_message(2, None, fetched(2))
         assert not peer.recovering
-        assert list(peer._replay_own) == chain  # re-used as the game reaches them, never re-made
+        assert list(peer.protocol.replay_own) == chain  # re-used as the game reaches them, never re-made
         assert peer.blames == []
 
     trio.run(main)
@@ -50,7 +50,7 @@ def test_a_version_of_our_entry_we_did_not_sign_is_refused_and_its_sender_named(
         forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=1, kind="chat", prev=chain[0].hash,
                             body=chain[1].body)
         await peer._on_message(2, None, forged.to_wire())
-        assert list(peer._replay_own) == chain[:1]
+        assert list(peer.protocol.replay_own) == chain[:1]
         assert any("did not sign" in b and "seat 2" in b for b in peer.blames)
         # A seat that claims more of our chain than it sent is named too.
         await peer._on_message(2, None, fetched(5))

@@ -7,7 +7,7 @@ import pytest
 from verify_tables import flip, rechain, records, resign, resign_own, with_seed, write
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.net.peer import Seat, TableHeader
+from p2pcards.table.header import Seat, TableHeader
 from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
 from p2pcards.wire import framing
 from p2pcards.wire.identity import Identity

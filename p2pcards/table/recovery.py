@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import trio
-
 from ..wire.identity import PublicIdentity
 from ..wire.messages import Entry, Fetch, Fetched
 
@@ -33,7 +31,7 @@ class OwnChainRecovery:
         self.keys = keys
         self.count = len(journal)  # our entries known so far: the journal's, then those taken back
         self.head = journal[-1].hash if journal else head
-        self.done = trio.Event()
+        self.done = False  # every other seat has answered
         self._answered: set[int] = set()
 
     def fetch(self) -> Fetch:
@@ -58,12 +56,12 @@ class OwnChainRecovery:
 
     def answered(self, seat: int, message: Fetched) -> str | None:
         """Seat ``seat`` says how much of our chain it holds (having sent it all before). What
-        is wrong with the answer, if anything; :attr:`done` is set once every seat answered."""
+        is wrong with the answer, if anything; :attr:`done` once every seat answered."""
         if message.table != self.table or message.seat != self.seat:
             return None  # the end of an answer about another chain
         self._answered.add(seat)
         if not self.missing_answers():
-            self.done.set()
+            self.done = True
         if message.count > self.count:
             # An honest seat sends every entry it holds before it says how many it holds.
             return f"says it holds {message.count} of our entries but sent {self.count}"

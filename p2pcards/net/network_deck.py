@@ -1,0 +1,138 @@
+"""The engine's deck over the network: this seat's deck :class:`~p2pcards.deck.party.Party`,
+with the other seats' parties reached through signed log entries (:class:`~p2pcards.net.peer.Peer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ..cards import Card
+from ..deck.party import (
+    AuditOp,
+    CoinOp,
+    DealOp,
+    Op,
+    OpDone,
+    Output,
+    Party,
+    RevealOp,
+    ShuffleOp,
+    TransferOp,
+)
+from ..deck.party import (
+    Blame as DeckBlame,
+)
+from ..table.protocol import TableAborted
+
+if TYPE_CHECKING:
+    from .peer import Peer
+
+__all__ = ["CHECK_EVERY", "NetworkDeck"]
+
+#: Seconds between checks, while we wait on other seats, for a seat that dropped out (and
+#: between asks to the others for what an owing seat may have sent them but not us).
+CHECK_EVERY = 1.0
+
+
+class NetworkDeck:
+    """The engine's deck, backed by this seat's :class:`Party`; the other seats' parties are
+    reached through signed log entries."""
+
+    def __init__(self, peer: Peer, party: Party):
+        self.peer = peer
+        self.party = party
+        self._done: dict[int, OpDone] = {}
+        self._changed = trio.Condition()
+        self.blame: DeckBlame | None = None
+        self._started = False
+
+    # The party is called from several tasks (each connection's receive loop, the game loop);
+    # the lock keeps each call and the publishing of its output together and in order.
+
+    async def _call(self, method: Any, *args: Any) -> None:
+        async with self.peer.send_lock:
+            out: Output = method(*args)
+            await self.peer.publish_deck(out.sends)
+            while self.party.deferred:  # our messages are out: now the work that waited
+                later = self.party.proceed()
+                await self.peer.publish_deck(later.sends)
+                out.events += later.events
+        async with self._changed:
+            for event in out.events:
+                if isinstance(event, OpDone):
+                    self._done[event.index] = event
+                elif self.blame is None:
+                    self.blame = event
+                    # It may come while no deck step is waiting (an accusation after the
+                    # deal): stop the game here, naming the seat, not at some later timeout.
+                    self.peer.abort(TableAborted(str(event), event.seat, event.step))
+            self._changed.notify_all()
+        self.peer.progress(self.party)
+
+    async def start(self) -> None:
+        if not self._started:
+            self._started = True
+            await self._call(self.party.start)
+
+    async def receive(self, sender: int, message: Any) -> None:
+        await self._call(self.party.receive, sender, message)
+
+    async def _run(self, op: Op) -> OpDone:
+        await self.start()
+        index = len(self.party.ops)
+        await self._call(self.party.begin, op)
+        deadline = trio.current_time() + self.peer.header.timeouts.deck
+        async with self._changed:
+            while index not in self._done and self.blame is None:
+                # Wake up every second to notice an owing seat that dropped out.
+                with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
+                    await self._changed.wait()
+                    continue
+                owed = {seat for seat, _ in self.party.owed()}
+                # It may have sent its message to every seat but us: the others pass it on.
+                await self.peer.ask_around(owed)
+                away = sorted(seat for seat in owed if not self.peer.connected(seat))
+                if away:
+                    if all([await self.peer.wait_for_return(seat) for seat in away]):
+                        deadline = trio.current_time() + self.peer.header.timeouts.deck
+                        continue
+                    self.blame = self.blame or DeckBlame("connection", away[0], "left and did not come back in time")
+                    break
+                if trio.current_time() >= deadline:
+                    blame = self.party.timeout()
+                    self.blame = self.blame or blame
+                    break
+        if self.blame is not None:
+            raise TableAborted(self._blame_text(self.blame), self.blame.seat, self.blame.step)
+        return self._done[index]
+
+    def _blame_text(self, blame: DeckBlame) -> str:
+        """The deck's verdict for people: the seat by name."""
+        name = self.peer.header.seats[blame.seat].name
+        if blame.step == "connection":
+            return f"{name} {blame.reason}"
+        return f"{name} (seat {blame.seat}) broke the deck protocol at step {blame.step!r}: {blame.reason}"
+
+    async def shuffle(self) -> list[int]:
+        return list((await self._run(ShuffleOp())).handles)
+
+    async def coin(self, label: str, bound: int) -> int:
+        return (await self._run(CoinOp(label, bound))).value
+
+    async def deal(self, to: Mapping[int, int]) -> None:
+        await self._run(DealOp(dict(to)))
+
+    async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        return dict((await self._run(RevealOp(tuple(handles), owner))).faces)
+
+    async def transfer(self, handles: Sequence[int], to: int) -> Any:
+        done = await self._run(TransferOp(tuple(handles), to))
+        return list(done.handles) if done.handles else None
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return self.party.known if seat == self.peer.seat else {}
+
+    async def open_all(self) -> dict[int, Card]:
+        return dict((await self._run(AuditOp())).faces)

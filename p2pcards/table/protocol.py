@@ -1,0 +1,450 @@
+"""The table protocol of one seat, without IO: what the signed log's messages mean and who is to
+blame, as h11's ``Connection`` is for HTTP (protocol/table.md sections 3-5, wire.md sections 6-7).
+
+A :class:`TableProtocol` owns the seat's :class:`~p2pcards.wire.log.Log` and everything decided
+from it alone: entries held until their author's ``seen`` is satisfied (causal order), entries
+ahead of a gap, head echoes to back up, evidence of faults, accusations' evidence, the recovery
+of our own chain after a restart, and blame. The driver (:class:`p2pcards.net.peer.Peer`) feeds
+it what arrives (:meth:`TableProtocol.receive`, with the time, since nothing here reads a clock)
+and carries out the effects it returns, in order:
+
+* :class:`SendTo`: send a message (a ``fetch``) to one seat, if connected;
+* :class:`Answer`: answer a seat's ``fetch`` (the entries, then ``fetched``);
+* :class:`Keep`: a new entry to write to the journal;
+* :class:`Named`: a seat misbehaved, the game goes on;
+* :class:`Stop`: the game cannot go on (:class:`TableAborted`, naming a seat if one is to blame);
+* :class:`Left`: a seat said, unsigned, that it leaves (the connection goes down).
+
+Entries that are ready to act on come out of :meth:`TableProtocol.next_ready` one at a time;
+:meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn`,
+:class:`ChatIn`, or the effects above), and the driver hands them to the deck and the seats in
+that order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire.errors import ProtocolError
+from ..wire.identity import Identity
+from ..wire.log import GAP, Log, Rejected
+from ..wire.log import Blame as LogBlame
+from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
+from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
+from .header import TableHeader
+from .recovery import OwnChainRecovery
+
+__all__ = [
+    "MAX_CHAT",
+    "MAX_EARLY",
+    "Answer",
+    "ChatIn",
+    "DeckIn",
+    "Effect",
+    "Keep",
+    "Left",
+    "MoveIn",
+    "Named",
+    "SendTo",
+    "Stop",
+    "TableAborted",
+    "TableProtocol",
+]
+
+#: Entries of one seat kept ahead of a gap in its chain, at most.
+MAX_EARLY = 4096
+#: The longest chat line shown (longer ones are cut).
+MAX_CHAT = 500
+
+
+class TableAborted(Exception):
+    """The game cannot go on; ``seat`` (if known) is to blame."""
+
+    def __init__(self, reason: str, seat: int | None = None, step: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.seat = seat
+        self.step = step
+
+
+@dataclass(frozen=True)
+class SendTo:
+    seat: int
+    message: Fetch
+
+
+@dataclass(frozen=True)
+class Answer:
+    to: int
+    fetch: Fetch
+
+
+@dataclass(frozen=True)
+class Keep:
+    entry: Entry
+
+
+@dataclass(frozen=True)
+class Named:
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Stop:
+    aborted: TableAborted
+
+
+@dataclass(frozen=True)
+class Left:
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeckIn:
+    sender: int
+    message: Any
+
+
+@dataclass(frozen=True)
+class MoveIn:
+    sender: int
+    turn: int
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChatIn:
+    sender: int
+    text: str
+
+
+Effect = SendTo | Answer | Keep | Named | Stop | Left | DeckIn | MoveIn | ChatIn
+
+
+class TableProtocol:
+    """Seat ``seat``'s side of the table protocol over its log (see the module doc)."""
+
+    def __init__(self, identity: Identity, header: TableHeader, header_wire: Any, seat: int):
+        self.identity = identity
+        self.header = header
+        self.seat = seat
+        self.log = Log(header.table, header_wire, [s.keys for s in header.seats])
+        #: Seats we are connected to now (the driver keeps it up to date).
+        self.linked: set[int] = set()
+        #: Set by the driver when the game has its result: a goodbye after it changes nothing.
+        self.over = False
+        self.aborted: TableAborted | None = None
+        self.blames: list[str] = []
+        self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
+        # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
+        self._early: dict[int, dict[int, Entry]] = {}
+        # Accepted entries whose author had seen entries we have not: handed on once we have
+        # (a nonce never overtakes the commitment it answers). Each with the seat that brought
+        # it and since when it waits (oldest first).
+        self._held: dict[Entry, tuple[int | None, float]] = {}
+        # How many of each seat's entries have been delivered (handed on), in chain order: an
+        # entry is delivered only after everything its author had seen, so a move never
+        # overtakes the reveal it follows even when both are here at once.
+        self._delivered = [0] * header.players
+        self.evidence: list[LogBlame] = []  # provable faults we found, to publish
+        # (sender, deck op) -> the signed entry that carried a private deck message to us: an
+        # accusation about that message reveals the entry's message key (wire.md section 8).
+        self._private_in: dict[tuple[int, int], Entry] = {}
+        self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
+        # After a restart: our own entries from the journal, re-used instead of re-made (a
+        # re-made private entry would differ in its random nonce: two versions of one entry).
+        self.replay_own: deque[Entry] = deque()
+        self.replay_others: list[Entry] = []
+        # After a restart, until every other seat has said what it holds of our own chain
+        # beyond our journal: nothing is signed or acted on.
+        self.recovery: OwnChainRecovery | None = None
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def recovering(self) -> bool:
+        return self.recovery is not None and not self.recovery.done
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._held)
+
+    def name(self, seat: int, reason: str) -> Named:
+        """Seat ``seat`` misbehaved (the game goes on): remember it and say so."""
+        message = f"seat {seat} ({self.header.seats[seat].name}): {reason}"
+        self.blames.append(message)
+        return Named(seat, message)
+
+    def stop(self, reason: str, seat: int | None, step: str) -> Stop:
+        return Stop(TableAborted(reason, seat, step))
+
+    # -- receiving ------------------------------------------------------------------------
+
+    def receive(self, via: int, raw: Any, now: float) -> list[Effect]:
+        """A frame's message from seat ``via``'s connection."""
+        try:
+            message = parse_message(raw, f"seat {via}")
+        except ProtocolError as exc:
+            return [self.name(via, str(exc))]
+        if isinstance(message, Fetch):
+            if message.table != self.header.table:
+                return []
+            if not 0 <= message.seat < self.header.players:
+                return [self.name(via, f"asked for the entries of seat {message.seat}, but the table "
+                                       f"has {self.header.players} seats")]
+            return [Answer(via, message)]
+        if isinstance(message, Fetched):
+            problem = self.recovery.answered(via, message) if self.recovering else None
+            return [self.name(via, problem)] if problem else []
+        if isinstance(message, Bye):
+            return self._on_bye(via, message)
+        if message.sender == self.seat and self.recovering:
+            return self._take_back_own(via, message)
+        return self.accept(message, via=via, now=now)
+
+    def accept(self, entry: Entry, *, via: int | None, now: float, journal: bool = True) -> list[Effect]:
+        """An entry from seat ``via``'s connection (``None``: from our own journal)."""
+        effects: list[Effect] = []
+        try:
+            fresh = self.log.append(entry, via=via)
+        except Rejected as exc:
+            if exc.blame.code == GAP and via is not None:
+                return self._hold_early(entry, via)
+            return self._log_fault(exc.blame)
+        if not fresh:
+            if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
+                # Asked to back up its echo, the reporter sent the very version we hold.
+                return [self.name(via, f"its head echo names a version of seat {entry.sender}'s "
+                                       f"entry #{entry.seq} that it cannot show")]
+            return []
+        if journal:
+            effects.append(Keep(entry))
+        for mismatch in self.log.check_seen(entry):
+            # Either that seat told peers different things or the reporter echoes a lie: ask
+            # the reporter for its copy; two signed versions are proof (the log then blames).
+            self._echo_checks[(mismatch.reporter, mismatch.seat, mismatch.seq)] = mismatch.theirs
+            effects.append(SendTo(mismatch.reporter, Fetch(self.header.table, mismatch.seat, mismatch.seq)))
+        if via is not None:
+            # Entries its author had seen and we have not: a seat we are connected to sends
+            # us its own (they are on the way); those of a seat we are not connected to we
+            # ask for from the one that brought this entry.
+            effects += [SendTo(via, fetch) for fetch in self.log.missing(entry) if fetch.seat not in self.linked]
+        self._held[entry] = (via, now)
+        early = self._early.get(entry.sender)
+        while early and self.log.next_seq(entry.sender) in early:
+            effects += self.accept(early.pop(self.log.next_seq(entry.sender)), via=via, now=now, journal=journal)
+        return effects
+
+    def _hold_early(self, entry: Entry, via: int) -> list[Effect]:
+        """An entry beyond a gap in its seat's chain (we missed some while away): keep it and
+        ask for the gap. Bounded, so a peer cannot make us hoard."""
+        early = self._early.setdefault(entry.sender, {})
+        if len(early) >= MAX_EARLY:
+            return [self.name(via, f"sent more than {MAX_EARLY} entries of seat {entry.sender} ahead of a gap")]
+        first = not early
+        early[entry.seq] = entry
+        return [SendTo(via, Fetch(self.header.table, entry.sender, self.log.next_seq(entry.sender)))] if first else []
+
+    def _log_fault(self, blame: LogBlame) -> list[Effect]:
+        effects: list[Effect] = [self.name(blame.seat, f"{blame.code}: {blame.reason}")]
+        if blame.provable and self.aborted is None:
+            self.evidence.append(blame)
+            effects.append(self.stop(blame.reason, blame.seat, blame.code))
+        return effects
+
+    def _on_bye(self, seat: int, message: Bye) -> list[Effect]:
+        """A seat that leaves on purpose says so (``quit``, Ctrl-C): nobody waits the grace period
+        for a player who is not coming back. The game ends now, as abandoned by that seat."""
+        if self.over or self.aborted is not None:
+            return []  # over already: it is only going home
+        name = self.header.seats[seat].name
+        self.left[seat] = message.reason
+        return [Left(seat, message.reason), self.stop(f"{name} left the table: {message.reason}", seat, "connection")]
+
+    # -- after a restart ------------------------------------------------------------------
+
+    def load_journal(self, entries: Sequence[Entry]) -> None:
+        """Prepare to replay a journal written before a crash: our own entries are re-used as
+        the game reaches them, everyone else's are fed back in (:meth:`replay_journal`).
+        Nothing is signed or acted on until every other seat said what it holds of our chain."""
+        for entry in entries:
+            (self.replay_own if entry.sender == self.seat else self.replay_others).append(entry)
+        self.recovery = OwnChainRecovery(self.header.table, self.seat, self.header.players,
+                                         self.header.seats[self.seat].keys, list(self.replay_own),
+                                         self.log.head(self.seat))
+
+    def replay_journal(self, now: float) -> list[Effect]:
+        others, self.replay_others = self.replay_others, []
+        effects: list[Effect] = []
+        for entry in others:
+            effects += self.accept(entry, via=None, now=now, journal=False)
+        return effects
+
+    def _take_back_own(self, via: int, entry: Entry) -> list[Effect]:
+        """One of our own entries, back from seat ``via`` while we recover: kept (in the journal
+        too) to be re-used as the game reaches it."""
+        try:
+            taken = self.recovery.take(entry)
+        except ValueError as exc:
+            return [self.name(via, f"sent {exc}")]
+        if taken is None:
+            return []
+        self.replay_own.append(taken)
+        return [Keep(taken)]
+
+    def logged_action(self) -> dict[str, Any] | None:
+        """During a replay, our next move as the journal has it."""
+        if self.replay_own and self.replay_own[0].kind == "action":
+            return self.replay_own[0].body["action"]
+        return None
+
+    # -- signing --------------------------------------------------------------------------
+
+    def sign(self, kind: str, body: Callable[[], dict[str, Any]]) -> tuple[Entry, bool]:
+        """Our next entry, in the log: ``(entry, fresh)``. While we replay our journal the
+        logged entry is used instead of a new one (``fresh`` false); ``body`` is called only
+        for a new one, just before it is signed (a sealed body binds the entry's seq)."""
+        if self.replay_own:
+            entry = self.replay_own.popleft()
+            if entry.kind != kind:
+                raise TableAborted(f"our journal has a {entry.kind} entry where the replay makes a {kind} one",
+                                   self.seat, "replay")
+            self.log.append(entry)
+            return entry, False
+        return self.log.make_entry(self.identity, self.seat, kind, body()), True
+
+    # -- delivering -----------------------------------------------------------------------
+
+    def _causally_ready(self, entry: Entry) -> bool:
+        """Every entry its author had seen when it signed it has been delivered (ours are
+        delivered as we sign them, or re-use them after a restart)."""
+        return all(count <= (self.log.next_seq(seat) if seat == self.seat else self._delivered[seat])
+                   for seat, (count, _) in enumerate(entry.body["seen"]))
+
+    def next_ready(self) -> Entry | None:
+        """The next held entry whose author's ``seen`` we now hold, taken off the held ones;
+        ``None`` if there is none. Nothing is ready while we recover our own chain (acting on
+        it could make us sign)."""
+        if self.recovering:
+            return None
+        ready = next((e for e in self._held if self._causally_ready(e)), None)
+        if ready is not None:
+            del self._held[ready]
+            self._delivered[ready.sender] = ready.seq + 1
+        return ready
+
+    def meaning(self, entry: Entry) -> list[Effect]:
+        """What a ready entry asks of us."""
+        sender, body = entry.sender, entry.body
+        if sender == self.seat:
+            return []  # our own entry coming back (a relay or a catch-up): nothing to act on
+        if entry.kind == "deck":
+            if "msg" in body:
+                return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
+            if self.seat not in recipients(body):
+                return []
+            try:
+                message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
+            except ProtocolError as exc:
+                return [self.stop(f"seat {sender} sent a private deck message that does not open: {exc}",
+                                  sender, "deck")]
+            if isinstance(message, dict) and isinstance(message.get("op"), int):
+                self._private_in.setdefault((sender, message["op"]), entry)
+            return [DeckIn(sender, message)]
+        if entry.kind == "action":
+            turn, action = body.get("turn"), body.get("action")
+            if not isinstance(turn, int) or isinstance(turn, bool) or not isinstance(action, dict):
+                # Signed by its author: proof enough (protocol/table.md section 4, Turns).
+                return [self.name(sender, "malformed action entry"),
+                        self.stop(f"seat {sender} signed a malformed action entry", sender, "action")]
+            return [MoveIn(sender, turn, action)]
+        if entry.kind == "blame":
+            return self._on_evidence(sender, body)
+        if entry.kind == "chat":
+            return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
+        return []
+
+    def _on_evidence(self, sender: int, body: Any) -> list[Effect]:
+        """Another seat proves a fault (two versions of one entry): check the proof ourselves."""
+        try:
+            blame = LogBlame.from_wire(body.get("blame"))
+            proven = blame.provable and blame.verify(self.header.table, [s.keys for s in self.header.seats])
+        except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
+            proven = False
+        if proven:
+            return [self.name(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}"),
+                    self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code)]
+        return [self.name(sender, "published evidence that does not prove anything")]
+
+    # -- asking -----------------------------------------------------------------------------
+
+    def overdue_fetches(self, now: float, late: float) -> list[Effect]:
+        """A seat we are connected to sends us its entries itself, so an entry that others had
+        seen and we lack is normally on its way. For each entry held ``late`` seconds or more
+        that still waits, ask the seat that brought it (again each ``late`` seconds)."""
+        effects: list[Effect] = []
+        for entry, (via, since) in list(self._held.items()):
+            if via is None or now - since < late:
+                continue
+            self._held[entry] = (via, now)
+            effects += [SendTo(via, fetch) for fetch in self.log.missing(entry)]
+        return effects
+
+    def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:
+        """We wait on the seats ``waiting_on`` (a deck step they owe, a move): ask every other
+        seat we are connected to for what it holds of their chains beyond ours. A seat may
+        send its message to every seat but one, so that that one seems to stall: the others
+        hold it and pass it on (protocol/table.md section 5)."""
+        effects: list[Effect] = []
+        for owing in sorted(set(waiting_on)):
+            if owing == self.seat:
+                continue
+            fetch = Fetch(self.header.table, owing, self.log.next_seq(owing))
+            effects += [SendTo(other, fetch) for other in sorted(self.linked) if other not in (owing, self.seat)]
+        return effects
+
+    # -- accusations about a private deck message (deck.md section 6, wire.md section 8) ------
+    # The deck party names the message by its plaintext; that is not signed by its sender, so
+    # on the wire the evidence is the signed entry that carried it and its message key instead:
+    # {"sender": seat, "entry": seq, "key": message key}. Every seat (and p2pcards verify)
+    # opens that box from the log and checks what the sender really signed.
+
+    def revealed_evidence(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Our accusation about a private message, as it goes on the wire."""
+        evidence = message.get("evidence") if message.get("type") == "accuse" else None
+        if not (isinstance(evidence, dict) and "message" in evidence):
+            return message
+        sender = evidence.get("sender")
+        entry = self._private_in.get((sender, message.get("op")))
+        if entry is None:  # not expected: the party accuses only about what it received
+            return {**message, "evidence": None}
+        key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
+        return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
+
+    def _opened_evidence(self, accuser: int, message: Any) -> Any:
+        """An accusation about a private message, as the deck party checks it: the evidence
+        becomes the payload of the signed entry it names, opened with the revealed key (``None``
+        if it names no private deck entry to the accuser for that operation, or does not open)."""
+        if not isinstance(message, dict) or message.get("type") != "accuse" or message.get("step") != "open":
+            return message
+        evidence = message.get("evidence")
+        if isinstance(evidence, dict) and "scalar" in evidence:
+            return message  # not about a private message (a reused key's proof is public)
+        payload = sender = None
+        try:
+            sender, seq, key = evidence["sender"], evidence["entry"], evidence["key"]
+            if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
+                raise ValueError("malformed evidence")
+            entry = self.log.entries(sender, seq)[0]
+            if entry.kind == "deck" and accuser in recipients(entry.body):
+                payload = open_revealed(entry, key, accuser)
+                if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+                    payload = None
+        except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
+            payload = None
+        return {**message, "evidence": {"sender": sender, "message": payload}}
