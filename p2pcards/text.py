@@ -36,7 +36,12 @@ def unshowable(text: str) -> str | None:
     return next((c for c in text if _unshowable_char(c)), None)
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _escape(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
     code = ord(char)
     if code < 0x100:
         return f"\\x{code:02x}"
@@ -47,8 +52,8 @@ def _escape(char: str) -> str:
 
 def printable(text: Any) -> str:
     """``text`` (or ``str(text)``) with every :func:`unshowable` character written as an
-    escape: ``"a\\nb"`` is shown as ``a\\nb`` on one line, ESC as ``\\x1b``, U+202E as
-    ``\\u202e``. Other characters, a backslash included, are kept as they are."""
+    escape, as ``repr`` writes it: ``"a\\nb"`` is shown as ``a\\nb`` on one line, ESC as
+    ``\\x1b``, U+202E as ``\\u202e``. Other characters, a backslash included, are kept as they are."""
     text = text if isinstance(text, str) else str(text)
     if unshowable(text) is None:  # the common case: nothing to do
         return text
