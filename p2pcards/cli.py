@@ -18,9 +18,9 @@ from typing import Any
 from . import __version__
 from .engine import PlayerError
 from .game import OptionError
-from .table.timeouts import Timeouts, check_seconds
-from .wire.schema import unshowable
 from .plugins import UnknownName, load_plugins
+from .table.timeouts import Timeouts, check_seconds
+from .text import printable, printable_json, unshowable
 
 __all__ = ["main"]
 
@@ -30,7 +30,7 @@ class UsageError(Exception):
 
 
 def _seconds(name: str):
-    """An argparse type: a timeout within its bounds (net/timeouts.py), or a clear error."""
+    """An argparse type: a timeout within its bounds (table/timeouts.py), or a clear error."""
     def parse(text: str) -> float:
         try:
             return check_seconds(name, float(text))
@@ -63,7 +63,7 @@ def parse_option_pairs(pairs: Sequence[str]) -> dict[str, str]:
 
 def report_plugin_errors(host) -> None:
     for error in host.errors:
-        print(f"warning: {error}", file=sys.stderr)
+        print(f"warning: {printable(error)}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------------------------
@@ -368,16 +368,16 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
     console = ConsoleApp(table, again=False, confirm_leaving=True, glyphs=choose_glyphs(True if args.ascii else None))
     asyncio.run(console.run())
     if table.outcome is None:
-        print(console.stopped or "left the table before its game ended")
+        print(printable(console.stopped or "left the table before its game ended"))
         return 1
     return _print_outcome(table.outcome)
 
 
 def _print_outcome(outcome) -> int:
     if outcome.aborted is not None:
-        print(f"the game stopped: {outcome.aborted.reason}")
+        print(f"the game stopped: {printable(outcome.aborted.reason)}")
     elif outcome.result is not None:
-        print(f"result: {outcome.result.summary}")
+        print(f"result: {printable(outcome.result.summary)}")
         violations = outcome.peer.session.violations
         print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
     if outcome.transcript:
@@ -413,7 +413,7 @@ def cmd_host(args: argparse.Namespace) -> int:
               f"waiting for {players - 1 - args.bots} player(s)", flush=True)
 
     def on_roster(names: list[str], ready: list[bool]) -> None:
-        seated = ", ".join(n for n in names if n)
+        seated = ", ".join(printable(n) for n in names if n)
         print(f"seated: {seated}", flush=True)
 
     outcomes = trio.run(lambda: host_table(
@@ -565,7 +565,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not tables:
         print("no tables found (is a table open? try 'p2pcards doctor')")
     for t in tables:
-        print(f"{t.table}  {t.name!r}  {t.game}  {t.seats - t.free}/{t.seats} seated  at {t.address}  host key {t.fingerprint}")
+        # Every field but the numbers is what a stranger's zeroconf record says.
+        print(f"{printable(t.table)}  {t.name!r}  {printable(t.game)}  {t.seats - t.free}/{t.seats} "
+              f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}")
     return 0
 
 
@@ -574,9 +576,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     report = verify_file(args.file)
     if args.json:
-        print(json.dumps(report.to_json(show_hands=args.show_hands), indent=2, ensure_ascii=False))
+        print(printable_json(report.to_json(show_hands=args.show_hands), indent=2))
     elif report.status == EXIT_UNREADABLE:
-        print(f"p2pcards: error: {args.file}: {report.problem.reason}", file=sys.stderr)
+        print(f"p2pcards: error: {printable(args.file)}: {printable(report.problem.reason)}", file=sys.stderr)
     else:
         print(report.to_text(show_hands=args.show_hands))
     return report.status
@@ -727,7 +729,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except (UsageError, OptionError, UnknownName) as exc:
-        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        print(f"p2pcards: error: {printable(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:
         # Joining or forming a table failed in a way people can act on (no such table, a
@@ -738,7 +740,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         leaves = _leaf_exceptions(exc)
         if not leaves or not all(isinstance(e, LobbyError) for e in leaves):
             raise
-        print(f"p2pcards: error: {leaves[0]}", file=sys.stderr)
+        print(f"p2pcards: error: {printable(leaves[0])}", file=sys.stderr)
         return 2
     except BaseException as exc:
         # Ctrl-C, also from inside a nursery (then in an exception group): a seat at a table

@@ -21,6 +21,7 @@ import ifaddr
 import trio
 
 from . import PROTOCOL_VERSION
+from .text import printable
 
 __all__ = ["Check", "Report", "default_address", "discovery_self_test", "interfaces", "run_doctor"]
 
@@ -66,7 +67,8 @@ class Report:
         lines += [f"  - {hint}" for hint in self.hints]
         lines.append("")
         lines.append("All checks passed." if self.ok else "Some checks failed: see above and docs/troubleshooting.md.")
-        return "\n".join(lines)
+        # Adapter names and error texts come from the system: shown printable, one per line.
+        return "\n".join(printable(line) for line in lines)
 
 
 def interfaces() -> list[tuple[str, str]]:

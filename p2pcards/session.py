@@ -40,6 +40,7 @@ from .game import (
     Violation,
 )
 from .table.protocol import MAX_CHAT
+from .text import printable
 
 __all__ = [
     "AsyncDeck",
@@ -234,7 +235,8 @@ class TableSession:
     def say(self, text: str) -> None:
         """Chat from the local seat, published as a ``chat`` event; at a networked table the
         peer (``on_say``) also sends it to the other seats as a signed entry."""
-        text = " ".join(text.split())[:MAX_CHAT]
+        # One line, and nothing a terminal acts on: what the others see is what was typed.
+        text = printable(" ".join(text.split()))[:MAX_CHAT]
         if not text:
             return
         who = self.names[self.me] if self.me is not None else "spectator"

@@ -71,6 +71,7 @@ from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
 from .table.header import TableHeader
 from .plugins import load_plugins
+from .text import printable
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STALE_PREV, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
@@ -213,7 +214,10 @@ class Report:
             lines.append("what happened (every face, from the audit):")
             lines.extend(f"  {line}" for line in self._timeline_lines())
         lines.append(f"({self.size} bytes, {self.seconds:.2f} s)")
-        return "\n".join(lines)
+        # Names, notes, reasons, options and moves come from the file, written by the players:
+        # each line is made printable, so none can hold a line break or a terminal escape and
+        # print a line of its own ("verdict: VERIFIED") under a failing verdict.
+        return "\n".join(printable(line) for line in lines)
 
     def _timeline_lines(self) -> list[str]:
         lines = []

@@ -37,9 +37,9 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    FormattedTextControl,
     Float,
     FloatContainer,
-    FormattedTextControl,
     HSplit,
     Layout,
     VSplit,
@@ -51,6 +51,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import TextArea
 
 from ..session import TableSession
+from ..text import printable
 from .completion import TableCompleter
 from .controller import Feedback, TableController
 from .help import help_text
@@ -58,6 +59,7 @@ from .lobby import LobbyBackend, LobbyProblem
 from .lobbyscreen import LOBBY_HELP, LobbyCompleter, LobbyScreen
 from .render import (
     Glyphs,
+    ScreenTextControl,
     choose_glyphs,
     colour_enabled,
     console_style,
@@ -65,6 +67,7 @@ from .render import (
     hand_fragments,
     lines_fragments,
     log_fragments,
+    screen_fragments,
     seats_fragments,
     word_wrap,
 )
@@ -449,7 +452,7 @@ class ConsoleApp:
     def _root(self) -> FloatContainer:
         def section(title: Callable[[], str]) -> Window:
             return Window(
-                FormattedTextControl(lambda: [("class:section", f" {title()} ")]),
+                ScreenTextControl(lambda: [("class:section", f" {title()} ")]),
                 height=1,
             )
 
@@ -459,7 +462,7 @@ class ConsoleApp:
             width=Dimension(weight=5),
             children=[
                 section(lambda: "Seats"),
-                Window(FormattedTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
+                Window(ScreenTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
                 Window(height=1, char=" "),
                 section(lambda: "Game over" if ended() else "Table"),
                 ConditionalContainer(
@@ -494,14 +497,14 @@ class ConsoleApp:
         lobby_body = self.lobby.container(section) if self.lobby else Window()
         root = HSplit(
             [
-                Window(FormattedTextControl(self._title), height=1, style="class:title"),
+                Window(ScreenTextControl(self._title), height=1, style="class:title"),
                 ConditionalContainer(body, filter=~showing_help & ~in_lobby),
                 ConditionalContainer(lobby_body, filter=~showing_help & in_lobby),
                 ConditionalContainer(help_pane, filter=showing_help),
-                Window(FormattedTextControl(self._status), height=1),
+                Window(ScreenTextControl(self._status), height=1),
                 Window(WrappedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
                 self.input_area,
-                Window(FormattedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
+                Window(ScreenTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
             ]
         )
         floats = [Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))]
@@ -546,7 +549,7 @@ class ConsoleApp:
         again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
-            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", hint)]
+            return [("class:end.bad", printable(self.stopped) + "\n"), ("class:end.hint", hint)]
         end = end_model(self.session) if self.session else None
         if end is None:
             return []
@@ -558,7 +561,7 @@ class ConsoleApp:
     def _before_table(self) -> StyleAndTextTuples:
         """The table pane before a table exists: what it waits for, or why it did not start."""
         if self.stopped:
-            return [("class:end.bad", self.stopped + "\n"), ("class:end.hint", "type 'quit' to leave")]
+            return [("class:end.bad", printable(self.stopped) + "\n"), ("class:end.hint", "type 'quit' to leave")]
         return [("class:busy", self.waiting)] if self.waiting else []
 
     def _hand_title(self) -> str:
@@ -684,14 +687,15 @@ class ConsoleApp:
 
 class WrappedTextControl(FormattedTextControl):
     """Formatted text broken between words at the window's width (prompt-toolkit's own
-    wrapping cuts anywhere). With ``cursor_at_end`` the (hidden) cursor sits at the end, so a
+    wrapping cuts anywhere), shown through :func:`.render.screen_fragments` (escaped before
+    the wrapping measures it). With ``cursor_at_end`` the (hidden) cursor sits at the end, so a
     window shows the last lines (the log)."""
 
     def __init__(self, text: Callable[[], StyleAndTextTuples], *, cursor_at_end: bool = False, **kwargs: Any):
         self._width: int | None = None
 
         def wrapped() -> StyleAndTextTuples:
-            out = word_wrap(list(text()), self._width)
+            out = word_wrap(screen_fragments(list(text())), self._width)
             return out + [("[SetCursorPosition]", "")] if cursor_at_end else out
 
         super().__init__(wrapped, **kwargs)

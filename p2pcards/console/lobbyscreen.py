@@ -20,12 +20,14 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, Float, FormattedTextControl, HSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, Float, HSplit, Window
 from prompt_toolkit.widgets import Frame
 
+from ..text import printable
 from .controller import Feedback
 from .lobby import LobbyBackend, LobbyEvent, LobbyProblem
 from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
+from .render import ScreenTextControl
 
 __all__ = ["LobbyScreen", "LOBBY_HELP"]
 
@@ -248,13 +250,13 @@ class LobbyScreen:
     def container(self, section: Callable[[Callable[[], str]], Window]) -> HSplit:
         return HSplit([
             section(lambda: f"Tables on the network  ({self.backend.where()})"),
-            Window(FormattedTextControl(self._tables), wrap_lines=False),
+            Window(ScreenTextControl(self._tables), wrap_lines=False),
             section(lambda: "Your table"),
-            Window(FormattedTextControl(self._room), wrap_lines=True, height=10),
+            Window(ScreenTextControl(self._room), wrap_lines=True, height=10),
         ])
 
     def form_float(self) -> Float:
-        body = Window(FormattedTextControl(self._form), wrap_lines=True, width=72)
+        body = Window(ScreenTextControl(self._form), wrap_lines=True, width=72)
         return Float(ConditionalContainer(Frame(body, title="New table"),
                                           filter=Condition(lambda: self.active and self.form is not None)))
 
@@ -264,14 +266,14 @@ class LobbyScreen:
             return [("class:seat.label", " no tables found yet: 'create' one (F2), or 'connect HOST:PORT'\n")]
         out: StyleAndTextTuples = []
         for selected, text in rows:
-            out.append(("class:lobby.selected" if selected else "", f" {text}\n"))
+            out.append(("class:lobby.selected" if selected else "", f" {printable(text)}\n"))
         return out
 
     def _room(self) -> StyleAndTextTuples:
         room = self.backend.room()
         if room is None:
             return [("class:seat.label", " none: join a table from the list, or create one\n")]
-        lines = room_lines(room)
+        lines = [printable(line) for line in room_lines(room)]  # names, options: the host's
         return [("class:seat.me", f" {lines[0]}\n")] + [("", f" {line}\n") for line in lines[1:]]
 
     def _form(self) -> StyleAndTextTuples:

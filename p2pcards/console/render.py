@@ -6,6 +6,11 @@ Two switches decide how cards look:
   ``P2PCARDS_ASCII=1``, or a terminal whose encoding is not UTF-8);
 * colour -- red hearts and diamonds, unless ``NO_COLOR`` is set (then the app also runs with a
   monochrome colour depth, and styles keep only bold and reverse).
+
+Names, moves, chat and reasons come from other players: each line of text shown is made
+:func:`~p2pcards.text.printable` here (a newline in a name cannot start a line of its own), and
+:func:`screen_fragments`, the last step before the terminal, escapes every control or format
+character that is not one of our own line breaks.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import FormattedTextControl
 from prompt_toolkit.styles import Style
 
 from ..cards import Card, parse_card, parse_suit
+from ..text import printable
 from .viewmodel import EndModel, LogLine, TableModel
 
 __all__ = [
@@ -33,6 +40,8 @@ __all__ = [
     "end_fragments",
     "hand_fragments",
     "log_fragments",
+    "screen_fragments",
+    "ScreenTextControl",
     "seats_fragments",
     "text_fragments",
     "word_wrap",
@@ -137,7 +146,9 @@ def card_fragments(card: Card, glyphs: Glyphs) -> StyleAndTextTuples:
 
 
 def text_fragments(line: str, glyphs: Glyphs, style: str = "") -> StyleAndTextTuples:
-    """A line of game text with every card and suit symbol shown as a card."""
+    """A line of game text with every card and suit symbol shown as a card. It stays one line:
+    a line break in it (from a player's name, chat or move) is shown escaped."""
+    line = printable(line)
     out: StyleAndTextTuples = []
     at = 0
     for match in _TOKEN.finditer(line):
@@ -170,15 +181,16 @@ def lines_fragments(lines: Sequence[str], glyphs: Glyphs, style: str = "") -> St
 
 def seats_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
     """One line per seat: a turn marker, the name, then aligned ``label value`` columns."""
-    width = max((len(s.name) for s in model.seats), default=0)
+    names = [printable(s.name) for s in model.seats]
+    width = max((len(name) for name in names), default=0)
     out: StyleAndTextTuples = []
-    for seat in model.seats:
+    for seat, name in zip(model.seats, names):
         marker = glyphs.turn if seat.to_act else " "
         style = "class:seat.turn" if seat.to_act else ("class:seat.me" if seat.me else "")
-        out.append((style, f"{marker} {seat.name.ljust(width)}"))
+        out.append((style, f"{marker} {name.ljust(width)}"))
         for label, value in seat.facts:
             out.append(("", "  "))
-            out.append(("class:seat.label", f"{label} "))
+            out.append(("class:seat.label", f"{printable(label)} "))
             out += text_fragments(value, glyphs, "class:seat.fact")
         out.append(("", "\n"))
     return out
@@ -206,20 +218,43 @@ def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuple
 
 def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new game") -> StyleAndTextTuples:
     """The game-over panel; ``again`` says what ``new`` does (``None``: there is no ``new``)."""
-    out: StyleAndTextTuples = [("class:end.title", f"game over: {end.winners}\n")]
-    out += text_fragments(f"result: {end.result}\n", glyphs)
+    out: StyleAndTextTuples = [("class:end.title", f"game over: {printable(end.winners)}\n")]
+    out += text_fragments(f"result: {end.result}", glyphs) + [("", "\n")]
     if end.scores:
-        out.append(("", "scores: " + f" {glyphs.dot} ".join(end.scores) + "\n"))
+        out.append(("", printable("scores: " + f" {glyphs.dot} ".join(end.scores)) + "\n"))
     for index, line in enumerate(end.audit):
         bad = not end.audit[0].startswith("audit: clean")
-        out.append(("class:end.bad" if bad and index == 0 else "", line + "\n"))
+        out.append(("class:end.bad" if bad and index == 0 else "", printable(line) + "\n"))
     if end.transcript:
-        out.append(("", f"transcript saved to {end.transcript}\n"))
-        out.append(("class:end.hint", f"check it any time with: {end.verify}\n"))
+        out.append(("", f"transcript saved to {printable(end.transcript)}\n"))
+        out.append(("class:end.hint", f"check it any time with: {printable(end.verify)}\n"))
     else:
         out.append(("class:seat.label", "no transcript was saved for this table\n"))
     out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave" if again else "type 'quit' to leave"))
     return out
+
+
+def screen_fragments(fragments: StyleAndTextTuples) -> StyleAndTextTuples:
+    """The last guard before the terminal: every control or format character escaped (an
+    escape sequence, a carriage return, a bidi override, U+2028) except the line breaks, which
+    at this point are the screen's own (text from players was made one line each above)."""
+    out: StyleAndTextTuples = []
+    for fragment in fragments:
+        text = fragment[1]
+        if "\n" in text:
+            text = "\n".join(printable(part) for part in text.split("\n"))
+        else:
+            text = printable(text)
+        out.append((fragment[0], text, *fragment[2:]) if text != fragment[1] else fragment)
+    return out
+
+
+class ScreenTextControl(FormattedTextControl):
+    """A :class:`FormattedTextControl` of a callable whose text goes through
+    :func:`screen_fragments`: every window of the console shows text through one of these."""
+
+    def __init__(self, text, **kwargs):
+        super().__init__(lambda: screen_fragments(list(text())), **kwargs)
 
 
 _WORD = re.compile(r"\n| +|[^ \n]+")

@@ -23,6 +23,7 @@ from ..net.transport import ConnectionClosed
 from ..plugins import PluginHost
 from ..session import HumanSeat, SeatAgent
 from ..table.timeouts import Timeouts
+from ..text import printable
 from ..wire.identity import Identity, table_auth_words
 from .app import TableStart
 from .lobby import LobbyProblem
@@ -41,8 +42,8 @@ def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
 
 def roster_text(names: Sequence[str], ready: Sequence[bool]) -> str:
     """Who has sat down, for the waiting line: ``waiting for players: 2 of 3 seated (alice, bob)``."""
-    seated = [name for name in names if name]
-    waiting = [name for name, ok in zip(names, ready) if name and not ok]
+    seated = [printable(name) for name in names if name]  # the players' own names
+    waiting = [printable(name) for name, ok in zip(names, ready) if name and not ok]
     text = f"waiting for players: {len(seated)} of {len(names)} seated ({', '.join(seated)})"
     return text + (f"; not ready yet: {', '.join(waiting)}" if waiting else "")
 

@@ -29,6 +29,8 @@ from zeroconf import (
     Zeroconf,
 )
 
+from ..text import unshowable
+
 __all__ = ["SERVICE_TYPE", "TableAdvert", "advertise", "browse", "watch"]
 
 SERVICE_TYPE = "_p2pcards._tcp.local."
@@ -72,9 +74,14 @@ class TableAdvert:
             for k, v in (info.properties or {}).items()
         }
         addresses = info.parsed_addresses(IPVersion.V4Only)
+        table = info.name.removesuffix("." + SERVICE_TYPE)
+        # Whoever is on the LAN writes these records: one whose texts hold a control or format
+        # character (a line break, a terminal escape, a bidi override) is no honest table's.
+        if any(unshowable(text) is not None for text in (table, *props.values())):
+            return None
         try:
             return cls(
-                table=info.name.removesuffix("." + SERVICE_TYPE),
+                table=table,
                 name=props["n"],
                 game=props["g"],
                 seats=int(props["s"]),

@@ -11,11 +11,11 @@ bodies with the same pieces::
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text import printable, unshowable
 from .errors import SchemaError
 
 __all__ = ["AnyData", "Bool", "Bytes", "Float", "Int", "ListOf", "MapOf", "Nullable", "Record",
@@ -102,18 +102,6 @@ class Str(Spec):
             raise SchemaError(path, f"length {len(value)} not in {self.min_len}..{self.max_len}")
         if self.pattern is not None and not re.fullmatch(self.pattern, value):
             raise SchemaError(path, f"{value!r} does not match {self.pattern}")
-
-
-#: Unicode categories a name or a reason from a peer may not hold: control characters (a
-#: newline or a carriage return could print a fake line, an escape sequence could move the
-#: cursor), format characters (a right-to-left override reverses what follows), line and
-#: paragraph separators, and unassigned or private-use code points.
-_UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def unshowable(text: str) -> str | None:
-    """The first character of ``text`` a terminal must not be handed as is, or None."""
-    return next((c for c in text if unicodedata.category(c) in _UNSHOWABLE), None)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from p2pcards.net.discovery import TableAdvert, advertise, browse, watch
 LOOPBACK = "127.0.0.1"
 
 
-def advert(table="t1", free=2):
-    return TableAdvert(table, "Ann's table", "cals-bs", 4, free, 1, "ab12-cd34", LOOPBACK, 40999)
+def advert(table="t1", free=2, name="Ann's table"):
+    return TableAdvert(table, name, "cals-bs", 4, free, 1, "ab12-cd34", LOOPBACK, 40999)
 
 
 async def test_a_table_is_found_updated_and_withdrawn():
@@ -82,3 +82,29 @@ def test_a_malformed_table_header_from_a_host_is_refused():
                 {**good, "table": "not bytes"}):
         with pytest.raises(SchemaError):
             TableHeader.from_wire(bad)
+
+
+def test_a_txt_record_with_control_or_format_characters_is_not_listed():
+    """Anyone on the LAN writes these records, and 'p2pcards list' and the lobby show them: a
+    name or id that could forge a line, clear the screen or turn text around is no table's."""
+    from p2pcards.net.discovery import _service_info
+
+    for hostile in ("Ann\nverdict: VERIFIED", "Ann\x1b[2J", "Ann\u202e", "Ann\u2028x", "Ann\r"):
+        assert TableAdvert.from_info(_service_info(advert(table="t9", name=hostile))) is None, repr(hostile)
+    for hostile in ("\u202e", "\u2028", "\x85", "\u200b"):  # (zeroconf refuses ASCII controls in ids)
+        assert TableAdvert.from_info(_service_info(advert(table=f"t9{hostile}x"))) is None, repr(hostile)
+    assert TableAdvert.from_info(_service_info(advert(table="t9", name="Ann ♥ Bø"))).name == "Ann ♥ Bø"
+
+
+async def test_browsing_does_not_list_a_hostile_table():
+    """Over real zeroconf on 127.0.0.1: a hostile table announced beside an honest one is not
+    found ('p2pcards list' and the lobby list what browsing finds)."""
+    import secrets
+
+    honest, hostile = f"ok{secrets.token_hex(4)}", f"bad{secrets.token_hex(4)}"
+    with trio.fail_after(20):
+        async with advertise(advert(honest), LOOPBACK), \
+                advertise(advert(hostile, name="x\nverdict: VERIFIED\x1b[2J\u202e"), LOOPBACK):
+            tables = await browse(LOOPBACK, timeout=2.0)
+    ids = {t.table for t in tables}
+    assert honest in ids and hostile not in ids

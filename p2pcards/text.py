@@ -1,0 +1,78 @@
+"""Text from peers and files, made safe to show on a terminal.
+
+A name, a reason, a chat line or a move written by another seat (or read from a transcript, a
+zeroconf record, a saved file) is hostile. Handed to a terminal as it is, a newline or a
+carriage return prints a line that looks like ours ("verdict: VERIFIED"), an escape sequence
+clears the screen or moves the cursor, a right-to-left override (U+202E) reverses what follows,
+and a lone surrogate makes ``print`` raise. :func:`printable` shows every such character as an
+escape (``\\x1b``, ``\\u202e``), the way ``repr`` does, so the text is still readable and our own
+lines stay ours. Schemas refuse these characters in names and reasons (:func:`unshowable`,
+``wire.schema.Text``); what is shown is escaped anyway, at the point where it is shown.
+
+Everything here is plain functions on strings, below every other layer.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+__all__ = ["UNSHOWABLE_CATEGORIES", "printable", "printable_json", "unshowable"]
+
+#: Unicode categories a terminal must not be handed as they are: control characters (Cc:
+#: newline, carriage return, escape), format characters (Cf: bidi overrides and isolates,
+#: zero-width joiners), surrogates (Cs), private use (Co), unassigned code points (Cn), and the
+#: line and paragraph separators (Zl, Zp).
+UNSHOWABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def _unshowable_char(char: str) -> bool:
+    return unicodedata.category(char) in UNSHOWABLE_CATEGORIES
+
+
+def unshowable(text: str) -> str | None:
+    """The first character of ``text`` a terminal must not be handed as is, or None."""
+    return next((c for c in text if _unshowable_char(c)), None)
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: Any) -> str:
+    """``text`` (or ``str(text)``) with every :func:`unshowable` character written as an
+    escape, as ``repr`` writes it: ``"a\\nb"`` is shown as ``a\\nb`` on one line, ESC as
+    ``\\x1b``, U+202E as ``\\u202e``. Other characters, a backslash included, are kept as they are."""
+    text = text if isinstance(text, str) else str(text)
+    if unshowable(text) is None:  # the common case: nothing to do
+        return text
+    return "".join(_escape(c) if _unshowable_char(c) else c for c in text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def printable_json(data: Any, **dumps: Any) -> str:
+    """``json.dumps(data, ensure_ascii=False, **dumps)`` with every :func:`unshowable`
+    character inside a string written as a ``\\uXXXX`` escape: the same JSON to a parser, and
+    nothing a terminal acts on. (Outside strings JSON has only the newlines and spaces of
+    ``indent``; json already escapes control characters inside strings, so each newline left
+    in the text is one of ``indent``'s.)"""
+    text = json.dumps(data, ensure_ascii=False, **dumps)
+    return "".join(_json_escape(c) if c != "\n" and _unshowable_char(c) else c for c in text)
