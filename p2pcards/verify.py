@@ -978,10 +978,10 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         _after_stop(replay, seats, stop)
         _stopped_by_accusation(seats, stop.step)
-        raise _Failed(stop.step, f"the game stopped waiting for {names[stop.seat]}'s "
-                      f"{stop.what}, which it never signed while every message it needed is "
-                      f"in the transcript (a stall or a lost connection: the transcript cannot "
-                      f"tell which)", stop.seat) from None
+        raise _stall_verdict(replay, stop, f"the game stopped waiting for {names[stop.seat]}'s "
+                             f"{stop.what}, which it never signed while every message it needed is "
+                             f"in the transcript (a stall or a lost connection: the transcript "
+                             f"cannot tell which)") from None
     except _Failed:
         raise
     except PlayerError as exc:
@@ -1023,6 +1023,45 @@ def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
                 raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
                               "a move signed for a turn that was not its own (out of turn)",
                               mine.seat)
+
+
+def _signed_goodbye(log: Any, names: Sequence[str]) -> _Failed | None:
+    """A seat that signed a ``bye`` entry left the table before the end (protocol/table.md
+    section 5): the game stopped because of it, whoever it was waiting for."""
+    for entry in log.canonical():
+        if entry.kind == "bye":
+            reason = entry.body.get("reason")
+            reason = reason if isinstance(reason, str) else "no reason given"
+            return _Failed(f"bye entry of seat {entry.sender} (log #{entry.seq})",
+                           f"{names[entry.sender]} left the table before the end: {reason} "
+                           f"(its signed goodbye)", entry.sender)
+    return None
+
+
+def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
+    """The game stopped waiting for ``stop.seat``: whom the transcript names. A seat that
+    signed a goodbye left, and the game stopped for that. A waiting seat that stopped (it
+    revealed its seed, as every seat does at a stop) with a head echo showing that it never
+    received an entry the game had reached is not named: another seat may have withheld it
+    from that seat alone, or a link failed, and the transcript cannot tell which. Otherwise
+    the seat stalled (``stalled`` says so)."""
+    left = _signed_goodbye(replay.log, replay.names)
+    if left is not None:
+        return left
+    seat, log = stop.seat, replay.log
+    last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
+    if last is not None and last.kind == "deck" and _public(last, "seed"):
+        for mine in replay.seats:
+            used = mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]
+            reached = max((e.seq for e in used), default=-1) + 1
+            if mine.seat != seat and last.body["seen"][mine.seat][0] < reached:
+                return _Failed(stop.step, f"the game stopped waiting for {replay.names[seat]}'s "
+                               f"{stop.what}, but its last signed entry (log #{last.seq}) shows it "
+                               f"never received {replay.names[mine.seat]}'s entry #{reached - 1}, "
+                               f"which the game had reached: it may have been withheld from that "
+                               f"seat alone, or a link failed; the transcript cannot tell which",
+                               None)
+    return _Failed(stop.step, stalled, seat)
 
 
 def _stopped_by_accusation(seats: Sequence[_SeatEntries], step: str) -> None:
@@ -1283,9 +1322,12 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
         _stopped_by_accusation(replay.seats, stop.step)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
-        raise _Failed(stop.step, f"the game stopped waiting for {replay.names[stop.seat]}'s "
-                      f"{stop.what}, right after the signed move before it (a stall or a lost "
-                      f"connection: the transcript cannot tell which)", stop.seat)
+        raise _stall_verdict(replay, stop, f"the game stopped waiting for {replay.names[stop.seat]}'s "
+                             f"{stop.what}, right after the signed move before it (a stall or a lost "
+                             f"connection: the transcript cannot tell which)")
+    left = _signed_goodbye(replay.log, replay.names)
+    if left is not None:
+        raise left
     if stop is not None:
         report.notes.append(f"the game stopped at turn {replay.turn}, waiting for "
                             f"{replay.names[stop.seat]} after a deck step that cannot be "

@@ -482,10 +482,10 @@ class Peer:
             elif isinstance(effect, Stop):
                 self.abort(effect.aborted)
             elif isinstance(effect, Left):
-                if self.connections.get(effect.seat) is conn and conn is not None:
+                if conn is not None and self.connections.get(effect.seat) is conn:
                     self._detach(effect.seat)  # it closes next; meanwhile it is not playing
-                name = self.header.seats[effect.seat].name
-                self.session.publish("connection", f"{name} left the table: {effect.reason}", seat=effect.seat)
+                self.session.publish("connection", f"{self.header.seats[effect.seat].name} left the "
+                                     f"table: {effect.reason}", seat=effect.seat)
             elif isinstance(effect, ChatIn):
                 self.session.publish("chat", f"{self.header.seats[effect.sender].name}: {effect.text}",
                                      seat=effect.sender)
@@ -527,13 +527,20 @@ class Peer:
 
     async def say_goodbye(self, reason: str) -> None:
         """Tell every connected seat that we leave before the game's end (at most a second,
-        even while being cancelled): they end the game at once instead of waiting for us."""
+        even while being cancelled): a signed ``bye`` entry, so they end the game at once
+        instead of waiting for us and the transcript shows who left; our deck seed, as at any
+        stop; then a goodbye on every connection."""
+        reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
+            if not self.recovering:  # (while we recover, what we sign could be a second version)
+                async with self.send_lock:
+                    await self.publish("bye", {"reason": reason})
+                await self._reveal_seed()
             # Every connection, even one marked closed: being cancelled, its reader marked it
             # so on the way out, while the socket itself is still open.
             for conn in list(self.connections.values()):
                 try:
-                    await conn.send(Bye(reason[:1000]).to_wire())
+                    await conn.send(Bye(reason).to_wire())
                 except ConnectionClosed:
                     pass
 

@@ -13,7 +13,7 @@ and carries out the effects it returns, in order:
 * :class:`Keep`: a new entry to write to the journal;
 * :class:`Named`: a seat misbehaved, the game goes on;
 * :class:`Stop`: the game cannot go on (:class:`TableAborted`, naming a seat if one is to blame);
-* :class:`Left`: a seat said, unsigned, that it leaves (the connection goes down).
+* :class:`Left`: a seat says it leaves (its connection goes down; signed, the game ends).
 
 Entries that are ready to act on come out of :meth:`TableProtocol.next_ready` one at a time;
 :meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn`,
@@ -258,13 +258,14 @@ class TableProtocol:
         return effects
 
     def _on_bye(self, seat: int, message: Bye) -> list[Effect]:
-        """A seat that leaves on purpose says so (``quit``, Ctrl-C): nobody waits the grace period
-        for a player who is not coming back. The game ends now, as abandoned by that seat."""
+        """A goodbye frame: the seat's connection goes down now. It is not signed, so it proves
+        nothing and stops nothing: a seat that leaves on purpose signs a ``bye`` entry first
+        (:meth:`meaning`), which ends the game at every seat and names it in the transcript.
+        A seat that only says it here is waited for like any seat that dropped out."""
         if self.over or self.aborted is not None:
             return []  # over already: it is only going home
-        name = self.header.seats[seat].name
         self.left[seat] = message.reason
-        return [Left(seat, message.reason), self.stop(f"{name} left the table: {message.reason}", seat, "connection")]
+        return [Left(seat, message.reason)]
 
     # -- after a restart ------------------------------------------------------------------
 
@@ -365,9 +366,23 @@ class TableProtocol:
             return [MoveIn(sender, turn, action)]
         if entry.kind == "blame":
             return self._on_evidence(sender, body)
+        if entry.kind == "bye":
+            return self._on_signed_bye(sender, body)
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []
+
+    def _on_signed_bye(self, sender: int, body: Any) -> list[Effect]:
+        """A seat leaves before the end (its player quit) and signs it: the game ends now, as
+        abandoned by that seat, at every seat and in ``p2pcards verify`` (nobody waits the
+        grace period for a player who is not coming back)."""
+        if self.over or self.aborted is not None:
+            return []
+        reason = body.get("reason")
+        reason = reason if isinstance(reason, str) else "no reason given"
+        self.left[sender] = reason
+        name = self.header.seats[sender].name
+        return [Left(sender, reason), self.stop(f"{name} left the table: {reason}", sender, "connection")]
 
     def _on_evidence(self, sender: int, body: Any) -> list[Effect]:
         """Another seat proves a fault (two versions of one entry): check the proof ourselves."""

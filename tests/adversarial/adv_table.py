@@ -20,10 +20,10 @@ import trio
 from p2pcards.net import table as net_table
 from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.peer import Peer
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.table import SeatOutcome, play_seat
 from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.transcript import Transcript, read_transcript
 

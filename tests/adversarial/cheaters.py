@@ -31,10 +31,11 @@ from p2pcards.deck.group import multiply, prf_scalar
 from p2pcards.deck.party import Send
 from p2pcards.game import Turn
 from p2pcards.net.lobby import dial_seat
-from p2pcards.net.peer import LocalSeat, Peer, TableAborted
+from p2pcards.net.peer import Peer, TableAborted
+from p2pcards.net.seats import LocalSeat
 from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.messages import Entry, Fetch, sign_entry
+from p2pcards.wire.messages import Bye, Entry, Fetch, sign_entry
 from p2pcards.wire.sealed import open_body, recipients
 
 __all__ = ["CHEATERS", "Cheater"]
@@ -740,3 +741,72 @@ class LeavesOneOut(Cheater):
 
 
 CHEATERS["LeavesOneOut"] = LeavesOneOut
+
+
+class WithholdsFromNext(Cheater):
+    """Sends its shuffle and re-lock passes and its moves to every seat but the next one (the
+    one whose step waits on them), and does not answer that seat's fetches: without help the
+    next seat would seem to stall and be named at the timeout. Every honest seat that waits on
+    a step asks the others for what they hold, so the next seat gets it from them: the game
+    goes on and nobody is named."""
+
+    deviation = "withholds its messages from the next seat"
+
+    @property
+    def victim(self) -> int:
+        return (self.seat + 1) % self.header.players
+
+    def _withheld(self, entry: Entry) -> bool:
+        msg = entry.body.get("msg") if entry.kind == "deck" else None
+        return entry.kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
+
+    def _send_order(self):
+        order = super()._send_order()
+        victim = self.connections.get(self.victim)
+        if victim is not None and self._withheld(self.log.entries(self.seat)[-1]):
+            self.cheated = True
+            order = [conn for conn in order if conn is not victim]
+        return order
+
+    async def _answer(self, answer, conn):
+        if conn is not self.connections.get(self.victim):
+            await super()._answer(answer, conn)
+
+
+class SaysByeUnsigned(Cheater):
+    """While another seat is to move, says goodbye on every connection without signing a
+    ``bye`` entry, then goes silent (its sockets stay open). An unsigned goodbye proves
+    nothing, so it must not stop the game at once (that used to leave the seat to move named
+    by verify): the others play on and name the leaver when the game needs it and it does
+    not come back."""
+
+    deviation = "unsigned goodbye mid-turn"
+
+    async def misbehave(self):
+        await self.until_other_turn(2)
+        for conn in list(self.connections.values()):
+            await conn.send(Bye("gone").to_wire())
+        self.cheated = True
+        await trio.sleep_forever()
+
+    async def publish(self, kind, body):
+        if self.cheated:
+            await trio.sleep_forever()  # gone: it signs nothing more
+        return await super().publish(kind, body)
+
+
+class QuitsSigned(Cheater):
+    """Not a cheater: a player who quits while another seat is to move, as the console's
+    ``quit`` does (a signed ``bye`` entry, its seed, a goodbye on every connection). The
+    others end the game at once naming the leaver, and so does verify."""
+
+    deviation = "none (quits mid-turn)"
+
+    async def misbehave(self):
+        await self.until_other_turn(2)
+        self.cheated = True
+        await self.say_goodbye("quit before the game ended")
+        await trio.sleep_forever()
+
+
+CHEATERS.update({cls.__name__: cls for cls in (WithholdsFromNext, SaysByeUnsigned, QuitsSigned)})

@@ -289,17 +289,29 @@ def test_our_own_entry_coming_back_means_nothing():
 
 # -- leaving ----------------------------------------------------------------------------------
 
-def test_a_goodbye_during_the_game_ends_it_naming_the_seat_that_left():
+def test_a_signed_goodbye_during_the_game_ends_it_naming_the_seat_that_left():
     t = Table()
-    effects = t.me.receive(2, Bye("quit").to_wire(), 0.0)
+    entry = t.sign(2, "bye", {"reason": "quit"})
+    t.receive(2, entry)
+    effects = t.me.meaning(*t.ready())
     assert effects[0] == Left(2, "quit") and stopped(effects) == [2]
     assert t.me.left == {2: "quit"}
+
+
+def test_an_unsigned_goodbye_only_takes_the_seat_away():
+    """It proves nothing, so it stops nothing: the seat is waited for like one that dropped
+    out, and named only if it does not come back when the game needs it."""
+    t = Table()
+    assert t.me.receive(2, Bye("quit").to_wire(), 0.0) == [Left(2, "quit")]
 
 
 def test_a_goodbye_after_the_result_changes_nothing():
     t = Table()
     t.me.over = True
     assert t.me.receive(2, Bye("done").to_wire(), 0.0) == []
+    entry = t.sign(2, "bye", {"reason": "done"})
+    t.receive(2, entry)
+    assert t.me.meaning(*t.ready()) == []
 
 
 # -- waiting on a seat --------------------------------------------------------------------------

@@ -1,0 +1,81 @@
+"""A hostile seat must not get an honest one named (issue 19 section 2), with 3 and 4 players
+over loopback: every honest seat, and ``p2pcards verify`` on every honest transcript, names
+the cheater or nobody.
+
+* withholding to frame: a seat sends its passes and moves to every seat but the next one;
+* leaving with an unsigned goodbye while another seat is to move;
+* (no cheating) a player who quits while another is to move: the leaver is named, by verify too.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from adv_table import FAST, run_table
+from cheaters import CHEATERS
+
+CHEATER = 1
+TABLES = {3: ("cals-bs", 3, {"match_target": 1}), 4: ("crazy-eights", 4, {})}
+
+
+def play(tmp_path, name, players, *, seed=0):
+    game, count, options = TABLES[players]
+    for attempt in range(4):
+        run = run_table(game, count, options, cheater=CHEATER, peer_factory=CHEATERS[name],
+                        transcript_dir=tmp_path / f"{attempt}", timeouts=FAST, seed=seed + attempt)
+        if run.cheater_peer is not None and run.cheater_peer.cheated:
+            return run
+    pytest.fail(f"{name}: the cheater never got its chance in 4 games")
+
+
+def verify(path):
+    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+def blamed(peer):
+    return {int(b.split()[1]) for b in peer.blames}
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_pass_or_move_withheld_from_the_next_seat_reaches_it_through_the_others(tmp_path, players):
+    run = play(tmp_path, "WithholdsFromNext", players)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is None and outcome.result is not None, info
+        assert outcome.peer.blames == [], info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}: {report.get('problem')}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_unsigned_goodbye_counts_against_the_leaver_not_the_seat_to_move(tmp_path, players):
+    run = play(tmp_path, "SaysByeUnsigned", players)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_player_who_quits_mid_turn_is_named_at_once_and_by_verify(tmp_path, players):
+    run = play(tmp_path, "QuitsSigned", players)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        assert "left the table" in outcome.aborted.reason, info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}"
+        assert "left the table" in problem.get("reason", ""), f"seat {seat}: {problem}"
