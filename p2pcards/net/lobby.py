@@ -48,6 +48,7 @@ from ..wire.messages import (
 from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str, Text
 from .discovery import TableAdvert, advertise
 from .peer import Seat, TableHeader, Timeouts
+from .slots import Slot, serve_listener
 from .transport import Connection, ConnectionClosed, FrameError, connect
 
 __all__ = [
@@ -60,13 +61,12 @@ __all__ = [
     "handshake",
     "host_lobby",
     "join_lobby",
+    "serve_listener",
 ]
 
+#: How long we wait for the other side's handshake when we dial, and for a first lobby message.
+#: A connection to one of our listeners has less time in all (:data:`.slots.UNPROVEN_SECONDS`).
 HANDSHAKE_SECONDS = 10.0
-#: Connections a listener serves at once (handshaking, or seated in the lobby and not yet
-#: ready); more are closed as soon as they are accepted, so that strangers cannot take every
-#: file descriptor of the process (a table has at most 15 other seats).
-MAX_CONNECTIONS = 64
 #: A joiner says it is ready once connected to the seated joiners below it, or this long after
 #: it sat down at the latest (so that the game starts with its connections up).
 MESH_BEFORE_READY = 2.0
@@ -160,36 +160,11 @@ async def handshake(conn: Connection, identity: Identity, *, name: str, games: M
 
 async def first_message(conn: Connection, op: str, peer: str) -> dict[str, Any]:
     """The lobby message ``op`` that must follow the handshake at once (``sit``, ``mesh``): a
-    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS`."""
+    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS` (on
+    our listeners sooner: the slot's limit counts from the connection's start)."""
     with trio.move_on_after(HANDSHAKE_SECONDS):
         return lobby_message(await conn.receive(), op, peer)
     raise ProtocolError(peer, f"sent no lobby {op} within {HANDSHAKE_SECONDS:g} s")
-
-
-async def serve_listener(listener: Any, handle: Callable[[Any], Any], nursery: trio.Nursery) -> None:
-    """Accept connections and run ``handle(stream)`` for each, at most
-    :data:`MAX_CONNECTIONS` at once (more are closed at once). Running out of file
-    descriptors or buffers is waited out, not fatal: it is what a flood of strangers does."""
-    running = 0
-
-    async def one(stream: Any) -> None:
-        nonlocal running
-        try:
-            await handle(stream)
-        finally:
-            running -= 1
-
-    while True:
-        try:
-            stream = await listener.accept()
-        except OSError:  # EMFILE, ENFILE, ENOBUFS, ENOMEM: connections will close; try again
-            await trio.sleep(0.1)
-            continue
-        if running >= MAX_CONNECTIONS:
-            await stream.aclose()
-            continue
-        running += 1
-        nursery.start_soon(one, stream)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -266,8 +241,9 @@ class HostedLobby:
     def _notify(self) -> None:
         self._changed.set()
 
-    async def _seat(self, conn: Connection) -> None:
-        """Handshake and seat one joiner; keeps its connection as its link to the host."""
+    async def _seat(self, conn: Connection, slot: Slot | None = None) -> None:
+        """Handshake and seat one joiner; keeps its connection as its link to the host (from
+        then on it has its ``slot`` at the listener for good)."""
         try:
             peer = await handshake(conn, self.identity, name=self.name, games=self.games, game=self.game)
             sit = await first_message(conn, "sit", peer.name)
@@ -279,6 +255,8 @@ class HostedLobby:
                 raise ProtocolError(peer.name, "already seated")
             seat = min(set(range(1, self.players)) - set(self.sitters))
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
+            if slot is not None:
+                slot.admit()
             await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table})
             await self._roster()
             self._notify()
@@ -346,7 +324,7 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
     task_status.started(lobby.port)
 
     async def accept(nursery: trio.Nursery) -> None:
-        await serve_listener(listeners[0], lambda stream: lobby._seat(Connection(stream)), nursery)
+        await serve_listener(listeners[0], lambda stream, slot: lobby._seat(Connection(stream), slot), nursery)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(accept, nursery)
@@ -524,9 +502,10 @@ class _EarlyMesh:
             self._dialling.discard(item["seat"])
 
     async def accept(self, nursery: trio.Nursery) -> None:
-        await serve_listener(self.listener, lambda stream: self._accept_one(Connection(stream)), nursery)
+        await serve_listener(self.listener, lambda stream, slot: self._accept_one(Connection(stream), slot),
+                             nursery)
 
-    async def _accept_one(self, conn: Connection) -> None:
+    async def _accept_one(self, conn: Connection, slot: Slot) -> None:
         try:
             peer, hello = await _mesh_greeting(conn, self.identity, name=self.name, games=self.games, game=None)
             seat = hello["seat"]
@@ -535,6 +514,7 @@ class _EarlyMesh:
                 while (self.keys or {}).get(seat) != peer.keys.ed25519:
                     await self._changed.wait()
             if hello["table"] == self.table and seat > self.seat and (self.keys or {}).get(seat) == peer.keys.ed25519:
+                slot.admit()
                 await self._keep(seat, peer.keys.ed25519, conn)
                 conn = None  # kept
         except (ConnectionClosed, ProtocolError, FrameError):
@@ -609,8 +589,9 @@ async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int,
 
 
 async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: TableHeader, me: int, *,
-                      games: Mapping[str, str]) -> tuple[int, Connection]:
-    """Handshake a connection to our listener from another seat of this table."""
+                      games: Mapping[str, str], slot: Slot | None = None) -> tuple[int, Connection]:
+    """Handshake a connection to our listener from another seat of this table (admitted to its
+    ``slot`` once its key is that seat's)."""
     conn = Connection(stream)
     peer, hello = await _mesh_greeting(conn, identity, name=header.seats[me].name, games=games, game=header.game)
     seat = hello["seat"]
@@ -618,4 +599,6 @@ async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: Table
         raise ProtocolError(peer.name, "not a seat of this table")
     if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
         raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
+    if slot is not None:
+        slot.admit()
     return seat, conn

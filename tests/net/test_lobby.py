@@ -80,7 +80,7 @@ import errno  # noqa: E402
 
 import pytest  # noqa: E402
 
-from p2pcards.net import lobby as lobby_module  # noqa: E402
+from p2pcards.net import slots as slots_module  # noqa: E402
 from p2pcards.net.lobby import LobbyError, handshake, serve_listener  # noqa: E402
 from p2pcards.net.transport import Connection, ConnectionClosed, connect  # noqa: E402
 
@@ -186,8 +186,7 @@ async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch)
     """Strangers that connect and say nothing, or pass the handshake and send no ``sit``, used
     to hold a file descriptor each for as long as they liked, without limit: 1,100 of them
     ended a host under the common limit of 1,024 descriptors (EMFILE out of accept)."""
-    monkeypatch.setattr(lobby_module, "HANDSHAKE_SECONDS", 0.5)
-    monkeypatch.setattr(lobby_module, "MAX_CONNECTIONS", 4)
+    monkeypatch.setattr(slots_module, "UNPROVEN_SECONDS", 0.5)
     lobby, games = _lobby(2)
 
     async def attack(port: int) -> None:
@@ -201,7 +200,7 @@ async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch)
                 return True
             return False
 
-        # All beyond MAX_CONNECTIONS at once, the others after the handshake timeout.
+        # Those beyond the limit of one address at once, the others after their time is up.
         for stream in silent:
             assert await closed_within(stream, 2.0)
         assert await closed_within(shaken.stream, 2.0)
@@ -228,7 +227,7 @@ async def test_running_out_of_file_descriptors_is_waited_out():
 
     handled = []
 
-    async def handle(stream):
+    async def handle(stream, slot):
         handled.append(stream)
 
     with trio.fail_after(5):
