@@ -9,8 +9,10 @@ Messages on a connection, in order (protocol/table.md has the byte-level descrip
 
 1. ``hello`` both ways, then ``auth`` both ways (p2pcards.wire.messages);
 2. joining the lobby: ``{"type": "lobby", "op": "sit", "listen": [host, port]}`` ->
-   ``{"op": "seated", "seat": k, "table": id}``; the host sends ``{"op": "roster", ...}`` to
-   every seated peer on each change (with the key and address of every seated joiner);
+   ``{"op": "seated", "seat": k, "table": id, "game", "rules", "options", "timeouts"}`` (the
+   table's terms, shown to the joiner before it says ready; the header at ``start`` must hold
+   the same); the host sends ``{"op": "roster", ...}`` to every seated peer on each change
+   (with the key and address of every seated joiner, and which seats are its own bots);
    ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...}}``;
 3. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
    restart): ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
@@ -45,7 +47,7 @@ from ..wire.messages import (
     parse_message,
     version_mismatch,
 )
-from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str, Text
+from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
 from .discovery import TableAdvert, advertise
 from .peer import Seat, TableHeader, Timeouts
 from .slots import Slot, serve_listener
@@ -53,9 +55,12 @@ from .transport import Connection, ConnectionClosed, FrameError, connect
 
 __all__ = [
     "Handshaken",
+    "HostBot",
     "HostedLobby",
     "LobbyError",
     "LobbyResult",
+    "Roster",
+    "TableTerms",
     "accept_mesh",
     "dial_seat",
     "handshake",
@@ -74,12 +79,15 @@ ANY_ADDRESS = "0.0.0.0"
 
 _MESSAGES = {
     "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
-    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16)}),
+    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16),
+                      "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
+                      "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()})}),
     "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
     "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Text(64), 16),
                       "ready": ListOf(Bool(), 16), "seats": Int(1, 16),
                       "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
-                                             "port": Int(1, 65535)}), 16)}),
+                                             "port": Int(1, 65535)}), 16),
+                      "bots": ListOf(Record({"seat": Int(1, 15), "by": Int(0, 15), "bot": Text(64)}), 15)}),
     "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
 }
@@ -87,6 +95,63 @@ _MESSAGES = {
 
 class LobbyError(Exception):
     """Joining or forming the table failed; the message says why (for people)."""
+
+
+@dataclass(frozen=True)
+class TableTerms:
+    """What the host tells a joiner about the table when it sits, before the joiner says ready:
+    the header at ``start`` must hold the same (:meth:`mismatch`)."""
+
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    timeouts: Timeouts
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"game": self.game, "rules": self.rules_version, "options": dict(self.options),
+                "timeouts": self.timeouts.to_wire()}
+
+    @classmethod
+    def from_seated(cls, seated: Mapping[str, Any], peer: str) -> TableTerms:
+        try:  # the same bounds a header's timeouts must meet
+            timeouts = Timeouts(**seated["timeouts"])
+        except ValueError as exc:
+            raise ProtocolError(peer, f"offers timeouts out of bounds: {exc}") from None
+        return cls(seated["game"], seated["rules"], dict(seated["options"]), timeouts)
+
+    def mismatch(self, header: TableHeader) -> str | None:
+        """What the header changes from these terms, for people; None when it keeps them."""
+        if header.timeouts != self.timeouts:
+            return (f"the table header's timeouts ({header.timeouts.describe()}) are not those the host "
+                    f"showed when we sat down ({self.timeouts.describe()})")
+        if (header.game, header.rules_version) != (self.game, self.rules_version):
+            return (f"the table header plays {header.game} {header.rules_version}, not the "
+                    f"{self.game} {self.rules_version} the host showed when we sat down")
+        if dict(header.options) != dict(self.options):
+            changed = sorted(k for k in set(header.options) | set(self.options)
+                             if header.options.get(k) != self.options.get(k))
+            return (f"the table header's options are not those the host showed when we sat down "
+                    f"({', '.join(changed)[:200]})")
+        return None
+
+
+@dataclass(frozen=True)
+class HostBot:
+    """A seat played by a bot that runs on seat ``by``'s computer (``kind``: which bot). That
+    computer holds the seat's keys, so it can read the bot's cards."""
+
+    by: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Who sits where, as the host's latest ``roster`` says: names (``""``: free), who is
+    ready, and the seats that are bots of another seat's computer."""
+
+    names: list[str]
+    ready: list[bool]
+    bots: dict[int, HostBot] = field(default_factory=dict)
 
 
 @dataclass
@@ -208,7 +273,10 @@ class HostedLobby:
     interface: str
     port: int = 0
     timeouts: Timeouts = field(default_factory=Timeouts)
-    on_change: Callable[[list[str], list[bool]], None] | None = None
+    on_change: Callable[[Roster], None] | None = None
+    #: Keys (Ed25519) of the bot peers this computer runs, and the bot of each: the roster says
+    #: which seats they take, so that joiners know this computer can read those seats' cards.
+    bots: dict[bytes, str] = field(default_factory=dict)
     #: Joiners seated so far, by seat (seat 0 is the host).
     sitters: dict[int, _Sitter] = field(default_factory=dict)
     table: bytes = field(default_factory=new_table_id)
@@ -225,13 +293,25 @@ class HostedLobby:
     def readiness(self) -> list[bool]:
         return [True] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
 
+    def own_bots(self) -> dict[int, HostBot]:
+        """The seats our own bot peers sit in."""
+        return {seat: HostBot(0, self.bots[sitter.peer.keys.ed25519])
+                for seat, sitter in sorted(self.sitters.items()) if sitter.peer.keys.ed25519 in self.bots}
+
+    def roster(self) -> Roster:
+        return Roster(self.names(), self.readiness(), self.own_bots())
+
+    def terms(self) -> TableTerms:
+        return TableTerms(self.game, self.rules_version, dict(self.options), self.timeouts)
+
     async def _roster(self) -> None:
         mesh = [{"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
                 for seat, sitter in sorted(self.sitters.items())]
+        bots = [{"seat": seat, "by": bot.by, "bot": bot.kind[:64]} for seat, bot in self.own_bots().items()]
         message = {"type": "lobby", "op": "roster", "names": self.names(), "ready": self.readiness(),
-                   "seats": self.players, "mesh": mesh}
+                   "seats": self.players, "mesh": mesh, "bots": bots}
         if self.on_change:
-            self.on_change(self.names(), self.readiness())
+            self.on_change(self.roster())
         for sitter in list(self.sitters.values()):
             try:
                 await sitter.peer.conn.send(message)
@@ -257,7 +337,8 @@ class HostedLobby:
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
             if slot is not None:
                 slot.admit()
-            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table})
+            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table,
+                             **self.terms().to_wire()})
             await self._roster()
             self._notify()
             while not self.sitters[seat].ready:
@@ -361,11 +442,12 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
 
 
 async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
-                     listen_host: str, on_change: Callable[[list[str], list[bool]], None] | None = None,
+                     listen_host: str, on_change: Callable[[Roster], None] | None = None,
                      ready: bool | trio.Event = True,
-                     on_seated: Callable[[int], None] | None = None) -> LobbyResult:
+                     on_seated: Callable[[int, TableTerms], None] | None = None) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
-    seat as soon as the host gives it."""
+    seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
+    we say ready; a header at the start that changes them is refused."""
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     try:
@@ -384,8 +466,9 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
+        terms = TableTerms.from_seated(seated, peer.name)
         if on_seated:
-            on_seated(seat)
+            on_seated(seat, terms)
         early = _EarlyMesh(identity, name, games, seated["table"], seat, listeners[0])
         async with trio.open_nursery() as nursery:
             nursery.start_soon(early.accept, nursery)
@@ -413,6 +496,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
             problem = "the table header does not seat us where the host said"
         elif header.seats[0].keys.ed25519 != peer.keys.ed25519:
             problem = "the table header names another host than the one we talked to"
+        else:
+            problem = terms.mismatch(header)
     if problem is not None:
         await conn.aclose()
         await early.close()
@@ -423,7 +508,7 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
 
 
 async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.Event,
-                          on_change: Callable[[list[str], list[bool]], None] | None,
+                          on_change: Callable[[Roster], None] | None,
                           early: _EarlyMesh, nursery: trio.Nursery) -> dict[str, Any]:
     """Say we are ready (``ready`` True, or an Event the player sets), once connected to the
     seated joiners below us (at most :data:`MESH_BEFORE_READY` seconds after we sat down), and
@@ -452,7 +537,9 @@ async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.E
         if isinstance(raw, dict) and raw.get("op") == "roster":
             roster = lobby_message(raw, "roster", host_name)
             if on_change:
-                on_change(roster["names"], roster["ready"])
+                bots = {b["seat"]: HostBot(b["by"], b["bot"]) for b in roster["bots"]
+                        if b["seat"] < roster["seats"] and b["by"] < roster["seats"]}
+                on_change(Roster(roster["names"], roster["ready"], bots))
             early.update(roster["mesh"], nursery)
             continue
         return lobby_message(raw, "start", host_name)
