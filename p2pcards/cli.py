@@ -412,8 +412,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         print(f"table '{args.name}' ({game.name}, {players} seats) is open at {where}; "
               f"waiting for {players - 1 - args.bots} player(s)", flush=True)
 
-    def on_roster(names: list[str], ready: list[bool]) -> None:
-        seated = ", ".join(printable(n) for n in names if n)
+    def on_roster(roster) -> None:
+        seated = ", ".join(printable(n) for n in roster.names if n)
         print(f"seated: {seated}", flush=True)
 
     outcomes = trio.run(lambda: host_table(

@@ -21,7 +21,7 @@ from typing import Any
 import trio
 
 from ..net.discovery import TableAdvert, watch
-from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError
+from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError, Roster, TableTerms
 from ..net.runner import AgentFactory, host_table, join_table
 from ..net.table import SeatOutcome
 from ..net.transport import ConnectionClosed
@@ -154,10 +154,12 @@ class LanLobby:
         self._room = room
         self._emit(event)
 
-    def _seats(self, names: Sequence[str], ready: Sequence[bool], me: int) -> tuple[SeatInfo, ...]:
+    def _seats(self, roster: Roster, me: int | None) -> tuple[SeatInfo, ...]:
+        bots = roster.bots
         return tuple(
-            SeatInfo(seat, name or None, bool(ready[seat]) and bool(name), seat == me)
-            for seat, name in enumerate(names)
+            SeatInfo(seat, name or None, bool(roster.ready[seat]) and bool(name), seat == me,
+                     bots[seat].by if seat in bots else None, bots[seat].kind if seat in bots else "")
+            for seat, name in enumerate(roster.names)
         )
 
     def _on_peer(self, peer: Any) -> None:
@@ -166,12 +168,15 @@ class LanLobby:
         words = tuple(table_auth_words(header.table, [s.keys for s in header.seats]))
         self._session = peer.session
         room = self._room
-        seats = tuple(SeatInfo(i, s.name, True, i == peer.seat) for i, s in enumerate(header.seats))
+        # Which seats are bots of another seat's computer: as the lobby's last roster said.
+        bots = {s.seat: (s.bot_of, s.bot) for s in room.seats if s.bot_of is not None} if room else {}
+        seats = tuple(SeatInfo(i, s.name, True, i == peer.seat, *bots.get(i, (None, "")))
+                      for i, s in enumerate(header.seats))
         self._room = TableRoom(
             TableAd(header.table.hex()[:12], header.game, self.host.game(header.game).name,
                     header.seats[0].name, header.players, header.players, dict(header.options),
                     room.table.address if room else "", header.seats[0].keys.fingerprint),
-            seats, words, room.hosting if room else False, started=True,
+            seats, words, room.hosting if room else False, started=True, timeouts=header.timeouts.describe(),
         )
         self._ended = trio.Event()
         self._emit("started")
@@ -228,9 +233,10 @@ class LanLobby:
 
         task_status_box: list[Any] = []
 
-        def on_roster(names: list[str], ready: list[bool]) -> None:
+        def on_roster(roster: Roster) -> None:
             if self._room is not None and not self._room.started:
-                self._set_room(TableRoom(self._room.table, self._seats(names, ready, 0), hosting=True))
+                self._set_room(TableRoom(self._room.table, self._seats(roster, 0), hosting=True,
+                                         timeouts=self.timeouts.describe()))
 
         async def run_table(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
             task_status_box.append(task_status)
@@ -266,7 +272,8 @@ class LanLobby:
         ad = TableAd(lobby.table.hex()[:12], game_id, game.name, self.name, 1, players, resolved,
                      address, self.identity.fingerprint)
         if self._room is None:  # (bots may have filled the table and started it already)
-            self._set_room(TableRoom(ad, self._seats(lobby.names(), lobby.readiness(), 0), hosting=True))
+            self._set_room(TableRoom(ad, self._seats(lobby.roster(), 0), hosting=True,
+                                     timeouts=self.timeouts.describe()))
         return self._room
 
     # -- joining a table ----------------------------------------------------------------------
@@ -296,18 +303,25 @@ class LanLobby:
     async def _join_table(self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Sit down (``task_status`` reports it), wait for the player's ``ready``, and play."""
         me: int | None = None  # the host tells us before its first roster
+        terms: TableTerms | None = None  # and the table's game, options and timeouts
         seated_reported = False
 
-        def on_seated(seat: int) -> None:
-            nonlocal me
-            me = seat
+        def on_seated(seat: int, offered: TableTerms) -> None:
+            nonlocal me, terms
+            me, terms = seat, offered
 
-        def on_roster(names: list[str], ready: list[bool]) -> None:
+        def on_roster(roster: Roster) -> None:
             nonlocal seated_reported
+            names = roster.names
             host_name = ad.host_name if ad.host_name != "?" else names[0]
-            table = TableAd(ad.table_id, ad.game_id, ad.game_name, host_name, sum(1 for n in names if n),
-                            len(names), ad.options, ad.address, ad.fingerprint)
-            self._set_room(TableRoom(table, self._seats(names, ready, me)))
+            game_id, game_name, options, timeouts = ad.game_id, ad.game_name, ad.options, ""
+            if terms is not None:  # what the host says the table is, shown before we say ready
+                game = self.host.games.get(terms.game)
+                game_id, game_name = terms.game, game.name if game else f"{terms.game} (not installed)"
+                options, timeouts = terms.options, terms.timeouts.describe()
+            table = TableAd(ad.table_id, game_id, game_name, host_name, sum(1 for n in names if n),
+                            len(names), options, ad.address, ad.fingerprint)
+            self._set_room(TableRoom(table, self._seats(roster, me), timeouts=timeouts))
             if not seated_reported:
                 seated_reported = True
                 task_status.started()

@@ -79,6 +79,10 @@ class SeatInfo:
     name: str | None  # None: free
     ready: bool = False
     me: bool = False
+    #: A bot that runs on seat ``bot_of``'s computer (the host's bots): that computer holds the
+    #: seat's keys and can read its cards. ``bot`` names the bot.
+    bot_of: int | None = None
+    bot: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,9 @@ class TableRoom:
     auth_words: tuple[str, ...] = ()
     hosting: bool = False
     started: bool = False
+    #: The table's timeouts, for people ("a deck step 30 s, ..."): shown before the joiner says
+    #: ready; the game's header must keep them.
+    timeouts: str = ""
 
 
 @dataclass(frozen=True)

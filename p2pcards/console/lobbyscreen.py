@@ -49,6 +49,10 @@ Commands
 The new-table form
   Up/Down picks a field, Left/Right changes it, Enter opens the table, Esc closes the form.
 
+Before you say ready
+  Your table shows the game's options and timeouts (the game must keep them), and marks the seats
+  bots on another seat's computer play: that computer holds their keys and can see their cards.
+
 Table words
   When the game starts every screen shows the same few words, derived from the table and every
   player's key. Read them aloud: different words mean someone is in the middle.

@@ -47,13 +47,17 @@ def room_lines(room: TableRoom) -> list[str]:
     lines = [head + ("  (you host it)" if room.hosting else "")]
     if t.options:
         lines.append("options: " + ", ".join(f"{k}={_value(v)}" for k, v in t.options.items()))
+    if room.timeouts:
+        lines.append(f"timeouts: {room.timeouts}")
     for seat in room.seats:
         who = seat.name or "(free)"
         you = " (you)" if seat.me else ""
         state = "ready" if seat.ready else ("waiting" if seat.name else "")
-        lines.append(f"  seat {seat.seat}: {who}{you}  {state}".rstrip())
+        bot = f"  [{seat.bot or 'a'} bot on seat {seat.bot_of}'s computer]" if seat.bot_of is not None else ""
+        lines.append(f"  seat {seat.seat}: {who}{you}  {state}{bot}".rstrip())
     if not room.seats:
         lines.append("  waiting for the seats...")
+    lines += bot_notes(room)
     if room.auth_words:
         lines.append("table words: " + " ".join(room.auth_words) + "  (compare them aloud)")
     elif room.hosting:
@@ -65,6 +69,23 @@ def room_lines(room: TableRoom) -> list[str]:
         else:
             lines.append("waiting for the other seats to be ready")
     return lines
+
+
+def bot_notes(room: TableRoom) -> list[str]:
+    """What the bots some seat's computer plays mean for the others: that computer holds their
+    keys, so it sees their cards (and may deduce more by elimination)."""
+    by: dict[int, list[int]] = {}
+    for seat in room.seats:
+        if seat.bot_of is not None:
+            by.setdefault(seat.bot_of, []).append(seat.seat)
+    notes = []
+    for owner, seats in sorted(by.items()):
+        mine = any(s.me and s.seat == owner for s in room.seats)
+        whose = "your computer" if mine else f"seat {owner}'s computer"
+        listed = ", ".join(str(s) for s in seats)
+        notes.append(f"{whose} plays seat{'s' * (len(seats) > 1)} {listed}: it holds their keys, so it can "
+                     f"see their cards (and deduce others' by elimination)")
+    return notes
 
 
 def _value(value: Any) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..game import Game
-from ..net.lobby import ANY_ADDRESS, LobbyError
+from ..net.lobby import ANY_ADDRESS, HostBot, LobbyError, Roster, TableTerms
 from ..net.peer import Peer
 from ..net.runner import host_table, join_table
 from ..net.table import SeatOutcome, resume_seat
@@ -40,12 +40,20 @@ def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
     return HumanSeat()
 
 
-def roster_text(names: Sequence[str], ready: Sequence[bool]) -> str:
-    """Who has sat down, for the waiting line: ``waiting for players: 2 of 3 seated (alice, bob)``."""
+def roster_text(names: Sequence[str], ready: Sequence[bool], bots: Mapping[int, HostBot] | None = None) -> str:
+    """Who has sat down, for the waiting line: ``waiting for players: 2 of 3 seated (alice, bob)``,
+    and which seats are bots another seat's computer plays (it can read their cards)."""
     seated = [printable(name) for name in names if name]  # the players' own names
     waiting = [printable(name) for name, ok in zip(names, ready) if name and not ok]
     text = f"waiting for players: {len(seated)} of {len(names)} seated ({', '.join(seated)})"
-    return text + (f"; not ready yet: {', '.join(waiting)}" if waiting else "")
+    text += f"; not ready yet: {', '.join(waiting)}" if waiting else ""
+    by: dict[int, list[str]] = {}
+    for seat, bot in sorted((bots or {}).items()):
+        by.setdefault(bot.by, []).append(str(seat))
+    for owner, seats in sorted(by.items()):
+        text += (f"\nseat {owner}'s computer plays seat{'s' * (len(seats) > 1)} {', '.join(seats)} (bots): "
+                 f"it holds their keys, so it can see their cards")
+    return text
 
 
 def where(interface: str, port: int | None = None) -> str:
@@ -93,8 +101,8 @@ def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: 
             opened = f"table '{name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
             waiting(f"{opened}\nwaiting for {players - 1 - bots} player(s)")
 
-        def on_roster(names: list[str], ready: list[bool]) -> None:
-            waiting(f"{opened}\n{roster_text(names, ready)}")
+        def on_roster(roster: Roster) -> None:
+            waiting(f"{opened}\n{roster_text(roster.names, roster.ready, roster.bots)}")
 
         outcomes = await host_table(
             host, identity, game_id, options=options, players=players, agent=person, name=name,
@@ -117,12 +125,19 @@ def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitab
         address, port = await find()
         waiting(f"joining the table at {address}:{port}")
 
-        def on_roster(names: list[str], ready: list[bool]) -> None:
-            waiting(roster_text(names, ready))
+        shown = ""  # the table's terms, from the host when we sit
+
+        def on_seated(seat: int, terms: TableTerms) -> None:
+            nonlocal shown
+            shown = f"\n{terms.game}, timeouts: {terms.timeouts.describe()}"
+
+        def on_roster(roster: Roster) -> None:
+            waiting(roster_text(roster.names, roster.ready, roster.bots) + shown)
 
         return await join_table(
             host, identity, address, port, name=name, agent=person, listen_host=listen_host,
             transcript_dir=transcript_dir, on_roster=on_roster, on_peer=on_peer, persist=True,
+            on_seated=on_seated,
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})")

@@ -9,8 +9,10 @@ Messages on a connection, in order (protocol/table.md has the byte-level descrip
 
 1. ``hello`` both ways, then ``auth`` both ways (p2pcards.wire.messages);
 2. joining the lobby: ``{"type": "lobby", "op": "sit", "listen": [host, port]}`` ->
-   ``{"op": "seated", "seat": k, "table": id}``; the host sends ``{"op": "roster", ...}`` to
-   every seated peer on each change (with the key and address of every seated joiner);
+   ``{"op": "seated", "seat": k, "table": id, "game", "rules", "options", "timeouts"}`` (the
+   table's terms, shown to the joiner before it says ready; the header at ``start`` must hold
+   the same); the host sends ``{"op": "roster", ...}`` to every seated peer on each change
+   (with the key and address of every seated joiner, and which seats are its own bots);
    ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...}}``;
 3. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
    restart): ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
@@ -47,27 +49,30 @@ from ..wire.messages import (
 )
 from ..table.header import Seat, TableHeader
 from ..table.timeouts import Timeouts
-from ..wire.schema import Bool, Bytes, Int, ListOf, Record, Str, Text
+from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
 from .discovery import TableAdvert, advertise
+from .slots import Slot, serve_listener
 from .transport import Connection, ConnectionClosed, FrameError, connect
 
 __all__ = [
     "Handshaken",
+    "HostBot",
     "HostedLobby",
     "LobbyError",
     "LobbyResult",
+    "Roster",
+    "TableTerms",
     "accept_mesh",
     "dial_seat",
     "handshake",
     "host_lobby",
     "join_lobby",
+    "serve_listener",
 ]
 
+#: How long we wait for the other side's handshake when we dial, and for a first lobby message.
+#: A connection to one of our listeners has less time in all (:data:`.slots.UNPROVEN_SECONDS`).
 HANDSHAKE_SECONDS = 10.0
-#: Connections a listener serves at once (handshaking, or seated in the lobby and not yet
-#: ready); more are closed as soon as they are accepted, so that strangers cannot take every
-#: file descriptor of the process (a table has at most 15 other seats).
-MAX_CONNECTIONS = 64
 #: A joiner says it is ready once connected to the seated joiners below it, or this long after
 #: it sat down at the latest (so that the game starts with its connections up).
 MESH_BEFORE_READY = 2.0
@@ -75,12 +80,15 @@ ANY_ADDRESS = "0.0.0.0"
 
 _MESSAGES = {
     "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
-    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16)}),
+    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16),
+                      "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
+                      "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()})}),
     "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
     "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Text(64), 16),
                       "ready": ListOf(Bool(), 16), "seats": Int(1, 16),
                       "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
-                                             "port": Int(1, 65535)}), 16)}),
+                                             "port": Int(1, 65535)}), 16),
+                      "bots": ListOf(Record({"seat": Int(1, 15), "by": Int(0, 15), "bot": Text(64)}), 15)}),
     "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
 }
@@ -88,6 +96,63 @@ _MESSAGES = {
 
 class LobbyError(Exception):
     """Joining or forming the table failed; the message says why (for people)."""
+
+
+@dataclass(frozen=True)
+class TableTerms:
+    """What the host tells a joiner about the table when it sits, before the joiner says ready:
+    the header at ``start`` must hold the same (:meth:`mismatch`)."""
+
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    timeouts: Timeouts
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"game": self.game, "rules": self.rules_version, "options": dict(self.options),
+                "timeouts": self.timeouts.to_wire()}
+
+    @classmethod
+    def from_seated(cls, seated: Mapping[str, Any], peer: str) -> TableTerms:
+        try:  # the same bounds a header's timeouts must meet
+            timeouts = Timeouts(**seated["timeouts"])
+        except ValueError as exc:
+            raise ProtocolError(peer, f"offers timeouts out of bounds: {exc}") from None
+        return cls(seated["game"], seated["rules"], dict(seated["options"]), timeouts)
+
+    def mismatch(self, header: TableHeader) -> str | None:
+        """What the header changes from these terms, for people; None when it keeps them."""
+        if header.timeouts != self.timeouts:
+            return (f"the table header's timeouts ({header.timeouts.describe()}) are not those the host "
+                    f"showed when we sat down ({self.timeouts.describe()})")
+        if (header.game, header.rules_version) != (self.game, self.rules_version):
+            return (f"the table header plays {header.game} {header.rules_version}, not the "
+                    f"{self.game} {self.rules_version} the host showed when we sat down")
+        if dict(header.options) != dict(self.options):
+            changed = sorted(k for k in set(header.options) | set(self.options)
+                             if header.options.get(k) != self.options.get(k))
+            return (f"the table header's options are not those the host showed when we sat down "
+                    f"({', '.join(changed)[:200]})")
+        return None
+
+
+@dataclass(frozen=True)
+class HostBot:
+    """A seat played by a bot that runs on seat ``by``'s computer (``kind``: which bot). That
+    computer holds the seat's keys, so it can read the bot's cards."""
+
+    by: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Who sits where, as the host's latest ``roster`` says: names (``""``: free), who is
+    ready, and the seats that are bots of another seat's computer."""
+
+    names: list[str]
+    ready: list[bool]
+    bots: dict[int, HostBot] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,36 +226,11 @@ async def handshake(conn: Connection, identity: Identity, *, name: str, games: M
 
 async def first_message(conn: Connection, op: str, peer: str) -> dict[str, Any]:
     """The lobby message ``op`` that must follow the handshake at once (``sit``, ``mesh``): a
-    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS`."""
+    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS` (on
+    our listeners sooner: the slot's limit counts from the connection's start)."""
     with trio.move_on_after(HANDSHAKE_SECONDS):
         return lobby_message(await conn.receive(), op, peer)
     raise ProtocolError(peer, f"sent no lobby {op} within {HANDSHAKE_SECONDS:g} s")
-
-
-async def serve_listener(listener: Any, handle: Callable[[Any], Any], nursery: trio.Nursery) -> None:
-    """Accept connections and run ``handle(stream)`` for each, at most
-    :data:`MAX_CONNECTIONS` at once (more are closed at once). Running out of file
-    descriptors or buffers is waited out, not fatal: it is what a flood of strangers does."""
-    running = 0
-
-    async def one(stream: Any) -> None:
-        nonlocal running
-        try:
-            await handle(stream)
-        finally:
-            running -= 1
-
-    while True:
-        try:
-            stream = await listener.accept()
-        except OSError:  # EMFILE, ENFILE, ENOBUFS, ENOMEM: connections will close; try again
-            await trio.sleep(0.1)
-            continue
-        if running >= MAX_CONNECTIONS:
-            await stream.aclose()
-            continue
-        running += 1
-        nursery.start_soon(one, stream)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,7 +274,10 @@ class HostedLobby:
     interface: str
     port: int = 0
     timeouts: Timeouts = field(default_factory=Timeouts)
-    on_change: Callable[[list[str], list[bool]], None] | None = None
+    on_change: Callable[[Roster], None] | None = None
+    #: Keys (Ed25519) of the bot peers this computer runs, and the bot of each: the roster says
+    #: which seats they take, so that joiners know this computer can read those seats' cards.
+    bots: dict[bytes, str] = field(default_factory=dict)
     #: Joiners seated so far, by seat (seat 0 is the host).
     sitters: dict[int, _Sitter] = field(default_factory=dict)
     table: bytes = field(default_factory=new_table_id)
@@ -251,13 +294,25 @@ class HostedLobby:
     def readiness(self) -> list[bool]:
         return [True] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
 
+    def own_bots(self) -> dict[int, HostBot]:
+        """The seats our own bot peers sit in."""
+        return {seat: HostBot(0, self.bots[sitter.peer.keys.ed25519])
+                for seat, sitter in sorted(self.sitters.items()) if sitter.peer.keys.ed25519 in self.bots}
+
+    def roster(self) -> Roster:
+        return Roster(self.names(), self.readiness(), self.own_bots())
+
+    def terms(self) -> TableTerms:
+        return TableTerms(self.game, self.rules_version, dict(self.options), self.timeouts)
+
     async def _roster(self) -> None:
         mesh = [{"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
                 for seat, sitter in sorted(self.sitters.items())]
+        bots = [{"seat": seat, "by": bot.by, "bot": bot.kind[:64]} for seat, bot in self.own_bots().items()]
         message = {"type": "lobby", "op": "roster", "names": self.names(), "ready": self.readiness(),
-                   "seats": self.players, "mesh": mesh}
+                   "seats": self.players, "mesh": mesh, "bots": bots}
         if self.on_change:
-            self.on_change(self.names(), self.readiness())
+            self.on_change(self.roster())
         for sitter in list(self.sitters.values()):
             try:
                 await sitter.peer.conn.send(message)
@@ -267,8 +322,9 @@ class HostedLobby:
     def _notify(self) -> None:
         self._changed.set()
 
-    async def _seat(self, conn: Connection) -> None:
-        """Handshake and seat one joiner; keeps its connection as its link to the host."""
+    async def _seat(self, conn: Connection, slot: Slot | None = None) -> None:
+        """Handshake and seat one joiner; keeps its connection as its link to the host (from
+        then on it has its ``slot`` at the listener for good)."""
         try:
             peer = await handshake(conn, self.identity, name=self.name, games=self.games, game=self.game)
             sit = await first_message(conn, "sit", peer.name)
@@ -280,7 +336,10 @@ class HostedLobby:
                 raise ProtocolError(peer.name, "already seated")
             seat = min(set(range(1, self.players)) - set(self.sitters))
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
-            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table})
+            if slot is not None:
+                slot.admit()
+            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table,
+                             **self.terms().to_wire()})
             await self._roster()
             self._notify()
             while not self.sitters[seat].ready:
@@ -347,7 +406,7 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
     task_status.started(lobby.port)
 
     async def accept(nursery: trio.Nursery) -> None:
-        await serve_listener(listeners[0], lambda stream: lobby._seat(Connection(stream)), nursery)
+        await serve_listener(listeners[0], lambda stream, slot: lobby._seat(Connection(stream), slot), nursery)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(accept, nursery)
@@ -384,11 +443,12 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
 
 
 async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
-                     listen_host: str, on_change: Callable[[list[str], list[bool]], None] | None = None,
+                     listen_host: str, on_change: Callable[[Roster], None] | None = None,
                      ready: bool | trio.Event = True,
-                     on_seated: Callable[[int], None] | None = None) -> LobbyResult:
+                     on_seated: Callable[[int, TableTerms], None] | None = None) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
-    seat as soon as the host gives it."""
+    seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
+    we say ready; a header at the start that changes them is refused."""
     listeners = await trio.open_tcp_listeners(0, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     try:
@@ -407,8 +467,9 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
+        terms = TableTerms.from_seated(seated, peer.name)
         if on_seated:
-            on_seated(seat)
+            on_seated(seat, terms)
         early = _EarlyMesh(identity, name, games, seated["table"], seat, listeners[0])
         async with trio.open_nursery() as nursery:
             nursery.start_soon(early.accept, nursery)
@@ -436,6 +497,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
             problem = "the table header does not seat us where the host said"
         elif header.seats[0].keys.ed25519 != peer.keys.ed25519:
             problem = "the table header names another host than the one we talked to"
+        else:
+            problem = terms.mismatch(header)
     if problem is not None:
         await conn.aclose()
         await early.close()
@@ -446,7 +509,7 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
 
 
 async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.Event,
-                          on_change: Callable[[list[str], list[bool]], None] | None,
+                          on_change: Callable[[Roster], None] | None,
                           early: _EarlyMesh, nursery: trio.Nursery) -> dict[str, Any]:
     """Say we are ready (``ready`` True, or an Event the player sets), once connected to the
     seated joiners below us (at most :data:`MESH_BEFORE_READY` seconds after we sat down), and
@@ -475,7 +538,9 @@ async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.E
         if isinstance(raw, dict) and raw.get("op") == "roster":
             roster = lobby_message(raw, "roster", host_name)
             if on_change:
-                on_change(roster["names"], roster["ready"])
+                bots = {b["seat"]: HostBot(b["by"], b["bot"]) for b in roster["bots"]
+                        if b["seat"] < roster["seats"] and b["by"] < roster["seats"]}
+                on_change(Roster(roster["names"], roster["ready"], bots))
             early.update(roster["mesh"], nursery)
             continue
         return lobby_message(raw, "start", host_name)
@@ -525,9 +590,10 @@ class _EarlyMesh:
             self._dialling.discard(item["seat"])
 
     async def accept(self, nursery: trio.Nursery) -> None:
-        await serve_listener(self.listener, lambda stream: self._accept_one(Connection(stream)), nursery)
+        await serve_listener(self.listener, lambda stream, slot: self._accept_one(Connection(stream), slot),
+                             nursery)
 
-    async def _accept_one(self, conn: Connection) -> None:
+    async def _accept_one(self, conn: Connection, slot: Slot) -> None:
         try:
             peer, hello = await _mesh_greeting(conn, self.identity, name=self.name, games=self.games, game=None)
             seat = hello["seat"]
@@ -536,6 +602,7 @@ class _EarlyMesh:
                 while (self.keys or {}).get(seat) != peer.keys.ed25519:
                     await self._changed.wait()
             if hello["table"] == self.table and seat > self.seat and (self.keys or {}).get(seat) == peer.keys.ed25519:
+                slot.admit()
                 await self._keep(seat, peer.keys.ed25519, conn)
                 conn = None  # kept
         except (ConnectionClosed, ProtocolError, FrameError):
@@ -610,8 +677,9 @@ async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int,
 
 
 async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: TableHeader, me: int, *,
-                      games: Mapping[str, str]) -> tuple[int, Connection]:
-    """Handshake a connection to our listener from another seat of this table."""
+                      games: Mapping[str, str], slot: Slot | None = None) -> tuple[int, Connection]:
+    """Handshake a connection to our listener from another seat of this table (admitted to its
+    ``slot`` once its key is that seat's)."""
     conn = Connection(stream)
     peer, hello = await _mesh_greeting(conn, identity, name=header.seats[me].name, games=games, game=header.game)
     seat = hello["seat"]
@@ -619,4 +687,6 @@ async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: Table
         raise ProtocolError(peer.name, "not a seat of this table")
     if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
         raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
+    if slot is not None:
+        slot.admit()
     return seat, conn

@@ -23,8 +23,8 @@ from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..wire.identity import Identity
 from .discovery import TableAdvert, watch
-from .lobby import HostedLobby, LobbyError, host_lobby, join_lobby
 from ..table.timeouts import Timeouts
+from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
 from .table import SeatOutcome, play_seat
 
 __all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_network"]
@@ -61,7 +61,7 @@ async def host_table(
     transcript_dir: Path | None = None,
     timeouts: Timeouts = Timeouts(),
     on_port: Callable[[int], None] | None = None,
-    on_roster: Callable[[list[str], list[bool]], None] | None = None,
+    on_roster: Callable[[Roster], None] | None = None,
     rng: random.Random | None = None,
     on_lobby: Callable[[HostedLobby], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
@@ -79,6 +79,10 @@ async def host_table(
     rng = rng or random.Random()
     lobby = HostedLobby(identity, name, game_id, game.rules_version, resolved, players, games, interface,
                         port, timeouts, on_roster)
+    # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
+    # computer plays (it holds their keys: it could read their cards).
+    bot_ids = [Identity.generate() for _ in range(bots)]
+    lobby.bots = {bot_id.public.ed25519: bot_name for bot_id in bot_ids}
     if on_lobby:
         on_lobby(lobby)
     mine: list[SeatOutcome] = []
@@ -94,20 +98,20 @@ async def host_table(
         bound = await nursery.start(run_host)
         if on_port:
             on_port(bound)
-        for index in range(bots):
+        for index, bot_id in enumerate(bot_ids):
             # Saved like our own seat (with ``persist``): 'p2pcards resume' brings them back too.
             nursery.start_soon(functools.partial(
-                _bot_peer, host, interface, bound, f"{bot_name} bot {index + 1}",
+                _bot_peer, host, bot_id, interface, bound, f"{bot_name} bot {index + 1}",
                 bot_agent(host, game, bot_name, rng, delay=bot_delay), transcript_dir, theirs,
                 persist=persist, state_home=state_home, bot=bot_name,
             ))
     return mine + theirs
 
 
-async def _bot_peer(host: PluginHost, address: str, port: int, name: str, agent: AgentFactory,
-                    transcript_dir: Path | None, outcomes: list[SeatOutcome], *, persist: bool = False,
-                    state_home: Path | str | None = None, bot: str | None = None) -> None:
-    outcomes.append(await join_table(host, Identity.generate(), address, port, name=name, agent=agent,
+async def _bot_peer(host: PluginHost, identity: Identity, address: str, port: int, name: str,
+                    agent: AgentFactory, transcript_dir: Path | None, outcomes: list[SeatOutcome], *,
+                    persist: bool = False, state_home: Path | str | None = None, bot: str | None = None) -> None:
+    outcomes.append(await join_table(host, identity, address, port, name=name, agent=agent,
                                      listen_host=address, transcript_dir=transcript_dir, persist=persist,
                                      state_home=state_home, seat_bot=bot))
 
@@ -122,13 +126,13 @@ async def join_table(
     agent: AgentFactory,
     listen_host: str,
     transcript_dir: Path | None = None,
-    on_roster: Callable[[list[str], list[bool]], None] | None = None,
+    on_roster: Callable[[Roster], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
     persist: bool = False,
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
     ready: bool | trio.Event = True,
-    on_seated: Callable[[int], None] | None = None,
+    on_seated: Callable[[int, TableTerms], None] | None = None,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit."""

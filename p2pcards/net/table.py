@@ -16,8 +16,9 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
 from ..table.header import TableHeader
-from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat, serve_listener
+from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
 from .peer import Peer, TableAborted
+from .slots import Slot, serve_listener
 from .store import (
     SeatLock,
     SeatState,
@@ -169,11 +170,11 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
                 await replacement.aclose()
 
     async def accept_loop(nursery: trio.Nursery) -> None:
-        await serve_listener(lobby.listener, lambda stream: accept_one(nursery, stream), nursery)
+        await serve_listener(lobby.listener, lambda stream, slot: accept_one(nursery, stream, slot), nursery)
 
-    async def accept_one(nursery: trio.Nursery, stream: Any) -> None:
+    async def accept_one(nursery: trio.Nursery, stream: Any, slot: Slot) -> None:
         try:
-            seat, conn = await accept_mesh(stream, identity, header, me, games=games)
+            seat, conn = await accept_mesh(stream, identity, header, me, games=games, slot=slot)
         except (ProtocolError, ConnectionClosed, FrameError):
             await stream.aclose()
             return

@@ -10,6 +10,7 @@ import trio
 
 from p2pcards.console.lan import LanLobby, game_choices
 from p2pcards.console.lobby import LobbyProblem
+from p2pcards.console.lobbyview import room_lines
 from p2pcards.net.runner import bot_agent
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
@@ -75,6 +76,14 @@ async def test_create_find_join_ready_play(tmp_path):
         await wait_for(lambda: b.room() and len(b.room().seats) == 3, "the roster")
         mine = next(s for s in b.room().seats if s.me)
         assert mine.name == "bob" and not mine.ready
+        # Before saying ready, bob sees the table's timeouts and that seat 1 is alice's bot.
+        shown = room_lines(b.room())
+        assert "timeouts: a deck step 30 s, a move 600 s, a dropped player 90 s to come back" in shown
+        assert (b.room().seats[1].bot_of, b.room().seats[1].bot) == (0, "strategic")
+        assert "  seat 1: strategic bot 1  ready  [strategic bot on seat 0's computer]" in shown, shown
+        assert ("seat 0's computer plays seat 1: it holds their keys, so it can see their cards "
+                "(and deduce others' by elimination)") in shown
+        assert any(line.startswith("your computer plays seat 1:") for line in room_lines(a.room()))
         await b.ready()
         await wait_for(lambda: a.session() is not None and b.session() is not None, "the game to start")
         assert a.room().auth_words == b.room().auth_words and len(b.room().auth_words) == 5
@@ -102,6 +111,9 @@ async def test_the_host_sends_away_a_player_who_never_says_ready(tmp_path):
         room = await a.create("cals-bs", {"match_target": 1}, 3, 0)
         await b.join(f"{LOOPBACK}:{room.table.address.rpartition(':')[2]}")
         await wait_for(lambda: len([s for s in a.room().seats if s.name]) == 2, "bob in alice's room")
+        # Joined by address (no advert): the host's terms still name the game and its options.
+        assert b.room().table.game_name == "Cal's BS" and b.room().table.options["match_target"] == 1
+        assert b.room().timeouts.startswith("a deck step 30 s") and b.room().seats[1].bot_of is None
         seat = next(i for i, s in enumerate(a.room().seats) if s.name == "bob")
         with pytest.raises(LobbyProblem, match="only the host"):
             await b.remove(0)

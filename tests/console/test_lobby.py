@@ -55,6 +55,18 @@ def test_room_lines_seats_readiness_and_words():
     assert room_lines(TableRoom(ad, seats, hosting=True))[0].endswith("(you host it)")
 
 
+def test_room_lines_show_timeouts_and_the_bots_another_seat_plays():
+    ad = TableAd("a1", "cals-bs", "Cal's BS", "alice", 4, 4)
+    seats = (SeatInfo(0, "alice", True), SeatInfo(1, "bob", False, me=True),
+             SeatInfo(2, "strategic bot 1", True, bot_of=0, bot="strategic"),
+             SeatInfo(3, "strategic bot 2", True, bot_of=0, bot="strategic"))
+    lines = room_lines(TableRoom(ad, seats, timeouts="a deck step 30 s, a move 60 s, a dropped player 90 s"))
+    assert "timeouts: a deck step 30 s, a move 60 s, a dropped player 90 s" in lines
+    assert "  seat 2: strategic bot 1  ready  [strategic bot on seat 0's computer]" in lines
+    assert ("seat 0's computer plays seats 2, 3: it holds their keys, so it can see their cards "
+            "(and deduce others' by elimination)") in lines
+
+
 def test_create_form_fields_and_changes():
     form = CreateForm(GAMES)
     assert form.request() == ("cals-bs", {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3}, 3, 2)

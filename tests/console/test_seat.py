@@ -43,6 +43,14 @@ def test_roster_text_says_who_sat_and_who_is_not_ready():
         "waiting for players: 2 of 3 seated (carol, dave); not ready yet: dave")
 
 
+def test_roster_text_says_which_seats_another_seats_computer_plays():
+    from p2pcards.net.lobby import HostBot
+
+    text = roster_text(["carol", "bot 1", "dave"], [True, True, False], {1: HostBot(0, "strategic")})
+    assert text.splitlines()[1] == ("seat 0's computer plays seat 1 (bots): it holds their keys, so it can "
+                                    "see their cards")
+
+
 class BotJoiner:
     """Another computer: a bot peer that joins ``port`` in its own trio run, says ``line`` in
     chat once the game is under way, and records its session's chat events."""

@@ -80,7 +80,7 @@ import errno  # noqa: E402
 
 import pytest  # noqa: E402
 
-from p2pcards.net import lobby as lobby_module  # noqa: E402
+from p2pcards.net import slots as slots_module  # noqa: E402
 from p2pcards.net.lobby import LobbyError, handshake, serve_listener  # noqa: E402
 from p2pcards.net.transport import Connection, ConnectionClosed, connect  # noqa: E402
 
@@ -186,8 +186,7 @@ async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch)
     """Strangers that connect and say nothing, or pass the handshake and send no ``sit``, used
     to hold a file descriptor each for as long as they liked, without limit: 1,100 of them
     ended a host under the common limit of 1,024 descriptors (EMFILE out of accept)."""
-    monkeypatch.setattr(lobby_module, "HANDSHAKE_SECONDS", 0.5)
-    monkeypatch.setattr(lobby_module, "MAX_CONNECTIONS", 4)
+    monkeypatch.setattr(slots_module, "UNPROVEN_SECONDS", 0.5)
     lobby, games = _lobby(2)
 
     async def attack(port: int) -> None:
@@ -201,7 +200,7 @@ async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch)
                 return True
             return False
 
-        # All beyond MAX_CONNECTIONS at once, the others after the handshake timeout.
+        # Those beyond the limit of one address at once, the others after their time is up.
         for stream in silent:
             assert await closed_within(stream, 2.0)
         assert await closed_within(shaken.stream, 2.0)
@@ -228,7 +227,7 @@ async def test_running_out_of_file_descriptors_is_waited_out():
 
     handled = []
 
-    async def handle(stream):
+    async def handle(stream, slot):
         handled.append(stream)
 
     with trio.fail_after(5):
@@ -240,11 +239,10 @@ async def test_running_out_of_file_descriptors_is_waited_out():
     assert handled == ["stream"]
 
 
-async def test_a_header_that_does_not_seat_us_is_a_clear_error():
-    """A hostile host says 'seat 2' and then starts a table of one seat: the joiner used to end
-    with an IndexError."""
-    from p2pcards.table.header import Seat, TableHeader
-
+async def _evil_host(seat: int, terms: dict, header_of, *, fails: str) -> None:
+    """A hostile host: seats a joiner in ``seat`` with these ``terms`` and starts the table with
+    ``header_of(host identity, joiner's keys, games)``; the joiner must fail with an error
+    matching ``fails``."""
     host_id = Identity.generate()
     games = load_plugins().rules_versions()
     listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
@@ -252,19 +250,64 @@ async def test_a_header_that_does_not_seat_us_is_a_clear_error():
 
     async def evil_host() -> None:
         conn = Connection(await listeners[0].accept())
-        await handshake(conn, host_id, name="evil", games=games)
+        joiner = await handshake(conn, host_id, name="evil", games=games)
         await conn.receive()  # sit
-        await conn.send({"type": "lobby", "op": "seated", "seat": 2, "table": b"t" * 16})
-        header = TableHeader(b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),),
-                             1, Timeouts())
-        await conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
-        with pytest.raises(ConnectionClosed):  # the joiner closes its side
-            await conn.receive()
+        await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": b"t" * 16, **terms})
+        header = header_of(host_id, joiner.keys, games)
+        with pytest.raises(ConnectionClosed):  # the joiner closes its side (maybe before the start)
+            await conn.send({"type": "lobby", "op": "start", "header": header.to_wire() if header else {}})
+            while True:
+                await conn.receive()
 
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(evil_host)
-            with pytest.raises(LobbyError, match="does not seat us where the host said"):
+            with pytest.raises(LobbyError, match=fails):
                 await join_lobby(Identity.generate(), LOOPBACK, port, name="joiner", games=games,
                                  listen_host=LOOPBACK)
     await listeners[0].aclose()
+
+
+def _terms(games: dict, timeouts: Timeouts = Timeouts(), **changes) -> dict:
+    from p2pcards.net.lobby import TableTerms
+
+    return {**TableTerms("cals-bs", games["cals-bs"], {}, timeouts).to_wire(), **changes}
+
+
+async def test_a_header_that_does_not_seat_us_is_a_clear_error():
+    """A hostile host says 'seat 2' and then starts a table of one seat: the joiner used to end
+    with an IndexError."""
+    from p2pcards.table.header import Seat, TableHeader
+
+    games = load_plugins().rules_versions()
+    await _evil_host(2, _terms(games), lambda host_id, joiner, games: TableHeader(
+        b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),), 1, Timeouts()),
+        fails="does not seat us where the host said")
+
+
+async def test_a_header_whose_timeouts_differ_from_those_shown_is_refused():
+    """The joiner is shown the table's timeouts when it sits (before it says ready): a host that
+    starts the table with others (a turn of an hour instead of a minute) is refused."""
+    from p2pcards.table.header import Seat, TableHeader
+
+    games = load_plugins().rules_versions()
+
+    def header(timeouts: Timeouts, options: dict | None = None):
+        def make(host_id, joiner, games):
+            seats = (Seat("evil", host_id.public, LOOPBACK, 9), Seat("joiner", joiner, LOOPBACK, 10))
+            return TableHeader(b"t" * 16, "cals-bs", games["cals-bs"], options or {}, seats, 1, timeouts)
+        return make
+
+    shown = Timeouts(deck=30, turn=60, grace=90)
+    await _evil_host(1, _terms(games, shown), header(Timeouts(deck=30, turn=3600, grace=90)),
+                     fails=r"timeouts \(a deck step 30 s, a move 3600 s.*\) are not those the host showed")
+    await _evil_host(1, _terms(games, shown), header(shown, {"match_target": 1}),
+                     fails="options are not those the host showed.*match_target")
+
+
+async def test_timeouts_out_of_bounds_are_refused_when_the_joiner_sits():
+    games = load_plugins().rules_versions()
+    for wrong in (float("inf"), 1e300, 0.0, -1.0):
+        terms = _terms(games)
+        terms["timeouts"] = {"deck": 30.0, "turn": wrong, "grace": 90.0}
+        await _evil_host(1, terms, lambda *a: None, fails="offers timeouts out of bounds: the turn timeout")
