@@ -967,7 +967,7 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
         _withheld_after_accusation(seats, missing)
         _public_setup(log, lobby, game)
         replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True)
-        _public_moves(replay, lobby, game, report)
+        _public_moves(replay, lobby, game, report, unrevealed=missing)
         raise _Failed("end record", f"{end.status}; not verified: the game did not finish, and "
                       f"the transcript proves no fault by any seat")
     replay = _Replay(game, lobby.options, names, seats, [seeds[s] for s in range(lobby.players)],
@@ -1283,9 +1283,11 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
         epochs += 1
 
 
-def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report) -> None:
+def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report, *,
+                  unrevealed: Sequence[int] = ()) -> None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
-    handles held, every public check) as far as no face is needed."""
+    handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
+    that never revealed their seed."""
     n = len(game.deck(lobby.options, lobby.players))
     _public_passes(replay.log, lobby, game)
     deck = _Handles(n, _public_game_id(replay.log, lobby, game))
@@ -1328,6 +1330,13 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
     left = _signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left
+    if stop is not None and stop.seat in unrevealed and len(unrevealed) < lobby.players:
+        # Every seat reveals its seed when a game stops; the one the game waited on did not,
+        # while others did: it left (protocol/table.md section 5), and that counts against it.
+        _stopped_by_accusation(replay.seats, stop.step)
+        raise _Failed(stop.step, f"the game stopped waiting for {replay.names[stop.seat]}'s "
+                      f"{stop.what}, which it never signed, and it never revealed its deck seed "
+                      f"as every seat does when a game stops: it left the table", stop.seat)
     if stop is not None:
         report.notes.append(f"the game stopped at turn {replay.turn}, waiting for "
                             f"{replay.names[stop.seat]} after a deck step that cannot be "
