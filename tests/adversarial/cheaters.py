@@ -305,6 +305,37 @@ class InvalidRehandle(Cheater):
         return {**message, "points": sorted(points)}
 
 
+class JamsThenWrongKey(WrongKey):
+    """As the first deal begins, accuses seat 0 of a reused key in a deck operation no game
+    reaches (every seat keeps it aside until then), then sends a wrong private key. The
+    receiver accuses it; the accusation kept aside must not hold that one up, or the seats
+    would wait for the accuser (which stopped) and name it for leaving."""
+
+    deviation = "far-future accusation, then a wrong key"
+    FAR = 1_000_000
+
+    def jam(self) -> dict[str, Any]:
+        return {"type": "accuse", "op": self.FAR, "step": "open", "seat": 0, "reason": "reused key",
+                "evidence": {"scalar": WRONG_SCALAR, "author": 0, "places": [[0, 0], [1, 0]]}}
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        if not getattr(self, "jammed", False) and any(s.message.get("type") == "open" for s in sends):
+            self.jammed = True
+            sends = [Send(None, self.jam())] + list(sends)
+        await super().publish_deck(sends)
+
+
+class AccusesUnreceivedPass(JamsThenWrongKey):
+    """The same, accusing seat 0's shuffle pass of an operation far ahead: a message it cannot
+    have received, so every seat refuses the accusation as it arrives."""
+
+    deviation = "accusation about a pass it never received, then a wrong key"
+
+    def jam(self):
+        return {"type": "accuse", "op": self.FAR, "step": "shuffle", "seat": 0, "reason": "bad pass",
+                "evidence": None}
+
+
 class StallsDeck(Cheater):
     """Never sends its first shuffle or re-lock pass."""
 
@@ -679,7 +710,7 @@ CHEATERS = {
     cls.__name__: cls for cls in (
         WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed,
         SubstitutesAtRehandleHidesSeed, TaggedCard,
-        InvalidFinalPoint, InvalidRehandle, StallsDeck,
+        InvalidFinalPoint, InvalidRehandle, StallsDeck, JamsThenWrongKey, AccusesUnreceivedPass,
         ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,

@@ -36,6 +36,7 @@ from p2pcards.wire.transcript import read_transcript
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
 BS = ("cals-bs", 3, {"match_target": 1})
+BS4 = ("cals-bs", 4, {"match_target": 1})
 BS_QUADS = ("cals-bs", 3, {"match_target": 1, "quads": "on"})
 CALYPSO = ("calypso", 3, {"mode": "three"})
 
@@ -84,6 +85,10 @@ CASES = {
     "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),
     "out of turn": Case("OutOfTurn"),
+    "far-future accusation, then a wrong key": Case("JamsThenWrongKey"),
+    "far-future accusation, then a wrong key (4 players)": Case("JamsThenWrongKey", BS4),
+    "accusation about an unreceived pass, then a wrong key": Case("AccusesUnreceivedPass"),
+    "accusation about an unreceived pass (4 players)": Case("AccusesUnreceivedPass", BS4),
     "stalling (deck)": Case("StallsDeck", timeouts=STALL),
     "stalling (turn)": Case("StallsTurnPeer", timeouts=STALL),
     "malformed frame": Case("MalformedFrame", expect=REFUSED, in_transcript=False),
@@ -145,7 +150,7 @@ def params(kind: str) -> list[Any]:
 def test_detected_and_the_cheater_named(name):
     case, run = CASES[name], played(name)
     info = run.describe()
-    assert set(run.honest) == {0, 2}
+    assert set(run.honest) == set(range(case.table[1])) - {CHEATER}
     for seat, outcome in run.honest.items():
         assert outcome is not None, info
         peer = outcome.peer
