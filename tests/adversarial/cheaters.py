@@ -28,7 +28,7 @@ import trio
 from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
-from p2pcards.deck.party import Send
+from p2pcards.deck.party import Party, Send
 from p2pcards.game import Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import LocalSeat, Peer, TableAborted
@@ -334,6 +334,26 @@ class AccusesUnreceivedPass(JamsThenWrongKey):
     def jam(self):
         return {"type": "accuse", "op": self.FAR, "step": "shuffle", "seat": 0, "reason": "bad pass",
                 "evidence": None}
+
+
+class _OffSeedParty(Party):
+    """Shuffles (with a valid proof) by another permutation than its seed derives."""
+
+    def _permutation(self, epoch):
+        return super()._permutation(epoch)[::-1]
+
+
+class ShufflesOffSeed(Cheater):
+    """Every shuffle pass is a proven, fair shuffle, but not the one its committed seed derives:
+    nothing shows it until the end-of-game audit recomputes the passes from the seeds, which
+    names the shuffle (its deck operation), not the audit."""
+
+    deviation = "shuffle off its seed"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.__class__ = _OffSeedParty
+        self.cheated = True
 
 
 class StallsDeck(Cheater):
@@ -710,7 +730,7 @@ CHEATERS = {
     cls.__name__: cls for cls in (
         WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed,
         SubstitutesAtRehandleHidesSeed, TaggedCard,
-        InvalidFinalPoint, InvalidRehandle, StallsDeck, JamsThenWrongKey, AccusesUnreceivedPass,
+        InvalidFinalPoint, InvalidRehandle, StallsDeck, ShufflesOffSeed, JamsThenWrongKey, AccusesUnreceivedPass,
         ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,

@@ -85,6 +85,7 @@ CASES = {
     "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),
     "out of turn": Case("OutOfTurn"),
+    "shuffle off its seed (audit)": Case("ShufflesOffSeed"),
     "far-future accusation, then a wrong key": Case("JamsThenWrongKey"),
     "far-future accusation, then a wrong key (4 players)": Case("JamsThenWrongKey", BS4),
     "accusation about an unreceived pass, then a wrong key": Case("AccusesUnreceivedPass"),
@@ -228,6 +229,26 @@ def test_verify_reports_the_same_blame(name):
             assert problem.get("seat") in ((CHEATER, None) if name == "false head echo" else (CHEATER,)), where
         else:
             assert status == 0, where
+
+
+def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
+    """The deck audit finds it at the end; every honest seat's verdict and verify's report
+    point at the shuffle (deck operation 0), not at the audit's operation."""
+    from p2pcards.deck.party import AuditOp, ShuffleOp
+
+    run = played("shuffle off its seed (audit)")
+    for seat, outcome in run.honest.items():
+        aborted, ops = outcome.aborted, outcome.peer.party.ops
+        assert aborted is not None and (aborted.seat, aborted.step) == (CHEATER, "shuffle"), run.describe()
+        shuffle = next(i for i, op in enumerate(ops) if isinstance(op, ShuffleOp))
+        assert isinstance(ops[-1], AuditOp) and shuffle != len(ops) - 1
+        assert outcome.peer.party.blame.op == shuffle, outcome.peer.party.blame
+        assert f"shuffle of epoch 0 (deck operation {shuffle})" in str(aborted), str(aborted)
+        if verify_available() is None:
+            status, report = verify(outcome.transcript)
+            problem = report.get("problem") or {}
+            assert status == 1 and problem.get("seat") == CHEATER, problem
+            assert f"deck operation {shuffle} (shuffle" in problem.get("step", ""), problem
 
 
 # -- a stranger at the door ----------------------------------------------------------------------
