@@ -65,7 +65,7 @@ from .deck.derive import (
 )
 from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_product
 from .deck.local import DeckFault, SharedProducts, multiplier
-from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, Output, Party, Send
+from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PUBLIC_STEPS, AuditOp, Output, Party, Send
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result
@@ -355,6 +355,10 @@ class _Replay:
         self.reached = 0  # deck operations completed at every seat
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
+        # Signed accusations about an operation their seat had not begun: kept aside, as every
+        # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
+        self.kept_aside: list[tuple[int, Entry]] = []
+        self.deck: MentalPokerDeck | None = None
 
     # -- deck -----------------------------------------------------------------------------
 
@@ -374,13 +378,20 @@ class _Replay:
             raise _Failed(f"deck, {what}", f"{self.names[seat]} signed no deck entry where the "
                           f"protocol requires this message", seat)
         entry = mine.deck[mine.next_deck]
-        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
         kind = message.get("type")
         if _public(entry, "accuse") and kind != "accuse":
             # It accused someone where its seed derives another message: judge the accusation.
             self.judge(seat, entry)
-            raise _Stopped(f"deck, {what}", seat, f"{what} (it accused a seat instead, and "
-                           f"the accusation cannot be judged here)")
+            accused_op = entry.body["msg"].get("op")
+            if not (isinstance(accused_op, int) and accused_op >= len(party.ops)):
+                raise _Stopped(f"deck, {what}", seat, f"{what} (it accused a seat instead, and "
+                               f"the accusation cannot be judged here)")
+            # About an operation it had not begun: kept aside, and its next entry is this message.
+            self.kept_aside.append((seat, entry))
+            mine.next_deck += 1
+            self.sent(party, send)
+            return
+        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
         if self.unfinished and _public(entry, "seed") and kind != "seed":
             # It revealed its seed as the game stopped, instead of going on.
             raise _Stopped(f"deck, {what}", seat, what)
@@ -449,6 +460,9 @@ class _Replay:
             except (ProtocolError, TypeError):
                 raise _Failed(step, f"the message key it reveals does not open seat {sender}'s "
                               f"entry #{seq}", accuser) from None
+            if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+                raise _Failed(step, f"seat {sender}'s entry #{seq} is not its private message of "
+                              f"operation {message.get('op')}", accuser)
             want = self.derived.get((sender, seq, accuser))
             if want is None:
                 return
@@ -462,6 +476,17 @@ class _Replay:
                           f"{_difference(payload, want)}): a deviation from the deck protocol",
                           sender)
         op = message.get("op")
+        if message.get("step") in PUBLIC_STEPS and evidence is None and isinstance(accused, int):
+            # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
+            # message the accuser had not received when it signed cannot be what it accuses.
+            seen = entry.body["seen"][accused][0] if 0 <= accused < len(self.seats) else 0
+            if not any(_public(e, message.get("step")) and e.body["msg"].get("op") == op
+                       for e in self.seats[accused].deck if e.seq < seen):
+                raise _Failed(step, f"it accuses a {message.get('step')} message of seat "
+                              f"{accused} in operation {op} that it had not received (its head "
+                              f"echo)", accuser)
+        elif message.get("step") == "open" and not isinstance(evidence, dict):
+            raise _Failed(step, "an accusation about a private message without evidence", accuser)
         checked = isinstance(op, int) and 0 <= op < self.ops_reached()
         if checked and isinstance(accused, int):
             # Every public deck message up to here is the one its seat's seed derives.
@@ -532,6 +557,7 @@ class _Replay:
         self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
         deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
                                full_audit="none", party_factory=self.party, multiply_many=self.products)
+        self.deck = deck
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
                       check_own=False)
@@ -831,6 +857,10 @@ def _verify(path: str | Path, report: Report) -> None:
                           cards=len(record.faces))
     report.timeline = _with_faces(replay.timeline, record.faces)
 
+    for accuser, entry in replay.kept_aside:  # never reached: the game is over
+        raise _Failed(f"accusation by seat {accuser} (log #{entry.seq})", f"it accuses about deck "
+                      f"operation {entry.body['msg'].get('op')}, which the game never reached",
+                      accuser)
     for mine in seats:
         if mine.boxes_left:
             entry = mine.deck[mine.next_deck]
@@ -1008,6 +1038,16 @@ def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) 
             if _public(entry, "accuse"):
                 replay.judge(mine.seat, entry)
     _out_of_turn(replay, seats)
+    # Kept aside until their operation: one at or past the end of the game (its audit),
+    # where nobody accuses, is its accuser's fault, as at every seat.
+    ops = replay.deck.parties[0].ops if replay.deck is not None else []
+    end = next((i for i, op in enumerate(ops) if isinstance(op, AuditOp)), None)
+    for accuser, entry in replay.kept_aside:
+        replay.judge(accuser, entry)
+        op = entry.body["msg"].get("op")
+        if end is not None and op >= end:
+            raise _Failed(f"accusation by seat {accuser} (log #{entry.seq})", f"it accuses "
+                          f"about deck operation {op}, at or past the end of the game", accuser)
 
 
 def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:

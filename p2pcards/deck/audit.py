@@ -68,7 +68,14 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
     deviation: Blame | None = None
 
     def blame(step: str, seat: int, op: int, reason: str) -> AuditResult:
-        return AuditResult(Blame(step, seat, f"audit: {reason}", op), faces)
+        """A deviation found by the audit, placed at the operation where it happened (its
+        ``op``, and named in the reason) rather than at the audit."""
+        if isinstance(party.ops[op], ShuffleOp):
+            where = f"shuffle of epoch {sum(isinstance(o, ShuffleOp) for o in party.ops[:op])}"
+        else:
+            where = "transfer"
+        return AuditResult(Blame(step, seat, f"audit: {where} (deck operation {op}), the {step} "
+                                 f"pass of seat {seat}: {reason}", op), faces)
 
     for op_index, op in enumerate(party.ops):
         record = party.transcript.get(op_index)

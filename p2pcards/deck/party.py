@@ -82,6 +82,8 @@ __all__ = [
 FIRST_REHANDLED = 1 << 24
 #: Every type of deck message (protocol/deck.md); a public one of another type is its signer's fault.
 MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle"})
+#: Accusations about a public message (no evidence: every seat checks its own copy), by step.
+PUBLIC_STEPS = frozenset({"shuffle", "relock", "rehandle"})
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 
@@ -304,7 +306,10 @@ class Party:
         self._inbox: dict[tuple[int, str, int], dict[str, Any]] = {}
         self._seen_scalars: dict[bytes, tuple[int, int, int]] = {}  # scalar -> author, handle, lock
         self._public_keys: dict[bytes, tuple[int, int]] = {}  # per-card public key -> author, handle
-        self._accusations: list[tuple[int, dict[str, Any]]] = []
+        # Accusations not judged yet, in arrival order: (accuser, message, the accused public
+        # message as this seat held it when the accusation arrived). One this seat cannot
+        # judge yet is kept aside and never holds up the ones behind it (protocol/deck.md §6).
+        self._accusations: list[tuple[int, dict[str, Any], dict[str, Any] | None]] = []
         # The transcript the audit recomputes: op -> {(kind, seat): message}
         self.transcript: dict[int, dict[tuple[str, int], dict[str, Any]]] = {}
         self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
@@ -341,6 +346,7 @@ class Party:
         if self.blame is None:
             try:
                 self._receive(sender, message)
+                self._resolve_accusations()  # before the game id too: a false one is refused at once
             except _Deviation as d:
                 self._fail_deviation(d)
             self._advance()
@@ -403,15 +409,18 @@ class Party:
     def _send(self, to: int, message: dict[str, Any]) -> None:
         self._out.sends.append(Send(to, message))
 
-    def _fail(self, step: str, seat: int, reason: str) -> None:
+    def _fail(self, step: str, seat: int, reason: str, op: int | None = None) -> None:
+        """Record the verdict. ``op``: the operation whose message is at fault, when it is not
+        the one in progress (an accused pass, a pass the audit found off its seed)."""
         if self.blame is not None:
             return
-        op = self.current if self.game_id is not None and self.current < len(self.ops) else None
+        if op is None and self.game_id is not None and self.current < len(self.ops):
+            op = self.current
         self.blame = Blame(step, seat, reason, op)
         self._out.events.append(self.blame)
 
     def _fail_deviation(self, d: _Deviation) -> None:
-        self._fail(d.step, d.seat, d.reason)
+        self._fail(d.step, d.seat, d.reason, d.op)
         if d.accuse:
             op = self.current if d.op is None else d.op
             self._broadcast({"type": "accuse", "op": op, "step": d.step, "seat": d.seat,
@@ -430,7 +439,7 @@ class Party:
         elif kind == "seed":
             self._on_seed(sender, message)
         elif kind == "accuse":
-            self._accusations.append((sender, message))
+            self._accusations.append((sender, message, self._accused_copy(message)))
         elif kind in ("shuffle", "relock", "open", "rehandle"):
             op = message.get("op")
             if not _is_int(op) or op < self.current:
@@ -969,77 +978,109 @@ class Party:
 
     # -- accusations -------------------------------------------------------------------------------
 
+    def _accused_copy(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The public message an accusation without evidence names (a pass or a re-handling),
+        as this seat holds it now, as the accusation arrives. Messages reach every seat in an
+        order consistent with what their authors had received (the session layer's causal
+        delivery, wire.md), and an honest seat accuses only about a message it received: so a
+        message not here now was not at the accuser either, whenever it comes."""
+        step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+        if step not in PUBLIC_STEPS or message.get("evidence") is not None or not _is_int(op) \
+                or not _is_int(accused):
+            return None
+        return self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
+
+    def _reached(self, op: int) -> bool:
+        """This seat has begun operation ``op`` (its openings are known), or passed it, or
+        ``op`` lies at or beyond the end of the game (its audit), where nobody accuses."""
+        if op < self.current or op in self._expected_openings:
+            return True
+        return any(isinstance(o, AuditOp) and i <= op for i, o in enumerate(self.ops))
+
     def _resolve_accusations(self) -> None:
-        """Check each accusation on this seat's own copy of a public message, or on the evidence
-        for a private one: blame the accused if it holds, the accuser if it does not. (Over the
-        network the evidence of a private message is never the accuser's copy: the peer hands
-        over what it opened from the sender's signed entry with the revealed message key,
-        protocol/wire.md section 8, or None.)"""
+        """Judge every accusation this seat can judge now, in the order they arrived; keep
+        aside those about an operation it has not reached, without holding up the others
+        (protocol/deck.md section 6)."""
+        kept = []
         while self._accusations and self.blame is None:
-            accuser, message = self._accusations[0]
-            step, accused, op = message.get("step"), message.get("seat"), message.get("op")
-            evidence = message.get("evidence")
-            if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op):
-                self._accusations.pop(0)
-                self._fail("accuse", accuser, "malformed accusation")
-                return
-            if step in ("shuffle", "relock", "rehandle") and evidence is None:
-                copy = self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
-                if copy is None:
-                    kind = TransferOp if step == "rehandle" else ShuffleOp
-                    if op < self.current or (op < len(self.ops) and not isinstance(self.ops[op], kind)):
-                        self._accusations.pop(0)
-                        self._fail("accuse", accuser, f"accusation about a message that does not exist ({step})")
-                    return  # otherwise not arrived here yet; decide when it does
-                self._accusations.pop(0)
-                try:
-                    if step != "rehandle":  # a re-handling in the transcript passed its checks
-                        self._check_pass_shape(step, accused, copy)
-                    bad = [j for j, p in enumerate(copy["points"]) if not is_valid_point(p)]
-                    reason = f"invalid point at position {bad[0]}" if bad else ""
-                except _Deviation as d:
-                    bad, reason = [0], d.reason
-                if bad:
-                    self._fail(step, accused, reason)
-                else:
-                    self._fail("accuse", accuser, f"false accusation against seat {accused} ({step})")
-                return
-            if step == "open" and isinstance(evidence, dict) and "scalar" in evidence:
-                self._accusations.pop(0)
-                if self._proves_reuse(accused, evidence):
-                    self._fail("open", accused, message.get("reason") or "reused key")
-                else:
-                    self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
-                return
-            if step == "open" and isinstance(evidence, dict) and "message" in evidence:
-                if op not in self._expected_openings:
-                    return  # this seat has not reached that operation yet
-                self._accusations.pop(0)
-                sender = evidence.get("sender")
-                try:
-                    if not _is_int(sender) or (sender, accuser) not in self._expected_openings[op]:
-                        raise ValueError("no such private message was due")
-                    self._check_opening(op, sender, accuser, evidence["message"], learn=False)
-                except _Deviation as d:
-                    if d.seat == accused:
-                        self._fail(d.step, d.seat, d.reason)
-                    else:
-                        self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
-                except (ValueError, KeyError, TypeError, AttributeError):
-                    self._fail("accuse", accuser, "accusation without valid evidence")
-                else:
-                    self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
-                return
-            if step == "decode":
-                self._accusations.pop(0)
-                if not self._confirm_decode_failure(evidence):
-                    self._fail("accuse", accuser, "false accusation: the cards decode correctly")
-                    return
-                self._start_abort(None, f"seat {accuser} could not decode: {message.get('reason')}", accuser)
-                return
-            self._accusations.pop(0)
+            accuser, message, copy = self._accusations.pop(0)
+            if not self._judge(accuser, message, copy):
+                kept.append((accuser, message, copy))
+        self._accusations[:0] = kept
+
+    def _judge(self, accuser: int, message: dict[str, Any], copy: dict[str, Any] | None) -> bool:
+        """Check one accusation on this seat's own copy of a public message, or on the evidence
+        for a private one: blame the accused if it holds, the accuser if it does not. False:
+        kept aside, the operation it is about not reached here yet. (Over the network the
+        evidence of a private message is never the accuser's copy: the peer hands over what it
+        opened from the sender's signed entry with the revealed message key, protocol/wire.md
+        section 8, or None.)"""
+        step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+        evidence = message.get("evidence")
+        if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op) or op < 0:
+            self._fail("accuse", accuser, "malformed accusation")
+            return True
+        if step in PUBLIC_STEPS and evidence is None:
+            # Judged as it arrives, on the copy this seat held then: the same at every seat.
+            if copy is None:
+                self._fail("accuse", accuser, f"accusation about a {step} message of seat {accused} in "
+                           f"operation {op} that it had not received")
+                return True
+            try:
+                if step != "rehandle":  # a re-handling in the transcript passed its checks
+                    self._check_pass_shape(step, accused, copy)
+                bad = [j for j, p in enumerate(copy["points"]) if not is_valid_point(p)]
+                reason = f"invalid point at position {bad[0]}" if bad else ""
+            except _Deviation as d:
+                bad, reason = [0], d.reason
+            if bad:
+                self._fail(step, accused, reason, op)
+            else:
+                self._fail("accuse", accuser, f"false accusation against seat {accused} ({step})")
+            return True
+        private = step == "open" and isinstance(evidence, dict) and "message" in evidence
+        if private and not isinstance(evidence["message"], dict):
+            # The evidence names no private message of the accused to the accuser for that
+            # operation (or its key does not open it): nothing to wait for.
+            self._fail("accuse", accuser, "accusation without valid evidence")
+            return True
+        reuse = step == "open" and isinstance(evidence, dict) and "scalar" in evidence
+        if not (private or reuse or step == "decode"):
             self._fail("accuse", accuser, f"accusation of unknown kind {step!r}")
-            return
+            return True
+        if not self._reached(op):
+            return False
+        if op not in self._expected_openings:
+            self._fail("accuse", accuser, f"accusation ({step}) about operation {op}, which opens no cards")
+            return True
+        if reuse:
+            if self._proves_reuse(accused, evidence):
+                self._fail("open", accused, message.get("reason") or "reused key", op)
+            else:
+                self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
+            return True
+        if private:
+            sender = evidence.get("sender")
+            try:
+                if not _is_int(sender) or (sender, accuser) not in self._expected_openings[op]:
+                    raise ValueError("no such private message was due")
+                self._check_opening(op, sender, accuser, evidence["message"], learn=False)
+            except _Deviation as d:
+                if d.seat == accused:
+                    self._fail(d.step, d.seat, d.reason, op)
+                else:
+                    self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
+            except (ValueError, KeyError, TypeError, AttributeError):
+                self._fail("accuse", accuser, "accusation without valid evidence")
+            else:
+                self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
+            return True
+        # decode
+        if not self._confirm_decode_failure(evidence):
+            self._fail("accuse", accuser, "false accusation: the cards decode correctly")
+            return True
+        self._start_abort(None, f"seat {accuser} could not decode: {message.get('reason')}", accuser)
+        return True
 
     def _proves_reuse(self, author: int, evidence: dict[str, Any]) -> bool:
         try:
@@ -1134,7 +1175,8 @@ class Party:
         self._audited = True
         result = audit(self, full=self.full_audit or self._accuser is not None)
         if result.blame is not None:
-            self._fail(result.blame.step, result.blame.seat, result.blame.reason)
+            # Its op is the operation whose message deviated (a shuffle, a transfer), not the audit.
+            self._fail(result.blame.step, result.blame.seat, result.blame.reason, result.blame.op)
             return
         if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
             self._out.events.append(OpDone(self.current, self.ops[self.current], faces=dict(result.faces)))

@@ -28,7 +28,7 @@ import trio
 from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
-from p2pcards.deck.party import Send
+from p2pcards.deck.party import Party, Send
 from p2pcards.game import Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import Peer, TableAborted
@@ -304,6 +304,57 @@ class InvalidRehandle(Cheater):
         points = list(message["points"])
         points[0] = na.crypto_core_ed25519_add(points[0], SMALL_ORDER)
         return {**message, "points": sorted(points)}
+
+
+class JamsThenWrongKey(WrongKey):
+    """As the first deal begins, accuses seat 0 of a reused key in a deck operation no game
+    reaches (every seat keeps it aside until then), then sends a wrong private key. The
+    receiver accuses it; the accusation kept aside must not hold that one up, or the seats
+    would wait for the accuser (which stopped) and name it for leaving."""
+
+    deviation = "far-future accusation, then a wrong key"
+    FAR = 1_000_000
+
+    def jam(self) -> dict[str, Any]:
+        return {"type": "accuse", "op": self.FAR, "step": "open", "seat": 0, "reason": "reused key",
+                "evidence": {"scalar": WRONG_SCALAR, "author": 0, "places": [[0, 0], [1, 0]]}}
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        if not getattr(self, "jammed", False) and any(s.message.get("type") == "open" for s in sends):
+            self.jammed = True
+            sends = [Send(None, self.jam())] + list(sends)
+        await super().publish_deck(sends)
+
+
+class AccusesUnreceivedPass(JamsThenWrongKey):
+    """The same, accusing seat 0's shuffle pass of an operation far ahead: a message it cannot
+    have received, so every seat refuses the accusation as it arrives."""
+
+    deviation = "accusation about a pass it never received, then a wrong key"
+
+    def jam(self):
+        return {"type": "accuse", "op": self.FAR, "step": "shuffle", "seat": 0, "reason": "bad pass",
+                "evidence": None}
+
+
+class _OffSeedParty(Party):
+    """Shuffles (with a valid proof) by another permutation than its seed derives."""
+
+    def _permutation(self, epoch):
+        return super()._permutation(epoch)[::-1]
+
+
+class ShufflesOffSeed(Cheater):
+    """Every shuffle pass is a proven, fair shuffle, but not the one its committed seed derives:
+    nothing shows it until the end-of-game audit recomputes the passes from the seeds, which
+    names the shuffle (its deck operation), not the audit."""
+
+    deviation = "shuffle off its seed"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.__class__ = _OffSeedParty
+        self.cheated = True
 
 
 class StallsDeck(Cheater):
@@ -680,7 +731,7 @@ CHEATERS = {
     cls.__name__: cls for cls in (
         WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed,
         SubstitutesAtRehandleHidesSeed, TaggedCard,
-        InvalidFinalPoint, InvalidRehandle, StallsDeck,
+        InvalidFinalPoint, InvalidRehandle, StallsDeck, ShufflesOffSeed, JamsThenWrongKey, AccusesUnreceivedPass,
         ForgesAccusation,
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,

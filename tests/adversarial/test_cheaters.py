@@ -36,6 +36,7 @@ from p2pcards.wire.transcript import read_transcript
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
 BS = ("cals-bs", 3, {"match_target": 1})
+BS4 = ("cals-bs", 4, {"match_target": 1})
 BS_QUADS = ("cals-bs", 3, {"match_target": 1, "quads": "on"})
 CALYPSO = ("calypso", 3, {"mode": "three"})
 
@@ -84,6 +85,11 @@ CASES = {
     "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),
     "out of turn": Case("OutOfTurn"),
+    "shuffle off its seed (audit)": Case("ShufflesOffSeed"),
+    "far-future accusation, then a wrong key": Case("JamsThenWrongKey"),
+    "far-future accusation, then a wrong key (4 players)": Case("JamsThenWrongKey", BS4),
+    "accusation about an unreceived pass, then a wrong key": Case("AccusesUnreceivedPass"),
+    "accusation about an unreceived pass (4 players)": Case("AccusesUnreceivedPass", BS4),
     "stalling (deck)": Case("StallsDeck", timeouts=STALL),
     "stalling (turn)": Case("StallsTurnPeer", timeouts=STALL),
     "malformed frame": Case("MalformedFrame", expect=REFUSED, in_transcript=False),
@@ -145,7 +151,7 @@ def params(kind: str) -> list[Any]:
 def test_detected_and_the_cheater_named(name):
     case, run = CASES[name], played(name)
     info = run.describe()
-    assert set(run.honest) == {0, 2}
+    assert set(run.honest) == set(range(case.table[1])) - {CHEATER}
     for seat, outcome in run.honest.items():
         assert outcome is not None, info
         peer = outcome.peer
@@ -223,6 +229,26 @@ def test_verify_reports_the_same_blame(name):
             assert problem.get("seat") in ((CHEATER, None) if name == "false head echo" else (CHEATER,)), where
         else:
             assert status == 0, where
+
+
+def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
+    """The deck audit finds it at the end; every honest seat's verdict and verify's report
+    point at the shuffle (deck operation 0), not at the audit's operation."""
+    from p2pcards.deck.party import AuditOp, ShuffleOp
+
+    run = played("shuffle off its seed (audit)")
+    for seat, outcome in run.honest.items():
+        aborted, ops = outcome.aborted, outcome.peer.party.ops
+        assert aborted is not None and (aborted.seat, aborted.step) == (CHEATER, "shuffle"), run.describe()
+        shuffle = next(i for i, op in enumerate(ops) if isinstance(op, ShuffleOp))
+        assert isinstance(ops[-1], AuditOp) and shuffle != len(ops) - 1
+        assert outcome.peer.party.blame.op == shuffle, outcome.peer.party.blame
+        assert f"shuffle of epoch 0 (deck operation {shuffle})" in str(aborted), str(aborted)
+        if verify_available() is None:
+            status, report = verify(outcome.transcript)
+            problem = report.get("problem") or {}
+            assert status == 1 and problem.get("seat") == CHEATER, problem
+            assert f"deck operation {shuffle} (shuffle" in problem.get("step", ""), problem
 
 
 # -- a stranger at the door ----------------------------------------------------------------------

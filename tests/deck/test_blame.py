@@ -246,6 +246,59 @@ def test_audit_names_a_proven_shuffle_that_its_seed_does_not_derive():
         deck.open_all()
     assert verdict(info, cheater=2) == ("shuffle", 2)
     assert "not a permutation of its input under the derived keys" in info.value.blame.reason
+    # It names the shuffle where the seat deviated, not the audit (operation 1).
+    assert {b.op for s, b in info.value.blames.items() if s != 2} == {0}
+    assert "shuffle of epoch 0 (deck operation 0)" in info.value.blame.reason
+
+
+class ReshufflesOffSeed(Party):
+    """Honest until the second shuffle, which it shuffles (with a proof) off its seed."""
+
+    def _permutation(self, epoch):
+        return super()._permutation(epoch)[::-1] if epoch == 1 else super()._permutation(epoch)
+
+
+class RehandlesOffSeed(Party):
+    """Re-handles the cards it picks up with a scalar its seed does not derive (proven)."""
+
+    def _rehandle_key(self, op):
+        return prf_scalar(b"r" * 32, "not derived")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_audit_names_the_operation_where_the_seat_deviated(players):
+    """A fault found only by the audit is placed at its shuffle or transfer: the op of the
+    verdict, and the reason, name that operation and not the audit's."""
+    cheat = {1: ReshufflesOffSeed, 2: RehandlesOffSeed}
+    deck = make_deck(players, full_audit="all",
+                     party_factory=lambda seat, *a, **k: cheat.get(seat, Party)(seat, *a, **k))
+    handles = deck.shuffle()  # op 0
+    deck.deal({h: h % players for h in handles[:2 * players]})  # op 1
+    moved = [h for h in handles[:2 * players] if h % players == 0][:1]
+    deck.transfer(moved, 2)  # op 2: seat 2 re-handles off its seed
+    deck.shuffle()  # op 3: seat 1 shuffles off its seed
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()  # op 4
+    honest = [s for s in range(players) if s not in cheat]
+    # The first deviation in the game's order is the transfer's.
+    got = {(b.step, b.seat, b.op) for s, b in info.value.blames.items() if s in honest}
+    assert got == {("rehandle", 2, 2)}, info.value.blames
+    assert "transfer (deck operation 2)" in info.value.blames[honest[0]].reason
+    assert "operation 2" in str(info.value.blames[honest[0]])
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_audit_names_a_later_shuffle_by_its_epoch_and_operation(players):
+    deck = make_deck(players, full_audit="all",
+                     party_factory=lambda seat, *a, **k: (ReshufflesOffSeed if seat == 1 else Party)(seat, *a, **k))
+    handles = deck.shuffle()  # op 0
+    deck.reveal(handles[:2], None)  # op 1
+    deck.shuffle()  # op 2
+    with pytest.raises(DeckFault) as info:
+        deck.open_all()  # op 3
+    got = {(b.step, b.seat, b.op) for s, b in info.value.blames.items() if s != 1}
+    assert got == {("shuffle", 1, 2)}, info.value.blames
+    assert "shuffle of epoch 1 (deck operation 2)" in info.value.blame.reason
 
 
 def test_tampered_relock_is_caught_at_its_pass():
