@@ -91,7 +91,8 @@ class NetworkDeck:
                     await self._changed.wait()
                     continue
                 owed = {seat for seat, _ in self.party.owed()}
-                # It may have sent its message to every seat but us: the others pass it on.
+                # It may have sent its message to every seat but us: the others pass it on (and
+                # if it has stopped its game, ours stops too).
                 await self.peer.ask_around(owed)
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:

@@ -35,6 +35,7 @@ from ..table.protocol import (
     ChatIn,
     DeckIn,
     Effect,
+    Halted,
     Keep,
     Left,
     MoveIn,
@@ -365,8 +366,12 @@ class Peer:
                 await trio.to_thread.run_sync(self.journal.fsync)
 
     async def ask_around(self, waiting_on: set[int]) -> None:
-        """We wait on these seats: ask the others for what they hold of them
+        """We wait on these seats: if one has stopped its game, ours stops too
+        (TableProtocol.halted_among); otherwise ask the others for what they hold of them
         (TableProtocol.ask_around)."""
+        halted = self.protocol.halted_among(waiting_on)
+        if halted is not None:
+            raise halted
         await self._carry_out(self.protocol.ask_around(waiting_on))
 
     # -- receiving ------------------------------------------------------------------------
@@ -486,6 +491,9 @@ class Peer:
                     self._detach(effect.seat)  # it closes next; meanwhile it is not playing
                 self.session.publish("connection", f"{self.header.seats[effect.seat].name} left the "
                                      f"table: {effect.reason}", seat=effect.seat)
+            elif isinstance(effect, Halted):
+                self.session.publish("connection", f"{self.header.seats[effect.seat].name} stopped its "
+                                     f"game: {effect.reason}", seat=effect.seat)
             elif isinstance(effect, ChatIn):
                 self.session.publish("chat", f"{self.header.seats[effect.sender].name}: {effect.text}",
                                      seat=effect.sender)
@@ -584,8 +592,17 @@ class Peer:
                                               "violations": [v.to_wire() for v in self.session.violations]})
                 return result
         await self._publish_evidence()
+        await self._publish_stop()
         await self._reveal_seed()
         raise self.aborted
+
+    async def _publish_stop(self) -> None:
+        """Tell every seat that our game has stopped, and why, before our seed: a seat waiting
+        on us then stops at once instead of waiting out a timeout and naming us for it."""
+        if not self.party._started:
+            return
+        with trio.CancelScope(shield=True):
+            await self.publish("stop", {"reason": self.aborted.reason[:1000]})
 
     async def _reveal_seed(self) -> None:
         """The game is over without its audit: reveal our deck seed anyway (a signed public

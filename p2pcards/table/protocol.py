@@ -13,7 +13,9 @@ and carries out the effects it returns, in order:
 * :class:`Keep`: a new entry to write to the journal;
 * :class:`Named`: a seat misbehaved, the game goes on;
 * :class:`Stop`: the game cannot go on (:class:`TableAborted`, naming a seat if one is to blame);
-* :class:`Left`: a seat says it leaves (its connection goes down; signed, the game ends).
+* :class:`Left`: a seat says it leaves (its connection goes down; signed, the game ends);
+* :class:`Halted`: a seat has stopped its game (a signed ``stop`` entry): it will not act
+  again, so a step that waits on it cannot complete.
 
 Entries that are ready to act on come out of :meth:`TableProtocol.next_ready` one at a time;
 :meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn`,
@@ -44,6 +46,7 @@ __all__ = [
     "ChatIn",
     "DeckIn",
     "Effect",
+    "Halted",
     "Keep",
     "Left",
     "MoveIn",
@@ -105,6 +108,12 @@ class Left:
 
 
 @dataclass(frozen=True)
+class Halted:
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class DeckIn:
     sender: int
     message: Any
@@ -123,7 +132,7 @@ class ChatIn:
     text: str
 
 
-Effect = SendTo | Answer | Keep | Named | Stop | Left | DeckIn | MoveIn | ChatIn
+Effect = SendTo | Answer | Keep | Named | Stop | Left | Halted | DeckIn | MoveIn | ChatIn
 
 
 class TableProtocol:
@@ -141,6 +150,7 @@ class TableProtocol:
         self.aborted: TableAborted | None = None
         self.blames: list[str] = []
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
+        self.halted: dict[int, str] = {}  # seats that stopped their game (a stop entry): why
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose author had seen entries we have not: handed on once we have
@@ -368,6 +378,12 @@ class TableProtocol:
             return self._on_evidence(sender, body)
         if entry.kind == "bye":
             return self._on_signed_bye(sender, body)
+        if entry.kind == "stop":
+            if self.over or self.aborted is not None:
+                return []
+            reason = body.get("reason")
+            self.halted[sender] = reason if isinstance(reason, str) else "no reason given"
+            return [Halted(sender, self.halted[sender])]
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []
@@ -409,6 +425,15 @@ class TableProtocol:
             self._held[entry] = (via, now)
             effects += [SendTo(via, fetch) for fetch in self.log.missing(entry)]
         return effects
+
+    def halted_among(self, waiting_on: Iterable[int]) -> TableAborted | None:
+        """If a seat we wait on has stopped its game, the game cannot go on: it ends naming
+        nobody (that seat says why it stopped, but its word proves nothing; the seat it
+        blames, if any, is named by the seats that saw the fault themselves)."""
+        for seat in sorted(set(waiting_on) & set(self.halted)):
+            name = self.header.seats[seat].name
+            return TableAborted(f"{name} stopped its game: {self.halted[seat]}", None, "stop")
+        return None
 
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:
         """We wait on the seats ``waiting_on`` (a deck step they owe, a move): ask every other

@@ -12,6 +12,7 @@ from p2pcards.table.protocol import (
     Answer,
     ChatIn,
     DeckIn,
+    Halted,
     Keep,
     Left,
     MoveIn,
@@ -374,3 +375,16 @@ def test_nothing_is_delivered_while_we_recover():
 def test_a_seat_claiming_to_hold_more_of_our_chain_than_it_sent_is_named():
     me, _ = _restarted(1)
     assert named(me.receive(2, Fetched(TABLE, 0, 3).to_wire(), 0.0)) == [2]
+
+
+# -- a seat that stops ------------------------------------------------------------------------------
+
+def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody():
+    """Its word proves nothing against the seat it blames; but it will not act again."""
+    t = Table()
+    entry = t.sign(3, "stop", {"reason": "p1 left and did not come back in time"})
+    t.receive(3, entry)
+    assert t.me.meaning(*t.ready()) == [Halted(3, "p1 left and did not come back in time")]
+    assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
+    stopped_by = t.me.halted_among({1, 3})
+    assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
