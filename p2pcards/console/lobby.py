@@ -87,11 +87,13 @@ class TableRoom:
 
     table: TableAd
     seats: tuple[SeatInfo, ...]
-    #: Words derived from the table id and every seat's keys that the players read aloud to
-    #: check that nobody sits in the middle; known once the table starts (empty before).
+    #: Words derived from the table header (every seat's keys) and a nonce of every seat that
+    #: the players read aloud to check that nobody sits in the middle; known once the table
+    #: starts (empty before, and when ``words_problem`` says why there are none).
     auth_words: tuple[str, ...] = ()
     hosting: bool = False
     started: bool = False
+    words_problem: str = ""
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,7 @@ class LobbyScreen:
         self.active = False
         self.form = None
         self.feedback = Feedback()
-        started(session, words=room.auth_words if room else (),
+        started(session, words=room.auth_words if room else (), words_problem=room.words_problem if room else "",
                 connection=f"on the network ({self.backend.where()})")
         end = await self.backend.game_over()
         if end.stopped:

@@ -122,7 +122,7 @@ async def test_a_joiner_that_sends_a_bad_frame_or_drops_mid_frame_is_dropped_and
         bad = await _shaken(port, games)
         await bad.stream.send_all(b"\x00\x00\x00\x05" + b"\xc1" * 5)  # 0xc1 is never msgpack
         torn = await _shaken(port, games)
-        await torn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await torn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9, "commit": bytes(32)})
         await torn.stream.send_all(b"\x00\x00\x01\x00abc")  # 256 bytes announced, 3 sent
         await torn.stream.aclose()
         while lobby.sitters:
@@ -143,18 +143,20 @@ async def test_a_joiner_that_said_ready_and_left_does_not_end_the_host():
 
     async def attack(port: int) -> None:
         ghost = await _shaken(port, games, "ghost")
-        await ghost.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await ghost.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9, "commit": bytes(32)})
         await ghost.send({"type": "lobby", "op": "ready", "ready": True})
         while not lobby.readiness()[1]:
             await trio.sleep(0.01)
         await ghost.aclose()
         await trio.sleep(0.1)
         filler = await _shaken(port, games, "filler")
-        await filler.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 10})
+        await filler.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 10, "commit": bytes(32)})
         await trio.sleep(0.1)  # the roster to the ghost fails, then the start to it
         await filler.send({"type": "lobby", "op": "ready", "ready": True})
         while (await filler.receive()).get("op") != "start":
             pass
+        await filler.send({"type": "lobby", "op": "reveal", "nonce": bytes(32)})
+        assert (await filler.receive())["op"] == "nonces"
         await filler.aclose()
 
     results = await _host_and(lobby, attack)
@@ -257,7 +259,7 @@ async def test_a_header_that_does_not_seat_us_is_a_clear_error():
         await conn.send({"type": "lobby", "op": "seated", "seat": 2, "table": b"t" * 16})
         header = TableHeader(b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),),
                              1, Timeouts())
-        await conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+        await conn.send({"type": "lobby", "op": "start", "header": header.to_wire(), "commits": [bytes(32)]})
         with pytest.raises(ConnectionClosed):  # the joiner closes its side
             await conn.receive()
 
