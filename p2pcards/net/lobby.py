@@ -88,8 +88,9 @@ MAX_CONNECTIONS = 64
 #: it sat down at the latest (so that the game starts with its connections up).
 MESH_BEFORE_READY = 2.0
 ANY_ADDRESS = "0.0.0.0"
-#: After ``start``, how long the host waits for the joiners' words nonces, and a joiner for the
-#: host's ``nonces``: a seat that does not reveal costs the table its words, not its game.
+#: After ``start``, how long the host waits for the joiners' words nonces (a joiner waits twice
+#: as long for the host's ``nonces``: the host may be waiting for a silent seat). A seat that
+#: does not reveal costs the table its words, not its game.
 REVEAL_SECONDS = 10.0
 
 _MESSAGES = {
@@ -521,14 +522,14 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
 async def _joiner_reveal(conn: Connection, host_name: str, header: TableHeader, seat: int,
                          commits: list[bytes], nonce: bytes) -> TableWords:
     """A joiner's half of the table words: every commitment is fixed (the header's ``start``),
-    so reveal our nonce, and open everyone's from the host's ``nonces`` (at most
+    so reveal our nonce, and open everyone's from the host's ``nonces`` (at most twice
     :data:`REVEAL_SECONDS`). The connection stays for the game whatever happens here."""
     if commits[seat] != words_commitment(nonce):
         return TableWords(problem=f"the host ({host_name}) changed our words commitment", seat=0)
     nonces = None
     try:
         await conn.send({"type": "lobby", "op": "reveal", "nonce": nonce})
-        with trio.move_on_after(REVEAL_SECONDS):
+        with trio.move_on_after(2 * REVEAL_SECONDS):
             nonces = lobby_message(await conn.receive(), "nonces", host_name)["nonces"]
     except ConnectionClosed:
         return TableWords(problem=f"the host ({host_name}) closed the connection instead of revealing "
@@ -537,7 +538,7 @@ async def _joiner_reveal(conn: Connection, host_name: str, header: TableHeader, 
         return TableWords(problem=f"the host ({host_name}) sent something else than the words nonces", seat=0)
     if nonces is None:
         return TableWords(problem=f"the host ({host_name}) did not reveal the words nonces "
-                                  f"within {REVEAL_SECONDS:g} s", seat=0)
+                                  f"within {2 * REVEAL_SECONDS:g} s", seat=0)
     if len(nonces) != header.players:
         return TableWords(problem=f"the host ({host_name}) sent {len(nonces)} words nonces for "
                                   f"{header.players} seats", seat=0)

@@ -42,6 +42,9 @@ async def test_joiners_are_connected_to_each_other_when_the_table_starts():
     for seat in range(1, players):
         # Connected to the host and to every other joiner, each under the key the header gives.
         assert sorted(results[seat].links) == [s for s in range(players) if s != seat], seat
+    # Every seat opened every commitment and has the same table words.
+    words = {result.words for result in results.values()}
+    assert len(words) == 1 and len(words.pop().words) == 5
     for result in results.values():
         await result.aclose()
 
