@@ -48,8 +48,10 @@ The new-table form
   Up/Down picks a field, Left/Right changes it, Enter opens the table, Esc closes the form.
 
 Table words
-  When the game starts every screen shows the same few words, derived from the table and every
-  player's key. Read them aloud: different words mean someone is in the middle.
+  When the game starts every screen shows the same few words, derived from the table, every
+  player's key and a random number each player committed to before anyone revealed one. Read
+  them aloud: different words, or "no table words", mean someone may be in the middle. The words
+  do not say who a player is: look around the room for that.
 """
 
 Job = Callable[[], Awaitable[None]]
