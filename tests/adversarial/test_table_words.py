@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import trio
 
+from p2pcards import PROTOCOL_VERSION
 from p2pcards.net import lobby as lobby_module
 from p2pcards.net.lobby import HostedLobby, LobbyResult, handshake, host_lobby, join_lobby, lobby_message
 from p2pcards.net.peer import Seat, TableHeader, Timeouts
@@ -212,7 +213,7 @@ async def test_a_host_that_never_reveals_leaves_no_words_and_does_not_hold_the_j
                          "seats": 2, "mesh": []})
         lobby_message(await conn.receive(), "ready", "joiner")
         seats = (Seat("silent", host_id.public, LOOPBACK, port), Seat("joiner", joiner_id.public, LOOPBACK, 9))
-        header = TableHeader(table, GAME, game.rules_version, game.resolve_options({}, 2), seats, 2, Timeouts())
+        header = TableHeader(table, GAME, game.rules_version, game.resolve_options({}, 2), seats, PROTOCOL_VERSION, Timeouts())
         await conn.send({"type": "lobby", "op": "start", "header": header.to_wire(),
                          "commits": [words_commitment(new_words_nonce()), sit["commit"]]})
         revealed.append(lobby_message(await conn.receive(), "reveal", "joiner")["nonce"])
