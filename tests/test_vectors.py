@@ -42,7 +42,14 @@ from p2pcards.cards import Card
 from p2pcards.deck import derive, group, proofs
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.wire import framing, sealed, transcript
-from p2pcards.wire.identity import Identity, PublicIdentity, fingerprint, table_auth_words
+from p2pcards.wire.identity import (
+    Identity,
+    PublicIdentity,
+    fingerprint,
+    open_table_words,
+    table_auth_words,
+    words_commitment,
+)
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import (
     Entry,
@@ -149,12 +156,14 @@ def _identity(inp):
 
 @kind("table-words")
 def _table_words(inp):
-    table = b(inp["table"])
-    roster = [PublicIdentity(b(r["ed25519"]), b(r["x25519"])) for r in inp["roster"]]
-    data = b"p2pcards table words\x00" + framing.encode(
-        {"table": table, "roster": [p.to_wire() for p in roster]})
-    return {"hashed": data.hex(), "digest": hashlib.sha256(data).hexdigest(),
-            "words": table_auth_words(table, roster, inp["count"])}
+    header, nonces = to_value(inp["header"]), [b(n) for n in inp["nonces"]]
+    commits = [words_commitment(n) for n in nonces]
+    assert commits[0] == hashlib.sha256(b"p2pcards table words commit\x00" + nonces[0]).digest()
+    data = b"p2pcards table words\x00" + framing.encode({"header": header, "nonces": nonces})
+    opened = open_table_words(header, commits, nonces, inp["count"])
+    assert list(opened.words) == table_auth_words(header, nonces, inp["count"])
+    return {"commits": [c.hex() for c in commits], "hashed": data.hex(),
+            "digest": hashlib.sha256(data).hexdigest(), "words": list(opened.words)}
 
 
 @kind("signature")

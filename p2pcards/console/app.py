@@ -80,16 +80,18 @@ LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' within this leaves a game others
 
 
 class TableStart:
-    """What a table runner is given: call it as ``started(session, words=(), connection=None)``
-    once the table exists; before that, :meth:`waiting` says what the table is waiting for (the
+    """What a table runner is given: call it as ``started(session, words=(), connection=None,
+    words_problem="")`` once the table exists (``words_problem``: why a networked table has no
+    words); before that, :meth:`waiting` says what the table is waiting for (the
     table pane shows the text, the status line its last line)."""
 
     def __init__(self, show: Callable[..., None], wait: Callable[[str], None]):
         self._show = show
         self._wait = wait
 
-    def __call__(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None) -> None:
-        self._show(session, words=words, connection=connection)
+    def __call__(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None,
+                 words_problem: str = "") -> None:
+        self._show(session, words=words, connection=connection, words_problem=words_problem)
 
     def waiting(self, text: str) -> None:
         self._wait(text)
@@ -140,6 +142,7 @@ class ConsoleApp:
         else:
             self.run_table = new_table if _is_runner(new_table) else local_runner(new_table)
         self.table_words: tuple[str, ...] = ()
+        self.words_problem = ""
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
@@ -245,11 +248,13 @@ class ConsoleApp:
     def in_lobby(self) -> bool:
         return self.lobby is not None and self.lobby.active
 
-    def _start_table(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None) -> None:
+    def _start_table(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None,
+                     words_problem: str = "") -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
         self.waiting = None
         self.table_words = tuple(words)
+        self.words_problem = words_problem
         self.tracker = TableTracker(session, on_change=self.application.invalidate)
         self.controller = TableController(session, self.tracker)
         self.completer.controller = self.controller
@@ -265,6 +270,9 @@ class ConsoleApp:
         if self.table_words:
             self.tracker.note("notice", f"table words: {' '.join(self.table_words)} (read them aloud: "
                                         "every player must see the same words)")
+        elif self.words_problem:
+            self.tracker.note("notice", f"no table words: {self.words_problem}. Nobody can check that "
+                                        "no one sits in the middle: leave if you did not expect this")
         if session.me is not None:
             self.tracker.note("notice", f"{session.game.name}: you play seat {session.me}; F1 for help")
         else:
@@ -530,7 +538,8 @@ class ConsoleApp:
         if self.session is None:
             return [("", " p2pcards")]
         s = self.session
-        words = f" {dot} table words: {' '.join(self.table_words)}" if self.table_words else ""
+        words = f" {dot} table words: {' '.join(self.table_words)}" if self.table_words else (
+            f" {dot} no table words" if self.words_problem else "")
         return [("", f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{words}")]
 
     def _seats(self) -> StyleAndTextTuples:

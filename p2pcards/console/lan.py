@@ -29,7 +29,7 @@ from ..plugins import PluginHost
 from ..session import HumanSeat, TableSession
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
-from ..wire.identity import Identity, table_auth_words
+from ..wire.identity import Identity, TableWords
 from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
 
 __all__ = ["LanLobby", "game_choices"]
@@ -84,6 +84,7 @@ class LanLobby:
         self._table_scope: trio.CancelScope | None = None
         self._ready = trio.Event()
         self._session: TableSession | None = None
+        self._words = TableWords()  # of the table that is starting
         self._ended: trio.Event | None = None
         self._end: GameEnd | None = None
 
@@ -162,10 +163,13 @@ class LanLobby:
             for seat, name in enumerate(roster.names)
         )
 
+    def _on_words(self, words: TableWords) -> None:
+        self._words = words
+
     def _on_peer(self, peer: Any) -> None:
-        """The game starts: the header is agreed, so the table's words are known."""
+        """The game starts: the header is agreed and the words (:meth:`_on_words`) are known."""
         header: TableHeader = peer.header
-        words = tuple(table_auth_words(header.table, [s.keys for s in header.seats]))
+        words, self._words = self._words, TableWords()
         self._session = peer.session
         room = self._room
         # Which seats are bots of another seat's computer: as the lobby's last roster said.
@@ -176,7 +180,8 @@ class LanLobby:
             TableAd(header.table.hex()[:12], header.game, self.host.game(header.game).name,
                     header.seats[0].name, header.players, header.players, dict(header.options),
                     room.table.address if room else "", header.seats[0].keys.fingerprint),
-            seats, words, room.hosting if room else False, started=True, timeouts=header.timeouts.describe(),
+            seats, words.words, room.hosting if room else False, started=True, timeouts=header.timeouts.describe(),
+            words_problem=words.problem,
         )
         self._ended = trio.Event()
         self._emit("started")
@@ -249,7 +254,7 @@ class LanLobby:
                         bots=bots, bot_name=self.bot_name, bot_delay=self.bot_delay,
                         transcript_dir=self.transcript_dir, timeouts=self.timeouts,
                         on_port=on_port, on_roster=on_roster,
-                        on_lobby=on_lobby, on_peer=self._on_peer, rng=random.Random(),
+                        on_lobby=on_lobby, on_peer=self._on_peer, on_words=self._on_words, rng=random.Random(),
                         persist=True,  # 'p2pcards resume' brings the seat back after a crash
                     )
                 except (LobbyError, OSError) as exc:
@@ -332,7 +337,7 @@ class LanLobby:
                 outcome = await join_table(
                     self.host, self.identity, where, port, name=self.name, agent=self.seat_agent,
                     listen_host=self.listen, transcript_dir=self.transcript_dir, on_roster=on_roster,
-                    on_peer=self._on_peer, ready=self._ready, on_seated=on_seated,
+                    on_peer=self._on_peer, on_words=self._on_words, ready=self._ready, on_seated=on_seated,
                     persist=True,  # 'p2pcards resume' brings the seat back after a crash
                 )
             except LobbyError as exc:

@@ -91,14 +91,16 @@ class TableRoom:
 
     table: TableAd
     seats: tuple[SeatInfo, ...]
-    #: Words derived from the table id and every seat's keys that the players read aloud to
-    #: check that nobody sits in the middle; known once the table starts (empty before).
+    #: Words derived from the table header (every seat's keys) and a nonce of every seat that
+    #: the players read aloud to check that nobody sits in the middle; known once the table
+    #: starts (empty before, and when ``words_problem`` says why there are none).
     auth_words: tuple[str, ...] = ()
     hosting: bool = False
     started: bool = False
     #: The table's timeouts, for people ("a deck step 30 s, ..."): shown before the joiner says
     #: ready; the game's header must keep them.
     timeouts: str = ""
+    words_problem: str = ""
 
 
 @dataclass(frozen=True)

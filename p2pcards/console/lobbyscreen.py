@@ -54,8 +54,10 @@ Before you say ready
   bots on another seat's computer play: that computer holds their keys and can see their cards.
 
 Table words
-  When the game starts every screen shows the same few words, derived from the table and every
-  player's key. Read them aloud: different words mean someone is in the middle.
+  When the game starts every screen shows the same few words, derived from the table, every
+  player's key and a random number each player committed to before anyone revealed one. Read
+  them aloud: different words, or "no table words", mean someone may be in the middle. The words
+  do not say who a player is: look around the room for that.
 """
 
 Job = Callable[[], Awaitable[None]]
@@ -113,7 +115,7 @@ class LobbyScreen:
         self.active = False
         self.form = None
         self.feedback = Feedback()
-        started(session, words=room.auth_words if room else (),
+        started(session, words=room.auth_words if room else (), words_problem=room.words_problem if room else "",
                 connection=f"on the network ({self.backend.where()})")
         end = await self.backend.game_over()
         if end.stopped:

@@ -60,6 +60,8 @@ def room_lines(room: TableRoom) -> list[str]:
     lines += bot_notes(room)
     if room.auth_words:
         lines.append("table words: " + " ".join(room.auth_words) + "  (compare them aloud)")
+    elif room.words_problem:
+        lines.append(f"no table words: {room.words_problem}")
     elif room.hosting:
         lines.append("the game starts when every seat is taken and ready")
     else:

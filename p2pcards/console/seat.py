@@ -24,15 +24,17 @@ from ..plugins import PluginHost
 from ..session import HumanSeat, SeatAgent
 from ..table.timeouts import Timeouts
 from ..text import printable
-from ..wire.identity import Identity, table_auth_words
+from ..wire.identity import Identity, TableWords
 from .app import TableStart
 from .lobby import LobbyProblem
 
 __all__ = ["SeatTable", "hosted_seat", "joined_seat", "roster_text", "where"]
 
-#: ``play(on_peer, waiting)``: form the table and play this seat, calling ``on_peer`` when the
-#: game starts and ``waiting(text)`` while it waits for players.
-SeatPlay = Callable[[Callable[[Peer], None], Callable[[str], None]], Awaitable[SeatOutcome]]
+#: ``play(on_peer, waiting, on_words)``: form the table and play this seat, calling
+#: ``waiting(text)`` while it waits for players, ``on_words`` with the table words (not for a
+#: seat brought back after a restart) and ``on_peer`` when the game starts.
+SeatPlay = Callable[[Callable[[Peer], None], Callable[[str], None], Callable[[TableWords], None]],
+                    Awaitable[SeatOutcome]]
 
 
 def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
@@ -73,13 +75,17 @@ class SeatTable:
         self.outcome: SeatOutcome | None = None
 
     async def __call__(self, started: TableStart) -> None:
+        words = TableWords()
+
+        def on_words(found: TableWords) -> None:
+            nonlocal words
+            words = found
+
         def on_peer(peer: Peer) -> None:
-            header = peer.header
-            words = table_auth_words(header.table, [seat.keys for seat in header.seats])
-            started(peer.session, words=words, connection=self.connection)
+            started(peer.session, words=words.words, words_problem=words.problem, connection=self.connection)
 
         try:
-            self.outcome = await self.play(on_peer, started.waiting)
+            self.outcome = await self.play(on_peer, started.waiting, on_words)
         except (LobbyError, ConnectionClosed, OSError) as exc:
             raise LobbyProblem(f"the table did not start: {exc}") from None
         if self.outcome.aborted is not None:
@@ -93,7 +99,8 @@ def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: 
     """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers."""
     game = host.game(game_id)
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
+                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
         opened = ""  # where the table is stays on screen: the others need it to join
 
         def on_port(bound: int) -> None:
@@ -108,7 +115,7 @@ def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: 
             host, identity, game_id, options=options, players=players, agent=person, name=name,
             interface=interface, port=port, bots=bots, bot_name=bot_name, bot_delay=bot_delay,
             transcript_dir=transcript_dir, timeouts=timeouts, on_port=on_port, on_roster=on_roster,
-            on_peer=on_peer, persist=True,
+            on_peer=on_peer, on_words=on_words, persist=True,
         )
         return outcomes[0]
 
@@ -120,7 +127,8 @@ def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitab
     """Join the table ``find()`` locates (``label`` names it while looking) and play the seat
     in person; ready at once, as ``p2pcards join`` always is."""
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
+                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
         waiting(f"looking for the table {label}")
         address, port = await find()
         waiting(f"joining the table at {address}:{port}")
@@ -136,8 +144,8 @@ def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitab
 
         return await join_table(
             host, identity, address, port, name=name, agent=person, listen_host=listen_host,
-            transcript_dir=transcript_dir, on_roster=on_roster, on_peer=on_peer, persist=True,
-            on_seated=on_seated,
+            transcript_dir=transcript_dir, on_roster=on_roster, on_peer=on_peer, on_words=on_words,
+            persist=True, on_seated=on_seated,
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})")
@@ -147,7 +155,8 @@ def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> Sea
     """Bring back a seat played in person whose program stopped mid-game: replay its journal,
     reconnect to the other seats and play on in the console."""
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None]) -> SeatOutcome:
+    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
+                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
         waiting(f"coming back to the table saved in {folder}")
         return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer)
 

@@ -8,18 +8,28 @@ by its author and chained back to the header, so the host can neither forge nor 
 Messages on a connection, in order (protocol/table.md has the byte-level description):
 
 1. ``hello`` both ways, then ``auth`` both ways (p2pcards.wire.messages);
-2. joining the lobby: ``{"type": "lobby", "op": "sit", "listen": [host, port]}`` ->
+2. joining the lobby: ``{"type": "lobby", "op": "sit", "host": h, "port": p, "commit": c}`` ->
    ``{"op": "seated", "seat": k, "table": id, "game", "rules", "options", "timeouts"}`` (the
    table's terms, shown to the joiner before it says ready; the header at ``start`` must hold
    the same); the host sends ``{"op": "roster", ...}`` to every seated peer on each change
    (with the key and address of every seated joiner, and which seats are its own bots);
-   ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...}}``;
-3. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
+   ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...},
+   "commits": [...]}``;
+3. the table words: each joiner sends ``{"op": "reveal", "nonce": n}``, then the host sends
+   every seat's nonce, its own included, in ``{"op": "nonces", "nonces": [...]}``;
+4. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
    restart): ``{"type": "lobby", "op": "mesh", "table": id, "seat": k}``.
 
 Joiners connect to each other while they wait in the lobby (each to the seated joiners below
 it), so that the game starts with every connection up: the header at ``start`` must then name
 each of them with the key it showed, or that connection is dropped and made again.
+
+The table words (:func:`~p2pcards.wire.identity.table_auth_words`) hash the header and a random
+nonce of every seat. Each seat commits to its nonce before anybody reveals one (a joiner in
+``sit``, the host in ``start``, which carries every commitment), and reveals it only once every
+commitment is fixed, the host last: so a person in the middle, who must choose its keys before it
+sees the honest seats' nonces, matches both sides' words with probability 2^-40 per try,
+whatever it computes beforehand (protocol/table.md section 2).
 
 Lobby messages are checked against small schemas; a peer that sends anything else is dropped with
 a reason (``bye``).
@@ -35,7 +45,14 @@ import trio
 
 from .. import PROTOCOL_VERSION
 from ..wire.errors import ProtocolError, SchemaError
-from ..wire.identity import Identity, PublicIdentity
+from ..wire.identity import (
+    Identity,
+    PublicIdentity,
+    TableWords,
+    new_words_nonce,
+    open_table_words,
+    words_commitment,
+)
 from ..wire.messages import (
     Auth,
     Bye,
@@ -49,7 +66,7 @@ from ..wire.messages import (
 )
 from ..table.header import Seat, TableHeader
 from ..table.timeouts import Timeouts
-from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
+from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Nullable, Record, Str, Text
 from .discovery import TableAdvert, advertise
 from .slots import Slot, serve_listener
 from .transport import Connection, ConnectionClosed, FrameError, connect
@@ -77,9 +94,14 @@ HANDSHAKE_SECONDS = 10.0
 #: it sat down at the latest (so that the game starts with its connections up).
 MESH_BEFORE_READY = 2.0
 ANY_ADDRESS = "0.0.0.0"
+#: After ``start``, how long the host waits for the joiners' words nonces (a joiner waits twice
+#: as long for the host's ``nonces``: the host may be waiting for a silent seat). A seat that
+#: does not reveal costs the table its words, not its game.
+REVEAL_SECONDS = 10.0
 
 _MESSAGES = {
-    "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535)}),
+    "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535),
+                   "commit": Bytes(32)}),
     "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16),
                       "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
                       "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()})}),
@@ -89,7 +111,10 @@ _MESSAGES = {
                       "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
                                              "port": Int(1, 65535)}), 16),
                       "bots": ListOf(Record({"seat": Int(1, 15), "by": Int(0, 15), "bot": Text(64)}), 15)}),
-    "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
+    "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True),
+                     "commits": ListOf(Bytes(32), 16)}),
+    "reveal": Record({"type": Str(16), "op": Str(16), "nonce": Bytes(32)}),
+    "nonces": Record({"type": Str(16), "op": Str(16), "nonces": ListOf(Nullable(Bytes(32)), 16)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
 }
 
@@ -242,6 +267,7 @@ class _Sitter:
     peer: Handshaken
     host: str
     port: int
+    commit: bytes  # to its words nonce
     ready: bool = False
 
 
@@ -253,6 +279,9 @@ class LobbyResult:
     seat: int
     links: dict[int, Connection]  # connections already open to other seats
     listener: Any = None  # this seat's listener (for mesh connections)
+    #: The table words, or why there are none; ``None`` for a seat brought back after a restart
+    #: (the words were shown when the table started).
+    words: TableWords | None = None
 
     async def aclose(self) -> None:
         """Close what the lobby left open, for a seat that will not play this table."""
@@ -282,6 +311,8 @@ class HostedLobby:
     sitters: dict[int, _Sitter] = field(default_factory=dict)
     table: bytes = field(default_factory=new_table_id)
     listeners: list[Any] = field(default_factory=list)
+    #: The host's words nonce: committed to in ``start``, revealed after every joiner's.
+    nonce: bytes = field(default_factory=new_words_nonce)
     _changed: trio.Event = field(default_factory=trio.Event)
 
     @property
@@ -335,7 +366,7 @@ class HostedLobby:
                 await conn.send(Bye("already seated with this identity").to_wire())
                 raise ProtocolError(peer.name, "already seated")
             seat = min(set(range(1, self.players)) - set(self.sitters))
-            self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"])
+            self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"], sit["commit"])
             if slot is not None:
                 slot.admit()
             await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table,
@@ -425,17 +456,55 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
                     await ad_cm.__aexit__(None, None, None)
         nursery.cancel_scope.cancel()
     header = lobby.header()
+    commits = [words_commitment(lobby.nonce)] + [lobby.sitters[s].commit for s in range(1, lobby.players)]
+    start = {"type": "lobby", "op": "start", "header": header.to_wire(), "commits": commits}
     links = {}
     for seat, sitter in lobby.sitters.items():
         try:
-            await sitter.peer.conn.send({"type": "lobby", "op": "start", "header": header.to_wire()})
+            await sitter.peer.conn.send(start)
         except ConnectionClosed:
             # It said ready and left: its seat is in the header; the game names it if it does
             # not come back.
             await sitter.peer.conn.aclose()
             continue
         links[seat] = sitter.peer.conn
-    return LobbyResult(header, 0, links, listeners[0])
+    words = await _host_reveals(lobby, header, commits, links)
+    return LobbyResult(header, 0, links, listeners[0], words)
+
+
+async def _host_reveals(lobby: HostedLobby, header: TableHeader, commits: list[bytes],
+                        links: dict[int, Connection]) -> TableWords:
+    """The host's half of the table words: every joiner's nonce (at most
+    :data:`REVEAL_SECONDS`), then every nonce to every joiner, ours last revealed. A joiner
+    whose connection fails here is dropped from ``links`` (it dials us again)."""
+    nonces: list[bytes | None] = [lobby.nonce] + [None] * (lobby.players - 1)
+    broken: list[int] = []
+
+    async def receive(seat: int, conn: Connection) -> None:
+        try:
+            reveal = lobby_message(await conn.receive(), "reveal", header.seats[seat].name)
+        except ProtocolError:
+            return  # not its nonce: it has no words, and the game judges the rest
+        except (ConnectionClosed, FrameError):
+            broken.append(seat)
+            return
+        nonces[seat] = reveal["nonce"]
+
+    with trio.move_on_after(REVEAL_SECONDS):
+        async with trio.open_nursery() as nursery:
+            for seat, conn in links.items():
+                nursery.start_soon(receive, seat, conn)
+    reveal = {"type": "lobby", "op": "nonces", "nonces": nonces}
+    for seat, conn in list(links.items()):
+        if seat not in broken:
+            try:
+                await conn.send(reveal)
+                continue
+            except ConnectionClosed:
+                pass
+        await conn.aclose()
+        del links[seat]
+    return open_table_words(header.to_wire(), commits, nonces)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,11 +529,13 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
                          f"open, and that no firewall on the host blocks the port: docs/troubleshooting.md)") from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
+    nonce = new_words_nonce()
     early: _EarlyMesh | None = None
     failure: Exception | None = None
     try:
         peer = await handshake(conn, identity, name=name, games=games)
-        await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port})
+        await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port,
+                         "commit": words_commitment(nonce)})
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
         terms = TableTerms.from_seated(seated, peer.name)
@@ -497,6 +568,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
             problem = "the table header does not seat us where the host said"
         elif header.seats[0].keys.ed25519 != peer.keys.ed25519:
             problem = "the table header names another host than the one we talked to"
+        elif len(start["commits"]) != header.players:
+            problem = f"{peer.name} sent {len(start['commits'])} words commitments for {header.players} seats"
         else:
             problem = terms.mismatch(header)
     if problem is not None:
@@ -505,7 +578,42 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
         for listener in listeners:
             await listener.aclose()
         raise LobbyError(problem)
-    return LobbyResult(header, seat, {0: conn, **await early.confirmed(header)}, listeners[0])
+    links = {0: conn, **await early.confirmed(header)}
+    words = await _joiner_reveal(conn, peer.name, header, seat, start["commits"], nonce)
+    return LobbyResult(header, seat, links, listeners[0], words)
+
+
+async def _joiner_reveal(conn: Connection, host_name: str, header: TableHeader, seat: int,
+                         commits: list[bytes], nonce: bytes) -> TableWords:
+    """A joiner's half of the table words: every commitment is fixed (the header's ``start``),
+    so reveal our nonce, and open everyone's from the host's ``nonces`` (at most twice
+    :data:`REVEAL_SECONDS`). The connection stays for the game whatever happens here."""
+    if commits[seat] != words_commitment(nonce):
+        return TableWords(problem=f"the host ({host_name}) changed our words commitment", seat=0)
+    nonces = None
+    try:
+        await conn.send({"type": "lobby", "op": "reveal", "nonce": nonce})
+        with trio.move_on_after(2 * REVEAL_SECONDS):
+            nonces = lobby_message(await conn.receive(), "nonces", host_name)["nonces"]
+    except ConnectionClosed:
+        return TableWords(problem=f"the host ({host_name}) closed the connection instead of revealing "
+                                  "the words nonces", seat=0)
+    except (ProtocolError, FrameError):
+        return TableWords(problem=f"the host ({host_name}) sent something else than the words nonces", seat=0)
+    if nonces is None:
+        return TableWords(problem=f"the host ({host_name}) did not reveal the words nonces "
+                                  f"within {2 * REVEAL_SECONDS:g} s", seat=0)
+    if len(nonces) != header.players:
+        return TableWords(problem=f"the host ({host_name}) sent {len(nonces)} words nonces for "
+                                  f"{header.players} seats", seat=0)
+    nonces = list(nonces)
+    nonces[seat] = nonce  # ours as we chose it, whatever the host sent back
+    words = open_table_words(header.to_wire(), commits, nonces)
+    if words.seat not in (None, 0):
+        # Another joiner's nonce and commitment both came through the host: either may be wrong.
+        return TableWords(problem=f"{words.problem}, as the host relayed it (that seat, or the host, cheated)",
+                          seat=words.seat)
+    return words
 
 
 async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.Event,

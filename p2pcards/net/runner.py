@@ -21,7 +21,7 @@ from ..engine import seeded_rng
 from ..game import Game, OptionError
 from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
-from ..wire.identity import Identity
+from ..wire.identity import Identity, TableWords
 from .discovery import TableAdvert, watch
 from ..table.timeouts import Timeouts
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
@@ -65,14 +65,15 @@ async def host_table(
     rng: random.Random | None = None,
     on_lobby: Callable[[HostedLobby], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
+    on_words: Callable[[TableWords], None] | None = None,
     persist: bool = False,
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
-    lobby before it opens and ``on_peer`` this seat's peer as soon as the game starts (the
-    console shows its session)."""
+    lobby before it opens, ``on_words`` the table words (or why there are none) and then
+    ``on_peer`` this seat's peer as soon as the game starts (the console shows its session)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
@@ -90,6 +91,8 @@ async def host_table(
 
     async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
         started = await host_lobby(lobby, announce=announce, task_status=task_status)
+        if on_words and started.words is not None:
+            on_words(started.words)
         mine.append(await play_seat(identity, started, game, agent(game, 0, resolved), games=games,
                                     transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
                                     state_home=state_home, bot=seat_bot))
@@ -128,6 +131,7 @@ async def join_table(
     transcript_dir: Path | None = None,
     on_roster: Callable[[Roster], None] | None = None,
     on_peer: Callable[[Any], None] | None = None,
+    on_words: Callable[[TableWords], None] | None = None,
     persist: bool = False,
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
@@ -135,7 +139,8 @@ async def join_table(
     on_seated: Callable[[int, TableTerms], None] | None = None,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
-    (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit."""
+    (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit;
+    ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer."""
     games = host.rules_versions()
     lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
                              on_change=on_roster, ready=ready, on_seated=on_seated)
@@ -145,6 +150,8 @@ async def join_table(
     except LobbyError:
         await lobby.aclose()
         raise
+    if on_words and lobby.words is not None:
+        on_words(lobby.words)
     return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
                            transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
                            state_home=state_home, bot=seat_bot)

@@ -15,10 +15,13 @@ from .identity import (
     Identity,
     IdentityError,
     PublicIdentity,
+    TableWords,
     data_dir,
     fingerprint,
     load_or_create_identity,
+    open_table_words,
     table_auth_words,
+    words_commitment,
 )
 from .log import Blame, Log, Mismatch, Rejected, encode_header
 from .messages import (
@@ -52,10 +55,10 @@ from .transcript import (
 __all__ = [
     "Auth", "Blame", "Bye", "DEFAULT_LIMITS", "Entry", "Fetch", "Fetched", "FrameDecoder", "FrameError",
     "Hello", "Identity", "IdentityError", "Limits", "Log", "Mismatch", "ProtocolError",
-    "PublicIdentity", "Rejected", "SchemaError", "SealError", "TornTranscript", "Transcript",
+    "PublicIdentity", "Rejected", "SchemaError", "SealError", "TableWords", "TornTranscript", "Transcript",
     "TranscriptEnd", "TranscriptError", "TranscriptHeader", "TranscriptWriter", "VersionMismatch",
     "common_games", "data_dir", "decode", "encode", "encode_frame", "encode_header",
     "fingerprint", "genesis_hash", "handshake_proof", "load_or_create_identity", "make_hello",
-    "new_table_id", "open_body", "parse_message", "read_transcript", "seal_body", "seat_genesis",
-    "sign_entry", "table_auth_words", "version_mismatch",
+    "new_table_id", "open_body", "open_table_words", "parse_message", "read_transcript", "seal_body", "seat_genesis",
+    "sign_entry", "table_auth_words", "version_mismatch", "words_commitment",
 ]

@@ -7,18 +7,21 @@ or writable by anyone else. The X25519 key is a separate random key rather than 
 from the Ed25519 key; the hello message (signed with the Ed25519 key) binds the two.
 
 People compare two things: a peer's :func:`fingerprint` in the lobby, and a table's
-:func:`table_auth_words`, a few words derived from the table id and every seat's keys in seat
-order. If everyone at the table reads out the same words, nobody sits between them.
+:func:`table_auth_words`, a few words derived from the table header (every seat's keys) and a
+nonce of every seat, each committed to (:func:`words_commitment`) before any was revealed. If
+everyone at the table reads out the same words, nobody sits between them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
@@ -38,11 +41,15 @@ __all__ = [
     "Identity",
     "IdentityError",
     "PublicIdentity",
+    "TableWords",
     "data_dir",
     "fingerprint",
     "load_identity",
     "load_or_create_identity",
+    "new_words_nonce",
+    "open_table_words",
     "table_auth_words",
+    "words_commitment",
 ]
 
 IDENTITY_FILE = "identity.key"
@@ -244,15 +251,59 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
     return identity
 
 
-def table_auth_words(table_id: bytes, roster: Sequence[PublicIdentity],
-                     count: int = 5) -> list[str]:
+#: Size of the random nonce each seat commits to for the table words.
+WORDS_NONCE_SIZE = 32
+_WORDS_COMMIT_DOMAIN = b"p2pcards table words commit\x00"
+_WORDS_DOMAIN = b"p2pcards table words\x00"
+
+
+def new_words_nonce() -> bytes:
+    """A fresh random nonce for the table words (one per seat and table)."""
+    return secrets.token_bytes(WORDS_NONCE_SIZE)
+
+
+def words_commitment(nonce: bytes) -> bytes:
+    """The commitment a seat sends before anybody's nonce is known:
+    ``H("p2pcards table words commit\\x00" || nonce)``."""
+    return hashlib.sha256(_WORDS_COMMIT_DOMAIN + nonce).digest()
+
+
+def table_auth_words(header: Mapping[str, Any], nonces: Sequence[bytes], count: int = 5) -> list[str]:
     """Words that every seat reads aloud to check that all see the same table and keys.
 
-    SHA-256 over a domain prefix and the canonical encoding of the table id and every seat's
-    (Ed25519, X25519) keys in seat order; each of the first ``count`` bytes picks a word
-    (5 words = 40 bits)."""
+    SHA-256 over a domain prefix and the canonical encoding of the table header (its wire form:
+    table id, game, every seat's keys and address ...) and every seat's words nonce in seat
+    order; each of the first ``count`` bytes picks a word (5 words = 40 bits). The nonces were
+    committed to before any of them was revealed (:func:`open_table_words`), so a person in the
+    middle cannot choose keys that give both sides the same words: each try succeeds with
+    probability 2^-40 with 5 words, however much it computes beforehand."""
     if not 1 <= count <= 32:
         raise ValueError("count must be in 1..32")
-    data = framing.encode({"table": table_id, "roster": [p.to_wire() for p in roster]})
-    digest = hashlib.sha256(b"p2pcards table words\x00" + data).digest()
+    data = framing.encode({"header": dict(header), "nonces": list(nonces)})
+    digest = hashlib.sha256(_WORDS_DOMAIN + data).digest()
     return [WORDS[b] for b in digest[:count]]
+
+
+@dataclass(frozen=True)
+class TableWords:
+    """A table's words as one seat sees them, or why it cannot show any: ``seat`` is the seat
+    whose nonce is missing or does not open its commitment (``None`` with ``words``)."""
+
+    words: tuple[str, ...] = ()
+    problem: str = ""
+    seat: int | None = None
+
+
+def open_table_words(header: Mapping[str, Any], commits: Sequence[bytes],
+                     nonces: Sequence[bytes | None], count: int = 5) -> TableWords:
+    """Check every seat's nonce against its commitment and derive the words. The first seat
+    (in seat order) whose nonce is missing (``None``) or does not open its commitment is
+    named, and there are no words."""
+    if len(commits) != len(nonces):
+        raise ValueError("one commitment and one nonce per seat")
+    for seat, (commit, nonce) in enumerate(zip(commits, nonces)):
+        if nonce is None:
+            return TableWords(problem=f"seat {seat} did not reveal its words nonce", seat=seat)
+        if len(nonce) != WORDS_NONCE_SIZE or words_commitment(nonce) != commit:
+            return TableWords(problem=f"seat {seat}'s words nonce does not open its commitment", seat=seat)
+    return TableWords(tuple(table_auth_words(header, nonces, count)))

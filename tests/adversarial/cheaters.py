@@ -667,7 +667,7 @@ class GarbageMessages(Cheater):
         self.cheated = True
         for seat in self.others:
             for obj in ("hello?", {"type": "nonsense"}, {"type": "entry", "table": b"x"},
-                        {"type": "lobby", "op": "sit", "host": "x", "port": 1}, [1, 2, 3]):
+                        {"type": "lobby", "op": "sit", "host": "x", "port": 1, "commit": bytes(32)}, [1, 2, 3]):
                 await self.send_object(seat, obj)
 
 

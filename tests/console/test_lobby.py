@@ -52,6 +52,8 @@ def test_room_lines_seats_readiness_and_words():
     assert lines[-1] == "type 'ready' when you are (or 'leave')"
     started = room_lines(TableRoom(ad, seats, ("apple", "brick", "cloud"), started=True))
     assert started[-1].startswith("table words: apple brick cloud")
+    none = room_lines(TableRoom(ad, seats, started=True, words_problem="seat 2 did not reveal its words nonce"))
+    assert none[-1] == "no table words: seat 2 did not reveal its words nonce"
     assert room_lines(TableRoom(ad, seats, hosting=True))[0].endswith("(you host it)")
 
 

@@ -42,6 +42,9 @@ async def test_joiners_are_connected_to_each_other_when_the_table_starts():
     for seat in range(1, players):
         # Connected to the host and to every other joiner, each under the key the header gives.
         assert sorted(results[seat].links) == [s for s in range(players) if s != seat], seat
+    # Every seat opened every commitment and has the same table words.
+    words = {result.words for result in results.values()}
+    assert len(words) == 1 and len(words.pop().words) == 5
     for result in results.values():
         await result.aclose()
 
@@ -122,7 +125,7 @@ async def test_a_joiner_that_sends_a_bad_frame_or_drops_mid_frame_is_dropped_and
         bad = await _shaken(port, games)
         await bad.stream.send_all(b"\x00\x00\x00\x05" + b"\xc1" * 5)  # 0xc1 is never msgpack
         torn = await _shaken(port, games)
-        await torn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await torn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9, "commit": bytes(32)})
         await torn.stream.send_all(b"\x00\x00\x01\x00abc")  # 256 bytes announced, 3 sent
         await torn.stream.aclose()
         while lobby.sitters:
@@ -143,18 +146,20 @@ async def test_a_joiner_that_said_ready_and_left_does_not_end_the_host():
 
     async def attack(port: int) -> None:
         ghost = await _shaken(port, games, "ghost")
-        await ghost.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9})
+        await ghost.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9, "commit": bytes(32)})
         await ghost.send({"type": "lobby", "op": "ready", "ready": True})
         while not lobby.readiness()[1]:
             await trio.sleep(0.01)
         await ghost.aclose()
         await trio.sleep(0.1)
         filler = await _shaken(port, games, "filler")
-        await filler.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 10})
+        await filler.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 10, "commit": bytes(32)})
         await trio.sleep(0.1)  # the roster to the ghost fails, then the start to it
         await filler.send({"type": "lobby", "op": "ready", "ready": True})
         while (await filler.receive()).get("op") != "start":
             pass
+        await filler.send({"type": "lobby", "op": "reveal", "nonce": bytes(32)})
+        assert (await filler.receive())["op"] == "nonces"
         await filler.aclose()
 
     results = await _host_and(lobby, attack)
@@ -255,7 +260,8 @@ async def _evil_host(seat: int, terms: dict, header_of, *, fails: str) -> None:
         await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": b"t" * 16, **terms})
         header = header_of(host_id, joiner.keys, games)
         with pytest.raises(ConnectionClosed):  # the joiner closes its side (maybe before the start)
-            await conn.send({"type": "lobby", "op": "start", "header": header.to_wire() if header else {}})
+            await conn.send({"type": "lobby", "op": "start", "header": header.to_wire() if header else {},
+                            "commits": [bytes(32)] * (header.players if header else 0)})
             while True:
                 await conn.receive()
 

@@ -16,11 +16,14 @@ from p2pcards.wire import (
     handshake_proof,
     make_hello,
     open_body,
+    open_table_words,
     parse_message,
     seal_body,
     table_auth_words,
     version_mismatch,
+    words_commitment,
 )
+from p2pcards.wire.identity import new_words_nonce
 
 TABLE = bytes(range(16))
 
@@ -55,7 +58,14 @@ def test_handshake_then_table_traffic(players, roster):
     seated = [players[0].public, players[1].public]
     for peer in (a, b):
         peer.log = Log(TABLE, {"game": "highcard"}, seated)
-    assert table_auth_words(TABLE, seated) == table_auth_words(TABLE, [hello_a.keys, hello_b.keys])
+    # Each committed to a words nonce before either revealed one (the lobby's sit and start).
+    nonces = [new_words_nonce(), new_words_nonce()]
+    commits = [words_commitment(n) for n in nonces]
+    header = {"table": TABLE, "seats": [{"ed25519": k.ed25519, "x25519": k.x25519} for k in seated]}
+    seen_by_b = {"table": TABLE, "seats": [{"ed25519": k.ed25519, "x25519": k.x25519}
+                                           for k in (hello_a.keys, hello_b.keys)]}
+    assert open_table_words(header, commits, nonces).words == open_table_words(seen_by_b, commits, nonces).words
+    assert len(table_auth_words(header, nonces)) == 5
     # 4. both send at once: a public entry from ann, a private one from bob, each made (signed
     # and appended) locally before the other's arrives.
     first = a.log.make_entry(a.identity, 0, "game.action", {"type": "play"})

@@ -1,3 +1,4 @@
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -8,10 +9,14 @@ from p2pcards.wire.identity import (
     IDENTITY_FILE,
     Identity,
     IdentityError,
+    TableWords,
     data_dir,
     fingerprint,
     load_or_create_identity,
+    new_words_nonce,
+    open_table_words,
     table_auth_words,
+    words_commitment,
 )
 from p2pcards.wire.wordlist import WORDS
 
@@ -70,20 +75,72 @@ def test_fingerprint_shape():
     assert fingerprint(b"\x00" * 32) != fingerprint(b"\x01" * 32)
 
 
-def test_auth_words_equal_for_equal_rosters_and_differ_on_any_change():
+def _header(people, table=b"t" * 16):
+    return {"table": table, "game": "highcard", "rules": "1", "options": {},
+            "seats": [{"name": f"p{i}", "ed25519": p.public.ed25519, "x25519": p.public.x25519,
+                       "host": "127.0.0.1", "port": 40000 + i} for i, p in enumerate(people)],
+            "protocol": 2, "timeouts": {"deck": 30, "turn": 120, "grace": 60}}
+
+
+def test_auth_words_equal_for_equal_tables_and_differ_on_any_change():
     people = [Identity.generate() for _ in range(3)]
-    roster = [p.public for p in people]
-    table = b"t" * 16
-    words = table_auth_words(table, roster)
+    header = _header(people)
+    nonces = [new_words_nonce() for _ in people]
+    words = table_auth_words(header, nonces)
     assert len(words) == 5 and all(w in WORDS for w in words)
-    assert table_auth_words(table, list(roster)) == words
-    assert table_auth_words(b"u" * 16, roster) != words
-    assert table_auth_words(table, roster[::-1]) != words  # seat order matters
-    other = Identity.generate().public
+    assert table_auth_words(dict(header), list(nonces)) == words
+    assert table_auth_words(_header(people, b"u" * 16), nonces) != words
+    assert table_auth_words(_header(people[::-1]), nonces) != words  # seat order matters
+    other = Identity.generate()
     for seat in range(3):
-        changed = list(roster)
+        changed = list(people)
         changed[seat] = other
-        assert table_auth_words(table, changed) != words
-    swapped_x = list(roster)
-    swapped_x[0] = type(roster[0])(roster[0].ed25519, other.x25519)
-    assert table_auth_words(table, swapped_x) != words
+        assert table_auth_words(_header(changed), nonces) != words
+        fresh = list(nonces)
+        fresh[seat] = new_words_nonce()
+        assert table_auth_words(header, fresh) != words
+    assert table_auth_words(header, nonces[::-1]) != words  # a nonce belongs to its seat
+    assert len(table_auth_words(header, nonces, count=8)) == 8
+    with pytest.raises(ValueError):
+        table_auth_words(header, nonces, count=0)
+
+
+def test_words_commitment_is_a_domain_separated_hash_of_the_nonce():
+    nonce = new_words_nonce()
+    assert len(nonce) == 32 and new_words_nonce() != nonce
+    assert words_commitment(nonce) == hashlib.sha256(b"p2pcards table words commit\x00" + nonce).digest()
+    assert words_commitment(nonce) != hashlib.sha256(nonce).digest()
+    assert words_commitment(bytes(32)) != words_commitment(b"\x00" * 31 + b"\x01")
+
+
+def test_open_table_words_gives_the_words_when_every_nonce_opens_its_commitment():
+    people = [Identity.generate() for _ in range(4)]
+    header = _header(people)
+    nonces = [new_words_nonce() for _ in people]
+    commits = [words_commitment(n) for n in nonces]
+    opened = open_table_words(header, commits, nonces)
+    assert opened == TableWords(tuple(table_auth_words(header, nonces)))
+    assert opened.problem == "" and opened.seat is None
+
+
+@pytest.mark.parametrize("seat", [0, 2, 3])
+def test_open_table_words_names_the_seat_whose_nonce_does_not_open(seat):
+    people = [Identity.generate() for _ in range(4)]
+    header = _header(people)
+    nonces = [new_words_nonce() for _ in people]
+    commits = [words_commitment(n) for n in nonces]
+    wrong = list(nonces)
+    wrong[seat] = new_words_nonce()
+    opened = open_table_words(header, commits, wrong)
+    assert opened.words == () and opened.seat == seat
+    assert f"seat {seat}'s words nonce does not open its commitment" == opened.problem
+    short = list(nonces)
+    short[seat] = nonces[seat][:31]
+    assert open_table_words(header, commits, short).seat == seat
+    missing = list(nonces)
+    missing[seat] = None
+    opened = open_table_words(header, commits, missing)
+    assert (opened.words, opened.seat, opened.problem) == ((), seat, f"seat {seat} did not reveal its words nonce")
+    with pytest.raises(ValueError):
+        open_table_words(header, commits[:-1], nonces)
+

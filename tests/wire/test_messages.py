@@ -111,9 +111,12 @@ def test_version_mismatch_messages(players):
     newer = make_hello(players[1], name="bob", games={}, protocol=PROTOCOL_VERSION + 1, program="0.9")
     assert f"runs protocol {PROTOCOL_VERSION + 1} (p2pcards 0.9), we run protocol {PROTOCOL_VERSION}" \
         in str(version_mismatch(a, newer))
-    # A peer of deck protocol 1 (passes without proofs) cannot sit at a table of ours.
-    v1 = make_hello(players[1], name="bob", games={}, protocol=1, program="0.1.0")
-    assert "runs protocol 1 (p2pcards 0.1.0), we run protocol 2" in str(version_mismatch(a, v1))
+    # A peer of deck protocol 1 (passes without proofs), or of protocol 2 (table words without
+    # commitments), cannot sit at a table of ours.
+    for old in (1, 2):
+        them = make_hello(players[1], name="bob", games={}, protocol=old, program="0.1.0")
+        assert f"runs protocol {old} (p2pcards 0.1.0), we run protocol {PROTOCOL_VERSION}" \
+            in str(version_mismatch(a, them))
     assert common_games(a, b) == {"calypso": "1"}
 
 
