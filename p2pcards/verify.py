@@ -323,6 +323,7 @@ class _SeatEntries:
 
     def __init__(self, seat: int, entries: Sequence[Entry]):
         self.seat = seat
+        self.entries = list(entries)
         self.deck = [e for e in entries if e.kind == "deck"]
         self.actions = [e for e in entries if e.kind == "action"]
         self.results = [e for e in entries if e.kind == "result"]
@@ -1149,13 +1150,22 @@ def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
 
 def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[int]) -> None:
     """After a signed accusation every seat reveals its seed (protocol/deck.md section 6): a
-    seat that did not, while the others did, withheld it."""
+    seat that did not, while the others did, withheld it, if it signed something after the
+    accusation had reached it (its head echo shows it) and so was there to reveal it. A seat
+    that signed nothing after it may have crashed or lost its link: not named for that."""
     accusations = [(mine.seat, e) for mine in seats for e in mine.deck if _public(e, "accuse")]
     if not accusations or len(missing) == len(seats):
         return
     accuser, entry = accusations[0]
     accused = entry.body["msg"].get("seat")
-    seat = accused if accused in missing else missing[0]
+
+    def informed(seat: int) -> bool:
+        return any(later.body["seen"][accuser][0] > entry.seq for later in seats[seat].entries)
+
+    withheld = [s for s in missing if informed(s)]
+    if not withheld:
+        return
+    seat = accused if accused in withheld else withheld[0]
     raise _Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
                   "it withheld its deck seed: every seat reveals it after an accusation, so "
                   "that the deck can be re-checked", seat)

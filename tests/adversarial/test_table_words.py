@@ -14,9 +14,10 @@ import trio
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.net import lobby as lobby_module
 from p2pcards.net.lobby import HostedLobby, LobbyResult, handshake, host_lobby, join_lobby, lobby_message
-from p2pcards.net.peer import Seat, TableHeader, Timeouts
 from p2pcards.net.transport import Connection, connect
 from p2pcards.plugins import load_plugins
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity, new_words_nonce, words_commitment
 
 LOOPBACK = "127.0.0.1"
