@@ -388,3 +388,59 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
     stopped_by = t.me.halted_among({1, 3})
     assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
+
+
+# -- wire.md section 7, one row per blame code ----------------------------------------------------
+
+def _stale_prev(t):
+    t.receive(1, t.sign(1))
+    log = t.logs[1]
+    return sign_entry(IDS[1], table=TABLE, sender=1, seq=1, kind="chat", prev=b"\x11" * 32,
+                      body={"text": "fork", "seen": [[0, log.head(0)], [1, b"\x11" * 32],
+                                                     [0, log.head(2)], [0, log.head(3)]]})
+
+
+def _bad_seen(t):
+    return sign_entry(IDS[1], table=TABLE, sender=1, seq=0, kind="chat", prev=t.logs[1].head(1),
+                      body={"text": "hi", "seen": [[0, b"\x00" * 32]] * PLAYERS})
+
+
+def _bad_signature(t):
+    return t.forge(IDS[2], 1, {"text": "not mine"})
+
+
+def _wrong_table(t):
+    return sign_entry(IDS[1], table=bytes(16), sender=1, seq=0, kind="chat", prev=t.logs[1].head(1),
+                      body={"text": "hi", "seen": t.logs[1].seen()})
+
+
+def _stranger(t):
+    return sign_entry(STRANGER, table=TABLE, sender=5, seq=0, kind="chat", prev=b"\x00" * 32,
+                      body={"text": "hi", "seen": t.logs[1].seen()})
+
+
+def _gap(t):
+    t.sign(1)
+    return t.sign(1)
+
+
+# (code, the entry, who is named (the author is seat 1, it came through seat 2), the game stops)
+BLAME_CODES = [
+    ("stale-prev", _stale_prev, 1, True),
+    ("bad-seen", _bad_seen, 1, False),
+    ("bad-signature", _bad_signature, 2, False),
+    ("wrong-table", _wrong_table, 2, False),
+    ("stranger", _stranger, 2, False),
+    ("gap", _gap, None, False),
+]
+
+
+@pytest.mark.parametrize(("code", "make", "blamed", "stops"), BLAME_CODES, ids=[c[0] for c in BLAME_CODES])
+def test_blame_codes(code, make, blamed, stops):
+    t = Table()
+    entry = make(t)
+    effects = t.me.receive(2, entry.to_wire(), 0.0)
+    assert named(effects) == ([] if blamed is None else [blamed])
+    assert stopped(effects) == ([blamed] if stops else [])
+    if blamed is not None:
+        assert code in t.me.blames[-1]
