@@ -890,7 +890,7 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
     names its signer."""
     for blame in transcript.blames:
         # The blame record is not signed: only its evidence can name a seat.
-        proven = blame.provable and blame.verify(lobby.table, log.roster)
+        proven = blame.provable and blame.verify(lobby.table, log.roster, log)
         raise _Failed(f"blame record ({blame.code})", f"{blame.reason} (" + (
             "proven by signed evidence" if proven else "its evidence does not prove it: the "
             "record is not signed, so it names nobody") + ")", blame.seat if proven else None)
@@ -900,7 +900,7 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
         step = f"blame entry of seat {entry.sender} (log #{entry.seq})"
         try:
             blame = Blame.from_wire(entry.body.get("blame"))
-            proven = blame.provable and blame.verify(lobby.table, log.roster)
+            proven = blame.provable and blame.verify(lobby.table, log.roster, log)
         except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
             proven = False
         if proven:
