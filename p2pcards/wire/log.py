@@ -80,7 +80,6 @@ KINDS = frozenset({"deck", "action", "chat", "blame", "result"})
 # The budget. Measured on honest games played by bots over loopback (issue 19), per seat, in
 # signed bytes / entries / lists and maps (with the 2 of its transcript record):
 #   Cal's BS, 7 players, to 5 hand wins (14 hands):  ~400 KB,  ~260 entries, ~4,300
-#   Cal's BS, 7 players, to 20 hand wins (hands below): see protocol/wire.md section 7
 #   Calypso, 4 players, a whole game:                  ~107 KB,  ~115 entries, ~1,540
 #   the largest single entry: 29 KB (a Calypso 4-pack shuffle pass with its proofs)
 # A Cal's BS hand at 7 players costs each seat ~29 KB and ~19 entries, so a 7-seat budget of
