@@ -328,7 +328,6 @@ class _SeatEntries:
         self.actions = [e for e in entries if e.kind == "action"]
         self.results = [e for e in entries if e.kind == "result"]
         self.chats = sum(e.kind == "chat" for e in entries)
-        self.other = sorted({e.kind for e in entries} - {"deck", "action", "result", "chat"})
         self.next_deck = 0
         self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
         self.next_action = 0
@@ -876,9 +875,6 @@ def _verify(path: str | Path, report: Report) -> None:
             entry = mine.actions[mine.next_action]
             raise _Failed(f"log #{entry.seq} of seat {mine.seat}",
                           "a move signed after the game was over", mine.seat)
-        if mine.other:
-            report.notes.append(f"{names[mine.seat]} signed entries of kinds this program does "
-                                f"not check: {', '.join(mine.other)}")
 
     report.violations = [v.to_wire() for v in record.violations]
     if record.violations:
@@ -925,7 +921,7 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
     names its signer."""
     for blame in transcript.blames:
         # The blame record is not signed: only its evidence can name a seat.
-        proven = blame.provable and blame.verify(lobby.table, log.roster)
+        proven = blame.provable and blame.verify(lobby.table, log.roster, log)
         raise _Failed(f"blame record ({blame.code})", f"{blame.reason} (" + (
             "proven by signed evidence" if proven else "its evidence does not prove it: the "
             "record is not signed, so it names nobody") + ")", blame.seat if proven else None)
@@ -935,7 +931,7 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
         step = f"blame entry of seat {entry.sender} (log #{entry.seq})"
         try:
             blame = Blame.from_wire(entry.body.get("blame"))
-            proven = blame.provable and blame.verify(lobby.table, log.roster)
+            proven = blame.provable and blame.verify(lobby.table, log.roster, log)
         except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
             proven = False
         if proven:

@@ -404,7 +404,7 @@ class TableProtocol:
         """Another seat proves a fault (two versions of one entry): check the proof ourselves."""
         try:
             blame = LogBlame.from_wire(body.get("blame"))
-            proven = blame.provable and blame.verify(self.header.table, [s.keys for s in self.header.seats])
+            proven = blame.provable and blame.verify(self.header.table, self.log.roster, self.log)
         except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
             proven = False
         if proven:

@@ -35,6 +35,13 @@ fetches seat ``j`` from ``k`` on from the entry's sender (:class:`~p2pcards.wire
 answered with :meth:`Log.entries`), and appending the other version yields the proof. A sender
 that cannot produce it lied in its echo.
 
+Every seat has a budget (:class:`Budget`, protocol/wire.md section 7): only the table's entry
+kinds (:data:`KINDS`), and per seat and game at most so many entries, bytes, lists and maps, and
+chat lines, so that no seat can grow every transcript past what a reader accepts
+(:data:`~p2pcards.wire.transcript.MAX_FILE`). The rule depends on the log alone (the seat's own
+chain before the entry), so every peer and ``p2pcards verify`` refuse the same entry; the
+signed entry over budget is the proof (:meth:`Blame.verify` with the log).
+
 Each rejection raises :class:`Rejected` with a :class:`Blame`. ``provable`` blames carry signed
 evidence; for the others (a bad signature, a stranger, a gap) the culprit is whoever delivered
 the bytes, which only the caller knows: pass it as ``via``, the seat of the connection the entry
@@ -52,7 +59,7 @@ from .errors import ProtocolError
 from .identity import Identity, PublicIdentity
 from .messages import HASH_SIZE, MAX_SEQ, Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 
-__all__ = ["Blame", "Log", "Mismatch", "Rejected", "encode_header"]
+__all__ = ["KINDS", "Blame", "Budget", "Log", "Mismatch", "Rejected", "encode_header"]
 
 # Blame codes.
 WRONG_TABLE = "wrong-table"
@@ -62,6 +69,32 @@ GAP = "gap"
 STALE_PREV = "stale-prev"
 BAD_SEEN = "bad-seen"
 EQUIVOCATION = "equivocation"
+UNKNOWN_KIND = "unknown-kind"
+OVER_BUDGET = "over-budget"
+#: Blames whose proof is one signed entry checked against the signer's chain before it.
+BUDGET_FAULTS = (UNKNOWN_KIND, OVER_BUDGET)
+
+#: The entry kinds of the table protocol (protocol/table.md section 4); any other is refused.
+KINDS = frozenset({"deck", "action", "chat", "blame", "result", "bye", "stop"})
+
+# The budget. Measured on honest games played by bots over loopback (issue 19), per seat, in
+# signed bytes / entries / lists and maps (with the 2 of its transcript record):
+#   Cal's BS, 7 players, to 5 hand wins (14 hands):  ~400 KB,  ~260 entries, ~4,300
+#   Calypso, 4 players, a whole game:                  ~107 KB,  ~115 entries, ~1,540
+#   the largest single entry: 29 KB (a Calypso 4-pack shuffle pass with its proofs)
+# A Cal's BS hand at 7 players costs each seat ~29 KB and ~19 entries, so a 7-seat budget of
+# 14 MiB fits about 500 hands (a match to 99 wins between equal players can take ~690: that
+# one is past the transcript's MAX_FILE with or without a budget). Totals are split evenly
+# between the seats and, with each entry's record overhead, stay below the transcript's
+# limits (checked in p2pcards/wire/transcript.py).
+LOG_BYTES = 100 << 20  # signed bytes of every seat's entries together
+LOG_ENTRIES = 120_000  # entries of every seat together (each costs ~1-2 KB of memory held)
+LOG_CONTAINERS = 3_500_000  # lists and maps of every entry (body, + 2 for entry and record)
+MAX_ENTRY_BYTES = 256 << 10  # one entry's signed bytes: 9x the largest honest one
+CHAT_ENTRIES = 1_000  # chat lines per seat and game: free text gets a tighter budget
+CHAT_BYTES = 1 << 20  # signed bytes of one seat's chat entries
+#: Provable blames a log keeps (one a seat): they go into the transcript beside the entries.
+MAX_BLAMES = 4
 
 SEEN = "seen"  # the body field of the head echo
 
@@ -70,6 +103,85 @@ def encode_header(header: Any) -> bytes:
     """The canonical bytes of a lobby header: what the deck protocol binds to (the log binds
     the same header through the genesis hashes)."""
     return framing.encode(header)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one seat may sign in one game: the totals split evenly between the seats."""
+
+    entries: int
+    bytes: int
+    containers: int
+    chat_entries: int = CHAT_ENTRIES
+    chat_bytes: int = CHAT_BYTES
+    entry_bytes: int = MAX_ENTRY_BYTES
+
+    @classmethod
+    def for_seats(cls, seats: int) -> Budget:
+        seats = max(1, seats)
+        return cls(LOG_ENTRIES // seats, LOG_BYTES // seats, LOG_CONTAINERS // seats)
+
+
+@dataclass
+class _Spent:
+    """What one seat's accepted entries have used of its budget."""
+
+    bytes: int = 0
+    containers: int = 0
+    chats: int = 0
+    chat_bytes: int = 0
+
+    def add(self, entry: Entry) -> None:
+        self.bytes += len(entry.signed_bytes)
+        self.containers += entry_containers(entry)
+        if entry.kind == "chat":
+            self.chats += 1
+            self.chat_bytes += len(entry.signed_bytes)
+
+
+_FLAT = frozenset({bytes, str, int, bool, float, type(None)})
+
+
+def entry_containers(entry: Entry) -> int:
+    """Lists and maps an entry costs a transcript reader: those of its body, its own map and
+    the map of its transcript record."""
+    count, stack = 2, [entry.body]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 1
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 1
+            if not _FLAT.issuperset(map(type, value)):  # a deck pass: no pushes
+                stack.extend(value)
+    return count
+
+
+def budget_problem(budget: Budget, seq: int, spent: _Spent, entry: Entry) -> tuple[str, str] | None:
+    """``(code, reason)`` if ``entry`` (the signer's entry ``seq``, after entries that spent
+    ``spent``) breaks the budget rule, else ``None``. Depends on the log alone."""
+    if entry.kind not in KINDS:
+        return UNKNOWN_KIND, (f"signed entry #{seq} of unknown kind {entry.kind!r} (the table's "
+                              f"kinds are {', '.join(sorted(KINDS))})")
+    size = len(entry.signed_bytes)
+    what = f"entry #{seq} ({entry.kind}, {size} bytes)"
+    if size > budget.entry_bytes:
+        return OVER_BUDGET, f"{what} is larger than {budget.entry_bytes} bytes"
+    if seq >= budget.entries:
+        return OVER_BUDGET, f"{what} is over the budget of {budget.entries} entries a seat"
+    if spent.bytes + size > budget.bytes:
+        return OVER_BUDGET, f"{what} brings its entries over the budget of {budget.bytes} bytes"
+    if spent.containers + entry_containers(entry) > budget.containers:
+        return OVER_BUDGET, (f"{what} brings its entries over the budget of "
+                             f"{budget.containers} lists and maps")
+    if entry.kind == "chat":
+        if spent.chats >= budget.chat_entries:
+            return OVER_BUDGET, f"{what} is over the budget of {budget.chat_entries} chat lines"
+        if spent.chat_bytes + size > budget.chat_bytes:
+            return OVER_BUDGET, (f"{what} brings its chat over the budget of "
+                                 f"{budget.chat_bytes} bytes")
+    return None
 
 
 @dataclass(frozen=True)
@@ -104,12 +216,22 @@ class Blame:
         evidence = tuple(Entry.from_wire(e, peer) for e in obj["evidence"])
         return cls(obj["seat"], obj["code"], obj["reason"], evidence, obj["provable"])
 
-    def verify(self, table: bytes, roster: Sequence[PublicIdentity]) -> bool:
+    def verify(self, table: bytes, roster: Sequence[PublicIdentity], log: Log | None = None) -> bool:
         """True if the evidence proves that ``seat``'s chain forks at this table: two entries
         validly signed by that seat's key, either with the same ``seq`` and different contents
         (``equivocation``), or with consecutive ``seq`` where the second's ``prev`` is not the
-        first's hash (``stale-prev``). An honest seat never signs either pair."""
-        if len(self.evidence) != 2 or not 0 <= self.seat < len(roster):
+        first's hash (``stale-prev``). An honest seat never signs either pair.
+
+        ``unknown-kind`` and ``over-budget``: one entry validly signed by the seat that follows
+        the seat's chain in ``log`` (this table's log, holding the entries before it) and that
+        the budget rule refuses there. Without ``log`` they prove nothing."""
+        if not 0 <= self.seat < len(roster):
+            return False
+        if self.code in BUDGET_FAULTS:
+            return log is not None and log.table == table and tuple(log.roster) == tuple(roster) \
+                and len(self.evidence) == 1 and log.proves_over_budget(self.seat, self.code,
+                                                                       self.evidence[0])
+        if len(self.evidence) != 2:
             return False
         a, b = self.evidence
         if not (a.table == b.table == table and a.sender == b.sender == self.seat):
@@ -153,7 +275,8 @@ class Log:
     """The verified log of one table. ``header`` is the plain-data lobby header the table
     agreed on; ``roster[seat]`` is that seat's public keys."""
 
-    def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity]):
+    def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity], *,
+                 budget: Budget | None = None):
         self.table = table
         self.header = header
         self.roster = tuple(roster)
@@ -162,6 +285,9 @@ class Log:
         self.blames: list[Blame] = []  # provable blames found so far, with their evidence
         self._chains: list[list[Entry]] = [[] for _ in self.roster]
         self._genesis = [seat_genesis(table, header, s) for s in range(len(self.roster))]
+        # ``budget`` is for tests: a table's is always Budget.for_seats (the same everywhere).
+        self.budget = budget if budget is not None else Budget.for_seats(len(self.roster))
+        self._spent = [_Spent() for _ in self.roster]
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -253,8 +379,28 @@ class Log:
         if problem:
             raise self._reject(entry.sender, BAD_SEEN,
                                f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+        over = budget_problem(self.budget, entry.seq, self._spent[entry.sender], entry)
+        if over:
+            raise self._reject(entry.sender, *over, (entry,), provable=True)
         chain.append(entry)
+        self._spent[entry.sender].add(entry)
         return True
+
+    def proves_over_budget(self, seat: int, code: str, entry: Entry) -> bool:
+        """``entry`` is validly signed by ``seat``, continues ``seat``'s chain as this log holds
+        it (its ``prev`` is the hash of the chain's entry ``seq - 1``, or the seat genesis),
+        and the budget rule refuses it there with ``code``."""
+        chain = self._chains[seat]
+        if not (entry.table == self.table and entry.sender == seat and entry.seq <= len(chain)):
+            return False
+        before = chain[:entry.seq]
+        if entry.prev != (before[-1].hash if before else self._genesis[seat]):
+            return False
+        spent = _Spent()
+        for earlier in before:
+            spent.add(earlier)
+        over = budget_problem(self.budget, entry.seq, spent, entry)
+        return over is not None and over[0] == code and entry.verify(self.roster[seat])
 
     # -- head echo --------------------------------------------------------------------------
 
@@ -309,7 +455,8 @@ class Log:
     def _reject(self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (),
                 provable: bool = False) -> Rejected:
         blame = Blame(seat, code, reason, evidence, provable)
-        if provable and not any(b.code == code and set(b.evidence) == set(evidence)
-                                for b in self.blames):
+        # One proof a seat is enough: a seat that keeps sending faulty entries cannot grow the
+        # list (it goes into every transcript).
+        if provable and len(self.blames) < MAX_BLAMES and not any(b.seat == seat for b in self.blames):
             self.blames.append(blame)
         return Rejected(blame)

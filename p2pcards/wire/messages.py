@@ -114,8 +114,8 @@ class Entry:
     """One signed entry of the table log.
 
     ``sender`` is a seat; ``seq`` counts that seat's entries from 0, strictly +1; ``kind`` names
-    the step (``deck.commit``, ``game.action`` ...); ``prev`` is the hash of the sender's own
-    previous entry (its :func:`seat_genesis` for ``seq`` 0); ``body`` is plain data, for the log
+    the step (``deck``, ``action`` ...: the log refuses other kinds); ``prev`` is the hash of
+    the sender's own previous entry (its :func:`seat_genesis` for ``seq`` 0); ``body`` is plain data, for the log
     a map with the head echo ``seen`` (:mod:`p2pcards.wire.log`)."""
 
     table: bytes

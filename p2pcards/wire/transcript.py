@@ -40,7 +40,7 @@ from . import framing
 from .errors import ProtocolError, SchemaError
 from .files import fsync_dir
 from .identity import PublicIdentity, verify_many
-from .log import Blame, Log, Rejected
+from .log import LOG_BYTES, LOG_CONTAINERS, LOG_ENTRIES, MAX_BLAMES, Blame, Log, Rejected
 from .messages import GAME_ID_PATTERN, MAX_SEATS, TABLE_ID_SIZE, Entry, genesis_hash
 from .schema import AnyData, Bytes, Int, ListOf, MapOf, Nullable, Record, Str, Text
 
@@ -69,6 +69,23 @@ RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
 # An entry record is a map of two keys: what comes before and after the entry's own bytes.
 _ENTRY_RECORD = (b"\x82" + framing.encode("entry"), framing.encode("type") + framing.encode("entry"))
 END_STATUSES = ("finished", "abandoned", "aborted")
+
+
+def _budget_fits() -> bool:
+    """Every seat's log budget together (wire/log.py) fits in a file a reader accepts: the
+    signed bytes, each entry's record around them (length, check, the record map, the entry's
+    type and signature), and room for a header record, the blame records and the end."""
+    sample = Entry(bytes(16), 0, 0, "deck", bytes(32), {}, bytes(64))
+    per_entry = (LENGTH_SIZE + CHECK_SIZE + sum(map(len, _ENTRY_RECORD))
+                 + len(sample.wire_bytes) - len(sample.signed_bytes))
+    blames = MAX_BLAMES * (CHECK_SIZE + LENGTH_SIZE + 2 * framing.DEFAULT_LIMITS.max_frame + 4096)
+    records = 2 * (MAX_RECORD + LENGTH_SIZE + CHECK_SIZE)  # the header and the end
+    containers = MAX_BLAMES * 2 * framing.DEFAULT_LIMITS.max_containers + 2 * 16_384
+    return (LOG_BYTES + LOG_ENTRIES * per_entry + blames + records <= MAX_FILE
+            and LOG_CONTAINERS + containers <= MAX_CONTAINERS)
+
+
+assert _budget_fits(), "the log budget (wire/log.py) must fit in MAX_FILE and MAX_CONTAINERS"
 
 
 class TranscriptError(ValueError):
@@ -356,7 +373,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 blame = Blame.from_wire(obj["blame"], "transcript")
                 if verify and blame.provable:
                     h = transcript.header
-                    if not blame.verify(h.table, h.roster):
+                    if not blame.verify(h.table, h.roster, log):
                         raise TranscriptError(f"blame of seat {blame.seat} ({blame.code}) "
                                               f"is not backed by its evidence")
                 transcript.blames.append(blame)

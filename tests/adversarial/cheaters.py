@@ -511,6 +511,45 @@ class OutOfTurn(Cheater):
 # The log.
 
 
+class FloodsChat(Cheater):
+    """Fills its chat budget (wire.md section 7) with signed chat lines, then signs one more,
+    sent to the lowest other seat only: that seat names it, and the others are convinced by the
+    signed entry it publishes as proof (checked against their own copy of the chain)."""
+
+    deviation = "chat over its budget"
+
+    async def misbehave(self):
+        # At once, from the start (one at a time, a short game ends before they are out).
+        lines = [("chat", lambda n=n: {"text": f"spam {n} " + "x" * 400})
+                 for n in range(self.log.budget.chat_entries)]
+        async with self._wire_lock:
+            await self._publish(lines)
+            # Its own log would refuse to sign it: signed by hand, on top of its chain.
+            seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
+            extra = self.forge(self.identity, self.seat, seq, prev, "chat",
+                               {"text": "one more", "seen": self.log.seen()})
+            self.cheated = True
+            await self.connections[self.others[0]].send(extra.to_wire())
+
+
+class SignsUnknownKind(Cheater):
+    """Signs an entry of a kind the table protocol does not have, with a bulky body, and sends
+    it to every seat (a seat could otherwise grow every transcript with such entries)."""
+
+    deviation = "entry of an unknown kind"
+
+    async def misbehave(self):
+        await self.until_other_turn(1)
+        async with self._wire_lock:
+            seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
+            junk = self.forge(self.identity, self.seat, seq, prev, "junk",
+                              {"pad": os.urandom(64 << 10), "seen": self.log.seen()})
+            self.cheated = True
+            for seat in self.others:
+                await self.connections[seat].send(junk.to_wire())
+
+
+
 class Equivocates(Cheater):
     """Signs two different chat entries with one seq: one version to the lowest other seat,
     the other version to the rest; then goes on from the first version."""
@@ -736,7 +775,7 @@ CHEATERS = {
         ForgesPlaintextEvidence, RevealsWrongKey,
         PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
         BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,
-        GarbageMessages, FetchesUnseatedSeat, StopsReading,
+        GarbageMessages, FetchesUnseatedSeat, StopsReading, FloodsChat, SignsUnknownKind,
     )
 }
 

@@ -102,6 +102,8 @@ CASES = {
     "false accusation (forged evidence)": Case("ForgesPlaintextEvidence"),
     "false accusation (wrong key)": Case("RevealsWrongKey"),
     "false head echo": Case("FalseEcho", expect=REFUSED),
+    "chat over its budget": Case("FloodsChat"),
+    "entry of an unknown kind": Case("SignsUnknownKind"),
     "fetch for an unseated seat": Case("FetchesUnseatedSeat", expect=REFUSED, in_transcript=False),
     "stops reading": Case("StopsReading", in_transcript=False, unverifiable=(
         "the seat it stopped reading closes the connection and ends the game as abandoned; the "

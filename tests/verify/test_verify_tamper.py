@@ -11,8 +11,8 @@ from p2pcards.table.header import Seat, TableHeader
 from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
 from p2pcards.wire import framing
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.log import Log
-from p2pcards.wire.messages import new_table_id
+from p2pcards.wire.log import CHAT_ENTRIES, Log
+from p2pcards.wire.messages import new_table_id, sign_entry
 from p2pcards.wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
 
 SAMPLES = 60
@@ -431,3 +431,27 @@ def test_a_pass_for_no_operation_names_its_signer(bs_table, tmp_path):
     end = TranscriptEnd("aborted", None, {}, (), "stopped")
     report = verified(write(tmp_path / "op.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
+
+
+# -- the budget (protocol/wire.md section 7) ------------------------------------------------------
+
+
+def _signed_after_the_game(table, chats: int, kind: str):
+    """The table's entries, then ``chats`` chat lines by seat 1 and one more entry of ``kind``
+    signed by hand (its own log would refuse it): what a peer without the budget rule kept."""
+    transcript = table.read()
+    log = transcript.log()
+    me = table.identities[1]
+    extra = [log.make_entry(me, 1, "chat", {"text": f"spam {n}"}) for n in range(chats)]
+    extra.append(sign_entry(me, table=log.table, sender=1, seq=log.next_seq(1), kind=kind,
+                            prev=log.head(1), body={"text": "one more", "seen": log.seen()}))
+    return transcript, transcript.entries + extra
+
+
+@pytest.mark.parametrize("chats, kind, code", [(0, "junk", "unknown kind 'junk'"),
+                                               (CHAT_ENTRIES, "chat", "1000 chat lines")])
+def test_an_entry_past_the_budget_names_its_seat(bs_table, tmp_path, chats, kind, code):
+    transcript, entries = _signed_after_the_game(bs_table, chats, kind)
+    report = verified(write(tmp_path / "over.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
+    assert code in report.problem.reason and report.problem.step == "log"

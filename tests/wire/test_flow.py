@@ -68,10 +68,10 @@ def test_handshake_then_table_traffic(players, roster):
     assert len(table_auth_words(header, nonces)) == 5
     # 4. both send at once: a public entry from ann, a private one from bob, each made (signed
     # and appended) locally before the other's arrives.
-    first = a.log.make_entry(a.identity, 0, "game.action", {"type": "play"})
-    body = seal_body(b.identity, table=TABLE, seat=1, seq=b.log.next_seq(1), kind="deck.keys",
+    first = a.log.make_entry(a.identity, 0, "action", {"type": "play"})
+    body = seal_body(b.identity, table=TABLE, seat=1, seq=b.log.next_seq(1), kind="deck",
                      to=0, recipient=roster[0], payload={"k": b"\x01" * 32})
-    private = b.log.make_entry(b.identity, 1, "deck.keys", body)
+    private = b.log.make_entry(b.identity, 1, "deck", body)
     [got] = b.receive(encode_frame(first.to_wire()), "ann")
     assert b.log.append(got, via=0) is True
     [got] = a.receive(encode_frame(private.to_wire()), "bob")
@@ -95,7 +95,7 @@ def test_handshake_then_table_traffic(players, roster):
     # 6. a replayed entry changes nothing; a forged one and garbage are rejected, naming bob.
     [again] = a.receive(encode_frame(private.to_wire()), "bob")
     assert a.log.append(again, via=1) is False
-    forged = Entry(TABLE, 0, 1, "game.action", a.log.head(0), {"seen": a.log.seen()},
+    forged = Entry(TABLE, 0, 1, "action", a.log.head(0), {"seen": a.log.seen()},
                    b.identity.sign(b"x"))
     [got] = a.receive(encode_frame(forged.to_wire()), "bob")
     with pytest.raises(Rejected) as info:

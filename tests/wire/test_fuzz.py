@@ -33,7 +33,7 @@ def _sample_stream() -> tuple[bytes, list[Entry]]:
     log = Log(TABLE, None, ROSTER)
     entries = []
     for i in range(4):
-        entry = log.make_entry(PLAYERS[i % 3], i % 3, "game.action",
+        entry = log.make_entry(PLAYERS[i % 3], i % 3, "action",
                                {"type": "play", "cards": [i, i + 1], "blob": b"\x00" * 8})
         entries.append(entry)
     hello = make_hello(PLAYERS[0], name="ann", games={"cals-bs": "1"})
@@ -158,7 +158,7 @@ def test_encode_decode_round_trip(obj):
 KEYS = ["type", "table", "from", "seq", "kind", "prev", "body", "sig", "protocol", "program",
         "name", "ed25519", "x25519", "games", "nonce", "seat", "start", "reason"]
 VALUES = st.one_of(
-    wire_data, st.sampled_from(["entry", "hello", "auth", "fetch", "bye", "game.action"]),
+    wire_data, st.sampled_from(["entry", "hello", "auth", "fetch", "bye", "action"]),
     st.binary(min_size=16, max_size=16), st.binary(min_size=32, max_size=32),
     st.binary(min_size=64, max_size=64), st.integers(-2, 20), st.just(TABLE),
 )

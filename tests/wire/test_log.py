@@ -7,7 +7,7 @@ import pytest
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.wire.framing import encode
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.log import Blame, Log, Mismatch, Rejected
+from p2pcards.wire.log import CHAT_ENTRIES, KINDS, MAX_BLAMES, Blame, Budget, Log, Mismatch, Rejected
 from p2pcards.wire.messages import Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
@@ -19,13 +19,13 @@ def play(log, players, seats):
     out = []
     for seat in seats:
         before = len(log)
-        entry = log.make_entry(players[seat], seat, "game.action", {"n": before})
+        entry = log.make_entry(players[seat], seat, "action", {"n": before})
         assert len(log) == before + 1 and log.entries(seat)[-1] is entry
         out.append(entry)
     return out
 
 
-def raw(player, seat, seq, prev, seen, body=None, table=TABLE, kind="k"):
+def raw(player, seat, seq, prev, seen, body=None, table=TABLE, kind="action"):
     """An entry signed by hand (what a buggy or hostile peer could send)."""
     body = {"x": 1} if body is None else body
     if seen is not None:
@@ -71,17 +71,17 @@ def test_honest_chains(new_log, players):
         assert other.append(e) is True
     assert other.seen() == log.seen()
     with pytest.raises(ValueError, match="seen"):
-        log.make_entry(players[0], 0, "k", {"seen": []})
+        log.make_entry(players[0], 0, "action", {"seen": []})
 
 
 def test_concurrent_senders_in_any_arrival_order_give_equal_logs(new_log, players):
     # Every seat commits at once, each on top of only what it had: nobody waits for anyone.
     senders = [new_log() for _ in range(3)]
-    round1 = [senders[s].make_entry(players[s], s, "deck.commit", {"c": s}) for s in range(3)]
+    round1 = [senders[s].make_entry(players[s], s, "deck", {"c": s}) for s in range(3)]
     for s, log in enumerate(senders):
         for e in round1:
             log.append(e)
-    round2 = [senders[s].make_entry(players[s], s, "deck.keys", {"k": s}) for s in range(3)]
+    round2 = [senders[s].make_entry(players[s], s, "deck", {"k": s}) for s in range(3)]
     everything = round1 + round2
     for log in senders:
         for e in round2:
@@ -115,7 +115,7 @@ def test_concurrent_senders_in_any_arrival_order_give_equal_logs(new_log, player
 def test_bad_signature_blames_the_deliverer(new_log, players):
     log = new_log()
     good = next_raw(log, players[0], 0)
-    forged = Entry(good.table, 0, 0, "k", good.prev, good.body, players[1].sign(good.signed_bytes))
+    forged = Entry(good.table, 0, 0, "action", good.prev, good.body, players[1].sign(good.signed_bytes))
     blame = rejected(log, forged, "bad-signature", via=1)
     assert blame.seat == 1 and not blame.provable
     assert rejected(log, forged, "bad-signature").seat == 0
@@ -207,7 +207,7 @@ def test_entry_without_a_valid_seen_is_refused(new_log, players, seen):
     blame = rejected(log, entry, "bad-seen", via=2)
     assert blame.seat == 1 and blame.evidence == (entry,) and not blame.provable
     # A body that is not a map has no echo either.
-    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="k", prev=log.head(1),
+    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log.head(1),
                        body=[log.seen()])
     rejected(log, entry, "bad-seen")
     assert log.append(next_raw(log, players[1], 1))
@@ -255,7 +255,7 @@ def test_head_echo_catches_a_seat_that_told_two_peers_different_things(new_log, 
     log_b.append(y, via=0)
     # B signs its next entry; its echo says which seat-0 entry B holds. A accepts the entry (B's
     # own chain is fine) but the echo disagrees with A's copy.
-    from_b = log_b.make_entry(players[2], 2, "game.action", {"n": 1})
+    from_b = log_b.make_entry(players[2], 2, "action", {"n": 1})
     assert log_a.append(from_b, via=2)
     [mismatch] = log_a.check_seen(from_b)
     assert mismatch == Mismatch(seat=0, seq=0, theirs=y.hash, reporter=2)
@@ -269,14 +269,14 @@ def test_head_echo_catches_a_seat_that_told_two_peers_different_things(new_log, 
     assert blame.code == "equivocation" and blame.seat == 0 and blame.verify(TABLE, roster)
     assert set(blame.evidence) == {x, y}
     # An echo that agrees reports nothing.
-    from_a = log_a.make_entry(players[1], 1, "game.action", {})
+    from_a = log_a.make_entry(players[1], 1, "action", {})
     assert log_a.check_seen(from_a) == []
 
 
 def test_head_echo_tells_what_to_fetch(new_log, players):
     log_a, log_b = new_log(), new_log()
     entries = play(log_b, players, [0, 0, 1])
-    latest = log_b.make_entry(players[2], 2, "game.action", {})
+    latest = log_b.make_entry(players[2], 2, "action", {})
     # A got seat 2's entry directly but misses what seat 2 had seen: fetch it from seat 2.
     assert log_a.append(latest, via=2)
     assert log_a.check_seen(latest) == []
@@ -288,7 +288,7 @@ def test_head_echo_tells_what_to_fetch(new_log, players):
             assert log_a.append(entry, via=2)
     assert log_a.missing(latest) == [] and log_a.seen() == log_b.seen()
     # check_seen on an entry without an echo refuses it.
-    bare = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="k", prev=log_a.head(1),
+    bare = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log_a.head(1),
                       body={})
     with pytest.raises(Rejected) as info:
         log_a.check_seen(bare)
@@ -304,3 +304,132 @@ def test_journal_in_arrival_order_verifies(new_log, players):
     assert rebuilt.seen() == log.seen()
     assert encode([e.to_wire() for e in rebuilt.canonical()]) == \
         encode([e.to_wire() for e in log.canonical()])
+
+
+# -- the budget (wire.md section 7) --------------------------------------------------------------
+
+BIG = 10**9
+
+
+def small_log(roster, **limits):
+    """A log whose seats have the budget ``limits`` (the rest unlimited), as every peer would."""
+    budget = Budget(**{"entries": BIG, "bytes": BIG, "containers": BIG, **limits})
+    return Log(TABLE, LOBBY, roster, budget=budget)
+
+
+def over_budget(log, entry, code, roster):
+    """``entry`` is refused with ``code``, naming its signer with the entry as proof that
+    checks against this log and another peer's copy of it, and not against a log without it."""
+    blame = rejected(log, entry, code, via=(entry.sender + 1) % 3)
+    assert blame.seat == entry.sender and blame.provable and blame.evidence == (entry,)
+    assert blame.verify(TABLE, roster, log)
+    copy = Log(TABLE, LOBBY, roster, budget=log.budget)
+    for e in log.canonical():
+        copy.append(e)
+    wired = Blame.from_wire(blame.to_wire())
+    assert wired.verify(TABLE, roster, copy)
+    assert not wired.verify(TABLE, roster)  # it needs the chain before the entry
+    assert not wired.verify(b"\x01" * 16, roster, copy)
+    return blame
+
+
+def test_unknown_kind_is_refused_and_proves_the_fault(new_log, players, roster):
+    log = new_log()
+    play(log, players, [0, 1])
+    junk = next_raw(log, players[1], 1, kind="junk")
+    blame = over_budget(log, junk, "unknown-kind", roster)
+    assert "unknown kind 'junk'" in blame.reason and log.blames == [blame]
+    # Every kind of table.md section 4 is accepted; the seat may go on with a known one.
+    assert KINDS == {"deck", "action", "chat", "blame", "result"}
+    for kind in sorted(KINDS):
+        assert log.append(next_raw(log, players[2], 2, kind=kind))
+    assert log.append(next_raw(log, players[1], 1))
+    # A known kind called unknown proves nothing, nor an entry that is not the seat's.
+    fine = log.entries(2)[0]
+    assert not Blame(2, "unknown-kind", "x", (fine,), True).verify(TABLE, roster, log)
+    assert not Blame(0, "unknown-kind", "x", (junk,), True).verify(TABLE, roster, log)
+    forged = Entry(junk.table, 1, junk.seq, junk.kind, junk.prev, junk.body, players[0].sign(junk.signed_bytes))
+    assert not Blame(1, "unknown-kind", "x", (forged,), True).verify(TABLE, roster, log)
+
+
+def test_entries_over_the_count_budget(players, roster):
+    log = small_log(roster, entries=4)
+    play(log, players, [0, 1, 0, 0, 0, 2])
+    fifth = next_raw(log, players[0], 0)
+    blame = over_budget(log, fifth, "over-budget", roster)
+    assert "budget of 4 entries" in blame.reason
+    assert log.append(next_raw(log, players[1], 1))  # the other seats' budgets are their own
+    # The proof must follow the chain the verifier holds: with another prev it proves nothing.
+    moved = raw(players[0], 0, 4, log.entries(0)[2].hash, fifth.body["seen"])
+    assert not Blame(0, "over-budget", "x", (moved,), True).verify(TABLE, roster, log)
+    # Nor does an entry the rule accepts, claimed to be over budget.
+    assert not Blame(0, "over-budget", "x", (log.entries(0)[3],), True).verify(TABLE, roster, log)
+    # Nor does it convince a verifier that does not hold the chain before it yet.
+    behind = small_log(roster, entries=4)
+    assert not Blame(0, "over-budget", "x", (fifth,), True).verify(TABLE, roster, behind)
+
+
+def test_bytes_over_the_budget(players, roster):
+    probe = small_log(roster)
+    sizes = [len(e.signed_bytes) for e in play(probe, players, [0, 0])]
+    log = small_log(roster, bytes=sum(sizes) + 100)
+    play(log, players, [0, 0])
+    padded = next_raw(log, players[0], 0, body={"pad": b"x" * 200})
+    blame = over_budget(log, padded, "over-budget", roster)
+    assert f"budget of {sum(sizes) + 100} bytes" in blame.reason
+    # One entry larger than MAX_ENTRY_BYTES is refused even with bytes to spare.
+    log = small_log(roster, entry_bytes=1000)
+    assert log.append(next_raw(log, players[2], 2, body={"pad": b"x" * 500}))
+    huge = next_raw(log, players[2], 2, body={"pad": b"x" * 1000})
+    assert "larger than 1000 bytes" in over_budget(log, huge, "over-budget", roster).reason
+
+
+def test_lists_and_maps_over_the_budget(players, roster):
+    # Empty lists cost a byte each on the wire and a hundred in a reader's memory: counted.
+    log = small_log(roster, containers=400)
+    assert log.append(next_raw(log, players[1], 1, body={"junk": [[]] * 200}))
+    more = next_raw(log, players[1], 1, body={"junk": [[]] * 200})
+    assert "lists and maps" in over_budget(log, more, "over-budget", roster).reason
+
+
+def test_chat_has_a_budget_of_its_own(players, roster):
+    log = small_log(roster, chat_entries=3)
+    for i in range(3):
+        assert log.append(next_raw(log, players[0], 0, kind="chat", body={"text": f"hi {i}"}))
+    fourth = next_raw(log, players[0], 0, kind="chat", body={"text": "hi 3"})
+    assert "budget of 3 chat lines" in over_budget(log, fourth, "over-budget", roster).reason
+    assert log.append(next_raw(log, players[0], 0))  # a move still goes through
+    log = small_log(roster, chat_bytes=2000)
+    assert log.append(next_raw(log, players[1], 1, kind="chat", body={"text": "x" * 500}))
+    long = next_raw(log, players[1], 1, kind="chat", body={"text": "y" * 1500})
+    assert "chat over the budget of 2000 bytes" in over_budget(log, long, "over-budget", roster).reason
+    assert log.append(next_raw(log, players[1], 1, kind="deck", body={"pad": b"y" * 1500}))
+    # The default is far tighter than the rest of a seat's budget and far above chatty play.
+    assert Log(TABLE, LOBBY, roster).budget.chat_entries == CHAT_ENTRIES == 1000
+
+
+def test_one_proof_a_seat_is_kept(players, roster):
+    log = small_log(roster, entries=1)
+    play(log, players, [0, 1, 2])
+    for n in range(3):  # a seat that keeps sending faulty versions does not grow the list
+        rejected(log, next_raw(log, players[0], 0, body={"n": n}), "over-budget")
+    for seat in (1, 2):
+        rejected(log, next_raw(log, players[seat], seat), "over-budget")
+    assert [b.seat for b in log.blames] == [0, 1, 2] and MAX_BLAMES >= 3
+
+
+# Honest games measured over loopback (bots; issue 19), per seat: signed bytes and entries.
+# Cal's BS, 7 players, 14 hands (to 5 wins): at most 402,761 bytes and 267 entries;
+# Calypso, 4 players, a whole game: at most 106,795 bytes and 115 entries.
+HONEST = {7: (402_761 / 14, 267 / 14), 4: (106_795, 115)}
+
+
+def test_honest_games_are_far_under_budget(roster):
+    seven, four = Budget.for_seats(7), Budget.for_seats(4)
+    per_hand_bytes, per_hand_entries = HONEST[7]
+    # A Cal's BS match of 450 hands at 7 players (to 99 wins among unequal players takes less;
+    # 3 wins, the default, about 10): under budget.
+    assert 450 * per_hand_bytes < seven.bytes and 450 * per_hand_entries < seven.entries
+    assert 100 * HONEST[4][0] < four.bytes and 100 * HONEST[4][1] < four.entries
+    # Every seat at a full table (16) can still play a long game of 4,000 entries.
+    assert Budget.for_seats(16).entries > 4000 and Budget.for_seats(16).bytes > 6 << 20

@@ -21,8 +21,8 @@ PAYLOAD = {"keys": [b"\x01" * 32, b"\x02" * 32], "positions": [4, 9]}
 
 def private_entry(log, players, roster, sender=0, to=2):
     body = seal_body(players[sender], table=TABLE, seat=sender, seq=log.next_seq(sender),
-                     kind="deck.keys", to=to, recipient=roster[to], payload=PAYLOAD)
-    entry = log.make_entry(players[sender], sender, "deck.keys", body)
+                     kind="deck", to=to, recipient=roster[to], payload=PAYLOAD)
+    entry = log.make_entry(players[sender], sender, "deck", body)
     assert set(entry.body) == {"to", "box", "seen"}  # the log adds its head echo
     return entry
 

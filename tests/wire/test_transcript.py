@@ -34,7 +34,7 @@ def write_game(path, header, players, n=12, end=True):
     with TranscriptWriter.create(path, header) as writer:
         for i in range(n):
             seat = i % 3
-            entry = log.make_entry(players[seat], seat, "game.action", {"i": i, "pad": b"x" * i})
+            entry = log.make_entry(players[seat], seat, "action", {"i": i, "pad": b"x" * i})
             writer.append_entry(entry)
         if end:
             writer.write_end(END)
@@ -74,7 +74,7 @@ def concurrent_round(header, players):
     journals = [[] for _ in range(3)]
     made = []
     for step in range(2):
-        batch = [logs[s].make_entry(players[s], s, "deck.commit", {"step": step, "s": s})
+        batch = [logs[s].make_entry(players[s], s, "deck", {"step": step, "s": s})
                  for s in range(3)]
         for s in range(3):
             journals[s].append(batch[s])
@@ -123,7 +123,7 @@ def test_blame_records_must_be_backed_by_evidence(tmp_path, header, players, ros
     path = tmp_path / "game.p2pt"
     log = write_game(path, header, players, end=False)
     other = Log(header.table, header.lobby, header.roster)
-    twin = other.make_entry(players[0], 0, "game.action", {"i": "other"})
+    twin = other.make_entry(players[0], 0, "action", {"i": "other"})
     with pytest.raises(Rejected) as info:
         log.append(twin, via=2)
     blame = info.value.blame
@@ -195,7 +195,7 @@ def test_resume_cuts_the_torn_tail_and_continues(tmp_path, header, players):
     writer, transcript = TranscriptWriter.resume(path)
     assert transcript.truncated_at == intact and len(transcript.entries) == 12
     with writer:
-        entry = log.make_entry(players[0], 0, "game.action", {"after": "restart"})
+        entry = log.make_entry(players[0], 0, "action", {"after": "restart"})
         writer.append_entry(entry)
         writer.write_end(TranscriptEnd("abandoned", None, {}, (2,), "seat 2 never came back"))
     again = read_transcript(path)
@@ -234,7 +234,7 @@ def test_forged_entry_with_valid_checks_fails_signature_verification(tmp_path, h
     transcript = read_transcript(path)
     good = transcript.entries[-1]
     forged = Entry(good.table, 0, transcript.entries[-1].seq + 1 if good.sender == 0 else 4,
-                   "game.action", good.hash, {"i": "forged"}, good.sig)
+                   "action", good.hash, {"i": "forged"}, good.sig)
     record, _ = _record(transcript.last_check, {"type": "entry", "entry": forged.to_wire()})
     with pytest.raises(TranscriptError) as info:
         read_transcript(path.read_bytes() + record)
