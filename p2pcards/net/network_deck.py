@@ -107,6 +107,8 @@ class NetworkDeck:
                     break
         if self.blame is not None:
             raise TableAborted(self._blame_text(self.blame), self.blame.seat, self.blame.step)
+        if index not in self._done:  # timed out with nobody owing a message we know of
+            raise TableAborted("a deck step did not complete in time", None, "deck")
         return self._done[index]
 
     def _blame_text(self, blame: DeckBlame) -> str:

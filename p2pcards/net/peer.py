@@ -165,7 +165,10 @@ class Peer:
 
     async def _chat_loop(self) -> None:
         async for text in self._chat_receive:
-            await self.publish("chat", {"text": text})
+            try:
+                await self.publish("chat", {"text": text})
+            except TableAborted as exc:  # past our chat budget (wire.md section 7): not sent
+                self.session.publish("error", f"chat line not sent: {exc.reason}")
 
     @property
     def finished(self) -> bool:
@@ -602,7 +605,10 @@ class Peer:
         if not self.party._started:
             return
         with trio.CancelScope(shield=True):
-            await self.publish("stop", {"reason": self.aborted.reason[:1000]})
+            try:
+                await self.publish("stop", {"reason": self.aborted.reason[:1000]})
+            except TableAborted:
+                pass  # past our budget: the seed still goes below if it fits
 
     async def _reveal_seed(self) -> None:
         """The game is over without its audit: reveal our deck seed anyway (a signed public
@@ -616,7 +622,10 @@ class Peer:
         party.seeds[self.seat] = party._seed  # for our end record
         with trio.CancelScope(shield=True):
             async with self.send_lock:
-                await self.publish_deck([Send(None, message)])
+                try:
+                    await self.publish_deck([Send(None, message)])
+                except TableAborted:
+                    pass  # past our budget: the end record keeps the seed
 
     async def _publish_evidence(self) -> None:
         """Tell every seat what we can prove, so they stop too and name the same seat."""

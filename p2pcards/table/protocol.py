@@ -327,7 +327,11 @@ class TableProtocol:
                                    self.seat, "replay")
             self.log.append(entry)
             return entry, False
-        return self.log.make_entry(self.identity, self.seat, kind, body()), True
+        try:
+            return self.log.make_entry(self.identity, self.seat, kind, body()), True
+        except Rejected as exc:  # our own entry past the seat's budget (wire.md section 7)
+            raise TableAborted(f"this game has grown past what a transcript can hold ({exc.blame.reason})",
+                               None, exc.blame.code) from None
 
     # -- delivering -----------------------------------------------------------------------
 
