@@ -209,9 +209,11 @@ async def test_a_host_that_never_reveals_leaves_no_words_and_does_not_hold_the_j
         conn = Connection(await listener.accept())
         await handshake(conn, host_id, name="silent", games=games)
         sit = lobby_message(await conn.receive(), "sit", "joiner")
-        await conn.send({"type": "lobby", "op": "seated", "seat": 1, "table": table})
+        await conn.send({"type": "lobby", "op": "seated", "seat": 1, "table": table, "game": GAME,
+                         "rules": game.rules_version, "options": game.resolve_options({}, 2),
+                         "timeouts": Timeouts().to_wire()})
         await conn.send({"type": "lobby", "op": "roster", "names": ["silent", "joiner"], "ready": [True, False],
-                         "seats": 2, "mesh": []})
+                         "seats": 2, "mesh": [], "bots": []})
         lobby_message(await conn.receive(), "ready", "joiner")
         seats = (Seat("silent", host_id.public, LOOPBACK, port), Seat("joiner", joiner_id.public, LOOPBACK, 9))
         header = TableHeader(table, GAME, game.rules_version, game.resolve_options({}, 2), seats, PROTOCOL_VERSION, Timeouts())

@@ -11,10 +11,11 @@ from __future__ import annotations
 import random
 
 import trio
+from loopback_table import play_three_seats
 
 from p2pcards.net import slots as slots_module
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
-from p2pcards.net.runner import bot_agent, host_table, join_table
+from p2pcards.net.runner import bot_agent
 from p2pcards.net.slots import MAX_UNPROVEN, MAX_UNPROVEN_PER_ADDRESS, UNPROVEN_SECONDS, _Slots
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
@@ -103,31 +104,7 @@ async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path):
         for stream in idle:
             await stream.aclose()
 
-    with trio.fail_after(90):
-        async with trio.open_nursery() as nursery:
-            ports, port = [], trio.Event()
-
-            async def run_host():
-                outcomes.extend(await host_table(
-                    host, Identity.generate(), "cals-bs", options={"match_target": 1}, players=3,
-                    agent=agent, name="slots", interface=LOOPBACK, announce=False,
-                    timeouts=Timeouts(deck=20, turn=30, grace=20), transcript_dir=tmp_path,
-                    on_port=lambda p: (ports.append(p), port.set()),
-                    on_peer=lambda p: peers.__setitem__(p.seat, p),
-                ))
-
-            async def run_joiner():
-                await port.wait()
-                outcomes.append(await join_table(
-                    host, Identity.generate(), LOOPBACK, ports[0], name="guest", agent=agent,
-                    listen_host=LOOPBACK, transcript_dir=tmp_path,
-                    on_peer=lambda p: peers.__setitem__(p.seat, p),
-                ))
-
-            nursery.start_soon(run_host)
-            nursery.start_soon(run_joiner)
-            nursery.start_soon(run_joiner)
-            nursery.start_soon(flood_then_cut)
+    await play_three_seats(host, agent, tmp_path, "slots", peers, outcomes, flood_then_cut)
     assert all(o.aborted is None and o.result is not None for o in outcomes), [o.aborted for o in outcomes]
     assert back_after and back_after[0] < UNPROVEN_SECONDS / 2, back_after
 
