@@ -83,6 +83,7 @@ class NetworkDeck:
         await self.start()
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
+        had = self.peer.counts()
         deadline = trio.current_time() + self.peer.header.timeouts.deck
         async with self._changed:
             while index not in self._done and self.blame is None:
@@ -93,7 +94,7 @@ class NetworkDeck:
                 owed = {seat for seat, _ in self.party.owed()}
                 # It may have sent its message to every seat but us: the others pass it on (and
                 # if it has stopped its game, ours stops too).
-                await self.peer.ask_around(owed)
+                await self.peer.ask_around(owed, had)
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:
                     if all([await self.peer.wait_for_return(seat) for seat in away]):

@@ -368,11 +368,15 @@ class Peer:
                 self._unsynced = None  # what is written from here on waits for the next fsync
                 await trio.to_thread.run_sync(self.journal.fsync)
 
-    async def ask_around(self, waiting_on: set[int]) -> None:
-        """We wait on these seats: if one has stopped its game, ours stops too
-        (TableProtocol.halted_among); otherwise ask the others for what they hold of them
+    def counts(self) -> list[int]:
+        """How many entries of each seat we hold."""
+        return [self.log.next_seq(seat) for seat in range(self.header.players)]
+
+    async def ask_around(self, waiting_on: set[int], had: Sequence[int]) -> None:
+        """We wait on these seats (since we held ``had`` entries of each): if one has stopped
+        its game, ours stops too (TableProtocol.halted_among); otherwise ask the others for what they hold of them
         (TableProtocol.ask_around)."""
-        halted = self.protocol.halted_among(waiting_on)
+        halted = self.protocol.halted_among(waiting_on, had)
         if halted is not None:
             raise halted
         await self._carry_out(self.protocol.ask_around(waiting_on))
@@ -606,7 +610,7 @@ class Peer:
             return
         with trio.CancelScope(shield=True):
             try:
-                await self.publish("stop", {"reason": self.aborted.reason[:1000]})
+                await self.publish("stop", {"reason": self.aborted.reason[:1000], "seat": self.aborted.seat})
             except TableAborted:
                 pass  # past our budget: the seed still goes below if it fits
 

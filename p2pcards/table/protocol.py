@@ -150,7 +150,7 @@ class TableProtocol:
         self.aborted: TableAborted | None = None
         self.blames: list[str] = []
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
-        self.halted: dict[int, str] = {}  # seats that stopped their game (a stop entry): why
+        self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose author had seen entries we have not: handed on once we have
@@ -385,9 +385,8 @@ class TableProtocol:
         if entry.kind == "stop":
             if self.over or self.aborted is not None:
                 return []
-            reason = body.get("reason")
-            self.halted[sender] = reason if isinstance(reason, str) else "no reason given"
-            return [Halted(sender, self.halted[sender])]
+            self.halted[sender] = entry
+            return [Halted(sender, _stop_reason(body))]
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []
@@ -430,13 +429,25 @@ class TableProtocol:
             effects += [SendTo(via, fetch) for fetch in self.log.missing(entry)]
         return effects
 
-    def halted_among(self, waiting_on: Iterable[int]) -> TableAborted | None:
-        """If a seat we wait on has stopped its game, the game cannot go on: it ends naming
-        nobody (that seat says why it stopped, but its word proves nothing; the seat it
-        blames, if any, is named by the seats that saw the fault themselves)."""
+    def halted_among(self, waiting_on: Iterable[int], had: Sequence[int]) -> TableAborted | None:
+        """If a seat we wait on has stopped its game, the game cannot go on. ``had``: how many
+        entries of each seat we held when we began to wait. The stopper names a seat, but its
+        word proves nothing against it, so the game ends naming nobody; unless the stopper's
+        signed head echo shows it held everything we held then and the seat it blames is
+        still connected to us, or is us: then it stopped instead of going on (a seat that
+        withheld something from it alone would be one we wait on too), and it is named."""
         for seat in sorted(set(waiting_on) & set(self.halted)):
-            name = self.header.seats[seat].name
-            return TableAborted(f"{name} stopped its game: {self.halted[seat]}", None, "stop")
+            stop = self.halted[seat]
+            name, reason = self.header.seats[seat].name, _stop_reason(stop.body)
+            blamed = stop.body.get("seat")
+            echo = [count for count, _ in stop.body["seen"]]
+            here = self.linked | {self.seat}  # (it may blame us: we wait on it, so we owe it nothing)
+            if (isinstance(blamed, int) and not isinstance(blamed, bool) and blamed in here
+                    and blamed != seat and all(echo[s] >= had[s] for s in range(len(had)) if s != seat)):
+                return TableAborted(f"{name} stopped its game instead of going on, though it held everything "
+                                    f"we did and {self.header.seats[blamed].name} is still here: {reason}",
+                                    seat, "stop")
+            return TableAborted(f"{name} stopped its game: {reason}", None, "stop")
         return None
 
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:
@@ -492,3 +503,8 @@ class TableProtocol:
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None
         return {**message, "evidence": {"sender": sender, "message": payload}}
+
+
+def _stop_reason(body: Any) -> str:
+    reason = body.get("reason")
+    return reason if isinstance(reason, str) else "no reason given"

@@ -108,6 +108,11 @@ CASES = {
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "chat over its budget": Case("FloodsChat"),
     "entry of an unknown kind": Case("SignsUnknownKind"),
+    "chat over its budget (4 players)": Case("FloodsChat", BS4),
+    "entry of an unknown kind (4 players)": Case("SignsUnknownKind", BS4),
+    "shuffle off its seed (audit, 4 players)": Case("ShufflesOffSeed", BS4),
+    "stalling (deck, 4 players)": Case("StallsDeck", BS4, timeouts=STALL),
+    "equivocation (4 players)": Case("Equivocates", BS4),
     "fetch for an unseated seat": Case("FetchesUnseatedSeat", expect=REFUSED, in_transcript=False),
     "stops reading": Case("StopsReading", expect=ABORT_SOME, in_transcript=False, unverifiable=(
         "the seat it stopped reading closes the connection and ends the game as abandoned; the "
