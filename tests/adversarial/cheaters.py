@@ -861,3 +861,49 @@ class QuitsSigned(Cheater):
 
 
 CHEATERS.update({cls.__name__: cls for cls in (WithholdsFromNext, SaysByeUnsigned, QuitsSigned)})
+
+
+class EchoesUnsignedEntry(Cheater):
+    """Signs its first shuffle or re-lock pass (or move) with a head echo that claims entries of
+    a third seat that seat never signed. Every honest seat accepts the pass into its log (its
+    signature and chain are fine) but can never hand it on: what it had seen never comes. The
+    seats name the cheater at the timeout; ``p2pcards verify`` used to replay the pass anyway
+    (it is in the file) and then name the next seat, whose step never came because it never got
+    the pass, for stalling."""
+
+    deviation = "a head echo naming entries that do not exist"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._honest_sign = self.protocol.sign
+        self.protocol.sign = self._sign
+
+    @property
+    def victim(self) -> int:
+        return (self.seat + 1) % self.header.players
+
+    def _sign(self, kind, body):
+        made = body()
+        msg = made.get("msg") if kind == "deck" else None
+        target = kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
+        if self.cheated or not target:
+            return self._honest_sign(kind, lambda: made)
+        log = self.protocol.log
+        third = next(s for s in self.others if s != self.victim)
+        honest_seen = log.seen
+
+        def seen():
+            claimed = honest_seen()
+            claimed[third] = [claimed[third][0] + 1000, bytes(32 * [9])]
+            return claimed
+
+        log.seen = seen
+        try:
+            signed = self._honest_sign(kind, lambda: made)
+        finally:
+            del log.seen
+        self.cheated = True
+        return signed
+
+
+CHEATERS["EchoesUnsignedEntry"] = EchoesUnsignedEntry

@@ -79,3 +79,18 @@ def test_a_player_who_quits_mid_turn_is_named_at_once_and_by_verify(tmp_path, pl
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}"
         assert "left the table" in problem.get("reason", ""), f"seat {seat}: {problem}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_pass_that_echoes_entries_never_signed_names_its_author_or_nobody(tmp_path, players):
+    # No honest seat can hand the pass on (causal order), so the next seat's step never comes:
+    # the live seats name the cheater, and verify must not name that next seat for it.
+    run = play(tmp_path, "EchoesUnsignedEntry", players)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
