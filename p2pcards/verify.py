@@ -1096,6 +1096,11 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
     if last is not None and last.kind == "deck" and _public(last, "seed"):
         used = [e for mine in replay.seats
                 for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]]
+        # What it held when its game stopped: the echo of its stop entry (signed before its
+        # seed), if it signed one after what the game used of it. What reached it after that
+        # it no longer acted on.
+        after = max((e.seq for e in used if e.sender == seat), default=-1)
+        last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
         for other in range(len(replay.seats)):
             if other == seat:
                 continue
@@ -1112,7 +1117,7 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
                 why = (f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
                        f"had seen (an entry is handed on only after what its author had seen)")
             return _Failed(stop.step, f"the game stopped waiting for {replay.names[seat]}'s "
-                           f"{stop.what}, but its last signed entry (log #{last.seq}) shows it "
+                           f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry (log #{last.seq}) shows it "
                            f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
                            f"it may have been withheld from that seat alone, echoed without being "
                            f"signed, or a link failed; the transcript cannot tell which", None)

@@ -53,6 +53,11 @@ class NetworkDeck:
 
     async def _call(self, method: Any, *args: Any) -> None:
         async with self.peer.send_lock:
+            if self.peer.aborted is not None:
+                # Our game has stopped: the party signs nothing more (a deck message that
+                # arrives later would make it sign its next step after our stop entry and seed,
+                # and the transcript would show us going on). The peer reveals our seed.
+                return
             out: Output = method(*args)
             await self.peer.publish_deck(out.sends)
             while self.party.deferred:  # our messages are out: now the work that waited

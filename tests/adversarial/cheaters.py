@@ -907,3 +907,39 @@ class EchoesUnsignedEntry(Cheater):
 
 
 CHEATERS["EchoesUnsignedEntry"] = EchoesUnsignedEntry
+
+
+class StopsThenPlaysOn(Cheater):
+    """Signs a ``stop`` entry early (its game has not stopped) and plays on, but holds back its
+    first shuffle pass: every seat waiting on it stops its game, naming nobody (a stopped seat
+    will not act). As soon as the first other seat's ``stop`` entry arrives, it sends the pass:
+    that seat may already hold it when it signs its seed. The transcript then shows the pass
+    and a next seat that never answered it, though it had stopped before the pass came."""
+
+    deviation = "a stop entry, then the withheld pass once another seat stops"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.held: dict[str, Any] | None = None
+        self._holding = True
+
+    async def misbehave(self):
+        await self.until(lambda: self.party._started and self.log.next_seq(self.seat) >= 1)
+        await self.publish("stop", {"reason": "pretending to stop"})
+
+    def tamper_deck(self, to, message):
+        if self._holding and to is None and message.get("type") == "shuffle":
+            self._holding = False
+            self.held = message
+            return None
+        return message
+
+    async def dispatch(self, entry):
+        await super().dispatch(entry)
+        if entry.kind == "stop" and entry.sender != self.seat and self.held is not None:
+            held, self.held = self.held, None
+            self.cheated = True
+            await Peer.publish_deck(self, [Send(None, held)])
+
+
+CHEATERS["StopsThenPlaysOn"] = StopsThenPlaysOn

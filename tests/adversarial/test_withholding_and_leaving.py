@@ -94,3 +94,17 @@ def test_a_pass_that_echoes_entries_never_signed_names_its_author_or_nobody(tmp_
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_seat_that_stops_while_waiting_on_a_stopped_seat_is_not_named_for_what_came_after(tmp_path, players):
+    # The cheater says it stopped, then sends what it owed once a waiting seat has stopped too.
+    run = play(tmp_path, "StopsThenPlaysOn", players)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
