@@ -120,6 +120,7 @@ class Peer:
         self._abort_scope = trio.CancelScope()
         # Our stop entry, signed the moment our game stopped and sent by _publish_stop.
         self._stop_entry: Entry | None = None
+        self._stop_sent = False
         self._playing = False  # play() has begun (a stop before it signs nothing)
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
@@ -560,9 +561,15 @@ class Peer:
         stop; then a goodbye on every connection."""
         reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
-            if not self.recovering:  # (while we recover, what we sign could be a second version)
+            # (While we recover, what we sign could be a second version. After our game
+            # stopped, we are not leaving a game: a bye then would name us in verify for a
+            # stop that another seat caused.)
+            if not self.recovering and self.aborted is None:
                 async with self.send_lock:
                     await self.publish("bye", {"reason": reason})
+                await self._reveal_seed()
+            elif not self.recovering:
+                await self._publish_stop()
                 await self._reveal_seed()
             # Every connection, even one marked closed: being cancelled, its reader marked it
             # so on the way out, while the socket itself is still open.
@@ -622,8 +629,9 @@ class Peer:
     async def _publish_stop(self) -> None:
         """Tell every seat that our game has stopped, and why, before our seed: a seat waiting
         on us then stops at once instead of waiting out a timeout and naming us for it."""
-        if self._stop_entry is None:
+        if self._stop_entry is None or self._stop_sent:
             return
+        self._stop_sent = True
         with trio.CancelScope(shield=True):
             await self._write_out([self._stop_entry], [self._stop_entry])
 
