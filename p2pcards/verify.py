@@ -1079,25 +1079,44 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
     """The game stopped waiting for ``stop.seat``: whom the transcript names. A seat that
     signed a goodbye left, and the game stopped for that. A waiting seat that stopped (it
     revealed its seed, as every seat does at a stop) with a head echo showing that it never
-    received an entry the game had reached is not named: another seat may have withheld it
-    from that seat alone, or a link failed, and the transcript cannot tell which. Otherwise
-    the seat stalled (``stalled`` says so)."""
+    received an entry the game had reached, or an entry that one the game used had seen (a seat
+    hands an entry on only after everything its author had seen, protocol/table.md section 4),
+    is not named: another seat may have withheld it from that seat alone, echoed entries that
+    were never signed, or a link failed, and the transcript cannot tell which. Otherwise the
+    seat stalled (``stalled`` says so)."""
     left = _signed_goodbye(replay.log, replay.names)
     if left is not None:
         return left
     seat, log = stop.seat, replay.log
     last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
     if last is not None and last.kind == "deck" and _public(last, "seed"):
-        for mine in replay.seats:
-            used = mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]
-            reached = max((e.seq for e in used), default=-1) + 1
-            if mine.seat != seat and last.body["seen"][mine.seat][0] < reached:
-                return _Failed(stop.step, f"the game stopped waiting for {replay.names[seat]}'s "
-                               f"{stop.what}, but its last signed entry (log #{last.seq}) shows it "
-                               f"never received {replay.names[mine.seat]}'s entry #{reached - 1}, "
-                               f"which the game had reached: it may have been withheld from that "
-                               f"seat alone, or a link failed; the transcript cannot tell which",
-                               None)
+        used = [e for mine in replay.seats
+                for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]]
+        # What it held when its game stopped: the echo of its stop entry (signed before its
+        # seed), if it signed one after what the game used of it. What reached it after that
+        # it no longer acted on.
+        after = max((e.seq for e in used if e.sender == seat), default=-1)
+        last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
+        for other in range(len(replay.seats)):
+            if other == seat:
+                continue
+            had = last.body["seen"][other][0]
+            mine = [e for e in used if e.sender == other]
+            reached = max((e.seq for e in mine), default=-1) + 1
+            if had < reached:
+                why = "which the game had reached"
+            else:
+                echo = max(used, key=lambda e: e.body["seen"][other][0], default=None)
+                if echo is None or had >= echo.body["seen"][other][0]:
+                    continue
+                reached = echo.body["seen"][other][0]
+                why = (f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
+                       f"had seen (an entry is handed on only after what its author had seen)")
+            return _Failed(stop.step, f"the game stopped waiting for {replay.names[seat]}'s "
+                           f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry (log #{last.seq}) shows it "
+                           f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
+                           f"it may have been withheld from that seat alone, echoed without being "
+                           f"signed, or a link failed; the transcript cannot tell which", None)
     return _Failed(stop.step, stalled, seat)
 
 

@@ -53,6 +53,11 @@ class NetworkDeck:
 
     async def _call(self, method: Any, *args: Any) -> None:
         async with self.peer.send_lock:
+            if self.peer.aborted is not None:
+                # Our game has stopped: the party signs nothing more (a deck message that
+                # arrives later would make it sign its next step after our stop entry and seed,
+                # and the transcript would show us going on). The peer reveals our seed.
+                return
             out: Output = method(*args)
             await self.peer.publish_deck(out.sends)
             while self.party.deferred:  # our messages are out: now the work that waited
@@ -83,7 +88,6 @@ class NetworkDeck:
         await self.start()
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
-        had = self.peer.counts()
         deadline = trio.current_time() + self.peer.header.timeouts.deck
         async with self._changed:
             while index not in self._done and self.blame is None:
@@ -94,7 +98,7 @@ class NetworkDeck:
                 owed = {seat for seat, _ in self.party.owed()}
                 # It may have sent its message to every seat but us: the others pass it on (and
                 # if it has stopped its game, ours stops too).
-                await self.peer.ask_around(owed, had)
+                await self.peer.ask_around(owed)
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:
                     if all([await self.peer.wait_for_return(seat) for seat in away]):

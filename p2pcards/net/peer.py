@@ -118,6 +118,10 @@ class Peer:
         self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
         # Cancelled by abort(), which may come before play() starts (a bad entry in the mesh).
         self._abort_scope = trio.CancelScope()
+        # Our stop entry, signed the moment our game stopped and sent by _publish_stop.
+        self._stop_entry: Entry | None = None
+        self._stop_sent = False
+        self._playing = False  # play() has begun (a stop before it signs nothing)
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
@@ -251,6 +255,11 @@ class Peer:
             entries.append(entry)
             if new:
                 fresh.append(entry)
+        return await self._write_out(entries, fresh)
+
+    async def _write_out(self, entries: list[Entry], fresh: list[Entry]) -> list[Entry]:
+        """Journal our signed ``entries`` (the ``fresh`` ones: the others are in it already),
+        then send them to every connected seat."""
         if fresh and self.journal is not None:
             for entry in fresh:
                 self.journal.append_entry(entry)
@@ -368,15 +377,11 @@ class Peer:
                 self._unsynced = None  # what is written from here on waits for the next fsync
                 await trio.to_thread.run_sync(self.journal.fsync)
 
-    def counts(self) -> list[int]:
-        """How many entries of each seat we hold."""
-        return [self.log.next_seq(seat) for seat in range(self.header.players)]
-
-    async def ask_around(self, waiting_on: set[int], had: Sequence[int]) -> None:
-        """We wait on these seats (since we held ``had`` entries of each): if one has stopped
-        its game, ours stops too (TableProtocol.halted_among); otherwise ask the others for what they hold of them
+    async def ask_around(self, waiting_on: set[int]) -> None:
+        """We wait on these seats: if one has stopped its game, ours stops too
+        (TableProtocol.halted_among); otherwise ask the others for what they hold of them
         (TableProtocol.ask_around)."""
-        halted = self.protocol.halted_among(waiting_on, had)
+        halted = self.protocol.halted_among(waiting_on)
         if halted is not None:
             raise halted
         await self._carry_out(self.protocol.ask_around(waiting_on))
@@ -537,8 +542,23 @@ class Peer:
 
     def abort(self, exc: TableAborted) -> None:
         if self.aborted is None:
-            self.aborted = exc
+            self._stopped(exc)
             self._abort_scope.cancel()
+
+    def _stopped(self, exc: TableAborted) -> None:
+        """Our game stops now: remember why, and sign our ``stop`` entry at once (it is sent
+        later, by _publish_stop). Its head echo is what we held when we stopped: an entry that
+        arrives while we wind down is not one we failed to act on (protocol/table.md section 5;
+        a message sent just at the timeout would otherwise show us holding it and not going on)."""
+        self.aborted = exc
+        if self._stop_entry is not None or self.protocol.over or not self._playing:
+            return
+        if not self.party._started or self.protocol.recovering or self.protocol.replay_own:
+            return  # nothing committed yet, or what we sign could be a second version
+        try:
+            self._stop_entry, _ = self.protocol.sign("stop", lambda: {"reason": exc.reason[:1000], "seat": exc.seat})
+        except TableAborted:
+            pass  # past our budget: the seed still goes out if it fits
 
     async def say_goodbye(self, reason: str) -> None:
         """Tell every connected seat that we leave before the game's end (at most a second,
@@ -547,9 +567,15 @@ class Peer:
         stop; then a goodbye on every connection."""
         reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
-            if not self.recovering:  # (while we recover, what we sign could be a second version)
+            # (While we recover, what we sign could be a second version. After our game
+            # stopped, we are not leaving a game: a bye then would name us in verify for a
+            # stop that another seat caused.)
+            if not self.recovering and self.aborted is None:
                 async with self.send_lock:
                     await self.publish("bye", {"reason": reason})
+                await self._reveal_seed()
+            elif not self.recovering:
+                await self._publish_stop()
                 await self._reveal_seed()
             # Every connection, even one marked closed: being cancelled, its reader marked it
             # so on the way out, while the socket itself is still open.
@@ -577,42 +603,43 @@ class Peer:
 
     async def play(self) -> Any:
         """Run the game to the end (the connections must be served alongside)."""
+        self._playing = True
         with self._abort_scope:
-            failure: Exception | None = None
+            failure: TableAborted | None = None
             async with trio.open_nursery() as chat:
                 chat.start_soon(self._chat_loop)
                 # Caught inside the nursery: trio would wrap it in an ExceptionGroup.
                 try:
                     await self.deck.start()
                     result = await self.session.run()
-                except (TableAborted, IllegalAction) as exc:
+                except TableAborted as exc:
                     failure = exc
+                except IllegalAction as exc:
+                    seat = self.session.step.seat if self.session.step is not None else None
+                    failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
+                if failure is not None:
+                    # At once, before the nursery ends: the deck must not act on what arrives
+                    # meanwhile (NetworkDeck._call), and our stop entry echoes what we held now.
+                    self._stopped(failure)
                 chat.cancel_scope.cancel()
-            if isinstance(failure, TableAborted):
-                self.aborted = failure
-            elif failure is not None:
-                seat = self.session.step.seat if self.session.step is not None else None
-                self.aborted = TableAborted(f"seat {seat} made an illegal move: {failure}", seat, "action")
-            else:
+            if failure is None:
                 self.protocol.over = True
                 await self.publish("result", {"result": result.to_wire(),
                                               "violations": [v.to_wire() for v in self.session.violations]})
                 return result
+        await self._publish_stop()  # first: signed when we stopped, it comes before the rest
         await self._publish_evidence()
-        await self._publish_stop()
         await self._reveal_seed()
         raise self.aborted
 
     async def _publish_stop(self) -> None:
         """Tell every seat that our game has stopped, and why, before our seed: a seat waiting
         on us then stops at once instead of waiting out a timeout and naming us for it."""
-        if not self.party._started:
+        if self._stop_entry is None or self._stop_sent:
             return
+        self._stop_sent = True
         with trio.CancelScope(shield=True):
-            try:
-                await self.publish("stop", {"reason": self.aborted.reason[:1000], "seat": self.aborted.seat})
-            except TableAborted:
-                pass  # past our budget: the seed still goes below if it fits
+            await self._write_out([self._stop_entry], [self._stop_entry])
 
     async def _reveal_seed(self) -> None:
         """The game is over without its audit: reveal our deck seed anyway (a signed public

@@ -38,7 +38,6 @@ class RemoteSeat:
 
     async def choose(self, session: TableSession, seat: int) -> Action:
         deadline = trio.current_time() + self.peer.header.timeouts.turn
-        had = self.peer.counts()
         while True:
             # Wake up every second to notice a seat that dropped out (it gets the grace period).
             with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
@@ -49,7 +48,7 @@ class RemoteSeat:
                     )
                 return action
             # It may have sent its move to every seat but us: the others pass it on.
-            await self.peer.ask_around({seat}, had)
+            await self.peer.ask_around({seat})
             if not self.peer.connected(seat):
                 if not await self.peer.wait_for_return(seat):
                     raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")

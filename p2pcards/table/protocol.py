@@ -429,24 +429,15 @@ class TableProtocol:
             effects += [SendTo(via, fetch) for fetch in self.log.missing(entry)]
         return effects
 
-    def halted_among(self, waiting_on: Iterable[int], had: Sequence[int]) -> TableAborted | None:
-        """If a seat we wait on has stopped its game, the game cannot go on. ``had``: how many
-        entries of each seat we held when we began to wait. The stopper names a seat, but its
-        word proves nothing against it, so the game ends naming nobody; unless the stopper's
-        signed head echo shows it held everything we held then and the seat it blames is
-        still connected to us, or is us: then it stopped instead of going on (a seat that
-        withheld something from it alone would be one we wait on too), and it is named."""
+    def halted_among(self, waiting_on: Iterable[int]) -> TableAborted | None:
+        """If a seat we wait on has stopped its game, the game cannot go on: it ends naming
+        nobody. The stopper says why and whom it blames, but its word proves nothing, and
+        nothing we hold can tell a staller that stops on purpose from an honest seat whose
+        link to the seat it blames broke (that seat may still be connected to us): the seats
+        that saw the fault themselves name it, and ``p2pcards verify`` judges the stopper by
+        what its signed stop shows it held."""
         for seat in sorted(set(waiting_on) & set(self.halted)):
-            stop = self.halted[seat]
-            name, reason = self.header.seats[seat].name, _stop_reason(stop.body)
-            blamed = stop.body.get("seat")
-            echo = [count for count, _ in stop.body["seen"]]
-            here = self.linked | {self.seat}  # (it may blame us: we wait on it, so we owe it nothing)
-            if (isinstance(blamed, int) and not isinstance(blamed, bool) and blamed in here
-                    and blamed != seat and all(echo[s] >= had[s] for s in range(len(had)) if s != seat)):
-                return TableAborted(f"{name} stopped its game instead of going on, though it held everything "
-                                    f"we did and {self.header.seats[blamed].name} is still here: {reason}",
-                                    seat, "stop")
+            name, reason = self.header.seats[seat].name, _stop_reason(self.halted[seat].body)
             return TableAborted(f"{name} stopped its game: {reason}", None, "stop")
         return None
 

@@ -900,3 +900,85 @@ class QuitsSigned(Cheater):
 
 
 CHEATERS.update({cls.__name__: cls for cls in (WithholdsFromNext, SaysByeUnsigned, QuitsSigned)})
+
+
+class EchoesUnsignedEntry(Cheater):
+    """Signs its first shuffle or re-lock pass (or move) with a head echo that claims entries of
+    a third seat that seat never signed. Every honest seat accepts the pass into its log (its
+    signature and chain are fine) but can never hand it on: what it had seen never comes. The
+    seats name the cheater at the timeout; ``p2pcards verify`` used to replay the pass anyway
+    (it is in the file) and then name the next seat, whose step never came because it never got
+    the pass, for stalling."""
+
+    deviation = "a head echo naming entries that do not exist"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._honest_sign = self.protocol.sign
+        self.protocol.sign = self._sign
+
+    @property
+    def victim(self) -> int:
+        return (self.seat + 1) % self.header.players
+
+    def _sign(self, kind, body):
+        made = body()
+        msg = made.get("msg") if kind == "deck" else None
+        target = kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
+        if self.cheated or not target:
+            return self._honest_sign(kind, lambda: made)
+        log = self.protocol.log
+        third = next(s for s in self.others if s != self.victim)
+        honest_seen = log.seen
+
+        def seen():
+            claimed = honest_seen()
+            claimed[third] = [claimed[third][0] + 1000, bytes(32 * [9])]
+            return claimed
+
+        log.seen = seen
+        try:
+            signed = self._honest_sign(kind, lambda: made)
+        finally:
+            del log.seen
+        self.cheated = True
+        return signed
+
+
+CHEATERS["EchoesUnsignedEntry"] = EchoesUnsignedEntry
+
+
+class StopsThenPlaysOn(Cheater):
+    """Signs a ``stop`` entry early (its game has not stopped) and plays on, but holds back its
+    first shuffle pass: every seat waiting on it stops its game, naming nobody (a stopped seat
+    will not act). As soon as the first other seat's ``stop`` entry arrives, it sends the pass:
+    that seat may already hold it when it signs its seed. The transcript then shows the pass
+    and a next seat that never answered it, though it had stopped before the pass came."""
+
+    deviation = "a stop entry, then the withheld pass once another seat stops"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.held: dict[str, Any] | None = None
+        self._holding = True
+
+    async def misbehave(self):
+        await self.until(lambda: self.party._started and self.log.next_seq(self.seat) >= 1)
+        await self.publish("stop", {"reason": "pretending to stop"})
+
+    def tamper_deck(self, to, message):
+        if self._holding and to is None and message.get("type") == "shuffle":
+            self._holding = False
+            self.held = message
+            return None
+        return message
+
+    async def dispatch(self, entry):
+        await super().dispatch(entry)
+        if entry.kind == "stop" and entry.sender != self.seat and self.held is not None:
+            held, self.held = self.held, None
+            self.cheated = True
+            await Peer.publish_deck(self, [Send(None, held)])
+
+
+CHEATERS["StopsThenPlaysOn"] = StopsThenPlaysOn

@@ -380,36 +380,13 @@ def test_a_seat_claiming_to_hold_more_of_our_chain_than_it_sent_is_named():
 # -- a seat that stops ------------------------------------------------------------------------------
 
 def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody():
-    """Its word proves nothing against the seat it blames; but it will not act again."""
+    """Its word proves nothing against the seat it blames; but it will not act again. Nobody
+    is named even when the seat it blames is still connected to us: the link between those
+    two may be what broke (tests/adversarial: StopsReading)."""
     t = Table()
     entry = t.sign(3, "stop", {"reason": "p1 left and did not come back in time", "seat": 1})
     t.receive(3, entry)
     assert t.me.meaning(*t.ready()) == [Halted(3, "p1 left and did not come back in time")]
-    t.me.linked.discard(1)  # p1 is away from us too
-    assert t.me.halted_among({1, 2}, [0, 0, 0, 0]) is None  # a step waiting on others goes on
-    stopped_by = t.me.halted_among({1, 3}, [0, 0, 0, 0])
+    assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
+    stopped_by = t.me.halted_among({1, 3})
     assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
-
-
-@pytest.mark.parametrize(("blamed", "linked", "behind", "named"), [
-    (2, True, False, 3),  # it held all we did, and the seat it blames is here: it stalled
-    (2, False, False, None),  # the seat it blames is away from us too
-    (2, True, True, None),  # it lacked an entry we held when we began to wait: maybe withheld
-    (None, True, False, None),  # it blames nobody (it stopped because another stopped)
-    (3, True, False, None),  # it blames itself: nothing to go on
-    (0, True, False, 3),  # it blames us, while we wait on it: it stalled
-    ("2", True, False, None),  # not a seat
-])
-def test_a_stopped_seat_we_wait_on_is_named_only_when_its_own_echo_shows_it_could_go_on(
-        blamed, linked, behind, named):
-    t = Table(linked=(1, 2, 3) if linked else (1, 3))
-    before = t.sign(1, body={"text": "before"})
-    t.receive(1, before)
-    t.ready()
-    if not behind:
-        t.deliver(3, before)
-    stop = t.sign(3, "stop", {"reason": "p2 did not send its pass", "seat": blamed})
-    t.receive(3, stop)
-    t.me.meaning(*t.ready())
-    verdict = t.me.halted_among({3}, [0, 1, 0, 0])
-    assert verdict is not None and verdict.seat == named
