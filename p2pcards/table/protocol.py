@@ -421,13 +421,14 @@ class TableProtocol:
         """A seat we are connected to sends us its entries itself, so an entry that others had
         seen and we lack is normally on its way. For each entry held ``late`` seconds or more
         that still waits, ask the seat that brought it (again each ``late`` seconds)."""
-        effects: list[Effect] = []
+        asks: dict[tuple[int, int], SendTo] = {}  # one ask per seat and chain, the earliest start
         for entry, (via, since) in list(self._held.items()):
             if via is None or now - since < late:
                 continue
             self._held[entry] = (via, now)
-            effects += [SendTo(via, fetch) for fetch in self.log.missing(entry)]
-        return effects
+            for fetch in self.log.missing(entry):
+                asks.setdefault((via, fetch.seat), SendTo(via, fetch))
+        return list(asks.values())
 
     def halted_among(self, waiting_on: Iterable[int]) -> TableAborted | None:
         """If a seat we wait on has stopped its game, the game cannot go on: it ends naming

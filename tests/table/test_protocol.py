@@ -390,3 +390,12 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
     stopped_by = t.me.halted_among({1, 3})
     assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
+
+
+def test_entries_waiting_on_one_chain_make_one_ask_not_one_each():
+    t = Table()
+    commit = t.sign(1)
+    t.deliver(2, commit)
+    for i in range(5):
+        t.receive(2, t.sign(2, body={"text": str(i)}), now=0.0)
+    assert t.me.overdue_fetches(1.0, 0.25) == [SendTo(2, Fetch(TABLE, 1, 0))]
