@@ -41,6 +41,18 @@ def blamed(peer):
     return {int(b.split()[1]) for b in peer.blames}
 
 
+def assert_cheater_or_nobody(run):
+    """Every honest seat, and verify on every honest transcript, names the cheater or nobody."""
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
+
+
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_pass_or_move_withheld_from_the_next_seat_reaches_it_through_the_others(tmp_path, players):
     run = play(tmp_path, "WithholdsFromNext", players)
@@ -56,17 +68,10 @@ def test_a_pass_or_move_withheld_from_the_next_seat_reaches_it_through_the_other
 @pytest.mark.parametrize("players", [3, 4])
 def test_an_unsigned_goodbye_counts_against_the_leaver_not_the_seat_to_move(tmp_path, players):
     run = play(tmp_path, "SaysByeUnsigned", players)
-    info = run.describe()
-    for seat, outcome in run.honest.items():
-        # The seat the game needs the leaver for names it; a seat waiting on that one stops
-        # on its stop entry, naming nobody.
-        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
-        assert blamed(outcome.peer) <= {CHEATER}, info
-    assert any(o.aborted.seat == CHEATER for o in run.honest.values()), info
-    for seat, outcome in run.honest.items():
-        status, report = verify(outcome.transcript)
-        problem = report.get("problem") or {}
-        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}"
+    # The seat the game needs the leaver for names it; a seat waiting on that one stops on its
+    # stop entry, naming nobody.
+    assert_cheater_or_nobody(run)
+    assert any(o.aborted.seat == CHEATER for o in run.honest.values()), run.describe()
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -88,26 +93,10 @@ def test_a_player_who_quits_mid_turn_is_named_at_once_and_by_verify(tmp_path, pl
 def test_a_pass_that_echoes_entries_never_signed_names_its_author_or_nobody(tmp_path, players):
     # No honest seat can hand the pass on (causal order), so the next seat's step never comes:
     # the live seats name the cheater, and verify must not name that next seat for it.
-    run = play(tmp_path, "EchoesUnsignedEntry", players)
-    info = run.describe()
-    for seat, outcome in run.honest.items():
-        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
-        assert blamed(outcome.peer) <= {CHEATER}, info
-    for seat, outcome in run.honest.items():
-        status, report = verify(outcome.transcript)
-        problem = report.get("problem") or {}
-        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
+    assert_cheater_or_nobody(play(tmp_path, "EchoesUnsignedEntry", players))
 
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_seat_that_stops_while_waiting_on_a_stopped_seat_is_not_named_for_what_came_after(tmp_path, players):
     # The cheater says it stopped, then sends what it owed once a waiting seat has stopped too.
-    run = play(tmp_path, "StopsThenPlaysOn", players)
-    info = run.describe()
-    for seat, outcome in run.honest.items():
-        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
-        assert blamed(outcome.peer) <= {CHEATER}, info
-    for seat, outcome in run.honest.items():
-        status, report = verify(outcome.transcript)
-        problem = report.get("problem") or {}
-        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
+    assert_cheater_or_nobody(play(tmp_path, "StopsThenPlaysOn", players))
