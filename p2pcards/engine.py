@@ -22,7 +22,7 @@ Events shown to bots (``Bot.observe``) are plain dicts:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from .game import (
     IllegalAction,
     Result,
     Reveal,
+    Round,
     Shuffle,
     Step,
     Transfer,
@@ -55,6 +56,7 @@ __all__ = [
     "deal_events",
     "deck_call",
     "learn",
+    "order_round",
     "play",
 ]
 
@@ -177,11 +179,15 @@ class Replica:
             raise TypeError(f"{self.game.id}: next_step returned {step!r}: {problem}")
         return step
 
+    def may_act(self, seat: int) -> bool:
+        """The game's next step asks ``seat`` to act (its turn, or a round it is in)."""
+        step = self.game.next_step(self.state)
+        return (isinstance(step, Turn) and step.seat == seat) or (isinstance(step, Round) and seat in step.seats)
+
     def act(self, seat: int, action: Action) -> int:
         """Check and apply an action from ``seat``; returns its index in the log.
         Raises :class:`IllegalAction` (the state is unchanged) when public rules refuse it."""
-        step = self.game.next_step(self.state)
-        if not isinstance(step, Turn) or step.seat != seat:
+        if not self.may_act(seat):
             raise IllegalAction(f"it is not seat {seat}'s turn")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction("an action must be a mapping with a 'type'")
@@ -193,6 +199,35 @@ class Replica:
         self.game.apply(self.state, seat, action)
         self.actions.append((seat, action))
         return len(self.actions) - 1
+
+
+    def in_round(self, seat: int, round_: Round) -> bool:
+        """``round_`` is still going on (the game's next step is that round: opened by the same
+        seat, not decided) and ``seat`` may still respond to it."""
+        step = self.game.next_step(self.state)
+        return isinstance(step, Round) and step.after == round_.after and seat in step.seats
+
+    def respond(self, round_: Round, ordered: Sequence[tuple[int, Action]]) -> list[int | None]:
+        """Apply ``round_``'s responses in the table's order while the round goes on; the index
+        in the log of each, or ``None`` for one that came after the round was decided (void).
+        Raises :class:`IllegalAction` for a response the public rules refuse."""
+        return [self.act(seat, action) if self.in_round(seat, round_) else None for seat, action in ordered]
+
+
+def order_round(responses: Mapping[int, Action], saw: Mapping[int, set[int]], after: int,
+                players: int) -> list[tuple[int, Action]]:
+    """The one order of a :class:`Round`'s responses (protocol/table.md section 9): a response
+    comes after every response its author had seen (``saw[seat]``: the seats whose responses
+    it had); among responses none of which waits on another, the one whose seat is nearest
+    ``after``'s left comes first. Claims that contradict each other (each saw the other) are
+    broken by the same seat order."""
+    remaining, ordered = set(responses), []
+    while remaining:
+        ready = [seat for seat in remaining if not (saw.get(seat, set()) & remaining)]
+        seat = min(ready or remaining, key=lambda s: (s - after - 1) % players)
+        ordered.append((seat, responses[seat]))
+        remaining.remove(seat)
+    return ordered
 
 
 @dataclass
@@ -214,11 +249,14 @@ def play(
     bots: Sequence[Bot],
     *,
     check_own: bool = True,
+    round_order: Callable[[Round, dict[int, Action]], list[tuple[int, Action]]] | None = None,
 ) -> GameRecord:
     """Run one whole game with ``bots[seat]`` choosing for each seat.
 
     ``check_own=False`` skips the actor's own-cards check, which lets a test bot cheat the
-    way a modified client would, so the audit can be shown to catch it."""
+    way a modified client would, so the audit can be shown to catch it. ``round_order`` puts a
+    free-order round's responses in order (``p2pcards verify``: by their signed head echoes);
+    by default the bot with the shorter reaction time acted first."""
     replica = Replica(game, options, players)
     state = replica.state
     # Only bots that override Bot.observe (a no-op) need to be told anything.
@@ -241,6 +279,32 @@ def play(
             except IllegalAction as exc:
                 raise PlayerError(seat, action, str(exc)) from None
             tell({"kind": "action", "seat": seat, "action": action, "index": index})
+        elif isinstance(step, Round):
+            # Every seat of the round chooses against the same state; the bot that reacts
+            # sooner acted first (it had not seen the slower ones), as at a table.
+            responses, times = {}, {}
+            for seat in step.seats:
+                known = deck.known(seat)
+                responses[seat] = action = bots[seat].choose(state, known)
+                times[seat] = bots[seat].reaction_time(state, known, action)
+                if check_own:
+                    try:
+                        game.check_own(state, seat, action, known)
+                    except IllegalAction as exc:
+                        raise PlayerError(seat, action, str(exc)) from None
+            if round_order is not None:
+                ordered = round_order(step, responses)
+            else:
+                saw = {s: {t for t in step.seats if times[t] < times[s]} for s in step.seats}
+                ordered = order_round(responses, saw, step.after, players)
+            for seat, action in ordered:
+                if not replica.in_round(seat, step):
+                    continue  # void: the round was decided before it
+                try:
+                    index = replica.act(seat, action)
+                except IllegalAction as exc:
+                    raise PlayerError(seat, action, str(exc)) from None
+                tell({"kind": "action", "seat": seat, "action": action, "index": index})
         elif isinstance(step, DECK_STEPS):
             event = carry_out(game, state, step, deck)
             if isinstance(step, Deal):  # each seat is told only of its own cards
@@ -259,11 +323,15 @@ def play(
 
 def _step_problem(step: Any, players: int) -> str | None:
     """Why ``step`` cannot be carried out at a table of ``players`` seats, or None."""
-    if not isinstance(step, (*DECK_STEPS, Turn, Done)):
-        return "not a Step (Shuffle, Coin, Deal, Reveal, Transfer, Turn or Done)"
+    if not isinstance(step, (*DECK_STEPS, Turn, Round, Done)):
+        return "not a Step (Shuffle, Coin, Deal, Reveal, Transfer, Turn, Round or Done)"
     seats = []
     if isinstance(step, Turn):
         seats = [step.seat]
+    elif isinstance(step, Round):
+        if not step.seats or len(set(step.seats)) != len(step.seats):
+            return "a Round needs one or more distinct seats"
+        seats = [*step.seats, step.after]
     elif isinstance(step, Deal):
         seats = list(step.to.values())
     elif isinstance(step, Reveal) and step.owner is not None:

@@ -20,6 +20,10 @@ What happens next is the game's :meth:`Game.next_step`, in the style of OpenSpie
 * :class:`Turn` -- a seat must act. ``legal_actions`` lists its choices, ``check`` validates an
   action with public information (every peer runs it), ``check_own`` with the actor's own faces
   (the actor's client runs it), and ``apply`` performs it.
+* :class:`Round` -- several seats may act at once, in free order (a Cal's BS set on top): each
+  responds once, the table puts the responses in one order (who acted first; ties to the seat
+  nearest the opener's left: protocol/table.md section 9), and they are applied in that order
+  while the game's next step is still a :class:`Round` listing their seat; the rest are void.
 * :class:`Done` -- the game is over, with a :class:`Result`.
 
 Once the game is done every face becomes known and :meth:`Game.audit` re-checks what public
@@ -57,6 +61,7 @@ __all__ = [
     "Reveal",
     "Shuffle",
     "Step",
+    "Round",
     "Transfer",
     "Turn",
     "Violation",
@@ -132,6 +137,18 @@ class Turn:
 
 
 @dataclass(frozen=True, slots=True)
+class Round:
+    """Each of ``seats`` may act now, in any order; ``after`` is the seat whose action opened
+    the round (concurrent responses go to the seat nearest its left). A response is checked
+    and applied like a :class:`Turn`'s action; after each, the game's next step says whether
+    the round goes on (a :class:`Round` that still lists the next response's seat) or was
+    decided (anything else: the responses left are void)."""
+
+    seats: tuple[int, ...]
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     """How a game ended. ``winners`` may be empty (a draw); ``scores`` is per seat; ``summary``
     is one line for people; ``details`` is plain data for programs (JSON and msgpack safe)."""
@@ -161,7 +178,7 @@ class Done:
     result: Result
 
 
-Step = Shuffle | Coin | Deal | Reveal | Transfer | Turn | Done
+Step = Shuffle | Coin | Deal | Reveal | Transfer | Turn | Round | Done
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,7 +468,13 @@ class Bot(abc.ABC):
 
     @abc.abstractmethod
     def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
-        """Pick an action for a :class:`Turn` of this bot's seat."""
+        """Pick an action for a :class:`Turn` of this bot's seat, or its response to a
+        :class:`Round`."""
+
+    def reaction_time(self, state: Any, known: Mapping[int, Card], action: Action) -> float:
+        """Seconds this bot takes to respond with ``action`` in a :class:`Round` (who acts first
+        wins a race): a human-like delay drawn from ``rng``, 0.3 to 1.5 s by default."""
+        return self.rng.uniform(0.3, 1.5)
 
 
 BotFactory = Callable[[Game, int, Mapping[str, Any], random.Random], Bot]

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import trio
 
 from .cards import Card
-from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, deck_call, learn
+from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, deck_call, learn, order_round
 from .game import (
     Action,
     Bot,
@@ -34,6 +34,7 @@ from .game import (
     Game,
     IllegalAction,
     Result,
+    Round,
     Shuffle,
     Step,
     Turn,
@@ -123,16 +124,23 @@ class SeatAgent(Protocol):
 
 
 class BotSeat:
-    """A bot in a seat; ``delay`` seconds of thinking time make a game watchable."""
+    """A bot in a seat; ``delay`` seconds of thinking time make a game watchable. In a free-order
+    round it also takes its human-like reaction time (``Bot.reaction_time``) times
+    ``reaction``: who responds first wins a race."""
 
-    def __init__(self, bot: Bot, *, delay: float = 0.0):
+    def __init__(self, bot: Bot, *, delay: float = 0.0, reaction: float = 1.0):
         self.bot = bot
         self.delay = delay
+        self.reaction = reaction
 
     async def choose(self, session: TableSession, seat: int) -> Action:
         if self.delay:
             await trio.sleep(self.delay)
-        return self.bot.choose(session.replica.state, session.deck.known(seat))
+        state, known = session.replica.state, session.deck.known(seat)
+        action = self.bot.choose(state, known)
+        if isinstance(session.step, Round) and self.reaction:
+            await trio.sleep(self.bot.reaction_time(state, known, action) * self.reaction)
+        return action
 
     def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
         self.bot.observe(session.replica.state, event, session.deck.known(seat))
@@ -186,6 +194,13 @@ class TableSession:
         #: Called with each line the local player says (the network peer sends it on).
         self.on_say: Callable[[str], None] | None = None
         self._turn_changed = trio.Event()
+        #: The seats whose response to the current free-order round is in, in arrival order.
+        self._answered: list[int] = []
+        #: How a free-order round's responses are ordered: by default as they arrived here
+        #: (each had seen those before it); a networked peer orders them by their signed head
+        #: echoes instead (protocol/table.md section 9).
+        self.round_order: Callable[[Round, dict[int, Action], list[int]], list[tuple[int, Action]]] = \
+            self._arrival_order
 
     # -- for the console ------------------------------------------------------------------
 
@@ -201,7 +216,10 @@ class TableSession:
 
     @property
     def my_turn(self) -> bool:
-        return isinstance(self.step, Turn) and self.step.seat == self.me
+        """The local seat may act now: its turn, or a free-order round it has not answered."""
+        if isinstance(self.step, Turn):
+            return self.step.seat == self.me
+        return isinstance(self.step, Round) and self.me in self.step.seats and self.me not in self._answered
 
     def legal_actions(self) -> Sequence[Action]:
         if not self.my_turn:
@@ -302,6 +320,9 @@ class TableSession:
                 self._tell_bots(event)
                 text = f"{self.names[step.seat]} {self.describe(step.seat, action)}"
                 self.publish("action", text, seat=step.seat, action=action, index=index)
+            elif isinstance(step, Round):
+                self._set_phase("playing")
+                await self._play_round(step)
             elif isinstance(step, DECK_STEPS):
                 if isinstance(step, (Shuffle, Deal)):
                     self._set_phase("shuffling" if isinstance(step, Shuffle) else "dealing")
@@ -329,6 +350,67 @@ class TableSession:
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
 
 
+    async def _play_round(self, step: Round) -> None:
+        """A free-order round: every seat of it responds once, at any moment. Once a response
+        that is not a pass is in, a local seat that has not answered passes at once (its
+        answer would come after that one). Then the responses are applied in the table's
+        order while the round goes on; the rest are void."""
+        self._answered = []
+        names = ", ".join(self.names[s] for s in step.seats)
+        self.publish("turn", f"free order: {names} may respond", seats=list(step.seats))
+        responses: dict[int, Action] = {}
+        decided = trio.Event()
+        scopes: dict[int, trio.CancelScope] = {}
+
+        async def respond(seat: int) -> None:
+            with trio.CancelScope() as scopes[seat]:
+                action = await self.seats[seat].choose(self, seat)
+            if scopes[seat].cancelled_caught:  # decided before this seat acted: it passes
+                action = await self._pass_late(seat)
+            responses[seat] = action
+            self._answered.append(seat)
+            self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
+                         action=action)
+            if action.get("type") != "pass" and not decided.is_set():
+                decided.set()
+                for other, scope in scopes.items():
+                    if other != seat and self._passes_for(other):
+                        scope.cancel()
+
+        async with trio.open_nursery() as nursery:
+            for seat in step.seats:
+                nursery.start_soon(respond, seat)
+        for seat, action in self.round_order(step, responses, list(self._answered)):
+            if not self.replica.in_round(seat, step):
+                continue  # void: the round was decided before it
+            try:
+                index = self.replica.act(seat, action)
+            except IllegalAction as exc:
+                if seat == self.me:
+                    self.publish("error", str(exc))
+                raise
+            event = {"kind": "action", "seat": seat, "action": action, "index": index}
+            self._tell_bots(event)
+            self.publish("action", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
+                         action=action, index=index)
+        self._answered = []
+
+    def _passes_for(self, seat: int) -> bool:
+        """Whether this session answers for ``seat`` (its agent is here: a bot, a person)."""
+        return hasattr(self.seats[seat], "pass_late") or isinstance(self.seats[seat], (BotSeat, HumanSeat))
+
+    async def _pass_late(self, seat: int) -> Action:
+        action: Action = {"type": "pass"}
+        pass_late = getattr(self.seats[seat], "pass_late", None)
+        if pass_late is not None:  # a networked seat signs and sends it
+            await pass_late(self, seat, action)
+        return action
+
+    def _arrival_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
+        saw = {seat: set(arrived[:i]) for i, seat in enumerate(arrived)}
+        return order_round(responses, saw, step.after, self.players)
+
+
 def _event_data(event: dict[str, Any]) -> dict[str, Any]:
     """The data a deck event is published with (as before: a shuffle says how many cards)."""
     data = {k: v for k, v in event.items() if k != "kind"}
@@ -348,6 +430,7 @@ def local_session(
     me: int | None = 0,
     bot: str = "strategic",
     bot_delay: float = 0.0,
+    bot_reaction: float = 1.0,
     deck: str = "mental-poker",
     seed: int | str | None = None,
     names: Sequence[str] | None = None,
@@ -373,7 +456,7 @@ def local_session(
             agents.append(HumanSeat())
         else:
             rng = seeded_rng(seed, "bot", seat)
-            agents.append(BotSeat(bot_cls(game, seat, resolved, rng), delay=bot_delay))
+            agents.append(BotSeat(bot_cls(game, seat, resolved, rng), delay=bot_delay, reaction=bot_reaction))
     if deck == "local":
         backend: DeckBackend = LocalDealer(game.deck(resolved, players), players, seeded_rng(seed, "deck"))
         async_deck = SyncDeck(backend)

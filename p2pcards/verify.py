@@ -68,8 +68,9 @@ from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PUBLIC_STEPS, AuditOp, Output, Party, Send
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .engine import PlayerError, play
-from .game import Action, Bot, Game, OptionError, Result
+from .game import Action, Bot, Game, OptionError, Result, Round
 from .table.header import TableHeader
+from .table.rounds import order_by_echoes
 from .plugins import load_plugins
 from .text import printable
 from .wire.errors import ProtocolError
@@ -355,10 +356,16 @@ class _Replay:
         self.reached = 0  # deck operations completed at every seat
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
+        self.last_entry: dict[int, Entry] = {}  # seat -> the entry of its last move read
         # Signed accusations about an operation their seat had not begun: kept aside, as every
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
         self.deck: MentalPokerDeck | None = None
+
+    def round_order(self, step: Round, responses: dict[int, Action]) -> list[tuple[int, Action]]:
+        """A free-order round's responses in the order their signed head echoes give, as at
+        the table (protocol/table.md section 9)."""
+        return order_by_echoes(step, responses, {s: self.last_entry[s] for s in responses}, len(self.seats))
 
     # -- deck -----------------------------------------------------------------------------
 
@@ -524,6 +531,7 @@ class _Replay:
                           f"for turn {turn}", seat)
         entry = mine.actions[mine.next_action]
         mine.next_action += 1
+        self.last_entry[seat] = entry
         body = entry.body
         step = f"turn {turn} (log #{entry.seq} of seat {seat})"
         if set(body) != {"turn", "action", "seen"} or not isinstance(body["action"], dict) \
@@ -560,7 +568,7 @@ class _Replay:
         self.deck = deck
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
-                      check_own=False)
+                      check_own=False, round_order=self.round_order)
         return record, deck
 
 
@@ -1367,7 +1375,7 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
     replay.moved = moved  # type: ignore[method-assign]
     stop: _Stopped | None = None
     try:
-        play(game, lobby.options, lobby.players, deck, bots, check_own=False)
+        play(game, lobby.options, lobby.players, deck, bots, check_own=False, round_order=replay.round_order)
     except _NeedsFaces as exc:
         report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the "
                             f"faces of cards")

@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from ..deck.party import Party, Send
-from ..game import Action, Game, IllegalAction
+from ..game import Action, Game, IllegalAction, Round
 from ..session import SeatAgent, TableSession
 from ..table.header import TableHeader
 from ..table.protocol import (
@@ -45,6 +45,7 @@ from ..table.protocol import (
     TableAborted,
     TableProtocol,
 )
+from ..table.rounds import order_by_echoes
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
@@ -135,6 +136,7 @@ class Peer:
         )
         self.session.subscribe(self._count_turns)
         self.session.on_say = self._say
+        self.session.round_order = self._round_order
 
     # -- state ----------------------------------------------------------------------------
 
@@ -206,6 +208,12 @@ class Peer:
         if text != self._last_progress:
             self._last_progress = text
             self.session.publish("progress", text, waiting=sorted(waiting))
+
+    def _round_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
+        """A free-order round's responses in the order their signed head echoes give (the same
+        at every seat, whatever order they arrived in here)."""
+        entries = {seat: self.session.seats[seat].last_entry for seat in responses}
+        return order_by_echoes(step, responses, entries, self.header.players)
 
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
@@ -480,7 +488,7 @@ class Peer:
             if isinstance(effect, DeckIn):
                 await self.deck.receive(effect.sender, effect.message)
             elif isinstance(effect, MoveIn):
-                self.session.seats[effect.sender].deliver(effect.turn, effect.action)
+                self.session.seats[effect.sender].deliver(effect.turn, effect.action, effect.entry)
             elif isinstance(effect, SendTo):
                 await self._send_to(effect.seat, effect.message)
             elif isinstance(effect, Answer):

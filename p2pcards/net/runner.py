@@ -32,13 +32,15 @@ __all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_
 AgentFactory = Callable[[Game, int, Mapping[str, Any]], SeatAgent]
 
 
-def bot_agent(host: PluginHost, game: Game, name: str, rng: random.Random, *, delay: float = 0.0) -> AgentFactory:
-    """A factory of bot seats of the named kind (``random`` when the game has no such bot)."""
+def bot_agent(host: PluginHost, game: Game, name: str, rng: random.Random, *, delay: float = 0.0,
+              reaction: float = 1.0) -> AgentFactory:
+    """A factory of bot seats of the named kind (``random`` when the game has no such bot);
+    ``reaction`` scales their human-like reaction time in free-order rounds."""
     available = host.bots_for(game.id)
     cls = available.get(name) or available["random"]
 
     def make(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
-        return BotSeat(cls(game, seat, options, random.Random(rng.random())), delay=delay)
+        return BotSeat(cls(game, seat, options, random.Random(rng.random())), delay=delay, reaction=reaction)
 
     return make
 

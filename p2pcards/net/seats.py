@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..game import Action, IllegalAction
+from ..wire.messages import Entry
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
 from .network_deck import CHECK_EVERY
@@ -31,17 +32,20 @@ class RemoteSeat:
         self.seat = seat
         # Not bounded here: the log's per-seat budget bounds what a seat can sign, and a seat
         # catching up after a restart gets many moves at once (none of them a flood).
-        self._send, self._receive = trio.open_memory_channel[tuple[int, Action]](math.inf)
+        self._send, self._receive = trio.open_memory_channel[tuple[int, Action, Entry]](math.inf)
+        #: The signed entry of the move ``choose`` returned last (its head echo orders a
+        #: free-order round: protocol/table.md section 9).
+        self.last_entry: Entry | None = None
 
-    def deliver(self, turn: int, action: Action) -> None:
-        self._send.send_nowait((turn, action))
+    def deliver(self, turn: int, action: Action, entry: Entry) -> None:
+        self._send.send_nowait((turn, action, entry))
 
     async def choose(self, session: TableSession, seat: int) -> Action:
         deadline = trio.current_time() + self.peer.header.timeouts.turn
         while True:
             # Wake up every second to notice a seat that dropped out (it gets the grace period).
             with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
-                turn, action = await self._receive.receive()
+                turn, action, self.last_entry = await self._receive.receive()
                 if turn != self.peer.turns:
                     raise TableAborted(
                         f"seat {seat} sent a move for turn {turn} during turn {self.peer.turns}", seat, "action"
@@ -63,6 +67,7 @@ class LocalSeat:
     def __init__(self, peer: Peer, agent: SeatAgent):
         self.peer = peer
         self.agent = agent
+        self.last_entry: Entry | None = None  # the entry of our last move (see RemoteSeat)
 
     def __getattr__(self, name: str) -> Any:  # observe(), put() of the wrapped agent
         return getattr(self.agent, name)
@@ -82,8 +87,7 @@ class LocalSeat:
     async def choose(self, session: TableSession, seat: int) -> Action:
         logged = self.peer.logged_action()
         if logged is not None:  # replaying our journal after a restart: the move is made
-            await self.peer.publish("action", {"turn": self.peer.turns, "action": logged})
-            return logged
+            return await self._sign(logged)
         while True:
             action = await self._choose_in_time(session, seat)
             try:
@@ -91,5 +95,16 @@ class LocalSeat:
             except IllegalAction as exc:
                 session.publish("error", str(exc))
                 continue
-            await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
-            return action
+            return await self._sign(action)
+
+    async def pass_late(self, session: TableSession, seat: int, action: Action) -> None:
+        """A free-order round was decided before our player acted: our response is a pass."""
+        logged = self.peer.logged_action()
+        await self._sign(logged if logged is not None else action)
+
+    async def _sign(self, action: Action) -> Action:
+        # Never cut off once begun (a round may be decided meanwhile): a response signed but
+        # not sent, followed by a pass, would be two responses to one round.
+        with trio.CancelScope(shield=True):
+            self.last_entry = await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
+        return action

@@ -124,6 +124,7 @@ class MoveIn:
     sender: int
     turn: int
     action: dict[str, Any]
+    entry: Entry  # signed with its head echo: the order of a free-order round comes from it
 
 
 @dataclass(frozen=True)
@@ -377,7 +378,7 @@ class TableProtocol:
                 # Signed by its author: proof enough (protocol/table.md section 4, Turns).
                 return [self.name(sender, "malformed action entry"),
                         self.stop(f"seat {sender} signed a malformed action entry", sender, "action")]
-            return [MoveIn(sender, turn, action)]
+            return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "blame":
             return self._on_evidence(sender, body)
         if entry.kind == "bye":

@@ -91,7 +91,7 @@ async def _run_table(
     resolved = game.resolve_options(dict(options), players)
     games = host.rules_versions()
     rng = random.Random(seed)
-    agent = bot_agent(host, game, "strategic", rng)
+    agent = bot_agent(host, game, "strategic", rng, reaction=0.02)  # free order: quick humans
     identities = [Identity.generate() for _ in range(players)]
     lobby = HostedLobby(identities[0], "seat0", game_id, game.rules_version, resolved, players, games,
                         LOOPBACK, 0, timeouts)

@@ -233,7 +233,7 @@ def test_a_move_goes_to_its_seat():
     t = Table()
     entry = t.sign(3, "action", {"turn": 4, "action": {"type": "pass"}})
     t.receive(3, entry)
-    assert t.me.meaning(*t.ready()) == [MoveIn(3, 4, {"type": "pass"})]
+    assert t.me.meaning(*t.ready()) == [MoveIn(3, 4, {"type": "pass"}, entry)]
 
 
 def test_a_chat_line_is_one_line_and_at_most_max_chat_characters():

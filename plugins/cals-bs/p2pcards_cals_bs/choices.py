@@ -70,7 +70,12 @@ def _bluff_sets(
 
 
 def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int, Card]) -> list[Action]:
-    if state.phase != "play" or state.pending or state.turn != seat:
+    if state.phase != "play" or state.pending:
+        return []
+    if state.free and not state.must_lead:
+        if seat == state.top.owner or seat in state.passed:
+            return []  # free order (rule 29): not in this round
+    elif state.turn != seat:
         return []
     hand = state.hands[seat]
     groups, jokers = rank_groups(hand, known)

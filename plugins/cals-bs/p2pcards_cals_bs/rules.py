@@ -33,6 +33,7 @@ from p2pcards.game import (
     Option,
     Result,
     Reveal,
+    Round,
     Shuffle,
     Step,
     Transfer,
@@ -47,6 +48,7 @@ __all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_
 
 FACE_UP = "face_up_must_be_true"
 CHALLENGEABLE = "challengeable"
+CLOCKWISE, FREE = "clockwise", "free"  # turn_mode (rules 12 and 29)
 MAX_SET = 6
 #: How many public events ``view`` shows.
 RECENT_EVENTS = 12
@@ -131,6 +133,8 @@ class BSState:
     quads_set: int | None = None  # pile index of the quads set while its context lasts
     plus: int | None = None  # N once fixed by the first reply (rule 32)
     provisional: int | None = None  # challengeable mode: the seat provisionally out (rule 27)
+    free: bool = False  # turn_mode free: followers respond to a set in any order (rule 29)
+    passed: list[int] = field(default_factory=list)  # free order: who passed on the top set
     pending: list[Step] = field(default_factory=list)  # reveals and transfers still to do
     resolving: dict[str, Any] | None = None  # what the pending reveals decide
     faces: dict[int, Card] = field(default_factory=dict)  # every face revealed to all
@@ -154,9 +158,20 @@ class BSState:
 def timeout_action(state: BSState, seat: int) -> Action | None:
     """Rule 28 / Q-BS-19: what the table does for a follower who timed out (PASS). A lead
     player cannot be played for here (their own client must choose a card); returns None."""
-    if state.phase == "play" and not state.pending and state.turn == seat and not state.must_lead:
+    if state.phase != "play" or state.pending or state.must_lead:
+        return None
+    if seat in _round(state).seats if state.free else state.turn == seat:
         return {"type": "pass"}
     return None
+
+
+def _round(state: BSState) -> Round:
+    """Free order (rule 29): the followers who may still respond to the top set, from the
+    placer's left; the placer may not follow its own set (PAGAT-BS rule 4)."""
+    placer = state.top.owner
+    seats = tuple(s for s in ((placer + i) % state.players for i in range(1, state.players))
+                  if s not in state.passed)
+    return Round(seats, placer)
 
 
 def _event(state: BSState, event: dict[str, Any]) -> None:
@@ -211,7 +226,14 @@ class CalsBS(Game[BSState]):
             choices=(FACE_UP, CHALLENGEABLE),
         ),
         Option("match_target", int, 3, "hand wins needed to win the match (1: a single hand)", minimum=1, maximum=99),
-        Option("turn_mode", str, "clockwise", "clockwise turns (real-time play is not offered yet)", choices=("clockwise",)),
+        Option(
+            "turn_mode",
+            str,
+            CLOCKWISE,
+            "clockwise turns, or free order: once a set is placed every other player may pass, "
+            "follow or doubt at any moment, and who acts first counts (rule 29)",
+            choices=(CLOCKWISE, FREE),
+        ),
     )
     variants = {
         "quads": {"quads": True},
@@ -238,6 +260,7 @@ class CalsBS(Game[BSState]):
             quads=bool(options.get("quads", False)),
             going_out=options.get("going_out", FACE_UP),
             match_target=int(options.get("match_target", 3)),
+            free=options.get("turn_mode", CLOCKWISE) == FREE,
             scores=[0] * players,
             hands=[[] for _ in range(players)],
         )
@@ -257,6 +280,8 @@ class CalsBS(Game[BSState]):
             # Rule 6: one at a time, clockwise from the dealer's left, every card.
             first = state.left(state.dealer)
             return Deal({h: (first + i) % state.players for i, h in enumerate(state.stock)})
+        if state.free and not state.must_lead:
+            return _round(state)
         return _TURNS[state.turn]  # Turn(state.turn), built once per seat
 
     def on_coin(self, state: BSState, label: str, value: int) -> None:
@@ -278,6 +303,7 @@ class CalsBS(Game[BSState]):
         state.must_lead = True
         state.current_rank = None
         state.passes = 0
+        state.passed = []
         state.quads_set = state.plus = state.provisional = None
         state.phase = "play"
         _event(state, {"event": "deal", "hand": state.hand_number, "dealer": state.dealer})
@@ -312,7 +338,11 @@ class CalsBS(Game[BSState]):
     def _check_public(self, state: BSState, seat: int, action: Action) -> None:
         if state.phase != "play" or state.pending:
             raise IllegalAction("no one may act now")
-        if seat != state.turn:
+        if state.free and not state.must_lead:
+            if seat not in _round(state).seats:
+                raise IllegalAction("you placed the top set" if seat == state.top.owner
+                                    else "you have passed on this set already")
+        elif seat != state.turn:
             raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s")
         kind = action.get("type")
         if kind == "pass":
@@ -413,6 +443,7 @@ class CalsBS(Game[BSState]):
 
     def _apply_pass(self, state: BSState, seat: int) -> None:
         state.passes += 1
+        state.passed.append(seat)
         _event(state, {"event": "pass", "seat": seat})
         if state.passes < state.players - 1:
             state.turn = state.left(seat)
@@ -425,6 +456,7 @@ class CalsBS(Game[BSState]):
         state.turn = placer
         state.must_lead = True
         state.passes = 0
+        state.passed = []
         state.current_rank = None
         state.quads_set = state.plus = None
 
@@ -475,6 +507,7 @@ class CalsBS(Game[BSState]):
             state.plus = plus
         state.must_lead = False
         state.passes = 0
+        state.passed = []
         state.turn = state.left(seat)
 
         if going_out:
@@ -532,6 +565,7 @@ class CalsBS(Game[BSState]):
         state.turn = leader
         state.must_lead = True
         state.passes = 0
+        state.passed = []
         state.current_rank = None
         state.quads_set = state.plus = None
 
@@ -587,7 +621,7 @@ class CalsBS(Game[BSState]):
         true rank (a joker as the current rank, or A). The rules draw no random numbers, so the
         card is the lowest-ranked one (jokers last) rather than one chosen at random."""
         action = timeout_action(state, seat)
-        if action is not None or state.phase != "play" or state.pending or state.turn != seat:
+        if action is not None or state.phase != "play" or state.pending or state.turn != seat or not state.must_lead:
             return action
         hand = [h for h in state.hands[seat] if h in known]
         if not state.must_lead or not hand:
@@ -604,6 +638,7 @@ class CalsBS(Game[BSState]):
         Never raises: a set placed face up shows its faces only once they are revealed."""
         step = self.next_step(state)
         turn = step.seat if isinstance(step, Turn) else None
+        responding = list(step.seats) if isinstance(step, Round) else []
         pile = []
         for placed in state.pile:
             entry: dict[str, Any] = {"owner": placed.owner, "count": len(placed.handles), "claim": placed.claim()}
@@ -618,6 +653,8 @@ class CalsBS(Game[BSState]):
             "hand_number": state.hand_number,
             "dealer": state.dealer,
             "turn": turn,
+            "responding": responding,
+            "passed": list(state.passed),
             "must_lead": state.must_lead,
             "current_rank": state.current_rank.symbol if state.current_rank else None,
             "quads_context": state.in_quads_context,
@@ -700,6 +737,17 @@ def _status(state: BSState, step: Step, seat: int | None) -> str:
         return f"seat {step.owner} turns cards face up" if step.owner is not None else "cards are turned face up"
     if isinstance(step, Transfer):
         return f"seat {step.to} takes the pile"
+    if isinstance(step, Round):
+        waiting = ", ".join(f"seat {s}" for s in step.seats)
+        who = (f"respond now (waiting for {waiting})" if seat in step.seats
+               else f"waiting for {waiting} (free order: who acts first counts)")
+        if state.in_quads_context:
+            top = state.top
+            if top is not None and top.quads:
+                return f"{who}: pass, or place 1-{MAX_SET} cards claiming +N (1-12)"
+            return f"{who}: pass, place 1-{MAX_SET} cards claiming +{state.plus}, or doubt"
+        rank = state.current_rank.symbol if state.current_rank is not None else "?"
+        return f"{who}: pass, place 1-{MAX_SET} cards as {rank}, or doubt"
     if not isinstance(step, Turn):
         return "dealing"
     who = "your turn" if step.seat == seat else f"seat {step.seat} to play"

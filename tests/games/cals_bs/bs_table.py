@@ -11,8 +11,8 @@ from typing import Any
 
 from p2pcards.cards import Card, parse_cards
 from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica, carry_out
-from p2pcards.game import Done, Reveal, Transfer, Turn
+from p2pcards.engine import Replica, carry_out, order_round
+from p2pcards.game import Done, Reveal, Round, Transfer, Turn
 from p2pcards.plugins import load_plugins
 
 GAME_ID = "cals-bs"
@@ -98,7 +98,7 @@ class Table:
         game, state, deck = self.game, self.state, self.deck
         while True:
             step = game.next_step(state)
-            if isinstance(step, (Turn, Done)):
+            if isinstance(step, (Turn, Round, Done)):
                 return
             if isinstance(step, Reveal):
                 self.reveals.append((step.handles, step.owner))
@@ -118,6 +118,22 @@ class Table:
         self.replica.act(seat, action)
         self.advance()
         return action
+
+    def race(self, *responses: tuple[int, str], saw: dict[int, set[int]] | None = None) -> list[int | None]:
+        """A free-order round: every ``(seat, text)`` response chosen against the state the
+        round opened with; ``saw[seat]``: whose responses that seat had seen when it acted
+        (none by default: all at once). Applied in the table's order; returns each response's
+        index in the log, or None if void, in the order given."""
+        step = self.step()
+        assert isinstance(step, Round), step
+        actions = {}
+        for seat, text in responses:
+            actions[seat] = self.parse(seat, text)
+            self.game.check_own(self.state, seat, actions[seat], self.deck.known(seat))
+        ordered = order_round(actions, saw or {}, step.after, self.players)
+        indices = dict(zip((seat for seat, _ in ordered), self.replica.respond(step, ordered)))
+        self.advance()
+        return [indices[seat] for seat, _ in responses]
 
     def raw(self, seat: int, action: dict) -> None:
         """What a modified client can do: skip check_own (peers still run check)."""
