@@ -377,9 +377,14 @@ class TableSession:
                     if other != seat and self._passes_for(other):
                         scope.cancel()
 
-        async with trio.open_nursery() as nursery:
-            for seat in step.seats:
-                nursery.start_soon(respond, seat)
+        try:
+            async with trio.open_nursery() as nursery:
+                for seat in step.seats:
+                    nursery.start_soon(respond, seat)
+        except BaseExceptionGroup as group:
+            # One seat's failure (a remote seat's fault, a seat gone) ends the round: raise it as
+            # a turn's would be, not wrapped in the group trio makes of the seats' tasks.
+            raise _first_failure(group) from None
         for seat, action in self.round_order(step, responses, list(self._answered)):
             if not self.replica.in_round(seat, step):
                 continue  # void: the round was decided before it
@@ -409,6 +414,22 @@ class TableSession:
     def _arrival_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
         saw = {seat: set(arrived[:i]) for i, seat in enumerate(arrived)}
         return order_round(responses, saw, step.after, self.players)
+
+
+def _first_failure(group: BaseExceptionGroup) -> BaseException:
+    """The first exception of a nursery's group that is not a cancellation (trio's Cancelled
+    must never be re-raised out of its scope), else the first."""
+    leaves = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(group)
+    return next((exc for exc in leaves if not isinstance(exc, trio.Cancelled)), leaves[0])
 
 
 def _event_data(event: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
 from p2pcards.deck.party import Party, Send
-from p2pcards.game import Turn
+from p2pcards.game import Round, Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import Peer, TableAborted
 from p2pcards.net.seats import LocalSeat
@@ -982,3 +982,22 @@ class StopsThenPlaysOn(Cheater):
 
 
 CHEATERS["StopsThenPlaysOn"] = StopsThenPlaysOn
+
+
+class RespondsTwice(Cheater):
+    """In a free-order round (Cal's BS, turn_mode=free) it signs two responses to one set: a
+    pass, then a doubt. A follower responds once per set (protocol/table.md section 9): the
+    second is its signed fault."""
+
+    deviation = "two responses to one free-order round"
+
+    async def misbehave(self):
+        await self.until(lambda: isinstance(self.session.step, Round) and self.seat in self.session.step.seats
+                         and self.turns >= 2)
+        self.cheated = True
+        turn = self.turns
+        await self.publish("action", {"turn": turn, "action": {"type": "pass"}})
+        await self.publish("action", {"turn": turn, "action": {"type": "doubt"}})
+
+
+CHEATERS["RespondsTwice"] = RespondsTwice
