@@ -365,10 +365,10 @@ class TableSession:
         async def respond(seat: int) -> None:
             with trio.CancelScope() as scopes[seat]:
                 action = await self.seats[seat].choose(self, seat)
+            self._answered.append(seat)  # (first: a person's late input is refused from here on)
             if scopes[seat].cancelled_caught:  # decided before this seat acted: it passes
                 action = await self._pass_late(seat)
             responses[seat] = action
-            self._answered.append(seat)
             self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
                          action=action)
             if action.get("type") != "pass" and not decided.is_set():
