@@ -49,6 +49,10 @@ def test_the_offender_gets_a_last_chance_before_its_partner_plays():
     assert kinds == {"let_stand", "correct"}
     # The honest client owns to the revoke when it lets the trick stand.
     assert t.parse(E, "stand") == {"type": "let_stand", "declare_revoke": True}
+    assert t.parse(E, "ok") == t.parse(E, "let stand") == t.parse(E, "stand")
+    assert t.parse(E, "take back Kd") == t.parse(E, "correct Kd") == {"type": "correct", "card": t.parse(E, "Kd")["card"]}
+    shown = t.game.format_action(t.state, E, t.parse(E, "correct Kd"), t.known(E))
+    assert shown == "takes back a revoke in the last trick and plays K♦ instead"
 
 
 def test_a_correction_takes_back_the_revoke_and_every_card_after_it():
