@@ -49,6 +49,8 @@ class StrategicBot(Bot):
             raise RuntimeError(f"calypso: no legal action for seat {self.seat}")
         if actions[0]["type"] != "play" or len(actions) == 1:
             return self.rng.choice(actions)
+        # It follows suit, so it never has a revoke to correct; plays are all it weighs.
+        actions = [a for a in actions if a["type"] == "play"]
         model = _TableModel(state, self.seat, known)
         scored = [(model.expected_value(known[a["card"]], a["card"]), i) for i, a in enumerate(actions)]
         best = max(value for value, _ in scored)

@@ -7,6 +7,16 @@ every face is open, by :meth:`Calypso.audit`. In honour mode (``allow_revoke``) 
 allowed and found from public information at the end of each deal: every card of a deal is
 played, so every face of the deal is public by then.
 
+Honour mode also lets a revoke be corrected until it is established (rule 30, seed-CY l.145:
+until a player of the offending side plays to the next trick). Only the offender can know of
+a revoke, so the game offers every follower of the last trick a *last chance* that leaks
+nothing: its own first play to the next trick when it plays before its partner, else a
+``let_stand`` turn just before its partner's first play. There it may ``correct`` (take its
+card back, play one of the led suit; every card played after it returns to its player's hand
+and is played again), or go on, and an honest client then owns to the revoke it leaves
+(``declare_revoke``), which puts it on record at once. Once the deal's faces are public every
+peer checks the declarations, and the audit names a hidden or false one.
+
 Steps of a game: the cut (public :class:`Coin` steps, recut on ties), the suit choices (a
 :class:`Turn` per choosing cutter, or coins with ``seating=random``), one :class:`Shuffle`,
 then per deal one :class:`Deal` of 13 cards per player from the stock and 13 tricks of
@@ -15,9 +25,10 @@ then per deal one :class:`Deal` of 13 cards per player from the stock and 13 tri
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2pcards.cards import Card, Suit, build_deck, parse_suit
@@ -51,6 +62,7 @@ from .rules import (
     THREE,
     TRICKS_PER_DEAL,
     TRUMP_LEAD_RULES,
+    UNESTABLISHED_TRICK,
     Revoke,
     Tableau,
     allocate_trick,
@@ -75,6 +87,45 @@ class DealRecord:
 
     hands: dict[int, list[int]]
     tricks: list[list[tuple[int, int, int]]] = field(default_factory=list)  # (seat, handle, action)
+
+
+@dataclass
+class ClosedTrick:
+    """The last trick as it was before it was gathered, kept while a revoke in it may still be
+    corrected (rule 30): its plays and what gathering it changed."""
+
+    number: int
+    plays: list[tuple[int, int]]  # (seat, handle) in playing order
+    leader: int
+    last_trick_winner: int | None
+    tableaux: dict[int, Tableau]
+
+    def card_of(self, seat: int) -> int | None:
+        return next((h for s, h in self.plays if s == seat), None)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """A player owned to a revoke of theirs as it became established (rule 30)."""
+
+    seat: int
+    deal: int
+    trick: int
+    handle: int  # the revoking card
+    action_index: int  # the action that owned to it
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A player took back a card of the last trick and played ``card`` instead (rule 30)."""
+
+    seat: int
+    deal: int
+    trick: int
+    taken_back: int
+    card: int
+    action_index: int
+    led: Suit
 
 
 @dataclass
@@ -112,7 +163,12 @@ class CalypsoState:
     last_trick_winner: int | None = None
     tableaux: dict[int, Tableau] = field(default_factory=dict)
     deals: list[DealRecord] = field(default_factory=list)
-    revokes: list[Revoke] = field(default_factory=list)  # found in honour mode
+    revokes: list[Revoke] = field(default_factory=list)  # on record in honour mode
+    # -- honour mode: correcting a revoke before it is established (rule 30) --
+    closed: ClosedTrick | None = None  # the last trick, while it may still be reopened
+    unsettled: list[int] = field(default_factory=list)  # its followers still to have a last chance
+    declarations: list[Declaration] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
     actions_applied: int = 0
     result: Result | None = None
 
@@ -159,7 +215,7 @@ class CalypsoState:
 class Calypso(Game[CalypsoState]):
     id = "calypso"
     name = "Calypso"
-    rules_version = "1"
+    rules_version = "2"
     min_players = 3
     max_players = 4
     summary = text.SUMMARY
@@ -237,7 +293,13 @@ class Calypso(Game[CalypsoState]):
         if state.phase == PLAYING:
             if state.unrevealed is not None:
                 return Reveal((state.unrevealed,), state.trick[-1][0])
-            return Turn(state.to_play())
+            player = state.to_play()
+            # A partner's play would establish a revoke of this follower of the last trick:
+            # give it its last chance first (rule 30).
+            for seat in state.unsettled:
+                if seat != player and seat in state.side(player):
+                    return Turn(seat)
+            return Turn(player)
         assert state.result is not None
         return Done(state.result)
 
@@ -312,16 +374,29 @@ class Calypso(Game[CalypsoState]):
         state.faces.update(faces)
         if state.unrevealed in faces:
             state.unrevealed = None
-            if len(state.trick) == state.players:
-                self._finish_trick(state)
+            self._card_shown(state)
+
+    def _card_shown(self, state: CalypsoState) -> None:
+        if len(state.trick) == state.players:
+            self._finish_trick(state)
 
     def _finish_trick(self, state: CalypsoState) -> None:
+        closed = None
+        if state.allow_revoke and state.trick_number < UNESTABLISHED_TRICK:
+            # Kept so that a revoke in this trick can still be corrected (rule 30); a revoke in
+            # the 12th trick is never established and the trick stands.
+            closed = ClosedTrick(state.trick_number, list(state.trick), state.leader,
+                                 state.last_trick_winner, copy.deepcopy(state.tableaux))
         plays = [(seat, state.faces[h]) for seat, h in state.trick]
         winner = state.trick[trick_winner(plays, state.trump, state.trump_lead_rule)][0]
         allocate_trick(
             [(seat, h, state.faces[h]) for seat, h in state.trick],
             winner, state.trump, state.partner, state.tableaux,
         )
+        state.closed = closed
+        owned = {d.seat for d in state.declarations
+                 if d.deal == state.deal_number and d.trick == state.trick_number}
+        state.unsettled = [seat for seat, _ in state.trick[1:] if seat not in owned] if closed else []
         state.trick = []
         state.last_trick_winner = winner
         state.leader = winner
@@ -331,9 +406,15 @@ class Calypso(Game[CalypsoState]):
 
     def _finish_deal(self, state: CalypsoState) -> None:
         if state.allow_revoke:
-            # Every face of the deal is public now, so everyone can see (and claim) revokes.
+            # Every face of the deal is public now, so every peer finds the revokes; those
+            # owned to stay on record, a hidden one is added (and named by the audit) and a
+            # declaration that no face bears out is dropped.
             record = state.deals[-1]
-            state.revokes += find_revokes(state.deal_number, record.hands, record.tricks, state.faces)
+            number = state.deal_number
+            owned = {(d.seat, d.trick, d.handle) for d in state.declarations if d.deal == number}
+            found = [replace(r, declared=(r.seat, r.trick, r.handle) in owned)
+                     for r in find_revokes(number, record.hands, record.tricks, state.faces)]
+            state.revokes = [r for r in state.revokes if r.deal != number] + found
         if state.deal_number == state.deals_total:
             state.phase = FINISHED
             state.result = self._result(state)
@@ -349,12 +430,16 @@ class Calypso(Game[CalypsoState]):
             return []
         if state.phase == CHOOSING:
             return [{"type": "choose_suit", "suit": s.value} for s in state.available_suits()]
+        corrections = []
+        if may_correct(state, seat):
+            led = closed_led_suit(state)
+            following = [h for h in state.hands[seat] if h in known and known[h].suit == led]
+            corrections = [{"type": "correct", "card": h} for h in _one_per_face(following, known)]
+        owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
+        if seat != state.to_play():
+            return [{"type": "let_stand", **owning}, *corrections]
         playable = _follow_suit_cards(state, seat, known)
-        # Copies of one face are interchangeable: offer one handle per face.
-        by_face: dict[Card, int] = {}
-        for handle in sorted(playable):
-            by_face.setdefault(known[handle].face, handle)
-        return [{"type": "play", "card": h} for h in by_face.values()]
+        return [{"type": "play", "card": h, **owning} for h in _one_per_face(playable, known)] + corrections
 
     def check(self, state: CalypsoState, seat: int, action: Action) -> None:
         kind = action.get("type")
@@ -370,16 +455,57 @@ class Calypso(Game[CalypsoState]):
             return
         if state.phase != PLAYING or state.unrevealed is not None:
             raise IllegalAction("no card can be played now")
+        step = self.next_step(state)
+        if not isinstance(step, Turn) or step.seat != seat:
+            raise IllegalAction("it is not your turn")
+        if kind == "correct":
+            self._check_correction(state, seat, action)
+            return
+        owning = action.get("declare_revoke", False)
+        if type(owning) is not bool:
+            raise IllegalAction("declare_revoke must be true or false")
+        if owning and not may_declare(state, seat):
+            raise IllegalAction("you have no revoke in the last trick to own to")
+        if seat != state.to_play():  # the last chance before the partner plays (rule 30)
+            if kind != "let_stand":
+                raise IllegalAction("let the last trick stand ('stand') or correct your revoke "
+                                    "in it ('correct Qh')")
+            return
         if kind != "play":
             raise IllegalAction("play a card, e.g. 'play Qh'")
-        if seat != state.to_play():
-            raise IllegalAction("it is not your turn")
-        handle = action.get("card")
-        if not isinstance(handle, int) or isinstance(handle, bool) or handle not in state.hands[seat]:
-            raise IllegalAction("that card is not in your hand")
+        _check_in_hand(state, seat, action.get("card"))
+
+    def _check_correction(self, state: CalypsoState, seat: int, action: Action) -> None:
+        """Public checks of a correction (rule 30); that the new card follows suit, and so that
+        the old one was a revoke, shows when it is turned up (checked by the audit)."""
+        if not state.allow_revoke:
+            raise IllegalAction("revokes are not allowed at this table, so there is none to correct")
+        closed = state.closed
+        if closed is None or seat not in state.unsettled:
+            raise IllegalAction("you have no card in the last trick that you may still take back")
+        if state.faces[closed.card_of(seat)].suit == closed_led_suit(state):
+            raise IllegalAction("your card in the last trick followed suit: there is no revoke to correct")
+        if any(c.seat == seat and c.deal == state.deal_number and c.trick == closed.number
+               for c in state.corrections):
+            raise IllegalAction("you have corrected that trick once already")
+        _check_in_hand(state, seat, action.get("card"))
 
     def check_own(self, state: CalypsoState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self.check(state, seat, action)
+        if state.phase == PLAYING and state.allow_revoke:
+            if action["type"] == "correct":
+                led = closed_led_suit(state)
+                card = known.get(action["card"])
+                if card is not None and card.suit != led:
+                    raise IllegalAction(f"correct with a card of the led suit, {SUIT_NAMES[led]}")
+                return
+            owning = bool(action.get("declare_revoke"))
+            if pending_revoke(state, seat, known) and not owning:
+                raise IllegalAction("your revoke in the last trick is established now: own to it "
+                                    "(declare_revoke) or correct it")
+            if owning and not pending_revoke(state, seat, known):
+                raise IllegalAction("you made no revoke in the last trick")
+            return
         if action["type"] != "play" or state.allow_revoke or not state.trick:
             return
         led = state.led_suit()
@@ -395,14 +521,82 @@ class Calypso(Game[CalypsoState]):
         if action["type"] == "choose_suit":
             self._choose(state, seat, _suit_of_action(action))
             return
-        handle = action["card"]
+        if action["type"] == "correct":
+            self._correct(state, seat, action["card"], index)
+            return
+        if action.get("declare_revoke"):
+            self._declare(state, seat, index)
+        if seat in state.unsettled:
+            state.unsettled.remove(seat)
+            if not state.unsettled:
+                state.closed = None  # every revoke of the last trick is established now
+        if action["type"] == "play":
+            self._play(state, seat, action["card"], index)
+
+    def _play(self, state: CalypsoState, seat: int, handle: int, index: int) -> None:
         state.hands[seat].remove(handle)
         state.trick.append((seat, handle))
         record = state.deals[-1]
         if len(state.trick) == 1:
             record.tricks.append([])
         record.tricks[-1].append((seat, handle, index))
-        state.unrevealed = handle
+        if handle in state.faces:  # a card taken back after a correction is face up already
+            self._card_shown(state)
+        else:
+            state.unrevealed = handle
+
+    def _declare(self, state: CalypsoState, seat: int, index: int) -> None:
+        """Put ``seat``'s revoke in the last trick on record as it becomes established."""
+        closed = state.closed
+        assert closed is not None
+        handle = closed.card_of(seat)
+        record = state.deals[-1]
+        play_index = next(i for s, h, i in record.tricks[closed.number - 1] if h == handle)
+        state.declarations.append(Declaration(seat, state.deal_number, closed.number, handle, index))
+        state.revokes.append(Revoke(seat, state.deal_number, closed.number, handle, play_index,
+                                    closed_led_suit(state), declared=True))
+
+    def _correct(self, state: CalypsoState, seat: int, card: int, index: int) -> None:
+        """Rule 30: reopen the last trick at ``seat``'s card. That card and every card played
+        after it (in the last trick and the current one) go back to their players' hands, face
+        up; ``seat`` plays ``card`` instead and the others play again."""
+        closed = state.closed
+        assert closed is not None
+        record = state.deals[-1]
+        number = state.deal_number
+        for player, handle in state.trick:
+            state.hands[player].append(handle)
+        if state.trick:
+            record.tricks.pop()
+        position = [s for s, _ in closed.plays].index(seat)
+        taken = closed.plays[position:]
+        for player, handle in taken:
+            state.hands[player].append(handle)
+        record.tricks[closed.number - 1] = record.tricks[closed.number - 1][:position]
+        gone = {handle for _, handle in taken}  # revokes taken back are no longer on record
+        state.declarations = [d for d in state.declarations
+                              if not (d.deal == number and d.trick == closed.number and d.handle in gone)]
+        state.revokes = [r for r in state.revokes
+                         if not (r.deal == number and r.trick == closed.number and r.handle in gone)]
+        state.corrections.append(Correction(seat, number, closed.number, closed.plays[position][1],
+                                            card, index, closed_led_suit(state)))
+        state.tableaux = closed.tableaux
+        state.leader = closed.leader
+        state.last_trick_winner = closed.last_trick_winner
+        state.trick_number = closed.number
+        state.trick = closed.plays[:position]
+        state.closed = None
+        state.unsettled = []
+        self._play(state, seat, card, index)
+
+    def idle_action(self, state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action | None:
+        """A player who lets a last-chance turn run out lets the last trick stand (owning to a
+        revoke if it made one): nothing else could happen without them."""
+        step = self.next_step(state)
+        if state.phase == PLAYING and isinstance(step, Turn) and step.seat == seat != state.to_play():
+            owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
+            return {"type": "let_stand", **owning}
+        return None
 
     # -- the end --------------------------------------------------------------------------
 
@@ -428,7 +622,8 @@ class Calypso(Game[CalypsoState]):
             "players": players,
             "cards_accounted": accounted,
             "revokes": [
-                {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established}
+                {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established,
+                 "declared": r.declared}
                 for r in state.revokes
             ],
         }
@@ -467,8 +662,9 @@ class Calypso(Game[CalypsoState]):
                 if handle in state.faces and faces.get(handle) != state.faces[handle]:
                     violations.append(Violation(seat, index, f"card {handle} was shown as "
                                                 f"{state.faces[handle]} but is {faces.get(handle)}"))
-            if state.allow_revoke:
-                continue  # honour mode: revokes are legal and already penalised in the result
+            if state.allow_revoke:  # honour mode: revokes are legal; check what was said of them
+                violations += _honour_violations(state, number, record, faces)
+                continue
             for revoke in find_revokes(number, record.hands, record.tricks, faces):
                 violations.append(Violation(
                     revoke.seat, revoke.action_index,
@@ -504,6 +700,80 @@ def _follow_suit_cards(state: CalypsoState, seat: int, known: Mapping[int, Card]
         return hand
     following = [h for h in hand if known[h].suit == led]
     return following or hand
+
+
+def _one_per_face(handles: Sequence[int], known: Mapping[int, Card]) -> list[int]:
+    """Copies of one face are interchangeable: one handle per face, the lowest."""
+    by_face: dict[Card, int] = {}
+    for handle in sorted(handles):
+        by_face.setdefault(known[handle].face, handle)
+    return list(by_face.values())
+
+
+def _check_in_hand(state: CalypsoState, seat: int, handle: Any) -> None:
+    if not isinstance(handle, int) or isinstance(handle, bool) or handle not in state.hands[seat]:
+        raise IllegalAction("that card is not in your hand")
+
+
+def closed_led_suit(state: CalypsoState) -> Suit:
+    assert state.closed is not None
+    return state.faces[state.closed.plays[0][1]].suit
+
+
+def may_declare(state: CalypsoState, seat: int) -> bool:
+    """Public facts allow ``seat`` to own to a revoke now: this is its last chance for the last
+    trick, and its card there did not follow suit."""
+    if not state.allow_revoke or state.closed is None or seat not in state.unsettled:
+        return False
+    return state.faces[state.closed.card_of(seat)].suit != closed_led_suit(state)
+
+
+def may_correct(state: CalypsoState, seat: int) -> bool:
+    """As :func:`may_declare`, and ``seat`` has not corrected the last trick before."""
+    return may_declare(state, seat) and not any(
+        c.seat == seat and c.deal == state.deal_number and c.trick == state.closed.number
+        for c in state.corrections
+    )
+
+
+def pending_revoke(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> bool:
+    """``seat`` (which sees ``known``) revoked in the last trick and this is its last chance to
+    correct it: it still holds the led suit it did not follow (the hand has only lost that card
+    since)."""
+    if not may_declare(state, seat):
+        return False
+    led = closed_led_suit(state)
+    return any(known[h].suit == led for h in state.hands[seat] if h in known)
+
+
+def _honour_violations(state: CalypsoState, deal: int, record: DealRecord,
+                       faces: Mapping[int, Card]) -> list[Violation]:
+    """Honour mode (rule 30), once every face is known: an established revoke its player did not
+    own to, a revoke owned to that was none, and a correction whose new card does not follow
+    suit (so the card taken back was no revoke, or the new one is one)."""
+    violations = []
+    found = find_revokes(deal, record.hands, record.tricks, faces)
+    owned = [d for d in state.declarations if d.deal == deal]
+    owned_keys = {(d.seat, d.trick, d.handle) for d in owned}
+    for revoke in found:
+        if revoke.established and (revoke.seat, revoke.trick, revoke.handle) not in owned_keys:
+            violations.append(Violation(
+                revoke.seat, revoke.action_index,
+                f"hid a revoke: played {faces[revoke.handle]} to a {SUIT_NAMES[revoke.led]} lead "
+                f"(deal {deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}, and "
+                "did not own to it when it was established",
+            ))
+    found_keys = {(r.seat, r.trick, r.handle) for r in found}
+    for d in owned:
+        if (d.seat, d.trick, d.handle) not in found_keys:
+            violations.append(Violation(d.seat, d.action_index, f"owned to a revoke it did not make "
+                                        f"(deal {deal}, trick {d.trick})"))
+    for c in state.corrections:
+        if c.deal == deal and faces[c.card].suit != c.led:
+            violations.append(Violation(c.seat, c.action_index, f"corrected its card in trick {c.trick} "
+                                        f"of deal {deal} with {faces[c.card]}, which does not follow "
+                                        f"{SUIT_NAMES[c.led]}"))
+    return violations
 
 
 def _suit_of_action(action: Action) -> Suit | None:

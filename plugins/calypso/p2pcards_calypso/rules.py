@@ -170,6 +170,8 @@ class Revoke:
     handle: int
     action_index: int
     led: Suit
+    #: Put on record by the offender's own client when it was established (rule 30).
+    declared: bool = False
 
     @property
     def established(self) -> bool:

@@ -4,6 +4,11 @@ Grammar (case-insensitive)::
 
     play Qh | p Qh | Qh | Q♥ | 10s        play a card (any copy you hold of that face)
     trump hearts | choose h | suit ♥ | hearts   choose your trump suit after the cut
+    stand | ok | let stand                  honour mode: let the last trick stand
+    correct Qh | take back Qh               honour mode: take back your revoke, play Qh instead
+
+A play or ``stand`` at the last chance to correct a revoke owns to it by itself (the client
+adds ``declare_revoke``, rule 30), so the player never types that.
 """
 
 from __future__ import annotations
@@ -29,10 +34,14 @@ SUMMARY = (
 COMMANDS_HELP = "\n".join([
     "play CARD     play a card, e.g. 'play Qh' or just 'Qh' (any copy you hold)",
     "trump SUIT    choose your trump suit after the cut, e.g. 'trump hearts' or 'trump h'",
+    "stand         honour mode: let the last trick stand (your revoke, if any, is then on record)",
+    "correct CARD  honour mode: take back your revoke in the last trick and play CARD of the led suit",
 ])
 
 _PLAY_WORDS = {"play", "p"}
 _CHOOSE_WORDS = {"trump", "choose", "suit", "pick"}
+_STAND_WORDS = {"stand", "ok", "let stand", "let it stand", "let the trick stand"}
+_CORRECT_WORDS = {"correct", "take back", "takeback", "fix"}
 
 
 def _suit_name(suit: Suit) -> str:
@@ -40,7 +49,7 @@ def _suit_name(suit: Suit) -> str:
 
 
 def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
-    from .game import CHOOSING, PLAYING
+    from .game import CHOOSING, PLAYING, pending_revoke
 
     words = line.strip().split(None, 1)
     if not words:
@@ -63,7 +72,16 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
         raise IllegalAction("the trump suits are already chosen; play a card, e.g. 'play Qh'")
     if state.phase != PLAYING:
         raise IllegalAction("nothing to play yet")
-    card_text = rest if head in _PLAY_WORDS else line
+    owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
+    if line.strip().lower() in _STAND_WORDS:
+        return {"type": "let_stand", **owning}
+    kind = "play"
+    lowered = line.strip().lower()
+    for word in sorted(_CORRECT_WORDS, key=len, reverse=True):
+        if lowered.startswith(word + " "):
+            kind, head, rest = "correct", "correct", line.strip()[len(word):].strip()
+            break
+    card_text = rest if head in _PLAY_WORDS or kind == "correct" else line
     try:
         face = parse_card(card_text)
     except CardParseError:
@@ -72,15 +90,23 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
     copies = sorted(h for h in state.hands[seat] if h in known and known[h].face == face)
     if not copies:
         raise IllegalAction(f"you hold no {face}")
-    return {"type": "play", "card": copies[0]}
+    if kind == "correct":
+        return {"type": "correct", "card": copies[0]}
+    return {"type": "play", "card": copies[0], **owning}
 
 
 def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
     """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
     if action.get("type") == "choose_suit":
         return f"chooses {_suit_name(parse_suit(action['suit']))}"
+    owning = ", owning to a revoke in the last trick" if action.get("declare_revoke") else ""
+    if action.get("type") == "let_stand":
+        return f"lets the last trick stand{owning}"
     card = faces.get(action.get("card"))
-    return f"plays {card.unicode() if card else 'a card'}"
+    shown = card.unicode() if card else "a card"
+    if action.get("type") == "correct":
+        return f"takes back a revoke in the last trick and plays {shown} instead"
+    return f"plays {shown}{owning}"
 
 
 def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
@@ -210,6 +236,10 @@ def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
         left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
         who = "your turn: choose" if mine else f"seat {step.seat} chooses"
         return f"{who} a trump suit ({left})"
+    if step.seat != state.to_play():  # rule 30: the last chance before the partner plays
+        if mine:
+            return "your turn: 'stand' to let the last trick stand, or 'correct CARD' to take back a revoke"
+        return f"seat {step.seat} to let the last trick stand (or correct a revoke in it)"
     led = state.led_suit()
     if led is None:
         return "your turn: lead any card" if mine else f"seat {step.seat} to lead"

@@ -53,9 +53,13 @@ class RevokingBot(Bot):
         led = state.led_suit()
         off = [h for h in hand if led is not None and known[h].suit != led]
         holds_led = any(known[h].suit == led for h in hand)
-        if holds_led and off and self.only_trick in (None, state.trick_number):
-            return {"type": "play", "card": self.rng.choice(off)}
-        return self.rng.choice(self.game.legal_actions(state, self.seat, known))
+        legal = self.game.legal_actions(state, self.seat, known)
+        if holds_led and off and self.only_trick in (None, state.trick_number) and state.to_play() == self.seat:
+            # In honour mode it owns to an earlier revoke as an honest client does.
+            owning = {"declare_revoke": True} if legal[0].get("declare_revoke") else {}
+            return {"type": "play", "card": self.rng.choice(off), **owning}
+        # It never takes a revoke back (that is in test_revoke_correction.py).
+        return self.rng.choice([a for a in legal if a["type"] != "correct"])
 
 
 def test_the_audit_names_a_modified_client_that_revokes():
