@@ -147,15 +147,25 @@ class BotSeat:
 
 
 class HumanSeat:
-    """A seat played by a person: :meth:`TableSession.submit` hands actions to it."""
+    """A seat played by a person: :meth:`TableSession.submit` hands actions to it. It takes one
+    action each time the session asks (a second one typed quickly, or one typed as a free-order
+    round is decided for the person, is refused rather than kept for the next turn)."""
 
     def __init__(self) -> None:
         self._send, self._receive = trio.open_memory_channel[Action](math.inf)
+        self.waiting = False  # the session asks for an action and none was put yet
 
     async def choose(self, session: TableSession, seat: int) -> Action:
-        return await self._receive.receive()
+        self.waiting = True
+        try:
+            return await self._receive.receive()
+        finally:
+            self.waiting = False
 
     def put(self, action: Action) -> None:
+        if not self.waiting:
+            raise IllegalAction("wait: the table is not asking for your move now")
+        self.waiting = False
         self._send.send_nowait(action)
 
 
