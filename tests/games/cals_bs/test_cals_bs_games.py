@@ -93,7 +93,8 @@ class PileWatchingBot(StrategicBot):
 
     def observe(self, state, event, known):
         super().observe(state, event, known)
-        if event.get("kind") == "transfer" and state.phase in ("shuffle", "done") and self.seat == 0:
+        won = state.phase in ("shuffle", "done")  # the hand is over before the pile moves
+        if event.get("kind") == "transfer" and won and self.seat == 0:
             type(self).after_a_win.append((event["to"], state.hand_winners[-1], state.phase))
 
 
@@ -104,7 +105,8 @@ def test_whole_matches_challengeable_a_true_final_set_doubted_hands_the_pile_to_
     PileWatchingBot.after_a_win = []
     classes = [PileWatchingBot, RandomBot, PileWatchingBot, RandomBot, RandomBot]
     for seed in range(3):
-        record = run(5, {"going_out": "challengeable", "quads": quads}, seed=seed, bot_classes=classes)
+        options = {"going_out": "challengeable", "quads": quads}
+        record = run(5, options, seed=seed, bot_classes=classes)
         assert record.result.winners and record.violations == []
     assert PileWatchingBot.after_a_win, "no final set was found true by a doubt"
     assert all(doubter != winner for doubter, winner, _ in PileWatchingBot.after_a_win)
@@ -116,7 +118,8 @@ def test_whole_game_challengeable_mental_poker_deck():
     options = game.resolve_options({"going_out": "challengeable", "match_target": 2}, 4)
     deck = backend.mental_poker_factory(seed="cals-bs-challengeable")(game, options, 4, 0)
     PileWatchingBot.after_a_win = []
-    record = run(4, options, seed=5, deck=deck, bot_classes=[PileWatchingBot, RandomBot, RandomBot, RandomBot])
+    classes = [PileWatchingBot, RandomBot, RandomBot, RandomBot]
+    record = run(4, options, seed=5, deck=deck, bot_classes=classes)
     assert len(record.result.winners) == 1 and record.violations == []  # a clean audit
     assert PileWatchingBot.after_a_win  # the last pickups happened under the real deck protocol
 

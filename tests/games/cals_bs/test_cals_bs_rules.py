@@ -326,7 +326,7 @@ def test_rule_27_challengeable_nobody_doubts_the_player_wins():
     assert t.transfers == [] and pile_cards(t) == 2  # nobody doubted: nobody takes the pile
 
 
-def test_rule_27_challengeable_doubt_finds_the_final_set_true_doubter_takes_the_pile_and_player_wins():
+def test_rule_27_challengeable_true_final_set_doubted_doubter_takes_the_pile_player_wins():
     t = Table(3, {0: "5h", 1: "5s", 2: "9c"}, **CHALLENGEABLE)
     provisionally_out(t, 1, "5s")
     before = len(t.state.hands[2])
@@ -343,7 +343,7 @@ def test_rule_27_challengeable_doubt_finds_the_final_set_true_doubter_takes_the_
     assert t.audit() == []
 
 
-def test_rule_27_challengeable_true_final_set_in_a_match_pile_goes_to_the_doubter_before_the_next_hand():
+def test_rule_27_challengeable_in_a_match_the_pickup_comes_before_the_next_hand():
     t = Table(3, {0: "5h", 1: "5s"}, going_out="challengeable", match_target=2)
     provisionally_out(t, 1, "5s")
     t.replica.act(2, t.parse(2, "doubt"))  # stop after the doubt to see the steps in order
