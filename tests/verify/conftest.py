@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import pytest
-from verify_tables import Table, play_table
+from verify_tables import Table, play_table, won_hand_pickups
+
+from p2pcards.verify import verify_file
 
 
 @pytest.fixture(scope="session")
 def bs_table(tmp_path_factory) -> Table:
     """Cal's BS, 3 bot peers, one hand (match_target=1)."""
     return play_table("cals-bs", 3, {"match_target": 1}, tmp_path_factory.mktemp("bs"))
+
+
+@pytest.fixture(scope="session")
+def bs_challengeable_table(tmp_path_factory) -> Table:
+    """Cal's BS with going_out=challengeable, 3 bot peers, first to 2 hands, in which a doubt
+    found a final set true at least once (rule 27: the doubter takes the pile after the hand is
+    won). The strategic bots doubt a player about to go out, so most hands end that way; the
+    shuffles are real, so up to 4 games are played to get one."""
+    for _ in range(4):
+        table = play_table("cals-bs", 3, {"going_out": "challengeable", "match_target": 2},
+                           tmp_path_factory.mktemp("bs-challengeable"))
+        if won_hand_pickups(verify_file(table.path).timeline):
+            return table
+    pytest.fail("4 games and no final set was found true by a doubt")
 
 
 @pytest.fixture(scope="session")

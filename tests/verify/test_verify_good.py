@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from verify_tables import won_hand_pickups
 
+from p2pcards.cards import parse_cards
 from p2pcards.game import Result
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 
 
-@pytest.fixture(params=["bs_table", "calypso_table"])
+@pytest.fixture(params=["bs_table", "bs_challengeable_table", "calypso_table"])
 def table(request):
     return request.getfixturevalue(request.param)
 
@@ -73,3 +75,20 @@ def test_cals_bs_claims_show_the_cards_placed(bs_table):
     assert claims
     for claim in claims:
         assert len(claim["cards"]) == len(claim["action"]["cards"])
+
+
+def test_cals_bs_challengeable_doubter_of_a_true_final_set_takes_the_pile(bs_challengeable_table):
+    """Rule 27 over the network: the doubter of a true final set takes the pile (a transfer the
+    replay checks) and the player wins the hand; the transcript verifies."""
+    report = verify_file(bs_challengeable_table.path)
+    assert report.status == EXIT_VERIFIED, report.problem_line()
+    pickups = won_hand_pickups(report.timeline)
+    assert pickups
+    winners = report.result.details["hand_winners"]
+    for final, doubt, transfer in pickups:
+        assert final["action"]["type"] == "play" and doubt["action"]["type"] == "doubt"
+        assert transfer["to"] == doubt["seat"] != final["seat"] and final["seat"] in winners
+        rank = final["action"]["rank"]
+        cards = parse_cards(" ".join(final["cards"]))
+        assert all(c.is_joker or c.rank.symbol == rank for c in cards)
+        assert set(final["cards"]) <= set(transfer["cards"])  # the whole pile, the final set too

@@ -44,6 +44,18 @@ class Table:
         return read_transcript(self.path)
 
 
+def won_hand_pickups(timeline: list[dict[str, Any]]) -> list[tuple[dict, dict, dict]]:
+    """Cal's BS pickups that end a hand (the next event is a shuffle, or there is none): the
+    (final play, doubt, transfer) events of each, from a verify report's timeline."""
+    out = []
+    for i, event in enumerate(timeline):
+        last = i + 1 == len(timeline)
+        if event["kind"] == "transfer" and (last or timeline[i + 1]["kind"] == "shuffle"):
+            moves = [e for e in timeline[:i] if e["kind"] == "move"]
+            out.append((moves[-2], moves[-1], event))
+    return out
+
+
 def play_table(game_id: str, players: int, options: dict[str, Any], folder: Path) -> Table:
     """Play one whole game between strategic bots, each seat its own peer on 127.0.0.1."""
     host = load_plugins()

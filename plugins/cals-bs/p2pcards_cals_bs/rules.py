@@ -213,7 +213,9 @@ def _declared_rank(action: Action) -> Rank:
 class CalsBS(Game[BSState]):
     id = "cals-bs"
     name = "Cal's BS"
-    rules_version = "1"
+    #: 2: with going_out=challengeable a doubted true final set hands the pile to the doubter,
+    #: and a play on top of a final set is placed before the hand ends (rule 27).
+    rules_version = "2"
     min_players = 3
     max_players = 7
     options = (
@@ -268,10 +270,12 @@ class CalsBS(Game[BSState]):
     # -- steps ------------------------------------------------------------------------------
 
     def next_step(self, state: BSState) -> Step:
-        if state.phase == "done":
-            return Done(state.result)
+        # Pending steps first: the hand that ends the match may still hand the pile to a
+        # doubter (rule 27) before the game is done.
         if state.pending:
             return state.pending[0]
+        if state.phase == "done":
+            return Done(state.result)
         if state.phase == "coin":
             return Coin("first-dealer", state.players)  # rule 5: the first dealer by lot
         if state.phase == "shuffle":
@@ -483,11 +487,6 @@ class CalsBS(Game[BSState]):
         going_out = len(cards) == len(hand)
         was_lead = state.must_lead
 
-        if state.provisional is not None:
-            # Rule 27: a play on top of the final set means nobody doubted it: that player won.
-            self._win_hand(state, state.provisional)
-            return
-
         state.records.append(
             PlayRecord(index, seat, cards, hand, rank, plus, quads, going_out,
                        going_out and self.must_be_truthful(state))
@@ -510,6 +509,12 @@ class CalsBS(Game[BSState]):
         state.passed = []
         state.turn = state.left(seat)
 
+        if state.provisional is not None:
+            # Rule 27: a play on top of the final set means nobody doubted it: that player won.
+            # The play is placed first (it is on the pile and in the audit), then the hand ends;
+            # it cannot be a second winner, even if those were the follower's last cards.
+            self._win_hand(state, state.provisional)
+            return
         if going_out:
             if state.going_out == CHALLENGEABLE:
                 state.provisional = seat  # face down like any set; see _apply_pass and _resolve
@@ -546,15 +551,16 @@ class CalsBS(Game[BSState]):
         doubter, placer = resolving["doubter"], top.owner
         _event(state, {"event": "doubt result", "seat": placer, "true": truthful,
                        "taker": doubter if truthful else placer})
-        if state.provisional == placer:
-            state.provisional = None
-            if truthful:
-                self._win_hand(state, placer)  # rule 27: the final set was true
-                return
         if truthful:  # rule 20: the one who was wrong takes the pile, the one who was right leads
             self._take_pile(state, taker=doubter, leader=placer)
         else:
             self._take_pile(state, taker=placer, leader=doubter)
+        if state.provisional == placer:
+            state.provisional = None
+            if truthful:
+                # Rule 27 and the seed's doubt rule: the doubter still takes the pile (the
+                # transfer above stays pending), and the player's true final set wins the hand.
+                self._win_hand(state, placer)
 
     def _take_pile(self, state: BSState, *, taker: int, leader: int) -> None:
         # Every handle goes in one hidden transfer: the lower sets stay unseen (rule 21), and all

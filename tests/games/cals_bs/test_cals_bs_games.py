@@ -7,6 +7,7 @@ import random
 
 import pytest
 from bs_table import Table, the_game
+from p2pcards_cals_bs.bots import StrategicBot
 from p2pcards_cals_bs.choices import rank_groups
 
 from p2pcards.bots import RandomBot
@@ -83,6 +84,44 @@ def test_whole_games_mental_poker_deck(players, quads):
     shuffled = [h for h in record.faces if h < FIRST_TRANSFERRED]
     assert len(shuffled) % 54 == 0
     assert len(record.faces) > len(shuffled), "piles were picked up (under new handles)"
+
+
+class PileWatchingBot(StrategicBot):
+    """The strategic bot, noting every pile pickup that comes after its hand has been won."""
+
+    after_a_win: list = []
+
+    def observe(self, state, event, known):
+        super().observe(state, event, known)
+        won = state.phase in ("shuffle", "done")  # the hand is over before the pile moves
+        if event.get("kind") == "transfer" and won and self.seat == 0:
+            type(self).after_a_win.append((event["to"], state.hand_winners[-1], state.phase))
+
+
+@pytest.mark.parametrize("quads", [False, True])
+def test_whole_matches_challengeable_a_true_final_set_doubted_hands_the_pile_to_the_doubter(quads):
+    # Rule 27: when a doubt finds a final set true, the doubter takes the pile and the player
+    # wins. In whole matches that is a pickup after the hand is won, never by its winner.
+    PileWatchingBot.after_a_win = []
+    classes = [PileWatchingBot, RandomBot, PileWatchingBot, RandomBot, RandomBot]
+    for seed in range(3):
+        options = {"going_out": "challengeable", "quads": quads}
+        record = run(5, options, seed=seed, bot_classes=classes)
+        assert record.result.winners and record.violations == []
+    assert PileWatchingBot.after_a_win, "no final set was found true by a doubt"
+    assert all(doubter != winner for doubter, winner, _ in PileWatchingBot.after_a_win)
+
+
+def test_whole_game_challengeable_mental_poker_deck():
+    backend = pytest.importorskip("p2pcards.deck.backend")
+    game = the_game()
+    options = game.resolve_options({"going_out": "challengeable", "match_target": 2}, 4)
+    deck = backend.mental_poker_factory(seed="cals-bs-challengeable")(game, options, 4, 0)
+    PileWatchingBot.after_a_win = []
+    classes = [PileWatchingBot, RandomBot, RandomBot, RandomBot]
+    record = run(4, options, seed=5, deck=deck, bot_classes=classes)
+    assert len(record.result.winners) == 1 and record.violations == []  # a clean audit
+    assert PileWatchingBot.after_a_win  # the last pickups happened under the real deck protocol
 
 
 # -- legal actions ----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from bs_table import Table, the_game
 from p2pcards_cals_bs import timeout_action
 
 from p2pcards.cards import Rank
-from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle
+from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle, Transfer
 
 
 def pile_cards(t: Table) -> int:
@@ -305,40 +305,103 @@ def test_rule_26_each_hand_is_a_fresh_shuffle():
     assert not old & {h for hand in t.state.hands for h in hand}  # all new handles
 
 
-def test_rule_27_challengeable_going_out():
-    opts = {"going_out": "challengeable", "match_target": 1}
-    # nobody doubts: n-1 passes and the player wins
-    t = Table(3, {0: "5h", 1: "8s"}, **opts)
+CHALLENGEABLE = {"going_out": "challengeable", "match_target": 1}
+
+
+def provisionally_out(t: Table, seat: int, last: str) -> None:
+    """Seat 0 leads 5h as 5; ``seat`` then places its last card ``last`` face down as a 5."""
     t.act(0, "play 5h as 5")
-    t.keep_only(1, "8s")
-    t.act(1, "play 8s")  # a lie, allowed: face down, provisionally out
-    assert t.reveals == [] and t.state.provisional == 1
+    t.keep_only(seat, last)
+    t.act(seat, f"play {last}")
+    assert t.reveals == [] and t.state.provisional == seat and t.state.hands[seat] == []
+
+
+def test_rule_27_challengeable_nobody_doubts_the_player_wins():
+    t = Table(3, {0: "5h", 1: "8s"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "8s")  # a lie, allowed: face down, provisionally out
     t.act(2, "pass")
     assert not isinstance(t.step(), Done)
     t.act(0, "pass")
     assert t.step().result.winners == (1,)
-    # a play on top: the player wins
-    t = Table(3, {0: "5h", 1: "8s", 2: "5s"}, **opts)
-    t.act(0, "play 5h as 5")
-    t.keep_only(1, "8s")
-    t.act(1, "play 8s")
-    t.act(2, "play 5s")
-    assert t.step().result.winners == (1,)
-    # doubted and false: the player takes the pile, the doubter leads
-    t = Table(3, {0: "5h", 1: "8s"}, **opts)
-    t.act(0, "play 5h as 5")
-    t.keep_only(1, "8s")
-    t.act(1, "play 8s")
+    assert t.transfers == [] and pile_cards(t) == 2  # nobody doubted: nobody takes the pile
+
+
+def test_rule_27_challengeable_true_final_set_doubted_doubter_takes_the_pile_player_wins():
+    t = Table(3, {0: "5h", 1: "5s", 2: "9c"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "5s")
+    before = len(t.state.hands[2])
+    pile = [h for placed in t.state.pile for h in placed.handles]
     t.act(2, "doubt")
-    assert len(t.state.hands[1]) == 2 and t.turn == 2 and t.state.provisional is None
-    # doubted and true: the doubter takes the pile, the player wins
-    t = Table(3, {0: "5h", 1: "5s"}, **opts)
-    t.act(0, "play 5h as 5")
-    t.keep_only(1, "5s")
-    t.act(1, "play 5s")
-    t.act(2, "doubt")
-    assert t.step().result.winners == (1,)
+    assert t.reveals == [((pile[1],), 1)]  # only the final set is turned up
+    # the seed's doubt rule: the doubter was wrong and takes every card on the table
+    assert [(tr.to, sorted(tr.handles)) for tr in t.transfers] == [(2, sorted(pile))]
+    assert len(t.state.hands[2]) == before + 2 and t.state.pile == []
+    # rule 27: the final set was true, so the player has won
+    done = t.step()
+    assert isinstance(done, Done) and done.result.winners == (1,)
+    assert t.state.hands[1] == [] and t.state.hand_winners == [1]
     assert t.audit() == []
+
+
+def test_rule_27_challengeable_in_a_match_the_pickup_comes_before_the_next_hand():
+    t = Table(3, {0: "5h", 1: "5s"}, going_out="challengeable", match_target=2)
+    provisionally_out(t, 1, "5s")
+    t.replica.act(2, t.parse(2, "doubt"))  # stop after the doubt to see the steps in order
+    assert isinstance(t.step(), Reveal)
+    t.game.on_reveal(t.state, t.deck.reveal(t.step().handles, 1))
+    transfer = t.step()
+    assert isinstance(transfer, Transfer) and transfer.to == 2 and len(transfer.handles) == 2
+    assert t.state.scores == [0, 1, 0] and t.state.provisional is None
+    t.advance()  # the transfer, then a fresh shuffle and deal for hand 2
+    assert t.transfers == [transfer]
+    assert t.state.hand_number == 2 and t.state.scores == [0, 1, 0] and t.state.pile == []
+    assert sum(len(h) for h in t.state.hands) == 54 and t.turn == 1  # the deal passed left
+
+
+def test_rule_27_challengeable_doubt_finds_the_final_set_false_player_takes_the_pile():
+    t = Table(3, {0: "5h", 1: "8s", 2: "9c"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "8s")
+    t.act(2, "doubt")
+    assert [(tr.to, len(tr.handles)) for tr in t.transfers] == [(1, 2)]
+    assert len(t.state.hands[1]) == 2 and t.turn == 2 and t.state.must_lead
+    assert t.state.provisional is None and t.state.scores == [0, 0, 0]
+    t.act(2, "play 9c as 9")
+    assert not isinstance(t.step(), Done)  # the game goes on
+    assert t.audit() == []
+
+
+def test_rule_27_challengeable_a_play_on_top_is_placed_then_the_player_wins():
+    t = Table(3, {0: "5h", 1: "8s", 2: "5s 5d"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "8s")
+    before = len(t.state.hands[2])
+    t.act(2, "play 5s")
+    # the follower's cards are placed (out of the hand, on the pile) before the hand ends
+    assert len(t.state.hands[2]) == before - 1
+    assert [(p.owner, len(p.handles)) for p in t.state.pile] == [(0, 1), (1, 1), (2, 1)]
+    assert t.faces(t.state.pile[-1].handles) == ["5s"] and t.state.records[-1].seat == 2
+    assert t.step().result.winners == (1,) and t.transfers == []
+    assert t.audit() == []
+
+
+def test_rule_27_challengeable_a_follower_going_out_on_top_does_not_win_too():
+    t = Table(3, {0: "5h", 1: "8s", 2: "5s"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "8s")
+    t.keep_only(2, "5s")
+    t.act(2, "play 5s")  # seat 2's last card, placed on top of seat 1's final set
+    assert t.state.hands[2] == [] and t.state.pile[-1].owner == 2
+    assert t.step().result.winners == (1,) and t.state.hand_winners == [1]
+    assert t.audit() == []
+
+
+def test_rule_27_challengeable_a_play_on_top_of_a_placed_set_cannot_be_a_cheat():
+    # The play on top is checked like any other follow before it is placed.
+    t = Table(3, {0: "5h", 1: "8s", 2: "5s"}, **CHALLENGEABLE)
+    provisionally_out(t, 1, "8s")
+    with pytest.raises(IllegalAction):
+        t.act(2, "play 5s as 7")  # not the current rank
+    with pytest.raises(IllegalAction):
+        t.raw(2, {"type": "play", "cards": t.state.hands[0][:1], "rank": "5"})  # not its cards
+    assert t.state.provisional == 1 and len(t.state.pile) == 2
 
 
 def test_rule_28_interruptions_follower_timeout_is_a_pass():
@@ -458,6 +521,17 @@ def test_rule_27_challengeable_with_quads_plus_n_exit_is_face_down_and_doubtable
     assert t.reveals == [] and t.state.provisional == 1
     t.act(2, "doubt")
     assert len(t.state.hands[1]) == 5 and t.turn == 2  # false: the player takes the pile
+    assert t.audit() == []
+    # true (B+2 = J): the doubter takes the pile, the revealed quads too, and the player wins
+    t = Table(3, {0: "9h 9s 9d 9c", 1: "Jh", 2: "2c"}, quads=True, **CHALLENGEABLE)
+    t.act(0, "quads 9h 9s 9d 9c")
+    t.keep_only(1, "Jh")
+    t.act(1, "+2 Jh")
+    before = len(t.state.hands[2])
+    t.act(2, "doubt")
+    assert [(tr.to, len(tr.handles)) for tr in t.transfers] == [(2, 5)]
+    assert len(t.state.hands[2]) == before + 5
+    assert t.step().result.winners == (1,)
     assert t.audit() == []
 
 
