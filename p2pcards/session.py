@@ -395,7 +395,12 @@ class TableSession:
             # One seat's failure (a remote seat's fault, a seat gone) ends the round: raise it as
             # a turn's would be, not wrapped in the group trio makes of the seats' tasks.
             raise _first_failure(group) from None
-        for seat, action in self.round_order(step, responses, list(self._answered)):
+        ordered = self.round_order(step, responses, list(self._answered))
+        acted = [seat for seat, action in ordered if action.get("type") != "pass"]
+        if len(acted) > 1:  # a race: say who was first
+            self.publish("notice", f"{self.names[acted[0]]} was first; "
+                         f"{', '.join(self.names[s] for s in acted[1:])} too late", seats=acted)
+        for seat, action in ordered:
             if not self.replica.in_round(seat, step):
                 continue  # void: the round was decided before it
             try:
