@@ -411,8 +411,9 @@ class TableSession:
                 raise
             event = {"kind": "action", "seat": seat, "action": action, "index": index}
             self._tell_bots(event)
+            # in_round: a console has shown it as it came ("responded"); this is its place in order.
             self.publish("action", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
-                         action=action, index=index)
+                         action=action, index=index, in_round=True)
         self._answered = []
 
     def _passes_for(self, seat: int) -> bool:

@@ -108,7 +108,10 @@ class TableController:
         session.subscribe(self._on_event)
 
     def _on_event(self, event: TableEvent) -> None:
-        if event.kind in ("error", "done") or (event.kind == "action" and event.data.get("seat") == self.session.me):
+        # A free-order answer is played when it comes in ("responded"), even if the set was
+        # decided before it (it is then void and never an "action").
+        mine = event.kind in ("action", "responded") and event.data.get("seat") == self.session.me
+        if event.kind in ("error", "done") or mine:
             self.move_pending = False
 
     # -- legal moves as text --------------------------------------------------------------

@@ -299,6 +299,8 @@ class TableTracker:
         if kind == "progress":
             self.progress = event.text
             return
+        if kind == "action" and data.get("in_round"):
+            return  # a free-order response, shown as it came in ("responded")
         if kind == "phase":
             self.progress = None
             # "playing" and "done" need no banner: the turn and the result follow at once.
@@ -314,7 +316,7 @@ class TableTracker:
             self.error_count += 1
         text = event.text
         seat = data.get("seat")
-        if kind == "action" and isinstance(seat, int) and seat < len(self.session.names):
+        if kind in ("action", "responded") and isinstance(seat, int) and seat < len(self.session.names):
             name = self.session.names[seat]
             if name == "you":
                 text = _second_person(text)

@@ -187,3 +187,33 @@ def test_leaving_a_game_others_play_takes_a_second_quit(host):
 
     console = run_console(lambda: next(tables), script, timeout=10, confirm_leaving=True)
     assert console.session.result is None
+
+
+def test_a_free_order_cals_bs_game_through_the_input_line(host):
+    """turn_mode=free: the person answers sets at any moment; a set a bot decided first is
+    passed for at once (an answer typed then is refused, saying why); the log shows each
+    answer as it came and says who was first in a race."""
+    require_game(host, "cals-bs")
+    tables = iter([table(host, "cals-bs", players=3, options={"match_target": 1, "turn_mode": "free"}, me=0,
+                         seed=5, bot_reaction=0.01)])
+    refused = []
+
+    async def script(driver):
+        console = driver.console
+        for _ in range(2000):
+            await driver.my_turn_or_end(timeout=20)
+            if console.session.result is not None or console.stopped:
+                break
+            await driver.enter(choose(console, ("pass", "play")))
+            if console.message.error:
+                refused.append(console.message.message)
+        assert console.session.result is not None, console.stopped
+        assert "audit: clean, every card checked" in console.end_text()
+        await driver.enter("quit")
+
+    console = run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=180)
+    assert console.session.violations == []
+    # Only answers overtaken by a decided set may be refused, and they say why.
+    assert all("not your turn" in text or "not asking" in text for text in refused), refused
+    kinds = {event.kind for event in console.session.history}
+    assert {"responded", "action"} <= kinds
