@@ -51,11 +51,13 @@ from .rules import (
     THREE,
     TRICKS_PER_DEAL,
     TRUMP_LEAD_RULES,
+    PlayerCounts,
     Revoke,
     Tableau,
     allocate_trick,
     find_revokes,
     player_points,
+    score_deal,
     trick_winner,
 )
 
@@ -407,57 +409,27 @@ class Calypso(Game[CalypsoState]):
     # -- the end --------------------------------------------------------------------------
 
     def _result(self, state: CalypsoState) -> Result:
-        totals = state.totals()
         accounted = sum(t.card_count() for t in state.tableaux.values())
         deck_size = 117 if state.mode == THREE else 208
         if accounted != deck_size:  # every card ends in exactly one place (rule 29)
             raise RuntimeError(f"calypso: {accounted} cards accounted for, not {deck_size}")
-        players = {
-            str(seat): {
-                "trump": state.trump[seat].value,
-                "calypsos": len(state.tableaux[seat].completed),
-                "in_progress": len(state.tableaux[seat].current),
-                "pile": len(state.tableaux[seat].pile),
-                "penalty": state.penalties()[seat],
-                "total": totals[seat],
-            }
-            for seat in range(state.players)
-        }
+        penalties = state.penalties()
+        counts = [PlayerCounts.of(state.tableaux[s], penalties[s] // REVOKE_PENALTY)
+                  for s in range(state.players)]
+        sides = sorted({state.side(s) for s in range(4)}) if state.mode == PARTNERSHIP else None
+        scored = score_deal(counts, sides)
         details: dict[str, Any] = {
             "mode": state.mode,
-            "players": players,
+            "players": {seat: {"trump": state.trump[int(seat)].value, **numbers}
+                        for seat, numbers in scored.details["players"].items()},
             "cards_accounted": accounted,
             "revokes": [
                 {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established}
                 for r in state.revokes
             ],
         }
-        scores = tuple(float(totals[s]) for s in range(state.players))
-        if state.mode == PARTNERSHIP:
-            sides = sorted({state.side(s) for s in range(4)})
-            side_totals = [sum(totals[s] for s in side) for side in sides]
-            details["sides"] = [{"seats": list(side), "total": t} for side, t in zip(sides, side_totals)]
-            details["difference"] = abs(side_totals[0] - side_totals[1])
-            if side_totals[0] == side_totals[1]:
-                winners: tuple[int, ...] = ()
-                summary = f"a draw at {side_totals[0]} each"
-            else:
-                best = 0 if side_totals[0] > side_totals[1] else 1
-                winners = sides[best]
-                summary = (f"seats {' and '.join(map(str, winners))} win {side_totals[best]} to "
-                           f"{side_totals[1 - best]} (by {details['difference']})")
-            return Result(winners, scores, summary, details)
-        ranking = sorted(range(state.players), key=lambda s: -totals[s])
-        details["ranking"] = ranking
-        details["differences"] = {
-            f"{a}-{b}": totals[a] - totals[b] for a in range(state.players) for b in range(state.players) if a < b
-        }
-        top = totals[ranking[0]]
-        winners = tuple(s for s in ranking if totals[s] == top)
-        if len(winners) == state.players:
-            winners = ()
-        summary = ", ".join(f"seat {s} {totals[s]}" for s in ranking)
-        return Result(winners, scores, summary, details)
+        details.update((k, v) for k, v in scored.details.items() if k != "players")
+        return Result(scored.winners, scored.scores, scored.summary, details)
 
     def audit(self, state: CalypsoState, actions: Sequence[tuple[int, Action]],
               faces: Mapping[int, Card]) -> list[Violation]:
