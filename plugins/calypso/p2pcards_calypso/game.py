@@ -65,9 +65,14 @@ CUT = "cut"
 RANDOM = "random"
 SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
 
-# Phases of a game, in order.
-CUTTING, CHOOSING, SHUFFLING, DEALING, PLAYING, FINISHED = (
-    "cutting", "choosing", "shuffling", "dealing", "playing", "finished",
+#: ``removed_suit=random``: a public coin picks the suit (three-player mode).
+RANDOM_SUIT = "random"
+REMOVED_SUIT_COIN = "removed-suit"
+
+# Phases of a game, in order. SORTING only with removed_suit=random: after each deal the
+# players set aside the cards of the removed suit and are dealt replacements.
+CUTTING, CHOOSING, SHUFFLING, DEALING, SORTING, PLAYING, FINISHED = (
+    "cutting", "choosing", "shuffling", "dealing", "sorting", "playing", "finished",
 )
 
 
@@ -87,9 +92,15 @@ class CalypsoState:
     trump_lead_rule: str
     allow_revoke: bool
     seating: str
-    removed_suit: Suit | None
+    removed_suit: Suit | None  # None until the coin with removed_suit=random
     players: int
     phase: str = CUTTING
+    # -- removed_suit=random: the deck holds all four suits; the coin picks the one set aside --
+    removed_by_coin: bool = False
+    sorting: list[int] = field(default_factory=list)  # seats still to set aside, this round
+    aside_pending: tuple[int, tuple[int, ...]] | None = None  # (seat, handles) awaiting Reveal
+    aside: list[int] = field(default_factory=list)  # cards of the removed suit, set aside
+    aside_log: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, handle, action)
     # -- the cut --
     cuts: dict[int, list[int]] = field(default_factory=dict)  # seat -> cut ranks, one per round
     cut_round: int = 1
@@ -161,7 +172,7 @@ class CalypsoState:
 class Calypso(Game[CalypsoState]):
     id = "calypso"
     name = "Calypso"
-    rules_version = "1"
+    rules_version = "2"  # 2: removed_suit=random and the set_aside action
     min_players = 3
     max_players = 4
     summary = text.SUMMARY
@@ -175,8 +186,8 @@ class Calypso(Game[CalypsoState]):
         Option("seating", str, CUT, "cut for seats and suits (the highest chooses) or assign at "
                "random", choices=(CUT, RANDOM)),
         Option("removed_suit", str, "clubs", "three-player mode: the suit taken out of all three "
-               "packs (the deck is fixed before the cut, so it is chosen here)",
-               choices=tuple(SUIT_NAMES[s] for s in SUITS)),
+               "packs, or random (a public coin picks it; its cards are set aside face up as "
+               "they are dealt)", choices=(*(SUIT_NAMES[s] for s in SUITS), RANDOM_SUIT)),
     )
     variants = {
         "solo": {"mode": SOLO},
@@ -196,6 +207,8 @@ class Calypso(Game[CalypsoState]):
             raise OptionError(f"Calypso mode {options['mode']} takes {wanted} players, not {players}")
 
     def deck(self, options: Mapping[str, Any], players: int) -> list[Card]:
+        if options.get("mode") == THREE and options.get("removed_suit") == RANDOM_SUIT:
+            return build_deck(packs=3)  # all four suits: the coin's suit is set aside in play
         if options.get("mode") == THREE:
             return build_deck(packs=3, without_suits=[parse_suit(options["removed_suit"])])
         return build_deck(packs=4)
@@ -204,12 +217,15 @@ class Calypso(Game[CalypsoState]):
         mode = options.get("mode", PARTNERSHIP)
         if players not in self.player_counts({"mode": mode}):
             raise OptionError(f"Calypso mode {mode} cannot seat {players} players")
+        removed = options.get("removed_suit", "clubs")
+        by_coin = mode == THREE and removed == RANDOM_SUIT
         state = CalypsoState(
             mode=mode,
             trump_lead_rule=options.get("trump_lead_rule", BEAT_THE_LEADER),
             allow_revoke=bool(options.get("allow_revoke", False)),
             seating=options.get("seating", CUT),
-            removed_suit=parse_suit(options.get("removed_suit", "clubs")) if mode == THREE else None,
+            removed_suit=parse_suit(removed) if mode == THREE and not by_coin else None,
+            removed_by_coin=by_coin,
             players=players,
             deals_total=3 if mode == THREE else 4,
         )
@@ -221,6 +237,8 @@ class Calypso(Game[CalypsoState]):
     # -- the state machine ----------------------------------------------------------------
 
     def next_step(self, state: CalypsoState) -> Step:
+        if state.removed_by_coin and state.removed_suit is None:
+            return Coin(REMOVED_SUIT_COIN, len(SUITS))  # first: the suits to choose from hang on it
         if state.phase == CUTTING:
             if state.seating == RANDOM:
                 return Coin("seating", math.factorial(state.players))
@@ -236,6 +254,13 @@ class Calypso(Game[CalypsoState]):
             dealer = state.dealer_position
             batch = state.stock[: 13 * state.players]
             return Deal({h: state.order[(dealer + 1 + i) % state.players] for i, h in enumerate(batch)})
+        if state.phase == SORTING:
+            if state.aside_pending is not None:
+                seat, handles = state.aside_pending
+                return Reveal(handles, seat)
+            if state.sorting:
+                return Turn(state.sorting[0])
+            return Deal(_replacements(state))
         if state.phase == PLAYING:
             if state.unrevealed is not None:
                 return Reveal((state.unrevealed,), state.trick[-1][0])
@@ -244,7 +269,9 @@ class Calypso(Game[CalypsoState]):
         return Done(state.result)
 
     def on_coin(self, state: CalypsoState, label: str, value: int) -> None:
-        if state.phase == CUTTING and state.seating == RANDOM:
+        if label == REMOVED_SUIT_COIN:
+            state.removed_suit = SUITS[value]
+        elif state.phase == CUTTING and state.seating == RANDOM:
             state.ranking = _permutation(list(range(state.players)), value)
             self._seat_players(state)
         elif state.phase == CUTTING:
@@ -299,19 +326,47 @@ class Calypso(Game[CalypsoState]):
         state.phase = DEALING
 
     def on_dealt(self, state: CalypsoState, deal: Deal) -> None:
-        dealt: dict[int, list[int]] = {s: [] for s in range(state.players)}
+        if state.phase != SORTING:  # a new deal, not replacements for set-aside cards
+            state.deals.append(DealRecord({s: [] for s in range(state.players)}))
+            state.deal_number += 1
+        dealt = state.deals[-1].hands
         for handle, seat in deal.to.items():
             dealt[seat].append(handle)
             state.hands[seat].append(handle)
         state.stock = state.stock[len(deal.to):]  # the rest passes to the next dealer
-        state.deals.append(DealRecord(dealt))
-        state.deal_number += 1
+        if state.removed_by_coin:
+            # Only a receiver knows whether it was dealt cards of the removed suit: each in turn
+            # from the dealer's left sets them aside (possibly none), face up.
+            received = set(deal.to.values())
+            state.sorting = [s for s in _from_dealers_left(state) if s in received]
+            state.phase = SORTING
+        else:
+            self._start_play(state)
+
+    def _start_play(self, state: CalypsoState) -> None:
         state.leader = state.order[(state.dealer_position + 1) % state.players]  # rule 14
         state.trick_number = 1
         state.phase = PLAYING
 
+    def _sorted_one(self, state: CalypsoState) -> None:
+        """A seat has set its cards aside: the next seat, else replacements, else play. The
+        stock always holds enough: 117 cards of the other suits, and 13 are kept per deal."""
+        if not state.sorting and not _replacements(state):
+            self._start_play(state)
+
     def on_reveal(self, state: CalypsoState, faces: Mapping[int, Card]) -> None:
         state.faces.update(faces)
+        if state.aside_pending is not None:
+            seat, handles = state.aside_pending
+            state.aside_pending = None
+            for handle in handles:
+                if faces[handle].suit == state.removed_suit:
+                    state.aside.append(handle)
+                    state.deals[-1].hands[seat].remove(handle)
+                else:  # a cheat, now face up: the card stays in play and the audit names it
+                    state.hands[seat].append(handle)
+            self._sorted_one(state)
+            return
         if state.unrevealed in faces:
             state.unrevealed = None
             if len(state.trick) == state.players:
@@ -345,12 +400,22 @@ class Calypso(Game[CalypsoState]):
 
     # -- actions --------------------------------------------------------------------------
 
+    def idle_action(self, state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action | None:
+        """Setting aside is fully decided by the cards: the seat's own client does it for an
+        idle player."""
+        step = self.next_step(state)
+        if state.phase == SORTING and isinstance(step, Turn) and step.seat == seat:
+            return _set_aside_action(state, seat, known)
+        return None
+
     def legal_actions(self, state: CalypsoState, seat: int, known: Mapping[int, Card]) -> list[Action]:
         step = self.next_step(state)
         if not isinstance(step, Turn) or step.seat != seat:
             return []
         if state.phase == CHOOSING:
             return [{"type": "choose_suit", "suit": s.value} for s in state.available_suits()]
+        if state.phase == SORTING:
+            return [_set_aside_action(state, seat, known)]
         playable = _follow_suit_cards(state, seat, known)
         # Copies of one face are interchangeable: offer one handle per face.
         by_face: dict[Card, int] = {}
@@ -370,6 +435,11 @@ class Calypso(Game[CalypsoState]):
                 names = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
                 raise IllegalAction(f"{SUIT_NAMES.get(suit, suit)} is not available (left: {names})")
             return
+        if state.phase == SORTING:
+            self._check_set_aside(state, seat, action)
+            return
+        if kind == "set_aside":
+            raise IllegalAction("nothing is set aside now")
         if state.phase != PLAYING or state.unrevealed is not None:
             raise IllegalAction("no card can be played now")
         if kind != "play":
@@ -380,8 +450,26 @@ class Calypso(Game[CalypsoState]):
         if not isinstance(handle, int) or isinstance(handle, bool) or handle not in state.hands[seat]:
             raise IllegalAction("that card is not in your hand")
 
+    def _check_set_aside(self, state: CalypsoState, seat: int, action: Action) -> None:
+        if state.aside_pending is not None or not state.sorting:
+            raise IllegalAction("no cards can be set aside now")
+        if action.get("type") != "set_aside":
+            raise IllegalAction("set aside your cards of the removed suit first: 'aside'")
+        if seat != state.sorting[0]:
+            raise IllegalAction("it is not your turn to set cards aside")
+        handles = action.get("cards")
+        if (not isinstance(handles, list) or len(set(handles)) != len(handles)
+                or any(isinstance(h, bool) or not isinstance(h, int) for h in handles)
+                or not set(handles) <= set(state.hands[seat])):
+            raise IllegalAction("set aside a list of distinct cards from your hand")
+
     def check_own(self, state: CalypsoState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self.check(state, seat, action)
+        if action["type"] == "set_aside":
+            if sorted(action["cards"]) != _set_aside_action(state, seat, known)["cards"]:
+                suit = SUIT_NAMES[state.removed_suit]
+                raise IllegalAction(f"set aside every card of the removed suit ({suit}) and nothing else")
+            return
         if action["type"] != "play" or state.allow_revoke or not state.trick:
             return
         led = state.led_suit()
@@ -397,6 +485,17 @@ class Calypso(Game[CalypsoState]):
         if action["type"] == "choose_suit":
             self._choose(state, seat, _suit_of_action(action))
             return
+        if action["type"] == "set_aside":
+            state.sorting.pop(0)
+            handles = tuple(action["cards"])
+            for handle in handles:
+                state.hands[seat].remove(handle)
+                state.aside_log.append((seat, handle, index))
+            if handles:
+                state.aside_pending = (seat, handles)  # turned face up next
+            else:
+                self._sorted_one(state)
+            return
         handle = action["card"]
         state.hands[seat].remove(handle)
         state.trick.append((seat, handle))
@@ -410,9 +509,11 @@ class Calypso(Game[CalypsoState]):
 
     def _result(self, state: CalypsoState) -> Result:
         accounted = sum(t.card_count() for t in state.tableaux.values())
-        deck_size = 117 if state.mode == THREE else 208
-        if accounted != deck_size:  # every card ends in exactly one place (rule 29)
-            raise RuntimeError(f"calypso: {accounted} cards accounted for, not {deck_size}")
+        # Every card dealt and not set aside (208, or 117 in three) ends in exactly one place
+        # (rule 29).
+        kept = sum(len(hand) for record in state.deals for hand in record.hands.values())
+        if accounted != kept:
+            raise RuntimeError(f"calypso: {accounted} cards accounted for, not {kept}")
         penalties = state.penalties()
         counts = [PlayerCounts.of(state.tableaux[s], penalties[s] // REVOKE_PENALTY)
                   for s in range(state.players)]
@@ -433,7 +534,7 @@ class Calypso(Game[CalypsoState]):
 
     def audit(self, state: CalypsoState, actions: Sequence[tuple[int, Action]],
               faces: Mapping[int, Card]) -> list[Violation]:
-        violations = []
+        violations = self._audit_removed_suit(state, faces)
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
                 if handle in state.faces and faces.get(handle) != state.faces[handle]:
@@ -448,6 +549,22 @@ class Calypso(Game[CalypsoState]):
                     f"(deal {revoke.deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}",
                 ))
         return violations
+
+    def _audit_removed_suit(self, state: CalypsoState, faces: Mapping[int, Card]) -> list[Violation]:
+        """``removed_suit=random``: a set-aside card of another suit (seen at its Reveal, kept in
+        play) and a card of the removed suit played instead of set aside."""
+        if not state.removed_by_coin or state.removed_suit is None:
+            return []
+        removed = SUIT_NAMES[state.removed_suit]
+        found = [Violation(seat, index, f"set aside {faces.get(handle)}, not a card of the removed "
+                           f"suit ({removed})")
+                 for seat, handle, index in state.aside_log if _suit_of(faces, handle) != state.removed_suit]
+        for number, record in enumerate(state.deals, start=1):
+            for seat, handle, index in (p for trick in record.tricks for p in trick):
+                if _suit_of(faces, handle) == state.removed_suit:
+                    found.append(Violation(seat, index, f"played {faces[handle]} in deal {number}: a card "
+                                           f"of the removed suit ({removed}) must be set aside"))
+        return found
 
     # -- for people and bots --------------------------------------------------------------
 
@@ -476,6 +593,39 @@ def _follow_suit_cards(state: CalypsoState, seat: int, known: Mapping[int, Card]
         return hand
     following = [h for h in hand if known[h].suit == led]
     return following or hand
+
+
+def _from_dealers_left(state: CalypsoState) -> list[int]:
+    """The seats in dealing order: clockwise from the dealer's left, the dealer last."""
+    first = state.dealer_position + 1
+    return [state.order[(first + i) % state.players] for i in range(state.players)]
+
+
+def _replacements(state: CalypsoState) -> dict[int, int]:
+    """``removed_suit=random``: the Deal that brings every hand back to 13 cards, one card at a
+    time from the top of the stock to the seats still short, clockwise from the dealer's left.
+    The non-removed cards of a shuffled stock are in a uniformly random order whatever the
+    removed suit's positions are, so the hands are dealt exactly as from a 117-card stock."""
+    short = {s: TRICKS_PER_DEAL - len(state.hands[s]) for s in range(state.players)}
+    stock = iter(state.stock)
+    to: dict[int, int] = {}
+    while any(short.values()) and len(to) < len(state.stock):
+        for seat in _from_dealers_left(state):
+            if short[seat] > 0 and len(to) < len(state.stock):
+                to[next(stock)] = seat
+                short[seat] -= 1
+    return to
+
+
+def _set_aside_action(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action:
+    """The one correct set-aside: every card of the removed suit in the seat's hand."""
+    return {"type": "set_aside", "cards": sorted(
+        h for h in state.hands[seat] if h in known and known[h].suit == state.removed_suit)}
+
+
+def _suit_of(faces: Mapping[int, Card], handle: int) -> Suit | None:
+    card = faces.get(handle)
+    return card.suit if card is not None else None
 
 
 def _suit_of_action(action: Action) -> Suit | None:
