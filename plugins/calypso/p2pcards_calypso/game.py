@@ -11,6 +11,11 @@ Steps of a game: the cut (public :class:`Coin` steps, recut on ties), the suit c
 :class:`Turn` per choosing cutter, or coins with ``seating=random``), one :class:`Shuffle`,
 then per deal one :class:`Deal` of 13 cards per player from the stock and 13 tricks of
 ``Turn`` + ``Reveal`` pairs, and :class:`Done` after the last deal.
+
+With ``removed_suit=random`` (three players) a :class:`Coin` picks the removed suit first, the
+deck holds three whole packs, and after each deal every player in turn sets aside (a ``Turn``,
+then a ``Reveal`` of those cards) the cards of the removed suit it was dealt; a ``Deal`` of
+replacements and another round follow until every hand holds 13 cards of the suits in play.
 """
 
 from __future__ import annotations
@@ -609,7 +614,7 @@ def _replacements(state: CalypsoState) -> dict[int, int]:
     short = {s: TRICKS_PER_DEAL - len(state.hands[s]) for s in range(state.players)}
     stock = iter(state.stock)
     to: dict[int, int] = {}
-    while any(short.values()) and len(to) < len(state.stock):
+    while any(need > 0 for need in short.values()) and len(to) < len(state.stock):
         for seat in _from_dealers_left(state):
             if short[seat] > 0 and len(to) < len(state.stock):
                 to[next(stock)] = seat
