@@ -1,6 +1,9 @@
 """Calypso for p2pcards: the four-trump partnership game of R. W. Willis, with solo and
-three-player modes (rules.md Part II). The entry point is :mod:`p2pcards_calypso.plugin`."""
+three-player modes (rules.md Part II). The entry point is :mod:`p2pcards_calypso.plugin`.
+
+:func:`score_deal` scores a finished game from plain counts (see docs/games/calypso.md)."""
 
 from .game import Calypso, CalypsoState
+from .rules import PlayerCounts, score_deal
 
-__all__ = ["Calypso", "CalypsoState"]
+__all__ = ["Calypso", "CalypsoState", "PlayerCounts", "score_deal"]

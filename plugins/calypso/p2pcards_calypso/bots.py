@@ -71,6 +71,8 @@ class _TableModel:
         dead: dict[tuple[Suit, Rank], int] = {}
         in_piles = {h for t in state.tableaux.values() for h in t.pile}
         for handle, card in state.faces.items():
+            if (card.suit, card.rank) not in self.unseen:
+                continue  # a card of the removed suit, set aside (removed_suit=random)
             self.unseen[(card.suit, card.rank)] -= 1
             if handle in in_piles:
                 dead[(card.suit, card.rank)] = dead.get((card.suit, card.rank), 0) + 1

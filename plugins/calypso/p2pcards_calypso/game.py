@@ -21,6 +21,11 @@ Steps of a game: the cut (public :class:`Coin` steps, recut on ties), the suit c
 :class:`Turn` per choosing cutter, or coins with ``seating=random``), one :class:`Shuffle`,
 then per deal one :class:`Deal` of 13 cards per player from the stock and 13 tricks of
 ``Turn`` + ``Reveal`` pairs, and :class:`Done` after the last deal.
+
+With ``removed_suit=random`` (three players) a :class:`Coin` picks the removed suit first, the
+deck holds three whole packs, and after each deal every player in turn sets aside (a ``Turn``,
+then a ``Reveal`` of those cards) the cards of the removed suit it was dealt; a ``Deal`` of
+replacements and another round follow until every hand holds 13 cards of the suits in play.
 """
 
 from __future__ import annotations
@@ -63,11 +68,13 @@ from .rules import (
     TRICKS_PER_DEAL,
     TRUMP_LEAD_RULES,
     UNESTABLISHED_TRICK,
+    PlayerCounts,
     Revoke,
     Tableau,
     allocate_trick,
     find_revokes,
     player_points,
+    score_deal,
     trick_winner,
 )
 
@@ -75,9 +82,14 @@ CUT = "cut"
 RANDOM = "random"
 SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
 
-# Phases of a game, in order.
-CUTTING, CHOOSING, SHUFFLING, DEALING, PLAYING, FINISHED = (
-    "cutting", "choosing", "shuffling", "dealing", "playing", "finished",
+#: ``removed_suit=random``: a public coin picks the suit (three-player mode).
+RANDOM_SUIT = "random"
+REMOVED_SUIT_COIN = "removed-suit"
+
+# Phases of a game, in order. SORTING only with removed_suit=random: after each deal the
+# players set aside the cards of the removed suit and are dealt replacements.
+CUTTING, CHOOSING, SHUFFLING, DEALING, SORTING, PLAYING, FINISHED = (
+    "cutting", "choosing", "shuffling", "dealing", "sorting", "playing", "finished",
 )
 
 
@@ -136,9 +148,15 @@ class CalypsoState:
     trump_lead_rule: str
     allow_revoke: bool
     seating: str
-    removed_suit: Suit | None
+    removed_suit: Suit | None  # None until the coin with removed_suit=random
     players: int
     phase: str = CUTTING
+    # -- removed_suit=random: the deck holds all four suits; the coin picks the one set aside --
+    removed_by_coin: bool = False
+    sorting: list[int] = field(default_factory=list)  # seats still to set aside, this round
+    aside_pending: tuple[int, tuple[int, ...]] | None = None  # (seat, handles) awaiting Reveal
+    aside: list[int] = field(default_factory=list)  # cards of the removed suit, set aside
+    aside_log: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, handle, action)
     # -- the cut --
     cuts: dict[int, list[int]] = field(default_factory=dict)  # seat -> cut ranks, one per round
     cut_round: int = 1
@@ -215,7 +233,7 @@ class CalypsoState:
 class Calypso(Game[CalypsoState]):
     id = "calypso"
     name = "Calypso"
-    rules_version = "2"
+    rules_version = "2"  # 2: honour-mode corrections; removed_suit=random and set_aside
     min_players = 3
     max_players = 4
     summary = text.SUMMARY
@@ -229,8 +247,8 @@ class Calypso(Game[CalypsoState]):
         Option("seating", str, CUT, "cut for seats and suits (the highest chooses) or assign at "
                "random", choices=(CUT, RANDOM)),
         Option("removed_suit", str, "clubs", "three-player mode: the suit taken out of all three "
-               "packs (the deck is fixed before the cut, so it is chosen here)",
-               choices=tuple(SUIT_NAMES[s] for s in SUITS)),
+               "packs, or random (a public coin picks it; its cards are set aside face up as "
+               "they are dealt)", choices=(*(SUIT_NAMES[s] for s in SUITS), RANDOM_SUIT)),
     )
     variants = {
         "solo": {"mode": SOLO},
@@ -250,6 +268,8 @@ class Calypso(Game[CalypsoState]):
             raise OptionError(f"Calypso mode {options['mode']} takes {wanted} players, not {players}")
 
     def deck(self, options: Mapping[str, Any], players: int) -> list[Card]:
+        if options.get("mode") == THREE and options.get("removed_suit") == RANDOM_SUIT:
+            return build_deck(packs=3)  # all four suits: the coin's suit is set aside in play
         if options.get("mode") == THREE:
             return build_deck(packs=3, without_suits=[parse_suit(options["removed_suit"])])
         return build_deck(packs=4)
@@ -258,12 +278,15 @@ class Calypso(Game[CalypsoState]):
         mode = options.get("mode", PARTNERSHIP)
         if players not in self.player_counts({"mode": mode}):
             raise OptionError(f"Calypso mode {mode} cannot seat {players} players")
+        removed = options.get("removed_suit", "clubs")
+        by_coin = mode == THREE and removed == RANDOM_SUIT
         state = CalypsoState(
             mode=mode,
             trump_lead_rule=options.get("trump_lead_rule", BEAT_THE_LEADER),
             allow_revoke=bool(options.get("allow_revoke", False)),
             seating=options.get("seating", CUT),
-            removed_suit=parse_suit(options.get("removed_suit", "clubs")) if mode == THREE else None,
+            removed_suit=parse_suit(removed) if mode == THREE and not by_coin else None,
+            removed_by_coin=by_coin,
             players=players,
             deals_total=3 if mode == THREE else 4,
         )
@@ -275,6 +298,8 @@ class Calypso(Game[CalypsoState]):
     # -- the state machine ----------------------------------------------------------------
 
     def next_step(self, state: CalypsoState) -> Step:
+        if state.removed_by_coin and state.removed_suit is None:
+            return Coin(REMOVED_SUIT_COIN, len(SUITS))  # first: the suits to choose from hang on it
         if state.phase == CUTTING:
             if state.seating == RANDOM:
                 return Coin("seating", math.factorial(state.players))
@@ -290,6 +315,13 @@ class Calypso(Game[CalypsoState]):
             dealer = state.dealer_position
             batch = state.stock[: 13 * state.players]
             return Deal({h: state.order[(dealer + 1 + i) % state.players] for i, h in enumerate(batch)})
+        if state.phase == SORTING:
+            if state.aside_pending is not None:
+                seat, handles = state.aside_pending
+                return Reveal(handles, seat)
+            if state.sorting:
+                return Turn(state.sorting[0])
+            return Deal(_replacements(state))
         if state.phase == PLAYING:
             if state.unrevealed is not None:
                 return Reveal((state.unrevealed,), state.trick[-1][0])
@@ -304,7 +336,9 @@ class Calypso(Game[CalypsoState]):
         return Done(state.result)
 
     def on_coin(self, state: CalypsoState, label: str, value: int) -> None:
-        if state.phase == CUTTING and state.seating == RANDOM:
+        if label == REMOVED_SUIT_COIN:
+            state.removed_suit = SUITS[value]
+        elif state.phase == CUTTING and state.seating == RANDOM:
             state.ranking = _permutation(list(range(state.players)), value)
             self._seat_players(state)
         elif state.phase == CUTTING:
@@ -359,19 +393,47 @@ class Calypso(Game[CalypsoState]):
         state.phase = DEALING
 
     def on_dealt(self, state: CalypsoState, deal: Deal) -> None:
-        dealt: dict[int, list[int]] = {s: [] for s in range(state.players)}
+        if state.phase != SORTING:  # a new deal, not replacements for set-aside cards
+            state.deals.append(DealRecord({s: [] for s in range(state.players)}))
+            state.deal_number += 1
+        dealt = state.deals[-1].hands
         for handle, seat in deal.to.items():
             dealt[seat].append(handle)
             state.hands[seat].append(handle)
         state.stock = state.stock[len(deal.to):]  # the rest passes to the next dealer
-        state.deals.append(DealRecord(dealt))
-        state.deal_number += 1
+        if state.removed_by_coin:
+            # Only a receiver knows whether it was dealt cards of the removed suit: each in turn
+            # from the dealer's left sets them aside (possibly none), face up.
+            received = set(deal.to.values())
+            state.sorting = [s for s in _from_dealers_left(state) if s in received]
+            state.phase = SORTING
+        else:
+            self._start_play(state)
+
+    def _start_play(self, state: CalypsoState) -> None:
         state.leader = state.order[(state.dealer_position + 1) % state.players]  # rule 14
         state.trick_number = 1
         state.phase = PLAYING
 
+    def _sorted_one(self, state: CalypsoState) -> None:
+        """A seat has set its cards aside: the next seat, else replacements, else play. The
+        stock always holds enough: 117 cards of the other suits, and 13 are kept per deal."""
+        if not state.sorting and not _replacements(state):
+            self._start_play(state)
+
     def on_reveal(self, state: CalypsoState, faces: Mapping[int, Card]) -> None:
         state.faces.update(faces)
+        if state.aside_pending is not None:
+            seat, handles = state.aside_pending
+            state.aside_pending = None
+            for handle in handles:
+                if faces[handle].suit == state.removed_suit:
+                    state.aside.append(handle)
+                    state.deals[-1].hands[seat].remove(handle)
+                else:  # a cheat, now face up: the card stays in play and the audit names it
+                    state.hands[seat].append(handle)
+            self._sorted_one(state)
+            return
         if state.unrevealed in faces:
             state.unrevealed = None
             self._card_shown(state)
@@ -430,6 +492,8 @@ class Calypso(Game[CalypsoState]):
             return []
         if state.phase == CHOOSING:
             return [{"type": "choose_suit", "suit": s.value} for s in state.available_suits()]
+        if state.phase == SORTING:
+            return [_set_aside_action(state, seat, known)]
         corrections = []
         if may_correct(state, seat):
             led = closed_led_suit(state)
@@ -453,6 +517,11 @@ class Calypso(Game[CalypsoState]):
                 names = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
                 raise IllegalAction(f"{SUIT_NAMES.get(suit, suit)} is not available (left: {names})")
             return
+        if state.phase == SORTING:
+            self._check_set_aside(state, seat, action)
+            return
+        if kind == "set_aside":
+            raise IllegalAction("nothing is set aside now")
         if state.phase != PLAYING or state.unrevealed is not None:
             raise IllegalAction("no card can be played now")
         step = self.next_step(state)
@@ -490,8 +559,26 @@ class Calypso(Game[CalypsoState]):
             raise IllegalAction("you have corrected that trick once already")
         _check_in_hand(state, seat, action.get("card"))
 
+    def _check_set_aside(self, state: CalypsoState, seat: int, action: Action) -> None:
+        if state.aside_pending is not None or not state.sorting:
+            raise IllegalAction("no cards can be set aside now")
+        if action.get("type") != "set_aside":
+            raise IllegalAction("set aside your cards of the removed suit first: 'aside'")
+        if seat != state.sorting[0]:
+            raise IllegalAction("it is not your turn to set cards aside")
+        handles = action.get("cards")
+        if (not isinstance(handles, list) or len(set(handles)) != len(handles)
+                or any(isinstance(h, bool) or not isinstance(h, int) for h in handles)
+                or not set(handles) <= set(state.hands[seat])):
+            raise IllegalAction("set aside a list of distinct cards from your hand")
+
     def check_own(self, state: CalypsoState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self.check(state, seat, action)
+        if action["type"] == "set_aside":
+            if sorted(action["cards"]) != _set_aside_action(state, seat, known)["cards"]:
+                suit = SUIT_NAMES[state.removed_suit]
+                raise IllegalAction(f"set aside every card of the removed suit ({suit}) and nothing else")
+            return
         if state.phase == PLAYING and state.allow_revoke:
             if action["type"] == "correct":
                 led = closed_led_suit(state)
@@ -520,6 +607,17 @@ class Calypso(Game[CalypsoState]):
         state.actions_applied += 1
         if action["type"] == "choose_suit":
             self._choose(state, seat, _suit_of_action(action))
+            return
+        if action["type"] == "set_aside":
+            state.sorting.pop(0)
+            handles = tuple(action["cards"])
+            for handle in handles:
+                state.hands[seat].remove(handle)
+                state.aside_log.append((seat, handle, index))
+            if handles:
+                state.aside_pending = (seat, handles)  # turned face up next
+            else:
+                self._sorted_one(state)
             return
         if action["type"] == "correct":
             self._correct(state, seat, action["card"], index)
@@ -590,10 +688,15 @@ class Calypso(Game[CalypsoState]):
         self._play(state, seat, card, index)
 
     def idle_action(self, state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action | None:
-        """A player who lets a last-chance turn run out lets the last trick stand (owning to a
-        revoke if it made one): nothing else could happen without them."""
+        """What the seat's own client does for an idle player when only one thing can happen:
+        setting aside (decided by the cards), and at a last chance to correct a revoke, letting
+        the last trick stand (owning to a revoke if it made one)."""
         step = self.next_step(state)
-        if state.phase == PLAYING and isinstance(step, Turn) and step.seat == seat != state.to_play():
+        if not (isinstance(step, Turn) and step.seat == seat):
+            return None
+        if state.phase == SORTING:
+            return _set_aside_action(state, seat, known)
+        if state.phase == PLAYING and seat != state.to_play():
             owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
             return {"type": "let_stand", **owning}
         return None
@@ -601,25 +704,21 @@ class Calypso(Game[CalypsoState]):
     # -- the end --------------------------------------------------------------------------
 
     def _result(self, state: CalypsoState) -> Result:
-        totals = state.totals()
         accounted = sum(t.card_count() for t in state.tableaux.values())
-        deck_size = 117 if state.mode == THREE else 208
-        if accounted != deck_size:  # every card ends in exactly one place (rule 29)
-            raise RuntimeError(f"calypso: {accounted} cards accounted for, not {deck_size}")
-        players = {
-            str(seat): {
-                "trump": state.trump[seat].value,
-                "calypsos": len(state.tableaux[seat].completed),
-                "in_progress": len(state.tableaux[seat].current),
-                "pile": len(state.tableaux[seat].pile),
-                "penalty": state.penalties()[seat],
-                "total": totals[seat],
-            }
-            for seat in range(state.players)
-        }
+        # Every card dealt and not set aside (208, or 117 in three) ends in exactly one place
+        # (rule 29).
+        kept = sum(len(hand) for record in state.deals for hand in record.hands.values())
+        if accounted != kept:
+            raise RuntimeError(f"calypso: {accounted} cards accounted for, not {kept}")
+        penalties = state.penalties()
+        counts = [PlayerCounts.of(state.tableaux[s], penalties[s] // REVOKE_PENALTY)
+                  for s in range(state.players)]
+        sides = sorted({state.side(s) for s in range(4)}) if state.mode == PARTNERSHIP else None
+        scored = score_deal(counts, sides)
         details: dict[str, Any] = {
             "mode": state.mode,
-            "players": players,
+            "players": {seat: {"trump": state.trump[int(seat)].value, **numbers}
+                        for seat, numbers in scored.details["players"].items()},
             "cards_accounted": accounted,
             "revokes": [
                 {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established,
@@ -627,36 +726,12 @@ class Calypso(Game[CalypsoState]):
                 for r in state.revokes
             ],
         }
-        scores = tuple(float(totals[s]) for s in range(state.players))
-        if state.mode == PARTNERSHIP:
-            sides = sorted({state.side(s) for s in range(4)})
-            side_totals = [sum(totals[s] for s in side) for side in sides]
-            details["sides"] = [{"seats": list(side), "total": t} for side, t in zip(sides, side_totals)]
-            details["difference"] = abs(side_totals[0] - side_totals[1])
-            if side_totals[0] == side_totals[1]:
-                winners: tuple[int, ...] = ()
-                summary = f"a draw at {side_totals[0]} each"
-            else:
-                best = 0 if side_totals[0] > side_totals[1] else 1
-                winners = sides[best]
-                summary = (f"seats {' and '.join(map(str, winners))} win {side_totals[best]} to "
-                           f"{side_totals[1 - best]} (by {details['difference']})")
-            return Result(winners, scores, summary, details)
-        ranking = sorted(range(state.players), key=lambda s: -totals[s])
-        details["ranking"] = ranking
-        details["differences"] = {
-            f"{a}-{b}": totals[a] - totals[b] for a in range(state.players) for b in range(state.players) if a < b
-        }
-        top = totals[ranking[0]]
-        winners = tuple(s for s in ranking if totals[s] == top)
-        if len(winners) == state.players:
-            winners = ()
-        summary = ", ".join(f"seat {s} {totals[s]}" for s in ranking)
-        return Result(winners, scores, summary, details)
+        details.update((k, v) for k, v in scored.details.items() if k != "players")
+        return Result(scored.winners, scored.scores, scored.summary, details)
 
     def audit(self, state: CalypsoState, actions: Sequence[tuple[int, Action]],
               faces: Mapping[int, Card]) -> list[Violation]:
-        violations = []
+        violations = self._audit_removed_suit(state, faces)
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
                 if handle in state.faces and faces.get(handle) != state.faces[handle]:
@@ -672,6 +747,22 @@ class Calypso(Game[CalypsoState]):
                     f"(deal {revoke.deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}",
                 ))
         return violations
+
+    def _audit_removed_suit(self, state: CalypsoState, faces: Mapping[int, Card]) -> list[Violation]:
+        """``removed_suit=random``: a set-aside card of another suit (seen at its Reveal, kept in
+        play) and a card of the removed suit played instead of set aside."""
+        if not state.removed_by_coin or state.removed_suit is None:
+            return []
+        removed = SUIT_NAMES[state.removed_suit]
+        found = [Violation(seat, index, f"set aside {faces.get(handle)}, not a card of the removed "
+                           f"suit ({removed})")
+                 for seat, handle, index in state.aside_log if _suit_of(faces, handle) != state.removed_suit]
+        for number, record in enumerate(state.deals, start=1):
+            for seat, handle, index in (p for trick in record.tricks for p in trick):
+                if _suit_of(faces, handle) == state.removed_suit:
+                    found.append(Violation(seat, index, f"played {faces[handle]} in deal {number}: a card "
+                                           f"of the removed suit ({removed}) must be set aside"))
+        return found
 
     # -- for people and bots --------------------------------------------------------------
 
@@ -774,6 +865,39 @@ def _honour_violations(state: CalypsoState, deal: int, record: DealRecord,
                                         f"of deal {deal} with {faces[c.card]}, which does not follow "
                                         f"{SUIT_NAMES[c.led]}"))
     return violations
+
+
+def _from_dealers_left(state: CalypsoState) -> list[int]:
+    """The seats in dealing order: clockwise from the dealer's left, the dealer last."""
+    first = state.dealer_position + 1
+    return [state.order[(first + i) % state.players] for i in range(state.players)]
+
+
+def _replacements(state: CalypsoState) -> dict[int, int]:
+    """``removed_suit=random``: the Deal that brings every hand back to 13 cards, one card at a
+    time from the top of the stock to the seats still short, clockwise from the dealer's left.
+    The non-removed cards of a shuffled stock are in a uniformly random order whatever the
+    removed suit's positions are, so the hands are dealt exactly as from a 117-card stock."""
+    short = {s: TRICKS_PER_DEAL - len(state.hands[s]) for s in range(state.players)}
+    stock = iter(state.stock)
+    to: dict[int, int] = {}
+    while any(need > 0 for need in short.values()) and len(to) < len(state.stock):
+        for seat in _from_dealers_left(state):
+            if short[seat] > 0 and len(to) < len(state.stock):
+                to[next(stock)] = seat
+                short[seat] -= 1
+    return to
+
+
+def _set_aside_action(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action:
+    """The one correct set-aside: every card of the removed suit in the seat's hand."""
+    return {"type": "set_aside", "cards": sorted(
+        h for h in state.hands[seat] if h in known and known[h].suit == state.removed_suit)}
+
+
+def _suit_of(faces: Mapping[int, Card], handle: int) -> Suit | None:
+    card = faces.get(handle)
+    return card.suit if card is not None else None
 
 
 def _suit_of_action(action: Action) -> Suit | None:

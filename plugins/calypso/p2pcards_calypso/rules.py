@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from p2pcards.cards import Card, Rank, Suit
+from p2pcards.game import Result
 
 PARTNERSHIP = "partnership"
 SOLO = "solo"
@@ -155,7 +157,82 @@ def calypso_points(completed: int) -> int:
 
 def player_points(tableau: Tableau) -> int:
     """Rule 28 for one player, before revoke penalties."""
-    return calypso_points(len(tableau.completed)) + 20 * len(tableau.current) + 10 * len(tableau.pile)
+    return PlayerCounts.of(tableau).points()
+
+
+@dataclass(frozen=True)
+class PlayerCounts:
+    """What one player has at the end of the last deal, as plain counts (rules 28 and 30).
+
+    ``calypsos``: completed calypsos; ``in_progress``: cards of the unfinished calypso;
+    ``pile``: cards in the face-down trick pile; ``revokes``: established revokes charged to
+    this player (honour mode), 260 points each."""
+
+    calypsos: int = 0
+    in_progress: int = 0
+    pile: int = 0
+    revokes: int = 0
+
+    @classmethod
+    def of(cls, tableau: Tableau, revokes: int = 0) -> PlayerCounts:
+        return cls(len(tableau.completed), len(tableau.current), len(tableau.pile), revokes)
+
+    @property
+    def penalty(self) -> int:
+        return REVOKE_PENALTY * self.revokes
+
+    def points(self) -> int:
+        """Rule 28 less rule 30: 500/750/1000 per calypso, 20 per card in progress, 10 per
+        pile card, less 260 per established revoke."""
+        return calypso_points(self.calypsos) + 20 * self.in_progress + 10 * self.pile - self.penalty
+
+
+def score_deal(counts: Sequence[PlayerCounts], sides: Sequence[Sequence[int]] | None = None) -> Result:
+    """The result of a finished game of Calypso from each seat's counts after its last deal
+    (``counts[seat]``; calypsos, cards and piles carry over between deals, rule 27, so the last
+    deal's counts are the whole game's). Rules 28-30.
+
+    ``sides`` lists the two partnerships as seat numbers in partnership mode (e.g.
+    ``[[0, 2], [1, 3]]``); ``None`` scores every player for themselves (solo, three).
+
+    Partnership: the side with the higher total wins, equal totals are a draw; ``details`` has
+    ``sides`` and ``difference``. Otherwise the top total wins (a tie at the top is shared;
+    everyone equal is a draw); ``details`` has ``ranking`` and the pairwise ``differences``.
+    ``details["players"]`` holds each seat's counts, ``penalty`` and ``total`` by ``str(seat)``,
+    and ``scores`` are the totals by seat."""
+    totals = [c.points() for c in counts]
+    seats = range(len(counts))
+    details: dict[str, Any] = {
+        "players": {
+            str(seat): {"calypsos": c.calypsos, "in_progress": c.in_progress, "pile": c.pile,
+                        "penalty": c.penalty, "total": totals[seat]}
+            for seat, c in enumerate(counts)
+        },
+    }
+    scores = tuple(float(t) for t in totals)
+    if sides is not None:
+        ordered = sorted(tuple(sorted(side)) for side in sides)
+        if len(ordered) != 2 or sorted(s for side in ordered for s in side) != list(seats):
+            raise ValueError(f"sides must split seats {list(seats)} in two, not {sides!r}")
+        side_totals = [sum(totals[s] for s in side) for side in ordered]
+        details["sides"] = [{"seats": list(side), "total": t} for side, t in zip(ordered, side_totals)]
+        details["difference"] = abs(side_totals[0] - side_totals[1])
+        if side_totals[0] == side_totals[1]:
+            return Result((), scores, f"a draw at {side_totals[0]} each", details)
+        best = 0 if side_totals[0] > side_totals[1] else 1
+        winners = ordered[best]
+        summary = (f"seats {' and '.join(map(str, winners))} win {side_totals[best]} to "
+                   f"{side_totals[1 - best]} (by {details['difference']})")
+        return Result(winners, scores, summary, details)
+    ranking = sorted(seats, key=lambda s: -totals[s])
+    details["ranking"] = ranking
+    details["differences"] = {f"{a}-{b}": totals[a] - totals[b] for a in seats for b in seats if a < b}
+    top = totals[ranking[0]]
+    winners = tuple(s for s in ranking if totals[s] == top)
+    if len(winners) == len(counts):
+        winners = ()
+    summary = ", ".join(f"seat {s} {totals[s]}" for s in ranking)
+    return Result(winners, scores, summary, details)
 
 
 # --------------------------------------------------------------------------------------------

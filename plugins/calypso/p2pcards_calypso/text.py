@@ -9,6 +9,8 @@ Grammar (case-insensitive)::
 
 A play or ``stand`` at the last chance to correct a revoke owns to it by itself (the client
 adds ``declare_revoke``, rule 30), so the player never types that.
+    aside | set aside                        set aside your cards of the removed suit
+                                             (removed_suit=random, after each deal)
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ COMMANDS_HELP = "\n".join([
     "trump SUIT    choose your trump suit after the cut, e.g. 'trump hearts' or 'trump h'",
     "stand         honour mode: let the last trick stand (your revoke, if any, is then on record)",
     "correct CARD  honour mode: take back your revoke in the last trick and play CARD of the led suit",
+    "aside         set aside your cards of the removed suit (removed_suit=random, after a deal)",
 ])
 
 _PLAY_WORDS = {"play", "p"}
 _CHOOSE_WORDS = {"trump", "choose", "suit", "pick"}
 _STAND_WORDS = {"stand", "ok", "let stand", "let it stand", "let the trick stand"}
 _CORRECT_WORDS = {"correct", "take back", "takeback", "fix"}
+_ASIDE_WORDS = {"aside", "set aside"}
 
 
 def _suit_name(suit: Suit) -> str:
@@ -49,7 +53,12 @@ def _suit_name(suit: Suit) -> str:
 
 
 def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
-    from .game import CHOOSING, PLAYING, pending_revoke
+    from .game import CHOOSING, PLAYING, SORTING, _set_aside_action, pending_revoke
+
+    if state.phase == SORTING:
+        if " ".join(line.lower().split()) not in _ASIDE_WORDS:
+            raise IllegalAction("type 'aside' to set aside your cards of the removed suit")
+        return _set_aside_action(state, seat, known)
 
     words = line.strip().split(None, 1)
     if not words:
@@ -99,6 +108,12 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
     """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
     if action.get("type") == "choose_suit":
         return f"chooses {_suit_name(parse_suit(action['suit']))}"
+    if action.get("type") == "set_aside":
+        cards = action.get("cards") or []
+        if not cards:
+            return "sets nothing aside"
+        shown = [faces[h].unicode() for h in cards if h in faces]
+        return f"sets aside {' '.join(shown) if len(shown) == len(cards) else _cards(len(cards))}"
     owning = ", owning to a revoke in the last trick" if action.get("declare_revoke") else ""
     if action.get("type") == "let_stand":
         return f"lets the last trick stand{owning}"
@@ -168,6 +183,10 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
     return out
 
 
+def _cards(count: int) -> str:
+    return "1 card" if count == 1 else f"{count} cards"
+
+
 def _symbol(suit: Suit | None) -> str | None:
     return suit.symbol if suit is not None else None
 
@@ -217,21 +236,31 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
         stock = f", {len(state.stock)} cards in the stock" if state.stock else ""
         lines.append(f"deal {state.deal_number} of {state.deals_total}{stock}")
     if state.removed_suit is not None:
-        lines.append(f"removed suit: {state.removed_suit.symbol}")
+        aside = f" ({_cards(len(state.aside))} set aside)" if state.removed_by_coin else ""
+        lines.append(f"removed suit: {state.removed_suit.symbol}{aside}")
     return lines
 
 
 def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
     """Whose turn it is and what they may do."""
-    from .game import CHOOSING, SUIT_NAMES
+    from .game import CHOOSING, SORTING, SUIT_NAMES
 
     if isinstance(step, Done):
         return "the game is over"
+    if isinstance(step, Reveal) and state.phase == SORTING:
+        return f"seat {step.owner}'s cards of the removed suit are turned face up"
     if isinstance(step, Reveal):
         return f"seat {step.owner}'s card is turned face up"
+    if state.removed_suit is None and state.removed_by_coin:
+        return "drawing the suit to remove"
     if not isinstance(step, Turn):
         return "cutting for seats and trump suits" if state.order == [] else "dealing"
     mine = step.seat == seat
+    if state.phase == SORTING:
+        suit = SUIT_NAMES[state.removed_suit]
+        if mine:
+            return f"your turn: set aside your {suit} (the removed suit): type 'aside'"
+        return f"seat {step.seat} sets aside their {suit} (the removed suit)"
     if state.phase == CHOOSING:
         left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
         who = "your turn: choose" if mine else f"seat {step.seat} chooses"
