@@ -142,7 +142,12 @@ class Round:
     the round (concurrent responses go to the seat nearest its left). A response is checked
     and applied like a :class:`Turn`'s action; after each, the game's next step says whether
     the round goes on (a :class:`Round` that still lists the next response's seat) or was
-    decided (anything else: the responses left are void)."""
+    decided (anything else: the responses left are void).
+
+    A game that uses rounds must accept ``{"type": "pass"}`` from every seat of a round (it
+    keeps the round open for the others), and treats any other response as one that may
+    decide it: once one is in, a table answers ``pass`` at once for its local seats that have
+    not acted (their answers would come after it)."""
 
     seats: tuple[int, ...]
     after: int
