@@ -53,7 +53,7 @@ from ..wire.messages import Bye, Entry, Fetch, Fetched
 from ..wire.sealed import seal_bodies, seal_body
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
-from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError
+from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["Peer", "TableAborted", "send_order"]
 
@@ -646,7 +646,7 @@ class Peer:
         if self._stop_entry is None or self._stop_sent:
             return
         self._stop_sent = True
-        with trio.CancelScope(shield=True):
+        with shielded():
             await self._write_out([self._stop_entry], [self._stop_entry])
 
     async def _reveal_seed(self) -> None:
@@ -659,7 +659,7 @@ class Peer:
             return  # nothing committed yet, or already revealed (the audit, a deck abort)
         message = {"type": "seed", "seed": party._seed}
         party.seeds[self.seat] = party._seed  # for our end record
-        with trio.CancelScope(shield=True):
+        with shielded():
             async with self.send_lock:
                 try:
                     await self.publish_deck([Send(None, message)])
@@ -670,5 +670,5 @@ class Peer:
         """Tell every seat what we can prove, so they stop too and name the same seat."""
         evidence, self.protocol.evidence = self.protocol.evidence, []
         for blame in evidence:
-            with trio.CancelScope(shield=True):
+            with shielded():
                 await self.publish("blame", {"blame": blame.to_wire()})

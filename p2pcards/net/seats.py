@@ -14,9 +14,11 @@ from ..wire.messages import Entry
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
 from .network_deck import CHECK_EVERY
+from .transport import shielded
 
 if TYPE_CHECKING:
     from .peer import Peer
+
 
 __all__ = ["IDLE_SHARE", "LocalSeat", "RemoteSeat"]
 
@@ -105,6 +107,6 @@ class LocalSeat:
     async def _sign(self, action: Action) -> Action:
         # Never cut off once begun (a round may be decided meanwhile): a response signed but
         # not sent, followed by a pass, would be two responses to one round.
-        with trio.CancelScope(shield=True):
+        with shielded():
             self.last_entry = await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
         return action

@@ -15,13 +15,21 @@ import trio
 
 from ..wire.framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, encode_frame
 
-__all__ = ["Connection", "ConnectionClosed", "connect", "FrameError"]
+__all__ = ["Connection", "ConnectionClosed", "FrameError", "connect", "shielded"]
 
 RECEIVE_CHUNK = 65_536
 #: A frame the other side has not taken this long after we began writing it: the connection is
 #: closed (a peer that stops reading would otherwise hold every sender to it, and whatever
 #: waits on them, forever). Honest peers read all the time; their buffers never fill this long.
 SEND_SECONDS = 10.0
+#: The longest a send that must not be cut off by a cancellation (an entry begun, a stop, a
+#: seed) may take: shielded, but never forever.
+SHIELD_SECONDS = SEND_SECONDS
+
+
+def shielded() -> trio.CancelScope:
+    """A scope that a cancellation from outside does not cut, bounded by SHIELD_SECONDS."""
+    return trio.CancelScope(shield=True, deadline=trio.current_time() + SHIELD_SECONDS)
 
 
 class ConnectionClosed(Exception):
