@@ -27,9 +27,11 @@ coexist).
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -205,19 +207,25 @@ class Race:
     second: int  # the next seat to act with an answer that is not a pass
     gap: float  # seconds between their acts
     winner: int  # the seat whose answer the table applied first
-    #: Seconds from the first seat's act until its answer reached the second seat's session
-    #: (None: it never did, the round being over first).
-    reached_second: float | None
+    #: Seconds from the first seat's act until its answer was in the second seat's log (from
+    #: then on the second seat's own answer echoes it and comes after it).
+    in_second_log: float | None
 
     @property
     def first_won(self) -> bool:
         return self.winner == self.first
 
+    @property
+    def concurrent(self) -> bool:
+        """The second seat acted before the first one's answer was in its log: by the signed log
+        neither saw the other, and the seat nearer the placer's left wins."""
+        return self.in_second_log is None or self.gap < self.in_second_log
+
 
 @dataclass
 class GameRaces:
     races: list[Race] = field(default_factory=list)
-    hops: list[float] = field(default_factory=list)  # act -> reached another peer, every answer
+    hops: list[float] = field(default_factory=list)  # act -> in another peer's log, every answer
     rounds: int = 0
 
 
@@ -231,12 +239,21 @@ def analyse(lines: Sequence[Mapping[str, Any]]) -> GameRaces:
     for line in lines:
         for rnd, t, kind in line["decided"]:
             acted.setdefault(rnd, {})[line["seat"]] = (t, kind)
-    reached: dict[tuple[int, int, int], float] = {}  # (round, author, at seat) -> time
+    # When each answer was in each other peer's log: the last delivery of its author's move at
+    # that peer before the peer's session took the answer.
+    deliveries: dict[tuple[int, int], list[float]] = {}  # (at seat, author) -> times, in order
     for line in lines:
-        for rnd, t, seat, _kind in line["responded"]:
-            reached[(rnd, seat, line["seat"])] = t
-    for (rnd, author, at), t in reached.items():
-        if author != at and author in acted.get(rnd, {}):
+        for t, author, _turn in line.get("delivered", ()):
+            deliveries.setdefault((line["seat"], author), []).append(t)
+    in_log: dict[tuple[int, int, int], float] = {}  # (round, author, at seat) -> time
+    for line in lines:
+        for rnd, t, author, _kind in line["responded"]:
+            times = deliveries.get((line["seat"], author), [])
+            index = bisect.bisect_right(times, t) - 1
+            if author != line["seat"] and index >= 0:
+                in_log[(rnd, author, line["seat"])] = times[index]
+    for (rnd, author, _at), t in in_log.items():
+        if author in acted.get(rnd, {}):
             figures.hops.append(t - acted[rnd][author][0])
     winners: dict[int, int] = {}
     for rnd, seat, kind in applied[0]:
@@ -247,7 +264,7 @@ def analyse(lines: Sequence[Mapping[str, Any]]) -> GameRaces:
         if len(answers) < 2 or rnd not in winners:
             continue
         (t1, first), (t2, second) = answers[0], answers[1]
-        arrival = reached.get((rnd, first, second))
+        arrival = in_log.get((rnd, first, second))
         figures.races.append(Race(rnd, first, second, t2 - t1, winners[rnd],
                                   None if arrival is None else arrival - t1))
     return figures
@@ -284,9 +301,13 @@ class DelayFigures:
             "over_delay": over_d[0], "over_delay_first_won": over_d[1],
             "hop_ms": None if hop is None else round(hop * 1000, 1),
             "over_hop": over_hop[0], "over_hop_first_won": over_hop[1],
+            "concurrent": sum(r.concurrent for r in self.races),
+            "concurrent_first_won": sum(r.concurrent and r.first_won for r in self.races),
+            "sequential": sum(not r.concurrent for r in self.races),
+            "sequential_first_won": sum(not r.concurrent and r.first_won for r in self.races),
             "mismatches": [{"gap_ms": round(r.gap * 1000, 1), "first": r.first, "second": r.second,
-                            "winner": r.winner,
-                            "reached_second_ms": None if r.reached_second is None else round(r.reached_second * 1000, 1)}
+                            "winner": r.winner, "concurrent": r.concurrent,
+                            "in_second_log_ms": None if r.in_second_log is None else round(r.in_second_log * 1000, 1)}
                            for r in self.races if not r.first_won],
             "failures": self.failures,
         }
@@ -298,7 +319,7 @@ def _share(won: int, count: int) -> str:
 
 def table(rows: Sequence[DelayFigures]) -> str:
     head = ("delay", "games done", "verified", "rounds", "races", "hop (median)", "> delay apart: first won",
-            "> hop apart: first won", "all races: first won")
+            "> hop apart: first won", "all races: first won", "2nd saw 1st: first won")
     body = []
     for row in rows:
         data = row.to_json()
@@ -307,7 +328,8 @@ def table(rows: Sequence[DelayFigures]) -> str:
                      "-" if data["hop_ms"] is None else f"{data['hop_ms']} ms",
                      _share(data["over_delay_first_won"], data["over_delay"]),
                      _share(data["over_hop_first_won"], data["over_hop"]),
-                     _share(data["first_won"], data["races"])))
+                     _share(data["first_won"], data["races"]),
+                     _share(data["sequential_first_won"], data["sequential"])))
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [head, *body])
 
@@ -355,6 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     parser.add_argument("--keep", type=Path, help="keep the peers' logs and transcripts in this folder")
     args = parser.parse_args(argv)
+    # Stopped by a signal: leave through the finally blocks (peers killed, namespaces removed).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     reason = netns_unavailable()
     if reason:
         print(f"bench-races skipped: {reason}", file=sys.stderr)

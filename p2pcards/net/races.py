@@ -11,7 +11,10 @@ whole machine, network namespaces included):
 * ``responded``: ``[[round, t, seat, type], ...]``, when each response of the round reached this
   peer's session (its own included), in arrival order;
 * ``applied``: ``[[round, seat, type], ...]``, the responses in the table's order (the signed
-  log's: protocol/table.md section 9), as this peer applied them.
+  log's: protocol/table.md section 9), as this peer applied them;
+* ``delivered``: ``[[t, seat, turn], ...]``, when each other seat's move entry was taken into this
+  peer's log and handed to that seat (from then on a move this peer signs echoes it, and comes
+  after it in a free-order round).
 
 ``python -m p2pcards.net.races host|join ...`` runs one such bot peer, listening on
 ``--listen`` and telling the others to dial ``--advertise`` (the delaying relay,
@@ -45,9 +48,21 @@ class RaceRecorder:
         self.decided: list[list[Any]] = []
         self.responded: list[list[Any]] = []
         self.applied: list[list[Any]] = []
+        self.delivered: list[list[Any]] = []
 
     def attach(self, peer: Any) -> None:
         peer.session.subscribe(self._on_event)
+        for seat, agent in enumerate(peer.session.seats):
+            deliver = getattr(agent, "deliver", None)  # another seat's (RemoteSeat)
+            if deliver is not None:
+                agent.deliver = self._timed_deliver(seat, deliver)  # this object only, same behaviour
+
+    def _timed_deliver(self, seat: int, deliver: Any) -> Any:
+        def timed(turn: int, action: Any, entry: Any) -> None:
+            self.delivered.append([self.clock(), seat, turn])
+            deliver(turn, action, entry)
+
+        return timed
 
     def note_decision(self, action: Any) -> None:
         if self.in_round:
@@ -70,7 +85,7 @@ class RaceRecorder:
             status = "finished" if outcome.result is not None else "no result"
         return {"seat": seat, "pid": os.getpid(), "clock": "monotonic", "status": status,
                 "rounds": self.round, "decided": self.decided, "responded": self.responded,
-                "applied": self.applied, "transcript": str(outcome.transcript) if outcome.transcript else None}
+                "applied": self.applied, "delivered": self.delivered, "transcript": str(outcome.transcript) if outcome.transcript else None}
 
 
 class TimedBotSeat(BotSeat):
