@@ -366,12 +366,13 @@ def run_delay(net: Lan, delay_ms: float, games: int, folder: Path, *, options: M
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="scripts/bench-races", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=5, help="games per delay (default 5)")
+    parser.add_argument("--games", type=int, default=6, help="games per delay (default 6)")
     parser.add_argument("--delays", default=",".join(map(str, DELAYS_MS)), help="one-way delays in ms, e.g. 0,20,50")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--bot", default="strategic")
-    parser.add_argument("--reaction", type=float, default=1.0,
-                        help="scale of the bots' human-like reaction time (1: 0.3 to 1.5 s)")
+    parser.add_argument("--reaction", type=float, default=0.1,
+                        help="scale of the bots' human-like reaction time (1: 0.3 to 1.5 s; default 0.1, "
+                             "acts close enough together to race often)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a Cal's BS option (turn_mode=free and match_target=1 are set)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
