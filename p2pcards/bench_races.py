@@ -13,11 +13,12 @@ Every peer notes (:mod:`p2pcards.net.races`) when its bot *acted* in each round 
 human-like reaction time) and the order the table applied the answers in. A **race** is a round
 with two or more answers that are not passes; the seat that acted first should win it (its
 answer is applied first). The figure of issue 20 is the share of races whose first actor won,
-among races where the first two actors acted more than one hop apart: more than ``D``, and
-(stricter for the protocol, fairer to the network) more than the *measured* hop, the median time
-from a bot acting to its answer reaching another peer's session (signing, the relay's ``D``,
-checking, applying). Closer races are concurrent by design: nobody had seen the other, and the
-seat nearest the placer's left wins (rules.md I.29).
+among races where the first two actors acted more than one hop apart: more than ``D``, and more
+than the *measured* hop, the median time from a bot acting to its answer being in another
+peer's log (signing, the relay's ``D``, the receiver's checks). Each race is also classed:
+*concurrent* when the second actor acted before the first one's answer was in its log (neither
+had seen the other: the seat nearest the placer's left wins, rules.md I.29), else the second
+answer must come after the first.
 
 Needs root (to make namespaces); without it, says so and exits 2. Every wait is bounded, the
 namespaces are removed whatever happens, and their names carry the process id (two runs can

@@ -85,7 +85,8 @@ class RaceRecorder:
             status = "finished" if outcome.result is not None else "no result"
         return {"seat": seat, "pid": os.getpid(), "clock": "monotonic", "status": status,
                 "rounds": self.round, "decided": self.decided, "responded": self.responded,
-                "applied": self.applied, "delivered": self.delivered, "transcript": str(outcome.transcript) if outcome.transcript else None}
+                "applied": self.applied, "delivered": self.delivered,
+                "transcript": str(outcome.transcript) if outcome.transcript else None}
 
 
 class TimedBotSeat(BotSeat):
