@@ -307,6 +307,9 @@ class HostedLobby:
     #: Keys (Ed25519) of the bot peers this computer runs, and the bot of each: the roster says
     #: which seats they take, so that joiners know this computer can read those seats' cards.
     bots: dict[bytes, str] = field(default_factory=dict)
+    #: The address the others reach us at, when it is not the one we listen on (a port
+    #: forward, a relay); ``None``: ``interface`` and the bound ``port``.
+    advertise: tuple[str, int] | None = None
     #: Joiners seated so far, by seat (seat 0 is the host).
     sitters: dict[int, _Sitter] = field(default_factory=dict)
     table: bytes = field(default_factory=new_table_id)
@@ -405,11 +408,11 @@ class HostedLobby:
         return sitter.peer.name
 
     def header(self) -> TableHeader:
-        address = self.interface
+        address, port = self.advertise or (self.interface, self.port)
         if address == ANY_ADDRESS and self.sitters:
             # Listening everywhere: our address is the one the joiners reached us at.
             address = self.sitters[min(self.sitters)].peer.conn.local_address()
-        seats = [Seat(self.name, self.identity.public, address, self.port)]
+        seats = [Seat(self.name, self.identity.public, address, port)]
         for seat in range(1, self.players):
             sitter = self.sitters[seat]
             seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
@@ -417,8 +420,9 @@ class HostedLobby:
                            PROTOCOL_VERSION, self.timeouts)
 
     def advert(self) -> TableAdvert:
+        address, port = self.advertise or (self.interface, self.port)
         return TableAdvert(self.table.hex()[:12], self.name, self.game, self.players, self.free,
-                           PROTOCOL_VERSION, self.identity.fingerprint, self.interface, self.port)
+                           PROTOCOL_VERSION, self.identity.fingerprint, address, port)
 
 
 async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
@@ -514,11 +518,14 @@ async def _host_reveals(lobby: HostedLobby, header: TableHeader, commits: list[b
 async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
                      listen_host: str, on_change: Callable[[Roster], None] | None = None,
                      ready: bool | trio.Event = True,
-                     on_seated: Callable[[int, TableTerms], None] | None = None) -> LobbyResult:
+                     on_seated: Callable[[int, TableTerms], None] | None = None,
+                     listen_port: int = 0, advertise: tuple[str, int] | None = None) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
     seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
-    we say ready; a header at the start that changes them is refused."""
-    listeners = await trio.open_tcp_listeners(0, host=listen_host)
+    we say ready; a header at the start that changes them is refused. We listen for the other
+    seats at ``listen_host:listen_port`` (0: any free port) and tell them to dial ``advertise``
+    instead when it is given (a port forward, a relay)."""
+    listeners = await trio.open_tcp_listeners(listen_port, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     try:
         conn = await connect(host, port)
@@ -529,6 +536,8 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
                          f"open, and that no firewall on the host blocks the port: docs/troubleshooting.md)") from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
+    if advertise is not None:
+        advertised, my_port = advertise
     nonce = new_words_nonce()
     early: _EarlyMesh | None = None
     failure: Exception | None = None

@@ -71,17 +71,19 @@ async def host_table(
     persist: bool = False,
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
+    advertise: tuple[str, int] | None = None,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
     lobby before it opens, ``on_words`` the table words (or why there are none) and then
-    ``on_peer`` this seat's peer as soon as the game starts (the console shows its session)."""
+    ``on_peer`` this seat's peer as soon as the game starts (the console shows its session).
+    ``advertise``: the address the others dial for this seat, if not ``interface:port``."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
     rng = rng or random.Random()
     lobby = HostedLobby(identity, name, game_id, game.rules_version, resolved, players, games, interface,
-                        port, timeouts, on_roster)
+                        port, timeouts, on_roster, advertise=advertise)
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
     bot_ids = [Identity.generate() for _ in range(bots)]
@@ -139,13 +141,17 @@ async def join_table(
     seat_bot: str | None = None,
     ready: bool | trio.Event = True,
     on_seated: Callable[[int, TableTerms], None] | None = None,
+    listen_port: int = 0,
+    advertise: tuple[str, int] | None = None,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit;
-    ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer."""
+    ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer.
+    The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given."""
     games = host.rules_versions()
     lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
-                             on_change=on_roster, ready=ready, on_seated=on_seated)
+                             on_change=on_roster, ready=ready, on_seated=on_seated,
+                             listen_port=listen_port, advertise=advertise)
     header = lobby.header
     try:
         game = _table_game(host, header)

@@ -317,3 +317,58 @@ async def test_timeouts_out_of_bounds_are_refused_when_the_joiner_sits():
         terms = _terms(games)
         terms["timeouts"] = {"deck": 30.0, "turn": wrong, "grace": 90.0}
         await _evil_host(1, terms, lambda *a: None, fails="offers timeouts out of bounds: the turn timeout")
+
+
+async def test_seats_that_advertise_a_relay_are_reached_through_it():
+    """A seat may tell the others to dial another address than the one it listens on (a port
+    forward; the races benchmark's delaying relay): the header carries the advertised address,
+    and every link of the mesh is made through the relays."""
+    import socket
+
+    from p2pcards.net.relay import serve_relays
+
+    def free_port() -> int:
+        with socket.socket() as probe:
+            probe.bind((LOOPBACK, 0))
+            return probe.getsockname()[1]
+
+    host = load_plugins()
+    game = host.game("cals-bs")
+    games = host.rules_versions()
+    players = 3
+    ids = [Identity.generate() for _ in range(players)]
+    listen = [free_port() for _ in range(players)]
+    results = {}
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            relays = await nursery.start(serve_relays, [((LOOPBACK, 0), (LOOPBACK, port)) for port in listen], 0.01)
+            lobby = HostedLobby(ids[0], "host", "cals-bs", game.rules_version, game.resolve_options({}, players),
+                                players, games, LOOPBACK, listen[0], Timeouts(), advertise=(LOOPBACK, relays[0]))
+
+            async def run_host(task_status=trio.TASK_STATUS_IGNORED):
+                results[0] = await host_lobby(lobby, announce=False, task_status=task_status)
+
+            async def join(index: int) -> None:
+                results[index] = await join_lobby(ids[index], LOOPBACK, relays[0], name=f"p{index}", games=games,
+                                                  listen_host=LOOPBACK, listen_port=listen[index],
+                                                  advertise=(LOOPBACK, relays[index]))
+
+            await nursery.start(run_host)
+            for index in range(1, players):
+                nursery.start_soon(join, index)
+                while len(lobby.sitters) < index:
+                    await trio.sleep(0.005)
+            while len(results) < players:
+                await trio.sleep(0.005)
+            header = results[0].header
+            assert [(seat.host, seat.port) for seat in header.seats] == [(LOOPBACK, port) for port in relays]
+            assert lobby.advert().port == relays[0]
+            for seat in range(players):
+                assert sorted(results[seat].links) == [s for s in range(players) if s != seat]
+                # Every link of this seat runs through a relay: the far end is a relay's port.
+                for link in results[seat].links.values():
+                    far = link.stream.socket.getpeername()[1]
+                    near = link.stream.socket.getsockname()[1]
+                    assert far in relays or near == listen[seat]
+                await results[seat].aclose()
+            nursery.cancel_scope.cancel()
