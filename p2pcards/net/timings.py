@@ -74,13 +74,15 @@ class TimingRecorder:
             return entries
 
         peer._publish = timed_publish  # an instance attribute: this peer only, same behaviour
-        accept = peer.accept
+        # Every entry from the wire goes through the table protocol's accept (a frame's message
+        # is parsed by TableProtocol.receive, then accepted): time it there.
+        accept = peer.protocol.accept
 
-        async def timed_accept(entry: Any, **kwargs: Any) -> None:
+        def timed_accept(entry: Any, **kwargs: Any) -> Any:
             self.received.append([self._sample_cpu(), entry.sender, entry.seq, entry.kind])
-            await accept(entry, **kwargs)
+            return accept(entry, **kwargs)
 
-        peer.accept = timed_accept
+        peer.protocol.accept = timed_accept  # type: ignore[method-assign]
         journal = peer.journal
         if journal is not None:
             fsync = journal.fsync
