@@ -173,8 +173,10 @@ def test_the_in_process_setup_bench_counts_every_sequential_hop():
     deal), so its critical path is at least eight hops, whatever the parties' own work."""
     from p2pcards.deck.bench import setup_benchmark
 
-    hop = 0.02
+    # No speed bound here (speed targets live in scripts/bench): a hop long enough that eight
+    # of them, and not sixteen (hops counted twice), fit whatever the machine's load.
+    hop = 0.1
     instant = setup_benchmark(3, 20, repeat=1)
     delayed = setup_benchmark(3, 20, repeat=1, hop=hop)
-    assert instant["critical_path"] < 8 * hop <= delayed["critical_path"] < 9 * hop + 2 * instant["critical_path"]
+    assert 8 * hop <= delayed["critical_path"] < 12 * hop + 3 * instant["critical_path"]
     assert delayed["hop"] == hop and delayed["messages"] == instant["messages"]
