@@ -42,7 +42,7 @@ CALYPSO = ("calypso", 3, {"mode": "three"})
 
 # Faults that verify can only prove when the public replay (without the cheater's seed) reaches
 # them before the first card reveal: how far the game got depends on timing.
-SEEDLESS_LIMIT = {"tagged card", "out of turn", "stalling (turn)"}
+SEEDLESS_LIMIT = {"tagged card", "out of turn", "stalling (turn)", "card not held"}
 
 # Expected outcomes at the honest peers.
 ABORT = "abort"  # every honest peer ends the game naming the cheater
