@@ -35,7 +35,9 @@ async def test_an_idle_player_is_passed_for_and_leads_by_their_own_client():
                 outcomes.extend(await host_table(
                     host, Identity.generate(), "cals-bs", options={"match_target": 1}, players=3,
                     agent=asleep, name="idle", interface=LOOPBACK, announce=False, bots=1,
-                    bot_name="random", timeouts=Timeouts(deck=20, turn=0.3, grace=5),
+                    # The idle client acts at 90% of the turn time: 0.1 s before the others'
+                    # deadline (0.03 s at turn=0.3 lost that race on a loaded machine).
+                    bot_name="random", timeouts=Timeouts(deck=20, turn=1.0, grace=5),
                     on_port=lambda p: (ports.append(p), port.set()), on_peer=watch,
                 ))
 
