@@ -30,10 +30,10 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ..session import BotSeat
+from .timings import peer_parser
 
 __all__ = ["RaceRecorder", "TimedBotSeat", "main"]
 
@@ -108,19 +108,11 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m p2pcards.net.races", description=__doc__.splitlines()[0])
-    parser.add_argument("role", choices=("host", "join"))
-    parser.add_argument("--game", default="cals-bs", help="host: the game id")
-    parser.add_argument("--seats", type=int, help="host: number of seats")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="host: a game option")
+    parser = peer_parser("python -m p2pcards.net.races", __doc__.splitlines()[0], name="racer")
     parser.add_argument("--table", type=_address, help="join: the host's address, HOST:PORT")
     parser.add_argument("--listen", type=_address, required=True, help="HOST:PORT this peer listens on")
     parser.add_argument("--advertise", type=_address, help="HOST:PORT the others dial for this seat")
-    parser.add_argument("--bot", default="strategic", help="the bot that plays this seat")
     parser.add_argument("--reaction", type=float, default=1.0, help="scale of the bots' reaction time")
-    parser.add_argument("--name", default="racer", help="this seat's name")
-    parser.add_argument("--out", required=True, type=Path, help="append the line here")
-    parser.add_argument("--transcript-dir", required=True, type=Path)
     return parser
 
 

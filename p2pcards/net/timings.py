@@ -151,17 +151,24 @@ class TimingRecorder:
 # -- the bot peer process ---------------------------------------------------------------------------
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m p2pcards.net.timings", description=__doc__.splitlines()[0])
+def peer_parser(prog: str, description: str, *, name: str) -> argparse.ArgumentParser:
+    """The arguments every benchmark's bot peer process takes (this one's, and the free-order
+    races' in net/races.py): its role, the game, its bot, its name and where to write."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("role", choices=("host", "join"))
-    parser.add_argument("--game", help="host: the game id")
+    parser.add_argument("--game", default="cals-bs", help="host: the game id")
     parser.add_argument("--seats", type=int, help="host: number of seats")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="host: a game option")
-    parser.add_argument("--port", type=int, default=0, help="join: the host's port on 127.0.0.1")
     parser.add_argument("--bot", default="strategic", help="the bot that plays this seat")
-    parser.add_argument("--name", default="bench", help="this seat's name")
-    parser.add_argument("--out", required=True, type=Path, help="append the timing line here")
+    parser.add_argument("--name", default=name, help="this seat's name")
+    parser.add_argument("--out", required=True, type=Path, help="append this peer's line here")
     parser.add_argument("--transcript-dir", required=True, type=Path)
+    return parser
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = peer_parser("python -m p2pcards.net.timings", __doc__.splitlines()[0], name="bench")
+    parser.add_argument("--port", type=int, default=0, help="join: the host's port on 127.0.0.1")
     return parser
 
 
