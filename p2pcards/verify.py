@@ -70,6 +70,7 @@ from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result, Round
 from .table.header import TableHeader
+from .table.protocol import plays_on
 from .table.rounds import order_by_echoes
 from .plugins import load_plugins
 from .text import printable
@@ -824,6 +825,7 @@ def _verify(path: str | Path, report: Report) -> None:
 
     _check_blames(transcript, log, lobby)
     _check_echoes(log)
+    _check_after_stops(log, names)
     if end.status != "finished":
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
@@ -976,6 +978,23 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
                 report.notes.append(f"the end record's seed of seat {seat} does not open its "
                                     f"commitment (the end record is not signed); not used")
     return seeds
+
+
+def _check_after_stops(log: Any, names: Sequence[str]) -> None:
+    """From its ``stop`` entry on, a seat signs no move, result or deck step but its seed reveal
+    (protocol/table.md section 5): one it did sign is its fault, proven by its own chain, and
+    it may have made another seat's wait look like a stall (the seats that stopped for it had
+    stopped acting)."""
+    for seat in range(len(names)):
+        stopped = None
+        for entry in log.entries(seat):
+            if entry.kind == "stop" and stopped is None:
+                stopped = entry
+            elif stopped is not None and plays_on(entry.kind, entry.body):
+                raise _Failed(f"log #{entry.seq} of seat {seat}", f"{names[seat]} signed a "
+                              f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
+                              f"seat that stops signs nothing for the game but its evidence and "
+                              f"its seed", seat)
 
 
 def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, game: Game,

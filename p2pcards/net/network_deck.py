@@ -3,7 +3,7 @@ with the other seats' parties reached through signed log entries (:class:`~p2pca
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -29,11 +29,24 @@ from ..table.protocol import TableAborted
 if TYPE_CHECKING:
     from .peer import Peer
 
-__all__ = ["CHECK_EVERY", "NetworkDeck"]
+__all__ = ["CHECK_EVERY", "CHECK_FIRST", "NetworkDeck", "check_intervals"]
 
 #: Seconds between checks, while we wait on other seats, for a seat that dropped out (and
 #: between asks to the others for what an owing seat may have sent them but not us).
 CHECK_EVERY = 1.0
+#: The first check comes sooner, and the interval doubles up to CHECK_EVERY: a message
+#: withheld from us alone comes from the others within a quarter second, while a long wait
+#: (a player thinking) costs one ask a second.
+CHECK_FIRST = 0.25
+
+
+def check_intervals() -> Iterator[float]:
+    """The waits between checks while we wait on other seats: CHECK_FIRST, doubling up to
+    CHECK_EVERY."""
+    wait = CHECK_FIRST
+    while True:
+        yield wait
+        wait = min(CHECK_EVERY, wait * 2)
 
 
 class NetworkDeck:
@@ -89,10 +102,11 @@ class NetworkDeck:
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
         deadline = trio.current_time() + self.peer.header.timeouts.deck
+        intervals = check_intervals()
         async with self._changed:
             while index not in self._done and self.blame is None:
-                # Wake up every second to notice an owing seat that dropped out.
-                with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
+                # Wake up now and then to notice an owing seat that dropped out.
+                with trio.move_on_after(min(next(intervals), max(0.0, deadline - trio.current_time()))):
                     await self._changed.wait()
                     continue
                 owed = {seat for seat, _ in self.party.owed()}

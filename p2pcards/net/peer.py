@@ -557,8 +557,10 @@ class Peer:
         """Our game stops now: remember why, and sign our ``stop`` entry at once (it is sent
         later, by _publish_stop). Its head echo is what we held when we stopped: an entry that
         arrives while we wind down is not one we failed to act on (protocol/table.md section 5;
-        a message sent just at the timeout would otherwise show us holding it and not going on)."""
-        self.aborted = exc
+        a message sent just at the timeout would otherwise show us holding it and not going on).
+        The first reason stays: what fails while we wind down is a consequence of it."""
+        if self.aborted is None:
+            self.aborted = exc
         if self._stop_entry is not None or self.protocol.over or not self._playing:
             return
         if not self.party._started or self.protocol.recovering or self.protocol.replay_own:

@@ -13,7 +13,7 @@ from ..game import Action, IllegalAction
 from ..wire.messages import Entry
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
-from .network_deck import CHECK_EVERY
+from .network_deck import check_intervals
 from .transport import shielded
 
 if TYPE_CHECKING:
@@ -44,9 +44,10 @@ class RemoteSeat:
 
     async def choose(self, session: TableSession, seat: int) -> Action:
         deadline = trio.current_time() + self.peer.header.timeouts.turn
+        intervals = check_intervals()
         while True:
-            # Wake up every second to notice a seat that dropped out (it gets the grace period).
-            with trio.move_on_after(min(CHECK_EVERY, max(0.0, deadline - trio.current_time()))):
+            # Wake up now and then to notice a seat that dropped out (it gets the grace period).
+            with trio.move_on_after(min(next(intervals), max(0.0, deadline - trio.current_time()))):
                 turn, action, self.last_entry = await self._receive.receive()
                 if turn != self.peer.turns:
                     raise TableAborted(

@@ -55,6 +55,7 @@ __all__ = [
     "Stop",
     "TableAborted",
     "TableProtocol",
+    "plays_on",
 ]
 
 #: Entries of one seat kept ahead of a gap in its chain, at most.
@@ -152,6 +153,9 @@ class TableProtocol:
         self.blames: list[str] = []
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
+        # Every seat whose stop entry we handed on, even after our own game stopped; and ours
+        # once signed: from its stop on, a seat signs no move and no deck step (section 5).
+        self._stopped: set[int] = set()
         # Entries that arrived ahead of a gap in their seat's chain, until the gap is fetched.
         self._early: dict[int, dict[int, Entry]] = {}
         # Accepted entries whose author had seen entries we have not: handed on once we have
@@ -327,12 +331,22 @@ class TableProtocol:
                 raise TableAborted(f"our journal has a {entry.kind} entry where the replay makes a {kind} one",
                                    self.seat, "replay")
             self.log.append(entry)
+            if kind == "stop":
+                self._stopped.add(self.seat)
             return entry, False
+        made = body()
+        if self.seat in self._stopped and plays_on(kind, made):
+            # A move or deck step that began just before our game stopped: signed now it
+            # would be a fault of ours (section 5). Nothing of it goes out.
+            raise TableAborted(f"our game has stopped: no {kind} entry is signed after it", None, "stop")
         try:
-            return self.log.make_entry(self.identity, self.seat, kind, body()), True
+            entry = self.log.make_entry(self.identity, self.seat, kind, made)
         except Rejected as exc:  # our own entry past the seat's budget (wire.md section 7)
             raise TableAborted(f"this game has grown past what a transcript can hold ({exc.blame.reason})",
                                None, exc.blame.code) from None
+        if kind == "stop":
+            self._stopped.add(self.seat)
+        return entry, True
 
     # -- delivering -----------------------------------------------------------------------
 
@@ -359,6 +373,12 @@ class TableProtocol:
         sender, body = entry.sender, entry.body
         if sender == self.seat:
             return []  # our own entry coming back (a relay or a catch-up): nothing to act on
+        if sender in self._stopped and plays_on(entry.kind, body):
+            if self.over or self.aborted is not None:
+                return []  # our game has stopped too: verify names it from the transcript
+            return [self.name(sender, f"signed a {entry.kind} entry after its own stop entry"),
+                    self.stop(f"seat {sender} stopped its game, then signed a {entry.kind} entry "
+                              f"(a seat that stops signs no move or deck step after it)", sender, "stop")]
         if entry.kind == "deck":
             if "msg" in body:
                 return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
@@ -384,6 +404,7 @@ class TableProtocol:
         if entry.kind == "bye":
             return self._on_signed_bye(sender, body)
         if entry.kind == "stop":
+            self._stopped.add(sender)
             if self.over or self.aborted is not None:
                 return []
             self.halted[sender] = entry
@@ -496,6 +517,18 @@ class TableProtocol:
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None
         return {**message, "evidence": {"sender": sender, "message": payload}}
+
+
+def plays_on(kind: str, body: Any) -> bool:
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, a result
+    or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
+    (``blame``), its ``bye`` and chat are not part of the game."""
+    if kind in ("action", "result"):
+        return True
+    if kind != "deck":
+        return False
+    msg = body.get("msg") if isinstance(body, dict) else None
+    return not (isinstance(msg, dict) and msg.get("type") == "seed")
 
 
 def _stop_reason(body: Any) -> str:

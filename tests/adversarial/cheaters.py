@@ -948,12 +948,25 @@ class EchoesUnsignedEntry(Cheater):
 CHEATERS["EchoesUnsignedEntry"] = EchoesUnsignedEntry
 
 
+class _ForgetsSeat(set):
+    """A set of seats that never holds ``seat``."""
+
+    def __init__(self, seat: int, seats: Any = ()):
+        super().__init__(s for s in seats if s != seat)
+        self.seat = seat
+
+    def add(self, seat: int) -> None:
+        if seat != self.seat:
+            super().add(seat)
+
+
 class StopsThenPlaysOn(Cheater):
-    """Signs a ``stop`` entry early (its game has not stopped) and plays on, but holds back its
-    first shuffle pass: every seat waiting on it stops its game, naming nobody (a stopped seat
-    will not act). As soon as the first other seat's ``stop`` entry arrives, it sends the pass:
-    that seat may already hold it when it signs its seed. The transcript then shows the pass
-    and a next seat that never answered it, though it had stopped before the pass came."""
+    """Holds back its first shuffle pass and signs a ``stop`` entry (its game has not stopped):
+    every seat waiting on it stops its game, naming nobody (a stopped seat will not act). As
+    soon as the first other seat's ``stop`` entry arrives, it sends the pass: that seat may
+    already hold it when it signs its stop. The transcript then shows the pass and a next seat
+    that never answered it, though it had stopped for the cheater's stop, which came first: the
+    pass after its own stop names the cheater (protocol/table.md section 5)."""
 
     deviation = "a stop entry, then the withheld pass once another seat stops"
 
@@ -963,7 +976,9 @@ class StopsThenPlaysOn(Cheater):
         self._holding = True
 
     async def misbehave(self):
-        await self.until(lambda: self.party._started and self.log.next_seq(self.seat) >= 1)
+        await self.until(lambda: self.held is not None)  # nothing more of ours is due
+        # An honest seat's protocol signs no step after its own stop: this one forgets it did.
+        self.protocol._stopped = _ForgetsSeat(self.seat, self.protocol._stopped)
         await self.publish("stop", {"reason": "pretending to stop"})
 
     def tamper_deck(self, to, message):

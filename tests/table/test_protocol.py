@@ -19,6 +19,7 @@ from p2pcards.table.protocol import (
     Named,
     SendTo,
     Stop,
+    TableAborted,
     TableProtocol,
 )
 from p2pcards.table.timeouts import Timeouts
@@ -390,6 +391,43 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
     stopped_by = t.me.halted_among({1, 3})
     assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
+
+
+@pytest.mark.parametrize("kind, body", [
+    ("action", {"turn": 3, "action": {"type": "pass"}}),
+    ("deck", {"msg": {"type": "shuffle", "op": 1}}),
+])
+def test_a_move_or_deck_step_signed_after_its_authors_stop_names_the_author(kind, body):
+    """From its stop on a seat signs nothing for the game but its evidence and its seed
+    (table.md section 5): the seats that stopped for it no longer act, so what it signs after
+    could make one of them look like a staller."""
+    t = Table()
+    stop = t.sign(1, "stop", {"reason": "pretending", "seat": None})
+    t.receive(1, stop)
+    t.me.meaning(*t.ready())
+    t.receive(1, t.sign(1, kind, body))
+    effects = t.me.meaning(*t.ready())
+    assert named(effects) == [1] and stopped(effects) == [1]
+
+
+def test_a_seed_reveal_blame_or_chat_after_a_stop_is_allowed():
+    t = Table()
+    t.receive(2, t.sign(2, "stop", {"reason": "timeout", "seat": None}))
+    t.me.meaning(*t.ready())
+    for kind, body in [("deck", {"msg": {"type": "seed", "seed": b"s" * 32}}), ("chat", {"text": "gg"})]:
+        t.receive(2, t.sign(2, kind, body))
+        assert not named(t.me.meaning(*t.ready()))
+
+
+def test_after_our_own_stop_we_sign_our_seed_but_no_move_or_deck_step():
+    t = Table()
+    t.me.sign("stop", lambda: {"reason": "timeout", "seat": None})
+    for kind, body in [("action", {"turn": 1, "action": {"type": "pass"}}),
+                       ("deck", {"msg": {"type": "shuffle", "op": 1}}), ("deck", {"to": 2, "box": b""})]:
+        with pytest.raises(TableAborted, match="our game has stopped"):
+            t.me.sign(kind, lambda body=body: body)
+    entry, fresh = t.me.sign("deck", lambda: {"msg": {"type": "seed", "seed": b"s" * 32}})
+    assert fresh and entry.kind == "deck"
 
 
 def test_entries_waiting_on_one_chain_make_one_ask_not_one_each():

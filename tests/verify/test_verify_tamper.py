@@ -455,3 +455,20 @@ def test_an_entry_past_the_budget_names_its_seat(bs_table, tmp_path, chats, kind
     report = verified(write(tmp_path / "over.p2pt", transcript, entries))
     assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
     assert code in report.problem.reason and report.problem.step == "log"
+
+
+# -- a seat that stops (protocol/table.md section 5) ----------------------------------------------
+
+
+@pytest.mark.parametrize("kind, body", [("action", {"turn": 0, "action": {"type": "pass"}}),
+                                        ("deck", {"msg": {"type": "shuffle", "op": 1}})])
+def test_a_step_signed_after_its_authors_own_stop_names_the_author(bs_table, tmp_path, kind, body):
+    transcript = bs_table.read()
+    log = transcript.log()
+    me = bs_table.identities[1]
+    stop = log.make_entry(me, 1, "stop", {"reason": "pretending to stop", "seat": None})
+    after = log.make_entry(me, 1, kind, body)
+    report = verified(write(tmp_path / "after-stop.p2pt", transcript, transcript.entries + [stop, after]))
+    assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
+    assert "after its own stop entry" in report.problem.reason
+    assert report.problem.step == f"log #{after.seq} of seat 1"
