@@ -404,6 +404,15 @@ class Game(abc.ABC, Generic[S]):
         Only the seat's own client ever uses it, so there is never a second author of a move."""
         return None
 
+    def absent_action(self, state: S, seat: int) -> Action | None:
+        """What the table does for ``seat`` when its client is gone, where the game's rules
+        allow it (Cal's BS rule 28: a follower passes): every other seat states that it holds
+        no move of the seat, and this action is applied in its place (protocol/table.md section
+        9, "Absent followers"). It may depend on public state only (every seat and ``p2pcards
+        verify`` compute it alike) and must be legal. ``None`` (the default): the table waits
+        for the seat to come back, then abandons the game."""
+        return None
+
     @abc.abstractmethod
     def apply(self, state: S, seat: int, action: Action) -> None:
         """Perform an action that passed :meth:`check`."""

@@ -69,6 +69,7 @@ from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PUBLIC_STEPS, AuditOp, O
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result, Round
+from .table.absence import Absences, absent_body
 from .table.header import TableHeader
 from .table.protocol import plays_on
 from .table.rounds import order_by_echoes
@@ -333,6 +334,12 @@ class _SeatEntries:
         self.next_deck = 0
         self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
         self.next_action = 0
+        self.passed: set[int] = set()  # turns the table passed for it (absent): its moves for them are void
+
+    def skip_void(self) -> None:
+        """Past its moves signed for a turn the table passed for it (absence.py)."""
+        while self.next_action < len(self.actions) and self.actions[self.next_action].body.get("turn") in self.passed:
+            self.next_action += 1
 
 
 class _Replay:
@@ -362,6 +369,11 @@ class _Replay:
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
         self.deck: MentalPokerDeck | None = None
+        self.absences = Absences(len(seats))
+        self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
+        for entry in log.canonical() if log is not None else ():
+            if entry.kind == "absent":
+                self.absences.add(entry)
 
     def round_order(self, step: Round, responses: dict[int, Action]) -> list[tuple[int, Action]]:
         """A free-order round's responses in the order their signed head echoes give, as at
@@ -520,10 +532,18 @@ class _Replay:
 
     # -- moves ----------------------------------------------------------------------------
 
-    def next_action(self, seat: int) -> Action:
+    def next_action(self, seat: int, state: Any) -> Action:
         mine = self.seats[seat]
         turn = self.turn
         self.pending = (turn, seat)
+        absent = self.game.absent_action(state, seat)
+        if absent is not None and self.log is not None \
+                and self.absences.passed(turn, seat, self.log.entries(seat)):
+            mine.passed.add(turn)  # every other seat stated it absent, none holding its move
+            self.last_entry[seat] = None
+            self.statements_used += self.absences.statements(turn, seat)
+            return absent
+        mine.skip_void()
         if mine.next_action >= len(mine.actions):
             _not_in_file(self.log, seat, f"turn {turn}")
             if self.unfinished:
@@ -606,7 +626,7 @@ class _SignedMoves(Bot):
         self.replay = replay
 
     def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
-        return self.replay.next_action(self.seat)
+        return self.replay.next_action(self.seat, state)
 
     def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
         if event["kind"] == "action" and event["seat"] == self.seat:
@@ -826,6 +846,7 @@ def _verify(path: str | Path, report: Report) -> None:
     _check_blames(transcript, log, lobby)
     _check_echoes(log)
     _check_after_stops(log, names)
+    _check_absent_entries(log, names)
     if end.status != "finished":
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
@@ -881,6 +902,7 @@ def _verify(path: str | Path, report: Report) -> None:
             entry = mine.deck[mine.next_deck]
             raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
                           "a deck message the protocol never called for", mine.seat)
+        mine.skip_void()
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
             raise _Failed(f"log #{entry.seq} of seat {mine.seat}",
@@ -997,6 +1019,13 @@ def _check_after_stops(log: Any, names: Sequence[str]) -> None:
                               f"its seed", seat)
 
 
+def _check_absent_entries(log: Any, names: Sequence[str]) -> None:
+    """An ``absent`` statement (protocol/table.md section 9) names a turn and another seat."""
+    for entry in log.canonical():
+        if entry.kind == "absent" and absent_body(entry.body, len(names), entry.sender) is None:
+            raise _Failed(f"log #{entry.seq} of seat {entry.sender}", "malformed absent entry", entry.sender)
+
+
 def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, game: Game,
                        names: Sequence[str], report: Report) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
@@ -1077,6 +1106,7 @@ def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) 
 def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
     to_move = replay.pending[1] if replay.pending is not None else None
     for mine in seats:
+        mine.skip_void()
         for entry in mine.actions[mine.next_action:]:
             turn = entry.body.get("turn") if isinstance(entry.body, dict) else None
             if not isinstance(turn, int) or isinstance(turn, bool):
@@ -1118,7 +1148,7 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
     last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
     if last is not None and last.kind == "deck" and _public(last, "seed"):
         used = [e for mine in replay.seats
-                for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]]
+                for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]] + replay.statements_used
         # What it held when its game stopped: the echo of its stop entry (signed before its
         # seed), if it signed one after what the game used of it. What reached it after that
         # it no longer acted on.

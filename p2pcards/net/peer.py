@@ -31,6 +31,7 @@ from ..game import Action, Game, IllegalAction, Round
 from ..session import SeatAgent, TableSession
 from ..table.header import TableHeader
 from ..table.protocol import (
+    AbsentIn,
     Answer,
     ChatIn,
     DeckIn,
@@ -101,6 +102,8 @@ class Peer:
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
         self._returned: dict[int, trio.Event] = {}
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
+        self._stated: set[tuple[int, int]] = set()  # (turn, seat) we stated absent
+        self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
         self.journal = journal
@@ -385,14 +388,54 @@ class Peer:
                 self._unsynced = None  # what is written from here on waits for the next fsync
                 await trio.to_thread.run_sync(self.journal.fsync)
 
-    async def ask_around(self, waiting_on: set[int]) -> None:
+    async def ask_around(self, waiting_on: set[int], *, halt: bool = True) -> None:
         """We wait on these seats: if one has stopped its game, ours stops too
-        (TableProtocol.halted_among); otherwise ask the others for what they hold of them
-        (TableProtocol.ask_around)."""
-        halted = self.protocol.halted_among(waiting_on)
+        (TableProtocol.halted_among; not with ``halt`` false: a follower that may be passed
+        for); otherwise ask the others for what they hold of them (TableProtocol.ask_around)."""
+        halted = self.protocol.halted_among(waiting_on) if halt else None
         if halted is not None:
             raise halted
         await self._carry_out(self.protocol.ask_around(waiting_on))
+
+    # -- absent followers (p2pcards/table/absence.py) -----------------------------------------
+
+    def stated_absent(self, turn: int, seat: int) -> bool:
+        return (turn, seat) in self._stated
+
+    async def state_absent(self, turn: int, seat: int) -> None:
+        """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone)."""
+        if (turn, seat) in self._stated or self.aborted is not None:
+            return
+        self._stated.add((turn, seat))
+        await self.publish("absent", {"turn": turn, "seat": seat})
+
+    def away_for(self, seat: int) -> float:
+        """Seconds since ``seat``'s connection dropped (0 while it is connected)."""
+        if self.connected(seat):
+            return 0.0
+        return trio.current_time() - self._away_since.setdefault(seat, trio.current_time())
+
+    async def passed_for_us(self, turn: int) -> None:
+        """Return once the other seats' statements pass for us at ``turn``."""
+        while not self.protocol.passed_for(turn, self.seat):
+            await self._absence_changed.wait()
+
+    async def _on_absent(self, effect: AbsentIn) -> None:
+        """Another seat stated ``effect.seat`` absent at ``effect.turn``. About us: if that
+        passes for us after we signed a move for the turn, our game has gone on without it.
+        About another: if we hold its move (or it is gone for us too) we state as well, so that
+        the statements decide; then its seat looks again."""
+        turn, seat = effect.turn, effect.seat
+        self._absence_changed.set()
+        self._absence_changed = trio.Event()
+        if seat == self.seat:
+            if self.protocol.passed_for(turn, seat) and self.protocol.holds_move(seat, turn):
+                self.abort(TableAborted(f"the other seats passed for us at turn {turn} (we were away): "
+                                       f"our move for it came too late", None, "action"))
+            return
+        if self.protocol.holds_move(seat, turn) or not self.connected(seat) or seat in self.protocol.halted:
+            await self.state_absent(turn, seat)
+        self.session.seats[seat].wake()
 
     # -- receiving ------------------------------------------------------------------------
 
@@ -489,6 +532,11 @@ class Peer:
                 await self.deck.receive(effect.sender, effect.message)
             elif isinstance(effect, MoveIn):
                 self.session.seats[effect.sender].deliver(effect.turn, effect.action, effect.entry)
+                if self.protocol.absences.stated(effect.turn, effect.sender):
+                    # Another seat stated it absent for that turn: we hold the move, say so.
+                    await self.state_absent(effect.turn, effect.sender)
+            elif isinstance(effect, AbsentIn):
+                await self._on_absent(effect)
             elif isinstance(effect, SendTo):
                 await self._send_to(effect.seat, effect.message)
             elif isinstance(effect, Answer):

@@ -27,41 +27,99 @@ IDLE_SHARE = 0.9
 
 
 class RemoteSeat:
-    """A seat played on another peer: its moves arrive as signed ``action`` entries."""
+    """A seat played on another peer: its moves arrive as signed ``action`` entries. A
+    follower whose client is gone is passed for once every other seat has stated it absent
+    (p2pcards/table/absence.py)."""
 
     def __init__(self, peer: Peer, seat: int):
         self.peer = peer
         self.seat = seat
         # Not bounded here: the log's per-seat budget bounds what a seat can sign, and a seat
-        # catching up after a restart gets many moves at once (none of them a flood).
-        self._send, self._receive = trio.open_memory_channel[tuple[int, Action, Entry]](math.inf)
+        # catching up after a restart gets many moves at once (none of them a flood). ``None``
+        # wakes ``choose`` (an absent statement came).
+        self._send, self._receive = trio.open_memory_channel[tuple[int, Action, Entry] | None](math.inf)
         #: The signed entry of the move ``choose`` returned last (its head echo orders a
-        #: free-order round: protocol/table.md section 9).
+        #: free-order round: protocol/table.md section 9); ``None`` when it was passed for.
         self.last_entry: Entry | None = None
+        #: Turns the table passed for it (it was gone): a move of it for one of them is void.
+        self.passed: set[int] = set()
 
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
 
+    def wake(self) -> None:
+        self._send.send_nowait(None)
+
+    async def _next(self, wait: float) -> tuple[int, Action, Entry] | None:
+        """Its next move, or ``None`` after ``wait`` seconds or a wake-up."""
+        with trio.move_on_after(wait):
+            return await self._receive.receive()
+        return None
+
     async def choose(self, session: TableSession, seat: int) -> Action:
-        deadline = trio.current_time() + self.peer.header.timeouts.turn
+        peer, turn = self.peer, self.peer.turns
+        absent = session.game.absent_action(session.state, seat)
+        deadline = trio.current_time() + peer.header.timeouts.turn
         intervals = check_intervals()
+        held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period).
-            with trio.move_on_after(min(next(intervals), max(0.0, deadline - trio.current_time()))):
-                turn, action, self.last_entry = await self._receive.receive()
-                if turn != self.peer.turns:
-                    raise TableAborted(
-                        f"seat {seat} sent a move for turn {turn} during turn {self.peer.turns}", seat, "action"
-                    )
-                return action
+            item = await self._next(min(next(intervals), max(0.0, deadline - trio.current_time())))
+            if item is not None:
+                got, action, entry = item
+                if got in self.passed:
+                    continue  # signed for a turn it was passed for
+                if got != turn:
+                    raise TableAborted(f"seat {seat} sent a move for turn {got} during turn {turn}", seat, "action")
+                if absent is None or not peer.stated_absent(turn, seat):
+                    self.last_entry = entry
+                    return action
+                held = (action, entry)
+            if absent is not None:
+                passed = peer.protocol.passed_for(turn, seat)
+                if passed is False and held is not None:
+                    self.last_entry = held[1]
+                    return held[0]
+                if passed:
+                    self.passed.add(turn)
+                    self.last_entry = None
+                    session.publish("notice", f"{session.names[seat]} is gone: every other seat "
+                                    f"says so, and the table {session.describe(seat, absent)} for them",
+                                    seat=seat)
+                    return absent
+                if await self._absent(session, seat, turn, deadline):
+                    continue
             # It may have sent its move to every seat but us: the others pass it on.
-            await self.peer.ask_around({seat})
-            if not self.peer.connected(seat):
-                if not await self.peer.wait_for_return(seat):
+            await peer.ask_around({seat})
+            if not peer.connected(seat):
+                if absent is not None:
+                    continue  # it went just now: we state so next time round
+                if not await peer.wait_for_return(seat):
                     raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
-                deadline = trio.current_time() + self.peer.header.timeouts.turn
+                deadline = trio.current_time() + peer.header.timeouts.turn
             elif trio.current_time() >= deadline:
                 raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
+
+    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float) -> bool:
+        """A seat that may be passed for: if its client is gone (no connection, or it stopped
+        its game), state so and keep waiting for the other seats' statements (``True``),
+        within the grace period (two seats gone never complete them); else ``False``."""
+        peer = self.peer
+        halted = seat in peer.protocol.halted
+        if peer.connected(seat) and not halted:
+            return False
+        await peer.state_absent(turn, seat)
+        await peer.ask_around({seat}, halt=False)
+        # The others state it too once it is gone for them (at the latest at their own turn
+        # timeout): wait for that while it can come, else as for a seat that cannot be passed for.
+        late = trio.current_time() >= deadline + peer.header.timeouts.grace
+        missing = set(range(peer.header.players)) - {seat, peer.seat} - peer.protocol.absences.stated(turn, seat)
+        stuck = any(not peer.connected(other) or other in peer.protocol.halted for other in missing)
+        if halted and (late or stuck):
+            await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
+        if not peer.connected(seat) and peer.away_for(seat) >= peer.header.timeouts.grace and (late or stuck):
+            raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+        return True
 
 
 class LocalSeat:
@@ -92,7 +150,10 @@ class LocalSeat:
         if logged is not None:  # replaying our journal after a restart: the move is made
             return await self._sign(logged)
         while True:
-            action = await self._choose_in_time(session, seat)
+            action = await self._unless_passed_for(session, seat)
+            if action is None:  # we were away, and every other seat passed for us
+                self.last_entry = None
+                return session.game.absent_action(session.state, seat)
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:
@@ -100,8 +161,31 @@ class LocalSeat:
                 continue
             return await self._sign(action)
 
+    async def _unless_passed_for(self, session: TableSession, seat: int) -> Action | None:
+        """Our player's choice, or ``None`` once the other seats have passed for us (we were
+        away: absence.py) before we signed a move."""
+        turn = self.peer.turns
+        if session.game.absent_action(session.state, seat) is None:
+            return await self._choose_in_time(session, seat)
+        choice: list[Action] = []
+        async with trio.open_nursery() as nursery:
+            async def chosen() -> None:
+                choice.append(await self._choose_in_time(session, seat))
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(chosen)
+            await self.peer.passed_for_us(turn)
+            nursery.cancel_scope.cancel()
+        if choice:
+            return choice[0]
+        session.publish("notice", "you were away: the other seats passed for you")
+        return None
+
     async def pass_late(self, session: TableSession, seat: int, action: Action) -> None:
-        """A free-order round was decided before our player acted: our response is a pass."""
+        """A free-order round was decided before our player acted: our response is a pass
+        (none if the other seats passed for us already)."""
+        if self.peer.protocol.passed_for(self.peer.turns, seat):
+            return
         logged = self.peer.logged_action()
         await self._sign(logged if logged is not None else action)
 

@@ -36,12 +36,14 @@ from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
+from .absence import Absences
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 
 __all__ = [
     "MAX_CHAT",
     "MAX_EARLY",
+    "AbsentIn",
     "Answer",
     "ChatIn",
     "DeckIn",
@@ -109,6 +111,15 @@ class Left:
 
 
 @dataclass(frozen=True)
+class AbsentIn:
+    """Seat ``sender`` stated that it holds no move of ``seat`` for ``turn`` (absence.py)."""
+
+    sender: int
+    turn: int
+    seat: int
+
+
+@dataclass(frozen=True)
 class Halted:
     seat: int
     reason: str
@@ -153,6 +164,7 @@ class TableProtocol:
         self.blames: list[str] = []
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
+        self.absences = Absences(header.players)  # statements that a follower is gone
         # Every seat whose stop entry we handed on, even after our own game stopped; and ours
         # once signed: from its stop on, a seat signs no move and no deck step (section 5).
         self._stopped: set[int] = set()
@@ -331,8 +343,7 @@ class TableProtocol:
                 raise TableAborted(f"our journal has a {entry.kind} entry where the replay makes a {kind} one",
                                    self.seat, "replay")
             self.log.append(entry)
-            if kind == "stop":
-                self._stopped.add(self.seat)
+            self._signed(entry)
             return entry, False
         made = body()
         if self.seat in self._stopped and plays_on(kind, made):
@@ -344,9 +355,15 @@ class TableProtocol:
         except Rejected as exc:  # our own entry past the seat's budget (wire.md section 7)
             raise TableAborted(f"this game has grown past what a transcript can hold ({exc.blame.reason})",
                                None, exc.blame.code) from None
-        if kind == "stop":
-            self._stopped.add(self.seat)
+        self._signed(entry)
         return entry, True
+
+    def _signed(self, entry: Entry) -> None:
+        """What our own entry tells our side of the protocol (it never comes to meaning())."""
+        if entry.kind == "stop":
+            self._stopped.add(self.seat)
+        elif entry.kind == "absent":
+            self.absences.add(entry)
 
     # -- delivering -----------------------------------------------------------------------
 
@@ -399,6 +416,12 @@ class TableProtocol:
                 return [self.name(sender, "malformed action entry"),
                         self.stop(f"seat {sender} signed a malformed action entry", sender, "action")]
             return [MoveIn(sender, turn, action, entry)]
+        if entry.kind == "absent":
+            key = self.absences.add(entry)
+            if key is None:
+                return [self.name(sender, "malformed absent entry"),
+                        self.stop(f"seat {sender} signed a malformed absent entry", sender, "action")]
+            return [AbsentIn(sender, *key)]
         if entry.kind == "blame":
             return self._on_evidence(sender, body)
         if entry.kind == "bye":
@@ -436,6 +459,17 @@ class TableProtocol:
             return [self.name(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}"),
                     self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code)]
         return [self.name(sender, "published evidence that does not prove anything")]
+
+    # -- absent followers (absence.py) --------------------------------------------------------
+
+    def holds_move(self, seat: int, turn: int) -> bool:
+        """A move of ``seat`` for ``turn`` has been handed on here (or signed, if ours)."""
+        held = self.log.next_seq(seat) if seat == self.seat else self._delivered[seat]
+        return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.entries(seat)[:held])
+
+    def passed_for(self, turn: int, seat: int) -> bool | None:
+        """What the ``absent`` statements decide for ``seat`` at ``turn`` (Absences.passed)."""
+        return self.absences.passed(turn, seat, self.log.entries(seat))
 
     # -- asking -----------------------------------------------------------------------------
 
@@ -520,10 +554,10 @@ class TableProtocol:
 
 
 def plays_on(kind: str, body: Any) -> bool:
-    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, a result
-    or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, an
+    ``absent`` statement, a result or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
     (``blame``), its ``bye`` and chat are not part of the game."""
-    if kind in ("action", "result"):
+    if kind in ("action", "absent", "result"):
         return True
     if kind != "deck":
         return False

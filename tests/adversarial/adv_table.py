@@ -9,12 +9,16 @@ seat is built by its ``peer_factory`` (the hook on :func:`~p2pcards.net.table.pl
 from __future__ import annotations
 
 import functools
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from p2pcards.net import table as net_table
@@ -178,3 +182,29 @@ def run_table(
     return trio.run(functools.partial(
         _run_table, game_id, players, options, cheater=cheater, peer_factory=peer_factory,
         transcript_dir=transcript_dir, timeouts=timeouts, seed=seed, outsider=outsider))
+
+
+def verify(path: Path) -> tuple[int, dict[str, Any]]:
+    """``p2pcards verify --json`` on a transcript, as a user runs it: (exit status, report)."""
+    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+def blamed(peer: Peer) -> set[int]:
+    """The seats a peer named during its game."""
+    return {int(b.split()[1]) for b in peer.blames}
+
+
+def play_until_cheated(transcript_dir: Path, game_id: str, players: int, options: Mapping[str, Any],
+                       name: str, *, cheater: int, timeouts: Timeouts = FAST, seed: int = 0,
+                       attempts: int = 4) -> TableRun:
+    """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``)."""
+    from cheaters import CHEATERS
+
+    for attempt in range(attempts):
+        run = run_table(game_id, players, options, cheater=cheater, peer_factory=CHEATERS[name],
+                        transcript_dir=transcript_dir / f"{attempt}", timeouts=timeouts, seed=seed + attempt)
+        if run.cheater_peer is not None and run.cheater_peer.cheated:
+            return run
+    pytest.fail(f"{name}: the cheater never got its chance in {attempts} games")

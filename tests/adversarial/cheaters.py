@@ -1016,3 +1016,29 @@ class RespondsTwice(Cheater):
 
 
 CHEATERS["RespondsTwice"] = RespondsTwice
+
+
+class StatesAbsentEarly(Cheater):
+    """Tries to make present players' moves vanish: the moment another seat may respond (a
+    clockwise follower, or every follower of a free-order round), it signs an ``absent``
+    statement for it, before its move can have come. A statement alone decides nothing: the
+    seats that hold the move state so too (their echoes count it), so the move stands and the
+    game goes on as if nothing happened (protocol/table.md section 9, "Absent followers")."""
+
+    deviation = "states present followers absent"
+
+    async def misbehave(self):
+        stated = set()
+        for _ in range(100_000):  # bounded: a game has far fewer steps
+            step = self.session.step
+            seats = step.seats if isinstance(step, Round) else (step.seat,) if isinstance(step, Turn) else ()
+            for seat in seats:
+                if seat != self.seat and (self.turns, seat) not in stated \
+                        and self.session.game.absent_action(self.session.state, seat) is not None:
+                    stated.add((self.turns, seat))
+                    self.cheated = True
+                    await self.publish("absent", {"turn": self.turns, "seat": seat})
+            await trio.sleep(0.002)
+
+
+CHEATERS["StatesAbsentEarly"] = StatesAbsentEarly

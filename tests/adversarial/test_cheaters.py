@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import re
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adv_table import FAST, TableRun, plugins, run_table
+from adv_table import FAST, TableRun, plugins, run_table, verify
 from cheaters import CHEATERS
 
 from p2pcards.table.timeouts import Timeouts
@@ -210,12 +209,6 @@ def verify_available() -> str | None:
     if done.returncode != 0:
         return "the command 'p2pcards verify' does not exist yet"
     return None
-
-
-def verify(path: Path) -> tuple[int, dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
-                          capture_output=True, text=True, timeout=120)
-    return done.returncode, json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("name", params("verify"))

@@ -4,24 +4,14 @@ recomputed from the signed head echoes; a seat that answers one round twice is n
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
-from adv_table import run_table
+from adv_table import run_table, verify
 from cheaters import CHEATERS
 
 from p2pcards.net.peer import Peer
 
 CHEATER = 1
 FREE = {"match_target": 1, "turn_mode": "free"}
-
-
-def verify(path):
-    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
-                          capture_output=True, text=True, timeout=120)
-    return done.returncode, json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("players", [3, 4])

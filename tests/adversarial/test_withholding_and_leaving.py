@@ -9,13 +9,8 @@ the cheater or nobody.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
-from adv_table import FAST, run_table
-from cheaters import CHEATERS
+from adv_table import blamed, play_until_cheated, verify
 
 CHEATER = 1
 TABLES = {3: ("cals-bs", 3, {"match_target": 1}), 4: ("crazy-eights", 4, {})}
@@ -23,22 +18,7 @@ TABLES = {3: ("cals-bs", 3, {"match_target": 1}), 4: ("crazy-eights", 4, {})}
 
 def play(tmp_path, name, players, *, seed=0):
     game, count, options = TABLES[players]
-    for attempt in range(4):
-        run = run_table(game, count, options, cheater=CHEATER, peer_factory=CHEATERS[name],
-                        transcript_dir=tmp_path / f"{attempt}", timeouts=FAST, seed=seed + attempt)
-        if run.cheater_peer is not None and run.cheater_peer.cheated:
-            return run
-    pytest.fail(f"{name}: the cheater never got its chance in 4 games")
-
-
-def verify(path):
-    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
-                          capture_output=True, text=True, timeout=120)
-    return done.returncode, json.loads(done.stdout)
-
-
-def blamed(peer):
-    return {int(b.split()[1]) for b in peer.blames}
+    return play_until_cheated(tmp_path, game, count, options, name, cheater=CHEATER, seed=seed)
 
 
 def assert_cheater_or_nobody(run):

@@ -622,6 +622,10 @@ class CalsBS(Game[BSState]):
     def legal_actions(self, state: BSState, seat: int, known: Mapping[int, Card]) -> list[Action]:
         return representative_actions(self, state, seat, known)
 
+    def absent_action(self, state: BSState, seat: int) -> Action | None:
+        """Rule 28: a follower whose client is gone passes; a lead player cannot be played for."""
+        return timeout_action(state, seat)
+
     def idle_action(self, state: BSState, seat: int, known: Mapping[int, Card]) -> Action | None:
         """Rule 28: an idle follower passes; an idle lead player's client leads one card as its
         true rank (a joker as the current rank, or A). The rules draw no random numbers, so the

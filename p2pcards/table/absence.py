@@ -1,0 +1,74 @@
+"""Passing for an absent follower (Cal's BS rule 28; protocol/table.md section 9), decided
+from the signed log alone, the same at every seat and in ``p2pcards verify``.
+
+Seat *s* waits on follower *f*'s move for turn *t* (a clockwise turn, or a response in a
+free-order round) and *f*'s client is gone: *s* signs an ``absent`` entry ``{"turn": t,
+"seat": f}``, a statement that, as of its head echo, it holds no move of *f* for that turn. A
+seat that holds that move answers another's statement with its own at once (its echo then
+counts the move). Once **every seat but f** has stated, the statements decide: if one of
+their echoes counts a move of *f* for turn *t*, that move stands; if none does, *f* was
+absent to everyone and passes; a move of it for that turn, signed before but delivered
+later, is void. One seat alone cannot void a move (every other seat must state too, and one
+that holds the move states that it does), so no seat can make a present player's doubt
+vanish. A seat that has stated acts on *f*'s move for that turn only once the statements
+decide (it may be void)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..wire.messages import Entry
+
+__all__ = ["Absences", "absent_body"]
+
+
+def absent_body(body: Any, players: int, sender: int) -> tuple[int, int] | None:
+    """``(turn, seat)`` of a well-formed ``absent`` body signed by ``sender``, else ``None``."""
+    if not isinstance(body, dict) or set(body) != {"turn", "seat", "seen"}:
+        return None
+    turn, seat = body["turn"], body["seat"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (turn, seat)):
+        return None
+    if turn < 0 or not 0 <= seat < players or seat == sender:
+        return None
+    return turn, seat
+
+
+class Absences:
+    """The ``absent`` statements delivered so far, and what they decide."""
+
+    def __init__(self, players: int):
+        self.players = players
+        # (turn, seat) -> stating seat -> its first statement (a second one changes nothing)
+        self._stated: dict[tuple[int, int], dict[int, Entry]] = {}
+
+    def add(self, entry: Entry) -> tuple[int, int] | None:
+        """A delivered ``absent`` entry: the ``(turn, seat)`` it is about, or ``None`` if its
+        body is malformed (its signer's fault)."""
+        key = absent_body(entry.body, self.players, entry.sender)
+        if key is not None:
+            self._stated.setdefault(key, {}).setdefault(entry.sender, entry)
+        return key
+
+    def stated(self, turn: int, seat: int) -> set[int]:
+        """The seats that stated ``seat`` absent for ``turn``."""
+        return set(self._stated.get((turn, seat), {}))
+
+    def statements(self, turn: int, seat: int) -> list[Entry]:
+        """Their statements (the first of each seat)."""
+        return list(self._stated.get((turn, seat), {}).values())
+
+    def passed(self, turn: int, seat: int, chain: Sequence[Entry]) -> bool | None:
+        """Whether ``seat`` is passed for at ``turn``: ``None`` while some other seat has not
+        stated; ``True`` if no statement's echo counts a move of it for that turn (``chain``:
+        its entries, at least as many as the statements count); ``False`` if one does."""
+        stated = self._stated.get((turn, seat), {})
+        if len(stated) < self.players - 1:
+            return None
+        counted = max(entry.body["seen"][seat][0] for entry in stated.values())
+        return not any(_move_for(entry, turn) for entry in chain[:counted])
+
+
+def _move_for(entry: Entry, turn: int) -> bool:
+    return entry.kind == "action" and isinstance(entry.body, dict) and entry.body.get("turn") == turn
