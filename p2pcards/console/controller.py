@@ -138,6 +138,9 @@ class TableController:
         args = " ".join(_action_faces(action, session.known()))
         verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
         tries += [f"{verb} {args}".strip() for verb in verbs if verb]
+        # A verb alone, for a move whose arguments the game works out itself (Calypso's
+        # "aside" sets aside every card of the removed suit; "set aside 3c 5c" does not parse).
+        tries += [verb for verb in verbs if verb]
         for text in dict.fromkeys(tries):  # in order, without repeats
             try:
                 parsed = session.parse(text)

@@ -23,12 +23,17 @@ def completions(controller, typed):
     return [c.text for c in TableCompleter(controller).get_completions(doc, CompleteEvent(completion_requested=True))]
 
 
-@pytest.mark.parametrize("game_id,players", [("high-card", 3), ("cals-bs", 3), ("calypso", 4)])
-async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players):
+@pytest.mark.parametrize("game_id,players,options", [
+    ("high-card", 3, {}),
+    ("cals-bs", 3, {"match_target": 1}),
+    ("calypso", 4, {}),
+    # Set-aside turns after each deal: "aside" alone, the game picks the cards.
+    ("calypso", 3, {"mode": "three", "removed_suit": "random"}),
+])
+async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players, options):
     """Over a whole game, at each of the local seat's turns: every legal action gets a text that
     the game's own grammar parses back to it, and Tab offers exactly those texts."""
     require_game(host, game_id)
-    options = {"match_target": 1} if game_id == "cals-bs" else {}
     session = table(host, game_id, players=players, options=options, me=0, seed=3)
     controller = controller_for(session)
     turns = 0
