@@ -8,7 +8,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from p2pcards.console.completion import TableCompleter
-from p2pcards.console.controller import TableController
+from p2pcards.console.controller import Feedback, TableController
 from p2pcards.console.viewmodel import TableTracker
 
 from .support import require_game, table
@@ -139,3 +139,51 @@ def test_typed_forms_are_what_a_player_types(host):
         assert seen and not seen & {"passes", "doubts", "plays", "leads"}, seen
 
     trio.run(main)
+
+
+@pytest.mark.parametrize("options", [
+    {"mode": "three", "removed_suit": "random"},  # a set-aside after every deal
+    {"allow_revoke": True},  # honour mode: 'stand' turns where no correction is possible
+])
+async def test_an_empty_enter_plays_the_only_legal_move_and_nothing_else(host, options):
+    """At each of the local seat's turns: with one legal action the controller names it and an
+    empty Enter plays it; with several, an empty Enter plays nothing and the seat still waits."""
+    require_game(host, "calypso")
+    session = table(host, "calypso", players=3 if options.get("mode") == "three" else 4, options=options,
+                    me=0, seed=4)
+    controller = controller_for(session)
+    mine = []  # the local seat's actions, as the table played them
+
+    def note(event):
+        if event.kind == "action" and event.data.get("seat") == 0:
+            mine.append(event.data["action"])
+
+    session.subscribe(note)
+    forced_turns = open_turns = 0
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        with trio.fail_after(30):
+            while session.result is None and (forced_turns < 3 or open_turns < 3):
+                if session.my_turn and not controller.move_pending:
+                    legal = session.legal_actions()
+                    played = len(mine)
+                    forced = controller.forced_move()
+                    assert controller.handle("") == Feedback()  # no message, no refusal either way
+                    if len(legal) == 1:
+                        forced_turns += 1
+                        assert forced is not None and forced.action == legal[0]
+                        assert session.parse(forced.text) == legal[0]  # what the status line says to type
+                        assert controller.move_pending
+                        while len(mine) == played:
+                            await trio.sleep(0.001)
+                        assert mine[-1] == legal[0]
+                    else:
+                        open_turns += 1
+                        assert forced is None and not controller.move_pending
+                        assert session.seats[0].waiting  # nothing was handed to the seat
+                        await trio.sleep(0.01)
+                        assert len(mine) == played and session.my_turn
+                        controller.handle(controller.move_choices()[0].text)
+                await trio.sleep(0.001)
+        nursery.cancel_scope.cancel()
+    assert forced_turns >= 3 and open_turns >= 3
