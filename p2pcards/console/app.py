@@ -69,6 +69,7 @@ from .render import (
     log_fragments,
     screen_fragments,
     seats_fragments,
+    text_fragments,
     word_wrap,
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
@@ -448,7 +449,11 @@ class ConsoleApp:
         if key != self._model_key:
             self._model_key = key
             try:
-                self._model = table_model(self.session, self.tracker.turn)
+                # One legal move: the status line offers it on an empty Enter.
+                controller = self.controller
+                forced = (controller.forced_move()
+                          if controller is not None and controller.session is self.session else None)
+                self._model = table_model(self.session, self.tracker.turn, forced)
                 self.view_error = None
             except Exception as exc:
                 self.view_error = f"the game's view failed: {type(exc).__name__}: {exc}"
@@ -641,7 +646,9 @@ class ConsoleApp:
             # A deck step during play (a network table opening or passing cards): say which.
             return [("class:busy", f" {spin} {history[-1].text}")]
         model = self.model()
-        return [("class:status", f" {model.status}")] if model else []
+        # Through text_fragments: a card in the status (a forced move names its cards) is
+        # coloured, and in ASCII when the terminal needs it.
+        return text_fragments(f" {model.status}", self.glyphs, "class:status") if model else []
 
     def _message(self) -> StyleAndTextTuples:
         if self.in_lobby:

@@ -6,7 +6,10 @@ typed line and returns a :class:`Feedback`: a message, whether the input line ke
 ``intent`` for the app (``help``, ``new``, ``quit``).
 
 It also turns the session's legal actions into text the game's own grammar reads back
-(:meth:`TableController.move_choices`): that is what Tab completion offers.
+(:meth:`TableController.move_choices`): that is what Tab completion offers. When the player has
+exactly one legal action (:meth:`TableController.forced_move`: Calypso's set-aside, a turn where
+only ``pass`` is left) an empty Enter plays it; the status line says so. Nothing is played
+without that key press: the person sees the move before it is made.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ..game import Action, IllegalAction
 from ..session import TableEvent, TableSession
 from .viewmodel import TableTracker, _command_words
 
-__all__ = ["Feedback", "MoveChoice", "TableController", "console_words"]
+__all__ = ["Feedback", "ForcedMove", "MoveChoice", "TableController", "console_words"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,15 @@ class MoveChoice:
 
     text: str
     description: str
+
+
+@dataclass(frozen=True)
+class ForcedMove:
+    """The one legal action now, which an empty Enter plays."""
+
+    action: Action
+    description: str  # the command form of the game's text: "set aside 3♣ 5♣", "pass"
+    text: str | None  # what the player could type for it, if the game's grammar reads one back
 
 
 _HELP = {"help", "?", "h"}
@@ -102,6 +114,8 @@ class TableController:
         self.tracker = tracker
         self._choices_key: tuple[int, bool] | None = None
         self._choices: list[MoveChoice] = []
+        self._forced_key: tuple[int, bool] | None = None
+        self._forced: ForcedMove | None = None
         # A move handed to the session but not played yet: until it is, another Enter (a fast
         # typist, a paste) must not queue a second move for a later turn.
         self.move_pending = False
@@ -138,6 +152,9 @@ class TableController:
         args = " ".join(_action_faces(action, session.known()))
         verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
         tries += [f"{verb} {args}".strip() for verb in verbs if verb]
+        # A verb alone, for a move whose arguments the game works out itself (Calypso's
+        # "aside" sets aside every card of the removed suit; "set aside 3c 5c" does not parse).
+        tries += [verb for verb in verbs if verb]
         for text in dict.fromkeys(tries):  # in order, without repeats
             try:
                 parsed = session.parse(text)
@@ -161,12 +178,30 @@ class TableController:
             self._choices = list(choices.values())
         return self._choices
 
+    def forced_move(self) -> ForcedMove | None:
+        """The local seat's only legal action, when it has exactly one and may play it now
+        (its turn, no move of its own still on the way); ``None`` otherwise. Cached until the
+        next table event."""
+        session = self.session
+        if not session.my_turn or self.move_pending or session.result is not None:
+            return None
+        key = (len(session.history), session.my_turn)
+        if key != self._forced_key:
+            self._forced_key = key
+            legal = list(session.legal_actions())
+            self._forced = None
+            if len(legal) == 1:
+                action = legal[0]
+                described = _SEAT_PREFIX.sub("", session.describe(session.me, action))
+                self._forced = ForcedMove(action, _unconjugate(described), self.typed_form(action))
+        return self._forced
+
     # -- Enter ----------------------------------------------------------------------------
 
     def handle(self, line: str) -> Feedback:
         text = line.strip()
         if not text:
-            return Feedback()
+            return self._play_forced()
         head, _, rest = text.partition(" ")
         word = head.lower()
         game_over = self.session.result is not None
@@ -217,6 +252,13 @@ class TableController:
             return "wait a moment: the table is catching up"
         return f"wait: it is {self.session.names[turn]}'s turn, not yours"
 
+    def _play_forced(self) -> Feedback:
+        """An empty Enter: the only legal move, if there is exactly one; otherwise nothing."""
+        forced = self.forced_move()
+        if forced is None:
+            return Feedback()
+        return self._submit(forced.action)
+
     def _move(self, text: str) -> Feedback:
         session = self.session
         if not session.my_turn or self.move_pending:
@@ -225,6 +267,10 @@ class TableController:
             action = session.parse(text)
         except (IllegalAction, ValueError) as exc:
             return Feedback(f"can't read that: {exc} (Tab shows your legal moves)", error=True, keep_text=True)
+        return self._submit(action)
+
+    def _submit(self, action: Action) -> Feedback:
+        session = self.session
         try:
             # Same thread as trio (guest mode), so handing the move to the session is direct.
             session.submit(action)

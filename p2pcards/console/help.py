@@ -17,6 +17,7 @@ CONSOLE_COMMANDS: tuple[tuple[str, str], ...] = (
 )
 
 KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "on an empty line: play your only move, when there is just one"),
     ("Tab", "complete a legal move or a command"),
     ("Up/Down", "earlier lines you typed"),
     ("PageUp/PageDown", "scroll the log"),

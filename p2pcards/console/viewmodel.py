@@ -17,10 +17,13 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..session import TableEvent, TableSession
+
+if TYPE_CHECKING:
+    from .controller import ForcedMove
 
 __all__ = [
     "EndModel",
@@ -30,6 +33,7 @@ __all__ = [
     "TableTracker",
     "acting_seat",
     "end_model",
+    "forced_status",
     "hand_cards",
     "name_seats",
     "seat_facts",
@@ -187,7 +191,17 @@ def hand_cards(view: Mapping[str, Any], known: Mapping[int, Card]) -> tuple[list
 HINT = "Tab lists the legal ones, F1 for help"
 
 
-def _status(view: Mapping[str, Any], session: TableSession, turn: int | None) -> str:
+def forced_status(forced: ForcedMove, names: Sequence[str]) -> str:
+    """The status line when the player has one legal move: what it is, and that an empty
+    Enter plays it ("your turn: set aside 3♣ 5♣ (your only move): press Enter, or type 'aside'")."""
+    typed = f", or type '{forced.text}'" if forced.text else ""
+    return f"your turn: {name_seats(forced.description, names)} (your only move): press Enter{typed}"
+
+
+def _status(view: Mapping[str, Any], session: TableSession, turn: int | None,
+            forced: ForcedMove | None = None) -> str:
+    if forced is not None and session.my_turn and session.result is None:
+        return forced_status(forced, session.names)
     if isinstance(view.get("status"), str) and view["status"]:
         status = name_seats(view["status"], session.names)
         return f"{status} ({HINT})" if session.my_turn and session.result is None else status
@@ -200,9 +214,11 @@ def _status(view: Mapping[str, Any], session: TableSession, turn: int | None) ->
     return session.phase
 
 
-def table_model(session: TableSession, turn: int | None = None) -> TableModel:
+def table_model(session: TableSession, turn: int | None = None, forced: ForcedMove | None = None) -> TableModel:
     """Build one frame. ``turn`` is the seat whose turn it is as the console last heard it
-    (the ``turn`` events); the view's own ``turn``/``to_act`` key wins when it has one."""
+    (the ``turn`` events); the view's own ``turn``/``to_act`` key wins when it has one.
+    ``forced`` is the player's only legal move (see :meth:`.TableController.forced_move`):
+    the status line then names it instead of the game's own status."""
     view = session.view()
     names = session.names
     acting = acting_seat(view)
@@ -223,7 +239,7 @@ def table_model(session: TableSession, turn: int | None = None) -> TableModel:
         table=tuple(table_lines(view, names)),
         hand=tuple(hand),
         hand_label=label,
-        status=_status(view, session, acting),
+        status=_status(view, session, acting, forced),
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from p2pcards.console.render import ASCII
 
@@ -217,3 +220,49 @@ def test_a_free_order_cals_bs_game_through_the_input_line(host):
     assert all("not your turn" in text or "not asking" in text for text in refused), refused
     kinds = {event.kind for event in console.session.history}
     assert {"responded", "action"} <= kinds
+
+
+def test_an_empty_enter_plays_a_forced_set_aside_and_nothing_where_several_moves_are_legal(host):
+    """Calypso for three with removed_suit=random: after the deal the set-aside is the only
+    move. The status line names it and an empty Enter plays it; on a turn with several legal
+    moves an empty Enter plays nothing. Nothing is played without the key press."""
+    require_game(host, "calypso")
+    tables = iter([table(host, "calypso", players=3, options={"mode": "three", "removed_suit": "random"},
+                         me=0, seed=7)])
+    seen = {}
+
+    def my_actions(console):
+        return [e.data["action"] for e in console.session.history
+                if e.kind == "action" and e.data.get("seat") == 0]
+
+    async def script(driver):
+        console = driver.console
+        for _ in range(200):
+            await driver.my_turn_or_end()
+            assert console.session.result is None and not console.stopped
+            legal = console.session.legal_actions()
+            played = len(my_actions(console))
+            if len(legal) > 1 and "several" not in seen:
+                seen["several"] = console.model().status
+                await driver.enter("")
+                await asyncio.sleep(0.2)  # time enough for a move to be played, were one sent
+                assert len(my_actions(console)) == played and console.session.my_turn
+                assert not console.controller.move_pending and not console.message.message
+            if len(legal) == 1 and legal[0]["type"] == "set_aside":
+                seen["forced"] = fragment_list_to_text(console._status())
+                await asyncio.sleep(0.2)  # the seat waits for the person: nothing is played alone
+                assert len(my_actions(console)) == played and console.session.my_turn
+                await driver.enter("")
+                await driver.until(lambda: len(my_actions(console)) > played, 5, "the set-aside played")
+                seen["played"] = my_actions(console)[-1]
+                assert seen["played"] == legal[0] and not console.message.error
+                break
+            await driver.enter(choose(console, ("trump", "play")))
+        await driver.enter("quit")
+
+    run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=60)
+    assert "(your only move)" not in seen["several"] and "Tab lists" in seen["several"]
+    # "your turn: set aside 6c (your only move): press Enter, or type 'aside'", cards in ASCII.
+    assert seen["forced"].startswith(" your turn: set ")
+    assert seen["forced"].endswith("(your only move): press Enter, or type 'aside'")
+    assert seen["forced"].isascii()

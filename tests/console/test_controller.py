@@ -8,7 +8,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from p2pcards.console.completion import TableCompleter
-from p2pcards.console.controller import TableController
+from p2pcards.console.controller import Feedback, TableController
 from p2pcards.console.viewmodel import TableTracker
 
 from .support import require_game, table
@@ -23,12 +23,17 @@ def completions(controller, typed):
     return [c.text for c in TableCompleter(controller).get_completions(doc, CompleteEvent(completion_requested=True))]
 
 
-@pytest.mark.parametrize("game_id,players", [("high-card", 3), ("cals-bs", 3), ("calypso", 4)])
-async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players):
+@pytest.mark.parametrize("game_id,players,options", [
+    ("high-card", 3, {}),
+    ("cals-bs", 3, {"match_target": 1}),
+    ("calypso", 4, {}),
+    # Set-aside turns after each deal: "aside" alone, the game picks the cards.
+    ("calypso", 3, {"mode": "three", "removed_suit": "random"}),
+])
+async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players, options):
     """Over a whole game, at each of the local seat's turns: every legal action gets a text that
     the game's own grammar parses back to it, and Tab offers exactly those texts."""
     require_game(host, game_id)
-    options = {"match_target": 1} if game_id == "cals-bs" else {}
     session = table(host, game_id, players=players, options=options, me=0, seed=3)
     controller = controller_for(session)
     turns = 0
@@ -134,3 +139,51 @@ def test_typed_forms_are_what_a_player_types(host):
         assert seen and not seen & {"passes", "doubts", "plays", "leads"}, seen
 
     trio.run(main)
+
+
+@pytest.mark.parametrize("options", [
+    {"mode": "three", "removed_suit": "random"},  # a set-aside after every deal
+    {"allow_revoke": True},  # honour mode: 'stand' turns where no correction is possible
+])
+async def test_an_empty_enter_plays_the_only_legal_move_and_nothing_else(host, options):
+    """At each of the local seat's turns: with one legal action the controller names it and an
+    empty Enter plays it; with several, an empty Enter plays nothing and the seat still waits."""
+    require_game(host, "calypso")
+    session = table(host, "calypso", players=3 if options.get("mode") == "three" else 4, options=options,
+                    me=0, seed=4)
+    controller = controller_for(session)
+    mine = []  # the local seat's actions, as the table played them
+
+    def note(event):
+        if event.kind == "action" and event.data.get("seat") == 0:
+            mine.append(event.data["action"])
+
+    session.subscribe(note)
+    forced_turns = open_turns = 0
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        with trio.fail_after(30):
+            while session.result is None and (forced_turns < 3 or open_turns < 3):
+                if session.my_turn and not controller.move_pending:
+                    legal = session.legal_actions()
+                    played = len(mine)
+                    forced = controller.forced_move()
+                    assert controller.handle("") == Feedback()  # no message, no refusal either way
+                    if len(legal) == 1:
+                        forced_turns += 1
+                        assert forced is not None and forced.action == legal[0]
+                        assert session.parse(forced.text) == legal[0]  # what the status line says to type
+                        assert controller.move_pending
+                        while len(mine) == played:
+                            await trio.sleep(0.001)
+                        assert mine[-1] == legal[0]
+                    else:
+                        open_turns += 1
+                        assert forced is None and not controller.move_pending
+                        assert session.seats[0].waiting  # nothing was handed to the seat
+                        await trio.sleep(0.01)
+                        assert len(mine) == played and session.my_turn
+                        controller.handle(controller.move_choices()[0].text)
+                await trio.sleep(0.001)
+        nursery.cancel_scope.cancel()
+    assert forced_turns >= 3 and open_turns >= 3
