@@ -297,6 +297,10 @@ class Game(abc.ABC, Generic[S]):
     variants: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     #: A one-paragraph summary shown by ``help`` in the console.
     summary: ClassVar[str] = ""
+    #: Whether :meth:`legal_actions` lists every move a player may make (not a representative
+    #: set): only then may a console call a lone one the player's only move and play it on an
+    #: empty Enter.
+    lists_every_action: ClassVar[bool] = False
 
     # -- options and setup ----------------------------------------------------------------
 

@@ -190,7 +190,7 @@ class TableController:
             self._forced_key = key
             legal = list(session.legal_actions())
             self._forced = None
-            if len(legal) == 1:
+            if len(legal) == 1 and session.game.lists_every_action:  # (not one of a sample)
                 action = legal[0]
                 described = _SEAT_PREFIX.sub("", session.describe(session.me, action))
                 self._forced = ForcedMove(action, _unconjugate(described), self.typed_form(action))

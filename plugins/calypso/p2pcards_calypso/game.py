@@ -234,6 +234,9 @@ class Calypso(Game[CalypsoState]):
     id = "calypso"
     name = "Calypso"
     rules_version = "2"  # 2: honour-mode corrections; removed_suit=random and set_aside
+    # Every proper move (copies of one face count once; an honour-mode revoke is a fault the
+    # rules tolerate, not a move they offer).
+    lists_every_action = True
     min_players = 3
     max_players = 4
     summary = text.SUMMARY

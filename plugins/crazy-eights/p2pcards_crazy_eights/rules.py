@@ -122,6 +122,7 @@ class CrazyEights(Game[EightsState]):
     id = "crazy-eights"
     name = "Crazy Eights"
     rules_version = "1"
+    lists_every_action = True
     min_players = 2
     max_players = 5
     options = (
