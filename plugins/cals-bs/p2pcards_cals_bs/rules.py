@@ -270,6 +270,14 @@ class CalsBS(Game[BSState]):
             raise OptionError(f"option first_dealer: there is no seat {volunteer} at a table of "
                               f"{players} (seats 0 to {players - 1}, or {BY_LOT}: by lot)")
 
+    def check_table_options(self, options: Mapping[str, Any], players: int) -> None:
+        # A header written before first_dealer existed (under the same rules 2) does not name
+        # it. Such a table drew its first dealer by lot, which is what new_state does without
+        # the option, so its transcripts still verify and its tables can still be joined.
+        if "first_dealer" not in options:
+            options = {**options, "first_dealer": BY_LOT}
+        super().check_table_options(options, players)
+
     def deck(self, options: Mapping[str, Any], players: int) -> list[Card]:
         return build_deck(jokers=2)  # rule 1
 
