@@ -120,7 +120,8 @@ class BSState:
     quads: bool
     going_out: str
     match_target: int
-    phase: str = "coin"  # coin (none with a volunteer) -> shuffle -> deal -> play -> (shuffle ...) -> done
+    # coin (none with a volunteer) -> shuffle -> deal -> play -> (shuffle ...) -> done
+    phase: str = "coin"
     dealer: int | None = None
     hand_number: int = 0
     scores: list[int] = field(default_factory=list)
@@ -259,7 +260,8 @@ class CalsBS(Game[BSState]):
         "A doubt turns the top set up: whoever was wrong takes the whole pile and whoever was "
         "right leads. Jokers are wild. Your last cards go face up and must be true (with "
         "going_out=challengeable they go face down and may be doubted). "
-        "First to win the set number of hands wins the match."
+        "First to win the set number of hands wins the match. The first dealer is drawn by "
+        "lot unless a seat volunteered (first_dealer); the deal then passes left each hand."
     )
 
     # -- setup ------------------------------------------------------------------------------
