@@ -99,12 +99,15 @@ def test_rule_05_by_lot_stays_the_default():
     assert options["first_dealer"] == -1
     state = game.new_state(options, 4)
     assert game.next_step(state) == Coin("first-dealer", 4) and state.dealer is None
+    lot = "the first dealer is chosen by lot, then all 54 cards are dealt"
+    assert game.view(state, None, {})["table"] == [lot]
 
 
 def test_rule_05_a_table_header_from_before_first_dealer_draws_by_lot():
     # Tables and transcripts of rules 2 made before the option existed do not name it.
     game = the_game()
-    old = {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3, "turn_mode": "clockwise"}
+    old = {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3,
+           "turn_mode": "clockwise"}
     game.check_table_options(old, 4)
     assert game.next_step(game.new_state(old, 4)) == Coin("first-dealer", 4)
     game.check_table_options({**old, "first_dealer": 2}, 4)
