@@ -10,7 +10,7 @@ import trio
 
 from p2pcards.console.lan import LanLobby, game_choices
 from p2pcards.console.lobby import LobbyProblem
-from p2pcards.console.lobbyview import room_lines
+from p2pcards.console.lobbyview import CreateForm, room_lines
 from p2pcards.net.runner import bot_agent
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
@@ -51,6 +51,24 @@ def test_game_choices_list_games_and_options():
     assert target.kind == "int" and target.minimum == 1 and "hand wins" in target.help
 
 
+def test_the_create_form_offers_a_volunteer_dealer():
+    # A game's new option reaches the lobby form with nothing to add in the console.
+    choices = game_choices(load_plugins())
+    ids = [g.id for g in choices]
+    if "cals-bs" not in ids:
+        pytest.skip("cals-bs is not installed")
+    form = CreateForm(choices, game_index=ids.index("cals-bs"))
+    dealer = next(o for o in form.game.options if o.name == "first_dealer")
+    assert (dealer.kind, dealer.default, dealer.minimum, dealer.maximum) == ("int", -1, -1, 6)
+    assert "by lot" in next(f.help for f in form.fields() if f.key == "first_dealer")
+    form.focus = form.keys().index("first_dealer")
+    form.change(-1)
+    assert form.values["first_dealer"] == -1  # the lot is the lowest value
+    form.change(+1)
+    form.change(+1)
+    assert form.request()[1]["first_dealer"] == 1
+
+
 async def test_create_find_join_ready_play(tmp_path):
     host = load_plugins()
     if "cals-bs" not in host.games:
@@ -63,6 +81,8 @@ async def test_create_find_join_ready_play(tmp_path):
         await nursery.start(b.run)
         with pytest.raises(LobbyProblem, match="match_target"):
             await a.create("cals-bs", {"match_target": "zero"}, 3, 1)
+        with pytest.raises(LobbyProblem, match="first_dealer: there is no seat 3 at a table of 3"):
+            await a.create("cals-bs", {"first_dealer": 3}, 3, 1)
         room = await a.create("cals-bs", {"match_target": 1}, 3, 1)
         assert room.hosting and room.seats[0].me and room.seats[0].name == "alice"
         await wait_for(lambda: any(t.table_id == room.table.table_id for t in b.tables()), "the table in b's list")

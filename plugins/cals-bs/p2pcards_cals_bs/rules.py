@@ -31,6 +31,7 @@ from p2pcards.game import (
     Game,
     IllegalAction,
     Option,
+    OptionError,
     Result,
     Reveal,
     Round,
@@ -49,6 +50,7 @@ __all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_
 FACE_UP = "face_up_must_be_true"
 CHALLENGEABLE = "challengeable"
 CLOCKWISE, FREE = "clockwise", "free"  # turn_mode (rules 12 and 29)
+BY_LOT = -1  # first_dealer: no volunteer (rule 5)
 MAX_SET = 6
 #: How many public events ``view`` shows.
 RECENT_EVENTS = 12
@@ -118,7 +120,8 @@ class BSState:
     quads: bool
     going_out: str
     match_target: int
-    phase: str = "coin"  # coin -> shuffle -> deal -> play -> (shuffle ...) -> done
+    # coin (none with a volunteer) -> shuffle -> deal -> play -> (shuffle ...) -> done
+    phase: str = "coin"
     dealer: int | None = None
     hand_number: int = 0
     scores: list[int] = field(default_factory=list)
@@ -236,6 +239,15 @@ class CalsBS(Game[BSState]):
             "follow or doubt at any moment, and who acts first counts (rule 29)",
             choices=(CLOCKWISE, FREE),
         ),
+        Option(
+            "first_dealer",
+            int,
+            BY_LOT,
+            "the seat that volunteered to deal first; -1: nobody did, the first dealer is drawn "
+            "by lot (rule 5)",
+            minimum=BY_LOT,
+            maximum=max_players - 1,  # the table's own count is checked in validate_options
+        ),
     )
     variants = {
         "quads": {"quads": True},
@@ -248,16 +260,31 @@ class CalsBS(Game[BSState]):
         "A doubt turns the top set up: whoever was wrong takes the whole pile and whoever was "
         "right leads. Jokers are wild. Your last cards go face up and must be true (with "
         "going_out=challengeable they go face down and may be doubted). "
-        "First to win the set number of hands wins the match."
+        "First to win the set number of hands wins the match. The first dealer is drawn by "
+        "lot unless a seat volunteered (first_dealer); the deal then passes left each hand."
     )
 
     # -- setup ------------------------------------------------------------------------------
+
+    def validate_options(self, options: Mapping[str, Any], players: int) -> None:
+        volunteer = options["first_dealer"]
+        if volunteer >= players:
+            raise OptionError(f"option first_dealer: there is no seat {volunteer} at a table of "
+                              f"{players} (seats 0 to {players - 1}, or {BY_LOT}: by lot)")
+
+    def check_table_options(self, options: Mapping[str, Any], players: int) -> None:
+        # A header written before first_dealer existed (under the same rules 2) does not name
+        # it. Such a table drew its first dealer by lot, which is what new_state does without
+        # the option, so its transcripts still verify and its tables can still be joined.
+        if "first_dealer" not in options:
+            options = {**options, "first_dealer": BY_LOT}
+        super().check_table_options(options, players)
 
     def deck(self, options: Mapping[str, Any], players: int) -> list[Card]:
         return build_deck(jokers=2)  # rule 1
 
     def new_state(self, options: Mapping[str, Any], players: int) -> BSState:
-        return BSState(
+        state = BSState(
             players=players,
             quads=bool(options.get("quads", False)),
             going_out=options.get("going_out", FACE_UP),
@@ -266,6 +293,10 @@ class CalsBS(Game[BSState]):
             scores=[0] * players,
             hands=[[] for _ in range(players)],
         )
+        volunteer = int(options.get("first_dealer", BY_LOT))
+        if volunteer != BY_LOT:  # seed-BS l.11: the lot only when nobody volunteers
+            state.dealer, state.phase = volunteer, "shuffle"
+        return state
 
     # -- steps ------------------------------------------------------------------------------
 
@@ -277,7 +308,7 @@ class CalsBS(Game[BSState]):
         if state.phase == "done":
             return Done(state.result)
         if state.phase == "coin":
-            return Coin("first-dealer", state.players)  # rule 5: the first dealer by lot
+            return Coin("first-dealer", state.players)  # rule 5: by lot, nobody volunteered
         if state.phase == "shuffle":
             return Shuffle()
         if state.phase == "deal":
@@ -710,7 +741,9 @@ def _table_lines(state: BSState, pile: list[dict[str, Any]]) -> list[str]:
     """The middle of the table: the pile's sets (owner, count, claim, faces once revealed), what
     is being claimed, passes, a provisional winner, and the hand of the match."""
     if state.phase in ("coin", "shuffle", "deal") and not state.hand_number:
-        return ["the first dealer is chosen by lot, then all 54 cards are dealt"]
+        if state.dealer is None:
+            return ["the first dealer is chosen by lot, then all 54 cards are dealt"]
+        return [f"seat {state.dealer} deals first: all 54 cards are dealt"]  # drawn or volunteered
     lines = []
     if not pile:
         lines.append("pile: empty" + (", a new lead" if state.must_lead and state.phase == "play" else ""))

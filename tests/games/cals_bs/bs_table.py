@@ -34,6 +34,13 @@ def physical(text: str, taken: set[Card]) -> list[Card]:
     return out
 
 
+class NoLotDealer(LocalDealer):
+    """A local dealer that fails the test if the game asks it to draw a coin."""
+
+    def coin(self, label: str, bound: int) -> int:
+        raise AssertionError(f"a coin {label!r} was drawn")
+
+
 class StackedDealer(LocalDealer):
     """A local dealer whose first shuffles put the given cards in the given seats' hands (the
     rest of each hand filled from the remaining cards in deck order), then shuffles at random."""

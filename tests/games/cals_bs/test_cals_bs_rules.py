@@ -5,12 +5,15 @@ seat 0 leads first. ``Table`` stacks the deck so that named cards reach named se
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from bs_table import Table, the_game
+from bs_table import NoLotDealer, Table, the_game
 from p2pcards_cals_bs import timeout_action
 
 from p2pcards.cards import Rank
-from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle, Transfer
+from p2pcards.engine import carry_out
+from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle, Transfer, Turn
 
 
 def pile_cards(t: Table) -> int:
@@ -64,6 +67,62 @@ def test_rule_05_first_dealer_by_lot_then_rotates():
     t.act(0, "play 7h as 7")  # seat 0 goes out: the hand ends, the next is dealt
     assert t.state.hand_number == 2 and t.state.dealer == 0  # left of the previous dealer
     assert t.turn == 1
+
+
+def test_rule_05_a_volunteer_deals_first_and_no_lot_is_drawn():
+    # seed-BS l.11: the first dealer is drawn by lot only "if nobody volunteers".
+    game = the_game()
+    options = game.resolve_options({"first_dealer": "2"}, 4)
+    state = game.new_state(options, 4)
+    assert game.next_step(state) == Shuffle() and state.dealer == 2
+    assert game.view(state, None, {})["table"] == ["seat 2 deals first: all 54 cards are dealt"]
+    deck = NoLotDealer(game.deck(options, 4), 4, random.Random(1))
+    step = game.next_step(state)
+    while not isinstance(step, Turn):
+        carry_out(game, state, step, deck)
+        step = game.next_step(state)
+    assert state.dealer == 2 and step == Turn(3)  # the dealer's left leads, as after a lot
+    assert [len(state.hands[seat]) for seat in (3, 0, 1, 2)] == [14, 14, 13, 13]
+
+
+def test_rule_05_after_a_volunteer_the_deal_passes_left():
+    t = Table(4, {3: "7h"}, {}, dealer=2, first_dealer=2, match_target=2)
+    assert t.state.dealer == 2 and t.turn == 3
+    t.keep_only(3, "7h")
+    t.act(3, "play 7h as 7")
+    assert t.state.hand_number == 2 and t.state.dealer == 3 and t.turn == 0
+
+
+def test_rule_05_by_lot_stays_the_default():
+    game = the_game()
+    options = game.resolve_options({}, 4)
+    assert options["first_dealer"] == -1
+    state = game.new_state(options, 4)
+    assert game.next_step(state) == Coin("first-dealer", 4) and state.dealer is None
+    lot = "the first dealer is chosen by lot, then all 54 cards are dealt"
+    assert game.view(state, None, {})["table"] == [lot]
+
+
+def test_rule_05_a_table_header_from_before_first_dealer_draws_by_lot():
+    # Tables and transcripts of rules 2 made before the option existed do not name it.
+    game = the_game()
+    old = {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3,
+           "turn_mode": "clockwise"}
+    game.check_table_options(old, 4)
+    assert game.next_step(game.new_state(old, 4)) == Coin("first-dealer", 4)
+    game.check_table_options({**old, "first_dealer": 2}, 4)
+    for wrong in ({**old, "first_dealer": 4}, {**old, "first_dealer": "2"},
+                  {k: v for k, v in old.items() if k != "quads"}):
+        with pytest.raises(OptionError):
+            game.check_table_options(wrong, 4)
+
+
+@pytest.mark.parametrize("players,volunteer", [(4, 5), (4, 4), (3, 3), (7, 7), (4, -2)])
+def test_rule_05_a_volunteer_must_sit_at_the_table(players, volunteer):
+    with pytest.raises(OptionError, match="first_dealer"):
+        the_game().resolve_options({"first_dealer": volunteer}, players)
+    for seat in range(-1, players):
+        assert the_game().resolve_options({"first_dealer": seat}, players)["first_dealer"] == seat
 
 
 @pytest.mark.parametrize(
