@@ -314,6 +314,13 @@ class Peer:
         """During a replay, our next move as the journal has it."""
         return self.protocol.logged_action()
 
+    async def replay_void_action(self, turn: int) -> None:
+        """During a replay: our journal's move for a turn the table passed for us at, if any,
+        goes back into our chain (and out again) without being acted on."""
+        entry = self.protocol.replay_void_action(turn)
+        if entry is not None:
+            await self._write_out([entry], [])
+
     # -- after a restart ------------------------------------------------------------------
 
     def load_journal(self, entries: Sequence[Entry]) -> None:

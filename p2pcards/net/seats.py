@@ -146,6 +146,13 @@ class LocalSeat:
         return idle
 
     async def choose(self, session: TableSession, seat: int) -> Action:
+        turn, absent = self.peer.turns, session.game.absent_action(session.state, seat)
+        if absent is not None and self.peer.protocol.passed_for(turn, seat):
+            # We were gone and the others passed for us (after a restart, our journal may
+            # hold a move for this turn: it is void).
+            await self.peer.replay_void_action(turn)
+            self.last_entry = None
+            return absent
         logged = self.peer.logged_action()
         if logged is not None:  # replaying our journal after a restart: the move is made
             return await self._sign(logged)
@@ -153,7 +160,7 @@ class LocalSeat:
             action = await self._unless_passed_for(session, seat)
             if action is None:  # we were away, and every other seat passed for us
                 self.last_entry = None
-                return session.game.absent_action(session.state, seat)
+                return absent
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:

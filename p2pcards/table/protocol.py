@@ -331,6 +331,17 @@ class TableProtocol:
             return self.replay_own[0].body["action"]
         return None
 
+    def replay_void_action(self, turn: int) -> Entry | None:
+        """During a replay, when the table passed for us at ``turn`` (we were gone): our
+        journal's move for that turn, if it has one, back in our chain as it was signed (the
+        others may hold it; re-signing that place would make two versions) but not acted on."""
+        if not (self.replay_own and self.replay_own[0].kind == "action"
+                and self.replay_own[0].body.get("turn") == turn):
+            return None
+        entry = self.replay_own.popleft()
+        self.log.append(entry)
+        return entry
+
     # -- signing --------------------------------------------------------------------------
 
     def sign(self, kind: str, body: Callable[[], dict[str, Any]]) -> tuple[Entry, bool]:
