@@ -4,13 +4,14 @@ Grammar (case-insensitive)::
 
     play Qh | p Qh | Qh | Q♥ | 10s        play a card (any copy you hold of that face)
     trump hearts | choose h | suit ♥ | hearts   choose your trump suit after the cut
-    trump hearts left | hearts opposite | h right | hearts, sit left of seat 0
+    trump hearts left | hearts opposite | h right | hearts, sit left of the first dealer
                                             solo and three-player (seating=cut): the suit and
                                             your place, seen from the first dealer (the
                                             highest cutter, who types just the suit): at its
                                             left (you lead first), opposite it (solo only) or
-                                            at its right; the log's "chooses hearts and sits
-                                            at seat 0's left" reads back too
+                                            at its right; "left of seat 0" too, and the log's
+                                            "choose hearts and the place at the first
+                                            dealer's left" reads back
     stand | ok | let stand                  honour mode: let the last trick stand
     correct Qh | take back Qh               honour mode: take back your revoke, play Qh instead
 
@@ -58,9 +59,9 @@ _STAND_WORDS = {"stand", "ok", "let stand", "let it stand", "let the trick stand
 _CORRECT_WORDS = {"correct", "take back", "takeback", "fix"}
 _ASIDE_WORDS = {"aside", "set aside"}
 # Words that may stand around a place: "trump hearts, sit at the left".
-_PLACE_FILLER = {"sit", "sits", "at", "on", "to", "the", "and", "place", "my"}
-# "left of seat 0", "seat 0's left", "opposite seat 0": naming the first dealer, as the log does.
-_DEALER_REFERENCE = re.compile(r"(?:\bof\s+)?\bseat\s+(\d+)(?:'s)?")
+_PLACE_FILLER = {"sit", "sits", "at", "on", "to", "the", "and", "place", "my", "as"}
+# "left of the first dealer", "the first dealer's left" (as the log says it), "left of seat 0".
+_DEALER_REFERENCE = re.compile(r"(?:\bof\s+)?(?:\bthe\s+)?(?:\bfirst\s+dealer|\bseat\s+(\d+))(?:'s)?")
 
 
 def place_words(players: int) -> dict[int, str]:
@@ -80,20 +81,21 @@ def _first_dealer(state: CalypsoState) -> str:
     return f"seat {state.ranking[0]}" if state.ranking else "the first dealer"
 
 
-def place_phrase(state: CalypsoState, place: int) -> str:
-    """Where a place is, as a person says it: "at seat 0's left", "opposite seat 0"."""
-    who = _first_dealer(state)
-    word = place_words(state.players).get(place)
+def place_phrase(players: int, place: int) -> str:
+    """Where a place is, as a person says it: "at the first dealer's left", "opposite the first
+    dealer". Action and error text name no seat: the console shows seats by name only in the
+    view (``name_seats``)."""
+    word = place_words(players).get(place)
     if word is None:
-        return f"in {who}'s place" if place == 0 else f"in place {place}"
-    return f"opposite {who}" if word == "opposite" else f"at {who}'s {word}"
+        return "in the first dealer's place" if place == 0 else f"in place {place}"
+    return "opposite the first dealer" if word == "opposite" else f"at the first dealer's {word}"
 
 
 def places_text(state: CalypsoState, places: list[int]) -> str:
-    """The open places as typed, e.g. "left, opposite or right of seat 0 (the first dealer)"."""
+    """The open places as typed, e.g. "left, opposite or right of the first dealer"."""
     if places == [0]:
         return "none to choose: you cut highest, so you deal first and the others sit around you"
-    return f"{_or(place_words(state.players)[p] for p in places)} of {_first_dealer(state)} (the first dealer)"
+    return f"{_or(place_words(state.players)[p] for p in places)} of the first dealer (the highest cutter)"
 
 
 def _or(words) -> str:
@@ -163,27 +165,29 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
             raise IllegalAction("the cut sets the seats here: choose only a suit, e.g. 'trump hearts'")
         return {"type": "choose_suit", "suit": suit.value}
     open_places = state.places_open()
-    first_dealer = state.ranking[0]
-    if {int(n) for n in _DEALER_REFERENCE.findall(said)} - {first_dealer}:
-        raise IllegalAction(f"places are named from the first dealer, seat {first_dealer}: "
-                            f"{places_text(state, open_places)}")
+    named = {int(n) for n in _DEALER_REFERENCE.findall(said) if n}
     said = " ".join(_DEALER_REFERENCE.sub(" ", said).split())
+    if open_places == [0]:  # the highest cutter: its place is the one the others are seen from
+        if said:
+            raise IllegalAction(f"you cut highest: you deal first and the others choose their "
+                                f"places around you, so type just 'trump {_suit_name(suit)}'")
+        return {"type": "choose_suit", "suit": suit.value, "place": 0}
+    first_dealer = state.ranking[0]
+    if named - {first_dealer}:
+        words = _or(place_words(state.players)[p] for p in open_places)
+        raise IllegalAction(f"places are seen from the first dealer (seat {first_dealer}, the "
+                            f"highest cutter): {words}")
     if not said:
-        if len(open_places) == 1:
-            return {"type": "choose_suit", "suit": suit.value, "place": open_places[0]}
         raise IllegalAction(f"choose your place too, e.g. 'trump {_suit_name(suit)} "
                             f"{place_words(state.players)[open_places[0]]}': "
                             f"{places_text(state, open_places)}")
-    if open_places == [0]:
-        raise IllegalAction(f"you cut highest: you deal first and the others choose their places "
-                            f"around you, so type just 'trump {_suit_name(suit)}'")
     place = _place_of_word(state.players, said)
     if place is None:
         three = " (three players have no place opposite)" if said in ("opposite", "across") else ""
         raise IllegalAction(f"expected a place after the suit: {places_text(state, open_places)}; "
                             f"got {said!r}{three}")
     if place not in open_places:
-        raise IllegalAction(f"the place {place_phrase(state, place)} is taken (open: "
+        raise IllegalAction(f"the place {place_phrase(state.players, place)} is taken (open: "
                             f"{places_text(state, open_places)})")
     return {"type": "choose_suit", "suit": suit.value, "place": place}
 
@@ -192,8 +196,14 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
     """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
     if action.get("type") == "choose_suit":
         place = action.get("place")
-        sits = f" and sits {place_phrase(state, place)}" if isinstance(place, int) and place else ""
-        return f"chooses {_suit_name(parse_suit(action['suit']))}{sits}"
+        # One verb, so that the console can say "you choose" as well as "bot 2 chooses". The
+        # others' places are seen from the first dealer, so the log says who that is.
+        where = ""
+        if place == 0 and type(place) is int:
+            where = ", as the first dealer"
+        elif isinstance(place, int) and not isinstance(place, bool):
+            where = f" and the place {place_phrase(state.players, place)}"
+        return f"chooses {_suit_name(parse_suit(action['suit']))}{where}"
     if action.get("type") == "set_aside":
         cards = action.get("cards") or []
         if not cards:
@@ -373,9 +383,12 @@ def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
             deals = "you deal first, and the others then choose their places around you" if mine \
                 else f"seat {step.seat} deals first, and the others then choose their places around it"
             return f"{who} a trump suit ({left}); {deals}"
-        first_choice = f"{left.split(',')[0]} {place_words(state.players)[open_places[0]]}"
-        example = f", e.g. 'trump {first_choice}'" if mine else ""
-        return f"{who} a trump suit ({left}) and a place: {places_text(state, open_places)}{example}"
+        places = f"{_or(place_words(state.players)[p] for p in open_places)} of {_first_dealer(state)}"
+        if not mine:
+            return f"{who} a trump suit ({left}) and a place ({places})"
+        # The example first: a narrow console cuts the end of the line (the table lists the rest).
+        example = f"{left.split(',')[0]} {place_words(state.players)[open_places[0]]}"
+        return f"your turn: choose a trump suit and a place, e.g. 'trump {example}' ({left}; {places})"
     if step.seat != state.to_play():  # rule 30: the last chance before the partner plays
         if mine:
             return "your turn: 'stand' to let the last trick stand, or 'correct CARD' to take back a revoke"

@@ -138,34 +138,40 @@ def test_random_seating_is_unchanged(mode):
 def test_the_console_reads_places_and_describes_them():
     t = solo()
     assert t.parse(1, "trump hearts") == choice("h", 0)
+    assert t.parse(1, "choose hearts, as the first dealer") == choice("h", 0)  # the log's words
     with pytest.raises(IllegalAction, match="you cut highest"):
         t.parse(1, "trump hearts left")
     t.act(1, "trump d")
     for text, place in [("trump hearts left", 1), ("hearts opposite", 2), ("h right", 3),
                         ("choose ♥ across", 2), ("hearts, sit on the left", 1),
-                        ("hearts left of seat 1", 1), ("Hearts RIGHT", 3)]:
+                        ("hearts left of seat 1", 1), ("Hearts RIGHT", 3),
+                        ("hearts opposite the first dealer", 2), ("h, the first dealer's right", 3)]:
         assert t.parse(3, text) == choice("h", place), text
     with pytest.raises(IllegalAction, match="choose your place too"):
         t.parse(3, "trump hearts")
     with pytest.raises(IllegalAction, match="expected a place"):
         t.parse(3, "trump hearts behind")
-    with pytest.raises(IllegalAction, match="named from the first dealer, seat 1"):
+    with pytest.raises(IllegalAction, match=r"seen from the first dealer \(seat 1"):
         t.parse(3, "hearts left of seat 2")
     # the log's wording, as the console's Tab and 'legal' type it back
     for place in (1, 2, 3):
         said = t.game.format_action(t.state, 3, choice("h", place), {})
         assert t.parse(3, said.replace("chooses", "choose", 1)) == choice("h", place)
-    assert t.game.format_action(t.state, 3, choice("h", 1), {}) == "chooses hearts and sits at seat 1's left"
-    assert t.game.format_action(t.state, 3, choice("h", 2), {}) == "chooses hearts and sits opposite seat 1"
-    assert t.game.format_action(t.state, 1, choice("d", 0), {}) == "chooses diamonds"
+    described = {p: t.game.format_action(t.state, 3, choice("h", p), {}) for p in (1, 2, 3)}
+    assert described == {1: "chooses hearts and the place at the first dealer's left",
+                         2: "chooses hearts and the place opposite the first dealer",
+                         3: "chooses hearts and the place at the first dealer's right"}
+    assert t.game.format_action(t.state, 1, choice("d", 0), {}) == "chooses diamonds, as the first dealer"
     t.act(3, "hearts opposite")
     with pytest.raises(IllegalAction, match="is taken"):
         t.parse(2, "spades opposite")
     view = t.game.view(t.state, 2, t.known(2))
     assert "around seat 1 (deals first; its left leads): left open, opposite seat 3, right open" in view["table"]
     assert "seat 2 chooses a trump suit (left: ♠ ♣) and a place (left or right)" in view["table"]
-    assert view["status"] == ("your turn: choose a trump suit (spades, clubs) and a place: left or right "
-                              "of seat 1 (the first dealer), e.g. 'trump spades left'")
+    assert view["status"] == ("your turn: choose a trump suit and a place, e.g. 'trump spades left' "
+                              "(spades, clubs; left or right of seat 1)")
+    assert t.game.view(t.state, 0, t.known(0))["status"] == (
+        "seat 2 chooses a trump suit (spades, clubs) and a place (left or right of seat 1)")
 
 
 def test_the_help_says_how_to_choose_a_place():
