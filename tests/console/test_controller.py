@@ -23,18 +23,18 @@ def completions(controller, typed):
     return [c.text for c in TableCompleter(controller).get_completions(doc, CompleteEvent(completion_requested=True))]
 
 
-@pytest.mark.parametrize("game_id,players,options", [
-    ("high-card", 3, {}),
-    ("cals-bs", 3, {"match_target": 1}),
-    ("calypso", 4, {}),
+@pytest.mark.parametrize("game_id,players,options,seed", [
+    ("high-card", 3, {}, 3), ("cals-bs", 3, {"match_target": 1}, 3), ("calypso", 4, {}, 3),
     # Set-aside turns after each deal: "aside" alone, the game picks the cards.
-    ("calypso", 3, {"mode": "three", "removed_suit": "random"}),
+    ("calypso", 3, {"mode": "three", "removed_suit": "random"}, 3),
+    # solo and three: seat 0 cuts second and chooses a place with its suit ("trump hearts left")
+    ("calypso", 4, {"mode": "solo"}, 2), ("calypso", 3, {"mode": "three"}, 2),
 ])
-async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players, options):
+async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players, options, seed):
     """Over a whole game, at each of the local seat's turns: every legal action gets a text that
     the game's own grammar parses back to it, and Tab offers exactly those texts."""
     require_game(host, game_id)
-    session = table(host, game_id, players=players, options=options, me=0, seed=3)
+    session = table(host, game_id, players=players, options=options, me=0, seed=seed)
     controller = controller_for(session)
     turns = 0
     async with trio.open_nursery() as nursery:

@@ -18,7 +18,8 @@ and is played again), or go on, and an honest client then owns to the revoke it 
 peer checks the declarations, and the audit names a hidden or false one.
 
 Steps of a game: the cut (public :class:`Coin` steps, recut on ties), the suit choices (a
-:class:`Turn` per choosing cutter, or coins with ``seating=random``), one :class:`Shuffle`,
+:class:`Turn` per choosing cutter, or coins with ``seating=random``; in solo and three-player
+each cutter chooses its place at the table with its suit), one :class:`Shuffle`,
 then per deal one :class:`Deal` of 13 cards per player from the stock and 13 tricks of
 ``Turn`` + ``Reveal`` pairs, and :class:`Done` after the last deal.
 
@@ -164,6 +165,9 @@ class CalypsoState:
     ranking: list[int] = field(default_factory=list)  # highest cutter first
     # -- seating and suits --
     order: list[int] = field(default_factory=list)  # seats clockwise; order[0] deals first
+    # seat -> place at the table: 0 is the first dealer's, then clockwise (1 at its left, who
+    # leads first). Chosen by the cutters in solo and three with seating=cut, else from order.
+    places: dict[int, int] = field(default_factory=dict)
     trump: dict[int, Suit] = field(default_factory=dict)
     choosers: list[int] = field(default_factory=list)  # seats still to choose, in order
     # -- deals --
@@ -217,6 +221,20 @@ class CalypsoState:
         taken = set(self.trump.values())
         return [s for s in self.suits_in_play() if s not in taken]
 
+    def chooses_places(self) -> bool:
+        """Solo and three with ``seating=cut``: the cutters draw "for seats and trump suits"
+        (rules 12-13), so each chooses its place with its suit. Partnership seats follow the
+        cut (rule 10), and ``seating=random`` seats by the coin."""
+        return self.seating == CUT and self.mode != PARTNERSHIP
+
+    def places_open(self) -> list[int]:
+        """The places the next chooser may take. The highest cutter's is 0: it deals first and
+        the others choose where to sit around it; after that, any place nobody has taken."""
+        if not self.places:
+            return [0]
+        taken = set(self.places.values())
+        return [p for p in range(self.players) if p not in taken]
+
     def penalties(self) -> dict[int, int]:
         penalty = {seat: 0 for seat in range(self.players)}
         for revoke in self.revokes:
@@ -233,7 +251,9 @@ class CalypsoState:
 class Calypso(Game[CalypsoState]):
     id = "calypso"
     name = "Calypso"
-    rules_version = "2"  # 2: honour-mode corrections; removed_suit=random and set_aside
+    # 2: honour-mode corrections; removed_suit=random and set_aside. 3: solo and three-player
+    # cutters choose their places (choose_suit carries "place").
+    rules_version = "3"
     # Every proper move (copies of one face count once; an honour-mode revoke is a fault the
     # rules tolerate, not a move they offer).
     lists_every_action = True
@@ -368,15 +388,32 @@ class Calypso(Game[CalypsoState]):
     def _seat_players(self, state: CalypsoState) -> None:
         """Seats and the order of choosing from the ranking (rules 10, 12, 13). The highest
         cutter deals first. In partnership the two highest are partners and sit opposite; the
-        third-highest sits at the first dealer's left (our choice: the seat is not chosen)."""
+        third-highest sits at the first dealer's left (our choice: the seat is not chosen).
+
+        Solo and three with ``seating=cut`` (rules 12-13: "players draw for seats and trump
+        suits: the highest chooses, the lowest gets what is left"): each cutter in turn, from
+        the highest, chooses its place with its suit, in one ``choose_suit`` turn carrying
+        ``"place"``, and the last gets the last place and suit. The order is known only then.
+        One turn rather than a seat turn and a suit turn: the seed draws for both at once and
+        rule 10 has the highest choose "a seat and a personal trump suit" together; nothing is
+        learnt between the two, and it is one round trip per cutter instead of two. Places are
+        counted from the highest cutter's, since only places relative to one another matter:
+        it keeps its own (0) and deals first as in partnership (rule 10d), so the cutter who
+        takes its left (1) leads first (rule 14)."""
         r = state.ranking
-        state.order = [r[0], r[2], r[1], r[3]] if state.mode == PARTNERSHIP else list(r)
         state.choosers = list(r)
         state.phase = CHOOSING
+        if state.chooses_places():
+            state.order = []  # built from the places once everyone has one
+        else:
+            state.order = [r[0], r[2], r[1], r[3]] if state.mode == PARTNERSHIP else list(r)
+            state.places = {seat: place for place, seat in enumerate(state.order)}
         self._settle_choices(state)
 
-    def _choose(self, state: CalypsoState, seat: int, suit: Suit) -> None:
+    def _choose(self, state: CalypsoState, seat: int, suit: Suit, place: int | None = None) -> None:
         state.trump[seat] = suit
+        if place is not None:
+            state.places[seat] = place
         state.choosers.remove(seat)
         partner = state.partner(seat)
         if partner is not None and partner not in state.trump:
@@ -385,10 +422,13 @@ class Calypso(Game[CalypsoState]):
         self._settle_choices(state)
 
     def _settle_choices(self, state: CalypsoState) -> None:
-        """The last chooser gets the suit that is left without choosing."""
+        """The last chooser gets the suit (and the place) that is left without choosing."""
         if len(state.choosers) == 1 and len(state.available_suits()) == 1:
-            self._choose(state, state.choosers[0], state.available_suits()[0])
+            place = state.places_open()[0] if state.chooses_places() else None
+            self._choose(state, state.choosers[0], state.available_suits()[0], place)
         elif not state.choosers:
+            if state.chooses_places():
+                state.order = sorted(state.places, key=state.places.__getitem__)
             state.phase = SHUFFLING
 
     def on_shuffled(self, state: CalypsoState, handles: Sequence[int]) -> None:
@@ -494,7 +534,11 @@ class Calypso(Game[CalypsoState]):
         if not isinstance(step, Turn) or step.seat != seat:
             return []
         if state.phase == CHOOSING:
-            return [{"type": "choose_suit", "suit": s.value} for s in state.available_suits()]
+            suits = [s.value for s in state.available_suits()]
+            if state.chooses_places():
+                return [{"type": "choose_suit", "suit": s, "place": p}
+                        for s in suits for p in state.places_open()]
+            return [{"type": "choose_suit", "suit": s} for s in suits]
         if state.phase == SORTING:
             return [_set_aside_action(state, seat, known)]
         corrections = []
@@ -519,6 +563,7 @@ class Calypso(Game[CalypsoState]):
             if suit not in state.available_suits():
                 names = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
                 raise IllegalAction(f"{SUIT_NAMES.get(suit, suit)} is not available (left: {names})")
+            _check_place(state, action)
             return
         if state.phase == SORTING:
             self._check_set_aside(state, seat, action)
@@ -609,7 +654,7 @@ class Calypso(Game[CalypsoState]):
         index = state.actions_applied
         state.actions_applied += 1
         if action["type"] == "choose_suit":
-            self._choose(state, seat, _suit_of_action(action))
+            self._choose(state, seat, _suit_of_action(action), action.get("place"))
             return
         if action["type"] == "set_aside":
             state.sorting.pop(0)
@@ -901,6 +946,18 @@ def _set_aside_action(state: CalypsoState, seat: int, known: Mapping[int, Card])
 def _suit_of(faces: Mapping[int, Card], handle: int) -> Suit | None:
     card = faces.get(handle)
     return card.suit if card is not None else None
+
+
+def _check_place(state: CalypsoState, action: Action) -> None:
+    """A ``choose_suit`` names an open place exactly when the cutters choose places."""
+    if not state.chooses_places():
+        if "place" in action:
+            raise IllegalAction("the cut sets the seats here: choose only a suit, e.g. 'trump hearts'")
+        return
+    place = action.get("place")
+    open_places = state.places_open()
+    if isinstance(place, bool) or not isinstance(place, int) or place not in open_places:
+        raise IllegalAction(f"choose a place at the table too: {text.places_text(state, open_places)}")
 
 
 def _suit_of_action(action: Action) -> Suit | None:

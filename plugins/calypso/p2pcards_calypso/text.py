@@ -4,6 +4,14 @@ Grammar (case-insensitive)::
 
     play Qh | p Qh | Qh | Q♥ | 10s        play a card (any copy you hold of that face)
     trump hearts | choose h | suit ♥ | hearts   choose your trump suit after the cut
+    trump hearts left | hearts opposite | h right | hearts, sit left of the first dealer
+                                            solo and three-player (seating=cut): the suit and
+                                            your place, seen from the first dealer (the
+                                            highest cutter, who types just the suit): at its
+                                            left (you lead first), opposite it (solo only) or
+                                            at its right; "left of seat 0" too, and the log's
+                                            "choose hearts and the place at the first
+                                            dealer's left" reads back
     stand | ok | let stand                  honour mode: let the last trick stand
     correct Qh | take back Qh               honour mode: take back your revoke, play Qh instead
 
@@ -15,6 +23,7 @@ adds ``declare_revoke``, rule 30), so the player never types that.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +45,9 @@ SUMMARY = (
 COMMANDS_HELP = "\n".join([
     "play CARD     play a card, e.g. 'play Qh' or just 'Qh' (any copy you hold)",
     "trump SUIT    choose your trump suit after the cut, e.g. 'trump hearts' or 'trump h'",
+    "trump SUIT PLACE  solo and three: also choose where you sit, seen from the first dealer (the",
+    "              highest cutter): 'trump hearts left' (at its left: you play after it and lead",
+    "              first), 'trump hearts opposite' (solo only) or 'trump hearts right'",
     "stand         honour mode: let the last trick stand (your revoke, if any, is then on record)",
     "correct CARD  honour mode: take back your revoke in the last trick and play CARD of the led suit",
     "aside         set aside your cards of the removed suit (removed_suit=random, after a deal)",
@@ -46,6 +58,49 @@ _CHOOSE_WORDS = {"trump", "choose", "suit", "pick"}
 _STAND_WORDS = {"stand", "ok", "let stand", "let it stand", "let the trick stand"}
 _CORRECT_WORDS = {"correct", "take back", "takeback", "fix"}
 _ASIDE_WORDS = {"aside", "set aside"}
+# Words that may stand around a place: "trump hearts, sit at the left".
+_PLACE_FILLER = {"sit", "sits", "at", "on", "to", "the", "and", "place", "my", "as"}
+# "left of the first dealer", "the first dealer's left" (as the log says it), "left of seat 0".
+_DEALER_REFERENCE = re.compile(r"(?:\bof\s+)?(?:\bthe\s+)?(?:\bfirst\s+dealer|\bseat\s+(\d+))(?:'s)?")
+
+
+def place_words(players: int) -> dict[int, str]:
+    """What a place is called, seen from the first dealer (place 0): places go clockwise, so
+    place 1 is at its left (and leads first), the last at its right."""
+    if players == 3:
+        return {1: "left", 2: "right"}
+    return {1: "left", 2: "opposite", 3: "right"}
+
+
+def _place_of_word(players: int, word: str) -> int | None:
+    word = {"across": "opposite"}.get(word, word)
+    return next((p for p, name in place_words(players).items() if name == word), None)
+
+
+def _first_dealer(state: CalypsoState) -> str:
+    return f"seat {state.ranking[0]}" if state.ranking else "the first dealer"
+
+
+def place_phrase(players: int, place: int) -> str:
+    """Where a place is, as a person says it: "at the first dealer's left", "opposite the first
+    dealer". Action and error text name no seat: the console shows seats by name only in the
+    view (``name_seats``)."""
+    word = place_words(players).get(place)
+    if word is None:
+        return "in the first dealer's place" if place == 0 else f"in place {place}"
+    return "opposite the first dealer" if word == "opposite" else f"at the first dealer's {word}"
+
+
+def places_text(state: CalypsoState, places: list[int]) -> str:
+    """The open places as typed, e.g. "left, opposite or right of the first dealer"."""
+    if places == [0]:
+        return "none to choose: you cut highest, so you deal first and the others sit around you"
+    return f"{_or(place_words(state.players)[p] for p in places)} of the first dealer (the highest cutter)"
+
+
+def _or(words) -> str:
+    words = list(words)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _suit_name(suit: Suit) -> str:
@@ -65,18 +120,7 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
         raise IllegalAction("type a card to play, e.g. 'play Qh' or 'Qh'")
     head, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
     if state.phase == CHOOSING:
-        if head in _CHOOSE_WORDS:
-            suit_text = rest
-        elif not rest:
-            suit_text = head
-        else:
-            raise IllegalAction("choose your trump suit, e.g. 'trump hearts'")
-        try:
-            suit = parse_suit(suit_text)
-        except CardParseError:
-            left = ", ".join(_suit_name(s) for s in state.available_suits())
-            raise IllegalAction(f"expected 'trump SUIT' with one of {left}, got {line.strip()!r}") from None
-        return {"type": "choose_suit", "suit": suit.value}
+        return _parse_choice(state, line, head in _CHOOSE_WORDS)
     if head in _CHOOSE_WORDS:
         raise IllegalAction("the trump suits are already chosen; play a card, e.g. 'play Qh'")
     if state.phase != PLAYING:
@@ -104,10 +148,62 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
     return {"type": "play", "card": copies[0], **owning}
 
 
+def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
+    """``trump SUIT`` (or a bare suit), followed in solo and three by a place word."""
+    words = line.replace(",", " ").lower().split()[1 if has_verb else 0:]
+    example = "'trump hearts left'" if state.chooses_places() else "'trump hearts'"
+    left = ", ".join(_suit_name(s) for s in state.available_suits())
+    try:
+        suit = parse_suit(words[0] if words else "")
+    except CardParseError:
+        if not has_verb:
+            raise IllegalAction(f"choose your trump suit, e.g. {example}") from None
+        raise IllegalAction(f"expected 'trump SUIT' with one of {left}, got {line.strip()!r}") from None
+    said = " ".join(w for w in words[1:] if w not in _PLACE_FILLER)
+    if not state.chooses_places():
+        if said:
+            raise IllegalAction("the cut sets the seats here: choose only a suit, e.g. 'trump hearts'")
+        return {"type": "choose_suit", "suit": suit.value}
+    open_places = state.places_open()
+    named = {int(n) for n in _DEALER_REFERENCE.findall(said) if n}
+    said = " ".join(_DEALER_REFERENCE.sub(" ", said).split())
+    if open_places == [0]:  # the highest cutter: its place is the one the others are seen from
+        if said:
+            raise IllegalAction(f"you cut highest: you deal first and the others choose their "
+                                f"places around you, so type just 'trump {_suit_name(suit)}'")
+        return {"type": "choose_suit", "suit": suit.value, "place": 0}
+    first_dealer = state.ranking[0]
+    if named - {first_dealer}:
+        words = _or(place_words(state.players)[p] for p in open_places)
+        raise IllegalAction(f"places are seen from the first dealer (seat {first_dealer}, the "
+                            f"highest cutter): {words}")
+    if not said:
+        raise IllegalAction(f"choose your place too, e.g. 'trump {_suit_name(suit)} "
+                            f"{place_words(state.players)[open_places[0]]}': "
+                            f"{places_text(state, open_places)}")
+    place = _place_of_word(state.players, said)
+    if place is None:
+        three = " (three players have no place opposite)" if said in ("opposite", "across") else ""
+        raise IllegalAction(f"expected a place after the suit: {places_text(state, open_places)}; "
+                            f"got {said!r}{three}")
+    if place not in open_places:
+        raise IllegalAction(f"the place {place_phrase(state.players, place)} is taken (open: "
+                            f"{places_text(state, open_places)})")
+    return {"type": "choose_suit", "suit": suit.value, "place": place}
+
+
 def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
     """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
     if action.get("type") == "choose_suit":
-        return f"chooses {_suit_name(parse_suit(action['suit']))}"
+        place = action.get("place")
+        # One verb, so that the console can say "you choose" as well as "bot 2 chooses". The
+        # others' places are seen from the first dealer, so the log says who that is.
+        where = ""
+        if place == 0 and type(place) is int:
+            where = ", as the first dealer"
+        elif isinstance(place, int) and not isinstance(place, bool):
+            where = f" and the place {place_phrase(state.players, place)}"
+        return f"chooses {_suit_name(parse_suit(action['suit']))}{where}"
     if action.get("type") == "set_aside":
         cards = action.get("cards") or []
         if not cards:
@@ -173,6 +269,7 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
         "players": players,
         "to_act": getattr(step, "seat", None),
         "cuts": {str(s): v for s, v in state.cuts.items()},
+        "places": {str(s): p for s, p in state.places.items()},
     }
     if state.removed_suit is not None:
         out["removed_suit"] = state.removed_suit.value
@@ -225,9 +322,15 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
                  if state.partner(s) is not None and s < state.partner(s)]
         if pairs:
             lines.append("partners: " + ", ".join(pairs))
+    if state.phase == CHOOSING and state.chooses_places() and state.places:
+        lines.append(_places_line(state))
     if state.phase == CHOOSING:
         left = " ".join(suit.symbol for suit in state.available_suits())
-        lines.append(f"seat {state.choosers[0]} chooses a trump suit (left: {left})")
+        open_places = state.places_open()
+        where = ""
+        if state.chooses_places() and open_places != [0]:
+            where = f" and a place ({_or(place_words(state.players)[p] for p in open_places)})"
+        lines.append(f"seat {state.choosers[0]} chooses a trump suit (left: {left}){where}")
     for p in players:
         if p["calypso"]:
             cards = p["calypso"]
@@ -239,6 +342,15 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
         aside = f" ({_cards(len(state.aside))} set aside)" if state.removed_by_coin else ""
         lines.append(f"removed suit: {state.removed_suit.symbol}{aside}")
     return lines
+
+
+def _places_line(state: CalypsoState) -> str:
+    """The places chosen so far, clockwise from the first dealer:
+    "around seat 0 (deals first): left open, opposite seat 3, right open"."""
+    by_place = {p: s for s, p in state.places.items()}
+    around = [f"{word} {'seat ' + str(by_place[p]) if p in by_place else 'open'}"
+              for p, word in place_words(state.players).items()]
+    return f"around {_first_dealer(state)} (deals first; its left leads): {', '.join(around)}"
 
 
 def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
@@ -264,7 +376,19 @@ def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
     if state.phase == CHOOSING:
         left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
         who = "your turn: choose" if mine else f"seat {step.seat} chooses"
-        return f"{who} a trump suit ({left})"
+        open_places = state.places_open()
+        if not state.chooses_places():
+            return f"{who} a trump suit ({left})"
+        if open_places == [0]:
+            deals = "you deal first, and the others then choose their places around you" if mine \
+                else f"seat {step.seat} deals first, and the others then choose their places around it"
+            return f"{who} a trump suit ({left}); {deals}"
+        places = f"{_or(place_words(state.players)[p] for p in open_places)} of {_first_dealer(state)}"
+        if not mine:
+            return f"{who} a trump suit ({left}) and a place ({places})"
+        # The example first: a narrow console cuts the end of the line (the table lists the rest).
+        example = f"{left.split(',')[0]} {place_words(state.players)[open_places[0]]}"
+        return f"your turn: choose a trump suit and a place, e.g. 'trump {example}' ({left}; {places})"
     if step.seat != state.to_play():  # rule 30: the last chance before the partner plays
         if mine:
             return "your turn: 'stand' to let the last trick stand, or 'correct CARD' to take back a revoke"

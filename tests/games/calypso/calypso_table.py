@@ -5,7 +5,9 @@ the deck and the coins, and a table that drives one game card by card from typed
 Seats in partnership scenarios follow rules.md II.c: the cuts A, K, Q, J for seats 0..3 make
 seat 0 (W, ♠) the first dealer, seat 2 (N, ♣) the first leader, seat 1 (E, ♥) and seat 3
 (S, ♦). In solo and three-player scenarios seat 0 deals, seat 1 leads, and the seats choose
-suits in seat order.
+suits in seat order. A choice given without a place (``"h"``, not ``"h opposite"``) takes the
+first open place clockwise from the first dealer, so that by default the table order is the
+cut order.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 
 import pytest
+
+from p2pcards_calypso.text import place_words
 
 from p2pcards.cards import Card, parse_card, parse_suit
 from p2pcards.dealer import LocalDealer
@@ -126,7 +130,10 @@ class Table:
             self.steps.append(step)
             if isinstance(step, Turn):
                 if state.phase == "choosing" and self.choices:
-                    self.act(step.seat, f"trump {self.choices.pop(0)}")
+                    choice = self.choices.pop(0)
+                    if state.chooses_places() and state.places and len(choice.split()) == 1:
+                        choice += " " + place_words(self.players)[state.places_open()[0]]
+                    self.act(step.seat, f"trump {choice}")
                     continue
                 return step
             if isinstance(step, Done):

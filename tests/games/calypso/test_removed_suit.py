@@ -41,7 +41,7 @@ def test_the_option_keeps_the_fixed_choice_and_adds_random(game):
     assert len(fixed) == 117 and Suit.HEARTS not in {c.suit for c in fixed}
     whole = game.deck(game.resolve_options({"mode": "three", "removed_suit": "random"}, 3), 3)
     assert len(whole) == 156 and Counter(c.suit for c in whole) == {s: 39 for s in SUITS}
-    assert game.rules_version == "2"
+    assert game.rules_version == "3"
 
 
 @pytest.mark.parametrize("removed", range(4))

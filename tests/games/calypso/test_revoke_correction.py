@@ -258,7 +258,8 @@ class CorrectingRevoker(RandomBot):
         led = state.led_suit()
         hand = [h for h in state.hands[self.seat] if h in known]
         off = [h for h in hand if led is not None and known[h].suit != led]
-        if state.to_play() == self.seat and off and any(known[h].suit == led for h in hand) \
+        # off is empty before play (nothing led), when the table order may not be known yet
+        if off and state.to_play() == self.seat and any(known[h].suit == led for h in hand) \
                 and self.rng.random() < 0.3:
             owning = {"declare_revoke": True} if legal[0].get("declare_revoke") else {}
             return {"type": "play", "card": self.rng.choice(off), **owning}
