@@ -921,11 +921,13 @@ class EchoesUnsignedEntry(Cheater):
     def victim(self) -> int:
         return (self.seat + 1) % self.header.players
 
+    def _target(self, kind, made) -> bool:
+        msg = made.get("msg") if kind == "deck" else None
+        return kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
+
     def _sign(self, kind, body):
         made = body()
-        msg = made.get("msg") if kind == "deck" else None
-        target = kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
-        if self.cheated or not target:
+        if self.cheated or not self._target(kind, made):
             return self._honest_sign(kind, lambda: made)
         log = self.protocol.log
         third = next(s for s in self.others if s != self.victim)
@@ -1042,3 +1044,29 @@ class StatesAbsentEarly(Cheater):
 
 
 CHEATERS["StatesAbsentEarly"] = StatesAbsentEarly
+
+
+class EchoesUnsignedResponse(EchoesUnsignedEntry):
+    """In a free-order round, signs its response with a head echo claiming entries that were
+    never signed, to be ordered after (or before) responses it never saw: no honest seat can
+    hand that response on, so it never counts; the round waits on it and the seats name the
+    cheater at the turn timeout, or nobody (protocol/table.md section 9, "Fairness")."""
+
+    deviation = "a free-order response whose echo names entries that do not exist"
+
+    def _target(self, kind, made) -> bool:
+        return kind == "action" and isinstance(self.session.step, Round) and self.turns >= 2
+
+
+class WithholdsResponses(WithholdsFromNext):
+    """Sends its free-order responses to every seat but the next one, and does not answer that
+    seat's fetches: that seat gets them from the others (waiting asks around), so the round is
+    decided alike everywhere and nobody is named."""
+
+    deviation = "withholds its free-order responses from the next seat"
+
+    def _withheld(self, entry: Entry) -> bool:
+        return entry.kind == "action" and isinstance(self.session.step, Round)
+
+
+CHEATERS.update({cls.__name__: cls for cls in (EchoesUnsignedResponse, WithholdsResponses)})

@@ -1,11 +1,13 @@
 """Cal's BS in free order over loopback (protocol/table.md section 9): whole games between bots
 with 3 and 4 players end alike at every seat and their transcripts verify, each round's order
-recomputed from the signed head echoes; a seat that answers one round twice is named."""
+recomputed from the signed head echoes; a seat that answers one round twice is named; one that
+withholds its responses from a seat cannot drop them (the others relay them), and one that lies
+in its echo to be ordered against responses it never saw never counts."""
 
 from __future__ import annotations
 
 import pytest
-from adv_table import run_table, verify
+from adv_table import blamed, play_until_cheated, run_table, verify
 from cheaters import CHEATERS
 
 from p2pcards.net.peer import Peer
@@ -43,3 +45,29 @@ def test_a_seat_that_answers_one_round_twice_is_named(tmp_path, players):
     for seat, outcome in run.honest.items():
         status, report = verify(outcome.transcript)
         assert status == 1 and (report.get("problem") or {}).get("seat") == CHEATER, f"seat {seat}: {report}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_response_withheld_from_the_next_seat_reaches_it_and_the_game_ends_alike(tmp_path, players):
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "WithholdsResponses", cheater=CHEATER)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is None and outcome.result is not None, info
+        assert outcome.peer.blames == [], info
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}: {report.get('problem')}"
+    assert len({o.transcript.read_bytes() for o in run.honest.values()}) == 1
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_response_echoing_entries_never_signed_never_counts(tmp_path, players):
+    """Its author tries to place its response against ones it never saw: it is never handed
+    on, so the round does not close on it; the cheater is named, or nobody."""
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "EchoesUnsignedResponse", cheater=CHEATER)
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
+        assert blamed(outcome.peer) <= {CHEATER}, info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") in (CHEATER, None), f"seat {seat}: {problem}\n{info}"
