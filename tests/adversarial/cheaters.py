@@ -1042,3 +1042,70 @@ class StatesAbsentEarly(Cheater):
 
 
 CHEATERS["StatesAbsentEarly"] = StatesAbsentEarly
+
+
+# ----------------------------------------------------------------------------------------------
+# Absent followers, a hostile review (tests/adversarial/test_absent_review.py). The seats with
+# a faulty network here are honest: they model a Wi-Fi blip, the case the grace period is for.
+
+
+class LinkBlip(Cheater):
+    """Not a cheater: an honest peer (the highest seat) whose network drops once, during the
+    first shuffle (before any move), for as long as its first redial waits. Nothing of the
+    game needs it meanwhile but its deck messages, which the deck waits for. ``back_turn``:
+    the turn at which every link was up again."""
+
+    deviation = "none (every link drops once, during the shuffle)"
+    leaves = False
+    #: Its bot's thinking time, as a person's: it chooses after a checkpoint (see QuickBotBlip).
+    think = 0.01
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.back_turn: int | None = None
+        self.session.seats[self.seat].agent.delay = self.think
+
+    async def misbehave(self):
+        await self.until(lambda: self.session.phase == "shuffling" and self.log.next_seq(self.seat) >= 1)
+        for conn in list(self.connections.values()):
+            await conn.aclose()
+        self.cheated = True
+        await trio.sleep(0.05)
+        await self.until(lambda: all(self.connected(s) for s in self.others))
+        self.back_turn = self.turns
+
+
+class QuickBotBlip(LinkBlip):
+    """A :class:`LinkBlip` whose bot answers at once (no thinking time, as the bots of
+    ``p2pcards host --bots`` and ``simulate``): in LocalSeat._unless_passed_for its choice is
+    made before the cancellation that the statements' decision asks for takes effect."""
+
+    deviation = "none (every link drops once; a bot without thinking time)"
+    think = 0.0
+
+
+class StatesFutureTurnsAbsent(Cheater):
+    """The moment another seat's links drop (a blip: it comes back within the grace period),
+    states it absent for every turn of the rest of the game, before those turns exist. Every
+    honest seat answers a statement about a seat that is not connected to it with its own
+    (Peer._on_absent), whatever the turn, so the statements for every future turn are complete
+    at once: from then on the table passes for that seat at each of its follower turns, though
+    it is back and connected (protocol/table.md section 9, "Absent followers")."""
+
+    deviation = "states a seat that blipped absent for every future turn"
+    horizon = 400  # turns stated (a 3-seat game to one point has far fewer moves)
+
+    @property
+    def target(self) -> int:
+        return self.header.players - 1  # the LinkBlip seat
+
+    async def misbehave(self):
+        await self.until(lambda: self.target in self.connections and not self.connected(self.target))
+        await trio.sleep(0.1)  # the others have seen its links drop too
+        start = self.turns
+        self.cheated = True
+        for turn in range(start, start + self.horizon):
+            await self.state_absent(turn, self.target)
+
+
+CHEATERS.update({cls.__name__: cls for cls in (LinkBlip, QuickBotBlip, StatesFutureTurnsAbsent)})

@@ -1,0 +1,131 @@
+"""A hostile review of passing for absent followers (protocol/table.md section 9, "Absent
+followers"; p2pcards/table/absence.py, RemoteSeat/LocalSeat in p2pcards/net/seats.py,
+Peer.state_absent/_on_absent, and the replay of p2pcards/verify.py).
+
+Over loopback with real peers (adv_table.run_table): one cheater, and where the attack needs
+it, an honest seat whose network fails the way a Wi-Fi link does (a blip within the grace
+period, a link to one seat that drops), or a seat whose client is gone for good. In process:
+two plain bugs of the local seat.
+
+Tests marked xfail(strict=True) are real bugs, described in their reason: they fail today, and
+turn red the day the bug is fixed, so the marker is removed then.
+"""
+
+from __future__ import annotations
+
+import pytest
+from adv_table import blamed, play_until_cheated, run_table, verify
+from cheaters import CHEATERS
+
+from p2pcards.net import table as net_table
+from p2pcards.table.timeouts import Timeouts
+
+MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
+#: The grace period is longer than the blips below, as it is meant to be.
+TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
+CHEATER = 1
+
+
+@pytest.fixture
+def slow_redial(monkeypatch):
+    """A dropped link stays down about a second (the seat that redials waits that long first):
+    long enough for the seats on the other side to notice, well within the grace period."""
+    monkeypatch.setattr(net_table, "REDIAL_FIRST", 1.0)
+
+
+def passes_for(outcome, seat):
+    return sorted(outcome.peer.session.seats[seat].passed)
+
+
+def named(outcome) -> set[int]:
+    """The seats an honest seat named: during its game, or as the seat its game stopped for."""
+    seats = blamed(outcome.peer)
+    if outcome.aborted is not None and outcome.aborted.seat is not None:
+        seats.add(outcome.aborted.seat)
+    return seats
+
+
+def verdicts(run, seats):
+    """``p2pcards verify`` on each of ``seats``' transcripts: seat -> (status, problem)."""
+    out = {}
+    for seat in seats:
+        status, report = verify(run.outcomes[seat].transcript)
+        out[seat] = (status, report.get("problem") or {})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. A present player's moves vanish: statements for turns that do not exist yet.
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Peer._on_absent (p2pcards/net/peer.py) answers a statement about a seat that is not "
+    "connected right now with one of its own whatever the turn, and Absences.passed decides as "
+    "soon as every other seat has stated: a cheater that states a seat absent for every future "
+    "turn during a blip gets the honest seats to co-sign them all, and the table then passes "
+    "for that seat at each of its follower turns for the rest of the game though it is back "
+    "(it can never doubt the cheater); verify accepts the transcripts"))
+@pytest.mark.parametrize("mode", MODES)
+def test_statements_for_future_turns_pass_for_a_seat_that_is_back(tmp_path, slow_redial, mode):
+    victim = 2
+    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES[mode], "StatesFutureTurnsAbsent", cheater=CHEATER,
+                             timeouts=TIMEOUTS, others={victim: CHEATERS["LinkBlip"]},
+                             ready=lambda r: r.outcomes[victim] is not None
+                             and r.outcomes[victim].peer.back_turn is not None)
+    info = run.describe()
+    back = run.outcomes[victim].peer.back_turn
+    # The table itself holds together: every honest seat finishes the same game, nobody is
+    # named, and verify accepts every transcript (it cannot tell the blip from the cheat).
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is None and outcome.peer.blames == [], info
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}: {report.get('problem')}\n{info}"
+    # The victim was back (connected to every seat) from turn ``back`` on; the table passed
+    # for it at these turns all the same.
+    after = [t for t in passes_for(run.outcomes[0], victim) if t > back]
+    assert after == [], (f"seat {victim} was back at turn {back}, yet passed for at turns {after} "
+                         f"(verify accepted every transcript)\n{info}")
+
+
+def test_a_blip_alone_passes_for_nobody_once_the_seat_is_back(tmp_path, slow_redial):
+    """The control for the test above (kept: nothing else covers a seat that blips): without
+    the cheater, a seat whose links drop during the shuffle plays every turn of its own."""
+    victim = 2
+    run = run_table("cals-bs", 3, MODES["clockwise"], cheater=victim, peer_factory=CHEATERS["LinkBlip"],
+                    transcript_dir=tmp_path, timeouts=TIMEOUTS)
+    info = run.describe()
+    assert run.cheater_peer.cheated and run.cheater_peer.back_turn is not None, info
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is None and outcome.peer.blames == [], info
+        assert passes_for(outcome, victim) == [], info
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}: {report.get('problem')}\n{info}"
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. The seat passed for signs its move anyway: the honest seats disagree.
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "LocalSeat._unless_passed_for (p2pcards/net/seats.py) returns the agent's choice whenever "
+    "the chooser task finished, even when the statements had already passed for us: a bot "
+    "that answers without a checkpoint (no thinking delay, clockwise) completes inside the "
+    "cancelled scope, so the seat signs and applies a move for a turn every other seat passed "
+    "for. Its game diverges from theirs with no stop (its _on_absent ran before it signed), it "
+    "names an innocent seat for an 'illegal' move, and verify of its transcript may name one"))
+def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redial):
+    victim = 2
+    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "StatesFutureTurnsAbsent",
+                             cheater=CHEATER, timeouts=TIMEOUTS, others={victim: CHEATERS["QuickBotBlip"]},
+                             ready=lambda r: r.outcomes[victim] is not None
+                             and r.outcomes[victim].peer.back_turn is not None)
+    info = run.describe()
+    other = run.outcomes[0]
+    passed = set(passes_for(other, victim))
+    signed = sorted(e.body["turn"] for e in run.outcomes[victim].peer.log.entries(victim)
+                    if e.kind == "action" and e.body["turn"] in passed)
+    found = verdicts(run, run.honest)
+    assert signed == [], (f"seat {victim} signed and applied moves for turns {signed}, which the "
+                          f"others passed for it; verify: {found}\n{info}")
+    for seat, outcome in run.honest.items():
+        assert named(outcome) <= {CHEATER}, info
