@@ -129,3 +129,59 @@ def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redi
                           f"others passed for it; verify: {found}\n{info}")
     for seat, outcome in run.honest.items():
         assert named(outcome) <= {CHEATER}, info
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. A seat that never answers a statement gets the follower who moved named (and verify names
+#    the seat that waited).
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "RemoteSeat.choose (p2pcards/net/seats.py) defers a follower's move once we stated it "
+    "absent and waits for every other seat's statement; a seat that holds the move and never "
+    "answers leaves the statements incomplete, and at the turn timeout we name the follower "
+    "('did not move in time') although we hold its move. _Replay.next_action (p2pcards/"
+    "verify.py) then uses the move (the statements decide nothing) and names the seat that "
+    "waited for the statements as a staller; the cheater, whose chain shows it held both the "
+    "statement and the move, is never named"))
+def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_redial):
+    follower = 2
+    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "WithholdsAbsentAnswer",
+                             cheater=CHEATER,
+                             timeouts=TIMEOUTS, others={follower: CHEATERS["DropsLinkAsFollower"]},
+                             ready=lambda r: r.outcomes[follower] is not None
+                             and r.outcomes[follower].peer.dropped_turn is not None)
+    info = run.describe()
+    turn = run.outcomes[follower].peer.dropped_turn
+    waiter = run.outcomes[0]
+    found = verdicts(run, run.honest)
+    evidence = (f"seat 0 holds seat {follower}'s move for turn {turn}: "
+                f"{waiter.peer.protocol.holds_move(follower, turn)}; seat 0 named {named(waiter)}, "
+                f"seat {follower} named {named(run.outcomes[follower])}; verify: {found}\n{info}")
+    for seat, outcome in run.honest.items():
+        assert named(outcome) <= {CHEATER}, evidence
+    for seat, (status, problem) in found.items():
+        assert problem.get("seat") in (None, CHEATER), evidence
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. A statement withheld from one seat: the seat after it names that seat.
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "RemoteSeat._absent (p2pcards/net/seats.py) asks around only for the gone seat's chain, "
+    "never for the chains of the seats whose statements are missing: a cheater that sends its "
+    "statement to every seat but the one after the gone follower leaves that seat waiting for "
+    "good, while the seats that have every statement move on and name it at the turn timeout "
+    "('did not move in time'). Verify names nobody here"))
+def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
+    gone, stuck = 3, 0
+    run = play_until_cheated(tmp_path, "cals-bs", 4, MODES["clockwise"], "WithholdsStatementFromNext",
+                             cheater=CHEATER, timeouts=TIMEOUTS, others={gone: CHEATERS["GoneForGood"]})
+    info = run.describe()
+    honest = {s: o for s, o in run.honest.items() if s != gone}
+    found = verdicts(run, honest)
+    for seat, (status, problem) in found.items():
+        assert problem.get("seat") in (None, CHEATER, gone), f"seat {seat}: {problem}\n{info}"
+    for seat, outcome in honest.items():
+        assert stuck not in named(outcome), f"seat {seat} named seat {stuck}; verify: {found}\n{info}"
