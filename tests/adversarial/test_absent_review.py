@@ -13,12 +13,21 @@ turn red the day the bug is fixed, so the marker is removed then.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+import trio
 from adv_table import blamed, play_until_cheated, run_table, verify
 from cheaters import CHEATERS
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "net"))
+from peer_support import IDS, fetched, make_peer  # noqa: E402  (tests/net: a Peer in process)
+
+from p2pcards.game import Round
 from p2pcards.net import table as net_table
 from p2pcards.table.timeouts import Timeouts
+from p2pcards.wire.log import Log
 
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: The grace period is longer than the blips below, as it is meant to be.
@@ -237,3 +246,108 @@ def test_a_move_cut_from_the_file_is_not_read_as_a_pass(tmp_path, mode):
             where = f"cut before seat {victim}'s move for turn {cut.body['turn']} (log #{cut.seq})"
             wrong.append((where, problem))
     assert wrong == [], wrong
+
+
+# ----------------------------------------------------------------------------------------------
+# 6. Plain bugs of the local seat, in process (tests/net/peer_support.py: seat 0 of three).
+
+
+def _signed(log: Log, seat: int, kind: str, body: dict):
+    return log.make_entry(IDS[seat], seat, kind, body)
+
+
+def _log_of(peer) -> Log:
+    """A log of the same table, where the other seats sign what the test needs."""
+    return Log(peer.header.table, peer.header_wire, [s.keys for s in peer.header.seats])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A seat's own absent statements are re-used on replay only if the replay happens to re-make "
+    "them (TableProtocol.sign pops the journal in order, and nothing rebuilds Peer._stated or "
+    "puts our statements back in Absences): they were made because a seat was away, which it "
+    "no longer is after our restart, so the replay never re-makes them. The statements stay "
+    "undecided here (the others passed for that seat), and the next entry the replay makes "
+    "meets our journal's absent entry: TableAborted('our journal has a absent entry where the "
+    "replay makes a deck one'), naming ourselves"))
+def test_a_resumed_seat_replays_its_absent_statements():
+    from peer_support import Recorder
+
+    async def main():
+        peer = make_peer()  # seat 0 of 3
+        log = _log_of(peer)
+        commit = _signed(log, 0, "deck", {"msg": {"type": "commit", "op": 0}})
+        theirs = _signed(log, 1, "absent", {"turn": 5, "seat": 2})  # seat 2 was away at turn 5
+        ours = _signed(log, 0, "absent", {"turn": 5, "seat": 2})  # and we said so too
+        after = _signed(log, 0, "deck", {"msg": {"type": "shuffle", "op": 1}})
+        # Then we crashed; seat 2 is back by the time we are (it was passed for at turn 5).
+        peer.load_journal([commit, theirs, ours, after])
+        for seat in (1, 2):
+            peer.attach(seat, Recorder())
+        await peer.replay()
+        for seat in (1, 2):
+            await peer._on_message(seat, None, fetched(3))
+        with trio.fail_after(2):
+            await peer.recover_own()
+        assert await peer.publish("deck", {"msg": {"type": "commit", "op": 0}}) is commit  # re-used
+        await peer._dispatch_ready()  # seat 1's statement, which had seen our commit
+        # As before the crash, every other seat has stated seat 2 absent for turn 5.
+        assert peer.protocol.passed_for(5, 2) is True and peer.stated_absent(5, 2)
+        assert await peer.publish("deck", {"msg": {"type": "shuffle", "op": 1}}) is after
+
+    trio.run(main)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "LocalSeat.pass_late (p2pcards/net/seats.py) returns without signing when the other seats "
+    "passed for us, but leaves last_entry at our previous move's entry: Peer._round_order then "
+    "orders our pass before every response whose author had seen that old entry, while every "
+    "other seat (and verify) puts the pass made for us after every signed response. A doubt "
+    "after it: we apply our pass, the others void it, and our turn count runs one ahead (our "
+    "next move is 'for turn n+1 during turn n': we are named)"))
+def test_a_late_pass_for_a_seat_passed_for_is_ordered_as_at_the_others():
+    async def main():
+        peer = make_peer()
+        me = peer.seat
+        earlier, _ = peer.protocol.sign("action", lambda: {"turn": 0, "action": {"type": "pass"}})
+        peer.session.seats[me].last_entry = earlier  # our response to an earlier round
+        peer.turns = turn = 3  # a later round, opened by seat 2, that we did not answer (we were away)
+        log = _log_of(peer)
+        log.append(earlier)
+        statements = [_signed(log, s, "absent", {"turn": turn, "seat": me}) for s in (1, 2)]
+        doubt = _signed(log, 1, "action", {"turn": turn, "action": {"type": "doubt"}})  # it saw `earlier`
+        for entry in (*statements, doubt):
+            peer.protocol.log.append(entry)
+            if entry.kind == "absent":
+                peer.protocol.absences.add(entry)
+        assert peer.protocol.passed_for(turn, me) is True
+        # Seat 1's doubt decided the round before our player acted: the session asks for our
+        # late pass, and there is none to sign (the others passed for us).
+        await peer.session.seats[me].pass_late(peer.session, me, {"type": "pass"})
+        peer.session.seats[1].last_entry = doubt
+        here = peer._round_order(Round((me, 1), 2), {me: {"type": "pass"}, 1: {"type": "doubt"}}, [1, me])
+        # At every other seat and in verify the pass made for us (no entry) comes after every
+        # signed response: the doubt decides, our pass is void.
+        assert [seat for seat, _ in here] == [1, me], here
+
+    trio.run(main)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Peer._on_absent and the MoveIn branch of Peer._carry_out (p2pcards/net/peer.py) sign a "
+    "statement from the connection's receive loop; TableProtocol.sign raises TableAborted when "
+    "that entry is past our budget (or our game stopped meanwhile), and nothing there catches "
+    "it: it escapes serve_connection and takes the seat's whole nursery down instead of "
+    "stopping the game (a cheater whose statements an honest seat answers one for one spends "
+    "that seat's entry budget with its own)"))
+def test_a_statement_we_cannot_sign_stops_our_game_and_nothing_else():
+    import dataclasses
+
+    async def main():
+        peer = make_peer()
+        await peer.publish("chat", {"text": "hello"})  # our entry #0
+        peer.log.budget = dataclasses.replace(peer.log.budget, entries=1)  # our last one
+        statement = _signed(_log_of(peer), 1, "absent", {"turn": 4, "seat": 2})  # seat 2: not connected
+        await peer._on_message(1, None, statement.to_wire())
+        assert peer.aborted is not None
+
+    trio.run(main)
