@@ -89,6 +89,7 @@ async def _run_table(
     timeouts: Timeouts,
     seed: int,
     outsider: Callable[[Any, dict[str, Any]], Any] | None,
+    others: Mapping[int, Callable[..., Peer]] | None = None,
 ) -> TableRun:
     host = plugins()
     game = host.game(game_id)
@@ -104,12 +105,15 @@ async def _run_table(
     started: dict[int, LobbyResult] = {}
     run = TableRun(game_id, cheater, outcomes, None)
     honest_done = trio.Event()
-    remaining = [players - 1]
+    # A seat of ``others`` whose class says it ``leaves`` is waited for like the cheater.
+    leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False)}
+    remaining = [players - 1 - len(leavers - {cheater})]
 
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:
         me = result.seat
         started[me] = result
-        factory = peer_factory if me == cheater else Peer
+        # ``others``: honest seats with a faulty network (a link that drops), or a second leaver.
+        factory = peer_factory if me == cheater else (others or {}).get(me, Peer)
         with trio.CancelScope() as scope:
             scope_holder.append(scope)
             outcome = await play_seat(
@@ -118,7 +122,7 @@ async def _run_table(
                 on_peer=lambda p: peers.__setitem__(me, p),
             )
             outcomes[me] = outcome
-        if me == cheater:
+        if me == cheater or me in leavers:
             outcomes.setdefault(me, None)
             return
         remaining[0] -= 1
@@ -154,7 +158,7 @@ async def _run_table(
                 # The cheater may be stuck (it stalls, or its own replica refused its move):
                 # give it the honest seats' linger to finish, then stop it.
                 with trio.move_on_after(LINGER):
-                    while cheater not in outcomes:
+                    while cheater not in outcomes or not leavers <= set(outcomes):
                         await trio.sleep(0.01)
                 nursery.cancel_scope.cancel()
     finally:
@@ -177,11 +181,14 @@ def run_table(
     timeouts: Timeouts = FAST,
     seed: int = 0,
     outsider: Callable[[Any, dict[str, Any]], Any] | None = None,
+    others: Mapping[int, Callable[..., Peer]] | None = None,
 ) -> TableRun:
-    """Play one table to the end (synchronously: its own trio run)."""
+    """Play one table to the end (synchronously: its own trio run). ``others``: peer
+    factories for seats other than the cheater's (they count as honest: a seat whose network
+    fails, say)."""
     return trio.run(functools.partial(
         _run_table, game_id, players, options, cheater=cheater, peer_factory=peer_factory,
-        transcript_dir=transcript_dir, timeouts=timeouts, seed=seed, outsider=outsider))
+        transcript_dir=transcript_dir, timeouts=timeouts, seed=seed, outsider=outsider, others=others))
 
 
 def verify(path: Path) -> tuple[int, dict[str, Any]]:
@@ -198,13 +205,16 @@ def blamed(peer: Peer) -> set[int]:
 
 def play_until_cheated(transcript_dir: Path, game_id: str, players: int, options: Mapping[str, Any],
                        name: str, *, cheater: int, timeouts: Timeouts = FAST, seed: int = 0,
-                       attempts: int = 4) -> TableRun:
-    """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``)."""
+                       attempts: int = 4, others: Mapping[int, Callable[..., Peer]] | None = None,
+                       ready: Callable[[TableRun], bool] | None = None) -> TableRun:
+    """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
+    ``ready``, if given, must also hold of the run (the network fault of ``others`` happened)."""
     from cheaters import CHEATERS
 
     for attempt in range(attempts):
         run = run_table(game_id, players, options, cheater=cheater, peer_factory=CHEATERS[name],
-                        transcript_dir=transcript_dir / f"{attempt}", timeouts=timeouts, seed=seed + attempt)
-        if run.cheater_peer is not None and run.cheater_peer.cheated:
+                        transcript_dir=transcript_dir / f"{attempt}", timeouts=timeouts, seed=seed + attempt,
+                        others=others)
+        if run.cheater_peer is not None and run.cheater_peer.cheated and (ready is None or ready(run)):
             return run
     pytest.fail(f"{name}: the cheater never got its chance in {attempts} games")

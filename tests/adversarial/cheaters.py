@@ -1070,3 +1070,152 @@ class WithholdsResponses(WithholdsFromNext):
 
 
 CHEATERS.update({cls.__name__: cls for cls in (EchoesUnsignedResponse, WithholdsResponses)})
+
+
+# ----------------------------------------------------------------------------------------------
+# Absent followers, a hostile review (tests/adversarial/test_absent_review.py). The seats with
+# a faulty network here are honest: they model a Wi-Fi blip, the case the grace period is for.
+
+
+class LinkBlip(Cheater):
+    """Not a cheater: an honest peer (the highest seat) whose network drops once, during the
+    first shuffle (before any move), for as long as its first redial waits. Nothing of the
+    game needs it meanwhile but its deck messages, which the deck waits for. ``back_turn``:
+    the turn at which every link was up again."""
+
+    deviation = "none (every link drops once, during the shuffle)"
+    leaves = False
+    #: Its bot's thinking time, as a person's: it chooses after a checkpoint (see QuickBotBlip).
+    think = 0.01
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.back_turn: int | None = None
+        self.session.seats[self.seat].agent.delay = self.think
+
+    async def misbehave(self):
+        await self.until(lambda: self.session.phase == "shuffling" and self.log.next_seq(self.seat) >= 1)
+        for conn in list(self.connections.values()):
+            await conn.aclose()
+        self.cheated = True
+        await trio.sleep(0.05)
+        await self.until(lambda: all(self.connected(s) for s in self.others))
+        self.back_turn = self.turns
+
+
+class QuickBotBlip(LinkBlip):
+    """A :class:`LinkBlip` whose bot answers at once (no thinking time, as the bots of
+    ``p2pcards host --bots`` and ``simulate``): in LocalSeat._unless_passed_for its choice is
+    made before the cancellation that the statements' decision asks for takes effect."""
+
+    deviation = "none (every link drops once; a bot without thinking time)"
+    think = 0.0
+
+
+class StatesFutureTurnsAbsent(Cheater):
+    """The moment another seat's links drop (a blip: it comes back within the grace period),
+    states it absent for every turn of the rest of the game, before those turns exist. Every
+    honest seat answers a statement about a seat that is not connected to it with its own
+    (Peer._on_absent), whatever the turn, so the statements for every future turn are complete
+    at once: from then on the table passes for that seat at each of its follower turns, though
+    it is back and connected (protocol/table.md section 9, "Absent followers")."""
+
+    deviation = "states a seat that blipped absent for every future turn"
+    horizon = 400  # turns stated (a 3-seat game to one point has far fewer moves)
+
+    @property
+    def target(self) -> int:
+        return self.header.players - 1  # the LinkBlip seat
+
+    async def misbehave(self):
+        await self.until(lambda: self.target in self.connections and not self.connected(self.target))
+        await trio.sleep(0.1)  # the others have seen its links drop too
+        start = self.turns
+        self.cheated = True
+        for turn in range(start, start + self.horizon):
+            await self.state_absent(turn, self.target)
+
+
+class _DropsLinkSeat(CheatingSeat):
+    """The seat of a :class:`DropsLinkAsFollower`: its link to seat 0 drops just as it is
+    first to respond as a follower, before its move goes out."""
+
+    async def choose(self, session, seat):
+        peer: DropsLinkAsFollower = self.peer
+        if not peer.cheated and session.game.absent_action(session.state, seat) is not None \
+                and peer.turns >= 2 and peer.connected(0):
+            peer.cheated = True
+            peer.dropped_turn = peer.turns
+            await peer.connections[0].aclose()
+        return await super().choose(session, seat)
+
+
+class DropsLinkAsFollower(Cheater):
+    """Not a cheater: an honest peer (the highest seat) whose link to seat 0 alone drops just
+    as it is to respond as a follower; it moves at once, its move reaches the other seats but
+    not seat 0, and the link is back (its redial) well within the grace period."""
+
+    deviation = "none (the link to seat 0 drops at a follower turn)"
+    leaves = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.dropped_turn: int | None = None
+        self.session.seats[self.seat] = _DropsLinkSeat(self, self.session.seats[self.seat].agent)
+
+
+class WithholdsAbsentAnswer(Cheater):
+    """Never signs an ``absent`` statement: in particular not the answer an honest seat gives
+    to another's statement about a follower whose move it holds (Peer._on_absent). A seat that
+    stated that follower absent while its link to it was down then defers the move it later
+    gets, waits for the statements that never complete, and names the follower at the turn
+    timeout, although it holds the move."""
+
+    deviation = "never answers an absent statement"
+
+    async def state_absent(self, turn, seat):
+        if self.protocol.holds_move(seat, turn):
+            self.cheated = True  # an honest seat would state now, its echo counting the move
+        return None
+
+
+class GoneForGood(SaysByeUnsigned):
+    """Not the cheater here: a seat whose client is gone (an unsigned goodbye, then silence),
+    as in test_absent_followers.py, next to a cheater."""
+
+    leaves = True
+
+
+class WithholdsStatementFromNext(Cheater):
+    """States a gone seat absent last (once every other seat has: no honest statement then
+    echoes its own, which would let seat 0 fetch it from that seat), sends its ``absent``
+    statements to every seat but seat 0, and answers none of seat 0's fetches. Seat 0 (next
+    after the gone seat 3, clockwise) lacks one statement and waits for it; the others decide,
+    move on, and wait for seat 0's move. Nothing asks around for a missing statement
+    (RemoteSeat._absent asks only for the gone seat's chain), so seat 0 never gets it: the
+    seats after it name seat 0 at the turn timeout."""
+
+    deviation = "withholds its absent statements from seat 0"
+    victim = 0
+
+    async def state_absent(self, turn, seat):
+        # Called again at each statement that comes and each time its seat looks again.
+        if set(self.others) - {seat} <= self.protocol.absences.stated(turn, seat):
+            await super().state_absent(turn, seat)
+
+    def _send_order(self):
+        order = super()._send_order()
+        victim = self.connections.get(self.victim)
+        if victim is not None and self.log.entries(self.seat)[-1].kind == "absent":
+            self.cheated = True
+            order = [conn for conn in order if conn is not victim]
+        return order
+
+    async def _answer(self, answer, conn):
+        if conn is not self.connections.get(self.victim):
+            await super()._answer(answer, conn)
+
+
+CHEATERS.update({cls.__name__: cls for cls in (
+    LinkBlip, QuickBotBlip, StatesFutureTurnsAbsent, DropsLinkAsFollower, WithholdsAbsentAnswer, GoneForGood,
+    WithholdsStatementFromNext)})
