@@ -538,6 +538,9 @@ class _Replay:
         self.pending = (turn, seat)
         absent = self.game.absent_action(state, seat)
         if absent is not None and self.log is not None \
+                and len(self.log.entries(seat)) < self.absences.counted(turn, seat):
+            _not_in_file(self.log, seat, f"turn {turn}")  # the statements saw entries not here
+        if absent is not None and self.log is not None \
                 and self.absences.passed(turn, seat, self.log.entries(seat)):
             mine.passed.add(turn)  # every other seat stated it absent, none holding its move
             self.last_entry[seat] = None
@@ -1174,7 +1177,30 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
                            f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
                            f"it may have been withheld from that seat alone, echoed without being "
                            f"signed, or a link failed; the transcript cannot tell which", None)
+    waiting = _waiting_on_statements(replay, stop)
+    if waiting is not None:
+        return waiting
     return _Failed(stop.step, stalled, seat)
+
+
+def _waiting_on_statements(replay: _Replay, stop: _Stopped) -> _Failed | None:
+    """The stalled seat stated a follower absent at a turn that the game then went past on that
+    follower's own move, and the other seats' statements on it are not all in the transcript:
+    a seat that has stated acts on that move only once the statements decide whether it
+    stands (protocol/table.md section 9), so it is still waiting. Whoever did not state (a seat
+    that withheld its answer, or a link) the transcript cannot tell: nobody is named."""
+    seat, names = stop.seat, replay.names
+    for turn, other in replay.absences.by(seat):
+        if turn >= replay.turn or turn in replay.seats[other].passed:
+            continue
+        if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
+            missing = sorted(set(range(len(names))) - {other} - replay.absences.stated(turn, other))
+            return _Failed(stop.step, f"the game stopped waiting for {names[seat]}'s {stop.what}, but "
+                           f"{names[seat]} had stated {names[other]} absent at turn {turn} and waits for "
+                           f"the other seats' statements on whether its move stands, and "
+                           f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
+                           f"link failed: the transcript cannot tell which)", None)
+    return None
 
 
 def _stopped_by_accusation(seats: Sequence[_SeatEntries], step: str) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from ..deck.party import Party, Send
-from ..game import Action, Game, IllegalAction, Round
+from ..game import Action, Game, IllegalAction, Round, Turn
 from ..session import SeatAgent, TableSession
 from ..table.header import TableHeader
 from ..table.protocol import (
@@ -102,7 +102,6 @@ class Peer:
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
         self._returned: dict[int, trio.Event] = {}
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
-        self._stated: set[tuple[int, int]] = set()  # (turn, seat) we stated absent
         self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
@@ -407,14 +406,31 @@ class Peer:
     # -- absent followers (p2pcards/table/absence.py) -----------------------------------------
 
     def stated_absent(self, turn: int, seat: int) -> bool:
-        return (turn, seat) in self._stated
+        """We signed that we hold no move of ``seat`` for ``turn`` (also before a restart)."""
+        return self.seat in self.protocol.absences.stated(turn, seat)
+
+    def missing_statements(self, turn: int, seat: int) -> set[int]:
+        """The seats other than ``seat`` whose statement about it at ``turn`` we lack."""
+        stated = self.protocol.absences.stated(turn, seat)
+        return set(range(self.header.players)) - {seat} - stated
 
     async def state_absent(self, turn: int, seat: int) -> None:
-        """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone)."""
-        if (turn, seat) in self._stated or self.aborted is not None:
+        """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone, or
+        our echo shows the move we hold). Not after our game's end or stop, nor while our
+        journal is replayed (its own statements come back from it)."""
+        if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over \
+                or self.protocol.replay_own:
             return
-        self._stated.add((turn, seat))
-        await self.publish("absent", {"turn": turn, "seat": seat})
+        try:
+            await self.publish("absent", {"turn": turn, "seat": seat})
+        except TableAborted as exc:  # past our budget: our game cannot go on
+            self.abort(exc)
+
+    def _awaiting(self, turn: int, seat: int) -> bool:
+        """Our game waits now, at ``turn``, on a move of ``seat`` that may be passed for."""
+        step, session = self.session.step, self.session
+        waits = (isinstance(step, Turn) and step.seat == seat) or (isinstance(step, Round) and seat in step.seats)
+        return turn == self.turns and waits and session.game.absent_action(session.state, seat) is not None
 
     def away_for(self, seat: int) -> float:
         """Seconds since ``seat``'s connection dropped (0 while it is connected)."""
@@ -440,7 +456,11 @@ class Peer:
                 self.abort(TableAborted(f"the other seats passed for us at turn {turn} (we were away): "
                                        f"our move for it came too late", None, "action"))
             return
-        if self.protocol.holds_move(seat, turn) or not self.connected(seat) or seat in self.protocol.halted:
+        # We state too if we hold its move (our echo shows it), or if it is gone for us as well
+        # at the turn we wait on now: never for another turn (a cheater's statements about
+        # turns to come must not pass for a seat that is back by then).
+        gone = not self.connected(seat) or seat in self.protocol.halted
+        if self.protocol.holds_move(seat, turn) or (gone and self._awaiting(turn, seat)):
             await self.state_absent(turn, seat)
         self.session.seats[seat].wake()
 

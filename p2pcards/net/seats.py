@@ -87,7 +87,7 @@ class RemoteSeat:
                                     f"says so, and the table {session.describe(seat, absent)} for them",
                                     seat=seat)
                     return absent
-                if await self._absent(session, seat, turn, deadline):
+                if await self._absent(session, seat, turn, deadline, holding=held is not None):
                     continue
             # It may have sent its move to every seat but us: the others pass it on.
             await peer.ask_around({seat})
@@ -98,26 +98,47 @@ class RemoteSeat:
                     raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
                 deadline = trio.current_time() + peer.header.timeouts.turn
             elif trio.current_time() >= deadline:
+                waits_for = peer.protocol.held_back(seat)
+                if waits_for:
+                    # Its entries are here but wait for entries its author had seen that never
+                    # came (one may echo entries that were never signed): not its stall.
+                    names = ", ".join(session.names[other] for other in sorted(waits_for))
+                    raise TableAborted(f"{session.names[seat]}'s entries are here but wait for entries of "
+                                       f"{names} that never came", None, "action")
                 raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
 
-    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float) -> bool:
-        """A seat that may be passed for: if its client is gone (no connection, or it stopped
-        its game), state so and keep waiting for the other seats' statements (``True``),
-        within the grace period (two seats gone never complete them); else ``False``."""
+    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float, *,
+                      holding: bool) -> bool:
+        """A seat that may be passed for. If its client is gone (no connection, or it stopped
+        its game), state so; once we have stated, the other seats' statements decide on its
+        move, so keep waiting for them (``True``) while they can come. ``False``: we wait on
+        its move as for any seat."""
         peer = self.peer
         halted = seat in peer.protocol.halted
-        if peer.connected(seat) and not halted:
+        gone = not peer.connected(seat) or halted
+        if not gone and not peer.stated_absent(turn, seat):
             return False
-        await peer.state_absent(turn, seat)
-        await peer.ask_around({seat}, halt=False)
+        if gone:
+            await peer.state_absent(turn, seat)
+        missing = peer.missing_statements(turn, seat) - {peer.seat}
+        # It may have sent its move to every seat but us, and a statement may be withheld from
+        # us alone: the others pass both on.
+        await peer.ask_around({seat} | missing, halt=False)
         # The others state it too once it is gone for them (at the latest at their own turn
-        # timeout): wait for that while it can come, else as for a seat that cannot be passed for.
+        # timeout): wait for that while it can come.
         late = trio.current_time() >= deadline + peer.header.timeouts.grace
-        missing = set(range(peer.header.players)) - {seat, peer.seat} - peer.protocol.absences.stated(turn, seat)
         stuck = any(not peer.connected(other) or other in peer.protocol.halted for other in missing)
-        if halted and (late or stuck):
+        if not (late or stuck):
+            return True
+        if holding or not gone:
+            # Its move may stand or be void, and only the missing statements can say: we
+            # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
+            names = ", ".join(session.names[other] for other in sorted(missing))
+            raise TableAborted(f"the statements on whether {session.names[seat]}'s move for turn {turn} "
+                               f"stands did not all come (missing: {names})", None, "action")
+        if halted:
             await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
-        if not peer.connected(seat) and peer.away_for(seat) >= peer.header.timeouts.grace and (late or stuck):
+        if peer.away_for(seat) >= peer.header.timeouts.grace:
             raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
         return True
 
@@ -166,6 +187,9 @@ class LocalSeat:
             except IllegalAction as exc:
                 session.publish("error", str(exc))
                 continue
+            if absent is not None and self.peer.protocol.passed_for(turn, seat):
+                self.last_entry = None  # passed for meanwhile: a move now would be void
+                return absent
             return await self._sign(action)
 
     async def _unless_passed_for(self, session: TableSession, seat: int) -> Action | None:
@@ -183,8 +207,8 @@ class LocalSeat:
             nursery.start_soon(chosen)
             await self.peer.passed_for_us(turn)
             nursery.cancel_scope.cancel()
-        if choice:
-            return choice[0]
+        if choice and not self.peer.protocol.passed_for(turn, seat):
+            return choice[0]  # (a choice made as the others passed for us is dropped)
         session.publish("notice", "you were away: the other seats passed for you")
         return None
 
@@ -192,6 +216,7 @@ class LocalSeat:
         """A free-order round was decided before our player acted: our response is a pass
         (none if the other seats passed for us already)."""
         if self.peer.protocol.passed_for(self.peer.turns, seat):
+            self.last_entry = None  # ordered as at the other seats: after the signed responses
             return
         logged = self.peer.logged_action()
         await self._sign(logged if logged is not None else action)

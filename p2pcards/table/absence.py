@@ -59,6 +59,15 @@ class Absences:
         """Their statements (the first of each seat)."""
         return list(self._stated.get((turn, seat), {}).values())
 
+    def by(self, signer: int) -> list[tuple[int, int]]:
+        """The ``(turn, seat)`` pairs ``signer`` stated absent."""
+        return [key for key, stated in self._stated.items() if signer in stated]
+
+    def counted(self, turn: int, seat: int) -> int:
+        """How many of ``seat``'s entries the statements about it at ``turn`` count, at most
+        (the entries a reader must hold to decide)."""
+        return max((e.body["seen"][seat][0] for e in self._stated.get((turn, seat), {}).values()), default=0)
+
     def passed(self, turn: int, seat: int, chain: Sequence[Entry]) -> bool | None:
         """Whether ``seat`` is passed for at ``turn``: ``None`` while some other seat has not
         stated; ``True`` if no statement's echo counts a move of it for that turn (``chain``:
@@ -66,7 +75,9 @@ class Absences:
         stated = self._stated.get((turn, seat), {})
         if len(stated) < self.players - 1:
             return None
-        counted = max(entry.body["seen"][seat][0] for entry in stated.values())
+        counted = self.counted(turn, seat)
+        if len(chain) < counted:
+            raise ValueError(f"the statements count {counted} entries of seat {seat}; {len(chain)} are here")
         return not any(_move_for(entry, turn) for entry in chain[:counted])
 
 

@@ -36,7 +36,7 @@ from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
-from .absence import Absences
+from .absence import Absences, absent_body
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 
@@ -60,6 +60,9 @@ __all__ = [
     "plays_on",
 ]
 
+#: Kinds of our own entries that a replay after a restart does not make again by itself: they
+#: are re-used as soon as they come next in the journal.
+UNPROMPTED = frozenset({"absent", "chat"})
 #: Entries of one seat kept ahead of a gap in its chain, at most.
 MAX_EARLY = 4096
 #: The longest chat line shown (longer ones are cut).
@@ -327,14 +330,28 @@ class TableProtocol:
 
     def logged_action(self) -> dict[str, Any] | None:
         """During a replay, our next move as the journal has it."""
+        self.reuse_unprompted()
         if self.replay_own and self.replay_own[0].kind == "action":
             return self.replay_own[0].body["action"]
         return None
+
+    def reuse_unprompted(self) -> list[Entry]:
+        """During a replay: our journal's next entries that the replay would not make again by
+        itself (``absent`` statements, which depend on who was connected then, and chat lines),
+        back in our chain as signed. The caller sends them again."""
+        reused = []
+        while self.replay_own and self.replay_own[0].kind in UNPROMPTED:
+            entry = self.replay_own.popleft()
+            self.log.append(entry)
+            self._signed(entry)
+            reused.append(entry)
+        return reused
 
     def replay_void_action(self, turn: int) -> Entry | None:
         """During a replay, when the table passed for us at ``turn`` (we were gone): our
         journal's move for that turn, if it has one, back in our chain as it was signed (the
         others may hold it; re-signing that place would make two versions) but not acted on."""
+        self.reuse_unprompted()
         if not (self.replay_own and self.replay_own[0].kind == "action"
                 and self.replay_own[0].body.get("turn") == turn):
             return None
@@ -348,6 +365,10 @@ class TableProtocol:
         """Our next entry, in the log: ``(entry, fresh)``. While we replay our journal the
         logged entry is used instead of a new one (``fresh`` false); ``body`` is called only
         for a new one, just before it is signed (a sealed body binds the entry's seq)."""
+        self.reuse_unprompted()
+        if self.replay_own and kind in UNPROMPTED:
+            # A new one now would take the place of a journaled entry still to be re-used.
+            raise TableAborted(f"no {kind} entry is signed while our journal is replayed", None, "replay")
         if self.replay_own:
             entry = self.replay_own.popleft()
             if entry.kind != kind:
@@ -355,6 +376,7 @@ class TableProtocol:
                                    self.seat, "replay")
             self.log.append(entry)
             self._signed(entry)
+            self.reuse_unprompted()  # and what follows it in the journal, if the replay will not make it
             return entry, False
         made = body()
         if self.seat in self._stopped and plays_on(kind, made):
@@ -428,10 +450,13 @@ class TableProtocol:
                         self.stop(f"seat {sender} signed a malformed action entry", sender, "action")]
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "absent":
-            key = self.absences.add(entry)
+            key = absent_body(body, self.header.players, sender)
             if key is None:
                 return [self.name(sender, "malformed absent entry"),
                         self.stop(f"seat {sender} signed a malformed absent entry", sender, "action")]
+            if sender in self.absences.stated(*key):
+                return []  # a second statement changes nothing
+            self.absences.add(entry)
             return [AbsentIn(sender, *key)]
         if entry.kind == "blame":
             return self._on_evidence(sender, body)
@@ -470,6 +495,13 @@ class TableProtocol:
             return [self.name(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}"),
                     self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code)]
         return [self.name(sender, "published evidence that does not prove anything")]
+
+    def held_back(self, seat: int) -> set[int]:
+        """The seats whose entries ``seat``'s entries held here wait for (empty if none of its
+        entries is held): its move may be here, held until what its author had seen comes."""
+        return {other for entry in self._held if entry.sender == seat
+                for other, (count, _) in enumerate(entry.body["seen"])
+                if count > (self.log.next_seq(other) if other == self.seat else self._delivered[other])}
 
     # -- absent followers (absence.py) --------------------------------------------------------
 

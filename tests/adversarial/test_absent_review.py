@@ -7,8 +7,7 @@ it, an honest seat whose network fails the way a Wi-Fi link does (a blip within 
 period, a link to one seat that drops), or a seat whose client is gone for good. In process:
 two plain bugs of the local seat.
 
-Tests marked xfail(strict=True) are real bugs, described in their reason: they fail today, and
-turn red the day the bug is fixed, so the marker is removed then.
+Each test was a bug the review found (marked xfail until it was fixed).
 """
 
 from __future__ import annotations
@@ -67,13 +66,6 @@ def verdicts(run, seats):
 # 1. A present player's moves vanish: statements for turns that do not exist yet.
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Peer._on_absent (p2pcards/net/peer.py) answers a statement about a seat that is not "
-    "connected right now with one of its own whatever the turn, and Absences.passed decides as "
-    "soon as every other seat has stated: a cheater that states a seat absent for every future "
-    "turn during a blip gets the honest seats to co-sign them all, and the table then passes "
-    "for that seat at each of its follower turns for the rest of the game though it is back "
-    "(it can never doubt the cheater); verify accepts the transcripts"))
 @pytest.mark.parametrize("mode", MODES)
 def test_statements_for_future_turns_pass_for_a_seat_that_is_back(tmp_path, slow_redial, mode):
     victim = 2
@@ -115,13 +107,6 @@ def test_a_blip_alone_passes_for_nobody_once_the_seat_is_back(tmp_path, slow_red
 # 2. The seat passed for signs its move anyway: the honest seats disagree.
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "LocalSeat._unless_passed_for (p2pcards/net/seats.py) returns the agent's choice whenever "
-    "the chooser task finished, even when the statements had already passed for us: a bot "
-    "that answers without a checkpoint (no thinking delay, clockwise) completes inside the "
-    "cancelled scope, so the seat signs and applies a move for a turn every other seat passed "
-    "for. Its game diverges from theirs with no stop (its _on_absent ran before it signed), it "
-    "names an innocent seat for an 'illegal' move, and verify of its transcript may name one"))
 def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redial):
     victim = 2
     run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "StatesFutureTurnsAbsent",
@@ -145,14 +130,6 @@ def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redi
 #    the seat that waited).
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "RemoteSeat.choose (p2pcards/net/seats.py) defers a follower's move once we stated it "
-    "absent and waits for every other seat's statement; a seat that holds the move and never "
-    "answers leaves the statements incomplete, and at the turn timeout we name the follower "
-    "('did not move in time') although we hold its move. _Replay.next_action (p2pcards/"
-    "verify.py) then uses the move (the statements decide nothing) and names the seat that "
-    "waited for the statements as a staller; the cheater, whose chain shows it held both the "
-    "statement and the move, is never named"))
 def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_redial):
     follower = 2
     run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "WithholdsAbsentAnswer",
@@ -177,12 +154,6 @@ def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_
 # 4. A statement withheld from one seat: the seat after it names that seat.
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "RemoteSeat._absent (p2pcards/net/seats.py) asks around only for the gone seat's chain, "
-    "never for the chains of the seats whose statements are missing: a cheater that sends its "
-    "statement to every seat but the one after the gone follower leaves that seat waiting for "
-    "good, while the seats that have every statement move on and name it at the turn timeout "
-    "('did not move in time'). Verify names nobody here"))
 def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
     gone, stuck = 3, 0
     run = play_until_cheated(tmp_path, "cals-bs", 4, MODES["clockwise"], "WithholdsStatementFromNext",
@@ -200,13 +171,6 @@ def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
 # 5. A transcript cut short: verify reads a removed move as a pass and names an honest seat.
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_Replay.next_action (p2pcards/verify.py) calls Absences.passed with the file's chain of the "
-    "follower, which may hold fewer entries than the statements' echoes count (passed() needs "
-    "at least that many): with the follower's chain cut before a move that every statement "
-    "counted (it stood at the table), chain[:counted] holds no move and verify passes for the "
-    "seat instead of reporting entries removed from the file (_not_in_file). The replay then "
-    "leaves the game the table played and names a seat whose later move no longer fits"))
 @pytest.mark.parametrize("mode", MODES)
 def test_a_move_cut_from_the_file_is_not_read_as_a_pass(tmp_path, mode):
     from p2pcards.table.absence import Absences
@@ -261,14 +225,6 @@ def _log_of(peer) -> Log:
     return Log(peer.header.table, peer.header_wire, [s.keys for s in peer.header.seats])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A seat's own absent statements are re-used on replay only if the replay happens to re-make "
-    "them (TableProtocol.sign pops the journal in order, and nothing rebuilds Peer._stated or "
-    "puts our statements back in Absences): they were made because a seat was away, which it "
-    "no longer is after our restart, so the replay never re-makes them. The statements stay "
-    "undecided here (the others passed for that seat), and the next entry the replay makes "
-    "meets our journal's absent entry: TableAborted('our journal has a absent entry where the "
-    "replay makes a deck one'), naming ourselves"))
 def test_a_resumed_seat_replays_its_absent_statements():
     from peer_support import Recorder
 
@@ -297,13 +253,6 @@ def test_a_resumed_seat_replays_its_absent_statements():
     trio.run(main)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "LocalSeat.pass_late (p2pcards/net/seats.py) returns without signing when the other seats "
-    "passed for us, but leaves last_entry at our previous move's entry: Peer._round_order then "
-    "orders our pass before every response whose author had seen that old entry, while every "
-    "other seat (and verify) puts the pass made for us after every signed response. A doubt "
-    "after it: we apply our pass, the others void it, and our turn count runs one ahead (our "
-    "next move is 'for turn n+1 during turn n': we are named)"))
 def test_a_late_pass_for_a_seat_passed_for_is_ordered_as_at_the_others():
     async def main():
         peer = make_peer()
@@ -332,13 +281,6 @@ def test_a_late_pass_for_a_seat_passed_for_is_ordered_as_at_the_others():
     trio.run(main)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Peer._on_absent and the MoveIn branch of Peer._carry_out (p2pcards/net/peer.py) sign a "
-    "statement from the connection's receive loop; TableProtocol.sign raises TableAborted when "
-    "that entry is past our budget (or our game stopped meanwhile), and nothing there catches "
-    "it: it escapes serve_connection and takes the seat's whole nursery down instead of "
-    "stopping the game (a cheater whose statements an honest seat answers one for one spends "
-    "that seat's entry budget with its own)"))
 def test_a_statement_we_cannot_sign_stops_our_game_and_nothing_else():
     import dataclasses
 
@@ -346,8 +288,11 @@ def test_a_statement_we_cannot_sign_stops_our_game_and_nothing_else():
         peer = make_peer()
         await peer.publish("chat", {"text": "hello"})  # our entry #0
         peer.log.budget = dataclasses.replace(peer.log.budget, entries=1)  # our last one
-        statement = _signed(_log_of(peer), 1, "absent", {"turn": 4, "seat": 2})  # seat 2: not connected
-        await peer._on_message(1, None, statement.to_wire())
+        log = _log_of(peer)
+        move = _signed(log, 2, "action", {"turn": 4, "action": {"type": "pass"}})
+        await peer._on_message(2, None, move.to_wire())  # we hold seat 2's move for turn 4
+        statement = _signed(log, 1, "absent", {"turn": 4, "seat": 2})  # seat 1 did not get it
+        await peer._on_message(1, None, statement.to_wire())  # we answer: past our budget
         assert peer.aborted is not None
 
     trio.run(main)

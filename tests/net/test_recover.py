@@ -23,6 +23,13 @@ def own_chain(peer: Peer, count: int) -> list[Entry]:
     return [log.make_entry(IDS[0], 0, "chat", {"text": f"line {i}"}) for i in range(count)]
 
 
+def own_deck_message(peer: Peer) -> Entry:
+    """Seat 0's first entry, a deck message: the replay makes it again (a chat line it re-uses
+    from the journal by itself)."""
+    log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+    return log.make_entry(IDS[0], 0, "deck", {"msg": {"type": "commit", "op": 0}})
+
+
 def test_lost_entries_come_back_and_nothing_is_acted_on_until_every_seat_answered():
     async def main():
         peer = make_peer()
@@ -102,7 +109,7 @@ def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_qui
 def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it():
     async def main():
         peer = make_peer()
-        [own] = own_chain(peer, 1)
+        own = own_deck_message(peer)
         peer.load_journal([own])
         log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
         log.append(own)
@@ -116,7 +123,7 @@ def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it
         assert chats == []  # it waits for our #0, which the replay has not re-made yet
         async with trio.open_nursery() as nursery:
             nursery.start_soon(peer.run_background)
-            assert await peer.publish("chat", {"text": "line 0"}) is own  # re-used, not re-made
+            assert await peer.publish("deck", {"msg": {"type": "commit", "op": 0}}) is own  # re-used
             with trio.fail_after(1):
                 while not chats:
                     await trio.sleep(0.01)
@@ -160,3 +167,24 @@ def test_a_seat_being_played_is_locked_and_not_offered_for_resume(tmp_path):
     lock.release()  # as when the program ends
     assert unfinished_seats(tmp_path) == [folder]
     SeatLock(folder).release()
+
+
+def test_our_chat_lines_and_statements_in_the_journal_come_back_by_themselves():
+    """The replay makes our deck messages and moves again, but not a chat line (nobody types it
+    again) nor an absent statement (it depends on who was connected then): those are re-used
+    as soon as they come next, so the entries after them are not held up."""
+    async def main():
+        peer = make_peer()
+        log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        chat = log.make_entry(IDS[0], 0, "chat", {"text": "hi"})
+        statement = log.make_entry(IDS[0], 0, "absent", {"turn": 3, "seat": 2})
+        commit = log.make_entry(IDS[0], 0, "deck", {"msg": {"type": "commit", "op": 0}})
+        peer.load_journal([chat, statement, commit])
+        for seat in (1, 2):
+            await peer._on_message(seat, None, fetched(3))
+        await peer.recover_own()
+        assert await peer.publish("deck", {"msg": {"type": "commit", "op": 0}}) is commit
+        assert peer.log.entries(0) == [chat, statement, commit]
+        assert peer.stated_absent(3, 2)
+
+    trio.run(main)
