@@ -313,7 +313,7 @@ def test_a_picked_up_card_is_hidden_again_and_the_audit_still_checks_it():
 
 
 def test_grammar_parses_every_command_and_explains_errors():
-    t = Table(4, {0: "7h 7s JK 9d 3c", 1: "7d 5h 5s", 2: "9h 9s 9d 9c"}, quads=True)
+    t = Table(4, {0: "7h 7s JK 9d 3c", 1: "7d 5h 5s", 2: "9h 9s 9c"}, quads=True)
     assert t.parse(0, "play 7h 7s JK as 7") == {"type": "play", "cards": t.handles(0, "7h 7s JK"), "rank": "7"}
     assert t.parse(0, "lead 7♥ 7s as seven")["rank"] == "7"
     assert t.parse(1, "pass") == {"type": "pass"} and t.parse(1, "doubt") == {"type": "doubt"}
