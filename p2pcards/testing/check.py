@@ -348,7 +348,8 @@ class _Checker:
         if mine != theirs:
             self.fail("the replicas' final states differ: " + difference(mine, theirs))
         if record.violations:
-            listed = "; ".join(f"action {v.action_index} (seat {v.seat}): {v.message}" for v in record.violations)
+            listed = "; ".join(f"action {v.action_index} (seat {v.seat}): {v.message}"
+                               for v in record.violations)
             self.fail(f"the audit found violations in a game between honest bots: {listed}")
 
 
@@ -412,7 +413,8 @@ def difference(a: Any, b: Any, path: str = "state") -> str:
             if key not in a or key not in b:
                 return f"{path}[{key!r}] is only in one"
             if a[key] != b[key]:
-                return difference(a[key], b[key], f"{path}.{key}" if isinstance(key, str) else f"{path}[{key!r}]")
+                inner = f"{path}.{key}" if isinstance(key, str) else f"{path}[{key!r}]"
+                return difference(a[key], b[key], inner)
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return f"{path} has {len(a)} items, then {len(b)}"
