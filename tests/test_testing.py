@@ -4,7 +4,9 @@ of this module and on broken copies of it (each must be named for what it breaks
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -367,3 +369,28 @@ def test_an_error_inside_the_game_is_raised_with_where_it_happened():
     with pytest.raises(KeyError) as caught:
         check_game(Crashes(), variants=["one-card"], players=2, games=1)
     assert "in check_game: show (one-card, 2 players, game 0, seed 0), at action 0" in caught.value.__notes__
+
+
+# -- docs/testing.md ----------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "testing.md"
+
+
+def doc_blocks() -> list[str]:
+    return re.findall(r"^```python\n(.*?)\n```$", DOCS.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+
+
+@pytest.mark.parametrize("number", range(len(doc_blocks())))
+def test_every_example_of_the_testing_docs_runs(number):
+    namespace: dict = {}
+    exec(compile(doc_blocks()[number], f"docs/testing.md block {number}", "exec"), namespace)
+    tests = [value for name, value in namespace.items() if name.startswith("test_") and callable(value)]
+    assert tests
+    for test in tests:
+        marks = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+        if not marks:
+            test()
+        for mark in marks:  # one parameter in these examples
+            name, values = mark.args
+            for value in values:
+                test(**{name: value})
