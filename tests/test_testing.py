@@ -371,6 +371,18 @@ def test_an_error_inside_the_game_is_raised_with_where_it_happened():
     assert "in check_game: show (one-card, 2 players, game 0, seed 0), at action 0" in caught.value.__notes__
 
 
+
+def test_check_game_names_a_bot_whose_choice_the_rules_refuse():
+    class ShowsAnother(Bot):
+        name = "wrong"
+
+        def choose(self, state, known):
+            return {"type": "show", "card": state.hands[1 - self.seat][0]}
+
+    with pytest.raises(GameCheckFailure, match=r"seat 0's bot chose .*, which the rules refuse: show one"):
+        check_game(Show(), variants=[None], players=2, games=1, bots=ShowsAnother)
+
+
 # -- docs/testing.md ----------------------------------------------------------------------------
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "testing.md"

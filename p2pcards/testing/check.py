@@ -157,15 +157,19 @@ def _check_one(game: Game, options: dict[str, Any], players: int, classes: list[
     checker.deck = deck
     bots = [_CheckingBot(cls(game, seat, options, seeded_rng(*seed, "bot", seat)), checker)
             for seat, cls in enumerate(classes)]
+    refused: PlayerError | None = None
     try:
         record = play(game, options, players, deck, bots, replica=checker.table, on_step=checker.on_step)
     except GameCheckFailure:
         raise
     except PlayerError as exc:
-        checker.fail(f"seat {exc.seat}'s bot chose {exc.action!r}, which the rules refuse: {exc.reason}")
+        refused = exc
     except Exception as exc:
         exc.add_note(f"in check_game: {checker.position()}")
         raise
+    if refused is not None:  # a bot's own choice (its legal actions passed): a bug in the bot
+        checker.fail(f"seat {refused.seat}'s bot chose {refused.action!r}, which the rules refuse: "
+                     f"{refused.reason}")
     checker.finish(record)
     return GameCheck(variant, players, options, index, record, checker.decisions, checker.actions_checked)
 
