@@ -38,6 +38,13 @@ class LocalDealer:
     def shuffle(self) -> list[int]:
         order = self.cards[:]
         self.rng.shuffle(order)
+        return self.lay_out(order)
+
+    def lay_out(self, order: Sequence[Card]) -> list[int]:
+        """The handles of a new shuffle whose stock is ``order`` (every card of the deck, top
+        first). A stacked deck (:mod:`p2pcards.testing`) chooses the order itself."""
+        if sorted(order, key=Card.sort_key) != sorted(self.cards, key=Card.sort_key):
+            raise ValueError("a shuffle must hold every card of the deck exactly once")
         base = self._epoch * len(order)
         self._epoch += 1
         handles = list(range(base, base + len(order)))
@@ -45,12 +52,16 @@ class LocalDealer:
         return handles
 
     def coin(self, label: str, bound: int) -> int:
+        self.use_coin_label(label)
+        return self.rng.randrange(bound)
+
+    def use_coin_label(self, label: str) -> None:
+        """Note a coin's label, refusing one used before in this game."""
         # The mental-poker deck derives a coin from the game and its label only, so a label used
         # twice gives the same value twice there: refuse it here, where a plugin's tests run.
         if label in self._coin_labels:
             raise ValueError(f"Coin label {label!r} used twice in one game (labels must be unique)")
         self._coin_labels.add(label)
-        return self.rng.randrange(bound)
 
     def deal(self, to: Mapping[int, int]) -> None:
         for handle, seat in to.items():

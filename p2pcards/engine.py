@@ -250,14 +250,22 @@ def play(
     *,
     check_own: bool = True,
     round_order: Callable[[Round, dict[int, Action]], list[tuple[int, Action]]] | None = None,
+    replica: Replica | None = None,
+    on_step: Callable[[Step], None] | None = None,
 ) -> GameRecord:
     """Run one whole game with ``bots[seat]`` choosing for each seat.
 
     ``check_own=False`` skips the actor's own-cards check, which lets a test bot cheat the
     way a modified client would, so the audit can be shown to catch it. ``round_order`` puts a
     free-order round's responses in order (``p2pcards verify``: by their signed head echoes);
-    by default the bot with the shorter reaction time acted first."""
-    replica = Replica(game, options, players)
+    by default the bot with the shorter reaction time acted first.
+
+    ``replica`` plays on from a game already under way (a test's scenario, whose ``deck`` is
+    the one it was dealt with) instead of a new one; the bots are told only what happens from
+    then on. ``on_step`` is called with every step before it is carried out or answered (a
+    test's record of the game, :mod:`p2pcards.testing`)."""
+    if replica is None:
+        replica = Replica(game, options, players)
     state = replica.state
     # Only bots that override Bot.observe (a no-op) need to be told anything.
     watching = [seat for seat in range(players) if _observes(bots[seat])]
@@ -268,6 +276,8 @@ def play(
 
     for steps in range(MAX_STEPS):
         step = replica.next_step()
+        if on_step is not None:
+            on_step(step)
         if isinstance(step, Turn):
             seat = step.seat
             known = deck.known(seat)

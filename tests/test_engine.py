@@ -139,3 +139,22 @@ def test_the_local_dealer_refuses_a_coin_label_used_twice():
     deck.coin("dealer", 2)
     with pytest.raises(ValueError, match="'dealer' used twice"):
         deck.coin("dealer", 2)
+
+
+def test_play_goes_on_from_a_replica_under_way_and_reports_every_step(host):
+    from p2pcards.engine import Replica, carry_out
+    from p2pcards.game import Deal, Done, Reveal, Shuffle, Turn
+
+    game = host.game("high-card")
+    options = game.resolve_options({"cards": 2}, 2)
+    deck = LocalDealer(game.deck(options, 2), 2, seeded_rng(4))
+    replica = Replica(game, options, 2)
+    while not isinstance(step := replica.next_step(), Turn):  # deal by hand, then let bots play
+        carry_out(game, replica.state, step, deck)
+    steps = []
+    record = play(game, options, 2, deck, bots(game, options, [Recorder] * 2), replica=replica,
+                  on_step=steps.append)
+    assert [type(s) for s in steps] == [Turn, Reveal, Turn, Reveal, Done]
+    assert record.actions is replica.actions and len(record.actions) == 2
+    assert steps[-1].result == record.result and record.violations == []
+    assert not any(isinstance(s, (Shuffle, Deal)) for s in steps)

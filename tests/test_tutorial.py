@@ -126,4 +126,4 @@ def test_the_tutorials_own_tests_pass(installed):
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
                          cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "10 passed" in run.stdout
+    assert "9 passed" in run.stdout

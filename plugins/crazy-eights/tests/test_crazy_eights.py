@@ -1,13 +1,11 @@
-"""The plugin's own tests: it loads through its entry point and plays whole games."""
-
-import random
+"""The plugin's own tests: it loads through its entry point, passes p2pcards' checks in whole
+games between bots, and plays scenarios from stated hands."""
 
 import pytest
 
-from p2pcards.dealer import LocalDealer
-from p2pcards.engine import play
 from p2pcards.game import IllegalAction
 from p2pcards.plugins import load_plugins
+from p2pcards.testing import ScenarioTable, check_game
 
 
 def test_the_game_and_its_bot_are_installed():
@@ -16,24 +14,40 @@ def test_the_game_and_its_bot_are_installed():
     assert {"random", "strategic"} <= set(host.bots_for("crazy-eights"))
 
 
+def test_whole_games_pass_every_check():
+    check_game("crazy-eights", games=3)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@pytest.mark.parametrize("draw_until_playable", [True, False])
-def test_whole_games_between_bots(players, draw_until_playable):
-    host = load_plugins()
-    game = host.game("crazy-eights")
-    options = game.resolve_options({"draw_until_playable": draw_until_playable}, players)
-    bots = host.bots_for("crazy-eights")
-    for seed in range(5):
-        seats = [bots["strategic" if seat == 0 else "random"](game, seat, options, random.Random(seed))
-                 for seat in range(players)]
-        deck = LocalDealer(game.deck(options, players), players, random.Random(seed))
-        record = play(game, options, players, deck, seats)
-        assert record.result.winners
-        assert record.violations == []
+def test_whole_games_with_the_strategic_bot(players):
+    bots = ["strategic"] + ["random"] * (players - 1)
+    for check in check_game("crazy-eights", players=players, bots=bots):
+        assert check.record.result.winners
+
+
+def two_players(**options):
+    """Seat 1 deals, so seat 0 plays first on the 9h; the stock starts with 2c."""
+    return ScenarioTable("crazy-eights", 2, {"hand_size": 3, **options},
+                         hands={0: "9s 8d Kh", 1: "2h 5c Qs"}, then="9h 2c", coins={"dealer": 1})
+
+
+def test_an_eight_names_the_suit_to_follow():
+    table = two_players()
+    table.act(0, "play 8d suit clubs")
+    assert table.legal(1) == ["draw", "play 5c"]
+    with pytest.raises(IllegalAction, match="matches neither"):
+        table.act(1, "play 2h")
+
+
+def test_going_out_wins_the_others_cards():
+    table = ScenarioTable("crazy-eights", 2, {"hand_size": 1}, hands={0: "9s", 1: "8h"}, then="9h",
+                          coins={"dealer": 1})
+    table.act(0, "play 9s")
+    assert table.result.winners == (0,) and table.result.scores == (50.0, 0.0)
+    assert table.violations == []
 
 
 def test_parse_refuses_a_card_you_do_not_hold():
-    game = load_plugins().game("crazy-eights")
-    state = game.new_state(game.resolve_options({}, 2), 2)
+    table = two_players()
     with pytest.raises(IllegalAction):
-        game.parse_action(state, 0, "play 9h", {})
+        table.parse(0, "play 9h")

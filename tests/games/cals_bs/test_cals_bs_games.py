@@ -16,6 +16,7 @@ from p2pcards.engine import PlayerError, play, seeded_rng
 from p2pcards.game import IllegalAction
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
+from p2pcards.testing import check_game
 
 
 def bots_for(game, options, names, seed):
@@ -313,7 +314,7 @@ def test_a_picked_up_card_is_hidden_again_and_the_audit_still_checks_it():
 
 
 def test_grammar_parses_every_command_and_explains_errors():
-    t = Table(4, {0: "7h 7s JK 9d 3c", 1: "7d 5h 5s", 2: "9h 9s 9d 9c"}, quads=True)
+    t = Table(4, {0: "7h 7s JK 9d 3c", 1: "7d 5h 5s", 2: "9h 9s 9c"}, quads=True)
     assert t.parse(0, "play 7h 7s JK as 7") == {"type": "play", "cards": t.handles(0, "7h 7s JK"), "rank": "7"}
     assert t.parse(0, "lead 7♥ 7s as seven")["rank"] == "7"
     assert t.parse(1, "pass") == {"type": "pass"} and t.parse(1, "doubt") == {"type": "doubt"}
@@ -438,3 +439,11 @@ def test_worked_example_from_the_docs():
     t.act(ann, "play 9s JK as 9")
     assert t.step().result.winners == (ann,)
     assert t.audit() == []
+
+
+def test_check_game_every_variant_taking_turns_and_in_free_order():
+    """p2pcards.testing's checks on whole games; legal_actions lists a sample here (every kind
+    of move, not every set of cards), and each of it is checked."""
+    assert not the_game().lists_every_action
+    check_game("cals-bs", players=[3, 6], games=1)
+    check_game("cals-bs", players=[3, 5], games=2, options={"turn_mode": "free", "match_target": 1})

@@ -1,5 +1,6 @@
-"""Helpers for Calypso tests: the game loaded through its real entry point, a dealer that stacks
-the deck and the coins, and a table that drives one game card by card from typed commands.
+"""Helpers for Calypso tests: the game loaded through its real entry point, and a
+:class:`p2pcards.testing.ScenarioTable` that stacks the first deal and the cuts and makes the
+suit choices, so that a test drives one game card by card from typed commands.
 (Not a conftest.py: root tests import their ``conftest`` by name and a second would shadow it.)
 
 Seats in partnership scenarios follow rules.md II.c: the cuts A, K, Q, J for seats 0..3 make
@@ -13,17 +14,16 @@ cut order.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 
 from p2pcards_calypso.text import place_words
 
-from p2pcards.cards import Card, parse_card, parse_suit
-from p2pcards.dealer import LocalDealer
-from p2pcards.engine import Replica, carry_out
-from p2pcards.game import Deal, Done, Shuffle, Turn
+from p2pcards.cards import parse_suit
+from p2pcards.game import Turn
 from p2pcards.plugins import load_plugins
+from p2pcards.testing import ScenarioTable, StackedDealer, stack_deal
 
 N, E, S, W = 2, 1, 3, 0
 COMPASS = {"N": N, "E": E, "S": S, "W": W}
@@ -35,74 +35,23 @@ def calypso_game():
     return host.game("calypso")
 
 
-class StackedDealer(LocalDealer):
-    """A local dealer whose shuffle puts ``top`` (faces, any copy) first, and whose coins come
-    from ``coins`` by label when given there."""
-
-    def __init__(self, cards, players, rng, top: Sequence[str] = (), coins: Mapping[str, int] | None = None):
-        super().__init__(cards, players, rng)
-        self.top = list(top)
-        self.coins = dict(coins or {})
-        self.shuffles = 0
-        self.coin_log: list[str] = []
-
-    def shuffle(self) -> list[int]:
-        self.shuffles += 1
-        handles = super().shuffle()
-        pool = list(self.cards)
-        stacked = []
-        for text in self.top:
-            face = parse_card(text).face
-            copy = next(c for c in pool if c.face == face)
-            pool.remove(copy)
-            stacked.append(copy)
-        self.rng.shuffle(pool)
-        self.faces.update(zip(handles, stacked + pool))
-        return handles
-
-    def coin(self, label: str, bound: int) -> int:
-        self.coin_log.append(label)
-        if label in self.coins:
-            assert 0 <= self.coins[label] < bound
-            return self.coins[label]
-        return super().coin(label, bound)
+class CalypsoDealer(StackedDealer):
+    @property
+    def coin_log(self) -> list[str]:
+        """The labels of the coins drawn, in order."""
+        return list(self.coins_drawn)
 
 
-def stack_hands(deck: Sequence[Card], recipients: Sequence[int], hands: Mapping[int, Sequence[str]],
-                void: Mapping[int, Iterable[str]] = {}, deals: int = 1) -> list[str]:
-    """The top of the stock (as faces) that deals ``hands`` (padded to 13 with cards of suits
-    the seat is not void in) for the first deal, given the seat order cards are dealt in."""
-    pool = [c.face for c in deck]
-    chosen: dict[int, list[Card]] = {}
-    for seat in recipients:
-        chosen[seat] = [parse_card(t) for t in hands.get(seat, ())]
-        for face in chosen[seat]:
-            pool.remove(face)
-    for seat in recipients:
-        banned = {parse_suit(s) for s in void.get(seat, ())}
-        while len(chosen[seat]) < 13:
-            face = next(f for f in pool if f.suit not in banned)
-            pool.remove(face)
-            chosen[seat].append(face)
-    top = []
-    for i in range(13):
-        for seat in recipients:
-            top.append(str(chosen[seat][i]))
-    return top
-
-
-class Table:
-    """One game driven step by step; chance steps run by themselves, turns come from tests."""
+class Table(ScenarioTable):
+    """One game driven step by step; chance steps and suit choices run by themselves, cards come
+    from tests. ``hands`` (by seat or compass letter) are dealt in the first deal, each filled to
+    13 with cards of the suits the seat is not ``void`` in; the rest of the stock is shuffled."""
 
     def __init__(self, mode: str = "partnership", hands: Mapping = {}, void: Mapping = {},
                  choices: Sequence[str] | None = None, cuts: Sequence[int] | None = None,
                  coins: Mapping[str, int] | None = None, seed: int = 7, players: int | None = None,
                  **options):
-        self.game = calypso_game()
         players = players or (3 if mode == "three" else 4)
-        self.options = self.game.resolve_options({"mode": mode, **options}, players)
-        self.players = players
-        deck = self.game.deck(self.options, players)
         cuts = cuts or [14, 13, 12, 11][:players]
         coin_values = {f"cut1/seat{s}": rank - 2 for s, rank in enumerate(cuts)}
         coin_values.update(coins or {})
@@ -114,51 +63,39 @@ class Table:
             default = ["s", "h", "d"] if mode == "solo" else ["s", "h"]
             self.choices = list(default if choices is None else choices)
         hands = {COMPASS.get(k, k): v for k, v in hands.items()}
-        void = {COMPASS.get(k, k): v for k, v in void.items()}
-        top = stack_hands(deck, recipients, hands, void) if hands or void else ()
-        self.dealer = StackedDealer(deck, players, random.Random(seed), top, coin_values)
-        self.replica = Replica(self.game, self.options, players)
-        self.state = self.replica.state
-        self.steps: list = []
-        self.advance()
+        void = {COMPASS.get(k, k): {parse_suit(s) for s in v} for k, v in void.items()}
 
-    def advance(self):
-        """Run chance steps (and suit choices from ``choices``) until a card must be played."""
-        game, state, dealer = self.game, self.state, self.dealer
-        while True:
-            step = game.next_step(state)
-            self.steps.append(step)
-            if isinstance(step, Turn):
-                if state.phase == "choosing" and self.choices:
-                    choice = self.choices.pop(0)
-                    if state.chooses_places() and state.places and len(choice.split()) == 1:
-                        choice += " " + place_words(self.players)[state.places_open()[0]]
-                    self.act(step.seat, f"trump {choice}")
-                    continue
-                return step
-            if isinstance(step, Done):
-                return step
-            event = carry_out(game, state, step, dealer)
-            if isinstance(step, Shuffle):
-                self.dealer_stock = event["handles"]
+        def deck(cards, players):
+            avoid = {seat: (lambda card, banned=banned: card.suit in banned) for seat, banned in void.items()}
+            top = stack_deal(cards, hands, recipients, 13, avoid=avoid) if hands or void else []
+            return CalypsoDealer(cards, players, random.Random(seed), stacks=[top], coins=coin_values,
+                                 shuffle_rest=True)
+
+        super().__init__(calypso_game(), players, {"mode": mode, **options}, deck=deck)
+
+    def answer(self, step: Turn):
+        """The suit choices come from ``choices``, in order."""
+        state = self.state
+        if state.phase != "choosing" or not self.choices:
+            return None
+        choice = self.choices.pop(0)
+        if state.chooses_places() and state.places and len(choice.split()) == 1:
+            choice += " " + place_words(self.players)[state.places_open()[0]]
+        return f"trump {choice}"
+
+    # Seats may be named by compass letter.
 
     def seat(self, who) -> int:
         return COMPASS.get(who, who)
 
     def known(self, who):
-        return self.dealer.known(self.seat(who))
+        return super().known(self.seat(who))
 
     def parse(self, who, text: str):
-        seat = self.seat(who)
-        return self.game.parse_action(self.state, seat, text, self.known(seat))
+        return super().parse(self.seat(who), text)
 
     def act(self, who, text: str, *, own_check: bool = True):
-        seat = self.seat(who)
-        action = self.game.parse_action(self.state, seat, text, self.known(seat))
-        if own_check:
-            self.game.check_own(self.state, seat, action, self.known(seat))
-        self.replica.act(seat, action)
-        return self.advance()
+        return super().act(self.seat(who), text, check_own=own_check)
 
     def trick(self, *cards: str, own_check: bool = True) -> int:
         """Play one card per seat in turn order (from the current leader); returns the winner."""
@@ -178,18 +115,23 @@ class Table:
         return sorted(str(self.state.faces[h]) for h in self.state.tableaux[self.seat(who)].pile)
 
     def play_out(self, rng: random.Random | None = None):
-        """Play legal cards at random until the game is done; returns the Done step."""
-        rng = rng or random.Random(0)
-        while True:
-            step = self.game.next_step(self.state)
-            if isinstance(step, Done):
-                return step
-            actions = self.game.legal_actions(self.state, step.seat, self.known(step.seat))
-            self.replica.act(step.seat, rng.choice(actions))
-            self.advance()
+        """Play legal cards at random until the game is done (no own check, as before)."""
+        return super().play_out(rng=rng or random.Random(0), check_own=False)
 
-    def deal_steps(self) -> list[Deal]:
-        return [s for s in self.steps if isinstance(s, Deal)]
+    @property
+    def steps(self) -> list:
+        return self.log
+
+    def deal_steps(self):
+        return self.deals
+
+    @property
+    def dealer(self) -> CalypsoDealer:
+        return self.deck
+
+    @property
+    def dealer_stock(self) -> list[int]:
+        return self.deck.stocks[-1]
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ from p2pcards.dealer import LocalDealer
 from p2pcards.engine import play, seeded_rng
 from p2pcards.game import Bot
 from p2pcards.plugins import load_plugins
+from p2pcards.testing import check_game
 
 MODES = [("partnership", 4), ("solo", 4), ("three", 3)]
 
@@ -111,3 +112,9 @@ def test_honour_mode_penalty_in_partnership_lowers_the_side_total():
     side = next(s for s in details["sides"] if 0 in s["seats"])
     assert side["total"] == sum(details["players"][str(s)]["total"] for s in side["seats"])
     assert details["players"]["0"]["penalty"] > 0
+
+
+def test_check_game_every_variant():
+    """p2pcards.testing's checks on whole games. Calypso writes actions as phrases for the log
+    ("plays Q♥", "chooses hearts"), not as the commands a player types: no text round trip."""
+    check_game("calypso", games=2, round_trip=False)

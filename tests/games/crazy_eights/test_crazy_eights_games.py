@@ -14,6 +14,7 @@ from p2pcards.dealer import LocalDealer
 from p2pcards.engine import play, seeded_rng
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
+from p2pcards.testing import check_game
 
 
 def bots(game, options, names, seed):
@@ -125,3 +126,9 @@ def test_a_client_that_passes_while_able_to_play_is_named_by_the_audit():
         named += any(v.seat == 0 and "passed while holding" in v.message for v in record.violations)
         assert all(v.seat == 0 for v in record.violations)
     assert named > 0
+
+
+def test_check_game_every_variant_and_player_count():
+    checks = check_game("crazy-eights", games=3)
+    assert {(c.variant, c.players) for c in checks} == {
+        (variant, players) for variant in (None, "draw-one", "seven-cards") for players in (2, 3, 4, 5)}
