@@ -25,6 +25,7 @@ import importlib.machinery
 import importlib.util
 import json
 import random
+import re
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -50,6 +51,7 @@ from p2pcards.wire.identity import (
     table_auth_words,
     words_commitment,
 )
+from p2pcards.wire.wordlist import WORDS
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import (
     Entry,
@@ -164,6 +166,16 @@ def _table_words(inp):
     assert list(opened.words) == table_auth_words(header, nonces, inp["count"])
     return {"commits": [c.hex() for c in commits], "hashed": data.hex(),
             "digest": hashlib.sha256(data).hexdigest(), "words": list(opened.words)}
+
+
+@kind("word-list")
+def _word_list(inp):
+    """The table words' list (wire.md appendix A): lowercase ASCII, sorted, index = byte."""
+    words = list(WORDS)
+    assert len(words) == inp["count"] == len(set(words)) and words == sorted(words)
+    assert all(w.isascii() and w.isalpha() and w.islower() for w in words)
+    text = "".join(w + "\n" for w in words)
+    return {"words": words, "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
 @kind("signature")
@@ -700,3 +712,12 @@ def test_vectors_anchor_to_published_keys():
     keys = {c["name"]: c for c in load("sealed")["cases"]}["key alice to bob"]
     assert keys["expected"]["shared"] == \
         "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"  # RFC 7748 6.1
+
+
+def test_wire_md_lists_the_table_words():
+    """The word list printed in protocol/wire.md (appendix A) is the one the code uses."""
+    text = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8")
+    appendix = text.split("## Appendix A. The table words", 1)[1]
+    rows = re.findall(r"^    ([0-9a-f]{2})  (.+)$", appendix, re.MULTILINE)
+    assert [int(base, 16) for base, _ in rows] == list(range(0, 256, 16))
+    assert [w for _, line in rows for w in line.split()] == list(WORDS)
