@@ -188,6 +188,98 @@ def _signature(inp):
     return {"signature": sig.hex()}
 
 
+# Ed25519 as wire.md section 3 ("Verifying a signature") pins it: affine arithmetic, slow and
+# plain, to check that the rules written there are the ones libsodium applies, and for
+# scripts/make-vectors to build signatures on the edges of them.
+
+ED_P = 2**255 - 19
+ED_L = 2**252 + 27742317777372353535851937790883648493
+ED_D = -121665 * pow(121666, ED_P - 2, ED_P) % ED_P
+ED_SQRT_M1 = pow(2, (ED_P - 1) // 4, ED_P)
+ED_IDENTITY = (0, 1)
+#: y of the points of order 8 (wire.md section 3, little-endian in the encodings).
+ED_ORDER_8_Y = (int.from_bytes(b("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"), "little"),
+                int.from_bytes(b("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"), "little"))
+#: The 7 encodings (bit 255 cleared) that step 2 refuses: y = 0, 1, p - 1, p, p + 1 and order 8.
+ED_SMALL_ORDER = tuple(y.to_bytes(32, "little") for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
+
+
+def ed_add(p1, p2):
+    (x1, y1), (x2, y2) = p1, p2
+    t = ED_D * x1 * x2 * y1 * y2 % ED_P
+    return ((x1 * y2 + x2 * y1) * pow(1 + t, ED_P - 2, ED_P) % ED_P,
+            (y1 * y2 + x1 * x2) * pow(1 - t, ED_P - 2, ED_P) % ED_P)
+
+
+def ed_mul(k, point):
+    out = ED_IDENTITY
+    while k:
+        if k & 1:
+            out = ed_add(out, point)
+        point, k = ed_add(point, point), k >> 1
+    return out
+
+
+def ed_neg(point):
+    return (-point[0] % ED_P, point[1])
+
+
+def ed_decode(data: bytes):
+    """RFC 8032 5.1.3 decoding, with y taken as given (a non-canonical y is reduced by the
+    caller's choice) and x = 0 with the sign bit set allowed (libsodium's decoding): None if
+    no x fits."""
+    y, sign = int.from_bytes(data, "little") & ((1 << 255) - 1), data[31] >> 7
+    y %= ED_P
+    x2 = (y * y - 1) * pow(ED_D * y * y + 1, ED_P - 2, ED_P) % ED_P
+    x = pow(x2, (ED_P + 3) // 8, ED_P)
+    if (x * x - x2) % ED_P:
+        x = x * ED_SQRT_M1 % ED_P
+    if (x * x - x2) % ED_P:
+        return None
+    if x & 1 != sign:
+        x = -x % ED_P
+    return (x, y)
+
+
+def ed_encode(point) -> bytes:
+    x, y = point
+    return (y | (x & 1) << 255).to_bytes(32, "little")
+
+
+ED_B = ed_decode((4 * pow(5, ED_P - 2, ED_P) % ED_P).to_bytes(32, "little"))
+
+
+def ed_challenge(r: bytes, a: bytes, message: bytes) -> int:
+    return int.from_bytes(hashlib.sha512(r + a + message).digest(), "little") % ED_L
+
+
+def ed_accepts(public: bytes, message: bytes, sig: bytes) -> bool:
+    """wire.md section 3, "Verifying a signature", step by step."""
+    if len(sig) != 64 or len(public) != 32:
+        return False
+    r, s = sig[:32], int.from_bytes(sig[32:], "little")
+    cleared = lambda e: e[:31] + bytes([e[31] & 0x7f])  # noqa: E731
+    if s >= ED_L or cleared(r) in ED_SMALL_ORDER:  # steps 1 and 2
+        return False
+    if int.from_bytes(cleared(public), "little") >= ED_P or cleared(public) in ED_SMALL_ORDER:
+        return False  # step 3
+    a = ed_decode(public)  # step 4
+    if a is None:
+        return False
+    k = ed_challenge(r, public, message)  # step 5
+    return ed_encode(ed_add(ed_mul(s, ED_B), ed_neg(ed_mul(k, a)))) == r  # step 6
+
+
+@kind("signature-check")
+def _signature_check(inp):
+    """Whether a signature verifies (wire.md section 3: libsodium's rules, which the
+    step-by-step reading of them above must agree with)."""
+    public, message, sig = b(inp["public"]), b(inp["message"]), b(inp["signature"])
+    valid = PublicIdentity(public, bytes(32)).verify(sig, message)
+    assert ed_accepts(public, message, sig) == valid
+    return {"valid": valid}
+
+
 # entries.json
 
 
