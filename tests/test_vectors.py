@@ -418,6 +418,31 @@ def parts(typed: list[list[Any]]) -> list[bytes | str | int]:
     return out
 
 
+STD_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+LABEL = re.compile(r"(?:(?:[2-9]|10|[JQKA])[cdhs]|JK)#(?:0|[1-9][0-9]*)")
+
+
+def std_deck(packs: int, suits: str, jokers: int) -> list[str]:
+    """deck.md section 2's standard order, written from the text, not from the code."""
+    return [f"{rank}{suit}#{pack}" for pack in range(packs) for suit in "cdhs" if suit in suits
+            for rank in STD_RANKS] + [f"JK#{j}" for j in range(jokers)]
+
+
+@kind("game-deck")
+def _game_deck(inp):
+    """A bundled game's deck (deck.md section 2): the labels in order, from the installed plugin
+    of that rules version; they must be the standard order the table there gives."""
+    from p2pcards.plugins import load_plugins
+
+    game = load_plugins().game(inp["game"])
+    assert game.rules_version == inp["rules"], "a game's deck order is part of its rules version"
+    options = game.resolve_options(inp["options"], inp["players"])
+    labels = [c.label() for c in game.deck(options, inp["players"])]
+    assert all(LABEL.fullmatch(x) for x in labels) and len(set(labels)) == len(labels)
+    assert labels == std_deck(inp["packs"], inp["suits"], inp["jokers"])
+    return {"n": len(labels), "labels": labels}
+
+
 @kind("deck-hash")
 def _deck_hash(inp):
     ps = parts(inp["parts"])
