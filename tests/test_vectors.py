@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
-from p2pcards.deck import derive, group, proofs
+from p2pcards.deck import derive, group, passes, proofs
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.wire import framing, sealed, transcript
 from p2pcards.wire.identity import (
@@ -569,6 +569,116 @@ def _relock_proof(inp):
     return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown],
             "shuffle_public_key": proofs.public_key(k).hex(), "keys": [x.hex() for x in keys],
             "proof": from_value(proof), "valid": valid}
+
+
+def deck_point_valid(point: bytes) -> bool:
+    """deck.md section 1 read plainly: 32 bytes, canonical, on the curve, not of small order, in
+    the prime-order subgroup ([L]P is the identity)."""
+    if len(point) != 32:
+        return False
+    cleared = point[:31] + bytes([point[31] & 0x7f])
+    if int.from_bytes(cleared, "little") >= ED_P or cleared in ED_SMALL_ORDER:
+        return False
+    decoded = ed_decode(point)
+    return decoded is not None and ed_mul(ED_L, decoded) == ED_IDENTITY
+
+
+@kind("point-check")
+def _point_check(inp):
+    point = b(inp["point"])
+    valid = group.is_valid_point(point)
+    assert deck_point_valid(point) == valid
+    return {"valid": valid}
+
+
+@kind("scalar-check")
+def _scalar_check(inp):
+    try:
+        group.check_scalar(b(inp["scalar"]))
+        return {"valid": True}
+    except group.InvalidScalar:
+        return {"valid": False}
+
+
+@kind("pass-check")
+def _pass_check(inp):
+    """A shuffle pass over card points, honest, or with one thing changed after its proof was
+    made (deck.md section 4.1: the checks every seat makes as a pass arrives)."""
+    context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
+    deck = [group.card_point(context, label) for label in inp["labels"]]
+    scalar, perm = b(inp["scalar"]), inp["perm"]
+    outputs = group.multiply_many([scalar] * len(deck), [deck[i] for i in perm])
+    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "repeated point":
+        message["points"][1] = message["points"][0]
+    elif bend == "a point of 31 bytes":
+        message["points"][2] = message["points"][2][:31]
+    elif bend == "a point of small order":
+        message["points"][3] = b(inp["small_order_point"])
+    elif bend == "an extra field":
+        message["note"] = "hi"
+    elif bend == "no key":
+        del message["key"]
+    elif bend == "another op":
+        op += 1
+    try:
+        passes.check_pass(game_id, op, "shuffle", seat, message, deck, {})
+        valid = True
+    except passes.PassError:
+        valid = False
+    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(), "valid": valid}
+
+
+@kind("rehandle-check")
+def _rehandle_check(inp):
+    """A re-handling (deck.md section 4.2, transfer) of the cards ``handles`` whose points are
+    the card points of ``labels``, honest or bent; checked as every seat checks it."""
+    context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
+    handles, moved = inp["handles"], [group.card_point(context, label) for label in inp["labels"]]
+    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]), b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "other handles named":
+        message["moved"] = [h + 1 for h in handles]
+    elif bend == "points not sorted":
+        message["points"] = message["points"][::-1]
+    elif bend == "a point substituted":
+        message["points"][0] = group.multiply(b(inp["scalar"]), group.card_point(b"\x00" * 32, "not a card"))
+        message["points"].sort()
+    elif bend == "another key":
+        message["key"] = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    try:
+        passes.check_rehandle(game_id, op, seat, message, handles, moved)
+        valid = True
+    except passes.PassError:
+        valid = False
+    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(), "valid": valid}
+
+
+@kind("link-proof")
+def _link_proof(inp):
+    """A link proof (deck.md section 5.3): ``point = y * parent`` under ``key = y * B``, in the
+    context ``pass(handle, "link", parent handle)``; bent by checking it against another parent,
+    key or context."""
+    game_id, y = b(inp["game_id"]), b(inp["scalar"])
+    parent = group.card_point(b(inp["context"]), inp["label"])
+    point, key = group.multiply(y, parent), proofs.public_key(y)
+    context = passes.pass_context(game_id, inp["handle"], "link", inp["parent_handle"])
+    proof = proofs.prove_link(context, parent, point, key, y, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "another parent":
+        parent = group.card_point(b(inp["context"]), "2c#0")
+    elif bend == "another key":
+        key = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    elif bend == "another handle":
+        context = passes.pass_context(game_id, inp["handle"] + 1, "link", inp["parent_handle"])
+    try:
+        proofs.verify_link(context, parent, point, key, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {"context": context.hex(), "parent": parent.hex(), "point": point.hex(), "key": key.hex(),
+            "proof": [x.hex() for x in proof], "valid": valid}
 
 
 _STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
