@@ -786,6 +786,21 @@ def _check_echoes(log: Any) -> None:
                 f"{entry.sender}'s echo is false")
 
 
+def _check_complete(log: Any) -> None:
+    """A finished game's file holds every entry its head echoes count (protocol/transcript.md
+    section 5): one that counts more of a seat's entries than the file holds shows signed
+    entries cut from the file (a seat's last result, say), or an echo of entries never signed;
+    the file cannot tell which, so it names nobody."""
+    for entry in log.canonical():
+        for seat, (count, _) in enumerate(entry.body["seen"]):
+            have = len(log.entries(seat))
+            if count > have:
+                raise _Failed(f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                              f"it counts {count} entries of seat {seat}, the file holds {have}: "
+                              f"signed entries were removed from the file (the file was altered), or "
+                              f"the echo counts entries that were never signed")
+
+
 def _table_header(transcript: Transcript) -> TableHeader:
     """The lobby header (bound to every entry through the genesis hash), checked against the
     transcript header's unsigned copies of its fields."""
@@ -851,6 +866,7 @@ def _verify(path: str | Path, report: Report) -> None:
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
 
+    _check_complete(log)
     # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
     # the end record is not signed: where it says otherwise, the file was altered.
     revealed = _revealed_seeds(log, lobby, game, end, Report(report.file))

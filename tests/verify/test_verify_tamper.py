@@ -128,6 +128,41 @@ def test_a_seed_missing_from_the_end_record_names_nobody(bs_table, tmp_path):
     assert report.problem.step == "end record" and "signed seed message" in report.problem.reason
 
 
+def test_a_result_cut_from_the_file_that_an_echo_counts_names_nobody(bs_table, tmp_path):
+    """A seat's last signed entry (its result) cut out: its chain still holds, but another
+    seat's signed echo counts the entry (here a chat line signed after every result), so the
+    file lacks what was signed (transcript.md section 5): refused, naming nobody."""
+    transcript = bs_table.read()
+    final = {e.sender: e for e in transcript.entries}  # each seat's last entry
+    result = next(e for e in final.values() if e.kind == "result")
+    talker = next(s for s in final if s != result.sender)
+    chat = transcript.log().make_entry(bs_table.identities[talker], talker, "chat", {"text": "gg"})
+    assert chat.body["seen"][result.sender][0] == result.seq + 1
+    entries = [e for e in transcript.entries if e is not result] + [chat]
+    report = verified(write(tmp_path / "cut-result.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "the file was altered" in report.problem.reason
+    assert report.problem.step.startswith("head echo of seat ")  # the chat's, or a result's
+    assert f"entries of seat {result.sender}, the file holds {result.seq}:" in report.problem.reason
+    # With the result kept, the chat line changes nothing.
+    assert verified(write(tmp_path / "chat.p2pt", transcript, [*transcript.entries, chat])).verdict == "verified"
+
+
+def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
+    """The last result signed is counted by no echo: without it the game still verifies (the
+    result is recomputed), and the report says that seat signed no result."""
+    transcript = bs_table.read()
+    counted = {(s, n) for e in transcript.entries for s, (n, _) in enumerate(e.body["seen"])}
+    final = {e.sender: e for e in transcript.entries}  # each seat's last entry
+    last = [e for e in final.values() if e.kind == "result"
+            and not any(s == e.sender and n > e.seq for s, n in counted)]
+    assert last, "every result is echoed"
+    entries = [e for e in transcript.entries if e is not last[0]]
+    report = verified(write(tmp_path / "no-result.p2pt", transcript, entries))
+    assert report.verdict == "verified", report.problem_line()
+    assert any("signed no result" in note for note in report.notes)
+
+
 @pytest.mark.parametrize("evidence", [0, 1, 2])
 def test_an_unproven_blame_record_names_nobody(bs_table, tmp_path, evidence):
     """Blame records are not signed: one flagged provable whose evidence proves nothing
