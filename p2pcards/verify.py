@@ -47,7 +47,7 @@ import random
 import struct
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,6 @@ from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
 from .deck.derive import (
-    SEED_BYTES,
     card_table,
     coin_value,
     context_digest,
@@ -868,20 +867,29 @@ def _verify(path: str | Path, report: Report) -> None:
 
     _check_complete(log)
     # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
-    # the end record is not signed: where it says otherwise, the file was altered.
+    # the end record is not signed: where it says otherwise, the file was altered, and a seed
+    # of it that does not open its seat's signed commitment is not used (transcript.md
+    # section 5). Its status is not signed either: a file lacking a seat's seed is checked as a
+    # game that did not finish, so that the status never decides whom the file names.
+    signed = _revealed_seeds(log, lobby, game, replace(end, seeds={}), Report(report.file))
     revealed = _revealed_seeds(log, lobby, game, end, Report(report.file))
-    seeds = []
     for seat in range(lobby.players):
         seed = end.seeds.get(seat)
-        if seat in revealed and seed != revealed[seat]:
+        if seat in signed and seed != signed[seat]:
             raise _Failed("end record", f"the deck seed of {names[seat]} is not the one it "
                           f"revealed in its signed seed message (the end record is not signed: "
                           f"it was altered)")
-        if seed is None or len(seed) != SEED_BYTES:
-            what = "is not revealed" if seed is None else f"is {len(seed)} bytes, not {SEED_BYTES}"
-            raise _Failed("end record", f"the deck seed of {names[seat]} {what} (end: "
-                          f"{end.status}{': ' + end.note if end.note else ''})", seat)
-        seeds.append(seed)
+        if seed is not None and seat not in revealed and _commitment(log, seat) is not None:
+            raise _Failed("end record", f"the deck seed of {names[seat]} does not open the seed "
+                          f"commitment it signed (the end record is not signed: it was altered)")
+    missing = [s for s in range(lobby.players) if s not in revealed]
+    if missing:
+        report.notes.append(f"the end record says the game finished, but no seed of "
+                            f"{', '.join(names[s] for s in missing)} is revealed: checked as a game "
+                            f"that did not finish (the end record is not signed)")
+        _verify_unfinished(transcript, log, lobby, game, names, report)
+        return
+    seeds = [revealed[seat] for seat in range(lobby.players)]
 
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     replay = _Replay(game, lobby.options, names, seats, seeds,
@@ -997,7 +1005,7 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
     seeds: dict[int, bytes] = {}
     for seat in range(lobby.players):
         deck = [e for e in log.entries(seat) if e.kind == "deck"]
-        commit = deck[0].body.get("msg") if deck and _public(deck[0], "commit") else None
+        commit = _commitment(log, seat)
         if commit is None:
             continue
         for entry in deck:
@@ -1016,6 +1024,12 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
                 report.notes.append(f"the end record's seed of seat {seat} does not open its "
                                     f"commitment (the end record is not signed); not used")
     return seeds
+
+
+def _commitment(log: Any, seat: int) -> dict[str, Any] | None:
+    """The seed and nonce commitment ``seat`` signed: its first deck message."""
+    first = next((e for e in log.entries(seat) if e.kind == "deck"), None)
+    return first.body["msg"] if first is not None and _public(first, "commit") else None
 
 
 def _check_after_stops(log: Any, names: Sequence[str]) -> None:

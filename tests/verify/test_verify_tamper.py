@@ -163,6 +163,57 @@ def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
     assert any("signed no result" in note for note in report.notes)
 
 
+def _before(transcript, seat: int, seq: int):
+    """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
+    anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
+    left out (a file cut there, consistent in every echo)."""
+    kept = {s: len([e for e in transcript.entries if e.sender == s]) for s in range(len(transcript.header.roster))}
+    kept[seat] = seq
+    changed = True
+    while changed:
+        changed = False
+        for e in transcript.entries:
+            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in enumerate(e.body["seen"])):
+                kept[e.sender], changed = e.seq, True
+    return [e for e in transcript.entries if e.seq < kept[e.sender]]
+
+
+def _seed_entry(transcript, seat: int):
+    return next(e for e in transcript.entries if e.sender == seat and e.kind == "deck"
+                and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed")
+
+
+def test_an_end_record_seed_that_does_not_open_its_commitment_names_nobody(bs_table, tmp_path):
+    """A seat whose signed seed reveal is not in the file, and an end record (unsigned) whose
+    seed for it does not open the commitment it signed: the record was altered, by no seat."""
+    transcript = bs_table.read()
+    entries = _before(transcript, 1, _seed_entry(transcript, 1).seq)
+    bogus = bytes(32)
+    report = verified(write(tmp_path / "bogus-seed.p2pt", transcript, entries,
+                            end=with_seed(transcript, 1, bogus)))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert report.problem.step == "end record" and "does not open" in report.problem.reason
+
+
+def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
+    """A file cut before a seat revealed its seed, with no seed of it in the end record: whether
+    the (unsigned) end record says finished or aborted, the verdict names the same seat, or
+    nobody: a file lacking a seat's seed is checked as a game that did not finish."""
+    from dataclasses import replace
+
+    transcript = bs_table.read()
+    entries = _before(transcript, 2, _seed_entry(transcript, 2).seq)
+    seeds = {s: seed for s, seed in transcript.end.seeds.items() if s != 2}
+    reports = {}
+    for status in ("finished", "aborted"):
+        end = replace(transcript.end, status=status, result=None, seeds=seeds)
+        reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
+    finished, aborted = reports["finished"], reports["aborted"]
+    assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
+    assert finished.problem.seat == aborted.problem.seat, (finished.problem_line(), aborted.problem_line())
+    assert any("checked as a game that did not finish" in note for note in finished.notes)
+
+
 @pytest.mark.parametrize("evidence", [0, 1, 2])
 def test_an_unproven_blame_record_names_nobody(bs_table, tmp_path, evidence):
     """Blame records are not signed: one flagged provable whose evidence proves nothing
