@@ -948,3 +948,14 @@ def test_wire_md_lists_the_table_words():
     rows = re.findall(r"^    ([0-9a-f]{2})  (.+)$", appendix, re.MULTILINE)
     assert [int(base, 16) for base, _ in rows] == list(range(0, 256, 16))
     assert [w for _, line in rows for w in line.split()] == list(WORDS)
+
+
+def test_protocol_docs_name_the_current_version():
+    """Every domain string written in protocol/ carries PROTOCOL_VERSION, as the code's do, and
+    the documents that say which protocol version they describe say this one."""
+    for doc in ("README.md", "wire.md", "table.md", "transcript.md", "deck.md"):
+        text = (ROOT / "protocol" / doc).read_text(encoding="utf-8")
+        assert {int(v) for v in re.findall(r'"p2pcards/(\d+) ', text)} <= {PROTOCOL_VERSION}, doc
+        assert {int(v) for v in re.findall(r"\(protocol version (\d+)\)", text)} <= {PROTOCOL_VERSION}, doc
+    wire = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8")
+    assert f"this document is version {PROTOCOL_VERSION} |" in wire
