@@ -558,3 +558,51 @@ def test_a_step_signed_after_its_authors_own_stop_names_the_author(bs_table, tmp
     assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
     assert "after its own stop entry" in report.problem.reason
     assert report.problem.step == f"log #{after.seq} of seat 1"
+
+
+# -- entries the replay does not read (protocol/transcript.md section 5) ------------------------
+
+
+def test_chat_bye_and_stop_after_the_result_change_nothing(bs_table, tmp_path):
+    """A chat line of any length or shape is no fault (only the budget counts), nor are a
+    goodbye and a stop signed after the result: the game still verifies."""
+    transcript = bs_table.read()
+    log = transcript.log()
+    me = bs_table.identities[2]
+    extra = [log.make_entry(me, 2, "chat", {"text": "x" * 5000}),
+             log.make_entry(me, 2, "chat", {"text": ["not", "a", "str"], "more": 1}),
+             log.make_entry(me, 2, "bye", {"reason": "good night"}),
+             log.make_entry(me, 2, "stop", {"reason": "done", "seat": None})]
+    report = verified(write(tmp_path / "after.p2pt", transcript, transcript.entries + extra))
+    assert report.verdict == "verified", report.problem_line()
+
+
+def test_a_malformed_absent_statement_names_its_signer(bs_table, tmp_path):
+    transcript = bs_table.read()
+    log = transcript.log()
+    bad = log.make_entry(bs_table.identities[1], 1, "absent", {"turn": 0, "seat": 1})  # itself
+    report = verified(write(tmp_path / "absent.p2pt", transcript, transcript.entries + [bad]))
+    assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
+    assert "malformed absent entry" in report.problem.reason
+
+
+def test_an_entry_0_off_its_seat_genesis_names_nobody(bs_table, tmp_path):
+    """One seat's entry 0 signed (by that seat) with another prev, its chain re-signed after it:
+    the seat genesis comes from the file's unsigned lobby header, and no table accepts such an
+    entry, so the file was altered: nobody is named."""
+    transcript = bs_table.read()
+    me = bs_table.identities[1]
+    entries, prev = [], bytes(32)
+    for old in transcript.entries:
+        if old.sender != 1:
+            entries.append(old)
+            continue
+        body = dict(old.body)
+        body["seen"] = [list(item) for item in old.body["seen"]]
+        body["seen"][1] = [old.seq, prev]
+        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev, body=body)
+        entries.append(new)
+        prev = new.hash
+    report = verified(write(tmp_path / "genesis.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "lobby header" in report.problem.reason
