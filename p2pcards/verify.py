@@ -796,8 +796,8 @@ def _check_complete(log: Any) -> None:
             if count > have:
                 raise _Failed(f"head echo of seat {entry.sender}'s entry #{entry.seq}",
                               f"it counts {count} entries of seat {seat}, the file holds {have}: "
-                              f"signed entries were removed from the file (the file was altered), or "
-                              f"the echo counts entries that were never signed")
+                              f"signed entries were removed from the file (the file was "
+                              f"altered), or the echo counts entries that were never signed")
 
 
 def _table_header(transcript: Transcript) -> TableHeader:
@@ -885,8 +885,8 @@ def _verify(path: str | Path, report: Report) -> None:
     missing = [s for s in range(lobby.players) if s not in revealed]
     if missing:
         report.notes.append(f"the end record says the game finished, but no seed of "
-                            f"{', '.join(names[s] for s in missing)} is revealed: checked as a game "
-                            f"that did not finish (the end record is not signed)")
+                            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
+                            f"game that did not finish (the end record is not signed)")
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
     seeds = [revealed[seat] for seat in range(lobby.players)]

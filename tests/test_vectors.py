@@ -198,10 +198,12 @@ ED_D = -121665 * pow(121666, ED_P - 2, ED_P) % ED_P
 ED_SQRT_M1 = pow(2, (ED_P - 1) // 4, ED_P)
 ED_IDENTITY = (0, 1)
 #: y of the points of order 8 (wire.md section 3, little-endian in the encodings).
-ED_ORDER_8_Y = (int.from_bytes(b("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"), "little"),
-                int.from_bytes(b("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"), "little"))
+ED_ORDER_8_Y = tuple(int.from_bytes(b(h), "little") for h in (
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"))
 #: The 7 encodings (bit 255 cleared) that step 2 refuses: y = 0, 1, p - 1, p, p + 1 and order 8.
-ED_SMALL_ORDER = tuple(y.to_bytes(32, "little") for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
+ED_SMALL_ORDER = tuple(y.to_bytes(32, "little")
+                       for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
 
 
 def ed_add(p1, p2):
@@ -608,7 +610,8 @@ def _pass_check(inp):
     deck = [group.card_point(context, label) for label in inp["labels"]]
     scalar, perm = b(inp["scalar"]), inp["perm"]
     outputs = group.multiply_many([scalar] * len(deck), [deck[i] for i in perm])
-    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm, b(inp["nonce_key"]))
+    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm,
+                                  b(inp["nonce_key"]))
     bend = inp["bend"]
     if bend == "repeated point":
         message["points"][1] = message["points"][0]
@@ -627,7 +630,8 @@ def _pass_check(inp):
         valid = True
     except passes.PassError:
         valid = False
-    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(), "valid": valid}
+    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(),
+            "valid": valid}
 
 
 @kind("rehandle-check")
@@ -636,14 +640,16 @@ def _rehandle_check(inp):
     the card points of ``labels``, honest or bent; checked as every seat checks it."""
     context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
     handles, moved = inp["handles"], [group.card_point(context, label) for label in inp["labels"]]
-    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]), b(inp["nonce_key"]))
+    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]),
+                                      b(inp["nonce_key"]))
     bend = inp["bend"]
     if bend == "other handles named":
         message["moved"] = [h + 1 for h in handles]
     elif bend == "points not sorted":
         message["points"] = message["points"][::-1]
     elif bend == "a point substituted":
-        message["points"][0] = group.multiply(b(inp["scalar"]), group.card_point(b"\x00" * 32, "not a card"))
+        stranger = group.card_point(b"\x00" * 32, "not a card")
+        message["points"][0] = group.multiply(b(inp["scalar"]), stranger)
         message["points"].sort()
     elif bend == "another key":
         message["key"] = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
@@ -652,7 +658,8 @@ def _rehandle_check(inp):
         valid = True
     except passes.PassError:
         valid = False
-    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(), "valid": valid}
+    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(),
+            "valid": valid}
 
 
 @kind("link-proof")
@@ -677,8 +684,8 @@ def _link_proof(inp):
         valid = True
     except proofs.InvalidProof:
         valid = False
-    return {"context": context.hex(), "parent": parent.hex(), "point": point.hex(), "key": key.hex(),
-            "proof": [x.hex() for x in proof], "valid": valid}
+    return {"context": context.hex(), "parent": parent.hex(), "point": point.hex(),
+            "key": key.hex(), "proof": [x.hex() for x in proof], "valid": valid}
 
 
 _STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
@@ -956,6 +963,7 @@ def test_protocol_docs_name_the_current_version():
     for doc in ("README.md", "wire.md", "table.md", "transcript.md", "deck.md"):
         text = (ROOT / "protocol" / doc).read_text(encoding="utf-8")
         assert {int(v) for v in re.findall(r'"p2pcards/(\d+) ', text)} <= {PROTOCOL_VERSION}, doc
-        assert {int(v) for v in re.findall(r"\(protocol version (\d+)\)", text)} <= {PROTOCOL_VERSION}, doc
+        named = {int(v) for v in re.findall(r"\(protocol version (\d+)\)", text)}
+        assert named <= {PROTOCOL_VERSION}, doc
     wire = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8")
     assert f"this document is version {PROTOCOL_VERSION} |" in wire

@@ -145,7 +145,8 @@ def test_a_result_cut_from_the_file_that_an_echo_counts_names_nobody(bs_table, t
     assert report.problem.step.startswith("head echo of seat ")  # the chat's, or a result's
     assert f"entries of seat {result.sender}, the file holds {result.seq}:" in report.problem.reason
     # With the result kept, the chat line changes nothing.
-    assert verified(write(tmp_path / "chat.p2pt", transcript, [*transcript.entries, chat])).verdict == "verified"
+    kept = write(tmp_path / "chat.p2pt", transcript, [*transcript.entries, chat])
+    assert verified(kept).verdict == "verified"
 
 
 def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
@@ -167,13 +168,15 @@ def _before(transcript, seat: int, seq: int):
     """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
     anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
     left out (a file cut there, consistent in every echo)."""
-    kept = {s: len([e for e in transcript.entries if e.sender == s]) for s in range(len(transcript.header.roster))}
+    kept = {s: len([e for e in transcript.entries if e.sender == s])
+            for s in range(len(transcript.header.roster))}
     kept[seat] = seq
     changed = True
     while changed:
         changed = False
         for e in transcript.entries:
-            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in enumerate(e.body["seen"])):
+            counts = enumerate(e.body["seen"])
+            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in counts):
                 kept[e.sender], changed = e.seq, True
     return [e for e in transcript.entries if e.seq < kept[e.sender]]
 
@@ -210,7 +213,8 @@ def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
         reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
     finished, aborted = reports["finished"], reports["aborted"]
     assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
-    assert finished.problem.seat == aborted.problem.seat, (finished.problem_line(), aborted.problem_line())
+    assert finished.problem.seat == aborted.problem.seat, \
+        (finished.problem_line(), aborted.problem_line())
     assert any("checked as a game that did not finish" in note for note in finished.notes)
 
 
@@ -600,7 +604,8 @@ def test_an_entry_0_off_its_seat_genesis_names_nobody(bs_table, tmp_path):
         body = dict(old.body)
         body["seen"] = [list(item) for item in old.body["seen"]]
         body["seen"][1] = [old.seq, prev]
-        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev, body=body)
+        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev,
+                         body=body)
         entries.append(new)
         prev = new.hash
     report = verified(write(tmp_path / "genesis.p2pt", transcript, entries))
