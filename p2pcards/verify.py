@@ -47,7 +47,7 @@ import random
 import struct
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,6 @@ from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
 from .deck.backend import MentalPokerDeck
 from .deck.derive import (
-    SEED_BYTES,
     card_table,
     coin_value,
     context_digest,
@@ -789,6 +788,21 @@ def _check_echoes(log: Any) -> None:
                 f"{entry.sender}'s echo is false")
 
 
+def _check_complete(log: Any) -> None:
+    """A finished game's file holds every entry its head echoes count (protocol/transcript.md
+    section 5): one that counts more of a seat's entries than the file holds shows signed
+    entries cut from the file (a seat's last result, say), or an echo of entries never signed;
+    the file cannot tell which, so it names nobody."""
+    for entry in log.canonical():
+        for seat, (count, _) in enumerate(entry.body["seen"]):
+            have = len(log.entries(seat))
+            if count > have:
+                raise _Failed(f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                              f"it counts {count} entries of seat {seat}, the file holds {have}: "
+                              f"signed entries were removed from the file (the file was "
+                              f"altered), or the echo counts entries that were never signed")
+
+
 def _table_header(transcript: Transcript) -> TableHeader:
     """The lobby header (bound to every entry through the genesis hash), checked against the
     transcript header's unsigned copies of its fields."""
@@ -854,21 +868,31 @@ def _verify(path: str | Path, report: Report) -> None:
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
 
+    _check_complete(log)
     # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
-    # the end record is not signed: where it says otherwise, the file was altered.
+    # the end record is not signed: where it says otherwise, the file was altered, and a seed
+    # of it that does not open its seat's signed commitment is not used (transcript.md
+    # section 5). Its status is not signed either: a file lacking a seat's seed is checked as a
+    # game that did not finish, so that the status never decides whom the file names.
+    signed = _revealed_seeds(log, lobby, game, replace(end, seeds={}), Report(report.file))
     revealed = _revealed_seeds(log, lobby, game, end, Report(report.file))
-    seeds = []
     for seat in range(lobby.players):
         seed = end.seeds.get(seat)
-        if seat in revealed and seed != revealed[seat]:
+        if seat in signed and seed != signed[seat]:
             raise _Failed("end record", f"the deck seed of {names[seat]} is not the one it "
                           f"revealed in its signed seed message (the end record is not signed: "
                           f"it was altered)")
-        if seed is None or len(seed) != SEED_BYTES:
-            what = "is not revealed" if seed is None else f"is {len(seed)} bytes, not {SEED_BYTES}"
-            raise _Failed("end record", f"the deck seed of {names[seat]} {what} (end: "
-                          f"{end.status}{': ' + end.note if end.note else ''})", seat)
-        seeds.append(seed)
+        if seed is not None and seat not in revealed and _commitment(log, seat) is not None:
+            raise _Failed("end record", f"the deck seed of {names[seat]} does not open the seed "
+                          f"commitment it signed (the end record is not signed: it was altered)")
+    missing = [s for s in range(lobby.players) if s not in revealed]
+    if missing:
+        report.notes.append(f"the end record says the game finished, but no seed of "
+                            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
+                            f"game that did not finish (the end record is not signed)")
+        _verify_unfinished(transcript, log, lobby, game, names, report)
+        return
+    seeds = [revealed[seat] for seat in range(lobby.players)]
 
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     replay = _Replay(game, lobby.options, names, seats, seeds,
@@ -984,7 +1008,7 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
     seeds: dict[int, bytes] = {}
     for seat in range(lobby.players):
         deck = [e for e in log.entries(seat) if e.kind == "deck"]
-        commit = deck[0].body.get("msg") if deck and _public(deck[0], "commit") else None
+        commit = _commitment(log, seat)
         if commit is None:
             continue
         for entry in deck:
@@ -1003,6 +1027,12 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
                 report.notes.append(f"the end record's seed of seat {seat} does not open its "
                                     f"commitment (the end record is not signed); not used")
     return seeds
+
+
+def _commitment(log: Any, seat: int) -> dict[str, Any] | None:
+    """The seed and nonce commitment ``seat`` signed: its first deck message."""
+    first = next((e for e in log.entries(seat) if e.kind == "deck"), None)
+    return first.body["msg"] if first is not None and _public(first, "commit") else None
 
 
 def _check_after_stops(log: Any, names: Sequence[str]) -> None:

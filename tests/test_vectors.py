@@ -25,6 +25,7 @@ import importlib.machinery
 import importlib.util
 import json
 import random
+import re
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -39,7 +40,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
-from p2pcards.deck import derive, group, proofs
+from p2pcards.deck import derive, group, passes, proofs
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.wire import framing, sealed, transcript
 from p2pcards.wire.identity import (
@@ -50,6 +51,7 @@ from p2pcards.wire.identity import (
     table_auth_words,
     words_commitment,
 )
+from p2pcards.wire.wordlist import WORDS
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import (
     Entry,
@@ -166,6 +168,16 @@ def _table_words(inp):
             "digest": hashlib.sha256(data).hexdigest(), "words": list(opened.words)}
 
 
+@kind("word-list")
+def _word_list(inp):
+    """The table words' list (wire.md appendix A): lowercase ASCII, sorted, index = byte."""
+    words = list(WORDS)
+    assert len(words) == inp["count"] == len(set(words)) and words == sorted(words)
+    assert all(w.isascii() and w.isalpha() and w.islower() for w in words)
+    text = "".join(w + "\n" for w in words)
+    return {"words": words, "sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
 @kind("signature")
 def _signature(inp):
     # Ed25519 is deterministic: the same key and message give the same signature.
@@ -174,6 +186,100 @@ def _signature(inp):
     sig = me.sign(message)
     assert me.public.verify(sig, message)
     return {"signature": sig.hex()}
+
+
+# Ed25519 as wire.md section 3 ("Verifying a signature") pins it: affine arithmetic, slow and
+# plain, to check that the rules written there are the ones libsodium applies, and for
+# scripts/make-vectors to build signatures on the edges of them.
+
+ED_P = 2**255 - 19
+ED_L = 2**252 + 27742317777372353535851937790883648493
+ED_D = -121665 * pow(121666, ED_P - 2, ED_P) % ED_P
+ED_SQRT_M1 = pow(2, (ED_P - 1) // 4, ED_P)
+ED_IDENTITY = (0, 1)
+#: y of the points of order 8 (wire.md section 3, little-endian in the encodings).
+ED_ORDER_8_Y = tuple(int.from_bytes(b(h), "little") for h in (
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"))
+#: The 7 encodings (bit 255 cleared) that step 2 refuses: y = 0, 1, p - 1, p, p + 1 and order 8.
+ED_SMALL_ORDER = tuple(y.to_bytes(32, "little")
+                       for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
+
+
+def ed_add(p1, p2):
+    (x1, y1), (x2, y2) = p1, p2
+    t = ED_D * x1 * x2 * y1 * y2 % ED_P
+    return ((x1 * y2 + x2 * y1) * pow(1 + t, ED_P - 2, ED_P) % ED_P,
+            (y1 * y2 + x1 * x2) * pow(1 - t, ED_P - 2, ED_P) % ED_P)
+
+
+def ed_mul(k, point):
+    out = ED_IDENTITY
+    while k:
+        if k & 1:
+            out = ed_add(out, point)
+        point, k = ed_add(point, point), k >> 1
+    return out
+
+
+def ed_neg(point):
+    return (-point[0] % ED_P, point[1])
+
+
+def ed_decode(data: bytes):
+    """RFC 8032 5.1.3 decoding, with y taken as given (a non-canonical y is reduced by the
+    caller's choice) and x = 0 with the sign bit set allowed (libsodium's decoding): None if
+    no x fits."""
+    y, sign = int.from_bytes(data, "little") & ((1 << 255) - 1), data[31] >> 7
+    y %= ED_P
+    x2 = (y * y - 1) * pow(ED_D * y * y + 1, ED_P - 2, ED_P) % ED_P
+    x = pow(x2, (ED_P + 3) // 8, ED_P)
+    if (x * x - x2) % ED_P:
+        x = x * ED_SQRT_M1 % ED_P
+    if (x * x - x2) % ED_P:
+        return None
+    if x & 1 != sign:
+        x = -x % ED_P
+    return (x, y)
+
+
+def ed_encode(point) -> bytes:
+    x, y = point
+    return (y | (x & 1) << 255).to_bytes(32, "little")
+
+
+ED_B = ed_decode((4 * pow(5, ED_P - 2, ED_P) % ED_P).to_bytes(32, "little"))
+
+
+def ed_challenge(r: bytes, a: bytes, message: bytes) -> int:
+    return int.from_bytes(hashlib.sha512(r + a + message).digest(), "little") % ED_L
+
+
+def ed_accepts(public: bytes, message: bytes, sig: bytes) -> bool:
+    """wire.md section 3, "Verifying a signature", step by step."""
+    if len(sig) != 64 or len(public) != 32:
+        return False
+    r, s = sig[:32], int.from_bytes(sig[32:], "little")
+    cleared = lambda e: e[:31] + bytes([e[31] & 0x7f])  # noqa: E731
+    if s >= ED_L or cleared(r) in ED_SMALL_ORDER:  # steps 1 and 2
+        return False
+    if int.from_bytes(cleared(public), "little") >= ED_P or cleared(public) in ED_SMALL_ORDER:
+        return False  # step 3
+    a = ed_decode(public)  # step 4
+    if a is None:
+        return False
+    k = ed_challenge(r, public, message)  # step 5
+    return ed_encode(ed_add(ed_mul(s, ED_B), ed_neg(ed_mul(k, a)))) == r  # step 6
+
+
+@kind("signature-check")
+def _signature_check(inp):
+    """Whether a signature verifies (wire.md section 3: libsodium's rules, which the
+    step-by-step reading of them above must agree with)."""
+    public, message, sig = b(inp["public"]), b(inp["message"]), b(inp["signature"])
+    valid = PublicIdentity(public, bytes(32)).verify(sig, message)
+    assert ed_accepts(public, message, sig) == valid
+    return {"valid": valid}
 
 
 # entries.json
@@ -314,6 +420,31 @@ def parts(typed: list[list[Any]]) -> list[bytes | str | int]:
     return out
 
 
+STD_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+LABEL = re.compile(r"(?:(?:[2-9]|10|[JQKA])[cdhs]|JK)#(?:0|[1-9][0-9]*)")
+
+
+def std_deck(packs: int, suits: str, jokers: int) -> list[str]:
+    """deck.md section 2's standard order, written from the text, not from the code."""
+    return [f"{rank}{suit}#{pack}" for pack in range(packs) for suit in "cdhs" if suit in suits
+            for rank in STD_RANKS] + [f"JK#{j}" for j in range(jokers)]
+
+
+@kind("game-deck")
+def _game_deck(inp):
+    """A bundled game's deck (deck.md section 2): the labels in order, from the installed plugin
+    of that rules version; they must be the standard order the table there gives."""
+    from p2pcards.plugins import load_plugins
+
+    game = load_plugins().game(inp["game"])
+    assert game.rules_version == inp["rules"], "a game's deck order is part of its rules version"
+    options = game.resolve_options(inp["options"], inp["players"])
+    labels = [c.label() for c in game.deck(options, inp["players"])]
+    assert all(LABEL.fullmatch(x) for x in labels) and len(set(labels)) == len(labels)
+    assert labels == std_deck(inp["packs"], inp["suits"], inp["jokers"])
+    return {"n": len(labels), "labels": labels}
+
+
 @kind("deck-hash")
 def _deck_hash(inp):
     ps = parts(inp["parts"])
@@ -440,6 +571,121 @@ def _relock_proof(inp):
     return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown],
             "shuffle_public_key": proofs.public_key(k).hex(), "keys": [x.hex() for x in keys],
             "proof": from_value(proof), "valid": valid}
+
+
+def deck_point_valid(point: bytes) -> bool:
+    """deck.md section 1 read plainly: 32 bytes, canonical, on the curve, not of small order, in
+    the prime-order subgroup ([L]P is the identity)."""
+    if len(point) != 32:
+        return False
+    cleared = point[:31] + bytes([point[31] & 0x7f])
+    if int.from_bytes(cleared, "little") >= ED_P or cleared in ED_SMALL_ORDER:
+        return False
+    decoded = ed_decode(point)
+    return decoded is not None and ed_mul(ED_L, decoded) == ED_IDENTITY
+
+
+@kind("point-check")
+def _point_check(inp):
+    point = b(inp["point"])
+    valid = group.is_valid_point(point)
+    assert deck_point_valid(point) == valid
+    return {"valid": valid}
+
+
+@kind("scalar-check")
+def _scalar_check(inp):
+    try:
+        group.check_scalar(b(inp["scalar"]))
+        return {"valid": True}
+    except group.InvalidScalar:
+        return {"valid": False}
+
+
+@kind("pass-check")
+def _pass_check(inp):
+    """A shuffle pass over card points, honest, or with one thing changed after its proof was
+    made (deck.md section 4.1: the checks every seat makes as a pass arrives)."""
+    context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
+    deck = [group.card_point(context, label) for label in inp["labels"]]
+    scalar, perm = b(inp["scalar"]), inp["perm"]
+    outputs = group.multiply_many([scalar] * len(deck), [deck[i] for i in perm])
+    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm,
+                                  b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "repeated point":
+        message["points"][1] = message["points"][0]
+    elif bend == "a point of 31 bytes":
+        message["points"][2] = message["points"][2][:31]
+    elif bend == "a point of small order":
+        message["points"][3] = b(inp["small_order_point"])
+    elif bend == "an extra field":
+        message["note"] = "hi"
+    elif bend == "no key":
+        del message["key"]
+    elif bend == "another op":
+        op += 1
+    try:
+        passes.check_pass(game_id, op, "shuffle", seat, message, deck, {})
+        valid = True
+    except passes.PassError:
+        valid = False
+    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(),
+            "valid": valid}
+
+
+@kind("rehandle-check")
+def _rehandle_check(inp):
+    """A re-handling (deck.md section 4.2, transfer) of the cards ``handles`` whose points are
+    the card points of ``labels``, honest or bent; checked as every seat checks it."""
+    context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
+    handles, moved = inp["handles"], [group.card_point(context, label) for label in inp["labels"]]
+    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]),
+                                      b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "other handles named":
+        message["moved"] = [h + 1 for h in handles]
+    elif bend == "points not sorted":
+        message["points"] = message["points"][::-1]
+    elif bend == "a point substituted":
+        stranger = group.card_point(b"\x00" * 32, "not a card")
+        message["points"][0] = group.multiply(b(inp["scalar"]), stranger)
+        message["points"].sort()
+    elif bend == "another key":
+        message["key"] = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    try:
+        passes.check_rehandle(game_id, op, seat, message, handles, moved)
+        valid = True
+    except passes.PassError:
+        valid = False
+    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(),
+            "valid": valid}
+
+
+@kind("link-proof")
+def _link_proof(inp):
+    """A link proof (deck.md section 5.3): ``point = y * parent`` under ``key = y * B``, in the
+    context ``pass(handle, "link", parent handle)``; bent by checking it against another parent,
+    key or context."""
+    game_id, y = b(inp["game_id"]), b(inp["scalar"])
+    parent = group.card_point(b(inp["context"]), inp["label"])
+    point, key = group.multiply(y, parent), proofs.public_key(y)
+    context = passes.pass_context(game_id, inp["handle"], "link", inp["parent_handle"])
+    proof = proofs.prove_link(context, parent, point, key, y, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    if bend == "another parent":
+        parent = group.card_point(b(inp["context"]), "2c#0")
+    elif bend == "another key":
+        key = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    elif bend == "another handle":
+        context = passes.pass_context(game_id, inp["handle"] + 1, "link", inp["parent_handle"])
+    try:
+        proofs.verify_link(context, parent, point, key, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {"context": context.hex(), "parent": parent.hex(), "point": point.hex(),
+            "key": key.hex(), "proof": [x.hex() for x in proof], "valid": valid}
 
 
 _STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
@@ -700,3 +946,24 @@ def test_vectors_anchor_to_published_keys():
     keys = {c["name"]: c for c in load("sealed")["cases"]}["key alice to bob"]
     assert keys["expected"]["shared"] == \
         "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"  # RFC 7748 6.1
+
+
+def test_wire_md_lists_the_table_words():
+    """The word list printed in protocol/wire.md (appendix A) is the one the code uses."""
+    text = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8")
+    appendix = text.split("## Appendix A. The table words", 1)[1]
+    rows = re.findall(r"^    ([0-9a-f]{2})  (.+)$", appendix, re.MULTILINE)
+    assert [int(base, 16) for base, _ in rows] == list(range(0, 256, 16))
+    assert [w for _, line in rows for w in line.split()] == list(WORDS)
+
+
+def test_protocol_docs_name_the_current_version():
+    """Every domain string written in protocol/ carries PROTOCOL_VERSION, as the code's do, and
+    the documents that say which protocol version they describe say this one."""
+    for doc in ("README.md", "wire.md", "table.md", "transcript.md", "deck.md"):
+        text = (ROOT / "protocol" / doc).read_text(encoding="utf-8")
+        assert {int(v) for v in re.findall(r'"p2pcards/(\d+) ', text)} <= {PROTOCOL_VERSION}, doc
+        named = {int(v) for v in re.findall(r"\(protocol version (\d+)\)", text)}
+        assert named <= {PROTOCOL_VERSION}, doc
+    wire = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8")
+    assert f"this document is version {PROTOCOL_VERSION} |" in wire

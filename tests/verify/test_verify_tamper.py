@@ -128,6 +128,96 @@ def test_a_seed_missing_from_the_end_record_names_nobody(bs_table, tmp_path):
     assert report.problem.step == "end record" and "signed seed message" in report.problem.reason
 
 
+def test_a_result_cut_from_the_file_that_an_echo_counts_names_nobody(bs_table, tmp_path):
+    """A seat's last signed entry (its result) cut out: its chain still holds, but another
+    seat's signed echo counts the entry (here a chat line signed after every result), so the
+    file lacks what was signed (transcript.md section 5): refused, naming nobody."""
+    transcript = bs_table.read()
+    final = {e.sender: e for e in transcript.entries}  # each seat's last entry
+    result = next(e for e in final.values() if e.kind == "result")
+    talker = next(s for s in final if s != result.sender)
+    chat = transcript.log().make_entry(bs_table.identities[talker], talker, "chat", {"text": "gg"})
+    assert chat.body["seen"][result.sender][0] == result.seq + 1
+    entries = [e for e in transcript.entries if e is not result] + [chat]
+    report = verified(write(tmp_path / "cut-result.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "the file was altered" in report.problem.reason
+    assert report.problem.step.startswith("head echo of seat ")  # the chat's, or a result's
+    assert f"entries of seat {result.sender}, the file holds {result.seq}:" in report.problem.reason
+    # With the result kept, the chat line changes nothing.
+    kept = write(tmp_path / "chat.p2pt", transcript, [*transcript.entries, chat])
+    assert verified(kept).verdict == "verified"
+
+
+def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
+    """The last result signed is counted by no echo: without it the game still verifies (the
+    result is recomputed), and the report says that seat signed no result."""
+    transcript = bs_table.read()
+    counted = {(s, n) for e in transcript.entries for s, (n, _) in enumerate(e.body["seen"])}
+    final = {e.sender: e for e in transcript.entries}  # each seat's last entry
+    last = [e for e in final.values() if e.kind == "result"
+            and not any(s == e.sender and n > e.seq for s, n in counted)]
+    assert last, "every result is echoed"
+    entries = [e for e in transcript.entries if e is not last[0]]
+    report = verified(write(tmp_path / "no-result.p2pt", transcript, entries))
+    assert report.verdict == "verified", report.problem_line()
+    assert any("signed no result" in note for note in report.notes)
+
+
+def _before(transcript, seat: int, seq: int):
+    """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
+    anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
+    left out (a file cut there, consistent in every echo)."""
+    kept = {s: len([e for e in transcript.entries if e.sender == s])
+            for s in range(len(transcript.header.roster))}
+    kept[seat] = seq
+    changed = True
+    while changed:
+        changed = False
+        for e in transcript.entries:
+            counts = enumerate(e.body["seen"])
+            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in counts):
+                kept[e.sender], changed = e.seq, True
+    return [e for e in transcript.entries if e.seq < kept[e.sender]]
+
+
+def _seed_entry(transcript, seat: int):
+    return next(e for e in transcript.entries if e.sender == seat and e.kind == "deck"
+                and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed")
+
+
+def test_an_end_record_seed_that_does_not_open_its_commitment_names_nobody(bs_table, tmp_path):
+    """A seat whose signed seed reveal is not in the file, and an end record (unsigned) whose
+    seed for it does not open the commitment it signed: the record was altered, by no seat."""
+    transcript = bs_table.read()
+    entries = _before(transcript, 1, _seed_entry(transcript, 1).seq)
+    bogus = bytes(32)
+    report = verified(write(tmp_path / "bogus-seed.p2pt", transcript, entries,
+                            end=with_seed(transcript, 1, bogus)))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert report.problem.step == "end record" and "does not open" in report.problem.reason
+
+
+def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
+    """A file cut before a seat revealed its seed, with no seed of it in the end record: whether
+    the (unsigned) end record says finished or aborted, the verdict names the same seat, or
+    nobody: a file lacking a seat's seed is checked as a game that did not finish."""
+    from dataclasses import replace
+
+    transcript = bs_table.read()
+    entries = _before(transcript, 2, _seed_entry(transcript, 2).seq)
+    seeds = {s: seed for s, seed in transcript.end.seeds.items() if s != 2}
+    reports = {}
+    for status in ("finished", "aborted"):
+        end = replace(transcript.end, status=status, result=None, seeds=seeds)
+        reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
+    finished, aborted = reports["finished"], reports["aborted"]
+    assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
+    assert finished.problem.seat == aborted.problem.seat, \
+        (finished.problem_line(), aborted.problem_line())
+    assert any("checked as a game that did not finish" in note for note in finished.notes)
+
+
 @pytest.mark.parametrize("evidence", [0, 1, 2])
 def test_an_unproven_blame_record_names_nobody(bs_table, tmp_path, evidence):
     """Blame records are not signed: one flagged provable whose evidence proves nothing
@@ -472,3 +562,52 @@ def test_a_step_signed_after_its_authors_own_stop_names_the_author(bs_table, tmp
     assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
     assert "after its own stop entry" in report.problem.reason
     assert report.problem.step == f"log #{after.seq} of seat 1"
+
+
+# -- entries the replay does not read (protocol/transcript.md section 5) ------------------------
+
+
+def test_chat_bye_and_stop_after_the_result_change_nothing(bs_table, tmp_path):
+    """A chat line of any length or shape is no fault (only the budget counts), nor are a
+    goodbye and a stop signed after the result: the game still verifies."""
+    transcript = bs_table.read()
+    log = transcript.log()
+    me = bs_table.identities[2]
+    extra = [log.make_entry(me, 2, "chat", {"text": "x" * 5000}),
+             log.make_entry(me, 2, "chat", {"text": ["not", "a", "str"], "more": 1}),
+             log.make_entry(me, 2, "bye", {"reason": "good night"}),
+             log.make_entry(me, 2, "stop", {"reason": "done", "seat": None})]
+    report = verified(write(tmp_path / "after.p2pt", transcript, transcript.entries + extra))
+    assert report.verdict == "verified", report.problem_line()
+
+
+def test_a_malformed_absent_statement_names_its_signer(bs_table, tmp_path):
+    transcript = bs_table.read()
+    log = transcript.log()
+    bad = log.make_entry(bs_table.identities[1], 1, "absent", {"turn": 0, "seat": 1})  # itself
+    report = verified(write(tmp_path / "absent.p2pt", transcript, transcript.entries + [bad]))
+    assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
+    assert "malformed absent entry" in report.problem.reason
+
+
+def test_an_entry_0_off_its_seat_genesis_names_nobody(bs_table, tmp_path):
+    """One seat's entry 0 signed (by that seat) with another prev, its chain re-signed after it:
+    the seat genesis comes from the file's unsigned lobby header, and no table accepts such an
+    entry, so the file was altered: nobody is named."""
+    transcript = bs_table.read()
+    me = bs_table.identities[1]
+    entries, prev = [], bytes(32)
+    for old in transcript.entries:
+        if old.sender != 1:
+            entries.append(old)
+            continue
+        body = dict(old.body)
+        body["seen"] = [list(item) for item in old.body["seen"]]
+        body["seen"][1] = [old.seq, prev]
+        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev,
+                         body=body)
+        entries.append(new)
+        prev = new.hash
+    report = verified(write(tmp_path / "genesis.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
+    assert "lobby header" in report.problem.reason
