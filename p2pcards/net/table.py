@@ -273,7 +273,10 @@ def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: T
         path = transcript_dir / f"{_stem(peer)}.p2pt"
         # One fsync at the end record (not one per record): the journal stays until then.
         with TranscriptWriter.create(path, transcript_header(peer)) as final:
-            final.append_entries(peer.log.canonical())
+            # Not an entry that waits for what its author had seen and never came (a chat line
+            # after the results may echo another that has not reached us): every echo in the
+            # file is then backed by the file, as verify requires of a finished game.
+            final.append_entries(peer.log.closed() if end.status == "finished" else peer.log.canonical())
             for blame in peer.log.blames:
                 final.append_blame(blame)
             final.write_end(end)

@@ -320,6 +320,23 @@ class Log:
         for chain in self._chains:
             yield from chain
 
+    def closed(self) -> Iterator[Entry]:
+        """:meth:`canonical` without the entries whose head echo counts entries this log does
+        not hold (they arrived, but what their authors had seen did not), nor those after them
+        in their chains: what a finished transcript holds, so that every echo in it is backed
+        by the file (transcript.md section 5)."""
+        counts = [len(chain) for chain in self._chains]
+        changed = True
+        while changed:
+            changed = False
+            for seat, chain in enumerate(self._chains):
+                for index, entry in enumerate(chain[:counts[seat]]):
+                    if any(count > counts[other] for other, (count, _) in enumerate(entry.body[SEEN])):
+                        counts[seat], changed = index, True
+                        break
+        for seat, chain in enumerate(self._chains):
+            yield from chain[:counts[seat]]
+
     # -- writing ----------------------------------------------------------------------------
 
     def make_entry(self, identity: Identity, seat: int, kind: str,

@@ -433,3 +433,22 @@ def test_honest_games_are_far_under_budget(roster):
     assert 100 * HONEST[4][0] < four.bytes and 100 * HONEST[4][1] < four.entries
     # Every seat at a full table (16) can still play a long game of 4,000 entries.
     assert Budget.for_seats(16).entries > 4000 and Budget.for_seats(16).bytes > 6 << 20
+
+
+def test_closed_leaves_out_entries_whose_echo_the_log_cannot_back():
+    """A chat line that echoes another seat's line we never got, and what follows it in its
+    chain, stay out of a finished transcript: every echo left is backed by the file."""
+    ids = [Identity.generate() for _ in range(3)]
+    keys = [i.public for i in ids]
+    table, header = bytes(16), {"table": "t"}
+    theirs = [Log(table, header, keys) for _ in range(3)]
+    ours = Log(table, header, keys)
+    lost = theirs[2].make_entry(ids[2], 2, "chat", {"text": "never reaches us"})
+    theirs[1].append(lost)
+    echoing = theirs[1].make_entry(ids[1], 1, "chat", {"text": "saw it"})
+    after = theirs[1].make_entry(ids[1], 1, "chat", {"text": "and then"})
+    mine = ours.make_entry(ids[0], 0, "chat", {"text": "ours"})
+    ours.append(echoing)
+    ours.append(after)
+    assert list(ours.canonical()) == [mine, echoing, after]
+    assert list(ours.closed()) == [mine]
