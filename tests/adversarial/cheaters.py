@@ -1186,34 +1186,24 @@ class GoneForGood(SaysByeUnsigned):
     leaves = True
 
 
-class WithholdsStatementFromNext(Cheater):
+class WithholdsStatementFromNext(WithholdsFromNext):
     """States a gone seat absent last (once every other seat has: no honest statement then
     echoes its own, which would let seat 0 fetch it from that seat), sends its ``absent``
     statements to every seat but seat 0, and answers none of seat 0's fetches. Seat 0 (next
-    after the gone seat 3, clockwise) lacks one statement and waits for it; the others decide,
-    move on, and wait for seat 0's move. Nothing asks around for a missing statement
-    (RemoteSeat._absent asks only for the gone seat's chain), so seat 0 never gets it: the
-    seats after it name seat 0 at the turn timeout."""
+    after the gone seat 3, clockwise) lacks one statement; the others decide and move on. Seat
+    0 asks the others for the chains of the seats whose statements it lacks, so it gets it from
+    them, and nobody honest is named."""
 
     deviation = "withholds its absent statements from seat 0"
     victim = 0
+
+    def _withheld(self, entry: Entry) -> bool:
+        return entry.kind == "absent"
 
     async def state_absent(self, turn, seat):
         # Called again at each statement that comes and each time its seat looks again.
         if set(self.others) - {seat} <= self.protocol.absences.stated(turn, seat):
             await super().state_absent(turn, seat)
-
-    def _send_order(self):
-        order = super()._send_order()
-        victim = self.connections.get(self.victim)
-        if victim is not None and self.log.entries(self.seat)[-1].kind == "absent":
-            self.cheated = True
-            order = [conn for conn in order if conn is not victim]
-        return order
-
-    async def _answer(self, answer, conn):
-        if conn is not self.connections.get(self.victim):
-            await super()._answer(answer, conn)
 
 
 CHEATERS.update({cls.__name__: cls for cls in (
