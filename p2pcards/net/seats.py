@@ -124,8 +124,8 @@ class RemoteSeat:
         # It may have sent its move to every seat but us, and a statement may be withheld from
         # us alone: the others pass both on.
         await peer.ask_around({seat} | missing, halt=False)
-        # The others state it too once it is gone for them (at the latest at their own turn
-        # timeout): wait for that while it can come.
+        # The others state it too once it is gone for them as well (or they hold its move):
+        # wait for that while it can come.
         late = trio.current_time() >= deadline + peer.header.timeouts.grace
         stuck = any(not peer.connected(other) or other in peer.protocol.halted for other in missing)
         if not (late or stuck):
