@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from . import __version__
+
 __all__ = ["GameNames", "NewGameError", "create_game"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -56,12 +58,20 @@ class GameNames:
 
     def substitutions(self) -> dict[str, str]:
         return {
+            "core": core_requirement(),
             "name": self.name,
             "title": self.title,
             "class_name": self.class_name,
             "package": self.package,
             "distribution": self.distribution,
         }
+
+
+def core_requirement() -> str:
+    """The range of p2pcards a plugin written against this one declares: the same minor
+    release (before 1.0, a minor release may change the game contract; CONTRIBUTING.md)."""
+    major, minor = (int(part) for part in __version__.split(".")[:2])
+    return f"p2pcards>={major}.{minor},<{major}.{minor + 1}"
 
 
 def _template_files(folder, prefix: str = ""):
