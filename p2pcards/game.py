@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -494,5 +494,3 @@ class Bot(abc.ABC):
         wins a race): a human-like delay drawn from ``rng``, 0.3 to 1.5 s by default."""
         return self.rng.uniform(0.3, 1.5)
 
-
-BotFactory = Callable[[Game, int, Mapping[str, Any], random.Random], Bot]

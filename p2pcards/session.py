@@ -203,7 +203,6 @@ class TableSession:
         self._subscribers: list[Callable[[TableEvent], None]] = []
         #: Called with each line the local player says (the network peer sends it on).
         self.on_say: Callable[[str], None] | None = None
-        self._turn_changed = trio.Event()
         #: The seats whose response to the current free-order round is in, in arrival order.
         self._answered: list[int] = []
         #: How a free-order round's responses are ordered: by default as they arrived here

@@ -294,7 +294,6 @@ class TableTracker:
     turn_started: float | None = None
     progress: str | None = None
     connection: str = "local table (this computer)"
-    error_count: int = 0
 
     def __post_init__(self) -> None:
         self._verbs = _command_words(self.session.game.commands_help())
@@ -328,8 +327,6 @@ class TableTracker:
         if kind == "done":
             self.turn = None
             self.turn_started = None
-        if kind == "error":
-            self.error_count += 1
         text = event.text
         seat = data.get("seat")
         if kind in ("action", "responded") and isinstance(seat, int) and seat < len(self.session.names):

@@ -88,7 +88,6 @@ class PlacedSet:
     rank: Rank | None  # declared rank; None for quads and "+N" sets
     plus: int | None = None  # N of a "+N" set
     quads: bool = False
-    face_up: bool = False
     index: int = 0  # its action's index in the game log
 
     def claim(self) -> str:
@@ -549,8 +548,7 @@ class CalsBS(Game[BSState]):
         if going_out:
             if state.going_out == CHALLENGEABLE:
                 state.provisional = seat  # face down like any set; see _apply_pass and _resolve
-            else:
-                placed.face_up = True  # rules 23, 35: placed face up and checked by everyone
+            else:  # rules 23, 35: placed face up and checked by everyone
                 state.resolving = {"kind": "going_out", "seat": seat}
                 self._queue_reveals(state, placed)
 
