@@ -1,0 +1,94 @@
+"""A second hostile review of passing for absent followers (protocol/table.md section 9,
+"Absent followers"), on the version fixed after the first review (test_absent_review.py).
+
+Over loopback with real peers (adv_table.run_table). Each test shows an attack that still
+works, marked ``xfail(strict=True)`` until it is fixed; the reason names the root cause.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+from adv_table import blamed, play_until_cheated, verify
+from cheaters import CHEATERS, Cheater, CheatingSeat
+
+from p2pcards.game import Round, Turn
+from p2pcards.table.timeouts import Timeouts
+
+TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
+CHEATER = 1
+
+
+def named(outcome) -> set[int]:
+    """The seats an honest seat named: during its game, or as the seat its game stopped for."""
+    seats = blamed(outcome.peer)
+    if outcome.aborted is not None and outcome.aborted.seat is not None:
+        seats.add(outcome.aborted.seat)
+    return seats
+
+
+def waited_on(session) -> tuple[int, ...]:
+    step = session.step
+    return tuple(step.seats) if isinstance(step, Round) else (step.seat,) if isinstance(step, Turn) else ()
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. A stall that verify excuses: a statement about a turn at which nobody could answer it.
+
+
+class _StallsSeat(CheatingSeat):
+    async def choose(self, session, seat):
+        peer = self.peer
+        if peer.stated is not None:
+            await trio.sleep_forever()
+        return await super().choose(session, seat)
+
+
+class StatesIdleSeatThenStalls(Cheater):
+    """Signs an ``absent`` statement about another seat for a past turn at which that seat
+    was not to move at all (so no honest seat holds a move of it for that turn, nor waits on
+    it then: nobody ever answers), then stalls at its own next turn. Every honest seat names
+    it at the turn timeout, but ``p2pcards verify`` reads the stall as a seat still waiting
+    for the statements on whether that seat's move stands (_waiting_on_statements) and
+    names nobody."""
+
+    deviation = "states an idle seat absent for a past turn, then stalls"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.stated: tuple[int, int] | None = None
+        self.history: dict[int, tuple[int, ...]] = {}
+        self.session.seats[self.seat] = _StallsSeat(self, self.session.seats[self.seat].agent)
+
+    async def misbehave(self):
+        for _ in range(100_000):
+            self.history.setdefault(self.turns, waited_on(self.session))
+            target = next((s for s in self.others), None)
+            idle = [t for t, seats in self.history.items() if t < self.turns and seats and target not in seats]
+            if idle and isinstance(self.session.step, Turn) and self.session.step.seat != self.seat:
+                self.cheated = True
+                self.stated = (idle[0], target)
+                await self.publish("absent", {"turn": idle[0], "seat": target})
+                return
+            await trio.sleep(0.002)
+
+
+CHEATERS["StatesIdleSeatThenStalls"] = StatesIdleSeatThenStalls
+
+
+@pytest.mark.xfail(strict=True, reason="verify.py _waiting_on_statements excuses any stalled seat "
+                   "with an incomplete statement for a past turn, even one at which the stated seat "
+                   "was not to move (nobody could ever answer it)")
+def test_statement_about_an_idle_turn_excuses_a_stall(tmp_path):
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesIdleSeatThenStalls",
+                             cheater=CHEATER, timeouts=TIMEOUTS)
+    info = run.describe() + f"\nstated {run.cheater_peer.stated}"
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None, info
+        assert CHEATER in named(outcome), info  # the table names the staller
+    for seat, outcome in run.honest.items():
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}\n{info}"
