@@ -152,3 +152,58 @@ def test_statement_signed_after_the_stop_excuses_a_stall(tmp_path):
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}\n{info}"
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. A spin: between the turn timeout and the end of the grace period, a seat that stated a
+#    follower absent and lacks one statement loops without waiting, asking around each time.
+
+
+class NeverStates(Cheater):
+    """Never signs an ``absent`` statement (it stays connected, so its missing statement
+    counts as one that may still come)."""
+
+    deviation = "never states a gone follower absent"
+
+    async def state_absent(self, turn, seat):
+        self.cheated = True
+        return None
+
+
+class CountsFetches(Cheater):
+    """Not a cheater: an honest seat that counts the fetches it sends while it waits."""
+
+    deviation = "none (counts its fetches)"
+    leaves = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fetches = 0
+        self.cheated = True
+
+    async def _send_to(self, seat, message):
+        from p2pcards.wire.messages import Fetch
+
+        if isinstance(message, Fetch):
+            self.fetches += 1
+        await super()._send_to(seat, message)
+
+
+CHEATERS.update({cls.__name__: cls for cls in (NeverStates, CountsFetches)})
+
+
+@pytest.mark.xfail(strict=True, reason="seats.py RemoteSeat.choose waits min(interval, deadline - now), "
+                   "which is 0 past the turn timeout, while _absent returns True until deadline + grace: "
+                   "a busy loop that sends a fetch to every linked seat on each pass")
+def test_a_missing_statement_makes_no_busy_loop(tmp_path):
+    gone, counter = 2, 0
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "NeverStates", cheater=CHEATER,
+                             timeouts=TIMEOUTS,
+                             others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
+                             ready=lambda r: r.outcomes[counter] is not None
+                             and r.outcomes[counter].aborted is not None)
+    info = run.describe()
+    fetches = run.outcomes[counter].peer.fetches
+    # Paced at most every CHECK_FIRST (0.25 s) over the whole table (under 40 s), to two seats
+    # for two chains: a few hundred at the very most.
+    assert fetches < 1000, f"seat {counter} sent {fetches} fetches\n{info}"
