@@ -207,3 +207,27 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
     # Paced at most every CHECK_FIRST (0.25 s) over the whole table (under 40 s), to two seats
     # for two chains: a few hundred at the very most.
     assert fetches < 1000, f"seat {counter} sent {fetches} fetches\n{info}"
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. One gone seat, and a lone early statement about a present follower ends the game.
+
+
+@pytest.mark.parametrize("mode", ["clockwise", "free"])
+@pytest.mark.xfail(strict=True, reason="absence.py Absences.passed returns None until every seat but "
+                   "the follower has stated, even when a statement's echo already counts its move (the "
+                   "move stands whatever comes); the seat that answered with the move defers it "
+                   "(seats.py RemoteSeat.choose) and, the gone seat never stating, stops the game")
+def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode):
+    gone = 3
+    options = {"match_target": 1, **({"turn_mode": "free"} if mode == "free" else {})}
+    run = play_until_cheated(tmp_path, "cals-bs", 4, options, "StatesAbsentEarly", cheater=CHEATER,
+                             timeouts=TIMEOUTS, others={gone: CHEATERS["GoneForGood"]})
+    info = run.describe()
+    honest = {s: o for s, o in run.honest.items() if s != gone}
+    # Without the cheater the table passes for the gone seat as a follower and stops only when
+    # it must lead (or the hand needs its key). A statement about a present follower whose
+    # move the honest seats hold (and say so) must not stop it sooner.
+    for seat, outcome in honest.items():
+        reason = outcome.aborted.reason if outcome.aborted is not None else ""
+        assert "did not all come" not in reason, f"seat {seat}: {reason}\n{info}"
