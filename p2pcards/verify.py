@@ -370,6 +370,9 @@ class _Replay:
         self.deck: MentalPokerDeck | None = None
         self.absences = Absences(len(seats))
         self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
+        # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
+        self.read_while_stated: set[tuple[int, int]] = set()
+        self.pending_round: set[int] = set()  # the seats of the round being read, if one is
         for entry in log.canonical() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
@@ -535,6 +538,8 @@ class _Replay:
         mine = self.seats[seat]
         turn = self.turn
         self.pending = (turn, seat)
+        step = self.game.next_step(state)
+        self.pending_round = set(step.seats) if isinstance(step, Round) else set()
         absent = self.game.absent_action(state, seat)
         if absent is not None and self.log is not None \
                 and len(self.log.entries(seat)) < self.absences.counted(turn, seat):
@@ -555,6 +560,8 @@ class _Replay:
         entry = mine.actions[mine.next_action]
         mine.next_action += 1
         self.last_entry[seat] = entry
+        if absent is not None and self.absences.stated(turn, seat):
+            self.read_while_stated.add((turn, seat))  # seats that stated may wait on the others
         body = entry.body
         step = f"turn {turn} (log #{entry.seq} of seat {seat})"
         if set(body) != {"turn", "action", "seen"} or not isinstance(body["action"], dict) \
@@ -577,6 +584,7 @@ class _Replay:
                               "action": action, "cards": [c.unicode() for c in cards]})
         self.turn += 1
         self.pending = None
+        self.pending_round = set()
 
     # -- running --------------------------------------------------------------------------
 
@@ -1137,7 +1145,9 @@ def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) 
 
 
 def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
-    to_move = replay.pending[1] if replay.pending is not None else None
+    # Whose move the game waited for: one seat, or any seat of a free-order round (its
+    # responses are read in seat order, so a later seat's may wait unread).
+    to_move = (replay.pending_round or {replay.pending[1]}) if replay.pending is not None else set()
     for mine in seats:
         mine.skip_void()
         for entry in mine.actions[mine.next_action:]:
@@ -1145,8 +1155,7 @@ def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
             if not isinstance(turn, int) or isinstance(turn, bool):
                 raise _Failed(f"log #{entry.seq} of seat {mine.seat}", "malformed action entry",
                               mine.seat)
-            if turn < replay.turn or (turn == replay.turn and to_move is not None
-                                      and to_move != mine.seat):
+            if turn < replay.turn or (turn == replay.turn and to_move and mine.seat not in to_move):
                 raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
                               "a move signed for a turn that was not its own (out of turn)",
                               mine.seat)
@@ -1220,8 +1229,18 @@ def _waiting_on_statements(replay: _Replay, stop: _Stopped) -> _Failed | None:
     stands (protocol/table.md section 9), so it is still waiting. Whoever did not state (a seat
     that withheld its answer, or a link) the transcript cannot tell: nobody is named."""
     seat, names = stop.seat, replay.names
+    mine = replay.seats[seat]
     for turn, other in replay.absences.by(seat):
-        if turn >= replay.turn or turn in replay.seats[other].passed:
+        # Only a statement about a follower the game waited on at that turn, whose move it
+        # read while the statements were open; signed before any later move or stop reached
+        # the seat (its echo shows it was still at that turn), not counting the move it
+        # waits on; and the seat signed no move the game used after that turn.
+        if (turn, other) not in replay.read_while_stated:
+            continue
+        statement = next(e for e in replay.absences.statements(turn, other) if e.sender == seat)
+        if not _still_at(replay, statement, turn, other):
+            continue
+        if any(e.body.get("turn", -1) > turn for e in mine.actions[:mine.next_action]):
             continue
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
             missing = sorted(set(range(len(names))) - {other} - replay.absences.stated(turn, other))
@@ -1231,6 +1250,21 @@ def _waiting_on_statements(replay: _Replay, stop: _Stopped) -> _Failed | None:
                            f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
                            f"link failed: the transcript cannot tell which)", None)
     return None
+
+
+def _still_at(replay: _Replay, statement: Entry, turn: int, follower: int) -> bool:
+    """``statement``'s echo shows its author still waiting at ``turn``: it counts no move of
+    ``follower`` for that turn, no move of any seat for a later turn, and no ``stop``."""
+    seen = statement.body["seen"]
+    for other, (count, _) in enumerate(seen):
+        for entry in replay.log.entries(other)[:count]:
+            if entry.kind == "stop":
+                return False
+            if entry.kind == "action" and isinstance(entry.body, dict):
+                moved = entry.body.get("turn")
+                if isinstance(moved, int) and (moved > turn or (moved == turn and other == follower)):
+                    return False
+    return True
 
 
 def _stopped_by_accusation(seats: Sequence[_SeatEntries], step: str) -> None:

@@ -63,8 +63,10 @@ class RemoteSeat:
         intervals = check_intervals()
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
         while True:
-            # Wake up now and then to notice a seat that dropped out (it gets the grace period).
-            item = await self._next(min(next(intervals), max(0.0, deadline - trio.current_time())))
+            # Wake up now and then to notice a seat that dropped out (it gets the grace period);
+            # past the deadline too, while we wait on statements (never a busy loop).
+            wait, left = next(intervals), deadline - trio.current_time()
+            item = await self._next(min(wait, left) if left > 0 else wait)
             if item is not None:
                 got, action, entry = item
                 if got in self.passed:

@@ -5,9 +5,9 @@ Seat *s* waits on follower *f*'s move for turn *t* (a clockwise turn, or a respo
 free-order round) and *f*'s client is gone: *s* signs an ``absent`` entry ``{"turn": t,
 "seat": f}``, a statement that, as of its head echo, it holds no move of *f* for that turn. A
 seat that holds that move answers another's statement with its own at once (its echo then
-counts the move). Once **every seat but f** has stated, the statements decide: if one of
-their echoes counts a move of *f* for turn *t*, that move stands; if none does, *f* was
-absent to everyone and passes; a move of it for that turn, signed before but delivered
+counts the move). One statement that counts a move of *f* for turn *t* settles it: that move
+stands. Once **every seat but f** has stated and none counts one, *f* was absent to everyone
+and passes; a move of it for that turn, signed before but delivered
 later, is void. One seat alone cannot void a move (every other seat must state too, and one
 that holds the move states that it does), so no seat can make a present player's doubt
 vanish. A seat that has stated acts on *f*'s move for that turn only once the statements
@@ -69,16 +69,18 @@ class Absences:
         return max((e.body["seen"][seat][0] for e in self._stated.get((turn, seat), {}).values()), default=0)
 
     def passed(self, turn: int, seat: int, chain: Sequence[Entry]) -> bool | None:
-        """Whether ``seat`` is passed for at ``turn``: ``None`` while some other seat has not
-        stated; ``True`` if no statement's echo counts a move of it for that turn (``chain``:
-        its entries, at least as many as the statements count); ``False`` if one does."""
-        stated = self._stated.get((turn, seat), {})
-        if len(stated) < self.players - 1:
-            return None
+        """Whether ``seat`` is passed for at ``turn`` (``chain``: its entries, at least as many
+        as the statements count): ``False`` as soon as one statement's echo counts a move of it
+        for that turn (that statement can never be taken back: the move stands); else ``None``
+        while some other seat has not stated, and ``True`` once all have."""
         counted = self.counted(turn, seat)
         if len(chain) < counted:
             raise ValueError(f"the statements count {counted} entries of seat {seat}; {len(chain)} are here")
-        return not any(_move_for(entry, turn) for entry in chain[:counted])
+        if any(_move_for(entry, turn) for entry in chain[:counted]):
+            return False
+        if len(self._stated.get((turn, seat), {})) < self.players - 1:
+            return None
+        return True
 
 
 def _move_for(entry: Entry, turn: int) -> bool:

@@ -62,6 +62,16 @@ def test_a_move_one_stating_seat_held_stands():
     assert decide(statements, [move]) is False
 
 
+def test_one_statement_that_counts_the_move_settles_it_at_once():
+    """No seat can take its first statement back: one that counts the move decides, even while
+    another seat (gone too, say) never states."""
+    seats = Seats()
+    move = seats.sign(GONE, "action", {"turn": TURN, "action": {"type": "doubt"}})
+    seats.deliver(3, move)
+    assert decide([seats.state_gone(0)], [move]) is None
+    assert decide([seats.state_gone(0), seats.state_gone(3)], [move]) is False
+
+
 def test_a_move_signed_before_but_held_by_no_stating_seat_is_void():
     seats = Seats()
     move = seats.sign(GONE, "action", {"turn": TURN, "action": {"type": "doubt"}})
