@@ -43,13 +43,14 @@ class Absences:
         # (turn, seat) -> stating seat -> its first statement (a second one changes nothing)
         self._stated: dict[tuple[int, int], dict[int, Entry]] = {}
 
-    def add(self, entry: Entry) -> tuple[int, int] | None:
-        """A delivered ``absent`` entry: the ``(turn, seat)`` it is about, or ``None`` if its
-        body is malformed (its signer's fault)."""
+    def add(self, entry: Entry) -> bool:
+        """A delivered ``absent`` entry: whether it is a new statement (not malformed, which is
+        its signer's fault, nor a second one of its signer about that turn and seat)."""
         key = absent_body(entry.body, self.players, entry.sender)
-        if key is not None:
-            self._stated.setdefault(key, {}).setdefault(entry.sender, entry)
-        return key
+        if key is None or entry.sender in self._stated.get(key, {}):
+            return False
+        self._stated.setdefault(key, {})[entry.sender] = entry
+        return True
 
     def stated(self, turn: int, seat: int) -> set[int]:
         """The seats that stated ``seat`` absent for ``turn``."""

@@ -454,9 +454,8 @@ class TableProtocol:
             if key is None:
                 return [self.name(sender, "malformed absent entry"),
                         self.stop(f"seat {sender} signed a malformed absent entry", sender, "action")]
-            if sender in self.absences.stated(*key):
+            if not self.absences.add(entry):
                 return []  # a second statement changes nothing
-            self.absences.add(entry)
             return [AbsentIn(sender, *key)]
         if entry.kind == "blame":
             return self._on_evidence(sender, body)
