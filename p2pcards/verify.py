@@ -66,6 +66,7 @@ from .deck.group import PARALLEL_WORKERS, batch_invert, is_valid_point, scalar_p
 from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PUBLIC_STEPS, AuditOp, Output, Party, Send
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
+from .deck.public import NotOpened, PublicCards
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result, Round
 from .table.absence import Absences, absent_body
@@ -321,14 +322,18 @@ def _difference(got: Any, want: Any, path: str = "") -> str:
 
 
 class _SeatEntries:
-    """One seat's signed entries, by kind, consumed in order as the replay needs them."""
+    """One seat's signed entries, by kind, consumed in order as the replay needs them.
+    ``delivered``: how many of them a seat could act on (_delivered); the replay reads no
+    further, and ``held`` is the first it could not."""
 
-    def __init__(self, seat: int, entries: Sequence[Entry]):
+    def __init__(self, seat: int, entries: Sequence[Entry], delivered: int | None = None):
         self.seat = seat
         self.entries = list(entries)
-        self.deck = [e for e in entries if e.kind == "deck"]
-        self.actions = [e for e in entries if e.kind == "action"]
-        self.results = [e for e in entries if e.kind == "result"]
+        usable = self.entries[:delivered]
+        self.held = self.entries[len(usable)] if len(usable) < len(self.entries) else None
+        self.deck = [e for e in usable if e.kind == "deck"]
+        self.actions = [e for e in usable if e.kind == "action"]
+        self.results = [e for e in usable if e.kind == "result"]
         self.chats = sum(e.kind == "chat" for e in entries)
         self.next_deck = 0
         self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
@@ -394,6 +399,7 @@ class _Replay:
         mine = self.seats[seat]
         what = self._what(party, message)
         if mine.next_deck >= len(mine.deck):
+            _held_back(mine, self.names, f"deck, {what}")
             _not_in_file(self.log, seat, f"deck, {what}")
             if self.unfinished:
                 raise _Stopped(f"deck, {what}", seat, what)
@@ -552,6 +558,7 @@ class _Replay:
             return absent
         mine.skip_void()
         if mine.next_action >= len(mine.actions):
+            _held_back(mine, self.names, f"turn {turn}")
             _not_in_file(self.log, seat, f"turn {turn}")
             if self.unfinished:
                 raise _Stopped(f"turn {turn}", seat, f"move for turn {turn}")
@@ -1081,7 +1088,8 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
     report.notes.append(recorded + " (the end record is not signed: information only)")
     seeds = _revealed_seeds(log, lobby, game, end, report)
     report.checked["seeds"] = len(seeds)
-    seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
+    delivered = _delivered(log, lobby.players)
+    seats = [_SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
     missing = [s for s in range(lobby.players) if s not in seeds]
     _invalid_public_points(seats)
     if missing:
@@ -1122,6 +1130,29 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
     report.result = record.result
     raise _Failed("end record", f"{end.status}, yet the signed entries hold a whole game with "
                   f"its result; not verified: the game did not finish at the table")
+
+
+def _delivered(log: Any, players: int) -> list[int]:
+    """How many of each seat's entries the seats could act on: an entry is handed to the game
+    only once every entry its head echo counts has been (protocol/table.md section 4), so one
+    that counts entries the file lacks, and every later entry of its seat, never were (the
+    table stops on it, naming nobody): what :meth:`Log.closed` keeps."""
+    counts = [0] * players
+    for entry in log.closed():
+        counts[entry.sender] += 1
+    return counts
+
+
+def _held_back(mine: _SeatEntries, names: Sequence[str], step: str) -> None:
+    """The replay needs an entry of ``mine`` past one that no seat could act on: whose fault
+    that is the file cannot tell."""
+    entry = mine.held
+    if entry is None:
+        return
+    raise _Failed(step, f"{names[mine.seat]}'s entry #{entry.seq} counts entries of other seats "
+                  f"that are not in the file, so no seat could act on it or on what {names[mine.seat]} "
+                  f"signed after it: its echo counts entries never signed, or they were withheld "
+                  f"from the seat that wrote this file; the file cannot tell which")
 
 
 def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) -> None:
@@ -1297,8 +1328,8 @@ def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
     proven by the message itself (no seed needed; the pass's proof fails too, protocol/deck.md
     section 5, and a game stops on it before every seed is revealed)."""
     for mine in seats:
-        for entry in mine.deck:
-            msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+        for entry in mine.entries:  # those no seat could act on too: the signature proves it
+            msg = entry.body.get("msg") if isinstance(entry.body, dict) and entry.kind == "deck" else None
             if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock", "rehandle")):
                 continue
             points = msg.get("points")
@@ -1342,10 +1373,11 @@ class _Handles:
     is ``e*n .. e*n+n-1``, moved cards count up from FIRST_REHANDLED); a step that needs faces
     (or a coin, which needs every nonce) ends the replay."""
 
-    def __init__(self, n: int, game_id: bytes | None):
+    def __init__(self, n: int, game_id: bytes | None, log: Any = None, cards: PublicCards | None = None):
         self.n, self.epochs, self.next = n, 0, FIRST_REHANDLED
         self.game_id = game_id
-        self.steps = 0  # deck steps so far
+        self.log, self.cards = log, cards
+        self.steps = 0  # deck steps so far (each is one deck operation)
 
     def shuffle(self) -> list[int]:
         self.steps += 1
@@ -1362,7 +1394,18 @@ class _Handles:
         self.steps += 1
 
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
-        raise _NeedsFaces("a reveal")
+        """Faces turned up for everyone, from the reveal's signed public openings."""
+        if self.cards is None or self.log is None:
+            raise _NeedsFaces("a reveal")
+        op = self.steps
+        openings = [e.body["msg"] for e in self.log.canonical()
+                    if _public(e, "open") and e.body["msg"].get("op") == op]
+        try:
+            faces = self.cards.opened(handles, openings)
+        except NotOpened:
+            raise _NeedsFaces("a reveal") from None
+        self.steps += 1
+        return faces
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
         self.steps += 1
@@ -1430,16 +1473,18 @@ def _is_hash(value: Any) -> bool:
     return isinstance(value, bytes) and len(value) == 32
 
 
-def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
+def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
     """Every shuffle, re-lock and re-handling checked as every seat checks it on arrival
     (protocol/deck.md sections 4 and 5), in the order of the deck operations: its shape and its
     proof over the points it was made from (the pass before it, the card table, or the moved
     cards, which a re-handling names). No seed is needed: a pass or re-handling that copies,
-    drops, tags or substitutes a card names its author here."""
+    drops, tags or substitutes a card names its author here. Returns what the checked passes
+    tell of every handle (none of it without the game id, which the proofs need)."""
     game_id = _public_game_id(log, lobby, game)
     cards = game.deck(lobby.options, lobby.players)
     n = len(cards)
     table = card_table(_deck_context(lobby, game), tuple(c.label() for c in cards))
+    public = PublicCards(game_id, table, cards)
     by_op: dict[int, dict[tuple[str, int], Entry]] = {}
     for entry in log.canonical():
         if entry.kind != "deck" or not any(_public(entry, t) for t in ("shuffle", "relock", "rehandle")):
@@ -1469,15 +1514,17 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
                     raise _Failed(what, f"{exc}: not the moved cards re-handled", seat) from None
             for h in moved:
                 del points[h]
+            if game_id is not None:
+                public.rehandled(next_handle, msg["points"], msg["key"], moved)
             for point in msg["points"]:
                 points[next_handle] = point
                 next_handle += 1
             continue
-        deck, keys = list(table), {}
+        deck, keys, locks = list(table), {}, {}
         for kind, seat in pass_order(lobby.players):
             entry = messages.get((kind, seat))
             if entry is None:
-                return  # the game stopped here: what came after is judged elsewhere
+                return public  # the game stopped here: what came after is judged elsewhere
             msg = entry.body["msg"]
             what = f"{kind} pass of seat {seat} for deck operation {op} (log #{entry.seq})"
             try:
@@ -1491,8 +1538,13 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> None:
             deck = msg["points"]
             if kind == "shuffle":
                 keys[seat] = msg["key"]
+            else:
+                locks[seat] = msg["keys"]
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
+        if game_id is not None:
+            public.shuffled(epochs * n, deck, [locks[s] for s in range(lobby.players)])
         epochs += 1
+    return public
 
 
 def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report, *,
@@ -1501,8 +1553,8 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
     that never revealed their seed."""
     n = len(game.deck(lobby.options, lobby.players))
-    _public_passes(replay.log, lobby, game)
-    deck = _Handles(n, _public_game_id(replay.log, lobby, game))
+    cards = _public_passes(replay.log, lobby, game)
+    deck = _Handles(n, _public_game_id(replay.log, lobby, game), replay.log, cards)
     bots = [_SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
     moved_at = [-1]  # deck steps before the last move
     observe = replay.moved

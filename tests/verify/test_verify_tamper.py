@@ -611,3 +611,40 @@ def test_an_entry_0_off_its_seat_genesis_names_nobody(bs_table, tmp_path):
     report = verified(write(tmp_path / "genesis.p2pt", transcript, entries))
     assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
     assert "lobby header" in report.problem.reason
+
+
+def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_table, tmp_path):
+    """Without every seed, the public replay reads a doubt's revealed cards from their signed
+    openings (deck/public.py) and goes on past it: a seat that stalls there, keeping its
+    seed, can still be named (tests/adversarial/test_absent_review2.py)."""
+    transcript = bs_table.read()
+    doubt = min((e for e in transcript.entries if e.kind == "action" and e.body["action"]["type"] == "doubt"),
+                key=lambda e: e.body["turn"])
+    last_turn = doubt.body["turn"] + 1  # the lead after it: no other doubt yet
+    reveal_op = min(e.body["msg"]["op"] for e in transcript.entries
+                    if e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "open")
+
+    def past_the_cut(entry) -> bool:
+        msg = entry.body.get("msg") if entry.kind == "deck" else None
+        return (entry.kind == "action" and entry.body["turn"] > last_turn) or entry.kind in ("result", "stop") \
+            or (isinstance(msg, dict) and (msg.get("type") == "seed" or msg.get("op", 0) > reveal_op + 1))
+
+    chains: dict[int, list] = {}
+    for entry in transcript.entries:
+        chains.setdefault(entry.sender, []).append(entry)
+    counts = {seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain))
+              for seat, chain in chains.items()}
+    changed = True
+    while changed:  # keep only entries whose echoes the cut file backs
+        changed = False
+        for seat, chain in chains.items():
+            bad = next((i for i, e in enumerate(chain[:counts[seat]])
+                        if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))), None)
+            if bad is not None:
+                counts[seat], changed = bad, True
+    entries = [e for seat, chain in sorted(chains.items()) for e in chain[:counts[seat]]]
+    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    report = verified(write(tmp_path / "cut.p2pt", transcript, entries, end=end))
+    assert report.status == EXIT_FAILED, report.problem_line()
+    assert report.checked["moves"] > doubt.body["turn"], report.to_text()
+    assert not any("public replay stops" in note for note in report.notes), report.notes
