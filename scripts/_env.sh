@@ -1,5 +1,6 @@
-# Sourced by scripts/play, scripts/test and scripts/bench: create or reuse .venv and install the
-# core and every bundled plugin (editable), reinstalling only when a pyproject.toml changed.
+# Sourced by scripts/play, scripts/test, scripts/lint and scripts/bench: create or reuse .venv and
+# install the core and every bundled plugin (editable), reinstalling only when a pyproject.toml
+# changed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${P2PCARDS_VENV:-$ROOT/.venv}"
@@ -23,8 +24,10 @@ stamp_inputs() {
 }
 want="$(stamp_inputs | sha256sum | cut -d' ' -f1)"
 stamp="$VENV/.installed-${P2PCARDS_EXTRAS:-core}"
-# The test install is a superset of the plain one, so it satisfies scripts/play too.
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] && [ "$(cat "$VENV/.installed-test" 2>/dev/null)" != "$want" ]; then
+# The test install is a superset of the plain one, so it satisfies scripts/play too (but not the
+# lint install, which needs its own extra).
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
+    && { [ -n "${P2PCARDS_EXTRAS:-}" ] || [ "$(cat "$VENV/.installed-test" 2>/dev/null)" != "$want" ]; }; then
   echo "Installing p2pcards and its bundled games into $VENV ..." >&2
   args=(-e "$ROOT${P2PCARDS_EXTRAS:+[$P2PCARDS_EXTRAS]}")
   for dir in "$ROOT"/plugins/*/; do
