@@ -105,10 +105,10 @@ CASES: dict[str, Case] = {
         Case("bs3", "cals-bs", 3, {"match_target": "1"}, "Cal's BS, 3 players"),
         Case("bs5", "cals-bs", 5, {"match_target": "1"}, "Cal's BS, 5 players"),
         Case("bs7", "cals-bs", 7, {"match_target": "1"}, "Cal's BS, 7 players"),
-        Case("calypso4", "calypso", 4, {}, "Calypso partnership",
-             frozenset({"setup", "moves", "baseline", "verify"})),
-        Case("calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player",
-             frozenset({"setup", "moves", "verify"})),
+        Case("calypso4", "calypso", 4, {}, "Calypso partnership", frozenset({"setup", "moves", "baseline", "verify"})),
+        Case(
+            "calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player", frozenset({"setup", "moves", "verify"})
+        ),
         # No target: the one table this machine can host as if each peer had a machine (two
         # peers, one multiplying at a time), to check the modelled setup against a measured one.
         Case("eights2", "crazy-eights", 2, {}, "Crazy Eights, 2 players", frozenset()),
@@ -183,9 +183,15 @@ def entry_hop_cost(points: int, repeat: int = 200) -> float:
     from .wire.messages import Entry, sign_entry
 
     identity = Identity.generate()
-    body = {"msg": {"type": "relock", "op": 1, "points": [secrets.token_bytes(32) for _ in range(points)],
-                    "commits": [secrets.token_bytes(32) for _ in range(points)]},
-            "seen": [[seat, 3, secrets.token_bytes(32)] for seat in range(7)]}
+    body = {
+        "msg": {
+            "type": "relock",
+            "op": 1,
+            "points": [secrets.token_bytes(32) for _ in range(points)],
+            "commits": [secrets.token_bytes(32) for _ in range(points)],
+        },
+        "seen": [[seat, 3, secrets.token_bytes(32)] for seat in range(7)],
+    }
     best = float("inf")
     for seq in range(repeat):
         began = time.perf_counter()
@@ -213,11 +219,20 @@ def model_setup(players: int, cards: int, lan: float) -> dict[str, Any]:
     hop = entry_hop_cost(cards) + lan
 
     def median(workers: int) -> float | None:
-        return _median_ms([setup_benchmark(players, cards, workers=workers, repeat=1, hop=hop)["critical_path"]
-                           for _ in range(MODEL_REPEATS)])
+        return _median_ms(
+            [
+                setup_benchmark(players, cards, workers=workers, repeat=1, hop=hop)["critical_path"]
+                for _ in range(MODEL_REPEATS)
+            ]
+        )
 
-    return {"model_ms": median(WORKERS), "model_one_thread_ms": median(1), "model_hop_ms": round(hop * 1e3, 3),
-            "model_lan_ms": round(lan * 1e3, 3), "model_threads": WORKERS}
+    return {
+        "model_ms": median(WORKERS),
+        "model_one_thread_ms": median(1),
+        "model_hop_ms": round(hop * 1e3, 3),
+        "model_lan_ms": round(lan * 1e3, 3),
+        "model_threads": WORKERS,
+    }
 
 
 # -- running one game --------------------------------------------------------------------------------
@@ -248,8 +263,9 @@ def play_game(case: Case, folder: Path, *, bot: str = "strategic") -> list[dict[
         log = folder / f"peer{len(processes)}.log"
         logs.append(log)
         with open(log, "wb") as handle:
-            process = subprocess.Popen(command + args + common, stdout=handle, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL)
+            process = subprocess.Popen(
+                command + args + common, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         processes.append(process)
         return process
 
@@ -411,8 +427,12 @@ def time_verify(path: Path) -> dict[str, Any]:
         if report.status != EXIT_VERIFIED:
             raise BenchError(f"verify {path}: {report.verdict}: {report.problem}")
     began = time.perf_counter()
-    run = subprocess.run([sys.executable, "-m", "p2pcards", "verify", str(path)], capture_output=True,
-                         timeout=VERIFY_SECONDS, stdin=subprocess.DEVNULL)
+    run = subprocess.run(
+        [sys.executable, "-m", "p2pcards", "verify", str(path)],
+        capture_output=True,
+        timeout=VERIFY_SECONDS,
+        stdin=subprocess.DEVNULL,
+    )
     command = time.perf_counter() - began
     if run.returncode != 0:
         raise BenchError(f"p2pcards verify {path} exited with {run.returncode}")
@@ -435,9 +455,17 @@ def _per_core(cpu_ms: float | None) -> float | None:
     return round(cpu_ms / (os.cpu_count() or 1), 3) if cpu_ms is not None else None
 
 
-def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None, folder: Path,
-             bot: str = "strategic", log: Callable[[str], None] = lambda _: None,
-             lan: float = LAN_SECONDS) -> dict[str, Any]:
+def run_case(
+    case: Case,
+    *,
+    games: int,
+    mult_samples: int,
+    sra_cards: int | None,
+    folder: Path,
+    bot: str = "strategic",
+    log: Callable[[str], None] = lambda _: None,
+    lan: float = LAN_SECONDS,
+) -> dict[str, Any]:
     """One case. The cost of a multiplication is measured before and after its games (the
     machine's speed drifts, shared as it is) and the mean of the two is the floor's unit."""
     from .deck.bench import proof_costs, relock_proof_mults, scalar_mult_cost, setup_critical_mults, shuffle_proof_mults
@@ -471,15 +499,18 @@ def run_case(case: Case, *, games: int, mult_samples: int, sra_cards: int | None
         samples = [s for g in played for s in g.moves.get(name, [])]
         if samples:
             cpu = _median_ms([c for g in played for c in g.move_cpu.get(name, [])])
-            moves[name] = {"median_ms": _median_ms(samples), "max_ms": round(max(samples) * 1e3, 3),
-                           "count": len(samples), "cpu_ms": cpu, "cpu_bound_ms": _per_core(cpu)}
+            moves[name] = {
+                "median_ms": _median_ms(samples),
+                "max_ms": round(max(samples) * 1e3, 3),
+                "count": len(samples),
+                "cpu_ms": cpu,
+                "cpu_bound_ms": _per_core(cpu),
+            }
     # verify's replay: every pass recomputed (2N x n) with its proof made again and checked
     # once, every card decoded once (n); a re-handled card: its multiplication, and its share
     # of a re-handling's proof made and checked (as a shuffle proof of one card, about).
     per_pass = sum(shuffle_proof_mults(n)) + sum(relock_proof_mults(n))
-    verify_mults = statistics.median(
-        g.shuffles * (players * (2 * n + per_pass) + n) + g.rehandled * 11 for g in played
-    )
+    verify_mults = statistics.median(g.shuffles * (players * (2 * n + per_pass) + n) + g.rehandled * 11 for g in played)
     verify_ms = _median_ms([v["seconds"] for v in verifies])
     setup_cpu = _median_ms([g.setup_cpu for g in played if g.setup_cpu is not None])
     verify_floor = verify_mults * mult * 1e3
@@ -530,8 +561,16 @@ def judge_targets(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
     def judge(row: Mapping[str, Any], target: str, value: float | None, bound: str, limit: float) -> None:
         if value is not None:
-            verdicts.append({"case": row["case"], "target": target, "value": value, "bound": bound,
-                             "limit": limit, "met": _BOUNDS[bound](value, limit)})
+            verdicts.append(
+                {
+                    "case": row["case"],
+                    "target": target,
+                    "value": value,
+                    "bound": bound,
+                    "limit": limit,
+                    "met": _BOUNDS[bound](value, limit),
+                }
+            )
 
     for row in rows:
         case = CASES.get(row["case"])
@@ -548,14 +587,26 @@ def judge_targets(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if row["case"] in SETUP_WALL_TARGET_MS:
             judge(row, "setup ms (all peers here)", row["median_ms"], "<=", SETUP_WALL_TARGET_MS[row["case"]])
         if row["case"] in SETUP_CPU_PER_PEER_TARGET_MS:
-            judge(row, "setup CPU ms per peer", row.get("setup_cpu_per_peer_ms"), "<=",
-                  SETUP_CPU_PER_PEER_TARGET_MS[row["case"]])
+            judge(
+                row,
+                "setup CPU ms per peer",
+                row.get("setup_cpu_per_peer_ms"),
+                "<=",
+                SETUP_CPU_PER_PEER_TARGET_MS[row["case"]],
+            )
     return verdicts
 
 
-def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: str = "strategic",
-        log: Callable[[str], None] = lambda _: None, keep: Path | None = None,
-        lan: float = LAN_SECONDS) -> dict[str, Any]:
+def run(
+    cases: Sequence[Case],
+    *,
+    quick: bool,
+    games: int | None = None,
+    bot: str = "strategic",
+    log: Callable[[str], None] = lambda _: None,
+    keep: Path | None = None,
+    lan: float = LAN_SECONDS,
+) -> dict[str, Any]:
     """The whole benchmark; one JSON-ready object. ``keep``: leave each game's folder (its
     peers' timing lines, logs and transcripts) there instead of in a temporary one."""
     from nacl import __version__ as pynacl_version
@@ -571,11 +622,25 @@ def run(cases: Sequence[Case], *, quick: bool, games: int | None = None, bot: st
     with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
         folder = Path(tmp) if keep is None else keep
         for case in cases:
-            rows.append(run_case(case, games=games, mult_samples=300 if quick else 1000,
-                                 sra_cards=8 if quick else None, folder=folder, bot=bot, log=log, lan=lan))
+            rows.append(
+                run_case(
+                    case,
+                    games=games,
+                    mult_samples=300 if quick else 1000,
+                    sra_cards=8 if quick else None,
+                    folder=folder,
+                    bot=bot,
+                    log=log,
+                    lan=lan,
+                )
+            )
     return {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "pynacl": pynacl_version,
-                    "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "pynacl": pynacl_version,
+            "platform": platform.platform(),
+        },
         "quick": quick,
         "games_per_case": games,
         "scalar_mult_us": round(mult * 1e6, 2),
@@ -604,46 +669,70 @@ def to_text(report: Mapping[str, Any]) -> str:
             f" {_fmt(r['verify_ms'], 10, 1)} {r['verify_floor_ms']:8.1f} {_fmt(r['verify_ratio_to_floor'], 8, 2)}"
             f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)} {r['bytes_sent_per_peer'] / 1024:8.0f}"
         )
-    lines += ["", f"{'case':<10} {'move':<24} {'median ms':>10} {'max ms':>8} {'moves':>6} {'CPU ms':>7}"
-                  f" {'/cores':>7}   journal fsync"]
+    lines += [
+        "",
+        f"{'case':<10} {'move':<24} {'median ms':>10} {'max ms':>8} {'moves':>6} {'CPU ms':>7}"
+        f" {'/cores':>7}   journal fsync",
+    ]
     for r in report["cases"]:
         for name, m in r["moves"].items():
-            lines.append(f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
-                         f" {m['count']:6d} {_fmt(m['cpu_ms'], 7, 2)} {_fmt(m['cpu_bound_ms'], 7, 2)}"
-                         f"   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median")
-    lines += ["", "The proofs (deck protocol 2), in this process, one thread; per peer: its two passes and "
-                  "their proofs, and the 2(N-1) proofs of the others checked; 'without': the passes alone "
-                  "(deck protocol 1, a row of this benchmark only):",
-              f"{'case':<10} {'N x n':>8} {'shuffle B':>9} {'relock B':>8} {'prove ms':>9} {'check ms':>9}"
-              f" {'with ms':>8} {'without':>8} {'x':>6} {'table CPU/peer':>14}"]
+            lines.append(
+                f"{r['case']:<10} {MOVE_TITLES[name]:<24} {m['median_ms']:10.2f} {m['max_ms']:8.2f}"
+                f" {m['count']:6d} {_fmt(m['cpu_ms'], 7, 2)} {_fmt(m['cpu_bound_ms'], 7, 2)}"
+                f"   {_fmt(r['journal_fsync_median_ms'], 6, 2)} ms median"
+            )
+    lines += [
+        "",
+        "The proofs (deck protocol 2), in this process, one thread; per peer: its two passes and "
+        "their proofs, and the 2(N-1) proofs of the others checked; 'without': the passes alone "
+        "(deck protocol 1, a row of this benchmark only):",
+        f"{'case':<10} {'N x n':>8} {'shuffle B':>9} {'relock B':>8} {'prove ms':>9} {'check ms':>9}"
+        f" {'with ms':>8} {'without':>8} {'x':>6} {'table CPU/peer':>14}",
+    ]
     for r in report["cases"]:
         p = r["proofs"]
-        lines.append(f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {p['shuffle_proof_bytes']:9d}"
-                     f" {p['relock_proof_bytes']:8d} {p['peer_prove_ms']:9.1f} {p['peer_verify_ms']:9.1f}"
-                     f" {p['peer_passes_with_proofs_ms']:8.1f} {p['peer_passes_without_proofs_ms']:8.1f}"
-                     f" {p['proof_cost_ratio']:6.1f} {_fmt(r.get('setup_cpu_per_peer_ms'), 14, 1)}")
-    lines += ["", "CPU ms: the peers' CPU time for the setup or the move, summed (each until it was done); "
-                  f"/cores: that divided by this machine's {report['machine']['cpus']} cores, about the least "
-                  "time that work can take here."]
+        lines.append(
+            f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {p['shuffle_proof_bytes']:9d}"
+            f" {p['relock_proof_bytes']:8d} {p['peer_prove_ms']:9.1f} {p['peer_verify_ms']:9.1f}"
+            f" {p['peer_passes_with_proofs_ms']:8.1f} {p['peer_passes_without_proofs_ms']:8.1f}"
+            f" {p['proof_cost_ratio']:6.1f} {_fmt(r.get('setup_cpu_per_peer_ms'), 14, 1)}"
+        )
+    lines += [
+        "",
+        "CPU ms: the peers' CPU time for the setup or the move, summed (each until it was done); "
+        f"/cores: that divided by this machine's {report['machine']['cpus']} cores, about the least "
+        "time that work can take here.",
+    ]
     first = report["cases"][0] if report["cases"] else None
     if first is not None:
-        lines += ["", f"Modelled, not measured: the setup with every peer on a machine like this one "
-                      f"({first['model_threads']} threads each) and {first['model_lan_ms']:g} ms of network a hop "
-                      "(the deck parties in one process on a virtual clock; no engine or journal):",
-                  f"{'case':<10} {'N x n':>8} {'hop ms':>7} {'setup ms':>9} {'x floor':>8}"
-                  f" {'1 thread':>9} {'x floor':>8}"]
+        lines += [
+            "",
+            f"Modelled, not measured: the setup with every peer on a machine like this one "
+            f"({first['model_threads']} threads each) and {first['model_lan_ms']:g} ms of network a hop "
+            "(the deck parties in one process on a virtual clock; no engine or journal):",
+            f"{'case':<10} {'N x n':>8} {'hop ms':>7} {'setup ms':>9} {'x floor':>8} {'1 thread':>9} {'x floor':>8}",
+        ]
         for r in report["cases"]:
-            lines.append(f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['model_hop_ms']:7.2f}"
-                         f" {r['model_ms']:9.1f} {r['model_ratio_to_floor']:8.2f}"
-                         f" {r['model_one_thread_ms']:9.1f} {r['model_one_thread_ratio_to_floor']:8.2f}")
-        lines.append("(1 thread: each peer's multiplications in one thread, about what a pass that starts on "
-                     "a cold core gets here.)")
+            lines.append(
+                f"{r['case']:<10} {r['players']:>3} x {r['cards']:<3} {r['model_hop_ms']:7.2f}"
+                f" {r['model_ms']:9.1f} {r['model_ratio_to_floor']:8.2f}"
+                f" {r['model_one_thread_ms']:9.1f} {r['model_one_thread_ratio_to_floor']:8.2f}"
+            )
+        lines.append(
+            "(1 thread: each peer's multiplications in one thread, about what a pass that starts on "
+            "a cold core gets here.)"
+        )
     if report.get("targets"):
-        lines += ["", "Against the targets, in this run (a move's figure is its median):",
-                  f"{'case':<10} {'target':<30} {'value':>8} {'limit':>7}  verdict"]
+        lines += [
+            "",
+            "Against the targets, in this run (a move's figure is its median):",
+            f"{'case':<10} {'target':<30} {'value':>8} {'limit':>7}  verdict",
+        ]
         for t in report["targets"]:
-            lines.append(f"{t['case']:<10} {t['target']:<30} {t['value']:8.2f} {t['bound']:>2} {t['limit']:<4g}"
-                         f"  {'met' if t['met'] else 'NOT MET'}")
+            lines.append(
+                f"{t['case']:<10} {t['target']:<30} {t['value']:8.2f} {t['bound']:>2} {t['limit']:<4g}"
+                f"  {'met' if t['met'] else 'NOT MET'}"
+            )
     return "\n".join(lines)
 
 
@@ -654,14 +743,28 @@ def _fmt(value: float | None, width: int, digits: int) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="one game per case, a small SRA sample")
-    parser.add_argument("--case", action="append", choices=sorted(CASES), metavar="NAME",
-                        help=f"only this case (repeatable): {', '.join(CASES)}")
+    parser.add_argument(
+        "--case",
+        action="append",
+        choices=sorted(CASES),
+        metavar="NAME",
+        help=f"only this case (repeatable): {', '.join(CASES)}",
+    )
     parser.add_argument("--games", type=int, help="games per case (default 5, --quick 1)")
     parser.add_argument("--bot", default="strategic", help="the bots that play every seat")
-    parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="keep each game's timing lines, peer logs and transcripts in DIR/CASE-GAME")
-    parser.add_argument("--lan-ms", type=float, default=LAN_SECONDS * 1e3, metavar="MS",
-                        help="the network's share of a hop in the modelled setup (default: %(default)g)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep each game's timing lines, peer logs and transcripts in DIR/CASE-GAME",
+    )
+    parser.add_argument(
+        "--lan-ms",
+        type=float,
+        default=LAN_SECONDS * 1e3,
+        metavar="MS",
+        help="the network's share of a hop in the modelled setup (default: %(default)g)",
+    )
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -672,8 +775,9 @@ def run_from_args(args: argparse.Namespace) -> int:
     cases = [CASES[name] for name in args.case] if args.case else list(CASES.values())
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.json else (lambda _: None)
     try:
-        report = run(cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep,
-                     lan=args.lan_ms / 1e3)
+        report = run(
+            cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep, lan=args.lan_ms / 1e3
+        )
     except BenchError as exc:
         print(f"p2pcards bench: {exc}", file=sys.stderr)
         return 1

@@ -130,8 +130,16 @@ def _wait_for(path: Path, text: str, process: subprocess.Popen, seconds: float) 
     raise GameError(f"no {text!r} from {path.name}: {path.read_text()[-500:]}")
 
 
-def play_game(net: Lan, delay_ms: float, folder: Path, *, options: Mapping[str, str], bot: str = "strategic",
-              reaction: float = 1.0, seconds: float = GAME_SECONDS) -> list[dict[str, Any]]:
+def play_game(
+    net: Lan,
+    delay_ms: float,
+    folder: Path,
+    *,
+    options: Mapping[str, str],
+    bot: str = "strategic",
+    reaction: float = 1.0,
+    seconds: float = GAME_SECONDS,
+) -> list[dict[str, Any]]:
     """One game over ``net`` with ``delay_ms`` on every hop; every peer's line, by seat."""
     folder.mkdir(parents=True, exist_ok=True)
     out, transcripts = folder / "races.jsonl", folder / "transcripts"
@@ -143,26 +151,62 @@ def play_game(net: Lan, delay_ms: float, folder: Path, *, options: Mapping[str, 
         log = folder / f"{name}.log"
         logs.append(log)
         with open(log, "wb") as handle:
-            process = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-m", *args], stdout=handle,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            process = subprocess.Popen(
+                ["ip", "netns", "exec", ns, sys.executable, "-m", *args],
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         processes.append(process)
         return process
 
     common = ["--bot", bot, "--reaction", str(reaction), "--out", str(out), "--transcript-dir", str(transcripts)]
     try:
         pairs = [f"{RELAY_IP}:{PEER_PORT + i}={ip}:{PEER_PORT}" for i, ip in enumerate(net.ips)]
-        relay = start(net.relay, ["p2pcards.net.relay", "--delay-ms", str(delay_ms), "--seconds",
-                                  str(seconds + PORT_SECONDS), *pairs], "relay")
+        relay = start(
+            net.relay,
+            ["p2pcards.net.relay", "--delay-ms", str(delay_ms), "--seconds", str(seconds + PORT_SECONDS), *pairs],
+            "relay",
+        )
         _wait_for(logs[0], "ready", relay, PORT_SECONDS)
         options_args = [arg for key, value in options.items() for arg in ("--option", f"{key}={value}")]
-        host = start(net.hosts[0], ["p2pcards.net.races", "host", "--seats", str(peers), *options_args,
-                                    "--listen", f"{net.ips[0]}:{PEER_PORT}", "--advertise",
-                                    f"{RELAY_IP}:{PEER_PORT}", "--name", "seat 0", *common], "seat0")
+        host = start(
+            net.hosts[0],
+            [
+                "p2pcards.net.races",
+                "host",
+                "--seats",
+                str(peers),
+                *options_args,
+                "--listen",
+                f"{net.ips[0]}:{PEER_PORT}",
+                "--advertise",
+                f"{RELAY_IP}:{PEER_PORT}",
+                "--name",
+                "seat 0",
+                *common,
+            ],
+            "seat0",
+        )
         _wait_for(logs[1], "port ", host, PORT_SECONDS)
         for i in range(1, peers):
-            start(net.hosts[i], ["p2pcards.net.races", "join", "--table", f"{RELAY_IP}:{PEER_PORT}",
-                                 "--listen", f"{net.ips[i]}:{PEER_PORT}", "--advertise",
-                                 f"{RELAY_IP}:{PEER_PORT + i}", "--name", f"seat {i}", *common], f"seat{i}")
+            start(
+                net.hosts[i],
+                [
+                    "p2pcards.net.races",
+                    "join",
+                    "--table",
+                    f"{RELAY_IP}:{PEER_PORT}",
+                    "--listen",
+                    f"{net.ips[i]}:{PEER_PORT}",
+                    "--advertise",
+                    f"{RELAY_IP}:{PEER_PORT + i}",
+                    "--name",
+                    f"seat {i}",
+                    *common,
+                ],
+                f"seat{i}",
+            )
         deadline = time.monotonic() + seconds
         while any(p.poll() is None for p in processes[1:]) and time.monotonic() < deadline:
             time.sleep(POLL)
@@ -193,8 +237,7 @@ def verify_transcripts(lines: Sequence[Mapping[str, Any]]) -> str | None:
         return "the seats' transcripts differ"
     exe = Path(sys.executable).with_name("p2pcards")
     command = [str(exe)] if exe.exists() else [sys.executable, "-m", "p2pcards"]
-    done = subprocess.run([*command, "verify", str(paths[0])], capture_output=True, text=True,
-                          timeout=VERIFY_SECONDS)
+    done = subprocess.run([*command, "verify", str(paths[0])], capture_output=True, text=True, timeout=VERIFY_SECONDS)
     return None if done.returncode == 0 else f"p2pcards verify: {(done.stdout + done.stderr)[-500:]}"
 
 
@@ -266,8 +309,7 @@ def analyse(lines: Sequence[Mapping[str, Any]]) -> GameRaces:
             continue
         (t1, first), (t2, second) = answers[0], answers[1]
         arrival = in_log.get((rnd, first, second))
-        figures.races.append(Race(rnd, first, second, t2 - t1, winners[rnd],
-                                  None if arrival is None else arrival - t1))
+        figures.races.append(Race(rnd, first, second, t2 - t1, winners[rnd], None if arrival is None else arrival - t1))
     return figures
 
 
@@ -297,19 +339,34 @@ class DelayFigures:
         hop = self.hop
         over_hop = self.apart(hop) if hop is not None else (0, 0)
         return {
-            "delay_ms": self.delay_ms, "games": self.games, "finished": self.finished, "verified": self.verified,
-            "rounds": self.rounds, "races": len(self.races), "first_won": sum(r.first_won for r in self.races),
-            "over_delay": over_d[0], "over_delay_first_won": over_d[1],
+            "delay_ms": self.delay_ms,
+            "games": self.games,
+            "finished": self.finished,
+            "verified": self.verified,
+            "rounds": self.rounds,
+            "races": len(self.races),
+            "first_won": sum(r.first_won for r in self.races),
+            "over_delay": over_d[0],
+            "over_delay_first_won": over_d[1],
             "hop_ms": None if hop is None else round(hop * 1000, 1),
-            "over_hop": over_hop[0], "over_hop_first_won": over_hop[1],
+            "over_hop": over_hop[0],
+            "over_hop_first_won": over_hop[1],
             "concurrent": sum(r.concurrent for r in self.races),
             "concurrent_first_won": sum(r.concurrent and r.first_won for r in self.races),
             "sequential": sum(not r.concurrent for r in self.races),
             "sequential_first_won": sum(not r.concurrent and r.first_won for r in self.races),
-            "mismatches": [{"gap_ms": round(r.gap * 1000, 1), "first": r.first, "second": r.second,
-                            "winner": r.winner, "concurrent": r.concurrent,
-                            "in_second_log_ms": None if r.in_second_log is None else round(r.in_second_log * 1000, 1)}
-                           for r in self.races if not r.first_won],
+            "mismatches": [
+                {
+                    "gap_ms": round(r.gap * 1000, 1),
+                    "first": r.first,
+                    "second": r.second,
+                    "winner": r.winner,
+                    "concurrent": r.concurrent,
+                    "in_second_log_ms": None if r.in_second_log is None else round(r.in_second_log * 1000, 1),
+                }
+                for r in self.races
+                if not r.first_won
+            ],
             "failures": self.failures,
         }
 
@@ -319,31 +376,65 @@ def _share(won: int, count: int) -> str:
 
 
 def table(rows: Sequence[DelayFigures]) -> str:
-    head = ("delay", "games done", "verified", "rounds", "races", "hop (median)", "> delay apart: first won",
-            "> hop apart: first won", "all races: first won", "2nd saw 1st: first won")
+    head = (
+        "delay",
+        "games done",
+        "verified",
+        "rounds",
+        "races",
+        "hop (median)",
+        "> delay apart: first won",
+        "> hop apart: first won",
+        "all races: first won",
+        "2nd saw 1st: first won",
+    )
     body = []
     for row in rows:
         data = row.to_json()
-        body.append((f"{row.delay_ms:g} ms", f"{row.finished}/{row.games}", f"{row.verified}/{row.games}",
-                     str(row.rounds), str(len(row.races)),
-                     "-" if data["hop_ms"] is None else f"{data['hop_ms']} ms",
-                     _share(data["over_delay_first_won"], data["over_delay"]),
-                     _share(data["over_hop_first_won"], data["over_hop"]),
-                     _share(data["first_won"], data["races"]),
-                     _share(data["sequential_first_won"], data["sequential"])))
+        body.append(
+            (
+                f"{row.delay_ms:g} ms",
+                f"{row.finished}/{row.games}",
+                f"{row.verified}/{row.games}",
+                str(row.rounds),
+                str(len(row.races)),
+                "-" if data["hop_ms"] is None else f"{data['hop_ms']} ms",
+                _share(data["over_delay_first_won"], data["over_delay"]),
+                _share(data["over_hop_first_won"], data["over_hop"]),
+                _share(data["first_won"], data["races"]),
+                _share(data["sequential_first_won"], data["sequential"]),
+            )
+        )
     widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in [head, *body])
 
 
-def run_delay(net: Lan, delay_ms: float, games: int, folder: Path, *, options: Mapping[str, str], bot: str,
-              reaction: float, seconds: float = GAME_SECONDS, verify: bool = True,
-              progress: Any = None) -> DelayFigures:
+def run_delay(
+    net: Lan,
+    delay_ms: float,
+    games: int,
+    folder: Path,
+    *,
+    options: Mapping[str, str],
+    bot: str,
+    reaction: float,
+    seconds: float = GAME_SECONDS,
+    verify: bool = True,
+    progress: Any = None,
+) -> DelayFigures:
     figures = DelayFigures(delay_ms)
     for number in range(games):
         figures.games += 1
         try:
-            lines = play_game(net, delay_ms, folder / f"d{delay_ms:g}-g{number}", options=options, bot=bot,
-                              reaction=reaction, seconds=seconds)
+            lines = play_game(
+                net,
+                delay_ms,
+                folder / f"d{delay_ms:g}-g{number}",
+                options=options,
+                bot=bot,
+                reaction=reaction,
+                seconds=seconds,
+            )
             game = analyse(lines)
         except GameError as exc:
             figures.failures.append(str(exc))
@@ -360,8 +451,10 @@ def run_delay(net: Lan, delay_ms: float, games: int, folder: Path, *, options: M
         figures.hops += game.hops
         figures.rounds += game.rounds
         if progress:
-            progress(f"{delay_ms:g} ms, game {number + 1}/{games}: {game.rounds} rounds, {len(game.races)} races"
-                     + ("" if problem is None else f"; {problem}"))
+            progress(
+                f"{delay_ms:g} ms, game {number + 1}/{games}: {game.rounds} rounds, {len(game.races)} races"
+                + ("" if problem is None else f"; {problem}")
+            )
     return figures
 
 
@@ -371,11 +464,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--delays", default=",".join(map(str, DELAYS_MS)), help="one-way delays in ms, e.g. 0,20,50")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--bot", default="strategic")
-    parser.add_argument("--reaction", type=float, default=0.1,
-                        help="scale of the bots' human-like reaction time (1: 0.3 to 1.5 s; default 0.1, "
-                             "acts close enough together to race often)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a Cal's BS option (turn_mode=free and match_target=1 are set)")
+    parser.add_argument(
+        "--reaction",
+        type=float,
+        default=0.1,
+        help="scale of the bots' human-like reaction time (1: 0.3 to 1.5 s; default 0.1, "
+        "acts close enough together to race often)",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Cal's BS option (turn_mode=free and match_target=1 are set)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     parser.add_argument("--keep", type=Path, help="keep the peers' logs and transcripts in this folder")
     args = parser.parse_args(argv)
@@ -392,9 +494,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = args.keep or Path(scratch)
         with lan(args.players) as net:
             for delay in delays:
-                rows.append(run_delay(net, delay, args.games, folder, options=options, bot=args.bot,
-                                      reaction=args.reaction, progress=lambda text: print(text, file=sys.stderr,
-                                                                                          flush=True)))
+                rows.append(
+                    run_delay(
+                        net,
+                        delay,
+                        args.games,
+                        folder,
+                        options=options,
+                        bot=args.bot,
+                        reaction=args.reaction,
+                        progress=lambda text: print(text, file=sys.stderr, flush=True),
+                    )
+                )
     print(table(rows))
     if args.json:
         print(json.dumps([row.to_json() for row in rows], indent=1))

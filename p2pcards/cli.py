@@ -31,6 +31,7 @@ class UsageError(Exception):
 
 def _seconds(name: str):
     """An argparse type: a timeout within its bounds (table/timeouts.py), or a clear error."""
+
     def parse(text: str) -> float:
         try:
             return check_seconds(name, float(text))
@@ -158,10 +159,19 @@ def simulate_over_network(host, game, options: dict[str, str], args: argparse.Na
         if name not in available:
             raise UsageError(f"no bot {name!r} for {game.id} (available: {', '.join(sorted(available))})")
     transcripts = Path(args.transcript_dir) if args.transcript_dir else None
-    report = trio.run(lambda: simulate_network(
-        host, game.id, players=players, options=options, bots=bots, games=args.games, seed=args.seed,
-        transcript_dir=transcripts, interface="127.0.0.1",
-    ))
+    report = trio.run(
+        lambda: simulate_network(
+            host,
+            game.id,
+            players=players,
+            options=options,
+            bots=bots,
+            games=args.games,
+            seed=args.seed,
+            transcript_dir=transcripts,
+            interface="127.0.0.1",
+        )
+    )
     print(json.dumps(report.to_json(), indent=2) if args.json else report.to_text())
     return 1 if report.problems else 0
 
@@ -225,14 +235,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     host = load_plugins()
     report_plugin_errors(host)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("the lobby is a full-screen program: run it in a terminal "
-                         "(or use 'p2pcards list', 'host' and 'join')")
+        raise UsageError(
+            "the lobby is a full-screen program: run it in a terminal (or use 'p2pcards list', 'host' and 'join')"
+        )
     if not host.games:
         raise UsageError("no games are installed (see 'p2pcards plugins')")
     _check_interface(args)
-    lobby = LanLobby(host, load_or_create_identity(), name=args.name or _default_name(),
-                     interface=args.interface, transcript_dir=Path(args.transcript_dir),
-                     bot_delay=args.bot_delay)
+    lobby = LanLobby(
+        host,
+        load_or_create_identity(),
+        name=args.name or _default_name(),
+        interface=args.interface,
+        transcript_dir=Path(args.transcript_dir),
+        bot_delay=args.bot_delay,
+    )
     run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None))
     for path in lobby.transcripts:  # the screen that showed them is gone
         print(f"transcript: {path}  (check it: p2pcards verify {path})")
@@ -267,8 +283,10 @@ def cmd_new_game(args: argparse.Namespace) -> int:
     except metadata.PackageNotFoundError:
         pass
     else:
-        raise UsageError(f"{wanted.distribution} is already installed (installing the new game "
-                         "would replace it): choose another name")
+        raise UsageError(
+            f"{wanted.distribution} is already installed (installing the new game "
+            "would replace it): choose another name"
+        )
     try:
         names, folder, written = create_game(args.name, Path(args.dir) if args.dir else None)
     except NewGameError as exc:
@@ -315,7 +333,6 @@ DEFAULT_TRANSCRIPTS = "transcripts"
 IN_PERSON_BOT_DELAY = 0.5  # bot peers' thinking time when a person plays this seat
 
 
-
 def _interface(args: argparse.Namespace) -> str:
     """The IPv4 address to listen and announce on. ``--interface`` wins; the default is every
     interface's wildcard for listening, announced on all interfaces (real LAN play)."""
@@ -331,8 +348,10 @@ def _check_interface(args: argparse.Namespace) -> None:
 
     have = sorted({address for _, address in interfaces()})
     if wanted not in have:
-        raise UsageError(f"--interface {wanted} is not an IPv4 address of this computer "
-                         f"(it has: {', '.join(have) or 'none'}; 'p2pcards doctor' shows which one is in use)")
+        raise UsageError(
+            f"--interface {wanted} is not an IPv4 address of this computer "
+            f"(it has: {', '.join(have) or 'none'}; 'p2pcards doctor' shows which one is in use)"
+        )
 
 
 def _announce_interface(address: str) -> str | None:
@@ -347,14 +366,17 @@ def _local_agent(host, args: argparse.Namespace):
 
     delay = args.bot_delay or 0.0
     return lambda game, seat, options: bot_agent(host, game, args.bot, random.Random(), delay=delay)(
-        game, seat, options)
+        game, seat, options
+    )
 
 
 def _need_terminal(command: str) -> None:
     """Without --bot the person at the console plays the seat: that needs a terminal."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError(f"'p2pcards {command}' without --bot is played in person in the console: "
-                         "run it in a terminal, or give --bot NAME to let a bot play this seat")
+        raise UsageError(
+            f"'p2pcards {command}' without --bot is played in person in the console: "
+            "run it in a terminal, or give --bot NAME to let a bot play this seat"
+        )
 
 
 def _play_in_console(table, args: argparse.Namespace) -> int:
@@ -409,20 +431,38 @@ def cmd_host(args: argparse.Namespace) -> int:
 
     def on_port(port: int) -> None:
         where = f"{args.interface}:{port}" if args.interface else f"port {port} on every interface"
-        print(f"table '{args.name}' ({game.name}, {players} seats) is open at {where}; "
-              f"waiting for {players - 1 - args.bots} player(s)", flush=True)
+        print(
+            f"table '{args.name}' ({game.name}, {players} seats) is open at {where}; "
+            f"waiting for {players - 1 - args.bots} player(s)",
+            flush=True,
+        )
 
     def on_roster(roster) -> None:
         seated = ", ".join(printable(n) for n in roster.names if n)
         print(f"seated: {seated}", flush=True)
 
-    outcomes = trio.run(lambda: host_table(
-        host, identity, args.game, options=options, players=players, agent=agent, name=args.name,
-        interface=address, port=args.port, bots=args.bots, bot_name=args.bot or "strategic",
-        transcript_dir=Path(args.transcript_dir), on_port=on_port, on_roster=on_roster,
-        timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
-        persist=True, seat_bot=args.bot, bot_delay=args.bot_delay or 0.0,
-    ))
+    outcomes = trio.run(
+        lambda: host_table(
+            host,
+            identity,
+            args.game,
+            options=options,
+            players=players,
+            agent=agent,
+            name=args.name,
+            interface=address,
+            port=args.port,
+            bots=args.bots,
+            bot_name=args.bot or "strategic",
+            transcript_dir=Path(args.transcript_dir),
+            on_port=on_port,
+            on_roster=on_roster,
+            timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
+            persist=True,
+            seat_bot=args.bot,
+            bot_delay=args.bot_delay or 0.0,
+        )
+    )
     return _print_outcome(outcomes[0])
 
 
@@ -433,8 +473,16 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
     _need_terminal("host")
     game.resolve_options(options, players)  # fail here, not in the console
     table = hosted_seat(
-        host, load_or_create_identity(), game.id, options=options, players=players, name=args.name,
-        interface=_interface(args), port=args.port, bots=args.bots, bot_name="strategic",
+        host,
+        load_or_create_identity(),
+        game.id,
+        options=options,
+        players=players,
+        name=args.name,
+        interface=_interface(args),
+        port=args.port,
+        bots=args.bots,
+        bot_name="strategic",
         bot_delay=IN_PERSON_BOT_DELAY if args.bot_delay is None else args.bot_delay,
         transcript_dir=Path(args.transcript_dir),
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
@@ -473,15 +521,34 @@ def cmd_join(args: argparse.Namespace) -> int:
     if not args.bot:
         from .console.seat import joined_seat
 
-        return _play_in_console(joined_seat(host, identity, find, name=args.name, listen_host=listen,
-                                            transcript_dir=Path(args.transcript_dir), label=args.table), args)
+        return _play_in_console(
+            joined_seat(
+                host,
+                identity,
+                find,
+                name=args.name,
+                listen_host=listen,
+                transcript_dir=Path(args.transcript_dir),
+                label=args.table,
+            ),
+            args,
+        )
     agent = _local_agent(host, args)
 
     async def run():
         where, port_number = await find()
-        return await join_table(host, identity, where, port_number, name=args.name, agent=agent,
-                                listen_host=listen, transcript_dir=Path(args.transcript_dir),
-                                persist=True, seat_bot=args.bot)
+        return await join_table(
+            host,
+            identity,
+            where,
+            port_number,
+            name=args.name,
+            agent=agent,
+            listen_host=listen,
+            transcript_dir=Path(args.transcript_dir),
+            persist=True,
+            seat_bot=args.bot,
+        )
 
     return _print_outcome(trio.run(run))
 
@@ -515,8 +582,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         return _play_in_console(resumed_seat(host, folder, transcript_dir=Path(args.transcript_dir)), args)
     agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
-    return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent,
-                                                       transcript_dir=Path(args.transcript_dir))))
+    return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent, transcript_dir=Path(args.transcript_dir))))
 
 
 def _seats_to_resume() -> tuple[Path, list[Path]]:
@@ -546,9 +612,23 @@ def _resume_in_background(folder: Path, args: argparse.Namespace) -> None:
     transcripts.mkdir(parents=True, exist_ok=True)
     log = transcripts / f"resume-{folder.name}.log"
     with open(log, "ab") as out:
-        subprocess.Popen([sys.executable, "-m", "p2pcards", "resume", str(folder), "--transcript-dir",
-                          str(transcripts), "--bot-delay", str(args.bot_delay)],
-                         stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "p2pcards",
+                "resume",
+                str(folder),
+                "--transcript-dir",
+                str(transcripts),
+                "--bot-delay",
+                str(args.bot_delay),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     print(f"resuming the bot seat in {folder} in the background (its output: {log})", flush=True)
 
 
@@ -566,8 +646,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("no tables found (is a table open? try 'p2pcards doctor')")
     for t in tables:
         # Every field but the numbers is what a stranger's zeroconf record says.
-        print(f"{printable(t.table)}  {t.name!r}  {printable(t.game)}  {t.seats - t.free}/{t.seats} "
-              f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}")
+        print(
+            f"{printable(t.table)}  {t.name!r}  {printable(t.game)}  {t.seats - t.free}/{t.seats} "
+            f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
+        )
     return 0
 
 
@@ -608,10 +690,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
     p.add_argument("--seed", default="0", help="the same seed gives the same games")
     p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
-    p.add_argument("--in-process", action="store_true",
-                   help="use the mental-poker deck with every party in this process (no network)")
-    p.add_argument("--transcript-dir", metavar="DIR",
-                   help="over the network (the default): save every peer's transcript here")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="use the mental-poker deck with every party in this process (no network)",
+    )
+    p.add_argument(
+        "--transcript-dir", metavar="DIR", help="over the network (the default): save every peer's transcript here"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_simulate)
 
@@ -621,43 +707,69 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
     p.add_argument("--seats", type=int, help="number of seats (default: the game's minimum)")
     p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
-    p.add_argument("--bot", metavar="NAME",
-                   help="let a bot of this kind play this seat (default: you play it in the console)")
+    p.add_argument(
+        "--bot", metavar="NAME", help="let a bot of this kind play this seat (default: you play it in the console)"
+    )
     p.add_argument("--name", type=_display_name, default="p2pcards table", help="the table's name in the lobby")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
-    p.add_argument("--grace", type=_seconds("grace"), default=Timeouts.grace, metavar="SECONDS",
-                   help=f"how long a dropped player may take to come back (default {Timeouts.grace:g})")
-    p.add_argument("--deck-timeout", type=_seconds("deck"), default=Timeouts.deck, metavar="SECONDS",
-                   help=f"how long one deck step may take (default {Timeouts.deck:g})")
-    p.add_argument("--turn-timeout", type=_seconds("turn"), default=Timeouts.turn, metavar="SECONDS",
-                   help=f"how long a player may think (default {Timeouts.turn:g})")
-    p.add_argument("--bot-delay", type=float, metavar="SECONDS",
-                   help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)")
+    p.add_argument(
+        "--grace",
+        type=_seconds("grace"),
+        default=Timeouts.grace,
+        metavar="SECONDS",
+        help=f"how long a dropped player may take to come back (default {Timeouts.grace:g})",
+    )
+    p.add_argument(
+        "--deck-timeout",
+        type=_seconds("deck"),
+        default=Timeouts.deck,
+        metavar="SECONDS",
+        help=f"how long one deck step may take (default {Timeouts.deck:g})",
+    )
+    p.add_argument(
+        "--turn-timeout",
+        type=_seconds("turn"),
+        default=Timeouts.turn,
+        metavar="SECONDS",
+        help=f"how long a player may think (default {Timeouts.turn:g})",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        metavar="SECONDS",
+        help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)",
+    )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
     p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
-    p.add_argument("--bot", metavar="NAME", help="the bot to play the seat (default: the one that played it, "
-                   "or you in the console if a person did)")
+    p.add_argument(
+        "--bot",
+        metavar="NAME",
+        help="the bot to play the seat (default: the one that played it, or you in the console if a person did)",
+    )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
-    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
-                   help="bots' thinking time per move (default 0)")
+    p.add_argument(
+        "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
+    )
     p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
     p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
     p.add_argument("--name", type=_display_name, default="player", help="your name at the table")
-    p.add_argument("--bot", metavar="NAME",
-                   help="let a bot of this kind play this seat (default: you play it in the console)")
+    p.add_argument(
+        "--bot", metavar="NAME", help="let a bot of this kind play this seat (default: you play it in the console)"
+    )
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
-    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
-                   help="bots' thinking time per move (default 0)")
+    p.add_argument(
+        "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
+    )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.set_defaults(func=cmd_join)
 
@@ -679,12 +791,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
-    p.add_argument("--interface", metavar="IP", help="IPv4 address to look for and announce tables on "
-                   "(default: every interface)")
+    p.add_argument(
+        "--interface", metavar="IP", help="IPv4 address to look for and announce tables on (default: every interface)"
+    )
     p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
-    p.add_argument("--bot-delay", type=float, default=0.5, metavar="SECONDS",
-                   help="thinking time of the bots you seat (default 0.5)")
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="thinking time of the bots you seat (default 0.5)",
+    )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.set_defaults(func=cmd_play)
 

@@ -133,8 +133,12 @@ async def discovery_self_test(address: str, port: int, timeout: float = 8.0) -> 
     if seen.is_set():
         took = trio.current_time() - started
         return Check(name, True, f"announced a test table and found it again after {took:.1f} s")
-    return Check(name, False, f"announced a test table but did not see it within {timeout:g} s "
-                              f"(multicast on UDP {MDNS_PORT} is blocked here)")
+    return Check(
+        name,
+        False,
+        f"announced a test table but did not see it within {timeout:g} s "
+        f"(multicast on UDP {MDNS_PORT} is blocked here)",
+    )
 
 
 def looks_like_vpn(name: str, address: str) -> bool:
@@ -151,22 +155,30 @@ def hints(found: list[tuple[str, str]], in_use: str | None, port: int, chosen: b
         out.append("An address in 169.254.x.x means the router gave no address (DHCP): reconnect to the network.")
     vpns = [f"{n} ({a})" for n, a in lan if looks_like_vpn(n, a)]
     if vpns:
-        out.append(f"VPN interfaces found: {', '.join(vpns)}. A VPN can carry your traffic away from the LAN and "
-                   "usually drops multicast: pause it, allow LAN access in its settings, or pass "
-                   "--interface with your LAN address.")
+        out.append(
+            f"VPN interfaces found: {', '.join(vpns)}. A VPN can carry your traffic away from the LAN and "
+            "usually drops multicast: pause it, allow LAN access in its settings, or pass "
+            "--interface with your LAN address."
+        )
     if len(lan) > 1 and not chosen:
         out.append("Several networks: if tables are not found, choose the LAN one with --interface ADDRESS.")
-    out.append(f"Firewall: tables are announced by mDNS, multicast UDP port {MDNS_PORT} to 224.0.0.251; allow it "
-               "in and out (on Linux e.g. 'sudo ufw allow 5353/udp' or firewalld's mdns service; on Windows "
-               "allow p2pcards, i.e. Python, on private networks; on macOS allow incoming connections).")
+    out.append(
+        f"Firewall: tables are announced by mDNS, multicast UDP port {MDNS_PORT} to 224.0.0.251; allow it "
+        "in and out (on Linux e.g. 'sudo ufw allow 5353/udp' or firewalld's mdns service; on Windows "
+        "allow p2pcards, i.e. Python, on private networks; on macOS allow incoming connections)."
+    )
     which = f"TCP port {port}" if port else "the table's TCP port"
     out.append(f"Peers connect to {which}: allow it in; a fixed --port makes a firewall rule simple.")
-    out.append("Guest Wi-Fi and many public or office networks isolate clients (AP or client isolation): "
-               "devices cannot see each other at all. Use the main network, or turn isolation off in the router.")
+    out.append(
+        "Guest Wi-Fi and many public or office networks isolate clients (AP or client isolation): "
+        "devices cannot see each other at all. Use the main network, or turn isolation off in the router."
+    )
     out.append("If discovery fails but the network is fine, join a table by address: HOST:PORT.")
     if in_use and not chosen:
-        out.append(f"The self-test ran on {LOOPBACK} only; to test the LAN itself, run "
-                   f"'p2pcards doctor --interface {in_use}' (this announces a test table there for a few seconds).")
+        out.append(
+            f"The self-test ran on {LOOPBACK} only; to test the LAN itself, run "
+            f"'p2pcards doctor --interface {in_use}' (this announces a test table there for a few seconds)."
+        )
     return out
 
 
@@ -182,7 +194,9 @@ def run_doctor(interface: str | None = None, port: int = 0, timeout: float = 8.0
             report.checks.append(Check("interface", True, f"{interface} is an address of this computer"))
         else:
             have = ", ".join(sorted(ours)) or "none"
-            report.checks.append(Check("interface", False, f"{interface} is not an address of this computer (have: {have})"))
+            report.checks.append(
+                Check("interface", False, f"{interface} is not an address of this computer (have: {have})")
+            )
             report.hints = hints(found, in_use, port, chosen)
             return report
     elif in_use is None:

@@ -200,7 +200,6 @@ class Replica:
         self.actions.append((seat, action))
         return len(self.actions) - 1
 
-
     def in_round(self, seat: int, round_: Round) -> bool:
         """``round_`` is still going on (the game's next step is that round: opened by the same
         seat, not decided) and ``seat`` may still respond to it."""
@@ -214,8 +213,9 @@ class Replica:
         return [self.act(seat, action) if self.in_round(seat, round_) else None for seat, action in ordered]
 
 
-def order_round(responses: Mapping[int, Action], saw: Mapping[int, set[int]], after: int,
-                players: int) -> list[tuple[int, Action]]:
+def order_round(
+    responses: Mapping[int, Action], saw: Mapping[int, set[int]], after: int, players: int
+) -> list[tuple[int, Action]]:
     """The one order of a :class:`Round`'s responses (protocol/table.md section 9): a response
     comes after every response its author had seen (``saw[seat]``: the seats whose responses
     it had); among responses none of which waits on another, the one whose seat is nearest

@@ -173,9 +173,7 @@ class Result:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Result:
-        return cls(
-            tuple(data["winners"]), tuple(data["scores"]), data["summary"], data.get("details", {})
-        )
+        return cls(tuple(data["winners"]), tuple(data["scores"]), data["summary"], data.get("details", {}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,9 +248,7 @@ class Option:
             for choice in self.choices:
                 if text.lower() == choice.lower():
                     return choice
-            raise OptionError(
-                f"option {self.name}: expected one of {', '.join(self.choices)}, got {value!r}"
-            )
+            raise OptionError(f"option {self.name}: expected one of {', '.join(self.choices)}, got {value!r}")
         return text
 
     def describe(self) -> dict[str, Any]:
@@ -316,9 +312,7 @@ class Game(abc.ABC, Generic[S]):
         for name, raw in given.items():
             values[name] = known[name].parse(raw)
         if not self.min_players <= players <= self.max_players:
-            raise OptionError(
-                f"{self.name} takes {self.min_players} to {self.max_players} players, not {players}"
-            )
+            raise OptionError(f"{self.name} takes {self.min_players} to {self.max_players} players, not {players}")
         self.validate_options(values, players)
         return values
 
@@ -328,10 +322,14 @@ class Game(abc.ABC, Generic[S]):
         present, valid and parsed. The rules then never meet a missing or unparsed option."""
         resolved = self.resolve_options(options, players)
         if resolved != dict(options):
-            wrong = sorted(name for name, value in resolved.items()
-                           if name not in options or options[name] != value or type(options[name]) is not type(value))
-            raise OptionError(f"{self.id}: the table's options are not complete and parsed "
-                              f"(look at: {', '.join(wrong)})")
+            wrong = sorted(
+                name
+                for name, value in resolved.items()
+                if name not in options or options[name] != value or type(options[name]) is not type(value)
+            )
+            raise OptionError(
+                f"{self.id}: the table's options are not complete and parsed (look at: {', '.join(wrong)})"
+            )
 
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
         """Raise :class:`OptionError` if the combination is not playable."""
@@ -493,4 +491,3 @@ class Bot(abc.ABC):
         """Seconds this bot takes to respond with ``action`` in a :class:`Round` (who acts first
         wins a race): a human-like delay drawn from ``rng``, 0.3 to 1.5 s by default."""
         return self.rng.uniform(0.3, 1.5)
-

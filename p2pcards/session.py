@@ -208,8 +208,9 @@ class TableSession:
         #: How a free-order round's responses are ordered: by default as they arrived here
         #: (each had seen those before it); a networked peer orders them by their signed head
         #: echoes instead (protocol/table.md section 9).
-        self.round_order: Callable[[Round, dict[int, Action], list[int]], list[tuple[int, Action]]] = \
+        self.round_order: Callable[[Round, dict[int, Action], list[int]], list[tuple[int, Action]]] = (
             self._arrival_order
+        )
 
     # -- for the console ------------------------------------------------------------------
 
@@ -358,7 +359,6 @@ class TableSession:
                 return step.result
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
 
-
     async def _play_round(self, step: Round) -> None:
         """A free-order round: every seat of it responds once, at any moment. Once a response
         that is not a pass is in, a local seat that has not answered passes at once (its
@@ -378,8 +378,7 @@ class TableSession:
             if scopes[seat].cancelled_caught:  # decided before this seat acted: it passes
                 action = await self._pass_late(seat)
             responses[seat] = action
-            self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
-                         action=action)
+            self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat, action=action)
             if action.get("type") != "pass" and not decided.is_set():
                 decided.set()
                 for other, scope in scopes.items():
@@ -397,8 +396,11 @@ class TableSession:
         ordered = self.round_order(step, responses, list(self._answered))
         acted = [seat for seat, action in ordered if action.get("type") != "pass"]
         if len(acted) > 1:  # a race: say who was first
-            self.publish("notice", f"{self.names[acted[0]]} was first; "
-                         f"{', '.join(self.names[s] for s in acted[1:])} too late", seats=acted)
+            self.publish(
+                "notice",
+                f"{self.names[acted[0]]} was first; {', '.join(self.names[s] for s in acted[1:])} too late",
+                seats=acted,
+            )
         for seat, action in ordered:
             if not self.replica.in_round(seat, step):
                 continue  # void: the round was decided before it
@@ -411,8 +413,14 @@ class TableSession:
             event = {"kind": "action", "seat": seat, "action": action, "index": index}
             self._tell_bots(event)
             # in_round: a console has shown it as it came ("responded"); this is its place in order.
-            self.publish("action", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat,
-                         action=action, index=index, in_round=True)
+            self.publish(
+                "action",
+                f"{self.names[seat]} {self.describe(seat, action)}",
+                seat=seat,
+                action=action,
+                index=index,
+                in_round=True,
+            )
         self._answered = []
 
     def _passes_for(self, seat: int) -> bool:

@@ -171,14 +171,23 @@ class Report:
 
     def to_json(self, *, show_hands: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "file": self.file, "verdict": self.verdict, "exit": self.status,
-            "problem": None if self.problem is None else {
-                "step": self.problem.step, "reason": self.problem.reason, "seat": self.problem.seat},
-            "game": self.game, "table": self.table, "players": self.players,
-            "options": self.options, "end": self.end_status,
+            "file": self.file,
+            "verdict": self.verdict,
+            "exit": self.status,
+            "problem": None
+            if self.problem is None
+            else {"step": self.problem.step, "reason": self.problem.reason, "seat": self.problem.seat},
+            "game": self.game,
+            "table": self.table,
+            "players": self.players,
+            "options": self.options,
+            "end": self.end_status,
             "result": None if self.result is None else self.result.to_wire(),
-            "checked": self.checked, "violations": self.violations, "notes": self.notes,
-            "seconds": round(self.seconds, 3), "bytes": self.size,
+            "checked": self.checked,
+            "violations": self.violations,
+            "notes": self.notes,
+            "seconds": round(self.seconds, 3),
+            "bytes": self.size,
         }
         if show_hands:
             out["timeline"] = self.timeline
@@ -193,8 +202,7 @@ class Report:
         else:
             lines.append(f"verdict: UNREADABLE: {self.problem_line()}")
         if self.game:
-            lines.append(f"game: {self.game['name']} ({self.game['id']}, rules "
-                         f"{self.game['rules']})")
+            lines.append(f"game: {self.game['name']} ({self.game['id']}, rules {self.game['rules']})")
         if self.options:
             lines.append("options: " + ", ".join(f"{k}={v}" for k, v in self.options.items()))
         if self.players:
@@ -206,8 +214,7 @@ class Report:
         elif self.end_status:
             lines.append(f"end: {self.end_status} (no result)")
         for v in self.violations:
-            lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: "
-                         f"{v['message']}")
+            lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: {v['message']}")
         if self.checked:
             before = "" if self.status == EXIT_VERIFIED else " (before it stopped)"
             lines.append(f"checked{before}: " + _describe_checks(self.checked))
@@ -241,8 +248,7 @@ class Report:
             elif kind == "reveal":
                 lines.append(f"revealed: {' '.join(event['cards'])}")
             elif kind == "transfer":
-                lines.append(f"{len(event['cards'])} cards go to {self.name(event['to'])}: "
-                             f"{' '.join(event['cards'])}")
+                lines.append(f"{len(event['cards'])} cards go to {self.name(event['to'])}: {' '.join(event['cards'])}")
             elif kind == "move":
                 lines.append(f"turn {event['turn']}, {self.name(event['seat'])}: {event['text']}")
         return lines
@@ -252,8 +258,7 @@ _CHECKS = {
     "entries": "signed entries (signatures, per-seat hash chains)",
     "seeds": "seeds against their commitments",
     "public": "public deck messages recomputed byte for byte",
-    "private": "private deck messages (recipient only; sealed boxes cannot be opened without the "
-               "recipients' keys)",
+    "private": "private deck messages (recipient only; sealed boxes cannot be opened without the recipients' keys)",
     "operations": "deck operations",
     "moves": "moves replayed with the rules",
     "cards": "card handles decoded by the audit",
@@ -349,9 +354,18 @@ class _SeatEntries:
 class _Replay:
     """Drives the re-simulated deck and the game from one transcript, checking as it goes."""
 
-    def __init__(self, game: Game, options: Mapping[str, Any], names: Sequence[str],
-                 seats: Sequence[_SeatEntries], seeds: Sequence[bytes], header: bytes,
-                 *, log: Any = None, unfinished: bool = False):
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping[str, Any],
+        names: Sequence[str],
+        seats: Sequence[_SeatEntries],
+        seeds: Sequence[bytes],
+        header: bytes,
+        *,
+        log: Any = None,
+        unfinished: bool = False,
+    ):
         self.game = game
         self.log = log
         # An aborted or abandoned game: where the signed entries end, the replay stops
@@ -403,8 +417,11 @@ class _Replay:
             _not_in_file(self.log, seat, f"deck, {what}")
             if self.unfinished:
                 raise _Stopped(f"deck, {what}", seat, what)
-            raise _Failed(f"deck, {what}", f"{self.names[seat]} signed no deck entry where the "
-                          f"protocol requires this message", seat)
+            raise _Failed(
+                f"deck, {what}",
+                f"{self.names[seat]} signed no deck entry where the protocol requires this message",
+                seat,
+            )
         entry = mine.deck[mine.next_deck]
         kind = message.get("type")
         if _public(entry, "accuse") and kind != "accuse":
@@ -412,8 +429,11 @@ class _Replay:
             self.judge(seat, entry)
             accused_op = entry.body["msg"].get("op")
             if not (isinstance(accused_op, int) and accused_op >= len(party.ops)):
-                raise _Stopped(f"deck, {what}", seat, f"{what} (it accused a seat instead, and "
-                               f"the accusation cannot be judged here)")
+                raise _Stopped(
+                    f"deck, {what}",
+                    seat,
+                    f"{what} (it accused a seat instead, and the accusation cannot be judged here)",
+                )
             # About an operation it had not begun: kept aside, and its next entry is this message.
             self.kept_aside.append((seat, entry))
             mine.next_deck += 1
@@ -427,13 +447,20 @@ class _Replay:
         boxes = recipients(body)  # seat -> box, if it is a private entry
         if send.to is None:
             if mine.boxes_left:
-                raise _Failed(step, f"the rest of a private entry to several seats (boxes to "
-                              f"{_seats(mine.boxes_left)}) where the protocol sends a public "
-                              f"message", seat)
+                raise _Failed(
+                    step,
+                    f"the rest of a private entry to several seats (boxes to "
+                    f"{_seats(mine.boxes_left)}) where the protocol sends a public "
+                    f"message",
+                    seat,
+                )
             mine.next_deck += 1
             if set(body) != {"msg", "seen"}:
-                raise _Failed(step, "expected a public deck message, found "
-                              + ("a private one" if boxes else "a malformed entry"), seat)
+                raise _Failed(
+                    step,
+                    "expected a public deck message, found " + ("a private one" if boxes else "a malformed entry"),
+                    seat,
+                )
             if not _same(body["msg"], message):
                 raise _Failed(step, self._deviation(message, body["msg"]), seat)
             self.public += 1
@@ -442,13 +469,20 @@ class _Replay:
             # to each seat: they are matched to its boxes by seat, in any order.
             if not boxes:  # recipients() accepts a well-formed private body only
                 mine.next_deck += 1
-                raise _Failed(step, f"expected a private deck message to seat {send.to}, found "
-                              + ("a public one" if "msg" in body else "a malformed entry"), seat)
+                raise _Failed(
+                    step,
+                    f"expected a private deck message to seat {send.to}, found "
+                    + ("a public one" if "msg" in body else "a malformed entry"),
+                    seat,
+                )
             if not mine.boxes_left:
                 mine.boxes_left = set(boxes)
             if send.to not in mine.boxes_left:
-                raise _Failed(step, f"the private messages go to {_seats(mine.boxes_left)}, the "
-                              f"protocol sends one to seat {send.to}", seat)
+                raise _Failed(
+                    step,
+                    f"the private messages go to {_seats(mine.boxes_left)}, the protocol sends one to seat {send.to}",
+                    seat,
+                )
             mine.boxes_left.discard(send.to)
             if not mine.boxes_left:
                 mine.next_deck += 1
@@ -472,55 +506,79 @@ class _Replay:
         step = f"accusation by seat {accuser} (log #{entry.seq})"
         if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
             if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
-                raise _Failed(step, "its evidence about a private message is not the signed "
-                              "entry that carried it and its message key (wire.md section 8): "
-                              "a plaintext copy anyone could make up", accuser)
+                raise _Failed(
+                    step,
+                    "its evidence about a private message is not the signed "
+                    "entry that carried it and its message key (wire.md section 8): "
+                    "a plaintext copy anyone could make up",
+                    accuser,
+                )
             sender, seq = evidence["sender"], evidence["entry"]
             target = None
             if isinstance(sender, int) and isinstance(seq, int) and seq >= 0 and self.log:
                 found = self.log.entries(sender, seq)[:1]
                 target = found[0] if found else None
             if target is None or target.kind != "deck" or accuser not in recipients(target.body):
-                raise _Failed(step, "its evidence names no private deck message to the accuser",
-                              accuser)
+                raise _Failed(step, "its evidence names no private deck message to the accuser", accuser)
             try:
                 payload = open_revealed(target, evidence["key"], accuser)
             except (ProtocolError, TypeError):
-                raise _Failed(step, f"the message key it reveals does not open seat {sender}'s "
-                              f"entry #{seq}", accuser) from None
+                raise _Failed(
+                    step, f"the message key it reveals does not open seat {sender}'s entry #{seq}", accuser
+                ) from None
             if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
-                raise _Failed(step, f"seat {sender}'s entry #{seq} is not its private message of "
-                              f"operation {message.get('op')}", accuser)
+                raise _Failed(
+                    step,
+                    f"seat {sender}'s entry #{seq} is not its private message of operation {message.get('op')}",
+                    accuser,
+                )
             want = self.derived.get((sender, seq, accuser))
             if want is None:
                 return
             if _same(payload, want):
-                raise _Failed(step, f"false accusation: seat {sender}'s private message (log "
-                              f"#{seq}, opened with the revealed key) is the one its seed "
-                              f"derives", accuser)
-            raise _Failed(f"deck entry of seat {sender} (log #{seq}), opened with the key seat "
-                          f"{accuser} revealed", "its private message differs from the one its "
-                          f"revealed seed derives (first difference: "
-                          f"{_difference(payload, want)}): a deviation from the deck protocol",
-                          sender)
+                raise _Failed(
+                    step,
+                    f"false accusation: seat {sender}'s private message (log "
+                    f"#{seq}, opened with the revealed key) is the one its seed "
+                    f"derives",
+                    accuser,
+                )
+            raise _Failed(
+                f"deck entry of seat {sender} (log #{seq}), opened with the key seat {accuser} revealed",
+                "its private message differs from the one its "
+                f"revealed seed derives (first difference: "
+                f"{_difference(payload, want)}): a deviation from the deck protocol",
+                sender,
+            )
         op = message.get("op")
         if message.get("step") in PUBLIC_STEPS and evidence is None and isinstance(accused, int):
             # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
             # message the accuser had not received when it signed cannot be what it accuses.
             seen = entry.body["seen"][accused][0] if 0 <= accused < len(self.seats) else 0
-            if not any(_public(e, message.get("step")) and e.body["msg"].get("op") == op
-                       for e in self.seats[accused].deck if e.seq < seen):
-                raise _Failed(step, f"it accuses a {message.get('step')} message of seat "
-                              f"{accused} in operation {op} that it had not received (its head "
-                              f"echo)", accuser)
+            if not any(
+                _public(e, message.get("step")) and e.body["msg"].get("op") == op
+                for e in self.seats[accused].deck
+                if e.seq < seen
+            ):
+                raise _Failed(
+                    step,
+                    f"it accuses a {message.get('step')} message of seat "
+                    f"{accused} in operation {op} that it had not received (its head "
+                    f"echo)",
+                    accuser,
+                )
         elif message.get("step") == "open" and not isinstance(evidence, dict):
             raise _Failed(step, "an accusation about a private message without evidence", accuser)
         checked = isinstance(op, int) and 0 <= op < self.ops_reached()
         if checked and isinstance(accused, int):
             # Every public deck message up to here is the one its seat's seed derives.
-            raise _Failed(step, f"false accusation against seat {accused} "
-                          f"({message.get('step')}): every deck message of that operation is "
-                          f"the one its seed derives", accuser)
+            raise _Failed(
+                step,
+                f"false accusation against seat {accused} "
+                f"({message.get('step')}): every deck message of that operation is "
+                f"the one its seed derives",
+                accuser,
+            )
 
     def ops_reached(self) -> int:
         return self.reached
@@ -529,14 +587,18 @@ class _Replay:
     def _deviation(want: Mapping[str, Any], got: Any) -> str:
         kind = want.get("type")
         if kind == "commit":
-            return ("its signed seed commitment does not open with the seed the end record "
-                    "reveals for it (the end record was altered, or the seat revealed another "
-                    "seed than it committed to)")
+            return (
+                "its signed seed commitment does not open with the seed the end record "
+                "reveals for it (the end record was altered, or the seat revealed another "
+                "seed than it committed to)"
+            )
         if kind == "seed":
             return "the seed it revealed at the table differs from the end record's"
-        return (f"its signed {kind} message differs from the one its revealed seed derives "
-                f"(first difference: {_difference(got, want)}): a deviation from the deck "
-                f"protocol")
+        return (
+            f"its signed {kind} message differs from the one its revealed seed derives "
+            f"(first difference: {_difference(got, want)}): a deviation from the deck "
+            f"protocol"
+        )
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -547,11 +609,13 @@ class _Replay:
         step = self.game.next_step(state)
         self.pending_round = set(step.seats) if isinstance(step, Round) else set()
         absent = self.game.absent_action(state, seat)
-        if absent is not None and self.log is not None \
-                and len(self.log.entries(seat)) < self.absences.counted(turn, seat):
+        if (
+            absent is not None
+            and self.log is not None
+            and len(self.log.entries(seat)) < self.absences.counted(turn, seat)
+        ):
             _not_in_file(self.log, seat, f"turn {turn}")  # the statements saw entries not here
-        if absent is not None and self.log is not None \
-                and self.absences.passed(turn, seat, self.log.entries(seat)):
+        if absent is not None and self.log is not None and self.absences.passed(turn, seat, self.log.entries(seat)):
             mine.passed.add(turn)  # every other seat stated it absent, none holding its move
             self.last_entry[seat] = None
             self.statements_used += self.absences.statements(turn, seat)
@@ -562,8 +626,7 @@ class _Replay:
             _not_in_file(self.log, seat, f"turn {turn}")
             if self.unfinished:
                 raise _Stopped(f"turn {turn}", seat, f"move for turn {turn}")
-            raise _Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move "
-                          f"for turn {turn}", seat)
+            raise _Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move for turn {turn}", seat)
         entry = mine.actions[mine.next_action]
         mine.next_action += 1
         self.last_entry[seat] = entry
@@ -571,8 +634,12 @@ class _Replay:
             self.read_while_stated.add((turn, seat))  # seats that stated may wait on the others
         body = entry.body
         step = f"turn {turn} (log #{entry.seq} of seat {seat})"
-        if set(body) != {"turn", "action", "seen"} or not isinstance(body["action"], dict) \
-                or not isinstance(body["turn"], int) or isinstance(body["turn"], bool):
+        if (
+            set(body) != {"turn", "action", "seen"}
+            or not isinstance(body["action"], dict)
+            or not isinstance(body["turn"], int)
+            or isinstance(body["turn"], bool)
+        ):
             raise _Failed(step, "malformed action entry", seat)
         if body["turn"] != turn:
             raise _Failed(step, f"its next signed move is for turn {body['turn']}", seat)
@@ -587,8 +654,16 @@ class _Replay:
         unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]
         if unseen:
             text += f"  [cards: {' '.join(c.unicode() for c in cards)}]"
-        self.timeline.append({"kind": "move", "turn": self.turn, "seat": seat, "text": text,
-                              "action": action, "cards": [c.unicode() for c in cards]})
+        self.timeline.append(
+            {
+                "kind": "move",
+                "turn": self.turn,
+                "seat": seat,
+                "text": text,
+                "action": action,
+                "cards": [c.unicode() for c in cards],
+            }
+        )
         self.turn += 1
         self.pending = None
         self.pending_round = set()
@@ -601,12 +676,26 @@ class _Replay:
         # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
         # the parties share their products, so it is multiplied once.
         self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
-        deck = MentalPokerDeck(cards, len(self.seats), self.seeds, header=self.header,
-                               full_audit="none", party_factory=self.party, multiply_many=self.products)
+        deck = MentalPokerDeck(
+            cards,
+            len(self.seats),
+            self.seeds,
+            header=self.header,
+            full_audit="none",
+            party_factory=self.party,
+            multiply_many=self.products,
+        )
         self.deck = deck
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
-        record = play(self.game, self.options, len(self.seats), _NotingDeck(deck, self), bots,
-                      check_own=False, round_order=self.round_order)
+        record = play(
+            self.game,
+            self.options,
+            len(self.seats),
+            _NotingDeck(deck, self),
+            bots,
+            check_own=False,
+            round_order=self.round_order,
+        )
         return record, deck
 
 
@@ -730,8 +819,10 @@ def _with_faces(timeline: list[dict[str, Any]], faces: Mapping[int, Card]) -> li
             hands: dict[int, list[int]] = {}
             for handle, seat in event["to"].items():
                 hands.setdefault(seat, []).append(handle)
-            shown = {seat: [c.unicode() for c in sort_cards(faces[h] for h in hs if h in faces)]
-                     for seat, hs in sorted(hands.items())}
+            shown = {
+                seat: [c.unicode() for c in sort_cards(faces[h] for h in hs if h in faces)]
+                for seat, hs in sorted(hands.items())
+            }
             out.append({"kind": "deal", "hands": shown})
         elif kind in ("reveal", "transfer"):
             rest = {k: v for k, v in event.items() if k != "handles"}
@@ -773,8 +864,9 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
     except TranscriptError as exc:
         raise _Unreadable(str(exc)) from None
     if transcript.end is None:
-        raise _Unreadable("incomplete: no end record (the game did not finish, or the file was "
-                          "cut after a whole record)")
+        raise _Unreadable(
+            "incomplete: no end record (the game did not finish, or the file was cut after a whole record)"
+        )
     _table_header(transcript)  # the roster the log is checked with must be the lobby's
     try:
         log = transcript.log()
@@ -785,8 +877,9 @@ def _read(path: str | Path) -> tuple[Transcript, Any]:
         # #0 that does not start from the seat genesis proves nothing against its seat: the
         # genesis comes from the file's lobby header, which is not signed.
         if blame is not None and blame.code == STALE_PREV and not blame.provable:
-            raise _Failed("log", f"{exc.reason} (the file's lobby header is not the one the "
-                          f"seats signed for: it was altered)") from None
+            raise _Failed(
+                "log", f"{exc.reason} (the file's lobby header is not the one the seats signed for: it was altered)"
+            ) from None
         if blame is not None and blame.code not in UNSIGNED_FAULTS:
             raise _Failed("log", exc.reason, blame.seat) from None
         raise _Failed("log", f"{exc.reason} (the file was altered after signing)") from None
@@ -800,7 +893,8 @@ def _check_echoes(log: Any) -> None:
                 f"head echo of seat {entry.sender}'s entry #{entry.seq}",
                 f"it saw seat {mismatch.seat}'s entry #{mismatch.seq} with another hash than "
                 f"the file's: seat {mismatch.seat} told peers different things, or seat "
-                f"{entry.sender}'s echo is false")
+                f"{entry.sender}'s echo is false",
+            )
 
 
 def _check_complete(log: Any) -> None:
@@ -812,10 +906,12 @@ def _check_complete(log: Any) -> None:
         for seat, (count, _) in enumerate(entry.body["seen"]):
             have = len(log.entries(seat))
             if count > have:
-                raise _Failed(f"head echo of seat {entry.sender}'s entry #{entry.seq}",
-                              f"it counts {count} entries of seat {seat}, the file holds {have}: "
-                              f"signed entries were removed from the file (the file was "
-                              f"altered), or the echo counts entries that were never signed")
+                raise _Failed(
+                    f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                    f"it counts {count} entries of seat {seat}, the file holds {have}: "
+                    f"signed entries were removed from the file (the file was "
+                    f"altered), or the echo counts entries that were never signed",
+                )
 
 
 def _table_header(transcript: Transcript) -> TableHeader:
@@ -827,18 +923,23 @@ def _table_header(transcript: Transcript) -> TableHeader:
     except (KeyError, TypeError, ValueError, AttributeError):
         raise _Unreadable("the lobby header is not a p2pcards table header") from None
     mismatches = [
-        name for name, ours, theirs in (
+        name
+        for name, ours, theirs in (
             ("table id", h.table, lobby.table),
             ("game", h.game, lobby.game),
             ("rules version", h.rules, lobby.rules_version),
             ("options", h.options, dict(lobby.options)),
             ("roster keys", list(h.roster), [s.keys for s in lobby.seats]),
             ("player names", list(h.names), [s.name for s in lobby.seats]),
-        ) if not (ours == theirs if name == "roster keys" else _same(ours, theirs))
+        )
+        if not (ours == theirs if name == "roster keys" else _same(ours, theirs))
     ]
     if mismatches:
-        raise _Failed("header", f"the transcript header's {', '.join(mismatches)} differ from "
-                      f"the signed lobby header (the file was altered)")
+        raise _Failed(
+            "header",
+            f"the transcript header's {', '.join(mismatches)} differ from "
+            f"the signed lobby header (the file was altered)",
+        )
     return lobby
 
 
@@ -847,16 +948,18 @@ def _load_game(lobby: TableHeader) -> Game:
     game = host.games.get(lobby.game)
     if game is None:
         have = ", ".join(f"{g} (rules {v})" for g, v in host.rules_versions().items()) or "none"
-        raise _Unreadable(f"the game {lobby.game!r} (rules {lobby.rules_version}) is not "
-                          f"installed here (installed: {have})")
+        raise _Unreadable(
+            f"the game {lobby.game!r} (rules {lobby.rules_version}) is not installed here (installed: {have})"
+        )
     if game.rules_version != lobby.rules_version:
-        raise _Unreadable(f"game {lobby.game}: the transcript needs rules "
-                          f"{lobby.rules_version}, this machine has rules {game.rules_version}")
+        raise _Unreadable(
+            f"game {lobby.game}: the transcript needs rules "
+            f"{lobby.rules_version}, this machine has rules {game.rules_version}"
+        )
     try:
         game.check_table_options(lobby.options, lobby.players)
     except OptionError as exc:
-        raise _Unreadable(f"game {lobby.game}: the table's options do not fit the installed "
-                          f"game: {exc}") from None
+        raise _Unreadable(f"game {lobby.game}: the table's options do not fit the installed game: {exc}") from None
     return game
 
 
@@ -867,8 +970,7 @@ def _verify(path: str | Path, report: Report) -> None:
     report.checked["entries"] = len(transcript.entries)
     lobby = _table_header(transcript)
     report.table = lobby.table.hex()[:12]
-    report.players = [{"seat": i, "name": s.name, "fingerprint": s.keys.fingerprint}
-                      for i, s in enumerate(lobby.seats)]
+    report.players = [{"seat": i, "name": s.name, "fingerprint": s.keys.fingerprint} for i, s in enumerate(lobby.seats)]
     report.options = dict(lobby.options)
     report.game = {"id": lobby.game, "name": lobby.game, "rules": lobby.rules_version}
     game = _load_game(lobby)
@@ -894,61 +996,77 @@ def _verify(path: str | Path, report: Report) -> None:
     for seat in range(lobby.players):
         seed = end.seeds.get(seat)
         if seat in signed and seed != signed[seat]:
-            raise _Failed("end record", f"the deck seed of {names[seat]} is not the one it "
-                          f"revealed in its signed seed message (the end record is not signed: "
-                          f"it was altered)")
+            raise _Failed(
+                "end record",
+                f"the deck seed of {names[seat]} is not the one it "
+                f"revealed in its signed seed message (the end record is not signed: "
+                f"it was altered)",
+            )
         if seed is not None and seat not in revealed and _commitment(log, seat) is not None:
-            raise _Failed("end record", f"the deck seed of {names[seat]} does not open the seed "
-                          f"commitment it signed (the end record is not signed: it was altered)")
+            raise _Failed(
+                "end record",
+                f"the deck seed of {names[seat]} does not open the seed "
+                f"commitment it signed (the end record is not signed: it was altered)",
+            )
     missing = [s for s in range(lobby.players) if s not in revealed]
     if missing:
-        report.notes.append(f"the end record says the game finished, but no seed of "
-                            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
-                            f"game that did not finish (the end record is not signed)")
+        report.notes.append(
+            f"the end record says the game finished, but no seed of "
+            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
+            f"game that did not finish (the end record is not signed)"
+        )
         _verify_unfinished(transcript, log, lobby, game, names, report)
         return
     seeds = [revealed[seat] for seat in range(lobby.players)]
 
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
-    replay = _Replay(game, lobby.options, names, seats, seeds,
-                     encode_header(transcript.header.lobby), log=log)
+    replay = _Replay(game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log)
     try:
         record, deck = replay.run()
     except _Failed:
         raise
     except PlayerError as exc:
-        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
-                      exc.seat) from None
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
     except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
         raise _Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask
         turn, seat = replay.pending or (replay.turn, None)
-        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
-                      seat) from None
-    report.checked.update(seeds=len(seeds), public=replay.public, private=replay.private,
-                          operations=len(deck.parties[0].ops), moves=replay.turn,
-                          cards=len(record.faces))
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
+    report.checked.update(
+        seeds=len(seeds),
+        public=replay.public,
+        private=replay.private,
+        operations=len(deck.parties[0].ops),
+        moves=replay.turn,
+        cards=len(record.faces),
+    )
     report.timeline = _with_faces(replay.timeline, record.faces)
 
     for accuser, entry in replay.kept_aside:  # never reached: the game is over
-        raise _Failed(f"accusation by seat {accuser} (log #{entry.seq})", f"it accuses about deck "
-                      f"operation {entry.body['msg'].get('op')}, which the game never reached",
-                      accuser)
+        raise _Failed(
+            f"accusation by seat {accuser} (log #{entry.seq})",
+            f"it accuses about deck operation {entry.body['msg'].get('op')}, which the game never reached",
+            accuser,
+        )
     for mine in seats:
         if mine.boxes_left:
             entry = mine.deck[mine.next_deck]
-            raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                          f"private messages to {_seats(mine.boxes_left)} the protocol never "
-                          f"called for", mine.seat)
+            raise _Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
         if mine.next_deck < len(mine.deck):
             entry = mine.deck[mine.next_deck]
-            raise _Failed(f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                          "a deck message the protocol never called for", mine.seat)
+            raise _Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )
         mine.skip_void()
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
-            raise _Failed(f"log #{entry.seq} of seat {mine.seat}",
-                          "a move signed after the game was over", mine.seat)
+            raise _Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
 
     report.violations = [v.to_wire() for v in record.violations]
     if record.violations:
@@ -967,22 +1085,29 @@ def _verify(path: str | Path, report: Report) -> None:
             got = body.get("result") if isinstance(body, dict) else None
             step = f"result (log #{entry.seq} of seat {mine.seat})"
             if not _same(got, result.to_wire()):
-                raise _Failed(step, f"its signed result differs from the recomputed one (first "
-                              f"difference: {_difference(got, result.to_wire())})", mine.seat)
+                raise _Failed(
+                    step,
+                    f"its signed result differs from the recomputed one (first "
+                    f"difference: {_difference(got, result.to_wire())})",
+                    mine.seat,
+                )
             if not _same(body.get("violations"), violations):
-                raise _Failed(step, "its signed result lists rule violations the audit does "
-                              "not find", mine.seat)
+                raise _Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
             signed += 1
     report.checked["results"] = signed
     if end.status != "finished":
-        report.notes.append(f"the end record says {end.status!r} ({end.note}), yet the signed "
-                            f"entries hold a whole game")
+        report.notes.append(
+            f"the end record says {end.status!r} ({end.note}), yet the signed entries hold a whole game"
+        )
     elif not _same(end.result, result.to_wire()):
-        raise _Failed("end record", "its result differs from the recomputed one (the end record "
-                      "is not signed: it was altered)")
-    report.notes.append("private deck messages are checked by recipient only: a sealed box "
-                        "opens only with its recipient's key; the deck audit re-derives what "
-                        "each carried from the seeds")
+        raise _Failed(
+            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+        )
+    report.notes.append(
+        "private deck messages are checked by recipient only: a sealed box "
+        "opens only with its recipient's key; the deck audit re-derives what "
+        "each carried from the seeds"
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -996,9 +1121,17 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
     for blame in transcript.blames:
         # The blame record is not signed: only its evidence can name a seat.
         proven = blame.provable and blame.verify(lobby.table, log.roster, log)
-        raise _Failed(f"blame record ({blame.code})", f"{blame.reason} (" + (
-            "proven by signed evidence" if proven else "its evidence does not prove it: the "
-            "record is not signed, so it names nobody") + ")", blame.seat if proven else None)
+        raise _Failed(
+            f"blame record ({blame.code})",
+            f"{blame.reason} ("
+            + (
+                "proven by signed evidence"
+                if proven
+                else "its evidence does not prove it: the record is not signed, so it names nobody"
+            )
+            + ")",
+            blame.seat if proven else None,
+        )
     for entry in log.canonical():
         if entry.kind != "blame":
             continue
@@ -1009,13 +1142,13 @@ def _check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
         except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
             proven = False
         if proven:
-            raise _Failed(f"{step} ({blame.code})", f"{blame.reason} (proven by the signed "
-                          f"evidence it publishes)", blame.seat)
+            raise _Failed(
+                f"{step} ({blame.code})", f"{blame.reason} (proven by the signed evidence it publishes)", blame.seat
+            )
         raise _Failed(step, "it publishes evidence that proves nothing", entry.sender)
 
 
-def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
-                    report: Report) -> dict[int, bytes]:
+def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any, report: Report) -> dict[int, bytes]:
     """Every seed that opens its seat's signed commitment: revealed in a signed ``seed`` deck
     message (at the audit, or as the game stopped) or found in the end record (unsigned, but a
     seed that opens its commitment is the seat's, wherever it comes from)."""
@@ -1029,18 +1162,22 @@ def _revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any,
         for entry in deck:
             if _public(entry, "seed"):
                 seed = entry.body["msg"].get("seed")
-                if seed_commitment(context, seat, seed) != commit.get("seed") \
-                        if isinstance(seed, bytes) else True:
-                    raise _Failed(f"seed of seat {seat} (log #{entry.seq})", "the seed it "
-                                  "revealed does not open its signed commitment", seat)
+                if seed_commitment(context, seat, seed) != commit.get("seed") if isinstance(seed, bytes) else True:
+                    raise _Failed(
+                        f"seed of seat {seat} (log #{entry.seq})",
+                        "the seed it revealed does not open its signed commitment",
+                        seat,
+                    )
                 seeds[seat] = seed
         seed = end.seeds.get(seat)
         if seat not in seeds and isinstance(seed, bytes):
             if seed_commitment(context, seat, seed) == commit.get("seed"):
                 seeds[seat] = seed
             else:
-                report.notes.append(f"the end record's seed of seat {seat} does not open its "
-                                    f"commitment (the end record is not signed); not used")
+                report.notes.append(
+                    f"the end record's seed of seat {seat} does not open its "
+                    f"commitment (the end record is not signed); not used"
+                )
     return seeds
 
 
@@ -1061,10 +1198,14 @@ def _check_after_stops(log: Any, names: Sequence[str]) -> None:
             if entry.kind == "stop" and stopped is None:
                 stopped = entry
             elif stopped is not None and plays_on(entry.kind, entry.body):
-                raise _Failed(f"log #{entry.seq} of seat {seat}", f"{names[seat]} signed a "
-                              f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
-                              f"seat that stops signs nothing for the game but its evidence and "
-                              f"its seed", seat)
+                raise _Failed(
+                    f"log #{entry.seq} of seat {seat}",
+                    f"{names[seat]} signed a "
+                    f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
+                    f"seat that stops signs nothing for the game but its evidence and "
+                    f"its seed",
+                    seat,
+                )
 
 
 def _check_absent_entries(log: Any, names: Sequence[str]) -> None:
@@ -1074,8 +1215,9 @@ def _check_absent_entries(log: Any, names: Sequence[str]) -> None:
             raise _Failed(f"log #{entry.seq} of seat {entry.sender}", "malformed absent entry", entry.sender)
 
 
-def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, game: Game,
-                       names: Sequence[str], report: Report) -> None:
+def _verify_unfinished(
+    transcript: Transcript, log: Any, lobby: TableHeader, game: Game, names: Sequence[str], report: Report
+) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
     reported as what the table recorded, never taken as proof."""
@@ -1093,43 +1235,60 @@ def _verify_unfinished(transcript: Transcript, log: Any, lobby: TableHeader, gam
     missing = [s for s in range(lobby.players) if s not in seeds]
     _invalid_public_points(seats)
     if missing:
-        report.notes.append("no revealed seed for " + ", ".join(names[s] for s in missing)
-                            + ": the deck cannot be re-derived, and the moves are checked with "
-                            "the public rules only")
+        report.notes.append(
+            "no revealed seed for "
+            + ", ".join(names[s] for s in missing)
+            + ": the deck cannot be re-derived, and the moves are checked with "
+            "the public rules only"
+        )
         _withheld_after_accusation(seats, missing)
         _public_setup(log, lobby, game)
         replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True)
         _public_moves(replay, lobby, game, report, unrevealed=missing)
-        raise _Failed("end record", f"{end.status}; not verified: the game did not finish, and "
-                      f"the transcript proves no fault by any seat")
-    replay = _Replay(game, lobby.options, names, seats, [seeds[s] for s in range(lobby.players)],
-                     encode_header(transcript.header.lobby), log=log, unfinished=True)
+        raise _Failed(
+            "end record",
+            f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
+        )
+    replay = _Replay(
+        game,
+        lobby.options,
+        names,
+        seats,
+        [seeds[s] for s in range(lobby.players)],
+        encode_header(transcript.header.lobby),
+        log=log,
+        unfinished=True,
+    )
     try:
         record, deck = replay.run()
     except _Stopped as stop:
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         _after_stop(replay, seats, stop)
         _stopped_by_accusation(seats, stop.step)
-        raise _stall_verdict(replay, stop, f"the game stopped waiting for {names[stop.seat]}'s "
-                             f"{stop.what}, which it never signed while every message it needed is "
-                             f"in the transcript (a stall or a lost connection: the transcript "
-                             f"cannot tell which)") from None
+        raise _stall_verdict(
+            replay,
+            stop,
+            f"the game stopped waiting for {names[stop.seat]}'s "
+            f"{stop.what}, which it never signed while every message it needed is "
+            f"in the transcript (a stall or a lost connection: the transcript "
+            f"cannot tell which)",
+        ) from None
     except _Failed:
         raise
     except PlayerError as exc:
-        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
-                      exc.seat) from None
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
     except DeckFault as exc:
         raise _Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:
         turn, seat = replay.pending or (replay.turn, None)
-        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
-                      seat) from None
-    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn,
-                          cards=len(record.faces))
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
+    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
     report.result = record.result
-    raise _Failed("end record", f"{end.status}, yet the signed entries hold a whole game with "
-                  f"its result; not verified: the game did not finish at the table")
+    raise _Failed(
+        "end record",
+        f"{end.status}, yet the signed entries hold a whole game with "
+        f"its result; not verified: the game did not finish at the table",
+    )
 
 
 def _delivered(log: Any, players: int) -> list[int]:
@@ -1149,17 +1308,20 @@ def _held_back(mine: _SeatEntries, names: Sequence[str], step: str) -> None:
     entry = mine.held
     if entry is None:
         return
-    raise _Failed(step, f"{names[mine.seat]}'s entry #{entry.seq} counts entries of other seats "
-                  f"that are not in the file, so no seat could act on it or on what {names[mine.seat]} "
-                  f"signed after it: its echo counts entries never signed, or they were withheld "
-                  f"from the seat that wrote this file; the file cannot tell which")
+    raise _Failed(
+        step,
+        f"{names[mine.seat]}'s entry #{entry.seq} counts entries of other seats "
+        f"that are not in the file, so no seat could act on it or on what {names[mine.seat]} "
+        f"signed after it: its echo counts entries never signed, or they were withheld "
+        f"from the seat that wrote this file; the file cannot tell which",
+    )
 
 
 def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) -> None:
     """Where the signed entries end: judge the accusations signed after what the replay used,
     and moves signed for a turn that was not the signer's."""
     for mine in seats:
-        for entry in mine.deck[mine.next_deck:]:
+        for entry in mine.deck[mine.next_deck :]:
             if _public(entry, "accuse"):
                 replay.judge(mine.seat, entry)
     _out_of_turn(replay, seats)
@@ -1171,8 +1333,11 @@ def _after_stop(replay: _Replay, seats: Sequence[_SeatEntries], stop: _Stopped) 
         replay.judge(accuser, entry)
         op = entry.body["msg"].get("op")
         if end is not None and op >= end:
-            raise _Failed(f"accusation by seat {accuser} (log #{entry.seq})", f"it accuses "
-                          f"about deck operation {op}, at or past the end of the game", accuser)
+            raise _Failed(
+                f"accusation by seat {accuser} (log #{entry.seq})",
+                f"it accuses about deck operation {op}, at or past the end of the game",
+                accuser,
+            )
 
 
 def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
@@ -1181,15 +1346,16 @@ def _out_of_turn(replay: _Replay, seats: Sequence[_SeatEntries]) -> None:
     to_move = (replay.pending_round or {replay.pending[1]}) if replay.pending is not None else set()
     for mine in seats:
         mine.skip_void()
-        for entry in mine.actions[mine.next_action:]:
+        for entry in mine.actions[mine.next_action :]:
             turn = entry.body.get("turn") if isinstance(entry.body, dict) else None
             if not isinstance(turn, int) or isinstance(turn, bool):
-                raise _Failed(f"log #{entry.seq} of seat {mine.seat}", "malformed action entry",
-                              mine.seat)
+                raise _Failed(f"log #{entry.seq} of seat {mine.seat}", "malformed action entry", mine.seat)
             if turn < replay.turn or (turn == replay.turn and to_move and mine.seat not in to_move):
-                raise _Failed(f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
-                              "a move signed for a turn that was not its own (out of turn)",
-                              mine.seat)
+                raise _Failed(
+                    f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
+                    "a move signed for a turn that was not its own (out of turn)",
+                    mine.seat,
+                )
 
 
 def _signed_goodbye(log: Any, names: Sequence[str]) -> _Failed | None:
@@ -1199,9 +1365,11 @@ def _signed_goodbye(log: Any, names: Sequence[str]) -> _Failed | None:
         if entry.kind == "bye":
             reason = entry.body.get("reason")
             reason = reason if isinstance(reason, str) else "no reason given"
-            return _Failed(f"bye entry of seat {entry.sender} (log #{entry.seq})",
-                           f"{names[entry.sender]} left the table before the end: {reason} "
-                           f"(its signed goodbye)", entry.sender)
+            return _Failed(
+                f"bye entry of seat {entry.sender} (log #{entry.seq})",
+                f"{names[entry.sender]} left the table before the end: {reason} (its signed goodbye)",
+                entry.sender,
+            )
     return None
 
 
@@ -1220,8 +1388,9 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
     seat, log = stop.seat, replay.log
     last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
     if last is not None and last.kind == "deck" and _public(last, "seed"):
-        used = [e for mine in replay.seats
-                for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]] + replay.statements_used
+        used = [
+            e for mine in replay.seats for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]
+        ] + replay.statements_used
         # What it held when its game stopped: the echo of its stop entry (signed before its
         # seed), if it signed one after what the game used of it. What reached it after that
         # it no longer acted on.
@@ -1240,13 +1409,19 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
                 if echo is None or had >= echo.body["seen"][other][0]:
                     continue
                 reached = echo.body["seen"][other][0]
-                why = (f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
-                       f"had seen (an entry is handed on only after what its author had seen)")
-            return _Failed(stop.step, f"the game stopped waiting for {replay.names[seat]}'s "
-                           f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry (log #{last.seq}) shows it "
-                           f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
-                           f"it may have been withheld from that seat alone, echoed without being "
-                           f"signed, or a link failed; the transcript cannot tell which", None)
+                why = (
+                    f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
+                    f"had seen (an entry is handed on only after what its author had seen)"
+                )
+            return _Failed(
+                stop.step,
+                f"the game stopped waiting for {replay.names[seat]}'s "
+                f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry (log #{last.seq}) shows it "
+                f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
+                f"it may have been withheld from that seat alone, echoed without being "
+                f"signed, or a link failed; the transcript cannot tell which",
+                None,
+            )
     waiting = _waiting_on_statements(replay, stop)
     if waiting is not None:
         return waiting
@@ -1271,15 +1446,19 @@ def _waiting_on_statements(replay: _Replay, stop: _Stopped) -> _Failed | None:
         statement = next(e for e in replay.absences.statements(turn, other) if e.sender == seat)
         if not _still_at(replay, statement, turn, other):
             continue
-        if any(e.body.get("turn", -1) > turn for e in mine.actions[:mine.next_action]):
+        if any(e.body.get("turn", -1) > turn for e in mine.actions[: mine.next_action]):
             continue
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
             missing = sorted(set(range(len(names))) - {other} - replay.absences.stated(turn, other))
-            return _Failed(stop.step, f"the game stopped waiting for {names[seat]}'s {stop.what}, but "
-                           f"{names[seat]} had stated {names[other]} absent at turn {turn} and waits for "
-                           f"the other seats' statements on whether its move stands, and "
-                           f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
-                           f"link failed: the transcript cannot tell which)", None)
+            return _Failed(
+                stop.step,
+                f"the game stopped waiting for {names[seat]}'s {stop.what}, but "
+                f"{names[seat]} had stated {names[other]} absent at turn {turn} and waits for "
+                f"the other seats' statements on whether its move stands, and "
+                f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
+                f"link failed: the transcript cannot tell which)",
+                None,
+            )
     return None
 
 
@@ -1304,9 +1483,12 @@ def _stopped_by_accusation(seats: Sequence[_SeatEntries], step: str) -> None:
     for mine in seats:
         for entry in mine.deck:
             if _public(entry, "accuse"):
-                raise _Failed(step, f"the game stopped after seat {mine.seat}'s signed accusation "
-                              f"(log #{entry.seq}), which the transcript cannot judge (not every "
-                              f"seed is revealed, or it concerns a step not replayed)")
+                raise _Failed(
+                    step,
+                    f"the game stopped after seat {mine.seat}'s signed accusation "
+                    f"(log #{entry.seq}), which the transcript cannot judge (not every "
+                    f"seed is revealed, or it concerns a step not replayed)",
+                )
 
 
 def _not_in_file(log: Any, seat: int, step: str) -> None:
@@ -1318,9 +1500,12 @@ def _not_in_file(log: Any, seat: int, step: str) -> None:
     for entry in log.canonical():
         count = entry.body["seen"][seat][0]
         if count > have:
-            raise _Failed(step, f"the file holds {have} entries of seat {seat}, but seat "
-                          f"{entry.sender}'s entry #{entry.seq} had seen {count}: entries were "
-                          f"removed from the file (or never reached the seat that wrote it)")
+            raise _Failed(
+                step,
+                f"the file holds {have} entries of seat {seat}, but seat "
+                f"{entry.sender}'s entry #{entry.seq} had seen {count}: entries were "
+                f"removed from the file (or never reached the seat that wrote it)",
+            )
 
 
 def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
@@ -1333,12 +1518,18 @@ def _invalid_public_points(seats: Sequence[_SeatEntries]) -> None:
             if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock", "rehandle")):
                 continue
             points = msg.get("points")
-            bad = next((j for j, p in enumerate(points) if not is_valid_point(p)), None) \
-                if isinstance(points, list) else 0
+            bad = (
+                next((j for j, p in enumerate(points) if not is_valid_point(p)), None)
+                if isinstance(points, list)
+                else 0
+            )
             if bad is not None:
-                raise _Failed(f"deck, {msg['type']} message of operation {msg.get('op')} (log #{entry.seq} "
-                              f"of seat {mine.seat})", f"invalid point at position {bad}: not a point of "
-                              f"the prime-order group, which no honest seat ever sends", mine.seat)
+                raise _Failed(
+                    f"deck, {msg['type']} message of operation {msg.get('op')} (log #{entry.seq} of seat {mine.seat})",
+                    f"invalid point at position {bad}: not a point of "
+                    f"the prime-order group, which no honest seat ever sends",
+                    mine.seat,
+                )
 
 
 def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[int]) -> None:
@@ -1359,9 +1550,11 @@ def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[
     if not withheld:
         return
     seat = accused if accused in withheld else withheld[0]
-    raise _Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
-                  "it withheld its deck seed: every seat reveals it after an accusation, so "
-                  "that the deck can be re-checked", seat)
+    raise _Failed(
+        f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
+        "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked",
+        seat,
+    )
 
 
 class _NeedsFaces(Exception):
@@ -1398,8 +1591,7 @@ class _Handles:
         if self.cards is None or self.log is None:
             raise _NeedsFaces("a reveal")
         op = self.steps
-        openings = [e.body["msg"] for e in self.log.canonical()
-                    if _public(e, "open") and e.body["msg"].get("op") == op]
+        openings = [e.body["msg"] for e in self.log.canonical() if _public(e, "open") and e.body["msg"].get("op") == op]
         try:
             faces = self.cards.opened(handles, openings)
         except NotOpened:
@@ -1438,8 +1630,7 @@ def _public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
         commits.append(deck[0].body["msg"])
         nonces.append(deck[1].body["msg"].get("nonce"))
     try:
-        return game_id_of(context, [c["seed"] for c in commits], [c["nonce"] for c in commits],
-                          nonces)
+        return game_id_of(context, [c["seed"] for c in commits], [c["nonce"] for c in commits], nonces)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -1459,10 +1650,12 @@ def _public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
             what = f"deck entry #{entry.seq} of seat {seat}"
             if not isinstance(msg, dict) or msg.get("type") not in MESSAGE_TYPES:
                 raise _Failed(what, "a public deck message of no known type", seat)
-            if index == 0 and not (msg["type"] == "commit" and _is_hash(msg.get("seed"))
-                                   and _is_hash(msg.get("nonce"))):
-                raise _Failed(what, "its first deck message is not a commitment to a seed and "
-                              "a nonce (32 bytes each)", seat)
+            if index == 0 and not (
+                msg["type"] == "commit" and _is_hash(msg.get("seed")) and _is_hash(msg.get("nonce"))
+            ):
+                raise _Failed(
+                    what, "its first deck message is not a commitment to a seed and a nonce (32 bytes each)", seat
+                )
             if index == 1 and msg["type"] == "nonce":
                 nonce = msg.get("nonce")
                 if not _is_hash(nonce) or nonce_commitment(context, seat, nonce) != deck[0].body["msg"]["nonce"]:
@@ -1504,8 +1697,11 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
             msg = entry.body["msg"]
             what = f"rehandle message of seat {seat} for deck operation {op} (log #{entry.seq})"
             moved = msg.get("moved")
-            if not (isinstance(moved, list) and all(type(h) is int and h in points for h in moved)
-                    and moved == sorted(set(moved))):
+            if not (
+                isinstance(moved, list)
+                and all(type(h) is int and h in points for h in moved)
+                and moved == sorted(set(moved))
+            ):
                 raise _Failed(what, "it names no moved cards of this game", seat)
             if game_id is not None:
                 try:
@@ -1533,8 +1729,9 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 else:
                     check_pass(game_id, op, kind, seat, msg, deck, keys)
             except PassError as exc:
-                raise _Failed(what, f"{exc}: the pass is not the one before it honestly "
-                              f"shuffled or re-locked", seat) from None
+                raise _Failed(
+                    what, f"{exc}: the pass is not the one before it honestly shuffled or re-locked", seat
+                ) from None
             deck = msg["points"]
             if kind == "shuffle":
                 keys[seat] = msg["key"]
@@ -1547,8 +1744,9 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
     return public
 
 
-def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Report, *,
-                  unrevealed: Sequence[int] = ()) -> None:
+def _public_moves(
+    replay: _Replay, lobby: TableHeader, game: Game, report: Report, *, unrevealed: Sequence[int] = ()
+) -> None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
     that never revealed their seed."""
@@ -1568,29 +1766,30 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
     try:
         play(game, lobby.options, lobby.players, deck, bots, check_own=False, round_order=replay.round_order)
     except _NeedsFaces as exc:
-        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the "
-                            f"faces of cards")
+        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
         replay.pending = None
     except _Stopped as exc:
         stop = exc
     except PlayerError as exc:
-        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}",
-                      exc.seat) from None
+        raise _Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
     except _Failed:
         raise
     except Exception as exc:
         turn, seat = replay.pending or (replay.turn, None)
-        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}",
-                      seat) from None
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
     _out_of_turn(replay, replay.seats)
     if stop is not None and moved_at[0] == deck.steps:
         _stopped_by_accusation(replay.seats, stop.step)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
-        raise _stall_verdict(replay, stop, f"the game stopped waiting for {replay.names[stop.seat]}'s "
-                             f"{stop.what}, right after the signed move before it (a stall or a lost "
-                             f"connection: the transcript cannot tell which)")
+        raise _stall_verdict(
+            replay,
+            stop,
+            f"the game stopped waiting for {replay.names[stop.seat]}'s "
+            f"{stop.what}, right after the signed move before it (a stall or a lost "
+            f"connection: the transcript cannot tell which)",
+        )
     left = _signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left
@@ -1598,10 +1797,16 @@ def _public_moves(replay: _Replay, lobby: TableHeader, game: Game, report: Repor
         # Every seat reveals its seed when a game stops; the one the game waited on did not,
         # while others did: it left (protocol/table.md section 5), and that counts against it.
         _stopped_by_accusation(replay.seats, stop.step)
-        raise _Failed(stop.step, f"the game stopped waiting for {replay.names[stop.seat]}'s "
-                      f"{stop.what}, which it never signed, and it never revealed its deck seed "
-                      f"as every seat does when a game stops: it left the table", stop.seat)
+        raise _Failed(
+            stop.step,
+            f"the game stopped waiting for {replay.names[stop.seat]}'s "
+            f"{stop.what}, which it never signed, and it never revealed its deck seed "
+            f"as every seat does when a game stops: it left the table",
+            stop.seat,
+        )
     if stop is not None:
-        report.notes.append(f"the game stopped at turn {replay.turn}, waiting for "
-                            f"{replay.names[stop.seat]} after a deck step that cannot be "
-                            f"checked without every seed")
+        report.notes.append(
+            f"the game stopped at turn {replay.turn}, waiting for "
+            f"{replay.names[stop.seat]} after a deck step that cannot be "
+            f"checked without every seed"
+        )

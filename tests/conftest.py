@@ -22,8 +22,19 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 def pip_install_target(source: Path, target: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "--target", str(target), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(source),
+        ],
         check=True,
     )
 
@@ -102,6 +113,4 @@ def run_cli(*args: str, pythonpath: list[Path] = (), env: dict | None = None, ti
         full_env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     full_env.update(env or {})
     exe = Path(sys.executable).with_name("p2pcards")
-    return subprocess.run(
-        [str(exe), *args], capture_output=True, text=True, env=full_env, timeout=timeout
-    )
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full_env, timeout=timeout)

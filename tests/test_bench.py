@@ -9,8 +9,17 @@ import pytest
 
 from p2pcards.bench import CASES, analyse_game, judge_targets, to_text
 
-ROW_NUMBERS = ("median_ms", "floor_ms", "ratio_to_floor", "baseline_ms", "ratio_to_baseline",
-               "times_faster_than_baseline", "verify_ms", "verify_floor_ms", "verify_ratio_to_floor")
+ROW_NUMBERS = (
+    "median_ms",
+    "floor_ms",
+    "ratio_to_floor",
+    "baseline_ms",
+    "ratio_to_baseline",
+    "times_faster_than_baseline",
+    "verify_ms",
+    "verify_floor_ms",
+    "verify_ratio_to_floor",
+)
 
 
 def test_quick_json_run_of_one_case(cli, tmp_path):
@@ -41,10 +50,12 @@ def test_quick_json_run_of_one_case(cli, tmp_path):
     assert row["model_lan_ms"] == 1.0 and row["model_hop_ms"] > 1.0 and row["model_threads"] >= 1
     assert row["model_ms"] > 8 * row["model_hop_ms"]  # eight hops one after another at least
     assert row["model_ratio_to_floor"] == pytest.approx(row["model_ms"] / row["floor_ms"], abs=1e-3)
-    assert row["model_one_thread_ratio_to_floor"] == pytest.approx(row["model_one_thread_ms"] / row["floor_ms"],
-                                                                   abs=1e-3)
+    assert row["model_one_thread_ratio_to_floor"] == pytest.approx(
+        row["model_one_thread_ms"] / row["floor_ms"], abs=1e-3
+    )
     assert row["setup_cpu_ms"] > 0 and row["setup_cpu_bound_ms"] == pytest.approx(
-        row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3)
+        row["setup_cpu_ms"] / report["machine"]["cpus"], abs=1e-3
+    )
     assert row["setup_cpu_per_peer_ms"] == pytest.approx(row["setup_cpu_ms"] / 3, abs=1e-3)
     proofs = row["proofs"]  # what the proofs cost, next to the passes without them
     assert proofs["shuffle_proof_bytes"] > 3 * 54 * 32 and proofs["relock_proof_bytes"] > 54 * 32
@@ -88,17 +99,34 @@ def test_a_network_share_out_of_range_is_refused(cli):
 
 def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
     def line(seat, sent, events):
-        return {"seat": seat, "game": "cals-bs", "sent": sent, "events": events, "bytes_sent": 10,
-                "transcript": None}
+        return {"seat": seat, "game": "cals-bs", "sent": sent, "events": events, "bytes_sent": 10, "transcript": None}
 
     lines = [
-        line(0, [[1.0, "deck", None], [5.0, "action", 0]],
-             [[3.0, "deal", 2], [5.1, "action", [0, "play"]], [6.0, "turn", None],
-              [7.2, "action", [1, "doubt"]], [7.3, "progress", "x"], [7.4, "reveal", None],
-              [7.5, "transfer", 2]]),
-        line(1, [[1.5, "deck", None], [7.0, "action", 1]],
-             [[3.5, "deal", 2], [5.3, "action", [0, "play"]], [7.1, "action", [1, "doubt"]],
-              [7.6, "reveal", None], [7.9, "transfer", 2], [8.0, "turn", None]]),
+        line(
+            0,
+            [[1.0, "deck", None], [5.0, "action", 0]],
+            [
+                [3.0, "deal", 2],
+                [5.1, "action", [0, "play"]],
+                [6.0, "turn", None],
+                [7.2, "action", [1, "doubt"]],
+                [7.3, "progress", "x"],
+                [7.4, "reveal", None],
+                [7.5, "transfer", 2],
+            ],
+        ),
+        line(
+            1,
+            [[1.5, "deck", None], [7.0, "action", 1]],
+            [
+                [3.5, "deal", 2],
+                [5.3, "action", [0, "play"]],
+                [7.1, "action", [1, "doubt"]],
+                [7.6, "reveal", None],
+                [7.9, "transfer", 2],
+                [8.0, "turn", None],
+            ],
+        ),
     ]
     lines[0]["syncs"] = [[1.0, 0.0004], [5.0, 0.0002]]
     figures = analyse_game(lines)
@@ -110,10 +138,16 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
 
     # CPU samples [t, seconds used so far]: each peer counts from its last sample at or before the
     # start to its first at or after the moment it was itself done; summed over the peers.
-    lines[0]["cpu"] = [[0.5, 0.010], [1.0, 0.011], [3.0, 0.020], [5.0, 0.021], [5.1, 0.022], [7.5, 0.027],
-                       [8.5, 0.030]]
-    lines[1]["cpu"] = [[0.5, 0.010], [2.0, 0.012], [3.5, 0.018], [5.3, 0.0185], [7.0, 0.0195], [7.9, 0.024],
-                       [9.0, 0.025]]
+    lines[0]["cpu"] = [[0.5, 0.010], [1.0, 0.011], [3.0, 0.020], [5.0, 0.021], [5.1, 0.022], [7.5, 0.027], [8.5, 0.030]]
+    lines[1]["cpu"] = [
+        [0.5, 0.010],
+        [2.0, 0.012],
+        [3.5, 0.018],
+        [5.3, 0.0185],
+        [7.0, 0.0195],
+        [7.9, 0.024],
+        [9.0, 0.025],
+    ]
     figures = analyse_game(lines)
     assert figures.setup_cpu == pytest.approx((0.020 - 0.011) + (0.018 - 0.010))  # 1.0 .. 3.0 and 3.5
     assert figures.move_cpu["face_down_play"] == pytest.approx([(0.022 - 0.021) + (0.0185 - 0.018)])  # 5.0 ..
@@ -122,23 +156,43 @@ def test_moves_are_timed_from_the_send_until_the_last_peer_applied_them():
 
 def test_cases_cover_the_issue():
     assert {(c.game, c.players) for c in CASES.values()} == {
-        ("cals-bs", 3), ("cals-bs", 5), ("cals-bs", 7), ("calypso", 4), ("calypso", 3),
-        ("crazy-eights", 2)}  # the last one checks the modelled setup against a measured one
+        ("cals-bs", 3),
+        ("cals-bs", 5),
+        ("cals-bs", 7),
+        ("calypso", 4),
+        ("calypso", 3),
+        ("crazy-eights", 2),
+    }  # the last one checks the modelled setup against a measured one
 
 
 def _row(case, **figures):
-    row = {"case": case, "ratio_to_floor": 1.0, "times_faster_than_baseline": 200.0,
-           "verify_ratio_to_floor": 1.3, "moves": {}, "median_ms": 450.0, "setup_cpu_per_peer_ms": 300.0}
+    row = {
+        "case": case,
+        "ratio_to_floor": 1.0,
+        "times_faster_than_baseline": 200.0,
+        "verify_ratio_to_floor": 1.3,
+        "moves": {},
+        "median_ms": 450.0,
+        "setup_cpu_per_peer_ms": 300.0,
+    }
     row.update(figures)
     return row
 
 
 def test_each_case_is_judged_on_its_own_targets():
     rows = [
-        _row("bs5", ratio_to_floor=1.63, moves={"face_down_play": {"median_ms": 2.1},
-                                                "doubt_reveal_pickup": {"median_ms": 7.1}}),
-        _row("calypso4", ratio_to_floor=0.98, times_faster_than_baseline=99.5, verify_ratio_to_floor=1.5,
-             moves={"card_play_reveal": {"median_ms": 5.0}}),
+        _row(
+            "bs5",
+            ratio_to_floor=1.63,
+            moves={"face_down_play": {"median_ms": 2.1}, "doubt_reveal_pickup": {"median_ms": 7.1}},
+        ),
+        _row(
+            "calypso4",
+            ratio_to_floor=0.98,
+            times_faster_than_baseline=99.5,
+            verify_ratio_to_floor=1.5,
+            moves={"card_play_reveal": {"median_ms": 5.0}},
+        ),
         _row("calypso3", ratio_to_floor=1.2, verify_ratio_to_floor=None),  # verify did not run
         _row("eights2", ratio_to_floor=9.0),  # no target: the model's check
         _row("bs7", ratio_to_floor=1.1, setup_cpu_per_peer_ms=250.0),

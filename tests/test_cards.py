@@ -41,7 +41,7 @@ def test_sorting_is_a_stable_total_order(hand):
     once = sort_cards(hand)
     assert sort_cards(once) == once
     assert Counter(once) == Counter(hand)
-    assert all(c.is_joker for c in once[len([c for c in hand if not c.is_joker]):])
+    assert all(c.is_joker for c in once[len([c for c in hand if not c.is_joker]) :])
 
 
 def test_text_forms():

@@ -20,8 +20,20 @@ def test_plugins_text_shows_options(highcard_path, cli):
 
 def test_simulate_local_json(highcard_path, cli):
     out = cli(
-        "simulate", "--game", "high-card", "--players", "3", "--option", "cards=2",
-        "--games", "200", "--local", "--json", "--seed", "5", pythonpath=[highcard_path],
+        "simulate",
+        "--game",
+        "high-card",
+        "--players",
+        "3",
+        "--option",
+        "cards=2",
+        "--games",
+        "200",
+        "--local",
+        "--json",
+        "--seed",
+        "5",
+        pythonpath=[highcard_path],
     )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
@@ -31,8 +43,9 @@ def test_simulate_local_json(highcard_path, cli):
 
 
 def test_simulate_variant(highcard_path, cli):
-    out = cli("simulate", "--game", "high-card", "--variant", "three-cards", "--local", "--json",
-                  pythonpath=[highcard_path])
+    out = cli(
+        "simulate", "--game", "high-card", "--variant", "three-cards", "--local", "--json", pythonpath=[highcard_path]
+    )
     assert json.loads(out.stdout)["options"] == {"cards": 3}
 
 
@@ -51,33 +64,66 @@ def test_errors_are_one_line_with_exit_status_2(highcard_path, cli):
 
 
 def test_joining_a_table_that_is_not_there_is_a_one_line_error(cli, tmp_path):
-    out = cli("join", "127.0.0.1:9", "--bot", "random", "--interface", "127.0.0.1",
-              env={"P2PCARDS_HOME": str(tmp_path)})
+    out = cli(
+        "join", "127.0.0.1:9", "--bot", "random", "--interface", "127.0.0.1", env={"P2PCARDS_HOME": str(tmp_path)}
+    )
     assert out.returncode == 2
     assert "cannot reach 127.0.0.1:9" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_mistyped_address_is_refused_before_any_lookup(cli, tmp_path):
     """Not taken for a table's name (which would be looked up on the network): refused at once."""
-    for target, message in (("nohost:notaport", "needs the port as a number"),
-                            ("127.0.0.1:99999", "a port is between 1 and 65535")):
+    for target, message in (
+        ("nohost:notaport", "needs the port as a number"),
+        ("127.0.0.1:99999", "a port is between 1 and 65535"),
+    ):
         out = cli("join", target, "--bot", "random", "--interface", "127.0.0.1", env={"P2PCARDS_HOME": str(tmp_path)})
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
-    out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "10.77.255.254",
-              env={"P2PCARDS_HOME": str(tmp_path)})
+    out = cli(
+        "host",
+        "--game",
+        "cals-bs",
+        "--bot",
+        "random",
+        "--interface",
+        "10.77.255.254",
+        env={"P2PCARDS_HOME": str(tmp_path)},
+    )
     assert out.returncode == 2 and "not an IPv4 address of this computer" in out.stderr
 
 
 def test_a_timeout_out_of_bounds_is_refused(cli, tmp_path):
-    for flag, value, message in (("--grace", "inf", "positive number of seconds"),
-                                 ("--deck-timeout", "1e300", "at most 600 s"),
-                                 ("--turn-timeout", "0", "positive number of seconds")):
-        out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "127.0.0.1", flag, value,
-                  env={"P2PCARDS_HOME": str(tmp_path)})
+    for flag, value, message in (
+        ("--grace", "inf", "positive number of seconds"),
+        ("--deck-timeout", "1e300", "at most 600 s"),
+        ("--turn-timeout", "0", "positive number of seconds"),
+    ):
+        out = cli(
+            "host",
+            "--game",
+            "cals-bs",
+            "--bot",
+            "random",
+            "--interface",
+            "127.0.0.1",
+            flag,
+            value,
+            env={"P2PCARDS_HOME": str(tmp_path)},
+        )
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
 
 
 def test_a_name_with_a_control_character_is_refused(cli, tmp_path):
-    out = cli("host", "--game", "cals-bs", "--bot", "random", "--interface", "127.0.0.1",
-              "--name", "bob\nverdict: VERIFIED", env={"P2PCARDS_HOME": str(tmp_path)})
+    out = cli(
+        "host",
+        "--game",
+        "cals-bs",
+        "--bot",
+        "random",
+        "--interface",
+        "127.0.0.1",
+        "--name",
+        "bob\nverdict: VERIFIED",
+        env={"P2PCARDS_HOME": str(tmp_path)},
+    )
     assert out.returncode == 2 and "control or format character (U+000A)" in out.stderr, out.stderr

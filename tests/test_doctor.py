@@ -45,14 +45,15 @@ def test_doctor_usage_errors(cli):
 
 
 def test_interfaces_include_loopback():
-    assert ("127.0.0.1" in {address for _, address in interfaces()})
+    assert "127.0.0.1" in {address for _, address in interfaces()}
 
 
 def test_hints_for_vpns_and_link_local_and_no_network():
     assert looks_like_vpn("tailscale0", "100.101.1.2") and looks_like_vpn("wg0", "10.0.0.2")
     assert not looks_like_vpn("eth0", "192.168.1.20")
-    text = "\n".join(hints([("lo", "127.0.0.1"), ("wlan0", "169.254.3.4"), ("wg0", "10.8.0.2")],
-                           "10.8.0.2", 4000, chosen=False))
+    text = "\n".join(
+        hints([("lo", "127.0.0.1"), ("wlan0", "169.254.3.4"), ("wg0", "10.8.0.2")], "10.8.0.2", 4000, chosen=False)
+    )
     assert "DHCP" in text and "VPN interfaces found: wg0 (10.8.0.2)" in text and "TCP port 4000" in text
     assert "--interface ADDRESS" in text
     assert "no network address besides loopback" in "\n".join(hints([("lo", "127.0.0.1")], None, 0, False))

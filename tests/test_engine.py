@@ -152,8 +152,7 @@ def test_play_goes_on_from_a_replica_under_way_and_reports_every_step(host):
     while not isinstance(step := replica.next_step(), Turn):  # deal by hand, then let bots play
         carry_out(game, replica.state, step, deck)
     steps = []
-    record = play(game, options, 2, deck, bots(game, options, [Recorder] * 2), replica=replica,
-                  on_step=steps.append)
+    record = play(game, options, 2, deck, bots(game, options, [Recorder] * 2), replica=replica, on_step=steps.append)
     assert [type(s) for s in steps] == [Turn, Reveal, Turn, Reveal, Done]
     assert record.actions is replica.actions and len(record.actions) == 2
     assert steps[-1].result == record.result and record.violations == []

@@ -21,8 +21,9 @@ def generated(tmp_path_factory, pip_install):
     """The plugin of a game 'lucky-draw' written by the command and pip-installed to a target."""
     base = tmp_path_factory.mktemp("newgame")
     folder = base / "lucky"
-    run = subprocess.run([str(P2PCARDS), "new-game", "lucky-draw", "--dir", str(folder)],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [str(P2PCARDS), "new-game", "lucky-draw", "--dir", str(folder)], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     target = base / "site"
     pip_install(folder, target)
@@ -35,8 +36,12 @@ def test_writes_a_complete_distribution(generated):
     listing = run.stdout.split("\n\n")[0].splitlines()[1:]
     files = sorted(line.strip() for line in listing)
     assert files == [
-        "README.md", "p2pcards_lucky_draw/__init__.py", "p2pcards_lucky_draw/bots.py",
-        "p2pcards_lucky_draw/plugin.py", "p2pcards_lucky_draw/rules.py", "pyproject.toml",
+        "README.md",
+        "p2pcards_lucky_draw/__init__.py",
+        "p2pcards_lucky_draw/bots.py",
+        "p2pcards_lucky_draw/plugin.py",
+        "p2pcards_lucky_draw/rules.py",
+        "pyproject.toml",
         "tests/test_game.py",
     ]
     pyproject = (folder / "pyproject.toml").read_text()
@@ -61,8 +66,19 @@ def test_listed_by_p2pcards_plugins(generated, cli):
 def test_plays_whole_games_against_bots(generated, cli, players):
     _, _, target = generated
     bots = ["--bot", "greedy"] + ["--bot", "random"] * (int(players) - 1)
-    run = cli("simulate", "--game", "lucky-draw", "--players", players, "--local", "--games", "200",
-              "--json", *bots, pythonpath=[target])
+    run = cli(
+        "simulate",
+        "--game",
+        "lucky-draw",
+        "--players",
+        players,
+        "--local",
+        "--games",
+        "200",
+        "--json",
+        *bots,
+        pythonpath=[target],
+    )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["games"] == 200 and report["violations"] == []
@@ -81,7 +97,11 @@ def test_its_own_tests_pass(generated):
     env = dict(os.environ, PYTHONPATH=str(target))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder / "tests")],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=300,
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert " passed" in run.stdout and "failed" not in run.stdout
@@ -90,7 +110,12 @@ def test_its_own_tests_pass(generated):
 def test_names_and_refusals(tmp_path, cli):
     names = GameNames.from_text("p2pcards-Go-Fish")
     assert (names.name, names.title, names.class_name, names.package, names.distribution) == (
-        "go-fish", "Go Fish", "GoFish", "p2pcards_go_fish", "p2pcards-go-fish")
+        "go-fish",
+        "Go Fish",
+        "GoFish",
+        "p2pcards_go_fish",
+        "p2pcards-go-fish",
+    )
     for bad in ("9lives", "two--hyphens", "with space", "-x", ""):
         with pytest.raises(NewGameError):
             GameNames.from_text(bad)

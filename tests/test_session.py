@@ -61,8 +61,15 @@ async def test_a_person_in_a_free_order_round_answers_or_is_passed_for_at_once(a
     from p2pcards.game import Round
     from p2pcards.plugins import load_plugins
 
-    session = local_session(load_plugins(), "cals-bs", players=3, options={"turn_mode": "free", "match_target": 1},
-                            me=0, deck="local", seed=5)
+    session = local_session(
+        load_plugins(),
+        "cals-bs",
+        players=3,
+        options={"turn_mode": "free", "match_target": 1},
+        me=0,
+        deck="local",
+        seed=5,
+    )
     submitted = passed_for = 0
     async with trio.open_nursery() as nursery:
         nursery.start_soon(session.run)

@@ -193,8 +193,11 @@ def test_a_modified_client_skips_its_own_check_and_the_audit_names_it():
                 raise IllegalAction("show your best card")
 
         def audit(self, state, actions, faces):
-            return [Violation(seat, i, "not the best card") for i, (seat, a) in enumerate(actions)
-                    if faces[a["card"]].rank == 2]
+            return [
+                Violation(seat, i, "not the best card")
+                for i, (seat, a) in enumerate(actions)
+                if faces[a["card"]].rank == 2
+            ]
 
     table = ScenarioTable(StrictShow(), 2, hands={0: "2c Ah", 1: "3c 4c"})
     with pytest.raises(IllegalAction, match="best card"):
@@ -205,8 +208,14 @@ def test_a_modified_client_skips_its_own_check_and_the_audit_names_it():
 
 
 def test_then_puts_cards_after_the_deal_and_coins_choose_the_dealer():
-    table = ScenarioTable("crazy-eights", 3, {"hand_size": 2}, hands={0: "9s 8d", 1: "2h 5c", 2: "Qs Js"},
-                          then="9h 2c", coins={"dealer": 2})
+    table = ScenarioTable(
+        "crazy-eights",
+        3,
+        {"hand_size": 2},
+        hands={0: "9s 8d", 1: "2h 5c", 2: "Qs Js"},
+        then="9h 2c",
+        coins={"dealer": 2},
+    )
     assert table.state.dealer == 2 and table.turn == 0
     assert str(table.state.top) == "9h" and table.faces(table.state.stock[:1]) == ["2c"]
     assert table.hand(1) == ["5c", "2h"]  # as its view shows it
@@ -266,11 +275,12 @@ def test_load_game_names_what_is_missing():
 def test_check_game_plays_every_variant_and_player_count():
     checks = check_game(Show(), games=2)
     assert [(c.variant, c.players, c.index) for c in checks] == [
-        (variant, players, index)
-        for variant in (None, "one-card") for players in (2, 3, 4) for index in (0, 1)]
+        (variant, players, index) for variant in (None, "one-card") for players in (2, 3, 4) for index in (0, 1)
+    ]
     assert all(c.record.violations == [] and c.decisions == c.players for c in checks)
     assert sum(c.actions_checked for c in checks if c.variant == "one-card") == sum(
-        c.players for c in checks if c.variant == "one-card")
+        c.players for c in checks if c.variant == "one-card"
+    )
     assert check_game(Show(), variants=["one-card"], players=3, games=1)[0].options == {"cards": 1}
 
 
@@ -341,16 +351,19 @@ class Stuck(Show):
         return []
 
 
-@pytest.mark.parametrize("game, problem", [
-    (Says(), r"writes \{'type': 'show', 'card': \d+\} as 'shows \w+', which parse_action refuses"),
-    (OffersTooMuch(), r"legal_actions offers seat 0 \{'type': 'show', 'card': -1\}, but the rules refuse it"),
-    (RemembersWhatItSaw(), r"changed the state .*: state.faces"),
-    (CountsApplies(), "replicas' final states differ: state.cards"),
-    (BlamesEveryone(), "the audit found violations in a game between honest bots: action 0 .seat 0.: made"),
-    (SuitInAction(), "not plain data"),
-    (LosesTheSeats(), r"winners \(7,\) are not distinct seats"),
-    (Stuck(), "offers seat 0 nothing"),
-])
+@pytest.mark.parametrize(
+    "game, problem",
+    [
+        (Says(), r"writes \{'type': 'show', 'card': \d+\} as 'shows \w+', which parse_action refuses"),
+        (OffersTooMuch(), r"legal_actions offers seat 0 \{'type': 'show', 'card': -1\}, but the rules refuse it"),
+        (RemembersWhatItSaw(), r"changed the state .*: state.faces"),
+        (CountsApplies(), "replicas' final states differ: state.cards"),
+        (BlamesEveryone(), "the audit found violations in a game between honest bots: action 0 .seat 0.: made"),
+        (SuitInAction(), "not plain data"),
+        (LosesTheSeats(), r"winners \(7,\) are not distinct seats"),
+        (Stuck(), "offers seat 0 nothing"),
+    ],
+)
 def test_check_game_names_what_a_broken_game_breaks(game, problem):
     with pytest.raises(GameCheckFailure, match=problem) as caught:
         check_game(game, variants=[None], players=2, games=1)
@@ -369,7 +382,6 @@ def test_an_error_inside_the_game_is_raised_with_where_it_happened():
     with pytest.raises(KeyError) as caught:
         check_game(Crashes(), variants=["one-card"], players=2, games=1)
     assert "in check_game: show (one-card, 2 players, game 0, seed 0), at action 0" in caught.value.__notes__
-
 
 
 def test_check_game_names_a_bot_whose_choice_the_rules_refuse():

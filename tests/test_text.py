@@ -11,8 +11,9 @@ def test_printable_escapes_what_a_terminal_would_act_on():
     assert printable("Ann ♥ Bø \\ ok") == "Ann ♥ Bø \\ ok"  # untouched, backslash included
     assert printable("a\nb\rc\td") == "a\\nb\\rc\\td"
     assert printable("\x1b[2J\x00\x7f\x85") == "\\x1b[2J\\x00\\x7f\\x85"
-    assert printable("\u202e\u2066\u200b\u2028\u2029\ue000\ud800") == \
-        "\\u202e\\u2066\\u200b\\u2028\\u2029\\ue000\\ud800"
+    assert (
+        printable("\u202e\u2066\u200b\u2028\u2029\ue000\ud800") == "\\u202e\\u2066\\u200b\\u2028\\u2029\\ue000\\ud800"
+    )
     assert printable("\U000e0041") == "\\U000e0041"
     assert printable(12) == "12"
     assert unshowable(printable("x\u202e\n\x1b")) is None

@@ -84,8 +84,13 @@ def test_the_tutorial_plugin_imports_only_the_public_contract(files):
 def test_the_installed_tutorial_is_what_runs(installed):
     _, target = installed
     env = dict(os.environ, PYTHONPATH=str(target))
-    run = subprocess.run([sys.executable, "-c", "import p2pcards_crazy_eights as m; print(m.__file__)"],
-                         env=env, capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", "import p2pcards_crazy_eights as m; print(m.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert run.stdout.strip().startswith(str(target))
 
 
@@ -104,8 +109,19 @@ def test_listed_by_p2pcards_plugins(installed, cli):
 def test_simulates_whole_games_against_bots(installed, cli, players):
     _, target = installed
     bots = ["--bot", "strategic"] + ["--bot", "random"] * (players - 1)
-    run = cli("simulate", "--game", "crazy-eights", "--players", str(players), "--local", "--games", "200",
-              "--json", *bots, pythonpath=[target])
+    run = cli(
+        "simulate",
+        "--game",
+        "crazy-eights",
+        "--players",
+        str(players),
+        "--local",
+        "--games",
+        "200",
+        "--json",
+        *bots,
+        pythonpath=[target],
+    )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["violations"] == [] and report["games"] == 200
@@ -114,8 +130,18 @@ def test_simulates_whole_games_against_bots(installed, cli, players):
 
 def test_simulates_with_the_mental_poker_deck(installed, cli):
     _, target = installed
-    run = cli("simulate", "--game", "crazy-eights", "--players", "3", "--games", "2", "--variant", "draw-one",
-              pythonpath=[target])
+    run = cli(
+        "simulate",
+        "--game",
+        "crazy-eights",
+        "--players",
+        "3",
+        "--games",
+        "2",
+        "--variant",
+        "draw-one",
+        pythonpath=[target],
+    )
     assert run.returncode == 0, run.stderr
     assert "audit: clean" in run.stdout
 
@@ -123,7 +149,13 @@ def test_simulates_with_the_mental_poker_deck(installed, cli):
 def test_the_tutorials_own_tests_pass(installed):
     folder, target = installed
     env = dict(os.environ, PYTHONPATH=str(target))
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                         cwd=folder, env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "9 passed" in run.stdout

@@ -110,6 +110,7 @@ def kind(name: str):
     def register(fn):
         KINDS[name] = fn
         return fn
+
     return register
 
 
@@ -152,8 +153,11 @@ def _refuse(inp):
 @kind("identity")
 def _identity(inp):
     me = identity(inp)
-    return {"ed25519_public": me.public.ed25519.hex(), "x25519_public": me.public.x25519.hex(),
-            "fingerprint": fingerprint(me.public.ed25519)}
+    return {
+        "ed25519_public": me.public.ed25519.hex(),
+        "x25519_public": me.public.x25519.hex(),
+        "fingerprint": fingerprint(me.public.ed25519),
+    }
 
 
 @kind("table-words")
@@ -164,8 +168,12 @@ def _table_words(inp):
     data = b"p2pcards table words\x00" + framing.encode({"header": header, "nonces": nonces})
     opened = open_table_words(header, commits, nonces, inp["count"])
     assert list(opened.words) == table_auth_words(header, nonces, inp["count"])
-    return {"commits": [c.hex() for c in commits], "hashed": data.hex(),
-            "digest": hashlib.sha256(data).hexdigest(), "words": list(opened.words)}
+    return {
+        "commits": [c.hex() for c in commits],
+        "hashed": data.hex(),
+        "digest": hashlib.sha256(data).hexdigest(),
+        "words": list(opened.words),
+    }
 
 
 @kind("word-list")
@@ -198,19 +206,24 @@ ED_D = -121665 * pow(121666, ED_P - 2, ED_P) % ED_P
 ED_SQRT_M1 = pow(2, (ED_P - 1) // 4, ED_P)
 ED_IDENTITY = (0, 1)
 #: y of the points of order 8 (wire.md section 3, little-endian in the encodings).
-ED_ORDER_8_Y = tuple(int.from_bytes(b(h), "little") for h in (
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"))
+ED_ORDER_8_Y = tuple(
+    int.from_bytes(b(h), "little")
+    for h in (
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+    )
+)
 #: The 7 encodings (bit 255 cleared) that step 2 refuses: y = 0, 1, p - 1, p, p + 1 and order 8.
-ED_SMALL_ORDER = tuple(y.to_bytes(32, "little")
-                       for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
+ED_SMALL_ORDER = tuple(y.to_bytes(32, "little") for y in (0, 1, ED_P - 1, ED_P, ED_P + 1, *ED_ORDER_8_Y))
 
 
 def ed_add(p1, p2):
     (x1, y1), (x2, y2) = p1, p2
     t = ED_D * x1 * x2 * y1 * y2 % ED_P
-    return ((x1 * y2 + x2 * y1) * pow(1 + t, ED_P - 2, ED_P) % ED_P,
-            (y1 * y2 + x1 * x2) * pow(1 - t, ED_P - 2, ED_P) % ED_P)
+    return (
+        (x1 * y2 + x2 * y1) * pow(1 + t, ED_P - 2, ED_P) % ED_P,
+        (y1 * y2 + x1 * x2) * pow(1 - t, ED_P - 2, ED_P) % ED_P,
+    )
 
 
 def ed_mul(k, point):
@@ -260,7 +273,7 @@ def ed_accepts(public: bytes, message: bytes, sig: bytes) -> bool:
     if len(sig) != 64 or len(public) != 32:
         return False
     r, s = sig[:32], int.from_bytes(sig[32:], "little")
-    cleared = lambda e: e[:31] + bytes([e[31] & 0x7f])  # noqa: E731
+    cleared = lambda e: e[:31] + bytes([e[31] & 0x7F])  # noqa: E731
     if s >= ED_L or cleared(r) in ED_SMALL_ORDER:  # steps 1 and 2
         return False
     if int.from_bytes(cleared(public), "little") >= ED_P or cleared(public) in ED_SMALL_ORDER:
@@ -290,20 +303,33 @@ def _genesis(inp):
     table, header = b(inp["table"]), to_value(inp["header"])
     hashed = f"p2pcards/{PROTOCOL_VERSION} genesis\x00".encode() + framing.encode({"table": table, "header": header})
     assert hashlib.sha256(hashed).digest() == genesis_hash(table, header)
-    return {"hashed": hashed.hex(), "genesis": genesis_hash(table, header).hex(),
-            "seat_genesis": [seat_genesis(table, header, s).hex() for s in inp["seats"]]}
+    return {
+        "hashed": hashed.hex(),
+        "genesis": genesis_hash(table, header).hex(),
+        "seat_genesis": [seat_genesis(table, header, s).hex() for s in inp["seats"]],
+    }
 
 
 @kind("entry")
 def _entry(inp):
-    entry = sign_entry(identity(inp["signer"]), table=b(inp["table"]), sender=inp["from"],
-                       seq=inp["seq"], kind=inp["kind"], prev=b(inp["prev"]),
-                       body=to_value(inp["body"]))
+    entry = sign_entry(
+        identity(inp["signer"]),
+        table=b(inp["table"]),
+        sender=inp["from"],
+        seq=inp["seq"],
+        kind=inp["kind"],
+        prev=b(inp["prev"]),
+        body=to_value(inp["body"]),
+    )
     assert entry.verify(identity(inp["signer"]).public)
     frame = framing.encode_frame(entry.to_wire())
     assert Entry.from_wire(framing.decode(frame[4:])) == entry
-    return {"signed_bytes": entry.signed_bytes.hex(), "hash": entry.hash.hex(),
-            "sig": entry.sig.hex(), "frame": frame.hex()}
+    return {
+        "signed_bytes": entry.signed_bytes.hex(),
+        "hash": entry.hash.hex(),
+        "sig": entry.sig.hex(),
+        "frame": frame.hex(),
+    }
 
 
 @kind("log")
@@ -313,18 +339,30 @@ def _log(inp):
     for frame in inp["frames"]:
         entry = parse_message(framing.FrameDecoder().feed(b(frame))[0])
         assert isinstance(entry, Entry) and log.append(entry)
-    return {"seen": [[count, last.hex()] for count, last in log.seen()],
-            "canonical": [e.hash.hex() for e in log.canonical()]}
+    return {
+        "seen": [[count, last.hex()] for count, last in log.seen()],
+        "canonical": [e.hash.hex() for e in log.canonical()],
+    }
 
 
 @kind("hello")
 def _hello(inp):
-    hello = make_hello(identity(inp["keys"]), name=inp["name"], games=inp["games"],
-                       program=inp["program"], protocol=inp["protocol"], nonce=b(inp["nonce"]))
+    hello = make_hello(
+        identity(inp["keys"]),
+        name=inp["name"],
+        games=inp["games"],
+        program=inp["program"],
+        protocol=inp["protocol"],
+        nonce=b(inp["nonce"]),
+    )
     frame = framing.encode_frame(hello.to_wire())
     assert parse_message(framing.decode(frame[4:])) == hello  # its signature verifies
-    return {"signed_bytes": hello.signed_bytes.hex(), "hash": hello.hash.hex(),
-            "sig": hello.sig.hex(), "frame": frame.hex()}
+    return {
+        "signed_bytes": hello.signed_bytes.hex(),
+        "hash": hello.hash.hex(),
+        "sig": hello.sig.hex(),
+        "frame": frame.hex(),
+    }
 
 
 @kind("auth")
@@ -336,8 +374,7 @@ def _auth(inp):
     auth.check(theirs, ours)  # what the peer checks
     signed = b"p2pcards handshake\x00" + ours.hash + theirs.hash
     assert ours.keys.verify(auth.sig, signed)
-    return {"signed_bytes": signed.hex(), "sig": auth.sig.hex(),
-            "frame": framing.encode_frame(auth.to_wire()).hex()}
+    return {"signed_bytes": signed.hex(), "sig": auth.sig.hex(), "frame": framing.encode_frame(auth.to_wire()).hex()}
 
 
 # sealed.json
@@ -354,12 +391,22 @@ def _message_key(inp):
     key = sealed.message_key(sender, recipient.public, aad, i_am_sender=True)
     assert sealed.message_key(recipient, sender.public, aad, i_am_sender=False) == key
     shared = X25519PrivateKey.from_private_bytes(b(inp["sender"]["x25519_private"])).exchange(
-        X25519PublicKey.from_public_bytes(recipient.public.x25519))
-    info = (f"p2pcards/{PROTOCOL_VERSION} sealed\x00".encode() + sender.public.x25519 + recipient.public.x25519
-            + hashlib.sha256(aad).digest())
+        X25519PublicKey.from_public_bytes(recipient.public.x25519)
+    )
+    info = (
+        f"p2pcards/{PROTOCOL_VERSION} sealed\x00".encode()
+        + sender.public.x25519
+        + recipient.public.x25519
+        + hashlib.sha256(aad).digest()
+    )
     assert _hkdf(shared, info) == key
-    return {"aad": aad.hex(), "aad_sha256": hashlib.sha256(aad).hexdigest(),
-            "shared": shared.hex(), "info": info.hex(), "key": key.hex()}
+    return {
+        "aad": aad.hex(),
+        "aad_sha256": hashlib.sha256(aad).hexdigest(),
+        "shared": shared.hex(),
+        "info": info.hex(),
+        "key": key.hex(),
+    }
 
 
 @kind("box")
@@ -369,8 +416,9 @@ def _box(inp):
     nonce, payload = b(inp["nonce"]), to_value(inp["payload"])
     # seal() draws its nonce from os.urandom; the vector fixes it.
     with mock.patch.object(sealed, "os", SimpleNamespace(urandom=lambda n: nonce[:n])):
-        body = sealed.seal_body(sender, table=table, seat=seat, seq=seq, kind=kind_, to=to,
-                                recipient=recipient.public, payload=payload)
+        body = sealed.seal_body(
+            sender, table=table, seat=seat, seq=seq, kind=kind_, to=to, recipient=recipient.public, payload=payload
+        )
     aad = sealed.entry_aad(table, seat, seq, kind_, to)
     key = sealed.message_key(sender, recipient.public, aad, i_am_sender=True)
     plaintext = framing.encode(payload)
@@ -389,8 +437,14 @@ def _boxes(inp):
     items = [(r["to"], identity(r["recipient"]), to_value(r["payload"])) for r in inp["recipients"]]
     nonces = iter(b(r["nonce"]) for r in sorted(inp["recipients"], key=lambda r: r["to"]))
     with mock.patch.object(sealed, "os", SimpleNamespace(urandom=lambda n: next(nonces)[:n])):
-        body = sealed.seal_bodies(sender, table=table, seat=seat, seq=seq, kind=kind_,
-                                  items=[(to, who.public, payload) for to, who, payload in items])
+        body = sealed.seal_bodies(
+            sender,
+            table=table,
+            seat=seat,
+            seq=seq,
+            kind=kind_,
+            items=[(to, who.public, payload) for to, who, payload in items],
+        )
     for to, who, payload in items:
         aad = sealed.entry_aad(table, seat, seq, kind_, to)
         box = dict(body["boxes"])[to]
@@ -426,8 +480,9 @@ LABEL = re.compile(r"(?:(?:[2-9]|10|[JQKA])[cdhs]|JK)#(?:0|[1-9][0-9]*)")
 
 def std_deck(packs: int, suits: str, jokers: int) -> list[str]:
     """deck.md section 2's standard order, written from the text, not from the code."""
-    return [f"{rank}{suit}#{pack}" for pack in range(packs) for suit in "cdhs" if suit in suits
-            for rank in STD_RANKS] + [f"JK#{j}" for j in range(jokers)]
+    return [
+        f"{rank}{suit}#{pack}" for pack in range(packs) for suit in "cdhs" if suit in suits for rank in STD_RANKS
+    ] + [f"JK#{j}" for j in range(jokers)]
 
 
 @kind("game-deck")
@@ -448,16 +503,14 @@ def _game_deck(inp):
 @kind("deck-hash")
 def _deck_hash(inp):
     ps = parts(inp["parts"])
-    return {"encoding": group.encode_parts([inp["tag"], *ps]).hex(),
-            "H": group.digest(inp["tag"], *ps).hex()}
+    return {"encoding": group.encode_parts([inp["tag"], *ps]).hex(), "H": group.digest(inp["tag"], *ps).hex()}
 
 
 @kind("deck-prf")
 def _deck_prf(inp):
     stream = group.prf_stream(b(inp["key"]), inp["tag"], *parts(inp["parts"]))
     blocks = [next(stream).hex() for _ in range(inp["blocks"])]
-    return {"blocks": blocks,
-            "scalar": group.prf_scalar(b(inp["key"]), inp["tag"], *parts(inp["parts"])).hex()}
+    return {"blocks": blocks, "scalar": group.prf_scalar(b(inp["key"]), inp["tag"], *parts(inp["parts"])).hex()}
 
 
 @kind("uniform-below")
@@ -479,12 +532,15 @@ def _setup(inp):
     derive.card_table.cache_clear()
     points = derive.card_table(context, tuple(labels))
     assert all(group.is_valid_point(p) for p in points)
-    return {"context": context.hex(), "nonces": [x.hex() for x in nonces],
-            "seed_commits": [x.hex() for x in seed_commits],
-            "nonce_commits": [x.hex() for x in nonce_commits], "game_id": game_id.hex(),
-            "card_hashes": [group.digest("card", context, label).hex()
-                            for label in labels[:inp["card_hashes"]]],
-            "card_points": [p.hex() for p in points]}
+    return {
+        "context": context.hex(),
+        "nonces": [x.hex() for x in nonces],
+        "seed_commits": [x.hex() for x in seed_commits],
+        "nonce_commits": [x.hex() for x in nonce_commits],
+        "game_id": game_id.hex(),
+        "card_hashes": [group.digest("card", context, label).hex() for label in labels[: inp["card_hashes"]]],
+        "card_points": [p.hex() for p in points],
+    }
 
 
 @kind("secrets")
@@ -544,8 +600,14 @@ def _shuffle_proof(inp):
         valid = True
     except proofs.InvalidProof:
         valid = False
-    return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown], "key": key.hex(),
-            "checked_context": check_context.hex(), "proof": from_value(proof), "valid": valid}
+    return {
+        "inputs": [x.hex() for x in deck],
+        "outputs": [x.hex() for x in shown],
+        "key": key.hex(),
+        "checked_context": check_context.hex(),
+        "proof": from_value(proof),
+        "valid": valid,
+    }
 
 
 @kind("relock-proof")
@@ -568,9 +630,14 @@ def _relock_proof(inp):
         valid = True
     except proofs.InvalidProof:
         valid = False
-    return {"inputs": [x.hex() for x in deck], "outputs": [x.hex() for x in shown],
-            "shuffle_public_key": proofs.public_key(k).hex(), "keys": [x.hex() for x in keys],
-            "proof": from_value(proof), "valid": valid}
+    return {
+        "inputs": [x.hex() for x in deck],
+        "outputs": [x.hex() for x in shown],
+        "shuffle_public_key": proofs.public_key(k).hex(),
+        "keys": [x.hex() for x in keys],
+        "proof": from_value(proof),
+        "valid": valid,
+    }
 
 
 def deck_point_valid(point: bytes) -> bool:
@@ -578,7 +645,7 @@ def deck_point_valid(point: bytes) -> bool:
     the prime-order subgroup ([L]P is the identity)."""
     if len(point) != 32:
         return False
-    cleared = point[:31] + bytes([point[31] & 0x7f])
+    cleared = point[:31] + bytes([point[31] & 0x7F])
     if int.from_bytes(cleared, "little") >= ED_P or cleared in ED_SMALL_ORDER:
         return False
     decoded = ed_decode(point)
@@ -610,8 +677,7 @@ def _pass_check(inp):
     deck = [group.card_point(context, label) for label in inp["labels"]]
     scalar, perm = b(inp["scalar"]), inp["perm"]
     outputs = group.multiply_many([scalar] * len(deck), [deck[i] for i in perm])
-    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm,
-                                  b(inp["nonce_key"]))
+    message = passes.make_shuffle(game_id, op, seat, deck, outputs, scalar, perm, b(inp["nonce_key"]))
     bend = inp["bend"]
     if bend == "repeated point":
         message["points"][1] = message["points"][0]
@@ -630,8 +696,7 @@ def _pass_check(inp):
         valid = True
     except passes.PassError:
         valid = False
-    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(),
-            "valid": valid}
+    return {"inputs": [x.hex() for x in deck], "message": framing.encode(message).hex(), "valid": valid}
 
 
 @kind("rehandle-check")
@@ -640,8 +705,7 @@ def _rehandle_check(inp):
     the card points of ``labels``, honest or bent; checked as every seat checks it."""
     context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
     handles, moved = inp["handles"], [group.card_point(context, label) for label in inp["labels"]]
-    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]),
-                                      b(inp["nonce_key"]))
+    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]), b(inp["nonce_key"]))
     bend = inp["bend"]
     if bend == "other handles named":
         message["moved"] = [h + 1 for h in handles]
@@ -658,8 +722,7 @@ def _rehandle_check(inp):
         valid = True
     except passes.PassError:
         valid = False
-    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(),
-            "valid": valid}
+    return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(), "valid": valid}
 
 
 @kind("link-proof")
@@ -684,8 +747,14 @@ def _link_proof(inp):
         valid = True
     except proofs.InvalidProof:
         valid = False
-    return {"context": context.hex(), "parent": parent.hex(), "point": point.hex(),
-            "key": key.hex(), "proof": [x.hex() for x in proof], "valid": valid}
+    return {
+        "context": context.hex(),
+        "parent": parent.hex(),
+        "point": point.hex(),
+        "key": key.hex(),
+        "proof": [x.hex() for x in proof],
+        "valid": valid,
+    }
 
 
 _STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
@@ -711,8 +780,10 @@ def _op_of(name: str, arg: Any):
 def _deck_run(inp):
     """Every message of a small game's deck operations, from each seat's Party."""
     n_seats, cards = inp["players"], [Card.from_label(x) for x in inp["labels"]]
-    parties = [Party(s, n_seats, b(inp["header"]), cards, b(inp["seeds"][s]),
-                     multiply_many=group.multiply_many) for s in range(n_seats)]
+    parties = [
+        Party(s, n_seats, b(inp["header"]), cards, b(inp["seeds"][s]), multiply_many=group.multiply_many)
+        for s in range(n_seats)
+    ]
     sent: list[tuple[int, int | None, dict[str, Any]]] = []
     queue: list[tuple[int, int, bytes]] = []
     events: list[list[Any]] = [[] for _ in parties]
@@ -742,20 +813,22 @@ def _deck_run(inp):
 
     def order(item):
         seat, to, message = item
-        return (message.get("op", -1), _STEP_ORDER.index(message["type"]), seat,
-                -1 if to is None else to)
+        return (message.get("op", -1), _STEP_ORDER.index(message["type"]), seat, -1 if to is None else to)
 
     outcome = []
     for s in range(n_seats):
         done = [e for e in events[s] if type(e).__name__ == "OpDone"]
-        outcome.append({
-            "coins": [e.value for e in done if e.value is not None],
-            "faces": {str(h): c.label() for e in done for h, c in sorted(e.faces.items())},
-        })
+        outcome.append(
+            {
+                "coins": [e.value for e in done if e.value is not None],
+                "faces": {str(h): c.label() for e in done for h, c in sorted(e.faces.items())},
+            }
+        )
     return {
         "game_id": parties[0].game_id.hex(),
-        "messages": [{"from": seat, "to": to, "message": framing.encode(m).hex()}
-                     for seat, to, m in sorted(sent, key=order)],
+        "messages": [
+            {"from": seat, "to": to, "message": framing.encode(m).hex()} for seat, to, m in sorted(sent, key=order)
+        ],
         "seats": outcome,
     }
 
@@ -784,18 +857,23 @@ def _transcript(inp):
     check = hashlib.sha256(transcript.MAGIC).digest()[:16]
     for record in records:
         body = framing.encode(record, transcript.RECORD_LIMITS)
-        length = data[pos:pos + 4]
-        assert data[pos + 4:pos + 4 + len(body)] == body
+        length = data[pos : pos + 4]
+        assert data[pos + 4 : pos + 4 + len(body)] == body
         check = hashlib.sha256(check + length + body).digest()[:16]
-        stored = data[pos + 4 + len(body):pos + 20 + len(body)]
+        stored = data[pos + 4 + len(body) : pos + 20 + len(body)]
         assert stored == check
-        out_records.append({"length": length.hex(), "body_sha256": hashlib.sha256(body).hexdigest(),
-                            "check": stored.hex()})
+        out_records.append(
+            {"length": length.hex(), "body_sha256": hashlib.sha256(body).hexdigest(), "check": stored.hex()}
+        )
         pos += 20 + len(body)
     assert pos == len(data)
-    return {"magic": data[:16].hex(), "check_0": hashlib.sha256(data[:16]).digest()[:16].hex(),
-            "records": out_records, "file_size": len(data),
-            "file_sha256": hashlib.sha256(data).hexdigest()}
+    return {
+        "magic": data[:16].hex(),
+        "check_0": hashlib.sha256(data[:16]).digest()[:16].hex(),
+        "records": out_records,
+        "file_size": len(data),
+        "file_sha256": hashlib.sha256(data).hexdigest(),
+    }
 
 
 # -- running the vectors ---------------------------------------------------------------------
@@ -856,8 +934,7 @@ def _leaves(value: Any, path: tuple = ()):
 
 
 def _is_hex(s: Any) -> bool:
-    return isinstance(s, str) and len(s) % 2 == 0 and len(s) > 0 \
-        and all(c in "0123456789abcdef" for c in s)
+    return isinstance(s, str) and len(s) % 2 == 0 and len(s) > 0 and all(c in "0123456789abcdef" for c in s)
 
 
 def mutate(value: Any, rng: random.Random) -> Any:
@@ -873,7 +950,7 @@ def mutate(value: Any, rng: random.Random) -> Any:
         return raw.hex()
     if isinstance(value, str) and value:
         i = rng.randrange(len(value))
-        return value[:i] + ("x" if value[i] != "x" else "y") + value[i + 1:]
+        return value[:i] + ("x" if value[i] != "x" else "y") + value[i + 1 :]
     if value is None:
         return 0
     return "x"
@@ -926,17 +1003,18 @@ def test_vectors_anchor_to_published_keys():
     shared secret) are the RFCs' own, so the vectors rest on the primitives' standards."""
     cases = {c["name"]: c for c in load("identity")["cases"]}
     alice, bob = cases["alice"], cases["bob"]
-    assert alice["expected"]["ed25519_public"] == \
-        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"  # RFC 8032 test 1
-    assert alice["expected"]["x25519_public"] == \
-        "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"  # RFC 7748 6.1
-    assert bob["expected"]["ed25519_public"] == \
-        "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"  # RFC 8032 test 2
-    assert bob["expected"]["x25519_public"] == \
-        "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"
+    assert (
+        alice["expected"]["ed25519_public"] == "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+    )  # RFC 8032 test 1
+    assert (
+        alice["expected"]["x25519_public"] == "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"
+    )  # RFC 7748 6.1
+    assert (
+        bob["expected"]["ed25519_public"] == "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"
+    )  # RFC 8032 test 2
+    assert bob["expected"]["x25519_public"] == "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"
     # RFC 8032 section 7.1, tests 1 and 2: the signatures themselves.
-    sigs = [c["expected"]["signature"] for c in load("identity")["cases"]
-            if c["kind"] == "signature"]
+    sigs = [c["expected"]["signature"] for c in load("identity")["cases"] if c["kind"] == "signature"]
     assert sigs == [
         "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555"
         "fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
@@ -944,8 +1022,9 @@ def test_vectors_anchor_to_published_keys():
         "85ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00",
     ]
     keys = {c["name"]: c for c in load("sealed")["cases"]}["key alice to bob"]
-    assert keys["expected"]["shared"] == \
-        "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"  # RFC 7748 6.1
+    assert (
+        keys["expected"]["shared"] == "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"
+    )  # RFC 7748 6.1
 
 
 def test_wire_md_lists_the_table_words():

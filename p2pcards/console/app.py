@@ -90,8 +90,14 @@ class TableStart:
         self._show = show
         self._wait = wait
 
-    def __call__(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None,
-                 words_problem: str = "") -> None:
+    def __call__(
+        self,
+        session: TableSession,
+        *,
+        words: Sequence[str] = (),
+        connection: str | None = None,
+        words_problem: str = "",
+    ) -> None:
         self._show(session, words=words, connection=connection, words_problem=words_problem)
 
     def waiting(self, text: str) -> None:
@@ -115,8 +121,7 @@ def local_runner(new_table: Callable[[], TableSession]) -> TableRunner:
 
 
 def _is_runner(new_table: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(
-        getattr(new_table, "__call__", None))
+    return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(getattr(new_table, "__call__", None))
 
 
 class ConsoleApp:
@@ -249,8 +254,14 @@ class ConsoleApp:
     def in_lobby(self) -> bool:
         return self.lobby is not None and self.lobby.active
 
-    def _start_table(self, session: TableSession, *, words: Sequence[str] = (), connection: str | None = None,
-                     words_problem: str = "") -> None:
+    def _start_table(
+        self,
+        session: TableSession,
+        *,
+        words: Sequence[str] = (),
+        connection: str | None = None,
+        words_problem: str = "",
+    ) -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
         self.waiting = None
@@ -269,11 +280,16 @@ class ConsoleApp:
         if connection:
             self.tracker.connection = connection
         if self.table_words:
-            self.tracker.note("notice", f"table words: {' '.join(self.table_words)} (read them aloud: "
-                                        "every player must see the same words)")
+            self.tracker.note(
+                "notice",
+                f"table words: {' '.join(self.table_words)} (read them aloud: every player must see the same words)",
+            )
         elif self.words_problem:
-            self.tracker.note("notice", f"no table words: {self.words_problem}. Nobody can check that "
-                                        "no one sits in the middle: leave if you did not expect this")
+            self.tracker.note(
+                "notice",
+                f"no table words: {self.words_problem}. Nobody can check that "
+                "no one sits in the middle: leave if you did not expect this",
+            )
         if session.me is not None:
             self.tracker.note("notice", f"{session.game.name}: you play seat {session.me}; F1 for help")
         else:
@@ -317,8 +333,15 @@ class ConsoleApp:
         network seat saves its transcript once every seat has its result): the choice then
         waits for that. Quitting during a game, or with ``now`` (Ctrl-C), stops everything."""
         over = self.session is not None and (self.session.result is not None or bool(self.stopped))
-        if intent == "quit" and not now and not over and self.session is not None and not self.in_lobby \
-                and self.confirm_leaving and not self._leaving_confirmed():
+        if (
+            intent == "quit"
+            and not now
+            and not over
+            and self.session is not None
+            and not self.in_lobby
+            and self.confirm_leaving
+            and not self._leaving_confirmed()
+        ):
             return
         self._intent = intent
         if self._choice is not None:
@@ -332,8 +355,9 @@ class ConsoleApp:
         if self._leave_asked is not None and now - self._leave_asked < LEAVE_CONFIRM_SECONDS:
             return True
         self._leave_asked = now
-        self.message = Feedback("leaving now ends this game for everyone at the table: type 'quit' "
-                                "again to leave", error=True)
+        self.message = Feedback(
+            "leaving now ends this game for everyone at the table: type 'quit' again to leave", error=True
+        )
         return False
 
     # -- input ----------------------------------------------------------------------------
@@ -398,8 +422,9 @@ class ConsoleApp:
         if self.lobby is None:
             return self._key_bindings()
         # While the help is open the lobby's keys (the form's Esc, Up/Down) wait: Esc closes the help.
-        lobby_keys = ConditionalKeyBindings(self.lobby.key_bindings(lambda: not self.input_area.text),
-                                            filter=Condition(lambda: not self.show_help))
+        lobby_keys = ConditionalKeyBindings(
+            self.lobby.key_bindings(lambda: not self.input_area.text), filter=Condition(lambda: not self.show_help)
+        )
         return merge_key_bindings([self._key_bindings(), lobby_keys])
 
     def _key_bindings(self) -> KeyBindings:
@@ -451,8 +476,9 @@ class ConsoleApp:
             try:
                 # One legal move: the status line offers it on an empty Enter.
                 controller = self.controller
-                forced = (controller.forced_move()
-                          if controller is not None and controller.session is self.session else None)
+                forced = (
+                    controller.forced_move() if controller is not None and controller.session is self.session else None
+                )
                 self._model = table_model(self.session, self.tracker.turn, forced)
                 self.view_error = None
             except Exception as exc:
@@ -478,15 +504,11 @@ class ConsoleApp:
                 Window(ScreenTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
                 Window(height=1, char=" "),
                 section(lambda: "Game over" if ended() else "Table"),
-                ConditionalContainer(
-                    Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended
-                ),
-                ConditionalContainer(
-                    Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended
-                ),
+                ConditionalContainer(Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended),
+                ConditionalContainer(Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended),
                 section(self._hand_title),
                 Window(WrappedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
-            ]
+            ],
         )
         self._log_window = Window(WrappedTextControl(self._log, cursor_at_end=True), wrap_lines=True)
         log = HSplit(
@@ -494,7 +516,7 @@ class ConsoleApp:
             children=[
                 section(self._log_title),
                 self._log_window,
-            ]
+            ],
         )
         body = VSplit(
             [left, Window(width=1, char="|" if not self.glyphs.unicode else "│", style="class:seat.label"), log]
@@ -543,8 +565,11 @@ class ConsoleApp:
         if self.session is None:
             return [("", " p2pcards")]
         s = self.session
-        words = f" {dot} table words: {' '.join(self.table_words)}" if self.table_words else (
-            f" {dot} no table words" if self.words_problem else "")
+        words = (
+            f" {dot} table words: {' '.join(self.table_words)}"
+            if self.table_words
+            else (f" {dot} no table words" if self.words_problem else "")
+        )
         return [("", f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{words}")]
 
     def _seats(self) -> StyleAndTextTuples:
@@ -601,7 +626,7 @@ class ConsoleApp:
         end = len(log) - self.log_back
         # Each line takes a row at least, so the last ``height`` fill the window: a long game's
         # log is not wrapped whole at every frame.
-        return log[max(0, end - height):end]
+        return log[max(0, end - height) : end]
 
     def _log_title(self) -> str:
         self._log_shown()  # clamps log_back
@@ -623,9 +648,13 @@ class ConsoleApp:
         lines = text.splitlines()
         # Scrolled by slicing: the window's cursor (at the top) would undo a vertical scroll.
         self.help_scroll = min(self.help_scroll, max(0, len(lines) - 1))
-        for line in lines[self.help_scroll:]:
-            heading = line and not line.startswith(" ") and line in (
-                "Moves", "Console commands", "Keys", "The lobby", "Commands", "The new-table form", "Table words")
+        for line in lines[self.help_scroll :]:
+            heading = (
+                line
+                and not line.startswith(" ")
+                and line
+                in ("Moves", "Console commands", "Keys", "The lobby", "Commands", "The new-table form", "Table words")
+            )
             out.append(("class:help.head" if heading else "", line + "\n"))
         return out
 
@@ -662,8 +691,14 @@ class ConsoleApp:
             return [("class:message.error", f" {self.view_error}")]
         if not self.message.message:
             return []
-        if (self.message.error and self.message.message.startswith("wait") and self.session is not None
-                and self.session.my_turn and self.controller is not None and not self.controller.move_pending):
+        if (
+            self.message.error
+            and self.message.message.startswith("wait")
+            and self.session is not None
+            and self.session.my_turn
+            and self.controller is not None
+            and not self.controller.move_pending
+        ):
             # "wait: it is bot 2's turn" is stale once the turn comes round: the move typed
             # too early is still on the input line.
             ready = ": press Enter to play what you typed" if self.input_area.text.strip() else ""
@@ -675,8 +710,10 @@ class ConsoleApp:
     def _toolbar(self) -> StyleAndTextTuples:
         if self.in_lobby:
             dot = self.glyphs.dot
-            return [("class:toolbar.turn", " lobby "),
-                    ("", f" {dot} F2 new table  Enter join  ready  F1 help  Ctrl-D quit")]
+            return [
+                ("class:toolbar.turn", " lobby "),
+                ("", f" {dot} F2 new table  Enter join  ready  F1 help  Ctrl-D quit"),
+            ]
         if self.session is None or self.tracker is None:
             return [("", " waiting for the table to start  Ctrl-D quit" if self.waiting else " starting")]
         s, t, dot = self.session, self.tracker, self.glyphs.dot

@@ -82,7 +82,7 @@ def _cards_as(text: str, unicode: bool) -> str:
 
 
 def _unconjugate(text: str) -> str:
-    """"plays 7h" -> "play 7h": a game's description often reads as a sentence."""
+    """ "plays 7h" -> "play 7h": a game's description often reads as a sentence."""
     head, sep, rest = text.partition(" ")
     if head.endswith(("sses", "shes", "ches", "xes")):  # "passes" -> "pass"
         return head[:-2] + sep + rest

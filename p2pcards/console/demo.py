@@ -52,7 +52,7 @@ def demo_table(host: PluginHost, settings: DemoSettings, seed: str | None) -> Ta
 
 
 def demo_names(settings: DemoSettings, host: PluginHost) -> list[str]:
-    """"you", "bot 1", "bot 2" ...: short names keep the seat columns on one line."""
+    """ "you", "bot 1", "bot 2" ...: short names keep the seat columns on one line."""
     players = settings.players or host.game(settings.game_id).min_players
     return ["you"] + [f"bot {seat}" for seat in range(1, players)]
 

@@ -158,8 +158,14 @@ class LanLobby:
     def _seats(self, roster: Roster, me: int | None) -> tuple[SeatInfo, ...]:
         bots = roster.bots
         return tuple(
-            SeatInfo(seat, name or None, bool(roster.ready[seat]) and bool(name), seat == me,
-                     bots[seat].by if seat in bots else None, bots[seat].kind if seat in bots else "")
+            SeatInfo(
+                seat,
+                name or None,
+                bool(roster.ready[seat]) and bool(name),
+                seat == me,
+                bots[seat].by if seat in bots else None,
+                bots[seat].kind if seat in bots else "",
+            )
             for seat, name in enumerate(roster.names)
         )
 
@@ -174,13 +180,26 @@ class LanLobby:
         room = self._room
         # Which seats are bots of another seat's computer: as the lobby's last roster said.
         bots = {s.seat: (s.bot_of, s.bot) for s in room.seats if s.bot_of is not None} if room else {}
-        seats = tuple(SeatInfo(i, s.name, True, i == peer.seat, *bots.get(i, (None, "")))
-                      for i, s in enumerate(header.seats))
+        seats = tuple(
+            SeatInfo(i, s.name, True, i == peer.seat, *bots.get(i, (None, ""))) for i, s in enumerate(header.seats)
+        )
         self._room = TableRoom(
-            TableAd(header.table.hex()[:12], header.game, self.host.game(header.game).name,
-                    header.seats[0].name, header.players, header.players, dict(header.options),
-                    room.table.address if room else "", header.seats[0].keys.fingerprint),
-            seats, words.words, room.hosting if room else False, started=True, timeouts=header.timeouts.describe(),
+            TableAd(
+                header.table.hex()[:12],
+                header.game,
+                self.host.game(header.game).name,
+                header.seats[0].name,
+                header.players,
+                header.players,
+                dict(header.options),
+                room.table.address if room else "",
+                header.seats[0].keys.fingerprint,
+            ),
+            seats,
+            words.words,
+            room.hosting if room else False,
+            started=True,
+            timeouts=header.timeouts.describe(),
             words_problem=words.problem,
         )
         self._ended = trio.Event()
@@ -240,8 +259,9 @@ class LanLobby:
 
         def on_roster(roster: Roster) -> None:
             if self._room is not None and not self._room.started:
-                self._set_room(TableRoom(self._room.table, self._seats(roster, 0), hosting=True,
-                                         timeouts=self.timeouts.describe()))
+                self._set_room(
+                    TableRoom(self._room.table, self._seats(roster, 0), hosting=True, timeouts=self.timeouts.describe())
+                )
 
         async def run_table(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
             task_status_box.append(task_status)
@@ -249,12 +269,25 @@ class LanLobby:
                 self._table_scope = scope
                 try:
                     outcomes = await host_table(
-                        self.host, self.identity, game_id, options=resolved, players=players,
-                        agent=self.seat_agent, name=self.name, interface=self.listen,
-                        bots=bots, bot_name=self.bot_name, bot_delay=self.bot_delay,
-                        transcript_dir=self.transcript_dir, timeouts=self.timeouts,
-                        on_port=on_port, on_roster=on_roster,
-                        on_lobby=on_lobby, on_peer=self._on_peer, on_words=self._on_words, rng=random.Random(),
+                        self.host,
+                        self.identity,
+                        game_id,
+                        options=resolved,
+                        players=players,
+                        agent=self.seat_agent,
+                        name=self.name,
+                        interface=self.listen,
+                        bots=bots,
+                        bot_name=self.bot_name,
+                        bot_delay=self.bot_delay,
+                        transcript_dir=self.transcript_dir,
+                        timeouts=self.timeouts,
+                        on_port=on_port,
+                        on_roster=on_roster,
+                        on_lobby=on_lobby,
+                        on_peer=self._on_peer,
+                        on_words=self._on_words,
+                        rng=random.Random(),
                         persist=True,  # 'p2pcards resume' brings the seat back after a crash
                     )
                 except (LobbyError, OSError) as exc:
@@ -274,11 +307,21 @@ class LanLobby:
             raise LobbyProblem(str(exc)) from None
         lobby: HostedLobby = opened["lobby"]
         address = f"{self.interface}:{port}" if self.interface else f"port {port}"
-        ad = TableAd(lobby.table.hex()[:12], game_id, game.name, self.name, 1, players, resolved,
-                     address, self.identity.fingerprint)
+        ad = TableAd(
+            lobby.table.hex()[:12],
+            game_id,
+            game.name,
+            self.name,
+            1,
+            players,
+            resolved,
+            address,
+            self.identity.fingerprint,
+        )
         if self._room is None:  # (bots may have filled the table and started it already)
-            self._set_room(TableRoom(ad, self._seats(lobby.roster(), 0), hosting=True,
-                                     timeouts=self.timeouts.describe()))
+            self._set_room(
+                TableRoom(ad, self._seats(lobby.roster(), 0), hosting=True, timeouts=self.timeouts.describe())
+            )
         return self._room
 
     # -- joining a table ----------------------------------------------------------------------
@@ -290,8 +333,7 @@ class LanLobby:
             where, port = address, int(port_text)
             ad = TableAd(table, "", "?", "?", 0, 0, address=table)
         else:
-            advert = self._adverts.get(table) or next(
-                (a for a in self._adverts.values() if a.name == table), None)
+            advert = self._adverts.get(table) or next((a for a in self._adverts.values() if a.name == table), None)
             if advert is None:
                 raise LobbyProblem(f"no table {table!r} here (try 'connect HOST:PORT')")
             if advert.game not in self.host.games:
@@ -305,7 +347,9 @@ class LanLobby:
             raise LobbyProblem(str(exc)) from None
         return self._room
 
-    async def _join_table(self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    async def _join_table(
+        self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED
+    ) -> None:
         """Sit down (``task_status`` reports it), wait for the player's ``ready``, and play."""
         me: int | None = None  # the host tells us before its first roster
         terms: TableTerms | None = None  # and the table's game, options and timeouts
@@ -324,8 +368,17 @@ class LanLobby:
                 game = self.host.games.get(terms.game)
                 game_id, game_name = terms.game, game.name if game else f"{terms.game} (not installed)"
                 options, timeouts = terms.options, terms.timeouts.describe()
-            table = TableAd(ad.table_id, game_id, game_name, host_name, sum(1 for n in names if n),
-                            len(names), options, ad.address, ad.fingerprint)
+            table = TableAd(
+                ad.table_id,
+                game_id,
+                game_name,
+                host_name,
+                sum(1 for n in names if n),
+                len(names),
+                options,
+                ad.address,
+                ad.fingerprint,
+            )
             self._set_room(TableRoom(table, self._seats(roster, me), timeouts=timeouts))
             if not seated_reported:
                 seated_reported = True
@@ -335,9 +388,19 @@ class LanLobby:
             self._table_scope = scope
             try:
                 outcome = await join_table(
-                    self.host, self.identity, where, port, name=self.name, agent=self.seat_agent,
-                    listen_host=self.listen, transcript_dir=self.transcript_dir, on_roster=on_roster,
-                    on_peer=self._on_peer, on_words=self._on_words, ready=self._ready, on_seated=on_seated,
+                    self.host,
+                    self.identity,
+                    where,
+                    port,
+                    name=self.name,
+                    agent=self.seat_agent,
+                    listen_host=self.listen,
+                    transcript_dir=self.transcript_dir,
+                    on_roster=on_roster,
+                    on_peer=self._on_peer,
+                    on_words=self._on_words,
+                    ready=self._ready,
+                    on_seated=on_seated,
                     persist=True,  # 'p2pcards resume' brings the seat back after a crash
                 )
             except LobbyError as exc:
@@ -380,4 +443,3 @@ class LanLobby:
         if self._table_scope is not None:
             self._table_scope.cancel()
         await trio.lowlevel.checkpoint()
-

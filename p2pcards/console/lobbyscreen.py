@@ -115,11 +115,17 @@ class LobbyScreen:
         self.active = False
         self.form = None
         self.feedback = Feedback()
-        started(session, words=room.auth_words if room else (), words_problem=room.words_problem if room else "",
-                connection=f"on the network ({self.backend.where()})")
+        started(
+            session,
+            words=room.auth_words if room else (),
+            words_problem=room.words_problem if room else "",
+            connection=f"on the network ({self.backend.where()})",
+        )
         end = await self.backend.game_over()
         if end.stopped:
-            saved = f"; transcript saved to {end.transcript} (p2pcards verify {end.transcript})" if end.transcript else ""
+            saved = (
+                f"; transcript saved to {end.transcript} (p2pcards verify {end.transcript})" if end.transcript else ""
+            )
             raise LobbyProblem(f"the game stopped: {end.stopped}{saved}")
 
     # -- input --------------------------------------------------------------------------------
@@ -202,8 +208,11 @@ class LobbyScreen:
             await self.backend.create(game, options, players, bots)
             self.form = None
             waiting = players - 1 - bots
-            self.feedback = Feedback(f"table open: waiting for {waiting} player(s)" if waiting
-                                     else "table open: the bots are taking their seats")
+            self.feedback = Feedback(
+                f"table open: waiting for {waiting} player(s)"
+                if waiting
+                else "table open: the bots are taking their seats"
+            )
 
         return self._queue("opening the table", create)
 
@@ -254,17 +263,22 @@ class LobbyScreen:
         return kb
 
     def container(self, section: Callable[[Callable[[], str]], Window]) -> HSplit:
-        return HSplit([
-            section(lambda: f"Tables on the network  ({self.backend.where()})"),
-            Window(ScreenTextControl(self._tables), wrap_lines=False),
-            section(lambda: "Your table"),
-            Window(ScreenTextControl(self._room), wrap_lines=True, height=10),
-        ])
+        return HSplit(
+            [
+                section(lambda: f"Tables on the network  ({self.backend.where()})"),
+                Window(ScreenTextControl(self._tables), wrap_lines=False),
+                section(lambda: "Your table"),
+                Window(ScreenTextControl(self._room), wrap_lines=True, height=10),
+            ]
+        )
 
     def form_float(self) -> Float:
         body = Window(ScreenTextControl(self._form), wrap_lines=True, width=72)
-        return Float(ConditionalContainer(Frame(body, title="New table"),
-                                          filter=Condition(lambda: self.active and self.form is not None)))
+        return Float(
+            ConditionalContainer(
+                Frame(body, title="New table"), filter=Condition(lambda: self.active and self.form is not None)
+            )
+        )
 
     def _tables(self) -> StyleAndTextTuples:
         rows = table_rows(self.backend.tables(), self.selected)
@@ -305,8 +319,12 @@ class LobbyScreen:
         room = self.backend.room()
         if room is None:
             count = len(self.backend.tables())
-            return [("class:status", f" {count} table{'s' * (count != 1)} found; Enter joins the selected one, "
-                                     f"F2 creates one")]
+            return [
+                (
+                    "class:status",
+                    f" {count} table{'s' * (count != 1)} found; Enter joins the selected one, F2 creates one",
+                )
+            ]
         free = sum(1 for s in room.seats if not s.name)
         return [("class:status", f" at a table: {free} free seat{'s' * (free != 1)}")]
 

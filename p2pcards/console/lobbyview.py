@@ -34,8 +34,10 @@ def table_rows(tables: Sequence[TableAd], selected: int | None) -> list[tuple[bo
     rows = []
     for index, t in enumerate(tables):
         full = " full" if t.seats_taken >= t.seats_total else ""
-        text = (f"{index + 1:>2}. {t.host_name.ljust(width)}  {t.game_name.ljust(game_width)}  "
-                f"{t.seats_taken}/{t.seats_total} seated{full}  key {t.fingerprint}  {t.address}")
+        text = (
+            f"{index + 1:>2}. {t.host_name.ljust(width)}  {t.game_name.ljust(game_width)}  "
+            f"{t.seats_taken}/{t.seats_total} seated{full}  key {t.fingerprint}  {t.address}"
+        )
         rows.append((index == selected, text))
     return rows
 
@@ -85,8 +87,10 @@ def bot_notes(room: TableRoom) -> list[str]:
         mine = any(s.me and s.seat == owner for s in room.seats)
         whose = "your computer" if mine else f"seat {owner}'s computer"
         listed = ", ".join(str(s) for s in seats)
-        notes.append(f"{whose} plays seat{'s' * (len(seats) > 1)} {listed}: it holds their keys, so it can "
-                     f"see their cards (and deduce others' by elimination)")
+        notes.append(
+            f"{whose} plays seat{'s' * (len(seats) > 1)} {listed}: it holds their keys, so it can "
+            f"see their cards (and deduce others' by elimination)"
+        )
     return notes
 
 
@@ -165,8 +169,13 @@ class CreateForm:
         out = [
             FormField("game", "game", g.name, f"{g.id}, {g.min_players}-{g.max_players} players", False),
             FormField("seats", "seats", str(self.players), f"{g.min_players} to {g.max_players}", False),
-            FormField("bots", "bots", str(self.bots), "bot peers in the seats after yours; the rest wait "
-                      "for players on the network", False),
+            FormField(
+                "bots",
+                "bots",
+                str(self.bots),
+                "bot peers in the seats after yours; the rest wait for players on the network",
+                False,
+            ),
         ]
         out += [FormField(o.name, o.name, _value(self.values[o.name]), o.help, False) for o in g.options]
         return [FormField(f.key, f.label, f.value, f.help, i == self.focus) for i, f in enumerate(out)]

@@ -33,8 +33,9 @@ __all__ = ["SeatTable", "hosted_seat", "joined_seat", "roster_text", "where"]
 #: ``play(on_peer, waiting, on_words)``: form the table and play this seat, calling
 #: ``waiting(text)`` while it waits for players, ``on_words`` with the table words (not for a
 #: seat brought back after a restart) and ``on_peer`` when the game starts.
-SeatPlay = Callable[[Callable[[Peer], None], Callable[[str], None], Callable[[TableWords], None]],
-                    Awaitable[SeatOutcome]]
+SeatPlay = Callable[
+    [Callable[[Peer], None], Callable[[str], None], Callable[[TableWords], None]], Awaitable[SeatOutcome]
+]
 
 
 def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
@@ -53,8 +54,10 @@ def roster_text(names: Sequence[str], ready: Sequence[bool], bots: Mapping[int, 
     for seat, bot in sorted((bots or {}).items()):
         by.setdefault(bot.by, []).append(str(seat))
     for owner, seats in sorted(by.items()):
-        text += (f"\nseat {owner}'s computer plays seat{'s' * (len(seats) > 1)} {', '.join(seats)} (bots): "
-                 f"it holds their keys, so it can see their cards")
+        text += (
+            f"\nseat {owner}'s computer plays seat{'s' * (len(seats) > 1)} {', '.join(seats)} (bots): "
+            f"it holds their keys, so it can see their cards"
+        )
     return text
 
 
@@ -93,14 +96,28 @@ class SeatTable:
             raise LobbyProblem(f"the game stopped: {self.outcome.aborted.reason}{saved}")
 
 
-def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: Mapping[str, Any], players: int,
-                name: str, interface: str, port: int, bots: int, bot_name: str, bot_delay: float,
-                transcript_dir: Path, timeouts: Timeouts) -> SeatTable:
+def hosted_seat(
+    host: PluginHost,
+    identity: Identity,
+    game_id: str,
+    *,
+    options: Mapping[str, Any],
+    players: int,
+    name: str,
+    interface: str,
+    port: int,
+    bots: int,
+    bot_name: str,
+    bot_delay: float,
+    transcript_dir: Path,
+    timeouts: Timeouts,
+) -> SeatTable:
     """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers."""
     game = host.game(game_id)
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
-                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
+    async def play(
+        on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
+    ) -> SeatOutcome:
         opened = ""  # where the table is stays on screen: the others need it to join
 
         def on_port(bound: int) -> None:
@@ -112,23 +129,47 @@ def hosted_seat(host: PluginHost, identity: Identity, game_id: str, *, options: 
             waiting(f"{opened}\n{roster_text(roster.names, roster.ready, roster.bots)}")
 
         outcomes = await host_table(
-            host, identity, game_id, options=options, players=players, agent=person, name=name,
-            interface=interface, port=port, bots=bots, bot_name=bot_name, bot_delay=bot_delay,
-            transcript_dir=transcript_dir, timeouts=timeouts, on_port=on_port, on_roster=on_roster,
-            on_peer=on_peer, on_words=on_words, persist=True,
+            host,
+            identity,
+            game_id,
+            options=options,
+            players=players,
+            agent=person,
+            name=name,
+            interface=interface,
+            port=port,
+            bots=bots,
+            bot_name=bot_name,
+            bot_delay=bot_delay,
+            transcript_dir=transcript_dir,
+            timeouts=timeouts,
+            on_port=on_port,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
         )
         return outcomes[0]
 
     return SeatTable(play, connection=f"on the network ({where(interface)})")
 
 
-def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitable[tuple[str, int]]], *,
-                name: str, listen_host: str, transcript_dir: Path, label: str) -> SeatTable:
+def joined_seat(
+    host: PluginHost,
+    identity: Identity,
+    find: Callable[[], Awaitable[tuple[str, int]]],
+    *,
+    name: str,
+    listen_host: str,
+    transcript_dir: Path,
+    label: str,
+) -> SeatTable:
     """Join the table ``find()`` locates (``label`` names it while looking) and play the seat
     in person; ready at once, as ``p2pcards join`` always is."""
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
-                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
+    async def play(
+        on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
+    ) -> SeatOutcome:
         waiting(f"looking for the table {label}")
         address, port = await find()
         waiting(f"joining the table at {address}:{port}")
@@ -143,9 +184,19 @@ def joined_seat(host: PluginHost, identity: Identity, find: Callable[[], Awaitab
             waiting(roster_text(roster.names, roster.ready, roster.bots) + shown)
 
         return await join_table(
-            host, identity, address, port, name=name, agent=person, listen_host=listen_host,
-            transcript_dir=transcript_dir, on_roster=on_roster, on_peer=on_peer, on_words=on_words,
-            persist=True, on_seated=on_seated,
+            host,
+            identity,
+            address,
+            port,
+            name=name,
+            agent=person,
+            listen_host=listen_host,
+            transcript_dir=transcript_dir,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
+            on_seated=on_seated,
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})")
@@ -155,8 +206,9 @@ def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> Sea
     """Bring back a seat played in person whose program stopped mid-game: replay its journal,
     reconnect to the other seats and play on in the console."""
 
-    async def play(on_peer: Callable[[Peer], None], waiting: Callable[[str], None],
-                   on_words: Callable[[TableWords], None]) -> SeatOutcome:
+    async def play(
+        on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
+    ) -> SeatOutcome:
         waiting(f"coming back to the table saved in {folder}")
         return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer)
 

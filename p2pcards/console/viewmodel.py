@@ -109,7 +109,7 @@ _SEATS_REF = re.compile(r"\bseats (\d+(?:, \d+)*),? and (\d+)\b")
 
 
 def name_seats(text: str, names: Sequence[str]) -> str:
-    """"seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you;
+    """ "seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you;
     "seats 1 and 3 win" -> "bot 1 and bot 3 win"; "seat 0 wins" -> "you win"."""
 
     def name(match: re.Match[str]) -> str:
@@ -154,9 +154,7 @@ def table_lines(view: Mapping[str, Any], names: Sequence[str]) -> list[str]:
     return [
         f"{key.replace('_', ' ')}: {_short(value)}"
         for key, value in view.items()
-        if key not in _FALLBACK_SKIP
-        and isinstance(value, (str, int, float, bool))
-        and _short(value) is not None
+        if key not in _FALLBACK_SKIP and isinstance(value, (str, int, float, bool)) and _short(value) is not None
     ]
 
 
@@ -198,8 +196,7 @@ def forced_status(forced: ForcedMove, names: Sequence[str]) -> str:
     return f"your turn: {name_seats(forced.description, names)} (your only move): press Enter{typed}"
 
 
-def _status(view: Mapping[str, Any], session: TableSession, turn: int | None,
-            forced: ForcedMove | None = None) -> str:
+def _status(view: Mapping[str, Any], session: TableSession, turn: int | None, forced: ForcedMove | None = None) -> str:
     if forced is not None and session.my_turn and session.result is None:
         return forced_status(forced, session.names)
     if isinstance(view.get("status"), str) and view["status"]:
@@ -260,11 +257,11 @@ def _command_words(help_text: str) -> list[str]:
 
 
 def _third_person(text: str, name: str, verbs: Sequence[str]) -> str:
-    """"bot 1 play a card" -> "bot 1 plays a card": for a game that words its actions as the
+    """ "bot 1 play a card" -> "bot 1 plays a card": for a game that words its actions as the
     commands a player types ("play 9h", "draw"), said of another seat."""
     if not text.startswith(name + " "):
         return text
-    verb, sep, rest = text[len(name) + 1:].partition(" ")
+    verb, sep, rest = text[len(name) + 1 :].partition(" ")
     if verb not in verbs:
         return text
     verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
@@ -272,7 +269,7 @@ def _third_person(text: str, name: str, verbs: Sequence[str]) -> str:
 
 
 def _second_person(text: str) -> str:
-    """"you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
+    """ "you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
     head, verb, rest = (text.split(" ", 2) + ["", ""])[:3]
     if head != "you" or len(verb) < 4 or not verb.isalpha() or not verb.endswith("s") or verb.endswith("ss"):
         return text
@@ -391,15 +388,12 @@ def end_model(session: TableSession) -> EndModel | None:
         who = "you win" if len(winners) == 1 else "winners: " + ", ".join(winners) + " (you too)"
     else:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
-    scores = tuple(
-        f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names)
-    )
+    scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
     if not session.violations:
         audit = ("audit: clean, every card checked",)
     else:
         audit = (f"audit: {len(session.violations)} violation(s) found",) + tuple(
-            f"  {names[v.seat] if 0 <= v.seat < len(names) else v.seat}, action {v.action_index}:"
-            f" {v.message}"
+            f"  {names[v.seat] if 0 <= v.seat < len(names) else v.seat}, action {v.action_index}: {v.message}"
             for v in session.violations
         )
     path = session.transcript_path
@@ -415,5 +409,3 @@ def end_model(session: TableSession) -> EndModel | None:
 
 def _score_text(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-

@@ -74,8 +74,10 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             where = f"shuffle of epoch {sum(isinstance(o, ShuffleOp) for o in party.ops[:op])}"
         else:
             where = "transfer"
-        return AuditResult(Blame(step, seat, f"audit: {where} (deck operation {op}), the {step} "
-                                 f"pass of seat {seat}: {reason}", op), faces)
+        return AuditResult(
+            Blame(step, seat, f"audit: {where} (deck operation {op}), the {step} pass of seat {seat}: {reason}", op),
+            faces,
+        )
 
     for op_index, op in enumerate(party.ops):
         record = party.transcript.get(op_index)

@@ -30,6 +30,7 @@ from .party import AuditOp, CoinOp, DealOp, Op, OpDone, Party, RevealOp, Shuffle
 
 __all__ = ["DeckFault", "LocalNetwork", "MentalPokerDeck", "mental_poker_factory", "simulation_seeds"]
 
+
 class MentalPokerDeck:
     """A DeckBackend whose cards nobody sees: N parties in this process.
 
@@ -62,7 +63,12 @@ class MentalPokerDeck:
         self.n = len(cards)
         self.parties = [
             party_factory(
-                seat, players, header, cards, seeds[seat], multiply_many=multiply,
+                seat,
+                players,
+                header,
+                cards,
+                seeds[seat],
+                multiply_many=multiply,
                 full_audit=full_audit == "all" or (full_audit == "one" and seat == 0),
             )
             for seat in range(players)
@@ -153,10 +159,12 @@ def mental_poker_factory(seed: Any = None, *, workers: int = 1, full_audit: str 
     def factory(game: Game, options: Mapping[str, Any], players: int, index: int) -> DeckBackend:
         header = json.dumps(
             {"game": game.id, "options": dict(options), "players": players, "index": index},
-            sort_keys=True, default=str,
+            sort_keys=True,
+            default=str,
         ).encode()
         seeds = None if seed is None else simulation_seeds(seed, index, players)
-        return MentalPokerDeck(game.deck(options, players), players, seeds, header=header,
-                               workers=workers, full_audit=full_audit)
+        return MentalPokerDeck(
+            game.deck(options, players), players, seeds, header=header, workers=workers, full_audit=full_audit
+        )
 
     return factory

@@ -62,8 +62,7 @@ def scalar_mult_cost(samples: int = 2000) -> float:
     return best
 
 
-def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int = 3,
-                    hop: float = 0.0) -> dict[str, Any]:
+def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int = 3, hop: float = 0.0) -> dict[str, Any]:
     """Best of ``repeat`` setups; see the module doc for the figures."""
     deck = deck_of_size(cards)
     mult = scalar_mult_cost()
@@ -73,8 +72,7 @@ def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int =
         seeds = [digest("bench", attempt, seat) for seat in range(players)]
         began = time.perf_counter()
         parties = [
-            Party(seat, players, b"bench", deck, seeds[seat], multiply_many=multiplier(workers),
-                  send_first=True)
+            Party(seat, players, b"bench", deck, seeds[seat], multiply_many=multiplier(workers), send_first=True)
             for seat in range(players)
         ]
         net = LocalNetwork(parties, hop=hop)
@@ -198,8 +196,10 @@ def proof_costs(players: int, n: int, repeat: int = 3) -> dict[str, Any]:
         "shuffle_proof_bytes": len(msgpack.packb(shuffle_proof)),
         "relock_proof_bytes": len(msgpack.packb(relock_proof)),
         "pass_bytes": len(msgpack.packb(shuffled)),
-        "shuffle_prove_ms": ms(prove_s), "shuffle_verify_ms": ms(verify_s),
-        "relock_prove_ms": ms(prove_r), "relock_verify_ms": ms(verify_r),
+        "shuffle_prove_ms": ms(prove_s),
+        "shuffle_verify_ms": ms(verify_s),
+        "relock_prove_ms": ms(prove_r),
+        "relock_verify_ms": ms(verify_r),
         "peer_prove_ms": ms(prove_s + prove_r),
         "peer_verify_ms": ms((players - 1) * (verify_s + verify_r)),
         "peer_passes_without_proofs_ms": ms(without),

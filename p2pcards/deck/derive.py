@@ -53,7 +53,9 @@ def nonce_commitment(context: bytes, seat: int, nonce: bytes) -> bytes:
     return digest("nonce-commit", context, seat, nonce)
 
 
-def game_id_of(context: bytes, seed_commits: Sequence[bytes], nonce_commits: Sequence[bytes], nonces: Sequence[bytes]) -> bytes:
+def game_id_of(
+    context: bytes, seed_commits: Sequence[bytes], nonce_commits: Sequence[bytes], nonces: Sequence[bytes]
+) -> bytes:
     return digest("game", context, *seed_commits, *nonce_commits, *nonces)
 
 

@@ -239,11 +239,7 @@ def batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
 
 
 def is_valid_point(point: object) -> bool:
-    return (
-        isinstance(point, bytes)
-        and len(point) == 32
-        and bool(_na.crypto_core_ed25519_is_valid_point(point))
-    )
+    return isinstance(point, bytes) and len(point) == 32 and bool(_na.crypto_core_ed25519_is_valid_point(point))
 
 
 def multiply(scalar: bytes, point: object, index: int = 0) -> bytes:
@@ -283,8 +279,9 @@ PARALLEL_WORKERS = cores.WORKERS
 PARALLEL_MIN_POINTS = 32
 
 
-def split_multiply_many(scalars: Sequence[bytes], points: Sequence[object], executor, workers: int,
-                        min_points: int = PARALLEL_MIN_POINTS) -> list[bytes]:
+def split_multiply_many(
+    scalars: Sequence[bytes], points: Sequence[object], executor, workers: int, min_points: int = PARALLEL_MIN_POINTS
+) -> list[bytes]:
     """:func:`multiply_many` split over ``workers`` threads (libsodium releases the GIL): the
     calling thread does the first share while ``executor`` does the rest. Same result, same
     :class:`InvalidPoint` (the first bad index)."""
@@ -326,4 +323,3 @@ def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -
     if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
         return multiply_many(scalars, points)
     return split_multiply_many(scalars, points, cores.pool(), PARALLEL_WORKERS)
-

@@ -132,5 +132,3 @@ def multiplier(workers: int):
     if workers not in _POOLS:
         _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="deck-mult")
     return threaded_multiply_many(_POOLS[workers], workers)
-
-

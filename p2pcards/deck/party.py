@@ -172,8 +172,9 @@ class Output:
 class _Deviation(Exception):
     """Raised inside the checks; turned into a Blame (and an accusation when others can't see)."""
 
-    def __init__(self, step: str, seat: int, reason: str, *, accuse: bool = False, evidence: Any = None,
-                 op: int | None = None):
+    def __init__(
+        self, step: str, seat: int, reason: str, *, accuse: bool = False, evidence: Any = None, op: int | None = None
+    ):
         super().__init__(reason)
         self.step, self.seat, self.reason = step, seat, reason
         # accuse: the other seats cannot see this fault themselves (a private message, or a point
@@ -423,8 +424,9 @@ class Party:
         self._fail(d.step, d.seat, d.reason, d.op)
         if d.accuse:
             op = self.current if d.op is None else d.op
-            self._broadcast({"type": "accuse", "op": op, "step": d.step, "seat": d.seat,
-                             "reason": d.reason, "evidence": d.evidence})
+            self._broadcast(
+                {"type": "accuse", "op": op, "step": d.step, "seat": d.seat, "reason": d.reason, "evidence": d.evidence}
+            )
 
     def _receive(self, sender: int, message: Any) -> None:
         if not (isinstance(sender, int) and 0 <= sender < self.players) or sender == self.seat:
@@ -643,8 +645,9 @@ class Party:
         proof_key = self.secrets.proof_key()
         if kind == "shuffle":
             return make_shuffle(self.game_id, index, self.seat, deck, points, key, perm, proof_key)
-        return make_relock(self.game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch),
-                           scalars, proof_key)
+        return make_relock(
+            self.game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch), scalars, proof_key
+        )
 
     def _invalid_point(self, handle: int) -> _Deviation:
         """The fault behind ``handle``'s point, found invalid where it was first multiplied:
@@ -654,11 +657,15 @@ class Party:
         link = self.cards_by_handle[handle].link
         if link is None:
             kind, seat = self.pass_order()[-1]
-            return _Deviation(kind, seat, f"invalid point at position {handle % self.n}", accuse=True,
-                              op=self._shuffle_ops[handle // self.n])
+            return _Deviation(
+                kind,
+                seat,
+                f"invalid point at position {handle % self.n}",
+                accuse=True,
+                op=self._shuffle_ops[handle // self.n],
+            )
         position = handle - self.rehandled[link.op][0]
-        return _Deviation("rehandle", link.author, f"invalid point at position {position}", accuse=True,
-                          op=link.op)
+        return _Deviation("rehandle", link.author, f"invalid point at position {position}", accuse=True, op=link.op)
 
     def _card_public_keys(self, epoch: int) -> list[bytes]:
         """This seat's per-card public keys of ``epoch`` (key * B), in deck order."""
@@ -676,8 +683,9 @@ class Party:
         for j, key in enumerate(keys):
             first = self._public_keys.get(key) or fresh.get(key)
             if first is not None:
-                raise _Deviation("relock", seat, f"position {j} reuses the per-card key of seat "
-                                 f"{first[0]} at handle {first[1]}")
+                raise _Deviation(
+                    "relock", seat, f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
+                )
             fresh[key] = (seat, base + j)
         self._public_keys.update(fresh)
 
@@ -802,9 +810,14 @@ class Party:
         while card.link is not None:
             link = card.link
             if link.proof is None:  # our own re-handling: prove the link now, when it is shown
-                link.proof = prove_link(self._link_context(handle, link.parent),
-                                        self.cards_by_handle[link.parent].point, card.point, link.key,
-                                        self._rehandle_key(link.op), self.secrets.proof_key())
+                link.proof = prove_link(
+                    self._link_context(handle, link.parent),
+                    self.cards_by_handle[link.parent].point,
+                    card.point,
+                    link.key,
+                    self._rehandle_key(link.op),
+                    self.secrets.proof_key(),
+                )
             links.append([link.parent, link.proof])
             handle = link.parent
             card = self.cards_by_handle[handle]
@@ -832,13 +845,19 @@ class Party:
             return card.link.author, card.link.key
         return card.authors[lock], card.locks[lock]
 
-    def _note_scalar(self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]) -> None:
+    def _note_scalar(
+        self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]
+    ) -> None:
         previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
         if previous is not None and previous != where:
             # Both commitments are public, so the proof is the scalar and the two places.
-            raise _Deviation("open", previous[0], f"reused key (handles {previous[1]} and {where[1]})",
-                             accuse=True, evidence={"scalar": scalar, "author": previous[0],
-                                                    "places": [list(previous[1:]), list(where[1:])]})
+            raise _Deviation(
+                "open",
+                previous[0],
+                f"reused key (handles {previous[1]} and {where[1]})",
+                accuse=True,
+                evidence={"scalar": scalar, "author": previous[0], "places": [list(previous[1:]), list(where[1:])]},
+            )
         fresh[scalar] = where
 
     def _verify_chain(self, sender: int, handle: int, links: Any) -> int:
@@ -858,22 +877,36 @@ class Party:
             known = card.link.parent == parent and card.link.proof == proof
             if not known:
                 try:
-                    verify_link(self._link_context(current, parent), self.cards_by_handle[parent].point,
-                                card.point, card.link.key, proof)
+                    verify_link(
+                        self._link_context(current, parent),
+                        self.cards_by_handle[parent].point,
+                        card.point,
+                        card.link.key,
+                        proof,
+                    )
                 except InvalidProof:
-                    raise _Deviation("open", sender, f"handle {current}: not a re-handling of handle {parent}") from None
+                    raise _Deviation(
+                        "open", sender, f"handle {current}: not a re-handling of handle {parent}"
+                    ) from None
             current = parent
         if self.cards_by_handle[current].link is not None:
             raise _Deviation("open", sender, f"handle {handle}: chain stops at re-handled handle {current}")
         return current
 
-    def _check_opening(self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True) -> None:
+    def _check_opening(
+        self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True
+    ) -> None:
         """Check an opening against the public record and the commitments; learn its scalars."""
         items = self._expected_openings[index][(sender, receiver)]
         handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
-        if not _ints(handles) or handles != [h for h, _ in items] or not isinstance(scalars, list) \
-                or len(scalars) != len(items) \
-                or not isinstance(chains, list) or len(chains) != len(items):
+        if (
+            not _ints(handles)
+            or handles != [h for h, _ in items]
+            or not isinstance(scalars, list)
+            or len(scalars) != len(items)
+            or not isinstance(chains, list)
+            or len(chains) != len(items)
+        ):
             raise _Deviation("open", sender, "opening for other cards than the operation requires")
         fresh: dict[bytes, tuple[int, int, int]] = {}
         roots = []
@@ -883,8 +916,11 @@ class Party:
             root = self._verify_chain(sender, handle, links)
             roots.append(root)
             card = self.cards_by_handle[root]
-            if not isinstance(pairs, list) or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs]) \
-                    or [p[0] for p in pairs] != locks:
+            if (
+                not isinstance(pairs, list)
+                or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs])
+                or [p[0] for p in pairs] != locks
+            ):
                 raise _Deviation("open", sender, f"handle {handle}: other locks than required")
             for lock, scalar in pairs:
                 try:
@@ -893,7 +929,9 @@ class Party:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
                 if not self._opens_lock(root, lock, scalar):
-                    raise _Deviation("open", sender, f"handle {handle}: key {lock} is not the one behind its public key")
+                    raise _Deviation(
+                        "open", sender, f"handle {handle}: key {lock} is not the one behind its public key"
+                    )
                 self._note_scalar(scalar, (author, root, lock), fresh)
         if learn:
             self._seen_scalars.update(fresh)
@@ -929,8 +967,9 @@ class Party:
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
                 if card_index is None:
-                    raise _DecodeFailure([h for h in handles if roots[h] == root],
-                                         f"handle {root} decodes outside the card table")
+                    raise _DecodeFailure(
+                        [h for h in handles if roots[h] == root], f"handle {root} decodes outside the card table"
+                    )
                 self._root_faces[root] = card_index
         faces = {}
         for handle in handles:
@@ -954,8 +993,16 @@ class Party:
         and only it knows which old handle each one was. (Every moved point was checked by
         the proof of the pass or re-handling that made it.)"""
         moved = [self.cards_by_handle[h].point for h in handles]
-        message, order = make_rehandle(self.game_id, index, self.seat, handles, moved, self._rehandle_key(index),
-                                       self.secrets.proof_key(), self._multiply_many)
+        message, order = make_rehandle(
+            self.game_id,
+            index,
+            self.seat,
+            handles,
+            moved,
+            self._rehandle_key(index),
+            self.secrets.proof_key(),
+            self._multiply_many,
+        )
         new = self.rehandled[index] = self._new_handles(len(handles))
         for handle, point, j in zip(new, message["points"], order):
             link = _Link(self.seat, message["key"], tuple(handles), index, handles[j])
@@ -966,8 +1013,9 @@ class Party:
 
     def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
         try:
-            check_rehandle(self.game_id, index, sender, message, handles,
-                           [self.cards_by_handle[h].point for h in handles])
+            check_rehandle(
+                self.game_id, index, sender, message, handles, [self.cards_by_handle[h].point for h in handles]
+            )
         except PassError as exc:
             raise _Deviation("rehandle", sender, str(exc)) from None
         self.transcript[index][("rehandle", sender)] = message
@@ -985,8 +1033,7 @@ class Party:
         delivery, wire.md), and an honest seat accuses only about a message it received: so a
         message not here now was not at the accuser either, whenever it comes."""
         step, accused, op = message.get("step"), message.get("seat"), message.get("op")
-        if step not in PUBLIC_STEPS or message.get("evidence") is not None or not _is_int(op) \
-                or not _is_int(accused):
+        if step not in PUBLIC_STEPS or message.get("evidence") is not None or not _is_int(op) or not _is_int(accused):
             return None
         return self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
 
@@ -1023,8 +1070,11 @@ class Party:
         if step in PUBLIC_STEPS and evidence is None:
             # Judged as it arrives, on the copy this seat held then: the same at every seat.
             if copy is None:
-                self._fail("accuse", accuser, f"accusation about a {step} message of seat {accused} in "
-                           f"operation {op} that it had not received")
+                self._fail(
+                    "accuse",
+                    accuser,
+                    f"accusation about a {step} message of seat {accused} in operation {op} that it had not received",
+                )
                 return True
             try:
                 if step != "rehandle":  # a re-handling in the transcript passed its checks
@@ -1132,19 +1182,30 @@ class Party:
 
     # -- seeds and the audit ----------------------------------------------------------------------
 
-    def _start_abort(self, failure: _DecodeFailure | None, reason: str | None = None, accuser: int | None = None) -> None:
+    def _start_abort(
+        self, failure: _DecodeFailure | None, reason: str | None = None, accuser: int | None = None
+    ) -> None:
         """A decode failed with keys that open their commitments: some pass was wrong. Reveal
         the seeds and let the audit find whose (or blame the accuser if none was)."""
         if failure is not None:
             chains = [self._chain(h) for h in failure.handles]
             evidence = {
                 "handles": failure.handles,
-                "scalars": [[[i, self.cards_by_handle[root].scalars[i]] for i in range(self.players)]
-                            for _, root in chains],
+                "scalars": [
+                    [[i, self.cards_by_handle[root].scalars[i]] for i in range(self.players)] for _, root in chains
+                ],
                 "chains": [links for links, _ in chains],
             }
-            self._broadcast({"type": "accuse", "op": self.current, "step": "decode", "seat": self.seat,
-                             "reason": failure.reason, "evidence": evidence})
+            self._broadcast(
+                {
+                    "type": "accuse",
+                    "op": self.current,
+                    "step": "decode",
+                    "seat": self.seat,
+                    "reason": failure.reason,
+                    "evidence": evidence,
+                }
+            )
             reason, accuser = failure.reason, self.seat
         self._accuser = accuser
         self._start_seeds(reason or "abort")
@@ -1184,5 +1245,8 @@ class Party:
             self._state = {}
             return
         # An abort whose audit found every pass correct: the accusation was false.
-        self._fail("accuse", self._accuser if self._accuser is not None else self.seat,
-                   "false accusation: the audit found every pass correct")
+        self._fail(
+            "accuse",
+            self._accuser if self._accuser is not None else self.seat,
+            "false accusation: the audit found every pass correct",
+        )

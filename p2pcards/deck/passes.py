@@ -72,8 +72,15 @@ def check_pass_shape(kind: str, message: Any, n: int) -> None:
         raise PassError(f"a re-lock holds {n} public keys of 32 bytes")
 
 
-def check_pass(game_id: bytes, op: int, kind: str, seat: int, message: Any, deck: Sequence[bytes],
-               shuffle_keys: Mapping[int, bytes]) -> None:
+def check_pass(
+    game_id: bytes,
+    op: int,
+    kind: str,
+    seat: int,
+    message: Any,
+    deck: Sequence[bytes],
+    shuffle_keys: Mapping[int, bytes],
+) -> None:
     """Raise :class:`PassError` unless ``message`` is a well-formed pass whose proof holds over
     ``deck`` (the previous pass as received, or the card table). ``shuffle_keys`` maps each seat
     whose shuffle pass came before to its public key (a re-lock is proven against it)."""
@@ -103,16 +110,33 @@ _verified: OrderedDict[bytes, None] = OrderedDict()
 _VERIFIED_KEPT = 256
 
 
-def make_shuffle(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outputs: list[bytes], key: bytes,
-                 perm: Sequence[int], nonce_key: bytes) -> dict[str, Any]:
+def make_shuffle(
+    game_id: bytes,
+    op: int,
+    seat: int,
+    deck: Sequence[bytes],
+    outputs: list[bytes],
+    key: bytes,
+    perm: Sequence[int],
+    nonce_key: bytes,
+) -> dict[str, Any]:
     """The message of a shuffle pass: ``outputs[j] = key * deck[perm[j]]``, with its proof."""
     public = public_key(key)
     proof = prove_shuffle(pass_context(game_id, op, "shuffle", seat), deck, outputs, public, key, perm, nonce_key)
     return {"type": "shuffle", "op": op, "points": outputs, "key": public, "proof": proof}
 
 
-def make_relock(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outputs: list[bytes],
-                shuffle_key: bytes, card_keys: list[bytes], scalars: Sequence[bytes], nonce_key: bytes) -> dict[str, Any]:
+def make_relock(
+    game_id: bytes,
+    op: int,
+    seat: int,
+    deck: Sequence[bytes],
+    outputs: list[bytes],
+    shuffle_key: bytes,
+    card_keys: list[bytes],
+    scalars: Sequence[bytes],
+    nonce_key: bytes,
+) -> dict[str, Any]:
     """The message of a re-lock pass: ``outputs[j] = scalars[j] * deck[j]`` with ``scalars[j] =
     card_keys[j] / shuffle key``; ``card_keys`` are the per-card public keys."""
     context = pass_context(game_id, op, "relock", seat)
@@ -120,8 +144,16 @@ def make_relock(game_id: bytes, op: int, seat: int, deck: Sequence[bytes], outpu
     return {"type": "relock", "op": op, "points": outputs, "keys": card_keys, "proof": proof}
 
 
-def make_rehandle(game_id: bytes, op: int, seat: int, handles: Sequence[int], moved: Sequence[bytes], scalar: bytes,
-                  nonce_key: bytes, multiply: MultiplyMany = multiply_many) -> tuple[dict[str, Any], list[int]]:
+def make_rehandle(
+    game_id: bytes,
+    op: int,
+    seat: int,
+    handles: Sequence[int],
+    moved: Sequence[bytes],
+    scalar: bytes,
+    nonce_key: bytes,
+    multiply: MultiplyMany = multiply_many,
+) -> tuple[dict[str, Any], list[int]]:
     """The re-handling of a transfer's ``handles`` (ascending; their points ``moved``) by their
     new holder: every point times one fresh ``scalar``, sorted, with a shuffle proof. Returns the
     message and, for each output position, the index in ``moved`` it came from. The message
@@ -136,8 +168,9 @@ def make_rehandle(game_id: bytes, op: int, seat: int, handles: Sequence[int], mo
     return message, order
 
 
-def check_rehandle(game_id: bytes, op: int, seat: int, message: Any, handles: Sequence[int],
-                   moved: Sequence[bytes]) -> None:
+def check_rehandle(
+    game_id: bytes, op: int, seat: int, message: Any, handles: Sequence[int], moved: Sequence[bytes]
+) -> None:
     """Raise :class:`PassError` unless ``message`` re-handles exactly ``handles`` (ascending;
     their points ``moved``, valid): the same cards under one new scalar, sorted (any other order
     could carry the old one), proven."""

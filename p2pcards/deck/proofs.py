@@ -109,8 +109,9 @@ def _point(value: Any, what: str) -> bytes:
 
 def _shaped(points: Any, n: int, what: str) -> None:
     """``points`` is a list of n 32-byte strings (validity is checked where each is used)."""
-    if not (isinstance(points, Sequence) and len(points) == n
-            and all(isinstance(p, bytes) and len(p) == 32 for p in points)):
+    if not (
+        isinstance(points, Sequence) and len(points) == n and all(isinstance(p, bytes) and len(p) == 32 for p in points)
+    ):
         raise InvalidProof(f"{what}: {n} points of 32 bytes")
 
 
@@ -177,6 +178,7 @@ def _msm(terms: Sequence[tuple[int, bytes]]) -> bytes | None:
 def generators(count: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
     """``count`` vector generators G_j, the blinding generator H and the value generator U:
     hashes to the curve, so nobody knows a discrete log between any two (or to B)."""
+
     def point(*parts: str | int) -> bytes:
         return _na.crypto_core_ed25519_from_uniform(digest("proof-generator", *parts))
 
@@ -236,8 +238,9 @@ class ProofNonces:
         return value or 1
 
 
-def _statement(tag: str, context: bytes, key: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes],
-               extra: Sequence[bytes] = ()) -> _Transcript:
+def _statement(
+    tag: str, context: bytes, key: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], extra: Sequence[bytes] = ()
+) -> _Transcript:
     t = _Transcript(tag, context)
     t.absorb(key, len(inputs), *inputs, len(outputs), *outputs, len(extra), *extra)
     return t
@@ -255,8 +258,15 @@ def shuffle_proof_size(n: int) -> int:
     return 32 * (len(_SHUFFLE_POINTS) + len(_SHUFFLE_SCALARS) + 3 * n)
 
 
-def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
-                  scalar: bytes, perm: Sequence[int], nonce_key: bytes) -> dict[str, Any]:
+def prove_shuffle(
+    context: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    key: bytes,
+    scalar: bytes,
+    perm: Sequence[int],
+    nonce_key: bytes,
+) -> dict[str, Any]:
     """Prove ``outputs[j] == scalar * inputs[perm[j]]`` and ``key == scalar * B``."""
     n = len(inputs)
     if n == 0:  # an empty transfer: nothing to prove
@@ -302,17 +312,29 @@ def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
     e1 = sum(dw) % L
     g1 = sum(powers[j] * (dw[j] * gaps[j] - w[j] * dc[j]) for j in range(n)) % L
     g0 = -sum(powers[j] * dw[j] * dc[j] for j in range(n)) % L
-    d_a, d_z, d_w, d_c, t1, t0 = _msms([
-        [(db[j], gens[j]) for j in range(n)] + [(rho_b, blind)],
-        [((db[inverse_perm[i]] * k - kappa * a[i]) % L, inputs[i]) for i in range(n)],
-        [(dw[j], gens[j]) for j in range(n)] + [(rho_w, blind)],
-        [(dc[j], gens[j]) for j in range(n)] + [(rho_c, blind)],
-        [(g1, value), (tau1, blind)],
-        [(g0, value), (tau0, blind)],
-    ])
+    d_a, d_z, d_w, d_c, t1, t0 = _msms(
+        [
+            [(db[j], gens[j]) for j in range(n)] + [(rho_b, blind)],
+            [((db[inverse_perm[i]] * k - kappa * a[i]) % L, inputs[i]) for i in range(n)],
+            [(dw[j], gens[j]) for j in range(n)] + [(rho_w, blind)],
+            [(dc[j], gens[j]) for j in range(n)] + [(rho_c, blind)],
+            [(g1, value), (tau1, blind)],
+            [(g0, value), (tau0, blind)],
+        ]
+    )
     d_k = _mul(kappa, BASE)
-    points = {"M": big_m, "A": big_a, "W": big_w, "DA": d_a, "DZ": d_z, "DK": d_k, "DW": d_w,
-              "DC": d_c, "T1": t1, "T0": t0}
+    points = {
+        "M": big_m,
+        "A": big_a,
+        "W": big_w,
+        "DA": d_a,
+        "DZ": d_z,
+        "DK": d_k,
+        "DW": d_w,
+        "DC": d_c,
+        "T1": t1,
+        "T0": t0,
+    }
     if any(p is None for p in points.values()):  # a nonce sum hit the identity: 2^-250
         raise ValueError("degenerate proof")
     t.absorb(*(points[name] for name in _SHUFFLE_POINTS[3:]), _b(e1))
@@ -320,16 +342,16 @@ def prove_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
 
     return {
         "points": [points[name] for name in _SHUFFLE_POINTS],
-        "scalars": [_b(v) for v in (
-            e1, kappa + x * k, rho_b + x * r_a, rho_w + x * r_w, rho_c + x * r_c, tau0 + x * tau1)],
+        "scalars": [
+            _b(v) for v in (e1, kappa + x * k, rho_b + x * r_a, rho_w + x * r_w, rho_c + x * r_c, tau0 + x * tau1)
+        ],
         "fb": [_b(db[j] + x * b[j]) for j in range(n)],
         "fw": [_b(dw[j] + x * w[j]) for j in range(n)],
         "fc": [_b(dc[j] + x * c[j]) for j in range(n)],
     }
 
 
-def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
-                   proof: Any) -> None:
+def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes, proof: Any) -> None:
     """Raise :class:`InvalidProof` unless ``proof`` shows ``outputs`` are ``inputs`` permuted and
     multiplied by the scalar behind ``key``. ``inputs`` must be valid points (the previous pass,
     checked by its own proof, or the card table); ``outputs`` and ``key`` are checked here."""
@@ -342,8 +364,12 @@ def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[by
     raw_points, raw_scalars = proof["points"], proof["scalars"]
     if n == 0 and proof == _empty_shuffle_proof():
         return
-    if not (isinstance(raw_points, list) and len(raw_points) == len(_SHUFFLE_POINTS)
-            and isinstance(raw_scalars, list) and len(raw_scalars) == len(_SHUFFLE_SCALARS)):
+    if not (
+        isinstance(raw_points, list)
+        and len(raw_points) == len(_SHUFFLE_POINTS)
+        and isinstance(raw_scalars, list)
+        and len(raw_scalars) == len(_SHUFFLE_SCALARS)
+    ):
         raise InvalidProof("malformed proof")
     vectors = {}
     for name in ("fb", "fw", "fc"):
@@ -417,8 +443,15 @@ def relock_proof_size(n: int) -> int:
     return 32 * (n + 1)
 
 
-def prove_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
-                 keys: Sequence[bytes], scalars: Sequence[bytes], nonce_key: bytes) -> dict[str, Any]:
+def prove_relock(
+    context: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    key: bytes,
+    keys: Sequence[bytes],
+    scalars: Sequence[bytes],
+    nonce_key: bytes,
+) -> dict[str, Any]:
     """Prove ``outputs[j] == scalars[j] * inputs[j]`` and ``keys[j] == scalars[j] * key`` for
     every j: one Chaum-Pedersen proof per position under one challenge."""
     n = len(inputs)
@@ -432,8 +465,9 @@ def prove_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byte
     return {"c": _b(c), "f": [_b(deltas[j] + c * _i(scalars[j])) for j in range(n)]}
 
 
-def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes,
-                  keys: Sequence[bytes], proof: Any) -> None:
+def verify_relock(
+    context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes, keys: Sequence[bytes], proof: Any
+) -> None:
     """Raise :class:`InvalidProof` unless each output is its input under the scalar behind its
     public key in ``keys`` (relative to ``key``). Checks ``outputs``, ``keys`` and ``key``."""
     n = len(inputs)
@@ -441,8 +475,9 @@ def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
     _shaped(outputs, n, "outputs")
     _shaped(keys, n, "keys")
     _point(key, "public key")
-    if not (isinstance(proof, dict) and set(proof) == {"c", "f"} and isinstance(proof["f"], list)
-            and len(proof["f"]) == n):
+    if not (
+        isinstance(proof, dict) and set(proof) == {"c", "f"} and isinstance(proof["f"], list) and len(proof["f"]) == n
+    ):
         raise InvalidProof("malformed proof")
     c = _scalar(proof["c"], "c")
     f = [_scalar(v, "f") for v in proof["f"]]
@@ -462,8 +497,7 @@ def verify_relock(context: bytes, inputs: Sequence[bytes], outputs: Sequence[byt
 # -- one link: a re-handled card's parent -----------------------------------------------------------
 
 
-def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: bytes,
-               nonce_key: bytes) -> list[bytes]:
+def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: bytes, nonce_key: bytes) -> list[bytes]:
     """Prove ``point == scalar * parent`` and ``key == scalar * B`` (Chaum-Pedersen) without
     revealing ``scalar``, which re-handled every other card of the same transfer too."""
     t = _statement("link", context, key, [parent], [point])

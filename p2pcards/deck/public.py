@@ -105,8 +105,13 @@ class PublicCards:
             if type(parent) is not int or parent not in known.sources or parent not in self.points:
                 return None
             try:
-                verify_link(pass_context(self.game_id, current, "link", parent), self.points[parent],
-                            self.points[current], known.key, proof)
+                verify_link(
+                    pass_context(self.game_id, current, "link", parent),
+                    self.points[parent],
+                    self.points[current],
+                    known.key,
+                    proof,
+                )
             except InvalidProof:
                 return None
             current = parent
@@ -115,8 +120,12 @@ class PublicCards:
 
 def _items(message: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
     handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
-    if not (isinstance(handles, list) and isinstance(scalars, list) and isinstance(chains, list)
-            and len(handles) == len(scalars) == len(chains)):
+    if not (
+        isinstance(handles, list)
+        and isinstance(scalars, list)
+        and isinstance(chains, list)
+        and len(handles) == len(scalars) == len(chains)
+    ):
         return []
     return [(h, s, c) for h, s, c in zip(handles, scalars, chains) if isinstance(s, list)]
 

@@ -169,9 +169,7 @@ async def advertise(advert: TableAdvert, interface: str | None) -> AsyncIterator
 
 
 @asynccontextmanager
-async def watch(
-    interface: str | None, on_change: Callable[[dict[str, TableAdvert]], None]
-) -> AsyncIterator[None]:
+async def watch(interface: str | None, on_change: Callable[[dict[str, TableAdvert]], None]) -> AsyncIterator[None]:
     """Browse for tables while the block runs; ``on_change`` gets every table now visible,
     called in trio's thread whenever one appears, changes or disappears."""
     token = trio.lowlevel.current_trio_token()

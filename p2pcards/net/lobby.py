@@ -100,19 +100,36 @@ ANY_ADDRESS = "0.0.0.0"
 REVEAL_SECONDS = 10.0
 
 _MESSAGES = {
-    "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535),
-                   "commit": Bytes(32)}),
-    "seated": Record({"type": Str(16), "op": Str(16), "seat": Int(0, 15), "table": Bytes(16),
-                      "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
-                      "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()})}),
+    "sit": Record({"type": Str(16), "op": Str(16), "host": Str(64), "port": Int(1, 65535), "commit": Bytes(32)}),
+    "seated": Record(
+        {
+            "type": Str(16),
+            "op": Str(16),
+            "seat": Int(0, 15),
+            "table": Bytes(16),
+            "game": Str(64),
+            "rules": Str(64),
+            "options": MapOf(Str(64), AnyData(), 64),
+            "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()}),
+        }
+    ),
     "ready": Record({"type": Str(16), "op": Str(16), "ready": Bool()}),
-    "roster": Record({"type": Str(16), "op": Str(16), "names": ListOf(Text(64), 16),
-                      "ready": ListOf(Bool(), 16), "seats": Int(1, 16),
-                      "mesh": ListOf(Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64),
-                                             "port": Int(1, 65535)}), 16),
-                      "bots": ListOf(Record({"seat": Int(1, 15), "by": Int(0, 15), "bot": Text(64)}), 15)}),
-    "start": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True),
-                     "commits": ListOf(Bytes(32), 16)}),
+    "roster": Record(
+        {
+            "type": Str(16),
+            "op": Str(16),
+            "names": ListOf(Text(64), 16),
+            "ready": ListOf(Bool(), 16),
+            "seats": Int(1, 16),
+            "mesh": ListOf(
+                Record({"seat": Int(1, 15), "ed25519": Bytes(32), "host": Str(64), "port": Int(1, 65535)}), 16
+            ),
+            "bots": ListOf(Record({"seat": Int(1, 15), "by": Int(0, 15), "bot": Text(64)}), 15),
+        }
+    ),
+    "start": Record(
+        {"type": Str(16), "op": Str(16), "header": Record({}, extra=True), "commits": ListOf(Bytes(32), 16)}
+    ),
     "reveal": Record({"type": Str(16), "op": Str(16), "nonce": Bytes(32)}),
     "nonces": Record({"type": Str(16), "op": Str(16), "nonces": ListOf(Nullable(Bytes(32)), 16)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
@@ -134,8 +151,12 @@ class TableTerms:
     timeouts: Timeouts
 
     def to_wire(self) -> dict[str, Any]:
-        return {"game": self.game, "rules": self.rules_version, "options": dict(self.options),
-                "timeouts": self.timeouts.to_wire()}
+        return {
+            "game": self.game,
+            "rules": self.rules_version,
+            "options": dict(self.options),
+            "timeouts": self.timeouts.to_wire(),
+        }
 
     @classmethod
     def from_seated(cls, seated: Mapping[str, Any], peer: str) -> TableTerms:
@@ -148,16 +169,23 @@ class TableTerms:
     def mismatch(self, header: TableHeader) -> str | None:
         """What the header changes from these terms, for people; None when it keeps them."""
         if header.timeouts != self.timeouts:
-            return (f"the table header's timeouts ({header.timeouts.describe()}) are not those the host "
-                    f"showed when we sat down ({self.timeouts.describe()})")
+            return (
+                f"the table header's timeouts ({header.timeouts.describe()}) are not those the host "
+                f"showed when we sat down ({self.timeouts.describe()})"
+            )
         if (header.game, header.rules_version) != (self.game, self.rules_version):
-            return (f"the table header plays {header.game} {header.rules_version}, not the "
-                    f"{self.game} {self.rules_version} the host showed when we sat down")
+            return (
+                f"the table header plays {header.game} {header.rules_version}, not the "
+                f"{self.game} {self.rules_version} the host showed when we sat down"
+            )
         if dict(header.options) != dict(self.options):
-            changed = sorted(k for k in set(header.options) | set(self.options)
-                             if header.options.get(k) != self.options.get(k))
-            return (f"the table header's options are not those the host showed when we sat down "
-                    f"({', '.join(changed)[:200]})")
+            changed = sorted(
+                k for k in set(header.options) | set(self.options) if header.options.get(k) != self.options.get(k)
+            )
+            return (
+                f"the table header's options are not those the host showed when we sat down "
+                f"({', '.join(changed)[:200]})"
+            )
         return None
 
 
@@ -217,8 +245,9 @@ def _refused(message: Any, peer: str, expected: str) -> ProtocolError:
     return ProtocolError(peer, f"expected {expected}")
 
 
-async def handshake(conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str],
-                    game: str | None = None) -> Handshaken:
+async def handshake(
+    conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str], game: str | None = None
+) -> Handshaken:
     """Exchange hello and auth; refuse a peer with another protocol or rules version (naming
     both versions, in a ``bye`` to it too) or one that cannot prove its key."""
     ours = make_hello(identity, name=name, games=games)
@@ -330,8 +359,11 @@ class HostedLobby:
 
     def own_bots(self) -> dict[int, HostBot]:
         """The seats our own bot peers sit in."""
-        return {seat: HostBot(0, self.bots[sitter.peer.keys.ed25519])
-                for seat, sitter in sorted(self.sitters.items()) if sitter.peer.keys.ed25519 in self.bots}
+        return {
+            seat: HostBot(0, self.bots[sitter.peer.keys.ed25519])
+            for seat, sitter in sorted(self.sitters.items())
+            if sitter.peer.keys.ed25519 in self.bots
+        }
 
     def roster(self) -> Roster:
         return Roster(self.names(), self.readiness(), self.own_bots())
@@ -340,11 +372,20 @@ class HostedLobby:
         return TableTerms(self.game, self.rules_version, dict(self.options), self.timeouts)
 
     async def _roster(self) -> None:
-        mesh = [{"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
-                for seat, sitter in sorted(self.sitters.items())]
+        mesh = [
+            {"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
+            for seat, sitter in sorted(self.sitters.items())
+        ]
         bots = [{"seat": seat, "by": bot.by, "bot": bot.kind[:64]} for seat, bot in self.own_bots().items()]
-        message = {"type": "lobby", "op": "roster", "names": self.names(), "ready": self.readiness(),
-                   "seats": self.players, "mesh": mesh, "bots": bots}
+        message = {
+            "type": "lobby",
+            "op": "roster",
+            "names": self.names(),
+            "ready": self.readiness(),
+            "seats": self.players,
+            "mesh": mesh,
+            "bots": bots,
+        }
         if self.on_change:
             self.on_change(self.roster())
         for sitter in list(self.sitters.values()):
@@ -372,8 +413,9 @@ class HostedLobby:
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"], sit["commit"])
             if slot is not None:
                 slot.admit()
-            await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": self.table,
-                             **self.terms().to_wire()})
+            await conn.send(
+                {"type": "lobby", "op": "seated", "seat": seat, "table": self.table, **self.terms().to_wire()}
+            )
             await self._roster()
             self._notify()
             while not self.sitters[seat].ready:
@@ -416,26 +458,39 @@ class HostedLobby:
         for seat in range(1, self.players):
             sitter = self.sitters[seat]
             seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
-        return TableHeader(self.table, self.game, self.rules_version, dict(self.options), tuple(seats),
-                           PROTOCOL_VERSION, self.timeouts)
+        return TableHeader(
+            self.table, self.game, self.rules_version, dict(self.options), tuple(seats), PROTOCOL_VERSION, self.timeouts
+        )
 
     def advert(self) -> TableAdvert:
         address, port = self.advertise or (self.interface, self.port)
-        return TableAdvert(self.table.hex()[:12], self.name, self.game, self.players, self.free,
-                           PROTOCOL_VERSION, self.identity.fingerprint, address, port)
+        return TableAdvert(
+            self.table.hex()[:12],
+            self.name,
+            self.game,
+            self.players,
+            self.free,
+            PROTOCOL_VERSION,
+            self.identity.fingerprint,
+            address,
+            port,
+        )
 
 
-async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
-                     task_status=trio.TASK_STATUS_IGNORED) -> LobbyResult:
+async def host_lobby(lobby: HostedLobby, *, announce: bool = True, task_status=trio.TASK_STATUS_IGNORED) -> LobbyResult:
     """Listen, advertise, seat joiners until every seat is taken and ready, then send the
     header. ``task_status.started`` reports the bound port."""
     try:
         listeners = await trio.open_tcp_listeners(lobby.port, host=lobby.interface)
     except OSError as exc:
-        hint = (" (another program, or another p2pcards, uses that port: choose another --port, or leave it out)"
-                if lobby.port else "")
-        raise LobbyError(f"cannot open the table on {lobby.interface}:{lobby.port}: "
-                         f"{exc.strerror or exc}{hint}") from None
+        hint = (
+            " (another program, or another p2pcards, uses that port: choose another --port, or leave it out)"
+            if lobby.port
+            else ""
+        )
+        raise LobbyError(
+            f"cannot open the table on {lobby.interface}:{lobby.port}: {exc.strerror or exc}{hint}"
+        ) from None
     lobby.port = listeners[0].socket.getsockname()[1]
     lobby.listeners = listeners
     task_status.started(lobby.port)
@@ -476,8 +531,9 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True,
     return LobbyResult(header, 0, links, listeners[0], words)
 
 
-async def _host_reveals(lobby: HostedLobby, header: TableHeader, commits: list[bytes],
-                        links: dict[int, Connection]) -> TableWords:
+async def _host_reveals(
+    lobby: HostedLobby, header: TableHeader, commits: list[bytes], links: dict[int, Connection]
+) -> TableWords:
     """The host's half of the table words: every joiner's nonce (at most
     :data:`REVEAL_SECONDS`), then every nonce to every joiner, ours last revealed. A joiner
     whose connection fails here is dropped from ``links`` (it dials us again)."""
@@ -515,11 +571,20 @@ async def _host_reveals(lobby: HostedLobby, header: TableHeader, commits: list[b
 # A joiner's side.
 
 
-async def join_lobby(identity: Identity, host: str, port: int, *, name: str, games: Mapping[str, str],
-                     listen_host: str, on_change: Callable[[Roster], None] | None = None,
-                     ready: bool | trio.Event = True,
-                     on_seated: Callable[[int, TableTerms], None] | None = None,
-                     listen_port: int = 0, advertise: tuple[str, int] | None = None) -> LobbyResult:
+async def join_lobby(
+    identity: Identity,
+    host: str,
+    port: int,
+    *,
+    name: str,
+    games: Mapping[str, str],
+    listen_host: str,
+    on_change: Callable[[Roster], None] | None = None,
+    ready: bool | trio.Event = True,
+    on_seated: Callable[[int, TableTerms], None] | None = None,
+    listen_port: int = 0,
+    advertise: tuple[str, int] | None = None,
+) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
     seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
     we say ready; a header at the start that changes them is refused. We listen for the other
@@ -532,8 +597,10 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     except ConnectionClosed as exc:
         for listener in listeners:
             await listener.aclose()
-        raise LobbyError(f"{exc} (check the address the host's screen shows, that its table is still "
-                         f"open, and that no firewall on the host blocks the port: docs/troubleshooting.md)") from None
+        raise LobbyError(
+            f"{exc} (check the address the host's screen shows, that its table is still "
+            f"open, and that no firewall on the host blocks the port: docs/troubleshooting.md)"
+        ) from None
     # Listening on every interface: tell the others the address that reached the host.
     advertised = conn.local_address() if listen_host == ANY_ADDRESS else listen_host
     if advertise is not None:
@@ -543,8 +610,9 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     failure: Exception | None = None
     try:
         peer = await handshake(conn, identity, name=name, games=games)
-        await conn.send({"type": "lobby", "op": "sit", "host": advertised, "port": my_port,
-                         "commit": words_commitment(nonce)})
+        await conn.send(
+            {"type": "lobby", "op": "sit", "host": advertised, "port": my_port, "commit": words_commitment(nonce)}
+        )
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
         terms = TableTerms.from_seated(seated, peer.name)
@@ -592,8 +660,9 @@ async def join_lobby(identity: Identity, host: str, port: int, *, name: str, gam
     return LobbyResult(header, seat, links, listeners[0], words)
 
 
-async def _joiner_reveal(conn: Connection, host_name: str, header: TableHeader, seat: int,
-                         commits: list[bytes], nonce: bytes) -> TableWords:
+async def _joiner_reveal(
+    conn: Connection, host_name: str, header: TableHeader, seat: int, commits: list[bytes], nonce: bytes
+) -> TableWords:
     """A joiner's half of the table words: every commitment is fixed (the header's ``start``),
     so reveal our nonce, and open everyone's from the host's ``nonces`` (at most twice
     :data:`REVEAL_SECONDS`). The connection stays for the game whatever happens here."""
@@ -605,29 +674,38 @@ async def _joiner_reveal(conn: Connection, host_name: str, header: TableHeader, 
         with trio.move_on_after(2 * REVEAL_SECONDS):
             nonces = lobby_message(await conn.receive(), "nonces", host_name)["nonces"]
     except ConnectionClosed:
-        return TableWords(problem=f"the host ({host_name}) closed the connection instead of revealing "
-                                  "the words nonces", seat=0)
+        return TableWords(
+            problem=f"the host ({host_name}) closed the connection instead of revealing the words nonces", seat=0
+        )
     except (ProtocolError, FrameError):
         return TableWords(problem=f"the host ({host_name}) sent something else than the words nonces", seat=0)
     if nonces is None:
-        return TableWords(problem=f"the host ({host_name}) did not reveal the words nonces "
-                                  f"within {2 * REVEAL_SECONDS:g} s", seat=0)
+        return TableWords(
+            problem=f"the host ({host_name}) did not reveal the words nonces within {2 * REVEAL_SECONDS:g} s", seat=0
+        )
     if len(nonces) != header.players:
-        return TableWords(problem=f"the host ({host_name}) sent {len(nonces)} words nonces for "
-                                  f"{header.players} seats", seat=0)
+        return TableWords(
+            problem=f"the host ({host_name}) sent {len(nonces)} words nonces for {header.players} seats", seat=0
+        )
     nonces = list(nonces)
     nonces[seat] = nonce  # ours as we chose it, whatever the host sent back
     words = open_table_words(header.to_wire(), commits, nonces)
     if words.seat not in (None, 0):
         # Another joiner's nonce and commitment both came through the host: either may be wrong.
-        return TableWords(problem=f"{words.problem}, as the host relayed it (that seat, or the host, cheated)",
-                          seat=words.seat)
+        return TableWords(
+            problem=f"{words.problem}, as the host relayed it (that seat, or the host, cheated)", seat=words.seat
+        )
     return words
 
 
-async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.Event,
-                          on_change: Callable[[Roster], None] | None,
-                          early: _EarlyMesh, nursery: trio.Nursery) -> dict[str, Any]:
+async def _wait_for_start(
+    conn: Connection,
+    host_name: str,
+    ready: bool | trio.Event,
+    on_change: Callable[[Roster], None] | None,
+    early: _EarlyMesh,
+    nursery: trio.Nursery,
+) -> dict[str, Any]:
     """Say we are ready (``ready`` True, or an Event the player sets), once connected to the
     seated joiners below us (at most :data:`MESH_BEFORE_READY` seconds after we sat down), and
     follow the roster until the host sends ``start``, which is returned."""
@@ -655,8 +733,11 @@ async def _wait_for_start(conn: Connection, host_name: str, ready: bool | trio.E
         if isinstance(raw, dict) and raw.get("op") == "roster":
             roster = lobby_message(raw, "roster", host_name)
             if on_change:
-                bots = {b["seat"]: HostBot(b["by"], b["bot"]) for b in roster["bots"]
-                        if b["seat"] < roster["seats"] and b["by"] < roster["seats"]}
+                bots = {
+                    b["seat"]: HostBot(b["by"], b["bot"])
+                    for b in roster["bots"]
+                    if b["seat"] < roster["seats"] and b["by"] < roster["seats"]
+                }
                 on_change(Roster(roster["names"], roster["ready"], bots))
             early.update(roster["mesh"], nursery)
             continue
@@ -668,8 +749,7 @@ class _EarlyMesh:
     dials the seated joiners below it and accepts those above it, each checked against the key
     the host's latest roster gives for that seat. The game starts with them (:meth:`confirmed`)."""
 
-    def __init__(self, identity: Identity, name: str, games: Mapping[str, str], table: bytes, seat: int,
-                 listener: Any):
+    def __init__(self, identity: Identity, name: str, games: Mapping[str, str], table: bytes, seat: int, listener: Any):
         self.identity, self.name, self.games = identity, name, games
         self.table, self.seat, self.listener = table, seat, listener
         self.keys: dict[int, bytes] | None = None  # seated joiner -> its key, from the latest roster
@@ -693,13 +773,23 @@ class _EarlyMesh:
     def complete(self) -> bool:
         """Connected to every seated joiner below us (as the latest roster has them)."""
         return self.keys is not None and all(
-            self._linked(seat, key) for seat, key in self.keys.items() if seat < self.seat)
+            self._linked(seat, key) for seat, key in self.keys.items() if seat < self.seat
+        )
 
     async def _dial(self, item: dict[str, Any]) -> None:
         try:
-            conn = await _dial_mesh(self.identity, name=self.name, games=self.games, game=None,
-                                    host=item["host"], port=item["port"], key=item["ed25519"],
-                                    table=self.table, me=self.seat, who=f"seat {item['seat']}")
+            conn = await _dial_mesh(
+                self.identity,
+                name=self.name,
+                games=self.games,
+                game=None,
+                host=item["host"],
+                port=item["port"],
+                key=item["ed25519"],
+                table=self.table,
+                me=self.seat,
+                who=f"seat {item['seat']}",
+            )
             await self._keep(item["seat"], item["ed25519"], conn)
         except (ConnectionClosed, ProtocolError, FrameError, LobbyError):
             pass  # the game's own mesh dials it after the start
@@ -707,8 +797,7 @@ class _EarlyMesh:
             self._dialling.discard(item["seat"])
 
     async def accept(self, nursery: trio.Nursery) -> None:
-        await serve_listener(self.listener, lambda stream, slot: self._accept_one(Connection(stream), slot),
-                             nursery)
+        await serve_listener(self.listener, lambda stream, slot: self._accept_one(Connection(stream), slot), nursery)
 
     async def _accept_one(self, conn: Connection, slot: Slot) -> None:
         try:
@@ -754,8 +843,19 @@ class _EarlyMesh:
 # The mesh: every pair of seats connected once.
 
 
-async def _dial_mesh(identity: Identity, *, name: str, games: Mapping[str, str], game: str | None,
-                     host: str, port: int, key: bytes, table: bytes, me: int, who: str) -> Connection:
+async def _dial_mesh(
+    identity: Identity,
+    *,
+    name: str,
+    games: Mapping[str, str],
+    game: str | None,
+    host: str,
+    port: int,
+    key: bytes,
+    table: bytes,
+    me: int,
+    who: str,
+) -> Connection:
     """Connect to a seat's listener, check that it holds ``key`` and introduce ourselves as seat
     ``me`` of ``table``. :class:`LobbyError` if another key answers there."""
     conn = await connect(host, port)
@@ -770,31 +870,49 @@ async def _dial_mesh(identity: Identity, *, name: str, games: Mapping[str, str],
     return conn
 
 
-async def _mesh_greeting(conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str],
-                         game: str | None) -> tuple[Handshaken, dict[str, Any]]:
+async def _mesh_greeting(
+    conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str], game: str | None
+) -> tuple[Handshaken, dict[str, Any]]:
     """The handshake and the ``mesh`` message of a seat that dialled our listener."""
     peer = await handshake(conn, identity, name=name, games=games, game=game)
     return peer, await first_message(conn, "mesh", peer.name)
 
 
-async def dial_seat(identity: Identity, header: TableHeader, me: int, seat: int, *, games: Mapping[str, str],
-                    attempts: int = 20) -> Connection:
+async def dial_seat(
+    identity: Identity, header: TableHeader, me: int, seat: int, *, games: Mapping[str, str], attempts: int = 20
+) -> Connection:
     """Connect to another seat's listener and introduce ourselves as seat ``me``."""
     target = header.seats[seat]
     last: Exception | None = None
     for attempt in range(attempts):
         try:
-            return await _dial_mesh(identity, name=header.seats[me].name, games=games, game=header.game,
-                                    host=target.host, port=target.port, key=target.keys.ed25519,
-                                    table=header.table, me=me, who=target.name)
+            return await _dial_mesh(
+                identity,
+                name=header.seats[me].name,
+                games=games,
+                game=header.game,
+                host=target.host,
+                port=target.port,
+                key=target.keys.ed25519,
+                table=header.table,
+                me=me,
+                who=target.name,
+            )
         except (ConnectionClosed, ProtocolError) as exc:
             last = exc
             await trio.sleep(min(0.05 * 2**attempt, 1.0))
     raise LobbyError(f"cannot reach {target.name} at {target.host}:{target.port}: {last}")
 
 
-async def accept_mesh(stream: trio.abc.Stream, identity: Identity, header: TableHeader, me: int, *,
-                      games: Mapping[str, str], slot: Slot | None = None) -> tuple[int, Connection]:
+async def accept_mesh(
+    stream: trio.abc.Stream,
+    identity: Identity,
+    header: TableHeader,
+    me: int,
+    *,
+    games: Mapping[str, str],
+    slot: Slot | None = None,
+) -> tuple[int, Connection]:
     """Handshake a connection to our listener from another seat of this table (admitted to its
     ``slot`` once its key is that seat's)."""
     conn = Connection(stream)

@@ -126,8 +126,12 @@ class NetworkDeck:
                     if waits_for and self.blame is None:
                         # Its message is here but waits for entries its author had seen that
                         # never came (one may echo entries never signed): not its stall.
-                        raise TableAborted(f"seat {blame.seat}'s entries are here but wait for entries of "
-                                           f"seats {sorted(waits_for)} that never came", None, "deck")
+                        raise TableAborted(
+                            f"seat {blame.seat}'s entries are here but wait for entries of "
+                            f"seats {sorted(waits_for)} that never came",
+                            None,
+                            "deck",
+                        )
                     self.blame = self.blame or blame
                     break
         if self.blame is not None:

@@ -133,8 +133,13 @@ class Peer:
         for index in range(header.players):
             seats.append(LocalSeat(self, agent) if index == seat else RemoteSeat(self, index))
         self.session = TableSession(
-            game, header.options, header.players, self.deck, seats,
-            me=seat, names=[s.name for s in header.seats],
+            game,
+            header.options,
+            header.players,
+            self.deck,
+            seats,
+            me=seat,
+            names=[s.name for s in header.seats],
         )
         self.session.subscribe(self._count_turns)
         self.session.on_say = self._say
@@ -190,12 +195,15 @@ class Peer:
     def all_stopped(self) -> bool:
         """After the game stopped: every seat still connected has published its deck seed, the
         last entry a stopping seat signs (so nobody is cut off before it has everyone's)."""
-        return all(s == self.seat or not self.connected(s) or self._revealed_seed(s)
-                   for s in range(self.header.players))
+        return all(
+            s == self.seat or not self.connected(s) or self._revealed_seed(s) for s in range(self.header.players)
+        )
 
     def _revealed_seed(self, seat: int) -> bool:
-        return any(e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed"
-                   for e in reversed(self.log.entries(seat)))
+        return any(
+            e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed"
+            for e in reversed(self.log.entries(seat))
+        )
 
     def progress(self, party: Party) -> None:
         """Publish "shuffling: 2 of 4 players done" while a deck step waits on other seats."""
@@ -236,8 +244,7 @@ class Peer:
         groups: list[list[Any]] = []
         for send in sends:
             last = groups[-1] if groups else None
-            if send.to is not None and last and last[0].to is not None \
-                    and all(other.to != send.to for other in last):
+            if send.to is not None and last and last[0].to is not None and all(other.to != send.to for other in last):
                 last.append(send)
             else:
                 groups.append([send])
@@ -247,13 +254,14 @@ class Peer:
         first = group[0]
         if first.to is None:
             return {"msg": self.protocol.revealed_evidence(first.message)}
-        where = {"table": self.header.table, "seat": self.seat, "seq": self.log.next_seq(self.seat),
-                 "kind": "deck"}
+        where = {"table": self.header.table, "seat": self.seat, "seq": self.log.next_seq(self.seat), "kind": "deck"}
         if len(group) == 1:
-            return seal_body(self.identity, **where, to=first.to, recipient=self.header.seats[first.to].keys,
-                             payload=first.message)
-        return seal_bodies(self.identity, **where,
-                           items=[(send.to, self.header.seats[send.to].keys, send.message) for send in group])
+            return seal_body(
+                self.identity, **where, to=first.to, recipient=self.header.seats[first.to].keys, payload=first.message
+            )
+        return seal_bodies(
+            self.identity, **where, items=[(send.to, self.header.seats[send.to].keys, send.message) for send in group]
+        )
 
     async def _publish(self, items: Sequence[tuple[str, Any]]) -> list[Entry]:
         """Sign entries in order (each body is made just before its entry: a sealed body binds
@@ -418,8 +426,7 @@ class Peer:
         """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone, or
         our echo shows the move we hold). Not after our game's end or stop, nor while our
         journal is replayed (its own statements come back from it)."""
-        if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over \
-                or self.protocol.replay_own:
+        if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over or self.protocol.replay_own:
             return
         try:
             await self.publish("absent", {"turn": turn, "seat": seat})
@@ -453,8 +460,13 @@ class Peer:
         self._absence_changed = trio.Event()
         if seat == self.seat:
             if self.protocol.passed_for(turn, seat) and self.protocol.holds_move(seat, turn):
-                self.abort(TableAborted(f"the other seats passed for us at turn {turn} (we were away): "
-                                       f"our move for it came too late", None, "action"))
+                self.abort(
+                    TableAborted(
+                        f"the other seats passed for us at turn {turn} (we were away): our move for it came too late",
+                        None,
+                        "action",
+                    )
+                )
             return
         # We state too if we hold its move (our echo shows it), or if it is gone for us as well
         # at the turn we wait on now: never for another turn (a cheater's statements about
@@ -505,8 +517,9 @@ class Peer:
                 try:
                     raw = await conn.receive()
                 except FrameError as exc:
-                    self._carry_out_now([self.protocol.name(seat, f"sent a malformed frame ({exc.reason}); "
-                                                                  "connection closed")])
+                    self._carry_out_now(
+                        [self.protocol.name(seat, f"sent a malformed frame ({exc.reason}); connection closed")]
+                    )
                     await conn.aclose()
                     return
                 await self._on_message(seat, conn, raw)
@@ -584,14 +597,21 @@ class Peer:
             elif isinstance(effect, Left):
                 if conn is not None and self.connections.get(effect.seat) is conn:
                     self._detach(effect.seat)  # it closes next; meanwhile it is not playing
-                self.session.publish("connection", f"{self.header.seats[effect.seat].name} left the "
-                                     f"table: {effect.reason}", seat=effect.seat)
+                self.session.publish(
+                    "connection",
+                    f"{self.header.seats[effect.seat].name} left the table: {effect.reason}",
+                    seat=effect.seat,
+                )
             elif isinstance(effect, Halted):
-                self.session.publish("connection", f"{self.header.seats[effect.seat].name} stopped its "
-                                     f"game: {effect.reason}", seat=effect.seat)
+                self.session.publish(
+                    "connection",
+                    f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
+                    seat=effect.seat,
+                )
             elif isinstance(effect, ChatIn):
-                self.session.publish("chat", f"{self.header.seats[effect.sender].name}: {effect.text}",
-                                     seat=effect.sender)
+                self.session.publish(
+                    "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender
+                )
 
     async def _answer(self, answer: Answer, conn: Connection | None) -> None:
         """Answer a seat's fetch on the connection it came on: the entries, then ``fetched``."""
@@ -677,8 +697,11 @@ class Peer:
         event = self._returned.setdefault(seat, trio.Event())
         left = self._away_since.setdefault(seat, trio.current_time())
         grace = self.header.timeouts.grace
-        self.session.publish("connection", f"{self.header.seats[seat].name} is away; waiting up to "
-                             f"{grace:g} s for them to come back", seat=seat)
+        self.session.publish(
+            "connection",
+            f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
+            seat=seat,
+        )
         with trio.move_on_at(left + grace):
             await event.wait()
             return True
@@ -709,8 +732,9 @@ class Peer:
                 chat.cancel_scope.cancel()
             if failure is None:
                 self.protocol.over = True
-                await self.publish("result", {"result": result.to_wire(),
-                                              "violations": [v.to_wire() for v in self.session.violations]})
+                await self.publish(
+                    "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
+                )
                 return result
         await self._publish_stop()  # first: signed when we stopped, it comes before the rest
         await self._publish_evidence()

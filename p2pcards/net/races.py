@@ -83,10 +83,18 @@ class RaceRecorder:
             status = f"aborted: {outcome.aborted.reason}"
         else:
             status = "finished" if outcome.result is not None else "no result"
-        return {"seat": seat, "pid": os.getpid(), "clock": "monotonic", "status": status,
-                "rounds": self.round, "decided": self.decided, "responded": self.responded,
-                "applied": self.applied, "delivered": self.delivered,
-                "transcript": str(outcome.transcript) if outcome.transcript else None}
+        return {
+            "seat": seat,
+            "pid": os.getpid(),
+            "clock": "monotonic",
+            "status": status,
+            "rounds": self.round,
+            "decided": self.decided,
+            "responded": self.responded,
+            "applied": self.applied,
+            "delivered": self.delivered,
+            "transcript": str(outcome.transcript) if outcome.transcript else None,
+        }
 
 
 class TimedBotSeat(BotSeat):
@@ -134,23 +142,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         seat_of.append(seat)
         available = host.bots_for(game.id)
         cls = available.get(args.bot) or available["random"]
-        return TimedBotSeat(cls(game, seat, options, random.Random(rng.random())), reaction=args.reaction,
-                            recorder=recorder)
+        return TimedBotSeat(
+            cls(game, seat, options, random.Random(rng.random())), reaction=args.reaction, recorder=recorder
+        )
 
     async def run() -> Any:
         listen_host, listen_port = args.listen
         if args.role == "host":
             options = dict(pair.split("=", 1) for pair in args.option)
             outcomes = await host_table(
-                host, Identity.generate(), args.game, options=options, players=args.seats, agent=agent,
-                name=args.name, interface=listen_host, port=listen_port, announce=False,
-                transcript_dir=args.transcript_dir, advertise=args.advertise,
-                on_port=lambda port: print(f"port {port}", flush=True), on_peer=recorder.attach,
+                host,
+                Identity.generate(),
+                args.game,
+                options=options,
+                players=args.seats,
+                agent=agent,
+                name=args.name,
+                interface=listen_host,
+                port=listen_port,
+                announce=False,
+                transcript_dir=args.transcript_dir,
+                advertise=args.advertise,
+                on_port=lambda port: print(f"port {port}", flush=True),
+                on_peer=recorder.attach,
             )
             return outcomes[0]
-        return await join_table(host, Identity.generate(), *args.table, name=args.name, agent=agent,
-                                listen_host=listen_host, listen_port=listen_port, advertise=args.advertise,
-                                transcript_dir=args.transcript_dir, on_peer=recorder.attach)
+        return await join_table(
+            host,
+            Identity.generate(),
+            *args.table,
+            name=args.name,
+            agent=agent,
+            listen_host=listen_host,
+            listen_port=listen_port,
+            advertise=args.advertise,
+            transcript_dir=args.transcript_dir,
+            on_peer=recorder.attach,
+        )
 
     outcome = trio.run(run)
     line = json.dumps(recorder.to_json(outcome, seat_of[0] if seat_of else -1), separators=(",", ":")) + "\n"

@@ -82,8 +82,9 @@ async def relay(client: trio.SocketStream, target: tuple[str, int], delay: float
                 pass  # one side went away: the connection is over
 
 
-async def serve_relays(pairs: Sequence[tuple[tuple[str, int], tuple[str, int]]], delay: float, *,
-                       task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def serve_relays(
+    pairs: Sequence[tuple[tuple[str, int], tuple[str, int]]], delay: float, *, task_status=trio.TASK_STATUS_IGNORED
+) -> None:
     """Listen on each ``(listen, target)`` pair's ``listen`` and relay to its ``target``, until
     cancelled. ``task_status.started`` reports the bound ports, in order."""
     async with trio.open_nursery() as nursery:

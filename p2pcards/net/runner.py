@@ -32,8 +32,9 @@ __all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_
 AgentFactory = Callable[[Game, int, Mapping[str, Any]], SeatAgent]
 
 
-def bot_agent(host: PluginHost, game: Game, name: str, rng: random.Random, *, delay: float = 0.0,
-              reaction: float = 1.0) -> AgentFactory:
+def bot_agent(
+    host: PluginHost, game: Game, name: str, rng: random.Random, *, delay: float = 0.0, reaction: float = 1.0
+) -> AgentFactory:
     """A factory of bot seats of the named kind (``random`` when the game has no such bot);
     ``reaction`` scales their human-like reaction time in free-order rounds."""
     available = host.bots_for(game.id)
@@ -82,8 +83,20 @@ async def host_table(
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
     rng = rng or random.Random()
-    lobby = HostedLobby(identity, name, game_id, game.rules_version, resolved, players, games, interface,
-                        port, timeouts, on_roster, advertise=advertise)
+    lobby = HostedLobby(
+        identity,
+        name,
+        game_id,
+        game.rules_version,
+        resolved,
+        players,
+        games,
+        interface,
+        port,
+        timeouts,
+        on_roster,
+        advertise=advertise,
+    )
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
     bot_ids = [Identity.generate() for _ in range(bots)]
@@ -97,9 +110,20 @@ async def host_table(
         started = await host_lobby(lobby, announce=announce, task_status=task_status)
         if on_words and started.words is not None:
             on_words(started.words)
-        mine.append(await play_seat(identity, started, game, agent(game, 0, resolved), games=games,
-                                    transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
-                                    state_home=state_home, bot=seat_bot))
+        mine.append(
+            await play_seat(
+                identity,
+                started,
+                game,
+                agent(game, 0, resolved),
+                games=games,
+                transcript_dir=transcript_dir,
+                on_peer=on_peer,
+                persist=persist,
+                state_home=state_home,
+                bot=seat_bot,
+            )
+        )
 
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(run_host)
@@ -107,20 +131,54 @@ async def host_table(
             on_port(bound)
         for index, bot_id in enumerate(bot_ids):
             # Saved like our own seat (with ``persist``): 'p2pcards resume' brings them back too.
-            nursery.start_soon(functools.partial(
-                _bot_peer, host, bot_id, interface, bound, f"{bot_name} bot {index + 1}",
-                bot_agent(host, game, bot_name, rng, delay=bot_delay), transcript_dir, theirs,
-                persist=persist, state_home=state_home, bot=bot_name,
-            ))
+            nursery.start_soon(
+                functools.partial(
+                    _bot_peer,
+                    host,
+                    bot_id,
+                    interface,
+                    bound,
+                    f"{bot_name} bot {index + 1}",
+                    bot_agent(host, game, bot_name, rng, delay=bot_delay),
+                    transcript_dir,
+                    theirs,
+                    persist=persist,
+                    state_home=state_home,
+                    bot=bot_name,
+                )
+            )
     return mine + theirs
 
 
-async def _bot_peer(host: PluginHost, identity: Identity, address: str, port: int, name: str,
-                    agent: AgentFactory, transcript_dir: Path | None, outcomes: list[SeatOutcome], *,
-                    persist: bool = False, state_home: Path | str | None = None, bot: str | None = None) -> None:
-    outcomes.append(await join_table(host, identity, address, port, name=name, agent=agent,
-                                     listen_host=address, transcript_dir=transcript_dir, persist=persist,
-                                     state_home=state_home, seat_bot=bot))
+async def _bot_peer(
+    host: PluginHost,
+    identity: Identity,
+    address: str,
+    port: int,
+    name: str,
+    agent: AgentFactory,
+    transcript_dir: Path | None,
+    outcomes: list[SeatOutcome],
+    *,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    bot: str | None = None,
+) -> None:
+    outcomes.append(
+        await join_table(
+            host,
+            identity,
+            address,
+            port,
+            name=name,
+            agent=agent,
+            listen_host=address,
+            transcript_dir=transcript_dir,
+            persist=persist,
+            state_home=state_home,
+            seat_bot=bot,
+        )
+    )
 
 
 async def join_table(
@@ -149,9 +207,19 @@ async def join_table(
     ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer.
     The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given."""
     games = host.rules_versions()
-    lobby = await join_lobby(identity, address, port, name=name, games=games, listen_host=listen_host,
-                             on_change=on_roster, ready=ready, on_seated=on_seated,
-                             listen_port=listen_port, advertise=advertise)
+    lobby = await join_lobby(
+        identity,
+        address,
+        port,
+        name=name,
+        games=games,
+        listen_host=listen_host,
+        on_change=on_roster,
+        ready=ready,
+        on_seated=on_seated,
+        listen_port=listen_port,
+        advertise=advertise,
+    )
     header = lobby.header
     try:
         game = _table_game(host, header)
@@ -160,9 +228,18 @@ async def join_table(
         raise
     if on_words and lobby.words is not None:
         on_words(lobby.words)
-    return await play_seat(identity, lobby, game, agent(game, lobby.seat, header.options), games=games,
-                           transcript_dir=transcript_dir, on_peer=on_peer, persist=persist,
-                           state_home=state_home, bot=seat_bot)
+    return await play_seat(
+        identity,
+        lobby,
+        game,
+        agent(game, lobby.seat, header.options),
+        games=games,
+        transcript_dir=transcript_dir,
+        on_peer=on_peer,
+        persist=persist,
+        state_home=state_home,
+        bot=seat_bot,
+    )
 
 
 def _table_game(host: PluginHost, header: Any) -> Game:
@@ -217,15 +294,25 @@ class NetworkReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "game": self.game, "players": self.players, "options": self.options, "bots": self.bots,
-            "games": self.games, "deck": "mental-poker over loopback TCP", "wins": self.wins,
-            "win_rate": [w / self.games for w in self.wins], "draws": self.draws,
-            "seconds": round(self.seconds, 3), "transcripts": self.transcripts, "problems": self.problems,
+            "game": self.game,
+            "players": self.players,
+            "options": self.options,
+            "bots": self.bots,
+            "games": self.games,
+            "deck": "mental-poker over loopback TCP",
+            "wins": self.wins,
+            "win_rate": [w / self.games for w in self.wins],
+            "draws": self.draws,
+            "seconds": round(self.seconds, 3),
+            "transcripts": self.transcripts,
+            "problems": self.problems,
         }
 
     def to_text(self) -> str:
-        lines = [f"{self.games} games of {self.game}, {self.players} peers over loopback TCP "
-                 f"(mental-poker deck), {self.seconds:.1f} s"]
+        lines = [
+            f"{self.games} games of {self.game}, {self.players} peers over loopback TCP "
+            f"(mental-poker deck), {self.seconds:.1f} s"
+        ]
         for seat, wins in enumerate(self.wins):
             lines.append(f"  seat {seat} ({self.bots[seat]:>9}): {wins} wins ({100 * wins / self.games:.1f}%)")
         if self.draws:
@@ -269,9 +356,17 @@ async def simulate_network(
 
         async def run_host() -> None:
             mine = await host_table(
-                host, Identity.generate(), game_id, options=resolved, players=players,
-                agent=bot_agent(host, game, names[0], rng), name=table_name, interface=interface,
-                announce=discover, transcript_dir=transcript_dir, on_port=on_port,
+                host,
+                Identity.generate(),
+                game_id,
+                options=resolved,
+                players=players,
+                agent=bot_agent(host, game, names[0], rng),
+                name=table_name,
+                interface=interface,
+                announce=discover,
+                transcript_dir=transcript_dir,
+                on_port=on_port,
             )
             outcomes[0] = mine[0]
 
@@ -282,12 +377,21 @@ async def simulate_network(
             else:
                 await port_known.wait()
                 address, port = interface, ports[0]
+
             # Seats are given in arrival order; the bot kind is chosen once the seat is known.
             def agent(game: Game, seat: int, opts: Mapping[str, Any]) -> SeatAgent:
                 return bot_agent(host, game, names[seat], rng)(game, seat, opts)
 
-            outcome = await join_table(host, Identity.generate(), address, port, name=f"bot {position}",
-                                       agent=agent, listen_host=interface, transcript_dir=transcript_dir)
+            outcome = await join_table(
+                host,
+                Identity.generate(),
+                address,
+                port,
+                name=f"bot {position}",
+                agent=agent,
+                listen_host=interface,
+                transcript_dir=transcript_dir,
+            )
             outcomes[outcome.peer.seat] = outcome
 
         async with trio.open_nursery() as nursery:

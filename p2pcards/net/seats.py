@@ -85,9 +85,12 @@ class RemoteSeat:
                 if passed:
                     self.passed.add(turn)
                     self.last_entry = None
-                    session.publish("notice", f"{session.names[seat]} is gone: every other seat "
-                                    f"says so, and the table {session.describe(seat, absent)} for them",
-                                    seat=seat)
+                    session.publish(
+                        "notice",
+                        f"{session.names[seat]} is gone: every other seat "
+                        f"says so, and the table {session.describe(seat, absent)} for them",
+                        seat=seat,
+                    )
                     return absent
                 if await self._absent(session, seat, turn, deadline, holding=held is not None):
                     continue
@@ -105,12 +108,14 @@ class RemoteSeat:
                     # Its entries are here but wait for entries its author had seen that never
                     # came (one may echo entries that were never signed): not its stall.
                     names = ", ".join(session.names[other] for other in sorted(waits_for))
-                    raise TableAborted(f"{session.names[seat]}'s entries are here but wait for entries of "
-                                       f"{names} that never came", None, "action")
+                    raise TableAborted(
+                        f"{session.names[seat]}'s entries are here but wait for entries of {names} that never came",
+                        None,
+                        "action",
+                    )
                 raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
 
-    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float, *,
-                      holding: bool) -> bool:
+    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float, *, holding: bool) -> bool:
         """A seat that may be passed for. If its client is gone (no connection, or it stopped
         its game), state so; once we have stated, the other seats' statements decide on its
         move, so keep waiting for them (``True``) while they can come. ``False``: we wait on
@@ -136,8 +141,12 @@ class RemoteSeat:
             # Its move may stand or be void, and only the missing statements can say: we
             # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
             names = ", ".join(session.names[other] for other in sorted(missing))
-            raise TableAborted(f"the statements on whether {session.names[seat]}'s move for turn {turn} "
-                               f"stands did not all come (missing: {names})", None, "action")
+            raise TableAborted(
+                f"the statements on whether {session.names[seat]}'s move for turn {turn} "
+                f"stands did not all come (missing: {names})",
+                None,
+                "action",
+            )
         if halted:
             await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
         if peer.away_for(seat) >= peer.header.timeouts.grace:
@@ -202,6 +211,7 @@ class LocalSeat:
             return await self._choose_in_time(session, seat)
         choice: list[Action] = []
         async with trio.open_nursery() as nursery:
+
             async def chosen() -> None:
                 choice.append(await self._choose_in_time(session, seat))
                 nursery.cancel_scope.cancel()

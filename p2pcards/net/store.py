@@ -38,8 +38,15 @@ try:
 except ImportError:  # not on Windows: seats there are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["SeatInUse", "SeatLock", "SeatState", "load_seat_state", "save_seat_state", "seat_folder",
-           "unfinished_seats"]
+__all__ = [
+    "SeatInUse",
+    "SeatLock",
+    "SeatState",
+    "load_seat_state",
+    "save_seat_state",
+    "seat_folder",
+    "unfinished_seats",
+]
 
 STATE_FILE = "seat.bin"
 JOURNAL_FILE = "journal.p2pt"

@@ -49,8 +49,14 @@ class SeatOutcome:
 
 def transcript_header(peer: Peer) -> TranscriptHeader:
     header = peer.header
-    return roster_header(header.table, [(s.name, s.keys) for s in header.seats], game=header.game,
-                         rules=header.rules_version, options=header.options, lobby=peer.header_wire)
+    return roster_header(
+        header.table,
+        [(s.name, s.keys) for s in header.seats],
+        game=header.game,
+        rules=header.rules_version,
+        options=header.options,
+        lobby=peer.header_wire,
+    )
 
 
 async def play_seat(
@@ -115,27 +121,49 @@ async def resume_seat(
         lock.release()
 
 
-async def _resume_seat(folder: Path, host: Any, agent_factory: Callable[[Game, int, Mapping[str, Any]], SeatAgent],
-                       *, transcript_dir: Path | None, on_peer: Callable[[Peer], None] | None) -> SeatOutcome:
+async def _resume_seat(
+    folder: Path,
+    host: Any,
+    agent_factory: Callable[[Game, int, Mapping[str, Any]], SeatAgent],
+    *,
+    transcript_dir: Path | None,
+    on_peer: Callable[[Peer], None] | None,
+) -> SeatOutcome:
     state = load_seat_state(folder)
     header = TableHeader.from_wire(state.header)
     game = host.game(header.game)
     if game.rules_version != header.rules_version:
         raise LobbyError(f"{game.id}: the table uses rules {header.rules_version}, we now have {game.rules_version}")
     writer, journal = TranscriptWriter.resume(journal_path(folder))
-    peer = Peer(state.identity, header, state.seat, game, agent_factory(game, state.seat, header.options),
-                seed=state.seed, journal=writer)
+    peer = Peer(
+        state.identity,
+        header,
+        state.seat,
+        game,
+        agent_factory(game, state.seat, header.options),
+        seed=state.seed,
+        journal=writer,
+    )
     peer.load_journal(journal.entries)
     me = header.seats[state.seat]
     listeners = await trio.open_tcp_listeners(me.port, host=me.host)
     lobby = LobbyResult(header, state.seat, {}, listeners[0])
-    return await _run_seat(peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer,
-                           resumed=True)
+    return await _run_seat(
+        peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer, resumed=True
+    )
 
 
-async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: Mapping[str, str],
-                    transcript_dir: Path | None, folder: Path | None,
-                    on_peer: Callable[[Peer], None] | None, *, resumed: bool) -> SeatOutcome:
+async def _run_seat(
+    peer: Peer,
+    identity: Identity,
+    lobby: LobbyResult,
+    games: Mapping[str, str],
+    transcript_dir: Path | None,
+    folder: Path | None,
+    on_peer: Callable[[Peer], None] | None,
+    *,
+    resumed: bool,
+) -> SeatOutcome:
     header, me = lobby.header, lobby.seat
     if transcript_dir is not None:
         peer.session.transcript_path = str(transcript_dir / f"{_stem(peer)}.p2pt")
@@ -215,8 +243,9 @@ async def _run_seat(peer: Peer, identity: Identity, lobby: LobbyResult, games: M
                 if peer.recovering:
                     away = peer.missing_answers()
                     names = ", ".join(header.seats[s].name for s in away)
-                    aborted = TableAborted(f"{names} did not come back to tell us which of our entries they hold",
-                                           away[0], "resume")
+                    aborted = TableAborted(
+                        f"{names} did not come back to tell us which of our entries they hold", away[0], "resume"
+                    )
                 else:
                     await play()
             else:

@@ -195,14 +195,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.role == "host":
             options = dict(pair.split("=", 1) for pair in args.option)
             outcomes = await host_table(
-                host, Identity.generate(), args.game, options=options, players=args.seats, agent=agent,
-                name=args.name, interface=LOOPBACK, announce=False, transcript_dir=args.transcript_dir,
-                on_port=on_port, on_peer=recorder.attach,
+                host,
+                Identity.generate(),
+                args.game,
+                options=options,
+                players=args.seats,
+                agent=agent,
+                name=args.name,
+                interface=LOOPBACK,
+                announce=False,
+                transcript_dir=args.transcript_dir,
+                on_port=on_port,
+                on_peer=recorder.attach,
             )
             return outcomes[0]
-        return await join_table(host, Identity.generate(), LOOPBACK, args.port, name=args.name, agent=agent,
-                                listen_host=LOOPBACK, transcript_dir=args.transcript_dir,
-                                on_peer=recorder.attach)
+        return await join_table(
+            host,
+            Identity.generate(),
+            LOOPBACK,
+            args.port,
+            name=args.name,
+            agent=agent,
+            listen_host=LOOPBACK,
+            transcript_dir=args.transcript_dir,
+            on_peer=recorder.attach,
+        )
 
     profile_dir = os.environ.get("P2PCARDS_PROFILE_DIR")
     if profile_dir:  # profile this peer (docs/performance.md, "Profiling a peer")

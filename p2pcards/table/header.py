@@ -23,21 +23,33 @@ class Seat:
     port: int
 
     def to_wire(self) -> dict[str, Any]:
-        return {"name": self.name, "ed25519": self.keys.ed25519, "x25519": self.keys.x25519,
-                "host": self.host, "port": self.port}
+        return {
+            "name": self.name,
+            "ed25519": self.keys.ed25519,
+            "x25519": self.keys.x25519,
+            "host": self.host,
+            "port": self.port,
+        }
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> Seat:
         return cls(data["name"], PublicIdentity(data["ed25519"], data["x25519"]), data["host"], data["port"])
 
 
-_SEAT_SCHEMA = Record({"name": Text(64), "ed25519": Bytes(32), "x25519": Bytes(32), "host": Str(64),
-                       "port": Int(1, 65535)})
-HEADER = Record({
-    "table": Bytes(16), "game": Str(64), "rules": Str(64), "options": MapOf(Str(64), AnyData(), 64),
-    "seats": ListOf(_SEAT_SCHEMA, 16, 1), "protocol": Int(0, 1 << 31),
-    "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()}),
-})
+_SEAT_SCHEMA = Record(
+    {"name": Text(64), "ed25519": Bytes(32), "x25519": Bytes(32), "host": Str(64), "port": Int(1, 65535)}
+)
+HEADER = Record(
+    {
+        "table": Bytes(16),
+        "game": Str(64),
+        "rules": Str(64),
+        "options": MapOf(Str(64), AnyData(), 64),
+        "seats": ListOf(_SEAT_SCHEMA, 16, 1),
+        "protocol": Int(0, 1 << 31),
+        "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()}),
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -225,8 +225,12 @@ class TableProtocol:
             if message.table != self.header.table:
                 return []
             if not 0 <= message.seat < self.header.players:
-                return [self.name(via, f"asked for the entries of seat {message.seat}, but the table "
-                                       f"has {self.header.players} seats")]
+                return [
+                    self.name(
+                        via,
+                        f"asked for the entries of seat {message.seat}, but the table has {self.header.players} seats",
+                    )
+                ]
             return [Answer(via, message)]
         if isinstance(message, Fetched):
             problem = self.recovery.answered(via, message) if self.recovering else None
@@ -249,8 +253,13 @@ class TableProtocol:
         if not fresh:
             if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
                 # Asked to back up its echo, the reporter sent the very version we hold.
-                return [self.name(via, f"its head echo names a version of seat {entry.sender}'s "
-                                       f"entry #{entry.seq} that it cannot show")]
+                return [
+                    self.name(
+                        via,
+                        f"its head echo names a version of seat {entry.sender}'s "
+                        f"entry #{entry.seq} that it cannot show",
+                    )
+                ]
             return []
         if journal:
             effects.append(Keep(entry))
@@ -305,9 +314,14 @@ class TableProtocol:
         Nothing is signed or acted on until every other seat said what it holds of our chain."""
         for entry in entries:
             (self.replay_own if entry.sender == self.seat else self.replay_others).append(entry)
-        self.recovery = OwnChainRecovery(self.header.table, self.seat, self.header.players,
-                                         self.header.seats[self.seat].keys, list(self.replay_own),
-                                         self.log.head(self.seat))
+        self.recovery = OwnChainRecovery(
+            self.header.table,
+            self.seat,
+            self.header.players,
+            self.header.seats[self.seat].keys,
+            list(self.replay_own),
+            self.log.head(self.seat),
+        )
 
     def replay_journal(self, now: float) -> list[Effect]:
         others, self.replay_others = self.replay_others, []
@@ -352,8 +366,9 @@ class TableProtocol:
         journal's move for that turn, if it has one, back in our chain as it was signed (the
         others may hold it; re-signing that place would make two versions) but not acted on."""
         self.reuse_unprompted()
-        if not (self.replay_own and self.replay_own[0].kind == "action"
-                and self.replay_own[0].body.get("turn") == turn):
+        if not (
+            self.replay_own and self.replay_own[0].kind == "action" and self.replay_own[0].body.get("turn") == turn
+        ):
             return None
         entry = self.replay_own.popleft()
         self.log.append(entry)
@@ -372,8 +387,9 @@ class TableProtocol:
         if self.replay_own:
             entry = self.replay_own.popleft()
             if entry.kind != kind:
-                raise TableAborted(f"our journal has a {entry.kind} entry where the replay makes a {kind} one",
-                                   self.seat, "replay")
+                raise TableAborted(
+                    f"our journal has a {entry.kind} entry where the replay makes a {kind} one", self.seat, "replay"
+                )
             self.log.append(entry)
             self._signed(entry)
             self.reuse_unprompted()  # and what follows it in the journal, if the replay will not make it
@@ -386,8 +402,9 @@ class TableProtocol:
         try:
             entry = self.log.make_entry(self.identity, self.seat, kind, made)
         except Rejected as exc:  # our own entry past the seat's budget (wire.md section 7)
-            raise TableAborted(f"this game has grown past what a transcript can hold ({exc.blame.reason})",
-                               None, exc.blame.code) from None
+            raise TableAborted(
+                f"this game has grown past what a transcript can hold ({exc.blame.reason})", None, exc.blame.code
+            ) from None
         self._signed(entry)
         return entry, True
 
@@ -403,8 +420,10 @@ class TableProtocol:
     def _causally_ready(self, entry: Entry) -> bool:
         """Every entry its author had seen when it signed it has been delivered (ours are
         delivered as we sign them, or re-use them after a restart)."""
-        return all(count <= (self.log.next_seq(seat) if seat == self.seat else self._delivered[seat])
-                   for seat, (count, _) in enumerate(entry.body["seen"]))
+        return all(
+            count <= (self.log.next_seq(seat) if seat == self.seat else self._delivered[seat])
+            for seat, (count, _) in enumerate(entry.body["seen"])
+        )
 
     def next_ready(self) -> Entry | None:
         """The next held entry whose author's ``seen`` we now hold, taken off the held ones;
@@ -426,9 +445,15 @@ class TableProtocol:
         if sender in self._stopped and plays_on(entry.kind, body):
             if self.over or self.aborted is not None:
                 return []  # our game has stopped too: verify names it from the transcript
-            return [self.name(sender, f"signed a {entry.kind} entry after its own stop entry"),
-                    self.stop(f"seat {sender} stopped its game, then signed a {entry.kind} entry "
-                              f"(a seat that stops signs no move or deck step after it)", sender, "stop")]
+            return [
+                self.name(sender, f"signed a {entry.kind} entry after its own stop entry"),
+                self.stop(
+                    f"seat {sender} stopped its game, then signed a {entry.kind} entry "
+                    f"(a seat that stops signs no move or deck step after it)",
+                    sender,
+                    "stop",
+                ),
+            ]
         if entry.kind == "deck":
             if "msg" in body:
                 return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
@@ -437,8 +462,9 @@ class TableProtocol:
             try:
                 message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
             except ProtocolError as exc:
-                return [self.stop(f"seat {sender} sent a private deck message that does not open: {exc}",
-                                  sender, "deck")]
+                return [
+                    self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
+                ]
             if isinstance(message, dict) and isinstance(message.get("op"), int):
                 self._private_in.setdefault((sender, message["op"]), entry)
             return [DeckIn(sender, message)]
@@ -446,14 +472,18 @@ class TableProtocol:
             turn, action = body.get("turn"), body.get("action")
             if not isinstance(turn, int) or isinstance(turn, bool) or not isinstance(action, dict):
                 # Signed by its author: proof enough (protocol/table.md section 4, Turns).
-                return [self.name(sender, "malformed action entry"),
-                        self.stop(f"seat {sender} signed a malformed action entry", sender, "action")]
+                return [
+                    self.name(sender, "malformed action entry"),
+                    self.stop(f"seat {sender} signed a malformed action entry", sender, "action"),
+                ]
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "absent":
             key = absent_body(body, self.header.players, sender)
             if key is None:
-                return [self.name(sender, "malformed absent entry"),
-                        self.stop(f"seat {sender} signed a malformed absent entry", sender, "action")]
+                return [
+                    self.name(sender, "malformed absent entry"),
+                    self.stop(f"seat {sender} signed a malformed absent entry", sender, "action"),
+                ]
             if not self.absences.add(entry):
                 return []  # a second statement changes nothing
             return [AbsentIn(sender, *key)]
@@ -491,16 +521,22 @@ class TableProtocol:
         except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
             proven = False
         if proven:
-            return [self.name(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}"),
-                    self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code)]
+            return [
+                self.name(blame.seat, f"{blame.code} (proven by seat {sender}): {blame.reason}"),
+                self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code),
+            ]
         return [self.name(sender, "published evidence that does not prove anything")]
 
     def held_back(self, seat: int) -> set[int]:
         """The seats whose entries ``seat``'s entries held here wait for (empty if none of its
         entries is held): its move may be here, held until what its author had seen comes."""
-        return {other for entry in self._held if entry.sender == seat
-                for other, (count, _) in enumerate(entry.body["seen"])
-                if count > (self.log.next_seq(other) if other == self.seat else self._delivered[other])}
+        return {
+            other
+            for entry in self._held
+            if entry.sender == seat
+            for other, (count, _) in enumerate(entry.body["seen"])
+            if count > (self.log.next_seq(other) if other == self.seat else self._delivered[other])
+        }
 
     # -- absent followers (absence.py) --------------------------------------------------------
 

@@ -23,8 +23,9 @@ class OwnChainRecovery:
     """What the other seats hold of seat ``seat``'s own chain beyond ``journal`` (its own
     entries, in order, as the journal kept them); ``head`` is its seat genesis."""
 
-    def __init__(self, table: bytes, seat: int, players: int, keys: PublicIdentity,
-                 journal: Sequence[Entry], head: bytes):
+    def __init__(
+        self, table: bytes, seat: int, players: int, keys: PublicIdentity, journal: Sequence[Entry], head: bytes
+    ):
         self.table = table
         self.seat = seat
         self.players = players

@@ -15,12 +15,15 @@ from ..wire.messages import Entry
 __all__ = ["order_by_echoes"]
 
 
-def order_by_echoes(step: Round, responses: Mapping[int, Action], entries: Mapping[int, Entry | None],
-                    players: int) -> list[tuple[int, Action]]:
+def order_by_echoes(
+    step: Round, responses: Mapping[int, Action], entries: Mapping[int, Entry | None], players: int
+) -> list[tuple[int, Action]]:
     """``responses[seat]`` was signed in ``entries[seat]``; ``None`` for a seat the table
     passed for (it was gone: absence.py), which comes after every signed response."""
-    saw = {seat: {other for other in responses if other != seat and _had(entries[seat], entries[other])}
-           for seat in responses}
+    saw = {
+        seat: {other for other in responses if other != seat and _had(entries[seat], entries[other])}
+        for seat in responses
+    }
     return order_round(dict(responses), saw, step.after, players)
 
 

@@ -37,8 +37,7 @@ class Timeouts:
 
     def describe(self) -> str:
         """For a joiner, before it sits: what the table will wait for."""
-        return (f"a deck step {self.deck:g} s, a move {self.turn:g} s, a dropped player "
-                f"{self.grace:g} s to come back")
+        return f"a deck step {self.deck:g} s, a move {self.turn:g} s, a dropped player {self.grace:g} s to come back"
 
     def to_wire(self) -> dict[str, float]:
         return {"deck": self.deck, "turn": self.turn, "grace": self.grace}

@@ -104,10 +104,12 @@ def check_game(
             resolved = game.resolve_options(given, count)
             classes = _bot_classes(game, bots, count)
             for index in range(games):
-                where = (f"{game.id} ({variant or 'default options'}, {count} players, game {index}, "
-                         f"seed {seed!r})")
-                checks.append(_check_one(game, resolved, count, classes, (seed, variant, count, index),
-                                         where, variant, index, round_trip))
+                where = f"{game.id} ({variant or 'default options'}, {count} players, game {index}, seed {seed!r})"
+                checks.append(
+                    _check_one(
+                        game, resolved, count, classes, (seed, variant, count, index), where, variant, index, round_trip
+                    )
+                )
     return checks
 
 
@@ -145,9 +147,17 @@ def _bot_classes(game: Game, bots: Any, players: int) -> list[type[Bot]]:
     return classes
 
 
-def _check_one(game: Game, options: dict[str, Any], players: int, classes: list[type[Bot]],
-               seed: tuple[Any, ...], where: str, variant: str | None, index: int,
-               round_trip: bool) -> GameCheck:
+def _check_one(
+    game: Game,
+    options: dict[str, Any],
+    players: int,
+    classes: list[type[Bot]],
+    seed: tuple[Any, ...],
+    where: str,
+    variant: str | None,
+    index: int,
+    round_trip: bool,
+) -> GameCheck:
     checker = _Checker(game, options, players, where, round_trip)
     try:
         game.check_table_options(options, players)
@@ -155,8 +165,10 @@ def _check_one(game: Game, options: dict[str, Any], players: int, classes: list[
         checker.fail(f"the resolved options are not complete and parsed: {exc}")
     deck = _RecordingDeck(LocalDealer(game.deck(options, players), players, seeded_rng(*seed, "deck")))
     checker.deck = deck
-    bots = [_CheckingBot(cls(game, seat, options, seeded_rng(*seed, "bot", seat)), checker)
-            for seat, cls in enumerate(classes)]
+    bots = [
+        _CheckingBot(cls(game, seat, options, seeded_rng(*seed, "bot", seat)), checker)
+        for seat, cls in enumerate(classes)
+    ]
     refused: PlayerError | None = None
     try:
         record = play(game, options, players, deck, bots, replica=checker.table, on_step=checker.on_step)
@@ -168,8 +180,7 @@ def _check_one(game: Game, options: dict[str, Any], players: int, classes: list[
         exc.add_note(f"in check_game: {checker.position()}")
         raise
     if refused is not None:  # a bot's own choice (its legal actions passed): a bug in the bot
-        checker.fail(f"seat {refused.seat}'s bot chose {refused.action!r}, which the rules refuse: "
-                     f"{refused.reason}")
+        checker.fail(f"seat {refused.seat}'s bot chose {refused.action!r}, which the rules refuse: {refused.reason}")
     checker.finish(record)
     return GameCheck(variant, players, options, index, record, checker.decisions, checker.actions_checked)
 
@@ -258,12 +269,11 @@ class _Checker:
         if self.pending is not None:
             learn(self.game, self.peer.state, self.pending, _copied(self.deck.outcome))
             self.pending = None
-        for seat, action in self.table.actions[len(self.peer.actions):]:
+        for seat, action in self.table.actions[len(self.peer.actions) :]:
             try:
                 self.peer.act(seat, action)
             except IllegalAction as exc:
-                self.fail(f"a peer's replica refuses seat {seat}'s {action!r}, which the table's "
-                          f"accepted: {exc}")
+                self.fail(f"a peer's replica refuses seat {seat}'s {action!r}, which the table's accepted: {exc}")
 
     def on_step(self, step: Step) -> None:
         self.catch_up()
@@ -289,18 +299,28 @@ class _Checker:
             self.check_action(state, seat, known, idle, "idle_action plays", round_trip=False)
         absent = game.absent_action(state, seat)
         if absent is not None:
-            self.check_action(state, seat, known, absent, "absent_action plays", round_trip=False,
-                              own=False)
+            self.check_action(state, seat, known, absent, "absent_action plays", round_trip=False, own=False)
         game.view(state, seat, known)
         game.view(state, None, {})
         after = _frozen(state)
         if after != before:
-            self.fail("legal_actions, check, check_own, format_action, parse_action, idle_action, "
-                      "absent_action or view changed the state (they may only read it): "
-                      + difference(_thawed(before), _thawed(after)))
+            self.fail(
+                "legal_actions, check, check_own, format_action, parse_action, idle_action, "
+                "absent_action or view changed the state (they may only read it): "
+                + difference(_thawed(before), _thawed(after))
+            )
 
-    def check_action(self, state: Any, seat: int, known: Mapping[int, Card], action: Action, source: str,
-                     *, round_trip: bool = True, own: bool = True) -> None:
+    def check_action(
+        self,
+        state: Any,
+        seat: int,
+        known: Mapping[int, Card],
+        action: Action,
+        source: str,
+        *,
+        round_trip: bool = True,
+        own: bool = True,
+    ) -> None:
         game = self.game
         self.actions_checked += 1
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
@@ -352,8 +372,7 @@ class _Checker:
         if mine != theirs:
             self.fail("the replicas' final states differ: " + difference(mine, theirs))
         if record.violations:
-            listed = "; ".join(f"action {v.action_index} (seat {v.seat}): {v.message}"
-                               for v in record.violations)
+            listed = "; ".join(f"action {v.action_index} (seat {v.seat}): {v.message}" for v in record.violations)
             self.fail(f"the audit found violations in a game between honest bots: {listed}")
 
 

@@ -65,16 +65,20 @@ def pick_cards(cards: Cards, deck: Sequence[Card], taken: set[Card] | None = Non
     for face in _faces(cards):
         copy = next((c for c in deck if c.face == face and c not in taken), None)
         if copy is None:
-            raise ValueError(f"the deck has no {'other ' if any(c.face == face for c in deck) else ''}"
-                             f"copy of {face}")
+            raise ValueError(f"the deck has no {'other ' if any(c.face == face for c in deck) else ''}copy of {face}")
         taken.add(copy)
         picked.append(copy)
     return picked
 
 
-def stack_deal(deck: Sequence[Card], hands: Mapping[int, Cards], seats: Sequence[int],
-               sizes: int | Mapping[int, int], *,
-               avoid: Mapping[int, Callable[[Card], bool]] | None = None) -> list[Card]:
+def stack_deal(
+    deck: Sequence[Card],
+    hands: Mapping[int, Cards],
+    seats: Sequence[int],
+    sizes: int | Mapping[int, int],
+    *,
+    avoid: Mapping[int, Callable[[Card], bool]] | None = None,
+) -> list[Card]:
     """The top of a stock that gives each seat its stated cards, for a game that deals one card
     at a time round ``seats`` (in that order: the first receiver first).
 
@@ -120,9 +124,16 @@ class StackedDealer(LocalDealer):
     It records what it did: ``stocks`` (every shuffle's handles, in stock order) and
     ``coins_drawn`` (label -> value, in the order drawn)."""
 
-    def __init__(self, cards: Sequence[Card], players: int, rng: random.Random | None = None, *,
-                 stacks: Sequence[Cards] = (), coins: Mapping[str, int] | None = None,
-                 shuffle_rest: bool = False):
+    def __init__(
+        self,
+        cards: Sequence[Card],
+        players: int,
+        rng: random.Random | None = None,
+        *,
+        stacks: Sequence[Cards] = (),
+        coins: Mapping[str, int] | None = None,
+        shuffle_rest: bool = False,
+    ):
         super().__init__(cards, players, rng or random.Random(0))
         self.stacks = [pick_cards(stack, self.cards) for stack in stacks]
         self.coins = dict(coins or {})
@@ -227,8 +238,7 @@ class ScenarioTable:
                 self._stated = {seat: Counter(_faces(text)) for seat, text in hands.items()}
             elif then:
                 raise ValueError("then= follows the hands: give hands too")
-            self.deck = StackedDealer(cards, self.players, rng, stacks=stacks, coins=coins,
-                                      shuffle_rest=shuffle_rest)
+            self.deck = StackedDealer(cards, self.players, rng, stacks=stacks, coins=coins, shuffle_rest=shuffle_rest)
         self.replica = Replica(self.game, self.options, self.players)
         #: Every step the table met, in order: each deck step carried out, each turn or round
         #: it stopped at (once per stop) and the end.
@@ -240,8 +250,15 @@ class ScenarioTable:
 
     # -- stacking by hands ----------------------------------------------------------------------
 
-    def _stack_first_deal(self, cards: Sequence[Card], hands: Mapping[int, Cards], then: Cards,
-                          coins: Mapping[str, int], rng: random.Random, shuffle_rest: bool) -> list[Card]:
+    def _stack_first_deal(
+        self,
+        cards: Sequence[Card],
+        hands: Mapping[int, Cards],
+        then: Cards,
+        coins: Mapping[str, int],
+        rng: random.Random,
+        shuffle_rest: bool,
+    ) -> list[Card]:
         """The whole stock that deals ``hands`` in the game's first deal, found by running the
         game's first steps on an unstacked copy of the deck (same coins, same generator)."""
         probe_rng = random.Random()
@@ -253,8 +270,10 @@ class ScenarioTable:
             if isinstance(step, Deal) and deck.stocks:
                 break
             if not isinstance(step, DECK_STEPS):
-                raise ValueError(f"{self.game.id} asks for {step!r} before its first deal: hands= cannot "
-                                 "be stacked for it; give stacks= (see stack_deal)")
+                raise ValueError(
+                    f"{self.game.id} asks for {step!r} before its first deal: hands= cannot "
+                    "be stacked for it; give stacks= (see stack_deal)"
+                )
             carry_out(self.game, probe.state, step, deck)
         else:  # pragma: no cover - a game that loops before dealing
             raise ValueError(f"{self.game.id}: no deal after {MAX_STEPS} steps")
@@ -292,8 +311,10 @@ class ScenarioTable:
         for seat, wanted in stated.items():
             got = Counter(faces[h].face for h, s in step.to.items() if s == seat)
             if wanted - got:
-                raise ValueError(f"seat {seat} was not dealt {sorted(map(str, wanted - got))}: the game "
-                                 "took another path than with an unstacked deck (state its coins)")
+                raise ValueError(
+                    f"seat {seat} was not dealt {sorted(map(str, wanted - got))}: the game "
+                    "took another path than with an unstacked deck (state its coins)"
+                )
 
     # -- running -------------------------------------------------------------------------------
 
@@ -376,8 +397,7 @@ class ScenarioTable:
         self.advance()
         return action
 
-    def race(self, *responses: tuple[int, str | Action],
-             saw: Mapping[int, set[int]] | None = None) -> list[int | None]:
+    def race(self, *responses: tuple[int, str | Action], saw: Mapping[int, set[int]] | None = None) -> list[int | None]:
         """A free-order round (:class:`~p2pcards.game.Round`): every ``(seat, response)`` chosen
         against the state the round opened with. ``saw[seat]``: the seats whose responses that
         seat had seen when it acted (none by default: all at once). They are applied in the
@@ -395,8 +415,9 @@ class ScenarioTable:
         self.advance()
         return [indices[seat] for seat, _ in responses]
 
-    def play_out(self, bots: Sequence[type[Bot]] | None = None, *, rng: random.Random | None = None,
-                 check_own: bool = True) -> GameRecord:
+    def play_out(
+        self, bots: Sequence[type[Bot]] | None = None, *, rng: random.Random | None = None, check_own: bool = True
+    ) -> GameRecord:
         """Let bots play the game from here to its end through :func:`p2pcards.engine.play`
         (``bots``: a class per seat; random bots by default, all drawing from ``rng``). Returns
         the engine's :class:`~p2pcards.engine.GameRecord` (result, audit, every action); the
@@ -413,8 +434,16 @@ class ScenarioTable:
                 self.log.append(step)
             first = False
 
-        record = play(self.game, self.options, self.players, self.deck, seats, check_own=check_own,
-                      replica=self.replica, on_step=note)
+        record = play(
+            self.game,
+            self.options,
+            self.players,
+            self.deck,
+            seats,
+            check_own=check_own,
+            replica=self.replica,
+            on_step=note,
+        )
         self.result, self.violations = record.result, record.violations
         return record
 

@@ -215,8 +215,12 @@ def _check_depth(obj: Any, max_depth: int) -> None:
     while level:
         if depth >= max_depth:
             raise FrameError(f"nesting deeper than {max_depth}")
-        level = [item for value in level for item in (value.values() if type(value) is dict else value)
-                 if type(item) in _NESTED]
+        level = [
+            item
+            for value in level
+            for item in (value.values() if type(value) is dict else value)
+            if type(item) in _NESTED
+        ]
         depth += 1
 
 
@@ -260,8 +264,7 @@ class FrameDecoder:
                     raise FrameError(f"frame {self.frames}: empty frame")
                 if size > self.limits.max_frame:
                     raise FrameError(
-                        f"frame {self.frames}: length {size} exceeds the limit of "
-                        f"{self.limits.max_frame} bytes"
+                        f"frame {self.frames}: length {size} exceeds the limit of {self.limits.max_frame} bytes"
                     )
                 end = LENGTH_PREFIX + size
                 if len(self._buffer) < end:
@@ -289,10 +292,7 @@ class FrameDecoder:
                 reason = f"stream ended inside the length prefix of frame {self.frames}"
             else:
                 size = int.from_bytes(self._buffer[:LENGTH_PREFIX], "big")
-                reason = (
-                    f"stream ended inside frame {self.frames}: "
-                    f"{have - LENGTH_PREFIX} of {size} bytes"
-                )
+                reason = f"stream ended inside frame {self.frames}: {have - LENGTH_PREFIX} of {size} bytes"
             self._failed = FrameError(reason)
             self._buffer.clear()
             raise self._failed

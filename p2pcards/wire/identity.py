@@ -133,9 +133,7 @@ class Identity:
     def __init__(self, signing_key: Ed25519PrivateKey, exchange_key: X25519PrivateKey):
         self.signing_key = signing_key
         self.exchange_key = exchange_key
-        self.public = PublicIdentity(
-            _raw_public(signing_key.public_key()), _raw_public(exchange_key.public_key())
-        )
+        self.public = PublicIdentity(_raw_public(signing_key.public_key()), _raw_public(exchange_key.public_key()))
         self._shared: dict[bytes, bytes] = {}  # peer X25519 key -> our shared secret
 
     def shared_secret(self, peer_x25519: bytes) -> bytes:
@@ -169,12 +167,14 @@ class Identity:
         return self.signing_key.sign(data)
 
     def to_file_bytes(self) -> bytes:
-        return framing.encode({
-            "format": _FORMAT,
-            "version": _FORMAT_VERSION,
-            "ed25519": _raw_private(self.signing_key),
-            "x25519": _raw_private(self.exchange_key),
-        })
+        return framing.encode(
+            {
+                "format": _FORMAT,
+                "version": _FORMAT_VERSION,
+                "ed25519": _raw_private(self.signing_key),
+                "x25519": _raw_private(self.exchange_key),
+            }
+        )
 
     @classmethod
     def from_file_bytes(cls, data: bytes, source: str = "identity file") -> Identity:
@@ -187,8 +187,7 @@ class Identity:
         if obj.get("version") != _FORMAT_VERSION:
             raise IdentityError(f"{source} has unsupported version {obj.get('version')!r}")
         ed, x = obj.get("ed25519"), obj.get("x25519")
-        if not (isinstance(ed, bytes) and len(ed) == KEY_SIZE
-                and isinstance(x, bytes) and len(x) == KEY_SIZE):
+        if not (isinstance(ed, bytes) and len(ed) == KEY_SIZE and isinstance(x, bytes) and len(x) == KEY_SIZE):
             raise IdentityError(f"{source} is damaged: bad key lengths")
         return cls.from_private_bytes(ed, x)
 
@@ -294,8 +293,9 @@ class TableWords:
     seat: int | None = None
 
 
-def open_table_words(header: Mapping[str, Any], commits: Sequence[bytes],
-                     nonces: Sequence[bytes | None], count: int = 5) -> TableWords:
+def open_table_words(
+    header: Mapping[str, Any], commits: Sequence[bytes], nonces: Sequence[bytes | None], count: int = 5
+) -> TableWords:
     """Check every seat's nonce against its commitment and derive the words. The first seat
     (in seat order) whose nonce is missing (``None``) or does not open its commitment is
     named, and there are no words."""

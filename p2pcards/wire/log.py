@@ -162,8 +162,9 @@ def budget_problem(budget: Budget, seq: int, spent: _Spent, entry: Entry) -> tup
     """``(code, reason)`` if ``entry`` (the signer's entry ``seq``, after entries that spent
     ``spent``) breaks the budget rule, else ``None``. Depends on the log alone."""
     if entry.kind not in KINDS:
-        return UNKNOWN_KIND, (f"signed entry #{seq} of unknown kind {entry.kind!r} (the table's "
-                              f"kinds are {', '.join(sorted(KINDS))})")
+        return UNKNOWN_KIND, (
+            f"signed entry #{seq} of unknown kind {entry.kind!r} (the table's kinds are {', '.join(sorted(KINDS))})"
+        )
     size = len(entry.signed_bytes)
     what = f"entry #{seq} ({entry.kind}, {size} bytes)"
     if size > budget.entry_bytes:
@@ -173,14 +174,12 @@ def budget_problem(budget: Budget, seq: int, spent: _Spent, entry: Entry) -> tup
     if spent.bytes + size > budget.bytes:
         return OVER_BUDGET, f"{what} brings its entries over the budget of {budget.bytes} bytes"
     if spent.containers + entry_containers(entry) > budget.containers:
-        return OVER_BUDGET, (f"{what} brings its entries over the budget of "
-                             f"{budget.containers} lists and maps")
+        return OVER_BUDGET, (f"{what} brings its entries over the budget of {budget.containers} lists and maps")
     if entry.kind == "chat":
         if spent.chats >= budget.chat_entries:
             return OVER_BUDGET, f"{what} is over the budget of {budget.chat_entries} chat lines"
         if spent.chat_bytes + size > budget.chat_bytes:
-            return OVER_BUDGET, (f"{what} brings its chat over the budget of "
-                                 f"{budget.chat_bytes} bytes")
+            return OVER_BUDGET, (f"{what} brings its chat over the budget of {budget.chat_bytes} bytes")
     return None
 
 
@@ -199,16 +198,28 @@ class Blame:
         return f"seat {self.seat}: {self.reason}"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"seat": self.seat, "code": self.code, "reason": self.reason,
-                "evidence": [e.to_wire() for e in self.evidence], "provable": self.provable}
+        return {
+            "seat": self.seat,
+            "code": self.code,
+            "reason": self.reason,
+            "evidence": [e.to_wire() for e in self.evidence],
+            "provable": self.provable,
+        }
 
     @classmethod
     def from_wire(cls, obj: Any, peer: object = None) -> Blame:
         from .errors import SchemaError
         from .schema import AnyData, Bool, Int, ListOf, Record, Str, Text
 
-        spec = Record({"seat": Int(0, 1 << 16), "code": Str(32), "reason": Text(1000),
-                       "evidence": ListOf(AnyData(), 8), "provable": Bool()})
+        spec = Record(
+            {
+                "seat": Int(0, 1 << 16),
+                "code": Str(32),
+                "reason": Text(1000),
+                "evidence": ListOf(AnyData(), 8),
+                "provable": Bool(),
+            }
+        )
         try:
             spec.check(obj)
         except SchemaError as exc:
@@ -228,9 +239,13 @@ class Blame:
         if not 0 <= self.seat < len(roster):
             return False
         if self.code in BUDGET_FAULTS:
-            return log is not None and log.table == table and tuple(log.roster) == tuple(roster) \
-                and len(self.evidence) == 1 and log.proves_over_budget(self.seat, self.code,
-                                                                       self.evidence[0])
+            return (
+                log is not None
+                and log.table == table
+                and tuple(log.roster) == tuple(roster)
+                and len(self.evidence) == 1
+                and log.proves_over_budget(self.seat, self.code, self.evidence[0])
+            )
         if len(self.evidence) != 2:
             return False
         a, b = self.evidence
@@ -275,8 +290,7 @@ class Log:
     """The verified log of one table. ``header`` is the plain-data lobby header the table
     agreed on; ``roster[seat]`` is that seat's public keys."""
 
-    def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity], *,
-                 budget: Budget | None = None):
+    def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity], *, budget: Budget | None = None):
         self.table = table
         self.header = header
         self.roster = tuple(roster)
@@ -330,23 +344,29 @@ class Log:
         while changed:
             changed = False
             for seat, chain in enumerate(self._chains):
-                for index, entry in enumerate(chain[:counts[seat]]):
+                for index, entry in enumerate(chain[: counts[seat]]):
                     if any(count > counts[other] for other, (count, _) in enumerate(entry.body[SEEN])):
                         counts[seat], changed = index, True
                         break
         for seat, chain in enumerate(self._chains):
-            yield from chain[:counts[seat]]
+            yield from chain[: counts[seat]]
 
     # -- writing ----------------------------------------------------------------------------
 
-    def make_entry(self, identity: Identity, seat: int, kind: str,
-                   body: Mapping[str, Any]) -> Entry:
+    def make_entry(self, identity: Identity, seat: int, kind: str, body: Mapping[str, Any]) -> Entry:
         """Sign our own next entry, with the head echo added to ``body`` as ``seen``, and
         append it. The caller then sends it to every peer."""
         if SEEN in body:
             raise ValueError(f"the {SEEN!r} field of an entry body is the log's")
-        entry = sign_entry(identity, table=self.table, sender=seat, seq=self.next_seq(seat),
-                           kind=kind, prev=self.head(seat), body={**body, SEEN: self.seen()})
+        entry = sign_entry(
+            identity,
+            table=self.table,
+            sender=seat,
+            seq=self.next_seq(seat),
+            kind=kind,
+            prev=self.head(seat),
+            body={**body, SEEN: self.seen()},
+        )
         # Signed here with the seat's own key: checking that signature again would only cost.
         self.append(entry, signature_ok=identity.public == self.roster[seat])
         return entry
@@ -359,43 +379,50 @@ class Log:
         (many at once, :func:`~p2pcards.wire.identity.verify_many`)."""
         deliverer = via if via is not None else entry.sender
         if entry.table != self.table:
-            raise self._reject(deliverer, WRONG_TABLE,
-                               f"entry for table {entry.table.hex()[:8]}, not this table")
+            raise self._reject(deliverer, WRONG_TABLE, f"entry for table {entry.table.hex()[:8]}, not this table")
         if not 0 <= entry.sender < len(self.roster):
-            raise self._reject(deliverer, STRANGER, f"entry from seat {entry.sender}, "
-                               f"but the table has {len(self.roster)} seats")
+            raise self._reject(
+                deliverer, STRANGER, f"entry from seat {entry.sender}, but the table has {len(self.roster)} seats"
+            )
         chain = self._chains[entry.sender]
         held = chain[entry.seq] if entry.seq < len(chain) else None
         if held is not None and held.sig == entry.sig and held.signed_bytes == entry.signed_bytes:
             return False  # an exact copy of one we checked (a resend, a catch-up): harmless
         if not (entry.verify(self.roster[entry.sender]) if signature_ok is None else signature_ok):
-            raise self._reject(deliverer, BAD_SIGNATURE,
-                               f"bad signature on entry #{entry.seq} claimed by seat "
-                               f"{entry.sender}")
+            raise self._reject(
+                deliverer, BAD_SIGNATURE, f"bad signature on entry #{entry.seq} claimed by seat {entry.sender}"
+            )
         # From here on the entry is genuinely signed by its sender.
         if held is not None:
             if held.signed_bytes == entry.signed_bytes:
                 return False  # a copy with another valid signature: harmless
             raise self._reject(
-                entry.sender, EQUIVOCATION,
+                entry.sender,
+                EQUIVOCATION,
                 f"signed two different entries #{entry.seq} ({held.kind} and {entry.kind}): "
-                f"told different peers different things", (held, entry), provable=True)
+                f"told different peers different things",
+                (held, entry),
+                provable=True,
+            )
         if entry.seq > len(chain):
-            raise self._reject(deliverer, GAP, f"entry #{entry.seq} of seat {entry.sender} "
-                               f"arrived before #{len(chain)}")
+            raise self._reject(
+                deliverer, GAP, f"entry #{entry.seq} of seat {entry.sender} arrived before #{len(chain)}"
+            )
         if entry.prev != self.head(entry.sender):
             if chain:
                 raise self._reject(
-                    entry.sender, STALE_PREV,
-                    f"entry #{entry.seq} ({entry.kind}) does not follow its own entry "
-                    f"#{entry.seq - 1}", (chain[-1], entry), provable=True)
-            raise self._reject(entry.sender, STALE_PREV,
-                               f"entry #0 ({entry.kind}) does not start from its seat genesis",
-                               (entry,))
+                    entry.sender,
+                    STALE_PREV,
+                    f"entry #{entry.seq} ({entry.kind}) does not follow its own entry #{entry.seq - 1}",
+                    (chain[-1], entry),
+                    provable=True,
+                )
+            raise self._reject(
+                entry.sender, STALE_PREV, f"entry #0 ({entry.kind}) does not start from its seat genesis", (entry,)
+            )
         problem = self._seen_problem(entry)
         if problem:
-            raise self._reject(entry.sender, BAD_SEEN,
-                               f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+            raise self._reject(entry.sender, BAD_SEEN, f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
         over = budget_problem(self.budget, entry.seq, self._spent[entry.sender], entry)
         if over:
             raise self._reject(entry.sender, *over, (entry,), provable=True)
@@ -410,7 +437,7 @@ class Log:
         chain = self._chains[seat]
         if not (entry.table == self.table and entry.sender == seat and entry.seq <= len(chain)):
             return False
-        before = chain[:entry.seq]
+        before = chain[: entry.seq]
         if entry.prev != (before[-1].hash if before else self._genesis[seat]):
             return False
         spent = _Spent()
@@ -435,9 +462,11 @@ class Log:
     def missing(self, entry: Entry) -> list[Fetch]:
         """The fetches to send to ``entry``'s sender (``entry`` is an accepted one) for the
         entries it had seen and we have not."""
-        return [Fetch(self.table, seat, len(self._chains[seat]))
-                for seat, (count, _) in enumerate(self._echo(entry))
-                if count > len(self._chains[seat])]
+        return [
+            Fetch(self.table, seat, len(self._chains[seat]))
+            for seat, (count, _) in enumerate(self._echo(entry))
+            if count > len(self._chains[seat])
+        ]
 
     def _echo(self, entry: Entry) -> list[list[Any]]:
         chain = self._chains[entry.sender] if 0 <= entry.sender < len(self._chains) else []
@@ -445,8 +474,7 @@ class Log:
             return entry.body[SEEN]  # appended: append() checked its echo
         problem = self._seen_problem(entry)
         if problem:
-            raise self._reject(entry.sender, BAD_SEEN,
-                               f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+            raise self._reject(entry.sender, BAD_SEEN, f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
         return entry.body[SEEN]
 
     def _seen_problem(self, entry: Entry) -> str | None:
@@ -458,10 +486,15 @@ class Log:
         if not isinstance(seen, list) or len(seen) != len(self.roster):
             return f"the head echo must list every seat ({len(self.roster)})"
         for seat, item in enumerate(seen):
-            if not (isinstance(item, list) and len(item) == 2
-                    and isinstance(item[0], int) and not isinstance(item[0], bool)
-                    and 0 <= item[0] <= MAX_SEQ
-                    and isinstance(item[1], bytes) and len(item[1]) == HASH_SIZE):
+            if not (
+                isinstance(item, list)
+                and len(item) == 2
+                and isinstance(item[0], int)
+                and not isinstance(item[0], bool)
+                and 0 <= item[0] <= MAX_SEQ
+                and isinstance(item[1], bytes)
+                and len(item[1]) == HASH_SIZE
+            ):
                 return f"head echo of seat {seat} is not [count, hash]"
             if item[0] == 0 and item[1] != self._genesis[seat]:
                 return f"head echo of seat {seat}: no entries, but not its seat genesis"
@@ -469,8 +502,9 @@ class Log:
             return "the head echo of the sender's own chain is not [seq, prev]"
         return None
 
-    def _reject(self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (),
-                provable: bool = False) -> Rejected:
+    def _reject(
+        self, seat: int, code: str, reason: str, evidence: tuple[Entry, ...] = (), provable: bool = False
+    ) -> Rejected:
         blame = Blame(seat, code, reason, evidence, provable)
         # One proof a seat is enough: a seat that keeps sending faulty entries cannot grow the
         # list (it goes into every transcript).

@@ -101,8 +101,7 @@ def seat_genesis(table: bytes, header: Any, seat: int) -> bytes:
     ``H(SEAT_GENESIS_DOMAIN || genesis_hash(table, header) || seat as one byte)``."""
     if not 0 <= seat < MAX_SEATS:
         raise ValueError(f"seat {seat} out of range")
-    return hashlib.sha256(SEAT_GENESIS_DOMAIN + genesis_hash(table, header)
-                          + bytes([seat])).digest()
+    return hashlib.sha256(SEAT_GENESIS_DOMAIN + genesis_hash(table, header) + bytes([seat])).digest()
 
 
 # ------------------------------------------------------------------------------------------
@@ -126,14 +125,28 @@ class Entry:
     body: Any
     sig: bytes
 
-    SCHEMA: ClassVar[Record] = Record({
-        "type": Str(16), "table": _TABLE, "from": _SEAT, "seq": Int(0, MAX_SEQ),
-        "kind": Str(64, KIND_PATTERN), "prev": _HASH, "body": AnyData(), "sig": _SIG,
-    })
+    SCHEMA: ClassVar[Record] = Record(
+        {
+            "type": Str(16),
+            "table": _TABLE,
+            "from": _SEAT,
+            "seq": Int(0, MAX_SEQ),
+            "kind": Str(64, KIND_PATTERN),
+            "prev": _HASH,
+            "body": AnyData(),
+            "sig": _SIG,
+        }
+    )
 
     def unsigned(self) -> dict[str, Any]:
-        return {"table": self.table, "from": self.sender, "seq": self.seq, "kind": self.kind,
-                "prev": self.prev, "body": self.body}
+        return {
+            "table": self.table,
+            "from": self.sender,
+            "seq": self.seq,
+            "kind": self.kind,
+            "prev": self.prev,
+            "body": self.body,
+        }
 
     @cached_property
     def signed_bytes(self) -> bytes:
@@ -160,27 +173,25 @@ class Entry:
         return {"type": "entry", **self.unsigned(), "sig": self.sig}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Entry) and self.signed_bytes == other.signed_bytes \
-            and self.sig == other.sig
+        return isinstance(other, Entry) and self.signed_bytes == other.signed_bytes and self.sig == other.sig
 
     def __hash__(self) -> int:
         return hash(self.hash)
 
     def __repr__(self) -> str:
-        return (f"Entry(seat {self.sender} #{self.seq} {self.kind} "
-                f"prev={self.prev[:4].hex()} hash={self.hash[:4].hex()})")
+        return (
+            f"Entry(seat {self.sender} #{self.seq} {self.kind} prev={self.prev[:4].hex()} hash={self.hash[:4].hex()})"
+        )
 
     @classmethod
     def from_wire(cls, obj: Any, peer: object = None) -> Entry:
         _checked(cls.SCHEMA, obj, peer, "log entry")
         if obj["type"] != "entry":
             raise ProtocolError(peer, f"expected an entry, got {obj['type']!r}")
-        return cls(obj["table"], obj["from"], obj["seq"], obj["kind"], obj["prev"], obj["body"],
-                   obj["sig"])
+        return cls(obj["table"], obj["from"], obj["seq"], obj["kind"], obj["prev"], obj["body"], obj["sig"])
 
 
-def sign_entry(identity: Identity, *, table: bytes, sender: int, seq: int, kind: str,
-               prev: bytes, body: Any) -> Entry:
+def sign_entry(identity: Identity, *, table: bytes, sender: int, seq: int, kind: str, prev: bytes, body: Any) -> Entry:
     """Make and sign an entry (the caller's own message). Checks its shape like a peer would."""
     draft = Entry(table, sender, seq, kind, prev, body, b"\x00" * SIG_SIZE)
     Entry.from_wire(draft.to_wire(), "self")
@@ -203,8 +214,7 @@ class Fetch:
     seat: int
     start: int
 
-    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT,
-                                       "start": Int(0, MAX_SEQ)})
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT, "start": Int(0, MAX_SEQ)})
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": "fetch", "table": self.table, "seat": self.seat, "start": self.start}
@@ -226,8 +236,7 @@ class Fetched:
     seat: int
     count: int
 
-    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT,
-                                       "count": Int(0, MAX_SEQ)})
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "table": _TABLE, "seat": _SEAT, "count": Int(0, MAX_SEQ)})
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": "fetched", "table": self.table, "seat": self.seat, "count": self.count}
@@ -278,19 +287,31 @@ class Hello:
 
     SCHEMA: ClassVar[Record] = Record(
         {
-            "type": Str(16), "protocol": Int(0, 1 << 31), "program": Text(64), "name": Text(64),
-            "ed25519": Bytes(32), "x25519": Bytes(32),
+            "type": Str(16),
+            "protocol": Int(0, 1 << 31),
+            "program": Text(64),
+            "name": Text(64),
+            "ed25519": Bytes(32),
+            "x25519": Bytes(32),
             "games": MapOf(Str(64, GAME_ID_PATTERN), Str(64), 256),
-            "nonce": Bytes(NONCE_SIZE), "sig": _SIG,
+            "nonce": Bytes(NONCE_SIZE),
+            "sig": _SIG,
         },
         extra=True,
     )
     _FIELDS: ClassVar[frozenset[str]] = frozenset(SCHEMA.required)
 
     def unsigned(self) -> dict[str, Any]:
-        return {**self.extra, "protocol": self.protocol, "program": self.program,
-                "name": self.name, "ed25519": self.keys.ed25519, "x25519": self.keys.x25519,
-                "games": dict(self.games), "nonce": self.nonce}
+        return {
+            **self.extra,
+            "protocol": self.protocol,
+            "program": self.program,
+            "name": self.name,
+            "ed25519": self.keys.ed25519,
+            "x25519": self.keys.x25519,
+            "games": dict(self.games),
+            "nonce": self.nonce,
+        }
 
     @property
     def signed_bytes(self) -> bytes:
@@ -307,51 +328,80 @@ class Hello:
     def from_wire(cls, obj: Any, peer: object = None) -> Hello:
         # Read the versions before anything else so that a peer of another protocol version
         # gets a version error rather than a schema error.
-        if isinstance(obj, dict) and isinstance(obj.get("protocol"), int) \
-                and obj["protocol"] != PROTOCOL_VERSION:
+        if isinstance(obj, dict) and isinstance(obj.get("protocol"), int) and obj["protocol"] != PROTOCOL_VERSION:
             program = obj.get("program") if isinstance(obj.get("program"), str) else "?"
             raise VersionMismatch(
-                peer, f"runs protocol {obj['protocol']} (p2pcards {program[:64]}), "
-                f"we run protocol {PROTOCOL_VERSION} (p2pcards {__version__})")
+                peer,
+                f"runs protocol {obj['protocol']} (p2pcards {program[:64]}), "
+                f"we run protocol {PROTOCOL_VERSION} (p2pcards {__version__})",
+            )
         _checked(cls.SCHEMA, obj, peer, "hello")
         extra = {k: v for k, v in obj.items() if k not in cls._FIELDS}
-        hello = cls(obj["protocol"], obj["program"], obj["name"],
-                    PublicIdentity(obj["ed25519"], obj["x25519"]), obj["games"], obj["nonce"],
-                    obj["sig"], extra)
+        hello = cls(
+            obj["protocol"],
+            obj["program"],
+            obj["name"],
+            PublicIdentity(obj["ed25519"], obj["x25519"]),
+            obj["games"],
+            obj["nonce"],
+            obj["sig"],
+            extra,
+        )
         if not hello.keys.verify(hello.sig, hello.signed_bytes):
             raise ProtocolError(peer, "hello signature does not match its key")
         return hello
 
 
-def make_hello(identity: Identity, *, name: str, games: Mapping[str, str],
-               program: str = __version__, protocol: int = PROTOCOL_VERSION,
-               nonce: bytes | None = None) -> Hello:
+def make_hello(
+    identity: Identity,
+    *,
+    name: str,
+    games: Mapping[str, str],
+    program: str = __version__,
+    protocol: int = PROTOCOL_VERSION,
+    nonce: bytes | None = None,
+) -> Hello:
     """Our hello: ``games`` is {game id: rules version} of every game installed here."""
-    draft = Hello(protocol, program, name, identity.public, dict(games),
-                  nonce if nonce is not None else secrets.token_bytes(NONCE_SIZE), b"")
-    hello = Hello(draft.protocol, draft.program, draft.name, draft.keys, draft.games,
-                  draft.nonce, identity.sign(draft.signed_bytes))
+    draft = Hello(
+        protocol,
+        program,
+        name,
+        identity.public,
+        dict(games),
+        nonce if nonce is not None else secrets.token_bytes(NONCE_SIZE),
+        b"",
+    )
+    hello = Hello(
+        draft.protocol,
+        draft.program,
+        draft.name,
+        draft.keys,
+        draft.games,
+        draft.nonce,
+        identity.sign(draft.signed_bytes),
+    )
     _checked(Hello.SCHEMA, hello.to_wire(), "self", "hello")
     return hello
 
 
-def version_mismatch(ours: Hello, theirs: Hello, *, game: str | None = None,
-                     peer: object = None) -> VersionMismatch | None:
+def version_mismatch(
+    ours: Hello, theirs: Hello, *, game: str | None = None, peer: object = None
+) -> VersionMismatch | None:
     """Why these two peers cannot play (``game``: at a table of that game), or ``None``.
     Program versions may differ; the protocol version and the game's rules version may not."""
     peer = peer if peer is not None else f"peer {theirs.name or theirs.keys.fingerprint}"
     if ours.protocol != theirs.protocol:
         return VersionMismatch(
-            peer, f"runs protocol {theirs.protocol} (p2pcards {theirs.program}), "
-            f"we run protocol {ours.protocol} (p2pcards {ours.program})")
+            peer,
+            f"runs protocol {theirs.protocol} (p2pcards {theirs.program}), "
+            f"we run protocol {ours.protocol} (p2pcards {ours.program})",
+        )
     if game is not None:
         mine, its = ours.games.get(game), theirs.games.get(game)
         if mine is None:
-            return VersionMismatch(peer, f"game {game}: not installed here "
-                                         f"(peer has rules {its})")
+            return VersionMismatch(peer, f"game {game}: not installed here (peer has rules {its})")
         if its is None:
-            return VersionMismatch(peer, f"game {game}: we have rules {mine}, "
-                                         f"peer does not have the game")
+            return VersionMismatch(peer, f"game {game}: we have rules {mine}, peer does not have the game")
         if mine != its:
             return VersionMismatch(peer, f"game {game}: we have rules {mine}, peer has {its}")
     return None
@@ -399,8 +449,7 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 
 # ------------------------------------------------------------------------------------------
 
-_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch,
-                          "fetched": Fetched, "bye": Bye}
+_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch, "fetched": Fetched, "bye": Bye}
 
 Message = Hello | Auth | Entry | Fetch | Fetched | Bye
 

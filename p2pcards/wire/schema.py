@@ -18,8 +18,21 @@ from typing import Any
 from ..text import printable, unshowable
 from .errors import SchemaError
 
-__all__ = ["AnyData", "Bool", "Bytes", "Float", "Int", "ListOf", "MapOf", "Nullable", "Record",
-           "Spec", "Str", "Text", "unshowable"]
+__all__ = [
+    "AnyData",
+    "Bool",
+    "Bytes",
+    "Float",
+    "Int",
+    "ListOf",
+    "MapOf",
+    "Nullable",
+    "Record",
+    "Spec",
+    "Str",
+    "Text",
+    "unshowable",
+]
 
 
 class Spec:
@@ -27,8 +40,16 @@ class Spec:
         raise NotImplementedError
 
 
-_TYPE_NAMES = {bytes: "binary", str: "string", dict: "map", list: "array", bool: "boolean",
-               int: "integer", float: "float", type(None): "nil"}
+_TYPE_NAMES = {
+    bytes: "binary",
+    str: "string",
+    dict: "map",
+    list: "array",
+    bool: "boolean",
+    int: "integer",
+    float: "float",
+    type(None): "nil",
+}
 
 
 def _type_name(value: Any) -> str:

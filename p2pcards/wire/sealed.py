@@ -46,9 +46,20 @@ from .identity import Identity, PublicIdentity
 from .messages import MAX_SEATS, Entry
 from .schema import AnyData, Bytes, Int, ListOf, Record
 
-__all__ = ["SealError", "entry_aad", "entry_message_key", "message_key", "open_body",
-           "open_revealed", "open_with_key", "recipients", "seal",
-           "seal_bodies", "seal_body", "unseal"]
+__all__ = [
+    "SealError",
+    "entry_aad",
+    "entry_message_key",
+    "message_key",
+    "open_body",
+    "open_revealed",
+    "open_with_key",
+    "recipients",
+    "seal",
+    "seal_bodies",
+    "seal_body",
+    "unseal",
+]
 
 SEAL_DOMAIN = b"p2pcards/%d sealed\x00" % PROTOCOL_VERSION
 NONCE_SIZE = 12
@@ -57,10 +68,8 @@ KEY_SIZE = 32
 MAX_BOX = 1 << 19
 
 # "seen" is the table log's head echo, which every entry body carries (checked by the log).
-BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)},
-              optional={"seen": AnyData()})
-MULTI_BODY = Record({"boxes": ListOf(ListOf(AnyData(), 2, 2), MAX_SEATS - 1, 2)},
-                    optional={"seen": AnyData()})
+BODY = Record({"to": Int(0, MAX_SEATS - 1), "box": Bytes(max_len=MAX_BOX)}, optional={"seen": AnyData()})
+MULTI_BODY = Record({"boxes": ListOf(ListOf(AnyData(), 2, 2), MAX_SEATS - 1, 2)}, optional={"seen": AnyData()})
 _SEAT, _BOX = Int(0, MAX_SEATS - 1), Bytes(max_len=MAX_BOX)
 
 
@@ -98,8 +107,7 @@ def open_with_key(key: bytes, box: bytes, aad: bytes) -> bytes:
     try:
         return ChaCha20Poly1305(key).decrypt(box[:NONCE_SIZE], box[NONCE_SIZE:], aad)
     except InvalidTag:
-        raise SealError(None, "sealed box does not authenticate (tampered, moved, or "
-                              "not for this recipient)") from None
+        raise SealError(None, "sealed box does not authenticate (tampered, moved, or not for this recipient)") from None
 
 
 def unseal(recipient: Identity, sender: PublicIdentity, box: bytes, aad: bytes) -> bytes:
@@ -110,26 +118,29 @@ def unseal(recipient: Identity, sender: PublicIdentity, box: bytes, aad: bytes) 
 
 
 def entry_aad(table: bytes, sender: int, seq: int, kind: str, to: int) -> bytes:
-    return SEAL_DOMAIN + framing.encode(
-        {"table": table, "from": sender, "seq": seq, "kind": kind, "to": to})
+    return SEAL_DOMAIN + framing.encode({"table": table, "from": sender, "seq": seq, "kind": kind, "to": to})
 
 
-def seal_body(sender: Identity, *, table: bytes, seat: int, seq: int, kind: str, to: int,
-              recipient: PublicIdentity, payload: Any) -> dict[str, Any]:
+def seal_body(
+    sender: Identity, *, table: bytes, seat: int, seq: int, kind: str, to: int, recipient: PublicIdentity, payload: Any
+) -> dict[str, Any]:
     """The body of a private entry carrying ``payload`` (plain data) to seat ``to``. ``seq``
     must be the seq the entry will be signed with (``log.next_seq(seat)``)."""
     aad = entry_aad(table, seat, seq, kind, to)
     return {"to": to, "box": seal(sender, recipient, framing.encode(payload), aad)}
 
 
-def seal_bodies(sender: Identity, *, table: bytes, seat: int, seq: int, kind: str,
-                items: Sequence[tuple[int, PublicIdentity, Any]]) -> dict[str, Any]:
+def seal_bodies(
+    sender: Identity, *, table: bytes, seat: int, seq: int, kind: str, items: Sequence[tuple[int, PublicIdentity, Any]]
+) -> dict[str, Any]:
     """The body of one private entry carrying a payload to each of several seats:
     ``items`` is ``(to, recipient keys, payload)`` for two or more distinct seats."""
     if len(items) < 2 or len({to for to, _, _ in items}) != len(items):
         raise ValueError("a multi-recipient body takes two or more distinct seats")
-    boxes = [[to, seal(sender, recipient, framing.encode(payload), entry_aad(table, seat, seq, kind, to))]
-             for to, recipient, payload in sorted(items, key=lambda item: item[0])]
+    boxes = [
+        [to, seal(sender, recipient, framing.encode(payload), entry_aad(table, seat, seq, kind, to))]
+        for to, recipient, payload in sorted(items, key=lambda item: item[0])
+    ]
     return {"boxes": boxes}
 
 
@@ -185,8 +196,7 @@ def open_body(me: Identity, my_seat: int, entry: Entry, sender: PublicIdentity) 
     return _open(entry, message_key(me, sender, aad, i_am_sender=False), box, my_seat)
 
 
-def entry_message_key(me: Identity, my_seat: int, entry: Entry, peer: PublicIdentity,
-                      to: int | None = None) -> bytes:
+def entry_message_key(me: Identity, my_seat: int, entry: Entry, peer: PublicIdentity, to: int | None = None) -> bytes:
     """The message key of one box of a private entry that we sent or received (to reveal in a
     dispute): the box to ``to`` (default: to us, when we received it)."""
     to = my_seat if to is None else to

@@ -76,13 +76,16 @@ def _budget_fits() -> bool:
     signed bytes, each entry's record around them (length, check, the record map, the entry's
     type and signature), and room for a header record, the blame records and the end."""
     sample = Entry(bytes(16), 0, 0, "deck", bytes(32), {}, bytes(64))
-    per_entry = (LENGTH_SIZE + CHECK_SIZE + sum(map(len, _ENTRY_RECORD))
-                 + len(sample.wire_bytes) - len(sample.signed_bytes))
+    per_entry = (
+        LENGTH_SIZE + CHECK_SIZE + sum(map(len, _ENTRY_RECORD)) + len(sample.wire_bytes) - len(sample.signed_bytes)
+    )
     blames = MAX_BLAMES * (CHECK_SIZE + LENGTH_SIZE + 2 * framing.DEFAULT_LIMITS.max_frame + 4096)
     records = 2 * (MAX_RECORD + LENGTH_SIZE + CHECK_SIZE)  # the header and the end
     containers = MAX_BLAMES * 2 * framing.DEFAULT_LIMITS.max_containers + 2 * 16_384
-    return (LOG_BYTES + LOG_ENTRIES * per_entry + blames + records <= MAX_FILE
-            and LOG_CONTAINERS + containers <= MAX_CONTAINERS)
+    return (
+        LOG_BYTES + LOG_ENTRIES * per_entry + blames + records <= MAX_FILE
+        and LOG_CONTAINERS + containers <= MAX_CONTAINERS
+    )
 
 
 assert _budget_fits(), "the log budget (wire/log.py) must fit in MAX_FILE and MAX_CONTAINERS"
@@ -93,8 +96,9 @@ class TranscriptError(ValueError):
     starts, ``record`` the record's index, ``blame`` a :class:`Blame` when a signed entry in it
     does not verify (tampering or cheating rather than damage)."""
 
-    def __init__(self, reason: str, *, offset: int | None = None, record: int | None = None,
-                 blame: Blame | None = None):
+    def __init__(
+        self, reason: str, *, offset: int | None = None, record: int | None = None, blame: Blame | None = None
+    ):
         where = []
         if record is not None:
             where.append(f"record {record}")
@@ -122,22 +126,31 @@ class TornTranscript(TranscriptError):
 _ROSTER_ITEM = Record({"name": Text(64), "ed25519": Bytes(32), "x25519": Bytes(32)})
 HEADER = Record(
     {
-        "type": Str(16), "format": Int(0, 1 << 16), "protocol": Int(0, 1 << 31),
-        "program": Str(64), "table": Bytes(TABLE_ID_SIZE),
+        "type": Str(16),
+        "format": Int(0, 1 << 16),
+        "protocol": Int(0, 1 << 31),
+        "program": Str(64),
+        "table": Bytes(TABLE_ID_SIZE),
         "roster": ListOf(_ROSTER_ITEM, MAX_SEATS, min_len=1),
-        "game": Str(64, GAME_ID_PATTERN), "rules": Str(64),
+        "game": Str(64, GAME_ID_PATTERN),
+        "rules": Str(64),
         "options": MapOf(Str(64), AnyData(), 256),
-        "lobby": AnyData(), "genesis": Bytes(32),
+        "lobby": AnyData(),
+        "genesis": Bytes(32),
     },
 )
 ENTRY = Record({"type": Str(16), "entry": AnyData()})
 BLAME = Record({"type": Str(16), "blame": AnyData()})
-END = Record({
-    "type": Str(16), "status": Str(16), "result": Nullable(AnyData()),
-    "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}),
-                    MAX_SEATS),
-    "absent": ListOf(Int(0, MAX_SEATS - 1), MAX_SEATS), "note": Str(1000),
-})
+END = Record(
+    {
+        "type": Str(16),
+        "status": Str(16),
+        "result": Nullable(AnyData()),
+        "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}), MAX_SEATS),
+        "absent": ListOf(Int(0, MAX_SEATS - 1), MAX_SEATS),
+        "note": Str(1000),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -161,11 +174,17 @@ class TranscriptHeader:
 
     def to_wire(self) -> dict[str, Any]:
         return {
-            "type": "header", "format": FORMAT_VERSION, "protocol": self.protocol,
-            "program": self.program, "table": self.table,
+            "type": "header",
+            "format": FORMAT_VERSION,
+            "protocol": self.protocol,
+            "program": self.program,
+            "table": self.table,
             "roster": [{"name": n, **k.to_wire()} for n, k in zip(self.names, self.roster)],
-            "game": self.game, "rules": self.rules, "options": dict(self.options),
-            "lobby": self.lobby, "genesis": self.genesis,
+            "game": self.game,
+            "rules": self.rules,
+            "options": dict(self.options),
+            "lobby": self.lobby,
+            "genesis": self.genesis,
         }
 
     @classmethod
@@ -173,16 +192,24 @@ class TranscriptHeader:
         if isinstance(obj, dict):
             # Versions first, so that a newer file is "unsupported", not "malformed".
             if isinstance(obj.get("format"), int) and obj["format"] != FORMAT_VERSION:
-                raise TranscriptError(f"unsupported transcript format {obj['format']} "
-                                      f"(this program reads {FORMAT_VERSION})")
+                raise TranscriptError(
+                    f"unsupported transcript format {obj['format']} (this program reads {FORMAT_VERSION})"
+                )
             if isinstance(obj.get("protocol"), int) and obj["protocol"] != PROTOCOL_VERSION:
-                raise TranscriptError(f"unsupported protocol {obj['protocol']} "
-                                      f"(this program speaks {PROTOCOL_VERSION})")
+                raise TranscriptError(
+                    f"unsupported protocol {obj['protocol']} (this program speaks {PROTOCOL_VERSION})"
+                )
         _check(HEADER, obj, "header")
         header = cls(
-            obj["table"], tuple(PublicIdentity(r["ed25519"], r["x25519"]) for r in obj["roster"]),
-            tuple(r["name"] for r in obj["roster"]), obj["game"], obj["rules"], obj["options"],
-            obj["lobby"], obj["protocol"], obj["program"],
+            obj["table"],
+            tuple(PublicIdentity(r["ed25519"], r["x25519"]) for r in obj["roster"]),
+            tuple(r["name"] for r in obj["roster"]),
+            obj["game"],
+            obj["rules"],
+            obj["options"],
+            obj["lobby"],
+            obj["protocol"],
+            obj["program"],
         )
         if header.genesis != obj["genesis"]:
             raise TranscriptError("header: genesis hash does not match the lobby header")
@@ -202,9 +229,14 @@ class TranscriptEnd:
     note: str = ""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": "end", "status": self.status, "result": self.result,
-                "seeds": [{"seat": s, "seed": v} for s, v in sorted(self.seeds.items())],
-                "absent": list(self.absent), "note": self.note}
+        return {
+            "type": "end",
+            "status": self.status,
+            "result": self.result,
+            "seeds": [{"seat": s, "seed": v} for s, v in sorted(self.seeds.items())],
+            "absent": list(self.absent),
+            "note": self.note,
+        }
 
     @classmethod
     def from_wire(cls, obj: Any) -> TranscriptEnd:
@@ -214,8 +246,13 @@ class TranscriptEnd:
         seats = [s["seat"] for s in obj["seeds"]]
         if len(set(seats)) != len(seats):
             raise TranscriptError("end: a seat's seed appears twice")
-        return cls(obj["status"], obj["result"], {s["seat"]: s["seed"] for s in obj["seeds"]},
-                   tuple(obj["absent"]), obj["note"])
+        return cls(
+            obj["status"],
+            obj["result"],
+            {s["seat"]: s["seed"] for s in obj["seeds"]},
+            tuple(obj["absent"]),
+            obj["note"],
+        )
 
 
 def _check(spec: Record, obj: Any, what: str) -> None:
@@ -261,21 +298,22 @@ class Transcript:
         # entry from beyond the roster is left to it: it names the stranger).
         roster = self.header.roster
         seated = [0 <= e.sender < len(roster) for e in self.entries]
-        signatures = iter(verify_many([(roster[e.sender], e.sig, e.signed_bytes)
-                                       for e, ok in zip(self.entries, seated) if ok]))
+        signatures = iter(
+            verify_many([(roster[e.sender], e.sig, e.signed_bytes) for e, ok in zip(self.entries, seated) if ok])
+        )
         for index, entry in enumerate(self.entries):
             try:
                 fresh = log.append(entry, signature_ok=next(signatures) if seated[index] else None)
             except Rejected as exc:
                 raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
             if not fresh:
-                raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry "
-                                      f"#{entry.seq} appears twice")
+                raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry #{entry.seq} appears twice")
         return log
 
 
-def read_transcript(source: str | os.PathLike[str] | bytes, *, allow_torn: bool = False,
-                    verify: bool = True) -> Transcript:
+def read_transcript(
+    source: str | os.PathLike[str] | bytes, *, allow_torn: bool = False, verify: bool = True
+) -> Transcript:
     """Read and check a transcript (a path or the file's bytes).
 
     Raises :class:`TranscriptError` for anything but a whole, intact file, and
@@ -301,8 +339,7 @@ def read_transcript(source: str | os.PathLike[str] | bytes, *, allow_torn: bool 
 def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
     if not data.startswith(MAGIC):
         if MAGIC.startswith(data):
-            raise TranscriptError("file ends inside the signature bytes (empty transcript)",
-                                  offset=len(data))
+            raise TranscriptError("file ends inside the signature bytes (empty transcript)", offset=len(data))
         raise TranscriptError("not a p2pcards transcript (bad signature bytes)", offset=0)
     pos, check, index = len(MAGIC), FIRST_CHECK, 0
     transcript: Transcript | None = None
@@ -321,35 +358,39 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
             transcript.truncated_at = start
             if allow_torn:
                 return transcript
-            raise TornTranscript(f"torn tail: {reason} (a crash mid-write?); the file is "
-                                 f"intact up to byte {start}", offset=start, record=index,
-                                 transcript=transcript)
+            raise TornTranscript(
+                f"torn tail: {reason} (a crash mid-write?); the file is intact up to byte {start}",
+                offset=start,
+                record=index,
+                transcript=transcript,
+            )
 
         if start >= zeros_from:
             return torn(f"{remaining} zero bytes at the end")
         if remaining < LENGTH_SIZE:
             return torn(f"{remaining} bytes of a record length")
-        length_bytes = data[start:start + LENGTH_SIZE]
+        length_bytes = data[start : start + LENGTH_SIZE]
         length = int.from_bytes(length_bytes, "big")
         if not 1 <= length <= MAX_RECORD:
             raise TranscriptError(f"impossible record length {length}", offset=start, record=index)
         if remaining < LENGTH_SIZE + length + CHECK_SIZE:
-            return torn(f"record of {length} bytes cut short at "
-                        f"{remaining - LENGTH_SIZE} bytes")
+            return torn(f"record of {length} bytes cut short at {remaining - LENGTH_SIZE} bytes")
         body_at = start + LENGTH_SIZE
-        body = data[body_at:body_at + length]
-        stored = data[body_at + length:body_at + length + CHECK_SIZE]
+        body = data[body_at : body_at + length]
+        stored = data[body_at + length : body_at + length + CHECK_SIZE]
         check = _next_check(check, length_bytes, body)
         if stored != check:
-            raise TranscriptError("checksum mismatch: the record was changed, or a record "
-                                  "before it was removed or reordered", offset=start, record=index)
+            raise TranscriptError(
+                "checksum mismatch: the record was changed, or a record before it was removed or reordered",
+                offset=start,
+                record=index,
+            )
         pos = start + LENGTH_SIZE + length + CHECK_SIZE
 
         try:
             obj = framing.decode(body, RECORD_LIMITS, budget)
         except framing.FrameError as exc:
-            raise TranscriptError(f"undecodable record: {exc.reason}", offset=start,
-                                  record=index) from None
+            raise TranscriptError(f"undecodable record: {exc.reason}", offset=start, record=index) from None
         kind = obj.get("type") if isinstance(obj, dict) else None
         try:
             if transcript is None:
@@ -365,8 +406,7 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 _check(ENTRY, obj, "entry record")
                 entry = Entry.from_wire(obj["entry"], "transcript")
                 if log is not None and not log.append(entry):
-                    raise TranscriptError(f"seat {entry.sender}'s entry #{entry.seq} "
-                                          f"appears twice")
+                    raise TranscriptError(f"seat {entry.sender}'s entry #{entry.seq} appears twice")
                 transcript.entries.append(entry)
             elif kind == "blame":
                 _check(BLAME, obj, "blame record")
@@ -374,23 +414,24 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 if verify and blame.provable:
                     h = transcript.header
                     if not blame.verify(h.table, h.roster, log):
-                        raise TranscriptError(f"blame of seat {blame.seat} ({blame.code}) "
-                                              f"is not backed by its evidence")
+                        raise TranscriptError(
+                            f"blame of seat {blame.seat} ({blame.code}) is not backed by its evidence"
+                        )
                 transcript.blames.append(blame)
             elif kind == "end":
                 transcript.end = TranscriptEnd.from_wire(obj)
             else:
                 raise TranscriptError(f"unknown record type {str(kind)[:40]!r}")
         except Rejected as exc:
-            raise TranscriptError(f"log entry {len(transcript.entries)}: {exc}", offset=start,
-                                  record=index, blame=exc.blame) from None
+            raise TranscriptError(
+                f"log entry {len(transcript.entries)}: {exc}", offset=start, record=index, blame=exc.blame
+            ) from None
         except ProtocolError as exc:
             raise TranscriptError(exc.reason, offset=start, record=index) from None
         except TranscriptError as exc:
             if exc.offset is not None:
                 raise
-            raise TranscriptError(exc.reason, offset=start, record=index,
-                                  blame=exc.blame) from None
+            raise TranscriptError(exc.reason, offset=start, record=index, blame=exc.blame) from None
         index += 1
         transcript.records = index
         transcript.valid_size = pos
@@ -418,8 +459,7 @@ class TranscriptWriter:
         self.ended = ended
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], header: TranscriptHeader, *,
-               sync: bool = False) -> TranscriptWriter:
+    def create(cls, path: str | os.PathLike[str], header: TranscriptHeader, *, sync: bool = False) -> TranscriptWriter:
         """Start a new transcript (the file must not exist)."""
         path = Path(path)
         handle = open(path, "xb")
@@ -435,8 +475,7 @@ class TranscriptWriter:
         return writer
 
     @classmethod
-    def resume(cls, path: str | os.PathLike[str], *,
-               sync: bool = False) -> tuple[TranscriptWriter, Transcript]:
+    def resume(cls, path: str | os.PathLike[str], *, sync: bool = False) -> tuple[TranscriptWriter, Transcript]:
         """Reopen a transcript after a restart, to append to it. A torn tail is cut off (the
         returned transcript's ``truncated_at`` says where); any other damage raises
         :class:`TranscriptError`, as does a transcript that already has its end record."""
@@ -514,8 +553,16 @@ class TranscriptWriter:
         self.close()
 
 
-def roster_header(table: bytes, players: Sequence[tuple[str, PublicIdentity]], *, game: str,
-                  rules: str, options: Mapping[str, Any], lobby: Any = None) -> TranscriptHeader:
+def roster_header(
+    table: bytes,
+    players: Sequence[tuple[str, PublicIdentity]],
+    *,
+    game: str,
+    rules: str,
+    options: Mapping[str, Any],
+    lobby: Any = None,
+) -> TranscriptHeader:
     """Convenience: a header from (name, keys) pairs in seat order."""
-    return TranscriptHeader(table, tuple(k for _, k in players), tuple(n for n, _ in players),
-                            game, rules, dict(options), lobby)
+    return TranscriptHeader(
+        table, tuple(k for _, k in players), tuple(n for n, _ in players), game, rules, dict(options), lobby
+    )

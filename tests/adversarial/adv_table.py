@@ -71,8 +71,11 @@ class TableRun:
             if o is None:
                 lines.append(f"  seat {seat}: (cancelled)")
                 continue
-            ab = f"aborted: seat {o.aborted.seat} step {o.aborted.step}: {o.aborted.reason}" if o.aborted else \
-                f"finished: {o.result.summary if o.result else None}"
+            ab = (
+                f"aborted: seat {o.aborted.seat} step {o.aborted.step}: {o.aborted.reason}"
+                if o.aborted
+                else f"finished: {o.result.summary if o.result else None}"
+            )
             lines.append(f"  seat {seat}: {ab}; violations {[v.to_wire() for v in o.peer.session.violations]}")
             lines += [f"    blame: {b}" for b in o.peer.blames]
         return "\n".join(lines)
@@ -98,8 +101,9 @@ async def _run_table(
     rng = random.Random(seed)
     agent = bot_agent(host, game, "strategic", rng, reaction=0.02)  # free order: quick humans
     identities = [Identity.generate() for _ in range(players)]
-    lobby = HostedLobby(identities[0], "seat0", game_id, game.rules_version, resolved, players, games,
-                        LOOPBACK, 0, timeouts)
+    lobby = HostedLobby(
+        identities[0], "seat0", game_id, game.rules_version, resolved, players, games, LOOPBACK, 0, timeouts
+    )
     outcomes: dict[int, SeatOutcome | None] = {}
     peers: dict[int, Peer] = {}
     started: dict[int, LobbyResult] = {}
@@ -117,8 +121,13 @@ async def _run_table(
         with trio.CancelScope() as scope:
             scope_holder.append(scope)
             outcome = await play_seat(
-                identity, result, game, agent(game, me, result.header.options), games=games,
-                transcript_dir=None if me == cheater else transcript_dir, peer_factory=factory,
+                identity,
+                result,
+                game,
+                agent(game, me, result.header.options),
+                games=games,
+                transcript_dir=None if me == cheater else transcript_dir,
+                peer_factory=factory,
                 on_peer=lambda p: peers.__setitem__(me, p),
             )
             outcomes[me] = outcome
@@ -134,8 +143,9 @@ async def _run_table(
         await seat(identities[0], result, scopes)
 
     async def run_joiner(index: int, port: int) -> None:
-        result = await join_lobby(identities[index], LOOPBACK, port, name=f"seat-{index}", games=games,
-                                  listen_host=LOOPBACK)
+        result = await join_lobby(
+            identities[index], LOOPBACK, port, name=f"seat-{index}", games=games, listen_host=LOOPBACK
+        )
         await seat(identities[index], result, scopes)
 
     scopes: list[trio.CancelScope] = []
@@ -186,15 +196,28 @@ def run_table(
     """Play one table to the end (synchronously: its own trio run). ``others``: peer
     factories for seats other than the cheater's (they count as honest: a seat whose network
     fails, say)."""
-    return trio.run(functools.partial(
-        _run_table, game_id, players, options, cheater=cheater, peer_factory=peer_factory,
-        transcript_dir=transcript_dir, timeouts=timeouts, seed=seed, outsider=outsider, others=others))
+    return trio.run(
+        functools.partial(
+            _run_table,
+            game_id,
+            players,
+            options,
+            cheater=cheater,
+            peer_factory=peer_factory,
+            transcript_dir=transcript_dir,
+            timeouts=timeouts,
+            seed=seed,
+            outsider=outsider,
+            others=others,
+        )
+    )
 
 
 def verify(path: Path) -> tuple[int, dict[str, Any]]:
     """``p2pcards verify --json`` on a transcript, as a user runs it: (exit status, report)."""
-    done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--json", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "p2pcards", "verify", "--json", str(path)], capture_output=True, text=True, timeout=120
+    )
     return done.returncode, json.loads(done.stdout)
 
 
@@ -203,18 +226,36 @@ def blamed(peer: Peer) -> set[int]:
     return {int(b.split()[1]) for b in peer.blames}
 
 
-def play_until_cheated(transcript_dir: Path, game_id: str, players: int, options: Mapping[str, Any],
-                       name: str, *, cheater: int, timeouts: Timeouts = FAST, seed: int = 0,
-                       attempts: int = 4, others: Mapping[int, Callable[..., Peer]] | None = None,
-                       ready: Callable[[TableRun], bool] | None = None) -> TableRun:
+def play_until_cheated(
+    transcript_dir: Path,
+    game_id: str,
+    players: int,
+    options: Mapping[str, Any],
+    name: str,
+    *,
+    cheater: int,
+    timeouts: Timeouts = FAST,
+    seed: int = 0,
+    attempts: int = 4,
+    others: Mapping[int, Callable[..., Peer]] | None = None,
+    ready: Callable[[TableRun], bool] | None = None,
+) -> TableRun:
     """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
     ``ready``, if given, must also hold of the run (the network fault of ``others`` happened)."""
     from cheaters import CHEATERS
 
     for attempt in range(attempts):
-        run = run_table(game_id, players, options, cheater=cheater, peer_factory=CHEATERS[name],
-                        transcript_dir=transcript_dir / f"{attempt}", timeouts=timeouts, seed=seed + attempt,
-                        others=others)
+        run = run_table(
+            game_id,
+            players,
+            options,
+            cheater=cheater,
+            peer_factory=CHEATERS[name],
+            transcript_dir=transcript_dir / f"{attempt}",
+            timeouts=timeouts,
+            seed=seed + attempt,
+            others=others,
+        )
         if run.cheater_peer is not None and run.cheater_peer.cheated and (ready is None or ready(run)):
             return run
     pytest.fail(f"{name}: the cheater never got its chance in {attempts} games")

@@ -135,8 +135,9 @@ class Cheater(Peer):
 
     async def until_other_turn(self, n: int = 1) -> None:
         """Until turn ``n`` or later is another seat's (it is not our turn)."""
-        await self.until(lambda: self.turns >= n and isinstance(self.session.step, Turn)
-                         and self.session.step.seat != self.seat)
+        await self.until(
+            lambda: self.turns >= n and isinstance(self.session.step, Turn) and self.session.step.seat != self.seat
+        )
 
     async def send_raw(self, seat: int, data: bytes) -> None:
         conn = self.connections[seat]
@@ -152,10 +153,12 @@ class Cheater(Peer):
         async with self._wire_lock:
             await self.connections[seat].send(entry.to_wire())
 
-    def forge(self, identity: Identity, sender: int, seq: int, prev: bytes, kind: str,
-              body: Mapping[str, Any]) -> Entry:
-        return sign_entry(identity, table=self.header.table, sender=sender, seq=seq, kind=kind,
-                          prev=prev, body=dict(body))
+    def forge(
+        self, identity: Identity, sender: int, seq: int, prev: bytes, kind: str, body: Mapping[str, Any]
+    ) -> Entry:
+        return sign_entry(
+            identity, table=self.header.table, sender=sender, seq=seq, kind=kind, prev=prev, body=dict(body)
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -316,8 +319,14 @@ class JamsThenWrongKey(WrongKey):
     FAR = 1_000_000
 
     def jam(self) -> dict[str, Any]:
-        return {"type": "accuse", "op": self.FAR, "step": "open", "seat": 0, "reason": "reused key",
-                "evidence": {"scalar": WRONG_SCALAR, "author": 0, "places": [[0, 0], [1, 0]]}}
+        return {
+            "type": "accuse",
+            "op": self.FAR,
+            "step": "open",
+            "seat": 0,
+            "reason": "reused key",
+            "evidence": {"scalar": WRONG_SCALAR, "author": 0, "places": [[0, 0], [1, 0]]},
+        }
 
     async def publish_deck(self, sends: list[Send]) -> None:
         if not getattr(self, "jammed", False) and any(s.message.get("type") == "open" for s in sends):
@@ -333,8 +342,7 @@ class AccusesUnreceivedPass(JamsThenWrongKey):
     deviation = "accusation about a pass it never received, then a wrong key"
 
     def jam(self):
-        return {"type": "accuse", "op": self.FAR, "step": "shuffle", "seat": 0, "reason": "bad pass",
-                "evidence": None}
+        return {"type": "accuse", "op": self.FAR, "step": "shuffle", "seat": 0, "reason": "bad pass", "evidence": None}
 
 
 class _OffSeedParty(Party):
@@ -393,8 +401,14 @@ class ForgesAccusation(Cheater):
         if message.get("type") != "open":
             return
         self.cheated = True
-        accusation = {"type": "accuse", "op": message["op"], "step": "open", "seat": entry.sender,
-                      "reason": "wrong key", "evidence": self.evidence(entry, message)}
+        accusation = {
+            "type": "accuse",
+            "op": message["op"],
+            "step": "open",
+            "seat": entry.sender,
+            "reason": "wrong key",
+            "evidence": self.evidence(entry, message),
+        }
         async with self.send_lock:
             await self.accuse(accusation)
 
@@ -457,7 +471,7 @@ class FakeQuads(Cheater):
         known = session.deck.known(seat)
         hand = sorted(state.hands[seat], key=lambda h: str(known[h]))
         for start in range(len(hand) - 3):
-            four = hand[start:start + 4]
+            four = hand[start : start + 4]
             if not is_valid_quads([known[h] for h in four]):
                 return {"type": "quads", "cards": four}
         return None
@@ -520,14 +534,14 @@ class FloodsChat(Cheater):
 
     async def misbehave(self):
         # At once, from the start (one at a time, a short game ends before they are out).
-        lines = [("chat", lambda n=n: {"text": f"spam {n} " + "x" * 400})
-                 for n in range(self.log.budget.chat_entries)]
+        lines = [("chat", lambda n=n: {"text": f"spam {n} " + "x" * 400}) for n in range(self.log.budget.chat_entries)]
         async with self._wire_lock:
             await self._publish(lines)
             # Its own log would refuse to sign it: signed by hand, on top of its chain.
             seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
-            extra = self.forge(self.identity, self.seat, seq, prev, "chat",
-                               {"text": "one more", "seen": self.log.seen()})
+            extra = self.forge(
+                self.identity, self.seat, seq, prev, "chat", {"text": "one more", "seen": self.log.seen()}
+            )
             self.cheated = True
             await self.connections[self.others[0]].send(extra.to_wire())
 
@@ -542,12 +556,12 @@ class SignsUnknownKind(Cheater):
         await self.until_other_turn(1)
         async with self._wire_lock:
             seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
-            junk = self.forge(self.identity, self.seat, seq, prev, "junk",
-                              {"pad": os.urandom(64 << 10), "seen": self.log.seen()})
+            junk = self.forge(
+                self.identity, self.seat, seq, prev, "junk", {"pad": os.urandom(64 << 10), "seen": self.log.seen()}
+            )
             self.cheated = True
             for seat in self.others:
                 await self.connections[seat].send(junk.to_wire())
-
 
 
 class Equivocates(Cheater):
@@ -594,10 +608,22 @@ class BadSignature(Cheater):
         victim = self.others[0]
         outsider = Identity.generate()
         seen = self.log.seen()
-        forged = self.forge(outsider, victim, self.log.next_seq(victim), self.log.head(victim), "chat",
-                            {"text": "I resign", "seen": seen})
-        own = self.forge(outsider, self.seat, self.log.next_seq(self.seat), self.log.head(self.seat),
-                         "chat", {"text": "hello", "seen": seen})
+        forged = self.forge(
+            outsider,
+            victim,
+            self.log.next_seq(victim),
+            self.log.head(victim),
+            "chat",
+            {"text": "I resign", "seen": seen},
+        )
+        own = self.forge(
+            outsider,
+            self.seat,
+            self.log.next_seq(self.seat),
+            self.log.head(self.seat),
+            "chat",
+            {"text": "hello", "seen": seen},
+        )
         self.cheated = True
         for seat in self.others:
             await self.send_entry(seat, forged)
@@ -612,8 +638,7 @@ class RelaysStranger(Cheater):
     async def misbehave(self):
         await self.until_turns(1)
         stranger = Identity.generate()
-        entry = self.forge(stranger, self.header.players, 0, b"\x00" * 32, "chat",
-                           {"text": "let me in", "seen": []})
+        entry = self.forge(stranger, self.header.players, 0, b"\x00" * 32, "chat", {"text": "let me in", "seen": []})
         self.cheated = True
         for seat in self.others:
             await self.send_entry(seat, entry)
@@ -673,8 +698,7 @@ class RawBytes(Cheater):
             # on reconnection is what brings the target up to date).
             await Peer.publish(self, "chat", {"text": "brb"})
             await trio.sleep(self.away)
-            new = await dial_seat(self.identity, self.header, self.seat, target,
-                                  games=plugins().rules_versions())
+            new = await dial_seat(self.identity, self.header, self.seat, target, games=plugins().rules_versions())
             self.attach(target, new)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.serve_connection, target, new)
@@ -705,8 +729,13 @@ class GarbageMessages(Cheater):
         await self.until_other_turn(1)
         self.cheated = True
         for seat in self.others:
-            for obj in ("hello?", {"type": "nonsense"}, {"type": "entry", "table": b"x"},
-                        {"type": "lobby", "op": "sit", "host": "x", "port": 1, "commit": bytes(32)}, [1, 2, 3]):
+            for obj in (
+                "hello?",
+                {"type": "nonsense"},
+                {"type": "entry", "table": b"x"},
+                {"type": "lobby", "op": "sit", "host": "x", "port": 1, "commit": bytes(32)},
+                [1, 2, 3],
+            ):
                 await self.send_object(seat, obj)
 
 
@@ -749,8 +778,9 @@ class StopsReading(Cheater):
         held = os.dup(self.connections[target].stream.socket.fileno())
         trio.lowlevel.spawn_system_task(_close_after, held, self.HOLD)
         self.deaf = self.cheated = True
-        fetches = b"".join(encode_frame(Fetch(self.header.table, s, 0).to_wire())
-                           for s in range(self.header.players)) * 500
+        fetches = (
+            b"".join(encode_frame(Fetch(self.header.table, s, 0).to_wire()) for s in range(self.header.players)) * 500
+        )
         with trio.move_on_after(10):
             for _ in range(400):
                 try:
@@ -767,15 +797,43 @@ async def _close_after(fd: int, seconds: float) -> None:
 
 
 CHEATERS = {
-    cls.__name__: cls for cls in (
-        WrongKey, SubstitutedCard, DuplicatedCard, CopiesCard, SumsCards, CopiesCardHidesSeed,
-        SubstitutesAtRehandleHidesSeed, TaggedCard,
-        InvalidFinalPoint, InvalidRehandle, StallsDeck, ShufflesOffSeed, JamsThenWrongKey, AccusesUnreceivedPass,
+    cls.__name__: cls
+    for cls in (
+        WrongKey,
+        SubstitutedCard,
+        DuplicatedCard,
+        CopiesCard,
+        SumsCards,
+        CopiesCardHidesSeed,
+        SubstitutesAtRehandleHidesSeed,
+        TaggedCard,
+        InvalidFinalPoint,
+        InvalidRehandle,
+        StallsDeck,
+        ShufflesOffSeed,
+        JamsThenWrongKey,
+        AccusesUnreceivedPass,
         ForgesAccusation,
-        ForgesPlaintextEvidence, RevealsWrongKey,
-        PlaysCardNotHeld, FakeQuads, Revokes, StallsTurnPeer, OutOfTurn, Equivocates, Replays,
-        BadSignature, RelaysStranger, FalseEcho, MalformedFrame, OversizedFrame, GarbageBytes,
-        GarbageMessages, FetchesUnseatedSeat, StopsReading, FloodsChat, SignsUnknownKind,
+        ForgesPlaintextEvidence,
+        RevealsWrongKey,
+        PlaysCardNotHeld,
+        FakeQuads,
+        Revokes,
+        StallsTurnPeer,
+        OutOfTurn,
+        Equivocates,
+        Replays,
+        BadSignature,
+        RelaysStranger,
+        FalseEcho,
+        MalformedFrame,
+        OversizedFrame,
+        GarbageBytes,
+        GarbageMessages,
+        FetchesUnseatedSeat,
+        StopsReading,
+        FloodsChat,
+        SignsUnknownKind,
     )
 }
 
@@ -1009,8 +1067,9 @@ class RespondsTwice(Cheater):
     deviation = "two responses to one free-order round"
 
     async def misbehave(self):
-        await self.until(lambda: isinstance(self.session.step, Round) and self.seat in self.session.step.seats
-                         and self.turns >= 2)
+        await self.until(
+            lambda: isinstance(self.session.step, Round) and self.seat in self.session.step.seats and self.turns >= 2
+        )
         self.cheated = True
         turn = self.turns
         await self.publish("action", {"turn": turn, "action": {"type": "pass"}})
@@ -1035,8 +1094,11 @@ class StatesAbsentEarly(Cheater):
             step = self.session.step
             seats = step.seats if isinstance(step, Round) else (step.seat,) if isinstance(step, Turn) else ()
             for seat in seats:
-                if seat != self.seat and (self.turns, seat) not in stated \
-                        and self.session.game.absent_action(self.session.state, seat) is not None:
+                if (
+                    seat != self.seat
+                    and (self.turns, seat) not in stated
+                    and self.session.game.absent_action(self.session.state, seat) is not None
+                ):
                     stated.add((self.turns, seat))
                     self.cheated = True
                     await self.publish("absent", {"turn": self.turns, "seat": seat})
@@ -1142,8 +1204,12 @@ class _DropsLinkSeat(CheatingSeat):
 
     async def choose(self, session, seat):
         peer: DropsLinkAsFollower = self.peer
-        if not peer.cheated and session.game.absent_action(session.state, seat) is not None \
-                and peer.turns >= 2 and peer.connected(0):
+        if (
+            not peer.cheated
+            and session.game.absent_action(session.state, seat) is not None
+            and peer.turns >= 2
+            and peer.connected(0)
+        ):
             peer.cheated = True
             peer.dropped_turn = peer.turns
             await peer.connections[0].aclose()
@@ -1206,6 +1272,17 @@ class WithholdsStatementFromNext(WithholdsFromNext):
             await super().state_absent(turn, seat)
 
 
-CHEATERS.update({cls.__name__: cls for cls in (
-    LinkBlip, QuickBotBlip, StatesFutureTurnsAbsent, DropsLinkAsFollower, WithholdsAbsentAnswer, GoneForGood,
-    WithholdsStatementFromNext)})
+CHEATERS.update(
+    {
+        cls.__name__: cls
+        for cls in (
+            LinkBlip,
+            QuickBotBlip,
+            StatesFutureTurnsAbsent,
+            DropsLinkAsFollower,
+            WithholdsAbsentAnswer,
+            GoneForGood,
+            WithholdsStatementFromNext,
+        )
+    }
+)

@@ -34,7 +34,21 @@ seats_mod.RemoteSeat.choose = timed
 for mode in ({"match_target": 1}, {"match_target": 1, "turn_mode": "free"}):
     waits.clear()
     for attempt in range(6):
-        run_table("cals-bs", 4, mode, cheater=1, peer_factory=CHEATERS["SaysByeUnsigned"],
-                  transcript_dir=pathlib.Path(tempfile.mkdtemp()), timeouts=Timeouts(deck=20, turn=20, grace=10), seed=attempt)
+        run_table(
+            "cals-bs",
+            4,
+            mode,
+            cheater=1,
+            peer_factory=CHEATERS["SaysByeUnsigned"],
+            transcript_dir=pathlib.Path(tempfile.mkdtemp()),
+            timeouts=Timeouts(deck=20, turn=20, grace=10),
+            seed=attempt,
+        )
     if waits:
-        print(mode, "passes", len(waits), "median wait %.1f ms" % (1000 * statistics.median(waits)), "max %.1f ms" % (1000 * max(waits)))
+        print(
+            mode,
+            "passes",
+            len(waits),
+            "median wait %.1f ms" % (1000 * statistics.median(waits)),
+            "max %.1f ms" % (1000 * max(waits)),
+        )

@@ -29,8 +29,9 @@ def passed_for(outcome, seat):
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
     # The leaver's goodbye is unsigned: its connection counts as gone, and it signs nothing more.
-    run = play_until_cheated(tmp_path, "cals-bs", players, MODES[mode], "SaysByeUnsigned",
-                             cheater=CHEATER, timeouts=LONG_GRACE)
+    run = play_until_cheated(
+        tmp_path, "cals-bs", players, MODES[mode], "SaysByeUnsigned", cheater=CHEATER, timeouts=LONG_GRACE
+    )
     info = run.describe()
     passes = {seat: len(passed_for(o, CHEATER)) for seat, o in run.honest.items()}
     for seat, outcome in run.honest.items():

@@ -69,10 +69,17 @@ def verdicts(run, seats):
 @pytest.mark.parametrize("mode", MODES)
 def test_statements_for_future_turns_pass_for_a_seat_that_is_back(tmp_path, slow_redial, mode):
     victim = 2
-    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES[mode], "StatesFutureTurnsAbsent", cheater=CHEATER,
-                             timeouts=TIMEOUTS, others={victim: CHEATERS["LinkBlip"]},
-                             ready=lambda r: r.outcomes[victim] is not None
-                             and r.outcomes[victim].peer.back_turn is not None)
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        MODES[mode],
+        "StatesFutureTurnsAbsent",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={victim: CHEATERS["LinkBlip"]},
+        ready=lambda r: r.outcomes[victim] is not None and r.outcomes[victim].peer.back_turn is not None,
+    )
     info = run.describe()
     back = run.outcomes[victim].peer.back_turn
     # The table itself holds together: every honest seat finishes the same game, nobody is
@@ -84,16 +91,25 @@ def test_statements_for_future_turns_pass_for_a_seat_that_is_back(tmp_path, slow
     # The victim was back (connected to every seat) from turn ``back`` on; the table passed
     # for it at these turns all the same.
     after = [t for t in passes_for(run.outcomes[0], victim) if t > back]
-    assert after == [], (f"seat {victim} was back at turn {back}, yet passed for at turns {after} "
-                         f"(verify accepted every transcript)\n{info}")
+    assert after == [], (
+        f"seat {victim} was back at turn {back}, yet passed for at turns {after} "
+        f"(verify accepted every transcript)\n{info}"
+    )
 
 
 def test_a_blip_alone_passes_for_nobody_once_the_seat_is_back(tmp_path, slow_redial):
     """The control for the test above (kept: nothing else covers a seat that blips): without
     the cheater, a seat whose links drop during the shuffle plays every turn of its own."""
     victim = 2
-    run = run_table("cals-bs", 3, MODES["clockwise"], cheater=victim, peer_factory=CHEATERS["LinkBlip"],
-                    transcript_dir=tmp_path, timeouts=TIMEOUTS)
+    run = run_table(
+        "cals-bs",
+        3,
+        MODES["clockwise"],
+        cheater=victim,
+        peer_factory=CHEATERS["LinkBlip"],
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
+    )
     info = run.describe()
     assert run.cheater_peer.cheated and run.cheater_peer.back_turn is not None, info
     for seat, outcome in run.honest.items():
@@ -109,18 +125,30 @@ def test_a_blip_alone_passes_for_nobody_once_the_seat_is_back(tmp_path, slow_red
 
 def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redial):
     victim = 2
-    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "StatesFutureTurnsAbsent",
-                             cheater=CHEATER, timeouts=TIMEOUTS, others={victim: CHEATERS["QuickBotBlip"]},
-                             ready=lambda r: r.outcomes[victim] is not None
-                             and r.outcomes[victim].peer.back_turn is not None)
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        MODES["clockwise"],
+        "StatesFutureTurnsAbsent",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={victim: CHEATERS["QuickBotBlip"]},
+        ready=lambda r: r.outcomes[victim] is not None and r.outcomes[victim].peer.back_turn is not None,
+    )
     info = run.describe()
     other = run.outcomes[0]
     passed = set(passes_for(other, victim))
-    signed = sorted(e.body["turn"] for e in run.outcomes[victim].peer.log.entries(victim)
-                    if e.kind == "action" and e.body["turn"] in passed)
+    signed = sorted(
+        e.body["turn"]
+        for e in run.outcomes[victim].peer.log.entries(victim)
+        if e.kind == "action" and e.body["turn"] in passed
+    )
     found = verdicts(run, run.honest)
-    assert signed == [], (f"seat {victim} signed and applied moves for turns {signed}, which the "
-                          f"others passed for it; verify: {found}\n{info}")
+    assert signed == [], (
+        f"seat {victim} signed and applied moves for turns {signed}, which the "
+        f"others passed for it; verify: {found}\n{info}"
+    )
     for seat, outcome in run.honest.items():
         assert named(outcome) <= {CHEATER}, info
 
@@ -132,18 +160,26 @@ def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redi
 
 def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_redial):
     follower = 2
-    run = play_until_cheated(tmp_path, "cals-bs", 3, MODES["clockwise"], "WithholdsAbsentAnswer",
-                             cheater=CHEATER,
-                             timeouts=TIMEOUTS, others={follower: CHEATERS["DropsLinkAsFollower"]},
-                             ready=lambda r: r.outcomes[follower] is not None
-                             and r.outcomes[follower].peer.dropped_turn is not None)
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        MODES["clockwise"],
+        "WithholdsAbsentAnswer",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={follower: CHEATERS["DropsLinkAsFollower"]},
+        ready=lambda r: r.outcomes[follower] is not None and r.outcomes[follower].peer.dropped_turn is not None,
+    )
     info = run.describe()
     turn = run.outcomes[follower].peer.dropped_turn
     waiter = run.outcomes[0]
     found = verdicts(run, run.honest)
-    evidence = (f"seat 0 holds seat {follower}'s move for turn {turn}: "
-                f"{waiter.peer.protocol.holds_move(follower, turn)}; seat 0 named {named(waiter)}, "
-                f"seat {follower} named {named(run.outcomes[follower])}; verify: {found}\n{info}")
+    evidence = (
+        f"seat 0 holds seat {follower}'s move for turn {turn}: "
+        f"{waiter.peer.protocol.holds_move(follower, turn)}; seat 0 named {named(waiter)}, "
+        f"seat {follower} named {named(run.outcomes[follower])}; verify: {found}\n{info}"
+    )
     for seat, outcome in run.honest.items():
         assert named(outcome) <= {CHEATER}, evidence
     for seat, (status, problem) in found.items():
@@ -156,8 +192,16 @@ def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_
 
 def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
     gone, stuck = 3, 0
-    run = play_until_cheated(tmp_path, "cals-bs", 4, MODES["clockwise"], "WithholdsStatementFromNext",
-                             cheater=CHEATER, timeouts=TIMEOUTS, others={gone: CHEATERS["GoneForGood"]})
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        4,
+        MODES["clockwise"],
+        "WithholdsStatementFromNext",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={gone: CHEATERS["GoneForGood"]},
+    )
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}
     found = verdicts(run, honest)
@@ -189,8 +233,13 @@ def test_a_move_cut_from_the_file_is_not_read_as_a_pass(tmp_path, mode):
             absences.add(entry)
     victim = 2
     # A doubt or a play (a pass cut out would read as the same pass).
-    stood = [e for e in log.entries(victim) if e.kind == "action" and e.body["action"].get("type") != "pass"
-             and absences.passed(e.body["turn"], victim, log.entries(victim)) is False]
+    stood = [
+        e
+        for e in log.entries(victim)
+        if e.kind == "action"
+        and e.body["action"].get("type") != "pass"
+        and absences.passed(e.body["turn"], victim, log.entries(victim)) is False
+    ]
     if not stood:
         pytest.skip(f"seat {victim} never doubted or played on complete statements: {run.describe()}")
     wrong = []

@@ -79,8 +79,9 @@ CHEATERS["StatesIdleSeatThenStalls"] = StatesIdleSeatThenStalls
 
 
 def test_statement_about_an_idle_turn_excuses_a_stall(tmp_path):
-    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesIdleSeatThenStalls",
-                             cheater=CHEATER, timeouts=TIMEOUTS)
+    run = play_until_cheated(
+        tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesIdleSeatThenStalls", cheater=CHEATER, timeouts=TIMEOUTS
+    )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
     for seat, outcome in run.honest.items():
         assert outcome.aborted is not None, info
@@ -114,8 +115,12 @@ class StatesAfterTheStop(Cheater):
                     if seat != self.seat and self.session.game.absent_action(self.session.state, seat) is not None:
                         self._followers.setdefault(self.turns, set()).add(seat)
             if self.stalling and set(self.others) <= set(self.protocol.halted):
-                past = [(t, s) for t, seats in self._followers.items() for s in seats
-                        if t < self.turns and self.protocol.holds_move(s, t)]
+                past = [
+                    (t, s)
+                    for t, seats in self._followers.items()
+                    for s in seats
+                    if t < self.turns and self.protocol.holds_move(s, t)
+                ]
                 if past:
                     self.stated = past[-1]
                     self.cheated = True
@@ -136,12 +141,16 @@ class _StallsAfterSeat(CheatingSeat):
 CHEATERS["StatesAfterTheStop"] = StatesAfterTheStop
 
 
-@pytest.mark.xfail(strict=False, reason="open: verify no longer excuses the staller for its late "
-                   "statement, but may still name nobody (the unfinished-game verdict) where the table "
-                   "named the staller; nobody honest is named either way")
+@pytest.mark.xfail(
+    strict=False,
+    reason="open: verify no longer excuses the staller for its late "
+    "statement, but may still name nobody (the unfinished-game verdict) where the table "
+    "named the staller; nobody honest is named either way",
+)
 def test_statement_signed_after_the_stop_excuses_a_stall(tmp_path):
-    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesAfterTheStop",
-                             cheater=CHEATER, timeouts=TIMEOUTS)
+    run = play_until_cheated(
+        tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesAfterTheStop", cheater=CHEATER, timeouts=TIMEOUTS
+    )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
     for seat, outcome in run.honest.items():
         assert outcome.aborted is not None and CHEATER in named(outcome), info
@@ -191,11 +200,17 @@ CHEATERS.update({cls.__name__: cls for cls in (NeverStates, CountsFetches)})
 
 def test_a_missing_statement_makes_no_busy_loop(tmp_path):
     gone, counter = 2, 0
-    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "NeverStates", cheater=CHEATER,
-                             timeouts=TIMEOUTS,
-                             others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
-                             ready=lambda r: r.outcomes[counter] is not None
-                             and r.outcomes[counter].aborted is not None)
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1},
+        "NeverStates",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
+        ready=lambda r: r.outcomes[counter] is not None and r.outcomes[counter].aborted is not None,
+    )
     info = run.describe()
     fetches = run.outcomes[counter].peer.fetches
     # Paced at most every CHECK_FIRST (0.25 s) over the whole table (under 40 s), to two seats
@@ -207,16 +222,27 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
 # 4. One gone seat, and a lone early statement about a present follower ends the game.
 
 
-@pytest.mark.xfail(strict=False, reason="open: with one seat gone for good and a cheater stating "
-                   "a present follower absent, an honest seat sometimes states too before the move "
-                   "reaches it and then waits on the gone seat's statement: it stops the game naming "
-                   "nobody (seen 1 run in 4, clockwise); nobody honest is named")
+@pytest.mark.xfail(
+    strict=False,
+    reason="open: with one seat gone for good and a cheater stating "
+    "a present follower absent, an honest seat sometimes states too before the move "
+    "reaches it and then waits on the gone seat's statement: it stops the game naming "
+    "nobody (seen 1 run in 4, clockwise); nobody honest is named",
+)
 @pytest.mark.parametrize("mode", ["clockwise", "free"])
 def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode):
     gone = 3
     options = {"match_target": 1, **({"turn_mode": "free"} if mode == "free" else {})}
-    run = play_until_cheated(tmp_path, "cals-bs", 4, options, "StatesAbsentEarly", cheater=CHEATER,
-                             timeouts=TIMEOUTS, others={gone: CHEATERS["GoneForGood"]})
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        4,
+        options,
+        "StatesAbsentEarly",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        others={gone: CHEATERS["GoneForGood"]},
+    )
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}
     # Without the cheater the table passes for the gone seat as a follower and stops only when

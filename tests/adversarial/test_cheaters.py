@@ -114,9 +114,15 @@ CASES = {
     "stalling (deck, 4 players)": Case("StallsDeck", BS4, expect=ABORT_SOME, timeouts=STALL),
     "equivocation (4 players)": Case("Equivocates", BS4),
     "fetch for an unseated seat": Case("FetchesUnseatedSeat", expect=REFUSED, in_transcript=False),
-    "stops reading": Case("StopsReading", expect=ABORT_SOME, in_transcript=False, unverifiable=(
-        "the seat it stopped reading closes the connection and ends the game as abandoned; the "
-        "other ends at the deck timeout: nothing signed proves a fault")),
+    "stops reading": Case(
+        "StopsReading",
+        expect=ABORT_SOME,
+        in_transcript=False,
+        unverifiable=(
+            "the seat it stopped reading closes the connection and ends the game as abandoned; the "
+            "other ends at the deck timeout: nothing signed proves a fault"
+        ),
+    ),
     "slow link (no cheating)": Case("SlowLink", expect=IGNORED, in_transcript=False),
     "entries lost on one link (no cheating)": Case("LeavesOneOut", expect=IGNORED, in_transcript=False),
 }
@@ -133,8 +139,16 @@ def played(name: str) -> TableRun:
     game, players, options = case.table
     for attempt in range(4):
         folder = _DIR / f"{re.sub(r'[^a-z0-9]+', '-', name)}-{attempt}"
-        run = run_table(game, players, options, cheater=CHEATER, peer_factory=CHEATERS[case.cheater],
-                        transcript_dir=folder, timeouts=case.timeouts, seed=attempt)
+        run = run_table(
+            game,
+            players,
+            options,
+            cheater=CHEATER,
+            peer_factory=CHEATERS[case.cheater],
+            transcript_dir=folder,
+            timeouts=case.timeouts,
+            seed=attempt,
+        )
         if run.cheater_peer is not None and run.cheater_peer.cheated:
             return run
     pytest.fail(f"{name}: the cheater never got its chance in 4 games")
@@ -202,8 +216,9 @@ def test_no_honest_peer_crashes_or_loses_its_log(name):
 @functools.cache
 def verify_available() -> str | None:
     try:
-        done = subprocess.run([sys.executable, "-m", "p2pcards", "verify", "--help"], capture_output=True,
-                              text=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, "-m", "p2pcards", "verify", "--help"], capture_output=True, text=True, timeout=60
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"p2pcards verify cannot run: {exc}"
     if done.returncode != 0:
@@ -230,8 +245,9 @@ def test_verify_reports_the_same_blame(name):
                 # (verify cannot decode it), or cannot check the deck step before the fault.
                 # It must say so, and must never name an honest seat.
                 notes = report.get("notes", [])
-                assert any("public replay stops" in n or "cannot be checked without every seed" in n
-                           for n in notes), where
+                assert any("public replay stops" in n or "cannot be checked without every seed" in n for n in notes), (
+                    where
+                )
                 continue
             assert problem.get("seat") in ((CHEATER, None) if name == "false head echo" else (CHEATER,)), where
         else:
@@ -280,8 +296,15 @@ async def _stranger(started: dict, record: dict) -> None:
         await handshake(conn, me, name="stranger", games=plugins().rules_versions(), game=header.game)
         record["handshake"] = True
         await conn.send({"type": "lobby", "op": "mesh", "table": header.table, "seat": 2})
-        entry = sign_entry(me, table=header.table, sender=2, seq=0, kind="chat", prev=b"\x00" * 32,
-                           body={"text": "deal me in", "seen": []})
+        entry = sign_entry(
+            me,
+            table=header.table,
+            sender=2,
+            seq=0,
+            kind="chat",
+            prev=b"\x00" * 32,
+            body={"text": "deal me in", "seen": []},
+        )
         await conn.send(entry.to_wire())
         with trio.fail_after(5):
             while True:

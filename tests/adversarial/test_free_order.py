@@ -18,8 +18,7 @@ FREE = {"match_target": 1, "turn_mode": "free"}
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_whole_free_order_games_end_alike_and_verify(tmp_path, players):
-    run = run_table("cals-bs", players, FREE, cheater=CHEATER, peer_factory=Peer, transcript_dir=tmp_path,
-                    seed=players)
+    run = run_table("cals-bs", players, FREE, cheater=CHEATER, peer_factory=Peer, transcript_dir=tmp_path, seed=players)
     info = run.describe()
     results = {o.result.to_wire()["winners"][0] for o in run.outcomes.values() if o is not None and o.result}
     assert len(results) == 1 and all(o.aborted is None for o in run.honest.values()), info
@@ -35,8 +34,15 @@ def test_whole_free_order_games_end_alike_and_verify(tmp_path, players):
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_seat_that_answers_one_round_twice_is_named(tmp_path, players):
     for attempt in range(4):
-        run = run_table("cals-bs", players, FREE, cheater=CHEATER, peer_factory=CHEATERS["RespondsTwice"],
-                        transcript_dir=tmp_path / str(attempt), seed=attempt)
+        run = run_table(
+            "cals-bs",
+            players,
+            FREE,
+            cheater=CHEATER,
+            peer_factory=CHEATERS["RespondsTwice"],
+            transcript_dir=tmp_path / str(attempt),
+            seed=attempt,
+        )
         if run.cheater_peer is not None and run.cheater_peer.cheated:
             break
     info = run.describe()

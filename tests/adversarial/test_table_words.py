@@ -28,8 +28,18 @@ def _lobby(players: int) -> tuple[HostedLobby, dict[str, str]]:
     host = load_plugins()
     game = host.game(GAME)
     games = host.rules_versions()
-    return HostedLobby(Identity.generate(), "host", GAME, game.rules_version, game.resolve_options({}, players),
-                       players, games, LOOPBACK, 0, Timeouts()), games
+    return HostedLobby(
+        Identity.generate(),
+        "host",
+        GAME,
+        game.rules_version,
+        game.resolve_options({}, players),
+        players,
+        games,
+        LOOPBACK,
+        0,
+        Timeouts(),
+    ), games
 
 
 async def _receive_op(conn: Connection, op: str) -> dict[str, Any]:
@@ -73,12 +83,21 @@ class Middle:
             if not raw["ready"][1]:
                 await host.send(lobby_message(await joiner.receive(), "ready", "joiner"))
         real = TableHeader.from_wire(raw["header"])
-        seats = (Seat(real.seats[0].name, self.to_joiner.public, real.seats[0].host, real.seats[0].port),
-                 Seat(real.seats[1].name, theirs, real.seats[1].host, real.seats[1].port))
-        shown = TableHeader(real.table, real.game, real.rules_version, real.options, seats, real.protocol,
-                            real.timeouts)
-        await joiner.send({"type": "lobby", "op": "start", "header": shown.to_wire(),
-                           "commits": [words_commitment(self.nonce_joiner), sit["commit"]]})
+        seats = (
+            Seat(real.seats[0].name, self.to_joiner.public, real.seats[0].host, real.seats[0].port),
+            Seat(real.seats[1].name, theirs, real.seats[1].host, real.seats[1].port),
+        )
+        shown = TableHeader(
+            real.table, real.game, real.rules_version, real.options, seats, real.protocol, real.timeouts
+        )
+        await joiner.send(
+            {
+                "type": "lobby",
+                "op": "start",
+                "header": shown.to_wire(),
+                "commits": [words_commitment(self.nonce_joiner), sit["commit"]],
+            }
+        )
         joiner_nonce = lobby_message(await joiner.receive(), "reveal", "joiner")["nonce"]
         await host.send({"type": "lobby", "op": "reveal", "nonce": self.nonce_host})
         lobby_message(await host.receive(), "nonces", "host")
@@ -97,14 +116,16 @@ async def _middle_table(adapt: bool) -> dict[str, LobbyResult]:
     middle_port = middle_listener.socket.getsockname()[1]
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results["host"] = await host_lobby(lobby, announce=False, task_status=task_status)
 
             port = await nursery.start(run_host)
             middle = Middle(port, games, adapt=adapt)
             nursery.start_soon(middle.serve, middle_listener)
-            results["joiner"] = await join_lobby(Identity.generate(), LOOPBACK, middle_port, name="joiner",
-                                                 games=games, listen_host=LOOPBACK)
+            results["joiner"] = await join_lobby(
+                Identity.generate(), LOOPBACK, middle_port, name="joiner", games=games, listen_host=LOOPBACK
+            )
     await middle_listener.aclose()
     return results
 
@@ -142,8 +163,9 @@ class Cheat:
             await trio.sleep(0.005)
         conn = await connect(LOOPBACK, port)
         await handshake(conn, Identity.generate(), name="cheat", games=self.games)
-        await conn.send({"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9,
-                         "commit": words_commitment(self.nonce)})
+        await conn.send(
+            {"type": "lobby", "op": "sit", "host": LOOPBACK, "port": 9, "commit": words_commitment(self.nonce)}
+        )
         await _receive_op(conn, "seated")
         await conn.send({"type": "lobby", "op": "ready", "ready": True})
         await _receive_op(conn, "start")
@@ -162,11 +184,13 @@ async def test_a_seat_that_reveals_a_wrong_nonce_or_none_is_named_by_every_seat(
     results: dict[int, LobbyResult] = {}
 
     async def join(index: int, port: int) -> None:
-        results[index] = await join_lobby(Identity.generate(), LOOPBACK, port, name=f"p{index}", games=games,
-                                          listen_host=LOOPBACK)
+        results[index] = await join_lobby(
+            Identity.generate(), LOOPBACK, port, name=f"p{index}", games=games, listen_host=LOOPBACK
+        )
 
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results[0] = await host_lobby(lobby, announce=False, task_status=task_status)
 
@@ -209,16 +233,42 @@ async def test_a_host_that_never_reveals_leaves_no_words_and_does_not_hold_the_j
         conn = Connection(await listener.accept())
         await handshake(conn, host_id, name="silent", games=games)
         sit = lobby_message(await conn.receive(), "sit", "joiner")
-        await conn.send({"type": "lobby", "op": "seated", "seat": 1, "table": table, "game": GAME,
-                         "rules": game.rules_version, "options": game.resolve_options({}, 2),
-                         "timeouts": Timeouts().to_wire()})
-        await conn.send({"type": "lobby", "op": "roster", "names": ["silent", "joiner"], "ready": [True, False],
-                         "seats": 2, "mesh": [], "bots": []})
+        await conn.send(
+            {
+                "type": "lobby",
+                "op": "seated",
+                "seat": 1,
+                "table": table,
+                "game": GAME,
+                "rules": game.rules_version,
+                "options": game.resolve_options({}, 2),
+                "timeouts": Timeouts().to_wire(),
+            }
+        )
+        await conn.send(
+            {
+                "type": "lobby",
+                "op": "roster",
+                "names": ["silent", "joiner"],
+                "ready": [True, False],
+                "seats": 2,
+                "mesh": [],
+                "bots": [],
+            }
+        )
         lobby_message(await conn.receive(), "ready", "joiner")
         seats = (Seat("silent", host_id.public, LOOPBACK, port), Seat("joiner", joiner_id.public, LOOPBACK, 9))
-        header = TableHeader(table, GAME, game.rules_version, game.resolve_options({}, 2), seats, PROTOCOL_VERSION, Timeouts())
-        await conn.send({"type": "lobby", "op": "start", "header": header.to_wire(),
-                         "commits": [words_commitment(new_words_nonce()), sit["commit"]]})
+        header = TableHeader(
+            table, GAME, game.rules_version, game.resolve_options({}, 2), seats, PROTOCOL_VERSION, Timeouts()
+        )
+        await conn.send(
+            {
+                "type": "lobby",
+                "op": "start",
+                "header": header.to_wire(),
+                "commits": [words_commitment(new_words_nonce()), sit["commit"]],
+            }
+        )
         revealed.append(lobby_message(await conn.receive(), "reveal", "joiner")["nonce"])
         await trio.sleep_forever()  # and never the nonces
 

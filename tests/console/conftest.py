@@ -12,4 +12,3 @@ def host(highcard_path, with_path) -> PluginHost:
     host = PluginHost()
     host.load_entry_points()
     return host
-

@@ -62,23 +62,37 @@ class Driver:
         """Wait until the console would take a move (the last one was played) or the end."""
         console = self.console
         await self.until(
-            lambda: console.session is not None
-            and ((console.session.my_turn and not console.controller.move_pending)
-                 or console.session.result is not None or bool(console.stopped)),
+            lambda: (
+                console.session is not None
+                and (
+                    (console.session.my_turn and not console.controller.move_pending)
+                    or console.session.result is not None
+                    or bool(console.stopped)
+                )
+            ),
             timeout,
             "my turn or the end",
         )
 
 
-def run_console(new_table: Callable[[], TableSession] | None, script, *, glyphs=UNICODE, colour=True, timeout=60.0,
-                lobby=None, **options):
+def run_console(
+    new_table: Callable[[], TableSession] | None,
+    script,
+    *,
+    glyphs=UNICODE,
+    colour=True,
+    timeout=60.0,
+    lobby=None,
+    **options,
+):
     """Run the console on a pipe input until it exits; ``script(driver)`` is an async function
     that types into it (``options`` go to :class:`ConsoleApp`). Returns the console."""
 
     async def main() -> ConsoleApp:
         with create_pipe_input() as pipe:
-            console = ConsoleApp(new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe,
-                                 output=DummyOutput(), **options)
+            console = ConsoleApp(
+                new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe, output=DummyOutput(), **options
+            )
             driver = Driver(console, pipe)
 
             async def play() -> None:
@@ -94,4 +108,3 @@ def run_console(new_table: Callable[[], TableSession] | None, script, *, glyphs=
             return console
 
     return asyncio.run(main())
-

@@ -197,8 +197,19 @@ def test_a_free_order_cals_bs_game_through_the_input_line(host):
     passed for at once (an answer typed then is refused, saying why); the log shows each
     answer as it came and says who was first in a race."""
     require_game(host, "cals-bs")
-    tables = iter([table(host, "cals-bs", players=3, options={"match_target": 1, "turn_mode": "free"}, me=0,
-                         seed=5, bot_reaction=0.01)])
+    tables = iter(
+        [
+            table(
+                host,
+                "cals-bs",
+                players=3,
+                options={"match_target": 1, "turn_mode": "free"},
+                me=0,
+                seed=5,
+                bot_reaction=0.01,
+            )
+        ]
+    )
     refused = []
 
     async def script(driver):
@@ -227,13 +238,13 @@ def test_an_empty_enter_plays_a_forced_set_aside_and_nothing_where_several_moves
     move. The status line names it and an empty Enter plays it; on a turn with several legal
     moves an empty Enter plays nothing. Nothing is played without the key press."""
     require_game(host, "calypso")
-    tables = iter([table(host, "calypso", players=3, options={"mode": "three", "removed_suit": "random"},
-                         me=0, seed=7)])
+    tables = iter(
+        [table(host, "calypso", players=3, options={"mode": "three", "removed_suit": "random"}, me=0, seed=7)]
+    )
     seen = {}
 
     def my_actions(console):
-        return [e.data["action"] for e in console.session.history
-                if e.kind == "action" and e.data.get("seat") == 0]
+        return [e.data["action"] for e in console.session.history if e.kind == "action" and e.data.get("seat") == 0]
 
     async def script(driver):
         console = driver.console

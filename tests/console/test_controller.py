@@ -23,13 +23,19 @@ def completions(controller, typed):
     return [c.text for c in TableCompleter(controller).get_completions(doc, CompleteEvent(completion_requested=True))]
 
 
-@pytest.mark.parametrize("game_id,players,options,seed", [
-    ("high-card", 3, {}, 3), ("cals-bs", 3, {"match_target": 1}, 3), ("calypso", 4, {}, 3),
-    # Set-aside turns after each deal: "aside" alone, the game picks the cards.
-    ("calypso", 3, {"mode": "three", "removed_suit": "random"}, 3),
-    # solo and three: seat 0 cuts second and chooses a place with its suit ("trump hearts left")
-    ("calypso", 4, {"mode": "solo"}, 2), ("calypso", 3, {"mode": "three"}, 2),
-])
+@pytest.mark.parametrize(
+    "game_id,players,options,seed",
+    [
+        ("high-card", 3, {}, 3),
+        ("cals-bs", 3, {"match_target": 1}, 3),
+        ("calypso", 4, {}, 3),
+        # Set-aside turns after each deal: "aside" alone, the game picks the cards.
+        ("calypso", 3, {"mode": "three", "removed_suit": "random"}, 3),
+        # solo and three: seat 0 cuts second and chooses a place with its suit ("trump hearts left")
+        ("calypso", 4, {"mode": "solo"}, 2),
+        ("calypso", 3, {"mode": "three"}, 2),
+    ],
+)
 async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_id, players, options, seed):
     """Over a whole game, at each of the local seat's turns: every legal action gets a text that
     the game's own grammar parses back to it, and Tab offers exactly those texts."""
@@ -50,7 +56,9 @@ async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_
                     for choice in choices:
                         assert session.describe(0, session.parse(choice.text)) == choice.description
                     offered = completions(controller, "")
-                    assert [c.text for c in choices] == [t for t in offered if t not in ("help", "legal", "say ", "quit")]
+                    assert [c.text for c in choices] == [
+                        t for t in offered if t not in ("help", "legal", "say ", "quit")
+                    ]
                     session.submit(session.parse(choices[-1].text))
                 await trio.sleep(0.001)
     assert turns >= 1
@@ -141,16 +149,18 @@ def test_typed_forms_are_what_a_player_types(host):
     trio.run(main)
 
 
-@pytest.mark.parametrize("options", [
-    {"mode": "three", "removed_suit": "random"},  # a set-aside after every deal
-    {"allow_revoke": True},  # honour mode: 'stand' turns where no correction is possible
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"mode": "three", "removed_suit": "random"},  # a set-aside after every deal
+        {"allow_revoke": True},  # honour mode: 'stand' turns where no correction is possible
+    ],
+)
 async def test_an_empty_enter_plays_the_only_legal_move_and_nothing_else(host, options):
     """At each of the local seat's turns: with one legal action the controller names it and an
     empty Enter plays it; with several, an empty Enter plays nothing and the seat still waits."""
     require_game(host, "calypso")
-    session = table(host, "calypso", players=3 if options.get("mode") == "three" else 4, options=options,
-                    me=0, seed=4)
+    session = table(host, "calypso", players=3 if options.get("mode") == "three" else 4, options=options, me=0, seed=4)
     controller = controller_for(session)
     mine = []  # the local seat's actions, as the table played them
 

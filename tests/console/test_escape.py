@@ -62,14 +62,19 @@ def test_chat_and_a_move_field_from_a_peer_are_shown_escaped(host):
 
 
 def test_the_end_panel_and_a_stop_reason_are_shown_escaped():
-    end = EndModel(result=f"seat 1 wins {HOSTILE}", winners=f"winner: {HOSTILE}", scores=(f"{HOSTILE}: 3",),
-                   audit=("audit: 1 violation(s) found", f"  {HOSTILE}, action 2: {HOSTILE}"),
-                   transcript="/tmp/t.p2pt", verify="p2pcards verify /tmp/t.p2pt")
+    end = EndModel(
+        result=f"seat 1 wins {HOSTILE}",
+        winners=f"winner: {HOSTILE}",
+        scores=(f"{HOSTILE}: 3",),
+        audit=("audit: 1 violation(s) found", f"  {HOSTILE}, action 2: {HOSTILE}"),
+        transcript="/tmp/t.p2pt",
+        verify="p2pcards verify /tmp/t.p2pt",
+    )
     shown = fragment_list_to_text(screen_fragments(end_fragments(end, ASCII)))
     assert_escaped(shown)
-    assert shown.split("\n")[0] == "game over: winner: " + HOSTILE.replace("\n", "\\n").replace(
-        "\r", "\\r").replace("\x1b", "\\x1b").replace("\u202e", "\\u202e").replace(
-        "\u2028", "\\u2028").replace("\x85", "\\x85").replace("\u200b", "\\u200b")
+    assert shown.split("\n")[0] == "game over: winner: " + HOSTILE.replace("\n", "\\n").replace("\r", "\\r").replace(
+        "\x1b", "\\x1b"
+    ).replace("\u202e", "\\u202e").replace("\u2028", "\\u2028").replace("\x85", "\\x85").replace("\u200b", "\\u200b")
 
 
 def test_a_hostile_table_in_the_lobby_list_and_room_is_shown_escaped():
@@ -78,8 +83,17 @@ def test_a_hostile_table_in_the_lobby_list_and_room_is_shown_escaped():
     all, see tests/net/test_discovery.py)."""
     from p2pcards.console.lobbyscreen import LobbyScreen
 
-    ad = TableAd("a1" + HOSTILE, "cals-bs", f"Cal's BS{HOSTILE}", HOSTILE, 1, 3, {"rank": HOSTILE},
-                 address="127.0.0.1:4000", fingerprint=HOSTILE)
+    ad = TableAd(
+        "a1" + HOSTILE,
+        "cals-bs",
+        f"Cal's BS{HOSTILE}",
+        HOSTILE,
+        1,
+        3,
+        {"rank": HOSTILE},
+        address="127.0.0.1:4000",
+        fingerprint=HOSTILE,
+    )
 
     class Listing:  # what the lobby backend reports, as the network would fill it
         def subscribe(self, callback):

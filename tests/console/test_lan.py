@@ -30,8 +30,9 @@ def bots_play(host):
 
 def lobby(host, tmp_path, name, **kwargs):
     kwargs.setdefault("seat_agent", bots_play(host))
-    return LanLobby(host, Identity.generate(), name=name, interface=LOOPBACK,
-                    transcript_dir=tmp_path / name, bot_delay=0, **kwargs)
+    return LanLobby(
+        host, Identity.generate(), name=name, interface=LOOPBACK, transcript_dir=tmp_path / name, bot_delay=0, **kwargs
+    )
 
 
 async def wait_for(predicate, what, timeout=15):
@@ -89,8 +90,9 @@ async def test_create_find_join_ready_play(tmp_path):
         assert a.tables() == [] or all(t.table_id != room.table.table_id for t in a.tables())
         ad = next(t for t in b.tables() if t.table_id == room.table.table_id)
         assert ad.game_name == "Cal's BS" and ad.seats_total == 3 and ad.fingerprint == a.fingerprint()
-        await wait_for(lambda: next(t for t in b.tables() if t.table_id == ad.table_id).seats_taken == 2,
-                       "the bot to sit")
+        await wait_for(
+            lambda: next(t for t in b.tables() if t.table_id == ad.table_id).seats_taken == 2, "the bot to sit"
+        )
         joined = await b.join(ad.table_id)
         assert joined.table.table_id == ad.table_id
         await wait_for(lambda: b.room() and len(b.room().seats) == 3, "the roster")
@@ -101,8 +103,10 @@ async def test_create_find_join_ready_play(tmp_path):
         assert "timeouts: a deck step 30 s, a move 600 s, a dropped player 90 s to come back" in shown
         assert (b.room().seats[1].bot_of, b.room().seats[1].bot) == (0, "strategic")
         assert "  seat 1: strategic bot 1  ready  [strategic bot on seat 0's computer]" in shown, shown
-        assert ("seat 0's computer plays seat 1: it holds their keys, so it can see their cards "
-                "(and deduce others' by elimination)") in shown
+        assert (
+            "seat 0's computer plays seat 1: it holds their keys, so it can see their cards "
+            "(and deduce others' by elimination)"
+        ) in shown
         assert any(line.startswith("your computer plays seat 1:") for line in room_lines(a.room()))
         await b.ready()
         await wait_for(lambda: a.session() is not None and b.session() is not None, "the game to start")

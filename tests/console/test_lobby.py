@@ -22,19 +22,28 @@ from .test_app import play_to_the_end
 from .test_lan import LOOPBACK, bots_play
 
 GAMES = [
-    GameChoice("cals-bs", "Cal's BS", 3, 7, (
-        OptionChoice("quads", "bool", False, "quads variant"),
-        OptionChoice("going_out", "str", "face_up_must_be_true", "how to go out",
-                     ("face_up_must_be_true", "challengeable")),
-        OptionChoice("match_target", "int", 3, "hand wins needed", minimum=1, maximum=99),
-    )),
+    GameChoice(
+        "cals-bs",
+        "Cal's BS",
+        3,
+        7,
+        (
+            OptionChoice("quads", "bool", False, "quads variant"),
+            OptionChoice(
+                "going_out", "str", "face_up_must_be_true", "how to go out", ("face_up_must_be_true", "challengeable")
+            ),
+            OptionChoice("match_target", "int", 3, "hand wins needed", minimum=1, maximum=99),
+        ),
+    ),
     GameChoice("high-card", "High card", 2, 6),
 ]
 
 
 def test_table_rows_number_and_mark_the_selection():
-    ads = [TableAd("a1", "cals-bs", "Cal's BS", "alice", 2, 3, address="127.0.0.1:4000", fingerprint="ab12"),
-           TableAd("b2", "calypso", "Calypso", "bo", 4, 4, address="127.0.0.1:4001", fingerprint="cd34")]
+    ads = [
+        TableAd("a1", "cals-bs", "Cal's BS", "alice", 2, 3, address="127.0.0.1:4000", fingerprint="ab12"),
+        TableAd("b2", "calypso", "Calypso", "bo", 4, 4, address="127.0.0.1:4001", fingerprint="cd34"),
+    ]
     rows = table_rows(ads, 1)
     assert [selected for selected, _ in rows] == [False, True]
     assert rows[0][1].startswith(" 1. alice  Cal's BS  2/3 seated  key ab12")
@@ -59,14 +68,19 @@ def test_room_lines_seats_readiness_and_words():
 
 def test_room_lines_show_timeouts_and_the_bots_another_seat_plays():
     ad = TableAd("a1", "cals-bs", "Cal's BS", "alice", 4, 4)
-    seats = (SeatInfo(0, "alice", True), SeatInfo(1, "bob", False, me=True),
-             SeatInfo(2, "strategic bot 1", True, bot_of=0, bot="strategic"),
-             SeatInfo(3, "strategic bot 2", True, bot_of=0, bot="strategic"))
+    seats = (
+        SeatInfo(0, "alice", True),
+        SeatInfo(1, "bob", False, me=True),
+        SeatInfo(2, "strategic bot 1", True, bot_of=0, bot="strategic"),
+        SeatInfo(3, "strategic bot 2", True, bot_of=0, bot="strategic"),
+    )
     lines = room_lines(TableRoom(ad, seats, timeouts="a deck step 30 s, a move 60 s, a dropped player 90 s"))
     assert "timeouts: a deck step 30 s, a move 60 s, a dropped player 90 s" in lines
     assert "  seat 2: strategic bot 1  ready  [strategic bot on seat 0's computer]" in lines
-    assert ("seat 0's computer plays seats 2, 3: it holds their keys, so it can see their cards "
-            "(and deduce others' by elimination)") in lines
+    assert (
+        "seat 0's computer plays seats 2, 3: it holds their keys, so it can see their cards "
+        "(and deduce others' by elimination)"
+    ) in lines
 
 
 def test_create_form_fields_and_changes():
@@ -103,7 +117,10 @@ def test_lobby_commands():
     assert "HOST:PORT" in parse_lobby_command("connect nowhere").error
     create = parse_lobby_command("create cals-bs seats=3 bots=2 match_target=1")
     assert (create.verb, create.game, dict(create.settings)) == (
-        "create", "cals-bs", {"seats": "3", "bots": "2", "match_target": "1"})
+        "create",
+        "cals-bs",
+        {"seats": "3", "bots": "2", "match_target": "1"},
+    )
     assert parse_lobby_command("create").game == ""
     assert parse_lobby_command("ready").verb == "ready"
     assert "unknown command 'dance'" in parse_lobby_command("dance").error
@@ -119,8 +136,15 @@ class HostThread:
     another computer on the network would be. The game's end is awaited; stop() ends it."""
 
     def __init__(self, host, tmp_path: Path):
-        self.lobby = LanLobby(host, Identity.generate(), name="alice", interface=LOOPBACK,
-                              transcript_dir=tmp_path / "alice", bot_delay=0, seat_agent=bots_play(host))
+        self.lobby = LanLobby(
+            host,
+            Identity.generate(),
+            name="alice",
+            interface=LOOPBACK,
+            transcript_dir=tmp_path / "alice",
+            bot_delay=0,
+            seat_agent=bots_play(host),
+        )
         self.opened = threading.Event()
         self.end = None
         self.error: BaseException | None = None
@@ -166,16 +190,20 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
     if "cals-bs" not in host.games:
         pytest.skip("cals-bs is not installed")
     hosted = HostThread(host, tmp_path)
-    me = LanLobby(host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob",
-                  bot_delay=0)
+    me = LanLobby(
+        host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob", bot_delay=0
+    )
     table_id = hosted.room.table.table_id
     seen = {}
 
     async def script(driver):
         console: ConsoleApp = driver.console
         assert console.in_lobby
-        await driver.until(lambda: any(t.table_id == table_id and t.seats_taken == 2 for t in me.tables()),
-                           20, "alice's table with its bot in the list")
+        await driver.until(
+            lambda: any(t.table_id == table_id and t.seats_taken == 2 for t in me.tables()),
+            20,
+            "alice's table with its bot in the list",
+        )
         listed = [t for t in me.tables() if t.table_id == table_id][0]
         assert listed.host_name == "alice" and listed.fingerprint == hosted.lobby.fingerprint()
         seen["title"] = console._title()[0][1]

@@ -40,15 +40,17 @@ def private_home(tmp_path, monkeypatch):
 def test_roster_text_says_who_sat_and_who_is_not_ready():
     assert roster_text(["carol", "", ""], [True, False, False]) == "waiting for players: 1 of 3 seated (carol)"
     assert roster_text(["carol", "dave", ""], [True, False, False]) == (
-        "waiting for players: 2 of 3 seated (carol, dave); not ready yet: dave")
+        "waiting for players: 2 of 3 seated (carol, dave); not ready yet: dave"
+    )
 
 
 def test_roster_text_says_which_seats_another_seats_computer_plays():
     from p2pcards.net.lobby import HostBot
 
     text = roster_text(["carol", "bot 1", "dave"], [True, True, False], {1: HostBot(0, "strategic")})
-    assert text.splitlines()[1] == ("seat 0's computer plays seat 1 (bots): it holds their keys, so it can "
-                                    "see their cards")
+    assert text.splitlines()[1] == (
+        "seat 0's computer plays seat 1 (bots): it holds their keys, so it can see their cards"
+    )
 
 
 class BotJoiner:
@@ -80,9 +82,17 @@ class BotJoiner:
                 nursery.start_soon(self._say_when_playing, peer.session)
 
             with trio.fail_after(60):
-                self.outcome = await join_table(self.host, Identity.generate(), LOOPBACK, self.port, name="dave",
-                                                agent=agent, listen_host=LOOPBACK,
-                                                transcript_dir=self.tmp_path / "dave", on_peer=on_peer)
+                self.outcome = await join_table(
+                    self.host,
+                    Identity.generate(),
+                    LOOPBACK,
+                    self.port,
+                    name="dave",
+                    agent=agent,
+                    listen_host=LOOPBACK,
+                    transcript_dir=self.tmp_path / "dave",
+                    on_peer=on_peer,
+                )
             nursery.cancel_scope.cancel()
 
     async def _say_when_playing(self, session) -> None:
@@ -100,9 +110,21 @@ class BotJoiner:
 def test_host_in_person_waits_for_a_player_then_chat_crosses_the_table(host, tmp_path):
     """The console hosts (seat 0, played through the input line); a bot peer joins over TCP.
     Chat goes both ways as signed entries, each line with its sender's name."""
-    table = hosted_seat(host, Identity.generate(), "high-card", options={"cards": 2}, players=2,
-                        name="carol", interface=LOOPBACK, port=0, bots=0, bot_name="random",
-                        bot_delay=0, transcript_dir=tmp_path / "carol", timeouts=Timeouts())
+    table = hosted_seat(
+        host,
+        Identity.generate(),
+        "high-card",
+        options={"cards": 2},
+        players=2,
+        name="carol",
+        interface=LOOPBACK,
+        port=0,
+        bots=0,
+        bot_name="random",
+        bot_delay=0,
+        transcript_dir=tmp_path / "carol",
+        timeouts=Timeouts(),
+    )
     seen = {}
     joiner: list[BotJoiner] = []
 
@@ -154,8 +176,9 @@ def test_join_in_person_that_cannot_reach_the_table_says_so(host, tmp_path):
         await listeners[0].aclose()  # a port nobody listens on
         return LOOPBACK, port
 
-    table = joined_seat(host, Identity.generate(), nowhere, name="dave", listen_host=LOOPBACK,
-                        transcript_dir=tmp_path, label="nowhere")
+    table = joined_seat(
+        host, Identity.generate(), nowhere, name="dave", listen_host=LOOPBACK, transcript_dir=tmp_path, label="nowhere"
+    )
 
     async def script(driver):
         console = driver.console
@@ -175,8 +198,15 @@ async def test_a_seat_that_comes_back_is_announced(host):
     game = host.game("high-card")
     identities = [Identity.generate() for _ in range(2)]
     seats = tuple(Seat(name, i.public, LOOPBACK, 1) for name, i in zip(("carol", "dave"), identities))
-    header = TableHeader(new_table_id(), game.id, game.rules_version, game.resolve_options({}, 2), seats,
-                         PROTOCOL_VERSION, Timeouts(grace=10))
+    header = TableHeader(
+        new_table_id(),
+        game.id,
+        game.rules_version,
+        game.resolve_options({}, 2),
+        seats,
+        PROTOCOL_VERSION,
+        Timeouts(grace=10),
+    )
     peer = Peer(identities[0], header, 0, game, HumanSeat())
     tracker = TableTracker(peer.session)
     returned = []
@@ -192,4 +222,6 @@ async def test_a_seat_that_comes_back_is_announced(host):
     assert returned == [True]
     assert tracker.connection == "dave is back"
     assert [line.text for line in tracker.log if line.kind == "connection"] == [
-        "dave is away; waiting up to 10 s for them to come back", "dave is back"]
+        "dave is away; waiting up to 10 s for them to come back",
+        "dave is back",
+    ]

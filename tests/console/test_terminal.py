@@ -30,19 +30,32 @@ class Terminal:
         self.base = [TMUX, "-S", str(socket)]
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         subprocess.run(
-            [*self.base, "-u", "new-session", "-d", "-s", "t", "-x", "100", "-y", "34", *env_args,
-             " ".join(command) + "; echo EXITED $?; sleep 30"],
-            check=True, timeout=10,
+            [
+                *self.base,
+                "-u",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "100",
+                "-y",
+                "34",
+                *env_args,
+                " ".join(command) + "; echo EXITED $?; sleep 30",
+            ],
+            check=True,
+            timeout=10,
         )
 
     def screen(self) -> str:
-        out = subprocess.run([*self.base, "capture-pane", "-p", "-t", "t"], capture_output=True,
-                             text=True, timeout=10)
+        out = subprocess.run([*self.base, "capture-pane", "-p", "-t", "t"], capture_output=True, text=True, timeout=10)
         return out.stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run([*self.base, "send-keys", "-t", "t", *(["-l"] if literal else []), *keys],
-                       check=True, timeout=10)
+        subprocess.run(
+            [*self.base, "send-keys", "-t", "t", *(["-l"] if literal else []), *keys], check=True, timeout=10
+        )
 
     def type_line(self, text: str) -> None:
         self.keys("C-u")
@@ -79,8 +92,13 @@ def terminal(tmp_path):
     opened = []
 
     def start(*args: str, **env: str) -> Terminal:
-        full_env = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TERM": "xterm-256color",
-                    "PATH": os.environ.get("PATH", ""), **env}
+        full_env = {
+            "LC_ALL": "C.UTF-8",
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "PATH": os.environ.get("PATH", ""),
+            **env,
+        }
         term = Terminal(tmp_path / "tmux.sock", [str(P2PCARDS), *args], full_env)
         opened.append(term)
         return term
@@ -115,23 +133,27 @@ def play_by_keystrokes(term: Terminal, max_turns: int = 400) -> str:
             return term.screen()
         term.type_line("legal")
         # The screen may have been a frame behind (the turn already passed, the game ended).
-        reply = term.wait_for(r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|your turn now|game over:",
-                              timeout=20)
+        reply = term.wait_for(
+            r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|your turn now|game over:", timeout=20
+        )
         if not reply.group(0).startswith("legal now:"):
             continue
         moves = [move.strip() for move in reply.group(1).split(", ")]
         term.type_line(next((move for move in moves if move not in _WAITING_MOVES), moves[0]))
         # The move was taken once the input line is empty and the legal list is gone (both
         # happen on Enter; Ctrl-U alone would only empty the line).
-        term.wait_until(lambda screen: re.search(r"^> *$", screen, re.MULTILINE) and "legal now:" not in screen,
-                        "the move to be taken")
+        term.wait_until(
+            lambda screen: re.search(r"^> *$", screen, re.MULTILINE) and "legal now:" not in screen,
+            "the move to be taken",
+        )
     raise AssertionError("the game did not end:\n" + term.screen())
 
 
 @pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed")
 def test_demo_in_a_terminal_cals_bs(terminal):
-    term = terminal("demo", "--game", "cals-bs", "--seed", "3", "--option", "match_target=1",
-                    "--deck", "local", "--bot-delay", "0")
+    term = terminal(
+        "demo", "--game", "cals-bs", "--seed", "3", "--option", "match_target=1", "--deck", "local", "--bot-delay", "0"
+    )
     term.wait_for(r"YOUR TURN")
     screen = term.screen()
     hand = hand_on_screen(screen)
@@ -139,8 +161,9 @@ def test_demo_in_a_terminal_cals_bs(terminal):
     assert "Seats" in screen and "bot 1" in screen and "cards 18" in screen
     # A card this hand does not hold: refused, the reason shown, the text kept for editing.
     held = {c for c in hand}
-    missing = next(f"{r}♠" for r in ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-                   if f"{r}♠" not in held)
+    missing = next(
+        f"{r}♠" for r in ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"] if f"{r}♠" not in held
+    )
     ascii_missing = missing.replace("♠", "s")
     term.type_line(f"play {ascii_missing} as 5")
     term.wait_for(rf"✗ .*you do not hold {ascii_missing}")
@@ -157,8 +180,19 @@ def test_demo_in_a_terminal_cals_bs(terminal):
 
 @pytest.mark.skipif("calypso" not in load_plugins().games, reason="calypso is not installed")
 def test_demo_in_a_terminal_calypso_ascii_no_colour(terminal):
-    term = terminal("demo", "--game", "calypso", "--seed", "2", "--deck", "local", "--bot-delay", "0",
-                    P2PCARDS_ASCII="1", NO_COLOR="1")
+    term = terminal(
+        "demo",
+        "--game",
+        "calypso",
+        "--seed",
+        "2",
+        "--deck",
+        "local",
+        "--bot-delay",
+        "0",
+        P2PCARDS_ASCII="1",
+        NO_COLOR="1",
+    )
     term.wait_for(r"YOUR TURN")
     final = play_by_keystrokes(term)
     assert "game over:" in final and "audit: clean, every card checked" in final

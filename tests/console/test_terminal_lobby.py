@@ -17,8 +17,18 @@ pytestmark = [
 
 
 def test_play_lobby_in_a_terminal(terminal, tmp_path):
-    term = terminal("play", "--interface", "127.0.0.1", "--name", "carol", "--bot-delay", "0",
-                    "--transcript-dir", str(tmp_path / "transcripts"), P2PCARDS_HOME=str(tmp_path / "home"))
+    term = terminal(
+        "play",
+        "--interface",
+        "127.0.0.1",
+        "--name",
+        "carol",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(tmp_path / "transcripts"),
+        P2PCARDS_HOME=str(tmp_path / "home"),
+    )
     term.wait_for(r"lobby - your key|lobby · your key")
     term.wait_for(r"Tables on the network +\(127\.0\.0\.1\)")
     term.keys("F2")

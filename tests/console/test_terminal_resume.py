@@ -22,8 +22,13 @@ pytestmark = [
 
 
 def console(tmp_path, name: str, home, *args: str) -> Terminal:
-    env = {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "TERM": "xterm-256color",
-           "PATH": os.environ.get("PATH", ""), "P2PCARDS_HOME": str(home)}
+    env = {
+        "LC_ALL": "C.UTF-8",
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+        "P2PCARDS_HOME": str(home),
+    }
     return Terminal(tmp_path / f"{name}.sock", [str(P2PCARDS), *args], env)
 
 
@@ -32,10 +37,32 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
     transcripts = tmp_path / "transcripts"
     host_log = tmp_path / "host.log"
     host = subprocess.Popen(
-        [str(P2PCARDS), "host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--bot", "random",
-         "--bot-delay", "0.2", "--option", "match_target=1", "--name", table, "--interface", "127.0.0.1",
-         "--grace", "60", "--transcript-dir", str(transcripts)],
-        stdout=host_log.open("w"), stderr=subprocess.STDOUT,
+        [
+            str(P2PCARDS),
+            "host",
+            "--game",
+            "cals-bs",
+            "--seats",
+            "3",
+            "--bots",
+            "1",
+            "--bot",
+            "random",
+            "--bot-delay",
+            "0.2",
+            "--option",
+            "match_target=1",
+            "--name",
+            table,
+            "--interface",
+            "127.0.0.1",
+            "--grace",
+            "60",
+            "--transcript-dir",
+            str(transcripts),
+        ],
+        stdout=host_log.open("w"),
+        stderr=subprocess.STDOUT,
         env={**os.environ, "P2PCARDS_HOME": str(tmp_path / "host")},
     )
     terms = []
@@ -43,8 +70,19 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
         deadline = time.monotonic() + 30
         while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
             time.sleep(0.1)
-        first = console(tmp_path, "first", tmp_path / "erin", "join", table, "--name", "erin",
-                        "--interface", "127.0.0.1", "--transcript-dir", str(transcripts))
+        first = console(
+            tmp_path,
+            "first",
+            tmp_path / "erin",
+            "join",
+            table,
+            "--name",
+            "erin",
+            "--interface",
+            "127.0.0.1",
+            "--transcript-dir",
+            str(transcripts),
+        )
         terms.append(first)
         first.wait_for(r"YOUR TURN", timeout=60)
         # Make one move, then the program dies.
@@ -53,8 +91,7 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
         first.type_line(move)
         time.sleep(1.0)
         # Only the Python process: the shell tmux runs it in has the same words in its command.
-        pids = subprocess.run(["pgrep", "-f", f"python.* join {table} --name erin"], capture_output=True,
-                              text=True)
+        pids = subprocess.run(["pgrep", "-f", f"python.* join {table} --name erin"], capture_output=True, text=True)
         assert pids.stdout.split(), "the console's process was not found"
         for pid in pids.stdout.split():
             os.kill(int(pid), signal.SIGKILL)

@@ -21,15 +21,45 @@ pytestmark = [
 
 def test_host_in_person_in_a_terminal(terminal, tmp_path):
     transcripts = tmp_path / "transcripts"
-    term = terminal("host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--option", "match_target=1",
-                    "--name", "carol", "--interface", "127.0.0.1", "--bot-delay", "0",
-                    "--transcript-dir", str(transcripts), P2PCARDS_HOME=str(tmp_path / "carol"))
+    term = terminal(
+        "host",
+        "--game",
+        "cals-bs",
+        "--seats",
+        "3",
+        "--bots",
+        "1",
+        "--option",
+        "match_target=1",
+        "--name",
+        "carol",
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(transcripts),
+        P2PCARDS_HOME=str(tmp_path / "carol"),
+    )
     port = term.wait_for(r"is open at[\s│]*127\.0\.0\.1:(\d+)").group(1)
     term.wait_for(r"waiting for players: 2 of 3 seated \(carol, strategic bot 1\)")
     joiner = subprocess.Popen(
-        [str(P2PCARDS), "join", f"127.0.0.1:{port}", "--name", "dave", "--bot", "random", "--interface",
-         "127.0.0.1", "--transcript-dir", str(transcripts)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            str(P2PCARDS),
+            "join",
+            f"127.0.0.1:{port}",
+            "--name",
+            "dave",
+            "--bot",
+            "random",
+            "--interface",
+            "127.0.0.1",
+            "--transcript-dir",
+            str(transcripts),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
         env={"P2PCARDS_HOME": str(tmp_path / "dave"), "PATH": ""},
     )
     try:

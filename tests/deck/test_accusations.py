@@ -76,8 +76,9 @@ def wrong_key_from(sender: int, receiver: int):
 
 def table(players: int, kind: str, jam_seat: int, **kwargs):
     cls = jammer(kind)
-    return make_deck(players, party_factory=lambda seat, *a, **k: (cls if seat == jam_seat else Party)(seat, *a, **k),
-                     **kwargs)
+    return make_deck(
+        players, party_factory=lambda seat, *a, **k: (cls if seat == jam_seat else Party)(seat, *a, **k), **kwargs
+    )
 
 
 def verdicts(fault: DeckFault, honest) -> dict[int, tuple[str, int]]:
@@ -135,7 +136,7 @@ def test_an_accusation_about_an_operation_that_never_comes_names_its_accuser_at_
     setup = SETUPS[players]
     deck = table(players, kind, setup["jam_seat"])
     handles = deck.shuffle()
-    deck.deal({h: h % players for h in handles[:2 * players]})  # the game goes on meanwhile
+    deck.deal({h: h % players for h in handles[: 2 * players]})  # the game goes on meanwhile
     deck.reveal(handles[:players], None)
     deck.shuffle()
     with pytest.raises(DeckFault) as info:

@@ -74,6 +74,7 @@ def test_key_for_another_position_blames_its_sender():
 def test_a_number_sent_as_a_float_or_bool_names_its_sender(where):
     """msgpack carries floats, and 0.0 == 0 in Python: an opening with a float (or a bool)
     where an integer belongs is its sender's fault, not a crash of the seat that reads it."""
+
     def floats(message):
         if where == "lock":
             message["scalars"][0][0][0] = float(message["scalars"][0][0][0])
@@ -191,6 +192,7 @@ def test_invalid_point_blames_the_pass_author(bad, kind, author):
 def test_invalid_point_in_the_final_deck_is_caught_at_its_pass():
     """The last re-lock's proof fails at every seat as it arrives: no card of that deck is
     ever opened (deck v1 found it only where the point was first multiplied)."""
+
     def poison(message):
         message["points"][5] = bad_points()["mixed-order"]
         return message
@@ -205,6 +207,7 @@ def test_invalid_point_in_the_final_deck_is_caught_at_its_pass():
 def test_invalid_point_in_rehandling_is_caught_at_the_rehandling():
     """A re-handling carries a proof every seat checks as it arrives: a point outside the
     group (or any card that is not a moved one) names the new holder at the transfer."""
+
     def poison(message):
         bad, points = bad_points()["mixed-order"], message["points"]
         points[min(sum(p < bad for p in points), len(points) - 1)] = bad
@@ -239,8 +242,11 @@ class ShufflesOffSeed(Party):
 
 
 def test_audit_names_a_proven_shuffle_that_its_seed_does_not_derive():
-    deck = make_deck(4, full_audit="all",
-                     party_factory=lambda seat, *a, **k: (ShufflesOffSeed if seat == 2 else Party)(seat, *a, **k))
+    deck = make_deck(
+        4,
+        full_audit="all",
+        party_factory=lambda seat, *a, **k: (ShufflesOffSeed if seat == 2 else Party)(seat, *a, **k),
+    )
     deck.shuffle()  # every proof holds: the deck is a fair shuffle, just not the committed one
     with pytest.raises(DeckFault) as info:
         deck.open_all()
@@ -270,11 +276,12 @@ def test_the_audit_names_the_operation_where_the_seat_deviated(players):
     """A fault found only by the audit is placed at its shuffle or transfer: the op of the
     verdict, and the reason, name that operation and not the audit's."""
     cheat = {1: ReshufflesOffSeed, 2: RehandlesOffSeed}
-    deck = make_deck(players, full_audit="all",
-                     party_factory=lambda seat, *a, **k: cheat.get(seat, Party)(seat, *a, **k))
+    deck = make_deck(
+        players, full_audit="all", party_factory=lambda seat, *a, **k: cheat.get(seat, Party)(seat, *a, **k)
+    )
     handles = deck.shuffle()  # op 0
-    deck.deal({h: h % players for h in handles[:2 * players]})  # op 1
-    moved = [h for h in handles[:2 * players] if h % players == 0][:1]
+    deck.deal({h: h % players for h in handles[: 2 * players]})  # op 1
+    moved = [h for h in handles[: 2 * players] if h % players == 0][:1]
     deck.transfer(moved, 2)  # op 2: seat 2 re-handles off its seed
     deck.shuffle()  # op 3: seat 1 shuffles off its seed
     with pytest.raises(DeckFault) as info:
@@ -289,8 +296,11 @@ def test_the_audit_names_the_operation_where_the_seat_deviated(players):
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_the_audit_names_a_later_shuffle_by_its_epoch_and_operation(players):
-    deck = make_deck(players, full_audit="all",
-                     party_factory=lambda seat, *a, **k: (ReshufflesOffSeed if seat == 1 else Party)(seat, *a, **k))
+    deck = make_deck(
+        players,
+        full_audit="all",
+        party_factory=lambda seat, *a, **k: (ReshufflesOffSeed if seat == 1 else Party)(seat, *a, **k),
+    )
     handles = deck.shuffle()  # op 0
     deck.reveal(handles[:2], None)  # op 1
     deck.shuffle()  # op 2
@@ -359,13 +369,20 @@ class FalseAccuser(Party):
             step, seat = self.accusation, sender
             if self.accusation == "decode":  # the keys decode fine
                 h = message["handles"][0]
-                evidence = {"handles": [h], "scalars": [[[i, s] for i, s in sorted(self.cards_by_handle[h].scalars.items())]]}
+                evidence = {
+                    "handles": [h],
+                    "scalars": [[[i, s] for i, s in sorted(self.cards_by_handle[h].scalars.items())]],
+                }
                 seat = self.seat
             op = message["op"]
             if self.accusation == "shuffle":  # seat 1's shuffle pass was fine
                 evidence, seat, op = None, 1, 0
-            out.sends.append(Send(None, {"type": "accuse", "op": op, "step": step, "seat": seat,
-                                         "reason": "made up", "evidence": evidence}))
+            out.sends.append(
+                Send(
+                    None,
+                    {"type": "accuse", "op": op, "step": step, "seat": seat, "reason": "made up", "evidence": evidence},
+                )
+            )
         return out
 
 
@@ -442,7 +459,9 @@ class DuplicatesAtRehandle(Party):
 
 
 def test_a_duplicated_card_at_rehandling_is_found_and_blamed_on_the_new_holder():
-    deck = make_deck(3, party_factory=lambda seat, *a, **k: (DuplicatesAtRehandle if seat == 1 else Party)(seat, *a, **k))
+    deck = make_deck(
+        3, party_factory=lambda seat, *a, **k: (DuplicatesAtRehandle if seat == 1 else Party)(seat, *a, **k)
+    )
     handles = deck.shuffle()
     deck.deal({h: h % 3 for h in handles[:9]})
     with pytest.raises(DeckFault) as info:

@@ -56,7 +56,9 @@ class ShowBest(Game):
             return Turn((s.first + len(s.shown)) % PLAYERS)
         winner = self._winner(s)
         if not s.transferred:
-            given = tuple(next(h for h in s.hands[seat] if h != s.shown[seat]) for seat in range(PLAYERS) if seat != winner)
+            given = tuple(
+                next(h for h in s.hands[seat] if h != s.shown[seat]) for seat in range(PLAYERS) if seat != winner
+            )
             return Transfer(given, winner)
         return Done(Result((winner,), summary=f"seat {winner} shows the best card"))
 

@@ -61,12 +61,14 @@ def cheating_party(kind: str, bend):
             proof_key = self.secrets.proof_key()
             key = self._shuffle_key(epoch)
             if step == "shuffle":
-                return make_shuffle(self.game_id, index, self.seat, deck, points, key,
-                                    self._permutation(epoch), proof_key)
+                return make_shuffle(
+                    self.game_id, index, self.seat, deck, points, key, self._permutation(epoch), proof_key
+                )
             base = epoch * self.n
             z = [mul(self._card_key(base + j), invert(key)) for j in range(self.n)]
-            return make_relock(self.game_id, index, self.seat, deck, points, key,
-                               self._card_public_keys(epoch), z, proof_key)
+            return make_relock(
+                self.game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch), z, proof_key
+            )
 
     return Bends
 
@@ -80,8 +82,12 @@ def test_a_bent_pass_is_caught_at_that_pass_by_every_honest_seat(players, kind, 
     bend = (SHUFFLE_CHEATS if kind == "shuffle" else RELOCK_CHEATS)[cheat]
     for cheater in range(players):  # every seat position, the last one included
         factory = cheating_party(kind, bend)
-        deck = make_deck(players, cards=12, seed=f"{players}-{cheater}",
-                         party_factory=lambda seat, *a, **k: (factory if seat == cheater else Party)(seat, *a, **k))
+        deck = make_deck(
+            players,
+            cards=12,
+            seed=f"{players}-{cheater}",
+            party_factory=lambda seat, *a, **k: (factory if seat == cheater else Party)(seat, *a, **k),
+        )
         with pytest.raises(DeckFault) as info:
             handles = deck.shuffle()
             deck.deal({h: h % players for h in handles})
@@ -118,8 +124,11 @@ class SwapsAtRehandle(Party):
     would rather keep hidden, or one it wants to track), proven with its honest witness."""
 
     def _make_rehandle(self, index, handles):
-        mine = next(h for h, c in sorted(self.cards_by_handle.items())
-                    if c.holder == self.seat and h not in handles and not c.retired)
+        mine = next(
+            h
+            for h, c in sorted(self.cards_by_handle.items())
+            if c.holder == self.seat and h not in handles and not c.retired
+        )
         swapped = self.cards_by_handle[handles[0]]
         saved, swapped.point = swapped.point, self.cards_by_handle[mine].point
         try:
@@ -131,11 +140,15 @@ class SwapsAtRehandle(Party):
 @pytest.mark.parametrize("players", [3, 4, 7])
 def test_a_rehandling_that_swaps_a_moved_card_is_caught_at_the_transfer(players):
     for cheater in range(players):
-        deck = make_deck(players, cards=3 * players, seed=f"swap-{players}-{cheater}",
-                         party_factory=lambda seat, *a, **k: (SwapsAtRehandle if seat == cheater else Party)(seat, *a, **k))
+        deck = make_deck(
+            players,
+            cards=3 * players,
+            seed=f"swap-{players}-{cheater}",
+            party_factory=lambda seat, *a, **k: (SwapsAtRehandle if seat == cheater else Party)(seat, *a, **k),
+        )
         handles = deck.shuffle()
-        deck.deal({h: h % players for h in handles[:2 * players]})
-        others = [h for h in handles[:2 * players] if h % players != cheater][:2]
+        deck.deal({h: h % players for h in handles[: 2 * players]})
+        others = [h for h in handles[: 2 * players] if h % players != cheater][:2]
         with pytest.raises(DeckFault) as info:
             deck.transfer(others, cheater)
         for seat in range(players):

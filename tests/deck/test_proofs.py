@@ -40,8 +40,9 @@ class Pass:
         self.outputs = [times(self.k, self.inputs[i]) for i in self.perm]
 
     def prove(self, outputs=None, context=CONTEXT, perm=None):
-        return proofs.prove_shuffle(context, self.inputs, outputs or self.outputs, self.key, self.k,
-                                    perm or self.perm, b"n" * 32)
+        return proofs.prove_shuffle(
+            context, self.inputs, outputs or self.outputs, self.key, self.k, perm or self.perm, b"n" * 32
+        )
 
     def verify(self, proof, outputs=None, context=CONTEXT, key=None):
         proofs.verify_shuffle(context, self.inputs, outputs or self.outputs, key or self.key, proof)
@@ -112,7 +113,9 @@ def test_every_field_of_a_shuffle_proof_matters():
             if field == "points":
                 bent[field][index] = times(scalar("x"), bent[field][index])
             else:
-                bent[field][index] = ((int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER).to_bytes(32, "little")
+                bent[field][index] = ((int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER).to_bytes(
+                    32, "little"
+                )
             with pytest.raises(proofs.InvalidProof):
                 p.verify(bent)
 
@@ -122,7 +125,11 @@ def test_malformed_shuffle_proofs_are_refused_not_crashed_on(bad):
     p = Pass(4, 1)
     proof = p.prove()
     candidates = [
-        None, [], {}, {**proof, "extra": []}, {**proof, "fb": proof["fb"][:-1]},
+        None,
+        [],
+        {},
+        {**proof, "extra": []},
+        {**proof, "fb": proof["fb"][:-1]},
         {**proof, "points": [bad] + proof["points"][1:]},
         {**proof, "scalars": [GROUP_ORDER.to_bytes(32, "little")] + proof["scalars"][1:]},
         {**proof, "fw": ["text"] * 4},
@@ -158,8 +165,9 @@ class Relock:
         self.outputs = [times(z, point) for z, point in zip(self.z, self.inputs)]
 
     def prove(self, outputs=None, keys=None, context=CONTEXT):
-        return proofs.prove_relock(context, self.inputs, outputs or self.outputs, self.key,
-                                   keys or self.keys, self.z, b"n" * 32)
+        return proofs.prove_relock(
+            context, self.inputs, outputs or self.outputs, self.key, keys or self.keys, self.z, b"n" * 32
+        )
 
     def verify(self, proof, outputs=None, keys=None, context=CONTEXT):
         proofs.verify_relock(context, self.inputs, outputs or self.outputs, self.key, keys or self.keys, proof)
@@ -187,8 +195,12 @@ def relock_cheats(r: Relock) -> dict[str, tuple[list[bytes], list[bytes]]]:
     tagged[2] = times(scalar("tag"), tagged[2])
     wrong_key = list(r.keys)
     wrong_key[3] = proofs.public_key(scalar("other key"))
-    return {"move": (moved, r.keys), "copy": (copied, r.keys), "tag": (tagged, r.keys),
-            "wrong key": (r.outputs, wrong_key)}
+    return {
+        "move": (moved, r.keys),
+        "copy": (copied, r.keys),
+        "tag": (tagged, r.keys),
+        "wrong key": (r.outputs, wrong_key),
+    }
 
 
 @pytest.mark.parametrize("cheat", ["move", "copy", "tag", "wrong key"])
@@ -204,8 +216,13 @@ def test_no_cheat_gets_a_relock_proof_through(cheat):
 def test_malformed_relock_proofs_are_refused(bad):
     r = Relock(3)
     proof = r.prove()
-    for candidate in (None, {"c": proof["c"]}, {**proof, "f": proof["f"][:2]},
-                      {**proof, "f": [bytes(32)] * 3}, {**proof, "c": b"\xff" * 32}):
+    for candidate in (
+        None,
+        {"c": proof["c"]},
+        {**proof, "f": proof["f"][:2]},
+        {**proof, "f": [bytes(32)] * 3},
+        {**proof, "c": b"\xff" * 32},
+    ):
         with pytest.raises(proofs.InvalidProof):
             r.verify(candidate)
     with pytest.raises(proofs.InvalidProof):
@@ -218,16 +235,23 @@ def test_malformed_relock_proofs_are_refused(bad):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game=st.binary(min_size=32, max_size=32), op=st.integers(0, 2**20), seat=st.integers(0, 6),
-       other=st.sampled_from(["game", "op", "seat"]))
+@given(
+    game=st.binary(min_size=32, max_size=32),
+    op=st.integers(0, 2**20),
+    seat=st.integers(0, 6),
+    other=st.sampled_from(["game", "op", "seat"]),
+)
 def test_a_pass_proof_holds_only_for_its_own_game_op_and_seat(game, op, seat, other):
     from p2pcards.deck.passes import PassError, check_pass, make_shuffle
 
     p = Pass(6, op)
     message = make_shuffle(game, op, seat, p.inputs, p.outputs, p.k, p.perm, b"n" * 32)
     check_pass(game, op, "shuffle", seat, message, p.inputs, {})
-    bent = {"game": (bytes(32) if game != bytes(32) else b"\x01" * 32, op, seat),
-            "op": (game, op + 1, seat), "seat": (game, op, (seat + 1) % 7)}
+    bent = {
+        "game": (bytes(32) if game != bytes(32) else b"\x01" * 32, op, seat),
+        "op": (game, op + 1, seat),
+        "seat": (game, op, (seat + 1) % 7),
+    }
     g, o, s = bent[other]
     with pytest.raises(PassError):
         check_pass(g, o, "shuffle", s, message, p.inputs, {})

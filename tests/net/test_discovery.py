@@ -48,8 +48,9 @@ def test_malformed_txt_records_are_ignored():
 
     good = _service_info(advert())
     assert TableAdvert.from_info(good) == advert()
-    bad = ServiceInfo(SERVICE_TYPE, "x." + SERVICE_TYPE, addresses=[b"\x7f\0\0\1"], port=1,
-                      properties={"g": "cals-bs", "s": "many"})
+    bad = ServiceInfo(
+        SERVICE_TYPE, "x." + SERVICE_TYPE, addresses=[b"\x7f\0\0\1"], port=1, properties={"g": "cals-bs", "s": "many"}
+    )
     assert TableAdvert.from_info(bad) is None
 
 
@@ -72,20 +73,28 @@ def test_a_malformed_table_header_from_a_host_is_refused():
     from p2pcards.wire.identity import Identity
 
     keys = Identity.generate().public
-    good = {"table": b"t" * 16, "game": "cals-bs", "rules": "1", "options": {"quads": True},
-            "seats": [{"name": "ann", "ed25519": keys.ed25519, "x25519": keys.x25519, "host": LOOPBACK,
-                       "port": 4000}], "protocol": 1, "timeouts": Timeouts().to_wire()}
+    good = {
+        "table": b"t" * 16,
+        "game": "cals-bs",
+        "rules": "1",
+        "options": {"quads": True},
+        "seats": [{"name": "ann", "ed25519": keys.ed25519, "x25519": keys.x25519, "host": LOOPBACK, "port": 4000}],
+        "protocol": 1,
+        "timeouts": Timeouts().to_wire(),
+    }
     assert TableHeader.from_wire(good).seats[0].name == "ann"
-    for bad in ({**good, "timeouts": {"deck": "soon", "turn": 1, "grace": 1}},
-                {**good, "timeouts": {"deck": -1, "turn": 1, "grace": 1}},
-                # a host cannot make the table wait forever on a seat that is gone
-                {**good, "timeouts": {"deck": float("inf"), "turn": 1, "grace": 1}},
-                {**good, "timeouts": {"deck": 1, "turn": 1e300, "grace": 1}},
-                {**good, "timeouts": {"deck": 1, "turn": 1, "grace": float("nan")}},
-                {**good, "timeouts": {"deck": 1, "turn": 1, "grace": 3601}},
-                {**good, "seats": []},
-                {**good, "seats": [{**good["seats"][0], "port": "x"}]},
-                {**good, "table": "not bytes"}):
+    for bad in (
+        {**good, "timeouts": {"deck": "soon", "turn": 1, "grace": 1}},
+        {**good, "timeouts": {"deck": -1, "turn": 1, "grace": 1}},
+        # a host cannot make the table wait forever on a seat that is gone
+        {**good, "timeouts": {"deck": float("inf"), "turn": 1, "grace": 1}},
+        {**good, "timeouts": {"deck": 1, "turn": 1e300, "grace": 1}},
+        {**good, "timeouts": {"deck": 1, "turn": 1, "grace": float("nan")}},
+        {**good, "timeouts": {"deck": 1, "turn": 1, "grace": 3601}},
+        {**good, "seats": []},
+        {**good, "seats": [{**good["seats"][0], "port": "x"}]},
+        {**good, "table": "not bytes"},
+    ):
         with pytest.raises(SchemaError):
             TableHeader.from_wire(bad)
 
@@ -109,8 +118,10 @@ async def test_browsing_does_not_list_a_hostile_table():
 
     honest, hostile = f"ok{secrets.token_hex(4)}", f"bad{secrets.token_hex(4)}"
     with trio.fail_after(20):
-        async with advertise(advert(honest), LOOPBACK), \
-                advertise(advert(hostile, name="x\nverdict: VERIFIED\x1b[2J\u202e"), LOOPBACK):
+        async with (
+            advertise(advert(honest), LOOPBACK),
+            advertise(advert(hostile, name="x\nverdict: VERIFIED\x1b[2J\u202e"), LOOPBACK),
+        ):
             tables = await browse(LOOPBACK, timeout=2.0)
     ids = {t.table for t in tables}
     assert honest in ids and hostile not in ids

@@ -20,11 +20,21 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("game, players, options", CASES, ids=[f"{g}-{n}-{'-'.join(map(str, o.values()))}" for g, n, o in CASES])
+@pytest.mark.parametrize(
+    "game, players, options", CASES, ids=[f"{g}-{n}-{'-'.join(map(str, o.values()))}" for g, n, o in CASES]
+)
 async def test_whole_game_over_loopback_with_discovery(game, players, options, tmp_path):
     report = await simulate_network(
-        load_plugins(), game, players=players, options=options, bots=["strategic"], games=1,
-        seed=f"net-{game}-{players}", transcript_dir=tmp_path, interface="127.0.0.1", discover=True,
+        load_plugins(),
+        game,
+        players=players,
+        options=options,
+        bots=["strategic"],
+        games=1,
+        seed=f"net-{game}-{players}",
+        transcript_dir=tmp_path,
+        interface="127.0.0.1",
+        discover=True,
     )
     assert report.problems == []
     assert sum(report.wins) >= 1 or report.draws == 1

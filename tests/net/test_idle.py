@@ -36,19 +36,38 @@ async def test_an_idle_player_is_passed_for_and_leads_by_their_own_client(monkey
             ports = []
 
             async def run_host():
-                outcomes.extend(await host_table(
-                    host, Identity.generate(), "cals-bs", options={"match_target": 1}, players=3,
-                    agent=asleep, name="idle", interface=LOOPBACK, announce=False, bots=1,
-                    bot_name="random", timeouts=Timeouts(deck=20, turn=0.4, grace=5),
-                    on_port=lambda p: (ports.append(p), port.set()), on_peer=watch,
-                ))
+                outcomes.extend(
+                    await host_table(
+                        host,
+                        Identity.generate(),
+                        "cals-bs",
+                        options={"match_target": 1},
+                        players=3,
+                        agent=asleep,
+                        name="idle",
+                        interface=LOOPBACK,
+                        announce=False,
+                        bots=1,
+                        bot_name="random",
+                        timeouts=Timeouts(deck=20, turn=0.4, grace=5),
+                        on_port=lambda p: (ports.append(p), port.set()),
+                        on_peer=watch,
+                    )
+                )
 
             async def run_joiner():
                 await port.wait()
-                outcomes.append(await join_table(
-                    host, Identity.generate(), LOOPBACK, ports[0], name="bot",
-                    agent=bot_agent(host, game, "random", random.Random(5)), listen_host=LOOPBACK,
-                ))
+                outcomes.append(
+                    await join_table(
+                        host,
+                        Identity.generate(),
+                        LOOPBACK,
+                        ports[0],
+                        name="bot",
+                        agent=bot_agent(host, game, "random", random.Random(5)),
+                        listen_host=LOOPBACK,
+                    )
+                )
 
             nursery.start_soon(run_host)
             nursery.start_soon(run_joiner)

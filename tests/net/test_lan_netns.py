@@ -74,12 +74,35 @@ def test_three_hosts_discover_each_other_and_play(lan, tmp_path):
     try:
         (host_ns, host_ip), *others = lan
         host_log = tmp_path / "host.log"
-        procs.append(subprocess.Popen(
-            ["ip", "netns", "exec", host_ns, EXE, "host", "--game", "cals-bs", "--option", "match_target=1",
-             "--seats", "3", "--bot", "strategic", "--name", name, "--interface", host_ip,
-             "--transcript-dir", str(transcripts)],
-            env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / "home0")),
-            stdout=host_log.open("w"), stderr=subprocess.STDOUT))
+        procs.append(
+            subprocess.Popen(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    host_ns,
+                    EXE,
+                    "host",
+                    "--game",
+                    "cals-bs",
+                    "--option",
+                    "match_target=1",
+                    "--seats",
+                    "3",
+                    "--bot",
+                    "strategic",
+                    "--name",
+                    name,
+                    "--interface",
+                    host_ip,
+                    "--transcript-dir",
+                    str(transcripts),
+                ],
+                env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / "home0")),
+                stdout=host_log.open("w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
         deadline = time.monotonic() + 30
         while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -88,11 +111,32 @@ def test_three_hosts_discover_each_other_and_play(lan, tmp_path):
         for i, (ns, ip) in enumerate(others, start=1):
             log = tmp_path / f"join{i}.log"
             logs.append(log)
-            procs.append(subprocess.Popen(
-                ["ip", "netns", "exec", ns, EXE, "join", name, "--bot", "random", "--interface", ip,
-                 "--name", f"guest{i}", "--timeout", "15", "--transcript-dir", str(transcripts)],
-                env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / f"home{i}")),
-                stdout=log.open("w"), stderr=subprocess.STDOUT))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        "ip",
+                        "netns",
+                        "exec",
+                        ns,
+                        EXE,
+                        "join",
+                        name,
+                        "--bot",
+                        "random",
+                        "--interface",
+                        ip,
+                        "--name",
+                        f"guest{i}",
+                        "--timeout",
+                        "15",
+                        "--transcript-dir",
+                        str(transcripts),
+                    ],
+                    env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / f"home{i}")),
+                    stdout=log.open("w"),
+                    stderr=subprocess.STDOUT,
+                )
+            )
         for proc in procs:
             proc.wait(timeout=120)
         outputs = [host_log.read_text()] + [log.read_text() for log in logs]

@@ -27,6 +27,7 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
             events.append((event.kind, event.text))
             if event.kind == "action" and sum(kind == "action" for kind, _ in events) >= 6:
                 moves.set()
+
         peer.session.subscribe(seen)
 
     with trio.fail_after(30):
@@ -35,19 +36,38 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
             ports = []
 
             async def run_host():
-                outcomes.extend(await host_table(
-                    host, Identity.generate(), "cals-bs", options={"match_target": 3}, players=3,
-                    agent=bot_agent(host, game, "random", random.Random(1)), name="leave", interface=LOOPBACK,
-                    announce=False, bots=1, bot_name="random", timeouts=Timeouts(deck=20, turn=20, grace=grace),
-                    on_port=lambda p: (ports.append(p), port.set()), on_peer=watch,
-                ))
+                outcomes.extend(
+                    await host_table(
+                        host,
+                        Identity.generate(),
+                        "cals-bs",
+                        options={"match_target": 3},
+                        players=3,
+                        agent=bot_agent(host, game, "random", random.Random(1)),
+                        name="leave",
+                        interface=LOOPBACK,
+                        announce=False,
+                        bots=1,
+                        bot_name="random",
+                        timeouts=Timeouts(deck=20, turn=20, grace=grace),
+                        on_port=lambda p: (ports.append(p), port.set()),
+                        on_peer=watch,
+                    )
+                )
 
             async def run_joiner():
                 await port.wait()
                 with trio.CancelScope() as leaving:  # the player quits: the seat is cancelled
                     nursery.start_soon(quit_after_some_moves, leaving)
-                    await join_table(host, Identity.generate(), LOOPBACK, ports[0], name="dave",
-                                     agent=bot_agent(host, game, "random", random.Random(2)), listen_host=LOOPBACK)
+                    await join_table(
+                        host,
+                        Identity.generate(),
+                        LOOPBACK,
+                        ports[0],
+                        name="dave",
+                        agent=bot_agent(host, game, "random", random.Random(2)),
+                        listen_host=LOOPBACK,
+                    )
 
             async def quit_after_some_moves(scope):
                 await moves.wait()

@@ -45,17 +45,29 @@ async def test_idle_sockets_neither_keep_a_joiner_out_nor_push_a_seated_one_out(
     host = load_plugins()
     game = host.game("cals-bs")
     games = host.rules_versions()
-    lobby = HostedLobby(Identity.generate(), "host", "cals-bs", game.rules_version,
-                        game.resolve_options({}, 3), 3, games, LOOPBACK, 0, Timeouts())
+    lobby = HostedLobby(
+        Identity.generate(),
+        "host",
+        "cals-bs",
+        game.rules_version,
+        game.resolve_options({}, 3),
+        3,
+        games,
+        LOOPBACK,
+        0,
+        Timeouts(),
+    )
     results = {}
     first_ready = trio.Event()
 
     async def join(name: str, ready) -> None:
-        results[name] = await join_lobby(Identity.generate(), LOOPBACK, port, name=name, games=games,
-                                         listen_host=LOOPBACK, ready=ready)
+        results[name] = await join_lobby(
+            Identity.generate(), LOOPBACK, port, name=name, games=games, listen_host=LOOPBACK, ready=ready
+        )
 
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results["host"] = await host_lobby(lobby, announce=False, task_status=task_status)
 

@@ -20,16 +20,28 @@ async def test_joiners_are_connected_to_each_other_when_the_table_starts():
     games = host.rules_versions()
     players = 4
     ids = [Identity.generate() for _ in range(players)]
-    lobby = HostedLobby(ids[0], "host", "cals-bs", game.rules_version, game.resolve_options({}, players), players,
-                        games, LOOPBACK, 0, Timeouts())
+    lobby = HostedLobby(
+        ids[0],
+        "host",
+        "cals-bs",
+        game.rules_version,
+        game.resolve_options({}, players),
+        players,
+        games,
+        LOOPBACK,
+        0,
+        Timeouts(),
+    )
     results = {}
 
     async def join(index: int, port: int) -> None:
-        results[index] = await join_lobby(ids[index], LOOPBACK, port, name=f"p{index}", games=games,
-                                          listen_host=LOOPBACK)
+        results[index] = await join_lobby(
+            ids[index], LOOPBACK, port, name=f"p{index}", games=games, listen_host=LOOPBACK
+        )
 
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results[0] = await host_lobby(lobby, announce=False, task_status=task_status)
 
@@ -63,18 +75,21 @@ async def test_a_joiner_refuses_a_table_whose_options_the_rules_cannot_read():
     games = host.rules_versions()
     for options, wrong in (({}, "hand_size"), ({**game.resolve_options({}, 2), "hand_size": "7"}, "hand_size")):
         ids = [Identity.generate() for _ in range(2)]
-        lobby = HostedLobby(ids[0], "host", "crazy-eights", game.rules_version, options, 2, games, LOOPBACK, 0,
-                            Timeouts())
+        lobby = HostedLobby(
+            ids[0], "host", "crazy-eights", game.rules_version, options, 2, games, LOOPBACK, 0, Timeouts()
+        )
         with trio.fail_after(20):
             async with trio.open_nursery() as nursery:
+
                 async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                     result = await host_lobby(lobby, announce=False, task_status=task_status)
                     await result.aclose()
 
                 port = await nursery.start(run_host)
                 with pytest.raises(LobbyError, match=f"does not fit crazy-eights here.*{wrong}"):
-                    await join_table(host, ids[1], LOOPBACK, port, name="p1", agent=lambda *a: None,
-                                     listen_host=LOOPBACK)
+                    await join_table(
+                        host, ids[1], LOOPBACK, port, name="p1", agent=lambda *a: None, listen_host=LOOPBACK
+                    )
 
 
 # -- a hostile or broken joiner at the host's door (found by a review with a hostile client) ----
@@ -92,8 +107,18 @@ def _lobby(players: int, game_id: str = "crazy-eights") -> tuple[HostedLobby, di
     host = load_plugins()
     game = host.game(game_id)
     games = host.rules_versions()
-    return HostedLobby(Identity.generate(), "host", game_id, game.rules_version,
-                       game.resolve_options({}, players), players, games, LOOPBACK, 0, Timeouts()), games
+    return HostedLobby(
+        Identity.generate(),
+        "host",
+        game_id,
+        game.rules_version,
+        game.resolve_options({}, players),
+        players,
+        games,
+        LOOPBACK,
+        0,
+        Timeouts(),
+    ), games
 
 
 async def _host_and(lobby: HostedLobby, attack) -> dict:
@@ -101,6 +126,7 @@ async def _host_and(lobby: HostedLobby, attack) -> dict:
     results = {}
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
+
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results["host"] = await host_lobby(lobby, announce=False, task_status=task_status)
 
@@ -130,8 +156,7 @@ async def test_a_joiner_that_sends_a_bad_frame_or_drops_mid_frame_is_dropped_and
         await torn.stream.aclose()
         while lobby.sitters:
             await trio.sleep(0.01)
-        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games,
-                                  listen_host=LOOPBACK)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games, listen_host=LOOPBACK)
         await joined.aclose()
 
     results = await _host_and(lobby, attack)
@@ -174,13 +199,13 @@ async def test_a_joiner_with_other_rules_is_told_why():
 
     async def attack(port: int) -> None:
         mine = games["crazy-eights"]
-        for theirs, said in (({**games, "crazy-eights": "0"}, f"we have rules {mine}, peer has 0"),
-                             ({"cals-bs": games["cals-bs"]}, "peer does not have the game")):
+        for theirs, said in (
+            ({**games, "crazy-eights": "0"}, f"we have rules {mine}, peer has 0"),
+            ({"cals-bs": games["cals-bs"]}, "peer does not have the game"),
+        ):
             with pytest.raises(LobbyError, match=said):
-                await join_lobby(Identity.generate(), LOOPBACK, port, name="old", games=theirs,
-                                 listen_host=LOOPBACK)
-        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="ok", games=games,
-                                  listen_host=LOOPBACK)
+                await join_lobby(Identity.generate(), LOOPBACK, port, name="old", games=theirs, listen_host=LOOPBACK)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="ok", games=games, listen_host=LOOPBACK)
         await joined.aclose()
 
     results = await _host_and(lobby, attack)
@@ -209,8 +234,7 @@ async def test_connections_that_say_nothing_are_bounded_and_dropped(monkeypatch)
         for stream in silent:
             assert await closed_within(stream, 2.0)
         assert await closed_within(shaken.stream, 2.0)
-        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games,
-                                  listen_host=LOOPBACK)
+        joined = await join_lobby(Identity.generate(), LOOPBACK, port, name="honest", games=games, listen_host=LOOPBACK)
         await joined.aclose()
 
     results = await _host_and(lobby, attack)
@@ -260,8 +284,14 @@ async def _evil_host(seat: int, terms: dict, header_of, *, fails: str) -> None:
         await conn.send({"type": "lobby", "op": "seated", "seat": seat, "table": b"t" * 16, **terms})
         header = header_of(host_id, joiner.keys, games)
         with pytest.raises(ConnectionClosed):  # the joiner closes its side (maybe before the start)
-            await conn.send({"type": "lobby", "op": "start", "header": header.to_wire() if header else {},
-                            "commits": [bytes(32)] * (header.players if header else 0)})
+            await conn.send(
+                {
+                    "type": "lobby",
+                    "op": "start",
+                    "header": header.to_wire() if header else {},
+                    "commits": [bytes(32)] * (header.players if header else 0),
+                }
+            )
             while True:
                 await conn.receive()
 
@@ -269,8 +299,7 @@ async def _evil_host(seat: int, terms: dict, header_of, *, fails: str) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(evil_host)
             with pytest.raises(LobbyError, match=fails):
-                await join_lobby(Identity.generate(), LOOPBACK, port, name="joiner", games=games,
-                                 listen_host=LOOPBACK)
+                await join_lobby(Identity.generate(), LOOPBACK, port, name="joiner", games=games, listen_host=LOOPBACK)
     await listeners[0].aclose()
 
 
@@ -286,9 +315,14 @@ async def test_a_header_that_does_not_seat_us_is_a_clear_error():
     from p2pcards.table.header import Seat, TableHeader
 
     games = load_plugins().rules_versions()
-    await _evil_host(2, _terms(games), lambda host_id, joiner, games: TableHeader(
-        b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),), 1, Timeouts()),
-        fails="does not seat us where the host said")
+    await _evil_host(
+        2,
+        _terms(games),
+        lambda host_id, joiner, games: TableHeader(
+            b"t" * 16, "cals-bs", games["cals-bs"], {}, (Seat("evil", host_id.public, LOOPBACK, 9),), 1, Timeouts()
+        ),
+        fails="does not seat us where the host said",
+    )
 
 
 async def test_a_header_whose_timeouts_differ_from_those_shown_is_refused():
@@ -302,13 +336,22 @@ async def test_a_header_whose_timeouts_differ_from_those_shown_is_refused():
         def make(host_id, joiner, games):
             seats = (Seat("evil", host_id.public, LOOPBACK, 9), Seat("joiner", joiner, LOOPBACK, 10))
             return TableHeader(b"t" * 16, "cals-bs", games["cals-bs"], options or {}, seats, 1, timeouts)
+
         return make
 
     shown = Timeouts(deck=30, turn=60, grace=90)
-    await _evil_host(1, _terms(games, shown), header(Timeouts(deck=30, turn=3600, grace=90)),
-                     fails=r"timeouts \(a deck step 30 s, a move 3600 s.*\) are not those the host showed")
-    await _evil_host(1, _terms(games, shown), header(shown, {"match_target": 1}),
-                     fails="options are not those the host showed.*match_target")
+    await _evil_host(
+        1,
+        _terms(games, shown),
+        header(Timeouts(deck=30, turn=3600, grace=90)),
+        fails=r"timeouts \(a deck step 30 s, a move 3600 s.*\) are not those the host showed",
+    )
+    await _evil_host(
+        1,
+        _terms(games, shown),
+        header(shown, {"match_target": 1}),
+        fails="options are not those the host showed.*match_target",
+    )
 
 
 async def test_timeouts_out_of_bounds_are_refused_when_the_joiner_sits():
@@ -342,16 +385,34 @@ async def test_seats_that_advertise_a_relay_are_reached_through_it():
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:
             relays = await nursery.start(serve_relays, [((LOOPBACK, 0), (LOOPBACK, port)) for port in listen], 0.01)
-            lobby = HostedLobby(ids[0], "host", "cals-bs", game.rules_version, game.resolve_options({}, players),
-                                players, games, LOOPBACK, listen[0], Timeouts(), advertise=(LOOPBACK, relays[0]))
+            lobby = HostedLobby(
+                ids[0],
+                "host",
+                "cals-bs",
+                game.rules_version,
+                game.resolve_options({}, players),
+                players,
+                games,
+                LOOPBACK,
+                listen[0],
+                Timeouts(),
+                advertise=(LOOPBACK, relays[0]),
+            )
 
             async def run_host(task_status=trio.TASK_STATUS_IGNORED):
                 results[0] = await host_lobby(lobby, announce=False, task_status=task_status)
 
             async def join(index: int) -> None:
-                results[index] = await join_lobby(ids[index], LOOPBACK, relays[0], name=f"p{index}", games=games,
-                                                  listen_host=LOOPBACK, listen_port=listen[index],
-                                                  advertise=(LOOPBACK, relays[index]))
+                results[index] = await join_lobby(
+                    ids[index],
+                    LOOPBACK,
+                    relays[0],
+                    name=f"p{index}",
+                    games=games,
+                    listen_host=LOOPBACK,
+                    listen_port=listen[index],
+                    advertise=(LOOPBACK, relays[index]),
+                )
 
             await nursery.start(run_host)
             for index in range(1, players):

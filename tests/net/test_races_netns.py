@@ -34,8 +34,16 @@ def test_free_order_races_over_delayed_namespaces_are_won_by_who_acted_first(tmp
     if reason:
         pytest.skip(reason)
     with lan(PLAYERS, tag="t") as net:
-        figures = run_delay(net, DELAY_MS, GAMES, tmp_path, options={"turn_mode": "free", "match_target": "1"},
-                            bot="strategic", reaction=REACTION, seconds=60)
+        figures = run_delay(
+            net,
+            DELAY_MS,
+            GAMES,
+            tmp_path,
+            options={"turn_mode": "free", "match_target": "1"},
+            bot="strategic",
+            reaction=REACTION,
+            seconds=60,
+        )
     data = figures.to_json()
     print(data)
     assert figures.failures == [], figures.failures

@@ -64,14 +64,53 @@ def table(tmp_path):
 
     def run(grace: float):
         host_log = tmp_path / "host.log"
-        host = start(["host", "--game", "cals-bs", "--option", "match_target=1", "--seats", "3", "--bots", "1",
-                      "--bot", "random", "--bot-delay", "0.03", "--name", name, "--interface", LOOPBACK,
-                      "--transcript-dir", str(transcripts), "--grace", str(grace), "--deck-timeout", "20"],
-                     paths["host_home"], host_log)
+        host = start(
+            [
+                "host",
+                "--game",
+                "cals-bs",
+                "--option",
+                "match_target=1",
+                "--seats",
+                "3",
+                "--bots",
+                "1",
+                "--bot",
+                "random",
+                "--bot-delay",
+                "0.03",
+                "--name",
+                name,
+                "--interface",
+                LOOPBACK,
+                "--transcript-dir",
+                str(transcripts),
+                "--grace",
+                str(grace),
+                "--deck-timeout",
+                "20",
+            ],
+            paths["host_home"],
+            host_log,
+        )
         wait_for(lambda: "is open at" in host_log.read_text(), 30, "the table to open")
         join_log = tmp_path / "join.log"
-        joiner = start(["join", name, "--bot", "random", "--bot-delay", "0.03", "--interface", LOOPBACK,
-                        "--transcript-dir", str(transcripts)], paths["join_home"], join_log)
+        joiner = start(
+            [
+                "join",
+                name,
+                "--bot",
+                "random",
+                "--bot-delay",
+                "0.03",
+                "--interface",
+                LOOPBACK,
+                "--transcript-dir",
+                str(transcripts),
+            ],
+            paths["join_home"],
+            join_log,
+        )
         return host, host_log, joiner, join_log
 
     procs = []
@@ -133,24 +172,68 @@ def test_a_killed_host_restarts_and_the_game_completes(tmp_path):
     procs = []
     try:
         host_log = tmp_path / "host.log"
-        host = start(["host", "--game", "cals-bs", "--option", "match_target=1", "--seats", "3",
-                      "--bot", "random", "--bot-delay", "0.03", "--name", name, "--interface", LOOPBACK,
-                      "--transcript-dir", str(transcripts), "--grace", "60", "--deck-timeout", "20"],
-                     tmp_path / "host_home", host_log)
+        host = start(
+            [
+                "host",
+                "--game",
+                "cals-bs",
+                "--option",
+                "match_target=1",
+                "--seats",
+                "3",
+                "--bot",
+                "random",
+                "--bot-delay",
+                "0.03",
+                "--name",
+                name,
+                "--interface",
+                LOOPBACK,
+                "--transcript-dir",
+                str(transcripts),
+                "--grace",
+                "60",
+                "--deck-timeout",
+                "20",
+            ],
+            tmp_path / "host_home",
+            host_log,
+        )
         procs.append(host)
         wait_for(lambda: "is open at" in host_log.read_text(), 30, "the table to open")
         port = host_log.read_text().split(f"{LOOPBACK}:")[1].split(";")[0]
         joiners = []
         for index in (1, 2):
             log = tmp_path / f"join{index}.log"
-            joiners.append((start(["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", "--bot", "random",
-                                   "--bot-delay", "0.03", "--interface", LOOPBACK, "--transcript-dir",
-                                   str(transcripts)], tmp_path / f"join{index}_home", log), log))
+            joiners.append(
+                (
+                    start(
+                        [
+                            "join",
+                            f"{LOOPBACK}:{port}",
+                            "--name",
+                            f"p{index}",
+                            "--bot",
+                            "random",
+                            "--bot-delay",
+                            "0.03",
+                            "--interface",
+                            LOOPBACK,
+                            "--transcript-dir",
+                            str(transcripts),
+                        ],
+                        tmp_path / f"join{index}_home",
+                        log,
+                    ),
+                    log,
+                )
+            )
             procs.append(joiners[-1][0])
         kill_mid_game(host, tmp_path / "host_home")
         resume_log = tmp_path / "resume.log"
-        resumed = start(["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)],
-                        tmp_path / "host_home", resume_log)
+        resumed = start(
+            ["resume", "--bot-delay", "0.03", "--transcript-dir", str(transcripts)], tmp_path / "host_home", resume_log
+        )
         procs.append(resumed)
         out = finish(resumed, resume_log)
         assert resumed.returncode == 0, out

@@ -54,8 +54,7 @@ def test_a_version_of_our_entry_we_did_not_sign_is_refused_and_its_sender_named(
         peer = make_peer()
         chain = own_chain(peer, 2)
         peer.load_journal(chain[:1])
-        forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=1, kind="chat", prev=chain[0].hash,
-                            body=chain[1].body)
+        forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=1, kind="chat", prev=chain[0].hash, body=chain[1].body)
         await peer._on_message(2, None, forged.to_wire())
         assert list(peer.protocol.replay_own) == chain[:1]
         assert any("did not sign" in b and "seat 2" in b for b in peer.blames)
@@ -87,8 +86,15 @@ def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_qui
     async def main():
         peer = make_peer()
         path = tmp_path / "journal.p2pt"
-        header = TranscriptHeader(TABLE, tuple(i.public for i in IDS), ("p0", "p1", "p2"), "cals-bs",
-                                  peer.header.rules_version, dict(peer.header.options), peer.header_wire)
+        header = TranscriptHeader(
+            TABLE,
+            tuple(i.public for i in IDS),
+            ("p0", "p1", "p2"),
+            "cals-bs",
+            peer.header.rules_version,
+            dict(peer.header.options),
+            peer.header_wire,
+        )
         peer.journal = TranscriptWriter.create(path, header)
         fsyncs = []
         fsync = peer.journal.fsync
@@ -133,10 +139,10 @@ def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it
     trio.run(main)
 
 
-
 def test_while_we_recover_a_seat_that_restarted_too_gets_its_entries_from_our_journal():
     """Two seats back from one power cut: each may hold what the other's journal lost, so
     our journal's entries of others answer fetches before we have recovered."""
+
     async def main():
         peer = make_peer()
         log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
@@ -173,6 +179,7 @@ def test_our_chat_lines_and_statements_in_the_journal_come_back_by_themselves():
     """The replay makes our deck messages and moves again, but not a chat line (nobody types it
     again) nor an absent statement (it depends on who was connected then): those are re-used
     as soon as they come next, so the entries after them are not held up."""
+
     async def main():
         peer = make_peer()
         log = Log(TABLE, peer.header_wire, [i.public for i in IDS])

@@ -15,8 +15,15 @@ from p2pcards.wire.log import Log
 PLAYERS = 4
 IDS = [Identity.generate() for _ in range(PLAYERS)]
 TABLE = bytes(range(16, 32))
-HEADER = TableHeader(TABLE, "cals-bs", "2", {}, tuple(
-    Seat(f"p{s}", IDS[s].public, "127.0.0.1", 2000 + s) for s in range(PLAYERS)), 4, Timeouts())
+HEADER = TableHeader(
+    TABLE,
+    "cals-bs",
+    "2",
+    {},
+    tuple(Seat(f"p{s}", IDS[s].public, "127.0.0.1", 2000 + s) for s in range(PLAYERS)),
+    4,
+    Timeouts(),
+)
 WIRE = HEADER.to_wire()
 GONE, TURN = 2, 7
 
@@ -93,10 +100,18 @@ def test_one_seat_stating_twice_is_one_statement():
     assert decide(statements) is None
 
 
-@pytest.mark.parametrize("body", [
-    {"turn": TURN}, {"turn": "7", "seat": GONE}, {"turn": True, "seat": GONE}, {"turn": -1, "seat": GONE},
-    {"turn": TURN, "seat": PLAYERS}, {"turn": TURN, "seat": 0}, {"turn": TURN, "seat": GONE, "more": 1},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"turn": TURN},
+        {"turn": "7", "seat": GONE},
+        {"turn": True, "seat": GONE},
+        {"turn": -1, "seat": GONE},
+        {"turn": TURN, "seat": PLAYERS},
+        {"turn": TURN, "seat": 0},
+        {"turn": TURN, "seat": GONE, "more": 1},
+    ],
+)
 def test_a_malformed_statement_is_refused(body):
     """Seat 0 signs it: a statement about itself is malformed too."""
     assert absent_body({**body, "seen": []}, PLAYERS, 0) is None

@@ -30,8 +30,15 @@ from p2pcards.wire.messages import Bye, Fetch, Fetched, sign_entry
 PLAYERS = 4
 IDS = [Identity.generate() for _ in range(PLAYERS)]
 TABLE = bytes(range(16))
-HEADER = TableHeader(TABLE, "crazy-eights", "1", {}, tuple(
-    Seat(f"p{s}", IDS[s].public, "127.0.0.1", 1000 + s) for s in range(PLAYERS)), 2, Timeouts())
+HEADER = TableHeader(
+    TABLE,
+    "crazy-eights",
+    "1",
+    {},
+    tuple(Seat(f"p{s}", IDS[s].public, "127.0.0.1", 1000 + s) for s in range(PLAYERS)),
+    2,
+    Timeouts(),
+)
 WIRE = HEADER.to_wire()
 STRANGER = Identity.generate()
 
@@ -54,8 +61,15 @@ class Table:
     def forge(self, identity, seat, body):
         """Seat ``seat``'s next entry as its log would make it, signed by ``identity``."""
         log = self.logs[seat]
-        return sign_entry(identity, table=TABLE, sender=seat, seq=log.next_seq(seat), kind="chat",
-                          prev=log.head(seat), body={**body, "seen": log.seen()})
+        return sign_entry(
+            identity,
+            table=TABLE,
+            sender=seat,
+            seq=log.next_seq(seat),
+            kind="chat",
+            prev=log.head(seat),
+            body={**body, "seen": log.seen()},
+        )
 
     def deliver(self, seat, entry):
         """Seat ``seat`` receives ``entry`` (so its later entries echo it)."""
@@ -85,6 +99,7 @@ def stopped(effects):
 
 # -- frames and fetches -------------------------------------------------------------------------
 
+
 def test_a_message_that_is_not_one_names_the_connection_it_came_on():
     t = Table()
     assert named(t.me.receive(2, {"type": "nonsense"}, 0.0)) == [2]
@@ -108,6 +123,7 @@ def test_a_fetch_for_another_table_is_ignored():
 
 
 # -- entries ----------------------------------------------------------------------------------
+
 
 def test_an_entry_is_kept_and_delivered():
     t = Table()
@@ -210,8 +226,9 @@ def test_a_head_echo_its_reporter_cannot_back_up_names_the_reporter():
     forged = t.forge(IDS[2], 2, {"text": "hi"})
     seen = forged.body["seen"]
     seen[1] = [1, b"\x55" * 32]  # a hash of an entry that seat 1 never signed
-    forged = sign_entry(IDS[2], table=TABLE, sender=2, seq=0, kind="chat", prev=forged.prev,
-                        body={"text": "hi", "seen": seen})
+    forged = sign_entry(
+        IDS[2], table=TABLE, sender=2, seq=0, kind="chat", prev=forged.prev, body={"text": "hi", "seen": seen}
+    )
     effects = t.receive(2, forged)
     assert SendTo(2, Fetch(TABLE, 1, 0)) in effects
     assert named(t.receive(2, real)) == [2]  # it can only show the version we hold
@@ -219,8 +236,10 @@ def test_a_head_echo_its_reporter_cannot_back_up_names_the_reporter():
 
 # -- what entries mean --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body", [{"turn": "1", "action": {}}, {"turn": True, "action": {}},
-                                  {"turn": 0, "action": "pass"}, {"action": {}}])
+
+@pytest.mark.parametrize(
+    "body", [{"turn": "1", "action": {}}, {"turn": True, "action": {}}, {"turn": 0, "action": "pass"}, {"action": {}}]
+)
 def test_a_malformed_signed_move_stops_the_game_naming_its_author(body):
     t = Table()
     entry = t.sign(3, "action", body)
@@ -261,8 +280,7 @@ def test_a_private_deck_message_that_does_not_open_stops_the_game_naming_its_sen
 
 def test_a_blame_entry_that_proves_nothing_names_its_signer():
     t = Table()
-    entry = t.sign(2, "blame", {"blame": {"seat": 1, "code": "equivocation", "reason": "x",
-                                          "evidence": []}})
+    entry = t.sign(2, "blame", {"blame": {"seat": 1, "code": "equivocation", "reason": "x", "evidence": []}})
     t.receive(2, entry)
     effects = t.me.meaning(*t.ready())
     assert named(effects) == [2] and not stopped(effects)
@@ -291,6 +309,7 @@ def test_our_own_entry_coming_back_means_nothing():
 
 # -- leaving ----------------------------------------------------------------------------------
 
+
 def test_a_signed_goodbye_during_the_game_ends_it_naming_the_seat_that_left():
     t = Table()
     entry = t.sign(2, "bye", {"reason": "quit"})
@@ -318,6 +337,7 @@ def test_a_goodbye_after_the_result_changes_nothing():
 
 # -- waiting on a seat --------------------------------------------------------------------------
 
+
 def test_waiting_on_a_seat_asks_every_other_connected_seat_for_its_chain():
     t = Table(linked=(1, 2))
     t.receive(3, t.sign(3))
@@ -336,6 +356,7 @@ def test_a_pass_withheld_from_us_alone_comes_from_the_seats_that_hold_it():
 
 
 # -- after a restart ------------------------------------------------------------------------------
+
 
 def _restarted(journal_length):
     """Seat 0 after a restart whose journal kept its first ``journal_length`` entries of 3."""
@@ -380,6 +401,7 @@ def test_a_seat_claiming_to_hold_more_of_our_chain_than_it_sent_is_named():
 
 # -- a seat that stops ------------------------------------------------------------------------------
 
+
 def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody():
     """Its word proves nothing against the seat it blames; but it will not act again. Nobody
     is named even when the seat it blames is still connected to us: the link between those
@@ -393,10 +415,13 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
 
 
-@pytest.mark.parametrize("kind, body", [
-    ("action", {"turn": 3, "action": {"type": "pass"}}),
-    ("deck", {"msg": {"type": "shuffle", "op": 1}}),
-])
+@pytest.mark.parametrize(
+    "kind, body",
+    [
+        ("action", {"turn": 3, "action": {"type": "pass"}}),
+        ("deck", {"msg": {"type": "shuffle", "op": 1}}),
+    ],
+)
 def test_a_move_or_deck_step_signed_after_its_authors_stop_names_the_author(kind, body):
     """From its stop on a seat signs nothing for the game but its evidence and its seed
     (table.md section 5): the seats that stopped for it no longer act, so what it signs after
@@ -422,8 +447,11 @@ def test_a_seed_reveal_blame_or_chat_after_a_stop_is_allowed():
 def test_after_our_own_stop_we_sign_our_seed_but_no_move_or_deck_step():
     t = Table()
     t.me.sign("stop", lambda: {"reason": "timeout", "seat": None})
-    for kind, body in [("action", {"turn": 1, "action": {"type": "pass"}}),
-                       ("deck", {"msg": {"type": "shuffle", "op": 1}}), ("deck", {"to": 2, "box": b""})]:
+    for kind, body in [
+        ("action", {"turn": 1, "action": {"type": "pass"}}),
+        ("deck", {"msg": {"type": "shuffle", "op": 1}}),
+        ("deck", {"to": 2, "box": b""}),
+    ]:
         with pytest.raises(TableAborted, match="our game has stopped"):
             t.me.sign(kind, lambda body=body: body)
     entry, fresh = t.me.sign("deck", lambda: {"msg": {"type": "seed", "seed": b"s" * 32}})

@@ -28,8 +28,12 @@ def test_concurrent_responses_go_to_the_seat_nearest_the_openers_left():
     entries = {s: respond(seat_logs[s], s, "doubt") for s in (1, 2, 3)}
     ordered = order_by_echoes(Round((1, 2, 3), 0), {s: e.body["action"] for s, e in entries.items()}, entries, 4)
     assert [s for s, _ in ordered] == [1, 2, 3]
-    ordered = order_by_echoes(Round((3, 0, 1), 2), {s: {"type": "doubt"} for s in (3, 0, 1)},
-                              {s: respond(logs()[s], s, "doubt") for s in (3, 0, 1)}, 4)
+    ordered = order_by_echoes(
+        Round((3, 0, 1), 2),
+        {s: {"type": "doubt"} for s in (3, 0, 1)},
+        {s: respond(logs()[s], s, "doubt") for s in (3, 0, 1)},
+        4,
+    )
     assert [s for s, _ in ordered] == [3, 0, 1]
 
 

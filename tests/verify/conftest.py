@@ -21,8 +21,9 @@ def bs_challengeable_table(tmp_path_factory) -> Table:
     won). The strategic bots doubt a player about to go out, so most hands end that way; the
     shuffles are real, so up to 4 games are played to get one."""
     for _ in range(4):
-        table = play_table("cals-bs", 3, {"going_out": "challengeable", "match_target": 2},
-                           tmp_path_factory.mktemp("bs-challengeable"))
+        table = play_table(
+            "cals-bs", 3, {"going_out": "challengeable", "match_target": 2}, tmp_path_factory.mktemp("bs-challengeable")
+        )
         if won_hand_pickups(verify_file(table.path).timeline):
             return table
     pytest.fail("4 games and no final set was found true by a doubt")

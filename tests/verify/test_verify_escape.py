@@ -14,8 +14,7 @@ from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
 #: A line break, a carriage return, a screen clear, a bidi override and a line separator, each
 #: followed by text that would pass for a line of the report.
 FORGED = "verdict: VERIFIED"
-HOSTILE = (f"x\n{FORGED}\r{FORGED}\x1b[2J\x1b[1;1H{FORGED}\u202e{FORGED}\u2028{FORGED}"
-           f"\u2029\x85\u200b\U000e0041\ue000")
+HOSTILE = f"x\n{FORGED}\r{FORGED}\x1b[2J\x1b[1;1H{FORGED}\u202e{FORGED}\u2028{FORGED}\u2029\x85\u200b\U000e0041\ue000"
 RAW = ("\n", "\r", "\x1b", "\u202e", "\u2028", "\u2029", "\x85", "\u200b", "\U000e0041", "\ue000")
 
 
@@ -25,8 +24,18 @@ def assert_shown_escaped(output: str) -> None:
     body = output.rstrip("\n")
     for char in RAW[1:]:  # a raw newline would show as a line starting with the forged text
         assert char not in body, repr(char)
-    for escape in ("\\n", "\\r", "\\x1b[2J", "\\u202e", "\\u2028", "\\u2029", "\\x85", "\\u200b",
-                   "\\U000e0041", "\\ue000"):
+    for escape in (
+        "\\n",
+        "\\r",
+        "\\x1b[2J",
+        "\\u202e",
+        "\\u2028",
+        "\\u2029",
+        "\\x85",
+        "\\u200b",
+        "\\U000e0041",
+        "\\ue000",
+    ):
         assert escape in body, escape
     assert not any(line.startswith(FORGED) for line in body.split("\n")), body
 

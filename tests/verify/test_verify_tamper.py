@@ -87,7 +87,7 @@ def test_a_forger_who_fixes_the_checks_is_caught_too(bs_table, tmp_path):
 @pytest.mark.parametrize("keep", [0.999, 0.5, 0.05])
 def test_a_truncated_file_is_incomplete(bs_table, tmp_path, keep):
     data = bs_table.path.read_bytes()
-    report = verified(save(tmp_path, "cut.p2pt", data[:int(len(data) * keep)]))
+    report = verified(save(tmp_path, "cut.p2pt", data[: int(len(data) * keep)]))
     assert report.status == EXIT_UNREADABLE
     assert "incomplete" in report.problem.reason or "torn" in report.problem.reason
 
@@ -95,7 +95,7 @@ def test_a_truncated_file_is_incomplete(bs_table, tmp_path, keep):
 def test_a_transcript_without_its_end_is_incomplete(bs_table, tmp_path):
     data = bs_table.path.read_bytes()
     last_at, _ = records(data)[-1]
-    report = verified(save(tmp_path, "open.p2pt", data[:last_at - 4]))
+    report = verified(save(tmp_path, "open.p2pt", data[: last_at - 4]))
     assert report.status == EXIT_UNREADABLE
     assert "no end record" in report.problem.reason
 
@@ -155,8 +155,9 @@ def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
     transcript = bs_table.read()
     counted = {(s, n) for e in transcript.entries for s, (n, _) in enumerate(e.body["seen"])}
     final = {e.sender: e for e in transcript.entries}  # each seat's last entry
-    last = [e for e in final.values() if e.kind == "result"
-            and not any(s == e.sender and n > e.seq for s, n in counted)]
+    last = [
+        e for e in final.values() if e.kind == "result" and not any(s == e.sender and n > e.seq for s, n in counted)
+    ]
     assert last, "every result is echoed"
     entries = [e for e in transcript.entries if e is not last[0]]
     report = verified(write(tmp_path / "no-result.p2pt", transcript, entries))
@@ -168,8 +169,7 @@ def _before(transcript, seat: int, seq: int):
     """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
     anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
     left out (a file cut there, consistent in every echo)."""
-    kept = {s: len([e for e in transcript.entries if e.sender == s])
-            for s in range(len(transcript.header.roster))}
+    kept = {s: len([e for e in transcript.entries if e.sender == s]) for s in range(len(transcript.header.roster))}
     kept[seat] = seq
     changed = True
     while changed:
@@ -182,8 +182,14 @@ def _before(transcript, seat: int, seq: int):
 
 
 def _seed_entry(transcript, seat: int):
-    return next(e for e in transcript.entries if e.sender == seat and e.kind == "deck"
-                and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed")
+    return next(
+        e
+        for e in transcript.entries
+        if e.sender == seat
+        and e.kind == "deck"
+        and isinstance(e.body.get("msg"), dict)
+        and e.body["msg"].get("type") == "seed"
+    )
 
 
 def test_an_end_record_seed_that_does_not_open_its_commitment_names_nobody(bs_table, tmp_path):
@@ -192,8 +198,7 @@ def test_an_end_record_seed_that_does_not_open_its_commitment_names_nobody(bs_ta
     transcript = bs_table.read()
     entries = _before(transcript, 1, _seed_entry(transcript, 1).seq)
     bogus = bytes(32)
-    report = verified(write(tmp_path / "bogus-seed.p2pt", transcript, entries,
-                            end=with_seed(transcript, 1, bogus)))
+    report = verified(write(tmp_path / "bogus-seed.p2pt", transcript, entries, end=with_seed(transcript, 1, bogus)))
     assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
     assert report.problem.step == "end record" and "does not open" in report.problem.reason
 
@@ -213,8 +218,7 @@ def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
         reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
     finished, aborted = reports["finished"], reports["aborted"]
     assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
-    assert finished.problem.seat == aborted.problem.seat, \
-        (finished.problem_line(), aborted.problem_line())
+    assert finished.problem.seat == aborted.problem.seat, (finished.problem_line(), aborted.problem_line())
     assert any("checked as a game that did not finish" in note for note in finished.notes)
 
 
@@ -285,8 +289,7 @@ def test_a_move_signed_for_another_turn(bs_table, tmp_path):
     transcript = bs_table.read()
     entry = _entry(transcript, 2, "action")
     body = {**entry.body, "turn": entry.body["turn"] + 1}
-    report = verified(write(tmp_path / "turn.p2pt", transcript,
-                            resign(transcript, bs_table.identities, entry, body)))
+    report = verified(write(tmp_path / "turn.p2pt", transcript, resign(transcript, bs_table.identities, entry, body)))
     assert report.status == EXIT_FAILED and report.problem.seat == 2
     assert f"turn {entry.body['turn']}" in report.problem.step
     assert "signed move is for turn" in report.problem.reason
@@ -296,8 +299,9 @@ def test_an_illegal_move_names_its_seat(bs_table, tmp_path):
     transcript = bs_table.read()
     entry = _entry(transcript, 0, "action")
     body = {**entry.body, "action": {"type": "no-such-move"}}
-    report = verified(write(tmp_path / "illegal.p2pt", transcript,
-                            resign(transcript, bs_table.identities, entry, body)))
+    report = verified(
+        write(tmp_path / "illegal.p2pt", transcript, resign(transcript, bs_table.identities, entry, body))
+    )
     assert report.status == EXIT_FAILED and report.problem.seat == 0
     assert "illegal move" in report.problem.reason
 
@@ -306,17 +310,20 @@ def test_a_signed_result_that_differs(bs_table, tmp_path):
     transcript = bs_table.read()
     entry = _entry(transcript, 2, "result")
     result = {**entry.body["result"], "summary": "seat 2 wins everything"}
-    report = verified(write(tmp_path / "result.p2pt", transcript,
-                            resign(transcript, bs_table.identities, entry,
-                                   {**entry.body, "result": result})))
+    report = verified(
+        write(
+            tmp_path / "result.p2pt",
+            transcript,
+            resign(transcript, bs_table.identities, entry, {**entry.body, "result": result}),
+        )
+    )
     assert report.status == EXIT_FAILED and report.problem.seat == 2
     assert "result" in report.problem.step and "summary" in report.problem.reason
 
 
 def test_an_altered_end_record_result(bs_table, tmp_path):
     transcript = bs_table.read()
-    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"},
-                        transcript.end.seeds)
+    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"}, transcript.end.seeds)
     report = verified(write(tmp_path / "end.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None
     assert report.problem.step == "end record"
@@ -342,8 +349,9 @@ def tiny_table(tmp_path, game: str, rules: str):
     table = new_table_id()
     seats = tuple(Seat(f"p{i}", ident.public, "127.0.0.1", 1) for i, ident in enumerate(identities))
     lobby = TableHeader(table, game, rules, {}, seats, PROTOCOL_VERSION).to_wire()
-    header = TranscriptHeader(table, tuple(s.keys for s in seats), tuple(s.name for s in seats),
-                              game, rules, {}, lobby=lobby)
+    header = TranscriptHeader(
+        table, tuple(s.keys for s in seats), tuple(s.name for s in seats), game, rules, {}, lobby=lobby
+    )
     log = Log(table, lobby, header.roster)
     path = tmp_path / f"{game}-{rules}.p2pt"
     with TranscriptWriter.create(path, header) as writer:
@@ -406,15 +414,17 @@ def test_an_invalid_point_in_a_public_message_names_its_signer_without_any_seed(
     assert "invalid point" in report.problem.reason and kind in report.problem.step
 
 
-@pytest.mark.parametrize("seat, index, message, fault", [
-    (2, 0, None, "no known type"),
-    (2, 0, {"type": 3}, "no known type"),
-    (1, 0, {"type": "commit", "seed": b"x" * 31, "nonce": b"x" * 32}, "not a commitment"),
-    (1, 0, {"type": "nonce", "nonce": b"x" * 32}, "not a commitment"),
-    (0, 1, {"type": "nonce", "nonce": b"x" * 32}, "does not open"),
-])
-def test_a_malformed_setup_message_names_its_signer_without_any_seed(bs_table, tmp_path, seat, index,
-                                                                     message, fault):
+@pytest.mark.parametrize(
+    "seat, index, message, fault",
+    [
+        (2, 0, None, "no known type"),
+        (2, 0, {"type": 3}, "no known type"),
+        (1, 0, {"type": "commit", "seed": b"x" * 31, "nonce": b"x" * 32}, "not a commitment"),
+        (1, 0, {"type": "nonce", "nonce": b"x" * 32}, "not a commitment"),
+        (0, 1, {"type": "nonce", "nonce": b"x" * 32}, "does not open"),
+    ],
+)
+def test_a_malformed_setup_message_names_its_signer_without_any_seed(bs_table, tmp_path, seat, index, message, fault):
     """At the table such a message ends the game naming its sender; with no seed revealed,
     verify still names it from the signed message alone."""
     transcript = bs_table.read()
@@ -459,9 +469,17 @@ def test_signed_data_compares_like_its_canonical_encoding():
     cases = [
         ({"a": 1, "b": [b"x", "y"]}, {"b": [b"x", "y"], "a": 1}),
         ([1, 2], (1, 2)),
-        (True, 1), (1, 1.0), (0.0, -0.0), (float("nan"), float("nan")), (1.5, 1.5),
-        (b"x", "x"), ([b"x", b"y"], [b"x", "y"]), ([b"x"], [b"x", b"y"]), (None, 0),
-        ({"a": [1, {"b": True}]}, {"a": [1, {"b": 1}]}), ({"a": 1}, {"a": 1, "b": 2}),
+        (True, 1),
+        (1, 1.0),
+        (0.0, -0.0),
+        (float("nan"), float("nan")),
+        (1.5, 1.5),
+        (b"x", "x"),
+        ([b"x", b"y"], [b"x", "y"]),
+        ([b"x"], [b"x", b"y"]),
+        (None, 0),
+        ({"a": [1, {"b": True}]}, {"a": [1, {"b": 1}]}),
+        ({"a": 1}, {"a": 1, "b": 2}),
         ([[b"p", b"q"], [1]], [[b"p", b"q"], [1]]),
     ]
     for a, b in cases:
@@ -483,8 +501,9 @@ def test_a_pass_its_proof_does_not_cover_names_its_signer_without_any_seed(bs_ta
     points = list(message["points"])
     points[1] = bytes(bindings_mul(points[0]))  # card 0 again, under another factor
     message["points"] = sorted(points) if kind == "rehandle" else points
-    entries = _before_seeds(resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}),
-                            message["op"])
+    entries = _before_seeds(
+        resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}), message["op"]
+    )
     end = TranscriptEnd("aborted", None, {}, (), "stopped")
     report = verified(write(tmp_path / "proof.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
@@ -496,6 +515,7 @@ def _before_seeds(entries, last_op):
     """The entries of a table that stopped right after deck operation ``last_op``, before any
     seed was revealed: each seat's chain up to its first deck message of a later operation (or
     its seed), and nothing whose head echo saw more (a cut the log accepts)."""
+
     def later(e):
         msg = e.body.get("msg") if e.kind == "deck" else None
         return isinstance(msg, dict) and (msg.get("type") == "seed" or (msg.get("op") or 0) > last_op)
@@ -533,13 +553,23 @@ def _signed_after_the_game(table, chats: int, kind: str):
     log = transcript.log()
     me = table.identities[1]
     extra = [log.make_entry(me, 1, "chat", {"text": f"spam {n}"}) for n in range(chats)]
-    extra.append(sign_entry(me, table=log.table, sender=1, seq=log.next_seq(1), kind=kind,
-                            prev=log.head(1), body={"text": "one more", "seen": log.seen()}))
+    extra.append(
+        sign_entry(
+            me,
+            table=log.table,
+            sender=1,
+            seq=log.next_seq(1),
+            kind=kind,
+            prev=log.head(1),
+            body={"text": "one more", "seen": log.seen()},
+        )
+    )
     return transcript, transcript.entries + extra
 
 
-@pytest.mark.parametrize("chats, kind, code", [(0, "junk", "unknown kind 'junk'"),
-                                               (CHAT_ENTRIES, "chat", "1000 chat lines")])
+@pytest.mark.parametrize(
+    "chats, kind, code", [(0, "junk", "unknown kind 'junk'"), (CHAT_ENTRIES, "chat", "1000 chat lines")]
+)
 def test_an_entry_past_the_budget_names_its_seat(bs_table, tmp_path, chats, kind, code):
     transcript, entries = _signed_after_the_game(bs_table, chats, kind)
     report = verified(write(tmp_path / "over.p2pt", transcript, entries))
@@ -550,8 +580,9 @@ def test_an_entry_past_the_budget_names_its_seat(bs_table, tmp_path, chats, kind
 # -- a seat that stops (protocol/table.md section 5) ----------------------------------------------
 
 
-@pytest.mark.parametrize("kind, body", [("action", {"turn": 0, "action": {"type": "pass"}}),
-                                        ("deck", {"msg": {"type": "shuffle", "op": 1}})])
+@pytest.mark.parametrize(
+    "kind, body", [("action", {"turn": 0, "action": {"type": "pass"}}), ("deck", {"msg": {"type": "shuffle", "op": 1}})]
+)
 def test_a_step_signed_after_its_authors_own_stop_names_the_author(bs_table, tmp_path, kind, body):
     transcript = bs_table.read()
     log = transcript.log()
@@ -573,10 +604,12 @@ def test_chat_bye_and_stop_after_the_result_change_nothing(bs_table, tmp_path):
     transcript = bs_table.read()
     log = transcript.log()
     me = bs_table.identities[2]
-    extra = [log.make_entry(me, 2, "chat", {"text": "x" * 5000}),
-             log.make_entry(me, 2, "chat", {"text": ["not", "a", "str"], "more": 1}),
-             log.make_entry(me, 2, "bye", {"reason": "good night"}),
-             log.make_entry(me, 2, "stop", {"reason": "done", "seat": None})]
+    extra = [
+        log.make_entry(me, 2, "chat", {"text": "x" * 5000}),
+        log.make_entry(me, 2, "chat", {"text": ["not", "a", "str"], "more": 1}),
+        log.make_entry(me, 2, "bye", {"reason": "good night"}),
+        log.make_entry(me, 2, "stop", {"reason": "done", "seat": None}),
+    ]
     report = verified(write(tmp_path / "after.p2pt", transcript, transcript.entries + extra))
     assert report.verdict == "verified", report.problem_line()
 
@@ -604,8 +637,7 @@ def test_an_entry_0_off_its_seat_genesis_names_nobody(bs_table, tmp_path):
         body = dict(old.body)
         body["seen"] = [list(item) for item in old.body["seen"]]
         body["seen"][1] = [old.seq, prev]
-        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev,
-                         body=body)
+        new = sign_entry(me, table=old.table, sender=1, seq=old.seq, kind=old.kind, prev=prev, body=body)
         entries.append(new)
         prev = new.hash
     report = verified(write(tmp_path / "genesis.p2pt", transcript, entries))
@@ -618,31 +650,46 @@ def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_t
     openings (deck/public.py) and goes on past it: a seat that stalls there, keeping its
     seed, can still be named (tests/adversarial/test_absent_review2.py)."""
     transcript = bs_table.read()
-    doubt = min((e for e in transcript.entries if e.kind == "action" and e.body["action"]["type"] == "doubt"),
-                key=lambda e: e.body["turn"])
+    doubt = min(
+        (e for e in transcript.entries if e.kind == "action" and e.body["action"]["type"] == "doubt"),
+        key=lambda e: e.body["turn"],
+    )
     last_turn = doubt.body["turn"] + 1  # the lead after it: no other doubt yet
-    reveal_op = min(e.body["msg"]["op"] for e in transcript.entries
-                    if e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "open")
+    reveal_op = min(
+        e.body["msg"]["op"]
+        for e in transcript.entries
+        if e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "open"
+    )
 
     def past_the_cut(entry) -> bool:
         msg = entry.body.get("msg") if entry.kind == "deck" else None
-        return (entry.kind == "action" and entry.body["turn"] > last_turn) or entry.kind in ("result", "stop") \
+        return (
+            (entry.kind == "action" and entry.body["turn"] > last_turn)
+            or entry.kind in ("result", "stop")
             or (isinstance(msg, dict) and (msg.get("type") == "seed" or msg.get("op", 0) > reveal_op + 1))
+        )
 
     chains: dict[int, list] = {}
     for entry in transcript.entries:
         chains.setdefault(entry.sender, []).append(entry)
-    counts = {seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain))
-              for seat, chain in chains.items()}
+    counts = {
+        seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain)) for seat, chain in chains.items()
+    }
     changed = True
     while changed:  # keep only entries whose echoes the cut file backs
         changed = False
         for seat, chain in chains.items():
-            bad = next((i for i, e in enumerate(chain[:counts[seat]])
-                        if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))), None)
+            bad = next(
+                (
+                    i
+                    for i, e in enumerate(chain[: counts[seat]])
+                    if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))
+                ),
+                None,
+            )
             if bad is not None:
                 counts[seat], changed = bad, True
-    entries = [e for seat, chain in sorted(chains.items()) for e in chain[:counts[seat]]]
+    entries = [e for seat, chain in sorted(chains.items()) for e in chain[: counts[seat]]]
     end = TranscriptEnd("aborted", None, {}, (), "stopped")
     report = verified(write(tmp_path / "cut.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED, report.problem_line()

@@ -74,21 +74,17 @@ def play_table(game_id: str, players: int, options: dict[str, Any], folder: Path
     async def run_host(lobby: HostedLobby, task_status=trio.TASK_STATUS_IGNORED) -> None:
         result = await host_lobby(lobby, announce=False, task_status=task_status)
         by_seat[0] = lobby.identity
-        outcome = await play_seat(lobby.identity, result, game, agent(0), games=games,
-                                  transcript_dir=folder)
+        outcome = await play_seat(lobby.identity, result, game, agent(0), games=games, transcript_dir=folder)
         paths[0] = outcome.transcript
 
     async def run_joiner(port: int, identity: Identity, index: int) -> None:
-        result = await join_lobby(identity, LOOPBACK, port, name=f"bot{index}", games=games,
-                                  listen_host=LOOPBACK)
+        result = await join_lobby(identity, LOOPBACK, port, name=f"bot{index}", games=games, listen_host=LOOPBACK)
         by_seat[result.seat] = identity
-        outcome = await play_seat(identity, result, game, agent(result.seat), games=games,
-                                  transcript_dir=folder)
+        outcome = await play_seat(identity, result, game, agent(result.seat), games=games, transcript_dir=folder)
         paths[result.seat] = outcome.transcript
 
     async def main() -> None:
-        lobby = HostedLobby(identities[0], "host", game_id, game.rules_version, resolved, players,
-                            games, LOOPBACK)
+        lobby = HostedLobby(identities[0], "host", game_id, game.rules_version, resolved, players, games, LOOPBACK)
         with trio.fail_after(120):
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(run_host, lobby)
@@ -106,7 +102,7 @@ def records(data: bytes) -> list[tuple[int, int]]:
     """(offset of the body, length) of every record (protocol/transcript.md section 1)."""
     out, pos = [], len(MAGIC)
     while pos < len(data):
-        length = int.from_bytes(data[pos:pos + 4], "big")
+        length = int.from_bytes(data[pos : pos + 4], "big")
         out.append((pos + 4, length))
         pos += 4 + length + 16
     return out
@@ -117,9 +113,9 @@ def rechain(data: bytes) -> bytes:
     out = bytearray(data)
     check = hashlib.sha256(MAGIC).digest()[:16]
     for body_at, length in records(data):
-        length_bytes = out[body_at - 4:body_at]
-        check = hashlib.sha256(check + length_bytes + out[body_at:body_at + length]).digest()[:16]
-        out[body_at + length:body_at + length + 16] = check
+        length_bytes = out[body_at - 4 : body_at]
+        check = hashlib.sha256(check + length_bytes + out[body_at : body_at + length]).digest()[:16]
+        out[body_at + length : body_at + length + 16] = check
     return bytes(out)
 
 
@@ -129,8 +125,9 @@ def flip(data: bytes, position: int) -> bytes:
     return bytes(out)
 
 
-def write(path: Path, transcript: Transcript, entries: list[Entry] | None = None,
-          end: TranscriptEnd | None = None) -> Path:
+def write(
+    path: Path, transcript: Transcript, entries: list[Entry] | None = None, end: TranscriptEnd | None = None
+) -> Path:
     """Write a transcript with the writer API (valid checks), with other entries or end."""
     with TranscriptWriter.create(path, transcript.header) as writer:
         writer.append_entries(transcript.entries if entries is None else entries)
@@ -144,8 +141,7 @@ def with_seed(transcript: Transcript, seat: int, seed: bytes) -> TranscriptEnd:
     return replace(transcript.end, seeds={**transcript.end.seeds, seat: seed})
 
 
-def resign(transcript: Transcript, identities: list[Identity], entry: Entry,
-           body: dict[str, Any]) -> list[Entry]:
+def resign(transcript: Transcript, identities: list[Identity], entry: Entry, body: dict[str, Any]) -> list[Entry]:
     """The transcript's entries with ``entry`` given another body, as if its seat had signed
     that at the table: it and every entry that depends on it (the seat's later entries through
     ``prev``, everyone's later entries through their head echo) are signed again."""
@@ -169,8 +165,15 @@ def resign(transcript: Transcript, identities: list[Identity], entry: Entry,
         if old is not entry and prev == old.prev and draft["seen"] == old.body["seen"]:
             new[key] = old
             return old
-        signed = sign_entry(identities[old.sender], table=old.table, sender=old.sender,
-                            seq=old.seq, kind=old.kind, prev=prev, body=draft)
+        signed = sign_entry(
+            identities[old.sender],
+            table=old.table,
+            sender=old.sender,
+            seq=old.seq,
+            kind=old.kind,
+            prev=prev,
+            body=draft,
+        )
         renamed[old.hash] = signed.hash
         new[key] = signed
         return signed
@@ -181,8 +184,7 @@ def resign(transcript: Transcript, identities: list[Identity], entry: Entry,
     return [new[(e.sender, e.seq)] for e in transcript.entries]
 
 
-def resign_own(transcript: Transcript, identity: Identity, entry: Entry,
-               body: dict[str, Any]) -> list[Entry]:
+def resign_own(transcript: Transcript, identity: Identity, entry: Entry, body: dict[str, Any]) -> list[Entry]:
     """``entry`` with another body, and its seat's later entries, signed again by that seat
     alone after the game (the other seats' echoes still name the old hashes)."""
     out, prev = [], None
@@ -194,8 +196,9 @@ def resign_own(transcript: Transcript, identity: Identity, entry: Entry,
         prev = old.prev if prev is None else prev
         draft["seen"] = [list(item) for item in draft["seen"]]
         draft["seen"][old.sender] = [old.seq, prev]
-        signed = sign_entry(identity, table=old.table, sender=old.sender, seq=old.seq,
-                            kind=old.kind, prev=prev, body=draft)
+        signed = sign_entry(
+            identity, table=old.table, sender=old.sender, seq=old.seq, kind=old.kind, prev=prev, body=draft
+        )
         out.append(signed)
         prev = signed.hash
     return out

@@ -62,15 +62,25 @@ def test_handshake_then_table_traffic(players, roster):
     nonces = [new_words_nonce(), new_words_nonce()]
     commits = [words_commitment(n) for n in nonces]
     header = {"table": TABLE, "seats": [{"ed25519": k.ed25519, "x25519": k.x25519} for k in seated]}
-    seen_by_b = {"table": TABLE, "seats": [{"ed25519": k.ed25519, "x25519": k.x25519}
-                                           for k in (hello_a.keys, hello_b.keys)]}
+    seen_by_b = {
+        "table": TABLE,
+        "seats": [{"ed25519": k.ed25519, "x25519": k.x25519} for k in (hello_a.keys, hello_b.keys)],
+    }
     assert open_table_words(header, commits, nonces).words == open_table_words(seen_by_b, commits, nonces).words
     assert len(table_auth_words(header, nonces)) == 5
     # 4. both send at once: a public entry from ann, a private one from bob, each made (signed
     # and appended) locally before the other's arrives.
     first = a.log.make_entry(a.identity, 0, "action", {"type": "play"})
-    body = seal_body(b.identity, table=TABLE, seat=1, seq=b.log.next_seq(1), kind="deck",
-                     to=0, recipient=roster[0], payload={"k": b"\x01" * 32})
+    body = seal_body(
+        b.identity,
+        table=TABLE,
+        seat=1,
+        seq=b.log.next_seq(1),
+        kind="deck",
+        to=0,
+        recipient=roster[0],
+        payload={"k": b"\x01" * 32},
+    )
     private = b.log.make_entry(b.identity, 1, "deck", body)
     [got] = b.receive(encode_frame(first.to_wire()), "ann")
     assert b.log.append(got, via=0) is True
@@ -85,8 +95,7 @@ def test_handshake_then_table_traffic(players, roster):
     c = Peer(players[0], 0, "ann again")
     c.log = Log(TABLE, {"game": "highcard"}, seated)
     for seat in range(2):
-        [fetch] = b.receive(encode_frame(Fetch(TABLE, seat, c.log.next_seq(seat)).to_wire()),
-                            "ann")
+        [fetch] = b.receive(encode_frame(Fetch(TABLE, seat, c.log.next_seq(seat)).to_wire()), "ann")
         assert isinstance(fetch, Fetch) and fetch.table == b.log.table
         answer = b"".join(encode_frame(e.to_wire()) for e in b.log.entries(fetch.seat, fetch.start))
         for entry in c.receive(answer, "bob"):
@@ -95,8 +104,7 @@ def test_handshake_then_table_traffic(players, roster):
     # 6. a replayed entry changes nothing; a forged one and garbage are rejected, naming bob.
     [again] = a.receive(encode_frame(private.to_wire()), "bob")
     assert a.log.append(again, via=1) is False
-    forged = Entry(TABLE, 0, 1, "action", a.log.head(0), {"seen": a.log.seen()},
-                   b.identity.sign(b"x"))
+    forged = Entry(TABLE, 0, 1, "action", a.log.head(0), {"seen": a.log.seen()}, b.identity.sign(b"x"))
     [got] = a.receive(encode_frame(forged.to_wire()), "bob")
     with pytest.raises(Rejected) as info:
         a.log.append(got, via=1)

@@ -16,7 +16,7 @@ def test_round_trip_in_one_piece_and_byte_by_byte():
     assert FrameDecoder().feed(stream) == [MESSAGE, {"b": 2}]
     decoder, out = FrameDecoder(), []
     for i in range(len(stream)):
-        out += decoder.feed(stream[i:i + 1])
+        out += decoder.feed(stream[i : i + 1])
     assert out == [MESSAGE, {"b": 2}]
     decoder.feed_eof()
 

@@ -22,8 +22,9 @@ from p2pcards.wire.transcript import (
 )
 
 TABLE = bytes(range(16))
-FUZZ = settings(max_examples=150, deadline=1000,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150, deadline=1000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 PLAYERS = [Identity.generate() for _ in range(3)]
 ROSTER = [p.public for p in PLAYERS]
@@ -33,8 +34,9 @@ def _sample_stream() -> tuple[bytes, list[Entry]]:
     log = Log(TABLE, None, ROSTER)
     entries = []
     for i in range(4):
-        entry = log.make_entry(PLAYERS[i % 3], i % 3, "action",
-                               {"type": "play", "cards": [i, i + 1], "blob": b"\x00" * 8})
+        entry = log.make_entry(
+            PLAYERS[i % 3], i % 3, "action", {"type": "play", "cards": [i, i + 1], "blob": b"\x00" * 8}
+        )
         entries.append(entry)
     hello = make_hello(PLAYERS[0], name="ann", games={"cals-bs": "1"})
     fetch = Fetch(TABLE, 1, 0)
@@ -47,8 +49,9 @@ STREAM, ENTRIES = _sample_stream()
 
 def _transcript_bytes(tmp_path_factory) -> bytes:
     path = tmp_path_factory.mktemp("fuzz") / "t.p2pt"
-    header = roster_header(TABLE, [(f"p{i}", k) for i, k in enumerate(ROSTER)], game="highcard",
-                           rules="1", options={}, lobby=None)
+    header = roster_header(
+        TABLE, [(f"p{i}", k) for i, k in enumerate(ROSTER)], game="highcard", rules="1", options={}, lobby=None
+    )
     with TranscriptWriter.create(path, header) as writer:
         writer.append_entries(ENTRIES)
         writer.write_end(TranscriptEnd("finished", {"winners": [0]}, {0: b"s" * 32}))
@@ -76,7 +79,7 @@ def mutated(draw, data: bytes, max_edits: int = 4) -> bytes:
         elif op == "insert":
             out[pos:pos] = draw(st.binary(min_size=1, max_size=8))
         elif op == "delete":
-            del out[pos:pos + draw(st.integers(1, 8))]
+            del out[pos : pos + draw(st.integers(1, 8))]
         else:
             del out[pos:]
     return bytes(out)
@@ -86,7 +89,7 @@ def feed_all(data: bytes, chunk: int, limits: Limits = Limits()) -> list:
     decoder = FrameDecoder(limits)
     out = []
     for i in range(0, len(data), chunk):
-        out += decoder.feed(data[i:i + chunk])
+        out += decoder.feed(data[i : i + chunk])
     decoder.feed_eof()
     return out
 
@@ -139,10 +142,13 @@ def test_mutated_streams(data, chunk):
 
 
 wire_data = st.recursive(
-    st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1)
-    | st.floats(allow_nan=False) | st.text(max_size=20) | st.binary(max_size=20),
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(-(1 << 63), (1 << 64) - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20)
+    | st.binary(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=15,
 )
 
@@ -155,12 +161,34 @@ def test_encode_decode_round_trip(obj):
     assert encode(decode(body)) == body
 
 
-KEYS = ["type", "table", "from", "seq", "kind", "prev", "body", "sig", "protocol", "program",
-        "name", "ed25519", "x25519", "games", "nonce", "seat", "start", "reason"]
+KEYS = [
+    "type",
+    "table",
+    "from",
+    "seq",
+    "kind",
+    "prev",
+    "body",
+    "sig",
+    "protocol",
+    "program",
+    "name",
+    "ed25519",
+    "x25519",
+    "games",
+    "nonce",
+    "seat",
+    "start",
+    "reason",
+]
 VALUES = st.one_of(
-    wire_data, st.sampled_from(["entry", "hello", "auth", "fetch", "bye", "action"]),
-    st.binary(min_size=16, max_size=16), st.binary(min_size=32, max_size=32),
-    st.binary(min_size=64, max_size=64), st.integers(-2, 20), st.just(TABLE),
+    wire_data,
+    st.sampled_from(["entry", "hello", "auth", "fetch", "bye", "action"]),
+    st.binary(min_size=16, max_size=16),
+    st.binary(min_size=32, max_size=32),
+    st.binary(min_size=64, max_size=64),
+    st.integers(-2, 20),
+    st.just(TABLE),
 )
 
 
@@ -181,8 +209,15 @@ def test_entries_with_one_field_replaced(wire, key, value):
 def test_signed_entries_with_any_head_echo(entry, seen):
     # Validly signed, so the log's check of the head echo itself gets the garbage.
     body = {**entry.body, "seen": seen}
-    resigned = sign_entry(PLAYERS[entry.sender], table=entry.table, sender=entry.sender,
-                          seq=entry.seq, kind=entry.kind, prev=entry.prev, body=body)
+    resigned = sign_entry(
+        PLAYERS[entry.sender],
+        table=entry.table,
+        sender=entry.sender,
+        seq=entry.seq,
+        kind=entry.kind,
+        prev=entry.prev,
+        body=body,
+    )
     digest([resigned.to_wire()])
 
 

@@ -76,10 +76,24 @@ def test_fingerprint_shape():
 
 
 def _header(people, table=b"t" * 16):
-    return {"table": table, "game": "highcard", "rules": "1", "options": {},
-            "seats": [{"name": f"p{i}", "ed25519": p.public.ed25519, "x25519": p.public.x25519,
-                       "host": "127.0.0.1", "port": 40000 + i} for i, p in enumerate(people)],
-            "protocol": 2, "timeouts": {"deck": 30, "turn": 120, "grace": 60}}
+    return {
+        "table": table,
+        "game": "highcard",
+        "rules": "1",
+        "options": {},
+        "seats": [
+            {
+                "name": f"p{i}",
+                "ed25519": p.public.ed25519,
+                "x25519": p.public.x25519,
+                "host": "127.0.0.1",
+                "port": 40000 + i,
+            }
+            for i, p in enumerate(people)
+        ],
+        "protocol": 2,
+        "timeouts": {"deck": 30, "turn": 120, "grace": 60},
+    }
 
 
 def test_auth_words_equal_for_equal_tables_and_differ_on_any_change():
@@ -143,4 +157,3 @@ def test_open_table_words_names_the_seat_whose_nonce_does_not_open(seat):
     assert (opened.words, opened.seat, opened.problem) == ((), seat, f"seat {seat} did not reveal its words nonce")
     with pytest.raises(ValueError):
         open_table_words(header, commits[:-1], nonces)
-

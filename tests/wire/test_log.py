@@ -60,8 +60,7 @@ def test_honest_chains(new_log, players):
     assert log.head(0) == entries[3].hash and log.head(2) == entries[2].hash
     assert log.genesis == genesis
     # The head echo: what the sender had accepted when it signed.
-    assert entries[4].body["seen"] == [[2, entries[3].hash], [1, entries[1].hash],
-                                       [1, entries[2].hash]]
+    assert entries[4].body["seen"] == [[2, entries[3].hash], [1, entries[1].hash], [1, entries[2].hash]]
     assert log.seen() == [[2, entries[3].hash], [2, entries[4].hash], [1, entries[2].hash]]
     assert log.entries(1, 1) == [entries[4]] and log.entries(2, 5) == []
     assert log.entries(15) == [] and log.entries(-1) == []  # a fetch for a seat not here
@@ -108,8 +107,7 @@ def test_concurrent_senders_in_any_arrival_order_give_equal_logs(new_log, player
     for log in logs + senders:
         assert log.seen() == logs[0].seen()
         assert list(log.canonical()) == list(logs[0].canonical())
-    assert [e.hash for e in logs[0].canonical()] == \
-        [e.hash for s in range(3) for e in everything if e.sender == s]
+    assert [e.hash for e in logs[0].canonical()] == [e.hash for s in range(3) for e in everything if e.sender == s]
 
 
 def test_bad_signature_blames_the_deliverer(new_log, players):
@@ -184,31 +182,35 @@ def test_stale_prev(new_log, players, roster):
     assert blame.seat == 1 and blame.evidence == (wrong,) and not blame.provable
 
 
-@pytest.mark.parametrize("seen", [
-    None,  # no echo at all
-    [],
+@pytest.mark.parametrize(
     "seen",
-    [[0, b"\x00" * 32]] * 3,  # count 0 must come with the seat genesis
-    [[1, b"\x00" * 31], [0, None], [0, None]],
-    [[-1, None], [0, None], [0, None]],
-    [[True, None], [0, None], [0, None]],
-    [[0, None], [0, None]],  # too short
-    [[0, None], [0, None], [0, None], [0, None]],  # too long
-    [[0, None], [0, None], [0, None, 1]],
-    [[0, None], [5, None], [0, None]],  # the sender's own item is not [seq, prev]
-])
+    [
+        None,  # no echo at all
+        [],
+        "seen",
+        [[0, b"\x00" * 32]] * 3,  # count 0 must come with the seat genesis
+        [[1, b"\x00" * 31], [0, None], [0, None]],
+        [[-1, None], [0, None], [0, None]],
+        [[True, None], [0, None], [0, None]],
+        [[0, None], [0, None]],  # too short
+        [[0, None], [0, None], [0, None], [0, None]],  # too long
+        [[0, None], [0, None], [0, None, 1]],
+        [[0, None], [5, None], [0, None]],  # the sender's own item is not [seq, prev]
+    ],
+)
 def test_entry_without_a_valid_seen_is_refused(new_log, players, seen):
     log = new_log()
     genesis = [log.head(s) for s in range(3)]
     if isinstance(seen, list):
-        seen = [[c, genesis[s % 3] if h is None else h, *rest] if isinstance(c, int) else [c, h]
-                for s, (c, h, *rest) in enumerate(seen)]
+        seen = [
+            [c, genesis[s % 3] if h is None else h, *rest] if isinstance(c, int) else [c, h]
+            for s, (c, h, *rest) in enumerate(seen)
+        ]
     entry = raw(players[1], 1, 0, log.head(1), seen)
     blame = rejected(log, entry, "bad-seen", via=2)
     assert blame.seat == 1 and blame.evidence == (entry,) and not blame.provable
     # A body that is not a map has no echo either.
-    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log.head(1),
-                       body=[log.seen()])
+    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log.head(1), body=[log.seen()])
     rejected(log, entry, "bad-seen")
     assert log.append(next_raw(log, players[1], 1))
 
@@ -288,8 +290,7 @@ def test_head_echo_tells_what_to_fetch(new_log, players):
             assert log_a.append(entry, via=2)
     assert log_a.missing(latest) == [] and log_a.seen() == log_b.seen()
     # check_seen on an entry without an echo refuses it.
-    bare = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log_a.head(1),
-                      body={})
+    bare = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="action", prev=log_a.head(1), body={})
     with pytest.raises(Rejected) as info:
         log_a.check_seen(bare)
     assert info.value.code == "bad-seen"
@@ -302,8 +303,7 @@ def test_journal_in_arrival_order_verifies(new_log, players):
     for entry in arrival:
         rebuilt.append(entry)
     assert rebuilt.seen() == log.seen()
-    assert encode([e.to_wire() for e in rebuilt.canonical()]) == \
-        encode([e.to_wire() for e in log.canonical()])
+    assert encode([e.to_wire() for e in rebuilt.canonical()]) == encode([e.to_wire() for e in log.canonical()])
 
 
 # -- the budget (wire.md section 7) --------------------------------------------------------------

@@ -28,30 +28,54 @@ def wire_round_trip(obj):
 
 
 def test_entry_round_trip_and_signature(players, roster):
-    entry = sign_entry(players[1], table=TABLE, sender=1, seq=0, kind="deck.commit",
-                       prev=b"\x00" * 32, body={"commit": b"c" * 32, "n": [1, 2]})
+    entry = sign_entry(
+        players[1],
+        table=TABLE,
+        sender=1,
+        seq=0,
+        kind="deck.commit",
+        prev=b"\x00" * 32,
+        body={"commit": b"c" * 32, "n": [1, 2]},
+    )
     parsed = parse_message(wire_round_trip(entry.to_wire()), peer=1)
     assert parsed == entry and parsed.hash == entry.hash
     assert parsed.verify(roster[1]) and not parsed.verify(roster[0])
 
 
 def test_signature_binds_every_header_field(players, roster):
-    entry = sign_entry(players[0], table=TABLE, sender=0, seq=3, kind="game.action",
-                       prev=b"\x11" * 32, body={"type": "pass"})
-    changes = {"table": b"\x01" * 16, "from": 1, "seq": 4, "kind": "game.other",
-               "prev": b"\x22" * 32, "body": {"type": "play"}}
+    entry = sign_entry(
+        players[0], table=TABLE, sender=0, seq=3, kind="game.action", prev=b"\x11" * 32, body={"type": "pass"}
+    )
+    changes = {
+        "table": b"\x01" * 16,
+        "from": 1,
+        "seq": 4,
+        "kind": "game.other",
+        "prev": b"\x22" * 32,
+        "body": {"type": "play"},
+    }
     for key, value in changes.items():
         tampered = Entry.from_wire({**entry.to_wire(), key: value})
         assert not tampered.verify(roster[0]), key
 
 
-@pytest.mark.parametrize("change", [
-    {"seq": -1}, {"seq": "1"}, {"from": 99}, {"table": b"short"}, {"prev": b"x"},
-    {"kind": "Bad Kind"}, {"kind": ""}, {"sig": b"x" * 10}, {"extra": 1}, {"type": "entry2"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seq": -1},
+        {"seq": "1"},
+        {"from": 99},
+        {"table": b"short"},
+        {"prev": b"x"},
+        {"kind": "Bad Kind"},
+        {"kind": ""},
+        {"sig": b"x" * 10},
+        {"extra": 1},
+        {"type": "entry2"},
+    ],
+)
 def test_entry_schema_names_the_sender(players, change):
-    entry = sign_entry(players[0], table=TABLE, sender=0, seq=0, kind="k", prev=b"\x00" * 32,
-                       body=None)
+    entry = sign_entry(players[0], table=TABLE, sender=0, seq=0, kind="k", prev=b"\x00" * 32, body=None)
     wire = {**entry.to_wire(), **change}
     with pytest.raises(ProtocolError) as info:
         parse_message(wire, peer="seat 2 (bob)")
@@ -75,8 +99,7 @@ def test_hello_round_trip_and_tamper(players):
 
 
 def test_hello_of_another_protocol_version_names_both_versions(players):
-    hello = make_hello(players[0], name="ann", games={}, protocol=PROTOCOL_VERSION + 1,
-                       program="9.9")
+    hello = make_hello(players[0], name="ann", games={}, protocol=PROTOCOL_VERSION + 1, program="9.9")
     wire = {**hello.to_wire(), "brand_new_field": [1]}
     with pytest.raises(VersionMismatch) as info:
         parse_message(wire, peer="peer ann")
@@ -93,6 +116,7 @@ def test_hello_keeps_unknown_fields_under_the_signature(players):
     draft.pop("type")
     from p2pcards.wire.framing import encode
     from p2pcards.wire.messages import HELLO_DOMAIN
+
     sig = players[0].sign(HELLO_DOMAIN + encode(draft))
     parsed = parse_message({**draft, "type": "hello", "sig": sig}, "x")
     assert parsed.extra == {"future": "x"}
@@ -109,14 +133,16 @@ def test_version_mismatch_messages(players):
     without = make_hello(players[1], name="c", games={})
     assert "peer does not have" in str(version_mismatch(a, without, game="calypso"))
     newer = make_hello(players[1], name="bob", games={}, protocol=PROTOCOL_VERSION + 1, program="0.9")
-    assert f"runs protocol {PROTOCOL_VERSION + 1} (p2pcards 0.9), we run protocol {PROTOCOL_VERSION}" \
-        in str(version_mismatch(a, newer))
+    assert f"runs protocol {PROTOCOL_VERSION + 1} (p2pcards 0.9), we run protocol {PROTOCOL_VERSION}" in str(
+        version_mismatch(a, newer)
+    )
     # A peer of deck protocol 1 (passes without proofs), or of protocol 2 (table words without
     # commitments), cannot sit at a table of ours.
     for old in (1, 2):
         them = make_hello(players[1], name="bob", games={}, protocol=old, program="0.1.0")
-        assert f"runs protocol {old} (p2pcards 0.1.0), we run protocol {PROTOCOL_VERSION}" \
-            in str(version_mismatch(a, them))
+        assert f"runs protocol {old} (p2pcards 0.1.0), we run protocol {PROTOCOL_VERSION}" in str(
+            version_mismatch(a, them)
+        )
     assert common_games(a, b) == {"calypso": "1"}
 
 
@@ -162,8 +188,11 @@ def test_fetched_round_trip():
 def test_seat_genesis_binds_table_header_and_seat():
     base = seat_genesis(TABLE, {"game": "x"}, 0)
     assert len(base) == 32
-    others = {seat_genesis(TABLE, {"game": "x"}, 1), seat_genesis(b"\x01" * 16, {"game": "x"}, 0),
-              seat_genesis(TABLE, {"game": "y"}, 0)}
+    others = {
+        seat_genesis(TABLE, {"game": "x"}, 1),
+        seat_genesis(b"\x01" * 16, {"game": "x"}, 0),
+        seat_genesis(TABLE, {"game": "y"}, 0),
+    }
     assert base not in others and len(others) == 3
     with pytest.raises(ValueError):
         seat_genesis(TABLE, None, 16)

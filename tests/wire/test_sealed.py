@@ -20,8 +20,16 @@ PAYLOAD = {"keys": [b"\x01" * 32, b"\x02" * 32], "positions": [4, 9]}
 
 
 def private_entry(log, players, roster, sender=0, to=2):
-    body = seal_body(players[sender], table=TABLE, seat=sender, seq=log.next_seq(sender),
-                     kind="deck", to=to, recipient=roster[to], payload=PAYLOAD)
+    body = seal_body(
+        players[sender],
+        table=TABLE,
+        seat=sender,
+        seq=log.next_seq(sender),
+        kind="deck",
+        to=to,
+        recipient=roster[to],
+        payload=PAYLOAD,
+    )
     entry = log.make_entry(players[sender], sender, "deck", body)
     assert set(entry.body) == {"to", "box", "seen"}  # the log adds its head echo
     return entry
@@ -46,13 +54,21 @@ def test_tampering_and_moving_are_detected(new_log, players, roster):
     for i in (0, 12, len(box) // 2, len(box) - 1):
         flipped = bytearray(box)
         flipped[i] ^= 0x80
-        moved = Entry(entry.table, entry.sender, entry.seq, entry.kind, entry.prev,
-                      {"to": 2, "box": bytes(flipped)}, entry.sig)
+        moved = Entry(
+            entry.table, entry.sender, entry.seq, entry.kind, entry.prev, {"to": 2, "box": bytes(flipped)}, entry.sig
+        )
         with pytest.raises(SealError):
             open_body(players[2], 2, moved, roster[0])
     for field, value in {"seq": entry.seq + 1, "kind": "deck.other", "table": b"\x00" * 16}.items():
-        kw = dict(table=entry.table, sender=entry.sender, seq=entry.seq, kind=entry.kind,
-                  prev=entry.prev, body=entry.body, sig=entry.sig)
+        kw = dict(
+            table=entry.table,
+            sender=entry.sender,
+            seq=entry.seq,
+            kind=entry.kind,
+            prev=entry.prev,
+            body=entry.body,
+            sig=entry.sig,
+        )
         kw[field] = value
         with pytest.raises(SealError):
             open_body(players[2], 2, Entry(**kw), roster[0])
@@ -86,8 +102,7 @@ def test_raw_seal(players, roster):
 
 def multi_entry(log, players, roster, sender=1, seats=(2, 0)):
     items = [(to, roster[to], {**PAYLOAD, "for": to}) for to in seats]
-    body = seal_bodies(players[sender], table=TABLE, seat=sender, seq=log.next_seq(sender),
-                       kind="deck", items=items)
+    body = seal_bodies(players[sender], table=TABLE, seat=sender, seq=log.next_seq(sender), kind="deck", items=items)
     return log.make_entry(players[sender], sender, "deck", body)
 
 
@@ -113,8 +128,15 @@ def test_one_entry_carries_a_box_for_each_of_several_seats(new_log, players, ros
 def test_malformed_multi_recipient_bodies_are_refused(new_log, players, roster):
     entry = multi_entry(new_log(), players, roster)
     (a, box_a), (b, box_b) = entry.body["boxes"]
-    for boxes in ([[a, box_a]], [[b, box_b], [a, box_a]], [[a, box_a], [a, box_b]], [[a, box_a, 1], [b, box_b]],
-                  [[a, "x"], [b, box_b]], [[-1, box_a], [b, box_b]], "x"):
+    for boxes in (
+        [[a, box_a]],
+        [[b, box_b], [a, box_a]],
+        [[a, box_a], [a, box_b]],
+        [[a, box_a, 1], [b, box_b]],
+        [[a, "x"], [b, box_b]],
+        [[-1, box_a], [b, box_b]],
+        "x",
+    ):
         body = {"boxes": boxes, "seen": entry.body["seen"]}
         assert recipients(body) == {}
         bad = Entry(entry.table, entry.sender, entry.seq, entry.kind, entry.prev, body, entry.sig)
@@ -123,5 +145,4 @@ def test_malformed_multi_recipient_bodies_are_refused(new_log, players, roster):
     with pytest.raises(ValueError):
         seal_bodies(players[1], table=TABLE, seat=1, seq=0, kind="deck", items=[(0, roster[0], 1)])
     with pytest.raises(ValueError):
-        seal_bodies(players[1], table=TABLE, seat=1, seq=0, kind="deck",
-                    items=[(0, roster[0], 1), (0, roster[0], 2)])
+        seal_bodies(players[1], table=TABLE, seat=1, seq=0, kind="deck", items=[(0, roster[0], 1), (0, roster[0], 2)])

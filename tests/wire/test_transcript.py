@@ -21,8 +21,14 @@ LOBBY = {"game": "highcard", "seats": 3}
 
 @pytest.fixture
 def header(roster):
-    return roster_header(TABLE, [(n, k) for n, k in zip(["ann", "bob", "cy"], roster)],
-                         game="highcard", rules="1", options={"rounds": 3}, lobby=LOBBY)
+    return roster_header(
+        TABLE,
+        [(n, k) for n, k in zip(["ann", "bob", "cy"], roster)],
+        game="highcard",
+        rules="1",
+        options={"rounds": 3},
+        lobby=LOBBY,
+    )
 
 
 END = TranscriptEnd("finished", {"winners": [1]}, {s: bytes([s]) * 32 for s in range(3)})
@@ -47,8 +53,9 @@ def test_round_trip(tmp_path, header, players):
     transcript = read_transcript(path)
     assert transcript.complete
     assert transcript.header == header
-    assert transcript.entries == [e for i in range(4) for e in
-                                  (log.entries(0)[i], log.entries(1)[i], log.entries(2)[i])]
+    assert transcript.entries == [
+        e for i in range(4) for e in (log.entries(0)[i], log.entries(1)[i], log.entries(2)[i])
+    ]
     assert transcript.end.seeds[2] == b"\x02" * 32
     assert transcript.log().seen() == log.seen()
 
@@ -74,19 +81,17 @@ def concurrent_round(header, players):
     journals = [[] for _ in range(3)]
     made = []
     for step in range(2):
-        batch = [logs[s].make_entry(players[s], s, "deck", {"step": step, "s": s})
-                 for s in range(3)]
+        batch = [logs[s].make_entry(players[s], s, "deck", {"step": step, "s": s}) for s in range(3)]
         for s in range(3):
             journals[s].append(batch[s])
-            for other in batch[s + 1:] + batch[:s]:  # each seat hears the others in its order
+            for other in batch[s + 1 :] + batch[:s]:  # each seat hears the others in its order
                 assert logs[s].append(other, via=other.sender)
                 journals[s].append(other)
         made += batch
     return made, logs, journals
 
 
-def test_journal_in_arrival_order_verifies_and_canonical_transcripts_are_identical(
-        tmp_path, header, players):
+def test_journal_in_arrival_order_verifies_and_canonical_transcripts_are_identical(tmp_path, header, players):
     made, logs, journals = concurrent_round(header, players)
     assert journals[0] != journals[1]
     canonical = []
@@ -110,8 +115,7 @@ def test_duplicate_entry_record_is_refused(tmp_path, header, players):
     path = tmp_path / "game.p2pt"
     log = write_game(path, header, players, end=False)
     transcript = read_transcript(path)
-    record, _ = _record(transcript.last_check,
-                        {"type": "entry", "entry": log.entries(1)[0].to_wire()})
+    record, _ = _record(transcript.last_check, {"type": "entry", "entry": log.entries(1)[0].to_wire()})
     with pytest.raises(TranscriptError, match="appears twice"):
         read_transcript(path.read_bytes() + record)
     transcript = read_transcript(path.read_bytes() + record, verify=False)
@@ -233,8 +237,15 @@ def test_forged_entry_with_valid_checks_fails_signature_verification(tmp_path, h
     write_game(path, header, players, end=False)
     transcript = read_transcript(path)
     good = transcript.entries[-1]
-    forged = Entry(good.table, 0, transcript.entries[-1].seq + 1 if good.sender == 0 else 4,
-                   "action", good.hash, {"i": "forged"}, good.sig)
+    forged = Entry(
+        good.table,
+        0,
+        transcript.entries[-1].seq + 1 if good.sender == 0 else 4,
+        "action",
+        good.hash,
+        {"i": "forged"},
+        good.sig,
+    )
     record, _ = _record(transcript.last_check, {"type": "entry", "entry": forged.to_wire()})
     with pytest.raises(TranscriptError) as info:
         read_transcript(path.read_bytes() + record)
@@ -247,8 +258,9 @@ def test_structure_errors(tmp_path, header, players):
     path = tmp_path / "game.p2pt"
     write_game(path, header, players)
     data = path.read_bytes()
-    start = data[:len(MAGIC)]
+    start = data[: len(MAGIC)]
     from p2pcards.wire.transcript import FIRST_CHECK
+
     for obj, match in [
         ({"type": "entry", "entry": {}}, "first record"),
         ({**header.to_wire(), "format": 9}, "unsupported transcript format 9"),
@@ -268,6 +280,7 @@ def test_structure_errors(tmp_path, header, players):
     with pytest.raises(TranscriptError, match="not a regular file"):
         read_transcript(tmp_path)
     import os
+
     os.mkfifo(tmp_path / "fifo")  # opening it would wait for a writer forever
     with pytest.raises(TranscriptError, match="not a regular file"):
         read_transcript(tmp_path / "fifo")

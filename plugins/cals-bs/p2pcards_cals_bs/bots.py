@@ -149,7 +149,9 @@ class StrategicBot(Bot):
             possible = self._truth_chance(state, placed, placed.rank)
         else:
             candidates = self._base_candidates(state)
-            possible = sum(self._truth_chance(state, placed, plus_rank(b, placed.plus)) for b in candidates) / len(candidates)
+            possible = sum(self._truth_chance(state, placed, plus_rank(b, placed.plus)) for b in candidates) / len(
+                candidates
+            )
         if possible >= 1.0:
             return 1.0  # every card of it is known to fit
         return possible * self.honesty(placed.owner)

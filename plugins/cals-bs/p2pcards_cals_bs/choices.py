@@ -59,9 +59,7 @@ def _truthful_sets(naturals: list[int], jokers: list[int]) -> list[list[int]]:
     return sets
 
 
-def _bluff_sets(
-    claim: Rank | None, groups: dict[Rank, list[int]], jokers: list[int]
-) -> list[list[int]]:
+def _bluff_sets(claim: Rank | None, groups: dict[Rank, list[int]], jokers: list[int]) -> list[list[int]]:
     sets = [handles[:1] for rank, handles in groups.items() if rank != claim]
     own = groups.get(claim) if claim is not None else None
     if own and sets:  # the first other group's first card is the off-rank card
@@ -88,9 +86,7 @@ def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int,
         if groups:
             single = min(groups.values(), key=len)[:1]
             actions += [
-                {"type": "play", "cards": single, "rank": SYMBOL[rank]}
-                for rank in ALL_RANKS
-                if rank not in groups
+                {"type": "play", "cards": single, "rank": SYMBOL[rank]} for rank in ALL_RANKS if rank not in groups
             ]
         elif jokers:
             actions.append({"type": "play", "cards": jokers[:MAX_SET], "rank": Rank.ACE.symbol})

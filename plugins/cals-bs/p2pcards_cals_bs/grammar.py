@@ -1,12 +1,12 @@
 """Console grammar for Cal's BS: reading what a player types and saying actions back.
 
-    play 7h 7s as 7      place cards face down claiming a rank (lead: any rank; follow: the
-                         current rank, so "as 7" may be left out)
-    lead 7h 7s as 7      the same as play
-    quads 9h 9s 9d 9c    lead four of a kind without naming the rank (option quads)
-    +2 5h 5s             reply to quads claiming rank B+2 (after the first reply, "play 5h" works)
-    pass                 do nothing this turn (not when you must lead)
-    doubt                turn the top set face up (also: bs, call)
+play 7h 7s as 7      place cards face down claiming a rank (lead: any rank; follow: the
+                     current rank, so "as 7" may be left out)
+lead 7h 7s as 7      the same as play
+quads 9h 9s 9d 9c    lead four of a kind without naming the rank (option quads)
++2 5h 5s             reply to quads claiming rank B+2 (after the first reply, "play 5h" works)
+pass                 do nothing this turn (not when you must lead)
+doubt                turn the top set face up (also: bs, call)
 """
 
 from __future__ import annotations
@@ -55,7 +55,11 @@ def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, 
         except CardParseError as exc:
             raise IllegalAction(str(exc)) from None
         match = next(
-            (h for h in free if h not in chosen and (known[h].is_joker if card.is_joker else known[h].face == card.face)),
+            (
+                h
+                for h in free
+                if h not in chosen and (known[h].is_joker if card.is_joker else known[h].face == card.face)
+            ),
             None,
         )
         if match is None:
@@ -63,8 +67,9 @@ def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, 
             if held:
                 raise IllegalAction(f"you typed {word} more often than you hold it")
             if word.lower() == "as" and word is words[-1]:  # "play 7h 7s as": the rank is missing
-                raise IllegalAction("you do not hold As (the ace of spades); to claim a rank, name it "
-                                    "after 'as', e.g. play 7h 7s as 7")
+                raise IllegalAction(
+                    "you do not hold As (the ace of spades); to claim a rank, name it after 'as', e.g. play 7h 7s as 7"
+                )
             raise IllegalAction(f"you do not hold {word}")
         chosen.append(match)
     return chosen

@@ -171,8 +171,7 @@ def _round(state: BSState) -> Round:
     """Free order (rule 29): the followers who may still respond to the top set, from the
     placer's left; the placer may not follow its own set (PAGAT-BS rule 4)."""
     placer = state.top.owner
-    seats = tuple(s for s in ((placer + i) % state.players for i in range(1, state.players))
-                  if s not in state.passed)
+    seats = tuple(s for s in ((placer + i) % state.players for i in range(1, state.players)) if s not in state.passed)
     return Round(seats, placer)
 
 
@@ -187,9 +186,7 @@ def _handles(action: Action) -> list[int]:
     cards = action.get("cards")
     # type(h) is int: a handle is a plain int (a bool is not one).
     if type(cards) is not list or not all(type(h) is int for h in cards):
-        if not isinstance(cards, list) or not all(
-            isinstance(h, int) and not isinstance(h, bool) for h in cards
-        ):
+        if not isinstance(cards, list) or not all(isinstance(h, int) and not isinstance(h, bool) for h in cards):
             raise IllegalAction("cards must be a list of card handles")
     if len(set(cards)) != len(cards):
         raise IllegalAction("the same card is listed twice")
@@ -242,8 +239,7 @@ class CalsBS(Game[BSState]):
             "first_dealer",
             int,
             BY_LOT,
-            "the seat that volunteered to deal first; -1: nobody did, the first dealer is drawn "
-            "by lot (rule 5)",
+            "the seat that volunteered to deal first; -1: nobody did, the first dealer is drawn by lot (rule 5)",
             minimum=BY_LOT,
             maximum=max_players - 1,  # the table's own count is checked in validate_options
         ),
@@ -268,8 +264,10 @@ class CalsBS(Game[BSState]):
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
         volunteer = options["first_dealer"]
         if volunteer >= players:
-            raise OptionError(f"option first_dealer: there is no seat {volunteer} at a table of "
-                              f"{players} (seats 0 to {players - 1}, or {BY_LOT}: by lot)")
+            raise OptionError(
+                f"option first_dealer: there is no seat {volunteer} at a table of "
+                f"{players} (seats 0 to {players - 1}, or {BY_LOT}: by lot)"
+            )
 
     def check_table_options(self, options: Mapping[str, Any], players: int) -> None:
         # A header written before first_dealer existed (under the same rules 2) does not name
@@ -349,9 +347,7 @@ class CalsBS(Game[BSState]):
         if not any(isinstance(step, Reveal) for step in state.pending):
             self._resolve(state)
 
-    def on_transferred(
-        self, state: BSState, transfer: Transfer, new_handles: Sequence[int] | None = None
-    ) -> None:
+    def on_transferred(self, state: BSState, transfer: Transfer, new_handles: Sequence[int] | None = None) -> None:
         # The pile comes back under new handles: once mixed into the taker's hand, nobody who
         # placed a card can tell it apart (the audit reads faces of old and new handles alike).
         # A deck that keeps the old handles (None) still works.
@@ -374,8 +370,9 @@ class CalsBS(Game[BSState]):
             raise IllegalAction("no one may act now")
         if state.free and not state.must_lead:
             if seat not in _round(state).seats:
-                raise IllegalAction("you placed the top set" if seat == state.top.owner
-                                    else "you have passed on this set already")
+                raise IllegalAction(
+                    "you placed the top set" if seat == state.top.owner else "you have passed on this set already"
+                )
         elif seat != state.turn:
             raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s")
         kind = action.get("type")
@@ -453,9 +450,7 @@ class CalsBS(Game[BSState]):
         going_out = len(action["cards"]) == len(state.hands[seat])
         if going_out and self.must_be_truthful(state) and "rank" in action:
             if not is_truthful(cards, _declared_rank(action)):
-                raise IllegalAction(
-                    "your last cards go face up and must all be the declared rank (or jokers)"
-                )
+                raise IllegalAction("your last cards go face up and must all be the declared rank (or jokers)")
 
     @staticmethod
     def must_be_truthful(state: BSState) -> bool:
@@ -518,15 +513,17 @@ class CalsBS(Game[BSState]):
         was_lead = state.must_lead
 
         state.records.append(
-            PlayRecord(index, seat, cards, hand, rank, plus, quads, going_out,
-                       going_out and self.must_be_truthful(state))
+            PlayRecord(
+                index, seat, cards, hand, rank, plus, quads, going_out, going_out and self.must_be_truthful(state)
+            )
         )
         placed_handles = set(cards)
         state.hands[seat] = [h for h in hand if h not in placed_handles]
         placed = PlacedSet(seat, cards, rank, plus, quads, index=index)
         state.pile.append(placed)
-        _event(state, {"event": "lead" if was_lead else "play", "seat": seat, "count": len(cards),
-                       "claim": placed.claim()})
+        _event(
+            state, {"event": "lead" if was_lead else "play", "seat": seat, "count": len(cards), "claim": placed.claim()}
+        )
 
         if was_lead:
             state.current_rank = rank
@@ -578,8 +575,9 @@ class CalsBS(Game[BSState]):
                 self._take_pile(state, taker=seat, leader=state.left(seat))
             return
         doubter, placer = resolving["doubter"], top.owner
-        _event(state, {"event": "doubt result", "seat": placer, "true": truthful,
-                       "taker": doubter if truthful else placer})
+        _event(
+            state, {"event": "doubt result", "seat": placer, "true": truthful, "taker": doubter if truthful else placer}
+        )
         if truthful:  # rule 20: the one who was wrong takes the pile, the one who was right leads
             self._take_pile(state, taker=doubter, leader=placer)
         else:
@@ -629,6 +627,7 @@ class CalsBS(Game[BSState]):
     ) -> list[Violation]:
         violations = []
         for record in state.records:
+
             def violation(message: str) -> None:
                 violations.append(Violation(record.seat, record.index, message))
 
@@ -639,11 +638,9 @@ class CalsBS(Game[BSState]):
             cards = [faces[h] for h in record.handles]
             if record.quads:
                 if not is_valid_quads(cards):
-                    violation(f"led quads that were not four of one rank without jokers: "
-                              f"{' '.join(map(str, cards))}")
+                    violation(f"led quads that were not four of one rank without jokers: {' '.join(map(str, cards))}")
             elif record.must_be_truthful and not is_truthful(cards, record.rank):
-                violation(f"went out face up with {' '.join(map(str, cards))}, "
-                          f"declared as {record.rank.symbol}")
+                violation(f"went out face up with {' '.join(map(str, cards))}, declared as {record.rank.symbol}")
         return violations
 
     # -- for people and bots ----------------------------------------------------------------
@@ -780,8 +777,11 @@ def _status(state: BSState, step: Step, seat: int | None) -> str:
         return f"seat {step.to} takes the pile"
     if isinstance(step, Round):
         waiting = ", ".join(f"seat {s}" for s in step.seats)
-        who = (f"respond now (waiting for {waiting})" if seat in step.seats
-               else f"waiting for {waiting} (free order: who acts first counts)")
+        who = (
+            f"respond now (waiting for {waiting})"
+            if seat in step.seats
+            else f"waiting for {waiting} (free order: who acts first counts)"
+        )
         if state.in_quads_context:
             top = state.top
             if top is not None and top.quads:

@@ -65,9 +65,7 @@ class _TableModel:
         self.state = state
         self.seat = seat
         packs = 3 if state.mode == THREE else 4
-        self.unseen: dict[tuple[Suit, Rank], int] = {
-            (s, r): packs for s in state.suits_in_play() for r in Rank
-        }
+        self.unseen: dict[tuple[Suit, Rank], int] = {(s, r): packs for s in state.suits_in_play() for r in Rank}
         dead: dict[tuple[Suit, Rank], int] = {}
         in_piles = {h for t in state.tableaux.values() for h in t.pile}
         for handle, card in state.faces.items():
@@ -84,13 +82,10 @@ class _TableModel:
         self.completable = {}
         for player, tableau in state.tableaux.items():
             suit = state.trump[player]
-            self.completable[player] = all(
-                dead.get((suit, r), 0) < packs for r in Rank if r not in tableau.current
-            )
+            self.completable[player] = all(dead.get((suit, r), 0) < packs for r in Rank if r not in tableau.current)
         self.trick = [(s, h, state.faces[h]) for s, h in state.trick]
         position = state.position(seat)
-        self.later = [state.order[(position + k) % state.players]
-                      for k in range(1, state.players - len(state.trick))]
+        self.later = [state.order[(position + k) % state.players] for k in range(1, state.players - len(state.trick))]
 
     # -- worth of outcomes ----------------------------------------------------------------
 
@@ -102,12 +97,13 @@ class _TableModel:
         """My side's gain minus the average other player's (or the other side's) gain."""
         state = self.state
         before = {p: state.tableaux[p] for p in range(state.players)}
-        after = {
-            p: Tableau(dict(t.current), [[]] * len(t.completed), [0] * len(t.pile))
-            for p, t in before.items()
-        }
+        after = {p: Tableau(dict(t.current), [[]] * len(t.completed), [0] * len(t.pile)) for p, t in before.items()}
         allocate_trick(cards, taker, state.trump, state.partner, after)
-        gain = {p: self._worth(p, after[p]) - self._worth(p, before[p]) for p in (taker, state.partner(taker)) if p is not None}
+        gain = {
+            p: self._worth(p, after[p]) - self._worth(p, before[p])
+            for p in (taker, state.partner(taker))
+            if p is not None
+        }
         mine = state.side(self.seat)
         ours = sum(g for p, g in gain.items() if p in mine)
         theirs = sum(g for p, g in gain.items() if p not in mine)
@@ -154,8 +150,7 @@ class _TableModel:
                 higher = sum(self.unseen.get((own, r), 0) for r in Rank if r > best_card.rank)
             return void * self._chance_to_hold(higher, size) if own != led else 0.0
         follow_higher = sum(self.unseen[(led, r)] for r in Rank if r > best_card.rank)
-        ruff = 0.0 if own == led else void * self._chance_to_hold(
-            sum(self.unseen.get((own, r), 0) for r in Rank), size)
+        ruff = 0.0 if own == led else void * self._chance_to_hold(sum(self.unseen.get((own, r), 0) for r in Rank), size)
         return min(1.0, self._chance_to_hold(follow_higher, size) + ruff)
 
     def expected_value(self, card: Card, handle: int) -> float:

@@ -90,7 +90,13 @@ REMOVED_SUIT_COIN = "removed-suit"
 # Phases of a game, in order. SORTING only with removed_suit=random: after each deal the
 # players set aside the cards of the removed suit and are dealt replacements.
 CUTTING, CHOOSING, SHUFFLING, DEALING, SORTING, PLAYING, FINISHED = (
-    "cutting", "choosing", "shuffling", "dealing", "sorting", "playing", "finished",
+    "cutting",
+    "choosing",
+    "shuffling",
+    "dealing",
+    "sorting",
+    "playing",
+    "finished",
 )
 
 
@@ -261,17 +267,39 @@ class Calypso(Game[CalypsoState]):
     max_players = 4
     summary = text.SUMMARY
     options = (
-        Option("mode", str, PARTNERSHIP, "partnership (4 players, two sides), solo (4, each for "
-               "themselves) or three (3 players, 3 packs less one suit)", choices=MODES),
-        Option("trump_lead_rule", str, BEAT_THE_LEADER, "a led own trump loses only to a strictly "
-               "higher ruff (BEAT_THE_LEADER) or to any ruff (ANY_RUFF_BEATS_TRUMP_LEAD)",
-               choices=TRUMP_LEAD_RULES),
+        Option(
+            "mode",
+            str,
+            PARTNERSHIP,
+            "partnership (4 players, two sides), solo (4, each for "
+            "themselves) or three (3 players, 3 packs less one suit)",
+            choices=MODES,
+        ),
+        Option(
+            "trump_lead_rule",
+            str,
+            BEAT_THE_LEADER,
+            "a led own trump loses only to a strictly "
+            "higher ruff (BEAT_THE_LEADER) or to any ruff (ANY_RUFF_BEATS_TRUMP_LEAD)",
+            choices=TRUMP_LEAD_RULES,
+        ),
         Option("allow_revoke", bool, False, "honour mode: revokes are allowed and cost 260 points"),
-        Option("seating", str, CUT, "cut for seats and suits (the highest chooses) or assign at "
-               "random", choices=(CUT, RANDOM)),
-        Option("removed_suit", str, "clubs", "three-player mode: the suit taken out of all three "
-               "packs, or random (a public coin picks it; its cards are set aside face up as "
-               "they are dealt)", choices=(*(SUIT_NAMES[s] for s in SUITS), RANDOM_SUIT)),
+        Option(
+            "seating",
+            str,
+            CUT,
+            "cut for seats and suits (the highest chooses) or assign at random",
+            choices=(CUT, RANDOM),
+        ),
+        Option(
+            "removed_suit",
+            str,
+            "clubs",
+            "three-player mode: the suit taken out of all three "
+            "packs, or random (a public coin picks it; its cards are set aside face up as "
+            "they are dealt)",
+            choices=(*(SUIT_NAMES[s] for s in SUITS), RANDOM_SUIT),
+        ),
     )
     variants = {
         "solo": {"mode": SOLO},
@@ -443,7 +471,7 @@ class Calypso(Game[CalypsoState]):
         for handle, seat in deal.to.items():
             dealt[seat].append(handle)
             state.hands[seat].append(handle)
-        state.stock = state.stock[len(deal.to):]  # the rest passes to the next dealer
+        state.stock = state.stock[len(deal.to) :]  # the rest passes to the next dealer
         if state.removed_by_coin:
             # Only a receiver knows whether it was dealt cards of the removed suit: each in turn
             # from the dealer's left sets them aside (possibly none), face up.
@@ -490,17 +518,24 @@ class Calypso(Game[CalypsoState]):
         if state.allow_revoke and state.trick_number < UNESTABLISHED_TRICK:
             # Kept so that a revoke in this trick can still be corrected (rule 30); a revoke in
             # the 12th trick is never established and the trick stands.
-            closed = ClosedTrick(state.trick_number, list(state.trick), state.leader,
-                                 state.last_trick_winner, copy.deepcopy(state.tableaux))
+            closed = ClosedTrick(
+                state.trick_number,
+                list(state.trick),
+                state.leader,
+                state.last_trick_winner,
+                copy.deepcopy(state.tableaux),
+            )
         plays = [(seat, state.faces[h]) for seat, h in state.trick]
         winner = state.trick[trick_winner(plays, state.trump, state.trump_lead_rule)][0]
         allocate_trick(
             [(seat, h, state.faces[h]) for seat, h in state.trick],
-            winner, state.trump, state.partner, state.tableaux,
+            winner,
+            state.trump,
+            state.partner,
+            state.tableaux,
         )
         state.closed = closed
-        owned = {d.seat for d in state.declarations
-                 if d.deal == state.deal_number and d.trick == state.trick_number}
+        owned = {d.seat for d in state.declarations if d.deal == state.deal_number and d.trick == state.trick_number}
         state.unsettled = [seat for seat, _ in state.trick[1:] if seat not in owned] if closed else []
         state.trick = []
         state.last_trick_winner = winner
@@ -517,8 +552,10 @@ class Calypso(Game[CalypsoState]):
             record = state.deals[-1]
             number = state.deal_number
             owned = {(d.seat, d.trick, d.handle) for d in state.declarations if d.deal == number}
-            found = [replace(r, declared=(r.seat, r.trick, r.handle) in owned)
-                     for r in find_revokes(number, record.hands, record.tricks, state.faces)]
+            found = [
+                replace(r, declared=(r.seat, r.trick, r.handle) in owned)
+                for r in find_revokes(number, record.hands, record.tricks, state.faces)
+            ]
             state.revokes = [r for r in state.revokes if r.deal != number] + found
         if state.deal_number == state.deals_total:
             state.phase = FINISHED
@@ -536,8 +573,7 @@ class Calypso(Game[CalypsoState]):
         if state.phase == CHOOSING:
             suits = [s.value for s in state.available_suits()]
             if state.chooses_places():
-                return [{"type": "choose_suit", "suit": s, "place": p}
-                        for s in suits for p in state.places_open()]
+                return [{"type": "choose_suit", "suit": s, "place": p} for s in suits for p in state.places_open()]
             return [{"type": "choose_suit", "suit": s} for s in suits]
         if state.phase == SORTING:
             return [_set_aside_action(state, seat, known)]
@@ -585,8 +621,7 @@ class Calypso(Game[CalypsoState]):
             raise IllegalAction("you have no revoke in the last trick to own to")
         if seat != state.to_play():  # the last chance before the partner plays (rule 30)
             if kind != "let_stand":
-                raise IllegalAction("let the last trick stand ('stand') or correct your revoke "
-                                    "in it ('correct Qh')")
+                raise IllegalAction("let the last trick stand ('stand') or correct your revoke in it ('correct Qh')")
             return
         if kind != "play":
             raise IllegalAction("play a card, e.g. 'play Qh'")
@@ -602,8 +637,7 @@ class Calypso(Game[CalypsoState]):
             raise IllegalAction("you have no card in the last trick that you may still take back")
         if state.faces[closed.card_of(seat)].suit == closed_led_suit(state):
             raise IllegalAction("your card in the last trick followed suit: there is no revoke to correct")
-        if any(c.seat == seat and c.deal == state.deal_number and c.trick == closed.number
-               for c in state.corrections):
+        if any(c.seat == seat and c.deal == state.deal_number and c.trick == closed.number for c in state.corrections):
             raise IllegalAction("you have corrected that trick once already")
         _check_in_hand(state, seat, action.get("card"))
 
@@ -615,9 +649,12 @@ class Calypso(Game[CalypsoState]):
         if seat != state.sorting[0]:
             raise IllegalAction("it is not your turn to set cards aside")
         handles = action.get("cards")
-        if (not isinstance(handles, list) or len(set(handles)) != len(handles)
-                or any(isinstance(h, bool) or not isinstance(h, int) for h in handles)
-                or not set(handles) <= set(state.hands[seat])):
+        if (
+            not isinstance(handles, list)
+            or len(set(handles)) != len(handles)
+            or any(isinstance(h, bool) or not isinstance(h, int) for h in handles)
+            or not set(handles) <= set(state.hands[seat])
+        ):
             raise IllegalAction("set aside a list of distinct cards from your hand")
 
     def check_own(self, state: CalypsoState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
@@ -636,8 +673,9 @@ class Calypso(Game[CalypsoState]):
                 return
             owning = bool(action.get("declare_revoke"))
             if pending_revoke(state, seat, known) and not owning:
-                raise IllegalAction("your revoke in the last trick is established now: own to it "
-                                    "(declare_revoke) or correct it")
+                raise IllegalAction(
+                    "your revoke in the last trick is established now: own to it (declare_revoke) or correct it"
+                )
             if owning and not pending_revoke(state, seat, known):
                 raise IllegalAction("you made no revoke in the last trick")
             return
@@ -645,9 +683,7 @@ class Calypso(Game[CalypsoState]):
             return
         led = state.led_suit()
         card = known.get(action["card"])
-        if card is not None and card.suit != led and any(
-            known[h].suit == led for h in state.hands[seat] if h in known
-        ):
+        if card is not None and card.suit != led and any(known[h].suit == led for h in state.hands[seat] if h in known):
             raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[led]}")
 
     def apply(self, state: CalypsoState, seat: int, action: Action) -> None:
@@ -699,8 +735,9 @@ class Calypso(Game[CalypsoState]):
         record = state.deals[-1]
         play_index = next(i for s, h, i in record.tricks[closed.number - 1] if h == handle)
         state.declarations.append(Declaration(seat, state.deal_number, closed.number, handle, index))
-        state.revokes.append(Revoke(seat, state.deal_number, closed.number, handle, play_index,
-                                    closed_led_suit(state), declared=True))
+        state.revokes.append(
+            Revoke(seat, state.deal_number, closed.number, handle, play_index, closed_led_suit(state), declared=True)
+        )
 
     def _correct(self, state: CalypsoState, seat: int, card: int, index: int) -> None:
         """Rule 30: reopen the last trick at ``seat``'s card. That card and every card played
@@ -720,12 +757,15 @@ class Calypso(Game[CalypsoState]):
             state.hands[player].append(handle)
         record.tricks[closed.number - 1] = record.tricks[closed.number - 1][:position]
         gone = {handle for _, handle in taken}  # revokes taken back are no longer on record
-        state.declarations = [d for d in state.declarations
-                              if not (d.deal == number and d.trick == closed.number and d.handle in gone)]
-        state.revokes = [r for r in state.revokes
-                         if not (r.deal == number and r.trick == closed.number and r.handle in gone)]
-        state.corrections.append(Correction(seat, number, closed.number, closed.plays[position][1],
-                                            card, index, closed_led_suit(state)))
+        state.declarations = [
+            d for d in state.declarations if not (d.deal == number and d.trick == closed.number and d.handle in gone)
+        ]
+        state.revokes = [
+            r for r in state.revokes if not (r.deal == number and r.trick == closed.number and r.handle in gone)
+        ]
+        state.corrections.append(
+            Correction(seat, number, closed.number, closed.plays[position][1], card, index, closed_led_suit(state))
+        )
         state.tableaux = closed.tableaux
         state.leader = closed.leader
         state.last_trick_winner = closed.last_trick_winner
@@ -759,41 +799,48 @@ class Calypso(Game[CalypsoState]):
         if accounted != kept:
             raise RuntimeError(f"calypso: {accounted} cards accounted for, not {kept}")
         penalties = state.penalties()
-        counts = [PlayerCounts.of(state.tableaux[s], penalties[s] // REVOKE_PENALTY)
-                  for s in range(state.players)]
+        counts = [PlayerCounts.of(state.tableaux[s], penalties[s] // REVOKE_PENALTY) for s in range(state.players)]
         sides = sorted({state.side(s) for s in range(4)}) if state.mode == PARTNERSHIP else None
         scored = score_deal(counts, sides)
         details: dict[str, Any] = {
             "mode": state.mode,
-            "players": {seat: {"trump": state.trump[int(seat)].value, **numbers}
-                        for seat, numbers in scored.details["players"].items()},
+            "players": {
+                seat: {"trump": state.trump[int(seat)].value, **numbers}
+                for seat, numbers in scored.details["players"].items()
+            },
             "cards_accounted": accounted,
             "revokes": [
-                {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established,
-                 "declared": r.declared}
+                {"seat": r.seat, "deal": r.deal, "trick": r.trick, "established": r.established, "declared": r.declared}
                 for r in state.revokes
             ],
         }
         details.update((k, v) for k, v in scored.details.items() if k != "players")
         return Result(scored.winners, scored.scores, scored.summary, details)
 
-    def audit(self, state: CalypsoState, actions: Sequence[tuple[int, Action]],
-              faces: Mapping[int, Card]) -> list[Violation]:
+    def audit(
+        self, state: CalypsoState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]
+    ) -> list[Violation]:
         violations = self._audit_removed_suit(state, faces)
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
                 if handle in state.faces and faces.get(handle) != state.faces[handle]:
-                    violations.append(Violation(seat, index, f"card {handle} was shown as "
-                                                f"{state.faces[handle]} but is {faces.get(handle)}"))
+                    violations.append(
+                        Violation(
+                            seat, index, f"card {handle} was shown as {state.faces[handle]} but is {faces.get(handle)}"
+                        )
+                    )
             if state.allow_revoke:  # honour mode: revokes are legal; check what was said of them
                 violations += _honour_violations(state, number, record, faces)
                 continue
             for revoke in find_revokes(number, record.hands, record.tricks, faces):
-                violations.append(Violation(
-                    revoke.seat, revoke.action_index,
-                    f"revoke: played {faces[revoke.handle]} to a {SUIT_NAMES[revoke.led]} lead "
-                    f"(deal {revoke.deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}",
-                ))
+                violations.append(
+                    Violation(
+                        revoke.seat,
+                        revoke.action_index,
+                        f"revoke: played {faces[revoke.handle]} to a {SUIT_NAMES[revoke.led]} lead "
+                        f"(deal {revoke.deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}",
+                    )
+                )
         return violations
 
     def _audit_removed_suit(self, state: CalypsoState, faces: Mapping[int, Card]) -> list[Violation]:
@@ -802,14 +849,22 @@ class Calypso(Game[CalypsoState]):
         if not state.removed_by_coin or state.removed_suit is None:
             return []
         removed = SUIT_NAMES[state.removed_suit]
-        found = [Violation(seat, index, f"set aside {faces.get(handle)}, not a card of the removed "
-                           f"suit ({removed})")
-                 for seat, handle, index in state.aside_log if _suit_of(faces, handle) != state.removed_suit]
+        found = [
+            Violation(seat, index, f"set aside {faces.get(handle)}, not a card of the removed suit ({removed})")
+            for seat, handle, index in state.aside_log
+            if _suit_of(faces, handle) != state.removed_suit
+        ]
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
                 if _suit_of(faces, handle) == state.removed_suit:
-                    found.append(Violation(seat, index, f"played {faces[handle]} in deal {number}: a card "
-                                           f"of the removed suit ({removed}) must be set aside"))
+                    found.append(
+                        Violation(
+                            seat,
+                            index,
+                            f"played {faces[handle]} in deal {number}: a card "
+                            f"of the removed suit ({removed}) must be set aside",
+                        )
+                    )
         return found
 
     # -- for people and bots --------------------------------------------------------------
@@ -870,8 +925,7 @@ def may_declare(state: CalypsoState, seat: int) -> bool:
 def may_correct(state: CalypsoState, seat: int) -> bool:
     """As :func:`may_declare`, and ``seat`` has not corrected the last trick before."""
     return may_declare(state, seat) and not any(
-        c.seat == seat and c.deal == state.deal_number and c.trick == state.closed.number
-        for c in state.corrections
+        c.seat == seat and c.deal == state.deal_number and c.trick == state.closed.number for c in state.corrections
     )
 
 
@@ -885,8 +939,9 @@ def pending_revoke(state: CalypsoState, seat: int, known: Mapping[int, Card]) ->
     return any(known[h].suit == led for h in state.hands[seat] if h in known)
 
 
-def _honour_violations(state: CalypsoState, deal: int, record: DealRecord,
-                       faces: Mapping[int, Card]) -> list[Violation]:
+def _honour_violations(
+    state: CalypsoState, deal: int, record: DealRecord, faces: Mapping[int, Card]
+) -> list[Violation]:
     """Honour mode (rule 30), once every face is known: an established revoke its player did not
     own to, a revoke owned to that was none, and a correction whose new card does not follow
     suit (so the card taken back was no revoke, or the new one is one)."""
@@ -896,22 +951,32 @@ def _honour_violations(state: CalypsoState, deal: int, record: DealRecord,
     owned_keys = {(d.seat, d.trick, d.handle) for d in owned}
     for revoke in found:
         if revoke.established and (revoke.seat, revoke.trick, revoke.handle) not in owned_keys:
-            violations.append(Violation(
-                revoke.seat, revoke.action_index,
-                f"hid a revoke: played {faces[revoke.handle]} to a {SUIT_NAMES[revoke.led]} lead "
-                f"(deal {deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}, and "
-                "did not own to it when it was established",
-            ))
+            violations.append(
+                Violation(
+                    revoke.seat,
+                    revoke.action_index,
+                    f"hid a revoke: played {faces[revoke.handle]} to a {SUIT_NAMES[revoke.led]} lead "
+                    f"(deal {deal}, trick {revoke.trick}) while holding {SUIT_NAMES[revoke.led]}, and "
+                    "did not own to it when it was established",
+                )
+            )
     found_keys = {(r.seat, r.trick, r.handle) for r in found}
     for d in owned:
         if (d.seat, d.trick, d.handle) not in found_keys:
-            violations.append(Violation(d.seat, d.action_index, f"owned to a revoke it did not make "
-                                        f"(deal {deal}, trick {d.trick})"))
+            violations.append(
+                Violation(d.seat, d.action_index, f"owned to a revoke it did not make (deal {deal}, trick {d.trick})")
+            )
     for c in state.corrections:
         if c.deal == deal and faces[c.card].suit != c.led:
-            violations.append(Violation(c.seat, c.action_index, f"corrected its card in trick {c.trick} "
-                                        f"of deal {deal} with {faces[c.card]}, which does not follow "
-                                        f"{SUIT_NAMES[c.led]}"))
+            violations.append(
+                Violation(
+                    c.seat,
+                    c.action_index,
+                    f"corrected its card in trick {c.trick} "
+                    f"of deal {deal} with {faces[c.card]}, which does not follow "
+                    f"{SUIT_NAMES[c.led]}",
+                )
+            )
     return violations
 
 
@@ -939,8 +1004,10 @@ def _replacements(state: CalypsoState) -> dict[int, int]:
 
 def _set_aside_action(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action:
     """The one correct set-aside: every card of the removed suit in the seat's hand."""
-    return {"type": "set_aside", "cards": sorted(
-        h for h in state.hands[seat] if h in known and known[h].suit == state.removed_suit)}
+    return {
+        "type": "set_aside",
+        "cards": sorted(h for h in state.hands[seat] if h in known and known[h].suit == state.removed_suit),
+    }
 
 
 def _suit_of(faces: Mapping[int, Card], handle: int) -> Suit | None:

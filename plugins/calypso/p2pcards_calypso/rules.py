@@ -49,9 +49,7 @@ def is_ruff(card: Card, trump: Suit | None, led: Suit) -> bool:
     return card.suit == trump and card.suit != led
 
 
-def trick_winner(
-    plays: Sequence[tuple[int, Card]], trump_of: Mapping[int, Suit | None], rule: str
-) -> int:
+def trick_winner(plays: Sequence[tuple[int, Card]], trump_of: Mapping[int, Suit | None], rule: str) -> int:
     """The index into ``plays`` (``(seat, card)`` in playing order) of the winning card."""
     led = plays[0][1].suit
     trump_lead = plays[0][1].suit == trump_of[plays[0][0]]
@@ -204,8 +202,13 @@ def score_deal(counts: Sequence[PlayerCounts], sides: Sequence[Sequence[int]] | 
     seats = range(len(counts))
     details: dict[str, Any] = {
         "players": {
-            str(seat): {"calypsos": c.calypsos, "in_progress": c.in_progress, "pile": c.pile,
-                        "penalty": c.penalty, "total": totals[seat]}
+            str(seat): {
+                "calypsos": c.calypsos,
+                "in_progress": c.in_progress,
+                "pile": c.pile,
+                "penalty": c.penalty,
+                "total": totals[seat],
+            }
             for seat, c in enumerate(counts)
         },
     }
@@ -221,8 +224,10 @@ def score_deal(counts: Sequence[PlayerCounts], sides: Sequence[Sequence[int]] | 
             return Result((), scores, f"a draw at {side_totals[0]} each", details)
         best = 0 if side_totals[0] > side_totals[1] else 1
         winners = ordered[best]
-        summary = (f"seats {' and '.join(map(str, winners))} win {side_totals[best]} to "
-                   f"{side_totals[1 - best]} (by {details['difference']})")
+        summary = (
+            f"seats {' and '.join(map(str, winners))} win {side_totals[best]} to "
+            f"{side_totals[1 - best]} (by {details['difference']})"
+        )
         return Result(winners, scores, summary, details)
     ranking = sorted(seats, key=lambda s: -totals[s])
     details["ranking"] = ranking

@@ -42,16 +42,18 @@ SUMMARY = (
     "in your trick pile."
 )
 
-COMMANDS_HELP = "\n".join([
-    "play CARD     play a card, e.g. 'play Qh' or just 'Qh' (any copy you hold)",
-    "trump SUIT    choose your trump suit after the cut, e.g. 'trump hearts' or 'trump h'",
-    "trump SUIT PLACE  solo and three: also choose where you sit, seen from the first dealer (the",
-    "              highest cutter): 'trump hearts left' (at its left: you play after it and lead",
-    "              first), 'trump hearts opposite' (solo only) or 'trump hearts right'",
-    "stand         honour mode: let the last trick stand (your revoke, if any, is then on record)",
-    "correct CARD  honour mode: take back your revoke in the last trick and play CARD of the led suit",
-    "aside         set aside your cards of the removed suit (removed_suit=random, after a deal)",
-])
+COMMANDS_HELP = "\n".join(
+    [
+        "play CARD     play a card, e.g. 'play Qh' or just 'Qh' (any copy you hold)",
+        "trump SUIT    choose your trump suit after the cut, e.g. 'trump hearts' or 'trump h'",
+        "trump SUIT PLACE  solo and three: also choose where you sit, seen from the first dealer (the",
+        "              highest cutter): 'trump hearts left' (at its left: you play after it and lead",
+        "              first), 'trump hearts opposite' (solo only) or 'trump hearts right'",
+        "stand         honour mode: let the last trick stand (your revoke, if any, is then on record)",
+        "correct CARD  honour mode: take back your revoke in the last trick and play CARD of the led suit",
+        "aside         set aside your cards of the removed suit (removed_suit=random, after a deal)",
+    ]
+)
 
 _PLAY_WORDS = {"play", "p"}
 _CHOOSE_WORDS = {"trump", "choose", "suit", "pick"}
@@ -132,7 +134,7 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
     lowered = line.strip().lower()
     for word in sorted(_CORRECT_WORDS, key=len, reverse=True):
         if lowered.startswith(word + " "):
-            kind, head, rest = "correct", "correct", line.strip()[len(word):].strip()
+            kind, head, rest = "correct", "correct", line.strip()[len(word) :].strip()
             break
     card_text = rest if head in _PLAY_WORDS or kind == "correct" else line
     try:
@@ -150,7 +152,7 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
 
 def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
     """``trump SUIT`` (or a bare suit), followed in solo and three by a place word."""
-    words = line.replace(",", " ").lower().split()[1 if has_verb else 0:]
+    words = line.replace(",", " ").lower().split()[1 if has_verb else 0 :]
     example = "'trump hearts left'" if state.chooses_places() else "'trump hearts'"
     left = ", ".join(_suit_name(s) for s in state.available_suits())
     try:
@@ -169,26 +171,29 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
     said = " ".join(_DEALER_REFERENCE.sub(" ", said).split())
     if open_places == [0]:  # the highest cutter: its place is the one the others are seen from
         if said:
-            raise IllegalAction(f"you cut highest: you deal first and the others choose their "
-                                f"places around you, so type just 'trump {_suit_name(suit)}'")
+            raise IllegalAction(
+                f"you cut highest: you deal first and the others choose their "
+                f"places around you, so type just 'trump {_suit_name(suit)}'"
+            )
         return {"type": "choose_suit", "suit": suit.value, "place": 0}
     first_dealer = state.ranking[0]
     if named - {first_dealer}:
         words = _or(place_words(state.players)[p] for p in open_places)
-        raise IllegalAction(f"places are seen from the first dealer (seat {first_dealer}, the "
-                            f"highest cutter): {words}")
+        raise IllegalAction(f"places are seen from the first dealer (seat {first_dealer}, the highest cutter): {words}")
     if not said:
-        raise IllegalAction(f"choose your place too, e.g. 'trump {_suit_name(suit)} "
-                            f"{place_words(state.players)[open_places[0]]}': "
-                            f"{places_text(state, open_places)}")
+        raise IllegalAction(
+            f"choose your place too, e.g. 'trump {_suit_name(suit)} "
+            f"{place_words(state.players)[open_places[0]]}': "
+            f"{places_text(state, open_places)}"
+        )
     place = _place_of_word(state.players, said)
     if place is None:
         three = " (three players have no place opposite)" if said in ("opposite", "across") else ""
-        raise IllegalAction(f"expected a place after the suit: {places_text(state, open_places)}; "
-                            f"got {said!r}{three}")
+        raise IllegalAction(f"expected a place after the suit: {places_text(state, open_places)}; got {said!r}{three}")
     if place not in open_places:
-        raise IllegalAction(f"the place {place_phrase(state.players, place)} is taken (open: "
-                            f"{places_text(state, open_places)})")
+        raise IllegalAction(
+            f"the place {place_phrase(state.players, place)} is taken (open: {places_text(state, open_places)})"
+        )
     return {"type": "choose_suit", "suit": suit.value, "place": place}
 
 
@@ -232,22 +237,28 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
     for s in range(state.players):
         tableau = state.tableaux[s]
         trump = state.trump.get(s)
-        players.append({
-            "seat": s,
-            "trump": trump.value if trump else None,
-            "partner": state.partner(s) if state.order else None,
-            "hand_size": len(state.hands[s]),
-            "calypso": [f"{r.symbol}{trump.value}" for r in sorted(tableau.current, reverse=True)]
-            if trump else [],
-            "completed": len(tableau.completed),
-            "pile": len(tableau.pile),
-            "score": totals.get(s, 0),
-        })
+        players.append(
+            {
+                "seat": s,
+                "trump": trump.value if trump else None,
+                "partner": state.partner(s) if state.order else None,
+                "hand_size": len(state.hands[s]),
+                "calypso": [f"{r.symbol}{trump.value}" for r in sorted(tableau.current, reverse=True)] if trump else [],
+                "completed": len(tableau.completed),
+                "pile": len(tableau.pile),
+                "score": totals.get(s, 0),
+            }
+        )
     step = game.next_step(state)
     out: dict[str, Any] = {
         "seats": [
-            {"cards": p["hand_size"], "trump": _symbol(state.trump.get(p["seat"])),
-             "calypsos": p["completed"], "won": p["pile"], "score": p["score"]}
+            {
+                "cards": p["hand_size"],
+                "trump": _symbol(state.trump.get(p["seat"])),
+                "calypsos": p["completed"],
+                "won": p["pile"],
+                "score": p["score"],
+            }
             for p in players
         ],
         "table": _table_lines(state, players),
@@ -261,10 +272,7 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
         "deals": state.deals_total,
         "trick_number": state.trick_number,
         "stock": len(state.stock),
-        "trick": [
-            {"seat": s, "card": str(state.faces[h]) if h in state.faces else None}
-            for s, h in state.trick
-        ],
+        "trick": [{"seat": s, "card": str(state.faces[h]) if h in state.faces else None} for s, h in state.trick],
         "last_trick_winner": state.last_trick_winner,
         "players": players,
         "to_act": getattr(step, "seat", None),
@@ -304,9 +312,7 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
     elif state.phase == CUTTING:
         lines.append("cutting for seats and trump suits: the highest chooses first")
     if state.deal_number:
-        plays = [
-            f"seat {s} {state.faces[h] if h in state.faces else '(face down)'}" for s, h in state.trick
-        ]
+        plays = [f"seat {s} {state.faces[h] if h in state.faces else '(face down)'}" for s, h in state.trick]
         lines.append(f"trick {state.trick_number}: " + (", ".join(plays) if plays else "nothing led yet"))
         if state.last_trick_winner is not None:
             lines.append(f"last trick won by seat {state.last_trick_winner}")
@@ -318,8 +324,11 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
         first = (state.dealer_position + 1) % len(state.order)  # the dealer's left leads
         order = state.order[first:] + state.order[:first]
         lines.append(f"order of play: {', '.join(f'seat {s}' for s in order)} (dealer seat {order[-1]})")
-        pairs = [f"seat {s} & seat {state.partner(s)}" for s in state.order
-                 if state.partner(s) is not None and s < state.partner(s)]
+        pairs = [
+            f"seat {s} & seat {state.partner(s)}"
+            for s in state.order
+            if state.partner(s) is not None and s < state.partner(s)
+        ]
         if pairs:
             lines.append("partners: " + ", ".join(pairs))
     if state.phase == CHOOSING and state.chooses_places() and state.places:
@@ -348,8 +357,10 @@ def _places_line(state: CalypsoState) -> str:
     """The places chosen so far, clockwise from the first dealer:
     "around seat 0 (deals first): left open, opposite seat 3, right open"."""
     by_place = {p: s for s, p in state.places.items()}
-    around = [f"{word} {'seat ' + str(by_place[p]) if p in by_place else 'open'}"
-              for p, word in place_words(state.players).items()]
+    around = [
+        f"{word} {'seat ' + str(by_place[p]) if p in by_place else 'open'}"
+        for p, word in place_words(state.players).items()
+    ]
     return f"around {_first_dealer(state)} (deals first; its left leads): {', '.join(around)}"
 
 
@@ -380,8 +391,11 @@ def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
         if not state.chooses_places():
             return f"{who} a trump suit ({left})"
         if open_places == [0]:
-            deals = "you deal first, and the others then choose their places around you" if mine \
+            deals = (
+                "you deal first, and the others then choose their places around you"
+                if mine
                 else f"seat {step.seat} deals first, and the others then choose their places around it"
+            )
             return f"{who} a trump suit ({left}); {deals}"
         places = f"{_or(place_words(state.players)[p] for p in open_places)} of {_first_dealer(state)}"
         if not mine:

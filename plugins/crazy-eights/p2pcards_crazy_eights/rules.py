@@ -126,10 +126,12 @@ class CrazyEights(Game[EightsState]):
     min_players = 2
     max_players = 5
     options = (
-        Option("hand_size", int, 0, "cards dealt to each player; 0: 7 for two players, 5 for more",
-               minimum=0, maximum=10),
-        Option("draw_until_playable", bool, True,
-               "draw as many cards as you like; off: draw one card, then play or pass"),
+        Option(
+            "hand_size", int, 0, "cards dealt to each player; 0: 7 for two players, 5 for more", minimum=0, maximum=10
+        ),
+        Option(
+            "draw_until_playable", bool, True, "draw as many cards as you like; off: draw one card, then play or pass"
+        ),
     )
     variants = {"draw-one": {"draw_until_playable": False}, "seven-cards": {"hand_size": 7}}
     summary = (
@@ -281,8 +283,7 @@ class CrazyEights(Game[EightsState]):
     def apply(self, state: EightsState, seat: int, action: Action) -> None:
         kind = action["type"]
         state.history.append(
-            Snapshot(state.pile[-1], state.suit, tuple(state.hands[seat]),
-                     kind == "pass" and not state.drew)
+            Snapshot(state.pile[-1], state.suit, tuple(state.hands[seat]), kind == "pass" and not state.drew)
         )
         # Passes in a row by players who could neither draw nor play; any other action resets.
         state.passes = state.passes + 1 if state.history[-1].must_be_unable else 0
@@ -313,7 +314,9 @@ class CrazyEights(Game[EightsState]):
             summary = f"blocked: {names} with the lowest hand ({min(points)}) scores {won}"
         return Result(winners, scores, summary, {"ending": state.ending, "penalties": points})
 
-    def audit(self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
+    def audit(
+        self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]
+    ) -> list[Violation]:
         found = []
         for index, ((seat, action), seen) in enumerate(zip(actions, state.history)):
             top = faces[seen.top]
@@ -399,9 +402,11 @@ class CrazyEights(Game[EightsState]):
         return action
 
     def commands_help(self) -> str:
-        return "\n".join([
-            "play CARD            play a card matching the pile's suit or rank, e.g. play 9h",
-            "play 8x suit SUIT    play an eight and name the suit to follow, e.g. play 8h suit spades",
-            "draw                 take the top card of the stock",
-            "pass                 when you cannot draw (or have drawn your one card)",
-        ])
+        return "\n".join(
+            [
+                "play CARD            play a card matching the pile's suit or rank, e.g. play 9h",
+                "play 8x suit SUIT    play an eight and name the suit to follow, e.g. play 8h suit spades",
+                "draw                 take the top card of the stock",
+                "pass                 when you cannot draw (or have drawn your one card)",
+            ]
+        )

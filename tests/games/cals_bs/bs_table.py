@@ -38,8 +38,7 @@ def stacked_deck(deals: tuple[Mapping[int, str], ...], first_dealer: int):
             first = (first_dealer + number + 1) % players  # all 54 cards, from the dealer's left
             seats = [(first + i) % players for i in range(players)]
             stacks.append(stack_deal(cards, hands, seats, dict(zip(seats, sizes))))
-        return StackedDealer(cards, players, random.Random(7), stacks=stacks,
-                             coins={"first-dealer": first_dealer})
+        return StackedDealer(cards, players, random.Random(7), stacks=stacks, coins={"first-dealer": first_dealer})
 
     return factory
 

@@ -68,8 +68,12 @@ def test_whole_match_local_dealer(players, quads):
 @pytest.mark.parametrize("going_out", ["challengeable", "face_up_must_be_true"])
 def test_whole_match_every_bot_and_going_out_mode(going_out):
     for seed in range(3):
-        record = run(5, {"going_out": going_out, "quads": True}, seed=seed,
-                     names=["strategic", "random", "strategic", "random", "strategic"])
+        record = run(
+            5,
+            {"going_out": going_out, "quads": True},
+            seed=seed,
+            names=["strategic", "random", "strategic", "random", "strategic"],
+        )
         assert record.result.winners and record.violations == []
 
 
@@ -110,8 +114,15 @@ def test_whole_game_with_a_volunteer_dealer_mental_poker_deck():
 
 
 def test_simulate_with_a_volunteer_dealer():
-    report = simulate(load_plugins(), "cals-bs", players=4, options={"first_dealer": "2"},
-                      bots=["strategic", "random", "random", "random"], games=5, seed=1)
+    report = simulate(
+        load_plugins(),
+        "cals-bs",
+        players=4,
+        options={"first_dealer": "2"},
+        bots=["strategic", "random", "random", "random"],
+        games=5,
+        seed=1,
+    )
     assert report.options["first_dealer"] == 2
     assert sum(report.wins) + report.draws == 5 and report.violations == []
 
@@ -400,8 +411,7 @@ def test_view_is_plain_data_with_sorted_hand_and_events():
 
 
 def test_strategic_bot_beats_random_bots_clearly():
-    report = simulate(load_plugins(), "cals-bs", players=5, bots=["strategic"] + ["random"] * 4,
-                      games=150, seed=11)
+    report = simulate(load_plugins(), "cals-bs", players=5, bots=["strategic"] + ["random"] * 4, games=150, seed=11)
     assert report.violations == []
     assert report.wins[0] / report.games > 0.4  # a fair share is 0.2
 

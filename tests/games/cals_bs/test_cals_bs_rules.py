@@ -106,13 +106,15 @@ def test_rule_05_by_lot_stays_the_default():
 def test_rule_05_a_table_header_from_before_first_dealer_draws_by_lot():
     # Tables and transcripts of rules 2 made before the option existed do not name it.
     game = the_game()
-    old = {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3,
-           "turn_mode": "clockwise"}
+    old = {"quads": False, "going_out": "face_up_must_be_true", "match_target": 3, "turn_mode": "clockwise"}
     game.check_table_options(old, 4)
     assert game.next_step(game.new_state(old, 4)) == Coin("first-dealer", 4)
     game.check_table_options({**old, "first_dealer": 2}, 4)
-    for wrong in ({**old, "first_dealer": 4}, {**old, "first_dealer": "2"},
-                  {k: v for k, v in old.items() if k != "quads"}):
+    for wrong in (
+        {**old, "first_dealer": 4},
+        {**old, "first_dealer": "2"},
+        {k: v for k, v in old.items() if k != "quads"},
+    ):
         with pytest.raises(OptionError):
             game.check_table_options(wrong, 4)
 

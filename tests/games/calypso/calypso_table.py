@@ -47,10 +47,18 @@ class Table(ScenarioTable):
     from tests. ``hands`` (by seat or compass letter) are dealt in the first deal, each filled to
     13 with cards of the suits the seat is not ``void`` in; the rest of the stock is shuffled."""
 
-    def __init__(self, mode: str = "partnership", hands: Mapping = {}, void: Mapping = {},
-                 choices: Sequence[str] | None = None, cuts: Sequence[int] | None = None,
-                 coins: Mapping[str, int] | None = None, seed: int = 7, players: int | None = None,
-                 **options):
+    def __init__(
+        self,
+        mode: str = "partnership",
+        hands: Mapping = {},
+        void: Mapping = {},
+        choices: Sequence[str] | None = None,
+        cuts: Sequence[int] | None = None,
+        coins: Mapping[str, int] | None = None,
+        seed: int = 7,
+        players: int | None = None,
+        **options,
+    ):
         players = players or (3 if mode == "three" else 4)
         cuts = cuts or [14, 13, 12, 11][:players]
         coin_values = {f"cut1/seat{s}": rank - 2 for s, rank in enumerate(cuts)}
@@ -68,8 +76,9 @@ class Table(ScenarioTable):
         def deck(cards, players):
             avoid = {seat: (lambda card, banned=banned: card.suit in banned) for seat, banned in void.items()}
             top = stack_deal(cards, hands, recipients, 13, avoid=avoid) if hands or void else []
-            return CalypsoDealer(cards, players, random.Random(seed), stacks=[top], coins=coin_values,
-                                 shuffle_rest=True)
+            return CalypsoDealer(
+                cards, players, random.Random(seed), stacks=[top], coins=coin_values, shuffle_rest=True
+            )
 
         super().__init__(calypso_game(), players, {"mode": mode, **options}, deck=deck)
 

@@ -10,8 +10,7 @@ from p2pcards.game import Turn
 
 @pytest.mark.parametrize("rule, winner", [("BEAT_THE_LEADER", N), ("ANY_RUFF_BEATS_TRUMP_LEAD", E)])
 def test_Q_CY_01_a_lower_ruff_against_a_led_own_trump(rule, winner):
-    t = Table(hands={"N": ["Qc"], "E": ["5h"], "S": ["2c"], "W": ["3c"]}, void={"E": "c"},
-              trump_lead_rule=rule)
+    t = Table(hands={"N": ["Qc"], "E": ["5h"], "S": ["2c"], "W": ["3c"]}, void={"E": "c"}, trump_lead_rule=rule)
     assert t.trick("Qc", "5h", "2c", "3c") == winner
 
 
@@ -152,4 +151,3 @@ def test_Q_CY_22_what_players_may_see(game):
     assert view["hand"] == sorted(view["hand"], key=lambda c: c.sort_key())  # faces (Card)
     assert "hand" not in game.view(t.state, None, {})
     assert game.next_step(t.state) == Turn(E)
-

@@ -66,8 +66,10 @@ def test_each_seat_in_turn_sets_aside_exactly_its_cards_of_the_removed_suit_face
     deal = t.deal_steps()[0]
     assert len(deal.to) == 39 and t.state.phase == "sorting"
     assert t.state.sorting == [1, 2, 0]  # from the dealer's left, the dealer last
-    assert t.parse(1, "aside") == {"type": "set_aside", "cards": sorted(
-        h for h in t.state.hands[1] if t.known(1)[h].suit == Suit.CLUBS)}
+    assert t.parse(1, "aside") == {
+        "type": "set_aside",
+        "cards": sorted(h for h in t.state.hands[1] if t.known(1)[h].suit == Suit.CLUBS),
+    }
     t.act(1, "aside")
     reveal = t.steps[-2]
     assert isinstance(reveal, Reveal) and reveal.owner == 1 and len(reveal.handles) == 2
@@ -114,12 +116,15 @@ def test_the_client_sets_aside_all_and_only_the_removed_suit():
     assert t.game.idle_action(t.state, 2, t.known(2)) is None
 
 
-@pytest.mark.parametrize("action, message", [
-    ({"type": "play", "card": 0}, "set aside your cards"),
-    ({"type": "set_aside", "cards": [10**6]}, "from your hand"),
-    ({"type": "set_aside", "cards": "all"}, "from your hand"),
-    ({"type": "set_aside", "cards": [True]}, "from your hand"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "play", "card": 0}, "set aside your cards"),
+        ({"type": "set_aside", "cards": [10**6]}, "from your hand"),
+        ({"type": "set_aside", "cards": "all"}, "from your hand"),
+        ({"type": "set_aside", "cards": [True]}, "from your hand"),
+    ],
+)
 def test_every_peer_refuses_a_malformed_set_aside(action, message):
     t = random_table()
     with pytest.raises(IllegalAction, match=message):
@@ -173,18 +178,21 @@ class OverAsideBot(RandomBot):
         return super().choose(state, known)
 
 
-@pytest.mark.parametrize("cheat, word", [(WithholdingBot, "must be set aside"), (OverAsideBot, "not a card of the removed suit")])
+@pytest.mark.parametrize(
+    "cheat, word", [(WithholdingBot, "must be set aside"), (OverAsideBot, "not a card of the removed suit")]
+)
 def test_the_audit_names_a_client_that_cheats_the_set_aside_and_the_game_still_ends(cheat, word):
-    record = run({"mode": "three", "removed_suit": "random"}, 3, [RandomBot, cheat, RandomBot], seed=3,
-                 check_own=False)
+    record = run({"mode": "three", "removed_suit": "random"}, 3, [RandomBot, cheat, RandomBot], seed=3, check_own=False)
     assert record.violations and {v.seat for v in record.violations} == {1}
     assert all(word in v.message for v in record.violations)
     for v in record.violations:
         seat, action = record.actions[v.action_index]
         assert seat == 1 and action["type"] == ("play" if cheat is WithholdingBot else "set_aside")
     details = record.result.details
-    assert sum(p["calypsos"] * 13 + p["in_progress"] + p["pile"]
-               for p in details["players"].values()) == details["cards_accounted"]
+    assert (
+        sum(p["calypsos"] * 13 + p["in_progress"] + p["pile"] for p in details["players"].values())
+        == details["cards_accounted"]
+    )
 
 
 def test_an_honest_client_will_not_withhold():
@@ -199,8 +207,9 @@ def test_whole_three_player_games_between_bots(seating):
     strategic = load_plugins().bots_for("calypso")["strategic"]
     removed = Counter()
     for seed in range(8):
-        record = run({"mode": "three", "removed_suit": "random", "seating": seating}, 3,
-                     [strategic, RandomBot, strategic], seed)
+        record = run(
+            {"mode": "three", "removed_suit": "random", "seating": seating}, 3, [strategic, RandomBot, strategic], seed
+        )
         assert record.violations == []
         details = record.result.details
         assert details["cards_accounted"] == 117
@@ -226,7 +235,7 @@ def test_the_hands_are_the_stocks_cards_of_the_suits_in_play_in_order(seed):
     for deal in range(3):
         sort_out(t)
         hands = t.state.deals[deal].hands
-        assert sorted(h for hand in hands.values() for h in hand) == sorted(in_play[39 * deal:39 * deal + 39])
+        assert sorted(h for hand in hands.values() for h in hand) == sorted(in_play[39 * deal : 39 * deal + 39])
         assert all(len(hand) == 13 for hand in hands.values())
         while t.state.phase == "playing" and t.state.deal_number == deal + 1:
             step = t.game.next_step(t.state)
@@ -239,9 +248,16 @@ def test_the_hands_are_the_stocks_cards_of_the_suits_in_play_in_order(seed):
 
 async def test_a_whole_game_over_loopback_verifies(tmp_path):
     report = await simulate_network(
-        load_plugins(), "calypso", players=3, options={"mode": "three", "removed_suit": "random"},
-        bots=["strategic"], games=1, seed="calthree-random-suit", transcript_dir=tmp_path,
-        interface="127.0.0.1", discover=False,
+        load_plugins(),
+        "calypso",
+        players=3,
+        options={"mode": "three", "removed_suit": "random"},
+        bots=["strategic"],
+        games=1,
+        seed="calthree-random-suit",
+        transcript_dir=tmp_path,
+        interface="127.0.0.1",
+        discover=False,
     )
     assert report.problems == []
     (path, *_others) = sorted(report.transcripts)

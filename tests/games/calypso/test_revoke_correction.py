@@ -50,7 +50,9 @@ def test_the_offender_gets_a_last_chance_before_its_partner_plays():
     # The honest client owns to the revoke when it lets the trick stand.
     assert t.parse(E, "stand") == {"type": "let_stand", "declare_revoke": True}
     assert t.parse(E, "ok") == t.parse(E, "let stand") == t.parse(E, "stand")
-    assert t.parse(E, "take back Kd") == t.parse(E, "correct Kd") == {"type": "correct", "card": t.parse(E, "Kd")["card"]}
+    assert (
+        t.parse(E, "take back Kd") == t.parse(E, "correct Kd") == {"type": "correct", "card": t.parse(E, "Kd")["card"]}
+    )
     shown = t.game.format_action(t.state, E, t.parse(E, "correct Kd"), t.known(E))
     assert shown == "takes back a revoke in the last trick and plays K♦ instead"
 
@@ -190,8 +192,9 @@ def test_a_correction_without_a_revoke_is_named_by_the_audit():
 def test_solo_the_offenders_own_next_play_is_its_last_chance():
     """Solo: seat 1 leads, play goes 1, 2, 3, 0. Seat 2 revokes; seat 3 wins and leads trick 2
     (3, 0, 1, 2): seat 2 corrects at its own turn and the three cards of trick 2 go back too."""
-    t = Table(mode="solo", hands={1: ["4d", "2h"], 2: ["Kd", "7c"], 3: ["Ad", "2s"], 0: ["9d", "3s"]},
-              allow_revoke=True)
+    t = Table(
+        mode="solo", hands={1: ["4d", "2h"], 2: ["Kd", "7c"], 3: ["Ad", "2s"], 0: ["9d", "3s"]}, allow_revoke=True
+    )
     assert t.trick("4d", "7c", "Ad", "9d") == 3
     for seat, card in ((3, "2s"), (0, "3s"), (1, "2h")):
         assert step(t) == Turn(seat)  # no pause in solo: nobody else is on the offender's side
@@ -210,8 +213,9 @@ def test_an_earlier_follower_whose_revoke_stays_in_the_trick_gets_its_last_chanc
     ♥8 are discards for them); seat 0 wins with ♦9 and leads trick 2 (0, 1, 2, 3). Seat 2
     corrects at its turn: trick 2's cards and seat 3's and seat 0's cards of trick 1 go back.
     Seat 3 revokes again in the replay and has a last chance for it in the new trick 2."""
-    t = Table(mode="solo", hands={1: ["4d", "2h"], 2: ["Kd", "7c"], 3: ["5d", "8h"], 0: ["9d", "3s"]},
-              allow_revoke=True)
+    t = Table(
+        mode="solo", hands={1: ["4d", "2h"], 2: ["Kd", "7c"], 3: ["5d", "8h"], 0: ["9d", "3s"]}, allow_revoke=True
+    )
     assert t.trick("4d", "7c", "8h", "9d") == 0
     t.act(0, "play 3s")
     t.act(1, "play 2h")
@@ -259,8 +263,7 @@ class CorrectingRevoker(RandomBot):
         hand = [h for h in state.hands[self.seat] if h in known]
         off = [h for h in hand if led is not None and known[h].suit != led]
         # off is empty before play (nothing led), when the table order may not be known yet
-        if off and state.to_play() == self.seat and any(known[h].suit == led for h in hand) \
-                and self.rng.random() < 0.3:
+        if off and state.to_play() == self.seat and any(known[h].suit == led for h in hand) and self.rng.random() < 0.3:
             owning = {"declare_revoke": True} if legal[0].get("declare_revoke") else {}
             return {"type": "play", "card": self.rng.choice(off), **owning}
         return self.rng.choice(legal)

@@ -117,11 +117,16 @@ def test_II_10_partnership_cut_two_highest_are_partners_opposite_highest_deals()
 
 
 def test_II_10b_tied_cutters_cut_again_among_themselves():
-    t = Table(cuts=[10, 10, 14, 10], coins={"cut2/seat0": 3, "cut2/seat1": 5, "cut2/seat3": 3,
-                                            "cut3/seat0": 1, "cut3/seat3": 0})
+    t = Table(
+        cuts=[10, 10, 14, 10],
+        coins={"cut2/seat0": 3, "cut2/seat1": 5, "cut2/seat3": 3, "cut3/seat0": 1, "cut3/seat3": 0},
+    )
     assert t.state.ranking == [2, 1, 0, 3]
     assert [label for label in t.dealer.coin_log if label.startswith("cut2")] == [
-        "cut2/seat0", "cut2/seat1", "cut2/seat3"]
+        "cut2/seat0",
+        "cut2/seat1",
+        "cut2/seat3",
+    ]
     assert [label for label in t.dealer.coin_log if label.startswith("cut3")] == ["cut3/seat0", "cut3/seat3"]
 
 
@@ -195,16 +200,18 @@ def test_II_18_following_your_own_suit_is_not_a_trump_and_partner_suit_is_a_disc
 
 @pytest.mark.parametrize("rule, winner", [("BEAT_THE_LEADER", N), ("ANY_RUFF_BEATS_TRUMP_LEAD", E)])
 def test_II_19_and_20_a_led_trump_against_an_equal_ruff(rule, winner):
-    t = Table(hands={"N": ["9c"], "E": ["9h"], "S": ["2c"], "W": ["3c"]}, void={"E": "c"},
-              trump_lead_rule=rule)
+    t = Table(hands={"N": ["9c"], "E": ["9h"], "S": ["2c"], "W": ["3c"]}, void={"E": "c"}, trump_lead_rule=rule)
     assert t.trick("9c", "9h", "2c", "3c") == winner
 
 
 @pytest.mark.parametrize("rule", ["BEAT_THE_LEADER", "ANY_RUFF_BEATS_TRUMP_LEAD"])
 def test_II_19_and_20_a_higher_ruff_and_overruffs(rule):
     # North leads ♣5, E ruffs ♥9, S over-ruffs... S is N's partner: ♦J ruff; W under-ruffs ♠2.
-    t = Table(hands={"N": ["5c"], "E": ["9h"], "S": ["Jd"], "W": ["2s"]},
-              void={"E": "c", "S": "c", "W": "c"}, trump_lead_rule=rule)
+    t = Table(
+        hands={"N": ["5c"], "E": ["9h"], "S": ["Jd"], "W": ["2s"]},
+        void={"E": "c", "S": "c", "W": "c"},
+        trump_lead_rule=rule,
+    )
     assert t.trick("5c", "9h", "Jd", "2s") == S
 
 
@@ -310,8 +317,11 @@ def test_II_29_totals_difference_ranking_and_every_card_in_one_place(mode):
     details = result.details
     deck = 117 if mode == "three" else 208
     assert details["cards_accounted"] == deck
-    places = [h for tab in t.state.tableaux.values()
-              for h in [*tab.pile, *tab.current.values(), *(x for c in tab.completed for x in c)]]
+    places = [
+        h
+        for tab in t.state.tableaux.values()
+        for h in [*tab.pile, *tab.current.values(), *(x for c in tab.completed for x in c)]
+    ]
     assert len(places) == len(set(places)) == deck
     totals = {int(s): p["total"] for s, p in details["players"].items()}
     assert list(result.scores) == [totals[s] for s in range(t.players)]
@@ -327,9 +337,15 @@ def test_II_29_totals_difference_ranking_and_every_card_in_one_place(mode):
 
 def test_II_30_revoke_honour_mode_allowed_and_penalised_not_in_trick_12():
     revokes = rules.find_revokes(
-        1, {1: [10, 11], 2: [20, 21]}, [[(2, 20, 0), (1, 11, 1)], [(1, 10, 2), (2, 21, 3)]],
-        {10: Card(Rank.TWO, Suit.CLUBS), 11: Card(Rank.TWO, Suit.HEARTS),
-         20: Card(Rank.ACE, Suit.CLUBS), 21: Card(Rank.KING, Suit.SPADES)},
+        1,
+        {1: [10, 11], 2: [20, 21]},
+        [[(2, 20, 0), (1, 11, 1)], [(1, 10, 2), (2, 21, 3)]],
+        {
+            10: Card(Rank.TWO, Suit.CLUBS),
+            11: Card(Rank.TWO, Suit.HEARTS),
+            20: Card(Rank.ACE, Suit.CLUBS),
+            21: Card(Rank.KING, Suit.SPADES),
+        },
     )
     assert [(r.seat, r.trick, r.action_index) for r in revokes] == [(1, 1, 1)]
     assert revokes[0].established

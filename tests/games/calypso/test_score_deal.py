@@ -7,12 +7,15 @@ from p2pcards_calypso import PlayerCounts, score_deal
 
 
 def test_each_player_scores_calypsos_cards_in_progress_and_pile_less_revokes():
-    counts = [PlayerCounts(calypsos=2, in_progress=2, pile=3), PlayerCounts(in_progress=13 - 1, revokes=1),
-              PlayerCounts(calypsos=4), PlayerCounts()]
+    counts = [
+        PlayerCounts(calypsos=2, in_progress=2, pile=3),
+        PlayerCounts(in_progress=13 - 1, revokes=1),
+        PlayerCounts(calypsos=4),
+        PlayerCounts(),
+    ]
     result = score_deal(counts)
     assert result.scores == (1250 + 40 + 30, 240 - 260, 3250, 0)
-    assert result.details["players"]["1"] == {"calypsos": 0, "in_progress": 12, "pile": 0,
-                                              "penalty": 260, "total": -20}
+    assert result.details["players"]["1"] == {"calypsos": 0, "in_progress": 12, "pile": 0, "penalty": 260, "total": -20}
 
 
 def test_partnership_sides_add_up_and_the_higher_side_wins():
@@ -56,8 +59,12 @@ def test_the_game_scores_its_result_with_score_deal(mode):
 
 
 def test_the_example_in_the_docs():
-    counts = [PlayerCounts(calypsos=1, in_progress=4, pile=20), PlayerCounts(pile=31),
-              PlayerCounts(in_progress=9, revokes=1), PlayerCounts(pile=12)]
+    counts = [
+        PlayerCounts(calypsos=1, in_progress=4, pile=20),
+        PlayerCounts(pile=31),
+        PlayerCounts(in_progress=9, revokes=1),
+        PlayerCounts(pile=12),
+    ]
     result = score_deal(counts, sides=[[0, 2], [1, 3]])
     assert result.scores == (780.0, 310.0, -80.0, 120.0)
     assert result.winners == (0, 2) and result.summary == "seats 0 and 2 win 700 to 430 (by 270)"

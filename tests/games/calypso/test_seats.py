@@ -63,11 +63,14 @@ def test_the_last_cutter_gets_the_last_place_and_suit_without_a_turn():
     assert [s.seat for s in t.steps[:shuffled] if isinstance(s, Turn)] == [1, 3, 2]  # not seat 0
 
 
-@pytest.mark.parametrize("second, third, order", [
-    ("h left", "s opposite", [1, 3, 2, 0]),
-    ("h opposite", "s left", [1, 2, 3, 0]),
-    ("h right", "s opposite", [1, 0, 2, 3]),  # seat 0, the lowest, gets the left: it leads
-])
+@pytest.mark.parametrize(
+    "second, third, order",
+    [
+        ("h left", "s opposite", [1, 3, 2, 0]),
+        ("h opposite", "s left", [1, 2, 3, 0]),
+        ("h right", "s opposite", [1, 0, 2, 3]),  # seat 0, the lowest, gets the left: it leads
+    ],
+)
 def test_the_highest_deals_first_and_whoever_sits_at_its_left_leads(second, third, order):
     t = solo()
     t.act(1, "trump d")
@@ -142,10 +145,17 @@ def test_the_console_reads_places_and_describes_them():
     with pytest.raises(IllegalAction, match="you cut highest"):
         t.parse(1, "trump hearts left")
     t.act(1, "trump d")
-    for text, place in [("trump hearts left", 1), ("hearts opposite", 2), ("h right", 3),
-                        ("choose ♥ across", 2), ("hearts, sit on the left", 1),
-                        ("hearts left of seat 1", 1), ("Hearts RIGHT", 3),
-                        ("hearts opposite the first dealer", 2), ("h, the first dealer's right", 3)]:
+    for text, place in [
+        ("trump hearts left", 1),
+        ("hearts opposite", 2),
+        ("h right", 3),
+        ("choose ♥ across", 2),
+        ("hearts, sit on the left", 1),
+        ("hearts left of seat 1", 1),
+        ("Hearts RIGHT", 3),
+        ("hearts opposite the first dealer", 2),
+        ("h, the first dealer's right", 3),
+    ]:
         assert t.parse(3, text) == choice("h", place), text
     with pytest.raises(IllegalAction, match="choose your place too"):
         t.parse(3, "trump hearts")
@@ -158,9 +168,11 @@ def test_the_console_reads_places_and_describes_them():
         said = t.game.format_action(t.state, 3, choice("h", place), {})
         assert t.parse(3, said.replace("chooses", "choose", 1)) == choice("h", place)
     described = {p: t.game.format_action(t.state, 3, choice("h", p), {}) for p in (1, 2, 3)}
-    assert described == {1: "chooses hearts and the place at the first dealer's left",
-                         2: "chooses hearts and the place opposite the first dealer",
-                         3: "chooses hearts and the place at the first dealer's right"}
+    assert described == {
+        1: "chooses hearts and the place at the first dealer's left",
+        2: "chooses hearts and the place opposite the first dealer",
+        3: "chooses hearts and the place at the first dealer's right",
+    }
     assert t.game.format_action(t.state, 1, choice("d", 0), {}) == "chooses diamonds, as the first dealer"
     t.act(3, "hearts opposite")
     with pytest.raises(IllegalAction, match="is taken"):
@@ -168,10 +180,12 @@ def test_the_console_reads_places_and_describes_them():
     view = t.game.view(t.state, 2, t.known(2))
     assert "around seat 1 (deals first; its left leads): left open, opposite seat 3, right open" in view["table"]
     assert "seat 2 chooses a trump suit (left: ♠ ♣) and a place (left or right)" in view["table"]
-    assert view["status"] == ("your turn: choose a trump suit and a place, e.g. 'trump spades left' "
-                              "(spades, clubs; left or right of seat 1)")
+    assert view["status"] == (
+        "your turn: choose a trump suit and a place, e.g. 'trump spades left' (spades, clubs; left or right of seat 1)"
+    )
     assert t.game.view(t.state, 0, t.known(0))["status"] == (
-        "seat 2 chooses a trump suit (spades, clubs) and a place (left or right of seat 1)")
+        "seat 2 chooses a trump suit (spades, clubs) and a place (left or right of seat 1)"
+    )
 
 
 def test_the_help_says_how_to_choose_a_place():
@@ -198,8 +212,9 @@ def test_whole_games_between_bots_with_chosen_places(mode, players):
 def test_bots_choose_the_same_places_from_the_same_seed():
     a = run({"mode": "solo"}, 4, [RandomBot] * 4, seed=9)
     b = run({"mode": "solo"}, 4, [RandomBot] * 4, seed=9)
-    assert [x for _, x in a.actions if x["type"] == "choose_suit"] == \
-        [x for _, x in b.actions if x["type"] == "choose_suit"]
+    assert [x for _, x in a.actions if x["type"] == "choose_suit"] == [
+        x for _, x in b.actions if x["type"] == "choose_suit"
+    ]
     assert a.result.scores == b.result.scores
 
 

@@ -54,7 +54,13 @@ def test_format_action():
 
 
 def test_strategic_bot_beats_random_bots_in_solo():
-    report = simulate(load_plugins(), "calypso", options={"mode": "solo"},
-                      bots=["strategic", "random", "random", "random"], games=40, seed=3)
+    report = simulate(
+        load_plugins(),
+        "calypso",
+        options={"mode": "solo"},
+        bots=["strategic", "random", "random", "random"],
+        games=40,
+        seed=3,
+    )
     assert report.violations == []
     assert report.wins[0] > 40 * 0.45  # a fair share would be 25%

@@ -1,7 +1,6 @@
 """Whole games through engine.play with the local dealer, bots from the real plugin host, and
 the revoke tests: the audit names a modified client; honour mode charges 260."""
 
-
 import pytest
 from calypso_table import calypso_game
 
@@ -29,13 +28,19 @@ def run(options, players, bots, seed=0, check_own=True):
 def test_whole_game_scores_add_up_and_the_audit_is_clean(mode, players, seating, rule):
     strategic = load_plugins().bots_for("calypso")["strategic"]
     for seed in range(3):
-        record = run({"mode": mode, "seating": seating, "trump_lead_rule": rule}, players,
-                     [strategic, RandomBot, strategic, RandomBot][:players], seed)
+        record = run(
+            {"mode": mode, "seating": seating, "trump_lead_rule": rule},
+            players,
+            [strategic, RandomBot, strategic, RandomBot][:players],
+            seed,
+        )
         details = record.result.details
         assert record.violations == []
         assert details["cards_accounted"] == (117 if mode == "three" else 208)
-        assert sum(p["calypsos"] * 13 + p["in_progress"] + p["pile"]
-                   for p in details["players"].values()) == details["cards_accounted"]
+        assert (
+            sum(p["calypsos"] * 13 + p["in_progress"] + p["pile"] for p in details["players"].values())
+            == details["cards_accounted"]
+        )
         totals = [p["total"] for p in details["players"].values()]
         assert list(record.result.scores) == totals
         plays = sum(a["type"] == "play" for _, a in record.actions)

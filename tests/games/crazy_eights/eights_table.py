@@ -23,14 +23,21 @@ class Table(ScenarioTable):
     ``starter`` (one or more cards), then leaves ``stock`` on top of the rest of the pack; the
     coin makes ``dealer`` the dealer (by default the last seat, so seat 0 plays first)."""
 
-    def __init__(self, hands: Mapping[int, str], starter: str, stock: str = "", *, dealer: int | None = None,
-                 **options: Any):
+    def __init__(
+        self, hands: Mapping[int, str], starter: str, stock: str = "", *, dealer: int | None = None, **options: Any
+    ):
         players = len(hands)
         dealer = players - 1 if dealer is None else dealer
         sizes = {len(text.split()) for text in hands.values()}
         assert len(sizes) == 1 and set(hands) == set(range(players)), "every seat, the same number of cards"
-        super().__init__(GAME_ID, players, {"hand_size": sizes.pop(), **options}, hands=hands,
-                         then=f"{starter} {stock}", coins={"dealer": dealer})
+        super().__init__(
+            GAME_ID,
+            players,
+            {"hand_size": sizes.pop(), **options},
+            hands=hands,
+            then=f"{starter} {stock}",
+            coins={"dealer": dealer},
+        )
 
     @property
     def steps(self) -> list:

@@ -96,8 +96,7 @@ class CheckingRandomBot(RandomBot):
 def test_every_listed_action_passes_check_own_and_every_kind_appears(draw_until_playable):
     CheckingRandomBot.kinds = Counter()
     for seed in range(20):
-        record = run(3, {"draw_until_playable": draw_until_playable}, seed=seed,
-                     bot_classes=[CheckingRandomBot] * 3)
+        record = run(3, {"draw_until_playable": draw_until_playable}, seed=seed, bot_classes=[CheckingRandomBot] * 3)
         assert record.violations == []
     assert set(CheckingRandomBot.kinds) == {"play", "play eight", "draw", "pass"}
 
@@ -105,8 +104,7 @@ def test_every_listed_action_passes_check_own_and_every_kind_appears(draw_until_
 def test_the_strategic_bot_beats_random_play():
     report = simulate(load_plugins(), "crazy-eights", players=2, bots=["strategic", "random"], games=300, seed=5)
     assert report.violations == [] and report.wins[0] / report.games > 0.8
-    report = simulate(load_plugins(), "crazy-eights", players=4, bots=["strategic"] + ["random"] * 3,
-                      games=300, seed=5)
+    report = simulate(load_plugins(), "crazy-eights", players=4, bots=["strategic"] + ["random"] * 3, games=300, seed=5)
     assert report.wins[0] / report.games > 0.4  # a fair share would be 0.25
 
 
@@ -131,4 +129,5 @@ def test_a_client_that_passes_while_able_to_play_is_named_by_the_audit():
 def test_check_game_every_variant_and_player_count():
     checks = check_game("crazy-eights", games=3)
     assert {(c.variant, c.players) for c in checks} == {
-        (variant, players) for variant in (None, "draw-one", "seven-cards") for players in (2, 3, 4, 5)}
+        (variant, players) for variant in (None, "draw-one", "seven-cards") for players in (2, 3, 4, 5)
+    }

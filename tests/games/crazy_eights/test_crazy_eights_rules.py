@@ -75,8 +75,15 @@ def test_an_eight_turned_as_starter_stays_under_and_the_next_card_is_turned():
 
 def test_match_by_suit_or_by_rank():
     t = two()
-    assert t.legal(0) == ["draw", "play 8d suit clubs", "play 8d suit diamonds", "play 8d suit hearts",
-                          "play 8d suit spades", "play 9s", "play Kh"]
+    assert t.legal(0) == [
+        "draw",
+        "play 8d suit clubs",
+        "play 8d suit diamonds",
+        "play 8d suit hearts",
+        "play 8d suit spades",
+        "play 9s",
+        "play Kh",
+    ]
     t.act(0, "play 9s")  # same rank
     assert t.state.suit is Suit.SPADES and t.turn == 1
     t.act(1, "play Qs")  # same suit
@@ -277,8 +284,13 @@ def test_parse_and_format_round_trip():
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("play 2c", "do not hold"), ("play", "expected"), ("play zz", "not a card"),
-     ("play 8d suit purple", "not a suit"), ("dance", "not a card")],
+    [
+        ("play 2c", "do not hold"),
+        ("play", "expected"),
+        ("play zz", "not a card"),
+        ("play 8d suit purple", "not a suit"),
+        ("dance", "not a card"),
+    ],
 )
 def test_parse_errors_say_what_was_expected(text, message):
     t = two()
