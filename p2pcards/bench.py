@@ -18,9 +18,9 @@ come from those lines:
   with the deck steps it causes (a Cal's BS face-down play; a doubt, its reveal and the pile
   pickup; a Calypso card played and revealed); the median over every such move of the case;
 * **verify**: ``verify_file`` of the table's transcript, in this process (the best of
-  ``VERIFY_REPEATS`` runs), next to its own floor: every pass recomputed and every card decoded once, (2N-1) x n + n multiplications per
-  shuffle plus one per re-handled card; and the whole ``p2pcards verify`` command (a fresh
-  interpreter loading the plugins);
+  ``VERIFY_REPEATS`` runs), next to its own floor: every pass recomputed and every card decoded
+  once, (2N-1) x n + n multiplications per shuffle plus one per re-handled card; and the whole
+  ``p2pcards verify`` command (a fresh interpreter loading the plugins);
 * **bytes**: the frames each peer sent during the game (not the lobby); the transcript's size;
 * **model, a machine per peer**: not measured at a table but modelled, for what this machine
   cannot show (its peers share two cores): the deck parties of the case's setup (commitments,
@@ -667,7 +667,8 @@ def to_text(report: Mapping[str, Any]) -> str:
             f" {_fmt(r['setup_cpu_ms'], 7, 0)} {_fmt(r['setup_cpu_bound_ms'], 7, 0)}"
             f" {r['baseline_ms']:9.0f} {r['times_faster_than_baseline']:9.0f}"
             f" {_fmt(r['verify_ms'], 10, 1)} {r['verify_floor_ms']:8.1f} {_fmt(r['verify_ratio_to_floor'], 8, 2)}"
-            f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)} {r['bytes_sent_per_peer'] / 1024:8.0f}"
+            f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)}"
+            f" {r['bytes_sent_per_peer'] / 1024:8.0f}"
         )
     lines += [
         "",

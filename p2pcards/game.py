@@ -478,7 +478,7 @@ class Bot(abc.ABC):
         self.options = options
         self.rng = rng
 
-    def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
+    def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:  # noqa: B027 - optional hook
         """Called after every event the seat can see (an action, a reveal, a deal or a
         transfer to this seat); ``event`` is plain data, see :mod:`p2pcards.engine`."""
 

@@ -69,11 +69,11 @@ from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle
 from .deck.public import NotOpened, PublicCards
 from .engine import PlayerError, play
 from .game import Action, Bot, Game, OptionError, Result, Round
+from .plugins import load_plugins
 from .table.absence import Absences, absent_body
 from .table.header import TableHeader
 from .table.protocol import plays_on
 from .table.rounds import order_by_echoes
-from .plugins import load_plugins
 from .text import printable
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STALE_PREV, STRANGER, WRONG_TABLE, Blame, encode_header
@@ -1416,7 +1416,8 @@ def _stall_verdict(replay: _Replay, stop: _Stopped, stalled: str) -> _Failed:
             return _Failed(
                 stop.step,
                 f"the game stopped waiting for {replay.names[seat]}'s "
-                f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry (log #{last.seq}) shows it "
+                f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry "
+                f"(log #{last.seq}) shows it "
                 f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
                 f"it may have been withheld from that seat alone, echoed without being "
                 f"signed, or a link failed; the transcript cannot tell which",

@@ -74,4 +74,4 @@ def test_card_invariants():
     with pytest.raises(ValueError):
         Card(Rank.ACE, None)
     assert parse_card("Ah").copy(3).face == parse_card("Ah")
-    assert not parse_card("Ah").copy(1) == parse_card("Ah")
+    assert not parse_card("Ah").copy(1) == parse_card("Ah")  # noqa: SIM201 - tests __eq__, not __ne__

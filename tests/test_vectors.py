@@ -27,9 +27,10 @@ import json
 import random
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -51,7 +52,6 @@ from p2pcards.wire.identity import (
     table_auth_words,
     words_commitment,
 )
-from p2pcards.wire.wordlist import WORDS
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import (
     Entry,
@@ -63,6 +63,7 @@ from p2pcards.wire.messages import (
     seat_genesis,
     sign_entry,
 )
+from p2pcards.wire.wordlist import WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
@@ -883,7 +884,7 @@ def load(area: str) -> dict[str, Any]:
     return json.loads((VECTORS / f"{area}.json").read_text(encoding="utf-8"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compute_cached(kind_: str, input_json: str) -> str:
     return json.dumps(KINDS[kind_](json.loads(input_json)), sort_keys=True)
 
@@ -974,7 +975,7 @@ def test_every_changed_byte_fails():
             assert leaves, case["name"]
             targets += [(area, case, path, value) for path, value in leaves]
     picks = targets + [rng.choice(targets) for _ in range(300)]
-    for area, case, path, value in picks:
+    for _area, case, path, value in picks:
         changed = copy.deepcopy(case)
         _set(changed["expected"], path, mutate(value, rng))
         with pytest.raises(AssertionError):

@@ -37,9 +37,9 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
-    FormattedTextControl,
     Float,
     FloatContainer,
+    FormattedTextControl,
     HSplit,
     Layout,
     VSplit,
@@ -121,7 +121,9 @@ def local_runner(new_table: Callable[[], TableSession]) -> TableRunner:
 
 
 def _is_runner(new_table: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(getattr(new_table, "__call__", None))
+    return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(
+        getattr(new_table, "__call__", None)  # noqa: B004 - the method itself, to ask if it is async
+    )
 
 
 class ConsoleApp:

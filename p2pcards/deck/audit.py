@@ -59,7 +59,7 @@ def revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
 def audit(party: Party, *, full: bool = True) -> AuditResult:
     from .party import Blame, ShuffleOp, TransferOp
 
-    n, players, game_id = party.n, party.players, party.game_id
+    n, game_id = party.n, party.game_id
     secrets = [revealed_secrets(seed, game_id) for seed in party.seeds]
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received

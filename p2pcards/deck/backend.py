@@ -102,7 +102,7 @@ class MentalPokerDeck:
             raise RuntimeError("the deck stalled with no seat waiting for a message")  # pragma: no cover
         index = len(self.parties[0].ops) - 1
         done = []
-        for seat, events in enumerate(self.net.events):
+        for _seat, events in enumerate(self.net.events):
             mine = [e for e in events if isinstance(e, OpDone) and e.index == index]
             done.append(mine[-1])
             events.clear()

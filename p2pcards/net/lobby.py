@@ -44,6 +44,8 @@ from typing import Any
 import trio
 
 from .. import PROTOCOL_VERSION
+from ..table.header import Seat, TableHeader
+from ..table.timeouts import Timeouts
 from ..wire.errors import ProtocolError, SchemaError
 from ..wire.identity import (
     Identity,
@@ -64,8 +66,6 @@ from ..wire.messages import (
     parse_message,
     version_mismatch,
 )
-from ..table.header import Seat, TableHeader
-from ..table.timeouts import Timeouts
 from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Nullable, Record, Str, Text
 from .discovery import TableAdvert, advertise
 from .slots import Slot, serve_listener

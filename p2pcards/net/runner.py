@@ -21,9 +21,9 @@ from ..engine import seeded_rng
 from ..game import Game, OptionError
 from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
+from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, TableWords
 from .discovery import TableAdvert, watch
-from ..table.timeouts import Timeouts
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
 from .table import SeatOutcome, play_seat
 

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..game import Action, IllegalAction
-from ..wire.messages import Entry
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
+from ..wire.messages import Entry
 from .network_deck import check_intervals
 from .transport import shielded
 

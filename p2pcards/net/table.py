@@ -12,10 +12,10 @@ import trio
 
 from ..game import Game, Result
 from ..session import SeatAgent
+from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
-from ..table.header import TableHeader
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
 from .peer import Peer, TableAborted
 from .slots import Slot, serve_listener

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..text import printable, unshowable
+from ..text import unshowable
 from .errors import SchemaError
 
 __all__ = [

@@ -462,7 +462,7 @@ class TranscriptWriter:
     def create(cls, path: str | os.PathLike[str], header: TranscriptHeader, *, sync: bool = False) -> TranscriptWriter:
         """Start a new transcript (the file must not exist)."""
         path = Path(path)
-        handle = open(path, "xb")
+        handle = open(path, "xb")  # noqa: SIM115 - the writer owns it and closes it
         try:
             handle.write(MAGIC)
             writer = cls(handle, path, FIRST_CHECK, sync=sync, ended=False)
@@ -483,7 +483,7 @@ class TranscriptWriter:
         transcript = read_transcript(path, allow_torn=True, verify=True)
         if transcript.end is not None:
             raise TranscriptError(f"{path}: the transcript is already closed")
-        handle = open(path, "r+b")
+        handle = open(path, "r+b")  # noqa: SIM115 - the writer owns it and closes it
         try:
             handle.truncate(transcript.valid_size)
             handle.seek(transcript.valid_size)

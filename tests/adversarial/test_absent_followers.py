@@ -34,7 +34,7 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
     )
     info = run.describe()
     passes = {seat: len(passed_for(o, CHEATER)) for seat, o in run.honest.items()}
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert blamed(outcome.peer) <= {CHEATER}, info
         # It is passed for as a follower; the game ends only if it must lead (nobody can play
         # its cards), naming it once the grace period is over, or the hand ends without it.

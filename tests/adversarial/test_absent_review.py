@@ -149,7 +149,7 @@ def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redi
         f"seat {victim} signed and applied moves for turns {signed}, which the "
         f"others passed for it; verify: {found}\n{info}"
     )
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert named(outcome) <= {CHEATER}, info
 
 
@@ -180,9 +180,9 @@ def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_
         f"{waiter.peer.protocol.holds_move(follower, turn)}; seat 0 named {named(waiter)}, "
         f"seat {follower} named {named(run.outcomes[follower])}; verify: {found}\n{info}"
     )
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert named(outcome) <= {CHEATER}, evidence
-    for seat, (status, problem) in found.items():
+    for _seat, (_status, problem) in found.items():
         assert problem.get("seat") in (None, CHEATER), evidence
 
 
@@ -205,7 +205,7 @@ def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}
     found = verdicts(run, honest)
-    for seat, (status, problem) in found.items():
+    for seat, (_status, problem) in found.items():
         assert problem.get("seat") in (None, CHEATER, gone), f"seat {seat}: {problem}\n{info}"
     for seat, outcome in honest.items():
         assert stuck not in named(outcome), f"seat {seat} named seat {stuck}; verify: {found}\n{info}"

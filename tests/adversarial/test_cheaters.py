@@ -177,7 +177,7 @@ def test_detected_and_the_cheater_named(name):
     case, run = CASES[name], played(name)
     info = run.describe()
     assert set(run.honest) == set(range(case.table[1])) - {CHEATER}
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome is not None, info
         peer = outcome.peer
         # Whatever happened, no honest seat is named for it.
@@ -201,7 +201,7 @@ def test_detected_and_the_cheater_named(name):
 @pytest.mark.parametrize("name", [pytest.param(n, id=n.replace(" ", "-")) for n in CASES])
 def test_no_honest_peer_crashes_or_loses_its_log(name):
     run = played(name)
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome.transcript is not None and outcome.transcript.exists()
         transcript = read_transcript(outcome.transcript)
         assert transcript.complete and transcript.end is not None
@@ -260,7 +260,7 @@ def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
     from p2pcards.deck.party import AuditOp, ShuffleOp
 
     run = played("shuffle off its seed (audit)")
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         aborted, ops = outcome.aborted, outcome.peer.party.ops
         assert aborted is not None and (aborted.seat, aborted.step) == (CHEATER, "shuffle"), run.describe()
         shuffle = next(i for i, op in enumerate(ops) if isinstance(op, ShuffleOp))

@@ -46,7 +46,7 @@ def test_a_seat_that_answers_one_round_twice_is_named(tmp_path, players):
         if run.cheater_peer is not None and run.cheater_peer.cheated:
             break
     info = run.describe()
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
     for seat, outcome in run.honest.items():
         status, report = verify(outcome.transcript)

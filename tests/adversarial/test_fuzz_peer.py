@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from p2pcards.deck.party import Party
 from p2pcards.net.peer import Peer, TableAborted
-from p2pcards.table.header import Seat, TableHeader
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.transport import Connection
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log, Rejected, encode_header

@@ -24,7 +24,7 @@ def play(tmp_path, name, players, *, seed=0):
 def assert_cheater_or_nobody(run):
     """Every honest seat, and verify on every honest transcript, names the cheater or nobody."""
     info = run.describe()
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
         assert blamed(outcome.peer) <= {CHEATER}, info
     for seat, outcome in run.honest.items():
@@ -37,7 +37,7 @@ def assert_cheater_or_nobody(run):
 def test_a_pass_or_move_withheld_from_the_next_seat_reaches_it_through_the_others(tmp_path, players):
     run = play(tmp_path, "WithholdsFromNext", players)
     info = run.describe()
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome.aborted is None and outcome.result is not None, info
         assert outcome.peer.blames == [], info
     for seat, outcome in run.honest.items():
@@ -58,7 +58,7 @@ def test_an_unsigned_goodbye_counts_against_the_leaver_not_the_seat_to_move(tmp_
 def test_a_player_who_quits_mid_turn_is_named_at_once_and_by_verify(tmp_path, players):
     run = play(tmp_path, "QuitsSigned", players)
     info = run.describe()
-    for seat, outcome in run.honest.items():
+    for _seat, outcome in run.honest.items():
         assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
         assert "left the table" in outcome.aborted.reason, info
         assert blamed(outcome.peer) <= {CHEATER}, info

@@ -17,11 +17,11 @@ from p2pcards.console.render import ASCII
 from p2pcards.console.seat import hosted_seat, joined_seat, roster_text
 from p2pcards.console.viewmodel import TableTracker
 from p2pcards.net.peer import Peer
-from p2pcards.table.header import Seat, TableHeader
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent, join_table
 from p2pcards.net.transport import Connection
 from p2pcards.session import HumanSeat
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import new_table_id
 

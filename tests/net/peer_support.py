@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 from p2pcards.net.peer import Peer
-from p2pcards.table.header import Seat, TableHeader
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.transport import ConnectionClosed
 from p2pcards.plugins import load_plugins as plugins
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Fetched
 

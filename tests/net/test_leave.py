@@ -6,9 +6,9 @@ import random
 
 import trio
 
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 
 LOOPBACK = "127.0.0.1"

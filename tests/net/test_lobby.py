@@ -7,8 +7,8 @@ from __future__ import annotations
 import trio
 
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 
 LOOPBACK = "127.0.0.1"

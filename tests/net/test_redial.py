@@ -4,7 +4,6 @@ pair dials again, the peers catch up on what they missed, and the game completes
 import random
 
 import trio
-
 from loopback_table import play_three_seats
 
 from p2pcards.net.runner import bot_agent

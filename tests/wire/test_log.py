@@ -77,7 +77,7 @@ def test_concurrent_senders_in_any_arrival_order_give_equal_logs(new_log, player
     # Every seat commits at once, each on top of only what it had: nobody waits for anyone.
     senders = [new_log() for _ in range(3)]
     round1 = [senders[s].make_entry(players[s], s, "deck", {"c": s}) for s in range(3)]
-    for s, log in enumerate(senders):
+    for _s, log in enumerate(senders):
         for e in round1:
             log.append(e)
     round2 = [senders[s].make_entry(players[s], s, "deck", {"k": s}) for s in range(3)]
@@ -340,7 +340,7 @@ def test_unknown_kind_is_refused_and_proves_the_fault(new_log, players, roster):
     blame = over_budget(log, junk, "unknown-kind", roster)
     assert "unknown kind 'junk'" in blame.reason and log.blames == [blame]
     # Every kind of table.md section 4 is accepted; the seat may go on with a known one.
-    assert KINDS == {"deck", "action", "absent", "chat", "blame", "result", "bye", "stop"}
+    assert {"deck", "action", "absent", "chat", "blame", "result", "bye", "stop"} == KINDS
     for kind in sorted(KINDS):
         assert log.append(next_raw(log, players[2], 2, kind=kind))
     assert log.append(next_raw(log, players[1], 1))

@@ -226,7 +226,7 @@ class StrategicBot(Bot):
             rank = next(iter(groups), Rank.ACE)
             return self._play(hand, rank)  # go out
         if state.quads:
-            for rank, handles in groups.items():
+            for handles in groups.values():
                 if len(handles) == 4:
                     return {"type": "quads", "cards": list(handles)}
         # Keep the group that best finishes the hand (the largest, with the jokers) for last,

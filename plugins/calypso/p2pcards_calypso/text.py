@@ -312,7 +312,7 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
     elif state.phase == CUTTING:
         lines.append("cutting for seats and trump suits: the highest chooses first")
     if state.deal_number:
-        plays = [f"seat {s} {state.faces[h] if h in state.faces else '(face down)'}" for s, h in state.trick]
+        plays = [f"seat {s} {state.faces.get(h, '(face down)')}" for s, h in state.trick]
         lines.append(f"trick {state.trick_number}: " + (", ".join(plays) if plays else "nothing led yet"))
         if state.last_trick_winner is not None:
             lines.append(f"last trick won by seat {state.last_trick_winner}")

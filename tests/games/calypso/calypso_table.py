@@ -17,7 +17,6 @@ import random
 from collections.abc import Mapping, Sequence
 
 import pytest
-
 from p2pcards_calypso.text import place_words
 
 from p2pcards.cards import parse_suit

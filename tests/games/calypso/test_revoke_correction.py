@@ -11,10 +11,10 @@ import pytest
 from calypso_table import E, N, S, Table, W
 from p2pcards_calypso.rules import REVOKE_PENALTY
 
-from p2pcards.engine import play, seeded_rng
-from p2pcards.dealer import LocalDealer
-from p2pcards.game import IllegalAction, Reveal, Turn
 from p2pcards.bots import RandomBot
+from p2pcards.dealer import LocalDealer
+from p2pcards.engine import play, seeded_rng
+from p2pcards.game import IllegalAction, Reveal, Turn
 
 
 def honour_table(**hands):

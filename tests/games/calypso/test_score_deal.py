@@ -2,7 +2,6 @@
 
 import pytest
 from calypso_table import Table
-
 from p2pcards_calypso import PlayerCounts, score_deal
 
 
