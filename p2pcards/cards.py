@@ -132,11 +132,12 @@ class Card:
         return Card(self.rank, self.suit, pack)
 
     def __str__(self) -> str:
-        return "JK" if self.rank is None else f"{self.rank.symbol}{self.suit.value}"
+        # The two are None together (see __post_init__); testing both lets mypy narrow each.
+        return "JK" if self.rank is None or self.suit is None else f"{self.rank.symbol}{self.suit.value}"
 
     def unicode(self) -> str:
         """``7♥``, ``10♠``; a joker is ``JK`` (its glyph is missing from many terminal fonts)."""
-        return "JK" if self.rank is None else f"{self.rank.symbol}{self.suit.symbol}"
+        return "JK" if self.rank is None or self.suit is None else f"{self.rank.symbol}{self.suit.symbol}"
 
     def label(self) -> str:
         """A text naming this physical copy uniquely, e.g. ``7h#2`` (pack 2)."""
@@ -144,7 +145,7 @@ class Card:
 
     def sort_key(self) -> tuple[int, int, int]:
         """Suit, then rank, then pack; jokers last."""
-        if self.rank is None:
+        if self.rank is None or self.suit is None:
             return (len(_SUIT_ORDER), 0, self.pack)
         return (_SUIT_ORDER[self.suit], self.rank.value, self.pack)
 

@@ -728,7 +728,9 @@ async def _wait_for_start(
             if raw is None:
                 continue
         if isinstance(raw, dict) and raw.get("type") == "bye":  # sent away, or the table closed
-            reason = raw.get("reason") if isinstance(raw.get("reason"), str) else "no reason given"
+            reason = raw.get("reason")
+            if not isinstance(reason, str):
+                reason = "no reason given"
             raise ProtocolError(host_name, reason[:300])
         if isinstance(raw, dict) and raw.get("op") == "roster":
             roster = lobby_message(raw, "roster", host_name)
@@ -800,6 +802,7 @@ class _EarlyMesh:
         await serve_listener(self.listener, lambda stream, slot: self._accept_one(Connection(stream), slot), nursery)
 
     async def _accept_one(self, conn: Connection, slot: Slot) -> None:
+        kept = False
         try:
             peer, hello = await _mesh_greeting(conn, self.identity, name=self.name, games=self.games, game=None)
             seat = hello["seat"]
@@ -810,11 +813,11 @@ class _EarlyMesh:
             if hello["table"] == self.table and seat > self.seat and (self.keys or {}).get(seat) == peer.keys.ed25519:
                 slot.admit()
                 await self._keep(seat, peer.keys.ed25519, conn)
-                conn = None  # kept
+                kept = True
         except (ConnectionClosed, ProtocolError, FrameError):
             pass
         finally:
-            if conn is not None:
+            if not kept:
                 await conn.aclose()
 
     async def _keep(self, seat: int, key: bytes, conn: Connection) -> None:

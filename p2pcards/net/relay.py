@@ -32,7 +32,7 @@ CONNECT_SECONDS = 10.0
 
 async def _pump(source: trio.abc.Stream, sink: trio.abc.Stream, delay: float) -> None:
     """Copy ``source`` to ``sink``, each chunk ``delay`` seconds after it was read."""
-    send, receive = trio.open_memory_channel[tuple[float, bytes]](HELD_CHUNKS)
+    send, receive = trio.open_memory_channel[tuple[float, bytes | bytearray]](HELD_CHUNKS)
 
     async def read() -> None:
         async with send:

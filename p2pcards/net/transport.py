@@ -54,14 +54,14 @@ class Connection:
     @property
     def remote(self) -> str:
         try:
-            host, port, *_ = self.stream.socket.getpeername()
+            host, port, *_ = self.stream.socket.getpeername()  # type: ignore[attr-defined]  # duck-typed: only socket streams have it
             return f"{host}:{port}"
         except (AttributeError, OSError):
             return self.label
 
     def local_address(self) -> str:
         """Our own IP address on this connection."""
-        return self.stream.socket.getsockname()[0]
+        return self.stream.socket.getsockname()[0]  # type: ignore[attr-defined]  # a socket stream here
 
     async def send(self, message: Any) -> None:
         await self.send_frame(encode_frame(message, self.limits))
@@ -108,7 +108,8 @@ class Connection:
         """Close without waiting: a task reading this connection gets ConnectionClosed."""
         self.closed = True
         try:
-            self.stream.socket.close()  # trio wakes up any task waiting on the socket
+            # trio wakes up any task waiting on the socket; not every stream has one
+            self.stream.socket.close()  # type: ignore[attr-defined]
         except (AttributeError, OSError):
             pass
 
@@ -116,7 +117,7 @@ class Connection:
         """Write what the (non-blocking) socket takes right now; 0 when it takes nothing or
         this is not a socket stream (``send_all`` then does it all, errors included)."""
         try:
-            fd = self.stream.socket.fileno()
+            fd = self.stream.socket.fileno()  # type: ignore[attr-defined]  # duck-typed: only socket streams have it
             return os.write(fd, frame) if fd >= 0 else 0
         except (AttributeError, OSError):
             return 0

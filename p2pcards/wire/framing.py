@@ -252,7 +252,7 @@ class FrameDecoder:
         """Bytes received but not yet part of a whole frame."""
         return len(self._buffer)
 
-    def feed(self, data: bytes) -> list[Any]:
+    def feed(self, data: bytes | bytearray) -> list[Any]:
         if self._failed is not None:
             raise self._failed
         self._buffer += data

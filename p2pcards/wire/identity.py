@@ -306,4 +306,5 @@ def open_table_words(
             return TableWords(problem=f"seat {seat} did not reveal its words nonce", seat=seat)
         if len(nonce) != WORDS_NONCE_SIZE or words_commitment(nonce) != commit:
             return TableWords(problem=f"seat {seat}'s words nonce does not open its commitment", seat=seat)
-    return TableWords(tuple(table_auth_words(header, nonces, count)))
+    opened = [nonce for nonce in nonces if nonce is not None]  # all of them, checked above
+    return TableWords(tuple(table_auth_words(header, opened, count)))

@@ -329,7 +329,9 @@ class Hello:
         # Read the versions before anything else so that a peer of another protocol version
         # gets a version error rather than a schema error.
         if isinstance(obj, dict) and isinstance(obj.get("protocol"), int) and obj["protocol"] != PROTOCOL_VERSION:
-            program = obj.get("program") if isinstance(obj.get("program"), str) else "?"
+            program = obj.get("program")
+            if not isinstance(program, str):
+                program = "?"
             raise VersionMismatch(
                 peer,
                 f"runs protocol {obj['protocol']} (p2pcards {program[:64]}), "

@@ -424,7 +424,10 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                 raise TranscriptError(f"unknown record type {str(kind)[:40]!r}")
         except Rejected as exc:
             raise TranscriptError(
-                f"log entry {len(transcript.entries)}: {exc}", offset=start, record=index, blame=exc.blame
+                f"log entry {0 if transcript is None else len(transcript.entries)}: {exc}",
+                offset=start,
+                record=index,
+                blame=exc.blame,
             ) from None
         except ProtocolError as exc:
             raise TranscriptError(exc.reason, offset=start, record=index) from None
