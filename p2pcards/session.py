@@ -232,7 +232,7 @@ class TableSession:
         return isinstance(self.step, Round) and self.me in self.step.seats and self.me not in self._answered
 
     def legal_actions(self) -> Sequence[Action]:
-        if not self.my_turn:
+        if not self.my_turn or self.me is None:  # (my_turn is False when watching)
             return []
         return self.game.legal_actions(self.state, self.me, self.known())
 
@@ -244,7 +244,7 @@ class TableSession:
 
     def submit(self, action: Action) -> None:
         """Play an action for the local seat now, or raise :class:`IllegalAction`."""
-        if not self.my_turn:
+        if not self.my_turn or self.me is None:  # (my_turn is False when watching)
             raise IllegalAction("it is not your turn")
         self.game.check_own(self.state, self.me, action, self.known())
         # A HumanSeat, or a seat that wraps one (the network's LocalSeat signs and sends the
@@ -343,7 +343,7 @@ class TableSession:
                         self._tell_bots(own, [seat])
                 else:
                     self._tell_bots(event)
-                self.publish(event["kind"], self._deck_text(event), **_event_data(event))
+                self.publish(str(event["kind"]), self._deck_text(event), **_event_data(event))
             elif isinstance(step, Done):
                 self._set_phase("auditing")
                 self.faces = await self.deck.open_all()

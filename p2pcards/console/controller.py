@@ -133,14 +133,19 @@ class TableController:
     def _same(self, a: Action, b: Action) -> bool:
         if a == b:
             return True
-        me = self.session.me
         # Another physical copy of the same face (Calypso has four packs) is the same move.
-        return self.session.describe(me, a) == self.session.describe(me, b)
+        return self._describe(a) == self._describe(b)
+
+    def _describe(self, action: Action) -> str:
+        """The local seat's words for one of its legal moves (only a seated player has any)."""
+        me = self.session.me
+        assert me is not None, "a watcher has no moves to describe"
+        return self.session.describe(me, action)
 
     def typed_form(self, action: Action) -> str | None:
         """Text that the game's grammar parses back into ``action``, or ``None``."""
         session = self.session
-        described = session.describe(session.me, action)
+        described = self._describe(action)
         tries: list[str] = []
         # ASCII first (easy to type anywhere), then the game's own symbols: a grammar may
         # misread an ASCII card that is also a word ("As", the ace of spades, next to "as").
@@ -171,7 +176,7 @@ class TableController:
             self._choices_key = key
             choices: dict[str, MoveChoice] = {}
             for action in self.session.legal_actions():
-                description = self.session.describe(self.session.me, action)
+                description = self._describe(action)
                 text = self.typed_form(action)
                 if text is not None and text not in choices:
                     choices[text] = MoveChoice(text, description)
@@ -192,7 +197,7 @@ class TableController:
             self._forced = None
             if len(legal) == 1 and session.game.lists_every_action:  # (not one of a sample)
                 action = legal[0]
-                described = _SEAT_PREFIX.sub("", session.describe(session.me, action))
+                described = _SEAT_PREFIX.sub("", self._describe(action))
                 self._forced = ForcedMove(action, _unconjugate(described), self.typed_form(action))
         return self._forced
 
@@ -228,7 +233,7 @@ class TableController:
             return Feedback(self._not_your_turn(), error=True)
         choices = self.move_choices()
         if not choices:
-            described = [self.session.describe(self.session.me, a) for a in self.session.legal_actions()]
+            described = [self._describe(a) for a in self.session.legal_actions()]
             return Feedback("legal now: " + "; ".join(described))
         shown = ", ".join(c.text for c in choices[:12])
         more = f" (and {len(choices) - 12} more: press Tab)" if len(choices) > 12 else ""

@@ -98,6 +98,7 @@ class MentalPokerDeck:
             for party in self.parties:
                 if party.owed():
                     blame = party.timeout()
+                    assert blame is not None, "a party that owes a message is blamed"
                     raise DeckFault({party.seat: blame})
             raise RuntimeError("the deck stalled with no seat waiting for a message")  # pragma: no cover
         index = len(self.parties[0].ops) - 1
@@ -115,8 +116,9 @@ class MentalPokerDeck:
         return list(done[0].handles)
 
     def coin(self, label: str, bound: int) -> int:
-        done = self.run_op(CoinOp(label, bound))
-        return done[0].value
+        value = self.run_op(CoinOp(label, bound))[0].value
+        assert value is not None, "a coin step ends with its value"
+        return value
 
     def deal(self, to: Mapping[int, int]) -> None:
         self.run_op(DealOp(dict(to)))

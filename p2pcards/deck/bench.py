@@ -103,6 +103,7 @@ def setup_benchmark(players: int, cards: int, *, workers: int = 1, repeat: int =
         }
         if best is None or result["wall"] < best["wall"]:
             best = result
+    assert best is not None, "repeat must be at least 1"
     best["wall_vs_floor"] = best["wall"] / best["floor"]
     best["critical_vs_floor"] = best["critical_path"] / best["floor"]
     return best

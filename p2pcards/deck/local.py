@@ -76,9 +76,10 @@ class LocalNetwork:
                     continue
                 message = send.message
                 if self.tamper is not None:
-                    message = self.tamper(seat, to, message)
-                    if message is None:
+                    tampered = self.tamper(seat, to, message)
+                    if tampered is None:
                         continue
+                    message = tampered
                 if message is send.message:
                     plain = data = plain or _encode(message)
                 else:

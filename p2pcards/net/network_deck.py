@@ -123,7 +123,7 @@ class NetworkDeck:
                 if trio.current_time() >= deadline:
                     blame = self.party.timeout()
                     waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()
-                    if waits_for and self.blame is None:
+                    if waits_for and blame is not None and self.blame is None:
                         # Its message is here but waits for entries its author had seen that
                         # never came (one may echo entries never signed): not its stall.
                         raise TableAborted(
@@ -151,7 +151,9 @@ class NetworkDeck:
         return list((await self._run(ShuffleOp())).handles)
 
     async def coin(self, label: str, bound: int) -> int:
-        return (await self._run(CoinOp(label, bound))).value
+        value = (await self._run(CoinOp(label, bound))).value
+        assert value is not None, "a coin step ends with its value"
+        return value
 
     async def deal(self, to: Mapping[int, int]) -> None:
         await self._run(DealOp(dict(to)))

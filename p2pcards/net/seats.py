@@ -191,6 +191,7 @@ class LocalSeat:
         while True:
             action = await self._unless_passed_for(session, seat)
             if action is None:  # we were away, and every other seat passed for us
+                assert absent is not None, "only a game with an absent action passes for a seat"
                 self.last_entry = None
                 return absent
             try:
