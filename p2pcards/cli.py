@@ -562,7 +562,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     host = load_plugins()
     report_plugin_errors(host)
     if args.folder:
-        folder, companions = Path(args.folder), []
+        folder, companions = Path(args.folder), list[Path]()
         if seat_in_use(folder):
             raise UsageError(f"the seat in {folder} is still being played by another program")
     else:
@@ -660,6 +660,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(printable_json(report.to_json(show_hands=args.show_hands), indent=2))
     elif report.status == EXIT_UNREADABLE:
+        assert report.problem is not None, "an unreadable transcript comes with its problem"
         print(f"p2pcards: error: {printable(args.file)}: {printable(report.problem.reason)}", file=sys.stderr)
     else:
         print(report.to_text(show_hands=args.show_hands))

@@ -203,8 +203,8 @@ def run_doctor(interface: str | None = None, port: int = 0, timeout: float = 8.0
         report.checks.append(Check("network", False, "no route to any network: only this computer can play"))
     else:
         report.checks.append(Check("network", True, f"connections to other hosts leave from {in_use}"))
-    test_address = interface if chosen else LOOPBACK
-    listen_on = interface if chosen else "0.0.0.0"
+    test_address = interface if interface is not None else LOOPBACK  # (chosen)
+    listen_on = interface if interface is not None else "0.0.0.0"
     port_check, bound = check_port(listen_on, port)
     report.checks.append(port_check)
     report.checks.append(trio.run(discovery_self_test, test_address, bound if port_check.ok else 9, timeout))

@@ -236,7 +236,7 @@ class LanLobby:
 
     # -- creating a table ---------------------------------------------------------------------
 
-    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom:
+    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom | None:
         self._check_free()
         try:
             game = self.host.game(game_id)
@@ -300,6 +300,7 @@ class LanLobby:
                 self._finish(None, None)
 
         try:
+            assert self._nursery is not None, "checked by _check_free"
             port = await self._nursery.start(run_table)
         except OSError as exc:
             raise LobbyProblem(f"cannot open a table on {self.listen}: {exc}") from None
@@ -326,7 +327,7 @@ class LanLobby:
 
     # -- joining a table ----------------------------------------------------------------------
 
-    async def join(self, table: str) -> TableRoom:
+    async def join(self, table: str) -> TableRoom | None:
         self._check_free()
         address, sep, port_text = table.rpartition(":")
         if sep and port_text.isdigit():
@@ -342,6 +343,7 @@ class LanLobby:
                 raise LobbyProblem("that table is full")
             where, port, ad = advert.host, advert.port, self._ad(advert)
         try:
+            assert self._nursery is not None, "checked by _check_free"
             await self._nursery.start(self._join_table, where, port, ad)
         except (LobbyError, ConnectionClosed, OSError) as exc:  # (ConnectionClosed: cannot reach it)
             raise LobbyProblem(str(exc)) from None

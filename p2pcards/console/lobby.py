@@ -151,12 +151,14 @@ class LobbyBackend(Protocol):
         ``task_status.started()`` once looking."""
         ...
 
-    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom:
-        """Open a table with this peer in seat 0 and ``bots`` bot peers in the next seats."""
+    async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom | None:
+        """Open a table with this peer in seat 0 and ``bots`` bot peers in the next seats
+        (``None``: the table already closed again)."""
         ...
 
-    async def join(self, table: str) -> TableRoom:
-        """Take a seat at a table found on the network (its id) or at ``HOST:PORT``."""
+    async def join(self, table: str) -> TableRoom | None:
+        """Take a seat at a table found on the network (its id) or at ``HOST:PORT``
+        (``None``: the table already closed again)."""
         ...
 
     async def ready(self) -> None:

@@ -176,6 +176,11 @@ class LobbyScreen:
 
         return self._queue("joining", join)
 
+    def _open_form(self) -> CreateForm:
+        """The create form, for the keys that work only while it is open."""
+        assert self.form is not None, "the form is open"
+        return self.form
+
     def open_form(self) -> Feedback:
         if self.backend.room() is not None:
             return Feedback("you are at a table: 'leave' it before creating another", error=True)
@@ -237,19 +242,19 @@ class LobbyScreen:
 
         @kb.add("up", filter=in_form)
         def _(event: KeyPressEvent) -> None:
-            self.form.move(-1)
+            self._open_form().move(-1)
 
         @kb.add("down", filter=in_form)
         def _(event: KeyPressEvent) -> None:
-            self.form.move(1)
+            self._open_form().move(1)
 
         @kb.add("left", filter=in_form)
         def _(event: KeyPressEvent) -> None:
-            self.form.change(-1)
+            self._open_form().change(-1)
 
         @kb.add("right", filter=in_form)
         def _(event: KeyPressEvent) -> None:
-            self.form.change(1)
+            self._open_form().change(1)
 
         @kb.add("enter", filter=in_form)
         def _(event: KeyPressEvent) -> None:
@@ -294,7 +299,8 @@ class LobbyScreen:
         if room is None:
             return [("class:seat.label", " none: join a table from the list, or create one\n")]
         lines = [printable(line) for line in room_lines(room)]  # names, options: the host's
-        return [("class:seat.me", f" {lines[0]}\n")] + [("", f" {line}\n") for line in lines[1:]]
+        out: StyleAndTextTuples = [("class:seat.me", f" {lines[0]}\n")]
+        return out + [("", f" {line}\n") for line in lines[1:]]
 
     def _form(self) -> StyleAndTextTuples:
         if self.form is None:

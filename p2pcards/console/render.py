@@ -136,7 +136,7 @@ def card_text(card: Card, glyphs: Glyphs) -> str:
 
 
 def _card_style(card: Card) -> str:
-    if card.is_joker:
+    if card.is_joker or card.suit is None:  # (None together)
         return "class:card.joker"
     return "class:card.red" if card.suit.is_red else "class:card.black"
 

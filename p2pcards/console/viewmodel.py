@@ -390,7 +390,7 @@ def end_model(session: TableSession) -> EndModel | None:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
     scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
     if not session.violations:
-        audit = ("audit: clean, every card checked",)
+        audit: tuple[str, ...] = ("audit: clean, every card checked",)
     else:
         audit = (f"audit: {len(session.violations)} violation(s) found",) + tuple(
             f"  {names[v.seat] if 0 <= v.seat < len(names) else v.seat}, action {v.action_index}: {v.message}"

@@ -79,6 +79,8 @@ class TableAdvert:
         # character (a line break, a terminal escape, a bidi override) is no honest table's.
         if any(unshowable(text) is not None for text in (table, *props.values())):
             return None
+        if info.port is None:  # (not resolved)
+            return None
         try:
             return cls(
                 table=table,

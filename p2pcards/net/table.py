@@ -214,6 +214,9 @@ async def _run_seat(
         except LobbyError as exc:
             peer.session.publish("connection", str(exc), seat=seat)
 
+    result: Any = None
+    aborted: TableAborted | None = None
+
     async def play() -> None:
         nonlocal result, aborted
         try:
@@ -221,7 +224,6 @@ async def _run_seat(
         except TableAborted as exc:
             aborted = exc
 
-    result = aborted = None
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(peer.run_background)

@@ -82,7 +82,7 @@ class TimingRecorder:
             self.received.append([self._sample_cpu(), entry.sender, entry.seq, entry.kind])
             return accept(entry, **kwargs)
 
-        peer.protocol.accept = timed_accept  # type: ignore[method-assign]
+        peer.protocol.accept = timed_accept
         journal = peer.journal
         if journal is not None:
             fsync = journal.fsync

@@ -267,6 +267,7 @@ class _Checker:
         """Give the peer what happened since the last step: the deck's public outcome, or the
         actions applied (several for a free-order round)."""
         if self.pending is not None:
+            assert self.deck is not None, "a pending deck step has its deck"
             learn(self.game, self.peer.state, self.pending, _copied(self.deck.outcome))
             self.pending = None
         for seat, action in self.table.actions[len(self.peer.actions) :]:

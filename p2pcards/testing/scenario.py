@@ -104,7 +104,7 @@ def stack_deal(
                 hand.append(card)
         if len(hand) < size:
             raise ValueError(f"not enough cards left to fill seat {seat}'s hand to {size}")
-    top = []
+    top: list[Card] = []
     for i in range(max((len(chosen[s]) for s in seats), default=0)):
         top.extend(chosen[seat][i] for seat in seats if i < len(chosen[seat]))
     return top
@@ -423,7 +423,7 @@ class ScenarioTable:
         the engine's :class:`~p2pcards.engine.GameRecord` (result, audit, every action); the
         steps it took are added to ``log``."""
         rng = rng or seeded_rng(self.seed, "play out")
-        classes = list(bots) if bots is not None else [RandomBot] * self.players
+        classes: list[type[Bot]] = list(bots) if bots is not None else [RandomBot] * self.players
         seats = [cls(self.game, seat, self.options, rng) for seat, cls in enumerate(classes)]
         stopped_at = self.log[-1] if self.log else None
         first = True
