@@ -23,7 +23,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import outcome
 import trio
@@ -34,7 +34,13 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import ConditionalKeyBindings, KeyBindings, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.key_binding import (
+    ConditionalKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -120,7 +126,7 @@ def local_runner(new_table: Callable[[], TableSession]) -> TableRunner:
     return run
 
 
-def _is_runner(new_table: Callable[..., Any]) -> bool:
+def _is_runner(new_table: Callable[..., Any]) -> TypeGuard[TableRunner]:
     return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(
         getattr(new_table, "__call__", None)  # noqa: B004 - the method itself, to ask if it is async
     )
@@ -148,7 +154,10 @@ class ConsoleApp:
         elif new_table is None:
             raise ValueError("a console needs new_table or a lobby")
         else:
-            self.run_table = new_table if _is_runner(new_table) else local_runner(new_table)
+            if _is_runner(new_table):
+                self.run_table = new_table
+            else:  # not a runner: a factory of sessions
+                self.run_table = local_runner(cast(Callable[[], TableSession], new_table))
         self.table_words: tuple[str, ...] = ()
         self.words_problem = ""
         self.glyphs = glyphs or choose_glyphs()
@@ -181,7 +190,7 @@ class ConsoleApp:
         self._model_session: TableSession | None = None
         self.view_error: str | None = None
         self.input_area = self._input_area()
-        self.application = Application(
+        self.application: Application[None] = Application(
             layout=Layout(self._root(), focused_element=self.input_area),
             key_bindings=self._all_key_bindings(),
             style=console_style(self.colour),
@@ -255,6 +264,16 @@ class ConsoleApp:
     @property
     def in_lobby(self) -> bool:
         return self.lobby is not None and self.lobby.active
+
+    def _lobby_screen(self) -> LobbyScreen:
+        """The lobby, where the code runs only with one (in_lobby, or a lobby key)."""
+        assert self.lobby is not None, "this console has a lobby"
+        return self.lobby
+
+    def _table_tracker(self) -> TableTracker:
+        """The tracker, set with the first table and kept after it (there is a model)."""
+        assert self.tracker is not None, "a table was started"
+        return self.tracker
 
     def _start_table(
         self,
@@ -365,7 +384,7 @@ class ConsoleApp:
     # -- input ----------------------------------------------------------------------------
 
     def _input_area(self) -> TextArea:
-        self.completer = TableCompleter(None)  # type: ignore[arg-type]  # set per table
+        self.completer = TableCompleter(None)  # set per table
         lobby_completer = LobbyCompleter()
         return TextArea(
             multiline=False,
@@ -411,8 +430,9 @@ class ConsoleApp:
         return feedback.keep_text
 
     def _accept_lobby(self, text: str) -> bool:
-        feedback = self.lobby.handle(text)
-        self.lobby.feedback = feedback
+        lobby = self._lobby_screen()
+        feedback = lobby.handle(text)
+        lobby.feedback = feedback
         if feedback.intent == "help":
             self.show_help, self.help_scroll = True, 0
         elif feedback.intent == "quit":
@@ -420,7 +440,7 @@ class ConsoleApp:
         self.application.invalidate()
         return feedback.keep_text
 
-    def _all_key_bindings(self) -> KeyBindings:
+    def _all_key_bindings(self) -> KeyBindingsBase:
         if self.lobby is None:
             return self._key_bindings()
         # While the help is open the lobby's keys (the form's Esc, Up/Down) wait: Esc closes the help.
@@ -481,7 +501,7 @@ class ConsoleApp:
                 forced = (
                     controller.forced_move() if controller is not None and controller.session is self.session else None
                 )
-                self._model = table_model(self.session, self.tracker.turn, forced)
+                self._model = table_model(self.session, self._table_tracker().turn, forced)
                 self.view_error = None
             except Exception as exc:
                 self.view_error = f"the game's view failed: {type(exc).__name__}: {exc}"
@@ -563,7 +583,7 @@ class ConsoleApp:
     def _title(self) -> StyleAndTextTuples:
         dot = self.glyphs.dot
         if self.in_lobby:
-            return [("", f" p2pcards {dot} {self.lobby.title().replace('·', dot)}")]
+            return [("", f" p2pcards {dot} {self._lobby_screen().title().replace('·', dot)}")]
         if self.session is None:
             return [("", " p2pcards")]
         s = self.session
@@ -582,8 +602,9 @@ class ConsoleApp:
         model = self.model()
         if model is None:
             return self._before_table()
-        if self.tracker.busy and not model.table:
-            return [("class:busy", self.tracker.busy_text())]
+        tracker = self._table_tracker()
+        if tracker.busy and not model.table:
+            return [("class:busy", tracker.busy_text())]
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
@@ -662,7 +683,7 @@ class ConsoleApp:
 
     def _status(self) -> StyleAndTextTuples:
         if self.in_lobby:
-            return self.lobby.status()
+            return self._lobby_screen().status()
         spin = self.glyphs.spinner[self._frame % len(self.glyphs.spinner)]
         if self.session is None or self.tracker is None:
             if self.stopped:
@@ -683,7 +704,7 @@ class ConsoleApp:
 
     def _message(self) -> StyleAndTextTuples:
         if self.in_lobby:
-            message = self.lobby.feedback
+            message = self._lobby_screen().feedback
             if not message.message:
                 return []
             style = "class:message.error" if message.error else "class:message.info"

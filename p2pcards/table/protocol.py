@@ -148,7 +148,7 @@ class ChatIn:
     text: str
 
 
-Effect = SendTo | Answer | Keep | Named | Stop | Left | Halted | DeckIn | MoveIn | ChatIn
+Effect = SendTo | Answer | Keep | Named | Stop | Left | Halted | DeckIn | MoveIn | ChatIn | AbsentIn
 
 
 class TableProtocol:
@@ -233,7 +233,7 @@ class TableProtocol:
                 ]
             return [Answer(via, message)]
         if isinstance(message, Fetched):
-            problem = self.recovery.answered(via, message) if self.recovering else None
+            problem = self.recovery.answered(via, message) if self.recovery is not None and self.recovering else None
             return [self.name(via, problem)] if problem else []
         if isinstance(message, Bye):
             return self._on_bye(via, message)
@@ -253,6 +253,7 @@ class TableProtocol:
         if not fresh:
             if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
                 # Asked to back up its echo, the reporter sent the very version we hold.
+                assert via is not None, "echo checks are asked of a connected seat"
                 return [
                     self.name(
                         via,
@@ -334,6 +335,7 @@ class TableProtocol:
         """One of our own entries, back from seat ``via`` while we recover: kept (in the journal
         too) to be re-used as the game reaches it."""
         try:
+            assert self.recovery is not None, "called only while recovering"
             taken = self.recovery.take(entry)
         except ValueError as exc:
             return [self.name(via, f"sent {exc}")]
@@ -600,10 +602,11 @@ class TableProtocol:
         evidence = message.get("evidence") if message.get("type") == "accuse" else None
         if not (isinstance(evidence, dict) and "message" in evidence):
             return message
-        sender = evidence.get("sender")
-        entry = self._private_in.get((sender, message.get("op")))
-        if entry is None:  # not expected: the party accuses only about what it received
+        sender, op = evidence.get("sender"), message.get("op")
+        # Not expected: the party accuses only about what it received (from a seat, by number).
+        if not (isinstance(sender, int) and isinstance(op, int)) or (sender, op) not in self._private_in:
             return {**message, "evidence": None}
+        entry = self._private_in[(sender, op)]
         key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
         return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
 
@@ -618,6 +621,8 @@ class TableProtocol:
             return message  # not about a private message (a reused key's proof is public)
         payload = sender = None
         try:
+            if not isinstance(evidence, dict):
+                raise TypeError("no evidence")  # (indexing it would raise the same)
             sender, seq, key = evidence["sender"], evidence["entry"], evidence["key"]
             if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
                 raise ValueError("malformed evidence")
