@@ -237,6 +237,8 @@ class TableProtocol:
             return [self.name(via, problem)] if problem else []
         if isinstance(message, Bye):
             return self._on_bye(via, message)
+        if not isinstance(message, Entry):  # a handshake message (hello, auth) after the handshake
+            return [self.name(via, f"sent a {type(message).__name__.lower()} message during the game")]
         if message.sender == self.seat and self.recovering:
             return self._take_back_own(via, message)
         return self.accept(message, via=via, now=now)

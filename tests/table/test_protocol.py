@@ -25,7 +25,7 @@ from p2pcards.table.protocol import (
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
-from p2pcards.wire.messages import Bye, Fetch, Fetched, sign_entry
+from p2pcards.wire.messages import Auth, Bye, Fetch, Fetched, sign_entry
 
 PLAYERS = 4
 IDS = [Identity.generate() for _ in range(PLAYERS)]
@@ -104,6 +104,12 @@ def test_a_message_that_is_not_one_names_the_connection_it_came_on():
     t = Table()
     assert named(t.me.receive(2, {"type": "nonsense"}, 0.0)) == [2]
     assert named(t.me.receive(3, [1, 2, 3], 0.0)) == [3]
+
+
+def test_a_handshake_message_during_the_game_names_the_connection():
+    # It used to reach the entry path and raise AttributeError (an auth has no sender).
+    t = Table()
+    assert named(t.me.receive(2, Auth(bytes(64)).to_wire(), 0.0)) == [2]
 
 
 def test_a_fetch_is_answered_on_its_connection():
