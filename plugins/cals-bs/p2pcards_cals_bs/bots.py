@@ -132,9 +132,9 @@ class StrategicBot(Bot):
 
     def _base_candidates(self, state: BSState) -> list[Rank]:
         """Ranks the current quads set could be: all four naturals must be unseen elsewhere."""
-        base = state.pile[state.quads_set]
+        base = state.quads_base()
         known = [self.seen[h] for h in base.handles if h in self.seen]
-        if known:
+        if known and known[0].rank is not None:  # (a joker in quads would be a cheat: guess then)
             return [known[0].rank]
         elsewhere = {
             self.seen[h].rank
@@ -192,7 +192,7 @@ class StrategicBot(Bot):
             return self._lead(state, groups, jokers)
         if state.in_quads_context:
             return self._follow_quads(state, groups, jokers)
-        rank = state.current_rank
+        rank = state.rank_to_follow()
         mine = groups.get(rank, [])
         if len(mine) + len(jokers) == len(hand) <= MAX_SET:
             return self._play(hand, rank)  # go out
@@ -244,7 +244,7 @@ class StrategicBot(Bot):
 
     def _follow_quads(self, state: BSState, groups: dict[Rank, list[int]], jokers: list[int]) -> Action:
         hand = state.hands[self.seat]
-        top = state.top
+        top = state.top_set()
         if state.plus is not None and not top.quads and self._should_doubt(state):
             return {"type": "doubt"}
         candidates = self._base_candidates(state)

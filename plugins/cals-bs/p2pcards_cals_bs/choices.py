@@ -77,6 +77,7 @@ def representative_actions(game: Any, state: Any, seat: int, known: Mapping[int,
         return []
     hand = state.hands[seat]
     groups, jokers = rank_groups(hand, known)
+    actions: list[Action]
     if state.must_lead:
         actions = [
             {"type": "play", "cards": cards, "rank": SYMBOL[rank]}

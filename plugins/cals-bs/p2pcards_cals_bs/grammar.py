@@ -40,7 +40,9 @@ _PLAY = {"play", "lead", "put", "place", "plays", "leads"}
 
 def sort_hand(cards: Iterable[Card]) -> list[Card]:
     """By rank (2 up to A), then suit; jokers last: the order that helps in this game."""
-    return sorted(cards, key=lambda c: (99, 0, c.pack) if c.is_joker else (c.rank.value, c.suit.value, 0))
+    return sorted(
+        cards, key=lambda c: (99, 0, c.pack) if c.rank is None or c.suit is None else (c.rank.value, c.suit.value, 0)
+    )
 
 
 def _cards_for(state: Any, seat: int, words: Sequence[str], known: Mapping[int, Card]) -> list[int]:

@@ -95,6 +95,7 @@ class PlacedSet:
             return "quads"
         if self.plus is not None:
             return f"+{self.plus}"
+        assert self.rank is not None, "a set that is neither quads nor +N declares a rank"
         return f"{len(self.handles)}x{self.rank.symbol}"
 
 
@@ -152,6 +153,27 @@ class BSState:
     def top(self) -> PlacedSet | None:
         return self.pile[-1] if self.pile else None
 
+    # Where the rules already know a value is set, these say so (and let the type checker know).
+
+    def top_set(self) -> PlacedSet:
+        """The set on top of the pile (there is one to follow, doubt or reveal)."""
+        top = self.top
+        assert top is not None, "the pile has a set"
+        return top
+
+    def dealer_seat(self) -> int:
+        assert self.dealer is not None, "the dealer was chosen"
+        return self.dealer
+
+    def rank_to_follow(self) -> Rank:
+        assert self.current_rank is not None, "the leader declared a rank"
+        return self.current_rank
+
+    def quads_base(self) -> PlacedSet:
+        """The quads set that the "+N" sets of this context are counted from."""
+        assert self.quads_set is not None, "in a quads context"
+        return self.pile[self.quads_set]
+
     @property
     def in_quads_context(self) -> bool:
         return self.quads_set is not None
@@ -170,7 +192,7 @@ def timeout_action(state: BSState, seat: int) -> Action | None:
 def _round(state: BSState) -> Round:
     """Free order (rule 29): the followers who may still respond to the top set, from the
     placer's left; the placer may not follow its own set (PAGAT-BS rule 4)."""
-    placer = state.top.owner
+    placer = state.top_set().owner
     seats = tuple(s for s in ((placer + i) % state.players for i in range(1, state.players)) if s not in state.passed)
     return Round(seats, placer)
 
@@ -303,6 +325,7 @@ class CalsBS(Game[BSState]):
         if state.pending:
             return state.pending[0]
         if state.phase == "done":
+            assert state.result is not None, "a done game has its result"
             return Done(state.result)
         if state.phase == "coin":
             return Coin("first-dealer", state.players)  # rule 5: by lot, nobody volunteered
@@ -310,7 +333,7 @@ class CalsBS(Game[BSState]):
             return Shuffle()
         if state.phase == "deal":
             # Rule 6: one at a time, clockwise from the dealer's left, every card.
-            first = state.left(state.dealer)
+            first = state.left(state.dealer_seat())
             return Deal({h: (first + i) % state.players for i, h in enumerate(state.stock)})
         if state.free and not state.must_lead:
             return _round(state)
@@ -331,7 +354,7 @@ class CalsBS(Game[BSState]):
         state.stock = []
         state.hand_number += 1
         state.pile = []
-        state.turn = state.left(state.dealer)  # rule 12
+        state.turn = state.left(state.dealer_seat())  # rule 12
         state.must_lead = True
         state.current_rank = None
         state.passes = 0
@@ -371,7 +394,7 @@ class CalsBS(Game[BSState]):
         if state.free and not state.must_lead:
             if seat not in _round(state).seats:
                 raise IllegalAction(
-                    "you placed the top set" if seat == state.top.owner else "you have passed on this set already"
+                    "you placed the top set" if seat == state.top_set().owner else "you have passed on this set already"
                 )
         elif seat != state.turn:
             raise IllegalAction(f"it is seat {state.turn}'s turn, not seat {seat}'s")
@@ -382,7 +405,7 @@ class CalsBS(Game[BSState]):
         elif kind == "doubt":
             if state.must_lead:
                 raise IllegalAction("the lead player must place cards; there is nothing to doubt")
-            top = state.top
+            top = state.top_set()
             if top.owner == seat:
                 raise IllegalAction("you cannot doubt your own set")
             if top.quads:
@@ -419,7 +442,7 @@ class CalsBS(Game[BSState]):
                     raise IllegalAction("+N is only declared after quads")
                 rank = _declared_rank(action)
                 if rank != state.current_rank:
-                    raise IllegalAction(f"followers must declare the current rank, {state.current_rank.symbol}")
+                    raise IllegalAction(f"followers must declare the current rank, {state.rank_to_follow().symbol}")
         else:
             raise IllegalAction(f"unknown action {kind!r} (expected play, quads, pass or doubt)")
 
@@ -478,7 +501,7 @@ class CalsBS(Game[BSState]):
             state.turn = state.left(seat)
             return
         # Rule 19 / 34: everyone else passed; the last placer leads again on top of the pile.
-        placer = state.top.owner
+        placer = state.top_set().owner
         if state.provisional == placer:
             self._win_hand(state, placer)  # rule 27: nobody doubted the final set
             return
@@ -490,7 +513,7 @@ class CalsBS(Game[BSState]):
         state.quads_set = state.plus = None
 
     def _apply_doubt(self, state: BSState, seat: int) -> None:
-        top = state.top
+        top = state.top_set()
         _event(state, {"event": "doubt", "seat": seat, "of": top.owner})
         state.resolving = {"kind": "doubt", "doubter": seat}
         self._queue_reveals(state, top)
@@ -498,7 +521,7 @@ class CalsBS(Game[BSState]):
     def _queue_reveals(self, state: BSState, top: PlacedSet) -> None:
         """Reveal the top set, and for a "+N" set first the quads set that fixes B (rule 33)."""
         if top.plus is not None:
-            base = state.pile[state.quads_set]
+            base = state.quads_base()
             if any(h not in state.faces for h in base.handles):
                 state.pending.append(Reveal(base.handles, base.owner))
         state.pending.append(Reveal(top.handles, top.owner))
@@ -556,13 +579,14 @@ class CalsBS(Game[BSState]):
         if placed.quads:
             return is_valid_quads(cards)
         if placed.plus is not None:
-            base = quads_base([state.faces[h] for h in state.pile[state.quads_set].handles])
+            base = quads_base([state.faces[h] for h in state.quads_base().handles])
             return is_truthful(cards, None if base is None else plus_rank(base, placed.plus))
         return is_truthful(cards, placed.rank)
 
     def _resolve(self, state: BSState) -> None:
         resolving, state.resolving = state.resolving, None
-        top = state.top
+        assert resolving is not None, "reveals resolve what queued them"
+        top = state.top_set()
         truthful = self._set_truthful(state, top)
         if resolving["kind"] == "going_out":
             seat = resolving["seat"]
@@ -617,7 +641,7 @@ class CalsBS(Game[BSState]):
                 details={"hand_winners": list(state.hand_winners), "hands": state.hand_number},
             )
         else:
-            state.dealer = state.left(state.dealer)  # rule 5
+            state.dealer = state.left(state.dealer_seat())  # rule 5
             state.phase = "shuffle"  # a fresh shuffle for every hand
 
     # -- audit ------------------------------------------------------------------------------
@@ -640,7 +664,10 @@ class CalsBS(Game[BSState]):
                 if not is_valid_quads(cards):
                     violation(f"led quads that were not four of one rank without jokers: {' '.join(map(str, cards))}")
             elif record.must_be_truthful and not is_truthful(cards, record.rank):
-                violation(f"went out face up with {' '.join(map(str, cards))}, declared as {record.rank.symbol}")
+                violation(
+                    f"went out face up with {' '.join(map(str, cards))}, "
+                    f"declared as {record.rank.symbol if record.rank else '?'}"
+                )
         return violations
 
     # -- for people and bots ----------------------------------------------------------------
