@@ -29,6 +29,8 @@ from .rules import (
     allocate_trick,
     is_ruff,
     player_points,
+    rank_of,
+    suit_of,
     trick_winner,
 )
 
@@ -71,12 +73,12 @@ class _TableModel:
         for handle, card in state.faces.items():
             if (card.suit, card.rank) not in self.unseen:
                 continue  # a card of the removed suit, set aside (removed_suit=random)
-            self.unseen[(card.suit, card.rank)] -= 1
+            self.unseen[(suit_of(card), rank_of(card))] -= 1
             if handle in in_piles:
                 dead[(card.suit, card.rank)] = dead.get((card.suit, card.rank), 0) + 1
         for handle in state.hands[seat]:
             card = known[handle]
-            self.unseen[(card.suit, card.rank)] -= 1
+            self.unseen[(suit_of(card), rank_of(card))] -= 1
         self.unseen_total = max(1, sum(self.unseen.values()))
         # A calypso is still completable while every missing rank has a copy out of the piles.
         self.completable = {}
@@ -119,7 +121,7 @@ class _TableModel:
         if partner is not None and card.suit == state.trump[partner]:
             if card.rank not in state.tableaux[partner].current:
                 return KEEP_PARTNER_NEEDED
-        return card.rank / 14  # a high card is a little more useful later
+        return rank_of(card) / 14  # a high card is a little more useful later
 
     # -- who takes the trick --------------------------------------------------------------
 
@@ -133,7 +135,7 @@ class _TableModel:
     def _beat_chance(self, player: int, plays: list[tuple[int, Card]]) -> float:
         """Rough chance that ``player``, playing next, beats the current best of ``plays``."""
         state = self.state
-        led = plays[0][1].suit
+        led = suit_of(plays[0][1])
         best = trick_winner(plays, state.trump, state.trump_lead_rule)
         best_seat, best_card = plays[best]
         size = len(state.hands[player])
@@ -147,9 +149,9 @@ class _TableModel:
             if state.trump_lead_rule == ANY_RUFF_BEATS_TRUMP_LEAD and best == 0:
                 higher = sum(self.unseen.get((own, r), 0) for r in Rank)
             else:
-                higher = sum(self.unseen.get((own, r), 0) for r in Rank if r > best_card.rank)
+                higher = sum(self.unseen.get((own, r), 0) for r in Rank if r > rank_of(best_card))
             return void * self._chance_to_hold(higher, size) if own != led else 0.0
-        follow_higher = sum(self.unseen[(led, r)] for r in Rank if r > best_card.rank)
+        follow_higher = sum(self.unseen[(led, r)] for r in Rank if r > rank_of(best_card))
         ruff = 0.0 if own == led else void * self._chance_to_hold(sum(self.unseen.get((own, r), 0) for r in Rank), size)
         return min(1.0, self._chance_to_hold(follow_higher, size) + ruff)
 

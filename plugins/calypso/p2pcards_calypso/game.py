@@ -76,6 +76,7 @@ from .rules import (
     find_revokes,
     player_points,
     score_deal,
+    suit_of,
     trick_winner,
 )
 
@@ -216,6 +217,11 @@ class CalypsoState:
 
     def to_play(self) -> int:
         return self.order[(self.position(self.leader) + len(self.trick)) % self.players]
+
+    def removed(self) -> Suit:
+        """The suit taken out of the deck (set once it is chosen, before sorting)."""
+        assert self.removed_suit is not None, "the removed suit was chosen"
+        return self.removed_suit
 
     def led_suit(self) -> Suit | None:
         return self.faces[self.trick[0][1]].suit if self.trick else None
@@ -598,7 +604,8 @@ class Calypso(Game[CalypsoState]):
             suit = _suit_of_action(action)
             if suit not in state.available_suits():
                 names = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
-                raise IllegalAction(f"{SUIT_NAMES.get(suit, suit)} is not available (left: {names})")
+                shown = SUIT_NAMES[suit] if suit is not None else suit
+                raise IllegalAction(f"{shown} is not available (left: {names})")
             _check_place(state, action)
             return
         if state.phase == SORTING:
@@ -635,7 +642,9 @@ class Calypso(Game[CalypsoState]):
         closed = state.closed
         if closed is None or seat not in state.unsettled:
             raise IllegalAction("you have no card in the last trick that you may still take back")
-        if state.faces[closed.card_of(seat)].suit == closed_led_suit(state):
+        taken_back = closed.card_of(seat)
+        assert taken_back is not None, "an unsettled seat played in the last trick"
+        if state.faces[taken_back].suit == closed_led_suit(state):
             raise IllegalAction("your card in the last trick followed suit: there is no revoke to correct")
         if any(c.seat == seat and c.deal == state.deal_number and c.trick == closed.number for c in state.corrections):
             raise IllegalAction("you have corrected that trick once already")
@@ -661,7 +670,7 @@ class Calypso(Game[CalypsoState]):
         self.check(state, seat, action)
         if action["type"] == "set_aside":
             if sorted(action["cards"]) != _set_aside_action(state, seat, known)["cards"]:
-                suit = SUIT_NAMES[state.removed_suit]
+                suit = SUIT_NAMES[state.removed()]
                 raise IllegalAction(f"set aside every card of the removed suit ({suit}) and nothing else")
             return
         if state.phase == PLAYING and state.allow_revoke:
@@ -681,16 +690,23 @@ class Calypso(Game[CalypsoState]):
             return
         if action["type"] != "play" or state.allow_revoke or not state.trick:
             return
-        led = state.led_suit()
+        trick_led = state.led_suit()
+        assert trick_led is not None, "the trick has a card"
         card = known.get(action["card"])
-        if card is not None and card.suit != led and any(known[h].suit == led for h in state.hands[seat] if h in known):
-            raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[led]}")
+        if (
+            card is not None
+            and card.suit != trick_led
+            and any(known[h].suit == trick_led for h in state.hands[seat] if h in known)
+        ):
+            raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[trick_led]}")
 
     def apply(self, state: CalypsoState, seat: int, action: Action) -> None:
         index = state.actions_applied
         state.actions_applied += 1
         if action["type"] == "choose_suit":
-            self._choose(state, seat, _suit_of_action(action), action.get("place"))
+            suit = _suit_of_action(action)
+            assert suit is not None, "check() accepted the suit"
+            self._choose(state, seat, suit, action.get("place"))
             return
         if action["type"] == "set_aside":
             state.sorting.pop(0)
@@ -732,6 +748,7 @@ class Calypso(Game[CalypsoState]):
         closed = state.closed
         assert closed is not None
         handle = closed.card_of(seat)
+        assert handle is not None, "the seat played in the last trick"
         record = state.deals[-1]
         play_index = next(i for s, h, i in record.tricks[closed.number - 1] if h == handle)
         state.declarations.append(Declaration(seat, state.deal_number, closed.number, handle, index))
@@ -911,7 +928,7 @@ def _check_in_hand(state: CalypsoState, seat: int, handle: Any) -> None:
 
 def closed_led_suit(state: CalypsoState) -> Suit:
     assert state.closed is not None
-    return state.faces[state.closed.plays[0][1]].suit
+    return suit_of(state.faces[state.closed.plays[0][1]])
 
 
 def may_declare(state: CalypsoState, seat: int) -> bool:
@@ -919,13 +936,19 @@ def may_declare(state: CalypsoState, seat: int) -> bool:
     trick, and its card there did not follow suit."""
     if not state.allow_revoke or state.closed is None or seat not in state.unsettled:
         return False
-    return state.faces[state.closed.card_of(seat)].suit != closed_led_suit(state)
+    handle = state.closed.card_of(seat)
+    assert handle is not None, "an unsettled seat played in the last trick"
+    return state.faces[handle].suit != closed_led_suit(state)
 
 
 def may_correct(state: CalypsoState, seat: int) -> bool:
     """As :func:`may_declare`, and ``seat`` has not corrected the last trick before."""
-    return may_declare(state, seat) and not any(
-        c.seat == seat and c.deal == state.deal_number and c.trick == state.closed.number for c in state.corrections
+    if not may_declare(state, seat):
+        return False
+    assert state.closed is not None, "may_declare checked it"
+    closed = state.closed
+    return not any(
+        c.seat == seat and c.deal == state.deal_number and c.trick == closed.number for c in state.corrections
     )
 
 

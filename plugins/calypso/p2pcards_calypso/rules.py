@@ -44,6 +44,18 @@ UNESTABLISHED_TRICK = 12
 # Who wins a trick (rules 18-22).
 
 
+def suit_of(card: Card) -> Suit:
+    """A card's suit (Calypso plays without jokers, so every card has one)."""
+    assert card.suit is not None, "Calypso has no jokers"
+    return card.suit
+
+
+def rank_of(card: Card) -> Rank:
+    """A card's rank (Calypso plays without jokers, so every card has one)."""
+    assert card.rank is not None, "Calypso has no jokers"
+    return card.rank
+
+
 def is_ruff(card: Card, trump: Suit | None, led: Suit) -> bool:
     """Rule 18: a follower's card of their own suit that does not follow the led suit."""
     return card.suit == trump and card.suit != led
@@ -51,7 +63,7 @@ def is_ruff(card: Card, trump: Suit | None, led: Suit) -> bool:
 
 def trick_winner(plays: Sequence[tuple[int, Card]], trump_of: Mapping[int, Suit | None], rule: str) -> int:
     """The index into ``plays`` (``(seat, card)`` in playing order) of the winning card."""
-    led = plays[0][1].suit
+    led = suit_of(plays[0][1])
     trump_lead = plays[0][1].suit == trump_of[plays[0][0]]
     ruffs = [i for i, (seat, card) in enumerate(plays) if i and is_ruff(card, trump_of[seat], led)]
     if rule == BEAT_THE_LEADER:
@@ -72,7 +84,7 @@ def _first_highest(plays: Sequence[tuple[int, Card]], candidates: Sequence[int])
     """The highest rank among ``candidates``; on equal ranks the first played (rule 22)."""
     best = candidates[0]
     for i in candidates[1:]:
-        if plays[i][1].rank > plays[best][1].rank:
+        if rank_of(plays[i][1]) > rank_of(plays[best][1]):
             best = i
     return best
 
@@ -128,13 +140,13 @@ def allocate_trick(
             if card.suit != trump_of[builder]:
                 continue
             if card.rank not in tableau.current:
-                tableau.add(card.rank, handle)
+                tableau.add(rank_of(card), handle)
                 placed.add(handle)
             else:
                 deferred.append((handle, card))
         for handle, card in deferred:
             if card.rank not in tableau.current:
-                tableau.add(card.rank, handle)
+                tableau.add(rank_of(card), handle)
                 placed.add(handle)
     for _, handle, _ in trick:
         if handle not in placed:
@@ -275,7 +287,7 @@ def find_revokes(
     holding = {seat: set(handles) for seat, handles in hands.items()}
     found = []
     for number, trick in enumerate(tricks, start=1):
-        led = faces[trick[0][1]].suit
+        led = suit_of(faces[trick[0][1]])
         for seat, handle, index in trick[1:]:
             if faces[handle].suit != led and any(faces[h].suit == led for h in holding[seat]):
                 found.append(Revoke(seat, deal, number, handle, index, led))

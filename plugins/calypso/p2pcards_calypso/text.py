@@ -178,8 +178,10 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
         return {"type": "choose_suit", "suit": suit.value, "place": 0}
     first_dealer = state.ranking[0]
     if named - {first_dealer}:
-        words = _or(place_words(state.players)[p] for p in open_places)
-        raise IllegalAction(f"places are seen from the first dealer (seat {first_dealer}, the highest cutter): {words}")
+        places = _or(place_words(state.players)[p] for p in open_places)
+        raise IllegalAction(
+            f"places are seen from the first dealer (seat {first_dealer}, the highest cutter): {places}"
+        )
     if not said:
         raise IllegalAction(
             f"choose your place too, e.g. 'trump {_suit_name(suit)} "
@@ -218,11 +220,12 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
     owning = ", owning to a revoke in the last trick" if action.get("declare_revoke") else ""
     if action.get("type") == "let_stand":
         return f"lets the last trick stand{owning}"
-    card = faces.get(action.get("card"))
-    shown = card.unicode() if card else "a card"
+    handle = action.get("card")
+    card = faces.get(handle) if isinstance(handle, int) else None
+    face = card.unicode() if card else "a card"
     if action.get("type") == "correct":
-        return f"takes back a revoke in the last trick and plays {shown} instead"
-    return f"plays {shown}{owning}"
+        return f"takes back a revoke in the last trick and plays {face} instead"
+    return f"plays {face}{owning}"
 
 
 def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
@@ -233,7 +236,7 @@ def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[in
     The generic keys (``hand``, ``seats``, ``table``, ``status``) are what any console shows;
     seats are named "seat N" in the text. The rest is plain data for bots and tests."""
     totals = state.totals() if state.tableaux else {}
-    players = []
+    players: list[dict[str, Any]] = []
     for s in range(state.players):
         tableau = state.tableaux[s]
         trump = state.trump.get(s)
@@ -327,7 +330,7 @@ def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str
         pairs = [
             f"seat {s} & seat {state.partner(s)}"
             for s in state.order
-            if state.partner(s) is not None and s < state.partner(s)
+            if (partner := state.partner(s)) is not None and s < partner
         ]
         if pairs:
             lines.append("partners: " + ", ".join(pairs))
@@ -380,7 +383,7 @@ def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
         return "cutting for seats and trump suits" if state.order == [] else "dealing"
     mine = step.seat == seat
     if state.phase == SORTING:
-        suit = SUIT_NAMES[state.removed_suit]
+        suit = SUIT_NAMES[state.removed()]
         if mine:
             return f"your turn: set aside your {suit} (the removed suit): type 'aside'"
         return f"seat {step.seat} sets aside their {suit} (the removed suit)"
