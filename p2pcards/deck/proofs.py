@@ -174,6 +174,14 @@ def _msm(terms: Sequence[tuple[int, bytes]]) -> bytes | None:
     return _msms([terms])[0]
 
 
+def _not_identity(point: bytes | None) -> bytes:
+    """A computed point that goes into a transcript: never the identity (``None``), which only
+    a nonce that hit zero, or nonces that cancelled out, give (chance 2^-250)."""
+    if point is None:
+        raise ValueError("degenerate proof")
+    return point
+
+
 @lru_cache(maxsize=4)
 def generators(count: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
     """``count`` vector generators G_j, the blinding generator H and the value generator U:
@@ -279,13 +287,13 @@ def prove_shuffle(
     m = [perm[j] for j in range(n)]
     r_m = nonce("rM")
     big_m = _msm([(m[j], gens[j]) for j in range(n)] + [(r_m, blind)])
-    t.absorb("M", big_m)
+    t.absorb("M", _not_identity(big_m))
     a = t.challenges("a", n)
 
     b = [a[perm[j]] for j in range(n)]
     r_a = nonce("rA")
     big_a = _msm([(b[j], gens[j]) for j in range(n)] + [(r_a, blind)])
-    t.absorb("A", big_a)
+    t.absorb("A", _not_identity(big_a))
     alpha, beta = t.challenge("alpha"), t.challenge("beta")
 
     c = [(b[j] + alpha * m[j]) % L for j in range(n)]
@@ -296,7 +304,7 @@ def prove_shuffle(
     w = _batch_inverse(gaps)
     r_w = nonce("rW")
     big_w = _msm([(w[j], gens[j]) for j in range(n)] + [(r_w, blind)])
-    t.absorb("W", big_w)
+    t.absorb("W", _not_identity(big_w))
     y = t.challenge("y")
     powers = _powers(y, n)
 
@@ -337,7 +345,7 @@ def prove_shuffle(
     }
     if any(p is None for p in points.values()):  # a nonce sum hit the identity: 2^-250
         raise ValueError("degenerate proof")
-    t.absorb(*(points[name] for name in _SHUFFLE_POINTS[3:]), _b(e1))
+    t.absorb(*(_not_identity(points[name]) for name in _SHUFFLE_POINTS[3:]), _b(e1))
     x = t.challenge("x")
 
     return {
@@ -460,7 +468,7 @@ def prove_relock(
     deltas = [nonce("d", j) for j in range(n)]
     products = _products(deltas + deltas, list(inputs) + [key] * n)
     for j in range(n):
-        t.absorb(products[j], products[n + j])
+        t.absorb(_not_identity(products[j]), _not_identity(products[n + j]))
     c = t.challenge("c")
     return {"c": _b(c), "f": [_b(deltas[j] + c * _i(scalars[j])) for j in range(n)]}
 
@@ -489,7 +497,9 @@ def verify_relock(
     products = _products(f + [-c] * n + f + [-c] * n, [*inputs, *outputs, *([key] * n), *keys])
     add = _na.crypto_core_ed25519_add
     for j in range(n):
-        t.absorb(add(products[j], products[n + j]), add(products[2 * n + j], products[3 * n + j]))
+        # (No product is the identity: c and every f were checked nonzero above.)
+        first = add(_not_identity(products[j]), _not_identity(products[n + j]))
+        t.absorb(first, add(_not_identity(products[2 * n + j]), _not_identity(products[3 * n + j])))
     if t.challenge("c") != c:
         raise InvalidProof("an output is not its input under the key it publishes")
 
@@ -502,7 +512,7 @@ def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: 
     revealing ``scalar``, which re-handled every other card of the same transfer too."""
     t = _statement("link", context, key, [parent], [point])
     delta = ProofNonces(nonce_key, t.state())("d")
-    t.absorb(_mul(delta, parent), _mul(delta, BASE))
+    t.absorb(_not_identity(_mul(delta, parent)), _not_identity(_mul(delta, BASE)))
     c = t.challenge("c")
     return [_b(c), _b(delta + c * _i(scalar))]
 
