@@ -129,9 +129,11 @@ class Peer:
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
         self.deck = NetworkDeck(self, self.party)
-        seats: list[Any] = []
+        seats: list[LocalSeat | RemoteSeat] = []
         for index in range(header.players):
             seats.append(LocalSeat(self, agent) if index == seat else RemoteSeat(self, index))
+        #: The same seats as the session's, with their network types (the session sees agents).
+        self.net_seats = seats
         self.session = TableSession(
             game,
             header.options,
@@ -222,7 +224,7 @@ class Peer:
     def _round_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
         """A free-order round's responses in the order their signed head echoes give (the same
         at every seat, whatever order they arrived in here)."""
-        entries = {seat: self.session.seats[seat].last_entry for seat in responses}
+        entries = {seat: self.net_seats[seat].last_entry for seat in responses}
         return order_by_echoes(step, responses, entries, self.header.players)
 
     def _count_turns(self, event: Any) -> None:
@@ -254,7 +256,12 @@ class Peer:
         first = group[0]
         if first.to is None:
             return {"msg": self.protocol.revealed_evidence(first.message)}
-        where = {"table": self.header.table, "seat": self.seat, "seq": self.log.next_seq(self.seat), "kind": "deck"}
+        where: dict[str, Any] = {
+            "table": self.header.table,
+            "seat": self.seat,
+            "seq": self.log.next_seq(self.seat),
+            "kind": "deck",
+        }
         if len(group) == 1:
             return seal_body(
                 self.identity, **where, to=first.to, recipient=self.header.seats[first.to].keys, payload=first.message
@@ -474,7 +481,7 @@ class Peer:
         gone = not self.connected(seat) or seat in self.protocol.halted
         if self.protocol.holds_move(seat, turn) or (gone and self._awaiting(turn, seat)):
             await self.state_absent(turn, seat)
-        self.session.seats[seat].wake()
+        self.net_seats[seat].wake()
 
     # -- receiving ------------------------------------------------------------------------
 
@@ -504,8 +511,9 @@ class Peer:
         serving = self._serving.setdefault(seat, [])
         serving.append(conn)
         try:
-            if self.recovering:  # first of all: what it holds of our own chain
-                await conn.send(self.protocol.recovery.fetch().to_wire())
+            recovery = self.protocol.recovery
+            if recovery is not None and self.recovering:  # first of all: what it holds of our own chain
+                await conn.send(recovery.fetch().to_wire())
             for other in range(self.header.players):
                 # Ours are all in our journal. A third seat we are connected to sends us its
                 # entries itself: asking here too only brings copies (with seven seats, a
@@ -571,7 +579,7 @@ class Peer:
             if isinstance(effect, DeckIn):
                 await self.deck.receive(effect.sender, effect.message)
             elif isinstance(effect, MoveIn):
-                self.session.seats[effect.sender].deliver(effect.turn, effect.action, effect.entry)
+                self.net_seats[effect.sender].deliver(effect.turn, effect.action, effect.entry)
                 if self.protocol.absences.stated(effect.turn, effect.sender):
                     # Another seat stated it absent for that turn: we hold the move, say so.
                     await self.state_absent(effect.turn, effect.sender)
@@ -723,7 +731,8 @@ class Peer:
                 except TableAborted as exc:
                     failure = exc
                 except IllegalAction as exc:
-                    seat = self.session.step.seat if self.session.step is not None else None
+                    step = self.session.step
+                    seat = step.seat if isinstance(step, Turn) else None
                     failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives
@@ -739,6 +748,7 @@ class Peer:
         await self._publish_stop()  # first: signed when we stopped, it comes before the rest
         await self._publish_evidence()
         await self._reveal_seed()
+        assert self.aborted is not None, "set by _stopped"
         raise self.aborted
 
     async def _publish_stop(self) -> None:
