@@ -49,7 +49,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
@@ -371,7 +371,8 @@ class _Replay:
         # An aborted or abandoned game: where the signed entries end, the replay stops
         # (_Stopped) instead of failing; what comes after is judged by _verify_unfinished.
         self.unfinished = unfinished
-        self.derived: dict[tuple[int, int], dict[str, Any]] = {}  # (seat, seq) -> private payload
+        # (seat, seq, recipient) -> private payload
+        self.derived: dict[tuple[int, int, int], dict[str, Any]] = {}
         self.options = options
         self.names = names
         self.seats = seats
@@ -382,7 +383,7 @@ class _Replay:
         self.reached = 0  # deck operations completed at every seat
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
-        self.last_entry: dict[int, Entry] = {}  # seat -> the entry of its last move read
+        self.last_entry: dict[int, Entry | None] = {}  # seat -> the entry of its last move read
         # Signed accusations about an operation their seat had not begun: kept aside, as every
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
@@ -777,7 +778,8 @@ class _NotingDeck:
         return value
 
     def deal(self, to: Mapping[int, int]) -> None:
-        self._done(self.deck.deal(to))
+        self.deck.deal(to)
+        self._done(None)
         self.timeline.append({"kind": "deal", "to": dict(to)})
 
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
@@ -966,6 +968,7 @@ def _load_game(lobby: TableHeader) -> Game:
 def _verify(path: str | Path, report: Report) -> None:
     transcript, log = _read(path)
     end = transcript.end
+    assert end is not None, "_read refuses a transcript without its end record"
     report.end_status = end.status
     report.checked["entries"] = len(transcript.entries)
     lobby = _table_header(transcript)
@@ -1030,8 +1033,8 @@ def _verify(path: str | Path, report: Report) -> None:
     except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
         raise _Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask
-        turn, seat = replay.pending or (replay.turn, None)
-        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
+        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(
         seeds=len(seeds),
         public=replay.public,
@@ -1076,7 +1079,7 @@ def _verify(path: str | Path, report: Report) -> None:
     result = record.result
     report.result = result
     violations: list[Any] = []
-    signed = 0
+    results_signed = 0
     for mine in seats:
         if not mine.results:
             report.notes.append(f"{names[mine.seat]} signed no result")
@@ -1093,8 +1096,8 @@ def _verify(path: str | Path, report: Report) -> None:
                 )
             if not _same(body.get("violations"), violations):
                 raise _Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
-            signed += 1
-    report.checked["results"] = signed
+            results_signed += 1
+    report.checked["results"] = results_signed
     if end.status != "finished":
         report.notes.append(
             f"the end record says {end.status!r} ({end.note}), yet the signed entries hold a whole game"
@@ -1222,6 +1225,7 @@ def _verify_unfinished(
     seat only for what they prove. The end record is not signed: its note and absent list are
     reported as what the table recorded, never taken as proof."""
     end = transcript.end
+    assert end is not None, "_read refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"
     if end.absent:
         recorded += f", absent: {', '.join(report.name(s) for s in end.absent)}"
@@ -1280,8 +1284,8 @@ def _verify_unfinished(
     except DeckFault as exc:
         raise _Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:
-        turn, seat = replay.pending or (replay.turn, None)
-        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
+        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
     report.result = record.result
     raise _Failed(
@@ -1663,7 +1667,7 @@ def _public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
                     raise _Failed(what, "its nonce does not open its signed commitment", seat)
 
 
-def _is_hash(value: Any) -> bool:
+def _is_hash(value: Any) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == 32
 
 
@@ -1717,7 +1721,7 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 points[next_handle] = point
                 next_handle += 1
             continue
-        deck, keys, locks = list(table), {}, {}
+        deck, keys, locks = list(table), dict[int, bytes](), dict[int, list[bytes]]()
         for kind, seat in pass_order(lobby.players):
             entry = messages.get((kind, seat))
             if entry is None:
@@ -1758,8 +1762,8 @@ def _public_moves(
     moved_at = [-1]  # deck steps before the last move
     observe = replay.moved
 
-    def moved(*args: Any) -> None:
-        observe(*args)
+    def moved(state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        observe(state, seat, action, known)
         moved_at[0] = deck.steps
 
     replay.moved = moved  # type: ignore[method-assign]
@@ -1776,6 +1780,7 @@ def _public_moves(
     except _Failed:
         raise
     except Exception as exc:
+        seat: int | None
         turn, seat = replay.pending or (replay.turn, None)
         raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
