@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..cards import Card
 from .derive import (
@@ -222,11 +222,11 @@ class _Card:
     retired: bool = False  # transferred: renamed, never used again
 
 
-def _is_bytes(value: object, size: int) -> bool:
+def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == size
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     """An integer and nothing that compares equal to one: msgpack brings floats (3.0 == 3)
     and a peer could send True for 1."""
     return type(value) is int
@@ -234,6 +234,25 @@ def _is_int(value: object) -> bool:
 
 def _ints(values: object) -> bool:
     return isinstance(values, list) and all(_is_int(v) for v in values)
+
+
+def _parent_of(card: _Card) -> int:
+    """The handle a re-handled card came from, known to this seat wherever this is asked."""
+    assert card.link is not None and card.link.parent is not None, "a re-handled card with a known parent"
+    return card.link.parent
+
+
+def _root_of(card: _Card) -> int:
+    """The shuffled handle a card descends from, known to this seat wherever this is asked."""
+    assert card.root is not None, "the card's root is known"
+    return card.root
+
+
+def _complete(values: Sequence[bytes | None]) -> list[bytes]:
+    """Every seat's value, once all of them are in."""
+    known = [v for v in values if v is not None]
+    assert len(known) == len(values), "every seat's value is in"
+    return known
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -485,22 +504,36 @@ class Party:
             raise _Deviation("nonce", sender, "nonce does not open its commitment")
         self.nonces[sender] = nonce
         if None not in self.nonces:
-            self.game_id = game_id_of(self.context, self.seed_commits, self.nonce_commits, self.nonces)
+            self.game_id = game_id_of(
+                self.context, _complete(self.seed_commits), _complete(self.nonce_commits), _complete(self.nonces)
+            )
             self.secrets = Secrets(self._seed, self.game_id)
 
     # -- derivations (methods so a test can make one seat cheat) ---------------------------------
 
+    # Operations run only once every nonce is in: the game id and our secrets are known then.
+
+    @property
+    def _game_id(self) -> bytes:
+        assert self.game_id is not None, "every nonce is in"
+        return self.game_id
+
+    @property
+    def _own_secrets(self) -> Secrets:
+        assert self.secrets is not None, "every nonce is in"
+        return self.secrets
+
     def _shuffle_key(self, epoch: int) -> bytes:
-        return self.secrets.shuffle_key(epoch)
+        return self._own_secrets.shuffle_key(epoch)
 
     def _card_key(self, handle: int) -> bytes:
-        return self.secrets.card_key(handle)
+        return self._own_secrets.card_key(handle)
 
     def _permutation(self, epoch: int) -> list[int]:
-        return self.secrets.permutation(epoch, self.n)
+        return self._own_secrets.permutation(epoch, self.n)
 
     def _rehandle_key(self, op: int) -> bytes:
-        return self.secrets.rehandle_key(op)
+        return self._own_secrets.rehandle_key(op)
 
     # -- the op loop ---------------------------------------------------------------------------
 
@@ -538,10 +571,10 @@ class Party:
         if isinstance(op, ShuffleOp):
             self._start_shuffle(index)
         elif isinstance(op, CoinOp):
-            value = coin_value(self.game_id, op.label, op.bound)
+            value = coin_value(self._game_id, op.label, op.bound)
             self._state = {"progress": lambda: self._done(OpDone(index, op, value=value))}
         elif isinstance(op, DealOp):
-            by_receiver: dict[int, list[int]] = {}
+            by_receiver: dict[int | None, list[int]] = {}
             for handle, seat in sorted(op.to.items()):
                 by_receiver.setdefault(seat, []).append(handle)
             self._start_openings(index, op, by_receiver, rehandle=False)
@@ -578,6 +611,7 @@ class Party:
         def progress() -> bool:
             base = epoch * self.n
             sent = False
+            message: dict[str, Any] | None
             while st["step"] < len(order):
                 kind, seat = order[st["step"]]
                 if seat == self.seat:
@@ -597,7 +631,7 @@ class Party:
                     # drops, tags or substitutes a card, or holds a point outside the group,
                     # is its author's fault here, before any card is opened.
                     try:
-                        check_pass(self.game_id, index, kind, seat, message, st["deck"], st["shuffle_keys"])
+                        check_pass(self._game_id, index, kind, seat, message, st["deck"], st["shuffle_keys"])
                     except PassError as exc:
                         raise _Deviation(kind, seat, str(exc)) from None
                 self.transcript[index][(kind, seat)] = message
@@ -642,11 +676,11 @@ class Party:
         # Every input was checked by its pass's proof (or is the card table), so no
         # multiplication here can fail.
         points = self._multiply_many(scalars, inputs)
-        proof_key = self.secrets.proof_key()
+        proof_key = self._own_secrets.proof_key()
         if kind == "shuffle":
-            return make_shuffle(self.game_id, index, self.seat, deck, points, key, perm, proof_key)
+            return make_shuffle(self._game_id, index, self.seat, deck, points, key, perm, proof_key)
         return make_relock(
-            self.game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch), scalars, proof_key
+            self._game_id, index, self.seat, deck, points, key, self._card_public_keys(epoch), scalars, proof_key
         )
 
     def _invalid_point(self, handle: int) -> _Deviation:
@@ -735,7 +769,10 @@ class Party:
                     self._send(receiver, message)
         mine = by_receiver.get(self.seat, []) + by_receiver.get(None, [])
         incoming = [s for (s, r) in expected if r == self.seat or (r is None and s != self.seat)]
-        transfer_to = op.to if rehandle else None
+        transfer_to: int | None = None
+        if rehandle:
+            assert isinstance(op, TransferOp), "only a transfer re-handles"
+            transfer_to = op.to
         moved = by_receiver[transfer_to] if rehandle else []  # all of them, public ones too
         if rehandle and transfer_to == self.seat:
             # Re-handling multiplies public points by fresh scalars and needs none of the keys
@@ -775,6 +812,7 @@ class Party:
             faces = st["faces"]
             new: list[int] = []
             if rehandle:
+                assert transfer_to is not None, "set with rehandle"
                 if transfer_to != self.seat:
                     message = self._inbox.pop((index, "rehandle", transfer_to), None)
                     if message is None:
@@ -784,7 +822,7 @@ class Party:
                 if transfer_to == self.seat:
                     for handle in new:  # the openings just told us where each moved card came from
                         card = self.cards_by_handle[handle]
-                        card.root = self.cards_by_handle[card.link.parent].root
+                        card.root = self.cards_by_handle[_parent_of(card)].root
                     faces = faces | self._decode(new)
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
@@ -809,22 +847,23 @@ class Party:
         card = self.cards_by_handle[handle]
         while card.link is not None:
             link = card.link
+            parent = _parent_of(card)
             if link.proof is None:  # our own re-handling: prove the link now, when it is shown
                 link.proof = prove_link(
-                    self._link_context(handle, link.parent),
-                    self.cards_by_handle[link.parent].point,
+                    self._link_context(handle, parent),
+                    self.cards_by_handle[parent].point,
                     card.point,
                     link.key,
                     self._rehandle_key(link.op),
-                    self.secrets.proof_key(),
+                    self._own_secrets.proof_key(),
                 )
-            links.append([link.parent, link.proof])
-            handle = link.parent
+            links.append([parent, link.proof])
+            handle = parent
             card = self.cards_by_handle[handle]
         return links, handle
 
     def _link_context(self, handle: int, parent: int) -> bytes:
-        return pass_context(self.game_id, handle, "link", parent)
+        return pass_context(self._game_id, handle, "link", parent)
 
     def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
         handles, scalars, chains = [], [], []
@@ -940,7 +979,9 @@ class Party:
                 current = handle
                 for parent, proof in links:
                     card = self.cards_by_handle[current]
-                    card.root, card.link.parent, card.link.proof = root, parent, proof
+                    link = card.link
+                    assert link is not None, "a card with a chain was re-handled"
+                    card.root, link.parent, link.proof = root, parent, proof
                     current = parent
 
     def _lineage(self, handle: int) -> set[int]:
@@ -955,7 +996,7 @@ class Party:
     def _decode(self, handles: list[int]) -> dict[int, Card]:
         """Faces of handles whose every lock (and chain) this seat knows: decode each shuffled
         handle once; a card met again under a new handle must descend from the old one."""
-        roots = {h: self.cards_by_handle[h].root for h in handles}
+        roots = {h: _root_of(self.cards_by_handle[h]) for h in handles}
         todo = sorted({r for r in roots.values() if r not in self._root_faces})
         if todo:
             cards = [self.cards_by_handle[r] for r in todo]
@@ -994,13 +1035,13 @@ class Party:
         the proof of the pass or re-handling that made it.)"""
         moved = [self.cards_by_handle[h].point for h in handles]
         message, order = make_rehandle(
-            self.game_id,
+            self._game_id,
             index,
             self.seat,
             handles,
             moved,
             self._rehandle_key(index),
-            self.secrets.proof_key(),
+            self._own_secrets.proof_key(),
             self._multiply_many,
         )
         new = self.rehandled[index] = self._new_handles(len(handles))
@@ -1014,7 +1055,7 @@ class Party:
     def _apply_rehandle(self, index: int, sender: int, handles: list[int], message: dict[str, Any]) -> None:
         try:
             check_rehandle(
-                self.game_id, index, sender, message, handles, [self.cards_by_handle[h].point for h in handles]
+                self._game_id, index, sender, message, handles, [self.cards_by_handle[h].point for h in handles]
             )
         except PassError as exc:
             raise _Deviation("rehandle", sender, str(exc)) from None
@@ -1063,7 +1104,7 @@ class Party:
         opened from the sender's signed entry with the revealed message key, protocol/wire.md
         section 8, or None.)"""
         step, accused, op = message.get("step"), message.get("seat"), message.get("op")
-        evidence = message.get("evidence")
+        evidence: Any = message.get("evidence")  # from the wire: checked below
         if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op) or op < 0:
             self._fail("accuse", accuser, "malformed accusation")
             return True
@@ -1170,9 +1211,10 @@ class Party:
         found = [self._table_index.get(p) for _, p in points]
         if None in found:
             return True
-        for i, (handle, index) in enumerate(zip(handles, found)):
+        indices = [i for i in found if i is not None]  # (all of them)
+        for i, (handle, index) in enumerate(zip(handles, indices)):
             for j in range(i):  # the same card twice, not one handle renamed into the other
-                if found[j] == index and handles[j] not in lineages[i] and handle not in lineages[j]:
+                if indices[j] == index and handles[j] not in lineages[i] and handle not in lineages[j]:
                     return True
             # a card equal to one this seat already knows in the same epoch is a duplicate too
             other = self._epoch_faces.get(points[i][0] // self.n, {}).get(index, handle)
