@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import trio
 
@@ -129,11 +129,9 @@ class Peer:
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
         self.deck = NetworkDeck(self, self.party)
-        seats: list[LocalSeat | RemoteSeat] = []
+        seats: list[Any] = []
         for index in range(header.players):
             seats.append(LocalSeat(self, agent) if index == seat else RemoteSeat(self, index))
-        #: The same seats as the session's, with their network types (the session sees agents).
-        self.net_seats = seats
         self.session = TableSession(
             game,
             header.options,
@@ -221,10 +219,15 @@ class Peer:
             self._last_progress = text
             self.session.publish("progress", text, waiting=sorted(waiting))
 
+    def _net_seat(self, seat: int) -> LocalSeat | RemoteSeat:
+        """A seat of the session as the network seat it is: built in __init__ (a test may swap
+        in a subclass); the session itself types its seats only as agents."""
+        return cast("LocalSeat | RemoteSeat", self.session.seats[seat])
+
     def _round_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
         """A free-order round's responses in the order their signed head echoes give (the same
         at every seat, whatever order they arrived in here)."""
-        entries = {seat: self.net_seats[seat].last_entry for seat in responses}
+        entries = {seat: self._net_seat(seat).last_entry for seat in responses}
         return order_by_echoes(step, responses, entries, self.header.players)
 
     def _count_turns(self, event: Any) -> None:
@@ -481,7 +484,7 @@ class Peer:
         gone = not self.connected(seat) or seat in self.protocol.halted
         if self.protocol.holds_move(seat, turn) or (gone and self._awaiting(turn, seat)):
             await self.state_absent(turn, seat)
-        self.net_seats[seat].wake()
+        self._net_seat(seat).wake()
 
     # -- receiving ------------------------------------------------------------------------
 
@@ -579,7 +582,7 @@ class Peer:
             if isinstance(effect, DeckIn):
                 await self.deck.receive(effect.sender, effect.message)
             elif isinstance(effect, MoveIn):
-                self.net_seats[effect.sender].deliver(effect.turn, effect.action, effect.entry)
+                self._net_seat(effect.sender).deliver(effect.turn, effect.action, effect.entry)
                 if self.protocol.absences.stated(effect.turn, effect.sender):
                     # Another seat stated it absent for that turn: we hold the move, say so.
                     await self.state_absent(effect.turn, effect.sender)
