@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from p2pcards.cards import Card, Rank, Suit
+from p2pcards.cards import Card, Rank
 from p2pcards.game import Action, Bot
 
-from .rules import EightsState, penalty
+from .rules import EightsState, can_play, penalty
 
 
 class StrategicBot(Bot):
@@ -21,22 +21,16 @@ class StrategicBot(Bot):
 
     def choose(self, state: EightsState, known: Mapping[int, Card]) -> Action:
         hand = state.hands[self.seat]
-        playable = [h for h in hand if state.playable(known[h])]
+        playable = [h for h in hand if can_play(known[h], state.top, state.suit)]
         plain = [h for h in playable if known[h].rank != Rank.EIGHT]
-
-        def suit_of(handle: int) -> Suit:
-            suit = known[handle].suit
-            assert suit is not None, "this game has no jokers"
-            return suit
-
-        suits = Counter(suit_of(h) for h in hand if known[h].rank != Rank.EIGHT)
+        suits = Counter(known[h].suit for h in hand if known[h].rank != Rank.EIGHT)
         if plain:
-            best = max(plain, key=lambda h: (suits[suit_of(h)] - 1, penalty(known[h])))
+            best = max(plain, key=lambda h: (suits[known[h].suit] - 1, penalty(known[h])))
             return {"type": "play", "card": best}
         eights = [h for h in playable if known[h].rank == Rank.EIGHT]
         if eights:
             eight = eights[0]
-            longest = max(suits, key=lambda s: (suits[s], s.value)) if suits else suit_of(eight)
+            longest = max(suits, key=lambda s: (suits[s], s.value)) if suits else known[eight].suit
             return {"type": "play", "card": eight, "suit": longest.value}
         if state.stock and not state.drew:
             return {"type": "draw"}

@@ -51,7 +51,6 @@ def penalty(card: Card) -> int:
         return 10
     if card.rank == Rank.ACE:
         return 1
-    assert card.rank is not None, "this game has no jokers"
     return card.rank.value
 
 
@@ -118,21 +117,6 @@ class EightsState:
     def top(self) -> Card | None:
         return self.faces[self.pile[-1]] if self.pile else None
 
-    def following(self) -> tuple[Card, Suit]:
-        """The top card and the suit to follow, both set once play has begun."""
-        top = self.top
-        assert top is not None and self.suit is not None, "play has begun"
-        return top, self.suit
-
-    def playable(self, card: Card) -> bool:
-        """May ``card`` be played now (see :func:`can_play`)?"""
-        return can_play(card, *self.following())
-
-    def undealt(self) -> list[int]:
-        """The stock, there from the shuffle on."""
-        assert self.stock is not None, "the deck was shuffled"
-        return self.stock
-
 
 class CrazyEights(Game[EightsState]):
     id = "crazy-eights"
@@ -142,12 +126,10 @@ class CrazyEights(Game[EightsState]):
     min_players = 2
     max_players = 5
     options = (
-        Option(
-            "hand_size", int, 0, "cards dealt to each player; 0: 7 for two players, 5 for more", minimum=0, maximum=10
-        ),
-        Option(
-            "draw_until_playable", bool, True, "draw as many cards as you like; off: draw one card, then play or pass"
-        ),
+        Option("hand_size", int, 0, "cards dealt to each player; 0: 7 for two players, 5 for more",
+               minimum=0, maximum=10),
+        Option("draw_until_playable", bool, True,
+               "draw as many cards as you like; off: draw one card, then play or pass"),
     )
     variants = {"draw-one": {"draw_until_playable": False}, "seven-cards": {"hand_size": 7}}
     summary = (
@@ -207,7 +189,7 @@ class CrazyEights(Game[EightsState]):
     def on_dealt(self, state: EightsState, deal: Deal) -> None:
         for handle, seat in deal.to.items():
             state.hands[seat].append(handle)
-            state.undealt().remove(handle)
+            state.stock.remove(handle)
         if not state.dealt:
             state.dealt = True
             return
@@ -221,14 +203,13 @@ class CrazyEights(Game[EightsState]):
         elif state.playing is not None:
             self._finish_play(state)
         else:
-            starter = state.undealt().pop(0)
+            starter = state.stock.pop(0)
             state.pile.append(starter)
             if state.faces[starter].rank != Rank.EIGHT:
                 state.suit = state.faces[starter].suit
             # An eight as starter stays under the pile and the next card is turned.
 
     def _finish_play(self, state: EightsState) -> None:
-        assert state.playing is not None, "called with a play to reveal"
         handle, seat, named = state.playing
         state.playing = None
         state.pile.append(handle)
@@ -251,7 +232,7 @@ class CrazyEights(Game[EightsState]):
         actions: list[Action] = []
         for handle in state.hands[seat]:
             card = known[handle]
-            if state.playable(card):
+            if can_play(card, state.top, state.suit):
                 if card.rank == Rank.EIGHT:
                     actions += [{"type": "play", "card": handle, "suit": s.value} for s in Suit]
                 else:
@@ -289,19 +270,19 @@ class CrazyEights(Game[EightsState]):
         self.check(state, seat, action)
         if action["type"] == "play":
             card = known[action["card"]]
-            problem = _play_problem(card, *state.following(), action.get("suit"))
+            problem = _play_problem(card, state.top, state.suit, action.get("suit"))
             if problem:
                 raise IllegalAction(problem)
         elif action["type"] == "pass" and not state.drew:
-            playable = [known[h] for h in state.hands[seat] if state.playable(known[h])]
+            playable = [known[h] for h in state.hands[seat] if can_play(known[h], state.top, state.suit)]
             if playable:
                 raise IllegalAction(f"you cannot pass: you can play {playable[0]}")
 
     def apply(self, state: EightsState, seat: int, action: Action) -> None:
         kind = action["type"]
-        _, suit = state.following()
         state.history.append(
-            Snapshot(state.pile[-1], suit, tuple(state.hands[seat]), kind == "pass" and not state.drew)
+            Snapshot(state.pile[-1], state.suit, tuple(state.hands[seat]),
+                     kind == "pass" and not state.drew)
         )
         # Passes in a row by players who could neither draw nor play; any other action resets.
         state.passes = state.passes + 1 if state.history[-1].must_be_unable else 0
@@ -332,9 +313,7 @@ class CrazyEights(Game[EightsState]):
             summary = f"blocked: {names} with the lowest hand ({min(points)}) scores {won}"
         return Result(winners, scores, summary, {"ending": state.ending, "penalties": points})
 
-    def audit(
-        self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]
-    ) -> list[Violation]:
+    def audit(self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
         found = []
         for index, ((seat, action), seen) in enumerate(zip(actions, state.history)):
             top = faces[seen.top]
@@ -352,7 +331,7 @@ class CrazyEights(Game[EightsState]):
 
     def view(self, state: EightsState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
         hand = [] if seat is None else [known[h] for h in state.hands[seat] if h in known]
-        seats: list[dict[str, Any]] = [{"cards": len(h)} for h in state.hands]
+        seats = [{"cards": len(h)} for h in state.hands]
         if state.dealer is not None:
             seats[state.dealer]["dealer"] = "D"
         table = []
@@ -376,9 +355,7 @@ class CrazyEights(Game[EightsState]):
         if state.suit is None:
             return "dealing"
         who = "you" if seat == state.turn else f"seat {state.turn}"
-        top, _ = state.following()
-        assert top.rank is not None, "this game has no jokers"
-        rank = top.rank.symbol
+        rank = state.top.rank.symbol
         options = [f"play a {SUIT_NAMES[state.suit][:-1]}, a {rank} or an 8"]
         options.append("draw" if self._may_draw(state) else "pass")
         return f"{who} to play: " + " or ".join(options)
@@ -422,11 +399,9 @@ class CrazyEights(Game[EightsState]):
         return action
 
     def commands_help(self) -> str:
-        return "\n".join(
-            [
-                "play CARD            play a card matching the pile's suit or rank, e.g. play 9h",
-                "play 8x suit SUIT    play an eight and name the suit to follow, e.g. play 8h suit spades",
-                "draw                 take the top card of the stock",
-                "pass                 when you cannot draw (or have drawn your one card)",
-            ]
-        )
+        return "\n".join([
+            "play CARD            play a card matching the pile's suit or rank, e.g. play 9h",
+            "play 8x suit SUIT    play an eight and name the suit to follow, e.g. play 8h suit spades",
+            "draw                 take the top card of the stock",
+            "pass                 when you cannot draw (or have drawn your one card)",
+        ])

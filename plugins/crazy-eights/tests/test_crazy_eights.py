@@ -27,14 +27,8 @@ def test_whole_games_with_the_strategic_bot(players):
 
 def two_players(**options):
     """Seat 1 deals, so seat 0 plays first on the 9h; the stock starts with 2c."""
-    return ScenarioTable(
-        "crazy-eights",
-        2,
-        {"hand_size": 3, **options},
-        hands={0: "9s 8d Kh", 1: "2h 5c Qs"},
-        then="9h 2c",
-        coins={"dealer": 1},
-    )
+    return ScenarioTable("crazy-eights", 2, {"hand_size": 3, **options},
+                         hands={0: "9s 8d Kh", 1: "2h 5c Qs"}, then="9h 2c", coins={"dealer": 1})
 
 
 def test_an_eight_names_the_suit_to_follow():
@@ -46,7 +40,8 @@ def test_an_eight_names_the_suit_to_follow():
 
 
 def test_going_out_wins_the_others_cards():
-    table = ScenarioTable("crazy-eights", 2, {"hand_size": 1}, hands={0: "9s", 1: "8h"}, then="9h", coins={"dealer": 1})
+    table = ScenarioTable("crazy-eights", 2, {"hand_size": 1}, hands={0: "9s", 1: "8h"}, then="9h",
+                          coins={"dealer": 1})
     table.act(0, "play 9s")
     assert table.result.winners == (0,) and table.result.scores == (50.0, 0.0)
     assert table.violations == []
