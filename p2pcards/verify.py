@@ -607,8 +607,8 @@ class _Replay:
         mine = self.seats[seat]
         turn = self.turn
         self.pending = (turn, seat)
-        step = self.game.next_step(state)
-        self.pending_round = set(step.seats) if isinstance(step, Round) else set()
+        next_step = self.game.next_step(state)
+        self.pending_round = set(next_step.seats) if isinstance(next_step, Round) else set()
         absent = self.game.absent_action(state, seat)
         if (
             absent is not None

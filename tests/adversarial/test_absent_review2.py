@@ -83,7 +83,7 @@ def test_statement_about_an_idle_turn_excuses_a_stall(tmp_path):
         tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesIdleSeatThenStalls", cheater=CHEATER, timeouts=TIMEOUTS
     )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
-    for seat, outcome in run.honest.items():
+    for outcome in run.honest.values():
         assert outcome.aborted is not None, info
         assert CHEATER in named(outcome), info  # the table names the staller
     for seat, outcome in run.honest.items():
@@ -152,7 +152,7 @@ def test_statement_signed_after_the_stop_excuses_a_stall(tmp_path):
         tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesAfterTheStop", cheater=CHEATER, timeouts=TIMEOUTS
     )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
-    for seat, outcome in run.honest.items():
+    for outcome in run.honest.values():
         assert outcome.aborted is not None and CHEATER in named(outcome), info
     for seat, outcome in run.honest.items():
         status, report = verify(outcome.transcript)
