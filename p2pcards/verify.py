@@ -1562,6 +1562,18 @@ def _withheld_after_accusation(seats: Sequence[_SeatEntries], missing: Sequence[
     )
 
 
+def _stopped_while_others_kept_seeds(replay: _Replay, seat: int, unrevealed: Sequence[int]) -> bool:
+    """The seat the game waited on signed a ``stop`` past everything the game used of it and
+    revealed its seed, while other seats never revealed theirs: a seat stops when another is
+    gone past its grace period (protocol/table.md section 5), and whether one was, or a link
+    failed, the transcript cannot tell; so the waiting seat is not named as a staller."""
+    mine = replay.seats[seat]
+    if seat in unrevealed or not unrevealed or replay.log is None:
+        return False
+    used = max((e.seq for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]), default=-1)
+    return any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
+
+
 class _NeedsFaces(Exception):
     """The seedless replay reached a step that needs the faces of cards."""
 
@@ -1785,6 +1797,12 @@ def _public_moves(
         raise _Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
     _out_of_turn(replay, replay.seats)
+    if stop is not None and _stopped_while_others_kept_seeds(replay, stop.seat, unrevealed):
+        report.notes.append(f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
+                            f"which signed its stop and revealed its seed instead; "
+                            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
+                            f"(gone, or a lost connection: the transcript cannot tell which)")
+        stop = None
     if stop is not None and moved_at[0] == deck.steps:
         _stopped_by_accusation(replay.seats, stop.step)
         # The turn came right after a signed move, with no deck step between: every other
