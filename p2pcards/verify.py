@@ -1570,7 +1570,7 @@ def _stopped_while_others_kept_seeds(replay: _Replay, seat: int, unrevealed: Seq
     mine = replay.seats[seat]
     if seat in unrevealed or not unrevealed or replay.log is None:
         return False
-    used = max((e.seq for e in mine.deck[:mine.next_deck] + mine.actions[:mine.next_action]), default=-1)
+    used = max((e.seq for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]), default=-1)
     return any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
 
 
@@ -1798,10 +1798,12 @@ def _public_moves(
     report.checked["moves"] = replay.turn
     _out_of_turn(replay, replay.seats)
     if stop is not None and _stopped_while_others_kept_seeds(replay, stop.seat, unrevealed):
-        report.notes.append(f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
-                            f"which signed its stop and revealed its seed instead; "
-                            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
-                            f"(gone, or a lost connection: the transcript cannot tell which)")
+        report.notes.append(
+            f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
+            f"which signed its stop and revealed its seed instead; "
+            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
+            f"(gone, or a lost connection: the transcript cannot tell which)"
+        )
         stop = None
     if stop is not None and moved_at[0] == deck.steps:
         _stopped_by_accusation(replay.seats, stop.step)
