@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from p2pcards.cards import Card, Suit, build_deck, parse_suit
+from p2pcards.cards import SUIT_NAMES, Card, Suit, build_deck, parse_suit
 from p2pcards.game import (
     Action,
     Coin,
@@ -82,7 +82,6 @@ from .rules import (
 
 CUT = "cut"
 RANDOM = "random"
-SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
 
 #: ``removed_suit=random``: a public coin picks the suit (three-player mode).
 RANDOM_SUIT = "random"

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from p2pcards.cards import Card, CardParseError, Suit, parse_card, parse_suit, sort_cards
+from p2pcards.cards import SUIT_NAMES, Card, CardParseError, Suit, parse_card, parse_suit, sort_cards
 from p2pcards.game import Action, Done, IllegalAction, Reveal, Turn
 
 if TYPE_CHECKING:
@@ -105,10 +105,6 @@ def _or(words) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def _suit_name(suit: Suit) -> str:
-    return suit.name.lower()
-
-
 def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
     from .game import CHOOSING, PLAYING, SORTING, _set_aside_action, pending_revoke
 
@@ -154,7 +150,7 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
     """``trump SUIT`` (or a bare suit), followed in solo and three by a place word."""
     words = line.replace(",", " ").lower().split()[1 if has_verb else 0 :]
     example = "'trump hearts left'" if state.chooses_places() else "'trump hearts'"
-    left = ", ".join(_suit_name(s) for s in state.available_suits())
+    left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
     try:
         suit = parse_suit(words[0] if words else "")
     except CardParseError:
@@ -173,7 +169,7 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
         if said:
             raise IllegalAction(
                 f"you cut highest: you deal first and the others choose their "
-                f"places around you, so type just 'trump {_suit_name(suit)}'"
+                f"places around you, so type just 'trump {SUIT_NAMES[suit]}'"
             )
         return {"type": "choose_suit", "suit": suit.value, "place": 0}
     first_dealer = state.ranking[0]
@@ -184,7 +180,7 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
         )
     if not said:
         raise IllegalAction(
-            f"choose your place too, e.g. 'trump {_suit_name(suit)} "
+            f"choose your place too, e.g. 'trump {SUIT_NAMES[suit]} "
             f"{place_words(state.players)[open_places[0]]}': "
             f"{places_text(state, open_places)}"
         )
@@ -210,7 +206,7 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
             where = ", as the first dealer"
         elif isinstance(place, int) and not isinstance(place, bool):
             where = f" and the place {place_phrase(state.players, place)}"
-        return f"chooses {_suit_name(parse_suit(action['suit']))}{where}"
+        return f"chooses {SUIT_NAMES[parse_suit(action['suit'])]}{where}"
     if action.get("type") == "set_aside":
         cards = action.get("cards") or []
         if not cards:
@@ -369,7 +365,7 @@ def _places_line(state: CalypsoState) -> str:
 
 def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
     """Whose turn it is and what they may do."""
-    from .game import CHOOSING, SORTING, SUIT_NAMES
+    from .game import CHOOSING, SORTING
 
     if isinstance(step, Done):
         return "the game is over"
