@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2pcards.cards import SUIT_NAMES, Card, CardParseError, Suit, parse_card, parse_suit, sort_cards
-from p2pcards.game import Action, Done, IllegalAction, Reveal, Turn
+from p2pcards.game import Action, Done, Game, IllegalAction, Reveal, Turn
 
-if TYPE_CHECKING:
-    from .game import Calypso, CalypsoState
+from .state import CHOOSING, CUTTING, PLAYING, SORTING, CalypsoState, pending_revoke, set_aside_action
 
 SUMMARY = (
     "Calypso: four packs (three less one suit for three players), a personal trump suit each "
@@ -106,12 +105,10 @@ def _or(words) -> str:
 
 
 def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
-    from .game import CHOOSING, PLAYING, SORTING, _set_aside_action, pending_revoke
-
     if state.phase == SORTING:
         if " ".join(line.lower().split()) not in _ASIDE_WORDS:
             raise IllegalAction("type 'aside' to set aside your cards of the removed suit")
-        return _set_aside_action(state, seat, known)
+        return set_aside_action(state, seat, known)
 
     words = line.strip().split(None, 1)
     if not words:
@@ -224,7 +221,7 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
     return f"plays {face}{owning}"
 
 
-def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
+def view(game: Game[CalypsoState], state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
     """Public facts for everyone (rule 22, Q-CY-22): trumps, calypsos in progress face up,
     completed counts, pile sizes, the current trick and provisional scores. Earlier tricks are
     not shown. A seat also sees its own hand, sorted.
@@ -302,8 +299,6 @@ def _rank_text(value: int) -> str:
 def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str]:
     """The cut, the current trick, the last trick's winner, the trump suits, every calypso in
     progress (face up), the deal and the stock."""
-    from .game import CHOOSING, CUTTING
-
     lines = []
     if state.phase == CUTTING and state.cuts:
         cuts = ", ".join(f"seat {s} {_rank_text(v[-1])}" for s, v in sorted(state.cuts.items()) if v)
@@ -365,8 +360,6 @@ def _places_line(state: CalypsoState) -> str:
 
 def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
     """Whose turn it is and what they may do."""
-    from .game import CHOOSING, SORTING
-
     if isinstance(step, Done):
         return "the game is over"
     if isinstance(step, Reveal) and state.phase == SORTING:
