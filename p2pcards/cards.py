@@ -28,6 +28,7 @@ __all__ = [
     "CardParseError",
     "JOKER",
     "Rank",
+    "SUIT_NAMES",
     "Suit",
     "build_deck",
     "format_cards",
@@ -63,11 +64,13 @@ class Suit(enum.Enum):
         return self.value
 
 
+#: Each suit's name as a word, for messages and option values: ``SUIT_NAMES[Suit.HEARTS] == "hearts"``.
+SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
 _SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.DIAMONDS: "♦", Suit.HEARTS: "♥", Suit.SPADES: "♠"}
 _SUIT_BY_TEXT = {s.value: s for s in Suit} | {v: k for k, v in _SUIT_SYMBOLS.items()}
 # Other spellings people type: outline symbols and full names.
 _SUIT_BY_TEXT |= {"♧": Suit.CLUBS, "♢": Suit.DIAMONDS, "♡": Suit.HEARTS, "♤": Suit.SPADES}
-_SUIT_BY_TEXT |= {s.name.lower(): s for s in Suit} | {s.name.lower()[:-1]: s for s in Suit}
+_SUIT_BY_TEXT |= {name: s for s, name in SUIT_NAMES.items()} | {name[:-1]: s for s, name in SUIT_NAMES.items()}
 
 
 class Rank(enum.IntEnum):

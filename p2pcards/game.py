@@ -277,6 +277,10 @@ class Game(abc.ABC, Generic[S]):
 
     All methods are pure functions of their arguments except that ``apply`` and the ``on_*``
     methods update ``state`` in place. None may do IO or draw random numbers.
+
+    Text and actions round-trip: for every action :meth:`legal_actions` offers a seat,
+    :meth:`parse_action` reads what :meth:`format_action` writes for it (with that seat's faces)
+    back as the same action.
     """
 
     #: Short stable identifier used on the wire and on the command line (``cals-bs``).
@@ -444,13 +448,19 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def format_action(self, state: S, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
-        """The action as a person would say it; ``faces`` holds whatever faces the viewer may
-        see (a face-down play is shown without its faces)."""
+        """The action as a person would say it, after the seat's name in the table's log;
+        ``faces`` holds whatever faces the viewer may see (a face-down play is shown without its
+        faces). It may be a command ("play Q♥") or a phrase ("plays Q♥"), but for a legal action
+        written with the acting seat's own faces, :meth:`parse_action` must read it back as the
+        same action: what the log shows, a player can type
+        (:func:`p2pcards.testing.check_game` checks it)."""
 
     @abc.abstractmethod
     def parse_action(self, state: S, seat: int, text: str, known: Mapping[int, Card]) -> Action:
         """Read what a player typed into an action, or raise :class:`IllegalAction` saying
-        what was expected. Cards are typed by face; map them to the seat's handles."""
+        what was expected. Cards are typed by face; map them to the seat's handles. Besides
+        the game's commands it accepts whatever :meth:`format_action` writes for a legal action
+        of ``seat`` given ``known``, and returns that action."""
 
     def commands_help(self) -> str:
         """The console commands of this game, one per line."""

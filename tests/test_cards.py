@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from p2pcards.cards import (
     JOKER,
+    SUIT_NAMES,
     Card,
     CardParseError,
     Rank,
@@ -15,6 +16,7 @@ from p2pcards.cards import (
     parse_card,
     parse_cards,
     parse_rank,
+    parse_suit,
     sort_cards,
 )
 
@@ -50,6 +52,8 @@ def test_text_forms():
     assert parse_card("th") == parse_card("10h")
     assert parse_card(" qS ") == Card(Rank.QUEEN, Suit.SPADES)
     assert parse_rank("jack") is Rank.JACK and parse_rank("7") is Rank.SEVEN
+    assert SUIT_NAMES[Suit.HEARTS] == "hearts" and set(SUIT_NAMES) == set(Suit)
+    assert all(parse_suit(name) is s and parse_suit(name[:-1]) is s for s, name in SUIT_NAMES.items())
 
 
 @pytest.mark.parametrize("text", ["", "1x", "11h", "Zd", "7", "JKK"])

@@ -86,9 +86,9 @@ def check_game(
     * the result names seats of the table, gives one score per seat (or none) and is plain
       data; the audit is clean.
 
-    ``round_trip=False`` only asks ``format_action`` for some text, for a game that writes
-    actions as phrases for the log ("plays Q♥", Calypso) rather than as the commands a player
-    types ("play Q♥").
+    ``round_trip=False`` only asks ``format_action`` for some text, for a game that does not
+    meet the text contract yet (see :class:`~p2pcards.game.Game`: ``parse_action`` reads back
+    what ``format_action`` writes, phrases for the log such as "plays Q♥" included).
 
     A game whose ``legal_actions`` lists only a sample of the moves (``lists_every_action`` is
     false, as for Cal's BS) is checked on the sample."""

@@ -3,7 +3,8 @@ three-player modes (rules.md Part II). The entry point is :mod:`p2pcards_calypso
 
 :func:`score_deal` scores a finished game from plain counts (see docs/games/calypso.md)."""
 
-from .game import Calypso, CalypsoState
+from .game import Calypso
 from .rules import PlayerCounts, score_deal
+from .state import CalypsoState
 
 __all__ = ["Calypso", "CalypsoState", "PlayerCounts", "score_deal"]

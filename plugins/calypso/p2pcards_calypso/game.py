@@ -34,10 +34,10 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from p2pcards.cards import Card, Suit, build_deck, parse_suit
+from p2pcards.cards import SUIT_NAMES, Card, Suit, build_deck, parse_suit
 from p2pcards.game import (
     Action,
     Coin,
@@ -74,190 +74,32 @@ from .rules import (
     Tableau,
     allocate_trick,
     find_revokes,
-    player_points,
     score_deal,
-    suit_of,
     trick_winner,
 )
-
-CUT = "cut"
-RANDOM = "random"
-SUIT_NAMES = {Suit.SPADES: "spades", Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs"}
-
-#: ``removed_suit=random``: a public coin picks the suit (three-player mode).
-RANDOM_SUIT = "random"
-REMOVED_SUIT_COIN = "removed-suit"
-
-# Phases of a game, in order. SORTING only with removed_suit=random: after each deal the
-# players set aside the cards of the removed suit and are dealt replacements.
-CUTTING, CHOOSING, SHUFFLING, DEALING, SORTING, PLAYING, FINISHED = (
-    "cutting",
-    "choosing",
-    "shuffling",
-    "dealing",
-    "sorting",
-    "playing",
-    "finished",
+from .state import (
+    CHOOSING,
+    CUT,
+    CUTTING,
+    DEALING,
+    FINISHED,
+    PLAYING,
+    RANDOM,
+    RANDOM_SUIT,
+    REMOVED_SUIT_COIN,
+    SHUFFLING,
+    SORTING,
+    CalypsoState,
+    ClosedTrick,
+    Correction,
+    DealRecord,
+    Declaration,
+    closed_led_suit,
+    may_correct,
+    may_declare,
+    pending_revoke,
+    set_aside_action,
 )
-
-
-@dataclass
-class DealRecord:
-    """What each seat was dealt and the tricks played, for revoke checks once faces are open."""
-
-    hands: dict[int, list[int]]
-    tricks: list[list[tuple[int, int, int]]] = field(default_factory=list)  # (seat, handle, action)
-
-
-@dataclass
-class ClosedTrick:
-    """The last trick as it was before it was gathered, kept while a revoke in it may still be
-    corrected (rule 30): its plays and what gathering it changed."""
-
-    number: int
-    plays: list[tuple[int, int]]  # (seat, handle) in playing order
-    leader: int
-    last_trick_winner: int | None
-    tableaux: dict[int, Tableau]
-
-    def card_of(self, seat: int) -> int | None:
-        return next((h for s, h in self.plays if s == seat), None)
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """A player owned to a revoke of theirs as it became established (rule 30)."""
-
-    seat: int
-    deal: int
-    trick: int
-    handle: int  # the revoking card
-    action_index: int  # the action that owned to it
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A player took back a card of the last trick and played ``card`` instead (rule 30)."""
-
-    seat: int
-    deal: int
-    trick: int
-    taken_back: int
-    card: int
-    action_index: int
-    led: Suit
-
-
-@dataclass
-class CalypsoState:
-    """Public state. Hands are handles only; ``faces`` holds every face that has been shown."""
-
-    mode: str
-    trump_lead_rule: str
-    allow_revoke: bool
-    seating: str
-    removed_suit: Suit | None  # None until the coin with removed_suit=random
-    players: int
-    phase: str = CUTTING
-    # -- removed_suit=random: the deck holds all four suits; the coin picks the one set aside --
-    removed_by_coin: bool = False
-    sorting: list[int] = field(default_factory=list)  # seats still to set aside, this round
-    aside_pending: tuple[int, tuple[int, ...]] | None = None  # (seat, handles) awaiting Reveal
-    aside: list[int] = field(default_factory=list)  # cards of the removed suit, set aside
-    aside_log: list[tuple[int, int, int]] = field(default_factory=list)  # (seat, handle, action)
-    # -- the cut --
-    cuts: dict[int, list[int]] = field(default_factory=dict)  # seat -> cut ranks, one per round
-    cut_round: int = 1
-    cutters: list[int] = field(default_factory=list)  # seats still to cut this round
-    ranking: list[int] = field(default_factory=list)  # highest cutter first
-    # -- seating and suits --
-    order: list[int] = field(default_factory=list)  # seats clockwise; order[0] deals first
-    # seat -> place at the table: 0 is the first dealer's, then clockwise (1 at its left, who
-    # leads first). Chosen by the cutters in solo and three with seating=cut, else from order.
-    places: dict[int, int] = field(default_factory=dict)
-    trump: dict[int, Suit] = field(default_factory=dict)
-    choosers: list[int] = field(default_factory=list)  # seats still to choose, in order
-    # -- deals --
-    deals_total: int = 4
-    deal_number: int = 0  # deals started so far
-    dealer_position: int = 0  # index into order
-    stock: list[int] = field(default_factory=list)
-    hands: dict[int, list[int]] = field(default_factory=dict)
-    faces: dict[int, Card] = field(default_factory=dict)
-    # -- play --
-    leader: int = 0
-    trick_number: int = 0  # 1..13 within the deal
-    trick: list[tuple[int, int]] = field(default_factory=list)  # (seat, handle) in playing order
-    unrevealed: int | None = None  # the card just played, waiting for its Reveal
-    last_trick_winner: int | None = None
-    tableaux: dict[int, Tableau] = field(default_factory=dict)
-    deals: list[DealRecord] = field(default_factory=list)
-    revokes: list[Revoke] = field(default_factory=list)  # on record in honour mode
-    # -- honour mode: correcting a revoke before it is established (rule 30) --
-    closed: ClosedTrick | None = None  # the last trick, while it may still be reopened
-    unsettled: list[int] = field(default_factory=list)  # its followers still to have a last chance
-    declarations: list[Declaration] = field(default_factory=list)
-    corrections: list[Correction] = field(default_factory=list)
-    actions_applied: int = 0
-    result: Result | None = None
-
-    # -- derived facts --------------------------------------------------------------------
-
-    def position(self, seat: int) -> int:
-        return self.order.index(seat)
-
-    def partner(self, seat: int) -> int | None:
-        if self.mode != PARTNERSHIP:
-            return None
-        return self.order[(self.position(seat) + 2) % 4]
-
-    def side(self, seat: int) -> tuple[int, ...]:
-        partner = self.partner(seat)
-        return (seat,) if partner is None else tuple(sorted((seat, partner)))
-
-    def to_play(self) -> int:
-        return self.order[(self.position(self.leader) + len(self.trick)) % self.players]
-
-    def removed(self) -> Suit:
-        """The suit taken out of the deck (set once it is chosen, before sorting)."""
-        assert self.removed_suit is not None, "the removed suit was chosen"
-        return self.removed_suit
-
-    def led_suit(self) -> Suit | None:
-        return self.faces[self.trick[0][1]].suit if self.trick else None
-
-    def suits_in_play(self) -> list[Suit]:
-        return [s for s in SUITS if s != self.removed_suit]
-
-    def available_suits(self) -> list[Suit]:
-        taken = set(self.trump.values())
-        return [s for s in self.suits_in_play() if s not in taken]
-
-    def chooses_places(self) -> bool:
-        """Solo and three with ``seating=cut``: the cutters draw "for seats and trump suits"
-        (rules 12-13), so each chooses its place with its suit. Partnership seats follow the
-        cut (rule 10), and ``seating=random`` seats by the coin."""
-        return self.seating == CUT and self.mode != PARTNERSHIP
-
-    def places_open(self) -> list[int]:
-        """The places the next chooser may take. The highest cutter's is 0: it deals first and
-        the others choose where to sit around it; after that, any place nobody has taken."""
-        if not self.places:
-            return [0]
-        taken = set(self.places.values())
-        return [p for p in range(self.players) if p not in taken]
-
-    def penalties(self) -> dict[int, int]:
-        penalty = {seat: 0 for seat in range(self.players)}
-        for revoke in self.revokes:
-            if revoke.established:
-                penalty[revoke.seat] += REVOKE_PENALTY
-        return penalty
-
-    def totals(self) -> dict[int, int]:
-        """Each player's points so far (rule 28), less revoke penalties (rule 30)."""
-        penalty = self.penalties()
-        return {s: player_points(self.tableaux[s]) - penalty[s] for s in range(self.players)}
 
 
 class Calypso(Game[CalypsoState]):
@@ -582,7 +424,7 @@ class Calypso(Game[CalypsoState]):
                 return [{"type": "choose_suit", "suit": s, "place": p} for s in suits for p in state.places_open()]
             return [{"type": "choose_suit", "suit": s} for s in suits]
         if state.phase == SORTING:
-            return [_set_aside_action(state, seat, known)]
+            return [set_aside_action(state, seat, known)]
         corrections = []
         if may_correct(state, seat):
             led = closed_led_suit(state)
@@ -669,7 +511,7 @@ class Calypso(Game[CalypsoState]):
     def check_own(self, state: CalypsoState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self.check(state, seat, action)
         if action["type"] == "set_aside":
-            if sorted(action["cards"]) != _set_aside_action(state, seat, known)["cards"]:
+            if sorted(action["cards"]) != set_aside_action(state, seat, known)["cards"]:
                 suit = SUIT_NAMES[state.removed()]
                 raise IllegalAction(f"set aside every card of the removed suit ({suit}) and nothing else")
             return
@@ -800,7 +642,7 @@ class Calypso(Game[CalypsoState]):
         if not (isinstance(step, Turn) and step.seat == seat):
             return None
         if state.phase == SORTING:
-            return _set_aside_action(state, seat, known)
+            return set_aside_action(state, seat, known)
         if state.phase == PLAYING and seat != state.to_play():
             owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
             return {"type": "let_stand", **owning}
@@ -926,42 +768,6 @@ def _check_in_hand(state: CalypsoState, seat: int, handle: Any) -> None:
         raise IllegalAction("that card is not in your hand")
 
 
-def closed_led_suit(state: CalypsoState) -> Suit:
-    assert state.closed is not None
-    return suit_of(state.faces[state.closed.plays[0][1]])
-
-
-def may_declare(state: CalypsoState, seat: int) -> bool:
-    """Public facts allow ``seat`` to own to a revoke now: this is its last chance for the last
-    trick, and its card there did not follow suit."""
-    if not state.allow_revoke or state.closed is None or seat not in state.unsettled:
-        return False
-    handle = state.closed.card_of(seat)
-    assert handle is not None, "an unsettled seat played in the last trick"
-    return state.faces[handle].suit != closed_led_suit(state)
-
-
-def may_correct(state: CalypsoState, seat: int) -> bool:
-    """As :func:`may_declare`, and ``seat`` has not corrected the last trick before."""
-    if not may_declare(state, seat):
-        return False
-    assert state.closed is not None, "may_declare checked it"
-    closed = state.closed
-    return not any(
-        c.seat == seat and c.deal == state.deal_number and c.trick == closed.number for c in state.corrections
-    )
-
-
-def pending_revoke(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> bool:
-    """``seat`` (which sees ``known``) revoked in the last trick and this is its last chance to
-    correct it: it still holds the led suit it did not follow (the hand has only lost that card
-    since)."""
-    if not may_declare(state, seat):
-        return False
-    led = closed_led_suit(state)
-    return any(known[h].suit == led for h in state.hands[seat] if h in known)
-
-
 def _honour_violations(
     state: CalypsoState, deal: int, record: DealRecord, faces: Mapping[int, Card]
 ) -> list[Violation]:
@@ -1023,14 +829,6 @@ def _replacements(state: CalypsoState) -> dict[int, int]:
                 to[next(stock)] = seat
                 short[seat] -= 1
     return to
-
-
-def _set_aside_action(state: CalypsoState, seat: int, known: Mapping[int, Card]) -> Action:
-    """The one correct set-aside: every card of the removed suit in the seat's hand."""
-    return {
-        "type": "set_aside",
-        "cards": sorted(h for h in state.hands[seat] if h in known and known[h].suit == state.removed_suit),
-    }
 
 
 def _suit_of(faces: Mapping[int, Card], handle: int) -> Suit | None:

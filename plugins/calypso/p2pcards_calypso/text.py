@@ -9,29 +9,32 @@ Grammar (case-insensitive)::
                                             your place, seen from the first dealer (the
                                             highest cutter, who types just the suit): at its
                                             left (you lead first), opposite it (solo only) or
-                                            at its right; "left of seat 0" too, and the log's
-                                            "choose hearts and the place at the first
-                                            dealer's left" reads back
+                                            at its right; "left of seat 0" too
     stand | ok | let stand                  honour mode: let the last trick stand
     correct Qh | take back Qh               honour mode: take back your revoke, play Qh instead
+    aside | set aside                        set aside your cards of the removed suit
+                                             (removed_suit=random, after each deal)
 
 A play or ``stand`` at the last chance to correct a revoke owns to it by itself (the client
 adds ``declare_revoke``, rule 30), so the player never types that.
-    aside | set aside                        set aside your cards of the removed suit
-                                             (removed_suit=random, after each deal)
+
+What :func:`format_action` writes for the log reads back as the same action: "plays Q♥",
+"chooses hearts and the place at the first dealer's left", "lets the last trick stand, owning
+to a revoke in the last trick" (the ", owning ..." is accepted only when there is a revoke to
+own to), "takes back a revoke in the last trick and plays K♦ instead", "sets aside 2♣ 9♣" (the
+cards, when listed, must be all of the removed suit) and "sets nothing aside".
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from p2pcards.cards import Card, CardParseError, Suit, parse_card, parse_suit, sort_cards
-from p2pcards.game import Action, Done, IllegalAction, Reveal, Turn
+from p2pcards.cards import SUIT_NAMES, Card, CardParseError, Suit, parse_card, parse_cards, parse_suit, sort_cards
+from p2pcards.game import Action, Done, Game, IllegalAction, Reveal, Turn
 
-if TYPE_CHECKING:
-    from .game import Calypso, CalypsoState
+from .state import CHOOSING, CUTTING, PLAYING, SORTING, CalypsoState, pending_revoke, set_aside_action
 
 SUMMARY = (
     "Calypso: four packs (three less one suit for three players), a personal trump suit each "
@@ -55,11 +58,29 @@ COMMANDS_HELP = "\n".join(
     ]
 )
 
-_PLAY_WORDS = {"play", "p"}
-_CHOOSE_WORDS = {"trump", "choose", "suit", "pick"}
-_STAND_WORDS = {"stand", "ok", "let stand", "let it stand", "let the trick stand"}
+# The third-person forms ("plays", "chooses", "lets the last trick stand", "sets aside") are what
+# format_action writes for the log, so that a move as the log shows it can be typed back.
+_PLAY_WORDS = {"play", "p", "plays"}
+_CHOOSE_WORDS = {"trump", "choose", "suit", "pick", "chooses"}
+_STAND_WORDS = {
+    "stand",
+    "ok",
+    "let stand",
+    "let it stand",
+    "let the trick stand",
+    "let the last trick stand",
+    "lets the last trick stand",
+}
 _CORRECT_WORDS = {"correct", "take back", "takeback", "fix"}
-_ASIDE_WORDS = {"aside", "set aside"}
+_ASIDE_WORDS = ("sets aside", "set aside", "aside")  # longest first
+_NOTHING_ASIDE = {"sets nothing aside", "set nothing aside"}
+# The log's "..., owning to a revoke in the last trick" (the client adds declare_revoke itself).
+_OWNING = re.compile(r",?\s*\bowning\s+to\s+(?:a|the|my)\s+revoke(?:\s+in\s+the\s+last\s+trick)?\s*$", re.IGNORECASE)
+# The log's "takes back a revoke in the last trick and plays K♦ instead".
+_LOG_CORRECTION = re.compile(
+    r"^takes?\s+back\s+(?:a|the|my)\s+revoke\s+in\s+the\s+last\s+trick\s+and\s+plays?\s+(.+?)(?:\s+instead)?$",
+    re.IGNORECASE,
+)
 # Words that may stand around a place: "trump hearts, sit at the left".
 _PLACE_FILLER = {"sit", "sits", "at", "on", "to", "the", "and", "place", "my", "as"}
 # "left of the first dealer", "the first dealer's left" (as the log says it), "left of seat 0".
@@ -105,18 +126,16 @@ def _or(words) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def _suit_name(suit: Suit) -> str:
-    return suit.name.lower()
-
-
 def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
-    from .game import CHOOSING, PLAYING, SORTING, _set_aside_action, pending_revoke
-
+    """Read a command as typed (see the module's grammar). Whatever :func:`format_action` writes
+    for a legal action reads back as that action."""
     if state.phase == SORTING:
-        if " ".join(line.lower().split()) not in _ASIDE_WORDS:
-            raise IllegalAction("type 'aside' to set aside your cards of the removed suit")
-        return _set_aside_action(state, seat, known)
+        return _parse_set_aside(state, seat, line, known)
 
+    owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
+    line, says_owning = _OWNING.sub("", line), bool(_OWNING.search(line))
+    if says_owning and not owning:
+        raise IllegalAction("you have no revoke in the last trick to own to")
     words = line.strip().split(None, 1)
     if not words:
         raise IllegalAction("type a card to play, e.g. 'play Qh' or 'Qh'")
@@ -127,8 +146,7 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
         raise IllegalAction("the trump suits are already chosen; play a card, e.g. 'play Qh'")
     if state.phase != PLAYING:
         raise IllegalAction("nothing to play yet")
-    owning = {"declare_revoke": True} if pending_revoke(state, seat, known) else {}
-    if line.strip().lower() in _STAND_WORDS:
+    if " ".join(line.lower().split()) in _STAND_WORDS:
         return {"type": "let_stand", **owning}
     kind = "play"
     lowered = line.strip().lower()
@@ -136,6 +154,9 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
         if lowered.startswith(word + " "):
             kind, head, rest = "correct", "correct", line.strip()[len(word) :].strip()
             break
+    logged = _LOG_CORRECTION.match(line.strip())
+    if logged:
+        kind, head, rest = "correct", "correct", logged.group(1)
     card_text = rest if head in _PLAY_WORDS or kind == "correct" else line
     try:
         face = parse_card(card_text)
@@ -150,11 +171,38 @@ def parse_action(state: CalypsoState, seat: int, line: str, known: Mapping[int, 
     return {"type": "play", "card": copies[0], **owning}
 
 
+def _parse_set_aside(state: CalypsoState, seat: int, line: str, known: Mapping[int, Card]) -> Action:
+    """``aside``: every card of the removed suit goes at once. The cards may follow, as the log
+    lists them ("sets aside 2♣ 9♣"), and must then be exactly those; "sets nothing aside" when
+    there are none."""
+    action = set_aside_action(state, seat, known)
+    mine = sorted(str(known[h].face) for h in action["cards"])
+    suit = SUIT_NAMES[state.removed()]
+    lowered = " ".join(line.lower().split())
+    if lowered in _NOTHING_ASIDE:
+        if mine:
+            raise IllegalAction(f"you hold {suit} (the removed suit): type 'aside' to set them aside")
+        return action
+    word = next((w for w in _ASIDE_WORDS if lowered == w or lowered.startswith(w + " ")), None)
+    if word is None:
+        raise IllegalAction("type 'aside' to set aside your cards of the removed suit")
+    listed = lowered[len(word) :].strip()
+    if listed:
+        try:
+            said = sorted(str(c) for c in parse_cards(listed))
+        except CardParseError:
+            said = None
+        if said != mine:
+            yours = " ".join(mine) or "none"
+            raise IllegalAction(f"every card of the removed suit goes aside at once (yours: {yours}): type 'aside'")
+    return action
+
+
 def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
     """``trump SUIT`` (or a bare suit), followed in solo and three by a place word."""
     words = line.replace(",", " ").lower().split()[1 if has_verb else 0 :]
     example = "'trump hearts left'" if state.chooses_places() else "'trump hearts'"
-    left = ", ".join(_suit_name(s) for s in state.available_suits())
+    left = ", ".join(SUIT_NAMES[s] for s in state.available_suits())
     try:
         suit = parse_suit(words[0] if words else "")
     except CardParseError:
@@ -173,7 +221,7 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
         if said:
             raise IllegalAction(
                 f"you cut highest: you deal first and the others choose their "
-                f"places around you, so type just 'trump {_suit_name(suit)}'"
+                f"places around you, so type just 'trump {SUIT_NAMES[suit]}'"
             )
         return {"type": "choose_suit", "suit": suit.value, "place": 0}
     first_dealer = state.ranking[0]
@@ -184,7 +232,7 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
         )
     if not said:
         raise IllegalAction(
-            f"choose your place too, e.g. 'trump {_suit_name(suit)} "
+            f"choose your place too, e.g. 'trump {SUIT_NAMES[suit]} "
             f"{place_words(state.players)[open_places[0]]}': "
             f"{places_text(state, open_places)}"
         )
@@ -200,7 +248,8 @@ def _parse_choice(state: CalypsoState, line: str, has_verb: bool) -> Action:
 
 
 def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
-    """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat."""
+    """The verb phrase only ("plays Q♥", "chooses hearts"): whoever shows it names the seat.
+    :func:`parse_action` reads it back (given the faces the acting seat knows)."""
     if action.get("type") == "choose_suit":
         place = action.get("place")
         # One verb, so that the console can say "you choose" as well as "bot 2 chooses". The
@@ -210,7 +259,7 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
             where = ", as the first dealer"
         elif isinstance(place, int) and not isinstance(place, bool):
             where = f" and the place {place_phrase(state.players, place)}"
-        return f"chooses {_suit_name(parse_suit(action['suit']))}{where}"
+        return f"chooses {SUIT_NAMES[parse_suit(action['suit'])]}{where}"
     if action.get("type") == "set_aside":
         cards = action.get("cards") or []
         if not cards:
@@ -228,7 +277,7 @@ def format_action(state: CalypsoState, seat: int, action: Action, faces: Mapping
     return f"plays {face}{owning}"
 
 
-def view(game: Calypso, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
+def view(game: Game[CalypsoState], state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
     """Public facts for everyone (rule 22, Q-CY-22): trumps, calypsos in progress face up,
     completed counts, pile sizes, the current trick and provisional scores. Earlier tricks are
     not shown. A seat also sees its own hand, sorted.
@@ -306,8 +355,6 @@ def _rank_text(value: int) -> str:
 def _table_lines(state: CalypsoState, players: list[dict[str, Any]]) -> list[str]:
     """The cut, the current trick, the last trick's winner, the trump suits, every calypso in
     progress (face up), the deal and the stock."""
-    from .game import CHOOSING, CUTTING
-
     lines = []
     if state.phase == CUTTING and state.cuts:
         cuts = ", ".join(f"seat {s} {_rank_text(v[-1])}" for s, v in sorted(state.cuts.items()) if v)
@@ -369,8 +416,6 @@ def _places_line(state: CalypsoState) -> str:
 
 def _status(state: CalypsoState, step: Any, seat: int | None) -> str:
     """Whose turn it is and what they may do."""
-    from .game import CHOOSING, SORTING, SUIT_NAMES
-
     if isinstance(step, Done):
         return "the game is over"
     if isinstance(step, Reveal) and state.phase == SORTING:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.cards import Card, CardParseError, Rank, Suit, build_deck, parse_card, parse_suit
+from p2pcards.cards import SUIT_NAMES, Card, CardParseError, Rank, Suit, build_deck, parse_card, parse_suit
 from p2pcards.game import (
     Action,
     Coin,
@@ -34,8 +34,6 @@ from p2pcards.game import (
     Turn,
     Violation,
 )
-
-SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
 
 
 def can_play(card: Card, top: Card, suit: Suit) -> bool:

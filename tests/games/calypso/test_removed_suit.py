@@ -70,11 +70,18 @@ def test_each_seat_in_turn_sets_aside_exactly_its_cards_of_the_removed_suit_face
         "type": "set_aside",
         "cards": sorted(h for h in t.state.hands[1] if t.known(1)[h].suit == Suit.CLUBS),
     }
+    # The cards may follow, as the log lists them, but they must be all of them.
+    assert t.parse(1, "sets aside 2♣ 3♣") == t.parse(1, "aside 3c 2c") == t.parse(1, "aside")
+    with pytest.raises(IllegalAction, match="every card of the removed suit"):
+        t.parse(1, "set aside 2c")
+    with pytest.raises(IllegalAction, match="type 'aside'"):
+        t.parse(1, "sets nothing aside")
     t.act(1, "aside")
     reveal = t.steps[-2]
     assert isinstance(reveal, Reveal) and reveal.owner == 1 and len(reveal.handles) == 2
     assert sorted(str(t.state.faces[h]) for h in reveal.handles) == ["2c", "3c"]
     t.act(2, "set aside")
+    assert t.parse(0, "sets nothing aside") == {"type": "set_aside", "cards": []}
     t.act(0, "aside")  # seat 0 holds no club: it sets nothing aside, and nothing is opened
     assert sorted(str(t.state.faces[h]) for h in t.state.aside) == ["2c", "3c", "4c"]
     # Only cards of the removed suit were ever turned face up.

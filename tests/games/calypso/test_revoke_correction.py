@@ -15,6 +15,7 @@ from p2pcards.bots import RandomBot
 from p2pcards.dealer import LocalDealer
 from p2pcards.engine import play, seeded_rng
 from p2pcards.game import IllegalAction, Reveal, Turn
+from p2pcards.testing import check_game
 
 
 def honour_table(**hands):
@@ -55,6 +56,10 @@ def test_the_offender_gets_a_last_chance_before_its_partner_plays():
     )
     shown = t.game.format_action(t.state, E, t.parse(E, "correct Kd"), t.known(E))
     assert shown == "takes back a revoke in the last trick and plays K♦ instead"
+    assert t.parse(E, shown) == t.parse(E, "correct Kd")
+    standing = t.game.format_action(t.state, E, t.parse(E, "stand"), t.known(E))
+    assert standing == "lets the last trick stand, owning to a revoke in the last trick"
+    assert t.parse(E, standing) == t.parse(E, "stand")
 
 
 def test_a_correction_takes_back_the_revoke_and_every_card_after_it():
@@ -285,3 +290,12 @@ def test_whole_games_with_corrections_verify(mode, players):
         corrected += sum(a["type"] == "correct" for _, a in record.actions)
         established += sum(r["established"] for r in details["revokes"])
     assert corrected and established
+
+
+def test_check_game_with_revokes_owned_and_corrected():
+    """check_game in honour mode between revoking clients: the corrections and the plays and
+    stands that own to a revoke round-trip through the log's text like every other move."""
+    checks = check_game("calypso", variants=["honour"], players=4, games=2, bots=CorrectingRevoker)
+    actions = [a for check in checks for _, a in check.record.actions]
+    assert any(a["type"] == "correct" for a in actions)
+    assert any(a["type"] == "play" and a.get("declare_revoke") for a in actions)

@@ -53,6 +53,16 @@ def test_format_action():
     assert t.game.format_action(t.state, 0, {"type": "choose_suit", "suit": "h"}, {}) == "chooses hearts"
 
 
+def test_the_logs_phrases_read_back():
+    t = Table(choices=[])
+    assert t.parse(0, "chooses hearts") == {"type": "choose_suit", "suit": "h"}
+    t = Table(hands={"N": ["Qh", "10s"]})
+    assert t.parse(N, "plays Q♥") == t.parse(N, "Qh")
+    assert t.parse(N, "plays 10♠") == t.parse(N, "10s")
+    with pytest.raises(IllegalAction, match="no revoke"):
+        t.parse(N, "plays Q♥, owning to a revoke in the last trick")
+
+
 def test_strategic_bot_beats_random_bots_in_solo():
     report = simulate(
         load_plugins(),

@@ -120,6 +120,13 @@ def test_honour_mode_penalty_in_partnership_lowers_the_side_total():
 
 
 def test_check_game_every_variant():
-    """p2pcards.testing's checks on whole games. Calypso writes actions as phrases for the log
-    ("plays Q♥", "chooses hearts"), not as the commands a player types: no text round trip."""
-    check_game("calypso", games=2, round_trip=False)
+    """p2pcards.testing's checks on whole games, the text round trip included: the log's phrases
+    ("plays Q♥", "chooses hearts and the place at the first dealer's left") read back."""
+    check_game("calypso", games=2)
+
+
+def test_check_game_with_the_removed_suit_drawn():
+    """removed_suit=random adds the set-aside turns ("sets aside 2♣ 9♣", "sets nothing aside")."""
+    checks = check_game("calypso", variants=["three"], options={"removed_suit": "random"}, games=2)
+    asides = [a for check in checks for _, a in check.record.actions if a["type"] == "set_aside"]
+    assert any(a["cards"] for a in asides) and any(not a["cards"] for a in asides)
