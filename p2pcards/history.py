@@ -19,6 +19,7 @@ raises: a damaged database costs a warning, never the game.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import time
@@ -180,16 +181,26 @@ def _result(data: Any, players: int) -> dict[str, Any] | None:
         data = data.to_wire()
     try:
         result = Result.from_wire(data)
-        winners = [int(s) for s in result.winners if 0 <= int(s) < players]
-        scores = [float(s) for s in result.scores]
-    except (KeyError, TypeError, ValueError, AttributeError):
+        winners = sorted({int(s) for s in result.winners if 0 <= int(s) < players})
+        scores = [float(s) if math.isfinite(float(s)) else None for s in result.scores]
+        details = _plain(result.details if isinstance(result.details, dict) else {})
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError):
         return None
-    return {
-        "winners": winners,
-        "scores": scores,
-        "summary": str(result.summary),
-        "details": _plain(result.details if isinstance(result.details, dict) else {}),
-    }
+    return {"winners": winners, "scores": scores, "summary": str(result.summary), "details": details}
+
+
+def _game_name(reported: dict[str, str], game_id: str) -> str:
+    """The game's name as verify found it, else as the installed plugin gives it (verify stops
+    before it loads the game when the log is bad), else its id."""
+    if reported.get("name") and reported["name"] != game_id:
+        return reported["name"]
+    from .plugins import load_plugins
+
+    try:
+        game = load_plugins().games.get(game_id)
+    except Exception:  # a broken plugin costs the name only
+        game = None
+    return game.name if game is not None else game_id
 
 
 def read_record(
@@ -228,6 +239,10 @@ def read_record(
         )
         for seat, (name, keys) in enumerate(zip(header.names, header.roster))
     ]
+    try:
+        options = _plain(dict(header.options))
+    except RecursionError:  # only a hand-made file nests that deep; verify has said so
+        options = {}
     problem = report.problem
     try:
         ended_at = os.stat(path).st_mtime
@@ -237,9 +252,9 @@ def read_record(
         table_id=header.table.hex(),
         our_seat=our_seat,
         game=header.game,
-        game_name=report.game.get("name") or header.game,
+        game_name=_game_name(report.game, header.game),
         rules=header.rules,
-        options=_plain(dict(header.options)),
+        options=options,
         players=players,
         status=end.status,
         result=result,
@@ -542,6 +557,8 @@ def record_transcript(
     """Verify and record one transcript in the history of ``home`` (or the open ``history``):
     the record and whether it is new. Our seat is ``our_seat``, else the seat of the data
     folder's identity, if it sat at the table. Raises :class:`HistoryError`."""
+    if history is not None and home is None:
+        home = history.path.parent
     rec = read_record(path, our_seat=our_seat, our_key=None if our_seat is not None else _our_key(home))
     if history is not None:
         return rec, _record(history, rec)

@@ -38,13 +38,16 @@ def save_identity(identity: Identity, home: Path) -> None:
     os.chmod(path, 0o600)
 
 
-async def play_recorded_game(folder: Path, *, history: bool = True, seed: int = 1) -> Played:
-    """Play one whole game; the transcripts go to ``folder``, the histories to
-    ``folder/alice-home`` and ``folder/bob-home``."""
+async def play_recorded_game(
+    folder: Path, *, history: bool = True, seed: int = 1, identities: dict[str, Identity] | None = None
+) -> Played:
+    """Play one whole game; the transcripts go to ``folder/transcripts``, the histories to
+    ``folder/alice-home`` and ``folder/bob-home`` (``identities``: alice's and bob's keys, else
+    new ones)."""
     host = load_plugins()
     game = host.game("crazy-eights")
     homes = {"alice": folder / "alice-home", "bob": folder / "bob-home"}
-    identities = {name: Identity.generate() for name in homes}
+    identities = identities or {name: Identity.generate() for name in homes}
     for name, home in homes.items():
         save_identity(identities[name], home)
     transcripts = folder / "transcripts"

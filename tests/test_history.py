@@ -234,3 +234,58 @@ def test_text_says_names_and_marks(played, tmp_path):
         assert hist.outcome_text(game).startswith("you")
     table = hist.opponents_text(opponents)
     assert "alice" in table and played.identities["alice"].public.fingerprint in table
+
+
+def test_marks_for_each_verdict():
+    game = {
+        "our_seat": 0,
+        "players": [{"seat": 0, "name": "alice"}, {"seat": 1, "name": "bob"}],
+        "status": "finished",
+        "result": {"winners": [0, 1]},
+        "verdict": "unreadable",
+        "problem": {"step": "reading", "reason": "the game 'x' (rules 1) is not installed here", "seat": None},
+    }
+    assert hist.verdict_mark(game) == ("unchecked", "not checked here: the game 'x' (rules 1) is not installed here")
+    assert hist.outcome_text(game) == "you and bob won"
+    game.update(verdict="failed", problem={"step": "turn 4", "reason": "illegal move", "seat": 1})
+    assert hist.verdict_mark(game) == ("FAILED", "verification FAILED at turn 4: illegal move; to blame: bob")
+    game.update(status="abandoned", result=None)
+    assert hist.verdict_mark(game) == ("unfinished", "not verified: turn 4: illegal move; to blame: bob")
+    assert hist.outcome_text(game) == "abandoned"
+    game.update(status="finished", result={"winners": []}, verdict="verified", problem=None)
+    assert (hist.verdict_mark(game), hist.outcome_text(game)) == (("verified", ""), "a draw")
+
+
+WRITER = """
+import sys
+from p2pcards.history import GameRecord, History, PlayerRecord
+
+home, index, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+players = [PlayerRecord(s, f"p{s}", f"{s:064x}", "0000-0000-000" + str(s), s == 0, 1.0) for s in range(3)]
+with History.open(home) as history:
+    for n in range(count):
+        rec = GameRecord(f"{index:02x}{n:030x}", 0, "g", "G", "1", {}, players, "finished",
+                         {"winners": [0], "scores": [1.0, 0.0, 0.0], "summary": "", "details": {}},
+                         "verified", ended_at=n)
+        assert history.record(rec) and not history.record(rec)
+"""
+
+
+def test_two_programs_writing_at_once(tmp_path):
+    """The same as two processes (SQLite locks files per process): nothing lost, intact."""
+    import subprocess
+    import sys
+
+    count = 30
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), str(i), str(count)], stderr=subprocess.PIPE)
+        for i in range(2)
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=60)
+        assert writer.returncode == 0, err.decode()
+    with History.open(tmp_path) as history:
+        assert history.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert history.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2 * count
+        (opponent, *_) = history.opponents()
+        assert opponent["games"] == 2 * count and opponent["won"] == 2 * count
