@@ -404,6 +404,8 @@ def _print_outcome(outcome) -> int:
         print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
     if outcome.transcript:
         print(f"transcript: {outcome.transcript}  (check it: p2pcards verify {outcome.transcript})")
+    if outcome.history_warning:
+        print(f"warning: {printable(outcome.history_warning)}", file=sys.stderr)
     return 0 if outcome.aborted is None and not outcome.peer.session.violations else 1
 
 
@@ -461,6 +463,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             persist=True,
             seat_bot=args.bot,
             bot_delay=args.bot_delay or 0.0,
+            history=True,
         )
     )
     return _print_outcome(outcomes[0])
@@ -548,6 +551,7 @@ def cmd_join(args: argparse.Namespace) -> int:
             transcript_dir=Path(args.transcript_dir),
             persist=True,
             seat_bot=args.bot,
+            history=True,
         )
 
     return _print_outcome(trio.run(run))
@@ -582,7 +586,21 @@ def cmd_resume(args: argparse.Namespace) -> int:
         return _play_in_console(resumed_seat(host, folder, transcript_dir=Path(args.transcript_dir)), args)
     agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
-    return _print_outcome(trio.run(lambda: resume_seat(folder, host, agent, transcript_dir=Path(args.transcript_dir))))
+    # A bot seat of this user's ('host --bot') is in the history; a host's bot peers are not.
+    mine = state.identity.public == _own_identity_key()
+    return _print_outcome(
+        trio.run(lambda: resume_seat(folder, host, agent, transcript_dir=Path(args.transcript_dir), history=mine))
+    )
+
+
+def _own_identity_key():
+    """This user's public identity, if the data folder has one we can read."""
+    from .wire.identity import IDENTITY_FILE, IdentityError, data_dir, load_identity
+
+    try:
+        return load_identity(data_dir() / IDENTITY_FILE).public
+    except (IdentityError, OSError):
+        return None
 
 
 def _seats_to_resume() -> tuple[Path, list[Path]]:
@@ -665,6 +683,65 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         print(report.to_text(show_hands=args.show_hands))
     return report.status
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """The games recorded in the data folder's history, or everyone played with
+    (``--opponents``); ``--import`` records transcripts first."""
+    import sqlite3
+
+    from .history import History, HistoryError, games_text, opponents_text
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    try:
+        if args.sources is not None:
+            return _import_transcripts(args)
+        history = History.open(create=False)
+        if history is None:
+            rows: list[dict[str, Any]] = []
+        else:
+            with history:
+                rows = history.opponents(args.limit) if args.opponents else history.games(args.limit or 20)
+    except (HistoryError, sqlite3.Error) as exc:
+        raise UsageError(f"the history cannot be read: {exc}") from None
+    if args.json:
+        print(printable_json(rows, indent=2))
+    else:
+        print(opponents_text(rows) if args.opponents else games_text(rows))
+    return 0
+
+
+def _import_transcripts(args: argparse.Namespace) -> int:
+    """``history --import``: verify and record each transcript (the default transcript folder
+    if none is given); a file that is not a whole transcript is skipped with its reason."""
+    from .history import History, HistoryError, record_transcript, transcript_files, verdict_mark
+
+    sources = args.sources or [DEFAULT_TRANSCRIPTS]
+    if not args.sources and not Path(DEFAULT_TRANSCRIPTS).is_dir():
+        raise UsageError(f"no transcripts given, and no ./{DEFAULT_TRANSCRIPTS} folder here to import from")
+    files = transcript_files(sources)
+    done: list[dict[str, Any]] = []
+    history = History.open()
+    assert history is not None, "History.open creates the database"
+    with history:
+        for path in files:
+            try:
+                rec, new = record_transcript(path, history=history)
+            except HistoryError as exc:
+                done.append({"file": str(path), "recorded": None, "reason": str(exc)})
+                if not args.json:
+                    print(f"skipped: {printable(exc)}", file=sys.stderr)
+                continue
+            done.append({"file": str(path), "recorded": "new" if new else "updated", "verdict": rec.verdict})
+            if not args.json:
+                mark, _ = verdict_mark(rec.to_json())
+                print(f"{'recorded' if new else 'updated '}: {printable(path)}  ({printable(rec.game_name)}, {mark})")
+    if args.json:
+        print(printable_json(done, indent=2))
+    elif not files:
+        print("no transcripts found")
+    return 1 if any(d["recorded"] is None for d in done) else 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -823,6 +900,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_arguments(p)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("history", help="the games played here, newest first, and a record per opponent")
+    p.add_argument("--opponents", action="store_true", help="everyone played with, by key: games, wins, losses")
+    p.add_argument(
+        "--limit", type=int, metavar="N", help="show at most N games (default 20) or opponents (default all)"
+    )
+    p.add_argument(
+        "--import",
+        dest="sources",
+        nargs="*",
+        metavar="FILE",
+        help=f"record these transcripts or folders of them (default: ./{DEFAULT_TRANSCRIPTS}) after verifying each",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("verify", help="re-check a game from its transcript: signatures, shuffles, moves, result")
     p.add_argument("file", help="a transcript (.p2pt)")

@@ -106,11 +106,13 @@ def cli():
     return run_cli
 
 
-def run_cli(*args: str, pythonpath: list[Path] = (), env: dict | None = None, timeout: float = 120):
-    """Run the installed ``p2pcards`` command; returns the CompletedProcess."""
+def run_cli(
+    *args: str, pythonpath: list[Path] = (), env: dict | None = None, timeout: float = 120, cwd: Path | None = None
+):
+    """Run the installed ``p2pcards`` command (in the folder ``cwd``); returns the CompletedProcess."""
     full_env = dict(os.environ)
     if pythonpath:
         full_env["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     full_env.update(env or {})
     exe = Path(sys.executable).with_name("p2pcards")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd)

@@ -127,3 +127,43 @@ def test_a_name_with_a_control_character_is_refused(cli, tmp_path):
         env={"P2PCARDS_HOME": str(tmp_path)},
     )
     assert out.returncode == 2 and "control or format character (U+000A)" in out.stderr, out.stderr
+
+
+def test_history_imports_lists_and_counts_opponents(cli, tmp_path):
+    import trio
+    from history_tables import play_recorded_game
+
+    played = trio.run(lambda: play_recorded_game(tmp_path, history=False))
+    env = {"P2PCARDS_HOME": str(played.alice_home)}  # alice's data folder: her identity
+    out = cli("history", env=env)
+    assert out.returncode == 0 and out.stdout.startswith("no games recorded yet")
+    # No file named: the default transcript folder, ./transcripts (all three seats' copies).
+    out = cli("history", "--import", env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("recorded: ") == 1 and out.stdout.count("updated : ") == 2
+    assert "(Crazy Eights, verified)" in out.stdout
+    out = cli("history", env=env)
+    (line,) = out.stdout.splitlines()
+    assert "Crazy Eights" in line and "verified" in line and "with " in line
+    assert "bob" in line and "strategic bot 1" in line and "seat" not in line
+    (game,) = json.loads(cli("history", "--json", env=env).stdout)
+    assert game["our_seat"] == 0 and game["verdict"] == "verified"
+    assert [p["name"] for p in game["players"]][0] == "alice"
+    opponents = json.loads(cli("history", "--opponents", "--json", env=env).stdout)
+    assert {o["name"]: o["fingerprint"] for o in opponents}["bob"] == played.identities["bob"].public.fingerprint
+    out = cli("history", "--opponents", "--limit", "1", env=env)
+    assert out.stdout.splitlines()[0].startswith("opponent") and len(out.stdout.splitlines()) == 3
+    # A file that is no transcript is skipped with its reason (exit 1); a bad limit is exit 2.
+    junk = tmp_path / "junk.p2pt"
+    junk.write_bytes(b"junk")
+    out = cli("history", "--import", str(junk), "--json", env=env)
+    assert out.returncode == 1 and json.loads(out.stdout)[0]["recorded"] is None
+    out = cli("history", "--limit", "0", env=env)
+    assert out.returncode == 2 and "--limit must be at least 1" in out.stderr
+
+
+def test_history_of_a_damaged_database_is_a_one_line_error(cli, tmp_path):
+    (tmp_path / "history.sqlite3").write_bytes(b"not a database" * 200)
+    out = cli("history", env={"P2PCARDS_HOME": str(tmp_path)})
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1
+    assert "move it away to start a new history" in out.stderr

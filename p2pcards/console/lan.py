@@ -289,6 +289,7 @@ class LanLobby:
                         on_words=self._on_words,
                         rng=random.Random(),
                         persist=True,  # 'p2pcards resume' brings the seat back after a crash
+                        history=True,
                     )
                 except (LobbyError, OSError) as exc:
                     if "port" not in opened:
@@ -404,6 +405,7 @@ class LanLobby:
                     ready=self._ready,
                     on_seated=on_seated,
                     persist=True,  # 'p2pcards resume' brings the seat back after a crash
+                    history=True,
                 )
             except LobbyError as exc:
                 if me is None:

@@ -148,6 +148,7 @@ def hosted_seat(
             on_peer=on_peer,
             on_words=on_words,
             persist=True,
+            history=True,
         )
         return outcomes[0]
 
@@ -197,6 +198,7 @@ def joined_seat(
             on_words=on_words,
             persist=True,
             on_seated=on_seated,
+            history=True,
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})")
@@ -210,6 +212,6 @@ def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> Sea
         on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
     ) -> SeatOutcome:
         waiting(f"coming back to the table saved in {folder}")
-        return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer)
+        return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer, history=True)
 
     return SeatTable(play, connection="on the network (resumed)")

@@ -73,12 +73,15 @@ async def host_table(
     state_home: Path | str | None = None,
     seat_bot: str | None = None,
     advertise: tuple[str, int] | None = None,
+    history: bool = False,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
     lobby before it opens, ``on_words`` the table words (or why there are none) and then
     ``on_peer`` this seat's peer as soon as the game starts (the console shows its session).
-    ``advertise``: the address the others dial for this seat, if not ``interface:port``."""
+    ``advertise``: the address the others dial for this seat, if not ``interface:port``.
+    ``history``: record this seat's game in the history (:func:`~.table.play_seat`; the bot
+    peers' games never are)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
@@ -122,6 +125,7 @@ async def host_table(
                 persist=persist,
                 state_home=state_home,
                 bot=seat_bot,
+                history=history,
             )
         )
 
@@ -201,11 +205,13 @@ async def join_table(
     on_seated: Callable[[int, TableTerms], None] | None = None,
     listen_port: int = 0,
     advertise: tuple[str, int] | None = None,
+    history: bool = False,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit;
     ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer.
-    The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given."""
+    The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given.
+    ``history``: record the game in the history (:func:`~.table.play_seat`)."""
     games = host.rules_versions()
     lobby = await join_lobby(
         identity,
@@ -239,6 +245,7 @@ async def join_table(
         persist=persist,
         state_home=state_home,
         bot=seat_bot,
+        history=history,
     )
 
 

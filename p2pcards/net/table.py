@@ -45,6 +45,8 @@ class SeatOutcome:
     result: Result | None
     aborted: TableAborted | None
     transcript: Path | None
+    #: Why the game is not in the history (``history=True`` only), else ``None``.
+    history_warning: str | None = None
 
 
 def transcript_header(peer: Peer) -> TranscriptHeader:
@@ -73,13 +75,16 @@ async def play_seat(
     state_home: Path | str | None = None,
     persist: bool = False,
     bot: str | None = None,
+    history: bool = False,
 ) -> SeatOutcome:
     """Connect to every other seat, play the game, and save the transcript.
 
     With ``persist`` the seat's seed, keys and journal are kept on disk (under ``state_home``,
     default the user's data folder) so that :func:`resume_seat` can bring it back after a crash;
-    ``bot`` names the bot that plays it (``None``: a person). ``peer_factory`` (called like
-    :class:`Peer`) lets tests seat a deviating peer."""
+    ``bot`` names the bot that plays it (``None``: a person). With ``history`` the transcript
+    is recorded in the history of the data folder (``state_home``) once it is written
+    (:mod:`p2pcards.history`). ``peer_factory`` (called like :class:`Peer`) lets tests seat a
+    deviating peer."""
     header, me = lobby.header, lobby.seat
     seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
@@ -97,7 +102,18 @@ async def play_seat(
         journal = None
     peer.journal = journal
     try:
-        return await _run_seat(peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False)
+        return await _run_seat(
+            peer,
+            identity,
+            lobby,
+            games,
+            transcript_dir,
+            folder,
+            on_peer,
+            resumed=False,
+            history=history,
+            state_home=state_home,
+        )
     finally:
         if lock is not None:
             lock.release()
@@ -110,13 +126,23 @@ async def resume_seat(
     *,
     transcript_dir: Path | None = None,
     on_peer: Callable[[Peer], None] | None = None,
+    history: bool = False,
+    state_home: Path | str | None = None,
 ) -> SeatOutcome:
     """Bring a seat back after a crash: reload its seed, keys and journal, replay the journal,
     reconnect to every other seat and play on. A seat that another program still plays is
-    refused (:class:`~p2pcards.net.store.SeatInUse`)."""
+    refused (:class:`~p2pcards.net.store.SeatInUse`). ``history``: as for :func:`play_seat`."""
     lock = SeatLock(folder)
     try:
-        return await _resume_seat(folder, host, agent_factory, transcript_dir=transcript_dir, on_peer=on_peer)
+        return await _resume_seat(
+            folder,
+            host,
+            agent_factory,
+            transcript_dir=transcript_dir,
+            on_peer=on_peer,
+            history=history,
+            state_home=state_home,
+        )
     finally:
         lock.release()
 
@@ -128,6 +154,8 @@ async def _resume_seat(
     *,
     transcript_dir: Path | None,
     on_peer: Callable[[Peer], None] | None,
+    history: bool,
+    state_home: Path | str | None,
 ) -> SeatOutcome:
     state = load_seat_state(folder)
     header = TableHeader.from_wire(state.header)
@@ -149,7 +177,16 @@ async def _resume_seat(
     listeners = await trio.open_tcp_listeners(me.port, host=me.host)
     lobby = LobbyResult(header, state.seat, {}, listeners[0])
     return await _run_seat(
-        peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer, resumed=True
+        peer,
+        state.identity,
+        lobby,
+        host.rules_versions(),
+        transcript_dir,
+        folder,
+        on_peer,
+        resumed=True,
+        history=history,
+        state_home=state_home,
     )
 
 
@@ -163,6 +200,8 @@ async def _run_seat(
     on_peer: Callable[[Peer], None] | None,
     *,
     resumed: bool,
+    history: bool = False,
+    state_home: Path | str | None = None,
 ) -> SeatOutcome:
     header, me = lobby.header, lobby.seat
     if transcript_dir is not None:
@@ -284,7 +323,24 @@ async def _run_seat(
     if lobby.listener is not None:
         await lobby.listener.aclose()
     path = _finish(peer, transcript_dir, folder, end)
-    return SeatOutcome(peer, result, aborted, path)
+    outcome = SeatOutcome(peer, result, aborted, path)
+    if history and path is not None:
+        outcome.history_warning = await _record_history(peer, path, state_home)
+    return outcome
+
+
+async def _record_history(peer: Peer, path: Path, home: Path | str | None) -> str | None:
+    """Verify the transcript and record it in the history, in a thread (the table has
+    ended; other seats of this program play on meanwhile). Shielded: a game whose transcript
+    is written is recorded, even if our caller is leaving. A failure is a warning, published
+    to the console too, never an error."""
+    from ..history import record_finished_game
+
+    with trio.CancelScope(shield=True):
+        warning = await trio.to_thread.run_sync(record_finished_game, path, peer.seat, home)
+    if warning is not None:
+        peer.session.publish("error", warning)
+    return warning
 
 
 def _stem(peer: Peer) -> str:

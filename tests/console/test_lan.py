@@ -11,6 +11,7 @@ import trio
 from p2pcards.console.lan import LanLobby, game_choices
 from p2pcards.console.lobby import LobbyProblem
 from p2pcards.console.lobbyview import CreateForm, room_lines
+from p2pcards.history import History
 from p2pcards.net.runner import bot_agent
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
@@ -118,6 +119,12 @@ async def test_create_find_join_ready_play(tmp_path):
         transcript = read_transcript(end_b.transcript)
         assert transcript.complete and transcript.end.status == "finished"
         assert a.room() is None and b.room() is None
+        # Both players' seats are in the history (one data folder in this test: a row each),
+        # verified; alice's bot peer's is not.
+        with History.open() as history:
+            table = transcript.header.table.hex()
+            recorded = {g["our_seat"]: g["verdict"] for g in history.games(limit=None) if g["table"] == table}
+        assert recorded == {0: "verified", 2: "verified"}
         nursery.cancel_scope.cancel()
     assert "started" in events and "ended" in events
 
