@@ -1608,7 +1608,8 @@ class _Handles:
         if self.cards is None or self.log is None:
             raise _NeedsFaces("a reveal")
         op = self.steps
-        openings = [e.body["msg"] for e in self.log.canonical() if _public(e, "open") and e.body["msg"].get("op") == op]
+        # Only entries a seat could act on (Log.closed): one held back never opened anything.
+        openings = [e.body["msg"] for e in self.log.closed() if _public(e, "open") and e.body["msg"].get("op") == op]
         try:
             faces = self.cards.opened(handles, openings)
         except NotOpened:
@@ -1617,11 +1618,37 @@ class _Handles:
         return faces
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        op = self.steps
         self.steps += 1
-        count = len(set(handles))
-        new = list(range(self.next, self.next + count))
-        self.next += count
+        moved = sorted(set(handles))
+        new = list(range(self.next, self.next + len(moved)))
+        self.next += len(moved)
+        self._rehandled(op, moved, to, new)
         return new
+
+    def _rehandled(self, op: int, moved: list[int], to: int, new: list[int]) -> None:
+        """Tell the public cards of the transfer's new handles from the re-handling that its
+        receiver ``to`` signed for this operation, if it checks out over the moved cards: the
+        game's rules say which transfer it is, which the passes alone do not (a re-handling
+        signed for another operation, or by another seat, would number the cards otherwise,
+        and an opening through it could decode a handle as another card)."""
+        if self.cards is None or self.log is None or self.game_id is None or not new:
+            return
+        msg = next(
+            (
+                e.body["msg"]
+                for e in self.log.closed()
+                if e.sender == to and _public(e, "rehandle") and e.body["msg"].get("op") == op
+            ),
+            None,
+        )
+        if msg is None or not all(h in self.cards.points for h in moved):
+            return
+        try:
+            check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
+        except PassError:
+            return
+        self.cards.rehandled(new[0], msg["points"], msg["key"], moved)
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return {}
@@ -1705,20 +1732,29 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
             raise _Failed(what, "a deck message for no operation (its op is not a number)", entry.sender)
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
+    retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
     epochs, next_handle = 0, FIRST_REHANDLED
     for op in sorted(by_op):
         messages = by_op[op]
         rehandles = [(seat, e) for (kind, seat), e in messages.items() if kind == "rehandle"]
+        if len(rehandles) > 1 or (rehandles and len(messages) > 1):
+            # Only the transfer's receiver re-handles, and a transfer has no passes: without
+            # the game's rules, which message is the operation's the passes cannot tell.
+            return public
         if rehandles:
             seat, entry = rehandles[0]
             msg = entry.body["msg"]
             what = f"rehandle message of seat {seat} for deck operation {op} (log #{entry.seq})"
             moved = msg.get("moved")
-            if not (
-                isinstance(moved, list)
-                and all(type(h) is int and h in points for h in moved)
-                and moved == sorted(set(moved))
-            ):
+            if not (isinstance(moved, list) and all(type(h) is int for h in moved) and moved == sorted(set(moved))):
+                raise _Failed(what, "it names no moved cards of this game", seat)
+            others = {retired[h] for h in moved if h not in points and h in retired} - {seat}
+            if others:
+                # A card another seat's re-handling moved already: one of the two re-handled
+                # cards it did not receive, and without the game's rules the passes cannot
+                # tell which (a re-handling signed for an operation that moved nothing).
+                return public
+            if not all(h in points for h in moved):
                 raise _Failed(what, "it names no moved cards of this game", seat)
             if game_id is not None:
                 try:
@@ -1727,8 +1763,7 @@ def _public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                     raise _Failed(what, f"{exc}: not the moved cards re-handled", seat) from None
             for h in moved:
                 del points[h]
-            if game_id is not None:
-                public.rehandled(next_handle, msg["points"], msg["key"], moved)
+                retired[h] = seat
             for point in msg["points"]:
                 points[next_handle] = point
                 next_handle += 1
