@@ -393,7 +393,8 @@ class _Replay:
         # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
         self.read_while_stated: set[tuple[int, int]] = set()
         self.pending_round: set[int] = set()  # the seats of the round being read, if one is
-        for entry in log.canonical() if log is not None else ():
+        # Only statements a seat could act on (Log.closed): a held one passes for nobody.
+        for entry in log.closed() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
 
