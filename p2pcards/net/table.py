@@ -34,7 +34,8 @@ __all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
 #: Redialling a dropped connection: the first wait, and the longest, in seconds.
 REDIAL_FIRST, REDIAL_MAX = 0.2, 5.0
-#: After our game ends, how long we keep serving the other seats until they finish too.
+#: After our game ends, how long we keep serving the other seats until they finish too: the
+#: default of ``linger`` (:func:`play_seat`, :func:`resume_seat`).
 LINGER_SECONDS = 10.0
 MESH_SECONDS = 20.0
 
@@ -73,13 +74,15 @@ async def play_seat(
     state_home: Path | str | None = None,
     persist: bool = False,
     bot: str | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     """Connect to every other seat, play the game, and save the transcript.
 
     With ``persist`` the seat's seed, keys and journal are kept on disk (under ``state_home``,
     default the user's data folder) so that :func:`resume_seat` can bring it back after a crash;
     ``bot`` names the bot that plays it (``None``: a person). ``peer_factory`` (called like
-    :class:`Peer`) lets tests seat a deviating peer."""
+    :class:`Peer`) lets tests seat a deviating peer. Once the game is over for us, we keep
+    answering the others for up to ``linger`` seconds, until every seat has its result."""
     header, me = lobby.header, lobby.seat
     seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
@@ -97,7 +100,9 @@ async def play_seat(
         journal = None
     peer.journal = journal
     try:
-        return await _run_seat(peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False)
+        return await _run_seat(
+            peer, identity, lobby, games, transcript_dir, folder, on_peer, resumed=False, linger=linger
+        )
     finally:
         if lock is not None:
             lock.release()
@@ -110,13 +115,16 @@ async def resume_seat(
     *,
     transcript_dir: Path | None = None,
     on_peer: Callable[[Peer], None] | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     """Bring a seat back after a crash: reload its seed, keys and journal, replay the journal,
-    reconnect to every other seat and play on. A seat that another program still plays is
-    refused (:class:`~p2pcards.net.store.SeatInUse`)."""
+    reconnect to every other seat and play on (``linger`` as in :func:`play_seat`). A seat that
+    another program still plays is refused (:class:`~p2pcards.net.store.SeatInUse`)."""
     lock = SeatLock(folder)
     try:
-        return await _resume_seat(folder, host, agent_factory, transcript_dir=transcript_dir, on_peer=on_peer)
+        return await _resume_seat(
+            folder, host, agent_factory, transcript_dir=transcript_dir, on_peer=on_peer, linger=linger
+        )
     finally:
         lock.release()
 
@@ -128,6 +136,7 @@ async def _resume_seat(
     *,
     transcript_dir: Path | None,
     on_peer: Callable[[Peer], None] | None,
+    linger: float,
 ) -> SeatOutcome:
     state = load_seat_state(folder)
     header = TableHeader.from_wire(state.header)
@@ -149,7 +158,7 @@ async def _resume_seat(
     listeners = await trio.open_tcp_listeners(me.port, host=me.host)
     lobby = LobbyResult(header, state.seat, {}, listeners[0])
     return await _run_seat(
-        peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer, resumed=True
+        peer, state.identity, lobby, host.rules_versions(), transcript_dir, folder, on_peer, resumed=True, linger=linger
     )
 
 
@@ -163,6 +172,7 @@ async def _run_seat(
     on_peer: Callable[[Peer], None] | None,
     *,
     resumed: bool,
+    linger: float,
 ) -> SeatOutcome:
     header, me = lobby.header, lobby.seat
     if transcript_dir is not None:
@@ -269,7 +279,7 @@ async def _run_seat(
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has revealed its seed).
                 done = peer.all_finished if aborted is None else peer.all_stopped
-                with trio.move_on_after(LINGER_SECONDS):
+                with trio.move_on_after(linger):
                     while not done():
                         await trio.sleep(0.01)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
