@@ -7,9 +7,11 @@ from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing import play_loopback
 
 
-async def test_an_idle_player_is_passed_for_and_leads_by_their_own_client(monkeypatch):
+async def test_an_idle_player_is_passed_for_and_leads_by_their_own_client(monkeypatch, autojump_clock):
     # The idle client acts at half the turn time here (90% in play): 0.2 s before the others'
-    # deadline, which a loaded machine does not eat (0.03 s did), with short idle turns.
+    # deadline, with short idle turns. Time is trio's virtual clock: it jumps only when every
+    # task of every peer waits and no socket has anything to read, so a loaded machine cannot
+    # eat into that margin (real seconds did), and the idle turns take no real time.
     monkeypatch.setattr(net_seats, "IDLE_SHARE", 0.5)
     notices = []
 
