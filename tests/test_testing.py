@@ -3,12 +3,15 @@ of this module and on broken copies of it (each must be named for what it breaks
 
 from __future__ import annotations
 
+import functools
+import inspect
 import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import trio
 
 from p2pcards.bots import RandomBot
 from p2pcards.cards import Card, Suit, build_deck, parse_card
@@ -405,16 +408,25 @@ def doc_blocks() -> list[str]:
 
 
 @pytest.mark.parametrize("number", range(len(doc_blocks())))
-def test_every_example_of_the_testing_docs_runs(number):
+def test_every_example_of_the_testing_docs_runs(number, tmp_path):
     namespace: dict = {}
     exec(compile(doc_blocks()[number], f"docs/testing.md block {number}", "exec"), namespace)
     tests = [value for name, value in namespace.items() if name.startswith("test_") and callable(value)]
     assert tests
     for test in tests:
         marks = [m for m in getattr(test, "pytestmark", []) if m.name == "parametrize"]
+        fixtures = {"tmp_path": tmp_path} if "tmp_path" in inspect.signature(test).parameters else {}
         if not marks:
-            test()
+            run_example(test, **fixtures)
         for mark in marks:  # one parameter in these examples
             name, values = mark.args
             for value in values:
-                test(**{name: value})
+                run_example(test, **fixtures, **{name: value})
+
+
+def run_example(test, **arguments) -> None:
+    """Call an example test as pytest would (an async one under trio, as pytest-trio does)."""
+    if inspect.iscoroutinefunction(test):
+        trio.run(functools.partial(test, **arguments))
+    else:
+        test(**arguments)

@@ -1,5 +1,6 @@
 """High-level ways to play over the network: host a table, join one, fill seats with bot peers,
-and simulate whole games between bot peers over TCP.
+play a whole table of peers on this machine (``p2pcards.testing``'s loopback table), and
+simulate whole games between bot peers over TCP.
 
 Every bot is a full peer with its own keys and its own connections; none is trusted more than a
 person would be.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,9 +27,18 @@ from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, TableWords
 from .discovery import TableAdvert, watch
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
-from .table import SeatOutcome, play_seat
+from .peer import Peer
+from .table import LINGER_SECONDS, SeatOutcome, play_seat
 
-__all__ = ["NetworkReport", "find_table", "host_table", "join_table", "simulate_network"]
+__all__ = [
+    "NetworkReport",
+    "find_table",
+    "host_table",
+    "join_table",
+    "play_local_table",
+    "simulate_network",
+    "table_problems",
+]
 
 AgentFactory = Callable[[Game, int, Mapping[str, Any]], SeatAgent]
 
@@ -74,6 +85,7 @@ async def host_table(
     seat_bot: str | None = None,
     advertise: tuple[str, int] | None = None,
     history: bool = False,
+    linger: float = LINGER_SECONDS,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -81,7 +93,8 @@ async def host_table(
     ``on_peer`` this seat's peer as soon as the game starts (the console shows its session).
     ``advertise``: the address the others dial for this seat, if not ``interface:port``.
     ``history``: record this seat's game in the history (:func:`~.table.play_seat`; the bot
-    peers' games never are)."""
+    peers' games never are); ``linger``: how long a seat whose game is over keeps serving the
+    others (:func:`play_seat`)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
@@ -126,6 +139,7 @@ async def host_table(
                 state_home=state_home,
                 bot=seat_bot,
                 history=history,
+                linger=linger,
             )
         )
 
@@ -149,6 +163,7 @@ async def host_table(
                     persist=persist,
                     state_home=state_home,
                     bot=bot_name,
+                    linger=linger,
                 )
             )
     return mine + theirs
@@ -167,6 +182,7 @@ async def _bot_peer(
     persist: bool = False,
     state_home: Path | str | None = None,
     bot: str | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> None:
     outcomes.append(
         await join_table(
@@ -181,6 +197,7 @@ async def _bot_peer(
             persist=persist,
             state_home=state_home,
             seat_bot=bot,
+            linger=linger,
         )
     )
 
@@ -206,12 +223,14 @@ async def join_table(
     listen_port: int = 0,
     advertise: tuple[str, int] | None = None,
     history: bool = False,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit;
     ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer.
     The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given.
-    ``history``: record the game in the history (:func:`~.table.play_seat`)."""
+    ``history``: record the game in the history (:func:`~.table.play_seat`); ``linger`` is
+    :func:`play_seat`'s."""
     games = host.rules_versions()
     lobby = await join_lobby(
         identity,
@@ -246,7 +265,115 @@ async def join_table(
         state_home=state_home,
         bot=seat_bot,
         history=history,
+        linger=linger,
     )
+
+
+async def play_local_table(
+    host: PluginHost,
+    game_id: str,
+    *,
+    players: int,
+    options: Mapping[str, Any],
+    agents: Sequence[AgentFactory],
+    interface: str = "127.0.0.1",
+    discover: bool = False,
+    name: str | None = None,
+    timeouts: Timeouts = Timeouts(),
+    transcript_dir: Path | None = None,
+    linger: float = LINGER_SECONDS,
+    on_peer: Callable[[Peer], None] | None = None,
+) -> list[SeatOutcome]:
+    """Play one table on this machine, every seat a peer of its own (its own keys, listener
+    and connections) on ``interface``; ``agents[seat]`` makes the agent of each seat. Seat 0
+    hosts (the table and its seat are called ``name``, by default a new unique one); the
+    others take seats 1, 2, ... in turn, each named "seat N". With ``discover`` the host
+    announces the table by zeroconf on ``interface`` and each joiner finds it there; otherwise
+    they dial its port (the OS chooses every port). ``on_peer`` gets every seat's peer as its
+    game starts. Returns every seat's outcome, by seat."""
+    if len(agents) != players:
+        raise ValueError(f"{players} seats need {players} agents, not {len(agents)}")
+    table_name = name or f"table-{secrets.token_hex(6)}"
+    outcomes: list[SeatOutcome | None] = [None] * players
+    ports: list[int] = []
+    port_known = trio.Event()
+    seated = [trio.Event() for _ in range(players)]
+    seated[0].set()
+
+    def on_port(port: int) -> None:
+        ports.append(port)
+        port_known.set()
+
+    def agent(game: Game, seat: int, opts: Mapping[str, Any]) -> SeatAgent:
+        return agents[seat](game, seat, opts)
+
+    async def run_host() -> None:
+        mine = await host_table(
+            host,
+            Identity.generate(),
+            game_id,
+            options=options,
+            players=players,
+            agent=agent,
+            name=table_name,
+            interface=interface,
+            announce=discover,
+            timeouts=timeouts,
+            transcript_dir=transcript_dir,
+            on_port=on_port,
+            on_peer=on_peer,
+            linger=linger,
+        )
+        outcomes[0] = mine[0]
+
+    async def run_joiner(position: int) -> None:
+        if discover:
+            advert = await find_table(interface, table_name, timeout=4.0)
+            address, port = advert.host, advert.port
+        else:
+            await port_known.wait()
+            address, port = interface, ports[0]
+        await seated[position - 1].wait()  # one after another: joiner N takes seat N
+        outcome = await join_table(
+            host,
+            Identity.generate(),
+            address,
+            port,
+            name=f"seat {position}",
+            agent=agent,
+            listen_host=interface,
+            transcript_dir=transcript_dir,
+            on_peer=on_peer,
+            on_seated=lambda seat, terms: seated[position].set(),
+            linger=linger,
+        )
+        outcomes[outcome.peer.seat] = outcome
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_host)
+        for position in range(1, players):
+            nursery.start_soon(run_joiner, position)
+    missing = [seat for seat, outcome in enumerate(outcomes) if outcome is None]
+    if missing:  # every task returned, so every seat has played; a seat twice would be a bug
+        raise RuntimeError(f"no outcome for seats {missing}")
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def table_problems(outcomes: Sequence[SeatOutcome | None]) -> list[str]:
+    """What went wrong at a table whose seats all played here, by seat: a seat without a result
+    (and why), an audit's violations, seats that disagree on the result. Empty when every seat
+    finished, agreed on the result and its audit was clean."""
+    problems = []
+    for seat, outcome in enumerate(outcomes):
+        if outcome is None or outcome.result is None:
+            reason = outcome.aborted.reason if outcome and outcome.aborted else "no result"
+            problems.append(f"seat {seat}: {reason}")
+        elif outcome.peer.session.violations:
+            problems.append(f"seat {seat}: audit found {outcome.peer.session.violations}")
+    results = [o.result.to_wire() if o and o.result else None for o in outcomes]
+    if results and results[0] is not None and any(r != results[0] for r in results):
+        problems.append("the seats disagree on the result")
+    return problems
 
 
 def _table_game(host: PluginHost, header: Any) -> Game:
@@ -352,79 +479,29 @@ async def simulate_network(
     started = time.perf_counter()
     for index in range(games):
         rng = seeded_rng(seed, "network", index)
-        table_name = f"sim-{seed}-{index}-{rng.getrandbits(32):08x}"
-        outcomes: list[SeatOutcome | None] = [None] * players
-        ports: list[int] = []
-        port_known = trio.Event()
-
-        def on_port(port: int) -> None:
-            ports.append(port)
-            port_known.set()
-
-        async def run_host() -> None:
-            mine = await host_table(
-                host,
-                Identity.generate(),
-                game_id,
-                options=resolved,
-                players=players,
-                agent=bot_agent(host, game, names[0], rng),
-                name=table_name,
-                interface=interface,
-                announce=discover,
-                transcript_dir=transcript_dir,
-                on_port=on_port,
-            )
-            outcomes[0] = mine[0]
-
-        async def run_joiner(position: int) -> None:
-            if discover:
-                advert = await find_table(interface, table_name, timeout=4.0)
-                address, port = advert.host, advert.port
-            else:
-                await port_known.wait()
-                address, port = interface, ports[0]
-
-            # Seats are given in arrival order; the bot kind is chosen once the seat is known.
-            def agent(game: Game, seat: int, opts: Mapping[str, Any]) -> SeatAgent:
-                return bot_agent(host, game, names[seat], rng)(game, seat, opts)
-
-            outcome = await join_table(
-                host,
-                Identity.generate(),
-                address,
-                port,
-                name=f"bot {position}",
-                agent=agent,
-                listen_host=interface,
-                transcript_dir=transcript_dir,
-            )
-            outcomes[outcome.peer.seat] = outcome
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_host)
-            for position in range(1, players):
-                nursery.start_soon(run_joiner, position)
+        outcomes = await play_local_table(
+            host,
+            game_id,
+            players=players,
+            options=resolved,
+            agents=[bot_agent(host, game, bot, rng) for bot in names],
+            interface=interface,
+            discover=discover,
+            name=f"sim-{seed}-{index}-{rng.getrandbits(32):08x}",
+            transcript_dir=transcript_dir,
+        )
         _score(report, index, outcomes)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _score(report: NetworkReport, index: int, outcomes: Sequence[SeatOutcome | None]) -> None:
-    results = [o.result.to_wire() if o and o.result else None for o in outcomes]
-    for seat, outcome in enumerate(outcomes):
-        if outcome is None or outcome.result is None:
-            reason = outcome.aborted.reason if outcome and outcome.aborted else "no result"
-            report.problems.append(f"game {index}: seat {seat}: {reason}")
-        elif outcome.peer.session.violations:
-            report.problems.append(f"game {index}: seat {seat}: audit found {outcome.peer.session.violations}")
-        if outcome and outcome.transcript:
-            report.transcripts.append(str(outcome.transcript))
-    if results[0] is None:
+def _score(report: NetworkReport, index: int, outcomes: Sequence[SeatOutcome]) -> None:
+    report.problems += [f"game {index}: {problem}" for problem in table_problems(outcomes)]
+    report.transcripts += [str(o.transcript) for o in outcomes if o.transcript]
+    result = outcomes[0].result
+    if result is None:
         return
-    if any(r != results[0] for r in results):
-        report.problems.append(f"game {index}: the seats disagree on the result")
-    winners = results[0]["winners"]
+    winners = result.to_wire()["winners"]
     if not winners:
         report.draws += 1
     for seat in winners:

@@ -34,7 +34,8 @@ __all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
 #: Redialling a dropped connection: the first wait, and the longest, in seconds.
 REDIAL_FIRST, REDIAL_MAX = 0.2, 5.0
-#: After our game ends, how long we keep serving the other seats until they finish too.
+#: After our game ends, how long we keep serving the other seats until they finish too: the
+#: default of ``linger`` (:func:`play_seat`, :func:`resume_seat`).
 LINGER_SECONDS = 10.0
 MESH_SECONDS = 20.0
 
@@ -76,6 +77,7 @@ async def play_seat(
     persist: bool = False,
     bot: str | None = None,
     history: bool = False,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     """Connect to every other seat, play the game, and save the transcript.
 
@@ -84,7 +86,8 @@ async def play_seat(
     ``bot`` names the bot that plays it (``None``: a person). With ``history`` the transcript
     is recorded in the history of the data folder (``state_home``) once it is written
     (:mod:`p2pcards.history`). ``peer_factory`` (called like :class:`Peer`) lets tests seat a
-    deviating peer."""
+    deviating peer. Once the game is over for us, we keep answering the others for up to
+    ``linger`` seconds, until every seat has its result."""
     header, me = lobby.header, lobby.seat
     seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
@@ -113,6 +116,7 @@ async def play_seat(
             resumed=False,
             history=history,
             state_home=state_home,
+            linger=linger,
         )
     finally:
         if lock is not None:
@@ -128,10 +132,12 @@ async def resume_seat(
     on_peer: Callable[[Peer], None] | None = None,
     history: bool = False,
     state_home: Path | str | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     """Bring a seat back after a crash: reload its seed, keys and journal, replay the journal,
     reconnect to every other seat and play on. A seat that another program still plays is
-    refused (:class:`~p2pcards.net.store.SeatInUse`). ``history``: as for :func:`play_seat`."""
+    refused (:class:`~p2pcards.net.store.SeatInUse`). ``history`` and ``linger``: as for
+    :func:`play_seat`."""
     lock = SeatLock(folder)
     try:
         return await _resume_seat(
@@ -142,6 +148,7 @@ async def resume_seat(
             on_peer=on_peer,
             history=history,
             state_home=state_home,
+            linger=linger,
         )
     finally:
         lock.release()
@@ -156,6 +163,7 @@ async def _resume_seat(
     on_peer: Callable[[Peer], None] | None,
     history: bool,
     state_home: Path | str | None,
+    linger: float,
 ) -> SeatOutcome:
     state = load_seat_state(folder)
     header = TableHeader.from_wire(state.header)
@@ -187,6 +195,7 @@ async def _resume_seat(
         resumed=True,
         history=history,
         state_home=state_home,
+        linger=linger,
     )
 
 
@@ -202,6 +211,7 @@ async def _run_seat(
     resumed: bool,
     history: bool = False,
     state_home: Path | str | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> SeatOutcome:
     header, me = lobby.header, lobby.seat
     if transcript_dir is not None:
@@ -308,7 +318,7 @@ async def _run_seat(
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has revealed its seed).
                 done = peer.all_finished if aborted is None else peer.all_stopped
-                with trio.move_on_after(LINGER_SECONDS):
+                with trio.move_on_after(linger):
                     while not done():
                         await trio.sleep(0.01)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 import trio
 
-from p2pcards.net import table as net_table
 from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.peer import Peer
 from p2pcards.net.runner import bot_agent
@@ -129,6 +128,7 @@ async def _run_table(
                 transcript_dir=None if me == cheater else transcript_dir,
                 peer_factory=factory,
                 on_peer=lambda p: peers.__setitem__(me, p),
+                linger=LINGER,
             )
             outcomes[me] = outcome
         if me == cheater or me in leavers:
@@ -149,30 +149,25 @@ async def _run_table(
         await seat(identities[index], result, scopes)
 
     scopes: list[trio.CancelScope] = []
-    saved = net_table.LINGER_SECONDS
-    net_table.LINGER_SECONDS = LINGER
-    try:
-        with trio.fail_after(TABLE_SECONDS):
-            async with trio.open_nursery() as nursery:
-                port = await nursery.start(run_host)
-                for index in range(1, players):
-                    # One at a time, so joiner ``index`` gets seat ``index``.
-                    nursery.start_soon(run_joiner, index, port)
-                    while len(lobby.sitters) < index:
-                        await trio.sleep(0.005)
-                if outsider is not None:
-                    while len(started) < players:
-                        await trio.sleep(0.005)
-                    nursery.start_soon(outsider, started, run.outsider)
-                await honest_done.wait()
-                # The cheater may be stuck (it stalls, or its own replica refused its move):
-                # give it the honest seats' linger to finish, then stop it.
-                with trio.move_on_after(LINGER):
-                    while cheater not in outcomes or not leavers <= set(outcomes):
-                        await trio.sleep(0.01)
-                nursery.cancel_scope.cancel()
-    finally:
-        net_table.LINGER_SECONDS = saved
+    with trio.fail_after(TABLE_SECONDS):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(run_host)
+            for index in range(1, players):
+                # One at a time, so joiner ``index`` gets seat ``index``.
+                nursery.start_soon(run_joiner, index, port)
+                while len(lobby.sitters) < index:
+                    await trio.sleep(0.005)
+            if outsider is not None:
+                while len(started) < players:
+                    await trio.sleep(0.005)
+                nursery.start_soon(outsider, started, run.outsider)
+            await honest_done.wait()
+            # The cheater may be stuck (it stalls, or its own replica refused its move):
+            # give it the honest seats' linger to finish, then stop it.
+            with trio.move_on_after(LINGER):
+                while cheater not in outcomes or not leavers <= set(outcomes):
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
     run.cheater_peer = peers.get(cheater)
     run.header = started[0].header if 0 in started else None
     for s in range(players):

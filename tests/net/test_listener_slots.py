@@ -97,7 +97,6 @@ async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path):
     is let in at once (it used to wait for idle sockets to run out of time: 10 s)."""
     host = load_plugins()
     peers = {}
-    outcomes = []
     back_after = []
 
     def agent(game, seat, options):
@@ -116,7 +115,7 @@ async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path):
         for stream in idle:
             await stream.aclose()
 
-    await play_three_seats(host, agent, tmp_path, "slots", peers, outcomes, flood_then_cut)
+    outcomes = await play_three_seats(agent, tmp_path, peers, flood_then_cut)
     assert all(o.aborted is None and o.result is not None for o in outcomes), [o.aborted for o in outcomes]
     assert back_after and back_after[0] < UNPROVEN_SECONDS / 2, back_after
 

@@ -13,7 +13,6 @@ from p2pcards.plugins import load_plugins
 async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_path):
     host = load_plugins()
     peers = {}
-    outcomes = []
     cut = []
 
     def agent(game, seat, options):
@@ -26,7 +25,7 @@ async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_
         cut.append(victim)
         await victim.stream.aclose()
 
-    await play_three_seats(host, agent, tmp_path, "redial", peers, outcomes, cut_once_under_way)
+    outcomes = await play_three_seats(agent, tmp_path, peers, cut_once_under_way)
     assert all(o.aborted is None and o.result is not None for o in outcomes), [o.aborted for o in outcomes]
     assert cut and peers[1].connections[2] is not cut[0], "seat 2 never dialled seat 1 again"
     files = sorted(tmp_path.glob("*.p2pt"))

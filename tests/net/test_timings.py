@@ -16,7 +16,7 @@ from p2pcards.plugins import load_plugins
 async def test_the_recorder_sees_entries_arrive_and_leave(tmp_path):
     host = load_plugins()
     game = host.game("cals-bs")
-    peers, outcomes, recorder = {}, [], TimingRecorder()
+    peers, recorder = {}, TimingRecorder()
 
     async def attach_early():
         while 1 not in peers:
@@ -24,7 +24,7 @@ async def test_the_recorder_sees_entries_arrive_and_leave(tmp_path):
         recorder.attach(peers[1])
 
     agent = bot_agent(host, game, "random", random.Random(3), delay=0.01)
-    await play_three_seats(host, agent, tmp_path, "timings", peers, outcomes, attach_early)
+    outcomes = await play_three_seats(agent, tmp_path, peers, attach_early)
     assert all(o.result is not None for o in outcomes), [o.aborted for o in outcomes]
     assert recorder.sent and recorder.received
     assert {seat for _, seat, _, _ in recorder.received} == {0, 2}

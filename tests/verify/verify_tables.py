@@ -8,13 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import trio
-
-from p2pcards.engine import seeded_rng
-from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
-from p2pcards.net.table import play_seat
-from p2pcards.plugins import load_plugins
-from p2pcards.session import BotSeat
+from p2pcards.testing import run_loopback
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Entry, sign_entry
 from p2pcards.wire.transcript import (
@@ -24,8 +18,6 @@ from p2pcards.wire.transcript import (
     TranscriptWriter,
     read_transcript,
 )
-
-LOOPBACK = "127.0.0.1"
 
 
 @dataclass
@@ -58,41 +50,10 @@ def won_hand_pickups(timeline: list[dict[str, Any]]) -> list[tuple[dict, dict, d
 
 def play_table(game_id: str, players: int, options: dict[str, Any], folder: Path) -> Table:
     """Play one whole game between strategic bots, each seat its own peer on 127.0.0.1."""
-    host = load_plugins()
-    game = host.game(game_id)
-    resolved = game.resolve_options(options, players)
-    games = host.rules_versions()
-    bots = host.bots_for(game_id)
-    bot_cls = bots.get("strategic") or bots["random"]
-    identities = [Identity.generate() for _ in range(players)]
-    by_seat: dict[int, Identity] = {}
-    paths: dict[int, Path] = {}
-
-    def agent(seat: int) -> BotSeat:
-        return BotSeat(bot_cls(game, seat, resolved, seeded_rng(1, seat)))
-
-    async def run_host(lobby: HostedLobby, task_status=trio.TASK_STATUS_IGNORED) -> None:
-        result = await host_lobby(lobby, announce=False, task_status=task_status)
-        by_seat[0] = lobby.identity
-        outcome = await play_seat(lobby.identity, result, game, agent(0), games=games, transcript_dir=folder)
-        paths[0] = outcome.transcript
-
-    async def run_joiner(port: int, identity: Identity, index: int) -> None:
-        result = await join_lobby(identity, LOOPBACK, port, name=f"bot{index}", games=games, listen_host=LOOPBACK)
-        by_seat[result.seat] = identity
-        outcome = await play_seat(identity, result, game, agent(result.seat), games=games, transcript_dir=folder)
-        paths[result.seat] = outcome.transcript
-
-    async def main() -> None:
-        lobby = HostedLobby(identities[0], "host", game_id, game.rules_version, resolved, players, games, LOOPBACK)
-        with trio.fail_after(120):
-            async with trio.open_nursery() as nursery:
-                port = await nursery.start(run_host, lobby)
-                for index in range(1, players):
-                    nursery.start_soon(run_joiner, port, identities[index], index)
-
-    trio.run(main)
-    return Table(game_id, [paths[s] for s in range(players)], [by_seat[s] for s in range(players)])
+    table = run_loopback(game_id, players, options, seats="strategic", seed=1, transcript_dir=folder)
+    paths = [path for path in table.transcripts if path is not None]
+    assert len(paths) == players, table.problems()
+    return Table(game_id, paths, [outcome.peer.identity for outcome in table.outcomes])
 
 
 # -- altering transcripts ----------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""p2pcards.testing's loopback table (play_loopback, run_loopback): whole tables of peers on
+127.0.0.1 with the seats a test gives, and what it reports when a table goes wrong. The examples
+of docs/testing.md run in tests/test_testing.py."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from p2pcards.bots import RandomBot
+from p2pcards.game import Result
+from p2pcards.plugins import load_plugins
+from p2pcards.session import BotSeat
+from p2pcards.testing import LoopbackFailure, LoopbackTable, load_game, play_loopback, run_loopback
+
+
+class FirstLegal:
+    """An agent of the test's own: the first action the seat may take, counted."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    async def choose(self, session, seat):
+        self.turns += 1
+        return session.legal_actions()[0]
+
+
+async def test_seats_by_bot_name_class_agent_and_factory(tmp_path):
+    strategic = load_plugins().bots_for("crazy-eights")["strategic"]
+    mine = FirstLegal()
+
+    def factory(game, seat, options):
+        return BotSeat(RandomBot(game, seat, options, random.Random(seat)))
+
+    names = {}
+    table = await play_loopback(
+        "crazy-eights",
+        4,
+        {"hand_size": 5},
+        seats=["random", strategic, mine, factory],
+        transcript_dir=tmp_path,
+        on_peer=lambda peer: names.setdefault(peer.seat, peer.header.seats[peer.seat].name),
+    )
+    result = table.check()
+    assert table.results == [result] * 4 and table.options["hand_size"] == 5
+    assert mine.turns > 0
+    assert [o.peer.seat for o in table.outcomes] == [0, 1, 2, 3]
+    assert [names[seat] for seat in (1, 2, 3)] == ["seat 1", "seat 2", "seat 3"]
+    assert [p.parent for p in table.transcripts] == [tmp_path] * 4
+    agents = [o.peer.session.seats[o.peer.seat].agent for o in table.outcomes]
+    assert [type(getattr(a, "bot", a)) for a in agents] == [RandomBot, strategic, FirstLegal, RandomBot]
+
+
+def test_a_game_object_that_is_not_installed_plays_with_the_generic_bots():
+    installed = load_game("crazy-eights")
+    copy = type(installed)()  # the same rules, but not the object its plugin registered
+    table = run_loopback(copy, 2, seats="random")
+    assert table.check() and table.game == "crazy-eights"
+    assert table.transcripts == [None, None]
+    with pytest.raises(LookupError, match="no bot 'strategic' for crazy-eights"):
+        run_loopback(copy, 2, seats="strategic")
+
+
+@pytest.mark.parametrize(
+    "seats, error, message",
+    [
+        (["random"] * 3, ValueError, "one per seat \\(2\\), not 3"),
+        (FirstLegal(), ValueError, "one agent cannot play every seat"),
+        ("genius", LookupError, "no bot 'genius'"),
+        (["random", 7], TypeError, "seat 1: 7 is not"),
+    ],
+)
+def test_seats_it_cannot_play_are_refused_before_any_table(seats, error, message):
+    with pytest.raises(error, match=message):
+        run_loopback("crazy-eights", 2, seats=seats)
+
+
+def test_a_bot_made_for_a_seat_is_refused():
+    game = load_game("crazy-eights")
+    bot = RandomBot(game, 0, game.resolve_options({}, 2), random.Random(0))
+    with pytest.raises(TypeError, match="give the bot's class, RandomBot"):
+        run_loopback(game, 2, seats=[bot, "random"])
+
+
+def _outcome(result=None, aborted=None, violations=(), transcript=None):
+    session = SimpleNamespace(violations=list(violations))
+    return SimpleNamespace(
+        peer=SimpleNamespace(session=session),
+        result=result,
+        aborted=SimpleNamespace(reason=aborted) if aborted else None,
+        transcript=transcript,
+    )
+
+
+def test_check_names_every_problem(tmp_path: Path):
+    won, lost = Result(winners=(0,)), Result(winners=(1,))
+    good = LoopbackTable("g", {}, [_outcome(won), _outcome(won)])
+    assert good.problems() == [] and good.check() == won
+    bad = LoopbackTable("g", {}, [_outcome(won), _outcome(aborted="seat 0 stalled"), _outcome(won, violations=["x"])])
+    with pytest.raises(LoopbackFailure, match="seat 1: seat 0 stalled; seat 2: audit found \\['x'\\]"):
+        bad.check()
+    assert LoopbackTable("g", {}, [_outcome(won), _outcome(lost)]).problems() == ["the seats disagree on the result"]
+    (tmp_path / "a").write_bytes(b"one")
+    (tmp_path / "b").write_bytes(b"two")
+    differ = LoopbackTable(
+        "g", {}, [_outcome(won, transcript=tmp_path / "a"), _outcome(won, transcript=tmp_path / "b")]
+    )
+    assert differ.problems() == ["seat 1's transcript differs from seat 0's"]
