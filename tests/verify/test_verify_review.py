@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from verify_tables import resign_own, write
+from verify_tables import backed, chains_of, resign_own, write
 
 from p2pcards import verify as V
 from p2pcards.deck.group import GROUP_ORDER
@@ -21,34 +21,6 @@ from p2pcards.wire.transcript import TranscriptEnd
 def _msg(entry):
     msg = entry.body.get("msg") if entry.kind == "deck" else None
     return msg if isinstance(msg, dict) else None
-
-
-def _chains(entries) -> dict[int, list]:
-    chains: dict[int, list] = {}
-    for entry in entries:
-        chains.setdefault(entry.sender, []).append(entry)
-    return chains
-
-
-def _backed(chains: dict[int, list], counts: dict[int, int]) -> list:
-    """The first ``counts[seat]`` entries of each chain, cut further until every echo the
-    kept entries hold is backed by the kept entries (as a file of an unfinished game is)."""
-    counts = dict(counts)
-    changed = True
-    while changed:
-        changed = False
-        for seat, chain in chains.items():
-            bad = next(
-                (
-                    i
-                    for i, e in enumerate(chain[: counts[seat]])
-                    if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))
-                ),
-                None,
-            )
-            if bad is not None:
-                counts[seat], changed = bad, True
-    return [e for seat, chain in sorted(chains.items()) for e in chain[: counts[seat]]]
 
 
 def _stopped(transcript, seeds) -> TranscriptEnd:
@@ -66,7 +38,7 @@ def test_an_opening_no_seat_could_act_on_is_not_read(bs_table, tmp_path):
     the reveal, and named the next seat to move, which could never have had those cards, as
     having left the table (it kept its seed)."""
     transcript = bs_table.read()
-    chains = _chains(transcript.entries)
+    chains = chains_of(transcript.entries)
     for opening in (e for e in transcript.entries if _msg(e) is not None and _msg(e)["type"] == "open"):
         opener = opening.sender
         after = [e for e in transcript.entries if e.kind == "action" and e.body["seen"][opener][0] > opening.seq]
@@ -84,7 +56,7 @@ def test_an_opening_no_seat_could_act_on_is_not_read(bs_table, tmp_path):
                 (i for i, e in enumerate(chain) if e.body["seen"][opener][0] > opening.seq or not _not_ending(e)),
                 len(chain),
             )
-    entries = _backed(chains, counts)
+    entries = backed(chains, counts)
     assert opening in entries
     seeds = [s for s in chains if s != mover]
     control = verify_file(write(tmp_path / "plain.p2pt", transcript, entries, end=_stopped(transcript, seeds)))
@@ -149,9 +121,9 @@ def test_a_rehandling_signed_for_another_operation_names_nobody_else(bs_table, t
     message, _ = make_rehandle(
         V._public_game_id(log, lobby, game), op - 1, cheater, moved, [points[h] for h in moved], scalar, os.urandom(32)
     )
-    chains = _chains(transcript.entries)
+    chains = chains_of(transcript.entries)
     counts = {s: sum(1 for e in chain if _not_ending(e)) for s, chain in chains.items()}
-    entries = _backed(chains, counts)
+    entries = backed(chains, counts)
     heads = {s: max((e for e in entries if e.sender == s), key=lambda e: e.seq) for s in chains}
     bogus = sign_entry(
         bs_table.identities[cheater],

@@ -4,7 +4,7 @@ cheating, with the step and the seat to blame) or 2 (unreadable, incomplete, uns
 from __future__ import annotations
 
 import pytest
-from verify_tables import flip, rechain, records, resign, resign_own, with_seed, write
+from verify_tables import backed, chains_of, flip, rechain, records, resign, resign_own, with_seed, write
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.table.header import Seat, TableHeader
@@ -669,27 +669,11 @@ def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_t
             or (isinstance(msg, dict) and (msg.get("type") == "seed" or msg.get("op", 0) > reveal_op + 1))
         )
 
-    chains: dict[int, list] = {}
-    for entry in transcript.entries:
-        chains.setdefault(entry.sender, []).append(entry)
+    chains = chains_of(transcript.entries)
     counts = {
         seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain)) for seat, chain in chains.items()
     }
-    changed = True
-    while changed:  # keep only entries whose echoes the cut file backs
-        changed = False
-        for seat, chain in chains.items():
-            bad = next(
-                (
-                    i
-                    for i, e in enumerate(chain[: counts[seat]])
-                    if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))
-                ),
-                None,
-            )
-            if bad is not None:
-                counts[seat], changed = bad, True
-    entries = [e for seat, chain in sorted(chains.items()) for e in chain[: counts[seat]]]
+    entries = backed(chains, counts)  # keep only entries whose echoes the cut file backs
     end = TranscriptEnd("aborted", None, {}, (), "stopped")
     report = verified(write(tmp_path / "cut.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED, report.problem_line()

@@ -163,3 +163,32 @@ def resign_own(transcript: Transcript, identity: Identity, entry: Entry, body: d
         out.append(signed)
         prev = signed.hash
     return out
+
+
+def chains_of(entries) -> dict[int, list]:
+    """Each seat's entries, in order."""
+    chains: dict[int, list] = {}
+    for entry in entries:
+        chains.setdefault(entry.sender, []).append(entry)
+    return chains
+
+
+def backed(chains: dict[int, list], counts: dict[int, int]) -> list:
+    """The first ``counts[seat]`` entries of each chain, cut further until every echo the
+    kept entries hold is backed by the kept entries (as a file of an unfinished game is)."""
+    counts = dict(counts)
+    changed = True
+    while changed:
+        changed = False
+        for seat, chain in chains.items():
+            bad = next(
+                (
+                    i
+                    for i, e in enumerate(chain[: counts[seat]])
+                    if any(c > counts[o] for o, (c, _) in enumerate(e.body["seen"]))
+                ),
+                None,
+            )
+            if bad is not None:
+                counts[seat], changed = bad, True
+    return [e for seat, chain in sorted(chains.items()) for e in chain[: counts[seat]]]
