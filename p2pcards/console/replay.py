@@ -380,7 +380,12 @@ class ReplayApp:
         return HSplit(
             [
                 Window(ScreenTextControl(self._title), height=1, style="class:title"),
-                Window(WrappedTextControl(self._verdict), height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(
+                    WrappedTextControl(self._verdict),
+                    height=Dimension(min=1, max=3),
+                    wrap_lines=True,
+                    dont_extend_height=True,
+                ),
                 body,
                 Window(ScreenTextControl(self._status), height=1),
                 Window(WrappedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
