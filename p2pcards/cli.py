@@ -685,6 +685,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return report.status
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Verify a transcript, then step through it: on screen, or every step as text."""
+    from .replay import load_replay, seat_of_file
+    from .verify import EXIT_UNREADABLE
+
+    if not args.print and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the replay is a full-screen program: run it in a terminal, or use --print")
+    if not args.print:
+        print(f"verifying {printable(args.file)} ...", file=sys.stderr, flush=True)
+    replay = load_replay(args.file)
+    report = replay.report
+    if report.status == EXIT_UNREADABLE or replay.game is None:
+        reason = report.problem.reason if report.problem else "the game is not installed here"
+        print(f"p2pcards: error: {printable(args.file)}: {printable(reason)}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if args.seat is not None and not 0 <= args.seat < replay.players:
+        raise UsageError(f"--seat {args.seat}: this table has seats 0 to {replay.players - 1}")
+    if args.all and replay.faces is None:
+        raise UsageError("--all: the audit did not open every card of this game (it did not finish): choose a --seat")
+    seat = None if args.all else args.seat if args.seat is not None else seat_of_file(args.file, replay.players)
+    if not replay.steps:
+        print(f"verdict: {replay.verdict_line()}", file=sys.stderr if args.print else sys.stdout)
+        print("p2pcards: nothing to replay: the file failed before the game could be replayed", file=sys.stderr)
+        return report.status
+    from .console.replay import print_replay, run_replay
+
+    if args.print:
+        print(print_replay(replay, seat))
+    else:
+        run_replay(replay, seat, ascii=True if args.ascii else None)
+    return report.status
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     """The games recorded in the data folder's history, or everyone played with
     (``--opponents``); ``--import`` records transcripts first."""
@@ -921,6 +954,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--show-hands", action="store_true", help="show every deal, transfer and move with its faces")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("replay", help="verify a transcript, then step through it as one seat saw it, or every hand")
+    p.add_argument("file", help="a transcript (.p2pt)")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--seat", type=int, metavar="N", help="show what seat N saw (default: the seat that saved the file)"
+    )
+    shown.add_argument("--all", action="store_true", help="show every hand (once the audit opened every card)")
+    p.add_argument("--print", action="store_true", help="print every step as text instead of opening the screen")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.set_defaults(func=cmd_replay)
 
     return parser
 

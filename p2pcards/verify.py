@@ -46,10 +46,10 @@ from __future__ import annotations
 import random
 import struct
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 from .cards import Card, sort_cards
 from .deck.audit import final_order, revealed_secrets
@@ -67,7 +67,7 @@ from .deck.local import DeckFault, SharedProducts, multiplier
 from .deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PUBLIC_STEPS, AuditOp, Output, Party, Send
 from .deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
 from .deck.public import NotOpened, PublicCards
-from .engine import PlayerError, play
+from .engine import PlayerError, Replica, play
 from .game import Action, Bot, Game, OptionError, Result, Round
 from .plugins import load_plugins
 from .table.absence import Absences, absent_body
@@ -81,7 +81,7 @@ from .wire.messages import Entry
 from .wire.sealed import open_revealed, recipients
 from .wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 
-__all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "Problem", "Report", "verify_file"]
+__all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "Problem", "Report", "Watch", "verify_file"]
 
 EXIT_VERIFIED, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 VERDICTS = {EXIT_VERIFIED: "verified", EXIT_FAILED: "failed", EXIT_UNREADABLE: "unreadable"}
@@ -100,6 +100,17 @@ class Problem:
     step: str
     reason: str
     seat: int | None = None
+
+
+class Watch(Protocol):
+    """Follows the replay as it runs (``p2pcards replay``, :mod:`p2pcards.replay`): told of
+    every event of the report's timeline (with handles, before :func:`_with_faces`), with the
+    game's state just after it and the faces each seat knew then (``known[seat]``), and of the
+    faces the end-of-game audit opened. ``state`` and ``known`` are live: copy what is kept."""
+
+    def step(self, event: Mapping[str, Any], state: Any, known: Sequence[Mapping[int, Card]]) -> None: ...
+
+    def opened(self, faces: Mapping[int, Card]) -> None: ...
 
 
 class _Unreadable(Exception):
@@ -365,8 +376,13 @@ class _Replay:
         *,
         log: Any = None,
         unfinished: bool = False,
+        watch: Watch | None = None,
     ):
         self.game = game
+        self.watch = watch
+        self.watched = 0  # timeline events the watch was told of
+        self.replica: Replica | None = None  # the game's state, once the replay runs
+        self.known_of: Callable[[int], Mapping[int, Card]] = lambda seat: {}
         self.log = log
         # An aborted or abandoned game: where the signed entries end, the replay stops
         # (_Stopped) instead of failing; what comes after is judged by _verify_unfinished.
@@ -397,6 +413,16 @@ class _Replay:
         for entry in log.closed() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
+
+    def show(self, step: Any = None) -> None:
+        """Tell the watch of the timeline's new events, with the state after them (called
+        before each step of the engine, after each move, and at the end)."""
+        if self.watch is None or self.replica is None:
+            return
+        while self.watched < len(self.timeline):
+            known = [self.known_of(seat) for seat in range(len(self.seats))]
+            self.watch.step(self.timeline[self.watched], self.replica.state, known)
+            self.watched += 1
 
     def round_order(self, step: Round, responses: dict[int, Action]) -> list[tuple[int, Action]]:
         """A free-order round's responses in the order their signed head echoes give, as at
@@ -669,6 +695,7 @@ class _Replay:
         self.turn += 1
         self.pending = None
         self.pending_round = set()
+        self.show()
 
     # -- running --------------------------------------------------------------------------
 
@@ -689,14 +716,19 @@ class _Replay:
         )
         self.deck = deck
         bots = [_SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
+        noting = _NotingDeck(deck, self)
+        self.replica = Replica(self.game, self.options, len(self.seats))
+        self.known_of = noting.known
         record = play(
             self.game,
             self.options,
             len(self.seats),
-            _NotingDeck(deck, self),
+            noting,
             bots,
             check_own=False,
             round_order=self.round_order,
+            replica=self.replica,
+            on_step=self.show,
         )
         return record, deck
 
@@ -797,7 +829,10 @@ class _NotingDeck:
         return self.deck.known(seat)
 
     def open_all(self) -> dict[int, Card]:
-        return self._done(self.deck.open_all())
+        faces = self._done(self.deck.open_all())
+        if self.replay.watch is not None:
+            self.replay.watch.opened(faces)
+        return faces
 
 
 def _handles(action: Action) -> list[int]:
@@ -839,8 +874,9 @@ def _with_faces(timeline: list[dict[str, Any]], faces: Mapping[int, Card]) -> li
 # Verification.
 
 
-def verify_file(path: str | Path) -> Report:
-    """Verify the transcript at ``path``; never raises for anything in the file."""
+def verify_file(path: str | Path, *, watch: Watch | None = None) -> Report:
+    """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
+    follows the replay (see :class:`Watch`)."""
     report = Report(str(path))
     began = time.perf_counter()
     try:
@@ -848,7 +884,7 @@ def verify_file(path: str | Path) -> Report:
     except OSError:
         pass
     try:
-        _verify(path, report)
+        _verify(path, report, watch)
     except _Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except _Failed as exc:
@@ -966,7 +1002,7 @@ def _load_game(lobby: TableHeader) -> Game:
     return game
 
 
-def _verify(path: str | Path, report: Report) -> None:
+def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
     transcript, log = _read(path)
     end = transcript.end
     assert end is not None, "_read refuses a transcript without its end record"
@@ -986,7 +1022,7 @@ def _verify(path: str | Path, report: Report) -> None:
     _check_after_stops(log, names)
     _check_absent_entries(log, names)
     if end.status != "finished":
-        _verify_unfinished(transcript, log, lobby, game, names, report)
+        _verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
 
     _check_complete(log)
@@ -1019,12 +1055,14 @@ def _verify(path: str | Path, report: Report) -> None:
             f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
             f"game that did not finish (the end record is not signed)"
         )
-        _verify_unfinished(transcript, log, lobby, game, names, report)
+        _verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
     seeds = [revealed[seat] for seat in range(lobby.players)]
 
     seats = [_SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
-    replay = _Replay(game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log)
+    replay = _Replay(
+        game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log, watch=watch
+    )
     try:
         record, deck = replay.run()
     except _Failed:
@@ -1220,7 +1258,13 @@ def _check_absent_entries(log: Any, names: Sequence[str]) -> None:
 
 
 def _verify_unfinished(
-    transcript: Transcript, log: Any, lobby: TableHeader, game: Game, names: Sequence[str], report: Report
+    transcript: Transcript,
+    log: Any,
+    lobby: TableHeader,
+    game: Game,
+    names: Sequence[str],
+    report: Report,
+    watch: Watch | None = None,
 ) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
@@ -1248,7 +1292,7 @@ def _verify_unfinished(
         )
         _withheld_after_accusation(seats, missing)
         _public_setup(log, lobby, game)
-        replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True)
+        replay = _Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
         _public_moves(replay, lobby, game, report, unrevealed=missing)
         raise _Failed(
             "end record",
@@ -1263,6 +1307,7 @@ def _verify_unfinished(
         encode_header(transcript.header.lobby),
         log=log,
         unfinished=True,
+        watch=watch,
     )
     try:
         record, deck = replay.run()
@@ -1815,9 +1860,21 @@ def _public_moves(
         moved_at[0] = deck.steps
 
     replay.moved = moved  # type: ignore[method-assign]
+    replay.replica = Replica(game, lobby.options, lobby.players)
+    replay.known_of = deck.known
     stop: _Stopped | None = None
     try:
-        play(game, lobby.options, lobby.players, deck, bots, check_own=False, round_order=replay.round_order)
+        play(
+            game,
+            lobby.options,
+            lobby.players,
+            deck,
+            bots,
+            check_own=False,
+            round_order=replay.round_order,
+            replica=replay.replica,
+            on_step=replay.show,
+        )
     except _NeedsFaces as exc:
         report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
         replay.pending = None

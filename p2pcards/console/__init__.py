@@ -10,7 +10,8 @@
 * :mod:`.lobby` -- ``LobbyBackend``: what the LAN lobby screen needs from the network layer;
 * :mod:`.lan` -- ``LanLobby``, that backend over :mod:`p2pcards.net`;
 * :mod:`.lobbyview`, :mod:`.lobbyscreen` -- the lobby's view models and its screen;
-* :mod:`.seat` -- ``p2pcards host``/``join`` played in person: one networked seat.
+* :mod:`.seat` -- ``p2pcards host``/``join`` played in person: one networked seat;
+* :mod:`.replay` -- ``p2pcards replay``: a transcript's steps (:mod:`p2pcards.replay`) on screen.
 
 The console talks only to :class:`p2pcards.session.TableSession` and the ``LobbyBackend``.
 """

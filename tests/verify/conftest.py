@@ -33,3 +33,9 @@ def bs_challengeable_table(tmp_path_factory) -> Table:
 def calypso_table(tmp_path_factory) -> Table:
     """Calypso, 4 bot peers (partnerships), a whole game."""
     return play_table("calypso", 4, {}, tmp_path_factory.mktemp("calypso"))
+
+
+@pytest.fixture(scope="session")
+def eights_table(tmp_path_factory) -> Table:
+    """Crazy Eights, 3 bot peers, one hand."""
+    return play_table("crazy-eights", 3, {}, tmp_path_factory.mktemp("eights"))

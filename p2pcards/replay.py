@@ -1,0 +1,292 @@
+"""``p2pcards replay``: a transcript as a list of steps to walk through, seat by seat.
+
+:func:`load_replay` runs :func:`p2pcards.verify.verify_file` once, with a
+:class:`~p2pcards.verify.Watch` that keeps, after every event of the verify timeline (a
+shuffle, a coin, a deal, a reveal, a transfer, a move), a copy of the game's state and the faces
+each seat knew at that moment (its own cards, cards shown to everyone, cards passed to it), as
+the re-simulated deck parties knew them. Nothing is replayed twice and nothing here plays the
+game: the steps are what verification replayed, so a file that does not verify is still there
+as far as it replayed.
+
+A seat's view of a step is the game's own ``view(state, seat, known)`` with that seat's faces,
+as the console showed it at the table; every face of the game (``all``) is offered only once the
+end-of-game audit opened them (:attr:`Replay.faces`). The text of each step is written for
+the viewer too: another seat's face-down play is shown without its faces.
+
+No IO besides reading the file, no terminal: :mod:`p2pcards.console.replay` draws these.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cards import Card, sort_cards
+from .game import Game
+from .plugins import load_plugins
+from .verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
+
+__all__ = ["Replay", "ReplayStep", "load_replay"]
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """One event of the game and the table just after it.
+
+    ``event`` is the verify timeline's event, with handles (``kind``: ``shuffle``, ``coin``,
+    ``deal``, ``reveal``, ``transfer`` or ``move``); ``state`` a copy of the game's state after
+    it; ``known[seat]`` the faces that seat knew then. ``hand`` counts the game's hands (deals),
+    ``trick`` the trick within it where the game has tricks."""
+
+    index: int
+    event: Mapping[str, Any]
+    state: Any
+    known: tuple[Mapping[int, Card], ...]
+    hand: int
+    trick: int | None
+
+    @property
+    def kind(self) -> str:
+        return str(self.event["kind"])
+
+    @property
+    def turn(self) -> int | None:
+        """The move's turn number (as ``verify`` names it), for a move."""
+        return self.event.get("turn") if self.kind == "move" else None
+
+
+class _Recorder:
+    """The :class:`~p2pcards.verify.Watch`: copies the state and every seat's faces."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[Mapping[str, Any], Any, tuple[Mapping[int, Card], ...]]] = []
+        self.faces: dict[int, Card] | None = None
+        self._last: tuple[Mapping[int, Card], ...] = ()
+
+    def step(self, event: Mapping[str, Any], state: Any, known: Sequence[Mapping[int, Card]]) -> None:
+        seats = []
+        for seat, faces in enumerate(known):
+            # A seat's faces only grow: the same count is the same faces (most events change
+            # no seat's): share the last copy then.
+            last = self._last[seat] if seat < len(self._last) else None
+            seats.append(last if last is not None and len(last) == len(faces) else dict(faces))
+        self._last = tuple(seats)
+        self.steps.append((copy.deepcopy(dict(event)), copy.deepcopy(state), self._last))
+
+    def opened(self, faces: Mapping[int, Card]) -> None:
+        self.faces = dict(faces)
+
+
+@dataclass
+class Replay:
+    """A verified (or not) transcript as steps. ``faces``: every face, once the audit opened
+    them (``None`` before: then only one seat's view can be shown)."""
+
+    report: Report
+    game: Game | None
+    names: tuple[str, ...]
+    steps: list[ReplayStep] = field(default_factory=list)
+    faces: dict[int, Card] | None = None
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    @property
+    def verified(self) -> bool:
+        return self.report.status == EXIT_VERIFIED
+
+    @property
+    def readable(self) -> bool:
+        return self.report.status != EXIT_UNREADABLE
+
+    def verdict_line(self) -> str:
+        """What ``verify`` says, in one line."""
+        if self.report.status == EXIT_VERIFIED:
+            return "VERIFIED: signatures, shuffles, every move and the result check out"
+        if self.report.status == EXIT_FAILED:
+            return f"FAILED at {self.report.problem_line()}"
+        return f"UNREADABLE: {self.report.problem_line()}"
+
+    def stopped_line(self) -> str | None:
+        """For a file that does not verify: how far the replay got."""
+        if self.verified:
+            return None
+        if not self.steps:
+            return "nothing could be replayed"
+        last = self.steps[-1]
+        where = f"turn {last.turn}" if last.turn is not None else f"step {len(self.steps)}"
+        return f"replayed as far as {where}; what comes after was not checked"
+
+    # -- what a seat sees ---------------------------------------------------------------------
+
+    def known(self, index: int, seat: int | None) -> Mapping[int, Card]:
+        """The faces shown at step ``index``: ``seat``'s, or every face (``None``, once the
+        audit opened them)."""
+        if seat is None:
+            if self.faces is None:
+                raise ValueError("the audit did not open every card: choose a seat")
+            return self.faces
+        return self.steps[index].known[seat]
+
+    def view(self, index: int, seat: int | None) -> dict[str, Any]:
+        """The game's view at step ``index``: what ``seat`` saw, or (``None``) a spectator's
+        view with every face."""
+        assert self.game is not None, "a replay with steps has its game"
+        return self.game.view(self.steps[index].state, seat, self.known(index, seat))
+
+    def hands(self, index: int) -> list[list[Card]]:
+        """Every seat's hand at step ``index``, with the audit's faces."""
+        assert self.game is not None, "a replay with steps has its game"
+        faces = self.known(index, None)
+        out = []
+        for seat in range(self.players):
+            view = self.game.view(self.steps[index].state, seat, faces)
+            hand = view.get("hand")
+            out.append([c for c in hand if isinstance(c, Card)] if isinstance(hand, (list, tuple)) else [])
+        return out
+
+    def describe(self, index: int, seat: int | None) -> list[tuple[str, str]]:
+        """Step ``index`` as log lines ``(kind, text)`` for the viewer (``seat``, or every
+        face): the live console's wording, with faces only where the viewer saw them."""
+        step = self.steps[index]
+        event, kind = step.event, step.kind
+        known = self.known(index, seat)
+        names = self.names
+        if kind == "shuffle":
+            return [("shuffle", "the deck is shuffled")]
+        if kind == "coin":
+            return [("coin", f"{event['label']}: {event['value']}")]
+        if kind == "deal":
+            to: Mapping[int, int] = event["to"]
+            receivers = sorted(set(to.values()))
+            count = len(to)
+            head = f"{count} card{'s' * (count != 1)} dealt"
+            if len(receivers) == 1 and self.players > 1:  # a draw: say who took it
+                head += f" to {names[receivers[0]]}"
+
+            def got(receiver: int) -> str:
+                faces = sort_cards(known[h] for h, s in to.items() if s == receiver and h in known)
+                return " ".join(c.unicode() for c in faces)
+
+            if seat is not None:  # one line: what the viewer got, if anything
+                mine = got(seat) if seat in receivers else ""
+                if not mine:
+                    return [("deal", head)]
+                return [("deal", f"{head}: {mine}" if len(receivers) == 1 else f"{head}; {names[seat]} gets {mine}")]
+            return [("deal", head)] + [("deal", f"  {names[r]} gets {got(r)}") for r in receivers if got(r)]
+        if kind == "reveal":
+            faces = [known[h].unicode() for h in event["handles"] if h in known]
+            return [("reveal", "revealed: " + " ".join(faces))]
+        if kind == "transfer":
+            handles, to_seat = event["handles"], event["to"]
+            count = len(handles)
+            if all(h in known for h in handles):
+                shown = " ".join(c.unicode() for c in sort_cards(known[h] for h in handles))
+                return [("transfer", f"{count} card{'s go' if count != 1 else ' goes'} to {names[to_seat]}: {shown}")]
+            return [("transfer", f"{count} hidden card{'s go' if count != 1 else ' goes'} to {names[to_seat]}")]
+        if kind == "move":
+            return [("action", self._move_text(step, known))]
+        return [(kind, kind)]
+
+    def _move_text(self, step: ReplayStep, known: Mapping[int, Card]) -> str:
+        from .console.viewmodel import _command_words, _third_person
+
+        assert self.game is not None, "a replay with steps has its game"
+        seat, action = step.event["seat"], step.event["action"]
+        name = self.names[seat] if 0 <= seat < self.players else f"seat {seat}"
+        try:
+            text = f"{name} {self.game.format_action(step.state, seat, action, known)}"
+        except Exception:  # a plugin's wording must not stop the replay
+            text = f"{name} {action.get('type', 'moves')}"
+        return _third_person(text, name, _command_words(self.game.commands_help()))
+
+    def log(self, index: int, seat: int | None) -> list[tuple[str, str]]:
+        """Every line up to and including step ``index``, as the viewer read them."""
+        out: list[tuple[str, str]] = []
+        for i in range(index + 1):
+            out += self.describe(i, seat)
+        return out
+
+    def result_line(self) -> str | None:
+        result = self.report.result
+        if result is None:
+            return None
+        from .console.viewmodel import name_seats
+
+        return name_seats(result.summary, self.names)
+
+    # -- finding steps ------------------------------------------------------------------------
+
+    def hand_start(self, number: int) -> int | None:
+        """The first step of hand (deal) ``number``."""
+        return next((s.index for s in self.steps if s.hand == number), None)
+
+    def trick_start(self, number: int, at: int) -> int | None:
+        """The first step of trick ``number`` in the hand of step ``at``."""
+        hand = self.steps[at].hand
+        return next((s.index for s in self.steps if s.hand == hand and s.trick == number), None)
+
+    def turn_step(self, turn: int) -> int | None:
+        """The step of move ``turn`` (``verify`` numbers moves from 0)."""
+        return next((s.index for s in self.steps if s.turn == turn), None)
+
+    @property
+    def has_tricks(self) -> bool:
+        return any(s.trick is not None for s in self.steps)
+
+    @property
+    def hand_count(self) -> int:
+        return max((s.hand for s in self.steps), default=0)
+
+
+def _numbers(game: Game, state: Any, shuffles: int) -> tuple[int, int | None]:
+    """The hand (deal) and trick numbers the game reports in its view (Cal's BS:
+    ``hand_number``; Calypso: ``deal`` and ``trick_number``), else hands counted by shuffles."""
+    try:
+        view = game.view(state, None, {})
+    except Exception:
+        view = {}
+    hand: int | None = None
+    for key in ("hand_number", "deal"):
+        value = view.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            hand = value
+            break
+    trick = view.get("trick_number")
+    trick = trick if isinstance(trick, int) and not isinstance(trick, bool) and trick > 0 else None
+    return (shuffles if hand is None else hand), trick
+
+
+def seat_of_file(path: str | Path, players: int) -> int:
+    """The seat whose transcript this is, from the name the table saves it under
+    (``<table>-seat2.p2pt``); seat 0 when the name does not say."""
+    import re
+
+    found = re.search(r"-seat(\d+)\.p2pt$", Path(path).name)
+    seat = int(found.group(1)) if found else 0
+    return seat if seat < players else 0
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Verify the transcript at ``path`` and keep every step of its replay. Never raises for
+    anything in the file: an unreadable one has no steps (see ``report``)."""
+    recorder = _Recorder()
+    report = verify_file(path, watch=recorder)
+    names = tuple(str(p["name"]) for p in report.players)
+    game: Game | None = None
+    if report.game.get("id"):
+        game = load_plugins().games.get(report.game["id"])
+    replay = Replay(report, game, names, faces=recorder.faces)
+    if game is None:
+        return replay
+    shuffles = 0
+    for index, (event, state, known) in enumerate(recorder.steps):
+        if event["kind"] == "shuffle":
+            shuffles += 1
+        hand, trick = _numbers(game, state, shuffles)
+        replay.steps.append(ReplayStep(index, event, state, known, hand, trick))
+    return replay
