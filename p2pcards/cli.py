@@ -391,6 +391,9 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
     asyncio.run(console.run())
     if table.outcome is None:
         print(printable(console.stopped or "left the table before its game ended"))
+        if table.left_transcript is not None:
+            path = table.left_transcript
+            print(f"transcript: {path}  (check it: p2pcards verify {path})")
         return 1
     return _print_outcome(table.outcome)
 
@@ -565,12 +568,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     host = load_plugins()
     report_plugin_errors(host)
+    transcripts = Path(args.transcript_dir)
     if args.folder:
         folder, companions = Path(args.folder), list[Path]()
         if seat_in_use(folder):
             raise UsageError(f"the seat in {folder} is still being played by another program")
+        if _close_if_ended(folder, transcripts):
+            return 1
     else:
-        folder, companions = _seats_to_resume()
+        folder, companions = _seats_to_resume(transcripts)
     try:
         state = load_seat_state(folder)
     except (OSError, ValueError, KeyError) as exc:
@@ -603,14 +609,38 @@ def _own_identity_key():
         return None
 
 
-def _seats_to_resume() -> tuple[Path, list[Path]]:
+def _close_if_ended(folder: Path, transcripts: Path) -> bool:
+    """If the game saved in ``folder`` cannot go on (its journal shows its end: the table
+    ended, or its player left), say so, write its transcript and remove the folder. A folder
+    that cannot be read is left to the caller, which names the problem."""
+    from .net.ended import close_ended_seat, game_over_in
+    from .net.store import SeatInUse
+    from .wire.transcript import TranscriptError
+
+    try:
+        over = game_over_in(folder)
+        if over is None:
+            return False
+        path = close_ended_seat(folder, over, transcripts)
+    except (OSError, ValueError, KeyError, TranscriptError, SeatInUse):
+        return False
+    print(f"the game saved in {folder} has ended: {printable(over.reason)}", flush=True)
+    if path is not None:
+        print(f"transcript: {path}  (check it: p2pcards verify {path}); the seat's folder is removed", flush=True)
+    return True
+
+
+def _seats_to_resume(transcripts: Path) -> tuple[Path, list[Path]]:
     """The newest unfinished game's seat to resume here (a person's, if one of its seats is)
     and its other seats saved on this computer that bots play (a host's bot peers), which no
-    program is playing now."""
+    program is playing now. Seats whose game has ended are closed and removed on the way
+    (their transcripts go to ``transcripts``)."""
     from .net.store import load_seat_state, unfinished_seats
 
     seats = []
     for folder in unfinished_seats():
+        if _close_if_ended(folder, transcripts):
+            continue
         try:
             seats.append((folder, load_seat_state(folder)))
         except (OSError, ValueError, KeyError):
