@@ -163,6 +163,8 @@ class ConsoleApp:
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
+        if self.lobby is not None and self.notices:  # shown in the lobby too, until the next step
+            self.lobby.feedback = Feedback(self.notices[0], error=True)
         self.again = again  # 'new' after a game plays another (False: one table, then 'quit')
         # Other people at the table (the LAN lobby, host/join in person): leaving a game in
         # progress ends it for them, so 'quit' (or Ctrl-C) asks to be given twice.
