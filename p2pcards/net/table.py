@@ -476,7 +476,10 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
         return
     seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"
-    _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
+    try:
+        _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
+    except (OSError, ValueError):
+        pass  # we are leaving all the same; 'resume' closes the seat from its journal later
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
