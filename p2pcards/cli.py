@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -241,6 +242,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not host.games:
         raise UsageError("no games are installed (see 'p2pcards plugins')")
     _check_interface(args)
+    hint = _mark_data_folder()
     lobby = LanLobby(
         host,
         load_or_create_identity(),
@@ -249,7 +251,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         transcript_dir=Path(args.transcript_dir),
         bot_delay=args.bot_delay,
     )
-    run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None))
+    run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None), notices=[hint] if hint else [])
     for path in lobby.transcripts:  # the screen that showed them is gone
         print(f"transcript: {path}  (check it: p2pcards verify {path})")
     return 0
@@ -370,6 +372,33 @@ def _local_agent(host, args: argparse.Namespace):
     )
 
 
+#: Set for the bot seats 'resume' brings back in processes of their own: they share the data
+#: folder with the program that started them on purpose (no hint about it).
+COMPANION_ENV = "P2PCARDS_COMPANION"
+_folder_use: Any = None  # this program's mark in the data folder, held until it ends
+
+
+def _mark_data_folder() -> str | None:
+    """Mark this program as one that plays from the data folder; if another program uses the
+    same folder, print a one-line hint (to set P2PCARDS_HOME) and return it. Sharing the folder
+    is safe (see datafolder.py), so it never stops this program."""
+    global _folder_use
+    from .datafolder import claim_data_folder, shared_folder_hint
+
+    first = _folder_use is None
+    if _folder_use is None:
+        import atexit
+
+        _folder_use = claim_data_folder()
+        atexit.register(_folder_use.release)  # (a program killed leaves it: the next removes it)
+    if os.environ.get(COMPANION_ENV):
+        return None
+    hint = shared_folder_hint(_folder_use)  # (the programs found when it was first marked)
+    if hint is not None and first:
+        print(printable(hint), file=sys.stderr, flush=True)
+    return hint
+
+
 def _need_terminal(command: str) -> None:
     """Without --bot the person at the console plays the seat: that needs a terminal."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -387,10 +416,20 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
     from .console.app import ConsoleApp
     from .console.render import choose_glyphs
 
-    console = ConsoleApp(table, again=False, confirm_leaving=True, glyphs=choose_glyphs(True if args.ascii else None))
+    hint = _mark_data_folder()
+    console = ConsoleApp(
+        table,
+        again=False,
+        confirm_leaving=True,
+        glyphs=choose_glyphs(True if args.ascii else None),
+        notices=[hint] if hint else [],
+    )
     asyncio.run(console.run())
     if table.outcome is None:
         print(printable(console.stopped or "left the table before its game ended"))
+        if table.left_transcript is not None:
+            path = table.left_transcript
+            print(f"transcript: {path}  (check it: p2pcards verify {path})")
         return 1
     return _print_outcome(table.outcome)
 
@@ -427,6 +466,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     _check_interface(args)
     if not args.bot:
         return _host_in_person(host, game, options, players, args)
+    _mark_data_folder()
     identity = load_or_create_identity()
     agent = _local_agent(host, args)
     address = _interface(args)
@@ -537,6 +577,7 @@ def cmd_join(args: argparse.Namespace) -> int:
             args,
         )
     agent = _local_agent(host, args)
+    _mark_data_folder()
 
     async def run():
         where, port_number = await find()
@@ -565,12 +606,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
     host = load_plugins()
     report_plugin_errors(host)
+    transcripts = Path(args.transcript_dir)
     if args.folder:
         folder, companions = Path(args.folder), list[Path]()
         if seat_in_use(folder):
             raise UsageError(f"the seat in {folder} is still being played by another program")
+        if _close_if_ended(folder, transcripts):
+            return 1
     else:
-        folder, companions = _seats_to_resume()
+        folder, companions = _seats_to_resume(transcripts)
     try:
         state = load_seat_state(folder)
     except (OSError, ValueError, KeyError) as exc:
@@ -578,6 +622,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     bot = args.bot or state.bot
     if bot is None:
         _need_terminal("resume")
+    _mark_data_folder()  # before the companions: they share the folder on purpose
     for other in companions:  # the bot peers this program ran ('host --bots'): a process each
         _resume_in_background(other, args)
     if bot is None:  # a person's seat: back into the console
@@ -603,14 +648,38 @@ def _own_identity_key():
         return None
 
 
-def _seats_to_resume() -> tuple[Path, list[Path]]:
+def _close_if_ended(folder: Path, transcripts: Path) -> bool:
+    """If the game saved in ``folder`` cannot go on (its journal shows its end: the table
+    ended, or its player left), say so, write its transcript and remove the folder. A folder
+    that cannot be read is left to the caller, which names the problem."""
+    from .net.ended import close_ended_seat, game_over_in
+    from .net.store import SeatInUse
+    from .wire.transcript import TranscriptError
+
+    try:
+        over = game_over_in(folder)
+        if over is None:
+            return False
+        path = close_ended_seat(folder, over, transcripts)
+    except (OSError, ValueError, KeyError, TranscriptError, SeatInUse):
+        return False
+    print(f"the game saved in {folder} has ended: {printable(over.reason)}", flush=True)
+    if path is not None:
+        print(f"transcript: {path}  (check it: p2pcards verify {path}); the seat's folder is removed", flush=True)
+    return True
+
+
+def _seats_to_resume(transcripts: Path) -> tuple[Path, list[Path]]:
     """The newest unfinished game's seat to resume here (a person's, if one of its seats is)
     and its other seats saved on this computer that bots play (a host's bot peers), which no
-    program is playing now."""
+    program is playing now. Seats whose game has ended are closed and removed on the way
+    (their transcripts go to ``transcripts``)."""
     from .net.store import load_seat_state, unfinished_seats
 
     seats = []
     for folder in unfinished_seats():
+        if _close_if_ended(folder, transcripts):
+            continue
         try:
             seats.append((folder, load_seat_state(folder)))
         except (OSError, ValueError, KeyError):
@@ -646,6 +715,7 @@ def _resume_in_background(folder: Path, args: argparse.Namespace) -> None:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            env={**os.environ, COMPANION_ENV: "1"},
         )
     print(f"resuming the bot seat in {folder} in the background (its output: {log})", flush=True)
 

@@ -83,7 +83,7 @@ from .viewmodel import TableModel, TableTracker, end_model, table_model
 __all__ = ["ConsoleApp", "TableRunner", "TableStart", "local_runner", "run_console"]
 
 TICK = 0.25  # seconds between redraws for the spinner and the turn timer
-LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' within this leaves a game others are playing
+LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' or Ctrl-C within this leaves a game others are playing
 
 
 class TableStart:
@@ -163,9 +163,11 @@ class ConsoleApp:
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
         self.notices = list(notices)
+        if self.lobby is not None and self.notices:  # shown in the lobby too, until the next step
+            self.lobby.feedback = Feedback(self.notices[0], error=True)
         self.again = again  # 'new' after a game plays another (False: one table, then 'quit')
         # Other people at the table (the LAN lobby, host/join in person): leaving a game in
-        # progress ends it for them, so 'quit' asks to be typed twice (Ctrl-C leaves at once).
+        # progress ends it for them, so 'quit' (or Ctrl-C) asks to be given twice.
         self.confirm_leaving = lobby is not None if confirm_leaving is None else confirm_leaving
         self._leave_asked: float | None = None
         self.waiting: str | None = None  # what the table waits for before it starts
@@ -232,7 +234,10 @@ class ConsoleApp:
 
     def _stop_trio(self) -> None:
         if self._trio_token is not None and self._cancel_trio is not None:
-            self._trio_token.run_sync_soon(self._cancel_trio)
+            try:
+                self._trio_token.run_sync_soon(self._cancel_trio)
+            except trio.RunFinishedError:
+                pass  # over already (a second Ctrl-C while it ended)
 
     async def _trio_main(self) -> None:
         self._trio_token = trio.lowlevel.current_trio_token()
@@ -352,16 +357,16 @@ class ConsoleApp:
     def _choose(self, intent: str, *, now: bool = False) -> None:
         """After a game: ``new`` or ``quit``. A game that is over may still be finishing (a
         network seat saves its transcript once every seat has its result): the choice then
-        waits for that. Quitting during a game, or with ``now`` (Ctrl-C), stops everything."""
+        waits for that. Quitting during a game, or with ``now`` (Ctrl-C), stops everything;
+        with ``confirm_leaving`` a game others play is left only when asked twice."""
         over = self.session is not None and (self.session.result is not None or bool(self.stopped))
         if (
             intent == "quit"
-            and not now
             and not over
             and self.session is not None
             and not self.in_lobby
             and self.confirm_leaving
-            and not self._leaving_confirmed()
+            and not self._leaving_confirmed("press Ctrl-C again" if now else "type 'quit' again")
         ):
             return
         self._intent = intent
@@ -370,15 +375,15 @@ class ConsoleApp:
         elif intent == "quit" and (now or not over or self.in_lobby):
             self._stop_trio()
 
-    def _leaving_confirmed(self) -> bool:
-        """The second 'quit' within LEAVE_CONFIRM_SECONDS of the first leaves."""
+    def _leaving_confirmed(self, again: str = "type 'quit' again") -> bool:
+        """The second 'quit' or Ctrl-C within LEAVE_CONFIRM_SECONDS of the first leaves
+        (``again`` says how to confirm, after the first)."""
         now = time.monotonic()
         if self._leave_asked is not None and now - self._leave_asked < LEAVE_CONFIRM_SECONDS:
             return True
         self._leave_asked = now
-        self.message = Feedback(
-            "leaving now ends this game for everyone at the table: type 'quit' again to leave", error=True
-        )
+        self.message = Feedback(f"leaving now ends this game for everyone at the table: {again} to leave", error=True)
+        self.application.invalidate()
         return False
 
     # -- input ----------------------------------------------------------------------------

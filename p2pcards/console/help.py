@@ -13,7 +13,7 @@ CONSOLE_COMMANDS: tuple[tuple[str, str], ...] = (
     ("legal", "list the moves you may make now (Tab completes them)"),
     ("say TEXT", "chat to the table"),
     ("new", "start a new game, once this one is over"),
-    ("quit", "leave the table (also Ctrl-D on an empty line, or Ctrl-C)"),
+    ("quit", "leave (Ctrl-D on an empty line, Ctrl-C); twice if others play"),
 )
 
 KEYS: tuple[tuple[str, str], ...] = (

@@ -76,6 +76,14 @@ class SeatTable:
         self.play = play
         self.connection = connection
         self.outcome: SeatOutcome | None = None
+        self.peer: Peer | None = None
+
+    @property
+    def left_transcript(self) -> Path | None:
+        """After the player left before the end: the transcript written for the seat, if any
+        (its ``bye`` was signed: net/table.py)."""
+        path = self.peer.session.transcript_path if self.peer is not None and self.outcome is None else None
+        return Path(path) if path and Path(path).is_file() else None
 
     async def __call__(self, started: TableStart) -> None:
         words = TableWords()
@@ -85,6 +93,7 @@ class SeatTable:
             words = found
 
         def on_peer(peer: Peer) -> None:
+            self.peer = peer
             started(peer.session, words=words.words, words_problem=words.problem, connection=self.connection)
 
         try:

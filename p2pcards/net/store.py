@@ -16,8 +16,9 @@ A seat's folder (``<data dir>/tables/<table id>-seat<k>/``, mode 0700) holds:
 After the game the folder is removed: the final transcript holds everything worth keeping.
 
 While a program plays the seat it holds an exclusive lock on ``seat.lock`` in the folder (an
-``flock``, which the system drops when the program dies): ``p2pcards resume`` never brings back a
-seat that is still playing, which would sign its moves twice.
+``flock``, on Windows a byte-range lock, which the system drops when the program dies):
+``p2pcards resume`` never brings back a seat that is still playing, which would sign its moves
+twice.
 """
 
 from __future__ import annotations
@@ -30,13 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from ..wire import framing
-from ..wire.files import write_private
+from ..wire.files import try_lock, write_private
 from ..wire.identity import Identity, data_dir
-
-try:
-    import fcntl
-except ImportError:  # not on Windows: seats there are not locked
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "SeatInUse",
@@ -64,11 +60,7 @@ class SeatLock:
     def __init__(self, folder: Path):
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._fd: int | None = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-        if fcntl is None:
-            return
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        if not try_lock(self._fd):
             os.close(self._fd)
             self._fd = None
             raise SeatInUse(f"another program is playing the seat in {folder}") from None
@@ -76,7 +68,7 @@ class SeatLock:
     def release(self) -> None:
         if self._fd is not None:
             with suppress(OSError):
-                os.close(self._fd)  # closing drops the flock
+                os.close(self._fd)  # closing drops the lock
             self._fd = None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
+from .ended import GameOver, close_ended_seat, ended_game, game_over_in, transcript_stem
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
 from .peer import Peer, TableAborted
 from .slots import Slot, serve_listener
@@ -30,7 +32,7 @@ from .store import (
 )
 from .transport import ConnectionClosed, FrameError
 
-__all__ = ["SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
+__all__ = ["GameEnded", "SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
 #: Redialling a dropped connection: the first wait, and the longest, in seconds.
 REDIAL_FIRST, REDIAL_MAX = 0.2, 5.0
@@ -38,6 +40,20 @@ REDIAL_FIRST, REDIAL_MAX = 0.2, 5.0
 #: default of ``linger`` (:func:`play_seat`, :func:`resume_seat`).
 LINGER_SECONDS = 10.0
 MESH_SECONDS = 20.0
+#: A seat coming back after a crash: if no other seat answers within this long, nobody plays
+#: the game now (a seat that plays keeps its listener open for the whole game).
+RESUME_ANSWER_SECONDS = 5.0
+
+
+class GameEnded(LobbyError):
+    """``resume`` of a seat whose game cannot go on (its journal shows the end): the seat's
+    transcript is written and its folder removed. ``reason`` says why, for people."""
+
+    def __init__(self, folder: Path, reason: str, transcript: Path | None):
+        saved = f"; transcript: {transcript}" if transcript is not None else ""
+        super().__init__(f"the game saved in {folder} cannot go on: {reason}{saved}")
+        self.reason = reason
+        self.transcript = transcript
 
 
 @dataclass
@@ -166,10 +182,15 @@ async def _resume_seat(
     linger: float,
 ) -> SeatOutcome:
     state = load_seat_state(folder)
+    over = game_over_in(folder)
+    if over is not None:  # at once, and without the network: there is nothing to come back to
+        raise GameEnded(folder, over.reason, close_ended_seat(folder, over, transcript_dir, locked=True))
     header = TableHeader.from_wire(state.header)
     game = host.game(header.game)
     if game.rules_version != header.rules_version:
         raise LobbyError(f"{game.id}: the table uses rules {header.rules_version}, we now have {game.rules_version}")
+    # When this seat last wrote to its journal: the others have waited for it since then.
+    away_since = time.time() - journal_path(folder).stat().st_mtime
     writer, journal = TranscriptWriter.resume(journal_path(folder))
     peer = Peer(
         state.identity,
@@ -196,6 +217,7 @@ async def _resume_seat(
         history=history,
         state_home=state_home,
         linger=linger,
+        away_for=away_since,
     )
 
 
@@ -212,8 +234,14 @@ async def _run_seat(
     history: bool = False,
     state_home: Path | str | None = None,
     linger: float = LINGER_SECONDS,
+    away_for: float = 0.0,
 ) -> SeatOutcome:
+    """Play the seat (``resumed``: after a restart, ``away_for`` seconds since its journal was
+    last written) and write its transcript."""
     header, me = lobby.header, lobby.seat
+    keep_folder = False  # the game may go on: the seat stays saved for another 'resume'
+    played = False  # resumed: we recovered and played on
+
     if transcript_dir is not None:
         peer.session.transcript_path = str(transcript_dir / f"{_stem(peer)}.p2pt")
     if on_peer:
@@ -289,16 +317,13 @@ async def _run_seat(
                 for seat in range(header.players):
                     if seat != me:
                         nursery.start_soon(dial, nursery, seat)
-                with trio.move_on_after(header.timeouts.grace):
-                    await peer.recover_own()
-                if peer.recovering:
-                    away = peer.missing_answers()
-                    names = ", ".join(header.seats[s].name for s in away)
-                    aborted = TableAborted(
-                        f"{names} did not come back to tell us which of our entries they hold", away[0], "resume"
-                    )
-                else:
+                aborted, nobody = await _come_back(peer, away_for)
+                if aborted is None:
                     await play()
+                    played = True
+                # Nobody plays the game now. The others waited for us a grace period at
+                # most: if we have been away for longer, the game has ended.
+                keep_folder = nobody and away_for < header.timeouts.grace
             else:
                 # Of each pair the higher seat dials; all at once (one after another, the last
                 # seat of seven finished its mesh 20 ms after the first, and the deck waited).
@@ -314,7 +339,7 @@ async def _run_seat(
                     aborted = TableAborted(f"could not connect to {', '.join(missing)}")
                 else:
                     await play()
-            if aborted is None or full_mesh.is_set() or resumed:
+            if aborted is None or full_mesh.is_set() or played:
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has revealed its seed).
                 done = peer.all_finished if aborted is None else peer.all_stopped
@@ -328,11 +353,17 @@ async def _run_seat(
             # Leaving before the end (the player quit, Ctrl-C, a fault of ours): say so, and
             # the others end the game now instead of waiting the grace period for us.
             await peer.say_goodbye("quit before the game ended")
+            _finish_after_leaving(peer, transcript_dir, folder)
     for conn in list(peer.connections.values()):
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
-    path = _finish(peer, transcript_dir, folder, end)
+    if keep_folder:
+        if peer.journal is not None:
+            peer.journal.close()
+        path = None
+    else:
+        path = _finish(peer, transcript_dir, folder, end)
     outcome = SeatOutcome(peer, result, aborted, path)
     if history and path is not None:
         outcome.history_warning = await _record_history(peer, path, state_home)
@@ -353,8 +384,68 @@ async def _record_history(peer: Peer, path: Path, home: Path | str | None) -> st
     return warning
 
 
+async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, bool]:
+    """After a restart, once the seat dials every other seat: wait until every one has said
+    what it holds of our own chain (``None``: play on), or say why the game cannot go on, and
+    whether that is because nobody answered. It cannot if no seat answers within
+    :data:`RESUME_ANSWER_SECONDS`, or if what the seats that answer send shows its end (a
+    seat's signed ``bye``, or our own result, ``bye`` or ``stop`` that our journal lost);
+    otherwise the seats that do not answer have the grace period."""
+    header, me = peer.header, peer.seat
+    others = [s for s in range(header.players) if s != me]
+    start = trio.current_time()
+    with trio.move_on_after(RESUME_ANSWER_SECONDS):
+        while peer.recovering and not any(peer.connected(s) for s in others):
+            await trio.sleep(0.05)
+    if peer.recovering and not any(peer.connected(s) for s in others):
+        if away_for >= header.timeouts.grace:
+            return TableAborted(
+                f"nobody at the table answered within {RESUME_ANSWER_SECONDS:g} s, and this seat has been away "
+                f"for longer than the table waits for a player ({header.timeouts.grace:g} s): the game has ended",
+                None,
+                "resume",
+            ), True
+        return TableAborted(
+            f"nobody at the table answered within {RESUME_ANSWER_SECONDS:g} s: the game has ended, or the other "
+            "players' programs are not running now (the seat stays saved: 'p2pcards resume' again once they are back)",
+            None,
+            "resume",
+        ), True
+    deadline = start + header.timeouts.grace
+    while peer.recovering and trio.current_time() < deadline:
+        over = _ended_in_log(peer)
+        if over is not None:
+            return TableAborted(over.reason, over.end.absent[0] if over.end.absent else None, "resume"), False
+        await trio.sleep(0.05)
+    if peer.recovering:
+        away = peer.missing_answers()
+        names = ", ".join(header.seats[s].name for s in away)
+        reason = f"{names} did not come back to tell us which of our entries they hold"
+        return TableAborted(reason, away[0], "resume"), False
+    await peer.recover_own()  # done: hands on what waited for it
+    return None, False
+
+
+def _ended_in_log(peer: Peer) -> GameOver | None:
+    """While we recover: what the seats that answered sent (and our journal) shows of the
+    game's end (:func:`~.ended.ended_game`), or every other seat having stopped its game."""
+    log, me = peer.log, peer.seat
+    entries = [e for s in range(peer.header.players) for e in log.entries(s)]
+    entries += list(peer.protocol.replay_own)  # ours from the journal, and those taken back
+    over = ended_game(entries, me, peer.party._seed, [s.name for s in peer.header.seats])
+    if over is not None:
+        return over
+    halted = {s for s in range(peer.header.players) if any(e.kind in ("stop", "bye") for e in log.entries(s))}
+    if halted >= set(range(peer.header.players)) - {me}:
+        return GameOver(
+            "the game has ended: every other seat has stopped its game",
+            TranscriptEnd("aborted", None, {}, (), "every other seat stopped its game"),
+        )
+    return None
+
+
 def _stem(peer: Peer) -> str:
-    return f"{peer.header.table.hex()[:12]}-seat{peer.seat}"
+    return transcript_stem(peer.header.table, peer.seat)
 
 
 def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: TranscriptEnd) -> Path | None:
@@ -384,10 +475,31 @@ def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: T
     return path
 
 
+def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path | None) -> None:
+    """We leave before the end (the player quit, Ctrl-C). Once our ``bye`` (or ``stop``) is
+    signed the game cannot go on for this seat: the transcript is written and the seat's folder
+    removed now, as at any end. Without one (a seat that left while it recovered after a restart
+    signs nothing) the seat stays saved for 'resume'."""
+    if peer.journal is None or peer.journal.ended:
+        return
+    if not any(e.kind in ("bye", "stop") for e in peer.log.entries(peer.seat)):
+        return
+    seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
+    note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"
+    try:
+        _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
+    except (OSError, ValueError):
+        pass  # we are leaving all the same; 'resume' closes the seat from its journal later
+
+
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
     seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     if aborted is not None:
-        absent = (aborted.seat,) if aborted.seat is not None and not peer.connected(aborted.seat) else ()
+        absent: tuple[int, ...] = (
+            (aborted.seat,) if aborted.seat is not None and not peer.connected(aborted.seat) else ()
+        )
+        if not absent and aborted.step == "resume":  # back after a restart: who never answered
+            absent = tuple(s for s in range(peer.header.players) if s != peer.seat and not peer.connected(s))
         status = "abandoned" if absent else "aborted"
         return TranscriptEnd(status, None, seeds, absent, aborted.reason[:1000])
     return TranscriptEnd("finished", result.to_wire() if result else None, seeds)

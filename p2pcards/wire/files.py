@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["fsync_dir", "write_private"]
+__all__ = ["fsync_dir", "try_lock", "write_private"]
 
 
 def fsync_dir(folder: Path) -> None:
@@ -34,3 +35,27 @@ def write_private(path: Path, data: bytes) -> None:
         os.close(fd)
     os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+def try_lock(fd: int) -> bool:
+    """Take an exclusive lock on the open file ``fd`` without waiting: ``True`` if this open
+    file now holds it, ``False`` if another does (in this program or another). The system drops
+    it when the file is closed or the program dies, so a lock left behind never goes stale. An
+    ``flock`` on Linux and macOS; on Windows a byte-range lock on the file's first byte (which
+    leaves the file readable)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

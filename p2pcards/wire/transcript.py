@@ -488,7 +488,10 @@ class TranscriptWriter:
             raise TranscriptError(f"{path}: the transcript is already closed")
         handle = open(path, "r+b")  # noqa: SIM115 - the writer owns it and closes it
         try:
-            handle.truncate(transcript.valid_size)
+            if os.fstat(handle.fileno()).st_size != transcript.valid_size:
+                # (Only then: an intact file keeps its modification time, which tells how
+                # long ago its program last wrote to it.)
+                handle.truncate(transcript.valid_size)
             handle.seek(transcript.valid_size)
             os.fsync(handle.fileno())
         except BaseException:

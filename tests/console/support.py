@@ -99,8 +99,10 @@ def run_console(
                 try:
                     await script(driver)
                 finally:
-                    if console.application.is_running and not console.application.future.done():
-                        await driver.keys("\x03")  # Ctrl-C: quit whatever happened
+                    for _ in range(2):  # Ctrl-C: quit whatever happened (twice at a game others play)
+                        if console.application.is_running and not console.application.future.done():
+                            await driver.keys("\x03")
+                            await asyncio.sleep(0.05)
 
             task = asyncio.ensure_future(play())
             await asyncio.wait_for(console.run(), timeout)

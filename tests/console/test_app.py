@@ -192,6 +192,53 @@ def test_leaving_a_game_others_play_takes_a_second_quit(host):
     assert console.session.result is None
 
 
+def test_ctrl_c_at_a_game_others_play_asks_first_and_a_second_leaves(host):
+    """Ctrl-C during a game others play warns like 'quit' does; a second Ctrl-C leaves."""
+    tables = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
+
+    async def script(driver):
+        console = driver.console
+        await driver.until(lambda: console.session is not None)
+        await driver.keys("\x03")
+        await driver.until(lambda: console.message.error, 5, "the warning")
+        assert "ends this game for everyone at the table: press Ctrl-C again to leave" in console.message.message
+        await asyncio.sleep(0.3)  # it did not leave
+        assert console.application.is_running and console.session.result is None and not console.stopped
+        await driver.keys("\x03")
+        await driver.until(lambda: not console.application.is_running, 5, "the console to close")
+
+    console = run_console(lambda: next(tables), script, timeout=10, confirm_leaving=True)
+    assert console.session.result is None
+
+
+def test_ctrl_c_then_quit_leaves_and_alone_ctrl_c_leaves_at_once(host):
+    """'quit' confirms a first Ctrl-C; with nobody else at the table (the local demo) Ctrl-C
+    leaves at once, as before."""
+    tables = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
+
+    async def script(driver):
+        console = driver.console
+        await driver.until(lambda: console.session is not None)
+        await driver.keys("\x03")
+        await driver.until(lambda: console.message.error, 5, "the warning")
+        await driver.enter("quit")
+        await driver.until(lambda: not console.application.is_running, 5, "the console to close")
+
+    run_console(lambda: next(tables), script, timeout=10, confirm_leaving=True)
+
+    alone = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
+
+    async def leave_at_once(driver):
+        console = driver.console
+        await driver.until(lambda: console.session is not None)
+        await driver.keys("\x03")
+        await driver.until(lambda: not console.application.is_running, 5, "the console to close")
+        assert not console.message.error
+
+    console = run_console(lambda: next(alone), leave_at_once, timeout=10)
+    assert console.session.result is None
+
+
 def test_a_free_order_cals_bs_game_through_the_input_line(host):
     """turn_mode=free: the person answers sets at any moment; a set a bot decided first is
     passed for at once (an answer typed then is refused, saying why); the log shows each
