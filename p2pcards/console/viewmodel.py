@@ -191,7 +191,8 @@ HINT = "Tab lists the legal ones, F1 for help"
 
 def forced_status(forced: ForcedMove, names: Sequence[str]) -> str:
     """The status line when the player has one legal move: what it is, and that an empty
-    Enter plays it ("your turn: set aside 3♣ 5♣ (your only move): press Enter, or type 'aside'")."""
+    Enter plays it ("your turn: set aside 3♣ 5♣ (your only move): press Enter, or type 'set aside
+    3♣ 5♣'")."""
     typed = f", or type '{forced.text}'" if forced.text else ""
     return f"your turn: {name_seats(forced.description, names)} (your only move): press Enter{typed}"
 

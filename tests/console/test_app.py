@@ -320,7 +320,7 @@ def test_an_empty_enter_plays_a_forced_set_aside_and_nothing_where_several_moves
 
     run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=60)
     assert "(your only move)" not in seen["several"] and "Tab lists" in seen["several"]
-    # "your turn: set aside 6c (your only move): press Enter, or type 'aside'", cards in ASCII.
+    # "your turn: set aside 6c (your only move): press Enter, or type 'set aside 6c'", in ASCII.
     assert seen["forced"].startswith(" your turn: set ")
-    assert seen["forced"].endswith("(your only move): press Enter, or type 'aside'")
+    assert "(your only move): press Enter, or type 'set aside " in seen["forced"], seen["forced"]
     assert seen["forced"].isascii()
