@@ -42,6 +42,7 @@ from .game import (
     Transfer,
     Turn,
     Violation,
+    agree,
 )
 from .table.protocol import MAX_CHAT
 from .text import name_seats, printable
@@ -325,7 +326,7 @@ class TableSession:
             faces = " ".join(face.unicode() for face in event["faces"].values())
             owner = step.owner if isinstance(step, Reveal) else None
             if owner is not None and 0 <= owner < len(self.names):
-                return f"{self.names[owner]} shows {faces}"
+                return f"{self.names[owner]} {agree(self.names[owner], 'shows')} {faces}"
             return f"turned face up: {faces}"
         assert isinstance(step, Transfer)
         # The new holder takes them hidden from the others; some may have been face up before

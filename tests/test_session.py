@@ -162,6 +162,9 @@ def test_deck_lines_say_who_shows_cards_and_call_hidden_only_cards_never_seen():
     faces = {4: parse_card("Qd"), 5: parse_card("Qh")}
     assert session._deck_text(step, {"kind": "reveal", "faces": faces}) == "bob shows Q♦ Q♥"
     assert session._deck_text(Reveal((4,), None), {"kind": "reveal", "faces": {4: faces[4]}}) == "turned face up: Q♦"
+    session.names = ["alice", "you"]  # a console's own player
+    assert session._deck_text(step, {"kind": "reveal", "faces": faces}) == "you show Q♦ Q♥"
+    session.names = ["alice", "bob"]
 
     def moved(handles: tuple[int, ...]) -> str:
         return session._deck_text(Transfer(handles, 1), {"kind": "transfer", "handles": [90, 91, 92], "to": 1})
