@@ -435,12 +435,20 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
 
 
 def _print_outcome(outcome) -> int:
+    """How a networked seat's game ended, naming the players ("bob wins", never "seat 1")."""
+    from .text import name_seats
+
+    session = outcome.peer.session
+    names = session.names
     if outcome.aborted is not None:
-        print(f"the game stopped: {printable(outcome.aborted.reason)}")
+        print(f"the game stopped: {printable(name_seats(outcome.aborted.reason, names))}")
     elif outcome.result is not None:
-        print(f"result: {printable(outcome.result.summary)}")
-        violations = outcome.peer.session.violations
+        print(f"result: {printable(name_seats(outcome.result.summary, names))}")
+        violations = session.violations
         print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
+        for v in violations:
+            who = names[v.seat] if 0 <= v.seat < len(names) else f"seat {v.seat}"
+            print(f"  {printable(who)}, action {v.action_index}: {printable(name_seats(v.message, names))}")
     if outcome.transcript:
         print(f"transcript: {outcome.transcript}  (check it: p2pcards verify {outcome.transcript})")
     if outcome.history_warning:

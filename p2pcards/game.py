@@ -65,6 +65,7 @@ __all__ = [
     "Transfer",
     "Turn",
     "Violation",
+    "agree",
 ]
 
 Action = dict[str, Any]
@@ -446,6 +447,25 @@ class Game(abc.ABC, Generic[S]):
         """
         return {}
 
+    def story(self, state: S) -> Sequence[Mapping[str, Any]]:
+        """The story of the game so far: one entry per outcome people want told as it happens
+        (a trick won and why, a doubt settled, a hand or a deal over, a card cut for the dealer),
+        in order. Entries are plain data (JSON and msgpack safe, seats as numbers, faces only
+        once public); a game appends one as the outcome is decided (in ``apply`` or an ``on_*``
+        method) and never changes or drops it. The default tells no story.
+
+        The table session publishes each new entry as a ``story`` event, after the step that
+        told it, with :meth:`tell`'s line; a coin's entries are the coin's own line. A replay
+        replays the game and reads them the same way."""
+        return ()
+
+    def tell(self, state: S, entry: Mapping[str, Any], names: Sequence[str]) -> str:
+        """One :meth:`story` entry as a line for people ("bob takes trick 3 with 9♠ (own
+        trump)"), naming seats by ``names`` (never "seat 1"; a console names its own player
+        "you": :func:`agree` puts a verb in the right person). ``state`` is the state now, which
+        may be later than the entry: the entry itself must hold what the line needs."""
+        return ""
+
     @abc.abstractmethod
     def format_action(self, state: S, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
         """The action as a person would say it, after the seat's name in the table's log;
@@ -465,6 +485,23 @@ class Game(abc.ABC, Generic[S]):
     def commands_help(self) -> str:
         """The console commands of this game, one per line."""
         return ""
+
+
+_IRREGULAR = {"is": "are", "was": "were", "has": "have", "does": "do", "goes": "go"}
+
+
+def agree(name: str, verb: str) -> str:
+    """``verb`` (third person: "takes") as it goes after ``name``: "bob takes", but "you take"
+    (a console names its own player "you"). For :meth:`Game.tell` lines."""
+    if name != "you":
+        return verb
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "shes", "ches", "xes")):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,19 +29,23 @@ from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, de
 from .game import (
     Action,
     Bot,
+    Coin,
     Deal,
     Done,
     Game,
     IllegalAction,
     Result,
+    Reveal,
     Round,
     Shuffle,
     Step,
+    Transfer,
     Turn,
     Violation,
+    agree,
 )
 from .table.protocol import MAX_CHAT
-from .text import printable
+from .text import name_seats, printable
 
 __all__ = [
     "AsyncDeck",
@@ -59,8 +63,15 @@ class TableEvent:
     """Something that happened at the table, as the local seat may see it.
 
     ``kind`` is one of ``phase``, ``shuffle``, ``coin``, ``deal``, ``reveal``, ``transfer``,
-    ``action``, ``chat``, ``progress``, ``connection``, ``error``, ``done``. ``text`` is a line
-    for people; ``data`` is plain data for programs."""
+    ``action``, ``story``, ``chat``, ``progress``, ``connection``, ``error``, ``done``. ``text``
+    is a line for people; ``data`` is plain data for programs.
+
+    A ``story`` event is an outcome the game tells (:meth:`~p2pcards.game.Game.story`: a trick
+    won, a doubt settled, a hand over), ``data["entry"]`` its plain data; a coin's story is the
+    coin's own text (its entries in ``data["story"]``). A play whose cards are turned face up
+    at once is told in one line: its ``action`` event has ``data["reveal_follows"]``, and the
+    ``reveal`` that follows says the move with its faces (``data["seat"]``, ``data["action"]``,
+    ``data["index"]``); a console shows that line alone."""
 
     kind: str
     text: str
@@ -200,6 +211,12 @@ class TableSession:
         self.faces: dict[int, Card] = {}
         self.transcript_path: str | None = None
         self.history: list[TableEvent] = []
+        #: How many of the game's story entries have been published.
+        self.told = 0
+        #: Every handle turned face up so far (a transfer says how many of its cards were seen).
+        self._shown: set[int] = set()
+        #: A play whose own cards the next step turns face up: (seat, action, index).
+        self._revealing: tuple[int, Action, int] | None = None
         self._subscribers: list[Callable[[TableEvent], None]] = []
         #: Called with each line the local player says (the network peer sends it on).
         self.on_say: Callable[[str], None] | None = None
@@ -293,22 +310,73 @@ class TableSession:
             self.phase = phase
             self.publish("phase", phase, phase=phase)
 
-    def _deck_text(self, event: dict[str, Any]) -> str:
+    def _deck_text(self, step: Step, event: dict[str, Any]) -> str:
         kind = event["kind"]
         if kind == "shuffle":
             return "the deck is shuffled"
-        if kind == "coin":
-            return f"{event['label']}: {event['value']}"
+        if kind == "coin":  # what it decides is the game's to tell (see _carry_out)
+            return f"coin {event['label']}: {event['value']}"
         if kind == "deal":
             count, seats = len(event["to"]), set(event["to"].values())
-            cards = f"{count} card{'s' * (count != 1)}"
+            cards = _count(count, "card")
             if len(seats) == 1 and len(self.names) > 1:  # a draw: say who took it
                 return f"{cards} dealt to {self.names[seats.pop()]}"
             return f"{cards} dealt"
         if kind == "reveal":
-            return "revealed: " + " ".join(face.unicode() for face in event["faces"].values())
-        count = len(event["handles"])
-        return f"{count} hidden card{'s go' if count != 1 else ' goes'} to {self.names[event['to']]}"
+            faces = " ".join(face.unicode() for face in event["faces"].values())
+            owner = step.owner if isinstance(step, Reveal) else None
+            if owner is not None and 0 <= owner < len(self.names):
+                return f"{self.names[owner]} {agree(self.names[owner], 'shows')} {faces}"
+            return f"turned face up: {faces}"
+        assert isinstance(step, Transfer)
+        # The new holder takes them hidden from the others; some may have been face up before
+        # (a doubted set in the pile): those are no secret, and the line does not call them so.
+        count, seen = len(set(step.handles)), len(set(step.handles) & self._shown)
+        to = self.names[event["to"]]
+        if not seen:
+            return f"{_count(count, 'hidden card')} {'go' if count != 1 else 'goes'} to {to}"
+        if seen == count:
+            return f"{_count(count, 'card')} {'go' if count != 1 else 'goes'} to {to} (seen face up)"
+        return f"{_count(count, 'card')} go to {to} ({seen} of them seen face up)"
+
+    def _new_story(self) -> list[tuple[Mapping[str, Any], str]]:
+        """The game's story entries not published yet, each with its line."""
+        entries = list(self.game.story(self.state))[self.told :]
+        self.told += len(entries)
+        return [(entry, self._tell(entry)) for entry in entries]
+
+    def _tell(self, entry: Mapping[str, Any]) -> str:
+        try:
+            return self.game.tell(self.state, entry, self.names)
+        except Exception as exc:  # a game's text bug must not stop the table
+            return f"({self.game.id} could not tell {entry.get('event', 'an event')}: {exc})"
+
+    def _publish_story(self) -> None:
+        for entry, line in self._new_story():
+            if line:
+                self.publish("story", line, entry=dict(entry))
+
+    def _publish_action(self, seat: int, action: Action, index: int, **extra: Any) -> None:
+        """An applied action, and what it made the game tell. A play whose own cards the next
+        step turns face up is said with them once they are (see :class:`TableEvent`)."""
+        follows = self._reveals_own_cards(action)
+        if follows:
+            extra["reveal_follows"] = True
+            self._revealing = (seat, action, index)
+        text = f"{self.names[seat]} {self.describe(seat, action)}"
+        self.publish("action", text, seat=seat, action=action, index=index, **extra)
+        self._publish_story()
+
+    def _reveals_own_cards(self, action: Action) -> bool:
+        """Whether the next step turns up cards of ``action`` (its ``card`` or ``cards``) alone."""
+        step = self.replica.next_step()
+        if not isinstance(step, Reveal) or not step.handles:
+            return False
+        named = action.get("cards")
+        handles = set(named) if isinstance(named, list) else set()
+        if isinstance(action.get("card"), int):
+            handles.add(action["card"])
+        return set(step.handles) <= handles
 
     async def run(self) -> Result:
         """Play the game to the end and run the audit; returns the result."""
@@ -328,8 +396,7 @@ class TableSession:
                     raise
                 event = {"kind": "action", "seat": step.seat, "action": action, "index": index}
                 self._tell_bots(event)
-                text = f"{self.names[step.seat]} {self.describe(step.seat, action)}"
-                self.publish("action", text, seat=step.seat, action=action, index=index)
+                self._publish_action(step.seat, action, index)
             elif isinstance(step, Round):
                 self._set_phase("playing")
                 await self._play_round(step)
@@ -343,7 +410,7 @@ class TableSession:
                         self._tell_bots(own, [seat])
                 else:
                     self._tell_bots(event)
-                self.publish(str(event["kind"]), self._deck_text(event), **_event_data(event))
+                self._publish_deck_step(step, event)
             elif isinstance(step, Done):
                 self._set_phase("auditing")
                 self.faces = await self.deck.open_all()
@@ -352,12 +419,37 @@ class TableSession:
                 self._set_phase("done")
                 self.publish(
                     "done",
-                    step.result.summary,
+                    name_seats(step.result.summary, self.names),  # "seat 2 wins" -> "bob wins"
                     result=step.result.to_wire(),
                     violations=[v.to_wire() for v in self.violations],
                 )
                 return step.result
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
+
+    def _publish_deck_step(self, step: Step, event: dict[str, Any]) -> None:
+        text, data = self._deck_text(step, event), _event_data(event)
+        revealing, self._revealing = self._revealing, None
+        if isinstance(step, Transfer):
+            data["shown"] = len(set(step.handles) & self._shown)  # how many were seen face up
+        if isinstance(step, Reveal):
+            self._shown.update(event["faces"])
+            data["owner"] = step.owner
+            if revealing is not None:  # the play that turned them up, said with its faces
+                seat, action, index = revealing
+                faces = {**self.known(), **event["faces"]}
+                text = f"{self.names[seat]} {self.game.format_action(self.state, seat, action, faces)}"
+                data.update(seat=seat, action=action, index=index)
+        if isinstance(step, Coin):
+            # A coin is told by the game ("bob cuts a 7", "alice deals first"), not by its label.
+            told = self._new_story()
+            lines = [line for _, line in told if line]
+            if lines:
+                text = "; ".join(lines)
+            data["story"] = [dict(entry) for entry, _ in told]
+            self.publish("coin", text, **data)
+            return
+        self.publish(str(event["kind"]), text, **data)
+        self._publish_story()
 
     async def _play_round(self, step: Round) -> None:
         """A free-order round: every seat of it responds once, at any moment. Once a response
@@ -413,14 +505,7 @@ class TableSession:
             event = {"kind": "action", "seat": seat, "action": action, "index": index}
             self._tell_bots(event)
             # in_round: a console has shown it as it came ("responded"); this is its place in order.
-            self.publish(
-                "action",
-                f"{self.names[seat]} {self.describe(seat, action)}",
-                seat=seat,
-                action=action,
-                index=index,
-                in_round=True,
-            )
+            self._publish_action(seat, action, index, in_round=True)
         self._answered = []
 
     def _passes_for(self, seat: int) -> bool:
@@ -453,6 +538,10 @@ def _first_failure(group: BaseExceptionGroup) -> BaseException:
 
     walk(group)
     return next((exc for exc in leaves if not isinstance(exc, trio.Cancelled)), leaves[0])
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
 
 
 def _event_data(event: dict[str, Any]) -> dict[str, Any]:

@@ -15,10 +15,12 @@ Everything here is plain functions on strings, below every other layer.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["UNSHOWABLE_CATEGORIES", "printable", "printable_json", "unshowable"]
+__all__ = ["UNSHOWABLE_CATEGORIES", "name_seats", "printable", "printable_json", "second_person", "unshowable"]
 
 #: Unicode categories a terminal must not be handed as they are: control characters (Cc:
 #: newline, carriage return, escape), format characters (Cf: bidi overrides and isolates,
@@ -76,3 +78,41 @@ def printable_json(data: Any, **dumps: Any) -> str:
     in the text is one of ``indent``'s.)"""
     text = json.dumps(data, ensure_ascii=False, **dumps)
     return "".join(_json_escape(c) if c != "\n" and _unshowable_char(c) else c for c in text)
+
+
+# --------------------------------------------------------------------------------------------
+# Seats by name. A game's own text (a result's summary, a view's lines) names seats "seat N";
+# what people read names the players (the console, the printout after a game, ``verify``).
+
+# One pattern, one pass: a name put in ("bot (seat 0)") is never read again as a seat.
+_SEAT_NAMES = re.compile(r"\bseats (\d+(?:, \d+)*),? and (\d+)\b|\bseat (\d+)('s)?\b")
+
+
+def name_seats(text: str, names: Sequence[str]) -> str:
+    """ "seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you;
+    "seats 1 and 3 win" -> "bot 1 and bot 3 win"; "seat 0 wins" -> "you win"."""
+
+    def name(match: re.Match[str]) -> str:
+        if match.group(3) is None:  # "seats 1, 2 and 3"
+            seats = [int(n) for n in re.findall(r"\d+", match.group(0))]
+            if any(seat >= len(names) for seat in seats):
+                return match.group(0)
+            return ", ".join(names[s] for s in seats[:-1]) + " and " + names[seats[-1]]
+        seat = int(match.group(3))
+        if seat >= len(names):
+            return match.group(0)
+        if not match.group(4):
+            return names[seat]
+        return "your" if names[seat] == "you" else f"{names[seat]}'s"
+
+    named = _SEAT_NAMES.sub(name, text)
+    return second_person(named) if named.startswith("you ") and not text.startswith("you ") else named
+
+
+def second_person(text: str) -> str:
+    """ "you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
+    head, verb, rest = (text.split(" ", 2) + ["", ""])[:3]
+    if head != "you" or len(verb) < 4 or not verb.isalpha() or not verb.endswith("s") or verb.endswith("ss"):
+        return text
+    verb = verb[:-2] if verb.endswith(("sses", "shes", "ches", "xes")) else verb[:-1]
+    return " ".join(w for w in ("you", verb, rest) if w)

@@ -74,7 +74,7 @@ from .table.absence import Absences, absent_body
 from .table.header import TableHeader
 from .table.protocol import plays_on
 from .table.rounds import order_by_echoes
-from .text import printable
+from .text import name_seats, printable
 from .wire.errors import ProtocolError
 from .wire.log import BAD_SIGNATURE, GAP, STALE_PREV, STRANGER, WRONG_TABLE, Blame, encode_header
 from .wire.messages import Entry
@@ -164,19 +164,33 @@ class Report:
     def verdict(self) -> str:
         return VERDICTS[self.status]
 
+    def names(self) -> list[str]:
+        """Each seat's player as the text names it: the roster's name, with the seat number
+        only where a name is empty or shared (blame must name one player, never two)."""
+        names = [str(p.get("name") or "") for p in self.players]
+        return [
+            name if name and names.count(name) == 1 else f"{name or 'nameless'} (seat {seat})"
+            for seat, name in enumerate(names)
+        ]
+
     def name(self, seat: int | None) -> str:
         if seat is None:
             return ""
         if 0 <= seat < len(self.players):
-            return f"seat {seat} ({self.players[seat]['name']})"
+            return self.names()[seat]
         return f"seat {seat}"
+
+    def named(self, text: str) -> str:
+        """``text`` (a step, a reason, a note, a summary: "seat 2's entry #5") with every seat
+        of the roster named ("bob's entry #5")."""
+        return name_seats(text, self.names()) if self.players else text
 
     def problem_line(self) -> str:
         p = self.problem
         if p is None:
             return ""
         blame = f"; to blame: {self.name(p.seat)}" if p.seat is not None else ""
-        return f"{p.step}: {p.reason}{blame}"
+        return f"{self.named(p.step)}: {self.named(p.reason)}{blame}"
 
     # -- output -------------------------------------------------------------------------------
 
@@ -187,15 +201,21 @@ class Report:
             "exit": self.status,
             "problem": None
             if self.problem is None
-            else {"step": self.problem.step, "reason": self.problem.reason, "seat": self.problem.seat},
+            else {
+                "step": self.problem.step,
+                "reason": self.problem.reason,
+                "seat": self.problem.seat,
+                "name": self.name(self.problem.seat) or None,
+            },
             "game": self.game,
             "table": self.table,
             "players": self.players,
             "options": self.options,
             "end": self.end_status,
             "result": None if self.result is None else self.result.to_wire(),
+            "winner_names": None if self.result is None else [self.name(seat) for seat in self.result.winners],
             "checked": self.checked,
-            "violations": self.violations,
+            "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
@@ -221,16 +241,16 @@ class Report:
             for p in self.players:
                 lines.append(f"  seat {p['seat']}  {p['name']:<20} key {p['fingerprint']}")
         if self.result is not None:
-            lines.append(f"result: {self.result.summary}")
+            lines.append(f"result: {self.named(self.result.summary)}")
         elif self.end_status:
             lines.append(f"end: {self.end_status} (no result)")
         for v in self.violations:
-            lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: {v['message']}")
+            lines.append(f"violation: turn {v['action_index']}, {self.name(v['seat'])}: {self.named(v['message'])}")
         if self.checked:
             before = "" if self.status == EXIT_VERIFIED else " (before it stopped)"
             lines.append(f"checked{before}: " + _describe_checks(self.checked))
         for note in self.notes:
-            lines.append(f"note: {note}")
+            lines.append(f"note: {self.named(note)}")
         if show_hands and self.timeline:
             lines.append("what happened (every face, from the audit):")
             lines.extend(f"  {line}" for line in self._timeline_lines())
@@ -283,7 +303,11 @@ def _describe_checks(checked: Mapping[str, int]) -> str:
 
 
 def _seats(seats: set[int]) -> str:
-    return "seat" + ("s " if len(seats) > 1 else " ") + ", ".join(map(str, sorted(seats)))
+    """ "seat 2", "seats 1 and 3", "seats 0, 1 and 3" (a report names each player)."""
+    ordered = [str(s) for s in sorted(seats)]
+    if len(ordered) == 1:
+        return f"seat {ordered[0]}"
+    return f"seats {', '.join(ordered[:-1])} and {ordered[-1]}"
 
 
 def _plain(value: Any) -> Any:

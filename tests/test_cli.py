@@ -167,3 +167,26 @@ def test_history_of_a_damaged_database_is_a_one_line_error(cli, tmp_path):
     out = cli("history", env={"P2PCARDS_HOME": str(tmp_path)})
     assert out.returncode == 2 and len(out.stderr.splitlines()) == 1
     assert "move it away to start a new history" in out.stderr
+
+
+def test_the_printout_after_a_network_game_names_the_players(capsys):
+    from types import SimpleNamespace
+
+    from p2pcards.cli import _print_outcome
+    from p2pcards.game import Result, Violation
+
+    session = SimpleNamespace(names=["alice", "bob", "carol"], violations=[Violation(2, 7, "passed on seat 0's lead")])
+    outcome = SimpleNamespace(
+        aborted=None,
+        result=Result((1,), (0.0, 2.0, 0.0), "seat 1 wins the match (0-2-0 in hands won)"),
+        peer=SimpleNamespace(session=session),
+        transcript=None,
+        history_warning=None,
+    )
+    assert _print_outcome(outcome) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "result: bob wins the match (0-2-0 in hands won)",
+        "audit: 1 violations",
+        "  carol, action 7: passed on alice's lead",
+    ]

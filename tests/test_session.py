@@ -1,9 +1,12 @@
 """The table session under trio: a person and bots, with the local dealer."""
 
+import re
+
 import pytest
 import trio
 
-from p2pcards.game import IllegalAction
+from p2pcards.cards import parse_card
+from p2pcards.game import IllegalAction, Reveal, Transfer
 from p2pcards.plugins import PluginHost
 from p2pcards.session import local_session
 
@@ -97,3 +100,77 @@ async def test_a_person_in_a_free_order_round_answers_or_is_passed_for_at_once(a
     assert submitted and passed_for
     mine = [e for e in session.history if e.kind == "responded" and e.data["seat"] == 0]
     assert all(e.data["action"] == {"type": "pass"} for e in mine)  # the refused doubt never played
+
+
+# -- the story of the game (issue 22) --------------------------------------------------------
+
+
+def _story_run(game: str, seed: int, names: list[str], **options):
+    from p2pcards.plugins import load_plugins
+
+    session = local_session(load_plugins(), game, me=None, deck="local", seed=seed, names=names, options=options)
+    events = []
+    session.subscribe(events.append)
+    trio.run(session.run)
+    return session, events
+
+
+def test_a_table_tells_the_story_by_name_and_a_play_turned_up_at_once_in_one_line():
+    from p2pcards.console.viewmodel import TableTracker
+
+    session, events = _story_run("crazy-eights", 1, ["alice", "bob"])
+    coin = next(e for e in events if e.kind == "coin")
+    assert coin.text in ("alice deals (drawn by lot)", "bob deals (drawn by lot)")  # not "dealer: 0"
+    assert coin.data["story"] == [{"event": "dealer", "seat": coin.data["value"]}]
+    plays = [i for i, e in enumerate(events) if e.kind == "action" and e.data["action"]["type"] == "play"]
+    assert plays and all(events[i].data.get("reveal_follows") for i in plays)
+    for i in plays:  # the reveal that follows says the move with its face
+        reveal = events[i + 1]
+        assert reveal.kind == "reveal" and reveal.data["index"] == events[i].data["index"]
+        assert reveal.data["seat"] == events[i].data["seat"] and reveal.data["action"] == events[i].data["action"]
+        assert re.fullmatch(r"(alice|bob) play \w+(, naming \w+)?", reveal.text), reveal.text
+    out = [e for e in events if e.kind == "story" and e.data["entry"]["event"] == "out"]
+    assert len(out) == 1 and re.fullmatch(r"(alice|bob) goes out with \w+", out[0].text)
+    done = events[-1]
+    assert done.kind == "done" and done.text.startswith(("alice", "bob")) and done.data["result"]["winners"]
+    assert not [e.text for e in events if re.search(r"\bseats? \d", e.text)]  # names, never "seat 1"
+    # The console shows one line per card played, said as the other seats say it.
+    lines = [line.text for line in TableTracker(session).log]
+    assert not [line for line in lines if "a card" in line]
+    assert sum(bool(re.fullmatch(r"(alice|bob) plays \w+(, naming \w+)?", line)) for line in lines) == len(plays)
+
+
+def test_a_pile_taken_after_a_doubt_is_not_called_hidden_and_the_doubt_says_who_was_right():
+    session, events = _story_run("cals-bs", 3, ["alice", "bob", "carol"], match_target=1)
+    transfers = [e for e in events if e.kind == "transfer"]
+    assert transfers and all(e.data["shown"] for e in transfers)  # a doubted set is in every pile taken
+    for event in transfers:
+        assert "hidden" not in event.text and "seen face up" in event.text, event.text
+    for event in events:
+        if event.kind == "reveal":
+            assert re.match(r"(alice|bob|carol) (shows|plays) ", event.text), event.text
+    doubts = [e for e in events if e.kind == "story" and e.data["entry"]["event"] == "doubt"]
+    assert doubts and all(" lied: " in e.text or " was wrong to doubt: " in e.text for e in doubts)
+    assert [e for e in events if e.kind == "story" and e.data["entry"]["event"] == "hand won"]
+
+
+def test_deck_lines_say_who_shows_cards_and_call_hidden_only_cards_never_seen():
+    from p2pcards.plugins import load_plugins
+
+    session = local_session(load_plugins(), "crazy-eights", me=None, deck="local", names=["alice", "bob"])
+    step = Reveal((4, 5), 1)
+    faces = {4: parse_card("Qd"), 5: parse_card("Qh")}
+    assert session._deck_text(step, {"kind": "reveal", "faces": faces}) == "bob shows Q♦ Q♥"
+    assert session._deck_text(Reveal((4,), None), {"kind": "reveal", "faces": {4: faces[4]}}) == "turned face up: Q♦"
+    session.names = ["alice", "you"]  # a console's own player
+    assert session._deck_text(step, {"kind": "reveal", "faces": faces}) == "you show Q♦ Q♥"
+    session.names = ["alice", "bob"]
+
+    def moved(handles: tuple[int, ...]) -> str:
+        return session._deck_text(Transfer(handles, 1), {"kind": "transfer", "handles": [90, 91, 92], "to": 1})
+
+    assert moved((1,)) == "1 hidden card goes to bob"
+    assert moved((1, 2, 3)) == "3 hidden cards go to bob"
+    session._shown = {1, 2}
+    assert moved((1, 2, 3)) == "3 cards go to bob (2 of them seen face up)"
+    assert moved((1, 2)) == "2 cards go to bob (seen face up)"

@@ -39,3 +39,25 @@ def test_errors_quoting_a_peers_data_are_printable():
     error = ProtocolError("bob\u202e", "said \r\nverdict: VERIFIED")
     assert str(error) == "bob\\u202e: said \\r\\nverdict: VERIFIED"
     assert error.reason == "said \\r\\nverdict: VERIFIED"
+
+
+def test_agree_puts_a_story_verb_in_the_person_of_its_subject():
+    from p2pcards.game import agree
+
+    assert [agree("bob", v) for v in ("takes", "goes", "was")] == ["takes", "goes", "was"]
+    assert [agree("you", v) for v in ("takes", "goes", "was", "is", "tries", "passes", "wins")] == [
+        "take",
+        "go",
+        "were",
+        "are",
+        "try",
+        "pass",
+        "win",
+    ]
+
+
+def test_name_seats_names_once_even_when_a_name_holds_a_seat_number():
+    from p2pcards.text import name_seats
+
+    names = ["bot (seat 0)", "bot (seat 1)", "carol"]
+    assert name_seats("seats 0 and 2 win; seat 1's turn", names) == "bot (seat 0) and carol win; bot (seat 1)'s turn"

@@ -102,6 +102,7 @@ _COLOURS = {
     "log.done": "bold fg:ansigreen",
     "log.notice": "fg:ansiblue",
     "log.reveal": "fg:ansibrightblack",
+    "log.story": "bold",
     "status": "bold",
     "message.error": "bold fg:ansired",
     "message.info": "fg:ansigreen",

@@ -13,7 +13,6 @@ into symbols and colours, or keeps ASCII.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..session import TableEvent, TableSession
+from ..text import name_seats, second_person
 
 if TYPE_CHECKING:
     from .controller import ForcedMove
@@ -102,32 +102,6 @@ def seat_facts(view: Mapping[str, Any], players: int) -> list[list[tuple[str, st
             if key not in _SEAT_SKIP and text is not None:
                 facts[seat].append((str(key), text))
     return facts
-
-
-_SEAT_REF = re.compile(r"\bseat (\d+)('s)?\b")
-_SEATS_REF = re.compile(r"\bseats (\d+(?:, \d+)*),? and (\d+)\b")
-
-
-def name_seats(text: str, names: Sequence[str]) -> str:
-    """ "seat 2 to play" -> "bot 2 to play"; "seat 0's card" -> "your card" when seat 0 is you;
-    "seats 1 and 3 win" -> "bot 1 and bot 3 win"; "seat 0 wins" -> "you win"."""
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        if seat >= len(names):
-            return match.group(0)
-        if not match.group(2):
-            return names[seat]
-        return "your" if names[seat] == "you" else f"{names[seat]}'s"
-
-    def many(match: re.Match[str]) -> str:
-        seats = [int(n) for n in re.findall(r"\d+", match.group(0))]
-        if any(seat >= len(names) for seat in seats):
-            return match.group(0)
-        return ", ".join(names[s] for s in seats[:-1]) + " and " + names[seats[-1]]
-
-    named = _SEAT_REF.sub(name, _SEATS_REF.sub(many, text))
-    return _second_person(named) if named.startswith("you ") and not text.startswith("you ") else named
 
 
 def acting_seat(view: Mapping[str, Any]) -> int | None:
@@ -269,15 +243,6 @@ def _third_person(text: str, name: str, verbs: Sequence[str]) -> str:
     return f"{name} {verb}{sep}{rest}"
 
 
-def _second_person(text: str) -> str:
-    """ "you plays Q♥" -> "you play Q♥", "you passes" -> "you pass"."""
-    head, verb, rest = (text.split(" ", 2) + ["", ""])[:3]
-    if head != "you" or len(verb) < 4 or not verb.isalpha() or not verb.endswith("s") or verb.endswith("ss"):
-        return text
-    verb = verb[:-2] if verb.endswith(("sses", "shes", "ches", "xes")) else verb[:-1]
-    return " ".join(w for w in ("you", verb, rest) if w)
-
-
 @dataclass
 class TableTracker:
     """Subscribes to a session's events and keeps what the screen needs besides ``view()``:
@@ -314,6 +279,8 @@ class TableTracker:
             return
         if kind == "action" and data.get("in_round"):
             return  # a free-order response, shown as it came in ("responded")
+        if kind == "action" and data.get("reveal_follows"):
+            return  # a play turned face up at once: its reveal says it with the faces
         if kind == "phase":
             self.progress = None
             # "playing" and "done" need no banner: the turn and the result follow at once.
@@ -327,15 +294,16 @@ class TableTracker:
             self.turn_started = None
         text = event.text
         seat = data.get("seat")
-        if kind in ("action", "responded") and isinstance(seat, int) and seat < len(self.session.names):
+        said = kind in ("action", "responded") or (kind == "reveal" and "action" in data)
+        if said and isinstance(seat, int) and 0 <= seat < len(self.session.names):
             name = self.session.names[seat]
             if name == "you":
-                text = _second_person(text)
+                text = second_person(text)
             else:
                 text = _third_person(text, name, self._verbs)
         if kind == "done":  # the game's own summary: "seat 2 wins the match"
             text = name_seats(text, self.session.names)
-        self.log.append(LogLine(kind, text))
+        self.log.append(LogLine("action" if said else kind, text))
 
     def note(self, kind: str, text: str) -> None:
         """A line of the console's own (a notice, a refused move)."""

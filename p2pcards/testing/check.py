@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import pickle
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -84,7 +86,9 @@ def check_game(
       outcomes and the actions), agrees with the table's at every step and at the end, state
       and result;
     * the result names seats of the table, gives one score per seat (or none) and is plain
-      data; the audit is clean.
+      data; the audit is clean;
+    * the story (``Game.story``) only grows, its entries are plain data, and ``tell`` says each
+      as text that names the players, never "seat 1".
 
     ``round_trip=False`` only asks ``format_action`` for some text, for a game that does not
     meet the text contract yet (see :class:`~p2pcards.game.Game`: ``parse_action`` reads back
@@ -254,6 +258,7 @@ class _Checker:
         self.pending: Step | None = None  # the deck step carried out since the last step
         self.decisions = 0
         self.actions_checked = 0
+        self.told: list[Any] = []  # copies of the story entries so far
 
     def position(self) -> str:
         return f"{self.where}, at action {len(self.table.actions)}"
@@ -278,6 +283,7 @@ class _Checker:
 
     def on_step(self, step: Step) -> None:
         self.catch_up()
+        self.check_story()
         peer_step = self.game.next_step(self.peer.state)
         if peer_step != step:
             self.fail(f"the replicas disagree: the table's next step is {step!r}, a peer's {peer_step!r}")
@@ -352,8 +358,30 @@ class _Checker:
 
     # -- the end ------------------------------------------------------------------------------
 
+    def check_story(self) -> None:
+        """The story only grows, its entries are plain data, and ``tell`` says each new one as
+        a line that names the players by name ("never seat 1")."""
+        entries = list(self.game.story(self.table.state))
+        if len(entries) < len(self.told) or (self.told and entries[len(self.told) - 1] != self.told[-1]):
+            self.fail("story() dropped or changed an entry it had told (the story may only grow)")
+        names = [f"player{seat}" for seat in range(self.players)]
+        for entry in entries[len(self.told) :]:
+            try:
+                check_value(dict(entry))
+            except (FrameError, TypeError, ValueError) as exc:
+                self.fail(f"the story entry {entry!r} is not plain data: {exc}")
+            line = self.game.tell(self.table.state, entry, names)
+            if not isinstance(line, str):
+                self.fail(f"tell() gave {line!r} for {entry!r}, not text")
+            if _SEAT_NUMBER.search(line):
+                self.fail(f"tell() names a seat by number, not by name: {line!r}")
+            self.told.append(copy.deepcopy(entry))
+
     def finish(self, record: GameRecord) -> None:
         self.catch_up()
+        self.check_story()
+        if list(self.game.story(self.table.state)) != self.told:
+            self.fail("story() changed an entry it had told (the story may only grow)")
         result = record.result
         if not isinstance(result, Result):
             self.fail(f"the game ended with {result!r}, not a Result")
@@ -375,6 +403,9 @@ class _Checker:
         if record.violations:
             listed = "; ".join(f"action {v.action_index} (seat {v.seat}): {v.message}" for v in record.violations)
             self.fail(f"the audit found violations in a game between honest bots: {listed}")
+
+
+_SEAT_NUMBER = re.compile(r"\bseats? \d")
 
 
 def _copied(outcome: Any) -> Any:

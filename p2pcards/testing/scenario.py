@@ -197,9 +197,9 @@ class ScenarioTable:
     :meth:`act` plays typed commands or action dicts for the seats; :meth:`race` plays a
     free-order round; :meth:`play_out` lets bots finish the game. Between actions the test reads
     ``state`` (the game's own public state, which a test may also edit to reach a mid-hand
-    position), :meth:`next_step`, ``turn``, :meth:`hand`, :meth:`legal`, :meth:`view`, and what
-    the table did: ``log``, ``reveals``, ``transfers``, ``deals``; once the game is over,
-    ``result`` and ``violations`` (the audit).
+    position), :meth:`next_step`, ``turn``, :meth:`hand`, :meth:`legal`, :meth:`view`, what
+    the table did: ``log``, ``reveals``, ``transfers``, ``deals``, and what the game told of it:
+    :meth:`story`; once the game is over, ``result`` and ``violations`` (the audit).
 
     Subclasses (a game's own test helpers) may answer some turns by themselves by overriding
     :meth:`answer`."""
@@ -467,6 +467,13 @@ class ScenarioTable:
         known = self.known(seat)
         actions = self.game.legal_actions(self.state, seat, known)
         return sorted(self.game.format_action(self.state, seat, a, known) for a in actions)
+
+    def story(self, names: Sequence[str] | None = None) -> list[str]:
+        """The game's story so far (:meth:`~p2pcards.game.Game.story`), each entry as the line
+        :meth:`~p2pcards.game.Game.tell` says it with ``names`` (by default "player 0" ...):
+        what a table publishes as ``story`` events."""
+        names = list(names) if names is not None else [f"player {seat}" for seat in range(self.players)]
+        return [self.game.tell(self.state, entry, names) for entry in self.game.story(self.state)]
 
     def audit(self) -> list[Violation]:
         """The game's audit of the actions so far, with every face open."""

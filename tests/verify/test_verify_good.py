@@ -9,6 +9,7 @@ from verify_tables import won_hand_pickups
 
 from p2pcards.cards import parse_cards
 from p2pcards.game import Result
+from p2pcards.text import name_seats
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 
 
@@ -28,7 +29,8 @@ def test_verify_reports_the_game_and_result(table, cli):
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "verdict: VERIFIED" in out
-    assert f"result: {transcript.end.result['summary']}" in out
+    names = list(transcript.header.names)
+    assert f"result: {name_seats(transcript.end.result['summary'], names)}" in out  # by name, not "seat 1"
     for name in transcript.header.names:
         assert name in out
     assert "sealed boxes cannot be opened" in out
@@ -43,6 +45,7 @@ def test_json_is_one_object(table, cli):
     assert report["verdict"] == "verified" and report["exit"] == 0 and report["problem"] is None
     assert report["game"]["id"] == table.game
     assert report["result"] == transcript.end.result
+    assert report["winner_names"] == [transcript.header.names[s] for s in transcript.end.result["winners"]]
     assert [p["name"] for p in report["players"]] == list(transcript.header.names)
     checked = report["checked"]
     assert checked["entries"] == len(transcript.entries)
@@ -62,7 +65,7 @@ def test_show_hands_shows_every_deal_and_move(table):
     assert dealt > 0
     for event in report.timeline:
         if event["kind"] == "move":
-            assert f"turn {event['turn']}, seat {event['seat']}" in text
+            assert f"turn {event['turn']}, {report.name(event['seat'])}:" in text
             # every card a move references is shown with its face
             for card in event["cards"]:
                 assert card in text

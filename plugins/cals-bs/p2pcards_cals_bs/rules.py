@@ -42,7 +42,7 @@ from p2pcards.game import (
     Violation,
 )
 
-from . import grammar
+from . import grammar, story
 from .choices import representative_actions
 
 __all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_rank", "timeout_action"]
@@ -144,6 +144,7 @@ class BSState:
     records: list[PlayRecord] = field(default_factory=list)
     actions_applied: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
+    story: list[dict[str, Any]] = field(default_factory=list)  # every outcome told (Game.story)
     result: Result | None = None
 
     def left(self, seat: int) -> int:
@@ -342,6 +343,7 @@ class CalsBS(Game[BSState]):
     def on_coin(self, state: BSState, label: str, value: int) -> None:
         state.dealer = value % state.players
         state.phase = "shuffle"
+        state.story.append({"event": "first dealer", "seat": state.dealer})
 
     def on_shuffled(self, state: BSState, handles: Sequence[int]) -> None:
         state.stock = list(handles)
@@ -503,7 +505,7 @@ class CalsBS(Game[BSState]):
         # Rule 19 / 34: everyone else passed; the last placer leads again on top of the pile.
         placer = state.top_set().owner
         if state.provisional == placer:
-            self._win_hand(state, placer)  # rule 27: nobody doubted the final set
+            self._win_hand(state, placer, how="undoubted")  # rule 27: nobody doubted the final set
             return
         state.turn = placer
         state.must_lead = True
@@ -563,7 +565,7 @@ class CalsBS(Game[BSState]):
             # Rule 27: a play on top of the final set means nobody doubted it: that player won.
             # The play is placed first (it is on the pile and in the audit), then the hand ends;
             # it cannot be a second winner, even if those were the follower's last cards.
-            self._win_hand(state, state.provisional)
+            self._win_hand(state, state.provisional, how="played on")
             return
         if going_out:
             if state.going_out == CHALLENGEABLE:
@@ -588,11 +590,13 @@ class CalsBS(Game[BSState]):
         assert resolving is not None, "reveals resolve what queued them"
         top = state.top_set()
         truthful = self._set_truthful(state, top)
+        told = self._shown_set(state, top)
         if resolving["kind"] == "going_out":
             seat = resolving["seat"]
             _event(state, {"event": "going out", "seat": seat, "true": truthful})
+            state.story.append({"event": "going out", "seat": seat, "true": truthful, **told})
             if truthful:
-                self._win_hand(state, seat)
+                self._win_hand(state, seat, how="true")
             else:
                 # Rule 35 (and a false face-up play from a modified client, which the audit
                 # also names): the player takes the whole pile; the next player leads.
@@ -601,6 +605,16 @@ class CalsBS(Game[BSState]):
         doubter, placer = resolving["doubter"], top.owner
         _event(
             state, {"event": "doubt result", "seat": placer, "true": truthful, "taker": doubter if truthful else placer}
+        )
+        state.story.append(
+            {
+                "event": "doubt",
+                "doubter": doubter,
+                "seat": placer,
+                "true": truthful,
+                "taker": doubter if truthful else placer,
+                **told,
+            }
         )
         if truthful:  # rule 20: the one who was wrong takes the pile, the one who was right leads
             self._take_pile(state, taker=doubter, leader=placer)
@@ -611,7 +625,29 @@ class CalsBS(Game[BSState]):
             if truthful:
                 # Rule 27 and the seed's doubt rule: the doubter still takes the pile (the
                 # transfer above stays pending), and the player's true final set wins the hand.
-                self._win_hand(state, placer)
+                self._win_hand(state, placer, how="doubted true")
+
+    def _shown_set(self, state: BSState, placed: PlacedSet) -> dict[str, Any]:
+        """What the story says of a set just turned face up: its cards, the rank it claimed
+        (``None`` when unknowable: quads, or "+N" on quads without a natural), the cards
+        that are not of it, and how many cards the pile holds (what a loser takes)."""
+        cards = [state.faces[h] for h in placed.handles]
+        rank: Rank | None = placed.rank
+        if placed.plus is not None:
+            base = quads_base([state.faces[h] for h in state.quads_base().handles])
+            rank = None if base is None else plus_rank(base, placed.plus)
+        if placed.quads:
+            rank = None
+            wrong = [] if is_valid_quads(cards) else [c for c in cards if c.is_joker or c.rank != quads_base(cards)]
+        else:
+            wrong = [c for c in cards if not (c.is_joker or c.rank == rank)]
+        return {
+            "cards": [str(c) for c in cards],
+            "claim": placed.claim(),
+            "rank": rank.symbol if rank is not None else None,
+            "wrong": [str(c) for c in wrong],
+            "pile": sum(len(p.handles) for p in state.pile),
+        }
 
     def _take_pile(self, state: BSState, *, taker: int, leader: int) -> None:
         # Every handle goes in one hidden transfer: the lower sets stay unseen (rule 21), and all
@@ -626,11 +662,22 @@ class CalsBS(Game[BSState]):
         state.current_rank = None
         state.quads_set = state.plus = None
 
-    def _win_hand(self, state: BSState, seat: int) -> None:
+    def _win_hand(self, state: BSState, seat: int, *, how: str) -> None:
         state.scores[seat] += 1
         state.hand_winners.append(seat)
         state.provisional = None
         _event(state, {"event": "hand won", "seat": seat, "scores": list(state.scores)})
+        if how != "true":  # a face-up set told its own story ("bob goes out: ... were true")
+            state.story.append({"event": "going out", "seat": seat, "true": True, "how": how})
+        state.story.append(
+            {
+                "event": "hand won",
+                "hand": state.hand_number,
+                "seat": seat,
+                "scores": list(state.scores),
+                "target": state.match_target,
+            }
+        )
         if state.scores[seat] >= state.match_target:
             state.phase = "done"
             score_text = "-".join(map(str, state.scores))
@@ -643,6 +690,16 @@ class CalsBS(Game[BSState]):
         else:
             state.dealer = state.left(state.dealer_seat())  # rule 5
             state.phase = "shuffle"  # a fresh shuffle for every hand
+            state.story.append(
+                {
+                    "event": "summary",
+                    "hand": state.hand_number + 1,
+                    "scores": list(state.scores),
+                    "target": state.match_target,
+                    "dealer": state.dealer,
+                    "leader": state.left(state.dealer),
+                }
+            )
 
     # -- audit ------------------------------------------------------------------------------
 
@@ -737,6 +794,12 @@ class CalsBS(Game[BSState]):
         if state.result is not None:
             out["result"] = state.result.summary
         return out
+
+    def story(self, state: BSState) -> Sequence[Mapping[str, Any]]:
+        return state.story
+
+    def tell(self, state: BSState, entry: Mapping[str, Any], names: Sequence[str]) -> str:
+        return story.tell(entry, names)
 
     def format_action(self, state: BSState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
         return grammar.format_action(action, faces)

@@ -55,7 +55,7 @@ from p2pcards.game import (
     Violation,
 )
 
-from . import text
+from . import story, text
 from .rules import (
     ANY_RUFF_BEATS_TRUMP_LEAD,
     BEAT_THE_LEADER,
@@ -239,14 +239,18 @@ class Calypso(Game[CalypsoState]):
             state.removed_suit = SUITS[value]
         elif state.phase == CUTTING and state.seating == RANDOM:
             state.ranking = _permutation(list(range(state.players)), value)
+            state.story.append({"event": "seating", "ranking": list(state.ranking)})
             self._seat_players(state)
         elif state.phase == CUTTING:
             seat = state.cutters.pop(0)
             state.cuts.setdefault(seat, []).append(value + 2)  # a rank 2..14 (rule 10a)
+            state.story.append({"event": "cut", "seat": seat, "rank": value + 2, "round": state.cut_round})
             if not state.cutters:
                 self._finish_cut_round(state)
         elif state.phase == CHOOSING:
-            self._choose(state, state.choosers[0], state.available_suits()[value])
+            chooser, suit = state.choosers[0], state.available_suits()[value]
+            state.story.append({"event": "trump", "seat": chooser, "suit": suit.value, "why": "drawn"})
+            self._choose(state, chooser, suit)
 
     def _finish_cut_round(self, state: CalypsoState) -> None:
         """Rank the cutters; seats with equal cuts so far cut again among themselves (rule 10b)."""
@@ -255,10 +259,12 @@ class Calypso(Game[CalypsoState]):
             by_cut.setdefault(tuple(cuts), []).append(seat)
         tied = sorted(seat for seats in by_cut.values() if len(seats) > 1 for seat in seats)
         if tied:
+            state.story.append({"event": "recut", "seats": list(tied), "round": state.cut_round + 1})
             state.cut_round += 1
             state.cutters = tied
             return
         state.ranking = sorted(state.cuts, key=lambda seat: state.cuts[seat], reverse=True)
+        state.story.append({"event": "cut won", "ranking": list(state.ranking)})
         self._seat_players(state)
 
     def _seat_players(self, state: CalypsoState) -> None:
@@ -295,13 +301,25 @@ class Calypso(Game[CalypsoState]):
         if partner is not None and partner not in state.trump:
             state.trump[partner] = PARTNER_SUIT[suit]  # rule 10: the partner takes the partner suit
             state.choosers.remove(partner)
+            state.story.append(
+                {
+                    "event": "trump",
+                    "seat": partner,
+                    "suit": PARTNER_SUIT[suit].value,
+                    "why": "partner",
+                    "of": seat,
+                    "of_suit": suit.value,
+                }
+            )
         self._settle_choices(state)
 
     def _settle_choices(self, state: CalypsoState) -> None:
         """The last chooser gets the suit (and the place) that is left without choosing."""
         if len(state.choosers) == 1 and len(state.available_suits()) == 1:
             place = state.places_open()[0] if state.chooses_places() else None
-            self._choose(state, state.choosers[0], state.available_suits()[0], place)
+            last, suit = state.choosers[0], state.available_suits()[0]
+            state.story.append({"event": "trump", "seat": last, "suit": suit.value, "why": "last"})
+            self._choose(state, last, suit, place)
         elif not state.choosers:
             if state.chooses_places():
                 state.order = sorted(state.places, key=state.places.__getitem__)
@@ -374,7 +392,9 @@ class Calypso(Game[CalypsoState]):
                 copy.deepcopy(state.tableaux),
             )
         plays = [(seat, state.faces[h]) for seat, h in state.trick]
-        winner = state.trick[trick_winner(plays, state.trump, state.trump_lead_rule)][0]
+        won_by = trick_winner(plays, state.trump, state.trump_lead_rule)
+        winner = state.trick[won_by][0]
+        completed = {s: len(t.completed) for s, t in state.tableaux.items()}
         allocate_trick(
             [(seat, h, state.faces[h]) for seat, h in state.trick],
             winner,
@@ -382,6 +402,10 @@ class Calypso(Game[CalypsoState]):
             state.partner,
             state.tableaux,
         )
+        state.story.append(story.trick_entry(state, plays, won_by))
+        for seat, tableau in sorted(state.tableaux.items()):
+            for number in range(completed[seat] + 1, len(tableau.completed) + 1):
+                state.story.append({"event": "calypso", "seat": seat, "number": number})
         state.closed = closed
         owned = {d.seat for d in state.declarations if d.deal == state.deal_number and d.trick == state.trick_number}
         state.unsettled = [seat for seat, _ in state.trick[1:] if seat not in owned] if closed else []
@@ -405,12 +429,22 @@ class Calypso(Game[CalypsoState]):
                 for r in find_revokes(number, record.hands, record.tricks, state.faces)
             ]
             state.revokes = [r for r in state.revokes if r.deal != number] + found
+        state.story.append(story.deal_entry(state))
         if state.deal_number == state.deals_total:
             state.phase = FINISHED
             state.result = self._result(state)
         else:
             state.dealer_position = (state.dealer_position + 1) % state.players  # rule 9
             state.phase = DEALING
+            state.story.append(
+                {
+                    "event": "summary",
+                    "deal": state.deal_number + 1,
+                    "of": state.deals_total,
+                    "dealer": state.order[state.dealer_position],
+                    "leader": state.order[(state.dealer_position + 1) % state.players],
+                }
+            )
 
     # -- actions --------------------------------------------------------------------------
 
@@ -625,6 +659,7 @@ class Calypso(Game[CalypsoState]):
         state.corrections.append(
             Correction(seat, number, closed.number, closed.plays[position][1], card, index, closed_led_suit(state))
         )
+        state.story.append({"event": "reopened", "seat": seat, "deal": number, "trick": closed.number})
         state.tableaux = closed.tableaux
         state.leader = closed.leader
         state.last_trick_winner = closed.last_trick_winner
@@ -730,6 +765,12 @@ class Calypso(Game[CalypsoState]):
 
     def view(self, state: CalypsoState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
         return text.view(self, state, seat, known)
+
+    def story(self, state: CalypsoState) -> Sequence[Mapping[str, Any]]:
+        return state.story
+
+    def tell(self, state: CalypsoState, entry: Mapping[str, Any], names: Sequence[str]) -> str:
+        return story.tell(entry, names)
 
     def format_action(self, state: CalypsoState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
         return text.format_action(state, seat, action, faces)

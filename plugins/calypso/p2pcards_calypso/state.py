@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from p2pcards.cards import Card, Suit
 from p2pcards.game import Action, Result
@@ -135,6 +136,7 @@ class CalypsoState:
     declarations: list[Declaration] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     actions_applied: int = 0
+    story: list[dict[str, Any]] = field(default_factory=list)  # every outcome told (Game.story)
     result: Result | None = None
 
     # -- derived facts --------------------------------------------------------------------

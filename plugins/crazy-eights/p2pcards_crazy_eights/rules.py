@@ -33,6 +33,7 @@ from p2pcards.game import (
     Step,
     Turn,
     Violation,
+    agree,
 )
 
 
@@ -353,10 +354,12 @@ class CrazyEights(Game[EightsState]):
         if state.suit is None:
             return "dealing"
         who = "you" if seat == state.turn else f"seat {state.turn}"
-        rank = state.top.rank.symbol
-        options = [f"play a {SUIT_NAMES[state.suit][:-1]}, a {rank} or an 8"]
-        options.append("draw" if self._may_draw(state) else "pass")
-        return f"{who} to play: " + " or ".join(options)
+        suit, rank = SUIT_NAMES[state.suit][:-1], state.top.rank
+        if rank == Rank.EIGHT:
+            play = f"play a {suit} or an 8"
+        else:
+            play = f"play a {suit}, {'an' if rank == Rank.ACE else 'a'} {rank.symbol} or an 8"
+        return f"{who} to play: {play}, or {'draw' if self._may_draw(state) else 'pass'}"
 
     def format_action(self, state: EightsState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
         kind = action.get("type")
@@ -365,7 +368,7 @@ class CrazyEights(Game[EightsState]):
         card = faces.get(action["card"])
         text = f"play {card}" if card else "play a card"
         suit = _named_suit(action.get("suit"))
-        return f"{text} suit {SUIT_NAMES[suit]}" if suit else text
+        return f"{text}, naming {SUIT_NAMES[suit]}" if suit else text
 
     def parse_action(self, state: EightsState, seat: int, text: str, known: Mapping[int, Card]) -> Action:
         words = text.lower().replace(",", " ").split()
@@ -375,8 +378,7 @@ class CrazyEights(Game[EightsState]):
             return {"type": "pass"}
         if words and words[0] == "play":
             words = words[1:]
-        if "suit" in words:
-            words.remove("suit")
+        words = [w for w in words if w not in ("suit", "naming")]
         if not 1 <= len(words) <= 2:
             raise IllegalAction("expected: play CARD, play 8x suit SUIT, draw or pass")
         try:
@@ -403,3 +405,25 @@ class CrazyEights(Game[EightsState]):
             "draw                 take the top card of the stock",
             "pass                 when you cannot draw (or have drawn your one card)",
         ])
+
+    # -- the story of the game ----------------------------------------------------------------
+
+    def story(self, state: EightsState) -> list[dict[str, Any]]:
+        told: list[dict[str, Any]] = []
+        if state.dealer is not None:
+            told.append({"event": "dealer", "seat": state.dealer})
+        if state.ending == "out":
+            seat = next(s for s in range(state.players) if not state.hands[s])
+            told.append({"event": "out", "seat": seat, "card": str(state.faces[state.pile[-1]])})
+        elif state.ending == "blocked":
+            told.append({"event": "blocked"})
+        return told
+
+    def tell(self, state: EightsState, entry: Mapping[str, Any], names: Sequence[str]) -> str:
+        event = entry["event"]
+        if event == "blocked":
+            return "blocked: nobody can play or draw, so the lowest hand wins"
+        who = names[entry["seat"]]
+        if event == "dealer":
+            return f"{who} {agree(who, 'deals')} (drawn by lot)"
+        return f"{who} {agree(who, 'goes')} out with {entry['card']}"
