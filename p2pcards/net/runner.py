@@ -287,7 +287,7 @@ async def play_local_table(
     """Play one table on this machine, every seat a peer of its own (its own keys, listener
     and connections) on ``interface``; ``agents[seat]`` makes the agent of each seat. Seat 0
     hosts (the table and its seat are called ``name``, by default a new unique one); the
-    others take seats 1, 2, ... in turn, each named "seat N". With ``discover`` the host
+    others take seats 1, 2, ... in turn, each named "player N". With ``discover`` the host
     announces the table by zeroconf on ``interface`` and each joiner finds it there; otherwise
     they dial its port (the OS chooses every port). ``on_peer`` gets every seat's peer as its
     game starts. Returns every seat's outcome, by seat."""
@@ -339,7 +339,7 @@ async def play_local_table(
             Identity.generate(),
             address,
             port,
-            name=f"seat {position}",
+            name=f"player {position}",
             agent=agent,
             listen_host=interface,
             transcript_dir=transcript_dir,

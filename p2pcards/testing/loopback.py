@@ -119,7 +119,7 @@ async def play_loopback(
     and take ``reaction`` times their human-like reaction time in free-order rounds.
 
     Seat 0 hosts and the others join one after another, so seat N is the Nth to join and is
-    named "seat N". ``timeouts`` are the table's; ``linger`` is how long a seat whose game is
+    named "player N". ``timeouts`` are the table's; ``linger`` is how long a seat whose game is
     over keeps answering the others; ``on_peer`` gets every seat's peer as its game starts.
     With ``transcript_dir`` every seat saves its transcript there. A table that takes more than
     ``time_limit`` seconds raises :class:`trio.TooSlowError`."""

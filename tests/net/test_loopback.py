@@ -48,7 +48,7 @@ async def test_seats_by_bot_name_class_agent_and_factory(tmp_path):
     assert table.results == [result] * 4 and table.options["hand_size"] == 5
     assert mine.turns > 0
     assert [o.peer.seat for o in table.outcomes] == [0, 1, 2, 3]
-    assert [names[seat] for seat in (1, 2, 3)] == ["seat 1", "seat 2", "seat 3"]
+    assert [names[seat] for seat in (1, 2, 3)] == ["player 1", "player 2", "player 3"]
     assert [p.parent for p in table.transcripts] == [tmp_path] * 4
     agents = [o.peer.session.seats[o.peer.seat].agent for o in table.outcomes]
     assert [type(getattr(a, "bot", a)) for a in agents] == [RandomBot, strategic, FirstLegal, RandomBot]
