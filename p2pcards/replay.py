@@ -27,6 +27,7 @@ from typing import Any
 from .cards import Card, sort_cards
 from .game import Game
 from .plugins import load_plugins
+from .text import command_words, name_seats, third_person
 from .verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
 
 __all__ = ["Replay", "ReplayStep", "load_replay"]
@@ -193,8 +194,6 @@ class Replay:
         return [(kind, kind)]
 
     def _move_text(self, step: ReplayStep, known: Mapping[int, Card]) -> str:
-        from .console.viewmodel import _command_words, _third_person
-
         assert self.game is not None, "a replay with steps has its game"
         seat, action = step.event["seat"], step.event["action"]
         name = self.names[seat] if 0 <= seat < self.players else f"seat {seat}"
@@ -202,7 +201,7 @@ class Replay:
             text = f"{name} {self.game.format_action(step.state, seat, action, known)}"
         except Exception:  # a plugin's wording must not stop the replay
             text = f"{name} {action.get('type', 'moves')}"
-        return _third_person(text, name, _command_words(self.game.commands_help()))
+        return third_person(text, name, command_words(self.game.commands_help()))
 
     def log(self, index: int, seat: int | None) -> list[tuple[str, str]]:
         """Every line up to and including step ``index``, as the viewer read them."""
@@ -215,8 +214,6 @@ class Replay:
         result = self.report.result
         if result is None:
             return None
-        from .console.viewmodel import name_seats
-
         return name_seats(result.summary, self.names)
 
     # -- finding steps ------------------------------------------------------------------------

@@ -20,7 +20,16 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["UNSHOWABLE_CATEGORIES", "name_seats", "printable", "printable_json", "second_person", "unshowable"]
+__all__ = [
+    "UNSHOWABLE_CATEGORIES",
+    "command_words",
+    "name_seats",
+    "printable",
+    "printable_json",
+    "second_person",
+    "third_person",
+    "unshowable",
+]
 
 #: Unicode categories a terminal must not be handed as they are: control characters (Cc:
 #: newline, carriage return, escape), format characters (Cf: bidi overrides and isolates,
@@ -116,3 +125,25 @@ def second_person(text: str) -> str:
         return text
     verb = verb[:-2] if verb.endswith(("sses", "shes", "ches", "xes")) else verb[:-1]
     return " ".join(w for w in ("you", verb, rest) if w)
+
+
+def command_words(help_text: str) -> list[str]:
+    """The verbs a game's commands start with (``Game.commands_help``, one command a line)."""
+    words = []
+    for line in help_text.splitlines():
+        first = line.split()[0].lower() if line.split() else ""
+        if first.isalpha() and first not in words:
+            words.append(first)
+    return words
+
+
+def third_person(text: str, name: str, verbs: Sequence[str]) -> str:
+    """ "bot 1 play a card" -> "bot 1 plays a card": for a game that words its actions as the
+    commands a player types ("play 9h", "draw"), said of another seat."""
+    if not text.startswith(name + " "):
+        return text
+    verb, sep, rest = text[len(name) + 1 :].partition(" ")
+    if verb not in verbs:
+        return text
+    verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{name} {verb}{sep}{rest}"

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from ..cards import Card, CardParseError, parse_card
 from ..game import Action, IllegalAction
 from ..session import TableEvent, TableSession
-from .viewmodel import TableTracker, _command_words
+from ..text import command_words
+from .viewmodel import TableTracker
 
 __all__ = ["Feedback", "ForcedMove", "MoveChoice", "TableController", "console_words"]
 
@@ -155,7 +156,7 @@ class TableController:
             stripped = _SEAT_PREFIX.sub("", text)
             tries += [_unconjugate(stripped), stripped, text]
         args = " ".join(_action_faces(action, session.known()))
-        verbs = [str(action.get("type", ""))] + _command_words(session.game.commands_help())
+        verbs = [str(action.get("type", ""))] + command_words(session.game.commands_help())
         tries += [f"{verb} {args}".strip() for verb in verbs if verb]
         # A verb alone, for a move whose arguments the game works out itself (Calypso's
         # "aside" sets aside every card of the removed suit; "set aside 3c 5c" does not parse).

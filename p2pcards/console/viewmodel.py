@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..session import TableEvent, TableSession
-from ..text import name_seats, second_person
+from ..text import command_words, name_seats, second_person, third_person
 
 if TYPE_CHECKING:
     from .controller import ForcedMove
@@ -221,28 +221,6 @@ def table_model(session: TableSession, turn: int | None = None, forced: ForcedMo
 SHUFFLE_PHASES = {"starting", "shuffling", "dealing", "auditing"}
 
 
-def _command_words(help_text: str) -> list[str]:
-    """The verbs a game's commands start with (``Game.commands_help``, one command a line)."""
-    words = []
-    for line in help_text.splitlines():
-        first = line.split()[0].lower() if line.split() else ""
-        if first.isalpha() and first not in words:
-            words.append(first)
-    return words
-
-
-def _third_person(text: str, name: str, verbs: Sequence[str]) -> str:
-    """ "bot 1 play a card" -> "bot 1 plays a card": for a game that words its actions as the
-    commands a player types ("play 9h", "draw"), said of another seat."""
-    if not text.startswith(name + " "):
-        return text
-    verb, sep, rest = text[len(name) + 1 :].partition(" ")
-    if verb not in verbs:
-        return text
-    verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
-    return f"{name} {verb}{sep}{rest}"
-
-
 @dataclass
 class TableTracker:
     """Subscribes to a session's events and keeps what the screen needs besides ``view()``:
@@ -259,7 +237,7 @@ class TableTracker:
     connection: str = "local table (this computer)"
 
     def __post_init__(self) -> None:
-        self._verbs = _command_words(self.session.game.commands_help())
+        self._verbs = command_words(self.session.game.commands_help())
         for event in self.session.history:
             self._note(event)
         self.session.subscribe(self.on_event)
@@ -300,7 +278,7 @@ class TableTracker:
             if name == "you":
                 text = second_person(text)
             else:
-                text = _third_person(text, name, self._verbs)
+                text = third_person(text, name, self._verbs)
         if kind == "done":  # the game's own summary: "seat 2 wins the match"
             text = name_seats(text, self.session.names)
         self.log.append(LogLine("action" if said else kind, text))

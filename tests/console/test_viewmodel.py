@@ -243,7 +243,8 @@ def test_word_wrap_breaks_between_words_not_inside_cards_or_addresses():
 
 
 def test_commands_said_of_another_seat_read_as_sentences():
-    from p2pcards.console.viewmodel import _command_words, _third_person
+    from p2pcards.text import command_words as _command_words
+    from p2pcards.text import third_person as _third_person
 
     verbs = _command_words("play CARD   play a card\ndraw        take the top card\npass        when you cannot draw")
     assert verbs == ["play", "draw", "pass"]
