@@ -152,7 +152,25 @@ class Replay:
 
     def describe(self, index: int, seat: int | None) -> list[tuple[str, str]]:
         """Step ``index`` as log lines ``(kind, text)`` for the viewer (``seat``, or every
-        face): the live console's wording, with faces only where the viewer saw them."""
+        face): the live console's wording, with faces only where the viewer saw them, then the
+        story the game told after it (:meth:`~p2pcards.game.Game.story`), as at the table."""
+        told = self._told(index)
+        if self.steps[index].kind == "coin" and told:
+            return told  # the coin's own line ("bob cuts a queen"), not its label
+        return self._event_lines(index, seat) + told
+
+    def _told(self, index: int) -> list[tuple[str, str]]:
+        """The game's story entries that step ``index`` added, as lines."""
+        if self.game is None:
+            return []
+        try:
+            before = len(self.game.story(self.steps[index - 1].state)) if index > 0 else 0
+            state = self.steps[index].state
+            return [("story", self.game.tell(state, e, self.names)) for e in list(self.game.story(state))[before:]]
+        except Exception:  # a plugin's wording must not stop the replay
+            return []
+
+    def _event_lines(self, index: int, seat: int | None) -> list[tuple[str, str]]:
         step = self.steps[index]
         event, kind = step.event, step.kind
         known = self.known(index, seat)
