@@ -441,7 +441,9 @@ def _print_outcome(outcome) -> int:
     session = outcome.peer.session
     names = session.names
     if outcome.aborted is not None:
-        print(f"the game stopped: {printable(name_seats(outcome.aborted.reason, names))}")
+        # Our own reason in our own words (CannotWrite: which file), else the table's.
+        reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
+        print(f"the game stopped: {printable(name_seats(reason, names))}")
     elif outcome.result is not None:
         print(f"result: {printable(name_seats(outcome.result.summary, names))}")
         violations = session.violations
@@ -451,9 +453,12 @@ def _print_outcome(outcome) -> int:
             print(f"  {printable(who)}, action {v.action_index}: {printable(name_seats(v.message, names))}")
     if outcome.transcript:
         print(f"transcript: {outcome.transcript}  (check it: p2pcards verify {outcome.transcript})")
+    if outcome.problem and outcome.problem != getattr(outcome.aborted, "detail", None):
+        print(f"p2pcards: {printable(outcome.problem)}", file=sys.stderr)
     if outcome.history_warning:
         print(f"warning: {printable(outcome.history_warning)}", file=sys.stderr)
-    return 0 if outcome.aborted is None and not outcome.peer.session.violations else 1
+    ok = outcome.aborted is None and not outcome.peer.session.violations and not outcome.problem
+    return 0 if ok else 1
 
 
 def cmd_host(args: argparse.Namespace) -> int:
@@ -1071,10 +1076,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .net.lobby import LobbyError
 
         leaves = _leaf_exceptions(exc)
-        if not leaves or not all(isinstance(e, LobbyError) for e in leaves):
+        if leaves and all(isinstance(e, LobbyError) for e in leaves):
+            print(f"p2pcards: error: {printable(leaves[0])}", file=sys.stderr)
+            return 2
+        # A file we cannot write or read (a full disk, lost permissions): one line, which file.
+        failed = next((e for e in leaves if isinstance(e, OSError)), None)
+        if failed is None:
             raise
-        print(f"p2pcards: error: {printable(leaves[0])}", file=sys.stderr)
-        return 2
+        from .wire.files import write_problem
+
+        where = f"{failed.filename}: " if failed.filename else ""
+        print(f"p2pcards: error: {printable(where + write_problem(failed))}", file=sys.stderr)
+        return 1
     except BaseException as exc:
         # Ctrl-C, also from inside a nursery (then in an exception group): a seat at a table
         # has told the others it left (net/table.py); no traceback.

@@ -182,6 +182,7 @@ def test_the_printout_after_a_network_game_names_the_players(capsys):
         peer=SimpleNamespace(session=session),
         transcript=None,
         history_warning=None,
+        problem=None,
     )
     assert _print_outcome(outcome) == 1
     out = capsys.readouterr().out

@@ -102,7 +102,10 @@ class SeatTable:
             raise LobbyProblem(f"the table did not start: {exc}") from None
         if self.outcome.aborted is not None:
             saved = f"; transcript saved to {self.outcome.transcript}" if self.outcome.transcript else ""
-            raise LobbyProblem(f"the game stopped: {self.outcome.aborted.reason}{saved}")
+            if self.outcome.problem:
+                saved = f"; {self.outcome.problem}"
+            reason = getattr(self.outcome.aborted, "detail", self.outcome.aborted.reason)
+            raise LobbyProblem(f"the game stopped: {reason}{saved}")
 
 
 def hosted_seat(

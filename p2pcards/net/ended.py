@@ -20,7 +20,7 @@ the end, and removes the folder. Nothing here does network IO.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from ..wire.transcript import (
     TranscriptEnd,
     TranscriptWriter,
     read_transcript,
+    write_transcript,
 )
 from .store import SeatLock, journal_path, load_seat_state, remove_seat_folder
 
@@ -138,23 +139,9 @@ def close_ended_seat(folder: Path, over: GameOver, transcript_dir: Path | None, 
         if not path.exists():
             log = journal.log()
             entries = log.closed() if over.end.status == "finished" else log.canonical()
-            _write_transcript(path, journal, entries, over.end)
+            write_transcript(path, journal.header, entries, [*journal.blames, *log.blames], over.end)
         remove_seat_folder(folder)
         return path
     finally:
         if lock is not None:
             lock.release()
-
-
-def _write_transcript(path: Path, journal: Transcript, entries: Iterable[Entry], end: TranscriptEnd) -> None:
-    tmp = path.with_name(path.name + ".part")
-    tmp.unlink(missing_ok=True)
-    try:
-        with TranscriptWriter.create(tmp, journal.header) as final:
-            final.append_entries(entries)
-            for blame in journal.blames:
-                final.append_blame(blame)
-            final.write_end(end)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)

@@ -47,6 +47,7 @@ from ..table.protocol import (
     TableProtocol,
 )
 from ..table.rounds import order_by_echoes
+from ..wire.files import write_problem
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
@@ -56,7 +57,7 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
-__all__ = ["Peer", "TableAborted", "send_order"]
+__all__ = ["CannotWrite", "Peer", "TableAborted", "send_order"]
 
 
 #: How long a seat leaving before the end spends telling the others (``Peer.say_goodbye``).
@@ -67,6 +68,29 @@ JOURNAL_QUIET, JOURNAL_SYNC_LATEST = 0.05, 1.0
 #: An entry held this long for entries of a seat we are connected to (which should have sent
 #: them itself) makes us ask the seat that brought it for them.
 FETCH_LATE = 0.25
+
+
+class CannotWrite(TableAborted):
+    """Our journal cannot be written (a full disk, lost permissions): we leave the table with a
+    signed ``bye`` giving this reason (``reason``, as the others read it); ``detail`` says the
+    same to our own player, with the file."""
+
+    def __init__(self, seat: int, exc: OSError, path: object = None):
+        problem = write_problem(exc)
+        super().__init__(f"cannot write its journal: {problem}", seat, "journal")
+        self.problem = problem
+        where = f" ({path})" if path is not None else ""
+        self.detail = f"cannot write our journal{where}: {problem}; we left the table"
+
+
+def is_goodbye(entry: Entry) -> bool:
+    """An entry of the goodbye a seat signs on its way out (its ``stop``, its ``bye``, its seed
+    reveal): after our journal failed, these are the only ones still signed, unjournaled (the
+    seats we send them to keep them, and a restart takes them back, recover_own)."""
+    if entry.kind in ("bye", "stop"):
+        return True
+    msg = entry.body.get("msg") if entry.kind == "deck" else None
+    return isinstance(msg, dict) and msg.get("type") == "seed"
 
 
 def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], waiting: set[int]) -> list[int]:
@@ -125,6 +149,9 @@ class Peer:
         self._stop_entry: Entry | None = None
         self._stop_sent = False
         self._playing = False  # play() has begun (a stop before it signs nothing)
+        #: Set when our journal could not be written: we sign nothing more but our goodbye.
+        self.write_failure: CannotWrite | None = None
+        self._goodbye_said = False
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
         self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
@@ -288,18 +315,64 @@ class Peer:
     async def _write_out(self, entries: list[Entry], fresh: list[Entry]) -> list[Entry]:
         """Journal our signed ``entries`` (the ``fresh`` ones: the others are in it already),
         then send them to every connected seat."""
+        failure: CannotWrite | None = None
         if fresh and self.journal is not None:
+            kept = self._journal_own(fresh)
+            unkept = fresh[kept:]
+            if unkept and not all(is_goodbye(entry) for entry in unkept):
+                # Not journaled, so not sent: taken back, as if never signed (a restart could
+                # otherwise sign another entry in its place). Our goodbye goes out anyway.
+                self.protocol.unsign(unkept)
+                entries = entries[: len(entries) - len(unkept)]
+                failure = self.write_failure
+        if failure is not None:
+            await self._send(entries)
+            raise failure
+        if not entries:
+            return entries
+        await self._send(entries, replayed=len(entries) > len(fresh))
+        return entries
+
+    def _journal_own(self, fresh: list[Entry]) -> int:
+        """Write our new entries to the journal and hand them to the system: how many of them
+        are in the file (all, unless it cannot be written: then our game is over)."""
+        journal = self.journal
+        if self.write_failure is not None:
+            return 0
+        start = journal.whole_records
+        try:
+            journal.flush()  # first what it holds of others' entries
+            start = journal.whole_records
             for entry in fresh:
-                self.journal.append_entry(entry)
+                journal.append_entry(entry)
             # In the file before it leaves: it survives this program being killed. The fsync
             # (a power cut) comes later (keep_journal_synced); a seat that lost it that way
             # takes it back from the others before it signs again (recover_own).
-            self.journal.flush()
-            now = trio.current_time()
-            self._unsynced = (self._unsynced[0] if self._unsynced else now, now)
+            journal.flush()
+        except OSError as exc:
+            self._journal_failed(exc)
+            return max(0, min(len(fresh), journal.whole_records - start))
+        now = trio.current_time()
+        self._unsynced = (self._unsynced[0] if self._unsynced else now, now)
+        return len(fresh)
+
+    def _journal_failed(self, exc: OSError) -> None:
+        """Our journal cannot be written: say so, and leave the table (a game we cannot keep
+        is one a crash would lose; an entry of ours not journaled could be signed twice). A
+        game already over only loses its journal: the transcript is written from memory."""
+        if self.write_failure is not None:
+            return
+        journal = self.journal
+        self.write_failure = CannotWrite(self.seat, exc, getattr(journal, "path", None))
+        self.session.publish("error", self.write_failure.detail)
+        if not self.protocol.over and self.session.result is None:
+            self.abort(self.write_failure)
+
+    async def _send(self, entries: list[Entry], *, replayed: bool = False) -> None:
+        """Send our signed ``entries`` to every connected seat."""
         if not entries:
-            return entries
-        if self.protocol.holding and len(entries) > len(fresh):
+            return
+        if self.protocol.holding and replayed:
             # A replayed entry of ours is in the log again: held entries of others may have
             # waited for it (a fresh one nobody can have seen yet).
             self._own_grew.set()
@@ -315,7 +388,6 @@ class Peer:
                     pass  # it catches up when it reconnects
                 else:
                     self._note_written(conn, entry)
-        return entries
 
     def _note_written(self, conn: Connection, entry: Entry) -> None:
         written = self._written.setdefault(conn, {})
@@ -410,7 +482,11 @@ class Peer:
             now = trio.current_time()
             if now - last >= JOURNAL_QUIET or now - first >= JOURNAL_SYNC_LATEST:
                 self._unsynced = None  # what is written from here on waits for the next fsync
-                await trio.to_thread.run_sync(self.journal.fsync)
+                try:
+                    await trio.to_thread.run_sync(self.journal.fsync)
+                except OSError as exc:
+                    self._journal_failed(exc)
+                    return
 
     async def ask_around(self, waiting_on: set[int], *, halt: bool = True) -> None:
         """We wait on these seats: if one has stopped its game, ours stops too
@@ -599,8 +675,11 @@ class Peer:
         """The effects that need no waiting."""
         for effect in effects:
             if isinstance(effect, Keep):
-                if self.journal is not None:
-                    self.journal.append_entry(effect.entry)
+                if self.journal is not None and self.write_failure is None:
+                    try:
+                        self.journal.append_entry(effect.entry)
+                    except OSError as exc:
+                        self._journal_failed(exc)
             elif isinstance(effect, Named):
                 self.session.publish("error", effect.reason, seat=effect.seat)
             elif isinstance(effect, Stop):
@@ -667,6 +746,8 @@ class Peer:
         The first reason stays: what fails while we wind down is a consequence of it."""
         if self.aborted is None:
             self.aborted = exc
+        if self._own_fault(self.aborted):
+            return  # not a stop the table caused: we leave, with a signed bye (say_goodbye)
         if self._stop_entry is not None or self.protocol.over or not self._playing:
             return
         if not self.party._started or self.protocol.recovering or self.protocol.replay_own:
@@ -676,19 +757,39 @@ class Peer:
         except TableAborted:
             pass  # past our budget: the seed still goes out if it fits
 
+    def _own_fault(self, exc: TableAborted | None) -> bool:
+        """A stop for a reason of our own: we cannot write, or it names us (a fault we found
+        in ourselves). We leave with a signed ``bye`` that says so, not a ``stop``."""
+        return isinstance(exc, CannotWrite) or (exc is not None and exc.seat == self.seat)
+
+    @property
+    def leaves(self) -> bool:
+        """Our game ends for a reason of our own (our player quit, we cannot write, a fault of
+        ours), not with a ``stop`` that the table caused: we sign a ``bye``."""
+        # Not a stop that names no seat before any entry of it (we could not connect, say):
+        # a signed bye would have verify name us as having left, while we may be the one cut
+        # off; the goodbye frame still tells every connected seat (issue 23).
+        return self.aborted is None or self._own_fault(self.aborted)
+
     async def say_goodbye(self, reason: str) -> None:
         """Tell every connected seat that we leave before the game's end (at most a second,
-        even while being cancelled): a signed ``bye`` entry, so they end the game at once
-        instead of waiting for us and the transcript shows who left; our deck seed, as at any
-        stop; then a goodbye on every connection."""
+        even while being cancelled), once: a signed ``bye`` entry with ``reason``, so they end
+        the game at once instead of waiting for us and the transcript shows who left (after a
+        stop the table caused, our ``stop`` entry instead: a bye would name us in verify for
+        it); our deck seed, as at any stop; then a goodbye frame with ``reason`` on every
+        connection."""
+        if self._goodbye_said:
+            return
+        self._goodbye_said = True
         reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
-            # (While we recover, what we sign could be a second version. After our game
-            # stopped, we are not leaving a game: a bye then would name us in verify for a
-            # stop that another seat caused.)
-            if not self.recovering and self.aborted is None:
-                async with self.send_lock:
-                    await self.publish("bye", {"reason": reason})
+            # (While we recover, what we sign could be a second version.)
+            if not self.recovering and not self.protocol.over and self.leaves:
+                try:
+                    async with self.send_lock:
+                        await self.publish("bye", {"reason": reason})
+                except TableAborted:
+                    pass  # past our budget: the frame still says it
                 await self._reveal_seed()
             elif not self.recovering:
                 await self._publish_stop()
@@ -748,10 +849,12 @@ class Peer:
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
                 )
                 return result
+        assert self.aborted is not None, "set by _stopped"
+        if self._own_fault(self.aborted):
+            raise self.aborted  # we leave: the table driver says goodbye (bye, then seed)
         await self._publish_stop()  # first: signed when we stopped, it comes before the rest
         await self._publish_evidence()
         await self._reveal_seed()
-        assert self.aborted is not None, "set by _stopped"
         raise self.aborted
 
     async def _publish_stop(self) -> None:

@@ -283,6 +283,8 @@ async def play_local_table(
     transcript_dir: Path | None = None,
     linger: float = LINGER_SECONDS,
     on_peer: Callable[[Peer], None] | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
 ) -> list[SeatOutcome]:
     """Play one table on this machine, every seat a peer of its own (its own keys, listener
     and connections) on ``interface``; ``agents[seat]`` makes the agent of each seat. Seat 0
@@ -290,7 +292,8 @@ async def play_local_table(
     others take seats 1, 2, ... in turn, each named "player N". With ``discover`` the host
     announces the table by zeroconf on ``interface`` and each joiner finds it there; otherwise
     they dial its port (the OS chooses every port). ``on_peer`` gets every seat's peer as its
-    game starts. Returns every seat's outcome, by seat."""
+    game starts. With ``persist`` every seat keeps its seed, keys and journal under
+    ``state_home``, as ``p2pcards host``/``join`` do. Returns every seat's outcome, by seat."""
     if len(agents) != players:
         raise ValueError(f"{players} seats need {players} agents, not {len(agents)}")
     table_name = name or f"table-{secrets.token_hex(6)}"
@@ -323,6 +326,8 @@ async def play_local_table(
             on_port=on_port,
             on_peer=on_peer,
             linger=linger,
+            persist=persist,
+            state_home=state_home,
         )
         outcomes[0] = mine[0]
 
@@ -346,6 +351,8 @@ async def play_local_table(
             on_peer=on_peer,
             on_seated=lambda seat, terms: seated[position].set(),
             linger=linger,
+            persist=persist,
+            state_home=state_home,
         )
         outcomes[outcome.peer.seat] = outcome
 

@@ -15,11 +15,21 @@ from ..game import Game, Result
 from ..session import SeatAgent
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
+from ..wire.files import write_problem
 from ..wire.identity import Identity
-from ..wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter, roster_header
+from ..wire.messages import Bye, Entry
+from ..wire.transcript import (
+    TranscriptEnd,
+    TranscriptError,
+    TranscriptHeader,
+    TranscriptWriter,
+    read_transcript,
+    roster_header,
+    write_transcript,
+)
 from .ended import GameOver, close_ended_seat, ended_game, game_over_in, transcript_stem
 from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
-from .peer import Peer, TableAborted
+from .peer import CannotWrite, Peer, TableAborted
 from .slots import Slot, serve_listener
 from .store import (
     SeatLock,
@@ -64,6 +74,9 @@ class SeatOutcome:
     transcript: Path | None
     #: Why the game is not in the history (``history=True`` only), else ``None``.
     history_warning: str | None = None
+    #: What could not be written (the journal, the transcript) and where the game is kept
+    #: instead, in one line for the player; ``None`` when every file was written.
+    problem: str | None = None
 
 
 def transcript_header(peer: Peer) -> TranscriptHeader:
@@ -108,17 +121,30 @@ async def play_seat(
     seed = seed if seed is not None else secrets.token_bytes(32)
     peer = peer_factory(identity, header, me, game, agent, seed=seed)
     folder = lock = None
-    if persist:
-        folder = seat_folder(header.table, me, state_home)
-        lock = SeatLock(folder)  # held while we play: 'resume' leaves a seat that is playing alone
-        # The seed must be safe on disk before its commitment leaves this machine.
-        save_seat_state(folder, SeatState(peer.header_wire, me, seed, identity, bot))
-        journal = TranscriptWriter.create(journal_path(folder), transcript_header(peer), sync=False)
-    elif transcript_dir is not None:
-        transcript_dir.mkdir(parents=True, exist_ok=True)
-        journal = TranscriptWriter.create(transcript_dir / f"{_stem(peer)}.journal", transcript_header(peer))
-    else:
-        journal = None
+    journal: TranscriptWriter | None = None
+    try:
+        if persist:
+            folder = seat_folder(header.table, me, state_home)
+            lock = SeatLock(folder)  # held while we play: 'resume' leaves a seat that is playing alone
+            # The seed must be safe on disk before its commitment leaves this machine.
+            save_seat_state(folder, SeatState(peer.header_wire, me, seed, identity, bot))
+            journal = TranscriptWriter.create(journal_path(folder), transcript_header(peer), sync=False)
+        elif transcript_dir is not None:
+            transcript_dir.mkdir(parents=True, exist_ok=True)
+            journal = TranscriptWriter.create(transcript_dir / f"{_stem(peer)}.journal", transcript_header(peer))
+    except OSError as exc:
+        # Nothing is signed yet: the seat is given up before its game begins (the others
+        # cannot start without it, and are told why).
+        where = getattr(exc, "filename", None) or folder or transcript_dir
+        reason = f"cannot write its files: {write_problem(exc)}"
+        await _leave_lobby(lobby, reason)
+        if lock is not None:
+            lock.release()
+        if folder is not None:
+            remove_seat_folder(folder)
+        raise LobbyError(
+            f"cannot write {where}: {write_problem(exc)}; the seat was given up before its game began"
+        ) from None
     peer.journal = journal
     try:
         return await _run_seat(
@@ -137,6 +163,20 @@ async def play_seat(
     finally:
         if lock is not None:
             lock.release()
+
+
+async def _leave_lobby(lobby: LobbyResult, reason: str) -> None:
+    """Before the game: a goodbye on every connection of the mesh, then close them."""
+    with trio.CancelScope(shield=True), trio.move_on_after(1.0):
+        for conn in lobby.links.values():
+            try:
+                await conn.send(Bye(reason).to_wire())
+            except (ConnectionClosed, OSError):
+                pass
+    for conn in lobby.links.values():
+        await conn.aclose()
+    if lobby.listener is not None:
+        await lobby.listener.aclose()
 
 
 async def resume_seat(
@@ -182,7 +222,10 @@ async def _resume_seat(
     linger: float,
 ) -> SeatOutcome:
     state = load_seat_state(folder)
-    over = game_over_in(folder)
+    try:
+        over = game_over_in(folder)
+    except (OSError, ValueError):  # no journal, or a damaged one: _reopen_journal deals with it
+        over = None
     if over is not None:  # at once, and without the network: there is nothing to come back to
         raise GameEnded(folder, over.reason, close_ended_seat(folder, over, transcript_dir, locked=True))
     header = TableHeader.from_wire(state.header)
@@ -190,8 +233,10 @@ async def _resume_seat(
     if game.rules_version != header.rules_version:
         raise LobbyError(f"{game.id}: the table uses rules {header.rules_version}, we now have {game.rules_version}")
     # When this seat last wrote to its journal: the others have waited for it since then.
-    away_since = time.time() - journal_path(folder).stat().st_mtime
-    writer, journal = TranscriptWriter.resume(journal_path(folder))
+    try:
+        away_since = time.time() - journal_path(folder).stat().st_mtime
+    except OSError:  # no journal (the disk was full as the game began): it starts anew
+        away_since = 0.0
     peer = Peer(
         state.identity,
         header,
@@ -199,9 +244,17 @@ async def _resume_seat(
         game,
         agent_factory(game, state.seat, header.options),
         seed=state.seed,
-        journal=writer,
     )
-    peer.load_journal(journal.entries)
+    path = journal_path(folder)
+    try:
+        kept = _reopen_journal(peer, path)
+    except OSError as exc:
+        raise LobbyError(
+            f"cannot resume from {folder}: cannot write its journal {path}: {write_problem(exc)} "
+            "(free some space, or fix its permissions, then resume again)"
+        ) from None
+    peer.journal, entries = kept
+    peer.load_journal(entries)
     me = header.seats[state.seat]
     listeners = await trio.open_tcp_listeners(me.port, host=me.host)
     lobby = LobbyResult(header, state.seat, {}, listeners[0])
@@ -219,6 +272,31 @@ async def _resume_seat(
         linger=linger,
         away_for=away_since,
     )
+
+
+def _reopen_journal(peer: Peer, path: Path) -> tuple[TranscriptWriter, list[Entry]]:
+    """The journal of a seat to resume, opened to append to, and the entries it kept. A torn
+    tail (a crash or a full disk mid-write) is cut off; a journal that is missing or holds no
+    whole header (the disk was full when the game began) is started anew: the other seats
+    send back what it lacks, ours included (recover_own). (A journal with its end record never
+    gets here: game_over_in closes that seat first.) Other damage is a :class:`LobbyError`
+    saying what to do."""
+    try:
+        transcript = read_transcript(path, allow_torn=True, verify=True)
+    except FileNotFoundError:
+        transcript = None
+    except TranscriptError as exc:
+        if not any(words in exc.reason for words in ("no whole header", "empty transcript")):
+            raise LobbyError(
+                f"cannot resume: the journal {path} is damaged ({exc}); move it away and resume "
+                "again (the other seats send back what it held), or ask them for their transcript"
+            ) from None
+        transcript = None
+    if transcript is None:
+        path.unlink(missing_ok=True)
+        return TranscriptWriter.create(path, transcript_header(peer)), []
+    writer, journal = TranscriptWriter.resume(path)
+    return writer, journal.entries
 
 
 async def _run_seat(
@@ -300,7 +378,13 @@ async def _run_seat(
             result = await peer.play()
         except TableAborted as exc:
             aborted = exc
+        if aborted is not None and peer.leaves:
+            # We leave for a reason of our own (we cannot write, a fault of ours): the others
+            # are told now, so that they stop (and reveal their seeds, which we wait for
+            # below) instead of waiting the grace period for us.
+            await peer.say_goodbye(aborted.reason)
 
+    leaving = "quit before the game ended"
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(peer.run_background)
@@ -348,26 +432,51 @@ async def _run_seat(
                         await trio.sleep(0.01)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
             nursery.cancel_scope.cancel()
+    except BaseException as exc:
+        leaving = _leaving_reason(exc)
+        raise
     finally:
-        if result is None and aborted is None:
-            # Leaving before the end (the player quit, Ctrl-C, a fault of ours): say so, and
-            # the others end the game now instead of waiting the grace period for us.
-            await peer.say_goodbye("quit before the game ended")
-            _finish_after_leaving(peer, transcript_dir, folder)
+        if result is None:
+            # Every stop says goodbye, with its true reason: leaving before the end (the player
+            # quit, Ctrl-C, a fault of ours) signs a bye, so the others end the game now
+            # instead of waiting the grace period for us; after a stop, our stop entry says
+            # why, and the goodbye on every connection says it again.
+            await peer.say_goodbye(aborted.reason if aborted is not None else leaving)
+            if aborted is None:
+                _finish_after_leaving(peer, transcript_dir, folder)
     for conn in list(peer.connections.values()):
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
+    problem = None
     if keep_folder:
         if peer.journal is not None:
             peer.journal.close()
         path = None
     else:
-        path = _finish(peer, transcript_dir, folder, end)
-    outcome = SeatOutcome(peer, result, aborted, path)
+        path, problem = _finish(peer, transcript_dir, folder, end)
+    if problem is None and peer.write_failure is not None:
+        problem = peer.write_failure.detail
+    if problem is not None:
+        peer.session.publish("error", problem)
+    outcome = SeatOutcome(peer, result, aborted, path, problem=problem)
     if history and path is not None:
         outcome.history_warning = await _record_history(peer, path, state_home)
     return outcome
+
+
+def _leaving_reason(exc: BaseException) -> str:
+    """Why we leave a game that raised ``exc``: the player (Ctrl-C, a cancelled seat), our
+    journal, or an error of this program."""
+    leaves = exc.exceptions if isinstance(exc, BaseExceptionGroup) else [exc]
+    for leaf in leaves:
+        if isinstance(leaf, CannotWrite):
+            return leaf.reason
+        if isinstance(leaf, OSError):
+            return f"cannot write its files: {write_problem(leaf)}"
+        if not isinstance(leaf, (trio.Cancelled, KeyboardInterrupt, SystemExit, BaseExceptionGroup)):
+            return f"stopped on an error of its own ({type(leaf).__name__}: {str(leaf)[:200]})"
+    return "quit before the game ended"
 
 
 async def _record_history(peer: Peer, path: Path, home: Path | str | None) -> str | None:
@@ -448,31 +557,53 @@ def _stem(peer: Peer) -> str:
     return transcript_stem(peer.header.table, peer.seat)
 
 
-def _finish(peer: Peer, transcript_dir: Path | None, folder: Path | None, end: TranscriptEnd) -> Path | None:
+def _finish(
+    peer: Peer, transcript_dir: Path | None, folder: Path | None, end: TranscriptEnd
+) -> tuple[Path | None, str | None]:
     """Close the journal and write the final transcript, in canonical order (byte-identical
-    at every seat that saw the same log)."""
+    at every seat that saw the same log): its path, and what could not be written (one line
+    for the player, saying where the game is kept), if anything."""
     journal = peer.journal
+    problem = None
     if journal is not None:
-        journal.write_end(end)
-        journal.close()
+        try:
+            if journal.failed is None:
+                journal.write_end(end)
+        except OSError as exc:
+            problem = f"cannot write the journal's end ({journal.path}): {write_problem(exc)}"
+        finally:
+            try:
+                journal.close()
+            except OSError:
+                pass  # said above, or the journal had failed during the game (said then)
     path = None
     if transcript_dir is not None:
-        transcript_dir.mkdir(parents=True, exist_ok=True)
-        path = transcript_dir / f"{_stem(peer)}.p2pt"
-        # One fsync at the end record (not one per record): the journal stays until then.
-        with TranscriptWriter.create(path, transcript_header(peer)) as final:
-            # Not an entry that waits for what its author had seen and never came (a chat line
-            # after the results may echo another that has not reached us): every echo in the
-            # file is then backed by the file, as verify requires of a finished game.
-            final.append_entries(peer.log.closed() if end.status == "finished" else peer.log.canonical())
-            for blame in peer.log.blames:
-                final.append_blame(blame)
-            final.write_end(end)
-        stray = transcript_dir / f"{_stem(peer)}.journal"
-        stray.unlink(missing_ok=True)
+        target = transcript_dir / f"{_stem(peer)}.p2pt"
+        # Not an entry that waits for what its author had seen and never came (a chat line
+        # after the results may echo another that has not reached us): every echo in the
+        # file is then backed by the file, as verify requires of a finished game.
+        entries = peer.log.closed() if end.status == "finished" else peer.log.canonical()
+        try:
+            transcript_dir.mkdir(parents=True, exist_ok=True)
+            write_transcript(target, transcript_header(peer), entries, peer.log.blames, end)
+        except OSError as exc:
+            problem = f"cannot write the transcript {target}: {write_problem(exc)}; " + _kept_in(journal, folder)
+        else:
+            path = target
+            stray = transcript_dir / f"{_stem(peer)}.journal"
+            stray.unlink(missing_ok=True)
     if folder is not None and path is not None:
         remove_seat_folder(folder)  # the transcript now holds everything worth keeping
-    return path
+    return path, problem
+
+
+def _kept_in(journal: TranscriptWriter | None, folder: Path | None) -> str:
+    """Where the game is kept when its transcript could not be written, and what to do."""
+    if journal is None or journal.failed is not None:
+        return "the game is kept only by the other seats (ask them for their transcript)"
+    if folder is not None:
+        return f"the game is kept in {journal.path}: free some space, then 'p2pcards resume {folder}' saves it"
+    return f"the game is kept in {journal.path} (check it: p2pcards verify {journal.path})"
 
 
 def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path | None) -> None:
@@ -495,8 +626,10 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
     seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     if aborted is not None:
+        # Gone: its connection is down, or it signed a goodbye (it may linger to collect seeds).
+        seat = aborted.seat
         absent: tuple[int, ...] = (
-            (aborted.seat,) if aborted.seat is not None and not peer.connected(aborted.seat) else ()
+            (seat,) if seat is not None and (not peer.connected(seat) or seat in peer.left) else ()
         )
         if not absent and aborted.step == "resume":  # back after a restart: who never answered
             absent = tuple(s for s in range(peer.header.players) if s != peer.seat and not peer.connected(s))

@@ -412,6 +412,14 @@ class TableProtocol:
         self._signed(entry)
         return entry, True
 
+    def unsign(self, entries: Sequence[Entry]) -> None:
+        """Take back our newest ``entries`` (in the order signed), which never left this
+        program: they could not be journaled, and what cannot be journaled is not sent."""
+        for entry in reversed(entries):
+            self.log.retract(entry)
+            if entry.kind == "stop":
+                self._stopped.discard(self.seat)
+
     def _signed(self, entry: Entry) -> None:
         """What our own entry tells our side of the protocol (it never comes to meaning())."""
         if entry.kind == "stop":

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["fsync_dir", "try_lock", "write_private"]
+__all__ = ["fsync_dir", "try_lock", "write_private", "write_problem"]
+
+_PROBLEMS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.EIO: "input/output error",
+}
+
+
+def write_problem(exc: OSError) -> str:
+    """What went wrong with a write, in a few words a player can act on ("disk full")."""
+    return _PROBLEMS.get(exc.errno or 0) or exc.strerror or str(exc) or type(exc).__name__
 
 
 def fsync_dir(folder: Path) -> None:

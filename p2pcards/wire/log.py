@@ -138,6 +138,13 @@ class _Spent:
             self.chats += 1
             self.chat_bytes += len(entry.signed_bytes)
 
+    def remove(self, entry: Entry) -> None:
+        self.bytes -= len(entry.signed_bytes)
+        self.containers -= entry_containers(entry)
+        if entry.kind == "chat":
+            self.chats -= 1
+            self.chat_bytes -= len(entry.signed_bytes)
+
 
 _FLAT = frozenset({bytes, str, int, bool, float, type(None)})
 
@@ -429,6 +436,15 @@ class Log:
         chain.append(entry)
         self._spent[entry.sender].add(entry)
         return True
+
+    def retract(self, entry: Entry) -> None:
+        """Take back ``entry``, the last of its seat's chain: our own entry that never left this
+        program (it could not be journaled, so it is not sent: as if never signed)."""
+        chain = self._chains[entry.sender]
+        if not chain or chain[-1] is not entry:
+            raise ValueError(f"entry #{entry.seq} of seat {entry.sender} is not the last of its chain")
+        chain.pop()
+        self._spent[entry.sender].remove(entry)
 
     def proves_over_budget(self, seat: int, code: str, entry: Entry) -> bool:
         """``entry`` is validly signed by ``seat``, continues ``seat``'s chain as this log holds

@@ -28,6 +28,7 @@ cuts it off explicitly and carries on.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
@@ -53,6 +54,7 @@ __all__ = [
     "TranscriptWriter",
     "TornTranscript",
     "read_transcript",
+    "write_transcript",
 ]
 
 MAGIC = b"\x89p2pcards-tr\r\n\x1a\n"  # PNG-style: catches text-mode and 7-bit mangling
@@ -452,28 +454,42 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
 class TranscriptWriter:
     """Appends records to a transcript file. ``sync=True`` fsyncs after every record;
     otherwise call :meth:`flush` (the records survive this program being killed) or :meth:`sync`
-    (they survive a power cut too) before sending anything that depends on what was written."""
+    (they survive a power cut too) before sending anything that depends on what was written.
 
-    def __init__(self, handle: BinaryIO, path: Path, check: bytes, *, sync: bool, ended: bool):
+    A write that fails (a full disk, lost permissions) raises its :class:`OSError` and leaves
+    the file at its last whole record: what was handed over since the last successful
+    :meth:`flush` is cut off, never left torn (``whole_records`` counts what is in the file).
+    From then on the writer is ``failed``: every write raises again."""
+
+    def __init__(self, handle: BinaryIO, path: Path, check: bytes, *, sync: bool, ended: bool, size: int, records: int):
         self._handle = handle
         self.path = path
         self._check = check
         self._sync_each = sync
         self.ended = ended
+        self._pending = bytearray()  # whole records not yet written to the file
+        self._pending_records = 0
+        # The file as far as it holds whole records: its size, the chain value there, records.
+        self._whole = (size, check)
+        self.whole_records = records
+        #: The write that failed, once one has (nothing more is written).
+        self.failed: OSError | None = None
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], header: TranscriptHeader, *, sync: bool = False) -> TranscriptWriter:
-        """Start a new transcript (the file must not exist)."""
+        """Start a new transcript (the file must not exist). If even the header cannot be
+        written, the file is removed again."""
         path = Path(path)
-        handle = open(path, "xb")  # noqa: SIM115 - the writer owns it and closes it
+        handle = open(path, "xb", buffering=0)  # noqa: SIM115 - the writer owns it and closes it
         try:
-            handle.write(MAGIC)
-            writer = cls(handle, path, FIRST_CHECK, sync=sync, ended=False)
+            writer = cls(handle, path, FIRST_CHECK, sync=sync, ended=False, size=0, records=0)
+            writer._pending += MAGIC  # written with the header record
             writer._write(header.to_wire())
             writer.sync()
             fsync_dir(path.parent)
         except BaseException:
             handle.close()
+            path.unlink(missing_ok=True)
             raise
         return writer
 
@@ -486,7 +502,7 @@ class TranscriptWriter:
         transcript = read_transcript(path, allow_torn=True, verify=True)
         if transcript.end is not None:
             raise TranscriptError(f"{path}: the transcript is already closed")
-        handle = open(path, "r+b")  # noqa: SIM115 - the writer owns it and closes it
+        handle = open(path, "r+b", buffering=0)  # noqa: SIM115 - the writer owns it and closes it
         try:
             if os.fstat(handle.fileno()).st_size != transcript.valid_size:
                 # (Only then: an intact file keeps its modification time, which tells how
@@ -497,22 +513,35 @@ class TranscriptWriter:
         except BaseException:
             handle.close()
             raise
-        return cls(handle, path, transcript.last_check, sync=sync, ended=False), transcript
+        writer = cls(
+            handle,
+            path,
+            transcript.last_check,
+            sync=sync,
+            ended=False,
+            size=transcript.valid_size,
+            records=transcript.records,
+        )
+        return writer, transcript
 
     def _write(self, obj: dict[str, Any]) -> None:
         self._write_body(framing.encode(obj, RECORD_LIMITS))
 
     def _write_body(self, body: bytes) -> None:
+        if self.failed is not None:
+            raise OSError(self.failed.errno, self.failed.strerror, str(self.path))
         if self.ended:
             raise TranscriptError("the transcript is already closed")
         if len(body) > MAX_RECORD:
             raise TranscriptError(f"record of {len(body)} bytes exceeds {MAX_RECORD}")
         length = len(body).to_bytes(LENGTH_SIZE, "big")
         self._check = _next_check(self._check, length, body)
-        # One write call per record keeps the torn window to the last record.
-        self._handle.write(length + body + self._check)
+        self._pending += length + body + self._check
+        self._pending_records += 1
         if self._sync_each:
             self.sync()
+        elif len(self._pending) >= io.DEFAULT_BUFFER_SIZE:
+            self.flush()
 
     def append_entry(self, entry: Entry) -> None:
         # The canonical encoding of {"type": "entry", "entry": entry.to_wire()} (keys in
@@ -528,19 +557,58 @@ class TranscriptWriter:
 
     def write_end(self, end: TranscriptEnd) -> None:
         self._write(end.to_wire())
-        self.ended = True
         self.sync()
+        self.ended = True
 
     def flush(self) -> None:
         """Hand what was written to the operating system: it survives this program being
-        killed, not yet a power cut (:meth:`fsync`)."""
-        self._handle.flush()
+        killed, not yet a power cut (:meth:`fsync`). If that fails, the file is cut back to
+        its last whole record and the error raised."""
+        if self.failed is not None:
+            raise OSError(self.failed.errno, self.failed.strerror, str(self.path))
+        if not self._pending:
+            return
+        failure = None
+        with memoryview(self._pending) as data:
+            done = 0
+            try:
+                while done < len(data):  # an unbuffered file: a write may take only part
+                    with data[done:] as rest:
+                        done += self._handle.write(rest) or 0
+            except OSError as exc:
+                failure = exc
+        if failure is not None:
+            self._fail(failure)
+            raise failure
+        self._whole = (self._whole[0] + len(self._pending), self._check)
+        self.whole_records += self._pending_records
+        self._pending.clear()
+        self._pending_records = 0
+
+    def _fail(self, exc: OSError) -> None:
+        """A write failed: no more writes, and the file back to its last whole record (a
+        partial one would read as a torn tail; a whole one that the caller is told failed
+        must not be in the file either)."""
+        self.failed = exc
+        self._pending.clear()
+        self._pending_records = 0
+        size, self._check = self._whole
+        try:
+            self._handle.truncate(size)
+            self._handle.seek(size)
+        except OSError:  # pragma: no cover - a file system that refuses even that
+            pass
 
     def fsync(self) -> None:
         """Make what was flushed durable. Only touches the file descriptor, so another thread
         may run it while this one goes on writing (a record written meanwhile may or may not
-        be covered: flush and fsync again for it)."""
-        os.fsync(self._handle.fileno())
+        be covered: flush and fsync again for it). A failure marks the writer failed."""
+        try:
+            os.fsync(self._handle.fileno())
+        except OSError as exc:
+            if self.failed is None:
+                self.failed = exc
+            raise
 
     def sync(self) -> None:
         """Flush and fsync: after this returns, what was written survives a crash."""
@@ -548,8 +616,13 @@ class TranscriptWriter:
         self.fsync()
 
     def close(self) -> None:
-        if not self._handle.closed:
-            self.sync()
+        """Write what is left and close the file (closed even if that write fails)."""
+        if self._handle.closed:
+            return
+        try:
+            if self.failed is None:
+                self.sync()
+        finally:
             self._handle.close()
 
     def __enter__(self) -> TranscriptWriter:
@@ -557,6 +630,27 @@ class TranscriptWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def write_transcript(
+    path: Path, header: TranscriptHeader, entries: Iterable[Entry], blames: Iterable[Blame], end: TranscriptEnd
+) -> None:
+    """Write a whole transcript to ``path`` at once: to a file beside it first, renamed into
+    place when complete, so that ``path`` never holds a torn transcript (a full disk leaves
+    nothing, or an older file, and raises its :class:`OSError`)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        with TranscriptWriter.create(tmp, header) as final:
+            final.append_entries(entries)
+            for blame in blames:
+                final.append_blame(blame)
+            final.write_end(end)
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def roster_header(

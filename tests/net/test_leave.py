@@ -8,6 +8,7 @@ import trio
 
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
+from p2pcards.table.protocol import TableAborted
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 
@@ -81,3 +82,62 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
         assert outcome.peer.header.seats[outcome.aborted.seat].name == "dave"
         assert set(outcome.peer.left) == {outcome.aborted.seat}
     assert ("connection", "dave left the table: quit before the game ended") in events
+
+
+def find_a_fault_in_seat(seat: int, moves: int, reason: str):
+    """An ``on_peer`` under which ``seat``'s peer, after ``moves`` moves, finds a fault in its
+    own seat (a self-check that fails) and stops its game for it."""
+
+    def on_peer(peer) -> None:
+        if peer.seat != seat:
+            return
+        seen = []
+
+        def watch(event) -> None:
+            if event.kind == "action":
+                seen.append(event)
+                if len(seen) == moves:
+                    peer.abort(TableAborted(reason, seat, "action"))
+
+        peer.session.subscribe(watch)
+
+    return on_peer
+
+
+def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_grace(tmp_path):
+    """Every stop says goodbye with its true reason (issue 23): a seat that stops for a fault of
+    its own signs a ``bye`` saying so; the others end the game at once, naming it as having
+    left, and their transcripts show it."""
+    from p2pcards.net.runner import play_local_table
+    from p2pcards.testing.loopback import _agents, _host_for
+    from p2pcards.verify import EXIT_FAILED, verify_file
+
+    host, game = _host_for("cals-bs")
+    options = game.resolve_options({"match_target": 3}, 3)
+    reason = "a self-check of its own seat failed"
+
+    async def main():
+        with trio.fail_after(30):  # the grace is 60 s
+            return await play_local_table(
+                host,
+                game.id,
+                players=3,
+                options=options,
+                agents=_agents(host, game, "random", 3, 0, 0.0),
+                interface=LOOPBACK,
+                timeouts=Timeouts(deck=20, turn=20, grace=60),
+                transcript_dir=tmp_path,
+                linger=5.0,
+                on_peer=find_a_fault_in_seat(1, 3, reason),
+            )
+
+    outcomes = trio.run(main)
+    faulty = outcomes[1].peer
+    assert [e.body["reason"] for e in faulty.log.entries(1) if e.kind == "bye"] == [reason]
+    assert not any(e.kind == "stop" for e in faulty.log.entries(1))
+    for seat in (0, 2):
+        aborted = outcomes[seat].aborted
+        assert aborted is not None and aborted.seat == 1 and f"player 1 left the table: {reason}" in aborted.reason
+        report = verify_file(outcomes[seat].transcript)
+        assert report.end_status == "abandoned" and report.status == EXIT_FAILED and report.problem.seat == 1
+        assert reason in report.problem.reason

@@ -302,3 +302,79 @@ def test_a_file_of_too_many_lists_and_maps_is_refused(tmp_path, header, players,
     with pytest.raises(TranscriptError, match="the file holds more than 40 lists and maps") as caught:
         read_transcript(path)
     assert 0 < caught.value.record < 12
+
+
+class FullDisk:
+    """A file on a disk with ``room`` bytes left: a write that does not fit writes what fits
+    (a torn record), then fails with ENOSPC."""
+
+    def __init__(self, handle, room):
+        self.handle, self.room = handle, room
+
+    def write(self, data):
+        import errno
+        import os
+
+        if len(data) <= self.room:
+            self.room -= len(data)
+            return self.handle.write(data)
+        if self.room:
+            self.handle.write(bytes(data[: self.room]))
+            self.room = 0
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self.handle, name)
+
+
+@pytest.mark.parametrize("room", [0, 1, 5, 60, 300])
+def test_a_full_disk_leaves_the_file_at_its_last_whole_record(tmp_path, header, players, room):
+    """A write that fails mid-record (a full disk) is cut back out of the file: the file reads
+    whole up to the last record that was flushed, never torn, and ``whole_records`` says how
+    many; the writer then refuses every write; a later resume carries on from there."""
+    path = tmp_path / "journal.p2pt"
+    log = Log(header.table, header.lobby, header.roster)
+    writer = TranscriptWriter.create(path, header)
+    first = [log.make_entry(players[0], 0, "action", {"i": i}) for i in range(3)]
+    writer.append_entries(first)
+    writer.flush()
+    assert writer.whole_records == 4  # the header and three entries
+    writer._handle = FullDisk(writer._handle, room)
+    more = [log.make_entry(players[0], 0, "action", {"i": i, "pad": b"x" * 50}) for i in range(3, 6)]
+    with pytest.raises(OSError) as failure:
+        writer.append_entries(more)
+        writer.flush()
+    assert failure.value.errno == 28 and writer.failed is not None
+    kept = read_transcript(path, allow_torn=True)
+    assert kept.truncated_at is None and kept.entries == first[: writer.whole_records - 1]
+    with pytest.raises(OSError):
+        writer.append_entry(more[0])
+    writer.close()  # closes without trying again
+    writer, again = TranscriptWriter.resume(path)
+    with writer:
+        writer.append_entries(more)
+        writer.write_end(END)
+    assert read_transcript(path).complete
+
+
+def test_a_transcript_that_cannot_be_written_leaves_no_file(tmp_path, header, players, monkeypatch):
+    """write_transcript writes beside the file and renames it into place: a full disk leaves no
+    torn transcript under its name (nor the file beside it)."""
+    from p2pcards.wire import transcript
+
+    log = write_game(tmp_path / "journal.p2pt", header, players)
+    path = tmp_path / "game.p2pt"
+    real_create = TranscriptWriter.create
+
+    def create(where, head, **kw):
+        writer = real_create(where, head, **kw)
+        writer._handle = FullDisk(writer._handle, 200)
+        return writer
+
+    monkeypatch.setattr(transcript.TranscriptWriter, "create", staticmethod(create))
+    with pytest.raises(OSError):
+        transcript.write_transcript(path, header, log.canonical(), [], END)
+    assert list(tmp_path.iterdir()) == [tmp_path / "journal.p2pt"]
+    monkeypatch.undo()
+    transcript.write_transcript(path, header, log.canonical(), [], END)
+    assert read_transcript(path).complete
