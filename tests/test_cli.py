@@ -131,7 +131,8 @@ def test_a_name_with_a_control_character_is_refused(cli, tmp_path):
 
 def test_history_imports_lists_and_counts_opponents(cli, tmp_path):
     import trio
-    from history_tables import play_recorded_game
+
+    from .history_tables import play_recorded_game
 
     played = trio.run(lambda: play_recorded_game(tmp_path, history=False))
     env = {"P2PCARDS_HOME": str(played.alice_home)}  # alice's data folder: her identity

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 import trio
-from history_tables import Played, play_recorded_game
 
 from p2pcards import history as hist
 from p2pcards.history import History, HistoryError, record_finished_game, record_transcript
 from p2pcards.verify import verify_file
 from p2pcards.wire.transcript import TranscriptWriter, read_transcript
+
+from .history_tables import Played, play_recorded_game
 
 
 @pytest.fixture(scope="module")

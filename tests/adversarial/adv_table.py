@@ -237,7 +237,7 @@ def play_until_cheated(
 ) -> TableRun:
     """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
     ``ready``, if given, must also hold of the run (the network fault of ``others`` happened)."""
-    from cheaters import CHEATERS
+    from .cheaters import CHEATERS
 
     for attempt in range(attempts):
         run = run_table(

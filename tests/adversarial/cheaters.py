@@ -690,7 +690,7 @@ class RawBytes(Cheater):
                 return
             # The target closes the connection; we come back on a fresh one after a while
             # (as a peer whose connection dropped does).
-            from adv_table import plugins
+            from .adv_table import plugins
 
             with trio.move_on_after(2):
                 await self.until(lambda: conn.closed)

@@ -1,22 +1,20 @@
 """How long the table takes to pass for a gone Cal's BS follower (docs/performance.md, "Passing
 for a gone follower"): loopback only, bots, one seat says an unsigned goodbye mid-game.
 
-    .venv/bin/python tests/adversarial/measure_absent_passes.py
+    .venv/bin/python -m tests.adversarial.measure_absent_passes
 """
 
 import pathlib
 import statistics
-import sys
 import tempfile
 
 import trio
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from adv_table import run_table  # noqa: E402
-from cheaters import CHEATERS  # noqa: E402
+from p2pcards.net import seats as seats_mod
+from p2pcards.table.timeouts import Timeouts
 
-from p2pcards.net import seats as seats_mod  # noqa: E402
-from p2pcards.table.timeouts import Timeouts  # noqa: E402
+from .adv_table import run_table
+from .cheaters import CHEATERS
 
 waits = []
 orig = seats_mod.RemoteSeat.choose

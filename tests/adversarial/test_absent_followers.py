@@ -7,9 +7,10 @@ present players absent cannot make their moves vanish."""
 from __future__ import annotations
 
 import pytest
-from adv_table import blamed, play_until_cheated, verify
 
 from p2pcards.table.timeouts import Timeouts
+
+from .adv_table import blamed, play_until_cheated, verify
 
 CHEATER = 1
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}

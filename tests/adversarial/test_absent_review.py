@@ -12,21 +12,17 @@ Each test was a bug the review found (marked xfail until it was fixed).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 import trio
-from adv_table import blamed, play_until_cheated, run_table, verify
-from cheaters import CHEATERS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "net"))
-from peer_support import IDS, fetched, make_peer  # noqa: E402  (tests/net: a Peer in process)
 
 from p2pcards.game import Round
 from p2pcards.net import table as net_table
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.log import Log
+
+from ..net.peer_support import IDS, fetched, make_peer  # tests/net: a Peer in process
+from .adv_table import blamed, play_until_cheated, run_table, verify
+from .cheaters import CHEATERS
 
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: The grace period is longer than the blips below, as it is meant to be.
@@ -275,7 +271,7 @@ def _log_of(peer) -> Log:
 
 
 def test_a_resumed_seat_replays_its_absent_statements():
-    from peer_support import Recorder
+    from ..net.peer_support import Recorder
 
     async def main():
         peer = make_peer()  # seat 0 of 3

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 import trio
-from adv_table import blamed, play_until_cheated, verify
-from cheaters import CHEATERS, Cheater, CheatingSeat
 
 from p2pcards.game import Round, Turn
 from p2pcards.table.timeouts import Timeouts
+
+from .adv_table import blamed, play_until_cheated, verify
+from .cheaters import CHEATERS, Cheater, CheatingSeat
 
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1

@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adv_table import FAST, TableRun, plugins, run_table, verify
-from cheaters import CHEATERS
 
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.transcript import read_transcript
+
+from .adv_table import FAST, TableRun, plugins, run_table, verify
+from .cheaters import CHEATERS
 
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)

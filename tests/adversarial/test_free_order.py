@@ -7,10 +7,11 @@ in its echo to be ordered against responses it never saw never counts."""
 from __future__ import annotations
 
 import pytest
-from adv_table import blamed, play_until_cheated, run_table, verify
-from cheaters import CHEATERS
 
 from p2pcards.net.peer import Peer
+
+from .adv_table import blamed, play_until_cheated, run_table, verify
+from .cheaters import CHEATERS
 
 CHEATER = 1
 FREE = {"match_target": 1, "turn_mode": "free"}

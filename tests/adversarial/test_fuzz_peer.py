@@ -12,7 +12,6 @@ import random
 
 import trio
 import trio.testing
-from adv_table import plugins
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +26,8 @@ from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log, Rejected, encode_header
 from p2pcards.wire.messages import Entry, sign_entry
 from p2pcards.wire.sealed import seal_body
+
+from .adv_table import plugins
 
 FUZZ = settings(
     max_examples=60,

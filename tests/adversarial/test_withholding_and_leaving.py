@@ -10,7 +10,8 @@ the cheater or nobody.
 from __future__ import annotations
 
 import pytest
-from adv_table import blamed, play_until_cheated, verify
+
+from .adv_table import blamed, play_until_cheated, verify
 
 CHEATER = 1
 TABLES = {3: ("cals-bs", 3, {"match_target": 1}), 4: ("crazy-eights", 4, {})}

@@ -9,10 +9,10 @@ import re
 
 import pytest
 import trio
-from history_tables import play_recorded_game
 
 from p2pcards.plugins import load_plugins
 
+from ..history_tables import play_recorded_game
 from .test_terminal import P2PCARDS, TMUX, Terminal
 
 pytestmark = [

@@ -1,7 +1,5 @@
-"""Helpers for the deck tests: tables of parties in one process, bad points.
-
-A module with its own name, not conftest: several test folders have a conftest module, and
-``from conftest import`` would find whichever came first on the path."""
+"""Helpers for the deck tests: tables of parties in one process, bad points (imported
+relatively: tests/ is a package, so every test module's name is unique)."""
 
 from __future__ import annotations
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import copy
 
 import pytest
-from deck_helpers import make_deck
 
 from p2pcards.deck import Party, Send
 from p2pcards.deck.backend import DeckFault
 from p2pcards.deck.group import prf_scalar
 from p2pcards.deck.local import _decode
 from p2pcards.deck.party import DealOp
+
+from .deck_helpers import make_deck
 
 FAR = 1000  # an operation index no game here reaches
 

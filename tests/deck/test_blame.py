@@ -6,12 +6,13 @@ import copy
 import os
 
 import pytest
-from deck_helpers import bad_points, make_deck
 from nacl import bindings as na
 
 from p2pcards.deck import Party, Send
 from p2pcards.deck.backend import DeckFault
 from p2pcards.deck.group import multiply, prf_scalar
+
+from .deck_helpers import bad_points, make_deck
 
 
 def verdict(excinfo, honest=None, cheater=None) -> tuple[str, int]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from deck_helpers import make_deck
 
 from p2pcards.deck import CoinOp
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
 from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, DealOp, OpDone, Party
+
+from .deck_helpers import make_deck
 
 # Every player count with 54 cards, and the bigger decks at the table sizes they are played at
 # (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from deck_helpers import BASE, bad_points
 
 from p2pcards.deck import group
 from p2pcards.deck.derive import card_table
+
+from .deck_helpers import BASE, bad_points
 
 
 @pytest.mark.parametrize("name", sorted(bad_points()))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from deck_helpers import bad_points
 
 from p2pcards.deck import group
+
+from .deck_helpers import bad_points
 
 
 def _inputs(n: int) -> tuple[list[bytes], list[bytes]]:

@@ -9,7 +9,6 @@ fails the same way). A pass is checked by every other seat as it arrives (protoc
 from __future__ import annotations
 
 import pytest
-from deck_helpers import make_deck
 from nacl import bindings as na
 
 from p2pcards.deck import Party
@@ -18,6 +17,8 @@ from p2pcards.deck.derive import card_table
 from p2pcards.deck.group import batch_invert, invert, mul, multiply, prf_scalar, scalar_product
 from p2pcards.deck.passes import make_relock, make_shuffle
 from p2pcards.deck.proofs import public_key
+
+from .deck_helpers import make_deck
 
 TAG = prf_scalar(b"t" * 32, "tag")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from deck_helpers import make_deck
-
 from p2pcards.deck import group
 from p2pcards.deck.derive import Secrets
+
+from .deck_helpers import make_deck
 
 
 def _leaves(value):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from deck_helpers import bad_points
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nacl import bindings as na
 
 from p2pcards.deck import proofs
 from p2pcards.deck.group import GROUP_ORDER, card_point, invert, mul, prf_scalar
+
+from .deck_helpers import bad_points
 
 CONTEXT = b"table/game/op 3/shuffle/seat 1"
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from deck_helpers import make_deck
 
 from p2pcards.deck.passes import pass_order
 from p2pcards.deck.public import NotOpened, PublicCards
+
+from .deck_helpers import make_deck
 
 
 def public_cards(deck) -> PublicCards:

@@ -5,9 +5,10 @@ entries a held entry waits for."""
 from __future__ import annotations
 
 import trio
-from peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
 from p2pcards.wire.log import Log
+
+from .peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
 
 def test_a_fetch_is_not_answered_with_what_already_went_out_on_that_connection():

@@ -198,11 +198,12 @@ def test_resume_cuts_a_torn_journal_starts_a_lost_one_anew_and_names_a_damaged_o
     journal with no whole header (the disk was full as the game began) is started anew (the
     other seats send back what it lacks); other damage is one line saying what to do."""
     import pytest
-    from peer_support import IDS, TABLE, make_peer
 
     from p2pcards.net.lobby import LobbyError
     from p2pcards.wire.log import Log
     from p2pcards.wire.transcript import TranscriptWriter
+
+    from .peer_support import IDS, TABLE, make_peer
 
     peer = make_peer()
     path = tmp_path / "journal.p2pt"

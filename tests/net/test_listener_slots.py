@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 
 import trio
-from loopback_table import play_three_seats
 
 from p2pcards.net import slots as slots_module
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
@@ -20,6 +19,8 @@ from p2pcards.net.slots import MAX_UNPROVEN, MAX_UNPROVEN_PER_ADDRESS, UNPROVEN_
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
+
+from .loopback_table import play_three_seats
 
 LOOPBACK = "127.0.0.1"
 FLOOD = 70

@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 
 import trio
-from peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
 from p2pcards.net.peer import Peer
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Entry, Fetched, sign_entry
 from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter, read_transcript
+
+from .peer_support import IDS, TABLE, Recorder, fetched, make_peer
 
 
 def own_chain(peer: Peer, count: int) -> list[Entry]:

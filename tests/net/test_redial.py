@@ -4,10 +4,11 @@ pair dials again, the peers catch up on what they missed, and the game completes
 import random
 
 import trio
-from loopback_table import play_three_seats
 
 from p2pcards.net.runner import bot_agent
 from p2pcards.plugins import load_plugins
+
+from .loopback_table import play_three_seats
 
 
 async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_path):

@@ -4,9 +4,9 @@ stop would name this honest seat for a stop another seat caused."""
 
 from __future__ import annotations
 
-from peer_support import make_peer
-
 from p2pcards.table.protocol import TableAborted
+
+from .peer_support import make_peer
 
 
 async def test_quitting_after_the_game_stopped_signs_no_goodbye_but_the_stop_and_the_seed():

@@ -6,11 +6,12 @@ from __future__ import annotations
 import random
 
 import trio
-from loopback_table import play_three_seats
 
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.timings import TimingRecorder
 from p2pcards.plugins import load_plugins
+
+from .loopback_table import play_three_seats
 
 
 async def test_the_recorder_sees_entries_arrive_and_leave(tmp_path):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from verify_tables import Table, play_table, won_hand_pickups
 
 from p2pcards.verify import verify_file
+
+from .verify_tables import Table, play_table, won_hand_pickups
 
 
 @pytest.fixture(scope="session")

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from verify_tables import resign, write
 
 from p2pcards.cli import main
 from p2pcards.console.replay import ReplayCursor, print_replay, replay_model, step_text
 from p2pcards.replay import load_replay, seat_of_file
 from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, verify_file
+
+from .verify_tables import resign, write
 
 TABLES = ["bs_table", "calypso_table", "eights_table"]
 CARD = re.compile(r"(?<![\w])(10|[2-9JQKA])([♠♥♦♣])")

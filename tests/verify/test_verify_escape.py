@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from verify_tables import write
-
 from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
+
+from .verify_tables import write
 
 #: A line break, a carriage return, a screen clear, a bidi override and a line separator, each
 #: followed by text that would pass for a line of the report.

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from verify_tables import won_hand_pickups
 
 from p2pcards.cards import parse_cards
 from p2pcards.game import Result
 from p2pcards.text import name_seats
 from p2pcards.verify import EXIT_VERIFIED, verify_file
+
+from .verify_tables import won_hand_pickups
 
 
 @pytest.fixture(params=["bs_table", "bs_challengeable_table", "calypso_table"])

@@ -3,10 +3,10 @@ result say "bob", never "seat 1"; the JSON keeps every numeric seat field and ad
 
 from __future__ import annotations
 
-from verify_tables import write
-
 from p2pcards.game import Result
 from p2pcards.verify import EXIT_FAILED, EXIT_VERIFIED, Problem, Report, verify_file
+
+from .verify_tables import write
 
 
 def test_a_problem_line_names_the_player_to_blame_and_the_json_keeps_the_seat(bs_table, tmp_path):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 
 import pytest
-from verify_tables import backed, chains_of, resign_own, write
 
 from p2pcards import verify as V
 from p2pcards.deck.group import GROUP_ORDER
@@ -16,6 +15,8 @@ from p2pcards.deck.passes import make_rehandle
 from p2pcards.verify import EXIT_FAILED, verify_file
 from p2pcards.wire.messages import sign_entry
 from p2pcards.wire.transcript import TranscriptEnd
+
+from .verify_tables import backed, chains_of, resign_own, write
 
 
 def _msg(entry):

@@ -4,7 +4,6 @@ cheating, with the step and the seat to blame) or 2 (unreadable, incomplete, uns
 from __future__ import annotations
 
 import pytest
-from verify_tables import backed, chains_of, flip, rechain, records, resign, resign_own, with_seed, write
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.table.header import Seat, TableHeader
@@ -14,6 +13,8 @@ from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import CHAT_ENTRIES, Log
 from p2pcards.wire.messages import new_table_id, sign_entry
 from p2pcards.wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
+
+from .verify_tables import backed, chains_of, flip, rechain, records, resign, resign_own, with_seed, write
 
 SAMPLES = 60
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from bs_table import Table, the_game
 from p2pcards_cals_bs import timeout_action
 from p2pcards_cals_bs.rules import plus_rank
 
 from p2pcards.cards import Rank
 from p2pcards.game import Done, IllegalAction, OptionError
+
+from .bs_table import Table, the_game
 
 
 def test_q_bs_01_clockwise_turns_not_arbitrary_order():

@@ -7,10 +7,11 @@ responses a seat had seen when it acted (none: they acted at the same moment).""
 from __future__ import annotations
 
 import pytest
-from bs_table import Table
 
 from p2pcards.engine import order_round
 from p2pcards.game import IllegalAction, Round, Turn
+
+from .bs_table import Table
 
 FREE = {"turn_mode": "free"}
 

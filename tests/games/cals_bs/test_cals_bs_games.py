@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import pytest
-from bs_table import NoLotDealer, Table, the_game
 from p2pcards_cals_bs.bots import StrategicBot
 from p2pcards_cals_bs.choices import rank_groups
 
@@ -17,6 +16,8 @@ from p2pcards.game import IllegalAction
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
 from p2pcards.testing import check_game
+
+from .bs_table import NoLotDealer, Table, the_game
 
 
 def bots_for(game, options, names, seed):

@@ -8,12 +8,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from bs_table import NoLotDealer, Table, the_game
 from p2pcards_cals_bs import timeout_action
 
 from p2pcards.cards import Rank
 from p2pcards.engine import carry_out
 from p2pcards.game import Coin, Done, IllegalAction, OptionError, Reveal, Shuffle, Transfer, Turn
+
+from .bs_table import NoLotDealer, Table, the_game
 
 
 def pile_cards(t: Table) -> int:

@@ -3,7 +3,7 @@ every hand who won and what comes next, with the players' names."""
 
 from __future__ import annotations
 
-from bs_table import Table
+from .bs_table import Table
 
 NAMES = ["alice", "bob", "carol"]
 

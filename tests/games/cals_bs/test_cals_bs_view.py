@@ -64,7 +64,7 @@ def test_view_never_raises_at_any_step(players, quads, going_out, match_target, 
 
 
 def test_view_of_a_face_up_going_out_set_before_its_reveal():
-    from bs_table import Table
+    from .bs_table import Table
 
     t = Table(3, {0: "7h 7s", 1: "2c"}, match_target=1)
     t.state.hands[0] = t.handles(0, "7h 7s")  # scenario shortcut: the last two cards
@@ -81,7 +81,7 @@ def test_view_of_a_face_up_going_out_set_before_its_reveal():
 
 
 def test_generic_keys_say_whose_turn_and_what_is_claimed():
-    from bs_table import Table
+    from .bs_table import Table
 
     t = Table(3, {0: "7h 7s 9c", 1: "Ks 2d JK 10c"})
     assert t.view(0)["status"] == "your turn: lead 1-6 cards face down and name any rank"
@@ -98,7 +98,7 @@ def test_generic_keys_say_whose_turn_and_what_is_claimed():
 def test_status_in_a_quads_context_offers_doubt_once_a_plus_n_set_is_on_top():
     """Rules 31-32: no doubt while the quads are on top; after the first +N reply, doubt is legal
     again and the status must say so."""
-    from bs_table import Table
+    from .bs_table import Table
 
     t = Table(4, {0: "9h 9s 9d 9c", 1: "Jh", 2: "Js"}, quads=True)
     t.act(0, "quads 9h 9s 9d 9c")

@@ -1,11 +1,12 @@
 """One scenario per ambiguity resolution of rules.md II.b (Q-CY-1 to Q-CY-22)."""
 
 import pytest
-from calypso_table import E, N, S, Table, W, game  # noqa: F401 (game is a fixture)
 from p2pcards_calypso import rules
 
 from p2pcards.cards import Suit
 from p2pcards.game import Turn
+
+from .calypso_table import E, N, S, Table, W, game  # noqa: F401 (game is a fixture)
 
 
 @pytest.mark.parametrize("rule, winner", [("BEAT_THE_LEADER", N), ("ANY_RUFF_BEATS_TRUMP_LEAD", E)])

@@ -5,8 +5,6 @@ players set the removed suit's cards aside face up and are dealt replacements.""
 from collections import Counter
 
 import pytest
-from calypso_table import Table, game  # noqa: F401 (the fixture)
-from test_whole_games import run
 
 from p2pcards.bots import RandomBot
 from p2pcards.cards import Suit
@@ -14,6 +12,9 @@ from p2pcards.game import Coin, Deal, IllegalAction, Reveal, Turn
 from p2pcards.net.runner import simulate_network
 from p2pcards.plugins import load_plugins
 from p2pcards.verify import EXIT_VERIFIED, verify_file
+
+from .calypso_table import Table, game  # noqa: F401 (the fixture)
+from .test_whole_games import run
 
 SUITS = [Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS]
 #: Stacked hands are padded to 13 with other suits than clubs: the clubs are the ones listed.

@@ -8,7 +8,6 @@ partners (♣, ♦), E and W (♥, ♠). A card of clubs played by E to a diamon
 import random
 
 import pytest
-from calypso_table import E, N, S, Table, W
 from p2pcards_calypso.rules import REVOKE_PENALTY
 
 from p2pcards.bots import RandomBot
@@ -16,6 +15,8 @@ from p2pcards.dealer import LocalDealer
 from p2pcards.engine import play, seeded_rng
 from p2pcards.game import IllegalAction, Reveal, Turn
 from p2pcards.testing import check_game
+
+from .calypso_table import E, N, S, Table, W
 
 
 def honour_table(**hands):

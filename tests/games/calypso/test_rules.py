@@ -3,11 +3,12 @@
 import random
 
 import pytest
-from calypso_table import E, N, S, Table, W, game  # noqa: F401 (game is a fixture)
 from p2pcards_calypso import rules
 
 from p2pcards.cards import Card, Rank, Suit
 from p2pcards.game import IllegalAction, OptionError, Shuffle, Turn
+
+from .calypso_table import E, N, S, Table, W, game  # noqa: F401 (game is a fixture)
 
 
 def fill_calypso(table, seat, ranks):

@@ -1,8 +1,9 @@
 """The public scoring function: a finished game scored from counts (rules.md II.28-30)."""
 
 import pytest
-from calypso_table import Table
 from p2pcards_calypso import PlayerCounts, score_deal
+
+from .calypso_table import Table
 
 
 def test_each_player_scores_calypsos_cards_in_progress_and_pile_less_revokes():

@@ -5,13 +5,14 @@ clockwise from the highest cutter's (0), who deals first."""
 import random
 
 import pytest
-from calypso_table import Table, calypso_game
-from test_whole_games import run
 
 from p2pcards.bots import RandomBot
 from p2pcards.cards import Suit
 from p2pcards.game import IllegalAction, Shuffle, Turn
 from p2pcards.plugins import load_plugins
+
+from .calypso_table import Table, calypso_game
+from .test_whole_games import run
 
 # Seat 1 cuts A, seat 3 K, seat 2 Q, seat 0 J.
 SOLO_CUTS = [11, 14, 12, 13]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from calypso_table import Table
+
+from .calypso_table import Table
 
 NAMES = ["walt", "emma", "nina", "sam"]  # W, E, N, S
 

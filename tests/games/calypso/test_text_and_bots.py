@@ -1,11 +1,12 @@
 """Console grammar, action text, the plugin registration and the strategic bot."""
 
 import pytest
-from calypso_table import N, Table
 
 from p2pcards.game import IllegalAction
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
+
+from .calypso_table import N, Table
 
 
 def test_registered_through_the_real_entry_point():

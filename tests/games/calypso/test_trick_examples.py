@@ -4,7 +4,8 @@ Seats: N (seat 2) has ♣ and leads, E (1) ♥, S (3) ♦, W (0) ♠; cards in p
 """
 
 import pytest
-from calypso_table import E, N, S, Table, W
+
+from .calypso_table import E, N, S, Table, W
 
 RULES = ["BEAT_THE_LEADER", "ANY_RUFF_BEATS_TRUMP_LEAD"]
 

@@ -2,7 +2,6 @@
 the revoke tests: the audit names a modified client; honour mode charges 260."""
 
 import pytest
-from calypso_table import calypso_game
 
 from p2pcards.bots import RandomBot
 from p2pcards.dealer import LocalDealer
@@ -10,6 +9,8 @@ from p2pcards.engine import play, seeded_rng
 from p2pcards.game import Bot
 from p2pcards.plugins import load_plugins
 from p2pcards.testing import check_game
+
+from .calypso_table import calypso_game
 
 MODES = [("partnership", 4), ("solo", 4), ("three", 3)]
 

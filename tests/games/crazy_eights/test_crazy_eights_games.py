@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from eights_table import the_game
 
 from p2pcards.bots import RandomBot
 from p2pcards.dealer import LocalDealer
@@ -15,6 +14,8 @@ from p2pcards.engine import play, seeded_rng
 from p2pcards.plugins import load_plugins
 from p2pcards.simulate import simulate
 from p2pcards.testing import check_game
+
+from .eights_table import the_game
 
 
 def bots(game, options, names, seed):

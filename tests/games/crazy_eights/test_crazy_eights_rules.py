@@ -5,11 +5,12 @@ Seat 0 plays first unless a test says otherwise (the stacked coin makes the last
 from __future__ import annotations
 
 import pytest
-from eights_table import Table, the_game
 
 from p2pcards.cards import Suit
 from p2pcards.game import Deal, IllegalAction, OptionError, Reveal
 from p2pcards.plugins import load_plugins
+
+from .eights_table import Table, the_game
 
 
 def two(**options):

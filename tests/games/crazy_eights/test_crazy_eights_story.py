@@ -3,7 +3,7 @@ the hand was blocked; and the log's wording of a play ("play 8d, naming clubs", 
 
 from __future__ import annotations
 
-from eights_table import Table
+from .eights_table import Table
 
 NAMES = ["alice", "bob", "carol"]
 
