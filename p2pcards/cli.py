@@ -542,6 +542,7 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
         bot_delay=IN_PERSON_BOT_DELAY if args.bot_delay is None else args.bot_delay,
         transcript_dir=Path(args.transcript_dir),
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
+        rematch=True,
     )
     return _play_in_console(table, args)
 
@@ -586,6 +587,7 @@ def cmd_join(args: argparse.Namespace) -> int:
                 listen_host=listen,
                 transcript_dir=Path(args.transcript_dir),
                 label=args.table,
+                rematch=True,
             ),
             args,
         )

@@ -23,7 +23,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeGuard, cast
+from typing import Any, Protocol, TypeGuard, cast
 
 import outcome
 import trio
@@ -86,15 +86,38 @@ TICK = 0.25  # seconds between redraws for the spinner and the turn timer
 LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' or Ctrl-C within this leaves a game others are playing
 
 
+class RematchOffer(Protocol):
+    """What a table runner offers after a network game (:meth:`TableStart.offer_rematch`):
+    ``again`` agrees to a rematch (:meth:`agree` returns what to tell the player), ``lines``
+    are shown on the end screen (the running score, who agreed, who declined), and ``open``
+    says the rematch may still happen (``quit`` then leaves at once, declining it)."""
+
+    @property
+    def open(self) -> bool: ...
+
+    def agree(self) -> str: ...
+
+    def lines(self) -> list[str]: ...
+
+
 class TableStart:
     """What a table runner is given: call it as ``started(session, words=(), connection=None,
-    words_problem="")`` once the table exists (``words_problem``: why a networked table has no
-    words); before that, :meth:`waiting` says what the table is waiting for (the
-    table pane shows the text, the status line its last line)."""
+    words_problem="", notes=())`` once the table exists (``words_problem``: why a networked
+    table has no words; ``notes``: lines for the log, such as the running score at a rematch);
+    before that, :meth:`waiting` says what the table is waiting for (the table pane shows the
+    text, the status line its last line). After a game, :meth:`offer_rematch` offers the same
+    table again (the runner then plays the rematch in the same call, calling ``started`` again
+    when it starts)."""
 
-    def __init__(self, show: Callable[..., None], wait: Callable[[str], None]):
+    def __init__(
+        self,
+        show: Callable[..., None],
+        wait: Callable[[str], None],
+        offer: Callable[[RematchOffer], None] | None = None,
+    ):
         self._show = show
         self._wait = wait
+        self._offer = offer
 
     def __call__(
         self,
@@ -103,11 +126,16 @@ class TableStart:
         words: Sequence[str] = (),
         connection: str | None = None,
         words_problem: str = "",
+        notes: Sequence[str] = (),
     ) -> None:
-        self._show(session, words=words, connection=connection, words_problem=words_problem)
+        self._show(session, words=words, connection=connection, words_problem=words_problem, notes=notes)
 
     def waiting(self, text: str) -> None:
         self._wait(text)
+
+    def offer_rematch(self, offer: RematchOffer) -> None:
+        if self._offer is not None:
+            self._offer(offer)
 
 
 #: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
@@ -180,6 +208,7 @@ class ConsoleApp:
         self.help_scroll = 0
         self.log_back = 0  # lines scrolled back from the end of the log
         self.stopped: str | None = None  # why the table stopped early (an error)
+        self.rematch: RematchOffer | None = None  # after a network game: 'again'
         self._frame = 0
         self.lines_entered = 0  # Enter presses handled (tests wait on it)
         self._choice: trio.Event | None = None
@@ -287,9 +316,11 @@ class ConsoleApp:
         words: Sequence[str] = (),
         connection: str | None = None,
         words_problem: str = "",
+        notes: Sequence[str] = (),
     ) -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
+        self.rematch = None
         self.waiting = None
         self.table_words = tuple(words)
         self.words_problem = words_problem
@@ -300,7 +331,7 @@ class ConsoleApp:
         self.stopped = None
         self.message = Feedback()
         self.log_back = 0
-        for notice in self.notices:
+        for notice in [*self.notices, *notes]:
             self.tracker.note("notice", notice)
         self.notices = []
         if connection:
@@ -326,8 +357,9 @@ class ConsoleApp:
         self.session = None
         self.waiting = None
         self.stopped = None
+        self.rematch = None
         try:
-            await self.run_table(TableStart(self._start_table, self._wait))
+            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
         except trio.Cancelled:
             raise
         except LobbyProblem as exc:  # the network table stopped; the runner says why
@@ -336,6 +368,15 @@ class ConsoleApp:
             if self.session is None:
                 raise
             self._stop_table(f"the table stopped: {type(exc).__name__}: {exc}")
+
+    def _offer_rematch(self, offer: RematchOffer) -> None:
+        """The runner's ``started.offer_rematch``: ``again`` may play this table again (the
+        runner now waits for every player to agree). A player who typed ``quit`` while the game
+        was finishing has declined already: leave now."""
+        self.rematch = offer
+        self.application.invalidate()
+        if self._intent == "quit":
+            self._stop_trio()
 
     def _wait(self, text: str) -> None:
         """The runner's ``started.waiting``: what the table waits for before it starts."""
@@ -372,7 +413,10 @@ class ConsoleApp:
         self._intent = intent
         if self._choice is not None:
             self._choice.set()
-        elif intent == "quit" and (now or not over or self.in_lobby):
+        elif intent == "quit" and (
+            now or not over or self.in_lobby or (self.rematch is not None and self.rematch.open)
+        ):
+            # (In a rematch's room the runner waits for everyone to agree: leaving declines.)
             self._stop_trio()
 
     def _leaving_confirmed(self, again: str = "type 'quit' again") -> bool:
@@ -412,6 +456,10 @@ class ConsoleApp:
                 self._choose("quit")
                 return False
             return True
+        if self.rematch is not None and not self.stopped and buffer.text.strip().lower() == "again":
+            self.message = Feedback(self.rematch.agree())
+            self.application.invalidate()
+            return False
         if self.stopped:
             word = buffer.text.strip().lower()
             if word in ("new", "quit", "exit"):
@@ -621,7 +669,12 @@ class ConsoleApp:
         if end is None:
             return []
         out = end_fragments(end, self.glyphs, again=again)
-        if self.table_running and self.lobby is not None:
+        if self.rematch is not None:
+            out.pop()  # the hint: 'again' comes first now
+            out += [("", printable(line) + "\n") for line in self.rematch.lines()]
+            hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
+            out.append(("class:end.hint", hint))
+        elif self.table_running and self.lobby is not None:
             out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         return out
 

@@ -13,6 +13,7 @@ CONSOLE_COMMANDS: tuple[tuple[str, str], ...] = (
     ("legal", "list the moves you may make now (Tab completes them)"),
     ("say TEXT", "chat to the table"),
     ("new", "start a new game, once this one is over"),
+    ("again", "after a network game: play it again with the same players, once all agree"),
     ("quit", "leave (Ctrl-D on an empty line, Ctrl-C); twice if others play"),
 )
 

@@ -6,6 +6,11 @@
 waits for (the address to give the others, who has sat down); when the game starts the console
 shows the peer's session with the table words; the outcome is kept for the command line to
 print after the console closes.
+
+After a finished game the runner offers a rematch (:mod:`p2pcards.net.rematch`): the host's
+program opens the table again for the same players, each joiner's sits down there at once, and
+``again`` agrees; the next game starts in the same console once every seat agreed, with the
+running score (games won by each player in this series) on the end screen and in the log.
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from ..game import Game
 from ..net.lobby import ANY_ADDRESS, HostBot, LobbyError, Roster, TableTerms
 from ..net.peer import Peer
+from ..net.rematch import Score, host_rematch, join_rematch
 from ..net.runner import host_table, join_table
 from ..net.table import SeatOutcome, resume_seat
 from ..net.transport import ConnectionClosed
@@ -28,13 +36,19 @@ from ..wire.identity import Identity, TableWords
 from .app import TableStart
 from .lobby import LobbyProblem
 
-__all__ = ["SeatTable", "hosted_seat", "joined_seat", "roster_text", "where"]
+__all__ = ["Rematch", "SeatTable", "hosted_seat", "joined_seat", "roster_text", "where"]
 
 #: ``play(on_peer, waiting, on_words)``: form the table and play this seat, calling
 #: ``waiting(text)`` while it waits for players, ``on_words`` with the table words (not for a
 #: seat brought back after a restart) and ``on_peer`` when the game starts.
 SeatPlay = Callable[
     [Callable[[Peer], None], Callable[[str], None], Callable[[TableWords], None]], Awaitable[SeatOutcome]
+]
+#: ``rematch(agreement, on_roster, on_peer, on_words)``: the rematch of the game just played,
+#: agreed to when ``agreement`` is set (:mod:`p2pcards.net.rematch`).
+SeatRematch = Callable[
+    [trio.Event, Callable[[Roster], None], Callable[[Peer], None], Callable[[TableWords], None]],
+    Awaitable[SeatOutcome],
 ]
 
 
@@ -68,15 +82,74 @@ def where(interface: str, port: int | None = None) -> str:
     return f"{interface}:{port}" if port else interface
 
 
-class SeatTable:
-    """A table runner for one networked seat played in person; ``outcome`` once it is over.
-    A table that cannot be formed stops with :class:`LobbyProblem` (the console shows it)."""
+class Rematch:
+    """The rematch offered after a game (:class:`~.app.RematchOffer`): the running score,
+    who has agreed (from the room's roster), and why there is none, once it is off."""
 
-    def __init__(self, play: SeatPlay, *, connection: str):
+    def __init__(self, score: Score, me: int, host_name: str):
+        self.score = score
+        self.me = me
+        self.host_name = host_name
+        self.agreement = trio.Event()
+        self.roster: Roster | None = None
+        self.closed: str | None = None  # why there is no rematch
+
+    @property
+    def open(self) -> bool:
+        return self.closed is None
+
+    def on_roster(self, roster: Roster) -> None:
+        self.roster = roster
+
+    def close(self, reason: str) -> None:
+        self.closed = reason
+
+    def agree(self) -> str:
+        if self.closed is not None:
+            return f"no rematch: {self.closed}"
+        if self.agreement.is_set():
+            return "you have agreed already: waiting for the others"
+        self.agreement.set()
+        return "you agreed to a rematch: it starts when every player has agreed"
+
+    def lines(self) -> list[str]:
+        lines = [self.score.text()]
+        if self.closed is not None:
+            reason = self.closed.removeprefix("no rematch: ")
+            return lines + [f"no rematch: {reason}"]
+        roster = self.roster
+        if roster is None and self.me == 0:
+            status = "rematch: type 'again' to play again; waiting for the others"
+        elif roster is None:
+            status = f"looking for {self.host_name}'s table for a rematch"
+        else:
+            agreed = [n for i, (n, ok) in enumerate(zip(roster.names, roster.ready)) if ok and n and i != self.me]
+            waiting = [
+                n or "a player not back yet"
+                for i, (n, ok) in enumerate(zip(roster.names, roster.ready))
+                if not ok and i != self.me
+            ]
+            status = "rematch: " + ("you agreed" if self.agreement.is_set() else "type 'again' to play again")
+            if agreed:
+                status += f"; agreed: {', '.join(agreed)}"
+            if waiting:
+                status += f"; waiting for {', '.join(waiting)}"
+        return lines + [status]
+
+
+class SeatTable:
+    """A table runner for one networked seat played in person; ``outcome`` once it is over
+    (the last game's, after rematches). A table that cannot be formed stops with
+    :class:`LobbyProblem` (the console shows it). With ``rematch`` a finished game is offered
+    again (:class:`Rematch`)."""
+
+    def __init__(self, play: SeatPlay, *, connection: str, rematch: SeatRematch | None = None):
         self.play = play
         self.connection = connection
+        self.rematch = rematch
         self.outcome: SeatOutcome | None = None
         self.peer: Peer | None = None
+        self.score = Score()
 
     @property
     def left_transcript(self) -> Path | None:
@@ -100,11 +173,37 @@ class SeatTable:
             self.outcome = await self.play(on_peer, started.waiting, on_words)
         except (LobbyError, ConnectionClosed, OSError) as exc:
             raise LobbyProblem(f"the table did not start: {exc}") from None
-        if self.outcome.aborted is not None:
-            saved = f"; transcript saved to {self.outcome.transcript}" if self.outcome.transcript else ""
-            if self.outcome.problem:
-                saved = f"; {self.outcome.problem}"
-            reason = getattr(self.outcome.aborted, "detail", self.outcome.aborted.reason)
+        self._check_outcome(self.outcome)
+        while self.rematch is not None:
+            header = self.outcome.peer.header
+            self.score.add(header, self.outcome.result)
+            offer = Rematch(self.score, self.outcome.peer.seat, header.seats[0].name)
+            started.offer_rematch(offer)
+
+            def on_rematch_peer(peer: Peer) -> None:
+                self.peer = peer
+                started(
+                    peer.session,
+                    words=words.words,
+                    words_problem=words.problem,
+                    connection=self.connection,
+                    notes=[f"rematch: {self.score.text()}"],
+                )
+
+            try:
+                self.outcome = await self.rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+            except (LobbyError, ConnectionClosed, OSError) as exc:
+                offer.close(str(exc))
+                return
+            self._check_outcome(self.outcome)
+
+    @staticmethod
+    def _check_outcome(outcome: SeatOutcome) -> None:
+        if outcome.aborted is not None:
+            saved = f"; transcript saved to {outcome.transcript}" if outcome.transcript else ""
+            if outcome.problem:
+                saved = f"; {outcome.problem}"
+            reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
             raise LobbyProblem(f"the game stopped: {reason}{saved}")
 
 
@@ -123,9 +222,13 @@ def hosted_seat(
     bot_delay: float,
     transcript_dir: Path,
     timeouts: Timeouts,
+    rematch: bool = False,
 ) -> SeatTable:
-    """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers."""
+    """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers; with
+    ``rematch``, offer a rematch there after a finished game."""
     game = host.game(game_id)
+    last: list[SeatOutcome] = []  # our outcome and our bot peers', of the last game
+    bound_port = port
 
     async def play(
         on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
@@ -133,7 +236,8 @@ def hosted_seat(
         opened = ""  # where the table is stays on screen: the others need it to join
 
         def on_port(bound: int) -> None:
-            nonlocal opened
+            nonlocal opened, bound_port
+            bound_port = bound
             opened = f"table '{name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
             waiting(f"{opened}\nwaiting for {players - 1 - bots} player(s)")
 
@@ -162,9 +266,35 @@ def hosted_seat(
             persist=True,
             history=True,
         )
+        last[:] = outcomes
         return outcomes[0]
 
-    return SeatTable(play, connection=f"on the network ({where(interface)})")
+    async def again(
+        agreement: trio.Event,
+        on_roster: Callable[[Roster], None],
+        on_peer: Callable[[Peer], None],
+        on_words: Callable[[TableWords], None],
+    ) -> SeatOutcome:
+        outcomes = await host_rematch(
+            host,
+            last,
+            interface=interface,
+            port=bound_port,
+            agent=person,
+            agreement=agreement,
+            bot_name=bot_name,
+            bot_delay=bot_delay,
+            transcript_dir=transcript_dir,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
+            history=True,
+        )
+        last[:] = outcomes
+        return outcomes[0]
+
+    return SeatTable(play, connection=f"on the network ({where(interface)})", rematch=again if rematch else None)
 
 
 def joined_seat(
@@ -176,9 +306,12 @@ def joined_seat(
     listen_host: str,
     transcript_dir: Path,
     label: str,
+    rematch: bool = False,
 ) -> SeatTable:
     """Join the table ``find()`` locates (``label`` names it while looking) and play the seat
-    in person; ready at once, as ``p2pcards join`` always is."""
+    in person; ready at once, as ``p2pcards join`` always is. With ``rematch``, sit down at its
+    host's rematch after a finished game (agreed to by ``again``)."""
+    last: list[SeatOutcome] = []
 
     async def play(
         on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
@@ -196,7 +329,7 @@ def joined_seat(
         def on_roster(roster: Roster) -> None:
             waiting(roster_text(roster.names, roster.ready, roster.bots) + shown)
 
-        return await join_table(
+        outcome = await join_table(
             host,
             identity,
             address,
@@ -212,8 +345,32 @@ def joined_seat(
             on_seated=on_seated,
             history=True,
         )
+        last[:] = [outcome]
+        return outcome
 
-    return SeatTable(play, connection=f"on the network ({where(listen_host)})")
+    async def again(
+        agreement: trio.Event,
+        on_roster: Callable[[Roster], None],
+        on_peer: Callable[[Peer], None],
+        on_words: Callable[[TableWords], None],
+    ) -> SeatOutcome:
+        outcome = await join_rematch(
+            host,
+            last[0],
+            listen_host=listen_host,
+            agent=person,
+            agreement=agreement,
+            transcript_dir=transcript_dir,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
+            history=True,
+        )
+        last[:] = [outcome]
+        return outcome
+
+    return SeatTable(play, connection=f"on the network ({where(listen_host)})", rematch=again if rematch else None)
 
 
 def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> SeatTable:

@@ -84,6 +84,7 @@ __all__ = [
     "handshake",
     "host_lobby",
     "join_lobby",
+    "rematch_problem",
     "serve_listener",
 ]
 
@@ -345,6 +346,15 @@ class HostedLobby:
     listeners: list[Any] = field(default_factory=list)
     #: The host's words nonce: committed to in ``start``, revealed after every joiner's.
     nonce: bytes = field(default_factory=new_words_nonce)
+    #: A rematch (:mod:`.rematch`): the key (Ed25519) of every seat of the last game, in seat
+    #: order (the host's first). Each is seated only in its own seat, nobody else at all, and a
+    #: seat that leaves declines the rematch for everyone. ``None``: an ordinary table.
+    reserved: tuple[bytes, ...] | None = None
+    #: Whether the host's own player has agreed to start (``ready`` of seat 0): set when
+    #: ``agreement`` is, if there is one.
+    agreement: trio.Event | None = None
+    #: Why a rematch will not be played (who declined), once one seat has declined.
+    declined: str | None = None
     _changed: trio.Event = field(default_factory=trio.Event)
 
     @property
@@ -355,7 +365,8 @@ class HostedLobby:
         return [self.name] + [self.sitters[s].peer.name if s in self.sitters else "" for s in range(1, self.players)]
 
     def readiness(self) -> list[bool]:
-        return [True] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
+        agreed = self.agreement is None or self.agreement.is_set()
+        return [agreed] + [s in self.sitters and self.sitters[s].ready for s in range(1, self.players)]
 
     def own_bots(self) -> dict[int, HostBot]:
         """The seats our own bot peers sit in."""
@@ -409,7 +420,13 @@ class HostedLobby:
             if any(s.peer.keys.ed25519 == peer.keys.ed25519 for s in self.sitters.values()):
                 await conn.send(Bye("already seated with this identity").to_wire())
                 raise ProtocolError(peer.name, "already seated")
-            seat = min(set(range(1, self.players)) - set(self.sitters))
+            if self.reserved is not None:
+                if peer.keys.ed25519 not in self.reserved[1:]:
+                    await conn.send(Bye("this table is a rematch for the players of the last game only").to_wire())
+                    raise ProtocolError(peer.name, "not a player of the last game")
+                seat = self.reserved.index(peer.keys.ed25519)
+            else:
+                seat = min(set(range(1, self.players)) - set(self.sitters))
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"], sit["commit"])
             if slot is not None:
                 slot.admit()
@@ -418,7 +435,9 @@ class HostedLobby:
             )
             await self._roster()
             self._notify()
-            while not self.sitters[seat].ready:
+            # At a rematch a seat that agreed may still leave (and so decline): keep listening
+            # until the table starts (this task is then cancelled; receiving is cancel-safe).
+            while not self.sitters[seat].ready or self.reserved is not None:
                 message = lobby_message(await conn.receive(), "ready", peer.name)
                 self.sitters[seat].ready = bool(message["ready"])
                 await self._roster()
@@ -426,9 +445,13 @@ class HostedLobby:
         except (ProtocolError, ConnectionClosed, FrameError):
             # The joiner is gone or misbehaved (a frame that is not valid, or its connection
             # cut in the middle of one): free its seat (a ready seat is kept: the table
-            # starts and the mesh handles it) and close the connection.
+            # starts and the mesh handles it) and close the connection. At a rematch, it
+            # declined: nobody plays the rematch.
             for seat, sitter in list(self.sitters.items()):
-                if sitter.peer.conn is conn and not sitter.ready:
+                if sitter.peer.conn is conn and self.reserved is not None:
+                    self.declined = self.declined or f"{sitter.peer.name} declined the rematch"
+                    self._notify()
+                elif sitter.peer.conn is conn and not sitter.ready:
                     del self.sitters[seat]
                     await self._roster()
                     self._notify()
@@ -498,22 +521,38 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True, task_status=t
     async def accept(nursery: trio.Nursery) -> None:
         await serve_listener(listeners[0], lambda stream, slot: lobby._seat(Connection(stream), slot), nursery)
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(accept, nursery)
-        if announce:
-            ad_cm = advertise(lobby.advert(), lobby.interface)
-            ad = await ad_cm.__aenter__()
-        try:
-            while not (lobby.free == 0 and all(lobby.readiness())):
-                await lobby._changed.wait()
-                lobby._changed = trio.Event()
-                if announce:
-                    await ad.update(lobby.advert())
-        finally:
+    async def host_agrees(agreement: trio.Event) -> None:
+        await agreement.wait()
+        await lobby._roster()
+        lobby._notify()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(accept, nursery)
+            if lobby.agreement is not None:
+                nursery.start_soon(host_agrees, lobby.agreement)
             if announce:
-                with trio.CancelScope(shield=True):
-                    await ad_cm.__aexit__(None, None, None)
-        nursery.cancel_scope.cancel()
+                ad_cm = advertise(lobby.advert(), lobby.interface)
+                ad = await ad_cm.__aenter__()
+            try:
+                while not (lobby.free == 0 and all(lobby.readiness())) and lobby.declined is None:
+                    await lobby._changed.wait()
+                    lobby._changed = trio.Event()
+                    if announce:
+                        await ad.update(lobby.advert())
+            finally:
+                if announce:
+                    with trio.CancelScope(shield=True):
+                        await ad_cm.__aexit__(None, None, None)
+            nursery.cancel_scope.cancel()
+    except BaseException:
+        # The host leaves a rematch before it starts: it declines, and the others are told.
+        if lobby.reserved is not None:
+            await _close_rematch(lobby, lobby.declined or f"{lobby.name} (the host) declined the rematch")
+        raise
+    if lobby.declined is not None:
+        await _close_rematch(lobby, lobby.declined)
+        raise LobbyError(lobby.declined)
     header = lobby.header()
     commits = [words_commitment(lobby.nonce)] + [lobby.sitters[s].commit for s in range(1, lobby.players)]
     start = {"type": "lobby", "op": "start", "header": header.to_wire(), "commits": commits}
@@ -529,6 +568,20 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True, task_status=t
         links[seat] = sitter.peer.conn
     words = await _host_reveals(lobby, header, commits, links)
     return LobbyResult(header, 0, links, listeners[0], words)
+
+
+async def _close_rematch(lobby: HostedLobby, reason: str) -> None:
+    """Tell every seated joiner that the rematch will not be played (``bye`` naming who
+    declined), close their connections and the listener; at most a second or so."""
+    with trio.CancelScope(shield=True), trio.move_on_after(2):
+        for sitter in list(lobby.sitters.values()):
+            try:
+                await sitter.peer.conn.send(Bye(reason[:1000]).to_wire())
+            except ConnectionClosed:
+                pass
+            await sitter.peer.conn.aclose()
+        for listener in lobby.listeners:
+            await listener.aclose()
 
 
 async def _host_reveals(
@@ -584,12 +637,16 @@ async def join_lobby(
     on_seated: Callable[[int, TableTerms], None] | None = None,
     listen_port: int = 0,
     advertise: tuple[str, int] | None = None,
+    rematch_of: TableHeader | None = None,
 ) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
     seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
     we say ready; a header at the start that changes them is refused. We listen for the other
     seats at ``listen_host:listen_port`` (0: any free port) and tell them to dial ``advertise``
-    instead when it is given (a port forward, a relay)."""
+    instead when it is given (a port forward, a relay). ``rematch_of``: the header of the game
+    this table is a rematch of; the new table must keep its game, options, timeouts and seats
+    (the same keys in the same order) under a new table id (:func:`rematch_problem`). Leaving
+    before the start (cancelled) says ``bye`` to the host."""
     listeners = await trio.open_tcp_listeners(listen_port, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
     try:
@@ -616,6 +673,10 @@ async def join_lobby(
         seated = lobby_message(await conn.receive(), "seated", peer.name)
         seat = seated["seat"]
         terms = TableTerms.from_seated(seated, peer.name)
+        if rematch_of is not None:
+            changed = _rematch_terms_problem(rematch_of, identity, seat, terms)
+            if changed is not None:
+                raise ProtocolError(peer.name, changed)
         if on_seated:
             on_seated(seat, terms)
         early = _EarlyMesh(identity, name, games, seated["table"], seat, listeners[0])
@@ -634,7 +695,24 @@ async def join_lobby(
             await early.close()
         for listener in listeners:
             await listener.aclose()
+        if rematch_of is not None and early is not None:  # seated at the rematch: it is off
+            reason = exc.reason if isinstance(exc, ProtocolError) else f"{peer.name} (the host) left"
+            raise LobbyError(reason) from None
         raise LobbyError(f"could not join {host}:{port}: {exc}") from None
+    except BaseException:
+        # Leaving before the start (the player quit, or cancelled): say so, so that the host
+        # frees our seat (or, at a rematch, tells the others we declined) at once.
+        with trio.CancelScope(shield=True), trio.move_on_after(1):
+            try:
+                await conn.send(Bye("left the table before it started").to_wire())
+            except ConnectionClosed:
+                pass
+            await conn.aclose()
+            if early is not None:
+                await early.close()
+            for listener in listeners:
+                await listener.aclose()
+        raise
     problem = None
     try:
         header = TableHeader.from_wire(start["header"])
@@ -649,6 +727,8 @@ async def join_lobby(
             problem = f"{peer.name} sent {len(start['commits'])} words commitments for {header.players} seats"
         else:
             problem = terms.mismatch(header)
+        if problem is None and rematch_of is not None:
+            problem = rematch_problem(rematch_of, header)
     if problem is not None:
         await conn.aclose()
         await early.close()
@@ -658,6 +738,38 @@ async def join_lobby(
     links = {0: conn, **await early.confirmed(header)}
     words = await _joiner_reveal(conn, peer.name, header, seat, start["commits"], nonce)
     return LobbyResult(header, seat, links, listeners[0], words)
+
+
+def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
+    """What a rematch's header changes that it must keep from the last game's, for people
+    (``None``: a true rematch): the game, rules, options and timeouts, and every seat's key in
+    its seat; the table id must be new (a new deck, new seeds)."""
+    if header.table == previous.table:
+        return "the rematch's header reuses the last game's table id"
+    if [s.keys.ed25519 for s in header.seats] != [s.keys.ed25519 for s in previous.seats]:
+        return "the rematch's header does not seat the players of the last game in their seats"
+    if (header.game, header.rules_version, dict(header.options), header.timeouts) != (
+        previous.game,
+        previous.rules_version,
+        dict(previous.options),
+        previous.timeouts,
+    ):
+        return "the rematch's header changes the game, its options or its timeouts"
+    return None
+
+
+def _rematch_terms_problem(previous: TableHeader, identity: Identity, seat: int, terms: TableTerms) -> str | None:
+    """What the host's ``seated`` changes of the last game, at a rematch: our seat, or the terms."""
+    if not 0 < seat < previous.players or previous.seats[seat].keys.ed25519 != identity.public.ed25519:
+        return "offers a rematch in another seat than ours"
+    if (terms.game, terms.rules_version, dict(terms.options), terms.timeouts) != (
+        previous.game,
+        previous.rules_version,
+        dict(previous.options),
+        previous.timeouts,
+    ):
+        return "offers a rematch of another game, other options or other timeouts"
+    return None
 
 
 async def _joiner_reveal(

@@ -23,6 +23,7 @@ from ..engine import seeded_rng
 from ..game import Game, OptionError
 from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
+from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, TableWords
 from .discovery import TableAdvert, watch
@@ -86,6 +87,10 @@ async def host_table(
     advertise: tuple[str, int] | None = None,
     history: bool = False,
     linger: float = LINGER_SECONDS,
+    bot_ids: Sequence[Identity] | None = None,
+    bot_names: Sequence[str] | None = None,
+    reserved: Sequence[bytes] | None = None,
+    agreement: trio.Event | None = None,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -94,7 +99,9 @@ async def host_table(
     ``advertise``: the address the others dial for this seat, if not ``interface:port``.
     ``history``: record this seat's game in the history (:func:`~.table.play_seat`; the bot
     peers' games never are); ``linger``: how long a seat whose game is over keeps serving the
-    others (:func:`play_seat`)."""
+    others (:func:`play_seat`). A rematch (:mod:`.rematch`) gives the keys of its bot peers
+    (``bot_ids``: those of the last game, and their ``bot_names``), the key of every seat (``reserved``) and the event
+    set when the host's player agrees (``agreement``)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)
     games = host.rules_versions()
@@ -112,10 +119,12 @@ async def host_table(
         timeouts,
         on_roster,
         advertise=advertise,
+        reserved=tuple(reserved) if reserved is not None else None,
+        agreement=agreement,
     )
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
-    bot_ids = [Identity.generate() for _ in range(bots)]
+    bot_ids = list(bot_ids) if bot_ids is not None else [Identity.generate() for _ in range(bots)]
     lobby.bots = {bot_id.public.ed25519: bot_name for bot_id in bot_ids}
     if on_lobby:
         on_lobby(lobby)
@@ -156,7 +165,7 @@ async def host_table(
                     bot_id,
                     interface,
                     bound,
-                    f"{bot_name} bot {index + 1}",
+                    bot_names[index] if bot_names else f"{bot_name} bot {index + 1}",
                     bot_agent(host, game, bot_name, rng, delay=bot_delay),
                     transcript_dir,
                     theirs,
@@ -224,13 +233,15 @@ async def join_table(
     advertise: tuple[str, int] | None = None,
     history: bool = False,
     linger: float = LINGER_SECONDS,
+    rematch_of: TableHeader | None = None,
 ) -> SeatOutcome:
     """Take a seat at the table at ``address:port`` and play. ``ready``: say so at once, or
     (an Event) when it is set; ``on_roster`` hears every roster, the first right after we sit;
     ``on_words`` gets the table words (or why there are none) before ``on_peer`` its peer.
     The other seats dial us at ``listen_host:listen_port``, or ``advertise`` if given.
     ``history``: record the game in the history (:func:`~.table.play_seat`); ``linger`` is
-    :func:`play_seat`'s."""
+    :func:`play_seat`'s. ``rematch_of``: the header of the game this table is a rematch of
+    (:func:`~.lobby.join_lobby`)."""
     games = host.rules_versions()
     lobby = await join_lobby(
         identity,
@@ -244,6 +255,7 @@ async def join_table(
         on_seated=on_seated,
         listen_port=listen_port,
         advertise=advertise,
+        rematch_of=rematch_of,
     )
     header = lobby.header
     try:

@@ -1,0 +1,254 @@
+"""Rematches: the same table again, once every seat agrees, and the running score.
+
+After a network game, the host of that game opens its table again at the same address for the
+same seats only: each key of the last game in its own seat, nobody else (``reserved`` in
+:class:`~.lobby.HostedLobby`). Each joiner's program sits down there at once, without agreeing
+(so that it hears if a seat declines), and says ``ready`` when its player agrees (the console's
+``again``); the host's player agrees the same way (``ready`` of seat 0 in the roster), and bot
+peers agree at once. The game starts only when every seat has agreed: nobody can start it for
+the others, and nothing is played that a player did not ask for. A seat that leaves the room
+(``quit``, Ctrl-C, a lost connection, or no answer for :data:`ROOM_SECONDS`) declines it for
+everyone: the room closes with a ``bye`` naming who declined, to every seat.
+
+The rematch is a new table (a new table id, new deck seeds, new table words) with the same game,
+options, timeouts and seat order; each joiner checks the new header against the last one
+(:func:`~.lobby.rematch_problem`) and leaves a table that changes any of them. The options are
+the same, so a game that names its first dealer (Cal's BS's ``first_dealer``) has the same one;
+by default it is drawn by lot again. No message is new: the room is a lobby (protocol/table.md
+section 2, "A rematch").
+
+:class:`Score` keeps the running score of a series of rematches: the games won by each player,
+keyed by key fingerprint (a name may change; a key does not).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..game import Result
+from ..plugins import PluginHost
+from ..table.header import TableHeader
+from ..text import printable
+from ..wire.identity import TableWords
+from .lobby import HostedLobby, LobbyError, Roster
+from .runner import AgentFactory, host_table, join_table
+from .table import LINGER_SECONDS, SeatOutcome
+
+__all__ = ["FIND_SECONDS", "ROOM_SECONDS", "Score", "host_rematch", "join_rematch"]
+
+#: How long a joiner looks for the host's rematch table (the host opens it once its own game
+#: is saved, a few seconds at most after the others').
+FIND_SECONDS = 30.0
+#: How long a rematch table waits for every seat to agree before it closes.
+ROOM_SECONDS = 600.0
+#: Between two looks for the host's rematch table.
+FIND_EVERY = 0.3
+
+
+@dataclass
+class Score:
+    """Games won by each player across a series of rematches, by key fingerprint."""
+
+    names: dict[str, str] = field(default_factory=dict)  # fingerprint -> the name last seen
+    wins: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+
+    def add(self, header: TableHeader, result: Result | None) -> None:
+        """Count one finished game (a game without a result is not counted)."""
+        for seat in header.seats:
+            self.names[seat.keys.fingerprint] = seat.name
+            self.wins.setdefault(seat.keys.fingerprint, 0)
+        if result is None:
+            return
+        self.games += 1
+        for winner in set(result.winners):
+            if 0 <= winner < header.players:
+                self.wins[header.seats[winner].keys.fingerprint] += 1
+
+    def by_name(self) -> dict[str, int]:
+        """The wins by name (for tests and people; fingerprints keep them apart)."""
+        return {self.names[key]: wins for key, wins in self.wins.items()}
+
+    def text(self) -> str:
+        """``score after 2 games: alice 2, bob 0, carol 0`` (most wins first)."""
+        ranked = sorted(self.wins.items(), key=lambda item: (-item[1], self.names[item[0]].lower()))
+        shown = ", ".join(f"{printable(self.names[key])} {wins}" for key, wins in ranked)
+        return f"score after {self.games} game{'s' * (self.games != 1)}: {shown}"
+
+
+async def host_rematch(
+    host: PluginHost,
+    last: Sequence[SeatOutcome],
+    *,
+    interface: str,
+    agent: AgentFactory,
+    agreement: trio.Event,
+    port: int | None = None,
+    bot_name: str = "strategic",
+    bot_delay: float = 0.0,
+    transcript_dir: Path | None = None,
+    on_roster: Callable[[Roster], None] | None = None,
+    on_peer: Callable[[Any], None] | None = None,
+    on_words: Callable[[TableWords], None] | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    history: bool = False,
+    linger: float = LINGER_SECONDS,
+    room_seconds: float = ROOM_SECONDS,
+) -> list[SeatOutcome]:
+    """Open the rematch of the table we hosted and play it once every seat agrees (ours when
+    ``agreement`` is set). ``last``: our outcome of the last game, then those of our bot peers
+    (as :func:`~.runner.host_table` returned them); they sit down again, agreeing at once. We
+    listen on ``interface`` at ``port`` (by default the last game's). Returns like
+    :func:`~.runner.host_table`; :class:`~.lobby.LobbyError` naming who declined if a seat
+    leaves before every seat agreed (or none agreed within ``room_seconds``)."""
+    header = last[0].peer.header
+    bots = sorted(last[1:], key=lambda outcome: outcome.peer.seat)
+    opened: list[HostedLobby] = []
+
+    def on_lobby(lobby: HostedLobby) -> None:
+        opened.append(lobby)
+
+    started = trio.Event()
+
+    def peer_started(peer: Any) -> None:
+        started.set()
+        if on_peer:
+            on_peer(peer)
+
+    async def close_when_idle() -> None:
+        with trio.move_on_after(room_seconds):
+            await started.wait()
+        if not started.is_set() and opened:
+            lobby = opened[0]
+            ready = lobby.readiness()
+            waiting = [printable(s.name) for s, ok in zip(header.seats, ready) if not ok] or ["a seat"]
+            lobby.declined = f"{', '.join(waiting)} did not agree within {room_seconds:g} s: no rematch"
+            lobby._notify()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(close_when_idle)
+            outcomes = await host_table(
+                host,
+                last[0].peer.identity,
+                header.game,
+                options=header.options,
+                players=header.players,
+                agent=agent,
+                name=header.seats[0].name,
+                interface=interface,
+                port=header.seats[0].port if port is None else port,
+                bots=len(bots),
+                bot_name=bot_name,
+                bot_delay=bot_delay,
+                announce=False,  # for the same players only: nobody else need see it
+                transcript_dir=transcript_dir,
+                timeouts=header.timeouts,
+                on_roster=on_roster,
+                rng=random.Random(),
+                on_lobby=on_lobby,
+                on_peer=peer_started,
+                on_words=on_words,
+                persist=persist,
+                state_home=state_home,
+                history=history,
+                linger=linger,
+                bot_ids=[outcome.peer.identity for outcome in bots],
+                bot_names=[header.seats[outcome.peer.seat].name for outcome in bots],
+                reserved=[seat.keys.ed25519 for seat in header.seats],
+                agreement=agreement,
+            )
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the room closed (host_table's tasks wrap it)
+        declined = _lobby_error(group)
+        if declined is None:
+            raise
+        raise declined from None
+    return outcomes
+
+
+def _lobby_error(group: BaseExceptionGroup) -> LobbyError | None:
+    """The one :class:`LobbyError` a group of errors holds, if that is all it holds."""
+    leaves: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(group)
+    return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], LobbyError) else None
+
+
+async def join_rematch(
+    host: PluginHost,
+    last: SeatOutcome,
+    *,
+    listen_host: str,
+    agent: AgentFactory,
+    agreement: trio.Event | bool,
+    transcript_dir: Path | None = None,
+    on_roster: Callable[[Roster], None] | None = None,
+    on_peer: Callable[[Any], None] | None = None,
+    on_words: Callable[[TableWords], None] | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    seat_bot: str | None = None,
+    history: bool = False,
+    linger: float = LINGER_SECONDS,
+    find_seconds: float = FIND_SECONDS,
+) -> SeatOutcome:
+    """Sit down at the rematch of the table we joined last (its host's address), agree when
+    ``agreement`` is set (``True``: at once, as a bot does), and play it once every seat has
+    agreed. :class:`~.lobby.LobbyError` if the host's rematch table does not open within
+    ``find_seconds``, or naming who declined."""
+    header, me = last.peer.header, last.peer.seat
+    target = header.seats[0]
+    deadline = trio.current_time() + find_seconds
+    seated = False
+
+    def on_seated(seat: int, terms: Any) -> None:
+        nonlocal seated
+        seated = True
+
+    while True:
+        try:
+            return await join_table(
+                host,
+                last.peer.identity,
+                target.host,
+                target.port,
+                name=header.seats[me].name,
+                agent=agent,
+                listen_host=listen_host,
+                transcript_dir=transcript_dir,
+                on_roster=on_roster,
+                on_peer=on_peer,
+                on_words=on_words,
+                persist=persist,
+                state_home=state_home,
+                seat_bot=seat_bot,
+                ready=agreement,
+                on_seated=on_seated,
+                history=history,
+                linger=linger,
+                rematch_of=header,
+            )
+        except LobbyError as exc:
+            if seated:  # it was open, and it closed: someone declined
+                raise
+            if trio.current_time() + FIND_EVERY >= deadline:
+                host_name = printable(target.name)
+                raise LobbyError(
+                    f"no rematch: {host_name} did not open the table again within {find_seconds:g} s ({exc})"
+                ) from None
+        await trio.sleep(FIND_EVERY)

@@ -1,0 +1,108 @@
+"""End to end in a real terminal: ``p2pcards host`` in person inside tmux, on 127.0.0.1, with two
+bot peers; at the end of the game ``again`` plays a rematch with the same players (the bots agree
+at once), and the running score shows on the end screen and at the next game's start. Skipped
+without tmux."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from p2pcards.plugins import load_plugins
+
+from .test_terminal import TMUX, Terminal, terminal  # noqa: F401  (fixture)
+
+pytestmark = [
+    pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
+    pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed"),
+]
+
+
+def play_crazy_eights(term: Terminal, max_turns: int = 300) -> str:
+    """Until the game is over: at each turn ask for the legal moves and play a card that is not
+    an eight if there is one, else an eight (naming spades), else draw. The final screen."""
+    for _ in range(max_turns):
+        found = term.wait_for(r"YOUR TURN|game over:", timeout=30)
+        if found.group(0) == "game over:":
+            return term.screen()
+        term.type_line("legal")
+        reply = term.wait_for(r"legal now: ([^\n]+)|[✗!] wait|your turn now|game over:", timeout=20)
+        if not reply.group(0).startswith("legal now:"):
+            continue
+        moves = [m.split("(")[0].strip() for m in re.split(r", |; ", reply.group(1))]
+        plays = [m for m in moves if re.fullmatch(r"play \w+", m)]
+        move = next((m for m in plays if not m.startswith("play 8")), None)
+        if move is None and plays:
+            move = f"{plays[0]} suit spades"
+        term.type_line(move or moves[0])
+        term.wait_until(
+            lambda screen: re.search(r"^> *$", screen, re.MULTILINE) and "legal now:" not in screen,
+            "the move to be taken",
+        )
+    raise AssertionError("the game did not end:\n" + term.screen())
+
+
+def _left(screen: str) -> str:
+    """The left column (seats, table or end panel, hand), its lines joined: the panel wraps."""
+    return " ".join(line.split("│")[0].strip() for line in screen.splitlines())
+
+
+def _score(screen: str, games: int) -> dict[str, int]:
+    """The running score on the end panel."""
+    left = _left(screen)
+    found = re.search(rf"score after {games} games?: ((?:[\w ]+? \d+(?:, |(?= rematch| no rematch| looking)))+)", left)
+    assert found, screen
+    return {name.strip(): int(wins) for name, wins in re.findall(r"([\w ]+?) (\d+)(?:,|$)", found.group(1).strip())}
+
+
+def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
+    transcripts = tmp_path / "transcripts"
+    term = terminal(
+        "host",
+        "--game",
+        "crazy-eights",
+        "--seats",
+        "3",
+        "--bots",
+        "2",
+        "--name",
+        "carol",
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(transcripts),
+        P2PCARDS_HOME=str(tmp_path / "carol"),
+    )
+    term.wait_for(r"table words: \w+ \w+ \w+ \w+ \w+", timeout=30)
+    term.wait_for(r"game 1")
+    first = play_crazy_eights(term)
+    assert "audit: clean, every card checked" in first
+    screen = term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30).string
+    after_one = _score(screen, 1)
+    assert set(after_one) == {"carol", "strategic bot 1", "strategic bot 2"}, screen
+    assert sum(after_one.values()) == 1, screen
+    # The bots sat down again and agreed at once: only carol is missing.
+    term.wait_until(
+        lambda screen: re.search(
+            r"rematch: type 'again' to play again; agreed: strategic bot \d, strategic bot \d", _left(screen)
+        ),
+        "both bots to agree",
+    )
+    term.type_line("again")
+    # A new table (new words), game 2, with the score so far in the log.
+    term.wait_for(r"game 2 · table words", timeout=30)
+    term.wait_for(r"rematch: score after 1 game", timeout=10)
+    second = play_crazy_eights(term)
+    assert "audit: clean, every card checked" in second
+    screen = term.wait_for(r"score after 2 games: ", timeout=30).string
+    after_two = _score(screen, 2)
+    assert sum(after_two.values()) == 2, screen
+    assert all(after_two[name] >= wins for name, wins in after_one.items()), screen
+    term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
+    term.type_line("quit")
+    term.wait_for(r"result: ", timeout=20)
+    term.wait_for(r"EXITED 0")
+    assert len(list(transcripts.glob("*.p2pt"))) >= 2

@@ -1,0 +1,372 @@
+"""Rematches over loopback TCP (127.0.0.1 only): every seat agrees, or one declines for all.
+
+Each peer is a peer of its own (its own keys, listener and connections), as in
+``p2pcards host`` / ``join``; the rematch reopens the host's table for the same keys only."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+import trio
+
+from p2pcards.game import Game
+from p2pcards.net.lobby import LobbyError, Roster
+from p2pcards.net.rematch import Score, host_rematch, join_rematch
+from p2pcards.net.runner import bot_agent, host_table, join_table, table_problems
+from p2pcards.net.table import SeatOutcome
+from p2pcards.plugins import load_plugins
+from p2pcards.session import HumanSeat, SeatAgent, TableSession
+from p2pcards.testing.loopback import LOOPBACK
+from p2pcards.wire.identity import Identity
+
+pytestmark = pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed")
+
+GAME = "crazy-eights"
+
+
+class Person:
+    """The person at seat 0, driven by the test: a :class:`HumanSeat` per game, and a task that
+    types the first legal move whenever the table asks for one."""
+
+    def __init__(self) -> None:
+        self.sessions: list[TableSession] = []
+        self.agents: list[HumanSeat] = []
+
+    def agent(self, game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
+        seat_agent = HumanSeat()
+        self.agents.append(seat_agent)
+        return seat_agent
+
+    def on_peer(self, peer: Any) -> None:
+        self.sessions.append(peer.session)
+
+    async def play(self) -> None:
+        while True:  # bounded by the test's fail_after
+            if self.agents and self.sessions and self.agents[-1].waiting:
+                session = self.sessions[-1]
+                self.agents[-1].put(session.legal_actions()[0])
+            await trio.sleep(0.005)
+
+
+def _check(outcomes: list[SeatOutcome]) -> None:
+    assert not table_problems(outcomes), table_problems(outcomes)
+
+
+async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path):
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(7)
+    person = Person()
+    alice, bob = Identity.generate(), Identity.generate()
+    port_box: list[int] = []
+    port_known = trio.Event()
+    first: dict[str, Any] = {}
+
+    def on_port(port: int) -> None:
+        port_box.append(port)
+        port_known.set()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as driver:
+            driver.start_soon(person.play)
+
+            # Game 1: alice hosts (a person) with one bot of hers; bob is a bot peer of his own.
+            async with trio.open_nursery() as nursery:
+
+                async def run_host() -> None:
+                    first["host"] = await host_table(
+                        plugins,
+                        alice,
+                        GAME,
+                        options={},
+                        players=3,
+                        agent=person.agent,
+                        name="alice",
+                        interface=LOOPBACK,
+                        bots=1,
+                        bot_name="random",
+                        announce=False,
+                        on_port=on_port,
+                        on_peer=person.on_peer,
+                        transcript_dir=tmp_path,
+                    )
+
+                async def run_bob() -> None:
+                    await port_known.wait()
+                    first["bob"] = await join_table(
+                        plugins,
+                        bob,
+                        LOOPBACK,
+                        port_box[0],
+                        name="bob",
+                        agent=bot_agent(plugins, game, "random", rng),
+                        listen_host=LOOPBACK,
+                        transcript_dir=tmp_path,
+                    )
+
+                nursery.start_soon(run_host)
+                nursery.start_soon(run_bob)
+            game1 = [first["host"][0], first["host"][1], first["bob"]]
+            _check(sorted(game1, key=lambda o: o.peer.seat))
+            header1 = game1[0].peer.header
+            score = Score()
+            score.add(header1, game1[0].result)
+
+            # The rematch: bob's program sits down at once and agrees (a bot); alice's bot too.
+            # Nothing starts until alice agrees.
+            agreement = trio.Event()
+            rosters: list[Roster] = []
+            second: dict[str, Any] = {}
+            async with trio.open_nursery() as nursery:
+
+                async def rematch_host() -> None:
+                    second["host"] = await host_rematch(
+                        plugins,
+                        first["host"],
+                        interface=LOOPBACK,
+                        agent=person.agent,
+                        agreement=agreement,
+                        bot_name="random",
+                        on_roster=rosters.append,
+                        on_peer=person.on_peer,
+                        transcript_dir=tmp_path,
+                    )
+
+                async def rematch_bob() -> None:
+                    second["bob"] = await join_rematch(
+                        plugins,
+                        first["bob"],
+                        listen_host=LOOPBACK,
+                        agent=bot_agent(plugins, game, "random", rng),
+                        agreement=True,
+                        transcript_dir=tmp_path,
+                    )
+
+                nursery.start_soon(rematch_host)
+                nursery.start_soon(rematch_bob)
+                # Every other seat has agreed; the table waits for alice alone.
+                while not (rosters and all(rosters[-1].ready[1:]) and all(rosters[-1].names)):
+                    await trio.sleep(0.01)
+                await trio.sleep(0.3)
+                assert len(person.sessions) == 1, "the rematch started before alice agreed"
+                assert rosters[-1].ready[0] is False
+                agreement.set()
+            driver.cancel_scope.cancel()
+
+    game2 = [second["host"][0], second["host"][1], second["bob"]]
+    _check(sorted(game2, key=lambda o: o.peer.seat))
+    header2 = game2[0].peer.header
+    # A fresh table: a new id, the same game, options, timeouts, and the same keys in the same seats.
+    assert header2.table != header1.table
+    assert [s.keys.ed25519 for s in header2.seats] == [s.keys.ed25519 for s in header1.seats]
+    assert [s.name for s in header2.seats] == [s.name for s in header1.seats]
+    assert (header2.game, dict(header2.options), header2.timeouts) == (
+        header1.game,
+        dict(header1.options),
+        header1.timeouts,
+    )
+    assert all(o.peer.header.table == header2.table for o in game2)
+    score.add(header2, game2[0].result)
+    expected = {s.name: 0 for s in header1.seats}
+    for header, outcome in ((header1, game1[0]), (header2, game2[0])):
+        assert outcome.result is not None
+        for seat in outcome.result.winners:
+            expected[header.seats[seat].name] += 1
+    assert score.games == 2
+    assert score.by_name() == expected
+    assert sum(expected.values()) >= 2
+    assert score.text().startswith("score after 2 games: ")
+
+
+async def test_one_quit_declines_the_rematch_for_everyone(tmp_path):
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(3)
+    ids = {name: Identity.generate() for name in ("alice", "bob", "carol")}
+    port_box: list[int] = []
+    port_known = trio.Event()
+    first: dict[str, Any] = {}
+    seated_bob = trio.Event()
+
+    def on_port(port: int) -> None:
+        port_box.append(port)
+        port_known.set()
+
+    def bots() -> Any:
+        return bot_agent(plugins, game, "random", rng)
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+
+            async def run_host() -> None:
+                first["alice"] = (
+                    await host_table(
+                        plugins,
+                        ids["alice"],
+                        GAME,
+                        options={},
+                        players=3,
+                        agent=bots(),
+                        name="alice",
+                        interface=LOOPBACK,
+                        announce=False,
+                        on_port=on_port,
+                    )
+                )[0]
+
+            async def run_joiner(name: str, after: trio.Event | None) -> None:
+                await port_known.wait()
+                if after is not None:
+                    await after.wait()
+                first[name] = await join_table(
+                    plugins,
+                    ids[name],
+                    LOOPBACK,
+                    port_box[0],
+                    name=name,
+                    agent=bots(),
+                    listen_host=LOOPBACK,
+                    on_seated=lambda seat, terms: seated_bob.set() if name == "bob" else None,
+                )
+
+            nursery.start_soon(run_host)
+            nursery.start_soon(run_joiner, "bob", None)
+            nursery.start_soon(run_joiner, "carol", seated_bob)
+        _check(sorted(first.values(), key=lambda o: o.peer.seat))
+
+        # alice and bob agree at once; carol's program sits down, then she quits.
+        told: dict[str, str] = {}
+        rosters: list[Roster] = []
+        async with trio.open_nursery() as nursery:
+
+            async def host_again() -> None:
+                agreed = trio.Event()
+                agreed.set()
+                with pytest.raises(LobbyError) as caught:
+                    await host_rematch(
+                        plugins,
+                        [first["alice"]],
+                        interface=LOOPBACK,
+                        agent=bots(),
+                        agreement=agreed,
+                        on_roster=rosters.append,
+                    )
+                told["alice"] = str(caught.value)
+
+            async def bob_again() -> None:
+                with pytest.raises(LobbyError) as caught:
+                    await join_rematch(plugins, first["bob"], listen_host=LOOPBACK, agent=bots(), agreement=True)
+                told["bob"] = str(caught.value)
+
+            async def carol_quits() -> None:
+                with trio.CancelScope() as scope:
+                    carol_room = scope
+
+                    def on_roster(roster: Roster) -> None:
+                        if all(roster.names):
+                            carol_room.cancel()  # she types 'quit' at the end screen
+
+                    await join_rematch(
+                        plugins,
+                        first["carol"],
+                        listen_host=LOOPBACK,
+                        agent=bots(),
+                        agreement=trio.Event(),  # never agrees
+                        on_roster=on_roster,
+                    )
+                told["carol"] = "quit"
+
+            nursery.start_soon(host_again)
+            nursery.start_soon(bob_again)
+            nursery.start_soon(carol_quits)
+
+    assert told == {
+        "alice": "carol declined the rematch",
+        "bob": "carol declined the rematch",
+        "carol": "quit",
+    }
+    assert rosters and all(rosters[-1].names)
+
+
+async def test_the_host_quitting_declines_for_the_joiners(tmp_path):
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(5)
+    alice, bob = Identity.generate(), Identity.generate()
+    port_box: list[int] = []
+    port_known = trio.Event()
+    first: dict[str, Any] = {}
+
+    def on_port(port: int) -> None:
+        port_box.append(port)
+        port_known.set()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+
+            async def run_host() -> None:
+                first["alice"] = await host_table(
+                    plugins,
+                    alice,
+                    GAME,
+                    options={},
+                    players=2,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    name="alice",
+                    interface=LOOPBACK,
+                    announce=False,
+                    on_port=on_port,
+                )
+
+            async def run_bob() -> None:
+                await port_known.wait()
+                first["bob"] = await join_table(
+                    plugins,
+                    bob,
+                    LOOPBACK,
+                    port_box[0],
+                    name="bob",
+                    agent=bot_agent(plugins, game, "random", rng),
+                    listen_host=LOOPBACK,
+                )
+
+            nursery.start_soon(run_host)
+            nursery.start_soon(run_bob)
+
+        told: list[str] = []
+        async with trio.open_nursery() as nursery:
+
+            async def host_leaves() -> None:
+                with trio.CancelScope() as scope:
+                    room = scope
+
+                    def on_roster(roster: Roster) -> None:
+                        if roster.ready[1]:
+                            room.cancel()  # bob agreed; alice quits instead
+
+                    await host_rematch(
+                        plugins,
+                        first["alice"],
+                        interface=LOOPBACK,
+                        agent=bot_agent(plugins, game, "random", rng),
+                        agreement=trio.Event(),
+                        on_roster=on_roster,
+                    )
+
+            async def bob_again() -> None:
+                with pytest.raises(LobbyError) as caught:
+                    await join_rematch(
+                        plugins,
+                        first["bob"],
+                        listen_host=LOOPBACK,
+                        agent=bot_agent(plugins, game, "random", rng),
+                        agreement=True,
+                    )
+                told.append(str(caught.value))
+
+            nursery.start_soon(host_leaves)
+            nursery.start_soon(bob_again)
+    assert told == ["alice (the host) declined the rematch"]
