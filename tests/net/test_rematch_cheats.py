@@ -1,0 +1,50 @@
+"""A rematch host that changes what the players agreed to: each joiner checks the new table's
+header against the last game's (lobby.rematch_problem) and leaves it; an honest rematch passes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net.lobby import rematch_problem
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import new_table_id
+
+KEYS = [Identity.generate().public for _ in range(3)]
+
+
+def last_game() -> TableHeader:
+    seats = tuple(Seat(name, keys, "127.0.0.1", 40000 + i) for i, (name, keys) in enumerate(zip("abc", KEYS)))
+    return TableHeader(new_table_id(), "cals-bs", "2", {"match_target": 1}, seats, PROTOCOL_VERSION)
+
+
+def test_an_honest_rematch_is_accepted():
+    previous = last_game()
+    # A new id; new ports and even new names are the players' own business.
+    seats = tuple(replace(s, port=s.port + 10, name=s.name.upper()) for s in previous.seats)
+    assert rematch_problem(previous, replace(previous, table=new_table_id(), seats=seats)) is None
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda h: {}, "table id"),  # the same table: the same deck seeds' context
+        (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their seats"),
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their seats"),
+        (lambda h: {"seats": h.seats[:2]}, "in their seats"),
+        (lambda h: {"game": "calypso"}, "changes the game"),
+        (lambda h: {"rules_version": "3"}, "changes the game"),
+        (lambda h: {"options": {"match_target": 5}}, "options"),
+        (lambda h: {"timeouts": Timeouts(turn=1.0)}, "timeouts"),
+    ],
+)
+def test_a_rematch_that_changes_the_table_is_refused(change, words):
+    previous = last_game()
+    fields = change(previous)
+    header = replace(previous, **({"table": new_table_id()} if fields else {}), **fields)
+    problem = rematch_problem(previous, header)
+    assert problem is not None and words in problem, problem
