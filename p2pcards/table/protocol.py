@@ -245,6 +245,8 @@ class TableProtocol:
 
     def accept(self, entry: Entry, *, via: int | None, now: float, journal: bool = True) -> list[Effect]:
         """An entry from seat ``via``'s connection (``None``: from our own journal)."""
+        if entry.sender == self.seat and entry.seq >= self.log.next_seq(self.seat):
+            return self._own_ahead(via, entry)
         effects: list[Effect] = []
         try:
             fresh = self.log.append(entry, via=via)
@@ -275,12 +277,36 @@ class TableProtocol:
             # Entries its author had seen and we have not: a seat we are connected to sends
             # us its own (they are on the way); those of a seat we are not connected to we
             # ask for from the one that brought this entry.
-            effects += [SendTo(via, fetch) for fetch in self.log.missing(entry) if fetch.seat not in self.linked]
+            # Never our own chain: the log takes it from our journal's replay alone (_own_ahead).
+            effects += [
+                SendTo(via, fetch)
+                for fetch in self.log.missing(entry)
+                if fetch.seat not in self.linked and fetch.seat != self.seat
+            ]
         self._held[entry] = (via, now)
         early = self._early.get(entry.sender)
         while early and self.log.next_seq(entry.sender) in early:
             effects += self.accept(early.pop(self.log.next_seq(entry.sender)), via=via, now=now, journal=journal)
         return effects
+
+    def _own_ahead(self, via: int | None, entry: Entry) -> list[Effect]:
+        """One of our own entries that our chain in the log has not reached: after a restart,
+        one our replay has still to re-use (the seats we sent it to hold it, and a fetch or a
+        relay brings it back). It is not taken: our chain grows only as the replay re-uses our
+        journal, in order. Taken ahead of the replay, it would release at once every entry of
+        others that waits for it (causal order counts our chain as delivered), and the deck
+        and the seats would act on them before the replay reached the point where we first
+        did: the replay would then sign in another order than the journal has (issue 23).
+        Nothing is lost: the journal (and the recovery of what it lost) holds it already."""
+        index = entry.seq - self.log.next_seq(self.seat)
+        ours = self.replay_own[index] if index < len(self.replay_own) else None
+        if ours is not None and ours.sig == entry.sig and ours.signed_bytes == entry.signed_bytes:
+            return []  # a copy of the one the replay re-uses when it gets there
+        if via is not None and not entry.verify(self.header.seats[self.seat].keys):
+            return [self.name(via, f"sent a version of our own entry #{entry.seq} that we did not sign")]
+        # Signed with our key, but not an entry we hold: no seat we know of is to blame (it
+        # would be a second program playing this seat, which the seat's lock prevents).
+        return []
 
     def _hold_early(self, entry: Entry, via: int) -> list[Effect]:
         """An entry beyond a gap in its seat's chain (we missed some while away): keep it and
@@ -391,8 +417,10 @@ class TableProtocol:
         if self.replay_own:
             entry = self.replay_own.popleft()
             if entry.kind != kind:
+                # Our replay went another way than our game first went: no seat is to blame for
+                # that, ours included (naming it would list it as absent in the transcript).
                 raise TableAborted(
-                    f"our journal has a {entry.kind} entry where the replay makes a {kind} one", self.seat, "replay"
+                    f"our journal has a {entry.kind} entry where the replay makes a {kind} one", None, "replay"
                 )
             self.log.append(entry)
             self._signed(entry)
@@ -573,7 +601,8 @@ class TableProtocol:
                 continue
             self._held[entry] = (via, now)
             for fetch in self.log.missing(entry):
-                asks.setdefault((via, fetch.seat), SendTo(via, fetch))
+                if fetch.seat != self.seat:  # ours the replay re-makes (_own_ahead)
+                    asks.setdefault((via, fetch.seat), SendTo(via, fetch))
         return list(asks.values())
 
     def halted_among(self, waiting_on: Iterable[int]) -> TableAborted | None:

@@ -196,3 +196,59 @@ def test_our_chat_lines_and_statements_in_the_journal_come_back_by_themselves():
         assert peer.stated_absent(3, 2)
 
     trio.run(main)
+
+
+def test_our_own_entries_from_the_network_wait_for_the_replay_and_are_never_asked_for():
+    """Issue 23: after a restart the others' entries echo our chain far beyond what the replay
+    has re-made. Our chain is not asked of anyone (only its recovery, beyond the journal), and
+    a copy of one of our entries that comes anyway does not enter the log ahead of the replay:
+    it would release at once the entries of others that wait for it, to be acted on before the
+    replay reached the point where we first did."""
+
+    async def main():
+        peer = make_peer()
+        log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        ours = [log.make_entry(IDS[0], 0, "deck", {"msg": {"type": "commit", "op": n}}) for n in range(2)]
+        theirs = log.make_entry(IDS[1], 1, "chat", {"text": "after yours"})  # it saw both of ours
+        peer.load_journal(ours)
+        conn = Recorder()
+        peer.attach(1, conn)
+        for seat in (1, 2):
+            await peer._on_message(seat, None, fetched(2))
+        await peer.recover_own()
+        chats = []
+        peer.session.subscribe(lambda event: chats.append(event.text) if event.kind == "chat" else None)
+        await peer._on_message(1, conn, theirs.to_wire())
+        assert not any(m.get("seat") == 0 for m in conn.messages if m.get("type") == "fetch")
+        assert peer.protocol.overdue_fetches(1e9, 0.0) == []  # nor later, while it is held
+        for entry in ours:  # as a fetch or a relay would bring them back
+            await peer._on_message(2, conn, entry.to_wire())
+        assert peer.log.next_seq(0) == 0 and chats == [] and peer.blames == []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.run_background)
+            for n, entry in enumerate(ours):
+                assert chats == []  # still waiting for our second
+                assert await peer.publish("deck", {"msg": {"type": "commit", "op": n}}) is entry
+            with trio.fail_after(1):
+                while not chats:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+        assert chats == ["p1: after yours"] and peer.blames == []
+
+    trio.run(main)
+
+
+def test_a_version_of_our_entry_ahead_of_the_replay_that_we_did_not_sign_names_its_sender():
+    async def main():
+        peer = make_peer()
+        chain = own_chain(peer, 2)
+        peer.load_journal(chain)
+        for seat in (1, 2):
+            await peer._on_message(seat, None, fetched(2))
+        await peer.recover_own()
+        forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=0, kind="chat", prev=chain[0].prev, body=chain[0].body)
+        await peer._on_message(2, None, forged.to_wire())
+        assert peer.log.next_seq(0) == 0
+        assert len(peer.blames) == 1 and peer.blames[0].startswith("seat 2 (p2)")
+
+    trio.run(main)
