@@ -22,7 +22,7 @@ from typing import Any
 from p2pcards.cards import Card, Rank, Suit
 from p2pcards.game import Action, Bot
 
-from .rules import (
+from .tricks import (
     ANY_RUFF_BEATS_TRUMP_LEAD,
     THREE,
     Tableau,

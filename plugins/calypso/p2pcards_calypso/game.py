@@ -56,27 +56,6 @@ from p2pcards.game import (
 )
 
 from . import story, text
-from .rules import (
-    ANY_RUFF_BEATS_TRUMP_LEAD,
-    BEAT_THE_LEADER,
-    MODES,
-    PARTNER_SUIT,
-    PARTNERSHIP,
-    REVOKE_PENALTY,
-    SOLO,
-    SUITS,
-    THREE,
-    TRICKS_PER_DEAL,
-    TRUMP_LEAD_RULES,
-    UNESTABLISHED_TRICK,
-    PlayerCounts,
-    Revoke,
-    Tableau,
-    allocate_trick,
-    find_revokes,
-    score_deal,
-    trick_winner,
-)
 from .state import (
     CHOOSING,
     CUT,
@@ -99,6 +78,27 @@ from .state import (
     may_declare,
     pending_revoke,
     set_aside_action,
+)
+from .tricks import (
+    ANY_RUFF_BEATS_TRUMP_LEAD,
+    BEAT_THE_LEADER,
+    MODES,
+    PARTNER_SUIT,
+    PARTNERSHIP,
+    REVOKE_PENALTY,
+    SOLO,
+    SUITS,
+    THREE,
+    TRICKS_PER_DEAL,
+    TRUMP_LEAD_RULES,
+    UNESTABLISHED_TRICK,
+    PlayerCounts,
+    Revoke,
+    Tableau,
+    allocate_trick,
+    find_revokes,
+    score_deal,
+    trick_winner,
 )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from p2pcards.cards import Card, Suit
 from p2pcards.game import Action, Result
 
-from .rules import PARTNERSHIP, REVOKE_PENALTY, SUITS, Revoke, Tableau, player_points, suit_of
+from .tricks import PARTNERSHIP, REVOKE_PENALTY, SUITS, Revoke, Tableau, player_points, suit_of
 
 CUT = "cut"
 RANDOM = "random"

@@ -15,7 +15,7 @@ from typing import Any
 from p2pcards.cards import SUIT_NAMES, Card, Suit
 from p2pcards.game import agree
 
-from .rules import is_ruff
+from .tricks import is_ruff
 
 __all__ = ["deal_entry", "tell", "trick_entry"]
 

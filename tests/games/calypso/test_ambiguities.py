@@ -1,7 +1,7 @@
 """One scenario per ambiguity resolution of rules.md II.b (Q-CY-1 to Q-CY-22)."""
 
 import pytest
-from p2pcards_calypso import rules
+from p2pcards_calypso import tricks
 
 from p2pcards.cards import Suit
 from p2pcards.game import Turn
@@ -47,7 +47,7 @@ def test_Q_CY_06_placement_is_mandatory_and_automatic():
 
 def test_Q_CY_07_duplicates_and_the_partners_duplicates_go_to_the_winners_pile():
     t = Table(hands={"N": ["Ac"], "E": ["2c"], "S": ["3c"], "W": ["8d"]}, void={"W": "c"})
-    t.state.tableaux[S].current = {rules.Rank.EIGHT: -1}
+    t.state.tableaux[S].current = {tricks.Rank.EIGHT: -1}
     t.trick("Ac", "2c", "3c", "8d")
     assert t.pile("N") == ["8d"] and t.pile("S") == []
 
@@ -60,7 +60,7 @@ def test_Q_CY_08_opponents_cards_are_dead_in_the_winners_pile_10_each():
 
 def test_Q_CY_09_completing_mid_trick_the_rest_starts_the_next():
     t = Table(hands={"N": ["Ac"], "E": ["Ac"], "S": ["9c"], "W": ["Kc"]})
-    t.state.tableaux[N].current = {rules.Rank(r): -r for r in range(2, 14)}  # lacks only the ace
+    t.state.tableaux[N].current = {tricks.Rank(r): -r for r in range(2, 14)}  # lacks only the ace
     t.trick("Ac", "Ac", "9c", "Kc")
     assert len(t.state.tableaux[N].completed) == 1 and t.calypso("N") == {"A", "9", "K"}
 
@@ -72,8 +72,8 @@ def test_Q_CY_10_no_holding_back_for_a_second_calypso():
 
 
 def test_Q_CY_11_calypso_ordinal_per_player_not_per_side():
-    one = rules.Tableau(completed=[[0] * 13])
-    assert rules.player_points(one) * 2 == 1000  # two partners with one each: 500 + 500
+    one = tricks.Tableau(completed=[[0] * 13])
+    assert tricks.player_points(one) * 2 == 1000  # two partners with one each: 500 + 500
 
 
 def test_Q_CY_12_state_persists_and_scores_only_at_the_end():
@@ -103,7 +103,7 @@ def test_Q_CY_14_deals_come_from_the_stock_without_reshuffling():
 
 
 def test_Q_CY_15_revoke_handling_is_rule_30():
-    assert rules.REVOKE_PENALTY == 260 and rules.UNESTABLISHED_TRICK == 12
+    assert tricks.REVOKE_PENALTY == 260 and tricks.UNESTABLISHED_TRICK == 12
 
 
 def test_Q_CY_16_solo_other_suits_go_to_the_winners_pile():

@@ -8,7 +8,7 @@ partners (♣, ♦), E and W (♥, ♠). A card of clubs played by E to a diamon
 import random
 
 import pytest
-from p2pcards_calypso.rules import REVOKE_PENALTY
+from p2pcards_calypso.tricks import REVOKE_PENALTY
 
 from p2pcards.bots import RandomBot
 from p2pcards.dealer import LocalDealer

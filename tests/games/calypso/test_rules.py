@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from p2pcards_calypso import rules
+from p2pcards_calypso import tricks
 
 from p2pcards.cards import Card, Rank, Suit
 from p2pcards.game import IllegalAction, OptionError, Shuffle, Turn
@@ -19,7 +19,7 @@ def fill_calypso(table, seat, ranks):
 def test_II_01_ranks_ace_high_and_a_calypso_runs_ace_to_two():
     t = Table(hands={"N": ["2h"], "E": ["Ah"], "S": ["Kh"], "W": ["10h"]})
     assert t.trick("2h", "Ah", "Kh", "10h") == E
-    tableau = rules.Tableau()
+    tableau = tricks.Tableau()
     for rank in list(Rank)[:-1]:
         tableau.add(rank, int(rank))
     assert len(tableau.current) == 12 and not tableau.completed
@@ -31,7 +31,7 @@ def test_II_01_ranks_ace_high_and_a_calypso_runs_ace_to_two():
 def test_II_02_partner_suits(first, partner):
     t = Table(choices=[first, "d" if first in "sh" else "s"])
     assert t.state.trump[W].value == first and t.state.trump[E].value == partner
-    assert rules.PARTNER_SUIT[Suit(first)] == Suit(partner)
+    assert tricks.PARTNER_SUIT[Suit(first)] == Suit(partner)
 
 
 def test_II_03_modes_and_player_counts(game):
@@ -195,8 +195,8 @@ def test_II_18_following_your_own_suit_is_not_a_trump_and_partner_suit_is_a_disc
     # S (♦) is void in ♠ and throws ♣ (his partner's suit): a discard that cannot win.
     t = Table(hands={"N": ["2s"], "E": ["3s"], "S": ["Ac"], "W": ["4s"]}, void={"S": "s"})
     assert t.trick("2s", "3s", "Ac", "4s") == W  # W's ♠4 follows (his own suit led by N: plain)
-    assert not rules.is_ruff(Card(Rank.ACE, Suit.CLUBS), Suit.DIAMONDS, Suit.SPADES)
-    assert not rules.is_ruff(Card(Rank.FOUR, Suit.SPADES), Suit.SPADES, Suit.SPADES)
+    assert not tricks.is_ruff(Card(Rank.ACE, Suit.CLUBS), Suit.DIAMONDS, Suit.SPADES)
+    assert not tricks.is_ruff(Card(Rank.FOUR, Suit.SPADES), Suit.SPADES, Suit.SPADES)
 
 
 @pytest.mark.parametrize("rule, winner", [("BEAT_THE_LEADER", N), ("ANY_RUFF_BEATS_TRUMP_LEAD", E)])
@@ -222,10 +222,10 @@ def test_II_21_the_rules_differ_only_on_a_trump_lead_beaten_by_a_lower_or_equal_
     deck = [Card(r, s) for s in Suit for r in Rank]
     for _ in range(3000):
         plays = list(zip([2, 1, 3, 0], rng.sample(deck, 4)))
-        a = rules.trick_winner(plays, trump_of, rules.BEAT_THE_LEADER)
-        b = rules.trick_winner(plays, trump_of, rules.ANY_RUFF_BEATS_TRUMP_LEAD)
+        a = tricks.trick_winner(plays, trump_of, tricks.BEAT_THE_LEADER)
+        b = tricks.trick_winner(plays, trump_of, tricks.ANY_RUFF_BEATS_TRUMP_LEAD)
         led = plays[0][1]
-        ruffs = [c for s, c in plays[1:] if rules.is_ruff(c, trump_of[s], led.suit)]
+        ruffs = [c for s, c in plays[1:] if tricks.is_ruff(c, trump_of[s], led.suit)]
         differs = led.suit == trump_of[2] and ruffs and max(c.rank for c in ruffs) <= led.rank
         assert (a != b) == bool(differs)
 
@@ -306,9 +306,9 @@ def test_II_27_calypsos_and_piles_carry_over_between_deals():
 
 
 def test_II_28_scoring_per_player():
-    assert [rules.calypso_points(n) for n in range(5)] == [0, 500, 1250, 2250, 3250]
-    tableau = rules.Tableau(current={Rank.TWO: 1, Rank.FIVE: 2}, completed=[[0] * 13] * 2, pile=[3, 4, 5])
-    assert rules.player_points(tableau) == 1250 + 40 + 30
+    assert [tricks.calypso_points(n) for n in range(5)] == [0, 500, 1250, 2250, 3250]
+    tableau = tricks.Tableau(current={Rank.TWO: 1, Rank.FIVE: 2}, completed=[[0] * 13] * 2, pile=[3, 4, 5])
+    assert tricks.player_points(tableau) == 1250 + 40 + 30
 
 
 @pytest.mark.parametrize("mode", ["partnership", "solo", "three"])
@@ -337,7 +337,7 @@ def test_II_29_totals_difference_ranking_and_every_card_in_one_place(mode):
 
 
 def test_II_30_revoke_honour_mode_allowed_and_penalised_not_in_trick_12():
-    revokes = rules.find_revokes(
+    revokes = tricks.find_revokes(
         1,
         {1: [10, 11], 2: [20, 21]},
         [[(2, 20, 0), (1, 11, 1)], [(1, 10, 2), (2, 21, 3)]],
@@ -350,7 +350,7 @@ def test_II_30_revoke_honour_mode_allowed_and_penalised_not_in_trick_12():
     )
     assert [(r.seat, r.trick, r.action_index) for r in revokes] == [(1, 1, 1)]
     assert revokes[0].established
-    assert not rules.Revoke(1, 1, 12, 0, 0, Suit.CLUBS).established
+    assert not tricks.Revoke(1, 1, 12, 0, 0, Suit.CLUBS).established
     t = Table(hands={"N": ["4d"], "E": ["Kd", "7h"]}, allow_revoke=True)
     t.act(N, "play 4d")
     t.act(E, "play 7h")  # the client lets it through in honour mode

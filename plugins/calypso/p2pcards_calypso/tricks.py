@@ -1,6 +1,7 @@
-"""Calypso's rules over faces: partner suits, who wins a trick, building calypsos, scoring.
+"""Calypso's tricks over faces: partner suits, who wins a trick, building calypsos, scoring,
+finding revokes.
 
-Everything here is a pure function of faces and seats (rules.md Part II, rules 2, 18-29); the
+Everything here is a pure function of faces and seats (rules.md Part II, rules 2, 18-30); the
 state machine in :mod:`p2pcards_calypso.game` feeds it the cards once they are public.
 """
 
