@@ -3,7 +3,7 @@ three-player modes (rules.md Part II). The entry point is :mod:`p2pcards_calypso
 
 :func:`score_deal` scores a finished game from plain counts (see docs/games/calypso.md)."""
 
-from .game import Calypso
+from .rules import Calypso
 from .state import CalypsoState
 from .tricks import PlayerCounts, score_deal
 

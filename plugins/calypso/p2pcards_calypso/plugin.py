@@ -3,7 +3,7 @@
 from p2pcards import hookimpl
 
 from .bots import StrategicBot
-from .game import Calypso
+from .rules import Calypso
 
 
 @hookimpl

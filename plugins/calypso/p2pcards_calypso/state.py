@@ -1,7 +1,7 @@
 """Calypso's public state: the phases, what a game remembers, and the facts read from it.
 
 :class:`CalypsoState` is what every peer holds alike (hands are handles; ``faces`` holds every
-face shown so far). The state machine in :mod:`p2pcards_calypso.game` changes it; the view and
+face shown so far). The state machine in :mod:`p2pcards_calypso.rules` changes it; the view and
 the console grammar in :mod:`p2pcards_calypso.text` and the bots only read it. The functions at
 the end answer questions about a state that more than one of those modules asks (whose revoke
 may still be corrected, what a correct set-aside is).

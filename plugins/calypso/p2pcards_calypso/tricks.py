@@ -2,7 +2,7 @@
 finding revokes.
 
 Everything here is a pure function of faces and seats (rules.md Part II, rules 2, 18-30); the
-state machine in :mod:`p2pcards_calypso.game` feeds it the cards once they are public.
+state machine in :mod:`p2pcards_calypso.rules` feeds it the cards once they are public.
 """
 
 from __future__ import annotations
