@@ -130,7 +130,7 @@ def test_Q_CY_19_totals_and_difference_reported_no_money():
 
 
 def test_Q_CY_20_the_reconstructed_examples_are_tested():
-    import test_trick_examples
+    from . import test_trick_examples
 
     assert len(test_trick_examples.EXAMPLES) == 6  # plus examples 7 and 8 in one test
 
