@@ -26,7 +26,8 @@ from p2pcards.cards import Card, Rank
 from p2pcards.game import Action, Bot, IllegalAction
 
 from .choices import MAX_SET, rank_groups
-from .rules import BSState, CalsBS, PlacedSet, plus_rank
+from .rules import CalsBS, plus_rank
+from .state import BSState, PlacedSet
 
 GOOD_PER_RANK = 6  # four naturals and two jokers
 MAX_SEATS = CalsBS.max_players

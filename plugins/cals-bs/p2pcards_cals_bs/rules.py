@@ -1,4 +1,6 @@
-"""Cal's BS rules (shared/rules.md Part I) as a p2pcards game: public state and its transitions.
+"""Cal's BS rules (shared/rules.md Part I) as a p2pcards game: the state machine over the public
+state of :mod:`p2pcards_cals_bs.state`; the view is in :mod:`p2pcards_cals_bs.text`, the action
+grammar in :mod:`p2pcards_cals_bs.grammar`.
 
 The state holds handles only. A face enters it only through ``on_reveal`` (a doubted top set, a
 face-up going-out play, the quads set behind a "+N" claim). What public information cannot check
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.cards import Card, CardParseError, Rank, build_deck, parse_rank
@@ -42,18 +43,22 @@ from p2pcards.game import (
     Violation,
 )
 
-from . import grammar, story
+from . import grammar, story, text
 from .choices import representative_actions
+from .state import (
+    BY_LOT,
+    CHALLENGEABLE,
+    CLOCKWISE,
+    FACE_UP,
+    FREE,
+    MAX_SET,
+    RECENT_EVENTS,
+    BSState,
+    PlacedSet,
+    PlayRecord,
+)
 
-__all__ = ["BSState", "CalsBS", "PlacedSet", "PlayRecord", "is_truthful", "plus_rank", "timeout_action"]
-
-FACE_UP = "face_up_must_be_true"
-CHALLENGEABLE = "challengeable"
-CLOCKWISE, FREE = "clockwise", "free"  # turn_mode (rules 12 and 29)
-BY_LOT = -1  # first_dealer: no volunteer (rule 5)
-MAX_SET = 6
-#: How many public events ``view`` shows.
-RECENT_EVENTS = 12
+__all__ = ["CalsBS", "is_truthful", "plus_rank", "timeout_action"]
 
 
 def plus_rank(base: Rank, plus: int) -> Rank:
@@ -77,107 +82,6 @@ def quads_base(cards: Sequence[Card]) -> Rank | None:
     Only a cheater's quads are ever not four of one rank, and the audit names them."""
     ranks = Counter(c.rank for c in cards if not c.is_joker)
     return ranks.most_common(1)[0][0] if ranks else None
-
-
-@dataclass
-class PlacedSet:
-    """One set on the pile (rule 8)."""
-
-    owner: int
-    handles: tuple[int, ...]
-    rank: Rank | None  # declared rank; None for quads and "+N" sets
-    plus: int | None = None  # N of a "+N" set
-    quads: bool = False
-    index: int = 0  # its action's index in the game log
-
-    def claim(self) -> str:
-        if self.quads:
-            return "quads"
-        if self.plus is not None:
-            return f"+{self.plus}"
-        assert self.rank is not None, "a set that is neither quads nor +N declares a rank"
-        return f"{len(self.handles)}x{self.rank.symbol}"
-
-
-@dataclass
-class PlayRecord:
-    """What the audit needs about one placed set: the hand held when it was placed."""
-
-    index: int
-    seat: int
-    handles: tuple[int, ...]
-    hand: tuple[int, ...]
-    rank: Rank | None
-    plus: int | None
-    quads: bool
-    going_out: bool
-    must_be_truthful: bool  # a face-up going-out play the player could check (rules 23-25)
-
-
-@dataclass
-class BSState:
-    players: int
-    quads: bool
-    going_out: str
-    match_target: int
-    # coin (none with a volunteer) -> shuffle -> deal -> play -> (shuffle ...) -> done
-    phase: str = "coin"
-    dealer: int | None = None
-    hand_number: int = 0
-    scores: list[int] = field(default_factory=list)
-    hand_winners: list[int] = field(default_factory=list)
-    stock: list[int] = field(default_factory=list)
-    hands: list[list[int]] = field(default_factory=list)
-    pile: list[PlacedSet] = field(default_factory=list)
-    turn: int = 0
-    must_lead: bool = True  # the table is open (rule 22)
-    current_rank: Rank | None = None
-    passes: int = 0  # passes in a row since the last set was placed
-    quads_set: int | None = None  # pile index of the quads set while its context lasts
-    plus: int | None = None  # N once fixed by the first reply (rule 32)
-    provisional: int | None = None  # challengeable mode: the seat provisionally out (rule 27)
-    free: bool = False  # turn_mode free: followers respond to a set in any order (rule 29)
-    passed: list[int] = field(default_factory=list)  # free order: who passed on the top set
-    pending: list[Step] = field(default_factory=list)  # reveals and transfers still to do
-    resolving: dict[str, Any] | None = None  # what the pending reveals decide
-    faces: dict[int, Card] = field(default_factory=dict)  # every face revealed to all
-    records: list[PlayRecord] = field(default_factory=list)
-    actions_applied: int = 0
-    events: list[dict[str, Any]] = field(default_factory=list)
-    story: list[dict[str, Any]] = field(default_factory=list)  # every outcome told (Game.story)
-    result: Result | None = None
-
-    def left(self, seat: int) -> int:
-        return (seat + 1) % self.players
-
-    @property
-    def top(self) -> PlacedSet | None:
-        return self.pile[-1] if self.pile else None
-
-    # Where the rules already know a value is set, these say so (and let the type checker know).
-
-    def top_set(self) -> PlacedSet:
-        """The set on top of the pile (there is one to follow, doubt or reveal)."""
-        top = self.top
-        assert top is not None, "the pile has a set"
-        return top
-
-    def dealer_seat(self) -> int:
-        assert self.dealer is not None, "the dealer was chosen"
-        return self.dealer
-
-    def rank_to_follow(self) -> Rank:
-        assert self.current_rank is not None, "the leader declared a rank"
-        return self.current_rank
-
-    def quads_base(self) -> PlacedSet:
-        """The quads set that the "+N" sets of this context are counted from."""
-        assert self.quads_set is not None, "in a quads context"
-        return self.pile[self.quads_set]
-
-    @property
-    def in_quads_context(self) -> bool:
-        return self.quads_set is not None
 
 
 def timeout_action(state: BSState, seat: int) -> Action | None:
@@ -753,47 +657,7 @@ class CalsBS(Game[BSState]):
         return {"type": "play", "cards": [card], "rank": rank.symbol}
 
     def view(self, state: BSState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
-        """The generic keys every console renders (``hand``, ``seats``, ``table``, ``status``;
-        seats are named "seat N" in the text) and the game's own plain data for bots and tests.
-        Never raises: a set placed face up shows its faces only once they are revealed."""
-        step = self.next_step(state)
-        turn = step.seat if isinstance(step, Turn) else None
-        responding = list(step.seats) if isinstance(step, Round) else []
-        pile = []
-        for placed in state.pile:
-            entry: dict[str, Any] = {"owner": placed.owner, "count": len(placed.handles), "claim": placed.claim()}
-            if all(h in state.faces for h in placed.handles):
-                entry["cards"] = [str(state.faces[h]) for h in placed.handles]
-            pile.append(entry)
-        out: dict[str, Any] = {
-            "seats": [{"cards": len(hand), "hands won": won} for hand, won in zip(state.hands, state.scores)],
-            "table": _table_lines(state, pile),
-            "status": _status(state, step, seat),
-            "game": self.id,
-            "hand_number": state.hand_number,
-            "dealer": state.dealer,
-            "turn": turn,
-            "responding": responding,
-            "passed": list(state.passed),
-            "must_lead": state.must_lead,
-            "current_rank": state.current_rank.symbol if state.current_rank else None,
-            "quads_context": state.in_quads_context,
-            "plus": state.plus,
-            "passes": state.passes,
-            "hand_sizes": [len(h) for h in state.hands],
-            "pile": pile,
-            "pile_cards": sum(len(p.handles) for p in state.pile),
-            "provisionally_out": state.provisional,
-            "scores": list(state.scores),
-            "match_target": state.match_target,
-            "events": [dict(e) for e in state.events],
-        }
-        if seat is not None:
-            out["seat"] = seat
-            out["hand"] = grammar.sort_hand(known[h] for h in state.hands[seat] if h in known)
-        if state.result is not None:
-            out["result"] = state.result.summary
-        return out
+        return text.view(self, state, seat, known)
 
     def story(self, state: BSState) -> Sequence[Mapping[str, Any]]:
         return state.story
@@ -809,87 +673,3 @@ class CalsBS(Game[BSState]):
 
     def commands_help(self) -> str:
         return grammar.COMMANDS_HELP
-
-
-# --------------------------------------------------------------------------------------------
-# Text for the generic view keys.
-
-#: How many sets of the pile the table lines show (the newest).
-SHOWN_SETS = 6
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
-
-
-def _table_lines(state: BSState, pile: list[dict[str, Any]]) -> list[str]:
-    """The middle of the table: the pile's sets (owner, count, claim, faces once revealed), what
-    is being claimed, passes, a provisional winner, and the hand of the match."""
-    if state.phase in ("coin", "shuffle", "deal") and not state.hand_number:
-        if state.dealer is None:
-            return ["the first dealer is chosen by lot, then all 54 cards are dealt"]
-        return [f"seat {state.dealer} deals first: all 54 cards are dealt"]  # drawn or volunteered
-    lines = []
-    if not pile:
-        lines.append("pile: empty" + (", a new lead" if state.must_lead and state.phase == "play" else ""))
-    else:
-        total = sum(entry["count"] for entry in pile)
-        head = f"pile: {_plural(total, 'card')} in {_plural(len(pile), 'set')}"
-        if state.in_quads_context:
-            head += ", quads" + (f", replies claim +{state.plus}" if state.plus is not None else ", no reply yet")
-        elif state.current_rank is not None:
-            head += f", claiming {state.current_rank.symbol}"
-        lines.append(head)
-        if len(pile) > SHOWN_SETS:
-            lines.append(f"  ... {_plural(len(pile) - SHOWN_SETS, 'earlier set')}")
-        for entry in pile[-SHOWN_SETS:]:
-            text = f"  seat {entry['owner']}: {_plural(entry['count'], 'card')}, claimed {entry['claim']}"
-            if "cards" in entry:
-                text += "  face up: " + " ".join(entry["cards"])
-            lines.append(text)
-    if state.passes:
-        lines.append(f"passes since the last set: {state.passes}")
-    if state.provisional is not None:
-        lines.append(f"seat {state.provisional} is out unless doubted")
-    if state.hand_number:
-        target = "a single hand" if state.match_target == 1 else f"first to win {state.match_target} hands"
-        lines.append(f"hand {state.hand_number} of the match ({target}), dealer seat {state.dealer}")
-    return lines
-
-
-def _status(state: BSState, step: Step, seat: int | None) -> str:
-    """Whose turn it is and what they may do."""
-    if isinstance(step, Done):
-        return "the match is over"
-    if isinstance(step, Reveal):
-        return f"seat {step.owner} turns cards face up" if step.owner is not None else "cards are turned face up"
-    if isinstance(step, Transfer):
-        return f"seat {step.to} takes the pile"
-    if isinstance(step, Round):
-        waiting = ", ".join(f"seat {s}" for s in step.seats)
-        who = (
-            f"respond now (waiting for {waiting})"
-            if seat in step.seats
-            else f"waiting for {waiting} (free order: who acts first counts)"
-        )
-        if state.in_quads_context:
-            top = state.top
-            if top is not None and top.quads:
-                return f"{who}: pass, or place 1-{MAX_SET} cards claiming +N (1-12)"
-            return f"{who}: pass, place 1-{MAX_SET} cards claiming +{state.plus}, or doubt"
-        rank = state.current_rank.symbol if state.current_rank is not None else "?"
-        return f"{who}: pass, place 1-{MAX_SET} cards as {rank}, or doubt"
-    if not isinstance(step, Turn):
-        return "dealing"
-    who = "your turn" if step.seat == seat else f"seat {step.seat} to play"
-    if state.must_lead:
-        quads = ", or lead quads" if state.quads else ""
-        return f"{who}: lead 1-{MAX_SET} cards face down and name any rank{quads}"
-    top = state.top
-    doubt = ", or doubt" if top is not None and top.owner != step.seat and not top.quads else ""
-    if state.in_quads_context:
-        if top is not None and top.quads:  # rule 31: only pass or +N while the quads are on top
-            return f"{who}: pass, or place 1-{MAX_SET} cards claiming +N (1-12) (quads cannot be doubted)"
-        return f"{who}: pass, place 1-{MAX_SET} cards claiming +{state.plus}{doubt}"  # rule 32
-    rank = state.current_rank.symbol if state.current_rank is not None else "?"
-    return f"{who}: pass, place 1-{MAX_SET} cards as {rank}{doubt}"
