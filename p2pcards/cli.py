@@ -186,7 +186,7 @@ def mental_poker_deck_factory(seed: Any):
 def cmd_demo(args: argparse.Namespace) -> int:
     from .console.app import run_console
     from .console.demo import DeckUnavailable, DemoSettings, DemoTables, ask_game, demo_table
-    from .console.render import choose_glyphs
+    from .console.render import bell_enabled, choose_glyphs
 
     host = load_plugins()
     report_plugin_errors(host)
@@ -211,7 +211,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             raise UsageError(f"{exc}; try --deck local") from None
         settings.deck = "local"
         notices.append("the mental-poker deck is not in this build yet: using the local open dealer")
-    run_console(tables, glyphs=choose_glyphs(True if args.ascii else None), notices=notices)
+    run_console(
+        tables, glyphs=choose_glyphs(True if args.ascii else None), notices=notices, bell=bell_enabled(args.bell)
+    )
     return 0
 
 
@@ -230,7 +232,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """The LAN lobby in the console: find, create and join tables, then play them."""
     from .console.app import run_console
     from .console.lan import LanLobby
-    from .console.render import choose_glyphs
+    from .console.render import bell_enabled, choose_glyphs
     from .wire.identity import load_or_create_identity
 
     host = load_plugins()
@@ -251,7 +253,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         transcript_dir=Path(args.transcript_dir),
         bot_delay=args.bot_delay,
     )
-    run_console(lobby=lobby, glyphs=choose_glyphs(True if args.ascii else None), notices=[hint] if hint else [])
+    run_console(
+        lobby=lobby,
+        glyphs=choose_glyphs(True if args.ascii else None),
+        notices=[hint] if hint else [],
+        bell=bell_enabled(args.bell),
+    )
     for path in lobby.transcripts:  # the screen that showed them is gone
         print(f"transcript: {path}  (check it: p2pcards verify {path})")
     return 0
@@ -414,7 +421,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
     import asyncio
 
     from .console.app import ConsoleApp
-    from .console.render import choose_glyphs
+    from .console.render import bell_enabled, choose_glyphs
 
     hint = _mark_data_folder()
     console = ConsoleApp(
@@ -423,6 +430,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
         confirm_leaving=True,
         glyphs=choose_glyphs(True if args.ascii else None),
         notices=[hint] if hint else [],
+        bell=bell_enabled(getattr(args, "bell", False)),
     )
     asyncio.run(console.run())
     if table.outcome is None:
@@ -938,6 +946,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)",
     )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
+    p.add_argument(
+        "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
@@ -948,6 +959,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the bot to play the seat (default: the one that played it, or you in the console if a person did)",
     )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(
         "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
@@ -967,6 +981,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
     )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
+    p.add_argument(
+        "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("list", help="list the tables on the network")
@@ -984,6 +1001,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS", help="bots' thinking time (default 0.8)")
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
@@ -1000,6 +1020,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="thinking time of the bots you seat (default 0.5)",
     )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("new-game", help="write a new game plugin (pyproject, rules, bot, tests) to a folder")

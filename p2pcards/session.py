@@ -52,6 +52,7 @@ __all__ = [
     "BotSeat",
     "HumanSeat",
     "SeatAgent",
+    "SeatPresence",
     "SyncDeck",
     "TableEvent",
     "TableSession",
@@ -76,6 +77,16 @@ class TableEvent:
     kind: str
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SeatPresence:
+    """Whether a seat's player is connected, as the local seat knows it: ``online``; ``away``
+    (its connection dropped: ``grace_left`` seconds remain before the table gives up on it);
+    or ``gone`` (it left, stopped its game, or stayed away past the grace period)."""
+
+    state: str
+    grace_left: float | None = None
 
 
 class AsyncDeck(Protocol):
@@ -228,6 +239,12 @@ class TableSession:
         self.round_order: Callable[[Round, dict[int, Action], list[int]], list[tuple[int, Action]]] = (
             self._arrival_order
         )
+        #: Seconds a connected player has for a move, when the table limits it (a networked
+        #: table's turn timeout); ``None``: no limit.
+        self.turn_limit: float | None = None
+        #: Where :meth:`presence` asks about a seat's connection (the network peer sets it);
+        #: ``None`` at a table played in this process, where every seat is always here.
+        self.presence_of: Callable[[int], SeatPresence] | None = None
 
     # -- for the console ------------------------------------------------------------------
 
@@ -247,6 +264,13 @@ class TableSession:
         if isinstance(self.step, Turn):
             return self.step.seat == self.me
         return isinstance(self.step, Round) and self.me in self.step.seats and self.me not in self._answered
+
+    def presence(self) -> list[SeatPresence] | None:
+        """Each seat's connection state (see :class:`SeatPresence`), or ``None`` when the table
+        has no connections to speak of (every seat plays in this process)."""
+        if self.presence_of is None:
+            return None
+        return [self.presence_of(seat) for seat in range(self.players)]
 
     def legal_actions(self) -> Sequence[Action]:
         if not self.my_turn or self.me is None:  # (my_turn is False when watching)

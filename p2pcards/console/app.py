@@ -45,7 +45,6 @@ from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
     FloatContainer,
-    FormattedTextControl,
     HSplit,
     Layout,
     VSplit,
@@ -66,6 +65,8 @@ from .lobbyscreen import LOBBY_HELP, LobbyCompleter, LobbyScreen
 from .render import (
     Glyphs,
     ScreenTextControl,
+    SizedTextControl,
+    WrappedTextControl,
     choose_glyphs,
     colour_enabled,
     console_style,
@@ -73,16 +74,18 @@ from .render import (
     hand_fragments,
     lines_fragments,
     log_fragments,
-    screen_fragments,
     seats_fragments,
     text_fragments,
-    word_wrap,
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
 
 __all__ = ["ConsoleApp", "TableRunner", "TableStart", "local_runner", "run_console"]
 
 TICK = 0.25  # seconds between redraws for the spinner and the turn timer
+#: The smallest terminals (columns, rows) the lobby and a table are shown in; a smaller one is
+#: told how large it must be.
+LOBBY_MIN = (50, 12)
+TABLE_MIN = (50, 14)
 LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' or Ctrl-C within this leaves a game others are playing
 
 
@@ -173,6 +176,7 @@ class ConsoleApp:
         notices: Sequence[str] = (),
         again: bool = True,
         confirm_leaving: bool | None = None,
+        bell: bool = False,
         input: Input | None = None,
         output: Output | None = None,
     ):
@@ -193,6 +197,8 @@ class ConsoleApp:
         self.notices = list(notices)
         if self.lobby is not None and self.notices:  # shown in the lobby too, until the next step
             self.lobby.feedback = Feedback(self.notices[0], error=True)
+        self.bell = bell  # ring the terminal's bell when the player's turn comes
+        self.bells = 0  # rung so far (tests count them)
         self.again = again  # 'new' after a game plays another (False: one table, then 'quit')
         # Other people at the table (the LAN lobby, host/join in person): leaving a game in
         # progress ends it for them, so 'quit' (or Ctrl-C) asks to be given twice.
@@ -324,7 +330,7 @@ class ConsoleApp:
         self.waiting = None
         self.table_words = tuple(words)
         self.words_problem = words_problem
-        self.tracker = TableTracker(session, on_change=self.application.invalidate)
+        self.tracker = TableTracker(session, on_change=self.application.invalidate, on_my_turn=self._ring)
         self.controller = TableController(session, self.tracker)
         self.completer.controller = self.controller
         self.games_played += 1
@@ -377,6 +383,13 @@ class ConsoleApp:
         self.application.invalidate()
         if self._intent == "quit":
             self._stop_trio()
+
+    def _ring(self) -> None:
+        """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
+        if self.bell:
+            self.bells += 1
+            self.application.output.bell()
+            self.application.output.flush()
 
     def _wait(self, text: str) -> None:
         """The runner's ``started.waiting``: what the table waits for before it starts."""
@@ -554,7 +567,8 @@ class ConsoleApp:
                 forced = (
                     controller.forced_move() if controller is not None and controller.session is self.session else None
                 )
-                self._model = table_model(self.session, self._table_tracker().turn, forced)
+                tracker = self._table_tracker()
+                self._model = table_model(self.session, tracker.turn, forced, tracker.fresh_cards())
                 self.view_error = None
             except Exception as exc:
                 self.view_error = f"the game's view failed: {type(exc).__name__}: {exc}"
@@ -570,14 +584,20 @@ class ConsoleApp:
                 height=1,
             )
 
+        self._seats_control = SizedTextControl(self._seats)
         ended = Condition(lambda: self.session is not None and (self.session.result is not None or bool(self.stopped)))
 
         left = HSplit(
             width=Dimension(weight=5),
             children=[
                 section(lambda: "Seats"),
-                Window(ScreenTextControl(self._seats), dont_extend_height=True, wrap_lines=True),
-                Window(height=1, char=" "),
+                Window(
+                    self._seats_control,
+                    height=self._seat_height,
+                    dont_extend_height=True,
+                    wrap_lines=True,
+                ),
+                Window(height=Dimension(min=0, preferred=0, max=1), char=" "),  # the first to go
                 section(lambda: "Game over" if ended() else "Table"),
                 ConditionalContainer(Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended),
                 ConditionalContainer(Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended),
@@ -611,18 +631,51 @@ class ConsoleApp:
                 ConditionalContainer(body, filter=~showing_help & ~in_lobby),
                 ConditionalContainer(lobby_body, filter=~showing_help & in_lobby),
                 ConditionalContainer(help_pane, filter=showing_help),
-                Window(ScreenTextControl(self._status), height=1),
+                Window(WrappedTextControl(self._status), height=Dimension(min=1, max=2), dont_extend_height=True),
                 Window(WrappedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
                 self.input_area,
-                Window(ScreenTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
+                Window(SizedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
             ]
         )
-        floats = [Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=12, scroll_offset=1))]
+        # The moves Tab offers open at the right, over the end of the log, just above the status
+        # line: a menu at the cursor would cover the hand the player is choosing from.
+        floats = [Float(right=1, bottom=5, content=CompletionsMenu(max_height=10, scroll_offset=1))]
         if self.lobby is not None:
             form = self.lobby.form_float()
             form.content = ConditionalContainer(form.content, filter=~showing_help)  # the help on top
             floats.insert(0, form)
-        return FloatContainer(root, floats=floats)
+        fits = Condition(lambda: self.too_small() is None)
+        for float_ in floats:
+            float_.content = ConditionalContainer(float_.content, filter=fits)
+        return FloatContainer(
+            HSplit(
+                [
+                    ConditionalContainer(root, filter=fits),
+                    ConditionalContainer(Window(WrappedTextControl(self._too_small), wrap_lines=True), filter=~fits),
+                ]
+            ),
+            floats=floats,
+        )
+
+    def too_small(self) -> tuple[int, int] | None:
+        """The smallest terminal (columns, rows) this screen needs, when the terminal is smaller;
+        ``None`` when it fits."""
+        size = self.application.output.get_size()
+        need = LOBBY_MIN if self.in_lobby else TABLE_MIN
+        return need if size.columns < need[0] or size.rows < need[1] else None
+
+    def _too_small(self) -> StyleAndTextTuples:
+        need = self.too_small()
+        if need is None:
+            return []
+        size = self.application.output.get_size()
+        return [
+            (
+                "class:message.error",
+                f"this terminal is {size.columns}x{size.rows}: p2pcards needs at least {need[0]}x{need[1]}. "
+                "Make the window larger (Ctrl-D quits)",
+            )
+        ]
 
     def end_text(self) -> str:
         """The game-over panel as plain text."""
@@ -647,9 +700,23 @@ class ConsoleApp:
         )
         return [("", f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{words}")]
 
-    def _seats(self) -> StyleAndTextTuples:
+    def _seats(self, width: int | None = None) -> StyleAndTextTuples:
         model = self.model()
-        return seats_fragments(model, self.glyphs) if model else []
+        return seats_fragments(model, self.glyphs, width) if model else []
+
+    @property
+    def _seat_rows(self) -> int:
+        """Rows the seat list takes at the width it was last drawn at."""
+        width = self._seats_control._width
+        text = fragment_list_to_text(self._seats(width))
+        return max(1, text.count("\n"))
+
+    def _seat_height(self) -> Dimension:
+        """Every seat's line before the table's lines (those can be read again in the log), as
+        far as the terminal leaves room for the rest (about 11 rows)."""
+        rows = self._seat_rows
+        room = self.application.output.get_size().rows - 11
+        return Dimension(min=max(1, min(rows, room)), preferred=rows)
 
     def _table(self) -> StyleAndTextTuples:
         model = self.model()
@@ -788,21 +855,17 @@ class ConsoleApp:
         mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
         return [(style, f" {mark}{self.message.message}")]
 
-    def _toolbar(self) -> StyleAndTextTuples:
+    def _toolbar(self, width: int | None = None) -> StyleAndTextTuples:
+        """The bottom line: whose turn and the turn clock, then what fits of the rest."""
+        dot = self.glyphs.dot
         if self.in_lobby:
-            dot = self.glyphs.dot
-            return [
-                ("class:toolbar.turn", " lobby "),
-                ("", f" {dot} F2 new table  Enter join  ready  F1 help  Ctrl-D quit"),
-            ]
+            keys = [(5, "F2 new table"), (2, "Enter join"), (1, "ready"), (4, "F1 help"), (3, "Ctrl-D quit")]
+            return _fit(" lobby ", keys, dot, width)
         if self.session is None or self.tracker is None:
             return [("", " waiting for the table to start  Ctrl-D quit" if self.waiting else " starting")]
-        s, t, dot = self.session, self.tracker, self.glyphs.dot
+        s, t = self.session, self.tracker
         if self.stopped and s.result is None:  # no one is to play any more: no turn, no clock
-            return [
-                ("class:toolbar.turn", " stopped "),
-                ("", f" {dot} {t.connection} {dot} F1 help  Ctrl-D quit"),
-            ]
+            return _fit(" stopped ", [(1, t.connection), (3, "F1 help"), (2, "Ctrl-D quit")], dot, width)
         if s.result is not None:
             turn = "game over"
         elif s.my_turn:
@@ -811,34 +874,31 @@ class ConsoleApp:
             turn = f"{s.names[t.turn]} to play"
         else:
             turn = s.phase
-        seconds = t.turn_seconds()
-        clock = f" {seconds // 60}:{seconds % 60:02d}" if seconds is not None else ""
-        return [
-            ("class:toolbar.turn", f" {turn}{clock} "),
-            ("", f" {dot} {s.phase} {dot} {t.connection} {dot} F1 help  Tab moves  Ctrl-D quit"),
-        ]
+        clock = t.turn_clock()
+        head = f" {turn} {clock} " if clock else f" {turn} "
+        # What goes first when the terminal is narrow: the phase, then the Tab hint, then where.
+        parts = [(1, s.phase), (3, t.connection), (5, "F1 help"), (2, "Tab moves"), (4, "Ctrl-D quit")]
+        return _fit(head, parts, dot, width)
 
 
-class WrappedTextControl(FormattedTextControl):
-    """Formatted text broken between words at the window's width (prompt-toolkit's own
-    wrapping cuts anywhere), shown through :func:`.render.screen_fragments` (escaped before
-    the wrapping measures it). With ``cursor_at_end`` the (hidden) cursor sits at the end, so a
-    window shows the last lines (the log)."""
+def _fit(head: str, parts: list[tuple[int, str]], dot: str, width: int | None) -> StyleAndTextTuples:
+    """A toolbar: ``head`` (reversed), then as many of ``parts`` ((priority, text), in the order
+    shown) as fit in ``width``, the lowest priorities left out first. Facts are set apart by
+    dots, then the keys ("F1 help", "Ctrl-D quit") by two spaces."""
+    kept = list(parts)
 
-    def __init__(self, text: Callable[[], StyleAndTextTuples], *, cursor_at_end: bool = False, **kwargs: Any):
-        self._width: int | None = None
+    def text() -> str:
+        facts = [part for _, part in kept if not _is_key(part)]
+        keys = [part for _, part in kept if _is_key(part)]
+        return "".join(f" {dot} {fact}" for fact in facts) + (f" {dot} " + "  ".join(keys) if keys else "")
 
-        def wrapped() -> StyleAndTextTuples:
-            out = word_wrap(screen_fragments(list(text())), self._width)
-            return out + [("[SetCursorPosition]", "")] if cursor_at_end else out
+    while width and kept and len(head) + len(text()) > width:
+        kept.remove(min(kept, key=lambda part: part[0]))
+    return [("class:toolbar.turn", head), ("", text())]
 
-        super().__init__(wrapped, **kwargs)
 
-    def create_content(self, width: int, height: int | None):
-        if width != self._width:
-            self._width = width
-            self._fragment_cache.clear()
-        return super().create_content(width, height)
+def _is_key(hint: str) -> bool:
+    return hint.split()[0] in ("F1", "F2", "Tab", "Enter", "Ctrl-D", "ready")
 
 
 def run_console(new_table: Callable[[], TableSession] | TableRunner | None = None, **kwargs: Any) -> None:

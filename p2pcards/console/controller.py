@@ -211,7 +211,11 @@ class TableController:
         head, _, rest = text.partition(" ")
         word = head.lower()
         game_over = self.session.result is not None
-        if word in _HELP and not rest:
+        if word in _HELP:
+            if rest:  # "help me", "help play": the help is what they want
+                return Feedback(
+                    f"'{head}' needs no words after it: here is the help (F1 or Esc closes it)", intent="help"
+                )
             return Feedback(intent="help")
         if word in _LEGAL and not rest:
             return self._legal()

@@ -20,14 +20,14 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, Float, HSplit, Window
+from prompt_toolkit.layout import ConditionalContainer, Dimension, Float, HSplit, Window
 from prompt_toolkit.widgets import Frame
 
 from ..text import printable
 from .controller import Feedback
 from .lobby import LobbyBackend, LobbyEvent, LobbyProblem
 from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
-from .render import ScreenTextControl
+from .render import WrappedTextControl
 
 __all__ = ["LobbyScreen", "LOBBY_HELP"]
 
@@ -271,14 +271,25 @@ class LobbyScreen:
         return HSplit(
             [
                 section(lambda: f"Tables on the network  ({self.backend.where()})"),
-                Window(ScreenTextControl(self._tables), wrap_lines=False),
+                Window(WrappedTextControl(self._tables), wrap_lines=True, height=self._tables_height),
                 section(lambda: "Your table"),
-                Window(ScreenTextControl(self._room), wrap_lines=True, height=10),
+                Window(WrappedTextControl(self._room), height=self._room_height, wrap_lines=True),
             ]
         )
 
+    def _tables_height(self) -> Dimension:
+        # At a table, the room comes first (its seats and options); the list keeps a row.
+        return Dimension(min=1, preferred=1) if self.backend.room() is not None else Dimension(min=1)
+
+    def _room_height(self) -> Dimension:
+        if self.backend.room() is None:
+            return Dimension(min=1, preferred=1, max=2)
+        return Dimension(min=2, preferred=12)
+
     def form_float(self) -> Float:
-        body = Window(ScreenTextControl(self._form), wrap_lines=True, width=72)
+        # As wide as the terminal allows, up to 72 columns; on a short terminal it scrolls to
+        # the field being changed.
+        body = Window(WrappedTextControl(self._form), wrap_lines=True, width=Dimension(min=30, preferred=72, max=72))
         return Float(
             ConditionalContainer(
                 Frame(body, title="New table"), filter=Condition(lambda: self.active and self.form is not None)
@@ -309,6 +320,8 @@ class LobbyScreen:
         for f in self.form.fields():
             marker = ">" if f.focused else " "
             style = "class:lobby.selected" if f.focused else ""
+            if f.focused:
+                out.append(("[SetCursorPosition]", ""))
             out.append((style, f"{marker} {f.label:<16} < {f.value} >"))
             out.append(("", "\n"))
             if f.focused:

@@ -43,14 +43,12 @@ def table_rows(tables: Sequence[TableAd], selected: int | None) -> list[tuple[bo
 
 
 def room_lines(room: TableRoom) -> list[str]:
-    """The room: the table, every seat with who sits there and whether they are ready."""
+    """The room: the table, every seat with who sits there and whether they are ready, then
+    the table's options and timeouts, and what comes next."""
     t = room.table
     head = f"{t.game_name} at {t.host_name}'s table" if t.game_name != "?" else f"table at {t.address}"
     lines = [head + ("  (you host it)" if room.hosting else "")]
-    if t.options:
-        lines.append("options: " + ", ".join(f"{k}={_value(v)}" for k, v in t.options.items()))
-    if room.timeouts:
-        lines.append(f"timeouts: {room.timeouts}")
+    # The seats first: on a short terminal they are what the room must show.
     for seat in room.seats:
         who = seat.name or "(free)"
         you = " (you)" if seat.me else ""
@@ -60,6 +58,10 @@ def room_lines(room: TableRoom) -> list[str]:
     if not room.seats:
         lines.append("  waiting for the seats...")
     lines += bot_notes(room)
+    if t.options:
+        lines.append("options: " + ", ".join(f"{k}={_value(v)}" for k, v in t.options.items()))
+    if room.timeouts:
+        lines.append(f"timeouts: {room.timeouts}")
     if room.auth_words:
         lines.append("table words: " + " ".join(room.auth_words) + "  (compare them aloud)")
     elif room.words_problem:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import FormattedTextControl
@@ -42,6 +43,9 @@ __all__ = [
     "log_fragments",
     "screen_fragments",
     "ScreenTextControl",
+    "bell_enabled",
+    "SizedTextControl",
+    "WrappedTextControl",
     "seats_fragments",
     "text_fragments",
     "word_wrap",
@@ -84,6 +88,13 @@ def colour_enabled(env: Mapping[str, str] | None = None) -> bool:
     return not env.get("NO_COLOR")
 
 
+def bell_enabled(flag: bool = False, env: Mapping[str, str] | None = None) -> bool:
+    """The terminal bell when the player's turn comes: off unless asked for (``--bell``, or
+    ``P2PCARDS_BELL=1``)."""
+    env = os.environ if env is None else env
+    return flag or env.get("P2PCARDS_BELL", "").strip().lower() in {"1", "yes", "true", "on"}
+
+
 _COLOURS = {
     "title": "bold reverse",
     "section": "bold underline",
@@ -94,6 +105,10 @@ _COLOURS = {
     "card.red": "fg:ansired bold",
     "card.black": "bold",
     "card.joker": "fg:ansimagenta bold",
+    "card.fresh": "reverse",
+    "presence.online": "fg:ansigreen",
+    "presence.away": "bold fg:ansiyellow",
+    "presence.gone": "bold fg:ansired",
     "log.action": "",
     "log.chat": "fg:ansicyan",
     "log.connection": "fg:ansiyellow",
@@ -180,31 +195,53 @@ def lines_fragments(lines: Sequence[str], glyphs: Glyphs, style: str = "") -> St
 # Sections of the table screen.
 
 
-def seats_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
-    """One line per seat: a turn marker, the name, then aligned ``label value`` columns."""
+def seats_fragments(model: TableModel, glyphs: Glyphs, width: int | None = None) -> StyleAndTextTuples:
+    """One line per seat: a turn marker, the name, whether the player is here (at a networked
+    table: "online", "away 1:05", "gone"), then aligned ``label value`` columns. Given the
+    window's ``width``, a seat's columns that do not fit go on to the next line, indented under
+    the first column: a column is never cut in two."""
     names = [printable(s.name) for s in model.seats]
-    width = max((len(name) for name in names), default=0)
+    width_name = max((len(name) for name in names), default=0)
+    marks = [printable(s.presence_text or "") for s in model.seats]
+    width_mark = max((len(mark) for mark in marks), default=0)
+    indent = 2 + width_name + (2 + width_mark if width_mark else 0)
     out: StyleAndTextTuples = []
-    for seat, name in zip(model.seats, names):
+    for seat, name, mark in zip(model.seats, names, marks):
         marker = glyphs.turn if seat.to_act else " "
         style = "class:seat.turn" if seat.to_act else ("class:seat.me" if seat.me else "")
-        out.append((style, f"{marker} {name.ljust(width)}"))
+        out.append((style, f"{marker} {name.ljust(width_name)}"))
+        if width_mark:
+            out.append(("", "  "))
+            out.append((f"class:presence.{seat.presence or 'online'}", mark.ljust(width_mark)))
+        column = indent
         for label, value in seat.facts:
+            cell = text_fragments(value, glyphs, "class:seat.fact")
+            size = len(printable(label)) + 1 + sum(len(f[1]) for f in cell)
+            if width and column > indent and column + 2 + size > width:
+                out.append(("", "\n" + " " * indent))
+                column = indent
             out.append(("", "  "))
             out.append(("class:seat.label", f"{printable(label)} "))
-            out += text_fragments(value, glyphs, "class:seat.fact")
+            out += cell
+            column += 2 + size
         out.append(("", "\n"))
     return out
 
 
 def hand_fragments(model: TableModel, glyphs: Glyphs) -> StyleAndTextTuples:
+    """The hand, cards just picked up (``model.fresh``) highlighted."""
     if not model.hand:
         return [("class:seat.label", "(no cards)")]
+    fresh = list(model.fresh)
     out: StyleAndTextTuples = []
     for index, card in enumerate(model.hand):
         if index:
             out.append(("", " "))
-        out += card_fragments(card, glyphs)
+        if card in fresh:
+            fresh.remove(card)
+            out.append((f"{_card_style(card)} class:card.fresh", card_text(card, glyphs)))
+        else:
+            out += card_fragments(card, glyphs)
     return out
 
 
@@ -256,6 +293,45 @@ class ScreenTextControl(FormattedTextControl):
 
     def __init__(self, text, **kwargs):
         super().__init__(lambda: screen_fragments(list(text())), **kwargs)
+
+
+class SizedTextControl(FormattedTextControl):
+    """Formatted text made for the window's width: ``text(width)`` (``None`` before the first
+    layout), shown through :func:`screen_fragments`. With ``wrap`` it is then broken between
+    words (:func:`word_wrap`; prompt-toolkit's own wrapping cuts anywhere). With
+    ``cursor_at_end`` the (hidden) cursor sits at the end, so a window shows the last lines (the
+    log)."""
+
+    def __init__(
+        self,
+        text: Callable[[int | None], StyleAndTextTuples],
+        *,
+        wrap: bool = False,
+        cursor_at_end: bool = False,
+        **kwargs: Any,
+    ):
+        self._width: int | None = None
+
+        def sized() -> StyleAndTextTuples:
+            out = screen_fragments(list(text(self._width)))
+            if wrap:
+                out = word_wrap(out, self._width)
+            return out + [("[SetCursorPosition]", "")] if cursor_at_end else out
+
+        super().__init__(sized, **kwargs)
+
+    def create_content(self, width: int, height: int | None):
+        if width != self._width:
+            self._width = width
+            self._fragment_cache.clear()
+        return super().create_content(width, height)
+
+
+class WrappedTextControl(SizedTextControl):
+    """Formatted text broken between words at the window's width (see :class:`SizedTextControl`)."""
+
+    def __init__(self, text: Callable[[], StyleAndTextTuples], *, cursor_at_end: bool = False, **kwargs: Any):
+        super().__init__(lambda width: text(), wrap=True, cursor_at_end=cursor_at_end, **kwargs)
 
 
 _WORD = re.compile(r"\n| +|[^ \n]+")

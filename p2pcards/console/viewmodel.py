@@ -13,7 +13,9 @@ into symbols and colours, or keeps ASCII.
 
 from __future__ import annotations
 
+import math
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,6 +34,9 @@ __all__ = [
     "TableModel",
     "TableTracker",
     "acting_seat",
+    "clock",
+    "presence_lines",
+    "turn_clock",
     "end_model",
     "forced_status",
     "hand_cards",
@@ -49,6 +54,18 @@ class SeatLine:
     facts: tuple[tuple[str, str], ...]
     to_act: bool
     me: bool
+    #: ``online``, ``away`` or ``gone`` at a networked table; ``None`` when every seat plays
+    #: in this process (nothing to say).
+    presence: str | None = None
+    #: While ``away``: whole seconds left before the table gives up on the seat.
+    grace_left: int | None = None
+
+    @property
+    def presence_text(self) -> str | None:
+        """The seat list's mark: "online", "away 1:05" (the grace period left), "gone"."""
+        if self.presence == "away" and self.grace_left is not None:
+            return f"away {clock(self.grace_left)}"
+        return self.presence
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,9 @@ class TableModel:
     hand: tuple[Card, ...]
     hand_label: str
     status: str
+    #: Cards of ``hand`` just picked up (a multiset: with several packs a face may repeat),
+    #: shown highlighted for a moment.
+    fresh: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,11 +206,46 @@ def _status(view: Mapping[str, Any], session: TableSession, turn: int | None, fo
     return session.phase
 
 
-def table_model(session: TableSession, turn: int | None = None, forced: ForcedMove | None = None) -> TableModel:
+def clock(seconds: float) -> str:
+    """``m:ss`` (``1:05``), or ``h:mm:ss`` from an hour on."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def turn_clock(seconds: int | None, limit: float | None) -> str:
+    """The toolbar's turn clock: the time taken so far, and the table's turn limit when it has
+    one ("0:12 of 10:00"); empty without a turn going on."""
+    if seconds is None:
+        return ""
+    return f"{clock(seconds)} of {clock(limit)}" if limit else clock(seconds)
+
+
+def presence_lines(session: TableSession) -> list[tuple[str | None, int | None]]:
+    """``(presence, grace_left)`` for each seat: plain data for :class:`SeatLine`. Nothing to
+    say at a table played in this process, nor once the game is over (the others close their
+    connections then: that is not "away")."""
+    presence = session.presence() if session.result is None else None
+    if presence is None:
+        return [(None, None)] * session.players
+    return [
+        (p.state, None if p.grace_left is None else int(math.ceil(p.grace_left)))
+        for p in list(presence)[: session.players]
+    ] + [(None, None)] * max(0, session.players - len(presence))
+
+
+def table_model(
+    session: TableSession,
+    turn: int | None = None,
+    forced: ForcedMove | None = None,
+    fresh: Sequence[Card] = (),
+) -> TableModel:
     """Build one frame. ``turn`` is the seat whose turn it is as the console last heard it
     (the ``turn`` events); the view's own ``turn``/``to_act`` key wins when it has one.
     ``forced`` is the player's only legal move (see :meth:`.TableController.forced_move`):
-    the status line then names it instead of the game's own status."""
+    the status line then names it instead of the game's own status. ``fresh``: cards just
+    picked up (:meth:`TableTracker.fresh_cards`)."""
     view = session.view()
     names = session.names
     acting = acting_seat(view)
@@ -199,8 +254,9 @@ def table_model(session: TableSession, turn: int | None = None, forced: ForcedMo
     if session.result is not None:
         acting = None
     facts = seat_facts(view, session.players)
+    presence = presence_lines(session)
     seats = tuple(
-        SeatLine(seat, names[seat], tuple(facts[seat]), seat == acting, seat == session.me)
+        SeatLine(seat, names[seat], tuple(facts[seat]), seat == acting, seat == session.me, *presence[seat])
         for seat in range(session.players)
     )
     hand, label = hand_cards(view, session.known()) if session.me is not None else ([], "")
@@ -212,6 +268,7 @@ def table_model(session: TableSession, turn: int | None = None, forced: ForcedMo
         hand=tuple(hand),
         hand_label=label,
         status=_status(view, session, acting, forced),
+        fresh=tuple(fresh),
     )
 
 
@@ -219,6 +276,10 @@ def table_model(session: TableSession, turn: int | None = None, forced: ForcedMo
 # What the console remembers between frames: the log, progress, the turn clock.
 
 SHUFFLE_PHASES = {"starting", "shuffling", "dealing", "auditing"}
+#: How long cards just picked up stay highlighted in the hand.
+FRESH_SECONDS = 4.0
+#: The events that may put cards in the local hand.
+_PICKUPS = {"deal", "transfer", "reveal"}
 
 
 @dataclass
@@ -235,16 +296,58 @@ class TableTracker:
     turn_started: float | None = None
     progress: str | None = None
     connection: str = "local table (this computer)"
+    #: Called when the local seat's turn comes (the console's bell).
+    on_my_turn: Callable[[], None] = lambda: None
 
     def __post_init__(self) -> None:
         self._verbs = command_words(self.session.game.commands_help())
+        self._hand: Counter[Card] = Counter()
+        self._fresh: list[tuple[float, Card]] = []  # (when picked up, card)
         for event in self.session.history:
             self._note(event)
+        self._hand = self._hand_now()
         self.session.subscribe(self.on_event)
 
     def on_event(self, event: TableEvent) -> None:
         self._note(event)
+        if event.kind in _PICKUPS:
+            self._picked_up()
+        elif event.kind in ("action", "responded"):
+            self._hand = self._hand_now()  # (a card played is no longer fresh)
+        if event.kind == "turn" and self.session.me is not None and event.data.get("seat") == self.session.me:
+            self.on_my_turn()
         self.on_change()
+
+    # -- cards just picked up -------------------------------------------------------------
+
+    def _hand_now(self) -> Counter[Card]:
+        if self.session.me is None:
+            return Counter()
+        try:
+            return Counter(hand_cards(self.session.view(), self.session.known())[0])
+        except Exception:  # a plugin's view bug: the screen says so; nothing is highlighted
+            return Counter(self._hand)
+
+    def _picked_up(self) -> None:
+        """After a step that may give the local seat cards: those new in its hand are fresh,
+        unless the hand was empty (a deal of a whole hand is no news card by card)."""
+        before, now = self._hand, self._hand_now()
+        self._hand = now
+        if before:
+            when = self.clock()
+            self._fresh += [(when, card) for card in (now - before).elements()]
+
+    def fresh_cards(self) -> list[Card]:
+        """The cards picked up in the last :data:`FRESH_SECONDS` and still in the hand."""
+        now = self.clock()
+        self._fresh = [(when, card) for when, card in self._fresh if now - when < FRESH_SECONDS]
+        held = Counter(self._hand)
+        out: list[Card] = []
+        for _, card in self._fresh:
+            if held[card] > 0:
+                held[card] -= 1
+                out.append(card)
+        return out
 
     def _note(self, event: TableEvent) -> None:
         kind, data = event.kind, event.data
@@ -307,6 +410,10 @@ class TableTracker:
         if self.turn_started is None or self.session.result is not None:
             return None
         return int(self.clock() - self.turn_started)
+
+    def turn_clock(self) -> str:
+        """ "0:12 of 10:00": this turn's time so far and the table's limit (see :func:`turn_clock`)."""
+        return turn_clock(self.turn_seconds(), self.session.turn_limit)
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import trio
 
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
-from ..session import SeatAgent, TableSession
+from ..session import SeatAgent, SeatPresence, TableSession
 from ..table.header import TableHeader
 from ..table.protocol import (
     AbsentIn,
@@ -169,6 +169,8 @@ class Peer:
             names=[s.name for s in header.seats],
         )
         self.session.subscribe(self._count_turns)
+        self.session.turn_limit = header.timeouts.turn
+        self.session.presence_of = self.presence
         self.session.on_say = self._say
         self.session.round_order = self._round_order
 
@@ -198,6 +200,21 @@ class Peer:
     def connected(self, seat: int) -> bool:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
+
+    def presence(self, seat: int) -> SeatPresence:
+        """``seat``'s connection state for the console: ``online`` (our own seat, or a seat we
+        are connected to); ``away`` with the grace period's seconds left since its connection
+        dropped (or while we have not reached it yet); ``gone`` once it left, stopped its game,
+        or stayed away past the grace period."""
+        if seat == self.seat or self.connected(seat):
+            return SeatPresence("online")
+        if seat in self.left or seat in self.protocol.halted:
+            return SeatPresence("gone")
+        since = self._away_since.get(seat)
+        if since is None:  # not connected yet: the mesh is still being built
+            return SeatPresence("away")
+        left = self.header.timeouts.grace - (trio.current_time() - since)
+        return SeatPresence("away", left) if left > 0 else SeatPresence("gone")
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""

@@ -24,9 +24,9 @@ P2PCARDS = Path(sys.executable).with_name("p2pcards")
 
 
 class Terminal:
-    """One tmux session running one command, 100x34."""
+    """One tmux session running one command, 100x34 unless given another ``size``."""
 
-    def __init__(self, socket: Path, command: list[str], env: dict[str, str]):
+    def __init__(self, socket: Path, command: list[str], env: dict[str, str], size: tuple[int, int] = (100, 34)):
         self.base = [TMUX, "-S", str(socket)]
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
         subprocess.run(
@@ -38,9 +38,9 @@ class Terminal:
                 "-s",
                 "t",
                 "-x",
-                "100",
+                str(size[0]),
                 "-y",
-                "34",
+                str(size[1]),
                 *env_args,
                 " ".join(command) + "; echo EXITED $?; sleep 30",
             ],
@@ -91,7 +91,7 @@ class Terminal:
 def terminal(tmp_path):
     opened = []
 
-    def start(*args: str, **env: str) -> Terminal:
+    def start(*args: str, size: tuple[int, int] = (100, 34), **env: str) -> Terminal:
         full_env = {
             "LC_ALL": "C.UTF-8",
             "LANG": "C.UTF-8",
@@ -99,7 +99,7 @@ def terminal(tmp_path):
             "PATH": os.environ.get("PATH", ""),
             **env,
         }
-        term = Terminal(tmp_path / "tmux.sock", [str(P2PCARDS), *args], full_env)
+        term = Terminal(tmp_path / "tmux.sock", [str(P2PCARDS), *args], full_env, size)
         opened.append(term)
         return term
 

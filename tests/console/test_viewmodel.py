@@ -155,7 +155,7 @@ def test_cards_in_text_get_symbols_and_colours():
 def test_ascii_fallback_keeps_card_text_plain():
     frags = text_fragments("trump ♦, play 7♥ 10s", ASCII)
     assert fragment_list_to_text(frags) == "trump d, play 7h 10s"
-    model_hand = hand_fragments(type("M", (), {"hand": (parse_card("Qh"), parse_card("2s"))})(), ASCII)
+    model_hand = hand_fragments(type("M", (), {"hand": (parse_card("Qh"), parse_card("2s")), "fresh": ()})(), ASCII)
     assert fragment_list_to_text(model_hand) == "Qh 2s"
 
 

@@ -101,6 +101,16 @@ def _is_card(word: str) -> bool:
     return True
 
 
+def _is_joker(word: str) -> bool:
+    """``JK``, ``joker``, ``jokers``: a joker named where a rank belongs."""
+    if word.lower().rstrip("s") == "joker":
+        return True
+    try:
+        return parse_card(word).is_joker
+    except CardParseError:
+        return False
+
+
 def _is_claim(word: str) -> bool:
     if _PLUS.match(word):
         return True
@@ -120,6 +130,13 @@ def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) ->
         if rest:
             raise IllegalAction(f"{verb} takes nothing after it")
         return {"type": "pass" if verb in _PASS else "doubt"}
+    if verb in ("quads", "quad", "q") or _PLUS.match(verb):
+        if not getattr(state, "quads", True):
+            # (Before the cards are read: "you do not hold Ac" would point the wrong way.)
+            raise IllegalAction(
+                "quads are not played at this table (option quads is off): "
+                "lead with play CARDS as RANK, e.g. play 9h 9s as 9"
+            )
     if verb in ("quads", "quad", "q"):
         cards = _cards_for(state, seat, rest, known)
         if len(cards) != 4:
@@ -131,6 +148,10 @@ def parse_action(state: Any, seat: int, text: str, known: Mapping[int, Card]) ->
     if verb not in _PLAY:
         raise IllegalAction(f"unknown command {words[0]!r}; expected play, lead, quads, +N, pass or doubt")
 
+    if len(rest) >= 2 and rest[-2].lower() == "as" and _is_joker(rest[-1]):
+        raise IllegalAction(
+            f"a joker is not a rank: jokers are wild, so claim the rank they stand for, e.g. play 7h {rest[-1]} as 7"
+        )
     at = _claim_at(rest)
     if at is not None:
         card_words, claim = rest[:at], rest[-1]

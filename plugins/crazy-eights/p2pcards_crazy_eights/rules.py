@@ -372,6 +372,8 @@ class CrazyEights(Game[EightsState]):
 
     def parse_action(self, state: EightsState, seat: int, text: str, known: Mapping[int, Card]) -> Action:
         words = text.lower().replace(",", " ").split()
+        if any(_names_a_joker(word) for word in words):
+            raise IllegalAction("Crazy Eights is played without jokers: the deck is the 52 cards; eights are wild")
         if words in (["draw"], ["d"]):
             return {"type": "draw"}
         if words in (["pass"], ["p"]):
@@ -427,3 +429,13 @@ class CrazyEights(Game[EightsState]):
         if event == "dealer":
             return f"{who} {agree(who, 'deals')} (drawn by lot)"
         return f"{who} {agree(who, 'goes')} out with {entry['card']}"
+
+
+def _names_a_joker(word: str) -> bool:
+    """``JK``, ``joker``, ``jokers?``: a question about jokers, which this game has none of."""
+    if word.strip("?!.").rstrip("s") == "joker":
+        return True
+    try:
+        return parse_card(word).is_joker
+    except CardParseError:
+        return False
