@@ -47,7 +47,9 @@ async def test_every_legal_move_has_a_typed_form_the_game_reads_back(host, game_
         nursery.start_soon(session.run)
         with trio.fail_after(30):
             while session.result is None:
-                if session.my_turn:
+                # The seat must be asking too: my_turn stays true until the session has taken
+                # the move just submitted, and a second one would be refused.
+                if session.my_turn and session.seats[0].waiting:
                     turns += 1
                     legal = session.legal_actions()
                     choices = controller.move_choices()
@@ -113,7 +115,7 @@ def test_completion_matches_arguments_too(host):
             nursery.start_soon(session.run)
             with trio.fail_after(10):
                 while not (session.my_turn and session.view().get("hand")):
-                    if session.my_turn:
+                    if session.my_turn and session.seats[0].waiting:
                         session.submit(session.legal_actions()[0])
                     await trio.sleep(0.001)
             first = controller.move_choices()[0].text  # e.g. "play 7d"
@@ -138,7 +140,7 @@ def test_typed_forms_are_what_a_player_types(host):
             nursery.start_soon(session.run)
             with trio.fail_after(20):
                 while session.result is None and len(seen) < 3:
-                    if session.my_turn:
+                    if session.my_turn and session.seats[0].waiting:
                         texts = [c.text for c in controller.move_choices()]
                         seen.update(text.split()[0] for text in texts)
                         session.submit(session.parse(texts[-1]))
