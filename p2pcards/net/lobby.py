@@ -134,6 +134,10 @@ _MESSAGES = {
     "reveal": Record({"type": Str(16), "op": Str(16), "nonce": Bytes(32)}),
     "nonces": Record({"type": Str(16), "op": Str(16), "nonces": ListOf(Nullable(Bytes(32)), 16)}),
     "mesh": Record({"type": Str(16), "op": Str(16), "table": Bytes(16), "seat": Int(0, 15)}),
+    # Spectators (protocol/table.md section 10; p2pcards/net/spectators.py, watch.py).
+    "watch": Record({"type": Str(16), "op": Str(16)}),
+    "watching": Record({"type": Str(16), "op": Str(16), "header": Record({}, extra=True)}),
+    "ended": Record({"type": Str(16), "op": Str(16), "end": Record({}, extra=True)}),
 }
 
 
@@ -279,12 +283,16 @@ async def handshake(
     return Handshaken(conn, ours, theirs)
 
 
-async def first_message(conn: Connection, op: str, peer: str) -> dict[str, Any]:
-    """The lobby message ``op`` that must follow the handshake at once (``sit``, ``mesh``): a
-    peer that holds the connection without it is dropped after :data:`HANDSHAKE_SECONDS` (on
-    our listeners sooner: the slot's limit counts from the connection's start)."""
+async def first_message(conn: Connection, op: str, peer: str, *, also: str | None = None) -> dict[str, Any]:
+    """The lobby message ``op`` that must follow the handshake at once (``sit``, ``mesh``; or
+    ``also`` if given: a seat's listener takes a spectator's ``watch`` too): a peer that holds
+    the connection without it is dropped after :data:`HANDSHAKE_SECONDS` (on our listeners
+    sooner: the slot's limit counts from the connection's start)."""
     with trio.move_on_after(HANDSHAKE_SECONDS):
-        return lobby_message(await conn.receive(), op, peer)
+        raw = await conn.receive()
+        if also is not None and isinstance(raw, dict) and raw.get("type") == "lobby" and raw.get("op") == also:
+            return lobby_message(raw, also, peer)
+        return lobby_message(raw, op, peer)
     raise ProtocolError(peer, f"sent no lobby {op} within {HANDSHAKE_SECONDS:g} s")
 
 
@@ -986,11 +994,49 @@ async def _dial_mesh(
 
 
 async def _mesh_greeting(
-    conn: Connection, identity: Identity, *, name: str, games: Mapping[str, str], game: str | None
+    conn: Connection,
+    identity: Identity,
+    *,
+    name: str,
+    games: Mapping[str, str],
+    game: str | None,
+    watch: bool = False,
 ) -> tuple[Handshaken, dict[str, Any]]:
-    """The handshake and the ``mesh`` message of a seat that dialled our listener."""
+    """The handshake and the ``mesh`` message of a seat that dialled our listener (or, with
+    ``watch``, a spectator's ``watch``)."""
     peer = await handshake(conn, identity, name=name, games=games, game=game)
-    return peer, await first_message(conn, "mesh", peer.name)
+    return peer, await first_message(conn, "mesh", peer.name, also="watch" if watch else None)
+
+
+@dataclass
+class Spectator:
+    """A connection to our listener from someone who watches the table (``watch``)."""
+
+    conn: Connection
+    name: str
+    keys: PublicIdentity
+
+
+async def accept_seat_or_spectator(
+    stream: trio.abc.Stream,
+    identity: Identity,
+    header: TableHeader,
+    me: int,
+    *,
+    games: Mapping[str, str],
+    slot: Slot | None = None,
+) -> tuple[int, Connection] | Spectator:
+    """:func:`accept_mesh`, or a :class:`Spectator` that sent ``watch`` (admitted to its slot
+    at once: the seat limits its spectators itself, spectators.MAX_SPECTATORS)."""
+    conn = Connection(stream)
+    peer, hello = await _mesh_greeting(
+        conn, identity, name=header.seats[me].name, games=games, game=header.game, watch=True
+    )
+    if hello["op"] == "watch":
+        if slot is not None:
+            slot.admit()
+        return Spectator(conn, peer.name or conn.remote, peer.keys)
+    return _seat_of(peer, hello, header, me, slot), conn
 
 
 async def dial_seat(
@@ -1032,11 +1078,16 @@ async def accept_mesh(
     ``slot`` once its key is that seat's)."""
     conn = Connection(stream)
     peer, hello = await _mesh_greeting(conn, identity, name=header.seats[me].name, games=games, game=header.game)
-    seat = hello["seat"]
+    return _seat_of(peer, hello, header, me, slot), conn
+
+
+def _seat_of(peer: Handshaken, hello: dict[str, Any], header: TableHeader, me: int, slot: Slot | None) -> int:
+    """The seat a ``mesh`` message of a connection to our listener is from, once checked."""
+    seat: int = hello["seat"]
     if hello["table"] != header.table or not 0 <= seat < header.players or seat == me:
         raise ProtocolError(peer.name, "not a seat of this table")
     if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
         raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
     if slot is not None:
         slot.admit()
-    return seat, conn
+    return seat

@@ -55,6 +55,7 @@ from ..wire.messages import Bye, Entry, Fetch, Fetched
 from ..wire.sealed import seal_bodies, seal_body
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
+from .spectators import Spectators
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CannotWrite", "Peer", "TableAborted", "send_order"]
@@ -173,6 +174,10 @@ class Peer:
         self.session.presence_of = self.presence
         self.session.on_say = self._say
         self.session.round_order = self._round_order
+        #: People watching the table through this seat (net/spectators.py): they get the
+        #: public entries only, and nothing they send is read.
+        self.spectators = Spectators(self.header_wire, lambda: self.protocol.log, on_change=self._watchers_changed)
+        self._watching: list[str] = []
 
     # -- state ----------------------------------------------------------------------------
 
@@ -215,6 +220,16 @@ class Peer:
             return SeatPresence("away")
         left = self.header.timeouts.grace - (trio.current_time() - since)
         return SeatPresence("away", left) if left > 0 else SeatPresence("gone")
+
+    def _watchers_changed(self, names: list[str]) -> None:
+        """Tell our player who comes to watch the table through us, and who goes."""
+        before, self._watching = self._watching, list(names)
+        for name in names:
+            if name not in before:
+                self.session.publish("spectator", f"{name} is watching the table", watching=list(names))
+        for name in before:
+            if name not in names:
+                self.session.publish("spectator", f"{name} stopped watching", watching=list(names))
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""
@@ -395,6 +410,7 @@ class Peer:
             self._own_grew.set()
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
+        self.spectators.offer(entries)  # never waits: a spectator cannot slow us
         order = self._send_order()
         for entry in entries:
             frame = frame_of(entry.wire_bytes)
@@ -692,6 +708,7 @@ class Peer:
         """The effects that need no waiting."""
         for effect in effects:
             if isinstance(effect, Keep):
+                self.spectators.offer([effect.entry])
                 if self.journal is not None and self.write_failure is None:
                     try:
                         self.journal.append_entry(effect.entry)

@@ -28,7 +28,7 @@ from ..wire.transcript import (
     write_transcript,
 )
 from .ended import GameOver, close_ended_seat, ended_game, game_over_in, transcript_stem
-from .lobby import LobbyError, LobbyResult, accept_mesh, dial_seat
+from .lobby import LobbyError, LobbyResult, Spectator, accept_seat_or_spectator, dial_seat
 from .peer import CannotWrite, Peer, TableAborted
 from .slots import Slot, serve_listener
 from .store import (
@@ -357,10 +357,14 @@ async def _run_seat(
 
     async def accept_one(nursery: trio.Nursery, stream: Any, slot: Slot) -> None:
         try:
-            seat, conn = await accept_mesh(stream, identity, header, me, games=games, slot=slot)
+            came = await accept_seat_or_spectator(stream, identity, header, me, games=games, slot=slot)
         except (ProtocolError, ConnectionClosed, FrameError):
             await stream.aclose()
             return
+        if isinstance(came, Spectator):
+            await peer.spectators.serve(came.conn, came.name)
+            return
+        seat, conn = came
         await serve(nursery, seat, conn)
 
     async def dial(nursery: trio.Nursery, seat: int) -> None:
@@ -431,6 +435,8 @@ async def _run_seat(
                     while not done():
                         await trio.sleep(0.01)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
+            # The spectators get the rest of the log and the end record (bounded in time).
+            await peer.spectators.finish(end, _transcript_entries(peer, end))
             nursery.cancel_scope.cancel()
     except BaseException as exc:
         leaving = _leaving_reason(exc)
@@ -579,10 +585,7 @@ def _finish(
     path = None
     if transcript_dir is not None:
         target = transcript_dir / f"{_stem(peer)}.p2pt"
-        # Not an entry that waits for what its author had seen and never came (a chat line
-        # after the results may echo another that has not reached us): every echo in the
-        # file is then backed by the file, as verify requires of a finished game.
-        entries = peer.log.closed() if end.status == "finished" else peer.log.canonical()
+        entries = _transcript_entries(peer, end)
         try:
             transcript_dir.mkdir(parents=True, exist_ok=True)
             write_transcript(target, transcript_header(peer), entries, peer.log.blames, end)
@@ -595,6 +598,14 @@ def _finish(
     if folder is not None and path is not None:
         remove_seat_folder(folder)  # the transcript now holds everything worth keeping
     return path, problem
+
+
+def _transcript_entries(peer: Peer, end: TranscriptEnd) -> list[Entry]:
+    """The entries of our transcript, in canonical order."""
+    # Not an entry that waits for what its author had seen and never came (a chat line
+    # after the results may echo another that has not reached us): every echo in the
+    # file is then backed by the file, as verify requires of a finished game.
+    return list(peer.log.closed() if end.status == "finished" else peer.log.canonical())
 
 
 def _kept_in(journal: TranscriptWriter | None, folder: Path | None) -> str:
