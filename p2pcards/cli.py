@@ -621,6 +621,53 @@ def cmd_join(args: argparse.Namespace) -> int:
     return _print_outcome(trio.run(run))
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Watch a started table without a seat: its public log, line by line, then the
+    transcript, verified (protocol/table.md section 10)."""
+    import trio
+
+    from .net.runner import find_table
+    from .net.watch import watch_table
+    from .verify import verify_file
+    from .wire.identity import load_or_create_identity
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    address, sep, port_text = args.table.rpartition(":")
+    if sep and not (port_text.isdigit() and 0 < int(port_text) <= 65535):
+        raise UsageError(f"{args.table}: HOST:PORT needs a port between 1 and 65535")
+    _check_interface(args)
+    identity = load_or_create_identity()
+
+    async def run() -> Any:
+        if sep:
+            where, port = address, int(port_text)
+        else:
+            advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout)
+            where, port = advert.host, advert.port
+        return await watch_table(
+            where,
+            port,
+            identity,
+            name=args.name,
+            games=host.rules_versions(),
+            transcript_dir=Path(args.transcript_dir),
+            on_header=lambda h: print(
+                f"watching {printable(h.game)}: " + ", ".join(printable(s.name) for s in h.seats), flush=True
+            ),
+            on_line=lambda line: print(line, flush=True),
+        )
+
+    watched = trio.run(run)  # a WatchError is a LobbyError: main prints it in one line
+    if watched.problem is not None:
+        print(f"p2pcards: {printable(watched.problem)}", file=sys.stderr)
+    if watched.transcript is None:
+        return 1
+    report = verify_file(watched.transcript)
+    print(f"transcript: {printable(str(watched.transcript))}: {report.verdict}")
+    return report.status
+
+
 def cmd_resume(args: argparse.Namespace) -> int:
     import trio
 
@@ -985,6 +1032,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
     )
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("watch", help="watch a started table without a seat (its public moves only)")
+    p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
+    p.add_argument("--name", type=_display_name, default="spectator", help="your name, shown to the players")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to look for the table on (default: all)")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("list", help="list the tables on the network")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to browse on (default: all)")

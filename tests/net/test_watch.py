@@ -1,0 +1,204 @@
+"""Spectators (protocol/table.md section 10): a whole Cal's BS game between bot peers on
+127.0.0.1 with someone watching through seat 0. The spectator gets the public log only while
+the game runs, nothing it received decodes a card not turned up for everyone, its transcript
+verifies, and a spectator that misbehaves or stops reading changes nothing for the players."""
+
+import filecmp
+import socket
+from pathlib import Path
+
+import trio
+
+from p2pcards.deck.public import NotOpened
+from p2pcards.net import spectators as spectators_module
+from p2pcards.net.lobby import handshake
+from p2pcards.net.transport import Connection
+from p2pcards.net.watch import watch_table
+from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.testing import play_loopback
+from p2pcards.verify import _public_passes, verify_file
+from p2pcards.wire.framing import encode
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import sign_entry
+from p2pcards.wire.sealed import recipients
+from p2pcards.wire.transcript import read_transcript
+
+GAME, OPTIONS = "cals-bs", {"match_target": 1}
+
+
+async def _play(tmp_path: Path, alongside) -> tuple:
+    """Play the table with ``alongside(peer0)`` started as seat 0's game starts."""
+    first = trio.Event()
+    peers: dict = {}
+
+    def on_peer(peer):
+        peers[peer.seat] = peer
+        if peer.seat == 0:
+            first.set()
+
+    async with trio.open_nursery() as nursery:
+
+        async def watcher():
+            await first.wait()
+            await alongside(peers[0])
+
+        nursery.start_soon(watcher)
+        table = await play_loopback(
+            GAME,
+            3,
+            OPTIONS,
+            seats="random",
+            timeouts=Timeouts(deck=20, turn=30, grace=20),
+            transcript_dir=tmp_path / "seats",
+            on_peer=on_peer,
+            linger=5,
+            time_limit=90,
+        )
+    return table, peers
+
+
+class _Stub:
+    """The spectator's entries, read like a log by verify's seedless public checks."""
+
+    def __init__(self, entries):
+        self._entries = sorted(entries, key=lambda e: (e.sender, e.seq))
+
+    def canonical(self):
+        return iter(self._entries)
+
+    closed = canonical
+
+    def entries(self, seat, start=0):
+        return [e for e in self._entries if e.sender == seat and e.seq >= start]
+
+
+def _public_faces(peer) -> dict:
+    """Every face turned up for everyone during the game, as seat 0's session saw it."""
+    faces = {}
+    for event in peer.session.history:
+        if event.kind == "reveal":
+            faces.update(event.data.get("faces", {}))
+    return faces
+
+
+async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
+    got: dict = {}
+
+    async def watch(peer):
+        header = peer.header.seats[peer.seat]
+        got["watched"] = await watch_table(
+            header.host,
+            header.port,
+            Identity.generate(),
+            name="eve",
+            games=load_plugins().rules_versions(),
+            transcript_dir=tmp_path / "watcher",
+            on_line=got.setdefault("lines", []).append,
+        )
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()  # every seat finished, agreed, and wrote the same transcript
+    watched = got["watched"]
+    assert watched.problem is None
+    assert watched.end is not None and watched.end.status == "finished"
+
+    # The players saw who watched.
+    notes = [e.text for e in peers[0].session.history if e.kind == "spectator"]
+    assert "eve is watching the table" in notes
+
+    # While the game ran: not one sealed message, and no byte of any box of the game.
+    during = watched.during_game
+    assert during and all(not recipients(e.body) for e in during)
+    assert all(not recipients(frame.get("body")) for frame in watched.frames)
+    seat_file = table.transcripts[0]
+    boxes = [box for e in read_transcript(seat_file).entries for box in recipients(e.body).values()]
+    assert boxes, "the game had private messages"
+    stream = b"".join(encode(frame) for frame in watched.frames)
+    assert not any(box in stream for box in boxes)
+    # No seed before the game's last move (seeds come with the audit, at the end).
+    kinds = [(e.kind, e.body.get("msg", {}).get("type") if e.kind == "deck" else None) for e in during]
+    last_move = max(i for i, (kind, _) in enumerate(kinds) if kind == "action")
+    assert all(i > last_move for i, (_, msg) in enumerate(kinds) if msg == "seed")
+
+    # Every face the spectator can decode from what it got during the game (no seed: the public
+    # passes and every public opening) is one the game turned up for everyone.
+    before_seeds = [e for e in during if not (e.kind == "deck" and e.body["msg"].get("type") == "seed")]
+    game = load_plugins().game(GAME)
+    cards = _public_passes(_Stub(before_seeds), peers[0].header, game)
+    openings = [e.body["msg"] for e in before_seeds if e.kind == "deck" and e.body["msg"].get("type") == "open"]
+    decoded = {}
+    for handle in cards.points:
+        try:
+            decoded.update(cards.opened([handle], openings))
+        except NotOpened:
+            pass
+    public = _public_faces(peers[0])
+    assert decoded, "the game turned cards up: the spectator sees them"
+    assert decoded.items() <= public.items()
+    # Seat 0's own hand at the end (never turned up) is not among them.
+    hidden = {h: c for h, c in peers[0].deck.known(0).items() if h not in public}
+    assert not (hidden.keys() & decoded.keys())
+
+    # At the end it holds the whole transcript: it verifies, and it is the players' own.
+    assert watched.transcript is not None
+    assert verify_file(watched.transcript).verdict == "verified"
+    assert filecmp.cmp(watched.transcript, seat_file, shallow=False)
+    assert got["lines"] and any("move" in line for line in got["lines"])
+
+
+async def test_a_spectator_that_sends_moves_and_stops_reading_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(spectators_module, "SEND_SECONDS", 0.5)
+    monkeypatch.setattr(spectators_module, "QUEUE_ENTRIES", 8)
+    got: dict = {}
+
+    async def rude(peer):
+        # A tiny receive window, and it never reads: the seat must drop it, not wait for it.
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        me = peer.header.seats[peer.seat]
+        await sock.connect((me.host, me.port))
+        conn = Connection(trio.SocketStream(sock))
+        await handshake(conn, Identity.generate(), name="mallory", games=load_plugins().rules_versions())
+        await conn.send({"type": "lobby", "op": "watch"})
+        # A move "by seat 1", signed with its own key (it has no other), then a chat line and junk.
+        forged = sign_entry(
+            Identity.generate(),
+            table=peer.header.table,
+            sender=1,
+            seq=0,
+            kind="action",
+            prev=bytes(32),
+            body={"turn": 0, "action": {"type": "pass"}, "seen": []},
+        )
+        await conn.send(forged.to_wire())
+        await conn.send({"type": "fetch", "table": peer.header.table, "seat": 1, "start": 0})
+        got["dropped_before_end"] = None
+        with trio.move_on_after(60):
+            while "mallory" not in peer.spectators.names:
+                await trio.sleep(0.01)
+            while "mallory" in peer.spectators.names:
+                await trio.sleep(0.01)
+            got["dropped_before_end"] = peer.session.result is None
+        await conn.aclose()
+
+    with trio.fail_after(120):
+        start = trio.current_time()
+        table, peers = await _play(tmp_path, rude)
+        took = trio.current_time() - start
+    table.check()
+    assert all(not p.blames for p in peers.values())
+    assert verify_file(table.transcripts[0]).verdict == "verified"
+    # Dropped while the game still ran, for not reading (it never held the seat up).
+    assert peers[0].spectators.dropped == 1 and got["dropped_before_end"] is True
+    notes = [e.text for e in peers[0].session.history if e.kind == "spectator"]
+    assert notes[:2] == ["mallory is watching the table", "mallory stopped watching"]
+    assert took < 60
+
+
+def test_watch_refuses_a_bad_address(capsys):
+    from p2pcards.cli import main
+
+    assert main(["watch", "127.0.0.1:notaport", "--interface", "127.0.0.1"]) == 2
+    assert "port between 1 and 65535" in capsys.readouterr().err
