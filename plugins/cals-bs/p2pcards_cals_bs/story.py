@@ -18,11 +18,19 @@ __all__ = ["rank_phrase", "tell"]
 _RANK_NAMES = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
 
 
+#: Plurals of the number ranks in words: "8s" would read as the eight of spades.
+_NUMBER_PLURALS = {
+    "2": "twos", "3": "threes", "4": "fours", "5": "fives", "6": "sixes",
+    "7": "sevens", "8": "eights", "9": "nines", "10": "tens",
+}  # fmt: skip
+
+
 def rank_phrase(symbol: str, plural: bool) -> str:
-    """ "a 7", "an 8", "a queen", "an ace"; plural "7s", "queens"."""
+    """ "a 7", "an 8", "a queen", "an ace"; plural "sevens", "queens" (never "7s", which a
+    reader, and the console's card highlighting, takes for the seven of spades)."""
     word = _RANK_NAMES.get(symbol, symbol)
     if plural:
-        return word + "s"
+        return _NUMBER_PLURALS.get(symbol) or word + "s"
     return ("an " if word[0] in "8ae" else "a ") + word
 
 
@@ -35,7 +43,7 @@ def _cards(count: int) -> str:
 
 
 def _not_of_claim(entry: Mapping[str, Any]) -> str:
-    """ "5h is not a 7", "7h 5c are not 8s", "2c 2d 2h JK are not four of a kind"."""
+    """ "5h is not a 7", "7h 5c are not eights", "2c 2d 2h JK are not four of a kind"."""
     wrong = entry.get("wrong") or entry.get("cards") or []
     many = len(wrong) != 1
     if entry.get("claim") == "quads":
@@ -46,7 +54,7 @@ def _not_of_claim(entry: Mapping[str, Any]) -> str:
 
 
 def _true_to_claim(entry: Mapping[str, Any]) -> str:
-    """ "8h 8d were 8s", "JK was a 7", "2c 2d 2h 2s were quads"."""
+    """ "8h 8d were eights", "JK was a 7", "2c 2d 2h 2s were quads"."""
     cards = entry.get("cards") or []
     many = len(cards) != 1
     if entry.get("claim") == "quads":
