@@ -279,7 +279,9 @@ def test_a_seat_re_signing_its_entry_after_the_game(bs_table, tmp_path):
     """The other seats' head echoes name the entries they saw: a rewritten chain shows."""
     transcript = bs_table.read()
     entry = _entry(transcript, 1, "action")
-    body = {**entry.body, "action": {"type": "pass"}}
+    # Another move than the one signed (re-signing the same one would give the same entry).
+    other = {"type": "doubt"} if entry.body["action"] == {"type": "pass"} else {"type": "pass"}
+    body = {**entry.body, "action": other}
     entries = resign_own(transcript, bs_table.identities[1], entry, body)
     report = verified(write(tmp_path / "rewritten.p2pt", transcript, entries))
     assert report.status == EXIT_FAILED
