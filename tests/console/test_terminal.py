@@ -138,8 +138,13 @@ def play_by_keystrokes(term: Terminal, max_turns: int = 400) -> str:
         )
         if not reply.group(0).startswith("legal now:"):
             continue
-        moves = [move.strip() for move in reply.group(1).split(", ")]
-        term.type_line(next((move for move in moves if move not in _WAITING_MOVES), moves[0]))
+        # Not a summary of many moves ("place 1-6 cards as A", where a game lists a sample):
+        # only a move as typed.
+        moves = [move.strip() for move in reply.group(1).split(", ") if not re.search(r"\d-\d", move)]
+        if not moves:
+            term.type_line("pass")
+        else:
+            term.type_line(next((move for move in moves if move not in _WAITING_MOVES), moves[0]))
         # The move was taken once the input line is empty and the legal list is gone (both
         # happen on Enter; Ctrl-U alone would only empty the line).
         term.wait_until(
