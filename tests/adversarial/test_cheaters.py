@@ -206,8 +206,12 @@ def test_no_honest_peer_crashes_or_loses_its_log(name):
         assert outcome.transcript is not None and outcome.transcript.exists()
         transcript = read_transcript(outcome.transcript)
         assert transcript.complete and transcript.end is not None
-        # The transcript holds every entry this peer accepted, in canonical order.
-        assert [e.hash for e in transcript.entries] == [e.hash for e in outcome.peer.log.canonical()]
+        # The transcript holds every entry this peer accepted, in canonical order; a finished
+        # game's leaves out those whose echo counts entries that never reached it (Log.closed:
+        # a late line may echo one, on a slow link).
+        log = outcome.peer.log
+        kept = log.closed() if transcript.end.status == "finished" else log.canonical()
+        assert [e.hash for e in transcript.entries] == [e.hash for e in kept]
         assert len(transcript.entries) > 0
 
 
