@@ -13,6 +13,7 @@ import json
 import random
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.peer import Peer
@@ -36,8 +38,20 @@ LOOPBACK = "127.0.0.1"
 FAST = Timeouts(deck=4.0, turn=4.0, grace=0.5)
 #: After its own game ends a seat keeps serving the others this long (play_seat's linger).
 LINGER = 1.5
-#: No table may take longer than this (a hang is a failure, not a stuck test run).
+#: No table may take longer than this (a hang is a failure, not a stuck test run). Under
+#: ``virtual_time`` these are virtual seconds.
 TABLE_SECONDS = 40.0
+#: Under ``virtual_time`` every bot thinks this long (virtual seconds) before each move. The
+#: deck's crypto and the bots then take no time at all, so without it a whole game would pass
+#: at one instant; a cheater that watches the table (polling every few milliseconds, as most
+#: do) would never see the turn it waits for. In real seconds the CPU time did this.
+VIRTUAL_THINK = 0.05
+#: Under ``virtual_time``, the clock jumps after the run has been idle this long in real
+#: seconds (pytest-trio's ``autojump_clock`` uses 0). With 0 about 1 table in 4 of some tests
+#: never ended: the clock jumped to the next deadline while a message was still on its way
+#: through the kernel's loopback or the journal's fsync thread ran, and seats timed out on
+#: what was about to arrive. 2 ms of real idleness lets both finish first.
+AUTOJUMP_THRESHOLD = 0.002
 
 
 @functools.cache
@@ -92,13 +106,14 @@ async def _run_table(
     seed: int,
     outsider: Callable[[Any, dict[str, Any]], Any] | None,
     others: Mapping[int, Callable[..., Peer]] | None = None,
+    think: float = 0.0,
 ) -> TableRun:
     host = plugins()
     game = host.game(game_id)
     resolved = game.resolve_options(dict(options), players)
     games = host.rules_versions()
     rng = random.Random(seed)
-    agent = bot_agent(host, game, "strategic", rng, reaction=0.02)  # free order: quick humans
+    agent = bot_agent(host, game, "strategic", rng, delay=think, reaction=0.02)  # free order: quick humans
     identities = [Identity.generate() for _ in range(players)]
     lobby = HostedLobby(
         identities[0], "seat0", game_id, game.rules_version, resolved, players, games, LOOPBACK, 0, timeouts
@@ -175,6 +190,29 @@ async def _run_table(
     return run
 
 
+async def _within_real_seconds(seconds: float, play: Callable[[], Any]) -> Any:
+    """``await play()``, cancelled after ``seconds`` of wall time. Under the autojump clock a
+    seat that loops without ever waiting (the bug some tests look for) stops virtual time, so
+    ``trio.fail_after`` alone would never fire: a timer thread wakes the run instead."""
+    token = trio.lowlevel.current_trio_token()
+
+    def expire(scope: trio.CancelScope) -> None:
+        try:
+            token.run_sync_soon(scope.cancel)
+        except trio.RunFinishedError:
+            pass
+
+    with trio.CancelScope() as scope:
+        timer = threading.Timer(seconds, expire, args=(scope,))
+        timer.daemon = True
+        timer.start()
+        try:
+            return await play()
+        finally:
+            timer.cancel()
+    raise TimeoutError(f"the table took over {seconds} real seconds")
+
+
 def run_table(
     game_id: str,
     players: int,
@@ -187,24 +225,37 @@ def run_table(
     seed: int = 0,
     outsider: Callable[[Any, dict[str, Any]], Any] | None = None,
     others: Mapping[int, Callable[..., Peer]] | None = None,
+    virtual_time: bool = False,
 ) -> TableRun:
     """Play one table to the end (synchronously: its own trio run). ``others``: peer
     factories for seats other than the cheater's (they count as honest: a seat whose network
-    fails, say)."""
+    fails, say).
+
+    ``virtual_time``: run on trio's autojump clock (a ``MockClock`` with AUTOJUMP_THRESHOLD, as
+    pytest-trio's ``autojump_clock`` but for the threshold). Time then moves only when every task of every seat
+    waits and no socket has anything to read, straight to the next deadline: a stall is named
+    as soon as the table is idle instead of after its timeout in real seconds, and the CPU time
+    of the deck's crypto counts as no time at all, so a loaded machine cannot make an honest
+    seat late. The peers read no wall clock; the one thread of a seat here (the journal's
+    fsync) holds up nothing the game waits on."""
+    play = functools.partial(
+        _run_table,
+        game_id,
+        players,
+        options,
+        cheater=cheater,
+        peer_factory=peer_factory,
+        transcript_dir=transcript_dir,
+        timeouts=timeouts,
+        seed=seed,
+        outsider=outsider,
+        others=others,
+        think=VIRTUAL_THINK if virtual_time else 0.0,
+    )
+    if not virtual_time:
+        return trio.run(play)
     return trio.run(
-        functools.partial(
-            _run_table,
-            game_id,
-            players,
-            options,
-            cheater=cheater,
-            peer_factory=peer_factory,
-            transcript_dir=transcript_dir,
-            timeouts=timeouts,
-            seed=seed,
-            outsider=outsider,
-            others=others,
-        )
+        _within_real_seconds, TABLE_SECONDS, play, clock=trio.testing.MockClock(autojump_threshold=AUTOJUMP_THRESHOLD)
     )
 
 
@@ -234,9 +285,11 @@ def play_until_cheated(
     attempts: int = 4,
     others: Mapping[int, Callable[..., Peer]] | None = None,
     ready: Callable[[TableRun], bool] | None = None,
+    virtual_time: bool = False,
 ) -> TableRun:
     """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
-    ``ready``, if given, must also hold of the run (the network fault of ``others`` happened)."""
+    ``ready``, if given, must also hold of the run (the network fault of ``others`` happened).
+    ``virtual_time``: as for :func:`run_table`."""
     from .cheaters import CHEATERS
 
     for attempt in range(attempts):
@@ -250,6 +303,7 @@ def play_until_cheated(
             timeouts=timeouts,
             seed=seed + attempt,
             others=others,
+            virtual_time=virtual_time,
         )
         if run.cheater_peer is not None and run.cheater_peer.cheated and (ready is None or ready(run)):
             return run

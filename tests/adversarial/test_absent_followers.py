@@ -31,7 +31,14 @@ def passed_for(outcome, seat):
 def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
     # The leaver's goodbye is unsigned: its connection counts as gone, and it signs nothing more.
     run = play_until_cheated(
-        tmp_path, "cals-bs", players, MODES[mode], "SaysByeUnsigned", cheater=CHEATER, timeouts=LONG_GRACE
+        tmp_path,
+        "cals-bs",
+        players,
+        MODES[mode],
+        "SaysByeUnsigned",
+        cheater=CHEATER,
+        timeouts=LONG_GRACE,
+        virtual_time=True,
     )
     info = run.describe()
     passes = {seat: len(passed_for(o, CHEATER)) for seat, o in run.honest.items()}
@@ -58,6 +65,7 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_stating_present_players_absent_voids_no_move(tmp_path, mode):
+    # Real seconds: a whole game with no stall, no faster on the autojump clock.
     run = play_until_cheated(tmp_path, "cals-bs", 3, MODES[mode], "StatesAbsentEarly", cheater=CHEATER)
     info = run.describe()
     for seat, outcome in run.honest.items():

@@ -28,6 +28,10 @@ MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mod
 #: The grace period is longer than the blips below, as it is meant to be.
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1
+# Two tests below run on trio's autojump clock (adv_table's ``virtual_time``). Not those with a
+# seat whose links blip (LinkBlip, QuickBotBlip): its links drop while the first shuffle runs,
+# and on virtual time the shuffle (crypto, no waiting) takes no time, so the seat never sees it
+# running and never blips. Nor the file cut (a whole game, no stall: no faster there).
 
 
 @pytest.fixture
@@ -163,6 +167,7 @@ def test_a_seat_that_never_answers_a_statement_gets_nobody_named(tmp_path, slow_
         MODES["clockwise"],
         "WithholdsAbsentAnswer",
         cheater=CHEATER,
+        virtual_time=True,
         timeouts=TIMEOUTS,
         others={follower: CHEATERS["DropsLinkAsFollower"]},
         ready=lambda r: r.outcomes[follower] is not None and r.outcomes[follower].peer.dropped_turn is not None,
@@ -195,6 +200,7 @@ def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
         MODES["clockwise"],
         "WithholdsStatementFromNext",
         cheater=CHEATER,
+        virtual_time=True,
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"]},
     )

@@ -81,7 +81,14 @@ CHEATERS["StatesIdleSeatThenStalls"] = StatesIdleSeatThenStalls
 
 def test_statement_about_an_idle_turn_excuses_a_stall(tmp_path):
     run = play_until_cheated(
-        tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesIdleSeatThenStalls", cheater=CHEATER, timeouts=TIMEOUTS
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1},
+        "StatesIdleSeatThenStalls",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
+        virtual_time=True,
     )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
     for outcome in run.honest.values():
@@ -147,7 +154,13 @@ def test_statement_signed_after_the_stop_excuses_a_stall(tmp_path):
     the seedless replay reads public reveals (deck/public.py), it reaches a stall after a
     doubt too, where it used to stop and name nobody."""
     run = play_until_cheated(
-        tmp_path, "cals-bs", 3, {"match_target": 1}, "StatesAfterTheStop", cheater=CHEATER, timeouts=TIMEOUTS
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1},
+        "StatesAfterTheStop",
+        cheater=CHEATER,
+        timeouts=TIMEOUTS,
     )
     info = run.describe() + f"\nstated {run.cheater_peer.stated}"
     for outcome in run.honest.values():
@@ -205,6 +218,7 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
         {"match_target": 1},
         "NeverStates",
         cheater=CHEATER,
+        virtual_time=True,
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
         ready=lambda r: r.outcomes[counter] is not None and r.outcomes[counter].aborted is not None,
@@ -238,6 +252,7 @@ def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode)
         options,
         "StatesAbsentEarly",
         cheater=CHEATER,
+        virtual_time=True,
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"]},
     )
