@@ -86,11 +86,21 @@ def kill_and_resume(
         assert named == [], named
         files = sorted(transcripts.glob("*.p2pt"))
         assert len(files) == 3
-        assert len({f.read_bytes() for f in files}) == 1, "every seat must end with the same transcript"
-        transcript = read_transcript(files[0])
-        assert transcript.complete and transcript.end.status == "finished" and transcript.end.absent == ()
-        report = verify_file(files[0])
-        assert report.status == EXIT_VERIFIED, report.problem
+        # The same game everywhere. A seat waits up to its linger (10 s) for the others'
+        # result entries after its own: one that left before a slow resumed seat signed its
+        # result holds fewer of them (1 run in ~12 under load), and nothing else may differ.
+        read = [read_transcript(f) for f in files]
+        fullest = max(read, key=lambda t: len(t.entries))
+        every = {e.hash for e in fullest.entries}
+        for t in read:
+            assert {e.hash for e in t.entries} <= every, "every seat must end with the same game"
+            lacks = [e for e in fullest.entries if e.hash not in {x.hash for x in t.entries}]
+            assert all(e.kind == "result" for e in lacks), [e.kind for e in lacks]
+        for path, t in zip(files, read):
+            assert t.complete and t.end.status == "finished" and t.end.absent == ()
+            report = verify_file(path)
+            assert report.status == EXIT_VERIFIED, (path.name, report.problem)
+        transcript = fullest
         moves = sum(1 for e in transcript.entries if e.kind == "action")
         return {"moves": moves, "outputs": outputs, "transcript": transcript}
     finally:
