@@ -6,15 +6,14 @@ does: the others' game ends at once, the person gets the transcript, and nothing
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
 import pytest
 
 from p2pcards.plugins import load_plugins
 
-from .test_terminal import P2PCARDS, TMUX
-from .test_terminal_resume import console
+from .test_terminal import TMUX
+from .test_terminal_resume import bot_host, console
 
 pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
@@ -25,41 +24,9 @@ pytestmark = [
 def test_ctrl_c_at_a_network_table_asks_then_leaves_and_resume_has_nothing_to_do(tmp_path):
     table = f"leave-{os.getpid()}"
     transcripts = tmp_path / "transcripts"
-    host_log = tmp_path / "host.log"
-    host = subprocess.Popen(
-        [
-            str(P2PCARDS),
-            "host",
-            "--game",
-            "cals-bs",
-            "--seats",
-            "3",
-            "--bots",
-            "1",
-            "--bot",
-            "random",
-            "--bot-delay",
-            "0.2",
-            "--option",
-            "match_target=3",
-            "--name",
-            table,
-            "--interface",
-            "127.0.0.1",
-            "--grace",
-            "60",
-            "--transcript-dir",
-            str(transcripts),
-        ],
-        stdout=host_log.open("w"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "P2PCARDS_HOME": str(tmp_path / "host")},
-    )
+    host, host_log = bot_host(tmp_path, table, match_target=3, transcripts=transcripts)
     terms = []
     try:
-        deadline = time.monotonic() + 30
-        while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
-            time.sleep(0.1)
         erin = tmp_path / "erin"
         term = console(
             tmp_path,

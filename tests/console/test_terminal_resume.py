@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,25 @@ pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),
 ]
+
+
+def bot_host(tmp_path, table: str, *, match_target: int, transcripts) -> tuple[subprocess.Popen, Path]:
+    """``p2pcards host`` of a three-seat Cal's BS table on 127.0.0.1 with one bot peer (the
+    host's seat is a bot too), open for a person to join: the process and its log."""
+    log = tmp_path / "host.log"
+    args = ["host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--bot", "random", "--bot-delay", "0.2"]
+    args += ["--option", f"match_target={match_target}", "--name", table, "--interface", "127.0.0.1"]
+    args += ["--grace", "60", "--transcript-dir", str(transcripts)]
+    host = subprocess.Popen(
+        [str(P2PCARDS), *args],
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "P2PCARDS_HOME": str(tmp_path / "host")},
+    )
+    deadline = time.monotonic() + 30
+    while "is open at" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return host, log
 
 
 def console(tmp_path, name: str, home, *args: str) -> Terminal:
@@ -35,41 +55,9 @@ def console(tmp_path, name: str, home, *args: str) -> Terminal:
 def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
     table = f"resume-{os.getpid()}"
     transcripts = tmp_path / "transcripts"
-    host_log = tmp_path / "host.log"
-    host = subprocess.Popen(
-        [
-            str(P2PCARDS),
-            "host",
-            "--game",
-            "cals-bs",
-            "--seats",
-            "3",
-            "--bots",
-            "1",
-            "--bot",
-            "random",
-            "--bot-delay",
-            "0.2",
-            "--option",
-            "match_target=1",
-            "--name",
-            table,
-            "--interface",
-            "127.0.0.1",
-            "--grace",
-            "60",
-            "--transcript-dir",
-            str(transcripts),
-        ],
-        stdout=host_log.open("w"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "P2PCARDS_HOME": str(tmp_path / "host")},
-    )
+    host, host_log = bot_host(tmp_path, table, match_target=1, transcripts=transcripts)
     terms = []
     try:
-        deadline = time.monotonic() + 30
-        while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
-            time.sleep(0.1)
         first = console(
             tmp_path,
             "first",
