@@ -54,6 +54,9 @@ IGNORED = "ignored"  # harmless copies: the game finishes clean, nobody is blame
 # (its word is not proof). A stalling cheater can sign a stop itself before the others' timeouts
 # run out; verify still names it from what its stop shows it held.
 ABORT_SOME = "abort-some"
+# the game stops naming the cheater or nobody, or the honest seats finish it without the link
+# the cheater stopped reading (its entries reach them through another seat); nobody honest named
+ABORT_OR_SURVIVE = "abort-or-survive"
 
 # A case whose ``live_bug`` or ``verify_bug`` describes a known bug runs as xfail(strict=True)
 # (see the module doc). None is known today.
@@ -120,9 +123,10 @@ CASES = {
     "fetch for an unseated seat": Case("FetchesUnseatedSeat", expect=REFUSED, in_transcript=False),
     "stops reading": Case(
         "StopsReading",
-        expect=ABORT_SOME,
+        expect=ABORT_OR_SURVIVE,
         in_transcript=False,
-        # Not on the autojump clock: there 2 tables in 6 ended with seat 2 finishing.
+        # Not on the autojump clock. Late in a game the others may finish it without that link
+        # (1 fresh-clone run in 5); 2 tables in 6 did so on the autojump clock.
         unverifiable=(
             "the seat it stopped reading closes the connection and ends the game as abandoned; the "
             "other ends at the deck timeout: nothing signed proves a fault"
@@ -192,6 +196,9 @@ def test_detected_and_the_cheater_named(name):
             assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
         elif case.expect == ABORT_SOME:
             assert outcome.aborted is not None and outcome.aborted.seat in (CHEATER, None), info
+        elif case.expect == ABORT_OR_SURVIVE:
+            survived = outcome.aborted is None and outcome.result is not None
+            assert survived or outcome.aborted.seat in (CHEATER, None), info
         elif case.expect == AUDIT:
             assert outcome.aborted is None and outcome.result is not None, info
             assert peer.session.violations and {v.seat for v in peer.session.violations} == {CHEATER}, info
