@@ -9,7 +9,7 @@ a game whose seeds were not all revealed past its public reveals (the challenges
 
 Nothing here names anyone: the seats checked every message on arrival, and a message that does
 not check out here only means the faces are not known (:class:`NotOpened`). The passes themselves
-are checked, with their proofs, by the caller (``verify._public_passes``).
+are checked, with their proofs, by the caller (:func:`p2pcards.verify.seedless.public_passes`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A hostile review of passing for absent followers (protocol/table.md section 9, "Absent
 followers"; p2pcards/table/absence.py, RemoteSeat/LocalSeat in p2pcards/net/seats.py,
-Peer.state_absent/_on_absent, and the replay of p2pcards/verify.py).
+Peer.state_absent/_on_absent, and the replay of p2pcards/verify/).
 
 Over loopback with real peers (adv_table.run_table): one cheater, and where the attack needs
 it, an honest seat whose network fails the way a Wi-Fi link does (a blip within the grace

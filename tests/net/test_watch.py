@@ -17,7 +17,8 @@ from p2pcards.net.watch import watch_table
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing import play_loopback
-from p2pcards.verify import _public_passes, verify_file
+from p2pcards.verify import verify_file
+from p2pcards.verify.seedless import public_passes
 from p2pcards.wire.framing import encode
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import sign_entry
@@ -126,7 +127,7 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
     # passes and every public opening) is one the game turned up for everyone.
     before_seeds = [e for e in during if not (e.kind == "deck" and e.body["msg"].get("type") == "seed")]
     game = load_plugins().game(GAME)
-    cards = _public_passes(_Stub(before_seeds), peers[0].header, game)
+    cards = public_passes(_Stub(before_seeds), peers[0].header, game)
     openings = [e.body["msg"] for e in before_seeds if e.kind == "deck" and e.body["msg"].get("type") == "open"]
     decoded = {}
     for handle in cards.points:

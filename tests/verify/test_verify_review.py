@@ -9,10 +9,13 @@ import os
 
 import pytest
 
-from p2pcards import verify as V
 from p2pcards.deck.group import GROUP_ORDER
+from p2pcards.deck.party import FIRST_REHANDLED
 from p2pcards.deck.passes import make_rehandle
 from p2pcards.verify import EXIT_FAILED, verify_file
+from p2pcards.verify.check import load_game, read_log, table_header
+from p2pcards.verify.replay import public_message
+from p2pcards.verify.seedless import public_game_id, public_passes
 from p2pcards.wire.messages import sign_entry
 from p2pcards.wire.transcript import TranscriptEnd
 
@@ -78,10 +81,10 @@ def test_an_opening_no_seat_could_act_on_is_not_read(bs_table, tmp_path):
 def _points_before(log, lobby, game, op: int) -> dict[int, bytes]:
     """Every handle's point as the seats numbered them, from the signed passes and the
     re-handlings of the operations before ``op``."""
-    public = V._public_passes(log, lobby, game)
+    public = public_passes(log, lobby, game)
     points = dict(public.points)
-    handle = V.FIRST_REHANDLED
-    rehandles = sorted((e for e in log.canonical() if V._public(e, "rehandle")), key=lambda e: e.body["msg"]["op"])
+    handle = FIRST_REHANDLED
+    rehandles = sorted((e for e in log.canonical() if public_message(e, "rehandle")), key=lambda e: e.body["msg"]["op"])
     for entry in rehandles:
         if entry.body["msg"]["op"] >= op:
             break
@@ -96,9 +99,9 @@ def test_a_rehandling_signed_for_another_operation_names_nobody_else(bs_table, t
     later transfer moves, for the operation before it (which moved nothing): the public checks
     of the passes took it as that operation's and named the seat of the real re-handling,
     whose cards it had 'retired', as naming no cards of this game."""
-    transcript, log = V._read(bs_table.path)
-    lobby = V._table_header(transcript)
-    game = V._load_game(lobby)
+    transcript, log = read_log(bs_table.path)
+    lobby = table_header(transcript)
+    game = load_game(lobby)
     by_op: dict[int, list] = {}
     for entry in log.canonical():
         msg = _msg(entry)
@@ -120,7 +123,7 @@ def test_a_rehandling_signed_for_another_operation_names_nobody_else(bs_table, t
     points = _points_before(log, lobby, game, op)
     scalar = (int.from_bytes(os.urandom(32), "little") % (GROUP_ORDER - 1) + 1).to_bytes(32, "little")
     message, _ = make_rehandle(
-        V._public_game_id(log, lobby, game), op - 1, cheater, moved, [points[h] for h in moved], scalar, os.urandom(32)
+        public_game_id(log, lobby, game), op - 1, cheater, moved, [points[h] for h in moved], scalar, os.urandom(32)
     )
     chains = chains_of(transcript.entries)
     counts = {s: sum(1 for e in chain if _not_ending(e)) for s, chain in chains.items()}

@@ -466,7 +466,7 @@ def _cut(entries, keep):
 def test_signed_data_compares_like_its_canonical_encoding():
     """verify compares the message a seat's seed derives with the one it signed structurally:
     exactly when their canonical encodings are the same bytes."""
-    from p2pcards.verify import _same
+    from p2pcards.verify.report import same_data
     from p2pcards.wire.framing import encode
 
     cases = [
@@ -486,8 +486,8 @@ def test_signed_data_compares_like_its_canonical_encoding():
         ([[b"p", b"q"], [1]], [[b"p", b"q"], [1]]),
     ]
     for a, b in cases:
-        assert _same(a, b) == (encode(a) == encode(b)), (a, b)
-    assert not _same(object(), object())
+        assert same_data(a, b) == (encode(a) == encode(b)), (a, b)
+    assert not same_data(object(), object())
 
 
 def _first(transcript, kind):

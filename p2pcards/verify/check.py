@@ -1,0 +1,312 @@
+"""``p2pcards verify``'s entry point, :func:`verify_file`: read the transcript, rebuild and check
+the log, load the game it names, replay it (with every seed: :mod:`.replay`; a game that did not
+finish: :mod:`.unfinished`), and compare the results with the signed ones."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..deck.local import DeckFault
+from ..engine import PlayerError
+from ..game import Game, OptionError
+from ..plugins import load_plugins
+from ..table.header import TableHeader
+from ..wire.log import STALE_PREV, encode_header
+from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
+from .replay import Replay, SeatEntries, commitment_of, with_faces
+from .report import (
+    EXIT_FAILED,
+    EXIT_UNREADABLE,
+    EXIT_VERIFIED,
+    UNSIGNED_FAULTS,
+    Failed,
+    Problem,
+    Report,
+    Unreadable,
+    Watch,
+    describe_seats,
+    difference,
+    same_data,
+)
+from .unfinished import check_absent_entries, check_after_stops, check_blames, revealed_seeds, verify_unfinished
+
+
+def verify_file(path: str | Path, *, watch: Watch | None = None) -> Report:
+    """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
+    follows the replay (see :class:`Watch`)."""
+    report = Report(str(path))
+    began = time.perf_counter()
+    try:
+        report.size = Path(path).stat().st_size
+    except OSError:
+        pass
+    try:
+        _verify(path, report, watch)
+    except Unreadable as exc:
+        report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
+    except Failed as exc:
+        report.status, report.problem = EXIT_FAILED, exc.problem
+    else:
+        report.status = EXIT_VERIFIED
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def read_log(path: str | Path) -> tuple[Transcript, Any]:
+    try:
+        transcript = read_transcript(path, verify=False)
+    except TornTranscript as exc:
+        raise Unreadable(f"incomplete: {exc}") from None
+    except TranscriptError as exc:
+        raise Unreadable(str(exc)) from None
+    if transcript.end is None:
+        raise Unreadable(
+            "incomplete: no end record (the game did not finish, or the file was cut after a whole record)"
+        )
+    table_header(transcript)  # the roster the log is checked with must be the lobby's
+    try:
+        log = transcript.log()
+    except TranscriptError as exc:
+        blame = exc.blame
+        # A bad signature, a stranger, a gap: the bytes are not what the seat signed, so the
+        # file was altered; the other refusals concern what the seat itself signed. An entry
+        # #0 that does not start from the seat genesis proves nothing against its seat: the
+        # genesis comes from the file's lobby header, which is not signed.
+        if blame is not None and blame.code == STALE_PREV and not blame.provable:
+            raise Failed(
+                "log", f"{exc.reason} (the file's lobby header is not the one the seats signed for: it was altered)"
+            ) from None
+        if blame is not None and blame.code not in UNSIGNED_FAULTS:
+            raise Failed("log", exc.reason, blame.seat) from None
+        raise Failed("log", f"{exc.reason} (the file was altered after signing)") from None
+    return transcript, log
+
+
+def _check_echoes(log: Any) -> None:
+    for entry in log.canonical():
+        for mismatch in log.check_seen(entry):
+            raise Failed(
+                f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                f"it saw seat {mismatch.seat}'s entry #{mismatch.seq} with another hash than "
+                f"the file's: seat {mismatch.seat} told peers different things, or seat "
+                f"{entry.sender}'s echo is false",
+            )
+
+
+def _check_complete(log: Any) -> None:
+    """A finished game's file holds every entry its head echoes count (protocol/transcript.md
+    section 5): one that counts more of a seat's entries than the file holds shows signed
+    entries cut from the file (a seat's last result, say), or an echo of entries never signed;
+    the file cannot tell which, so it names nobody."""
+    for entry in log.canonical():
+        for seat, (count, _) in enumerate(entry.body["seen"]):
+            have = len(log.entries(seat))
+            if count > have:
+                raise Failed(
+                    f"head echo of seat {entry.sender}'s entry #{entry.seq}",
+                    f"it counts {count} entries of seat {seat}, the file holds {have}: "
+                    f"signed entries were removed from the file (the file was "
+                    f"altered), or the echo counts entries that were never signed",
+                )
+
+
+def table_header(transcript: Transcript) -> TableHeader:
+    """The lobby header (bound to every entry through the genesis hash), checked against the
+    transcript header's unsigned copies of its fields."""
+    h = transcript.header
+    try:
+        lobby = TableHeader.from_wire(h.lobby)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise Unreadable("the lobby header is not a p2pcards table header") from None
+    mismatches = [
+        name
+        for name, ours, theirs in (
+            ("table id", h.table, lobby.table),
+            ("game", h.game, lobby.game),
+            ("rules version", h.rules, lobby.rules_version),
+            ("options", h.options, dict(lobby.options)),
+            ("roster keys", list(h.roster), [s.keys for s in lobby.seats]),
+            ("player names", list(h.names), [s.name for s in lobby.seats]),
+        )
+        if not (ours == theirs if name == "roster keys" else same_data(ours, theirs))
+    ]
+    if mismatches:
+        raise Failed(
+            "header",
+            f"the transcript header's {', '.join(mismatches)} differ from "
+            f"the signed lobby header (the file was altered)",
+        )
+    return lobby
+
+
+def load_game(lobby: TableHeader) -> Game:
+    host = load_plugins()
+    game = host.games.get(lobby.game)
+    if game is None:
+        have = ", ".join(f"{g} (rules {v})" for g, v in host.rules_versions().items()) or "none"
+        raise Unreadable(
+            f"the game {lobby.game!r} (rules {lobby.rules_version}) is not installed here (installed: {have})"
+        )
+    if game.rules_version != lobby.rules_version:
+        raise Unreadable(
+            f"game {lobby.game}: the transcript needs rules "
+            f"{lobby.rules_version}, this machine has rules {game.rules_version}"
+        )
+    try:
+        game.check_table_options(lobby.options, lobby.players)
+    except OptionError as exc:
+        raise Unreadable(f"game {lobby.game}: the table's options do not fit the installed game: {exc}") from None
+    return game
+
+
+def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
+    transcript, log = read_log(path)
+    end = transcript.end
+    assert end is not None, "read_log refuses a transcript without its end record"
+    report.end_status = end.status
+    report.checked["entries"] = len(transcript.entries)
+    lobby = table_header(transcript)
+    report.table = lobby.table.hex()[:12]
+    report.players = [{"seat": i, "name": s.name, "fingerprint": s.keys.fingerprint} for i, s in enumerate(lobby.seats)]
+    report.options = dict(lobby.options)
+    report.game = {"id": lobby.game, "name": lobby.game, "rules": lobby.rules_version}
+    game = load_game(lobby)
+    report.game["name"] = game.name
+    names = [s.name for s in lobby.seats]
+
+    check_blames(transcript, log, lobby)
+    _check_echoes(log)
+    check_after_stops(log, names)
+    check_absent_entries(log, names)
+    if end.status != "finished":
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        return
+
+    _check_complete(log)
+    # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
+    # the end record is not signed: where it says otherwise, the file was altered, and a seed
+    # of it that does not open its seat's signed commitment is not used (transcript.md
+    # section 5). Its status is not signed either: a file lacking a seat's seed is checked as a
+    # game that did not finish, so that the status never decides whom the file names.
+    signed = revealed_seeds(log, lobby, game, replace(end, seeds={}), Report(report.file))
+    revealed = revealed_seeds(log, lobby, game, end, Report(report.file))
+    for seat in range(lobby.players):
+        seed = end.seeds.get(seat)
+        if seat in signed and seed != signed[seat]:
+            raise Failed(
+                "end record",
+                f"the deck seed of {names[seat]} is not the one it "
+                f"revealed in its signed seed message (the end record is not signed: "
+                f"it was altered)",
+            )
+        if seed is not None and seat not in revealed and commitment_of(log, seat) is not None:
+            raise Failed(
+                "end record",
+                f"the deck seed of {names[seat]} does not open the seed "
+                f"commitment it signed (the end record is not signed: it was altered)",
+            )
+    missing = [s for s in range(lobby.players) if s not in revealed]
+    if missing:
+        report.notes.append(
+            f"the end record says the game finished, but no seed of "
+            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
+            f"game that did not finish (the end record is not signed)"
+        )
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        return
+    seeds = [revealed[seat] for seat in range(lobby.players)]
+
+    seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
+    replay = Replay(
+        game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log, watch=watch
+    )
+    try:
+        record, deck = replay.run()
+    except Failed:
+        raise
+    except PlayerError as exc:
+        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+    except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
+        raise Failed("deck", str(exc), exc.blame.seat) from None
+    except Exception as exc:  # the rules or the deck refused what the signed entries ask
+        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
+    report.checked.update(
+        seeds=len(seeds),
+        public=replay.public,
+        private=replay.private,
+        operations=len(deck.parties[0].ops),
+        moves=replay.turn,
+        cards=len(record.faces),
+    )
+    report.timeline = with_faces(replay.timeline, record.faces)
+
+    for accuser, entry in replay.kept_aside:  # never reached: the game is over
+        raise Failed(
+            f"accusation by seat {accuser} (log #{entry.seq})",
+            f"it accuses about deck operation {entry.body['msg'].get('op')}, which the game never reached",
+            accuser,
+        )
+    for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
+        if mine.next_deck < len(mine.deck):
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )
+        mine.skip_void()
+        if mine.next_action < len(mine.actions):
+            entry = mine.actions[mine.next_action]
+            raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
+
+    report.violations = [v.to_wire() for v in record.violations]
+    if record.violations:
+        v = record.violations[0]
+        raise Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
+
+    result = record.result
+    report.result = result
+    violations: list[Any] = []
+    results_signed = 0
+    for mine in seats:
+        if not mine.results:
+            report.notes.append(f"{names[mine.seat]} signed no result")
+        for entry in mine.results:
+            body = entry.body
+            got = body.get("result") if isinstance(body, dict) else None
+            step = f"result (log #{entry.seq} of seat {mine.seat})"
+            if not same_data(got, result.to_wire()):
+                raise Failed(
+                    step,
+                    f"its signed result differs from the recomputed one (first "
+                    f"difference: {difference(got, result.to_wire())})",
+                    mine.seat,
+                )
+            if not same_data(body.get("violations"), violations):
+                raise Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
+            results_signed += 1
+    report.checked["results"] = results_signed
+    if end.status != "finished":
+        report.notes.append(
+            f"the end record says {end.status!r} ({end.note}), yet the signed entries hold a whole game"
+        )
+    elif not same_data(end.result, result.to_wire()):
+        raise Failed(
+            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+        )
+    report.notes.append(
+        "private deck messages are checked by recipient only: a sealed box "
+        "opens only with its recipient's key; the deck audit re-derives what "
+        "each carried from the seeds"
+    )

@@ -1,0 +1,603 @@
+"""The replay of a table with every seed: each seat's signed entries read in order
+(:class:`SeatEntries`), a re-simulated deck party per seat whose every message must be that
+seat's next signed ``deck`` entry (:class:`Replay`), and the moves taken from the signed
+``action`` entries (:class:`SignedMoves`)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..cards import Card, sort_cards
+from ..deck.audit import final_order, revealed_secrets
+from ..deck.backend import MentalPokerDeck
+from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
+from ..deck.local import SharedProducts, multiplier
+from ..deck.party import PUBLIC_STEPS, Output, Party, Send
+from ..engine import Replica, play
+from ..game import Action, Bot, Game, Round
+from ..table.absence import Absences
+from ..table.rounds import order_by_echoes
+from ..wire.errors import ProtocolError
+from ..wire.messages import Entry
+from ..wire.sealed import open_revealed, recipients
+from .report import HANDLE_KEYS, Failed, Stopped, Watch, describe_seats, difference, same_data
+
+
+def public_message(entry: Entry, kind: str) -> bool:
+    """A public deck entry carrying a message of type ``kind``."""
+    msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+    return isinstance(msg, dict) and msg.get("type") == kind
+
+
+class SeatEntries:
+    """One seat's signed entries, by kind, consumed in order as the replay needs them.
+    ``delivered``: how many of them a seat could act on (_delivered); the replay reads no
+    further, and ``held`` is the first it could not."""
+
+    def __init__(self, seat: int, entries: Sequence[Entry], delivered: int | None = None):
+        self.seat = seat
+        self.entries = list(entries)
+        usable = self.entries[:delivered]
+        self.held = self.entries[len(usable)] if len(usable) < len(self.entries) else None
+        self.deck = [e for e in usable if e.kind == "deck"]
+        self.actions = [e for e in usable if e.kind == "action"]
+        self.results = [e for e in usable if e.kind == "result"]
+        self.chats = sum(e.kind == "chat" for e in entries)
+        self.next_deck = 0
+        self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
+        self.next_action = 0
+        self.passed: set[int] = set()  # turns the table passed for it (absent): its moves for them are void
+
+    def skip_void(self) -> None:
+        """Past its moves signed for a turn the table passed for it (absence.py)."""
+        while self.next_action < len(self.actions) and self.actions[self.next_action].body.get("turn") in self.passed:
+            self.next_action += 1
+
+
+class Replay:
+    """Drives the re-simulated deck and the game from one transcript, checking as it goes."""
+
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping[str, Any],
+        names: Sequence[str],
+        seats: Sequence[SeatEntries],
+        seeds: Sequence[bytes],
+        header: bytes,
+        *,
+        log: Any = None,
+        unfinished: bool = False,
+        watch: Watch | None = None,
+    ):
+        self.game = game
+        self.watch = watch
+        self.watched = 0  # timeline events the watch was told of
+        self.replica: Replica | None = None  # the game's state, once the replay runs
+        self.known_of: Callable[[int], Mapping[int, Card]] = lambda seat: {}
+        self.log = log
+        # An aborted or abandoned game: where the signed entries end, the replay stops
+        # (Stopped) instead of failing; what comes after is judged by verify_unfinished.
+        self.unfinished = unfinished
+        # (seat, seq, recipient) -> private payload
+        self.derived: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.options = options
+        self.names = names
+        self.seats = seats
+        self.seeds = seeds
+        self.header = header
+        self.public = self.private = 0
+        self.timeline: list[dict[str, Any]] = []
+        self.reached = 0  # deck operations completed at every seat
+        self.turn = 0  # moves applied so far
+        self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
+        self.last_entry: dict[int, Entry | None] = {}  # seat -> the entry of its last move read
+        # Signed accusations about an operation their seat had not begun: kept aside, as every
+        # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
+        self.kept_aside: list[tuple[int, Entry]] = []
+        self.deck: MentalPokerDeck | None = None
+        self.absences = Absences(len(seats))
+        self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
+        # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
+        self.read_while_stated: set[tuple[int, int]] = set()
+        self.pending_round: set[int] = set()  # the seats of the round being read, if one is
+        # Only statements a seat could act on (Log.closed): a held one passes for nobody.
+        for entry in log.closed() if log is not None else ():
+            if entry.kind == "absent":
+                self.absences.add(entry)
+
+    def show(self, step: Any = None) -> None:
+        """Tell the watch of the timeline's new events, with the state after them (called
+        before each step of the engine, after each move, and at the end)."""
+        if self.watch is None or self.replica is None:
+            return
+        while self.watched < len(self.timeline):
+            known = [self.known_of(seat) for seat in range(len(self.seats))]
+            self.watch.step(self.timeline[self.watched], self.replica.state, known)
+            self.watched += 1
+
+    def round_order(self, step: Round, responses: dict[int, Action]) -> list[tuple[int, Action]]:
+        """A free-order round's responses in the order their signed head echoes give, as at
+        the table (protocol/table.md section 9)."""
+        return order_by_echoes(step, responses, {s: self.last_entry[s] for s in responses}, len(self.seats))
+
+    # -- deck -----------------------------------------------------------------------------
+
+    def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
+        return _CheckedParty(seat, *args, replay=self, **kwargs)
+
+    def sent(self, party: Party, send: Send) -> None:
+        """``party`` (re-simulated from its seed) sends ``send``: it must be its seat's next
+        signed deck entry."""
+        seat, message = party.seat, send.message
+        mine = self.seats[seat]
+        what = self._what(party, message)
+        if mine.next_deck >= len(mine.deck):
+            _held_back(mine, self.names, f"deck, {what}")
+            _not_in_file(self.log, seat, f"deck, {what}")
+            if self.unfinished:
+                raise Stopped(f"deck, {what}", seat, what)
+            raise Failed(
+                f"deck, {what}",
+                f"{self.names[seat]} signed no deck entry where the protocol requires this message",
+                seat,
+            )
+        entry = mine.deck[mine.next_deck]
+        kind = message.get("type")
+        if public_message(entry, "accuse") and kind != "accuse":
+            # It accused someone where its seed derives another message: judge the accusation.
+            self.judge(seat, entry)
+            accused_op = entry.body["msg"].get("op")
+            if not (isinstance(accused_op, int) and accused_op >= len(party.ops)):
+                raise Stopped(
+                    f"deck, {what}",
+                    seat,
+                    f"{what} (it accused a seat instead, and the accusation cannot be judged here)",
+                )
+            # About an operation it had not begun: kept aside, and its next entry is this message.
+            self.kept_aside.append((seat, entry))
+            mine.next_deck += 1
+            self.sent(party, send)
+            return
+        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
+        if self.unfinished and public_message(entry, "seed") and kind != "seed":
+            # It revealed its seed as the game stopped, instead of going on.
+            raise Stopped(f"deck, {what}", seat, what)
+        body = entry.body
+        boxes = recipients(body)  # seat -> box, if it is a private entry
+        if send.to is None:
+            if mine.boxes_left:
+                raise Failed(
+                    step,
+                    f"the rest of a private entry to several seats (boxes to "
+                    f"{describe_seats(mine.boxes_left)}) where the protocol sends a public "
+                    f"message",
+                    seat,
+                )
+            mine.next_deck += 1
+            if set(body) != {"msg", "seen"}:
+                raise Failed(
+                    step,
+                    "expected a public deck message, found " + ("a private one" if boxes else "a malformed entry"),
+                    seat,
+                )
+            if not same_data(body["msg"], message):
+                raise Failed(step, self._deviation(message, body["msg"]), seat)
+            self.public += 1
+        else:
+            # One entry may carry the private messages the protocol sends together, one box
+            # to each seat: they are matched to its boxes by seat, in any order.
+            if not boxes:  # recipients() accepts a well-formed private body only
+                mine.next_deck += 1
+                raise Failed(
+                    step,
+                    f"expected a private deck message to seat {send.to}, found "
+                    + ("a public one" if "msg" in body else "a malformed entry"),
+                    seat,
+                )
+            if not mine.boxes_left:
+                mine.boxes_left = set(boxes)
+            if send.to not in mine.boxes_left:
+                raise Failed(
+                    step,
+                    f"the private messages go to {describe_seats(mine.boxes_left)}, "
+                    f"the protocol sends one to seat {send.to}",
+                    seat,
+                )
+            mine.boxes_left.discard(send.to)
+            if not mine.boxes_left:
+                mine.next_deck += 1
+            self.derived[(seat, entry.seq, send.to)] = message
+            self.private += 1
+
+    def _what(self, party: Party, message: Mapping[str, Any]) -> str:
+        kind = message.get("type")
+        op = message.get("op")
+        if isinstance(op, int) and 0 <= op < len(party.ops):
+            name = type(party.ops[op]).__name__.removesuffix("Op").lower()
+            return f"{kind} message of deck operation {op} ({name}, before turn {self.turn})"
+        return f"{kind} message"
+
+    def judge(self, accuser: int, entry: Entry) -> None:
+        """A signed deck accusation (protocol/deck.md section 6): raise Failed naming the
+        accused if the transcript proves it, the accuser if it proves the accusation false;
+        return when it cannot tell (what is accused was not replayed)."""
+        message = entry.body["msg"]
+        accused, evidence = message.get("seat"), message.get("evidence")
+        step = f"accusation by seat {accuser} (log #{entry.seq})"
+        if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
+            if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
+                raise Failed(
+                    step,
+                    "its evidence about a private message is not the signed "
+                    "entry that carried it and its message key (wire.md section 8): "
+                    "a plaintext copy anyone could make up",
+                    accuser,
+                )
+            sender, seq = evidence["sender"], evidence["entry"]
+            target = None
+            if isinstance(sender, int) and isinstance(seq, int) and seq >= 0 and self.log:
+                found = self.log.entries(sender, seq)[:1]
+                target = found[0] if found else None
+            if target is None or target.kind != "deck" or accuser not in recipients(target.body):
+                raise Failed(step, "its evidence names no private deck message to the accuser", accuser)
+            try:
+                payload = open_revealed(target, evidence["key"], accuser)
+            except (ProtocolError, TypeError):
+                raise Failed(
+                    step, f"the message key it reveals does not open seat {sender}'s entry #{seq}", accuser
+                ) from None
+            if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+                raise Failed(
+                    step,
+                    f"seat {sender}'s entry #{seq} is not its private message of operation {message.get('op')}",
+                    accuser,
+                )
+            want = self.derived.get((sender, seq, accuser))
+            if want is None:
+                return
+            if same_data(payload, want):
+                raise Failed(
+                    step,
+                    f"false accusation: seat {sender}'s private message (log "
+                    f"#{seq}, opened with the revealed key) is the one its seed "
+                    f"derives",
+                    accuser,
+                )
+            raise Failed(
+                f"deck entry of seat {sender} (log #{seq}), opened with the key seat {accuser} revealed",
+                "its private message differs from the one its "
+                f"revealed seed derives (first difference: "
+                f"{difference(payload, want)}): a deviation from the deck protocol",
+                sender,
+            )
+        op = message.get("op")
+        if message.get("step") in PUBLIC_STEPS and evidence is None and isinstance(accused, int):
+            # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
+            # message the accuser had not received when it signed cannot be what it accuses.
+            seen = entry.body["seen"][accused][0] if 0 <= accused < len(self.seats) else 0
+            if not any(
+                public_message(e, message.get("step")) and e.body["msg"].get("op") == op
+                for e in self.seats[accused].deck
+                if e.seq < seen
+            ):
+                raise Failed(
+                    step,
+                    f"it accuses a {message.get('step')} message of seat "
+                    f"{accused} in operation {op} that it had not received (its head "
+                    f"echo)",
+                    accuser,
+                )
+        elif message.get("step") == "open" and not isinstance(evidence, dict):
+            raise Failed(step, "an accusation about a private message without evidence", accuser)
+        checked = isinstance(op, int) and 0 <= op < self.ops_reached()
+        if checked and isinstance(accused, int):
+            # Every public deck message up to here is the one its seat's seed derives.
+            raise Failed(
+                step,
+                f"false accusation against seat {accused} "
+                f"({message.get('step')}): every deck message of that operation is "
+                f"the one its seed derives",
+                accuser,
+            )
+
+    def ops_reached(self) -> int:
+        return self.reached
+
+    @staticmethod
+    def _deviation(want: Mapping[str, Any], got: Any) -> str:
+        kind = want.get("type")
+        if kind == "commit":
+            return (
+                "its signed seed commitment does not open with the seed the end record "
+                "reveals for it (the end record was altered, or the seat revealed another "
+                "seed than it committed to)"
+            )
+        if kind == "seed":
+            return "the seed it revealed at the table differs from the end record's"
+        return (
+            f"its signed {kind} message differs from the one its revealed seed derives "
+            f"(first difference: {difference(got, want)}): a deviation from the deck "
+            f"protocol"
+        )
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def next_action(self, seat: int, state: Any) -> Action:
+        mine = self.seats[seat]
+        turn = self.turn
+        self.pending = (turn, seat)
+        next_step = self.game.next_step(state)
+        self.pending_round = set(next_step.seats) if isinstance(next_step, Round) else set()
+        absent = self.game.absent_action(state, seat)
+        if (
+            absent is not None
+            and self.log is not None
+            and len(self.log.entries(seat)) < self.absences.counted(turn, seat)
+        ):
+            _not_in_file(self.log, seat, f"turn {turn}")  # the statements saw entries not here
+        if absent is not None and self.log is not None and self.absences.passed(turn, seat, self.log.entries(seat)):
+            mine.passed.add(turn)  # every other seat stated it absent, none holding its move
+            self.last_entry[seat] = None
+            self.statements_used += self.absences.statements(turn, seat)
+            return absent
+        mine.skip_void()
+        if mine.next_action >= len(mine.actions):
+            _held_back(mine, self.names, f"turn {turn}")
+            _not_in_file(self.log, seat, f"turn {turn}")
+            if self.unfinished:
+                raise Stopped(f"turn {turn}", seat, f"move for turn {turn}")
+            raise Failed(f"turn {turn}", f"{self.names[seat]} is to move and signed no move for turn {turn}", seat)
+        entry = mine.actions[mine.next_action]
+        mine.next_action += 1
+        self.last_entry[seat] = entry
+        if absent is not None and self.absences.stated(turn, seat):
+            self.read_while_stated.add((turn, seat))  # seats that stated may wait on the others
+        body = entry.body
+        step = f"turn {turn} (log #{entry.seq} of seat {seat})"
+        if (
+            set(body) != {"turn", "action", "seen"}
+            or not isinstance(body["action"], dict)
+            or not isinstance(body["turn"], int)
+            or isinstance(body["turn"], bool)
+        ):
+            raise Failed(step, "malformed action entry", seat)
+        if body["turn"] != turn:
+            raise Failed(step, f"its next signed move is for turn {body['turn']}", seat)
+        return body["action"]
+
+    def moved(self, state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        try:
+            text = self.game.format_action(state, seat, action, known)
+        except Exception:  # without the faces (an unfinished game without every seed)
+            text = repr(action)
+        cards = [known[h] for h in _handles(action) if h in known]
+        unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]
+        if unseen:
+            text += f"  [cards: {' '.join(c.unicode() for c in cards)}]"
+        self.timeline.append(
+            {
+                "kind": "move",
+                "turn": self.turn,
+                "seat": seat,
+                "text": text,
+                "action": action,
+                "cards": [c.unicode() for c in cards],
+            }
+        )
+        self.turn += 1
+        self.pending = None
+        self.pending_round = set()
+        self.show()
+
+    # -- running --------------------------------------------------------------------------
+
+    def run(self) -> tuple[Any, MentalPokerDeck]:
+        cards = self.game.deck(self.options, len(self.seats))
+        # Every pass is recomputed: spread the multiplications over the cores (libsodium
+        # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
+        # the parties share their products, so it is multiplied once.
+        self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
+        deck = MentalPokerDeck(
+            cards,
+            len(self.seats),
+            self.seeds,
+            header=self.header,
+            full_audit="none",
+            party_factory=self.party,
+            multiply_many=self.products,
+        )
+        self.deck = deck
+        bots = [SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
+        noting = _NotingDeck(deck, self)
+        self.replica = Replica(self.game, self.options, len(self.seats))
+        self.known_of = noting.known
+        record = play(
+            self.game,
+            self.options,
+            len(self.seats),
+            noting,
+            bots,
+            check_own=False,
+            round_order=self.round_order,
+            replica=self.replica,
+            on_step=self.show,
+        )
+        return record, deck
+
+
+class _CheckedParty(Party):
+    """A seat's deck party re-simulated from its seed; every message it sends is checked
+    against the next deck entry its seat signed."""
+
+    def __init__(self, *args: Any, replay: Replay, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._replay = replay
+
+    def _checked(self, out: Output) -> Output:
+        for send in out.sends:
+            self._replay.sent(self, send)
+        return out
+
+    def start(self) -> Output:
+        return self._checked(super().start())
+
+    def begin(self, op: Any) -> Output:
+        return self._checked(super().begin(op))
+
+    def receive(self, sender: int, message: Any) -> Output:
+        return self._checked(super().receive(sender, message))
+
+
+class SignedMoves(Bot):
+    """A seat whose moves are the ones it signed, in order."""
+
+    name = "transcript"
+
+    def __init__(self, game: Game, seat: int, options: Mapping[str, Any], replay: Replay):
+        super().__init__(game, seat, options, random.Random(0))
+        self.replay = replay
+
+    def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
+        return self.replay.next_action(self.seat, state)
+
+    def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
+        if event["kind"] == "action" and event["seat"] == self.seat:
+            self.replay.moved(state, self.seat, event["action"], known)
+
+
+class _NotingDeck:
+    """The engine's deck: the re-simulated parties, noting what happens for the report."""
+
+    def __init__(self, deck: MentalPokerDeck, replay: Replay):
+        self.deck = deck
+        self.replay = replay
+        self.timeline = replay.timeline
+
+    def _done(self, value: Any) -> Any:
+        self.replay.reached += 1
+        return value
+
+    def shuffle(self) -> list[int]:
+        handles = self._done(self.deck.shuffle())
+        self.timeline.append({"kind": "shuffle", "cards": len(handles)})
+        self._known_decodings(handles)
+        return handles
+
+    def _known_decodings(self, handles: Sequence[int]) -> None:
+        """Tell the replayed seats' shared multiplier what decoding each card of this shuffle
+        gives, so no seat multiplies to decode. Sound because every pass of the shuffle was
+        just recomputed from the seeds and matched byte for byte: each final point is the
+        product of every seat's key for its handle and its card's point, and the seeds'
+        permutations say which card that is."""
+        party = self.deck.parties[0]
+        secrets = [revealed_secrets(seed, party.game_id) for seed in self.replay.seeds]
+        epoch, n = handles[0] // party.n, party.n
+        order = final_order(secrets, epoch, n)
+        products = [scalar_product(sec.card_key(h) for sec in secrets) for h in handles]
+        for handle, inverse, card in zip(handles, batch_invert(products), order):
+            self.replay.products.remember(inverse, party.cards_by_handle[handle].point, party.table[card])
+
+    def coin(self, label: str, bound: int) -> int:
+        value = self._done(self.deck.coin(label, bound))
+        self.timeline.append({"kind": "coin", "label": label, "value": value})
+        return value
+
+    def deal(self, to: Mapping[int, int]) -> None:
+        self.deck.deal(to)
+        self._done(None)
+        self.timeline.append({"kind": "deal", "to": dict(to)})
+
+    def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        faces = self._done(self.deck.reveal(handles, owner))
+        self.timeline.append({"kind": "reveal", "handles": list(handles)})
+        return faces
+
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        new = self._done(self.deck.transfer(handles, to))
+        self.timeline.append({"kind": "transfer", "to": to, "handles": list(new)})
+        return new
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return self.deck.known(seat)
+
+    def open_all(self) -> dict[int, Card]:
+        faces = self._done(self.deck.open_all())
+        if self.replay.watch is not None:
+            self.replay.watch.opened(faces)
+        return faces
+
+
+def _handles(action: Action) -> list[int]:
+    found: list[int] = []
+    for key in HANDLE_KEYS:
+        value = action.get(key)
+        items = value if isinstance(value, list) else [value]
+        found += [h for h in items if isinstance(h, int) and not isinstance(h, bool)]
+    return found
+
+
+def with_faces(timeline: list[dict[str, Any]], faces: Mapping[int, Card]) -> list[dict[str, Any]]:
+    """The report's timeline: handles replaced by the faces the audit derived."""
+
+    def show(handles: Sequence[int]) -> list[str]:
+        return [faces[h].unicode() if h in faces else f"#{h}" for h in handles]
+
+    out = []
+    for event in timeline:
+        kind = event["kind"]
+        if kind == "deal":
+            hands: dict[int, list[int]] = {}
+            for handle, seat in event["to"].items():
+                hands.setdefault(seat, []).append(handle)
+            shown = {
+                seat: [c.unicode() for c in sort_cards(faces[h] for h in hs if h in faces)]
+                for seat, hs in sorted(hands.items())
+            }
+            out.append({"kind": "deal", "hands": shown})
+        elif kind in ("reveal", "transfer"):
+            rest = {k: v for k, v in event.items() if k != "handles"}
+            out.append({**rest, "cards": show(event["handles"])})
+        else:
+            out.append(event)
+    return out
+
+
+def commitment_of(log: Any, seat: int) -> dict[str, Any] | None:
+    """The seed and nonce commitment ``seat`` signed: its first deck message."""
+    first = next((e for e in log.entries(seat) if e.kind == "deck"), None)
+    return first.body["msg"] if first is not None and public_message(first, "commit") else None
+
+
+def _held_back(mine: SeatEntries, names: Sequence[str], step: str) -> None:
+    """The replay needs an entry of ``mine`` past one that no seat could act on: whose fault
+    that is the file cannot tell."""
+    entry = mine.held
+    if entry is None:
+        return
+    raise Failed(
+        step,
+        f"{names[mine.seat]}'s entry #{entry.seq} counts entries of other seats "
+        f"that are not in the file, so no seat could act on it or on what {names[mine.seat]} "
+        f"signed after it: its echo counts entries never signed, or they were withheld "
+        f"from the seat that wrote this file; the file cannot tell which",
+    )
+
+
+def _not_in_file(log: Any, seat: int, step: str) -> None:
+    """The replay needs an entry of ``seat`` past the end of its chain in the file: if another
+    entry's head echo saw more of that chain, the file lacks entries the seat did sign."""
+    if log is None:
+        return
+    have = len(log.entries(seat))
+    for entry in log.canonical():
+        count = entry.body["seen"][seat][0]
+        if count > have:
+            raise Failed(
+                step,
+                f"the file holds {have} entries of seat {seat}, but seat "
+                f"{entry.sender}'s entry #{entry.seq} had seen {count}: entries were "
+                f"removed from the file (or never reached the seat that wrote it)",
+            )

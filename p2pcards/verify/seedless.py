@@ -1,0 +1,337 @@
+"""Checking a game without every seed: the public checks of every shuffle pass and
+re-handling with their proofs (:func:`public_passes`), the faces of cards revealed to everyone
+(:class:`~p2pcards.deck.public.PublicCards`), and a replay of the signed moves with the
+game's public rules as far as no hidden face is needed (:func:`public_moves`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard
+
+from ..cards import Card
+from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES
+from ..deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
+from ..deck.public import NotOpened, PublicCards
+from ..engine import PlayerError, Replica, play
+from ..game import Action, Game
+from ..table.header import TableHeader
+from ..wire.log import encode_header
+from ..wire.messages import Entry
+from ..wire.sealed import recipients
+from .replay import Replay, SignedMoves, public_message
+from .report import Failed, Report, Stopped
+from .stops import out_of_turn, signed_goodbye, stall_verdict, stopped_by_accusation, stopped_while_others_kept_seeds
+
+
+class _NeedsFaces(Exception):
+    """The seedless replay reached a step that needs the faces of cards."""
+
+
+class _Handles:
+    """The engine's deck without seeds: only the public numbering of handles (shuffle epoch e
+    is ``e*n .. e*n+n-1``, moved cards count up from FIRST_REHANDLED); a step that needs faces
+    (or a coin, which needs every nonce) ends the replay."""
+
+    def __init__(self, n: int, game_id: bytes | None, log: Any = None, cards: PublicCards | None = None):
+        self.n, self.epochs, self.next = n, 0, FIRST_REHANDLED
+        self.game_id = game_id
+        self.log, self.cards = log, cards
+        self.steps = 0  # deck steps so far (each is one deck operation)
+
+    def shuffle(self) -> list[int]:
+        self.steps += 1
+        base, self.epochs = self.epochs * self.n, self.epochs + 1
+        return list(range(base, base + self.n))
+
+    def coin(self, label: str, bound: int) -> int:
+        if self.game_id is None:
+            raise _NeedsFaces(f"coin {label} (not every nonce was revealed)")
+        self.steps += 1
+        return coin_value(self.game_id, label, bound)
+
+    def deal(self, to: Mapping[int, int]) -> None:
+        self.steps += 1
+
+    def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
+        """Faces turned up for everyone, from the reveal's signed public openings."""
+        if self.cards is None or self.log is None:
+            raise _NeedsFaces("a reveal")
+        op = self.steps
+        # Only entries a seat could act on (Log.closed): one held back never opened anything.
+        openings = [
+            e.body["msg"] for e in self.log.closed() if public_message(e, "open") and e.body["msg"].get("op") == op
+        ]
+        try:
+            faces = self.cards.opened(handles, openings)
+        except NotOpened:
+            raise _NeedsFaces("a reveal") from None
+        self.steps += 1
+        return faces
+
+    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
+        op = self.steps
+        self.steps += 1
+        moved = sorted(set(handles))
+        new = list(range(self.next, self.next + len(moved)))
+        self.next += len(moved)
+        self._rehandled(op, moved, to, new)
+        return new
+
+    def _rehandled(self, op: int, moved: list[int], to: int, new: list[int]) -> None:
+        """Tell the public cards of the transfer's new handles from the re-handling that its
+        receiver ``to`` signed for this operation, if it checks out over the moved cards: the
+        game's rules say which transfer it is, which the passes alone do not (a re-handling
+        signed for another operation, or by another seat, would number the cards otherwise,
+        and an opening through it could decode a handle as another card)."""
+        if self.cards is None or self.log is None or self.game_id is None or not new:
+            return
+        msg = next(
+            (
+                e.body["msg"]
+                for e in self.log.closed()
+                if e.sender == to and public_message(e, "rehandle") and e.body["msg"].get("op") == op
+            ),
+            None,
+        )
+        if msg is None or not all(h in self.cards.points for h in moved):
+            return
+        try:
+            check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
+        except PassError:
+            return
+        self.cards.rehandled(new[0], msg["points"], msg["key"], moved)
+
+    def known(self, seat: int) -> Mapping[int, Card]:
+        return {}
+
+    def open_all(self) -> dict[int, Card]:
+        raise _NeedsFaces("the audit")
+
+
+def deck_context(lobby: TableHeader, game: Game) -> bytes:
+    """The deck's context (protocol/deck.md section 2): the lobby header and the cards."""
+    cards = game.deck(lobby.options, lobby.players)
+    return context_digest(encode_header(lobby.to_wire()), lobby.players, [c.label() for c in cards])
+
+
+def public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
+    """The deck's game id from the signed commitments and nonces (public), for the coins."""
+    context = deck_context(lobby, game)
+    commits, nonces = [], []
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"][:2]
+        if len(deck) < 2 or not (public_message(deck[0], "commit") and public_message(deck[1], "nonce")):
+            return None
+        commits.append(deck[0].body["msg"])
+        nonces.append(deck[1].body["msg"].get("nonce"))
+    try:
+        return game_id_of(context, [c["seed"] for c in commits], [c["nonce"] for c in commits], nonces)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
+    """The checks every seat makes on the public deck messages that need no seed (protocol/deck.md
+    section 2): each is a map of a known type; a seat's first is its commitment, two 32-byte
+    values; its second, if a nonce, opens the nonce commitment. A signed message that fails them
+    is its signer's fault, as it was at the table."""
+    context = deck_context(lobby, game)
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"]
+        for index, entry in enumerate(deck):
+            if recipients(entry.body):
+                continue  # private: only its recipients can read it
+            msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+            what = f"deck entry #{entry.seq} of seat {seat}"
+            if not isinstance(msg, dict) or msg.get("type") not in MESSAGE_TYPES:
+                raise Failed(what, "a public deck message of no known type", seat)
+            if index == 0 and not (
+                msg["type"] == "commit" and _is_hash(msg.get("seed")) and _is_hash(msg.get("nonce"))
+            ):
+                raise Failed(
+                    what, "its first deck message is not a commitment to a seed and a nonce (32 bytes each)", seat
+                )
+            if index == 1 and msg["type"] == "nonce":
+                nonce = msg.get("nonce")
+                if not _is_hash(nonce) or nonce_commitment(context, seat, nonce) != deck[0].body["msg"]["nonce"]:
+                    raise Failed(what, "its nonce does not open its signed commitment", seat)
+
+
+def _is_hash(value: Any) -> TypeGuard[bytes]:
+    return isinstance(value, bytes) and len(value) == 32
+
+
+def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
+    """Every shuffle, re-lock and re-handling checked as every seat checks it on arrival
+    (protocol/deck.md sections 4 and 5), in the order of the deck operations: its shape and its
+    proof over the points it was made from (the pass before it, the card table, or the moved
+    cards, which a re-handling names). No seed is needed: a pass or re-handling that copies,
+    drops, tags or substitutes a card names its author here. Returns what the checked passes
+    tell of every handle (none of it without the game id, which the proofs need)."""
+    game_id = public_game_id(log, lobby, game)
+    cards = game.deck(lobby.options, lobby.players)
+    n = len(cards)
+    table = card_table(deck_context(lobby, game), tuple(c.label() for c in cards))
+    public = PublicCards(game_id, table, cards)
+    by_op: dict[int, dict[tuple[str, int], Entry]] = {}
+    for entry in log.canonical():
+        if entry.kind != "deck" or not any(public_message(entry, t) for t in ("shuffle", "relock", "rehandle")):
+            continue
+        msg = entry.body["msg"]
+        what = f"{msg['type']} message of seat {entry.sender} (log #{entry.seq})"
+        if type(msg.get("op")) is not int:
+            raise Failed(what, "a deck message for no operation (its op is not a number)", entry.sender)
+        by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
+    points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
+    retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
+    epochs, next_handle = 0, FIRST_REHANDLED
+    for op in sorted(by_op):
+        messages = by_op[op]
+        rehandles = [(seat, e) for (kind, seat), e in messages.items() if kind == "rehandle"]
+        if len(rehandles) > 1 or (rehandles and len(messages) > 1):
+            # Only the transfer's receiver re-handles, and a transfer has no passes: without
+            # the game's rules, which message is the operation's the passes cannot tell.
+            return public
+        if rehandles:
+            seat, entry = rehandles[0]
+            msg = entry.body["msg"]
+            what = f"rehandle message of seat {seat} for deck operation {op} (log #{entry.seq})"
+            moved = msg.get("moved")
+            if not (isinstance(moved, list) and all(type(h) is int for h in moved) and moved == sorted(set(moved))):
+                raise Failed(what, "it names no moved cards of this game", seat)
+            others = {retired[h] for h in moved if h not in points and h in retired} - {seat}
+            if others:
+                # A card another seat's re-handling moved already: one of the two re-handled
+                # cards it did not receive, and without the game's rules the passes cannot
+                # tell which (a re-handling signed for an operation that moved nothing).
+                return public
+            if not all(h in points for h in moved):
+                raise Failed(what, "it names no moved cards of this game", seat)
+            if game_id is not None:
+                try:
+                    check_rehandle(game_id, op, seat, msg, moved, [points[h] for h in moved])
+                except PassError as exc:
+                    raise Failed(what, f"{exc}: not the moved cards re-handled", seat) from None
+            for h in moved:
+                del points[h]
+                retired[h] = seat
+            for point in msg["points"]:
+                points[next_handle] = point
+                next_handle += 1
+            continue
+        deck, keys, locks = list(table), dict[int, bytes](), dict[int, list[bytes]]()
+        for kind, seat in pass_order(lobby.players):
+            entry = messages.get((kind, seat))
+            if entry is None:
+                return public  # the game stopped here: what came after is judged elsewhere
+            msg = entry.body["msg"]
+            what = f"{kind} pass of seat {seat} for deck operation {op} (log #{entry.seq})"
+            try:
+                if game_id is None:
+                    check_pass_shape(kind, msg, n)
+                else:
+                    check_pass(game_id, op, kind, seat, msg, deck, keys)
+            except PassError as exc:
+                raise Failed(
+                    what, f"{exc}: the pass is not the one before it honestly shuffled or re-locked", seat
+                ) from None
+            deck = msg["points"]
+            if kind == "shuffle":
+                keys[seat] = msg["key"]
+            else:
+                locks[seat] = msg["keys"]
+        points.update({epochs * n + j: point for j, point in enumerate(deck)})
+        if game_id is not None:
+            public.shuffled(epochs * n, deck, [locks[s] for s in range(lobby.players)])
+        epochs += 1
+    return public
+
+
+def public_moves(
+    replay: Replay, lobby: TableHeader, game: Game, report: Report, *, unrevealed: Sequence[int] = ()
+) -> None:
+    """Without every seed: replay the signed moves with the game's public rules (turn order,
+    handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
+    that never revealed their seed."""
+    n = len(game.deck(lobby.options, lobby.players))
+    cards = public_passes(replay.log, lobby, game)
+    deck = _Handles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
+    bots = [SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
+    moved_at = [-1]  # deck steps before the last move
+    observe = replay.moved
+
+    def moved(state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
+        observe(state, seat, action, known)
+        moved_at[0] = deck.steps
+
+    replay.moved = moved  # type: ignore[method-assign]
+    replay.replica = Replica(game, lobby.options, lobby.players)
+    replay.known_of = deck.known
+    stop: Stopped | None = None
+    try:
+        play(
+            game,
+            lobby.options,
+            lobby.players,
+            deck,
+            bots,
+            check_own=False,
+            round_order=replay.round_order,
+            replica=replay.replica,
+            on_step=replay.show,
+        )
+    except _NeedsFaces as exc:
+        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
+        replay.pending = None
+    except Stopped as exc:
+        stop = exc
+    except PlayerError as exc:
+        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+    except Failed:
+        raise
+    except Exception as exc:
+        seat: int | None
+        turn, seat = replay.pending or (replay.turn, None)
+        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
+    report.checked["moves"] = replay.turn
+    out_of_turn(replay, replay.seats)
+    if stop is not None and stopped_while_others_kept_seeds(replay, stop.seat, unrevealed):
+        report.notes.append(
+            f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
+            f"which signed its stop and revealed its seed instead; "
+            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
+            f"(gone, or a lost connection: the transcript cannot tell which)"
+        )
+        stop = None
+    if stop is not None and moved_at[0] == deck.steps:
+        stopped_by_accusation(replay.seats, stop.step)
+        # The turn came right after a signed move, with no deck step between: every other
+        # seat had what it needed; this one never signed its move.
+        raise stall_verdict(
+            replay,
+            stop,
+            f"the game stopped waiting for {replay.names[stop.seat]}'s "
+            f"{stop.what}, right after the signed move before it (a stall or a lost "
+            f"connection: the transcript cannot tell which)",
+        )
+    left = signed_goodbye(replay.log, replay.names)
+    if left is not None:
+        raise left
+    if stop is not None and stop.seat in unrevealed and len(unrevealed) < lobby.players:
+        # Every seat reveals its seed when a game stops; the one the game waited on did not,
+        # while others did: it left (protocol/table.md section 5), and that counts against it.
+        stopped_by_accusation(replay.seats, stop.step)
+        raise Failed(
+            stop.step,
+            f"the game stopped waiting for {replay.names[stop.seat]}'s "
+            f"{stop.what}, which it never signed, and it never revealed its deck seed "
+            f"as every seat does when a game stops: it left the table",
+            stop.seat,
+        )
+    if stop is not None:
+        report.notes.append(
+            f"the game stopped at turn {replay.turn}, waiting for "
+            f"{replay.names[stop.seat]} after a deck step that cannot be "
+            f"checked without every seed"
+        )

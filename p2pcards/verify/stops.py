@@ -1,0 +1,250 @@
+"""Why an unfinished game stopped where its signed entries end, and which seat, if any, that
+names: a seat that stalled at its turn, moved out of turn, signed a goodbye, was accused, or
+withheld a message; never a seat whose stop the signed entries excuse."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..deck.group import is_valid_point
+from ..deck.party import AuditOp
+from ..wire.messages import Entry
+from .replay import Replay, SeatEntries, public_message
+from .report import Failed, Stopped
+
+
+def after_stop(replay: Replay, seats: Sequence[SeatEntries], stop: Stopped) -> None:
+    """Where the signed entries end: judge the accusations signed after what the replay used,
+    and moves signed for a turn that was not the signer's."""
+    for mine in seats:
+        for entry in mine.deck[mine.next_deck :]:
+            if public_message(entry, "accuse"):
+                replay.judge(mine.seat, entry)
+    out_of_turn(replay, seats)
+    # Kept aside until their operation: one at or past the end of the game (its audit),
+    # where nobody accuses, is its accuser's fault, as at every seat.
+    ops = replay.deck.parties[0].ops if replay.deck is not None else []
+    end = next((i for i, op in enumerate(ops) if isinstance(op, AuditOp)), None)
+    for accuser, entry in replay.kept_aside:
+        replay.judge(accuser, entry)
+        op = entry.body["msg"].get("op")
+        if end is not None and op >= end:
+            raise Failed(
+                f"accusation by seat {accuser} (log #{entry.seq})",
+                f"it accuses about deck operation {op}, at or past the end of the game",
+                accuser,
+            )
+
+
+def out_of_turn(replay: Replay, seats: Sequence[SeatEntries]) -> None:
+    # Whose move the game waited for: one seat, or any seat of a free-order round (its
+    # responses are read in seat order, so a later seat's may wait unread).
+    to_move = (replay.pending_round or {replay.pending[1]}) if replay.pending is not None else set()
+    for mine in seats:
+        mine.skip_void()
+        for entry in mine.actions[mine.next_action :]:
+            turn = entry.body.get("turn") if isinstance(entry.body, dict) else None
+            if not isinstance(turn, int) or isinstance(turn, bool):
+                raise Failed(f"log #{entry.seq} of seat {mine.seat}", "malformed action entry", mine.seat)
+            if turn < replay.turn or (turn == replay.turn and to_move and mine.seat not in to_move):
+                raise Failed(
+                    f"turn {turn} (log #{entry.seq} of seat {mine.seat})",
+                    "a move signed for a turn that was not its own (out of turn)",
+                    mine.seat,
+                )
+
+
+def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
+    """A seat that signed a ``bye`` entry left the table before the end (protocol/table.md
+    section 5): the game stopped because of it, whoever it was waiting for."""
+    for entry in log.canonical():
+        if entry.kind == "bye":
+            reason = entry.body.get("reason")
+            reason = reason if isinstance(reason, str) else "no reason given"
+            return Failed(
+                f"bye entry of seat {entry.sender} (log #{entry.seq})",
+                f"{names[entry.sender]} left the table before the end: {reason} (its signed goodbye)",
+                entry.sender,
+            )
+    return None
+
+
+def stall_verdict(replay: Replay, stop: Stopped, stalled: str) -> Failed:
+    """The game stopped waiting for ``stop.seat``: whom the transcript names. A seat that
+    signed a goodbye left, and the game stopped for that. A waiting seat that stopped (it
+    revealed its seed, as every seat does at a stop) with a head echo showing that it never
+    received an entry the game had reached, or an entry that one the game used had seen (a seat
+    hands an entry on only after everything its author had seen, protocol/table.md section 4),
+    is not named: another seat may have withheld it from that seat alone, echoed entries that
+    were never signed, or a link failed, and the transcript cannot tell which. Otherwise the
+    seat stalled (``stalled`` says so)."""
+    left = signed_goodbye(replay.log, replay.names)
+    if left is not None:
+        return left
+    seat, log = stop.seat, replay.log
+    last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
+    if last is not None and last.kind == "deck" and public_message(last, "seed"):
+        used = [
+            e for mine in replay.seats for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]
+        ] + replay.statements_used
+        # What it held when its game stopped: the echo of its stop entry (signed before its
+        # seed), if it signed one after what the game used of it. What reached it after that
+        # it no longer acted on.
+        after = max((e.seq for e in used if e.sender == seat), default=-1)
+        last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
+        for other in range(len(replay.seats)):
+            if other == seat:
+                continue
+            had = last.body["seen"][other][0]
+            mine = [e for e in used if e.sender == other]
+            reached = max((e.seq for e in mine), default=-1) + 1
+            if had < reached:
+                why = "which the game had reached"
+            else:
+                echo = max(used, key=lambda e: e.body["seen"][other][0], default=None)
+                if echo is None or had >= echo.body["seen"][other][0]:
+                    continue
+                reached = echo.body["seen"][other][0]
+                why = (
+                    f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
+                    f"had seen (an entry is handed on only after what its author had seen)"
+                )
+            return Failed(
+                stop.step,
+                f"the game stopped waiting for {replay.names[seat]}'s "
+                f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry "
+                f"(log #{last.seq}) shows it "
+                f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
+                f"it may have been withheld from that seat alone, echoed without being "
+                f"signed, or a link failed; the transcript cannot tell which",
+                None,
+            )
+    waiting = _waiting_on_statements(replay, stop)
+    if waiting is not None:
+        return waiting
+    return Failed(stop.step, stalled, seat)
+
+
+def _waiting_on_statements(replay: Replay, stop: Stopped) -> Failed | None:
+    """The stalled seat stated a follower absent at a turn that the game then went past on that
+    follower's own move, and the other seats' statements on it are not all in the transcript:
+    a seat that has stated acts on that move only once the statements decide whether it
+    stands (protocol/table.md section 9), so it is still waiting. Whoever did not state (a seat
+    that withheld its answer, or a link) the transcript cannot tell: nobody is named."""
+    seat, names = stop.seat, replay.names
+    mine = replay.seats[seat]
+    for turn, other in replay.absences.by(seat):
+        # Only a statement about a follower the game waited on at that turn, whose move it
+        # read while the statements were open; signed before any later move or stop reached
+        # the seat (its echo shows it was still at that turn), not counting the move it
+        # waits on; and the seat signed no move the game used after that turn.
+        if (turn, other) not in replay.read_while_stated:
+            continue
+        statement = next(e for e in replay.absences.statements(turn, other) if e.sender == seat)
+        if not _still_at(replay, statement, turn, other):
+            continue
+        if any(e.body.get("turn", -1) > turn for e in mine.actions[: mine.next_action]):
+            continue
+        if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
+            missing = sorted(set(range(len(names))) - {other} - replay.absences.stated(turn, other))
+            return Failed(
+                stop.step,
+                f"the game stopped waiting for {names[seat]}'s {stop.what}, but "
+                f"{names[seat]} had stated {names[other]} absent at turn {turn} and waits for "
+                f"the other seats' statements on whether its move stands, and "
+                f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
+                f"link failed: the transcript cannot tell which)",
+                None,
+            )
+    return None
+
+
+def _still_at(replay: Replay, statement: Entry, turn: int, follower: int) -> bool:
+    """``statement``'s echo shows its author still waiting at ``turn``: it counts no move of
+    ``follower`` for that turn, no move of any seat for a later turn, and no ``stop``."""
+    seen = statement.body["seen"]
+    for other, (count, _) in enumerate(seen):
+        for entry in replay.log.entries(other)[:count]:
+            if entry.kind == "stop":
+                return False
+            if entry.kind == "action" and isinstance(entry.body, dict):
+                moved = entry.body.get("turn")
+                if isinstance(moved, int) and (moved > turn or (moved == turn and other == follower)):
+                    return False
+    return True
+
+
+def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
+    """A table stops on a signed accusation: when the transcript cannot judge it, the seat the
+    replay was waiting for is not at fault for not going on."""
+    for mine in seats:
+        for entry in mine.deck:
+            if public_message(entry, "accuse"):
+                raise Failed(
+                    step,
+                    f"the game stopped after seat {mine.seat}'s signed accusation "
+                    f"(log #{entry.seq}), which the transcript cannot judge (not every "
+                    f"seed is revealed, or it concerns a step not replayed)",
+                )
+
+
+def invalid_public_points(seats: Sequence[SeatEntries]) -> None:
+    """A point outside the group in a signed public pass or re-handling is its signer's fault,
+    proven by the message itself (no seed needed; the pass's proof fails too, protocol/deck.md
+    section 5, and a game stops on it before every seed is revealed)."""
+    for mine in seats:
+        for entry in mine.entries:  # those no seat could act on too: the signature proves it
+            msg = entry.body.get("msg") if isinstance(entry.body, dict) and entry.kind == "deck" else None
+            if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock", "rehandle")):
+                continue
+            points = msg.get("points")
+            bad = (
+                next((j for j, p in enumerate(points) if not is_valid_point(p)), None)
+                if isinstance(points, list)
+                else 0
+            )
+            if bad is not None:
+                raise Failed(
+                    f"deck, {msg['type']} message of operation {msg.get('op')} (log #{entry.seq} of seat {mine.seat})",
+                    f"invalid point at position {bad}: not a point of "
+                    f"the prime-order group, which no honest seat ever sends",
+                    mine.seat,
+                )
+
+
+def withheld_after_accusation(seats: Sequence[SeatEntries], missing: Sequence[int]) -> None:
+    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6): a
+    seat that did not, while the others did, withheld it, if it signed something after the
+    accusation had reached it (its head echo shows it) and so was there to reveal it. A seat
+    that signed nothing after it may have crashed or lost its link: not named for that."""
+    accusations = [(mine.seat, e) for mine in seats for e in mine.deck if public_message(e, "accuse")]
+    if not accusations or len(missing) == len(seats):
+        return
+    accuser, entry = accusations[0]
+    accused = entry.body["msg"].get("seat")
+
+    def informed(seat: int) -> bool:
+        return any(later.body["seen"][accuser][0] > entry.seq for later in seats[seat].entries)
+
+    withheld = [s for s in missing if informed(s)]
+    if not withheld:
+        return
+    seat = accused if accused in withheld else withheld[0]
+    raise Failed(
+        f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
+        "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked",
+        seat,
+    )
+
+
+def stopped_while_others_kept_seeds(replay: Replay, seat: int, unrevealed: Sequence[int]) -> bool:
+    """The seat the game waited on signed a ``stop`` past everything the game used of it and
+    revealed its seed, while other seats never revealed theirs: a seat stops when another is
+    gone past its grace period (protocol/table.md section 5), and whether one was, or a link
+    failed, the transcript cannot tell; so the waiting seat is not named as a staller."""
+    mine = replay.seats[seat]
+    if seat in unrevealed or not unrevealed or replay.log is None:
+        return False
+    used = max((e.seq for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]), default=-1)
+    return any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))

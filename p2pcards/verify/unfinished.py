@@ -1,0 +1,213 @@
+"""The checks of a game that did not finish (aborted, abandoned), and the parts every
+transcript gets: provable blames, the seeds revealed against their commitments, statements
+of absence, and the replay as far as the signed entries go (:func:`verify_unfinished`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..deck.derive import seed_commitment
+from ..deck.local import DeckFault
+from ..engine import PlayerError
+from ..game import Game
+from ..table.absence import absent_body
+from ..table.header import TableHeader
+from ..table.protocol import plays_on
+from ..wire.errors import ProtocolError
+from ..wire.log import Blame, encode_header
+from ..wire.transcript import Transcript
+from .replay import Replay, SeatEntries, commitment_of, public_message
+from .report import Failed, Report, Stopped, Watch
+from .seedless import deck_context, public_moves, public_setup
+from .stops import after_stop, invalid_public_points, stall_verdict, stopped_by_accusation, withheld_after_accusation
+
+
+def check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
+    """The provable blames: the file's blame records and every seat's signed ``blame``
+    entries (wire.md section 7). A proven one names its seat; a signed one that proves nothing
+    names its signer."""
+    for blame in transcript.blames:
+        # The blame record is not signed: only its evidence can name a seat.
+        proven = blame.provable and blame.verify(lobby.table, log.roster, log)
+        raise Failed(
+            f"blame record ({blame.code})",
+            f"{blame.reason} ("
+            + (
+                "proven by signed evidence"
+                if proven
+                else "its evidence does not prove it: the record is not signed, so it names nobody"
+            )
+            + ")",
+            blame.seat if proven else None,
+        )
+    for entry in log.canonical():
+        if entry.kind != "blame":
+            continue
+        step = f"blame entry of seat {entry.sender} (log #{entry.seq})"
+        try:
+            blame = Blame.from_wire(entry.body.get("blame"))
+            proven = blame.provable and blame.verify(lobby.table, log.roster, log)
+        except (ProtocolError, AttributeError, TypeError, ValueError, KeyError):
+            proven = False
+        if proven:
+            raise Failed(
+                f"{step} ({blame.code})", f"{blame.reason} (proven by the signed evidence it publishes)", blame.seat
+            )
+        raise Failed(step, "it publishes evidence that proves nothing", entry.sender)
+
+
+def revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any, report: Report) -> dict[int, bytes]:
+    """Every seed that opens its seat's signed commitment: revealed in a signed ``seed`` deck
+    message (at the audit, or as the game stopped) or found in the end record (unsigned, but a
+    seed that opens its commitment is the seat's, wherever it comes from)."""
+    context = deck_context(lobby, game)
+    seeds: dict[int, bytes] = {}
+    for seat in range(lobby.players):
+        deck = [e for e in log.entries(seat) if e.kind == "deck"]
+        commit = commitment_of(log, seat)
+        if commit is None:
+            continue
+        for entry in deck:
+            if public_message(entry, "seed"):
+                seed = entry.body["msg"].get("seed")
+                if seed_commitment(context, seat, seed) != commit.get("seed") if isinstance(seed, bytes) else True:
+                    raise Failed(
+                        f"seed of seat {seat} (log #{entry.seq})",
+                        "the seed it revealed does not open its signed commitment",
+                        seat,
+                    )
+                seeds[seat] = seed
+        seed = end.seeds.get(seat)
+        if seat not in seeds and isinstance(seed, bytes):
+            if seed_commitment(context, seat, seed) == commit.get("seed"):
+                seeds[seat] = seed
+            else:
+                report.notes.append(
+                    f"the end record's seed of seat {seat} does not open its "
+                    f"commitment (the end record is not signed); not used"
+                )
+    return seeds
+
+
+def check_after_stops(log: Any, names: Sequence[str]) -> None:
+    """From its ``stop`` entry on, a seat signs no move, result or deck step but its seed reveal
+    (protocol/table.md section 5): one it did sign is its fault, proven by its own chain, and
+    it may have made another seat's wait look like a stall (the seats that stopped for it had
+    stopped acting)."""
+    for seat in range(len(names)):
+        stopped = None
+        for entry in log.entries(seat):
+            if entry.kind == "stop" and stopped is None:
+                stopped = entry
+            elif stopped is not None and plays_on(entry.kind, entry.body):
+                raise Failed(
+                    f"log #{entry.seq} of seat {seat}",
+                    f"{names[seat]} signed a "
+                    f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
+                    f"seat that stops signs nothing for the game but its evidence and "
+                    f"its seed",
+                    seat,
+                )
+
+
+def check_absent_entries(log: Any, names: Sequence[str]) -> None:
+    """An ``absent`` statement (protocol/table.md section 9) names a turn and another seat."""
+    for entry in log.canonical():
+        if entry.kind == "absent" and absent_body(entry.body, len(names), entry.sender) is None:
+            raise Failed(f"log #{entry.seq} of seat {entry.sender}", "malformed absent entry", entry.sender)
+
+
+def verify_unfinished(
+    transcript: Transcript,
+    log: Any,
+    lobby: TableHeader,
+    game: Game,
+    names: Sequence[str],
+    report: Report,
+    watch: Watch | None = None,
+) -> None:
+    """An aborted or abandoned game: check what the signed entries prove, in order, and name a
+    seat only for what they prove. The end record is not signed: its note and absent list are
+    reported as what the table recorded, never taken as proof."""
+    end = transcript.end
+    assert end is not None, "read_log refuses a transcript without its end record"
+    recorded = f"the table recorded: {end.status}"
+    if end.absent:
+        recorded += f", absent: {', '.join(report.name(s) for s in end.absent)}"
+    if end.note:
+        recorded += f" ({end.note})"
+    report.notes.append(recorded + " (the end record is not signed: information only)")
+    seeds = revealed_seeds(log, lobby, game, end, report)
+    report.checked["seeds"] = len(seeds)
+    delivered = _delivered(log, lobby.players)
+    seats = [SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
+    missing = [s for s in range(lobby.players) if s not in seeds]
+    invalid_public_points(seats)
+    if missing:
+        report.notes.append(
+            "no revealed seed for "
+            + ", ".join(names[s] for s in missing)
+            + ": the deck cannot be re-derived, and the moves are checked with "
+            "the public rules only"
+        )
+        withheld_after_accusation(seats, missing)
+        public_setup(log, lobby, game)
+        replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
+        public_moves(replay, lobby, game, report, unrevealed=missing)
+        raise Failed(
+            "end record",
+            f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
+        )
+    replay = Replay(
+        game,
+        lobby.options,
+        names,
+        seats,
+        [seeds[s] for s in range(lobby.players)],
+        encode_header(transcript.header.lobby),
+        log=log,
+        unfinished=True,
+        watch=watch,
+    )
+    try:
+        record, deck = replay.run()
+    except Stopped as stop:
+        report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
+        after_stop(replay, seats, stop)
+        stopped_by_accusation(seats, stop.step)
+        raise stall_verdict(
+            replay,
+            stop,
+            f"the game stopped waiting for {names[stop.seat]}'s "
+            f"{stop.what}, which it never signed while every message it needed is "
+            f"in the transcript (a stall or a lost connection: the transcript "
+            f"cannot tell which)",
+        ) from None
+    except Failed:
+        raise
+    except PlayerError as exc:
+        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+    except DeckFault as exc:
+        raise Failed("deck", str(exc), exc.blame.seat) from None
+    except Exception as exc:
+        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
+    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
+    report.result = record.result
+    raise Failed(
+        "end record",
+        f"{end.status}, yet the signed entries hold a whole game with "
+        f"its result; not verified: the game did not finish at the table",
+    )
+
+
+def _delivered(log: Any, players: int) -> list[int]:
+    """How many of each seat's entries the seats could act on: an entry is handed to the game
+    only once every entry its head echo counts has been (protocol/table.md section 4), so one
+    that counts entries the file lacks, and every later entry of its seat, never were (the
+    table stops on it, naming nobody): what :meth:`Log.closed` keeps."""
+    counts = [0] * players
+    for entry in log.closed():
+        counts[entry.sender] += 1
+    return counts
