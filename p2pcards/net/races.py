@@ -24,7 +24,6 @@ whole machine, network namespaces included):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -33,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..session import BotSeat
-from .timings import peer_parser
+from .timings import append_line, peer_parser, run_peer
 
 __all__ = ["RaceRecorder", "TimedBotSeat", "main"]
 
@@ -129,8 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     import trio
 
     from ..plugins import load_plugins
-    from ..wire.identity import Identity
-    from .runner import host_table, join_table
 
     args = _parser().parse_args(argv)
     host = load_plugins()
@@ -147,46 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
 
     async def run() -> Any:
-        listen_host, listen_port = args.listen
-        if args.role == "host":
-            options = dict(pair.split("=", 1) for pair in args.option)
-            outcomes = await host_table(
-                host,
-                Identity.generate(),
-                args.game,
-                options=options,
-                players=args.seats,
-                agent=agent,
-                name=args.name,
-                interface=listen_host,
-                port=listen_port,
-                announce=False,
-                transcript_dir=args.transcript_dir,
-                advertise=args.advertise,
-                on_port=lambda port: print(f"port {port}", flush=True),
-                on_peer=recorder.attach,
-            )
-            return outcomes[0]
-        return await join_table(
-            host,
-            Identity.generate(),
-            *args.table,
-            name=args.name,
-            agent=agent,
-            listen_host=listen_host,
-            listen_port=listen_port,
-            advertise=args.advertise,
-            transcript_dir=args.transcript_dir,
-            on_peer=recorder.attach,
+        return await run_peer(
+            host, args, agent, on_peer=recorder.attach, listen=args.listen, table=args.table, advertise=args.advertise
         )
 
     outcome = trio.run(run)
-    line = json.dumps(recorder.to_json(outcome, seat_of[0] if seat_of else -1), separators=(",", ":")) + "\n"
-    fd = os.open(args.out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:  # one write: the peers share the file, and lines never mix
-        os.write(fd, line.encode())
-    finally:
-        os.close(fd)
+    append_line(args.out, recorder.to_json(outcome, seat_of[0] if seat_of else -1))
     if outcome.aborted is not None:
         print(f"aborted: {outcome.aborted.reason}", file=sys.stderr)
         return 1

@@ -139,13 +139,17 @@ class TimingRecorder:
         }
 
     def write(self, path: Path, outcome: Any) -> None:
-        """Append this peer's line with one ``write`` (peers share the file; lines never mix)."""
-        line = (json.dumps(self.to_json(outcome), separators=(",", ":")) + "\n").encode()
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+        append_line(path, self.to_json(outcome))
+
+
+def append_line(path: Path, data: Any) -> None:
+    """Append ``data`` as a JSON line with one ``write`` (the peers share the file; lines never mix)."""
+    line = (json.dumps(data, separators=(",", ":")) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
 
 
 # -- the bot peer process ---------------------------------------------------------------------------
@@ -166,6 +170,56 @@ def peer_parser(prog: str, description: str, *, name: str) -> argparse.ArgumentP
     return parser
 
 
+async def run_peer(
+    host: Any,
+    args: argparse.Namespace,
+    agent: Any,
+    *,
+    on_peer: Any,
+    listen: tuple[str, int],
+    table: tuple[str, int],
+    advertise: tuple[str, int] | None = None,
+) -> Any:
+    """Play the bot peer that :func:`peer_parser`'s ``args`` describe (``host``: the plugins):
+    the host of a new table listening on ``listen`` (it prints ``port N`` once it does), or a
+    joiner of the table at ``table``. ``advertise``: the address the others dial for this seat
+    (a relay's), else ``listen``. Its seat's outcome."""
+    from ..wire.identity import Identity
+    from .runner import host_table, join_table
+
+    if args.role == "host":
+        options = dict(pair.split("=", 1) for pair in args.option)
+        outcomes = await host_table(
+            host,
+            Identity.generate(),
+            args.game,
+            options=options,
+            players=args.seats,
+            agent=agent,
+            name=args.name,
+            interface=listen[0],
+            port=listen[1],
+            announce=False,
+            transcript_dir=args.transcript_dir,
+            advertise=advertise,
+            on_port=lambda port: print(f"port {port}", flush=True),
+            on_peer=on_peer,
+        )
+        return outcomes[0]
+    return await join_table(
+        host,
+        Identity.generate(),
+        *table,
+        name=args.name,
+        agent=agent,
+        listen_host=listen[0],
+        listen_port=listen[1],
+        advertise=advertise,
+        transcript_dir=args.transcript_dir,
+        on_peer=on_peer,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = peer_parser("python -m p2pcards.net.timings", __doc__.splitlines()[0], name="bench")
     parser.add_argument("--port", type=int, default=0, help="join: the host's port on 127.0.0.1")
@@ -177,8 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import trio
 
     from ..plugins import load_plugins
-    from ..wire.identity import Identity
-    from .runner import bot_agent, host_table, join_table
+    from .runner import bot_agent
 
     args = _parser().parse_args(argv)
     host = load_plugins()
@@ -188,37 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     def agent(game: Any, seat: int, options: Any) -> Any:
         return bot_agent(host, game, args.bot, rng)(game, seat, options)
 
-    def on_port(port: int) -> None:
-        print(f"port {port}", flush=True)
-
     async def run() -> Any:
-        if args.role == "host":
-            options = dict(pair.split("=", 1) for pair in args.option)
-            outcomes = await host_table(
-                host,
-                Identity.generate(),
-                args.game,
-                options=options,
-                players=args.seats,
-                agent=agent,
-                name=args.name,
-                interface=LOOPBACK,
-                announce=False,
-                transcript_dir=args.transcript_dir,
-                on_port=on_port,
-                on_peer=recorder.attach,
-            )
-            return outcomes[0]
-        return await join_table(
-            host,
-            Identity.generate(),
-            LOOPBACK,
-            args.port,
-            name=args.name,
-            agent=agent,
-            listen_host=LOOPBACK,
-            transcript_dir=args.transcript_dir,
-            on_peer=recorder.attach,
+        return await run_peer(
+            host, args, agent, on_peer=recorder.attach, listen=(LOOPBACK, 0), table=(LOOPBACK, args.port)
         )
 
     profile_dir = os.environ.get("P2PCARDS_PROFILE_DIR")
