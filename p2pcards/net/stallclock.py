@@ -25,6 +25,8 @@ keepalives give such a peer the grace period there."""
 
 from __future__ import annotations
 
+import math
+
 import trio
 
 __all__ = ["STALL", "TICK", "StallClock"]
@@ -64,11 +66,14 @@ class StallClock:
 
     async def run(self) -> None:
         """Look at the time every tick, for as long as deadlines are kept (runs forever). A
-        plain periodic sleep: trio's autojump clock still jumps past it (never by a stall)."""
+        plain periodic sleep: trio's autojump clock still jumps past it, a tick at most (never
+        a stall). The ticks fall on multiples of the tick, so the clocks of several peers in one
+        process (the tests' tables) wake together and cost an autojump clock one jump, not one
+        each."""
         self._seen = trio.current_time()
         try:
             while True:
-                await trio.sleep(self.tick)
+                await trio.sleep_until((math.floor(trio.current_time() / self.tick) + 1) * self.tick)
                 self.now()
         finally:
             self._seen = None
