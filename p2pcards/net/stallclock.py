@@ -2,10 +2,10 @@
 process does not run (issue 23).
 
 ``trio.current_time()`` is ``CLOCK_MONOTONIC``, which keeps running while a process is stopped
-(SIGSTOP, a laptop lid closed, a debugger, a machine swapping hard). A deadline about another
-seat (its deck message, its move, the grace period after it dropped out) that ran out while we
-did not run says nothing about that seat: on waking, its message may be sitting unread in our
-socket. :class:`StallClock` notices such stalls and gives deadline arithmetic a time that does
+(SIGSTOP or Ctrl-Z, a debugger, a machine swapping hard; on Linux it stands still only while the
+whole machine is suspended). A deadline about another seat (its deck message, its move, the
+grace period after it dropped out) that ran out while we did not run says nothing about that
+seat: on waking, its message may be sitting unread in our socket. :class:`StallClock` notices such stalls and gives deadline arithmetic a time that does
 not advance during them, so a deadline that ran out while we were stopped is extended by the
 stall and checked again, never charged to anyone.
 
