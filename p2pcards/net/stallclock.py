@@ -5,9 +5,10 @@ process does not run (issue 23).
 (SIGSTOP or Ctrl-Z, a debugger, a machine swapping hard; on Linux it stands still only while the
 whole machine is suspended). A deadline about another seat (its deck message, its move, the
 grace period after it dropped out) that ran out while we did not run says nothing about that
-seat: on waking, its message may be sitting unread in our socket. :class:`StallClock` notices such stalls and gives deadline arithmetic a time that does
-not advance during them, so a deadline that ran out while we were stopped is extended by the
-stall and checked again, never charged to anyone.
+seat: on waking, its message may be sitting unread in our socket. :class:`StallClock` notices
+such stalls and gives deadline arithmetic a time that does not advance during them, so a
+deadline that ran out while we were stopped is extended by the stall and checked again, never
+charged to anyone.
 
 How it notices: :meth:`StallClock.run` looks at the time every :data:`TICK` seconds, and so does
 every :meth:`StallClock.now`. While the tick runs, two looks more than :data:`STALL` seconds

@@ -8,27 +8,18 @@ whatever kind), at PHASE (``never``: it is not killed):
 ``journaled``  in the journal's file (flushed, not fsynced), not sent to anyone
 ``sent``       journaled and sent to every connected seat, not yet fsynced
 ``synced``     journaled, sent and fsynced
-``stop@S``     not killed: S seconds after that entry is sent, it stops itself (SIGSTOP, as a
-               closed laptop lid would) and waits for a SIGCONT, which the test sends;
-               ``stop@S:T``: the entry must also be a move for turn T or later
-``slow@T:N:S`` not killed: its player takes S seconds longer over each of its moves for turns
-               T to T+N-1 (SEQ and KIND are not used)
 
 Every seat it names (``TableProtocol.name``) is printed as a line ``named: ...``, and every
-stop of its game as ``stopped: ...``. Used by test_kill_points.py and test_stopped_seat.py."""
+stop of its game as ``stopped: ...``. Used by test_kill_points.py."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
-import threading
-
-import trio
 
 from p2pcards import cli
 from p2pcards.net.peer import Peer
-from p2pcards.net.seats import LocalSeat
 from p2pcards.table.protocol import TableProtocol
 
 
@@ -78,53 +69,11 @@ def arm(seq: int, kind: str, phase: str) -> None:
     Peer._write_out = killing_write_out  # type: ignore[method-assign]
 
 
-def arm_stop(seq: int, kind: str, after: float, turn: int | None) -> None:
-    write_out = Peer._write_out
-    armed = [True]
-
-    def stop_now() -> None:
-        print(f"killable: stopping (pid {os.getpid()})", flush=True)
-        os.kill(os.getpid(), signal.SIGSTOP)
-        print("killable: continued", flush=True)
-
-    async def stopping_write_out(self, entries, fresh):
-        written = await write_out(self, entries, fresh)
-        target = [e for e in fresh if e.seq >= seq and kind in ("any", e.kind)]
-        if turn is not None:
-            target = [e for e in target if e.kind == "action" and e.body["turn"] >= turn]
-        if target and armed:
-            armed.clear()
-            print(f"killable: stopping in {after:g} s, after entry #{target[0].seq} ({target[0].kind})", flush=True)
-            # A thread: the stop comes wherever trio's thread is then, as a real one would.
-            threading.Timer(after, stop_now).start()
-        return written
-
-    Peer._write_out = stopping_write_out  # type: ignore[method-assign]
-
-
-def arm_slow(first: int, count: int, seconds: float) -> None:
-    choose = LocalSeat._choose_in_time
-
-    async def slow_choose(self, session, seat):
-        if first <= self.peer.turns < first + count:
-            await trio.sleep(seconds)
-        return await choose(self, session, seat)
-
-    LocalSeat._choose_in_time = slow_choose  # type: ignore[method-assign]
-
-
 if __name__ == "__main__":
     seq, kind, phase, dashes, *args = sys.argv[1:]
-    how, _, params = phase.partition("@")
-    assert dashes == "--" and how in ("never", "signed", "journaled", "sent", "synced", "stop", "slow"), sys.argv
+    assert dashes == "--" and phase in ("never", "signed", "journaled", "sent", "synced"), sys.argv
     report()
-    if how == "stop":
-        after, _, turn = params.partition(":")
-        arm_stop(int(seq), kind, float(after), int(turn) if turn else None)
-    elif how == "slow":
-        first, count, seconds = params.split(":")
-        arm_slow(int(first), int(count), float(seconds))
-    elif phase != "never":
+    if phase != "never":
         arm(int(seq), kind, phase)
     sys.argv = ["p2pcards", *args]
     sys.exit(cli.main())

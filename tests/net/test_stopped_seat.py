@@ -1,7 +1,7 @@
 """A seat whose process is stopped (SIGSTOP, as a closed laptop lid does) for longer than its own
 deadlines about the other seats, then continued within the grace period: on waking it charges
 nobody for the time it did not run (issue 23; p2pcards/net/stallclock.py). Each seat is a
-process of its own (killable.py, which stops the victim itself at an exact point; the test
+process of its own (stoppable.py, which stops the victim itself at an exact point; the test
 sends the SIGCONT).
 
 Every process listens, announces and connects on 127.0.0.1 only."""
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -20,7 +21,23 @@ from p2pcards.net.stallclock import STALL
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 from p2pcards.wire.transcript import read_transcript
 
-from .test_kill_points import LOOPBACK, start, wait_for
+STOPPABLE = str(Path(__file__).with_name("stoppable.py"))
+LOOPBACK = "127.0.0.1"
+
+
+def start(args: list[str], home: Path, log: Path, how: str) -> subprocess.Popen:
+    env = dict(os.environ, P2PCARDS_HOME=str(home))
+    command = [sys.executable, STOPPABLE, how, "--", *args]
+    return subprocess.Popen(command, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 def is_stopped(pid: int) -> bool:
@@ -41,7 +58,7 @@ def named_in(text: str) -> list[str]:
 def stop_and_continue(
     tmp_path: Path,
     victim: int,
-    stop: tuple[int, str, str],
+    stop: str,
     stopped_for: float,
     *,
     grace: float,
@@ -51,8 +68,8 @@ def stop_and_continue(
     limit: float = 60,
 ) -> dict:
     """A three-seat single-hand Cal's BS table of bots, one process a seat: process ``victim``
-    (0 the host, 1 a joiner) stops itself at ``stop`` (killable.py's SEQ KIND PHASE) and is
-    continued ``stopped_for`` seconds later; the other seats run killable.py's ``others``.
+    (0 the host, 1 a joiner) stops itself at ``stop`` (stoppable.py's HOW) and is continued
+    ``stopped_for`` seconds later; the other seats run stoppable.py with ``others``.
     Returns every seat's output, exit code and transcript for the test to judge."""
     transcripts = tmp_path / "transcripts"
     homes = [tmp_path / f"home{i}" for i in range(3)]
@@ -60,7 +77,7 @@ def stop_and_continue(
     name = f"stop-{os.getpid()}-{time.monotonic_ns()}"
     bot = ["--bot", "random", "--bot-delay", "0", "--interface", LOOPBACK, "--transcript-dir", str(transcripts)]
     timeouts = ["--grace", f"{grace:g}", "--deck-timeout", f"{deck:g}", "--turn-timeout", f"{turn:g}"]
-    kills = [stop if seat == victim else (0, "any", others) for seat in range(3)]
+    kills = [stop if seat == victim else others for seat in range(3)]
     procs: list[subprocess.Popen] = []
     try:
         host_args = ["host", "--game", "cals-bs", "--option", "match_target=1", "--seats", "3", "--name", name]
@@ -71,7 +88,7 @@ def stop_and_continue(
             args = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot]
             procs.append(start(args, homes[index], logs[index], kills[index]))
         frozen = procs[victim]
-        wait_for(lambda: "killable: stopping (pid" in logs[victim].read_text(), limit, "the victim to stop")
+        wait_for(lambda: "stoppable: stopping (pid" in logs[victim].read_text(), limit, "the victim to stop")
         wait_for(lambda: is_stopped(frozen.pid), 5, "the victim's stopped state")
         began = time.monotonic()
         time.sleep(stopped_for)
@@ -125,6 +142,7 @@ def assert_completed_by_all(run: dict) -> None:
 #: move, for 3 s: it is back and moves 2.4 s before they would charge it. The deck timeout
 #: (20 s) and the grace (30 s) are never reached.
 TURN, SLOW_FROM, SLOW_BY, STOP_AFTER, TURN_STOP = 3.0, 6, 1.8, 0.2, 4.0
+STOP_IN_PLAY = f"stop@{STOP_AFTER:g}:action:{SLOW_FROM}"
 
 
 @pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
@@ -133,7 +151,7 @@ def test_a_seat_stopped_past_its_turn_deadline_charges_nobody(tmp_path, victim):
     run = stop_and_continue(
         tmp_path,
         victim,
-        (0, "action", f"stop@{STOP_AFTER:g}:{SLOW_FROM}"),
+        STOP_IN_PLAY,
         TURN_STOP,
         grace=30,
         deck=20,
@@ -141,14 +159,14 @@ def test_a_seat_stopped_past_its_turn_deadline_charges_nobody(tmp_path, victim):
         others=f"slow@{SLOW_FROM}:6:{SLOW_BY:g}",
     )
     assert run["stopped_for"] >= TURN_STOP
-    assert "killable: continued" in run["outputs"][victim]
+    assert "stoppable: continued" in run["outputs"][victim]
     assert_completed_by_all(run)
 
 
 def judge_while_others_waited(run: dict, victim: int) -> None:
     """A seat stopped while the others waited on it: it names nobody itself (what its own
     deadlines decide); the game completes once the others give a quiet seat the grace period."""
-    assert "killable: continued" in run["outputs"][victim]
+    assert "stoppable: continued" in run["outputs"][victim]
     # What this seat's own deadlines decide: it names nobody for the time it did not run.
     assert named_in(run["outputs"][victim]) == [], run["outputs"][victim][-3000:]
     others = [line for seat, out in enumerate(run["outputs"]) if seat != victim for line in named_in(out)]
@@ -169,7 +187,7 @@ DECK, DECK_STOP = 3.0, 4.5
 @pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
 def test_a_seat_stopped_past_its_deck_deadline_charges_nobody(tmp_path, victim):
     assert DECK_STOP > DECK and DECK_STOP > STALL
-    run = stop_and_continue(tmp_path, victim, (3, "deck", "stop@0.1"), DECK_STOP, grace=30, deck=DECK, turn=20)
+    run = stop_and_continue(tmp_path, victim, "stop@0.1:deck:3", DECK_STOP, grace=30, deck=DECK, turn=20)
     assert run["stopped_for"] >= DECK_STOP
     judge_while_others_waited(run, victim)
 
@@ -178,6 +196,6 @@ def test_a_seat_stopped_past_its_deck_deadline_charges_nobody(tmp_path, victim):
 def test_a_seat_stopped_past_every_turn_deadline_charges_nobody(tmp_path, victim):
     """In play, every seat as fast (no slow turns): the others soon wait on the stopped seat's
     move, and their turn deadline for it runs out too."""
-    run = stop_and_continue(tmp_path, victim, (0, "action", "stop@0.2:6"), TURN_STOP, grace=30, deck=20, turn=TURN)
+    run = stop_and_continue(tmp_path, victim, STOP_IN_PLAY, TURN_STOP, grace=30, deck=20, turn=TURN)
     assert run["stopped_for"] >= TURN_STOP
     judge_while_others_waited(run, victim)
