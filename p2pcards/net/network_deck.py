@@ -101,12 +101,12 @@ class NetworkDeck:
         await self.start()
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
-        deadline = trio.current_time() + self.peer.header.timeouts.deck
+        deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
         intervals = check_intervals()
         async with self._changed:
             while index not in self._done and self.blame is None:
                 # Wake up now and then to notice an owing seat that dropped out.
-                with trio.move_on_after(min(next(intervals), max(0.0, deadline - trio.current_time()))):
+                with trio.move_on_after(min(next(intervals), max(0.0, deadline - self.peer.clock.now()))):
                     await self._changed.wait()
                     continue
                 owed = {seat for seat, _ in self.party.owed()}
@@ -116,11 +116,11 @@ class NetworkDeck:
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:
                     if all([await self.peer.wait_for_return(seat) for seat in away]):
-                        deadline = trio.current_time() + self.peer.header.timeouts.deck
+                        deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
                         continue
                     self.blame = self.blame or DeckBlame("connection", away[0], "left and did not come back in time")
                     break
-                if trio.current_time() >= deadline:
+                if self.peer.clock.now() >= deadline:
                     blame = self.party.timeout()
                     waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()
                     if waits_for and blame is not None and self.blame is None:

@@ -56,6 +56,7 @@ from ..wire.sealed import seal_bodies, seal_body
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import Spectators
+from .stallclock import StallClock
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CannotWrite", "Peer", "TableAborted", "send_order"]
@@ -126,7 +127,8 @@ class Peer:
         self.connections: dict[int, Connection] = {}
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
         self._returned: dict[int, trio.Event] = {}
-        self._away_since: dict[int, float] = {}  # seat -> when its connection dropped
+        self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
+        self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
         self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
@@ -218,7 +220,7 @@ class Peer:
         since = self._away_since.get(seat)
         if since is None:  # not connected yet: the mesh is still being built
             return SeatPresence("away")
-        left = self.header.timeouts.grace - (trio.current_time() - since)
+        left = self.header.timeouts.grace - (self.clock.now() - since)
         return SeatPresence("away", left) if left > 0 else SeatPresence("gone")
 
     def _watchers_changed(self, names: list[str]) -> None:
@@ -479,6 +481,7 @@ class Peer:
         held entries once the replay has re-made the entries of ours they wait for, and asking
         for what a held entry waits for when its author did not send it to us."""
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.clock.run)
             nursery.start_soon(self.keep_journal_synced)
             nursery.start_soon(self._dispatch_when_own_grows)
             nursery.start_soon(self._fetch_what_stays_missing)
@@ -562,7 +565,7 @@ class Peer:
         """Seconds since ``seat``'s connection dropped (0 while it is connected)."""
         if self.connected(seat):
             return 0.0
-        return trio.current_time() - self._away_since.setdefault(seat, trio.current_time())
+        return self.clock.now() - self._away_since.setdefault(seat, self.clock.now())
 
     async def passed_for_us(self, turn: int) -> None:
         """Return once the other seats' statements pass for us at ``turn``."""
@@ -614,7 +617,7 @@ class Peer:
         """``seat``'s connection is down (its reader ended, or it said goodbye)."""
         self.connections[seat].closed = True
         self.protocol.linked.discard(seat)
-        self._away_since.setdefault(seat, trio.current_time())
+        self._away_since.setdefault(seat, self.clock.now())
 
     async def serve_connection(self, seat: int, conn: Connection) -> None:
         """Read entries from ``seat`` until the connection ends. First ask it for every entry
@@ -841,17 +844,14 @@ class Peer:
         if self.connected(seat):
             return True
         event = self._returned.setdefault(seat, trio.Event())
-        left = self._away_since.setdefault(seat, trio.current_time())
+        left = self._away_since.setdefault(seat, self.clock.now())
         grace = self.header.timeouts.grace
         self.session.publish(
             "connection",
             f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
             seat=seat,
         )
-        with trio.move_on_at(left + grace):
-            await event.wait()
-            return True
-        return False
+        return await self.clock.wait(event, left + grace)
 
     # -- running --------------------------------------------------------------------------
 

@@ -59,13 +59,13 @@ class RemoteSeat:
     async def choose(self, session: TableSession, seat: int) -> Action:
         peer, turn = self.peer, self.peer.turns
         absent = session.game.absent_action(session.state, seat)
-        deadline = trio.current_time() + peer.header.timeouts.turn
+        deadline = peer.clock.now() + peer.header.timeouts.turn
         intervals = check_intervals()
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
-            wait, left = next(intervals), deadline - trio.current_time()
+            wait, left = next(intervals), deadline - peer.clock.now()
             item = await self._next(min(wait, left) if left > 0 else wait)
             if item is not None:
                 got, action, entry = item
@@ -101,8 +101,8 @@ class RemoteSeat:
                     continue  # it went just now: we state so next time round
                 if not await peer.wait_for_return(seat):
                     raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
-                deadline = trio.current_time() + peer.header.timeouts.turn
-            elif trio.current_time() >= deadline:
+                deadline = peer.clock.now() + peer.header.timeouts.turn
+            elif peer.clock.now() >= deadline:
                 waits_for = peer.protocol.held_back(seat)
                 if waits_for:
                     # Its entries are here but wait for entries its author had seen that never
@@ -133,7 +133,7 @@ class RemoteSeat:
         await peer.ask_around({seat} | missing, halt=False)
         # The others state it too once it is gone for them as well (or they hold its move):
         # wait for that while it can come.
-        late = trio.current_time() >= deadline + peer.header.timeouts.grace
+        late = peer.clock.now() >= deadline + peer.header.timeouts.grace
         stuck = any(not peer.connected(other) or other in peer.protocol.halted for other in missing)
         if not (late or stuck):
             return True

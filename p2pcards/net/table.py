@@ -338,9 +338,9 @@ async def _run_seat(
         # listens), until the other seat's grace period is over; a restarted seat dials everyone.
         if seat > me or peer.connections.get(seat) is not conn or peer.finished or seat in peer.left:
             return
-        deadline = trio.current_time() + header.timeouts.grace
+        deadline = peer.clock.now() + header.timeouts.grace
         delay = REDIAL_FIRST
-        while not peer.connected(seat) and not peer.finished and trio.current_time() < deadline:
+        while not peer.connected(seat) and not peer.finished and peer.clock.now() < deadline:
             await trio.sleep(delay)
             delay = min(delay * 2, REDIAL_MAX)
             try:
@@ -508,7 +508,7 @@ async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, 
     otherwise the seats that do not answer have the grace period."""
     header, me = peer.header, peer.seat
     others = [s for s in range(header.players) if s != me]
-    start = trio.current_time()
+    start = peer.clock.now()
     with trio.move_on_after(RESUME_ANSWER_SECONDS):
         while peer.recovering and not any(peer.connected(s) for s in others):
             await trio.sleep(0.05)
@@ -527,7 +527,7 @@ async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, 
             "resume",
         ), True
     deadline = start + header.timeouts.grace
-    while peer.recovering and trio.current_time() < deadline:
+    while peer.recovering and peer.clock.now() < deadline:
         over = _ended_in_log(peer)
         if over is not None:
             return TableAborted(over.reason, over.end.absent[0] if over.end.absent else None, "resume"), False
