@@ -45,17 +45,18 @@ from ..table.protocol import (
     Stop,
     TableAborted,
     TableProtocol,
+    WatchersIn,
 )
 from ..table.rounds import order_by_echoes
 from ..wire.files import write_problem
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
-from ..wire.messages import Bye, Entry, Fetch, Fetched
+from ..wire.messages import Bye, Entry, Fetch, Fetched, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
-from .spectators import Spectators
+from .spectators import OtherWatchers, Spectators
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CannotWrite", "Peer", "TableAborted", "send_order"]
@@ -178,6 +179,8 @@ class Peer:
         #: public entries only, and nothing they send is read.
         self.spectators = Spectators(self.header_wire, lambda: self.protocol.log, on_change=self._watchers_changed)
         self._watching: list[str] = []
+        #: Who watches through the other seats, as their ``watchers`` notices say.
+        self.other_watchers = OtherWatchers([s.name for s in header.seats])
 
     # -- state ----------------------------------------------------------------------------
 
@@ -226,10 +229,19 @@ class Peer:
         before, self._watching = self._watching, list(names)
         for name in names:
             if name not in before:
-                self.session.publish("spectator", f"{name} is watching the table", watching=list(names))
+                self.session.publish("spectator", f"{name} is watching the table", watching=self.watching())
         for name in before:
             if name not in names:
-                self.session.publish("spectator", f"{name} stopped watching", watching=list(names))
+                self.session.publish("spectator", f"{name} stopped watching", watching=self.watching())
+
+    def watching(self) -> list[str]:
+        """Everyone watching the table: through us, then through the other seats (their word)."""
+        return list(dict.fromkeys([*self._watching, *self.other_watchers.names()]))
+
+    async def _send_watchers(self, notice: Watchers) -> None:
+        for seat in range(self.header.players):
+            if seat != self.seat:
+                await self._send_to(seat, notice)
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""
@@ -732,6 +744,9 @@ class Peer:
                     f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
                     seat=effect.seat,
                 )
+            elif isinstance(effect, WatchersIn):
+                for line in self.other_watchers.update(effect.via, effect.names):
+                    self.session.publish("spectator", line, watching=self.watching())
             elif isinstance(effect, ChatIn):
                 self.session.publish(
                     "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender
@@ -862,6 +877,7 @@ class Peer:
             failure: TableAborted | None = None
             async with trio.open_nursery() as chat:
                 chat.start_soon(self._chat_loop)
+                chat.start_soon(self.spectators.announce, self._send_watchers)
                 # Caught inside the nursery: trio would wrap it in an ExceptionGroup.
                 try:
                     await self.deck.start()

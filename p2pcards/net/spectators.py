@@ -13,6 +13,11 @@ then it closes the connection.
 A spectator never slows the seat: entries go into a bounded queue per spectator, and one whose
 queue is full (it reads too slowly) is dropped; its own task does the sending, with a short
 send timeout. Nothing a spectator sends after ``watch`` is read: the seat never acts on it.
+
+Every player sees who watches: a seat tells the other seats its spectators' names in an
+unsigned ``watchers`` notice each time one comes or goes (:meth:`Spectators.announce`), and
+:class:`OtherWatchers` turns what the other seats claim into lines for our player: untrusted
+text, escaped, capped in count and length, at most :data:`NOTICE_LINES` lines per seat.
 """
 
 from __future__ import annotations
@@ -23,14 +28,23 @@ from typing import Any
 
 import trio
 
+from ..text import printable
 from ..wire.framing import frame_of
 from ..wire.log import Log
-from ..wire.messages import Bye, Entry
+from ..wire.messages import MAX_WATCHER_NAME, MAX_WATCHERS, Bye, Entry, Watchers
 from ..wire.sealed import recipients
 from ..wire.transcript import TranscriptEnd
 from .transport import Connection, ConnectionClosed
 
-__all__ = ["MAX_SPECTATORS", "QUEUE_ENTRIES", "SEND_SECONDS", "Spectators", "is_public"]
+__all__ = [
+    "MAX_SPECTATORS",
+    "NOTICE_LINES",
+    "QUEUE_ENTRIES",
+    "SEND_SECONDS",
+    "OtherWatchers",
+    "Spectators",
+    "is_public",
+]
 
 #: At most this many spectators per seat at once; one more is refused with a ``bye``.
 MAX_SPECTATORS = 16
@@ -40,6 +54,9 @@ QUEUE_ENTRIES = 2048
 SEND_SECONDS = 3.0
 #: At the end, how long the seat waits for its spectators to take the rest of the log.
 FINISH_SECONDS = 3.0
+#: Lines about another seat's spectators shown to our player, at most, per seat and game (a
+#: seat that floods ``watchers`` notices fills no log).
+NOTICE_LINES = 64
 
 
 def is_public(entry: Entry) -> bool:
@@ -70,6 +87,16 @@ class Spectators:
         #: Spectators dropped because they did not keep up (a full queue, a send that timed
         #: out, or too slow to take the end).
         self.dropped = 0
+        self._announce = trio.Event()  # set when the other seats should hear our list
+
+    async def announce(self, send: Callable[[Watchers], Any]) -> None:
+        """Run alongside the game: each time our spectators change, ``send`` the other seats
+        the list (``send`` awaits; a change meanwhile is sent next, never queued up)."""
+        while True:
+            await self._announce.wait()
+            self._announce = trio.Event()
+            names = tuple(printable(n)[:MAX_WATCHER_NAME] for n in self.names[:MAX_WATCHERS])
+            await send(Watchers(names))
 
     @property
     def names(self) -> list[str]:
@@ -103,6 +130,7 @@ class Spectators:
             self._changed()
 
     def _changed(self) -> None:
+        self._announce.set()
         if self.on_change is not None:
             self.on_change(self.names)
 
@@ -187,3 +215,30 @@ class Spectators:
                 await watcher.done.wait()
         for watcher in list(self.watchers):
             self._drop(watcher, "was too slow to take the end of the game")
+
+
+class OtherWatchers:
+    """Who watches through the other seats, as they say (``watchers`` notices): lines for our
+    player. A notice is a seat's claim, trusted for nothing: names are escaped and cut, lists
+    capped, and each seat gets at most :data:`NOTICE_LINES` lines per game."""
+
+    def __init__(self, seat_names: list[str]):
+        self.seat_names = seat_names
+        self.by_seat: dict[int, tuple[str, ...]] = {}
+        self._lines: dict[int, int] = {}
+
+    def update(self, via: int, names: Iterable[str]) -> list[str]:
+        """Seat ``via``'s list now: the lines to show (who came, who went)."""
+        now = tuple(dict.fromkeys(printable(n)[:MAX_WATCHER_NAME] for n in names))[:MAX_WATCHERS]
+        before = self.by_seat.get(via, ())
+        self.by_seat[via] = now
+        seat = self.seat_names[via] if 0 <= via < len(self.seat_names) else f"seat {via}"
+        lines = [f"{n} is watching the table (through {seat})" for n in now if n not in before]
+        lines += [f"{n} stopped watching (through {seat})" for n in before if n not in now]
+        room = NOTICE_LINES - self._lines.get(via, 0)
+        self._lines[via] = self._lines.get(via, 0) + min(room, len(lines))
+        return lines[: max(0, room)]
+
+    def names(self) -> list[str]:
+        """Everyone the other seats say watches, each once."""
+        return list(dict.fromkeys(n for names in self.by_seat.values() for n in names))

@@ -29,7 +29,7 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError, VersionMismatch
 from .identity import Identity, PublicIdentity
-from .schema import AnyData, Bytes, Int, MapOf, Record, Str, Text
+from .schema import AnyData, Bytes, Int, ListOf, MapOf, Record, Str, Text
 
 __all__ = [
     "Auth",
@@ -41,6 +41,7 @@ __all__ = [
     "Hello",
     "MAX_SEATS",
     "TABLE_ID_SIZE",
+    "Watchers",
     "common_games",
     "genesis_hash",
     "handshake_proof",
@@ -264,6 +265,31 @@ class Bye:
         return cls(obj["reason"])
 
 
+#: At most this many spectator names in one :class:`Watchers` notice, of at most
+#: :data:`MAX_WATCHER_NAME` characters each.
+MAX_WATCHERS = 16
+MAX_WATCHER_NAME = 64
+
+
+@dataclass(frozen=True)
+class Watchers:
+    """Who watches the table through the sending seat (protocol/table.md section 10): sent to
+    the other seats each time a spectator comes or goes. Unsigned and never logged: a seat's
+    claim about its spectators is text for people, trusted for nothing."""
+
+    names: tuple[str, ...]
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "names": ListOf(Text(MAX_WATCHER_NAME), max_len=MAX_WATCHERS)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "watchers", "names": list(self.names)}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Watchers:
+        _checked(cls.SCHEMA, obj, peer, "watchers")
+        return cls(tuple(obj["names"]))
+
+
 # ------------------------------------------------------------------------------------------
 # Handshake.
 
@@ -452,8 +478,9 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 # ------------------------------------------------------------------------------------------
 
 _TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch, "fetched": Fetched, "bye": Bye}
+_TYPES["watchers"] = Watchers
 
-Message = Hello | Auth | Entry | Fetch | Fetched | Bye
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Watchers
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:

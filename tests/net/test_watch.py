@@ -107,6 +107,12 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
     # The players saw who watched.
     notes = [e.text for e in peers[0].session.history if e.kind == "spectator"]
     assert "eve is watching the table" in notes
+    seat0 = peers[0].header.seats[0].name
+    for other in (1, 2):  # told by seat 0's unsigned notice, never in the signed log
+        notes = [e.text for e in peers[other].session.history if e.kind == "spectator"]
+        assert f"eve is watching the table (through {seat0})" in notes
+        assert "eve" in peers[other].watching()
+    assert not any(e.kind == "chat" for e in read_transcript(table.transcripts[1]).entries)
 
     # While the game ran: not one sealed message, and no byte of any box of the game.
     during = watched.during_game
@@ -202,3 +208,27 @@ def test_watch_refuses_a_bad_address(capsys):
 
     assert main(["watch", "127.0.0.1:notaport", "--interface", "127.0.0.1"]) == 2
     assert "port between 1 and 65535" in capsys.readouterr().err
+
+
+def test_another_seats_word_on_its_watchers_is_escaped_and_capped():
+    from p2pcards.net.spectators import NOTICE_LINES, OtherWatchers
+    from p2pcards.wire.messages import MAX_WATCHERS, Watchers, parse_message
+
+    others = OtherWatchers(["ann", "bob"])
+    assert others.update(1, ["eve", "eve"]) == ["eve is watching the table (through bob)"]
+    assert others.update(1, []) == ["eve stopped watching (through bob)"]
+    # A name a terminal would act on arrives only escaped (the schema refuses it on the wire).
+    escaped = ("\\x1b[2Jx" * 40)[:64]
+    assert others.update(0, ["\x1b[2Jx" * 40]) == [escaped + " is watching the table (through ann)"]
+    shown = 0
+    for i in range(200):  # a seat flooding notices gets a bounded number of lines
+        shown += len(others.update(1, [f"n{i}"]))
+    assert shown == NOTICE_LINES - 2  # (two lines about seat 1 came before)
+    # On the wire: at most MAX_WATCHERS names, no control characters.
+    assert parse_message({"type": "watchers", "names": ["a"]}) == Watchers(("a",))
+    for bad in (["x"] * (MAX_WATCHERS + 1), ["\x1b"], ["y" * 65], "eve"):
+        try:
+            parse_message({"type": "watchers", "names": bad})
+        except Exception:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
