@@ -106,18 +106,20 @@ async def watch_table(
     transcript_dir: Path | None = None,
     on_line: Callable[[str], None] | None = None,
     on_header: Callable[[TableHeader], None] | None = None,
+    on_entry: Callable[[Entry], None] | None = None,
     conn: Connection | None = None,
 ) -> Watched:
     """Watch the table whose seat listens at ``host:port`` until its end (or the seat goes);
-    ``on_line`` gets a line for each entry as it comes. With ``transcript_dir`` the transcript
-    is written there at the end (``watch-TABLEID.p2pt``)."""
+    ``on_line`` gets a line for each entry as it comes, ``on_entry`` the entry itself (checked
+    as far as :func:`_check` can). With ``transcript_dir`` the transcript is written there at
+    the end (``watch-TABLEID.p2pt``)."""
     if conn is None:
         try:
             conn = await connect(host, port)
         except ConnectionClosed as exc:
             raise WatchError(str(exc)) from None
     try:
-        return await _watch(conn, identity, name, games, transcript_dir, on_line, on_header)
+        return await _watch(conn, identity, name, games, transcript_dir, on_line, on_header, on_entry)
     finally:
         await conn.aclose()
 
@@ -130,6 +132,7 @@ async def _watch(
     transcript_dir: Path | None,
     on_line: Callable[[str], None] | None,
     on_header: Callable[[TableHeader], None] | None,
+    on_entry: Callable[[Entry], None] | None = None,
 ) -> Watched:
     try:
         seat_peer = await handshake(conn, identity, name=name, games=games)
@@ -166,6 +169,8 @@ async def _watch(
                 watched.received.append(entry)
                 if on_line is not None and not private:
                     on_line(describe_entry(entry, names))
+                if on_entry is not None:
+                    on_entry(entry)
             elif isinstance(raw, dict) and raw.get("type") == "lobby" and raw.get("op") == "ended":
                 message = lobby_message(raw, "ended", seat_peer.name)
                 watched.end = TranscriptEnd.from_wire(message["end"])

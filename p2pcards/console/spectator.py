@@ -1,0 +1,126 @@
+"""``p2pcards watch`` in the console: the table screen for someone watching without a seat.
+
+:class:`WatchTable` is a table runner (see :mod:`.app`): it watches the table through one
+seat (p2pcards/net/watch.py), feeds the public entries as they come to a session without a
+seat (p2pcards/net/spectate.py) and shows it like a player's table: the seats and their
+counts, the pile, the story of the game, the scores; no hand, and no face that was not turned
+up for everyone. At the end the seat sends the rest of the log: the transcript is written and
+verified, and the audit shows every card.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
+from ..net.watch import Watched, WatchError, watch_table
+from ..plugins import PluginHost
+from ..session import TableSession
+from ..table.header import TableHeader
+from ..text import printable
+from ..verify import Report
+from ..wire.identity import Identity
+from .app import TableStart
+from .lobby import LobbyProblem
+
+__all__ = ["WatchTable"]
+
+
+class WatchTable:
+    """Watch one table (its seat at ``host:port``) in the console, to its end."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        identity: Identity,
+        plugins: PluginHost,
+        *,
+        name: str,
+        transcript_dir: Path,
+    ):
+        self.host, self.port = host, port
+        self.identity = identity
+        self.plugins = plugins
+        self.name = name
+        self.transcript_dir = transcript_dir
+        self.session: TableSession | None = None
+        self.watched: Watched | None = None
+        #: How it ended: the transcript's verdict line, or why watching stopped.
+        self.outcome: str | None = None
+        #: ``p2pcards verify``'s report on the transcript written at the end.
+        self.report: Report | None = None
+
+    async def __call__(self, started: TableStart) -> None:
+        started.waiting(f"connecting to the seat at {self.host}:{self.port} to watch its table")
+        feed: SpectatorFeed | None = None
+        failure: BaseException | None = None
+
+        async with trio.open_nursery() as nursery:
+
+            def on_header(header: TableHeader) -> None:
+                nonlocal feed
+                game = self.plugins.games.get(header.game)
+                if game is None:
+                    raise WatchError(f"this computer does not have the table's game {printable(header.game)!r}")
+                feed = SpectatorFeed(header)
+                self.session = spectator_session(header, game, feed)
+                seat = next((s.name for s in header.seats if s.port == self.port), None)
+                through = f" through {printable(seat)}" if seat else ""
+                started(
+                    self.session,
+                    connection=f"watching{through} ({self.host}:{self.port})",
+                    notes=[f"you watch as {printable(self.name)}: the players see your name"],
+                )
+                nursery.start_soon(run_session, self.session)
+
+            async def run_session(session: TableSession) -> None:
+                nonlocal failure
+                try:
+                    await session.run()
+                except WatchEnded as exc:
+                    failure = exc
+                except Exception as exc:  # a plugin's bug, or an entry the game refuses
+                    failure = exc
+
+            def on_entry(entry: Any) -> None:
+                if feed is not None:
+                    feed.add(entry)
+
+            try:
+                self.watched = await watch_table(
+                    self.host,
+                    self.port,
+                    self.identity,
+                    name=self.name,
+                    games=self.plugins.rules_versions(),
+                    transcript_dir=self.transcript_dir,
+                    on_header=on_header,
+                    on_entry=on_entry,
+                )
+            except WatchError as exc:
+                nursery.cancel_scope.cancel()
+                raise LobbyProblem(str(exc)) from None
+            watched = self.watched
+            problem = watched.problem
+            if problem is None and watched.end is not None and watched.end.status != "finished":
+                problem = f"the table's game did not finish ({printable(watched.end.status)})"
+            if feed is not None:
+                feed.close(problem, watched.transcript)
+        session = self.session
+        if failure is not None or session is None or session.result is None:
+            why = str(failure) if failure is not None else (problem or "the seat sent nothing of the game")
+            self.outcome = why
+            raise LobbyProblem(printable(why))
+        deck = session.deck
+        assert isinstance(deck, SpectatorDeck), "a spectator's session has a spectator's deck"
+        if watched.transcript is not None:
+            session.transcript_path = str(watched.transcript)
+        self.report = report = deck.report
+        verdict = report.verdict if report is not None else "not verified"
+        self.outcome = f"transcript: {watched.transcript}: {verdict}"
+        problem = report.problem_line() if report is not None else ""
+        session.publish("notice", f"the transcript is {verdict}" + (f": {problem}" if problem else ""))

@@ -1,0 +1,76 @@
+"""The spectator's table (p2pcards/net/spectate.py, console/spectator.py): a whole Cal's BS
+game between bot peers on 127.0.0.1, watched through seat 0 by a session without a seat, fed
+the public entries as they come. It follows the game to the players' own result, and nothing
+it showed before the end (every event, every view of the table) names a card that was not
+turned up for everyone."""
+
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.cards import Card
+from p2pcards.console.app import TableStart
+from p2pcards.console.spectator import WatchTable
+from p2pcards.plugins import load_plugins
+from p2pcards.wire.identity import Identity
+
+from .test_watch import GAME, _play, _public_faces
+
+
+def _cards_in(value: Any) -> list[Card]:
+    """Every Card inside a view or an event's data."""
+    if isinstance(value, Card):
+        return [value]
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _cards_in(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [c for v in value for c in _cards_in(v)]
+    return []
+
+
+async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path):
+    shown: list[tuple[str, Any]] = []  # (text, data or view) as the spectator's screen got them
+    got: dict = {}
+
+    async def watch(peer):
+        me = peer.header.seats[peer.seat]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+        )
+
+        def show(session, **kwargs):
+            got["session"] = session
+
+            def seen(event):
+                if session.result is None:  # before the audit opened every card
+                    shown.append((event.text, event.data))
+                    shown.append(("", session.view()))
+
+            session.subscribe(seen)
+
+        await runner(TableStart(show, lambda text: None))
+        got["runner"] = runner
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()
+    session, runner = got["session"], got["runner"]
+    players = peers[0].session
+    # The spectator's table reached the players' result, move for move.
+    assert session.result is not None and session.result.to_wire() == players.result.to_wire()
+    assert session.replica.actions == players.replica.actions
+    assert "verified" in runner.outcome
+    story = [e.text for e in session.history if e.kind == "story"]
+    assert story and story == [e.text for e in players.history if e.kind == "story"]
+
+    # Nothing shown before the end names a card not turned up for everyone.
+    public = set(_public_faces(peers[0]).values())
+    cards = load_plugins().game(GAME).deck(peers[0].header.options, 3)
+    hidden = {c.unicode() for c in cards} - {c.unicode() for c in public}
+    assert hidden, "some cards stayed face down"
+    named = [c for _, data in shown for c in _cards_in(data)]
+    assert named, "the spectator saw the cards turned up"
+    assert {c.unicode() for c in named} <= {c.unicode() for c in public}
+    texts = " ".join(text for text, _ in shown)
+    assert not [face for face in hidden if face in texts]
