@@ -643,7 +643,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     async def where() -> tuple[str, int]:
         if sep:
             return address, int(port_text)
-        advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout)
+        advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout, playing=True)
         return advert.host, advert.port
 
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():

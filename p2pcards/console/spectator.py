@@ -11,7 +11,7 @@ verified, and the audit shows every card.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -23,8 +23,10 @@ from ..table.header import TableHeader
 from ..text import printable
 from ..verify import Report
 from ..wire.identity import Identity
-from .app import TableStart
 from .lobby import LobbyProblem
+
+if TYPE_CHECKING:  # (the app imports the lobby, which may import this)
+    from .app import TableStart
 
 __all__ = ["WatchTable"]
 
