@@ -525,6 +525,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             seat_bot=args.bot,
             bot_delay=args.bot_delay or 0.0,
             history=True,
+            spectator_chat=args.spectator_chat,
         )
     )
     return _print_outcome(outcomes[0])
@@ -551,6 +552,7 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
         transcript_dir=Path(args.transcript_dir),
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
         rematch=True,
+        spectator_chat=args.spectator_chat,
     )
     return _play_in_console(table, args)
 
@@ -989,6 +991,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.add_argument(
+        "--spectator-chat",
+        action="store_true",
+        help="let spectators chat (their lines reach the players, marked as a spectator's; default off)",
+    )
     p.add_argument(
         "--grace",
         type=_seconds("grace"),

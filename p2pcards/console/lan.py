@@ -240,6 +240,11 @@ class LanLobby:
 
     async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom | None:
         self._check_free()
+        options = dict(options)
+        # Not a game option: whether spectators may chat (bound into the header).
+        chat = str(options.pop("spectator_chat", "off")).lower()
+        if chat not in ("on", "off", "true", "false", "yes", "no", "1", "0"):
+            raise LobbyProblem("spectator_chat: on or off")
         try:
             game = self.host.game(game_id)
             resolved = game.resolve_options(options, players)
@@ -292,6 +297,7 @@ class LanLobby:
                         rng=random.Random(),
                         persist=True,  # 'p2pcards resume' brings the seat back after a crash
                         history=True,
+                        spectator_chat=chat in ("on", "true", "yes", "1"),
                     )
                 except (LobbyError, OSError) as exc:
                     if "port" not in opened:

@@ -60,6 +60,7 @@ class WatchTable:
         started.waiting(f"connecting to the seat at {self.host}:{self.port} to watch its table")
         feed: SpectatorFeed | None = None
         failure: BaseException | None = None
+        say_send, say = trio.open_memory_channel[str](16)
 
         async with trio.open_nursery() as nursery:
 
@@ -69,13 +70,29 @@ class WatchTable:
                 if game is None:
                     raise WatchError(f"this computer does not have the table's game {printable(header.game)!r}")
                 feed = SpectatorFeed(header)
-                self.session = spectator_session(header, game, feed)
+                self.session = session = spectator_session(header, game, feed)
+
+                def on_say(text: str) -> None:
+                    if not header.spectator_chat:
+                        session.publish("error", "this table does not let spectators chat: nobody else saw that")
+                        return
+                    try:
+                        say_send.send_nowait(text)
+                    except trio.WouldBlock:
+                        session.publish("error", "slow down: that line was not sent")
+
+                session.on_say = on_say
                 seat = next((s.name for s in header.seats if s.port == self.port), None)
                 through = f" through {printable(seat)}" if seat else ""
                 started(
                     self.session,
                     connection=f"watching{through} ({self.host}:{self.port})",
-                    notes=[f"you watch as {printable(self.name)}: the players see your name"],
+                    notes=[
+                        f"you watch as {printable(self.name)}: the players see your name",
+                        "this table lets spectators chat: 'say TEXT' reaches the players"
+                        if header.spectator_chat
+                        else "this table does not let spectators chat",
+                    ],
                 )
                 nursery.start_soon(run_session, self.session)
 
@@ -87,6 +104,10 @@ class WatchTable:
                     failure = exc
                 except Exception as exc:  # a plugin's bug, or an entry the game refuses
                     failure = exc
+
+            def on_said(name: str, text: str) -> None:
+                if self.session is not None:
+                    self.session.publish("chat", f"{name} (watching): {text}", spectator=name)
 
             def on_entry(entry: Any) -> None:
                 if feed is not None:
@@ -102,6 +123,8 @@ class WatchTable:
                     transcript_dir=self.transcript_dir,
                     on_header=on_header,
                     on_entry=on_entry,
+                    on_said=on_said,
+                    say=say,
                 )
             except WatchError as exc:
                 nursery.cancel_scope.cancel()

@@ -104,6 +104,7 @@ async def host_table(
     bot_names: Sequence[str] | None = None,
     reserved: Sequence[bytes] | None = None,
     agreement: trio.Event | None = None,
+    spectator_chat: bool = False,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -134,6 +135,7 @@ async def host_table(
         advertise=advertise,
         reserved=tuple(reserved) if reserved is not None else None,
         agreement=agreement,
+        spectator_chat=spectator_chat,
     )
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
@@ -317,6 +319,7 @@ async def play_local_table(
     on_peer: Callable[[Peer], None] | None = None,
     persist: bool = False,
     state_home: Path | str | None = None,
+    spectator_chat: bool = False,
 ) -> list[SeatOutcome]:
     """Play one table on this machine, every seat a peer of its own (its own keys, listener
     and connections) on ``interface``; ``agents[seat]`` makes the agent of each seat. Seat 0
@@ -360,6 +363,7 @@ async def play_local_table(
             linger=linger,
             persist=persist,
             state_home=state_home,
+            spectator_chat=spectator_chat,
         )
         outcomes[0] = mine[0]
 

@@ -41,6 +41,7 @@ __all__ = [
     "Hello",
     "MAX_SEATS",
     "TABLE_ID_SIZE",
+    "SpectatorSays",
     "Watchers",
     "common_games",
     "genesis_hash",
@@ -290,6 +291,32 @@ class Watchers:
         return cls(tuple(obj["names"]))
 
 
+#: The longest chat line of a spectator a seat relays.
+MAX_SPECTATOR_CHAT = 200
+
+
+@dataclass(frozen=True)
+class SpectatorSays:
+    """A chat line of a spectator watching through the sending seat, relayed to the other seats
+    at a table whose header lets spectators chat (protocol/table.md section 10). Unsigned and
+    never logged: it is the relaying seat's word, shown as a spectator's, nothing more."""
+
+    name: str
+    text: str
+
+    SCHEMA: ClassVar[Record] = Record(
+        {"type": Str(16), "name": Text(MAX_WATCHER_NAME, min_len=1), "text": Text(MAX_SPECTATOR_CHAT, min_len=1)}
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "spectator-says", "name": self.name, "text": self.text}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> SpectatorSays:
+        _checked(cls.SCHEMA, obj, peer, "spectator-says")
+        return cls(obj["name"], obj["text"])
+
+
 # ------------------------------------------------------------------------------------------
 # Handshake.
 
@@ -479,8 +506,9 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 
 _TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch, "fetched": Fetched, "bye": Bye}
 _TYPES["watchers"] = Watchers
+_TYPES["spectator-says"] = SpectatorSays
 
-Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Watchers
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Watchers | SpectatorSays
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:

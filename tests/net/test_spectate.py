@@ -14,6 +14,7 @@ from p2pcards.console.app import TableStart
 from p2pcards.console.spectator import WatchTable
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
+from p2pcards.wire.transcript import read_transcript
 
 from .test_watch import GAME, _play, _public_faces
 
@@ -74,3 +75,71 @@ async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_
     assert {c.unicode() for c in named} <= {c.unicode() for c in public}
     texts = " ".join(text for text, _ in shown)
     assert not [face for face in hidden if face in texts]
+
+
+async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
+    """Two spectators, through seats 0 and 1: eve's line reaches every player (relayed by seat
+    0 to the others, marked as a spectator's) and the other spectator, never the signed log;
+    lines past the rate limit are dropped; at a table without spectator chat nothing is sent."""
+    got: dict = {}
+
+    async def watch_through(peer, seat: int, name: str, lines: list[str]):
+        me = peer.header.seats[seat]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name=name, transcript_dir=tmp_path / name
+        )
+
+        def show(session, **kwargs):
+            got[name] = session
+
+            async def talk():
+                for line in lines:
+                    session.say(line)
+                    await trio.sleep(0)
+
+            got.setdefault("talks", []).append(talk)
+
+        await runner(TableStart(show, lambda text: None))
+
+    async def watch(peer):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch_through, peer, 0, "eve", ["hello players", "spam", "spam"])
+            nursery.start_soon(watch_through, peer, 1, "frank", [])
+            with trio.fail_after(30):
+                while not ("eve" in peer.watching() and "frank" in peer.watching()):
+                    await trio.sleep(0.01)
+            for talk in got["talks"]:
+                await talk()
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch, spectator_chat=True)
+    table.check()
+    for seat in range(3):
+        said = [e.text for e in peers[seat].session.history if e.kind == "chat"]
+        assert said == ["eve (watching): hello players"], (seat, said)  # one line a second
+    assert "eve (watching): hello players" in [e.text for e in got["frank"].history if e.kind == "chat"]
+    for path in table.transcripts:
+        assert not [e for e in read_transcript(path).entries if e.kind == "chat"]
+
+
+async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
+    got: dict = {}
+
+    async def watch(peer):
+        me = peer.header.seats[0]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+        )
+
+        def show(session, **kwargs):
+            got["eve"] = session
+            session.say("hello players")
+
+        await runner(TableStart(show, lambda text: None))
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()
+    assert not [e for s in range(3) for e in peers[s].session.history if e.kind == "chat"]
+    errors = [e.text for e in got["eve"].history if e.kind == "error"]
+    assert any("does not let spectators chat" in text for text in errors)

@@ -27,7 +27,7 @@ from p2pcards.wire.transcript import read_transcript
 GAME, OPTIONS = "cals-bs", {"match_target": 1}
 
 
-async def _play(tmp_path: Path, alongside) -> tuple:
+async def _play(tmp_path: Path, alongside, **keywords) -> tuple:
     """Play the table with ``alongside(peer0)`` started as seat 0's game starts."""
     first = trio.Event()
     peers: dict = {}
@@ -54,6 +54,7 @@ async def _play(tmp_path: Path, alongside) -> tuple:
             on_peer=on_peer,
             linger=5,
             time_limit=90,
+            **keywords,
         )
     return table, peers
 
