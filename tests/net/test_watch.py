@@ -233,3 +233,57 @@ def test_another_seats_word_on_its_watchers_is_escaped_and_capped():
         except Exception:
             continue
         raise AssertionError(f"accepted {bad!r}")
+
+
+async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_game(tmp_path):
+    """Mid-game, six spectators come (through seats 0 and 1), take a few frames and go, and
+    one that never reads stays attached: the players' transcripts agree and verify, hold no
+    trace of them, and the game went on while the one that does not read was attached
+    (counted in moves, not timed)."""
+    got: dict = {}
+    games = load_plugins().rules_versions()
+
+    async def dial(peer, seat: int, name: str, *, rcvbuf: int | None = None) -> Connection:
+        me = peer.header.seats[seat]
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        await sock.connect((me.host, me.port))
+        conn = Connection(trio.SocketStream(sock))
+        await handshake(conn, Identity.generate(), name=name, games=games)
+        await conn.send({"type": "lobby", "op": "watch"})
+        return conn
+
+    async def churn(peer):
+        with trio.fail_after(60):
+            while peer.turns < 3:
+                await trio.sleep(0.005)
+        stalled = await dial(peer, 0, "sloth", rcvbuf=2048)  # never reads
+        got["attached_at"] = peer.turns
+        for i in range(6):
+            conn = await dial(peer, i % 2, f"visitor{i}")
+            for _ in range(3):
+                await conn.receive()
+            await conn.aclose()
+            await trio.sleep(0.01)
+        with trio.fail_after(60):
+            while "sloth" in peer.spectators.names and peer.session.result is None:
+                await trio.sleep(0.005)
+        got["moves_while_attached"] = peer.turns - got["attached_at"]
+        got["visitors_seen"] = [e.text for e in peer.session.history if e.kind == "spectator"]
+        await stalled.aclose()
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, churn)
+    table.check()  # every seat finished, agreed on the result and wrote the same transcript
+    assert all(not p.blames for p in peers.values())
+    assert verify_file(table.transcripts[0]).verdict == "verified"
+    kinds = {e.kind for e in read_transcript(table.transcripts[0]).entries}
+    assert kinds <= {"action", "deck", "result", "chat", "absent", "stop", "bye"}, kinds
+    # The game kept going while a spectator that reads nothing was attached (its frames wait
+    # in its own queue, with its own task): many moves, not one.
+    assert got["moves_while_attached"] >= 10, got
+    # And the players saw them come and go (seat 0's own, and seat 1's through its notice).
+    assert "visitor0 is watching the table" in got["visitors_seen"]
+    assert "sloth is watching the table" in got["visitors_seen"]
+    assert any("visitor1 is watching the table (through" in line for line in got["visitors_seen"])
