@@ -82,6 +82,7 @@ class WatchTable:
                         session.publish("error", "slow down: that line was not sent")
 
                 session.on_say = on_say
+                session.spectator_name = f"{printable(self.name)} (watching)"
                 seat = next((s.name for s in header.seats if s.port == self.port), None)
                 through = f" through {printable(seat)}" if seat else ""
                 started(
