@@ -136,6 +136,21 @@ class _LogView:
         return self.feed.entries(seat, start)
 
 
+class _Frozen:
+    """The feed's entries as they are now, read like a log (for a thread)."""
+
+    def __init__(self, feed: SpectatorFeed):
+        self._by_seat = [feed.entries(seat) for seat in range(feed.header.players)]
+
+    def canonical(self) -> list[Entry]:
+        return [e for entries in self._by_seat for e in entries]
+
+    closed = canonical
+
+    def entries(self, seat: int, start: int = 0) -> list[Entry]:
+        return [e for e in self._by_seat[seat] if e.seq >= start]
+
+
 class SpectatorDeck:
     """The engine's deck for a spectator (an ``AsyncDeck``): each step waits until the public
     entries that carry it out are in, then numbers handles as the seats do and decodes what
@@ -174,14 +189,16 @@ class SpectatorDeck:
             ),
             "the shuffle",
         )
-        self._rebuild_cards()
+        await self._rebuild_cards()
         return self.handles.shuffle()
 
-    def _rebuild_cards(self) -> None:
-        """The public cards from every pass so far, checked as the seats check them, keeping
-        the re-handled cards already known (verify's public passes do not follow those)."""
+    async def _rebuild_cards(self) -> None:
+        """The public cards from every pass so far, checked as the seats check them (their
+        proofs: in a thread, the screen keeps moving), keeping the re-handled cards already
+        known (verify's public passes do not follow those)."""
         old = self.handles.cards
-        cards = public_passes(self.log, self.header, self.game)
+        frozen = _Frozen(self.feed)
+        cards = await trio.to_thread.run_sync(public_passes, frozen, self.header, self.game)
         if old is not None:
             for handle, link in old._links.items():
                 cards._links[handle] = link
@@ -259,7 +276,11 @@ class SpectatorSeat:
 
         def decided() -> tuple[Action, Entry | None] | None:
             move = next(
-                (e for e in feed.entries(seat) if e.kind == "action" and e.body.get("turn") == turn),
+                (
+                    e
+                    for e in feed.entries(seat)
+                    if e.kind == "action" and isinstance(e.body, dict) and e.body.get("turn") == turn
+                ),
                 None,
             )
             stated = feed.absences.stated(turn, seat)

@@ -7,12 +7,15 @@ turned up for everyone."""
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from p2pcards.cards import Card
 from p2pcards.console.app import TableStart
 from p2pcards.console.spectator import WatchTable
 from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.testing import play_loopback
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.transcript import read_transcript
 
@@ -143,3 +146,46 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
     assert not [e for s in range(3) for e in peers[s].session.history if e.kind == "chat"]
     errors = [e.text for e in got["eve"].history if e.kind == "error"]
     assert any("does not let spectators chat" in text for text in errors)
+
+
+@pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
+async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int):
+    """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
+    players' own result, move for move, and its transcript verifies."""
+    if game_id not in load_plugins().games:
+        pytest.skip(f"{game_id} is not installed")
+    first, peers, got = trio.Event(), {}, {}
+
+    def on_peer(peer):
+        peers[peer.seat] = peer
+        if peer.seat == 0:
+            first.set()
+
+    async with trio.open_nursery() as nursery:
+
+        async def watch():
+            await first.wait()
+            me = peers[0].header.seats[0]
+            runner = WatchTable(
+                me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+            )
+            await runner(TableStart(lambda session, **kw: got.setdefault("session", session), lambda text: None))
+            got["runner"] = runner
+
+        nursery.start_soon(watch)
+        table = await play_loopback(
+            game_id,
+            players,
+            {},
+            seats="random",
+            timeouts=Timeouts(deck=30, turn=30, grace=20),
+            transcript_dir=tmp_path / "seats",
+            on_peer=on_peer,
+            linger=5,
+            time_limit=120,
+        )
+    table.check()
+    session, players_session = got["session"], peers[0].session
+    assert session.result.to_wire() == players_session.result.to_wire()
+    assert session.replica.actions == players_session.replica.actions
+    assert got["runner"].report.verdict == "verified"
