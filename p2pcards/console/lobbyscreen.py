@@ -36,7 +36,8 @@ __all__ = ["LobbyScreen", "LOBBY_HELP"]
 
 LOBBY_HELP = """The lobby
   Tables announced on your network are listed with their game, seats and the host's key
-  fingerprint. Up/Down selects one; Enter on an empty line joins it.
+  fingerprint. Up/Down selects one; Enter on an empty line joins it (or watches it, if its
+  game has started).
 
 Commands
   create                          open the new-table form (also F2)
@@ -171,6 +172,10 @@ class LobbyScreen:
         return self._create(command.game, dict(command.settings))
 
     def join_selected(self) -> Feedback:
+        """Enter on an empty line: join the selected table, or watch it if it plays."""
+        tables = self.backend.tables()
+        if tables and tables[min(self.selected, len(tables) - 1)].playing:
+            return self._watch("")
         return self._join("")
 
     def _join(self, target: str) -> Feedback:
