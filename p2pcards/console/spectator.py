@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # (the app imports the lobby, which may import this)
 
 __all__ = ["WatchTable"]
 
+#: Other spectators' chat lines shown, at most, per watch.
+MAX_SAID = 1000
+
 
 class WatchTable:
     """Watch one table (its seat at ``host:port``) in the console, to its end."""
@@ -106,8 +109,13 @@ class WatchTable:
                 except Exception as exc:  # a plugin's bug, or an entry the game refuses
                     failure = exc
 
+            said = [0]
+
             def on_said(name: str, text: str) -> None:
-                if self.session is not None:
+                # Lines the seat relays are its word: shown, and only so many (a seat that
+                # floods them fills no screen).
+                said[0] += 1
+                if self.session is not None and said[0] <= MAX_SAID:
                     self.session.publish("chat", f"{name} (watching): {text}", spectator=name)
 
             def on_entry(entry: Any) -> None:
