@@ -525,6 +525,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             seat_bot=args.bot,
             bot_delay=args.bot_delay or 0.0,
             history=True,
+            spectator_chat=args.spectator_chat,
         )
     )
     return _print_outcome(outcomes[0])
@@ -551,6 +552,7 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
         transcript_dir=Path(args.transcript_dir),
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
         rematch=True,
+        spectator_chat=args.spectator_chat,
     )
     return _play_in_console(table, args)
 
@@ -622,8 +624,9 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    """Watch a started table without a seat: its public log, line by line, then the
-    transcript, verified (protocol/table.md section 10)."""
+    """Watch a started table without a seat: in a terminal, the table screen as a player sees
+    it without a hand (console/spectator.py); with ``--plain`` (or no terminal), its public
+    log line by line. Then the transcript, verified (protocol/table.md section 10)."""
     import trio
 
     from .net.runner import find_table
@@ -639,14 +642,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
     _check_interface(args)
     identity = load_or_create_identity()
 
-    async def run() -> Any:
+    async def where() -> tuple[str, int]:
         if sep:
-            where, port = address, int(port_text)
-        else:
-            advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout)
-            where, port = advert.host, advert.port
+            return address, int(port_text)
+        advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout, playing=True)
+        return advert.host, advert.port
+
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        return _watch_in_console(trio.run(where), identity, host, args)
+
+    async def run() -> Any:
+        at, port = await where()
         return await watch_table(
-            where,
+            at,
             port,
             identity,
             name=args.name,
@@ -666,6 +674,24 @@ def cmd_watch(args: argparse.Namespace) -> int:
     report = verify_file(watched.transcript)
     print(f"transcript: {printable(str(watched.transcript))}: {report.verdict}")
     return report.status
+
+
+def _watch_in_console(at: tuple[str, int], identity: Any, host: Any, args: argparse.Namespace) -> int:
+    """``p2pcards watch`` in a terminal: the spectator's table screen, then how it ended."""
+    import asyncio
+
+    from .console.app import ConsoleApp
+    from .console.render import choose_glyphs
+    from .console.spectator import WatchTable
+
+    runner = WatchTable(at[0], at[1], identity, host, name=args.name, transcript_dir=Path(args.transcript_dir))
+    console = ConsoleApp(runner, again=False, glyphs=choose_glyphs(True if args.ascii else None))
+    asyncio.run(console.run())
+    if runner.outcome is None:
+        print(printable(console.stopped or "stopped watching before the game ended"))
+        return 1
+    print(printable(runner.outcome))
+    return runner.report.status if runner.report is not None else 1
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -966,6 +992,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(
+        "--spectator-chat",
+        action="store_true",
+        help="let spectators chat (their lines reach the players, marked as a spectator's; default off)",
+    )
+    p.add_argument(
         "--grace",
         type=_seconds("grace"),
         default=Timeouts.grace,
@@ -1039,6 +1070,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--interface", metavar="IP", help="IPv4 address to look for the table on (default: all)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
+    p.add_argument("--plain", action="store_true", help="print the public log line by line (no full screen)")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers")
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("list", help="list the tables on the network")

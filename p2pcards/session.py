@@ -245,6 +245,8 @@ class TableSession:
         #: Where :meth:`presence` asks about a seat's connection (the network peer sets it);
         #: ``None`` at a table played in this process, where every seat is always here.
         self.presence_of: Callable[[int], SeatPresence] | None = None
+        #: Who says a line typed at a session without a seat (a spectator's console).
+        self.spectator_name = "spectator"
 
     # -- for the console ------------------------------------------------------------------
 
@@ -308,7 +310,7 @@ class TableSession:
         text = printable(" ".join(text.split()))[:MAX_CHAT]
         if not text:
             return
-        who = self.names[self.me] if self.me is not None else "spectator"
+        who = self.names[self.me] if self.me is not None else self.spectator_name
         self.publish("chat", f"{who}: {text}", seat=self.me, message=text)
         if self.on_say is not None:
             self.on_say(text)

@@ -698,7 +698,14 @@ class ConsoleApp:
             if self.table_words
             else (f" {dot} no table words" if self.words_problem else "")
         )
-        return [("", f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{words}")]
+        watching = self.tracker.watching if self.tracker is not None else ()
+        seen = f" {dot} watching: {', '.join(watching)}" if watching else ""
+        return [
+            (
+                "",
+                f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{seen}{words}",
+            )
+        ]
 
     def _seats(self, width: int | None = None) -> StyleAndTextTuples:
         model = self.model()

@@ -31,6 +31,7 @@ from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, TableWords
 from .lobby import GameChoice, GameEnd, LobbyEvent, LobbyProblem, OptionChoice, SeatInfo, TableAd, TableRoom
+from .spectator import WatchTable
 
 __all__ = ["LanLobby", "game_choices"]
 
@@ -102,8 +103,8 @@ class LanLobby:
     def tables(self) -> list[TableAd]:
         own = self._room.table.table_id if self._room else None
         ads = [self._ad(a) for a in self._adverts.values() if a.table != own]
-        # Tables with free seats first, then by name.
-        return sorted(ads, key=lambda t: (t.seats_taken >= t.seats_total, t.host_name.lower(), t.table_id))
+        # Tables with free seats first, then full ones, then those playing (to watch); by name.
+        return sorted(ads, key=lambda t: (t.playing, t.seats_taken >= t.seats_total, t.host_name.lower(), t.table_id))
 
     def room(self) -> TableRoom | None:
         return self._room
@@ -130,6 +131,7 @@ class LanLobby:
             seats_total=advert.seats,
             address=advert.address,
             fingerprint=advert.fingerprint,
+            playing=advert.playing,
         )
 
     # -- running ------------------------------------------------------------------------------
@@ -238,6 +240,11 @@ class LanLobby:
 
     async def create(self, game_id: str, options: Mapping[str, Any], players: int, bots: int) -> TableRoom | None:
         self._check_free()
+        options = dict(options)
+        # Not a game option: whether spectators may chat (bound into the header).
+        chat = str(options.pop("spectator_chat", "off")).lower()
+        if chat not in ("on", "off", "true", "false", "yes", "no", "1", "0"):
+            raise LobbyProblem("spectator_chat: on or off")
         try:
             game = self.host.game(game_id)
             resolved = game.resolve_options(options, players)
@@ -290,6 +297,7 @@ class LanLobby:
                         rng=random.Random(),
                         persist=True,  # 'p2pcards resume' brings the seat back after a crash
                         history=True,
+                        spectator_chat=chat in ("on", "true", "yes", "1"),
                     )
                 except (LobbyError, OSError) as exc:
                     if "port" not in opened:
@@ -349,6 +357,22 @@ class LanLobby:
         except (LobbyError, ConnectionClosed, OSError) as exc:  # (ConnectionClosed: cannot reach it)
             raise LobbyProblem(str(exc)) from None
         return self._room
+
+    def watch_table(self, table: str) -> WatchTable:
+        """A table runner that watches the started table ``table`` (its id, or ``HOST:PORT``)."""
+        address, sep, port_text = table.rpartition(":")
+        if sep and port_text.isdigit():
+            where, port = address, int(port_text)
+        else:
+            advert = self._adverts.get(table) or next((a for a in self._adverts.values() if a.name == table), None)
+            if advert is None:
+                raise LobbyProblem(f"no table {table!r} here (try 'watch HOST:PORT')")
+            if not advert.playing:
+                raise LobbyProblem("that table has not started yet: join it, or watch it once it plays")
+            if advert.game not in self.host.games:
+                raise LobbyProblem(f"that table plays {advert.game}, which is not installed here")
+            where, port = advert.host, advert.port
+        return WatchTable(where, port, self.identity, self.host, name=self.name, transcript_dir=self.transcript_dir)
 
     async def _join_table(
         self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED

@@ -71,6 +71,7 @@ class TableAd:
     options: Mapping[str, Any] = field(default_factory=dict)
     address: str = ""  # "HOST:PORT", for people who connect by hand
     fingerprint: str = ""  # the host's key fingerprint
+    playing: bool = False  # its game has started: 'watch N' watches it
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import trio
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -29,11 +29,15 @@ from .lobby import LobbyBackend, LobbyEvent, LobbyProblem
 from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
 from .render import WrappedTextControl
 
+if TYPE_CHECKING:  # (app imports this module)
+    from .app import TableRunner, TableStart
+
 __all__ = ["LobbyScreen", "LOBBY_HELP"]
 
 LOBBY_HELP = """The lobby
   Tables announced on your network are listed with their game, seats and the host's key
-  fingerprint. Up/Down selects one; Enter on an empty line joins it.
+  fingerprint. Up/Down selects one; Enter on an empty line joins it (or watches it, if its
+  game has started).
 
 Commands
   create                          open the new-table form (also F2)
@@ -41,6 +45,7 @@ Commands
                                   open a table at once, e.g. create cals-bs seats=3 bots=2
   join [N | ID]                   take a seat at table N of the list (default: the selected one)
   connect HOST:PORT               join a table discovery does not show
+  watch [N | ID | HOST:PORT]      watch a table whose game has started (no seat, no hand)
   ready                           say you are ready; the game starts when every seat is
   leave                           leave the table before its game starts
   remove SEAT                     (the host) send the player in SEAT away before the game starts
@@ -74,6 +79,7 @@ class LobbyScreen:
         self.feedback = Feedback()
         self._jobs_send, self._jobs = trio.open_memory_channel[tuple[str, Job]](math.inf)
         self._started = trio.Event()
+        self._watching: TableRunner | None = None  # 'watch N': the runner next_table runs
         backend.subscribe(self._on_event)
 
     # -- the backend --------------------------------------------------------------------------
@@ -111,6 +117,13 @@ class LobbyScreen:
         self.invalidate()
         await self._started.wait()
         self._started = trio.Event()
+        if self._watching is not None:  # 'watch N': the spectator's table, then the lobby again
+            runner, self._watching = self._watching, None
+            self.active = False
+            self.form = None
+            self.feedback = Feedback()
+            await runner(cast("TableStart", started))
+            return
         session, room = self.backend.session(), self.backend.room()
         self.active = False
         self.form = None
@@ -154,9 +167,15 @@ class LobbyScreen:
             return self._queue("sending a player away", remove)
         if verb == "join":
             return self._join(command.target)
+        if verb == "watch":
+            return self._watch(command.target)
         return self._create(command.game, dict(command.settings))
 
     def join_selected(self) -> Feedback:
+        """Enter on an empty line: join the selected table, or watch it if it plays."""
+        tables = self.backend.tables()
+        if tables and tables[min(self.selected, len(tables) - 1)].playing:
+            return self._watch("")
         return self._join("")
 
     def _join(self, target: str) -> Feedback:
@@ -175,6 +194,31 @@ class LobbyScreen:
             self.feedback = Feedback("seated: type 'ready' when you are", error=False)
 
         return self._queue("joining", join)
+
+    def _watch(self, target: str) -> Feedback:
+        """``watch N``: watch a started table (the selected one without N)."""
+        watch_table = getattr(self.backend, "watch_table", None)
+        if watch_table is None:
+            return Feedback("this lobby cannot watch tables", error=True)
+        if self.backend.room() is not None:
+            return Feedback("you are at a table: 'leave' it first to watch another", error=True)
+        tables = self.backend.tables()
+        if not target:
+            playing = [t for t in tables if t.playing]
+            if not playing:
+                return Feedback("no table is playing now: 'watch N' once one has started", error=True)
+            chosen = tables[min(self.selected, len(tables) - 1)]
+            target = (chosen if chosen.playing else playing[0]).table_id
+        elif target.isdigit():
+            if not 1 <= int(target) <= len(tables):
+                return Feedback(f"no table {target} in the list", error=True, keep_text=True)
+            target = tables[int(target) - 1].table_id
+        try:
+            self._watching = watch_table(target)
+        except LobbyProblem as exc:
+            return Feedback(str(exc), error=True, keep_text=True)
+        self._started.set()
+        return Feedback()
 
     def _open_form(self) -> CreateForm:
         """The create form, for the keys that work only while it is open."""

@@ -34,6 +34,8 @@ def table_rows(tables: Sequence[TableAd], selected: int | None) -> list[tuple[bo
     rows = []
     for index, t in enumerate(tables):
         full = " full" if t.seats_taken >= t.seats_total else ""
+        if t.playing:
+            full = f" playing: watch {index + 1}"
         text = (
             f"{index + 1:>2}. {t.host_name.ljust(width)}  {t.game_name.ljust(game_width)}  "
             f"{t.seats_taken}/{t.seats_total} seated{full}  key {t.fingerprint}  {t.address}"
@@ -203,12 +205,12 @@ def _step(option: OptionChoice, value: Any, delta: int) -> Any:
 # --------------------------------------------------------------------------------------------
 # Typed lobby commands.
 
-LOBBY_WORDS = ("create", "join ", "connect ", "ready", "leave", "remove ", "help", "quit")
+LOBBY_WORDS = ("create", "join ", "connect ", "watch ", "ready", "leave", "remove ", "help", "quit")
 
 
 @dataclass(frozen=True)
 class LobbyCommand:
-    """``verb``: create, join, ready, leave, remove, help, quit; ``error`` when the line is not one."""
+    """``verb``: create, join, watch, ready, leave, remove, help, quit; ``error`` when the line is not one."""
 
     verb: str = ""
     target: str = ""  # join: a table number, an id, or HOST:PORT; remove: a seat number
@@ -234,6 +236,10 @@ def parse_lobby_command(text: str) -> LobbyCommand:
         if verb == "connect" and (not args or ":" not in args[0]):
             return LobbyCommand(error="connect HOST:PORT, e.g. connect 192.168.1.20:40123")
         return LobbyCommand("join", target=args[0] if args else "")
+    if verb == "watch":
+        if len(args) > 1:
+            return LobbyCommand(error="watch takes one table: a number from the list, an id or HOST:PORT")
+        return LobbyCommand("watch", target=args[0] if args else "")
     if verb == "create":
         game, settings = "", {}
         for arg in args:
@@ -245,4 +251,6 @@ def parse_lobby_command(text: str) -> LobbyCommand:
             else:
                 return LobbyCommand(error=f"create GAME [seats=N] [bots=K] [OPTION=VALUE ...], not {arg!r}")
         return LobbyCommand("create", game=game, settings=settings)
-    return LobbyCommand(error=f"unknown command {words[0]!r}: create, join, connect, ready, leave, remove, help, quit")
+    return LobbyCommand(
+        error=f"unknown command {words[0]!r}: create, join, connect, watch, ready, leave, remove, help, quit"
+    )

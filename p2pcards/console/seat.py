@@ -223,6 +223,7 @@ def hosted_seat(
     transcript_dir: Path,
     timeouts: Timeouts,
     rematch: bool = False,
+    spectator_chat: bool = False,
 ) -> SeatTable:
     """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers; with
     ``rematch``, offer a rematch there after a finished game."""
@@ -265,6 +266,7 @@ def hosted_seat(
             on_words=on_words,
             persist=True,
             history=True,
+            spectator_chat=spectator_chat,
         )
         last[:] = outcomes
         return outcomes[0]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..session import TableEvent, TableSession
-from ..text import command_words, name_seats, second_person, third_person
+from ..text import command_words, name_seats, printable, second_person, third_person
 
 if TYPE_CHECKING:
     from .controller import ForcedMove
@@ -298,6 +298,8 @@ class TableTracker:
     connection: str = "local table (this computer)"
     #: Called when the local seat's turn comes (the console's bell).
     on_my_turn: Callable[[], None] = lambda: None
+    #: Who watches the table (``spectator`` events), as the title shows them.
+    watching: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self._verbs = command_words(self.session.game.commands_help())
@@ -370,6 +372,8 @@ class TableTracker:
             return
         if kind == "connection":
             self.connection = event.text
+        if kind == "spectator" and isinstance(data.get("watching"), (list, tuple)):
+            self.watching = tuple(printable(str(n)) for n in data["watching"])
         if kind == "done":
             self.turn = None
             self.turn_started = None

@@ -51,6 +51,8 @@ class TableAdvert:
     fingerprint: str  # the host's key fingerprint
     host: str
     port: int
+    #: Its game has started: no seat is free, and a spectator may watch it (``p2pcards watch``).
+    playing: bool = False
 
     @property
     def address(self) -> str:
@@ -64,6 +66,7 @@ class TableAdvert:
             "f": str(self.free),
             "v": str(self.protocol),
             "k": self.fingerprint,
+            **({"p": "1"} if self.playing else {}),
         }
 
     @classmethod
@@ -92,6 +95,7 @@ class TableAdvert:
                 fingerprint=props["k"],
                 host=addresses[0],
                 port=int(info.port),
+                playing=props.get("p") == "1",
             )
         except (KeyError, ValueError, IndexError, TypeError):
             return None

@@ -363,6 +363,8 @@ class HostedLobby:
     agreement: trio.Event | None = None
     #: Why a rematch will not be played (who declined), once one seat has declined.
     declined: str | None = None
+    #: Spectators may chat (bound into the header: TableHeader.spectator_chat).
+    spectator_chat: bool = False
     _changed: trio.Event = field(default_factory=trio.Event)
 
     @property
@@ -490,7 +492,14 @@ class HostedLobby:
             sitter = self.sitters[seat]
             seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
         return TableHeader(
-            self.table, self.game, self.rules_version, dict(self.options), tuple(seats), PROTOCOL_VERSION, self.timeouts
+            self.table,
+            self.game,
+            self.rules_version,
+            dict(self.options),
+            tuple(seats),
+            PROTOCOL_VERSION,
+            self.timeouts,
+            self.spectator_chat,
         )
 
     def advert(self) -> TableAdvert:

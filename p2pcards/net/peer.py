@@ -42,20 +42,23 @@ from ..table.protocol import (
     MoveIn,
     Named,
     SendTo,
+    SpectatorSaysIn,
     Stop,
     TableAborted,
     TableProtocol,
+    WatchersIn,
 )
 from ..table.rounds import order_by_echoes
+from ..text import printable
 from ..wire.files import write_problem
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
-from ..wire.messages import Bye, Entry, Fetch, Fetched
+from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
-from .spectators import Spectators
+from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
@@ -178,8 +181,17 @@ class Peer:
         self.session.round_order = self._round_order
         #: People watching the table through this seat (net/spectators.py): they get the
         #: public entries only, and nothing they send is read.
-        self.spectators = Spectators(self.header_wire, lambda: self.protocol.log, on_change=self._watchers_changed)
+        self.spectators = Spectators(
+            self.header_wire,
+            lambda: self.protocol.log,
+            on_change=self._watchers_changed,
+            chat=header.spectator_chat,
+            on_say=self._spectator_said,
+        )
+        self._relayed = RelayedChat()
         self._watching: list[str] = []
+        #: Who watches through the other seats, as their ``watchers`` notices say.
+        self.other_watchers = OtherWatchers([s.name for s in header.seats])
 
     # -- state ----------------------------------------------------------------------------
 
@@ -228,10 +240,23 @@ class Peer:
         before, self._watching = self._watching, list(names)
         for name in names:
             if name not in before:
-                self.session.publish("spectator", f"{name} is watching the table", watching=list(names))
+                self.session.publish("spectator", f"{name} is watching the table", watching=self.watching())
         for name in before:
             if name not in names:
-                self.session.publish("spectator", f"{name} stopped watching", watching=list(names))
+                self.session.publish("spectator", f"{name} stopped watching", watching=self.watching())
+
+    def watching(self) -> list[str]:
+        """Everyone watching the table: through us, then through the other seats (their word)."""
+        return list(dict.fromkeys([*self._watching, *self.other_watchers.names()]))
+
+    def _spectator_said(self, name: str, text: str) -> None:
+        """A chat line of someone watching (through us, or relayed by another seat)."""
+        self.session.publish("chat", f"{name} (watching): {text}", spectator=name)
+
+    async def _send_watchers(self, notice: Watchers | SpectatorSays) -> None:
+        for seat in range(self.header.players):
+            if seat != self.seat:
+                await self._send_to(seat, notice)
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""
@@ -735,6 +760,14 @@ class Peer:
                     f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
                     seat=effect.seat,
                 )
+            elif isinstance(effect, WatchersIn):
+                for line in self.other_watchers.update(effect.via, effect.names):
+                    self.session.publish("spectator", line, watching=self.watching())
+            elif isinstance(effect, SpectatorSaysIn):
+                # Only at a table that lets spectators chat, within the relaying seat's bounds.
+                if self.header.spectator_chat and self._relayed.take(effect.via, trio.current_time()):
+                    self._spectator_said(printable(effect.name), printable(effect.text))
+                    self.spectators.tell(printable(effect.name), printable(effect.text))
             elif isinstance(effect, ChatIn):
                 self.session.publish(
                     "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender
@@ -862,6 +895,7 @@ class Peer:
             failure: TableAborted | None = None
             async with trio.open_nursery() as chat:
                 chat.start_soon(self._chat_loop)
+                chat.start_soon(self.spectators.announce, self._send_watchers)
                 # Caught inside the nursery: trio would wrap it in an ExceptionGroup.
                 try:
                     await self.deck.start()

@@ -149,6 +149,7 @@ async def host_rematch(
                 bot_name=bot_name,
                 bot_delay=bot_delay,
                 announce=False,  # for the same players only: nobody else need see it
+                spectator_chat=header.spectator_chat,
                 transcript_dir=transcript_dir,
                 timeouts=header.timeouts,
                 on_roster=on_roster,

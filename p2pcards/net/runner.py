@@ -8,6 +8,7 @@ person would be.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import secrets
@@ -26,7 +27,7 @@ from ..session import BotSeat, SeatAgent
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
 from ..wire.identity import Identity, TableWords
-from .discovery import TableAdvert, watch
+from .discovery import TableAdvert, advertise, watch
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
 from .peer import Peer
 from .table import LINGER_SECONDS, SeatOutcome, play_seat
@@ -56,6 +57,18 @@ def bot_agent(
         return BotSeat(cls(game, seat, options, random.Random(rng.random())), delay=delay, reaction=reaction)
 
     return make
+
+
+async def _announce_playing(lobby: HostedLobby) -> None:
+    """While our seat plays, announce the table as started (no free seat), so that a lobby
+    can offer to watch it; alongside the game, never holding it up (zeroconf runs in a
+    thread, and a failure to announce only means nobody finds it to watch)."""
+    advert = dataclasses.replace(lobby.advert(), free=0, playing=True)
+    try:
+        async with advertise(advert, lobby.interface):
+            await trio.sleep_forever()
+    except Exception:  # zeroconf's errors (a name conflict, a socket): nobody finds it to watch
+        return
 
 
 async def host_table(
@@ -91,6 +104,7 @@ async def host_table(
     bot_names: Sequence[str] | None = None,
     reserved: Sequence[bytes] | None = None,
     agreement: trio.Event | None = None,
+    spectator_chat: bool = False,
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -121,6 +135,7 @@ async def host_table(
         advertise=advertise,
         reserved=tuple(reserved) if reserved is not None else None,
         agreement=agreement,
+        spectator_chat=spectator_chat,
     )
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
@@ -135,6 +150,13 @@ async def host_table(
         started = await host_lobby(lobby, announce=announce, task_status=task_status)
         if on_words and started.words is not None:
             on_words(started.words)
+        async with trio.open_nursery() as playing:
+            if announce:
+                playing.start_soon(_announce_playing, lobby)
+            await play(started)
+            playing.cancel_scope.cancel()
+
+    async def play(started: Any) -> None:
         mine.append(
             await play_seat(
                 identity,
@@ -297,6 +319,7 @@ async def play_local_table(
     on_peer: Callable[[Peer], None] | None = None,
     persist: bool = False,
     state_home: Path | str | None = None,
+    spectator_chat: bool = False,
 ) -> list[SeatOutcome]:
     """Play one table on this machine, every seat a peer of its own (its own keys, listener
     and connections) on ``interface``; ``agents[seat]`` makes the agent of each seat. Seat 0
@@ -340,6 +363,7 @@ async def play_local_table(
             linger=linger,
             persist=persist,
             state_home=state_home,
+            spectator_chat=spectator_chat,
         )
         outcomes[0] = mine[0]
 
@@ -410,21 +434,29 @@ def _table_game(host: PluginHost, header: Any) -> Game:
     return game
 
 
-async def find_table(interface: str | None, table: str, *, timeout: float = 5.0) -> TableAdvert:
+async def find_table(interface: str | None, table: str, *, timeout: float = 5.0, playing: bool = False) -> TableAdvert:
     """The advert of the table named ``table`` (its id or its name), found by zeroconf as soon
-    as it appears."""
+    as it appears: one still in its lobby, or with ``playing`` one whose game has started
+    (to watch it)."""
     found: list[TableAdvert] = []
+    started: list[TableAdvert] = []
     appeared = trio.Event()
 
     def update(tables: dict[str, TableAdvert]) -> None:
         for advert in tables.values():
-            if table in (advert.table, advert.name) and not found:
+            if table in (advert.table, advert.name) and advert.playing != playing:
+                started.append(advert)
+            elif table in (advert.table, advert.name) and not found:
                 found.append(advert)
                 appeared.set()
 
     async with watch(interface, update):
         with trio.move_on_after(timeout):
             await appeared.wait()
+    if not found and started:
+        if playing:
+            raise LobbyError(f"the table {table!r} has not started yet: join it, or watch it once it starts")
+        raise LobbyError(f"the table {table!r} has started: 'p2pcards watch {table}' watches it")
     if not found:
         raise LobbyError(f"no table {table!r} found on the network (try HOST:PORT, or 'p2pcards doctor')")
     return found[0]

@@ -13,24 +13,48 @@ then it closes the connection.
 A spectator never slows the seat: entries go into a bounded queue per spectator, and one whose
 queue is full (it reads too slowly) is dropped; its own task does the sending, with a short
 send timeout. Nothing a spectator sends after ``watch`` is read: the seat never acts on it.
+
+Every player sees who watches: a seat tells the other seats its spectators' names in an
+unsigned ``watchers`` notice each time one comes or goes (:meth:`Spectators.announce`), and
+:class:`OtherWatchers` turns what the other seats claim into lines for our player: untrusted
+text, escaped, capped in count and length, at most :data:`NOTICE_LINES` lines per seat.
+
+At a table whose header lets spectators chat (``spectator_chat``), the one thing a seat reads
+from its spectator is a chat line (``{"type": "lobby", "op": "say", "text": ...}``): at most
+one a :data:`SAY_SECONDS`, :data:`SAY_LINES` in all, 200 printable characters. The seat shows
+it to its player as a spectator's, relays it to the other seats (an unsigned
+``spectator-says`` notice, never a log entry) and to its own spectators (``said``); the
+others show what they are relayed under the same limits (:class:`RelayedChat`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
+from ..text import printable
 from ..wire.framing import frame_of
 from ..wire.log import Log
-from ..wire.messages import Bye, Entry
+from ..wire.messages import MAX_SPECTATOR_CHAT, MAX_WATCHER_NAME, MAX_WATCHERS, Bye, Entry, SpectatorSays, Watchers
+from ..wire.schema import Record, Str, Text
 from ..wire.sealed import recipients
 from ..wire.transcript import TranscriptEnd
 from .transport import Connection, ConnectionClosed
 
-__all__ = ["MAX_SPECTATORS", "QUEUE_ENTRIES", "SEND_SECONDS", "Spectators", "is_public"]
+__all__ = [
+    "MAX_SPECTATORS",
+    "NOTICE_LINES",
+    "QUEUE_ENTRIES",
+    "SEND_SECONDS",
+    "OtherWatchers",
+    "RelayedChat",
+    "Spectators",
+    "is_public",
+]
 
 #: At most this many spectators per seat at once; one more is refused with a ``bye``.
 MAX_SPECTATORS = 16
@@ -40,6 +64,17 @@ QUEUE_ENTRIES = 2048
 SEND_SECONDS = 3.0
 #: At the end, how long the seat waits for its spectators to take the rest of the log.
 FINISH_SECONDS = 3.0
+#: A spectator's chat: at most one line per this many seconds, and this many lines in all
+#: (more are dropped); the same bounds for lines another seat relays.
+SAY_SECONDS = 1.0
+SAY_LINES = 100
+#: Notices waiting to go to the other seats (more are dropped: they are only for people).
+NOTICES = 64
+_SAY = Record({"type": Str(16), "op": Str(16), "text": Text(MAX_SPECTATOR_CHAT, min_len=1)})
+
+#: Lines about another seat's spectators shown to our player, at most, per seat and game (a
+#: seat that floods ``watchers`` notices fills no log).
+NOTICE_LINES = 64
 
 
 def is_public(entry: Entry) -> bool:
@@ -55,13 +90,26 @@ class _Watcher:
     receive: trio.MemoryReceiveChannel[Any]
     sent: set[tuple[int, int]] = field(default_factory=set)
     done: trio.Event = field(default_factory=trio.Event)
+    said: int = 0  # chat lines taken from it
+    last_said: float = -math.inf
 
 
 class Spectators:
     """Every spectator of one seat."""
 
-    def __init__(self, header_wire: Any, log: Callable[[], Log], on_change: Any = None):
+    def __init__(
+        self,
+        header_wire: Any,
+        log: Callable[[], Log],
+        on_change: Any = None,
+        *,
+        chat: bool = False,
+        on_say: Callable[[str, str], None] | None = None,
+    ):
         self.header_wire = header_wire
+        #: The header lets spectators chat: ``on_say(name, text)`` gets each line one says.
+        self.chat = chat
+        self.on_say = on_say
         self.log = log
         self.watchers: list[_Watcher] = []
         self.finished = False
@@ -70,6 +118,28 @@ class Spectators:
         #: Spectators dropped because they did not keep up (a full queue, a send that timed
         #: out, or too slow to take the end).
         self.dropped = 0
+        self._notices, self._to_send = trio.open_memory_channel[Any](NOTICES)
+
+    async def announce(self, send: Callable[[Watchers | SpectatorSays], Any]) -> None:
+        """Run alongside the game: ``send`` the other seats our spectators' list each time it
+        changes, and our spectators' chat lines (``send`` awaits; never the game)."""
+        async for notice in self._to_send:
+            if notice is None:  # the list changed: the list as it is now
+                notice = Watchers(tuple(printable(n)[:MAX_WATCHER_NAME] for n in self.names[:MAX_WATCHERS]))
+            await send(notice)
+
+    def _notice(self, notice: Any) -> None:
+        try:
+            self._notices.send_nowait(notice)
+        except trio.WouldBlock:
+            pass  # only for people: the next list says who watches
+
+    def tell(self, name: str, text: str, skip: _Watcher | None = None) -> None:
+        """A spectator's chat line (ours or relayed by another seat): to our spectators (but
+        ``skip``, who said it)."""
+        for watcher in list(self.watchers):
+            if watcher is not skip:
+                self._queue(watcher, ("said", {"type": "lobby", "op": "said", "name": name, "text": text}))
 
     @property
     def names(self) -> list[str]:
@@ -103,6 +173,7 @@ class Spectators:
             self._changed()
 
     def _changed(self) -> None:
+        self._notice(None)
         if self.on_change is not None:
             self.on_change(self.names)
 
@@ -151,6 +222,8 @@ class Spectators:
             elif kind == "rest":
                 for entry in item:
                     await self._send_entry(watcher, entry)
+            elif kind == "said":
+                await watcher.conn.send(item)
             elif kind == "end":
                 await watcher.conn.send({"type": "lobby", "op": "ended", "end": item})
                 return
@@ -163,13 +236,36 @@ class Spectators:
         await watcher.conn.send_frame(frame_of(entry.wire_bytes))
 
     async def _ignore_input(self, watcher: _Watcher, scope: trio.CancelScope) -> None:
-        """Read what the spectator sends, and drop it: a spectator cannot affect the game. Its
-        end (or a malformed frame) ends the spectator."""
+        """Read what the spectator sends, and drop it: a spectator cannot affect the game (a
+        chat line, where the table allows it, is only shown and relayed). Its end (or a
+        malformed frame) ends the spectator."""
         try:
             while True:
-                await watcher.conn.receive()
+                message = await watcher.conn.receive()
+                if self.chat and not self.finished:
+                    self._heard(watcher, message)
         except Exception:  # closed, or bytes that are no frame: either way it is gone
             scope.cancel()
+
+    def _heard(self, watcher: _Watcher, message: Any) -> None:
+        """A chat line from ``watcher``, within its bounds; anything else is dropped."""
+        if not (isinstance(message, dict) and message.get("type") == "lobby" and message.get("op") == "say"):
+            return
+        try:
+            _SAY.check(message)
+        except ValueError:
+            return
+        now = trio.current_time()
+        if watcher.said >= SAY_LINES or now - watcher.last_said < SAY_SECONDS:
+            return
+        watcher.said, watcher.last_said = watcher.said + 1, now
+        text, name = " ".join(message["text"].split()), printable(watcher.name)[:MAX_WATCHER_NAME]
+        if not text:
+            return
+        self._notice(SpectatorSays(name, text))
+        self.tell(name, text, skip=watcher)
+        if self.on_say is not None:
+            self.on_say(name, text)
 
     async def finish(self, end: TranscriptEnd, entries: Iterable[Entry]) -> None:
         """Our game is over: send every spectator the rest of the log (``entries``: what our
@@ -187,3 +283,46 @@ class Spectators:
                 await watcher.done.wait()
         for watcher in list(self.watchers):
             self._drop(watcher, "was too slow to take the end of the game")
+
+
+class OtherWatchers:
+    """Who watches through the other seats, as they say (``watchers`` notices): lines for our
+    player. A notice is a seat's claim, trusted for nothing: names are escaped and cut, lists
+    capped, and each seat gets at most :data:`NOTICE_LINES` lines per game."""
+
+    def __init__(self, seat_names: list[str]):
+        self.seat_names = seat_names
+        self.by_seat: dict[int, tuple[str, ...]] = {}
+        self._lines: dict[int, int] = {}
+
+    def update(self, via: int, names: Iterable[str]) -> list[str]:
+        """Seat ``via``'s list now: the lines to show (who came, who went)."""
+        now = tuple(dict.fromkeys(printable(n)[:MAX_WATCHER_NAME] for n in names))[:MAX_WATCHERS]
+        before = self.by_seat.get(via, ())
+        self.by_seat[via] = now
+        seat = self.seat_names[via] if 0 <= via < len(self.seat_names) else f"seat {via}"
+        lines = [f"{n} is watching the table (through {seat})" for n in now if n not in before]
+        lines += [f"{n} stopped watching (through {seat})" for n in before if n not in now]
+        room = NOTICE_LINES - self._lines.get(via, 0)
+        self._lines[via] = self._lines.get(via, 0) + min(room, len(lines))
+        return lines[: max(0, room)]
+
+    def names(self) -> list[str]:
+        """Everyone the other seats say watches, each once."""
+        return list(dict.fromkeys(n for names in self.by_seat.values() for n in names))
+
+
+class RelayedChat:
+    """Spectators' chat lines other seats relay: shown within :data:`SAY_SECONDS` and
+    :data:`SAY_LINES` per relaying seat (a seat that floods them fills no screen)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[int, int] = {}
+        self._last: dict[int, float] = {}
+
+    def take(self, via: int, now: float) -> bool:
+        if self._lines.get(via, 0) >= SAY_LINES or now - self._last.get(via, -math.inf) < SAY_SECONDS / 2:
+            return False
+        self._lines[via] = self._lines.get(via, 0) + 1
+        self._last[via] = now
+        return True

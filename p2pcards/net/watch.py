@@ -26,7 +26,8 @@ from ..text import printable
 from ..wire.errors import ProtocolError, SchemaError
 from ..wire.identity import Identity
 from ..wire.log import Log, Rejected
-from ..wire.messages import Bye, Entry
+from ..wire.messages import MAX_SPECTATOR_CHAT, MAX_WATCHER_NAME, Bye, Entry
+from ..wire.schema import Record, Str, Text
 from ..wire.sealed import recipients
 from ..wire.transcript import TranscriptEnd, TranscriptError, roster_header, write_transcript
 from .lobby import LobbyError, handshake, lobby_message
@@ -36,6 +37,14 @@ __all__ = ["WatchError", "Watched", "describe_entry", "watch_table"]
 
 #: How long the seat has to answer ``watch`` with the header.
 ANSWER_SECONDS = 10.0
+_SAID = Record(
+    {
+        "type": Str(16),
+        "op": Str(16),
+        "name": Text(MAX_WATCHER_NAME, min_len=1),
+        "text": Text(MAX_SPECTATOR_CHAT, min_len=1),
+    }
+)
 
 
 class WatchError(LobbyError):
@@ -106,18 +115,23 @@ async def watch_table(
     transcript_dir: Path | None = None,
     on_line: Callable[[str], None] | None = None,
     on_header: Callable[[TableHeader], None] | None = None,
+    on_entry: Callable[[Entry], None] | None = None,
+    on_said: Callable[[str, str], None] | None = None,
+    say: trio.MemoryReceiveChannel[str] | None = None,
     conn: Connection | None = None,
 ) -> Watched:
     """Watch the table whose seat listens at ``host:port`` until its end (or the seat goes);
-    ``on_line`` gets a line for each entry as it comes. With ``transcript_dir`` the transcript
-    is written there at the end (``watch-TABLEID.p2pt``)."""
+    ``on_line`` gets a line for each entry as it comes, ``on_entry`` the entry itself (checked
+    as far as :func:`_check` can). With ``transcript_dir`` the transcript is written there at
+    the end (``watch-TABLEID.p2pt``). At a table that lets spectators chat, the lines put in
+    ``say`` go to the seat, and ``on_said(name, text)`` gets other spectators' lines."""
     if conn is None:
         try:
             conn = await connect(host, port)
         except ConnectionClosed as exc:
             raise WatchError(str(exc)) from None
     try:
-        return await _watch(conn, identity, name, games, transcript_dir, on_line, on_header)
+        return await _watch(conn, identity, name, games, transcript_dir, on_line, on_header, on_entry, on_said, say)
     finally:
         await conn.aclose()
 
@@ -130,6 +144,9 @@ async def _watch(
     transcript_dir: Path | None,
     on_line: Callable[[str], None] | None,
     on_header: Callable[[TableHeader], None] | None,
+    on_entry: Callable[[Entry], None] | None = None,
+    on_said: Callable[[str, str], None] | None = None,
+    say: trio.MemoryReceiveChannel[str] | None = None,
 ) -> Watched:
     try:
         seat_peer = await handshake(conn, identity, name=name, games=games)
@@ -149,36 +166,20 @@ async def _watch(
     names = [s.name for s in header.seats]
     watched = Watched(header)
     held: dict[tuple[int, int], Entry] = {}
-    try:
-        while True:
-            raw = await conn.receive()
-            if isinstance(raw, dict) and raw.get("type") == "entry":
-                entry = Entry.from_wire(raw, conn.remote)
-                _check(entry, header, held)
-                if (entry.sender, entry.seq) in held:
-                    continue
-                private = bool(recipients(entry.body))
-                if private and watched._end_index is None:
-                    watched._end_index = len(watched.received)  # the seat's game is over
-                if watched._end_index is None:
-                    watched.frames.append(raw)
-                held[(entry.sender, entry.seq)] = entry
-                watched.received.append(entry)
-                if on_line is not None and not private:
-                    on_line(describe_entry(entry, names))
-            elif isinstance(raw, dict) and raw.get("type") == "lobby" and raw.get("op") == "ended":
-                message = lobby_message(raw, "ended", seat_peer.name)
-                watched.end = TranscriptEnd.from_wire(message["end"])
-                break
-            elif isinstance(raw, dict) and raw.get("type") == "bye":
-                watched.problem = f"the seat left: {printable(str(Bye.from_wire(raw).reason))[:300]}"
-                break
-            else:
-                raise ProtocolError(seat_peer.name, "sent a spectator something no seat sends")
-    except ConnectionClosed as exc:
-        watched.problem = f"the seat closed the connection before the end: {exc}"
-    except (ProtocolError, SchemaError, FrameError, TranscriptError) as exc:
-        watched.problem = f"the seat sent something wrong: {exc}"
+
+    async def receive_all() -> None:
+        try:
+            await _receive(conn, header, seat_peer.name, names, held, watched, on_line, on_entry, on_said)
+        except ConnectionClosed as exc:
+            watched.problem = f"the seat closed the connection before the end: {exc}"
+        except (ProtocolError, SchemaError, FrameError, TranscriptError) as exc:
+            watched.problem = f"the seat sent something wrong: {exc}"
+
+    async with trio.open_nursery() as nursery:
+        if say is not None:
+            nursery.start_soon(_send_lines, conn, say)
+        await receive_all()
+        nursery.cancel_scope.cancel()
     if watched._end_index is None:
         watched._end_index = len(watched.received)
     watched.log = _build_log(header, held, watched)
@@ -197,6 +198,66 @@ async def _watch(
         write_transcript(path, tx_header, entries, watched.log.blames, watched.end)
         watched.transcript = path
     return watched
+
+
+async def _receive(
+    conn: Connection,
+    header: TableHeader,
+    seat_name: str,
+    names: list[str],
+    held: dict[tuple[int, int], Entry],
+    watched: Watched,
+    on_line: Callable[[str], None] | None,
+    on_entry: Callable[[Entry], None] | None,
+    on_said: Callable[[str, str], None] | None,
+) -> None:
+    """What the seat sends, until the end record (or its goodbye)."""
+    while True:
+        raw = await conn.receive()
+        if isinstance(raw, dict) and raw.get("type") == "entry":
+            entry = Entry.from_wire(raw, conn.remote)
+            _check(entry, header, held)
+            if (entry.sender, entry.seq) in held:
+                continue
+            private = bool(recipients(entry.body))
+            if private and watched._end_index is None:
+                watched._end_index = len(watched.received)  # the seat's game is over
+            if watched._end_index is None:
+                watched.frames.append(raw)
+            held[(entry.sender, entry.seq)] = entry
+            watched.received.append(entry)
+            if on_line is not None and not private:
+                on_line(describe_entry(entry, names))
+            if on_entry is not None:
+                on_entry(entry)
+        elif isinstance(raw, dict) and raw.get("type") == "lobby" and raw.get("op") == "said":
+            # Another spectator's chat line, as the seat relays it: shown, never trusted.
+            try:
+                _SAID.check(raw)
+            except SchemaError:
+                continue
+            if header.spectator_chat and on_said is not None:
+                on_said(printable(raw["name"]), printable(raw["text"]))
+        elif isinstance(raw, dict) and raw.get("type") == "lobby" and raw.get("op") == "ended":
+            message = lobby_message(raw, "ended", seat_name)
+            watched.end = TranscriptEnd.from_wire(message["end"])
+            return
+        elif isinstance(raw, dict) and raw.get("type") == "bye":
+            watched.problem = f"the seat left: {printable(str(Bye.from_wire(raw).reason))[:300]}"
+            return
+        else:
+            raise ProtocolError(seat_name, "sent a spectator something no seat sends")
+
+
+async def _send_lines(conn: Connection, say: trio.MemoryReceiveChannel[str]) -> None:
+    """Our chat lines to the seat (at a table that lets spectators chat)."""
+    async for text in say:
+        text = printable(" ".join(text.split()))[:MAX_SPECTATOR_CHAT]
+        if text:
+            try:
+                await conn.send({"type": "lobby", "op": "say", "text": text})
+            except ConnectionClosed:
+                return
 
 
 def _check(entry: Entry, header: TableHeader, held: Mapping[tuple[int, int], Entry]) -> None:

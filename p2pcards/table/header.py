@@ -9,7 +9,7 @@ from typing import Any
 
 from ..wire.errors import SchemaError
 from ..wire.identity import PublicIdentity
-from ..wire.schema import AnyData, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
+from ..wire.schema import AnyData, Bool, Bytes, Float, Int, ListOf, MapOf, Record, Str, Text
 from .timeouts import Timeouts
 
 __all__ = ["HEADER", "Seat", "TableHeader"]
@@ -48,7 +48,9 @@ HEADER = Record(
         "seats": ListOf(_SEAT_SCHEMA, 16, 1),
         "protocol": Int(0, 1 << 31),
         "timeouts": Record({"deck": Float(), "turn": Float(), "grace": Float()}),
-    }
+    },
+    # Only when true: a table without it has the same header bytes as before it existed.
+    optional={"spectator_chat": Bool()},
 )
 
 
@@ -63,6 +65,9 @@ class TableHeader:
     seats: tuple[Seat, ...]
     protocol: int
     timeouts: Timeouts = field(default_factory=Timeouts)
+    #: Spectators may chat: the seat a spectator watches through relays its lines to the
+    #: players (never into the signed log). Off unless the host turns it on.
+    spectator_chat: bool = False
 
     @property
     def players(self) -> int:
@@ -77,6 +82,7 @@ class TableHeader:
             "seats": [s.to_wire() for s in self.seats],
             "protocol": self.protocol,
             "timeouts": self.timeouts.to_wire(),
+            **({"spectator_chat": True} if self.spectator_chat else {}),
         }
 
     @classmethod
@@ -96,4 +102,5 @@ class TableHeader:
             tuple(Seat.from_wire(s) for s in data["seats"]),
             data["protocol"],
             timeouts,
+            bool(data.get("spectator_chat", False)),
         )

@@ -34,7 +34,7 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
+from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from .absence import Absences, absent_body
 from .header import TableHeader
@@ -148,7 +148,38 @@ class ChatIn:
     text: str
 
 
-Effect = SendTo | Answer | Keep | Named | Stop | Left | Halted | DeckIn | MoveIn | ChatIn | AbsentIn
+@dataclass(frozen=True)
+class WatchersIn:
+    """Seat ``via`` says who watches the table through it (unsigned: text for people only)."""
+
+    via: int
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SpectatorSaysIn:
+    """Seat ``via`` relays a chat line of a spectator (unsigned: its word only)."""
+
+    via: int
+    name: str
+    text: str
+
+
+Effect = (
+    SendTo
+    | Answer
+    | Keep
+    | Named
+    | Stop
+    | Left
+    | Halted
+    | DeckIn
+    | MoveIn
+    | ChatIn
+    | AbsentIn
+    | WatchersIn
+    | SpectatorSaysIn
+)
 
 
 class TableProtocol:
@@ -237,6 +268,10 @@ class TableProtocol:
             return [self.name(via, problem)] if problem else []
         if isinstance(message, Bye):
             return self._on_bye(via, message)
+        if isinstance(message, Watchers):
+            return [WatchersIn(via, message.names)]
+        if isinstance(message, SpectatorSays):
+            return [SpectatorSaysIn(via, message.name, message.text)]
         if not isinstance(message, Entry):  # a handshake message (hello, auth) after the handshake
             return [self.name(via, f"sent a {type(message).__name__.lower()} message during the game")]
         if message.sender == self.seat and self.recovering:

@@ -106,6 +106,7 @@ async def play_loopback(
     reaction: float = 1.0,
     on_peer: Callable[[Peer], None] | None = None,
     time_limit: float = 120.0,
+    spectator_chat: bool = False,
 ) -> LoopbackTable:
     """Play one table of ``game`` over TCP on 127.0.0.1, every seat a peer of its own, to its
     end; returns every seat's outcome (:class:`LoopbackTable`). Call it under trio; a test that
@@ -122,7 +123,8 @@ async def play_loopback(
     named "player N". ``timeouts`` are the table's; ``linger`` is how long a seat whose game is
     over keeps answering the others; ``on_peer`` gets every seat's peer as its game starts.
     With ``transcript_dir`` every seat saves its transcript there. A table that takes more than
-    ``time_limit`` seconds raises :class:`trio.TooSlowError`."""
+    ``time_limit`` seconds raises :class:`trio.TooSlowError`. ``spectator_chat``: the header lets
+    spectators chat."""
     host, played = _host_for(game)
     opts = dict(options or {})
     count = players if players is not None else played.default_players(opts)
@@ -142,6 +144,7 @@ async def play_loopback(
             transcript_dir=folder,
             linger=linger,
             on_peer=on_peer,
+            spectator_chat=spectator_chat,
         )
     return LoopbackTable(played.id, resolved, outcomes)
 

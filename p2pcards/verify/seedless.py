@@ -28,7 +28,7 @@ class _NeedsFaces(Exception):
     """The seedless replay reached a step that needs the faces of cards."""
 
 
-class _Handles:
+class PublicHandles:
     """The engine's deck without seeds: only the public numbering of handles (shuffle epoch e
     is ``e*n .. e*n+n-1``, moved cards count up from FIRST_REHANDLED); a step that needs faces
     (or a coin, which needs every nonce) ends the replay."""
@@ -256,7 +256,7 @@ def public_moves(
     that never revealed their seed."""
     n = len(game.deck(lobby.options, lobby.players))
     cards = public_passes(replay.log, lobby, game)
-    deck = _Handles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
+    deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
     bots = [SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
     moved_at = [-1]  # deck steps before the last move
     observe = replay.moved

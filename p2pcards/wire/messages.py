@@ -29,7 +29,7 @@ from .. import PROTOCOL_VERSION, __version__
 from . import framing
 from .errors import ProtocolError, SchemaError, VersionMismatch
 from .identity import Identity, PublicIdentity
-from .schema import AnyData, Bytes, Int, MapOf, Record, Str, Text
+from .schema import AnyData, Bytes, Int, ListOf, MapOf, Record, Str, Text
 
 __all__ = [
     "Auth",
@@ -41,6 +41,8 @@ __all__ = [
     "Hello",
     "MAX_SEATS",
     "TABLE_ID_SIZE",
+    "SpectatorSays",
+    "Watchers",
     "common_games",
     "genesis_hash",
     "handshake_proof",
@@ -264,6 +266,57 @@ class Bye:
         return cls(obj["reason"])
 
 
+#: At most this many spectator names in one :class:`Watchers` notice, of at most
+#: :data:`MAX_WATCHER_NAME` characters each.
+MAX_WATCHERS = 16
+MAX_WATCHER_NAME = 64
+
+
+@dataclass(frozen=True)
+class Watchers:
+    """Who watches the table through the sending seat (protocol/table.md section 10): sent to
+    the other seats each time a spectator comes or goes. Unsigned and never logged: a seat's
+    claim about its spectators is text for people, trusted for nothing."""
+
+    names: tuple[str, ...]
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16), "names": ListOf(Text(MAX_WATCHER_NAME), max_len=MAX_WATCHERS)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "watchers", "names": list(self.names)}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Watchers:
+        _checked(cls.SCHEMA, obj, peer, "watchers")
+        return cls(tuple(obj["names"]))
+
+
+#: The longest chat line of a spectator a seat relays.
+MAX_SPECTATOR_CHAT = 200
+
+
+@dataclass(frozen=True)
+class SpectatorSays:
+    """A chat line of a spectator watching through the sending seat, relayed to the other seats
+    at a table whose header lets spectators chat (protocol/table.md section 10). Unsigned and
+    never logged: it is the relaying seat's word, shown as a spectator's, nothing more."""
+
+    name: str
+    text: str
+
+    SCHEMA: ClassVar[Record] = Record(
+        {"type": Str(16), "name": Text(MAX_WATCHER_NAME, min_len=1), "text": Text(MAX_SPECTATOR_CHAT, min_len=1)}
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "spectator-says", "name": self.name, "text": self.text}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> SpectatorSays:
+        _checked(cls.SCHEMA, obj, peer, "spectator-says")
+        return cls(obj["name"], obj["text"])
+
+
 # ------------------------------------------------------------------------------------------
 # Handshake.
 
@@ -452,8 +505,10 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 # ------------------------------------------------------------------------------------------
 
 _TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch, "fetched": Fetched, "bye": Bye}
+_TYPES["watchers"] = Watchers
+_TYPES["spectator-says"] = SpectatorSays
 
-Message = Hello | Auth | Entry | Fetch | Fetched | Bye
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Watchers | SpectatorSays
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:

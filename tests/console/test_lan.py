@@ -155,3 +155,37 @@ async def test_the_host_sends_away_a_player_who_never_says_ready(tmp_path):
         await wait_for(lambda: not any(s.name == "bob" for s in a.room().seats), "bob's seat free")
         assert any("the host removed you from the table" in text for text in errors), errors
         nursery.cancel_scope.cancel()
+
+
+async def test_a_started_table_is_listed_to_watch_and_watched_from_the_lobby(tmp_path):
+    from p2pcards.console.app import TableStart
+
+    host = load_plugins()
+    if "cals-bs" not in host.games:
+        pytest.skip("cals-bs is not installed")
+    a, b = lobby(host, tmp_path, "alice"), lobby(host, tmp_path, "bob")
+    a.bot_delay = 0.05  # the game lasts long enough to be found playing
+    async with trio.open_nursery() as nursery:
+        await nursery.start(a.run)
+        await nursery.start(b.run)
+        room = await a.create("cals-bs", {"match_target": 1}, 3, 2)
+        # The bots sit at once and the game starts: once it runs, the table is announced
+        # again as playing, and bob may watch it.
+        await wait_for(
+            lambda: any(t.table_id == room.table.table_id and t.playing for t in b.tables()),
+            "the table listed as playing",
+        )
+        ad = next(t for t in b.tables() if t.table_id == room.table.table_id)
+        assert ad.seats_taken == ad.seats_total
+        runner = b.watch_table(ad.table_id)
+        alices = a.session()
+        shown = {}
+        with trio.fail_after(120):
+            await runner(TableStart(lambda session, **kw: shown.setdefault("session", session), lambda text: None))
+            end_a = await a.game_over()
+        assert shown["session"].result is not None and runner.report is not None
+        assert runner.report.verdict == "verified"
+        watchers = [e.text for e in alices.history if e.kind == "spectator"]
+        assert "bob is watching the table" in watchers
+        assert end_a.stopped is None
+        nursery.cancel_scope.cancel()

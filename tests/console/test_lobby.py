@@ -238,3 +238,18 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
     assert Path(path).exists() and Path(path).parent == tmp_path / "bob"
     assert hosted.end is not None and hosted.end.stopped is None
     assert console.games_played == 1
+
+
+def test_watch_is_a_lobby_command_and_a_playing_table_says_so():
+    assert parse_lobby_command("watch 2").verb == "watch"
+    assert parse_lobby_command("watch 2").target == "2"
+    assert parse_lobby_command("watch").target == ""
+    assert "one table" in parse_lobby_command("watch 1 2").error
+    rows = table_rows(
+        [
+            TableAd("a1", "cals-bs", "Cal's BS", "ann", 1, 3, address="127.0.0.1:1"),
+            TableAd("b2", "cals-bs", "Cal's BS", "bob", 3, 3, address="127.0.0.1:2", playing=True),
+        ],
+        None,
+    )
+    assert "playing: watch 2" in rows[1][1] and "playing" not in rows[0][1]

@@ -28,7 +28,7 @@ from p2pcards.wire.transcript import read_transcript
 GAME, OPTIONS = "cals-bs", {"match_target": 1}
 
 
-async def _play(tmp_path: Path, alongside) -> tuple:
+async def _play(tmp_path: Path, alongside, **keywords) -> tuple:
     """Play the table with ``alongside(peer0)`` started as seat 0's game starts."""
     first = trio.Event()
     peers: dict = {}
@@ -55,6 +55,7 @@ async def _play(tmp_path: Path, alongside) -> tuple:
             on_peer=on_peer,
             linger=5,
             time_limit=90,
+            **keywords,
         )
     return table, peers
 
@@ -108,6 +109,12 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
     # The players saw who watched.
     notes = [e.text for e in peers[0].session.history if e.kind == "spectator"]
     assert "eve is watching the table" in notes
+    seat0 = peers[0].header.seats[0].name
+    for other in (1, 2):  # told by seat 0's unsigned notice, never in the signed log
+        notes = [e.text for e in peers[other].session.history if e.kind == "spectator"]
+        assert f"eve is watching the table (through {seat0})" in notes
+        assert "eve" in peers[other].watching()
+    assert not any(e.kind == "chat" for e in read_transcript(table.transcripts[1]).entries)
 
     # While the game ran: not one sealed message, and no byte of any box of the game.
     during = watched.during_game
@@ -203,3 +210,81 @@ def test_watch_refuses_a_bad_address(capsys):
 
     assert main(["watch", "127.0.0.1:notaport", "--interface", "127.0.0.1"]) == 2
     assert "port between 1 and 65535" in capsys.readouterr().err
+
+
+def test_another_seats_word_on_its_watchers_is_escaped_and_capped():
+    from p2pcards.net.spectators import NOTICE_LINES, OtherWatchers
+    from p2pcards.wire.messages import MAX_WATCHERS, Watchers, parse_message
+
+    others = OtherWatchers(["ann", "bob"])
+    assert others.update(1, ["eve", "eve"]) == ["eve is watching the table (through bob)"]
+    assert others.update(1, []) == ["eve stopped watching (through bob)"]
+    # A name a terminal would act on arrives only escaped (the schema refuses it on the wire).
+    escaped = ("\\x1b[2Jx" * 40)[:64]
+    assert others.update(0, ["\x1b[2Jx" * 40]) == [escaped + " is watching the table (through ann)"]
+    shown = 0
+    for i in range(200):  # a seat flooding notices gets a bounded number of lines
+        shown += len(others.update(1, [f"n{i}"]))
+    assert shown == NOTICE_LINES - 2  # (two lines about seat 1 came before)
+    # On the wire: at most MAX_WATCHERS names, no control characters.
+    assert parse_message({"type": "watchers", "names": ["a"]}) == Watchers(("a",))
+    for bad in (["x"] * (MAX_WATCHERS + 1), ["\x1b"], ["y" * 65], "eve"):
+        try:
+            parse_message({"type": "watchers", "names": bad})
+        except Exception:
+            continue
+        raise AssertionError(f"accepted {bad!r}")
+
+
+async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_game(tmp_path):
+    """Mid-game, six spectators come (through seats 0 and 1), take a few frames and go, and
+    one that never reads stays attached: the players' transcripts agree and verify, hold no
+    trace of them, and the game went on while the one that does not read was attached
+    (counted in moves, not timed)."""
+    got: dict = {}
+    games = load_plugins().rules_versions()
+
+    async def dial(peer, seat: int, name: str, *, rcvbuf: int | None = None) -> Connection:
+        me = peer.header.seats[seat]
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        await sock.connect((me.host, me.port))
+        conn = Connection(trio.SocketStream(sock))
+        await handshake(conn, Identity.generate(), name=name, games=games)
+        await conn.send({"type": "lobby", "op": "watch"})
+        return conn
+
+    async def churn(peer):
+        with trio.fail_after(60):
+            while peer.turns < 3:
+                await trio.sleep(0.005)
+        stalled = await dial(peer, 0, "sloth", rcvbuf=2048)  # never reads
+        got["attached_at"] = peer.turns
+        for i in range(6):
+            conn = await dial(peer, i % 2, f"visitor{i}")
+            for _ in range(3):
+                await conn.receive()
+            await conn.aclose()
+            await trio.sleep(0.01)
+        with trio.fail_after(60):
+            while "sloth" in peer.spectators.names and peer.session.result is None:
+                await trio.sleep(0.005)
+        got["moves_while_attached"] = peer.turns - got["attached_at"]
+        got["visitors_seen"] = [e.text for e in peer.session.history if e.kind == "spectator"]
+        await stalled.aclose()
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, churn)
+    table.check()  # every seat finished, agreed on the result and wrote the same transcript
+    assert all(not p.blames for p in peers.values())
+    assert verify_file(table.transcripts[0]).verdict == "verified"
+    kinds = {e.kind for e in read_transcript(table.transcripts[0]).entries}
+    assert kinds <= {"action", "deck", "result", "chat", "absent", "stop", "bye"}, kinds
+    # The game kept going while a spectator that reads nothing was attached (its frames wait
+    # in its own queue, with its own task): many moves, not one.
+    assert got["moves_while_attached"] >= 10, got
+    # And the players saw them come and go (seat 0's own, and seat 1's through its notice).
+    assert "visitor0 is watching the table" in got["visitors_seen"]
+    assert "sloth is watching the table" in got["visitors_seen"]
+    assert any("visitor1 is watching the table (through" in line for line in got["visitors_seen"])

@@ -1,0 +1,191 @@
+"""The spectator's table (p2pcards/net/spectate.py, console/spectator.py): a whole Cal's BS
+game between bot peers on 127.0.0.1, watched through seat 0 by a session without a seat, fed
+the public entries as they come. It follows the game to the players' own result, and nothing
+it showed before the end (every event, every view of the table) names a card that was not
+turned up for everyone."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2pcards.cards import Card
+from p2pcards.console.app import TableStart
+from p2pcards.console.spectator import WatchTable
+from p2pcards.plugins import load_plugins
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.testing import play_loopback
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.transcript import read_transcript
+
+from .test_watch import GAME, _play, _public_faces
+
+
+def _cards_in(value: Any) -> list[Card]:
+    """Every Card inside a view or an event's data."""
+    if isinstance(value, Card):
+        return [value]
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _cards_in(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [c for v in value for c in _cards_in(v)]
+    return []
+
+
+async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path):
+    shown: list[tuple[str, Any]] = []  # (text, data or view) as the spectator's screen got them
+    got: dict = {}
+
+    async def watch(peer):
+        me = peer.header.seats[peer.seat]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+        )
+
+        def show(session, **kwargs):
+            got["session"] = session
+
+            def seen(event):
+                if session.result is None:  # before the audit opened every card
+                    shown.append((event.text, event.data))
+                    shown.append(("", session.view()))
+
+            session.subscribe(seen)
+
+        await runner(TableStart(show, lambda text: None))
+        got["runner"] = runner
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()
+    session, runner = got["session"], got["runner"]
+    players = peers[0].session
+    # The spectator's table reached the players' result, move for move.
+    assert session.result is not None and session.result.to_wire() == players.result.to_wire()
+    assert session.replica.actions == players.replica.actions
+    assert "verified" in runner.outcome
+    story = [e.text for e in session.history if e.kind == "story"]
+    assert story and story == [e.text for e in players.history if e.kind == "story"]
+
+    # Nothing shown before the end names a card not turned up for everyone.
+    public = set(_public_faces(peers[0]).values())
+    cards = load_plugins().game(GAME).deck(peers[0].header.options, 3)
+    hidden = {c.unicode() for c in cards} - {c.unicode() for c in public}
+    assert hidden, "some cards stayed face down"
+    named = [c for _, data in shown for c in _cards_in(data)]
+    assert named, "the spectator saw the cards turned up"
+    assert {c.unicode() for c in named} <= {c.unicode() for c in public}
+    texts = " ".join(text for text, _ in shown)
+    assert not [face for face in hidden if face in texts]
+
+
+async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
+    """Two spectators, through seats 0 and 1: eve's line reaches every player (relayed by seat
+    0 to the others, marked as a spectator's) and the other spectator, never the signed log;
+    lines past the rate limit are dropped; at a table without spectator chat nothing is sent."""
+    got: dict = {}
+
+    async def watch_through(peer, seat: int, name: str, lines: list[str]):
+        me = peer.header.seats[seat]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name=name, transcript_dir=tmp_path / name
+        )
+
+        def show(session, **kwargs):
+            got[name] = session
+
+            async def talk():
+                for line in lines:
+                    session.say(line)
+                    await trio.sleep(0)
+
+            got.setdefault("talks", []).append(talk)
+
+        await runner(TableStart(show, lambda text: None))
+
+    async def watch(peer):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch_through, peer, 0, "eve", ["hello players", "spam", "spam"])
+            nursery.start_soon(watch_through, peer, 1, "frank", [])
+            with trio.fail_after(30):
+                while not ("eve" in peer.watching() and "frank" in peer.watching()):
+                    await trio.sleep(0.01)
+            for talk in got["talks"]:
+                await talk()
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch, spectator_chat=True)
+    table.check()
+    for seat in range(3):
+        said = [e.text for e in peers[seat].session.history if e.kind == "chat"]
+        assert said == ["eve (watching): hello players"], (seat, said)  # one line a second
+    assert "eve (watching): hello players" in [e.text for e in got["frank"].history if e.kind == "chat"]
+    for path in table.transcripts:
+        assert not [e for e in read_transcript(path).entries if e.kind == "chat"]
+
+
+async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
+    got: dict = {}
+
+    async def watch(peer):
+        me = peer.header.seats[0]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+        )
+
+        def show(session, **kwargs):
+            got["eve"] = session
+            session.say("hello players")
+
+        await runner(TableStart(show, lambda text: None))
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()
+    assert not [e for s in range(3) for e in peers[s].session.history if e.kind == "chat"]
+    errors = [e.text for e in got["eve"].history if e.kind == "error"]
+    assert any("does not let spectators chat" in text for text in errors)
+
+
+@pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
+async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int):
+    """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
+    players' own result, move for move, and its transcript verifies."""
+    if game_id not in load_plugins().games:
+        pytest.skip(f"{game_id} is not installed")
+    first, peers, got = trio.Event(), {}, {}
+
+    def on_peer(peer):
+        peers[peer.seat] = peer
+        if peer.seat == 0:
+            first.set()
+
+    async with trio.open_nursery() as nursery:
+
+        async def watch():
+            await first.wait()
+            me = peers[0].header.seats[0]
+            runner = WatchTable(
+                me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+            )
+            await runner(TableStart(lambda session, **kw: got.setdefault("session", session), lambda text: None))
+            got["runner"] = runner
+
+        nursery.start_soon(watch)
+        table = await play_loopback(
+            game_id,
+            players,
+            {},
+            seats="random",
+            timeouts=Timeouts(deck=30, turn=30, grace=20),
+            transcript_dir=tmp_path / "seats",
+            on_peer=on_peer,
+            linger=5,
+            time_limit=120,
+        )
+    table.check()
+    session, players_session = got["session"], peers[0].session
+    assert session.result.to_wire() == players_session.result.to_wire()
+    assert session.replica.actions == players_session.replica.actions
+    assert got["runner"].report.verdict == "verified"
