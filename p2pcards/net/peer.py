@@ -749,7 +749,7 @@ class Peer:
         try:
             for entry in self.log.entries(fetch.seat, fetch.start):
                 if not lo <= entry.seq < hi:
-                    await conn.send_frame(frame_of(entry.wire_bytes))
+                    await conn.send_frame(frame_of(entry.encoded()))
                     self._note_written(conn, entry)
             await conn.send(Fetched(self.header.table, fetch.seat, self.log.next_seq(fetch.seat)).to_wire())
         except ConnectionClosed:
