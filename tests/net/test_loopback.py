@@ -138,6 +138,6 @@ async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hand
     table.check()  # identical transcripts at every seat
     assert len(kept_at_hands) >= 2  # at least two hands: the first ended before the second
     assert kept_at_hands[-1][0] > 2 * players * KEEP_ENCODED  # long enough for the bound to bite
-    for entries, kept, events in kept_at_hands:
+    for _entries, kept, events in kept_at_hands:
         assert kept <= players * KEEP_ENCODED and events <= HISTORY_EVENTS
     assert verify_file(table.transcripts[0]).status == EXIT_VERIFIED

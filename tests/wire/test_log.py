@@ -481,9 +481,12 @@ def test_old_entries_drop_their_bytes_and_make_them_again_identical(new_log, pla
     first = other.entries(0)[0]
     assert "signed_bytes" not in first.__dict__
     assert first.encoded() == made[0].encoded() and "wire_bytes" not in first.__dict__
-    assert first.signed_bytes == sign_entry(
-        players[0], table=TABLE, sender=0, seq=0, kind="action", prev=first.prev, body=first.body
-    ).signed_bytes
+    assert (
+        first.signed_bytes
+        == sign_entry(
+            players[0], table=TABLE, sender=0, seq=0, kind="action", prev=first.prev, body=first.body
+        ).signed_bytes
+    )
     assert first.verify(roster[0]) and first == made[0]
     for entry in made[-3:]:
         entry.forget_encoding()
