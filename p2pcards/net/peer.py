@@ -413,7 +413,7 @@ class Peer:
         self.spectators.offer(entries)  # never waits: a spectator cannot slow us
         order = self._send_order()
         for entry in entries:
-            frame = frame_of(entry.wire_bytes)
+            frame = frame_of(entry.encoded())  # (a replayed old entry: not kept again)
             for conn in order:
                 try:
                     await conn.send_frame(frame)
