@@ -122,22 +122,23 @@ async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hand
 
     players, kept_at_hands = 3, []
 
-    def watch(peer):
-        def on_event(event):
-            if event.kind == "shuffle":
-                log = peer.log
-                kept = sum("signed_bytes" in e.__dict__ or "wire_bytes" in e.__dict__ for e in log.canonical())
-                kept_at_hands.append((len(log), kept, len(peer.session.history)))
+    def sample(peer):
+        log = peer.log
+        kept = sum("signed_bytes" in e.__dict__ or "wire_bytes" in e.__dict__ for e in log.canonical())
+        kept_at_hands.append((len(log), kept, len(peer.session.history)))
 
+    def watch(peer):
         if peer.seat == 0:
-            peer.session.subscribe(on_event)
+            peer.session.subscribe(lambda event: sample(peer) if event.kind == "shuffle" else None)
 
     table = await play_loopback(
         "cals-bs", players, {"match_target": 2}, seed=3, reaction=0.0, transcript_dir=tmp_path, on_peer=watch
     )
     table.check()  # identical transcripts at every seat
     assert len(kept_at_hands) >= 2  # at least two hands: the first ended before the second
-    assert kept_at_hands[-1][0] > 2 * players * KEEP_ENCODED  # long enough for the bound to bite
+    sample(table.outcomes[0].peer)  # and the end of the match
+    entries, kept, _ = kept_at_hands[-1]
+    assert entries > players * KEEP_ENCODED and kept < entries  # the bound bites
     for _entries, kept, events in kept_at_hands:
         assert kept <= players * KEEP_ENCODED and events <= HISTORY_EVENTS
     assert verify_file(table.transcripts[0]).status == EXIT_VERIFIED
