@@ -105,6 +105,9 @@ CASES: dict[str, Case] = {
         Case("bs3", "cals-bs", 3, {"match_target": "1"}, "Cal's BS, 3 players"),
         Case("bs5", "cals-bs", 5, {"match_target": "1"}, "Cal's BS, 5 players"),
         Case("bs7", "cals-bs", 7, {"match_target": "1"}, "Cal's BS, 7 players"),
+        # No target: a match of several hands, for the memory a peer holds as the log grows
+        # (its peak and log entries against bs3's, issue 23).
+        Case("bs3match", "cals-bs", 3, {"match_target": "3"}, "Cal's BS, 3 players, a match to 3", frozenset()),
         Case("calypso4", "calypso", 4, {}, "Calypso partnership", frozenset({"setup", "moves", "baseline", "verify"})),
         Case(
             "calypso3", "calypso", 3, {"mode": "three"}, "Calypso three-player", frozenset({"setup", "moves", "verify"})
@@ -306,6 +309,8 @@ class GameFigures:
     shuffles: int = 0
     rehandled: int = 0
     bytes_sent: list[int] = field(default_factory=list)
+    peak_rss_kb: list[int] = field(default_factory=list)  # each peer process's, where known
+    entries: list[int] = field(default_factory=list)  # each peer's log at the end
     syncs: list[float] = field(default_factory=list)  # every journal fsync of every peer
     transcript: Path | None = None
     setup_cpu: float | None = None  # CPU seconds of every peer during the setup, summed
@@ -402,6 +407,8 @@ def analyse_game(lines: Sequence[Mapping[str, Any]]) -> GameFigures:
     figures.shuffles = sum(1 for e in events if e[1] == "shuffle")
     figures.rehandled = sum(e[2] for e in events if e[1] == "transfer")
     figures.bytes_sent = [line["bytes_sent"] for line in lines]
+    figures.peak_rss_kb = [line["peak_rss_kB"] for line in lines if line.get("peak_rss_kB")]
+    figures.entries = [line["entries"] for line in lines if line.get("entries")]
     figures.syncs = [seconds for line in lines for _, seconds in line.get("syncs", ())]
     figures.transcript = Path(lines[0]["transcript"]) if lines[0]["transcript"] else None
     return figures
@@ -444,6 +451,14 @@ def time_verify(path: Path) -> dict[str, Any]:
 
 def _median_ms(values: Sequence[float]) -> float | None:
     return round(statistics.median(values) * 1e3, 3) if values else None
+
+
+def _median_mb(kib: Sequence[int]) -> float | None:
+    return round(statistics.median(kib) / 1024, 1) if kib else None
+
+
+def _median_int(values: Sequence[int]) -> int | None:
+    return int(statistics.median(values)) if values else None
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -549,6 +564,8 @@ def run_case(
         "shuffles_per_game": statistics.median(g.shuffles for g in played),
         "transcript_bytes": int(statistics.median(v["bytes"] for v in verifies)) if verifies else None,
         "bytes_sent_per_peer": int(statistics.median(b for g in played for b in g.bytes_sent)),
+        "peak_rss_mb_per_peer": _median_mb([kb for g in played for kb in g.peak_rss_kb]),
+        "log_entries_per_peer": _median_int([n for g in played for n in g.entries]),
         "journal_fsync_median_ms": _median_ms([t for g in played for t in g.syncs]),
     }
 
@@ -658,7 +675,7 @@ def to_text(report: Mapping[str, Any]) -> str:
         "",
         f"{'case':<10} {'N x n':>8} {'mult us':>8} {'setup ms':>9} {'floor ms':>9} {'x floor':>8} {'CPU ms':>7}"
         f" {'/cores':>7} {'SRA ms':>9} {'x faster':>9} {'verify ms':>10} {'v.floor':>8} {'x floor':>8}"
-        f" {'transcr KB':>10} {'KB/peer':>8}",
+        f" {'transcr KB':>10} {'KB/peer':>8} {'entries':>8} {'MB/peer':>8}",
     ]
     for r in report["cases"]:
         lines.append(
@@ -669,6 +686,7 @@ def to_text(report: Mapping[str, Any]) -> str:
             f" {_fmt(r['verify_ms'], 10, 1)} {r['verify_floor_ms']:8.1f} {_fmt(r['verify_ratio_to_floor'], 8, 2)}"
             f" {_fmt(r['transcript_bytes'] and r['transcript_bytes'] / 1024, 10, 0)}"
             f" {r['bytes_sent_per_peer'] / 1024:8.0f}"
+            f" {_fmt(r.get('log_entries_per_peer'), 8, 0)} {_fmt(r.get('peak_rss_mb_per_peer'), 8, 1)}"
         )
     lines += [
         "",

@@ -58,6 +58,10 @@ __all__ = [
     "TableSession",
 ]
 
+#: The events a session keeps (``TableSession.history``); past it, the oldest half goes. A
+#: Cal's BS hand at 3 players publishes about 200 (issue 23: a long match's grew without end).
+HISTORY_EVENTS = 4096
+
 
 @dataclass(frozen=True)
 class TableEvent:
@@ -221,6 +225,7 @@ class TableSession:
         self.violations: list[Violation] = []
         self.faces: dict[int, Card] = {}
         self.transcript_path: str | None = None
+        #: The events published so far, the newest last: at most the last HISTORY_EVENTS.
         self.history: list[TableEvent] = []
         #: How many of the game's story entries have been published.
         self.told = 0
@@ -323,6 +328,9 @@ class TableSession:
         ``error`` events."""
         event = TableEvent(kind, text, data)
         self.history.append(event)
+        if len(self.history) > HISTORY_EVENTS:
+            # A long match: the oldest half goes (the console keeps its own log lines).
+            del self.history[: HISTORY_EVENTS // 2]
         for callback in list(self._subscribers):
             callback(event)
 
@@ -367,7 +375,9 @@ class TableSession:
 
     def _new_story(self) -> list[tuple[Mapping[str, Any], str]]:
         """The game's story entries not published yet, each with its line."""
-        entries = list(self.game.story(self.state))[self.told :]
+        story = self.game.story(self.state)
+        # Only the new entries: copying the whole story at each step grew with the match.
+        entries = list(story[self.told :] if isinstance(story, Sequence) else list(story)[self.told :])
         self.told += len(entries)
         return [(entry, self._tell(entry)) for entry in entries]
 

@@ -174,3 +174,18 @@ def test_deck_lines_say_who_shows_cards_and_call_hidden_only_cards_never_seen():
     session._shown = {1, 2}
     assert moved((1, 2, 3)) == "3 cards go to bob (2 of them seen face up)"
     assert moved((1, 2)) == "2 cards go to bob (seen face up)"
+
+
+def test_a_long_match_keeps_the_newest_events_not_all_of_them(host):
+    # Issue 23: a session's history must not grow with the match; the console keeps its own log.
+    from p2pcards.session import HISTORY_EVENTS
+
+    session = local_session(host, "high-card", players=3, options={"cards": 3}, me=1, deck="local", seed=4)
+    heard = []
+    session.subscribe(heard.append)
+    for n in range(3 * HISTORY_EVENTS):
+        session.publish("chat", f"line {n}")
+        assert len(session.history) <= HISTORY_EVENTS
+    assert len(heard) == 3 * HISTORY_EVENTS  # every event still reaches the subscribers
+    assert session.history[-1].text == f"line {3 * HISTORY_EVENTS - 1}"
+    assert [e.text for e in session.history] == [e.text for e in heard[-len(session.history) :]]

@@ -278,6 +278,9 @@ def table_model(
 SHUFFLE_PHASES = {"starting", "shuffling", "dealing", "auditing"}
 #: How long cards just picked up stay highlighted in the hand.
 FRESH_SECONDS = 4.0
+#: The log lines a tracker keeps (scroll-back); past it, the oldest half goes. A 3-seat Cal's
+#: BS hand writes about 150 (issue 23: a long match's log grew without end).
+LOG_LINES = 10_000
 #: The events that may put cards in the local hand.
 _PICKUPS = {"deal", "transfer", "reveal"}
 
@@ -368,7 +371,7 @@ class TableTracker:
             self.progress = None
             # "playing" and "done" need no banner: the turn and the result follow at once.
             if event.text not in ("playing", "done"):
-                self.log.append(LogLine("phase", f"-- {event.text} --"))
+                self._log(LogLine("phase", f"-- {event.text} --"))
             return
         if kind == "connection":
             self.connection = event.text
@@ -388,12 +391,17 @@ class TableTracker:
                 text = third_person(text, name, self._verbs)
         if kind == "done":  # the game's own summary: "seat 2 wins the match"
             text = name_seats(text, self.session.names)
-        self.log.append(LogLine("action" if said else kind, text))
+        self._log(LogLine("action" if said else kind, text))
 
     def note(self, kind: str, text: str) -> None:
         """A line of the console's own (a notice, a refused move)."""
-        self.log.append(LogLine(kind, text))
+        self._log(LogLine(kind, text))
         self.on_change()
+
+    def _log(self, line: LogLine) -> None:
+        self.log.append(line)
+        if len(self.log) > LOG_LINES:
+            del self.log[: LOG_LINES // 2]
 
     @property
     def busy(self) -> bool:

@@ -191,7 +191,7 @@ class _DecodeFailure(Exception):
         self.handles, self.reason = handles, reason
 
 
-@dataclass
+@dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
 class _Link:
     """How a re-handled card came to be: ``point = y * point of parent`` for the transfer's one
     scalar ``y`` behind ``key``, ``parent`` one of ``sources`` (the handles its transfer moved).
@@ -207,7 +207,7 @@ class _Link:
     proof: list[bytes] | None = None  # proofs.prove_link, once known
 
 
-@dataclass
+@dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
 class _Card:
     """This seat's view of one handle."""
 

@@ -440,7 +440,7 @@ class Peer:
         self.spectators.offer(entries)  # never waits: a spectator cannot slow us
         order = self._send_order()
         for entry in entries:
-            frame = frame_of(entry.wire_bytes)
+            frame = frame_of(entry.encoded())  # (a replayed old entry: not kept again)
             for conn in order:
                 try:
                     await conn.send_frame(frame)
@@ -785,7 +785,7 @@ class Peer:
         try:
             for entry in self.log.entries(fetch.seat, fetch.start):
                 if not lo <= entry.seq < hi:
-                    await conn.send_frame(frame_of(entry.wire_bytes))
+                    await conn.send_frame(frame_of(entry.encoded()))
                     self._note_written(conn, entry)
             await conn.send(Fetched(self.header.table, fetch.seat, self.log.next_seq(fetch.seat)).to_wire())
         except ConnectionClosed:

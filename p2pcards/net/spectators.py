@@ -233,7 +233,7 @@ class Spectators:
         if key in watcher.sent:
             return
         watcher.sent.add(key)
-        await watcher.conn.send_frame(frame_of(entry.wire_bytes))
+        await watcher.conn.send_frame(frame_of(entry.encoded()))
 
     async def _ignore_input(self, watcher: _Watcher, scope: trio.CancelScope) -> None:
         """Read what the spectator sends, and drop it: a spectator cannot affect the game (a

@@ -26,7 +26,8 @@ the log (after its frame was read); ``syncs``: ``[[t, seconds], ...]`` for each 
 every thread: ``time.process_time()``), sampled when the recorder is attached and at every entry
 sent, entry received and session event, so that the benchmark can tell how much work every
 peer did between two moments; ``bytes_sent`` and ``bytes_received`` over the game's connections
-(the game phase, not the lobby), and ``transcript`` (its path).
+(the game phase, not the lobby), ``transcript`` (its path), ``entries`` (in this peer's log
+at the end) and ``peak_rss_kB`` (the most memory the process held, KiB; null where unknown).
 """
 
 from __future__ import annotations
@@ -136,6 +137,8 @@ class TimingRecorder:
             "bytes_sent": sum(c.bytes_sent for c in connections),
             "bytes_received": sum(c.bytes_received for c in connections),
             "transcript": str(outcome.transcript) if outcome.transcript else None,
+            "entries": len(peer.log),
+            "peak_rss_kB": peak_rss_kb(),
         }
 
     def write(self, path: Path, outcome: Any) -> None:
@@ -150,6 +153,17 @@ def append_line(path: Path, data: Any) -> None:
         os.write(fd, line)
     finally:
         os.close(fd)
+
+
+def peak_rss_kb() -> int | None:
+    """The most memory this process has held so far (its peak resident set), in KiB; ``None``
+    where the system does not say (Windows)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak // 1024 if sys.platform == "darwin" else peak  # bytes on macOS, KiB elsewhere
 
 
 # -- the bot peer process ---------------------------------------------------------------------------

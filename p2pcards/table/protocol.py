@@ -335,7 +335,7 @@ class TableProtocol:
         Nothing is lost: the journal (and the recovery of what it lost) holds it already."""
         index = entry.seq - self.log.next_seq(self.seat)
         ours = self.replay_own[index] if index < len(self.replay_own) else None
-        if ours is not None and ours.sig == entry.sig and ours.signed_bytes == entry.signed_bytes:
+        if ours is not None and ours.sig == entry.sig and ours.hash == entry.hash:
             return []  # a copy of the one the replay re-uses when it gets there
         if via is not None and not entry.verify(self.header.seats[self.seat].keys):
             return [self.name(via, f"sent a version of our own entry #{entry.seq} that we did not sign")]

@@ -93,6 +93,10 @@ LOG_CONTAINERS = 3_500_000  # lists and maps of every entry (body, + 2 for entry
 MAX_ENTRY_BYTES = 256 << 10  # one entry's signed bytes: 9x the largest honest one
 CHAT_ENTRIES = 1_000  # chat lines per seat and game: free text gets a tighter budget
 CHAT_BYTES = 1 << 20  # signed bytes of one seat's chat entries
+#: The last entries of each chain keep their encoded bytes beside the decoded body (they are
+#: sent, journaled and resent soon); older ones drop them (Entry.forget_encoding) and make
+#: them again if asked. Memory, issue 23: the bytes were a third of what an entry held.
+KEEP_ENCODED = 32
 #: Provable blames a log keeps (one a seat): they go into the transcript beside the entries.
 MAX_BLAMES = 4
 
@@ -376,6 +380,7 @@ class Log:
         )
         # Signed here with the seat's own key: checking that signature again would only cost.
         self.append(entry, signature_ok=identity.public == self.roster[seat])
+        entry.wire_bytes  # noqa: B018 - encoded once, for the journal and every connection
         return entry
 
     def append(self, entry: Entry, *, via: int | None = None, signature_ok: bool | None = None) -> bool:
@@ -393,7 +398,7 @@ class Log:
             )
         chain = self._chains[entry.sender]
         held = chain[entry.seq] if entry.seq < len(chain) else None
-        if held is not None and held.sig == entry.sig and held.signed_bytes == entry.signed_bytes:
+        if held is not None and held.sig == entry.sig and held.hash == entry.hash:
             return False  # an exact copy of one we checked (a resend, a catch-up): harmless
         if not (entry.verify(self.roster[entry.sender]) if signature_ok is None else signature_ok):
             raise self._reject(
@@ -401,7 +406,7 @@ class Log:
             )
         # From here on the entry is genuinely signed by its sender.
         if held is not None:
-            if held.signed_bytes == entry.signed_bytes:
+            if held.hash == entry.hash:
                 return False  # a copy with another valid signature: harmless
             raise self._reject(
                 entry.sender,
@@ -435,7 +440,21 @@ class Log:
             raise self._reject(entry.sender, *over, (entry,), provable=True)
         chain.append(entry)
         self._spent[entry.sender].add(entry)
+        self._share_echo(entry)
+        if len(chain) > KEEP_ENCODED:
+            chain[-KEEP_ENCODED - 1].forget_encoding()
         return True
+
+    def _share_echo(self, entry: Entry) -> None:
+        """Make the hashes of an appended entry's head echo the very objects this log holds
+        (equal bytes, so the entry encodes the same): one copy of each hash, not one more per
+        entry that echoes it (issue 23)."""
+        for seat, item in enumerate(entry.body[SEEN]):
+            count, chain = item[0], self._chains[seat]
+            if count == 0:
+                item[1] = self._genesis[seat]  # checked equal by _seen_problem
+            elif count <= len(chain) and chain[count - 1].hash == item[1]:
+                item[1] = chain[count - 1].hash
 
     def retract(self, entry: Entry) -> None:
         """Take back ``entry``, the last of its seat's chain: our own entry that never left this

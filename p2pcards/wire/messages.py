@@ -168,6 +168,22 @@ class Entry:
         entry to every peer and the journal record that keeps it both embed these bytes."""
         return framing.encode(self.to_wire(), checked=True)
 
+    def encoded(self) -> bytes:
+        """:attr:`wire_bytes`, made anew without keeping them if they are not kept already: for
+        an entry written or sent once more long after it arrived (a journal record, a
+        fetch's answer, the final transcript)."""
+        cached = self.__dict__.get("wire_bytes")
+        return cached if cached is not None else framing.encode(self.to_wire(), checked=True)
+
+    def forget_encoding(self) -> None:
+        """Drop the kept :attr:`signed_bytes` and :attr:`wire_bytes` (the hash stays): the
+        decoded fields hold the same entry, and the bytes are made again, identical, if ever
+        asked for. A log keeps its older entries so (issue 23: the bytes beside the decoded
+        body were a third of an entry's memory)."""
+        self.hash  # noqa: B018 - made before the bytes go
+        self.__dict__.pop("signed_bytes", None)
+        self.__dict__.pop("wire_bytes", None)
+
     def verify(self, key: PublicIdentity) -> bool:
         return key.verify(self.sig, self.signed_bytes)
 
@@ -175,7 +191,8 @@ class Entry:
         return {"type": "entry", **self.unsigned(), "sig": self.sig}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Entry) and self.signed_bytes == other.signed_bytes and self.sig == other.sig
+        # The hash stands for the signed bytes (SHA-256), and stays when they are dropped.
+        return isinstance(other, Entry) and self.sig == other.sig and self.hash == other.hash
 
     def __hash__(self) -> int:
         return hash(self.hash)

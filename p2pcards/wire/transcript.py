@@ -546,7 +546,7 @@ class TranscriptWriter:
     def append_entry(self, entry: Entry) -> None:
         # The canonical encoding of {"type": "entry", "entry": entry.to_wire()} (keys in
         # byte order), around the entry's bytes as they were already encoded.
-        self._write_body(_ENTRY_RECORD[0] + entry.wire_bytes + _ENTRY_RECORD[1])
+        self._write_body(_ENTRY_RECORD[0] + entry.encoded() + _ENTRY_RECORD[1])
 
     def append_entries(self, entries: Iterable[Entry]) -> None:
         for entry in entries:

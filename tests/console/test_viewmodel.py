@@ -187,6 +187,18 @@ async def test_tracker_shows_progress_then_the_phase(host):
     assert not tracker.busy and tracker.progress is None
 
 
+async def test_a_long_match_keeps_the_newest_log_lines(host):
+    # Issue 23: the console's log must not grow with the match; it keeps a long scroll-back.
+    from p2pcards.console.viewmodel import LOG_LINES
+
+    session = table(host, "high-card", players=4, me=0)
+    tracker = TableTracker(session)
+    for n in range(2 * LOG_LINES + 1):
+        session.publish("chat", f"bob: line {n}")
+        assert len(tracker.log) <= LOG_LINES
+    assert len(tracker.log) > LOG_LINES // 2 and tracker.log[-1].text == f"bob: line {2 * LOG_LINES}"
+
+
 async def test_tracker_turn_clock(host):
     now = [100.0]
     session = table(host, "high-card", players=2, me=0)

@@ -109,3 +109,36 @@ def test_check_names_every_problem(tmp_path: Path):
         "g", {}, [_outcome(won, transcript=tmp_path / "a"), _outcome(won, transcript=tmp_path / "b")]
     )
     assert differ.problems() == ["seat 1's transcript differs from seat 0's"]
+
+
+async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hands(tmp_path):
+    # Issue 23: a peer's memory grew by every entry's bytes and every event. At the start of
+    # each hand (every hand but the first ends a finished one) the entries that keep their
+    # encoded bytes and the session's events stay under bounds that no match length changes;
+    # the transcripts, written from bytes made again, are identical everywhere and verify.
+    from p2pcards.session import HISTORY_EVENTS
+    from p2pcards.verify import EXIT_VERIFIED, verify_file
+    from p2pcards.wire.log import KEEP_ENCODED
+
+    players, kept_at_hands = 3, []
+
+    def sample(peer):
+        log = peer.log
+        kept = sum("signed_bytes" in e.__dict__ or "wire_bytes" in e.__dict__ for e in log.canonical())
+        kept_at_hands.append((len(log), kept, len(peer.session.history)))
+
+    def watch(peer):
+        if peer.seat == 0:
+            peer.session.subscribe(lambda event: sample(peer) if event.kind == "shuffle" else None)
+
+    table = await play_loopback(
+        "cals-bs", players, {"match_target": 2}, seed=3, reaction=0.0, transcript_dir=tmp_path, on_peer=watch
+    )
+    table.check()  # identical transcripts at every seat
+    assert len(kept_at_hands) >= 2  # at least two hands: the first ended before the second
+    sample(table.outcomes[0].peer)  # and the end of the match
+    entries, kept, _ = kept_at_hands[-1]
+    assert entries > players * KEEP_ENCODED and kept < entries  # the bound bites
+    for _entries, kept, events in kept_at_hands:
+        assert kept <= players * KEEP_ENCODED and events <= HISTORY_EVENTS
+    assert verify_file(table.transcripts[0]).status == EXIT_VERIFIED

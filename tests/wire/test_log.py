@@ -5,9 +5,9 @@ import random
 import pytest
 
 from p2pcards import PROTOCOL_VERSION
-from p2pcards.wire.framing import encode
+from p2pcards.wire.framing import decode, encode
 from p2pcards.wire.identity import Identity
-from p2pcards.wire.log import CHAT_ENTRIES, KINDS, MAX_BLAMES, Blame, Budget, Log, Mismatch, Rejected
+from p2pcards.wire.log import CHAT_ENTRIES, KEEP_ENCODED, KINDS, MAX_BLAMES, Blame, Budget, Log, Mismatch, Rejected
 from p2pcards.wire.messages import Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
@@ -452,3 +452,48 @@ def test_closed_leaves_out_entries_whose_echo_the_log_cannot_back():
     ours.append(after)
     assert list(ours.canonical()) == [mine, echoing, after]
     assert list(ours.closed()) == [mine]
+
+
+def encoded_kept(log):
+    """The entries of ``log`` that keep their encoded bytes beside the decoded body."""
+    return [e for e in log.canonical() if "signed_bytes" in e.__dict__ or "wire_bytes" in e.__dict__]
+
+
+def test_old_entries_drop_their_bytes_and_make_them_again_identical(new_log, players, roster):
+    # Issue 23: a long match must not keep every entry's bytes beside its decoded body. Only
+    # the last KEEP_ENCODED of each chain keep them, however long the log grows.
+    log, other = new_log(), new_log()
+    made = []
+    for rounds in (1, 3, 9):
+        while len(made) < rounds * 3 * KEEP_ENCODED:
+            made += play(log, players, [0, 1, 2])
+        assert len(encoded_kept(log)) <= 3 * KEEP_ENCODED
+    original = {e.hash: (e.signed_bytes, e.wire_bytes) for e in made[-3:]}
+    # What another seat receives (decoded from the wire) is kept the same way, and the echo
+    # hashes in each body are the log's own objects, not a copy each.
+    wire = [Entry.from_wire(decode(e.wire_bytes)) for e in made]
+    for entry in wire:
+        assert other.append(entry, via=1) is True
+    assert other.seen() == log.seen() and len(encoded_kept(other)) <= 3 * KEEP_ENCODED
+    last = other.entries(2)[-1]
+    assert all(item[1] is other.entries(seat)[item[0] - 1].hash for seat, item in enumerate(last.body["seen"]))
+    # Dropped, the bytes come back identical when asked: a fetch's answer, the transcript.
+    first = other.entries(0)[0]
+    assert "signed_bytes" not in first.__dict__
+    assert first.encoded() == made[0].encoded() and "wire_bytes" not in first.__dict__
+    assert (
+        first.signed_bytes
+        == sign_entry(
+            players[0], table=TABLE, sender=0, seq=0, kind="action", prev=first.prev, body=first.body
+        ).signed_bytes
+    )
+    assert first.verify(roster[0]) and first == made[0]
+    for entry in made[-3:]:
+        entry.forget_encoding()
+        assert (entry.signed_bytes, entry.wire_bytes) == original[entry.hash]
+    # An old entry sent again is still a harmless copy; another version of it still convicts.
+    assert other.append(Entry.from_wire(first.to_wire()), via=2) is False
+    forged = raw(players[0], 0, 0, first.prev, first.body["seen"], body={"n": -1})
+    with pytest.raises(Rejected) as info:
+        other.append(forged, via=2)
+    assert info.value.code == "equivocation" and info.value.blame.verify(TABLE, roster)

@@ -1,0 +1,152 @@
+"""What one peer holds after a Cal's BS match, by owner, and how the audit and ``verify`` scale
+(docs/performance.md, "Memory over a long match"): loopback only, random bots, every seat a
+peer of its own in this process, each with its journal on disk as ``p2pcards host``/``join``
+keep it.
+
+    .venv/bin/python -m tests.net.measure_memory 1 3 9          # match targets (hand wins)
+    .venv/bin/python -m tests.net.measure_memory 9 --players 5 --timings
+
+Prints a JSON line per match: hands, entries, the bytes seat 0's peer holds (``sys.getsizeof``
+summed over every object reached from it, each counted once, for the first owner that reaches
+it, in the order below), per entry and per hand; with ``--timings``, the light and the full
+deck audit of seat 0's party run again at the end, and ``verify_file`` of its transcript.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.deck.audit import audit
+from p2pcards.deck.party import ShuffleOp
+from p2pcards.net.runner import play_local_table
+from p2pcards.testing.loopback import LoopbackTable, _agents, _host_for
+from p2pcards.verify import verify_file
+
+_NOT_OWNED = (type, types.ModuleType, types.BuiltinFunctionType, types.CodeType, types.FrameType)
+
+
+def held(roots: list[Any], seen: set[int]) -> tuple[int, int]:
+    """(bytes, objects) reachable from ``roots`` and not in ``seen`` (which grows)."""
+    size = count = 0
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, _NOT_OWNED):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, types.MethodType):
+            continue  # its object is counted by its own owner
+        size += sys.getsizeof(obj)
+        count += 1
+        if isinstance(obj, types.FunctionType):  # its closure, not its module's globals
+            for cell in obj.__closure__ or ():
+                try:
+                    stack.append(cell.cell_contents)
+                except ValueError:
+                    pass
+            continue
+        stack.extend(gc.get_referents(obj))
+    return size, count
+
+
+def owners(peer: Any) -> dict[str, tuple[int, int]]:
+    log, party, session = peer.log, peer.party, peer.session
+    entries = list(log.canonical())
+    seen = {id(peer)}
+    held([peer.game, peer.identity, peer.header, peer.header_wire], seen)  # shared, not the peer's
+    cached = [e.__dict__.get(name) for e in entries for name in ("signed_bytes", "wire_bytes")]
+    groups = {
+        "log: decoded bodies": [e.body for e in entries],
+        "log: encoded bytes": [b for b in cached if b is not None],
+        "log: entries' other fields": entries,
+        "log: the rest": [log],
+        "party: pass messages": [party.transcript],
+        "party: cards": [party.cards_by_handle],
+        "party: keys seen": [party._public_keys, party._seen_scalars],
+        "party: openings due": [party._expected_openings],
+        "party: the rest": [party],
+        "session: events": [session.history],
+        "session: replica": [session.replica],
+        "session: the rest": [session],
+        "protocol, deck, seats, spectators, journal": [peer.protocol, peer.deck, peer.spectators, peer.journal],
+        "peer: the rest": list(vars(peer).values()),
+    }
+    return {name: held(roots, seen) for name, roots in groups.items()}
+
+
+async def match(target: int, players: int, folder: Path) -> LoopbackTable:
+    host, game = _host_for("cals-bs")
+    options = game.resolve_options({"match_target": target}, players)
+    outcomes = await play_local_table(
+        host,
+        game.id,
+        players=players,
+        options=options,
+        agents=_agents(host, game, "random", players, target, 0.0),
+        transcript_dir=folder / "transcripts",
+        linger=0.2,
+        persist=True,
+        state_home=folder / "home",
+    )
+    return LoopbackTable(game.id, options, outcomes)
+
+
+def measure(target: int, players: int, timings: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="p2pcards-memory-") as tmp:
+        began = time.perf_counter()
+        table = trio.run(match, target, players, Path(tmp))
+        table.check()
+        seconds = time.perf_counter() - began
+        peer = table.outcomes[0].peer
+        gc.collect()
+        by_owner = owners(peer)
+        total = sum(size for size, _ in by_owner.values())
+        hands = sum(isinstance(op, ShuffleOp) for op in peer.party.ops)
+        row: dict[str, Any] = {
+            "players": players,
+            "match_target": target,
+            "hands": hands,
+            "entries": len(peer.log),
+            "seconds": round(seconds, 1),
+            "held_kB": round(total / 1e3),
+            "per_entry_B": round(total / len(peer.log)),
+            "per_hand_kB": round(total / hands / 1e3),
+            "owners_kB": {name: round(size / 1e3, 1) for name, (size, _) in by_owner.items()},
+        }
+        if timings:
+            for full in (False, True):
+                started = time.perf_counter()
+                audit(peer.party, full=full)
+                row["full_audit_ms" if full else "light_audit_ms"] = round((time.perf_counter() - started) * 1e3)
+            transcript = table.transcripts[0]
+            assert transcript is not None
+            started = time.perf_counter()
+            report = verify_file(transcript)
+            row["verify_ms"] = round((time.perf_counter() - started) * 1e3)
+            row["verify"] = report.verdict
+            row["transcript_kB"] = round(transcript.stat().st_size / 1e3)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", type=int, default=[1, 3, 9], help="match targets (hand wins)")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--timings", action="store_true", help="time the audits and verify too")
+    args = parser.parse_args()
+    for target in args.targets:
+        print(json.dumps(measure(target, args.players, args.timings)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
