@@ -182,7 +182,15 @@ def start(ns: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
         return subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
-def play(lan: LossyLan, folder: Path, game: str, options: dict[str, str], *, by_name: bool = False) -> Played:
+def play(
+    lan: LossyLan,
+    folder: Path,
+    game: str,
+    options: dict[str, str],
+    *,
+    by_name: bool = False,
+    seconds: float = GAME_SECONDS,
+) -> Played:
     """One game of bots, a process per namespace of ``lan``, seat 0 the host; the others join
     by the table's name (zeroconf, through the switch too) or by its address. Checks the end:
     every process exits 0, nobody is named, one transcript per seat, all identical, complete,
@@ -196,7 +204,7 @@ def play(lan: LossyLan, folder: Path, game: str, options: dict[str, str], *, by_
     option_args = [arg for key, value in options.items() for arg in ("--option", f"{key}={value}")]
     procs: list[subprocess.Popen] = []
     began = time.monotonic()
-    deadline = began + GAME_SECONDS
+    deadline = began + seconds
     try:
         host = ["host", "--game", game, *option_args, "--seats", str(seats), "--name", name]
         procs.append(start(lan.hosts[0], [*host, "--interface", lan.ips[0], *common], folder / "home0", logs[0]))
@@ -211,7 +219,7 @@ def play(lan: LossyLan, folder: Path, game: str, options: dict[str, str], *, by_
             procs.append(start(lan.hosts[i], join, folder / f"home{i}", logs[i]))
         for proc in procs:
             proc.wait(max(0.1, deadline - time.monotonic()))
-        seconds = time.monotonic() - began
+        elapsed = time.monotonic() - began
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -234,7 +242,7 @@ def play(lan: LossyLan, folder: Path, game: str, options: dict[str, str], *, by_
     hosts = {seat["host"] for seat in transcript.header.lobby["seats"]}
     assert hosts == set(lan.ips)  # every seat reached the others through the switch
     moves = sum(1 for e in transcript.entries if e.kind == "action")
-    return Played(seconds, moves, {})
+    return Played(elapsed, moves, {})
 
 
 def play_over(faults: Faults, folder: Path, game: str, seats: int, options: dict[str, str], **kw) -> Played:
