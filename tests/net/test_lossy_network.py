@@ -30,7 +30,7 @@ from .lossy_switch import Faults, LossyCore, LossyLan, lossy_lan, switch_counts
 KILLABLE = str(Path(__file__).with_name("killable.py"))
 #: The faults of issue 23's experiments: 3% loss, 10% reordering, 50 ms jitter.
 HOME_WIFI = Faults(loss=0.03, delay_ms=5, jitter_ms=50, reorder=0.10, reorder_ms=100)
-#: A bound on one game: one takes 15-35 s under HOME_WIFI here, on two cores shared with other
+#: A bound on one game: one takes 10-35 s under HOME_WIFI here, on two cores shared with other
 #: test runs (docs/performance.md, "A lossy, jittery LAN").
 GAME_SECONDS = 90.0
 
