@@ -89,7 +89,7 @@ __all__ = [
 ]
 
 #: How long we wait for the other side's handshake when we dial, and for a first lobby message.
-#: A connection to one of our listeners has less time in all (:data:`.slots.UNPROVEN_SECONDS`).
+#: A connection to one of our listeners also has :data:`.slots.UNPROVEN_SECONDS` for both together.
 HANDSHAKE_SECONDS = 10.0
 #: A joiner says it is ready once connected to the seated joiners below it, or this long after
 #: it sat down at the latest (so that the game starts with its connections up).

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import trio
 
 from p2pcards.net import slots as slots_module
-from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
+from p2pcards.net.lobby import HANDSHAKE_SECONDS, HostedLobby, handshake, host_lobby, join_lobby
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.slots import MAX_UNPROVEN, MAX_UNPROVEN_PER_ADDRESS, UNPROVEN_SECONDS, _Slots
+from p2pcards.net.transport import Connection, ConnectionClosed
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
@@ -122,9 +124,10 @@ async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path):
 
 
 async def test_an_unproven_connection_has_little_time(monkeypatch, autojump_clock):
-    """A stranger that connects and says nothing is closed after UNPROVEN_SECONDS (the
-    handshake and the first lobby message used to have 10 s each)."""
-    lobby = HostedLobby(Identity.generate(), "host", "cals-bs", "1", {}, 3, {}, LOOPBACK, 0, Timeouts())
+    """A stranger that connects and says nothing is closed once the handshake's time is out; one
+    that shakes hands late and then says nothing, UNPROVEN_SECONDS after it connected (the
+    handshake and the first lobby message have 10 s each, one after the other, within that)."""
+    lobby = HostedLobby(Identity.generate(), "host", "cals-bs", "1", {}, 3, {"cals-bs": "1"}, LOOPBACK, 0, Timeouts())
     async with trio.open_nursery() as nursery:
         port = await nursery.start(lambda task_status: host_lobby(lobby, announce=False, task_status=task_status))
         silent = await trio.open_tcp_stream(LOOPBACK, port)
@@ -132,8 +135,16 @@ async def test_an_unproven_connection_has_little_time(monkeypatch, autojump_cloc
         with trio.fail_after(60):
             while await silent.receive_some(65536):
                 pass
-        assert UNPROVEN_SECONDS <= trio.current_time() - opened < UNPROVEN_SECONDS + 1
+        assert HANDSHAKE_SECONDS <= trio.current_time() - opened < HANDSHAKE_SECONDS + 1
         await silent.aclose()
+        shaken = Connection(await trio.open_tcp_stream(LOOPBACK, port))
+        opened = trio.current_time()
+        await trio.sleep(HANDSHAKE_SECONDS - 2)  # a slow hello: the lobby message's own 10 s would end later
+        await handshake(shaken, Identity.generate(), name="stranger", games=lobby.games)
+        with trio.fail_after(60), pytest.raises(ConnectionClosed):
+            await shaken.receive()
+        assert UNPROVEN_SECONDS <= trio.current_time() - opened < UNPROVEN_SECONDS + 1
+        await shaken.aclose()
         nursery.cancel_scope.cancel()
         for listener in lobby.listeners:
             await listener.aclose()
