@@ -100,9 +100,9 @@ class RemoteSeat:
                 if absent is not None:
                     continue  # it went just now: we state so next time round
                 if not await peer.wait_for_return(seat):
-                    raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+                    raise peer.gone(seat, "action")
                 deadline = peer.clock.now() + peer.header.timeouts.turn
-            elif peer.clock.now() >= deadline:
+            elif peer.clock.now() >= deadline and not peer.quiet(seat):  # quiet: may be cut, see soon
                 waits_for = peer.protocol.held_back(seat)
                 if waits_for:
                     # Its entries are here but wait for entries its author had seen that never
@@ -150,7 +150,7 @@ class RemoteSeat:
         if halted:
             await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
         if peer.away_for(seat) >= peer.header.timeouts.grace:
-            raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+            raise peer.gone(seat, "action")
         return True
 
 

@@ -34,7 +34,7 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Bye, Entry, Fetch, Fetched, parse_message
+from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from .absence import Absences, absent_body
 from .header import TableHeader
@@ -237,6 +237,8 @@ class TableProtocol:
             return [self.name(via, problem)] if problem else []
         if isinstance(message, Bye):
             return self._on_bye(via, message)
+        if isinstance(message, Ping):  # the link is alive: the driver noted that already
+            return []
         if not isinstance(message, Entry):  # a handshake message (hello, auth) after the handshake
             return [self.name(via, f"sent a {type(message).__name__.lower()} message during the game")]
         if message.sender == self.seat and self.recovering:
