@@ -284,6 +284,20 @@ class Peer:
             s == self.seat or not self.connected(s) or self._revealed_seed(s) for s in range(self.header.players)
         )
 
+    def known_seeds(self) -> dict[int, bytes]:
+        """Every seat's deck seed we know, for our end record: those our party took, and those
+        revealed in signed ``seed`` messages it did not act on (our game had stopped first).
+        Every seat holding the same log then writes the same end record."""
+        seeds = {s: seed for s, seed in enumerate(self.party.seeds) if seed is not None}
+        for seat in range(self.header.players):
+            for entry in self.log.entries(seat) if seat not in seeds else ():
+                msg = entry.body.get("msg") if entry.kind == "deck" else None
+                seed = msg.get("seed") if isinstance(msg, dict) and msg.get("type") == "seed" else None
+                if isinstance(seed, bytes) and len(seed) == len(self.party._seed):
+                    seeds[seat] = seed  # (verify checks it against the seat's commitment)
+                    break
+        return seeds
+
     def _revealed_seed(self, seat: int) -> bool:
         return any(
             e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed"

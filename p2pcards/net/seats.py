@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -43,6 +44,9 @@ class RemoteSeat:
         self.last_entry: Entry | None = None
         #: Turns the table passed for it (it was gone): a move of it for one of them is void.
         self.passed: set[int] = set()
+        #: Its moves for later turns that came while the statements decided on one we hold
+        #: (the other seats went on meanwhile): the next ``choose`` takes them first.
+        self._later: deque[tuple[int, Action, Entry]] = deque()
 
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
@@ -66,11 +70,17 @@ class RemoteSeat:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
             wait, left = next(intervals), deadline - peer.clock.now()
-            item = await self._next(min(wait, left) if left > 0 else wait)
+            if self._later and held is None:
+                item: tuple[int, Action, Entry] | None = self._later.popleft()
+            else:
+                item = await self._next(min(wait, left) if left > 0 else wait)
             if item is not None:
                 got, action, entry = item
                 if got in self.passed:
                     continue  # signed for a turn it was passed for
+                if got > turn and held is not None:
+                    self._later.append(item)
+                    continue
                 if got != turn:
                     raise TableAborted(f"seat {seat} sent a move for turn {got} during turn {turn}", seat, "action")
                 if absent is None or not peer.stated_absent(turn, seat):
