@@ -677,6 +677,7 @@ class Peer:
         self.attach(seat, conn)
         serving = self._serving.setdefault(seat, [])
         serving.append(conn)
+        stalled = self.clock.stalled
         try:
             recovery = self.protocol.recovery
             if recovery is not None and self.recovering:  # first of all: what it holds of our own chain
@@ -706,7 +707,10 @@ class Peer:
         finally:
             self._written.pop(conn, None)
             serving.remove(conn)
-            if getattr(conn, "silent", False):
+            self.clock.now()  # (notices a stall we are just waking from)
+            if getattr(conn, "silent", False) or self.clock.stalled > stalled:
+                # The link went silent, or we did not run for a while (stopped, a closed lid)
+                # and the other side may have closed it because we went quiet: not its doing.
                 self._went_silent.add(seat)
             if self.connections.get(seat) is conn:
                 conn.closed = True
