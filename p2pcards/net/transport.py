@@ -7,6 +7,7 @@ Everything a peer sends is untrusted: a malformed or oversized frame raises
 
 from __future__ import annotations
 
+import math
 import os
 import select
 from collections import deque
@@ -190,30 +191,34 @@ class Connection:
 
     async def keep_alive(self, *, every: float = PING_SECONDS, silence: float = SILENCE_SECONDS) -> None:
         """Run alongside the task that reads this connection, until it closes: a ``ping`` when
-        we have sent nothing for ``every`` seconds; once nothing at all has come for
-        ``silence`` seconds, the connection is closed (:attr:`silent` set, :attr:`failure`
+        we have sent nothing for about ``every`` seconds; once nothing at all has come for
+        ``silence`` seconds (checked on the same grid), the connection is closed (:attr:`silent` set, :attr:`failure`
         says why) and its reader gets ConnectionClosed."""
         self.last_received = trio.current_time()  # its reader starts now (the lobby's is over)
         self._keeping_alive = True
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._ping, every)
-                await self._watch_silence(silence)
+                await self._watch_silence(silence, every)
                 nursery.cancel_scope.cancel()
         finally:
             self._keeping_alive = False
 
     async def _ping(self, every: float) -> None:
         # Its own task: a ping that waits for room in the socket must not hold up the watch.
+        # It wakes on a grid of ``every`` seconds, as do the watch and every connection's, so
+        # that they all wake together (an autojump clock jumps once, not once a connection):
+        # a ping goes out at a tick when nothing went out for half a tick, so the other side
+        # hears from us at least every 1.5 ``every``.
         while not self.closed:
-            if trio.current_time() - self.last_sent >= every:
+            await trio.sleep_until(_next_tick(trio.current_time(), every))
+            if trio.current_time() - self.last_sent >= every / 2:
                 try:
                     await self.send_frame(PING_FRAME)
                 except ConnectionClosed:
                     return
-            await trio.sleep_until(max(self.last_sent + every, trio.current_time() + every / 10))
 
-    async def _watch_silence(self, silence: float) -> None:
+    async def _watch_silence(self, silence: float, every: float) -> None:
         while not self.closed:
             assert self.last_received is not None, "set by keep_alive"
             now = trio.current_time()
@@ -225,7 +230,8 @@ class Connection:
                     return
                 # Here, but its reader has not run yet (this process was busy or stopped).
                 self.last_received = now
-            await trio.sleep_until(self.last_received + silence)
+            # On the pings' grid (see _ping): closed at most a tick after the limit.
+            await trio.sleep_until(math.ceil((self.last_received + silence) / every) * every)
 
     def _data_waiting(self) -> bool:
         """The socket has bytes (or an end) that nobody has read yet."""
@@ -244,6 +250,11 @@ class Connection:
         with trio.move_on_after(1) as scope:
             scope.shield = True
             await self.stream.aclose()
+
+
+def _next_tick(time: float, every: float) -> float:
+    """The first multiple of ``every`` after ``time``."""
+    return (math.floor(time / every) + 1) * every
 
 
 async def connect(host: str, port: int, *, label: str | None = None, timeout: float = 10.0) -> Connection:
