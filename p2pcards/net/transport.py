@@ -42,8 +42,9 @@ SHIELD_SECONDS = SEND_SECONDS
 # link that silently stops carrying packets (a Wi-Fi drop: no FIN, no RST) is otherwise noticed
 # only by TCP's retransmission timeout, many minutes later, and the seat behind it never
 # becomes "away": nobody's grace period starts, and a deck or turn timeout names it instead.
-#: A connection on which we have sent nothing for this long gets a ``ping``: the other side
-#: hears from us at least this often (any message counts as life, so a busy one carries none).
+#: A connection on which we have sent nothing for about this long gets a ``ping`` (on a grid of
+#: this period: at most 1.5 times it between two frames; any message counts as life, so a busy
+#: connection carries none).
 PING_SECONDS = 1.0
 #: Nothing at all from the other side for this long: the link is cut, and is closed (the seat
 #: becomes away, its grace period starts, the higher seat redials). Five pings missed, so a
