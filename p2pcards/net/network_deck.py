@@ -25,6 +25,7 @@ from ..deck.party import (
     Blame as DeckBlame,
 )
 from ..table.protocol import TableAborted
+from .transport import QUIET_SECONDS
 
 if TYPE_CHECKING:
     from .peer import Peer
@@ -124,8 +125,8 @@ class NetworkDeck:
                 if self.peer.clock.now() >= deadline:
                     if any(self.peer.quiet(seat) for seat in owed):
                         # It may be cut: the keepalive says so within seconds (away: the grace
-                        # period; alive: a stall). Look again a little later.
-                        deadline = self.peer.clock.now() + CHECK_EVERY
+                        # period). Heard from again (a stopped process woke), it has a moment more.
+                        deadline = self.peer.clock.now() + QUIET_SECONDS
                         continue
                     blame = self.party.timeout()
                     waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()

@@ -15,7 +15,7 @@ from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
 from ..wire.messages import Entry
 from .network_deck import check_intervals
-from .transport import shielded
+from .transport import QUIET_SECONDS, shielded
 
 if TYPE_CHECKING:
     from .peer import Peer
@@ -112,7 +112,12 @@ class RemoteSeat:
                 if not await peer.wait_for_return(seat):
                     raise peer.gone(seat, "action")
                 deadline = peer.clock.now() + peer.header.timeouts.turn
-            elif peer.clock.now() >= deadline and not peer.quiet(seat):  # quiet: may be cut, see soon
+            elif peer.clock.now() >= deadline:
+                if peer.quiet(seat):
+                    # It may be cut: the keepalive says so within seconds (away: the grace
+                    # period). Heard from again (a stopped process woke), it has a moment more.
+                    deadline = peer.clock.now() + QUIET_SECONDS
+                    continue
                 waits_for = peer.protocol.held_back(seat)
                 if waits_for:
                     # Its entries are here but wait for entries its author had seen that never
