@@ -568,8 +568,28 @@ class Peer:
         for); otherwise ask the others for what they hold of them (TableProtocol.ask_around)."""
         halted = self.protocol.halted_among(waiting_on) if halt else None
         if halted is not None:
-            raise halted
+            raise await self._halted_by_the_absent(waiting_on, halted)
         await self._carry_out(self.protocol.ask_around(waiting_on))
+
+    async def _halted_by_the_absent(self, waiting_on: set[int], halted: TableAborted) -> TableAborted:
+        """A seat we wait on stopped its game (``halted``: naming nobody). If its stop names a
+        seat that is away from us too, that seat may be why: we give it the grace period as to
+        any away seat, and if it does not come back, our game ends as the stopper's did, naming
+        it as gone, so that every seat that can still reach the others ends the same way (a
+        seat waiting on a seat that waited on the cut one). Nobody is named on the stopper's
+        word alone."""
+        stopper = min(set(waiting_on) & set(self.protocol.halted))
+        named = self.protocol.halted[stopper].body.get("seat")
+        if (
+            isinstance(named, int)
+            and 0 <= named < self.header.players
+            and named not in (self.seat, stopper)
+            and not self.connected(named)
+            and named not in self.left
+            and not await self.wait_for_return(named)
+        ):
+            return self.gone(named, halted.step or "stop")
+        return halted
 
     # -- absent followers (p2pcards/table/absence.py) -----------------------------------------
 
