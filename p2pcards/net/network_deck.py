@@ -25,6 +25,7 @@ from ..deck.party import (
     Blame as DeckBlame,
 )
 from ..table.protocol import TableAborted
+from .transport import QUIET_SECONDS
 
 if TYPE_CHECKING:
     from .peer import Peer
@@ -118,9 +119,15 @@ class NetworkDeck:
                     if all([await self.peer.wait_for_return(seat) for seat in away]):
                         deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
                         continue
-                    self.blame = self.blame or DeckBlame("connection", away[0], "left and did not come back in time")
+                    if self.blame is None:
+                        raise self.peer.gone(away[0], "connection")
                     break
                 if self.peer.clock.now() >= deadline:
+                    if any(self.peer.quiet(seat) for seat in owed):
+                        # It may be cut: the keepalive says so within seconds (away: the grace
+                        # period). Heard from again (a stopped process woke), it has a moment more.
+                        deadline = self.peer.clock.now() + QUIET_SECONDS
+                        continue
                     blame = self.party.timeout()
                     waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()
                     if waits_for and blame is not None and self.blame is None:
@@ -132,7 +139,15 @@ class NetworkDeck:
                             None,
                             "deck",
                         )
-                    self.blame = self.blame or blame
+                    if self.blame is None and blame is not None:
+                        # Connected (its pings come) but silent on the deck: a stall, not a
+                        # proof of cheating.
+                        name = self.peer.header.seats[blame.seat].name
+                        raise TableAborted(
+                            f"{name} (seat {blame.seat}) did not send its deck message in time (step {blame.step!r})",
+                            blame.seat,
+                            blame.step,
+                        )
                     break
         if self.blame is not None:
             raise TableAborted(self._blame_text(self.blame), self.blame.seat, self.blame.step)

@@ -60,9 +60,9 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
-from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
+from .transport import QUIET_SECONDS, SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
-__all__ = ["CannotWrite", "Peer", "TableAborted", "send_order"]
+__all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
 
 
 #: How long a seat leaving before the end spends telling the others (``Peer.say_goodbye``).
@@ -70,6 +70,9 @@ GOODBYE_SECONDS = 1.0
 #: The journal is fsynced once we have written nothing of ours for this long, or at the latest
 #: this long after the first entry not yet on disk (Peer.keep_journal_synced).
 JOURNAL_QUIET, JOURNAL_SYNC_LATEST = 0.05, 1.0
+#: Why a seat stops when its wait for an away seat ran out while it was cut off from all of
+#: them (Peer.cut_off): it names nobody.
+CUT_OFF = "this seat lost its connection to every other seat"
 #: An entry held this long for entries of a seat we are connected to (which should have sent
 #: them itself) makes us ask the seat that brought it for them.
 FETCH_LATE = 0.25
@@ -132,6 +135,7 @@ class Peer:
         self._returned: dict[int, trio.Event] = {}
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
+        self._went_silent: set[int] = set()  # seats whose last connection we closed as silent
         self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
@@ -220,6 +224,26 @@ class Peer:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
 
+    def quiet(self, seat: int) -> bool:
+        """Nothing has come from ``seat``'s connection for QUIET_SECONDS: it may be cut, which
+        the keepalive decides within seconds. A timeout on it waits for that verdict."""
+        conn = self.connections.get(seat)
+        return conn is not None and not conn.closed and conn.quiet_for() >= QUIET_SECONDS
+
+    def cut_off(self) -> bool:
+        """We are connected to no other seat, and every link we lost went silent (nothing
+        came, and nobody closed it): this seat may be the one cut off (a Wi-Fi drop), and it
+        can tell nothing about the others."""
+        others = [s for s in range(self.header.players) if s != self.seat]
+        return bool(others) and all(not self.connected(s) and s in self._went_silent for s in others)
+
+    def gone(self, seat: int, step: str) -> TableAborted:
+        """Why the game stops when ``seat`` stayed away past the grace period: it left and did
+        not come back in time, or, if we were cut off from every seat, nobody is named."""
+        if self.cut_off():
+            return TableAborted(CUT_OFF, None, step)
+        return TableAborted(f"{self.header.seats[seat].name} left and did not come back in time", seat, step)
+
     def presence(self, seat: int) -> SeatPresence:
         """``seat``'s connection state for the console: ``online`` (our own seat, or a seat we
         are connected to); ``away`` with the grace period's seconds left since its connection
@@ -284,6 +308,20 @@ class Peer:
         return all(
             s == self.seat or not self.connected(s) or self._revealed_seed(s) for s in range(self.header.players)
         )
+
+    def known_seeds(self) -> dict[int, bytes]:
+        """Every seat's deck seed we know, for our end record: those our party took, and those
+        revealed in signed ``seed`` messages it did not act on (our game had stopped first).
+        Every seat holding the same log then writes the same end record."""
+        seeds = {s: seed for s, seed in enumerate(self.party.seeds) if seed is not None}
+        for seat in range(self.header.players):
+            for entry in self.log.entries(seat) if seat not in seeds else ():
+                msg = entry.body.get("msg") if entry.kind == "deck" else None
+                seed = msg.get("seed") if isinstance(msg, dict) and msg.get("type") == "seed" else None
+                if isinstance(seed, bytes) and len(seed) == len(self.party._seed):
+                    seeds[seat] = seed  # (verify checks it against the seat's commitment)
+                    break
+        return seeds
 
     def _revealed_seed(self, seat: int) -> bool:
         return any(
@@ -555,8 +593,28 @@ class Peer:
         for); otherwise ask the others for what they hold of them (TableProtocol.ask_around)."""
         halted = self.protocol.halted_among(waiting_on) if halt else None
         if halted is not None:
-            raise halted
+            raise await self._halted_by_the_absent(waiting_on, halted)
         await self._carry_out(self.protocol.ask_around(waiting_on))
+
+    async def _halted_by_the_absent(self, waiting_on: set[int], halted: TableAborted) -> TableAborted:
+        """A seat we wait on stopped its game (``halted``: naming nobody). If its stop names a
+        seat that is away from us too, that seat may be why: we give it the grace period as to
+        any away seat, and if it does not come back, our game ends as the stopper's did, naming
+        it as gone, so that every seat that can still reach the others ends the same way (a
+        seat waiting on a seat that waited on the cut one). Nobody is named on the stopper's
+        word alone."""
+        stopper = min(set(waiting_on) & set(self.protocol.halted))
+        named = self.protocol.halted[stopper].body.get("seat")
+        if (
+            isinstance(named, int)
+            and 0 <= named < self.header.players
+            and named not in (self.seat, stopper)
+            and not self.connected(named)
+            and named not in self.left
+            and not await self.wait_for_return(named)
+        ):
+            return self.gone(named, halted.step or "stop")
+        return halted
 
     # -- absent followers (p2pcards/table/absence.py) -----------------------------------------
 
@@ -634,6 +692,7 @@ class Peer:
         if seat in self._away_since:
             self.session.publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
         self._away_since.pop(seat, None)
+        self._went_silent.discard(seat)
         event = self._returned.pop(seat, None)
         if event is not None:
             event.set()
@@ -645,11 +704,25 @@ class Peer:
         self._away_since.setdefault(seat, self.clock.now())
 
     async def serve_connection(self, seat: int, conn: Connection) -> None:
+        """Read entries from ``seat`` until the connection ends, keeping it alive meanwhile: a
+        link that goes silent is closed within seconds (Connection.keep_alive), and the seat is
+        then away like one whose connection dropped."""
+        async with trio.open_nursery() as nursery:
+            keep_alive = getattr(conn, "keep_alive", None)  # (a test's recorder has none)
+            if keep_alive is not None:
+                nursery.start_soon(keep_alive)
+            try:
+                await self._read_from(seat, conn)
+            finally:
+                nursery.cancel_scope.cancel()
+
+    async def _read_from(self, seat: int, conn: Connection) -> None:
         """Read entries from ``seat`` until the connection ends. First ask it for every entry
         we lack (after a restart or a dropped connection, that is what we missed)."""
         self.attach(seat, conn)
         serving = self._serving.setdefault(seat, [])
         serving.append(conn)
+        stalled = self.clock.stalled
         try:
             recovery = self.protocol.recovery
             if recovery is not None and self.recovering:  # first of all: what it holds of our own chain
@@ -673,12 +746,17 @@ class Peer:
                 await self._on_message(seat, conn, raw)
         except ConnectionClosed:
             failure = getattr(conn, "failure", None)  # we closed it: it stopped reading
-            if failure is not None:
+            if failure is not None and not getattr(conn, "silent", False):
                 self._carry_out_now([self.protocol.name(seat, f"{failure}; connection closed")])
             return
         finally:
             self._written.pop(conn, None)
             serving.remove(conn)
+            self.clock.now()  # (notices a stall we are just waking from)
+            if getattr(conn, "silent", False) or self.clock.stalled > stalled:
+                # The link went silent, or we did not run for a while (stopped, a closed lid)
+                # and the other side may have closed it because we went quiet: not its doing.
+                self._went_silent.add(seat)
             if self.connections.get(seat) is conn:
                 conn.closed = True
                 # Both seats may dial each other at once (one of them restarted): the connection

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -14,7 +15,7 @@ from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
 from ..wire.messages import Entry
 from .network_deck import check_intervals
-from .transport import shielded
+from .transport import QUIET_SECONDS, shielded
 
 if TYPE_CHECKING:
     from .peer import Peer
@@ -43,6 +44,9 @@ class RemoteSeat:
         self.last_entry: Entry | None = None
         #: Turns the table passed for it (it was gone): a move of it for one of them is void.
         self.passed: set[int] = set()
+        #: Its moves for later turns that came while the statements decided on one we hold
+        #: (the other seats went on meanwhile): the next ``choose`` takes them first.
+        self._later: deque[tuple[int, Action, Entry]] = deque()
 
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
@@ -66,11 +70,17 @@ class RemoteSeat:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
             wait, left = next(intervals), deadline - peer.clock.now()
-            item = await self._next(min(wait, left) if left > 0 else wait)
+            if self._later and held is None:
+                item: tuple[int, Action, Entry] | None = self._later.popleft()
+            else:
+                item = await self._next(min(wait, left) if left > 0 else wait)
             if item is not None:
                 got, action, entry = item
                 if got in self.passed:
                     continue  # signed for a turn it was passed for
+                if got > turn and held is not None:
+                    self._later.append(item)
+                    continue
                 if got != turn:
                     raise TableAborted(f"seat {seat} sent a move for turn {got} during turn {turn}", seat, "action")
                 if absent is None or not peer.stated_absent(turn, seat):
@@ -100,9 +110,14 @@ class RemoteSeat:
                 if absent is not None:
                     continue  # it went just now: we state so next time round
                 if not await peer.wait_for_return(seat):
-                    raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+                    raise peer.gone(seat, "action")
                 deadline = peer.clock.now() + peer.header.timeouts.turn
             elif peer.clock.now() >= deadline:
+                if peer.quiet(seat):
+                    # It may be cut: the keepalive says so within seconds (away: the grace
+                    # period). Heard from again (a stopped process woke), it has a moment more.
+                    deadline = peer.clock.now() + QUIET_SECONDS
+                    continue
                 waits_for = peer.protocol.held_back(seat)
                 if waits_for:
                     # Its entries are here but wait for entries its author had seen that never
@@ -150,7 +165,7 @@ class RemoteSeat:
         if halted:
             await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
         if peer.away_for(seat) >= peer.header.timeouts.grace:
-            raise TableAborted(f"{session.names[seat]} left and did not come back in time", seat, "action")
+            raise peer.gone(seat, "action")
         return True
 
 

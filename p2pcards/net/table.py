@@ -635,7 +635,7 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
-    seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
+    seeds = peer.known_seeds()
     if aborted is not None:
         # Gone: its connection is down, or it signed a goodbye (it may linger to collect seeds).
         seat = aborted.seat

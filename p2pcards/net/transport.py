@@ -7,15 +7,27 @@ Everything a peer sends is untrusted: a malformed or oversized frame raises
 
 from __future__ import annotations
 
+import math
 import os
+import select
 from collections import deque
 from typing import Any
 
 import trio
 
 from ..wire.framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, encode_frame
+from ..wire.messages import Ping
 
-__all__ = ["Connection", "ConnectionClosed", "FrameError", "connect", "shielded"]
+__all__ = [
+    "PING_SECONDS",
+    "QUIET_SECONDS",
+    "SILENCE_SECONDS",
+    "Connection",
+    "ConnectionClosed",
+    "FrameError",
+    "connect",
+    "shielded",
+]
 
 RECEIVE_CHUNK = 65_536
 #: A frame the other side has not taken this long after we began writing it: the connection is
@@ -25,6 +37,24 @@ SEND_SECONDS = 10.0
 #: The longest a send that must not be cut off by a cancellation (an entry begun, a stop, a
 #: seed) may take: shielded, but never forever.
 SHIELD_SECONDS = SEND_SECONDS
+
+# Keepalive (Connection.keep_alive, on every seat-to-seat connection of a running table). A
+# link that silently stops carrying packets (a Wi-Fi drop: no FIN, no RST) is otherwise noticed
+# only by TCP's retransmission timeout, many minutes later, and the seat behind it never
+# becomes "away": nobody's grace period starts, and a deck or turn timeout names it instead.
+#: A connection on which we have sent nothing for about this long gets a ``ping`` (on a grid of
+#: this period: at most 1.5 times it between two frames; any message counts as life, so a busy
+#: connection carries none).
+PING_SECONDS = 1.0
+#: Nothing at all from the other side for this long: the link is cut, and is closed (the seat
+#: becomes away, its grace period starts, the higher seat redials). Five pings missed, so a
+#: loaded machine or a burst of loss does not cut a link that lives. A cut shorter than about
+#: 3 s passes unnoticed: TCP retransmits after 0.2, 0.6, 1.4 and 3 s, then only after 6.2 s.
+SILENCE_SECONDS = 5.0
+#: A link quiet this long (two pings missed) may be cut: a deck or turn timeout on the seat
+#: behind it waits for the keepalive's verdict (cut: the grace period; alive: a stall).
+QUIET_SECONDS = 2 * PING_SECONDS
+PING_FRAME = encode_frame(Ping().to_wire())
 
 
 def shielded() -> trio.CancelScope:
@@ -48,8 +78,16 @@ class Connection:
         self.bytes_sent = 0
         self.bytes_received = 0
         self.send_timeout = SEND_SECONDS
-        #: Why we closed the connection ourselves (the other side stopped reading), if we did.
+        #: Why we closed the connection ourselves (the other side stopped reading, or nothing
+        #: came from it for SILENCE_SECONDS), if we did.
         self.failure: str | None = None
+        #: We closed it because the link went silent (a cut: nobody's fault we can show),
+        #: not because a peer that still talks stopped reading.
+        self.silent = False
+        #: trio time of the last bytes received and of the last frame sent (keep_alive).
+        self.last_received: float | None = None
+        self.last_sent = -float("inf")
+        self._keeping_alive = False
 
     @property
     def remote(self) -> str:
@@ -94,7 +132,11 @@ class Connection:
                     await self.stream.send_all(memoryview(frame)[written:])
                 if scope.cancelled_caught:
                     # Part of a frame may be out: the stream cannot be used again.
-                    self.failure = f"{self.label} did not read what we sent for {self.send_timeout:g} s"
+                    if self.quiet_for() >= QUIET_SECONDS:  # nothing comes either: the link is cut
+                        self.silent = True
+                        self.failure = f"the link to {self.label} went silent"
+                    else:
+                        self.failure = f"{self.label} did not read what we sent for {self.send_timeout:g} s"
                     self._close_now()
                     raise ConnectionClosed(self.failure)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -103,6 +145,7 @@ class Connection:
         finally:
             self._send_lock.release()
         self.bytes_sent += len(frame)
+        self.last_sent = trio.current_time()
 
     def _close_now(self) -> None:
         """Close without waiting: a task reading this connection gets ConnectionClosed."""
@@ -136,14 +179,83 @@ class Connection:
                 self._decoder.feed_eof()
                 raise ConnectionClosed(f"{self.label} closed the connection")
             self.bytes_received += len(data)
+            self.last_received = trio.current_time()
             self._ready.extend(self._decoder.feed(data))
         return self._ready.popleft()
+
+    def quiet_for(self) -> float:
+        """Seconds since anything came on this connection, while :meth:`keep_alive` runs
+        (0 otherwise: without pings, a quiet link says nothing)."""
+        if not self._keeping_alive or self.last_received is None or self.closed:
+            return 0.0
+        return trio.current_time() - self.last_received
+
+    async def keep_alive(self, *, every: float = PING_SECONDS, silence: float = SILENCE_SECONDS) -> None:
+        """Run alongside the task that reads this connection, until it closes: a ``ping`` when
+        we have sent nothing for about ``every`` seconds; once nothing at all has come for
+        ``silence`` seconds (checked on the same grid), the connection is closed (:attr:`silent` set, :attr:`failure`
+        says why) and its reader gets ConnectionClosed."""
+        self.last_received = trio.current_time()  # its reader starts now (the lobby's is over)
+        self._keeping_alive = True
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._ping, every)
+                await self._watch_silence(silence, every)
+                nursery.cancel_scope.cancel()
+        finally:
+            self._keeping_alive = False
+
+    async def _ping(self, every: float) -> None:
+        # Its own task: a ping that waits for room in the socket must not hold up the watch.
+        # It wakes on a grid of ``every`` seconds, as do the watch and every connection's, so
+        # that they all wake together (an autojump clock jumps once, not once a connection):
+        # a ping goes out at a tick when nothing went out for half a tick, so the other side
+        # hears from us at least every 1.5 ``every``.
+        while not self.closed:
+            await trio.sleep_until(_next_tick(trio.current_time(), every))
+            if trio.current_time() - self.last_sent >= every / 2:
+                try:
+                    await self.send_frame(PING_FRAME)
+                except ConnectionClosed:
+                    return
+
+    async def _watch_silence(self, silence: float, every: float) -> None:
+        while not self.closed:
+            assert self.last_received is not None, "set by keep_alive"
+            now = trio.current_time()
+            if now - self.last_received >= silence:
+                if not self._data_waiting():
+                    self.silent = True
+                    self.failure = f"nothing came from {self.label} for {silence:g} s"
+                    self._close_now()
+                    return
+                # Here, but its reader has not run yet (this process was busy or stopped).
+                self.last_received = now
+            # On the pings' grid (see _ping): closed at most a tick after the limit.
+            await trio.sleep_until(math.ceil((self.last_received + silence) / every) * every)
+
+    def _data_waiting(self) -> bool:
+        """The socket has bytes (or an end) that nobody has read yet."""
+        try:
+            fd = self.stream.socket.fileno()  # type: ignore[attr-defined]  # duck-typed: only socket streams have it
+            if fd < 0:
+                return False
+            poll = select.poll()
+            poll.register(fd, select.POLLIN)
+            return bool(poll.poll(0))
+        except (AttributeError, OSError, ValueError):
+            return False
 
     async def aclose(self) -> None:
         self.closed = True
         with trio.move_on_after(1) as scope:
             scope.shield = True
             await self.stream.aclose()
+
+
+def _next_tick(time: float, every: float) -> float:
+    """The first multiple of ``every`` after ``time``."""
+    return (math.floor(time / every) + 1) * every
 
 
 async def connect(host: str, port: int, *, label: str | None = None, timeout: float = 10.0) -> Connection:

@@ -34,7 +34,7 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers, parse_message
+from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from .absence import Absences, absent_body
 from .header import TableHeader
@@ -268,6 +268,8 @@ class TableProtocol:
             return [self.name(via, problem)] if problem else []
         if isinstance(message, Bye):
             return self._on_bye(via, message)
+        if isinstance(message, Ping):  # the link is alive: the driver noted that already
+            return []
         if isinstance(message, Watchers):
             return [WatchersIn(via, message.names)]
         if isinstance(message, SpectatorSays):

@@ -40,6 +40,7 @@ __all__ = [
     "HASH_SIZE",
     "Hello",
     "MAX_SEATS",
+    "Ping",
     "TABLE_ID_SIZE",
     "SpectatorSays",
     "Watchers",
@@ -283,6 +284,23 @@ class Bye:
         return cls(obj["reason"])
 
 
+@dataclass(frozen=True)
+class Ping:
+    """Sent on a quiet game connection (nothing else sent for a second): proof that the link
+    and the seat behind it are alive. It asks for nothing and is not answered; any message
+    counts as life, so a busy connection carries none (protocol/wire.md section 4.6)."""
+
+    SCHEMA: ClassVar[Record] = Record({"type": Str(16)})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "ping"}
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> Ping:
+        _checked(cls.SCHEMA, obj, peer, "ping")
+        return cls()
+
+
 #: At most this many spectator names in one :class:`Watchers` notice, of at most
 #: :data:`MAX_WATCHER_NAME` characters each.
 MAX_WATCHERS = 16
@@ -521,11 +539,19 @@ def handshake_proof(identity: Identity, ours: Hello, theirs: Hello) -> Auth:
 
 # ------------------------------------------------------------------------------------------
 
-_TYPES: dict[str, Any] = {"hello": Hello, "auth": Auth, "entry": Entry, "fetch": Fetch, "fetched": Fetched, "bye": Bye}
-_TYPES["watchers"] = Watchers
-_TYPES["spectator-says"] = SpectatorSays
+_TYPES: dict[str, Any] = {
+    "hello": Hello,
+    "auth": Auth,
+    "entry": Entry,
+    "fetch": Fetch,
+    "fetched": Fetched,
+    "bye": Bye,
+    "ping": Ping,
+    "watchers": Watchers,
+    "spectator-says": SpectatorSays,
+}
 
-Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Watchers | SpectatorSays
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Ping | Watchers | SpectatorSays
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:
