@@ -13,16 +13,19 @@ and kills it again at the next new label, to the end of the match (killable.py).
 must be covered are those any seat of any game of the stage signed (read back from the
 transcripts), so a new kind of entry is killed at as soon as a game signs it; a label some
 victim did not sign in its game (a seat that never had to reveal a card in its first hand) is
-covered by another game for that victim and phase, killed only at the labels it lacks.
+covered by another game for that victim and phase, killed only at the labels it lacks. (A seat
+killed again and again within one game is a harder case than one kill: each resume starts from
+a journal that the kills before it wrote.)
 
-Not among the points: the kinds that only a fault or a person's choice signs (``absent``: a seat
-gone past the turn timeout; ``stop``, ``blame``, ``deck:accuse``: a fault found; ``bye``: a
-player who leaves, which ends the game; ``chat``: a person), since after them the game does not
-complete as this test requires (test_recover.py and test_leave.py resume those).
+Not among the points: the kinds that only a fault or a person's choice signs (``absent``: a
+statement about a seat gone at its turn, here only ever about the victim; ``stop``, ``blame``,
+``deck:accuse``: a fault found; ``bye``: a player who leaves, which ends the game; ``chat``: a
+person), since after them the game does not complete as this test requires (test_recover.py
+and test_leave.py resume those); and one point of NOT_KILLED.
 
 Each seat is a process of its own, listening and connecting on 127.0.0.1 only. The games of a
-test run side by side (each with its own homes, names and ports): a kill and resume is mostly
-waiting for a process to start, which the other tables use."""
+test run side by side (each with its own homes, names and ports): a resumed seat waits on the
+others for much of its time (dialling, their answers, their moves), which the other tables use."""
 
 from __future__ import annotations
 
