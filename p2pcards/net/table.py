@@ -351,10 +351,11 @@ async def _run_seat(
                 replacement = await dial_seat(identity, header, me, seat, games=games, attempts=1)
             except LobbyError:
                 continue
-            if not peer.connected(seat):
-                await serve(nursery, seat, replacement)
-            else:
-                await replacement.aclose()
+            # Served even if the seat came back meanwhile (a restarted seat dials everyone): the
+            # other side has taken this connection as the seat's newest and may be writing to
+            # it; closing it lost what it wrote (kill points: a resumed seat's move or deck
+            # step never arrived, and the table stalled and named it).
+            await serve(nursery, seat, replacement)
 
     async def accept_loop(nursery: trio.Nursery) -> None:
         await serve_listener(lobby.listener, lambda stream, slot: accept_one(nursery, stream, slot), nursery)
