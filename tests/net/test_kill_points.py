@@ -30,8 +30,10 @@ others for much of its time (dialling, their answers, their moves), which the ot
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +73,10 @@ DYING = re.compile(r"killable: dying at #(\d+) (\S+) \(hand (\d+)\), (\w+)")
 #: spends about a second of CPU importing it, several times what a kill and resume costs else.
 FORKS = multiprocessing.get_context("forkserver")
 FORKS.set_forkserver_preload(["tests.net.killable", "p2pcards.cli", "p2pcards.net.table", "p2pcards.net.runner"])
+#: multiprocessing reads a child's exit status from a pipe, once, and a start polls every
+#: child: from two threads at once, the second read finds the pipe at its end and takes 255
+#: for the status. Starts and status reads go one at a time.
+STATUS = threading.Lock()
 
 
 class Seat:
@@ -83,20 +89,23 @@ class Seat:
         self.process = FORKS.Process(
             target=killable.forked, args=(phase, from_hand, labels, args, str(home), str(log)), daemon=True
         )
-        self.process.start()
+        with STATUS:
+            self.process.start()
 
     @property
     def returncode(self) -> int | None:
-        return self.process.exitcode
+        return self.poll()
 
     def wait(self, timeout: float = 10) -> int:
-        self.process.join(timeout)
-        if self.process.exitcode is None:
+        multiprocessing.connection.wait([self.process.sentinel], timeout)
+        code = self.poll()
+        if code is None:
             raise TimeoutError(f"pid {self.process.pid} still runs after {timeout:.0f} s")
-        return self.process.exitcode
+        return code
 
     def poll(self) -> int | None:
-        return self.process.exitcode
+        with STATUS:
+            return self.process.exitcode
 
     def kill(self) -> None:
         self.process.kill()
