@@ -754,7 +754,7 @@ def _close_if_ended(folder: Path, transcripts: Path) -> bool:
 
     try:
         over = game_over_in(folder)
-        if over is None:
+        if over is None or over.exchange_results:  # resume goes back to the table for the results
             return False
         path = close_ended_seat(folder, over, transcripts)
     except (OSError, ValueError, KeyError, TranscriptError, SeatInUse):

@@ -5,7 +5,8 @@ A seat's folder (:mod:`.store`) stays on disk while its game may still go on, so
 
 * it already has its end record (the program stopped after closing it, before removing the
   folder);
-* this seat signed its ``result`` (its game finished), a ``bye`` (its player left: the others
+* this seat signed its ``result`` (its game finished; ``resume`` still goes back to the table
+  first, to exchange the results: ``GameOver.exchange_results``), a ``bye`` (its player left: the others
   end the game when they get it, and a seat signs nothing after its ``bye``) or a ``stop`` (its
   game stopped: it signs no move or deck step after it);
 * another seat's signed ``bye`` is in it: that ends the game at every seat (protocol/table.md
@@ -43,6 +44,11 @@ class GameOver:
 
     reason: str
     end: TranscriptEnd
+    #: Our game finished (our result is signed) but the journal has no end record: the others
+    #: may still wait for our result (it may not have left this program before a crash) and we
+    #: for theirs. ``resume`` goes back to the table to exchange them, and closes the seat from
+    #: its journal at once only if nobody answers.
+    exchange_results: bool = False
 
 
 def transcript_stem(table: bytes, seat: int) -> str:
@@ -79,6 +85,7 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
             return GameOver(
                 "the game is over: this seat already has its result",
                 TranscriptEnd("finished", body.get("result"), seeds),
+                exchange_results=True,
             )
     for entry in own:
         if entry.kind == "bye":

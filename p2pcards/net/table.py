@@ -226,7 +226,7 @@ async def _resume_seat(
         over = game_over_in(folder)
     except (OSError, ValueError):  # no journal, or a damaged one: _reopen_journal deals with it
         over = None
-    if over is not None:  # at once, and without the network: there is nothing to come back to
+    if over is not None and not over.exchange_results:  # at once, without the network: nothing to come back to
         raise GameEnded(folder, over.reason, close_ended_seat(folder, over, transcript_dir, locked=True))
     header = TableHeader.from_wire(state.header)
     game = host.game(header.game)
@@ -271,6 +271,7 @@ async def _resume_seat(
         state_home=state_home,
         linger=linger,
         away_for=away_since,
+        ended=over,
     )
 
 
@@ -313,11 +314,14 @@ async def _run_seat(
     state_home: Path | str | None = None,
     linger: float = LINGER_SECONDS,
     away_for: float = 0.0,
+    ended: GameOver | None = None,
 ) -> SeatOutcome:
     """Play the seat (``resumed``: after a restart, ``away_for`` seconds since its journal was
-    last written) and write its transcript."""
+    last written; ``ended``: the journal has our result, not every seat's) and write its
+    transcript."""
     header, me = lobby.header, lobby.seat
     keep_folder = False  # the game may go on: the seat stays saved for another 'resume'
+    gave_up: GameOver | None = None  # our game had finished, and nobody answered to finish theirs
     played = False  # resumed: we recovered and played on
 
     if transcript_dir is not None:
@@ -347,10 +351,11 @@ async def _run_seat(
                 replacement = await dial_seat(identity, header, me, seat, games=games, attempts=1)
             except LobbyError:
                 continue
-            if not peer.connected(seat):
-                await serve(nursery, seat, replacement)
-            else:
-                await replacement.aclose()
+            # Served even if the seat came back meanwhile (a restarted seat dials everyone): the
+            # other side has taken this connection as the seat's newest and may be writing to
+            # it; closing it lost what it wrote (kill points: a resumed seat's move or deck
+            # step never arrived, and the table stalled and named it).
+            await serve(nursery, seat, replacement)
 
     async def accept_loop(nursery: trio.Nursery) -> None:
         await serve_listener(lobby.listener, lambda stream, slot: accept_one(nursery, stream, slot), nursery)
@@ -410,8 +415,10 @@ async def _run_seat(
                     await play()
                     played = True
                 # Nobody plays the game now. The others waited for us a grace period at
-                # most: if we have been away for longer, the game has ended.
+                # most: if we have been away for longer, the game has ended. If ours had
+                # finished, its transcript is the journal's, whatever results it lacks.
                 keep_folder = nobody and away_for < header.timeouts.grace
+                gave_up = ended if nobody else None
             else:
                 # Of each pair the higher seat dials; all at once (one after another, the last
                 # seat of seven finished its mesh 20 ms after the first, and the deck waited).
@@ -430,10 +437,7 @@ async def _run_seat(
             if aborted is None or full_mesh.is_set() or played:
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has revealed its seed).
-                done = peer.all_finished if aborted is None else peer.all_stopped
-                with trio.move_on_after(linger):
-                    while not done():
-                        await trio.sleep(0.01)
+                await _linger(peer, linger, finished=aborted is None)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
             # The spectators get the rest of the log and the end record (bounded in time).
             await peer.spectators.finish(end, _transcript_entries(peer, end))
@@ -455,10 +459,12 @@ async def _run_seat(
     if lobby.listener is not None:
         await lobby.listener.aclose()
     problem = None
-    if keep_folder:
+    if keep_folder or gave_up is not None:
         if peer.journal is not None:
             peer.journal.close()
         path = None
+        if gave_up is not None and folder is not None:  # as resume does at once for a closed journal
+            raise GameEnded(folder, gave_up.reason, close_ended_seat(folder, gave_up, transcript_dir, locked=True))
     else:
         path, problem = _finish(peer, transcript_dir, folder, end)
     if problem is None and peer.write_failure is not None:
@@ -469,6 +475,38 @@ async def _run_seat(
     if history and path is not None:
         outcome.history_warning = await _record_history(peer, path, state_home)
     return outcome
+
+
+async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
+    """After our game ended: keep serving the others until every seat has its result
+    (``finished``; else until every seat still connected revealed its seed), for ``linger``
+    seconds, and after a finished game for as long as a seat whose result we lack is still
+    connected or away within its grace period: it may have crashed, and comes back
+    (``resume``) to replay the game, send its result and take the others' (issue 23; a
+    10 s linger let a slow resumed seat, or one killed as it signed its result, end with
+    another transcript than ours). Never longer than ``linger`` plus the grace period."""
+    done = peer.all_finished if finished else peer.all_stopped
+    grace = peer.header.timeouts.grace
+    deadline = trio.current_time() + linger
+    with trio.move_on_after(linger + grace):
+        while not done():
+            if trio.current_time() >= deadline and not (finished and _awaited(peer)):
+                return
+            await trio.sleep(0.01)
+
+
+def _awaited(peer: Peer) -> bool:
+    """A seat whose result we lack may still sign it: it has not stopped its game nor left,
+    and it is connected (a seat back after a crash replays the game first) or away within
+    its grace period."""
+    for seat in range(peer.header.players):
+        if seat == peer.seat or seat in peer.left or seat in peer.protocol.halted:
+            continue
+        if not any(e.kind == "result" for e in peer.log.entries(seat)):
+            presence = peer.presence(seat)
+            if presence.state == "online" or presence.grace_left is not None:
+                return True
+    return False
 
 
 def _leaving_reason(exc: BaseException) -> str:
@@ -548,7 +586,7 @@ def _ended_in_log(peer: Peer) -> GameOver | None:
     entries = [e for s in range(peer.header.players) for e in log.entries(s)]
     entries += list(peer.protocol.replay_own)  # ours from the journal, and those taken back
     over = ended_game(entries, me, peer.party._seed, [s.name for s in peer.header.seats])
-    if over is not None:
+    if over is not None and not over.exchange_results:  # else: back to the table for the results
         return over
     halted = {s for s in range(peer.header.players) if any(e.kind in ("stop", "bye") for e in log.entries(s))}
     if halted >= set(range(peer.header.players)) - {me}:

@@ -1,33 +1,118 @@
-"""kill -9 at chosen points of a seat's own chain, then ``p2pcards resume`` within the grace:
-the game completes, every seat ends with the same transcript, ``verify`` verifies it, and
-nobody is named (issue 23). Each seat is a process of its own; the victim runs under
-killable.py, which SIGKILLs it at an exact point (an entry kind, before or after its journal
-has it, before or after it is sent, after the fsync that follows it).
+"""kill -9 at every point of a seat's own chain, then ``p2pcards resume`` within the grace: the
+game completes, every seat ends with the same transcript, ``verify`` verifies it, and nobody is
+named (issue 23).
 
-Every process listens, announces and connects on 127.0.0.1 only."""
+The points are enumerated, not sampled: every label of entry a seat signs (its kind; for a deck
+entry the deck message, a shuffle pass, a deal, a transfer's keys, a reveal, the audit's seed;
+for a move its type: killable.entry_label) x every phase of killable.py (signed; in the journal,
+not sent; sent, not fsynced; fsynced; a power cut after sending, which loses what no fsync
+covered) x early (the one hand of a one-win match) and late (the second hand of a two-win match
+and later, to its result) x the host and a joiner. The labels are not listed here: one game per
+(victim, phase, stage) kills its victim at the first entry of each label it signs, resumes it,
+and kills it again at the next new label, to the end of the match (killable.py). The labels that
+must be covered are those any seat of any game of the stage signed (read back from the
+transcripts), so a new kind of entry is killed at as soon as a game signs it; a label some
+victim did not sign in its game (a seat that never had to reveal a card in its first hand) is
+covered by another game for that victim and phase, killed only at the labels it lacks. (A seat
+killed again and again within one game is a harder case than one kill: each resume starts from
+a journal that the kills before it wrote.)
+
+Not among the points: the kinds that only a fault or a person's choice signs (``absent``: a
+statement about a seat gone at its turn, here only ever about the victim; ``stop``, ``blame``,
+``deck:accuse``: a fault found; ``bye``: a player who leaves, which ends the game; ``chat``: a
+person), since after them the game does not complete as this test requires (test_recover.py
+and test_leave.py resume those); and one point of NOT_KILLED.
+
+Each seat is a process of its own, listening and connecting on 127.0.0.1 only. The games of a
+test run side by side (each with its own homes, names and ports): a resumed seat waits on the
+others for much of its time (dialling, their answers, their moves), which the other tables use."""
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
 import os
-import subprocess
-import sys
+import re
+import threading
 import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from p2pcards.verify import EXIT_VERIFIED, verify_file
-from p2pcards.wire.transcript import read_transcript
+from p2pcards.wire.transcript import Transcript, read_transcript
 
-KILLABLE = str(Path(__file__).with_name("killable.py"))
+from . import killable
+from .killable import PHASES, entry_label, hand_of
+
 LOOPBACK = "127.0.0.1"
+#: Stage: (the match's target of hands won, the first hand whose entries are killed at).
+STAGES = {"early": (1, 1), "late": (2, 2)}
+VICTIMS = {"host": 0, "joiner": 1}
+#: Games played side by side in one test (2 cores: more only makes each slower).
+TABLES_AT_ONCE = 3
+#: Games per (victim, phase, stage), the first included, to kill the victim at every label.
+GAMES_PER_CHAIN = 3
+#: A bound on one game, its kills and resumes included.
+GAME_SECONDS = 240.0
+#: Points left out, by phase. A power cut just after a seat sent its result, its last entry:
+#: every seat then holds every result and goes home, and the seat, whose journal lost its
+#: result, comes back to nobody (its game stays saved; past the grace it ends as abandoned).
+NOT_KILLED = {"lost": {"result"}}
+#: Labels the other seats sign because the victim is away, never the victim itself here: an
+#: ``absent`` statement about a seat gone at its turn (to sign one, the victim would need
+#: another seat gone as well).
+ABOUT_THE_VICTIM = {"absent"}
+DYING = re.compile(r"killable: dying at #(\d+) (\S+) \(hand (\d+)\), (\w+)")
 
 
-def start(args: list[str], home: Path, log: Path, kill: tuple[int, str, str] = (0, "any", "never")) -> subprocess.Popen:
-    env = dict(os.environ, P2PCARDS_HOME=str(home))
-    seq, kind, phase = kill
-    command = [sys.executable, KILLABLE, str(seq), kind, phase, "--", *args]
-    return subprocess.Popen(command, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+#: Seats are processes forked from a server that imported p2pcards once: a fresh Python
+#: spends about a second of CPU importing it, several times what a kill and resume costs else.
+FORKS = multiprocessing.get_context("forkserver")
+FORKS.set_forkserver_preload(["tests.net.killable", "p2pcards.cli", "p2pcards.net.table", "p2pcards.net.runner"])
+#: multiprocessing reads a child's exit status from a pipe, once, and a start polls every
+#: child: from two threads at once, the second read finds the pipe at its end and takes 255
+#: for the status. Starts and status reads go one at a time.
+STATUS = threading.Lock()
+
+
+class Seat:
+    """One seat's process (``p2pcards ARGS``, as killable.py runs it), as subprocess.Popen
+    would show it: ``returncode`` -9 once killed."""
+
+    def __init__(self, args: list[str], home: Path, log: Path, phase: str, from_hand: int, done: Iterable[str]):
+        labels = ",".join(sorted(done))
+        log.touch()
+        self.process = FORKS.Process(
+            target=killable.forked, args=(phase, from_hand, labels, args, str(home), str(log)), daemon=True
+        )
+        with STATUS:
+            self.process.start()
+
+    @property
+    def returncode(self) -> int | None:
+        return self.poll()
+
+    def wait(self, timeout: float = 10) -> int:
+        multiprocessing.connection.wait([self.process.sentinel], timeout)
+        code = self.poll()
+        if code is None:
+            raise TimeoutError(f"pid {self.process.pid} still runs after {timeout:.0f} s")
+        return code
+
+    def poll(self) -> int | None:
+        with STATUS:
+            return self.process.exitcode
+
+    def kill(self) -> None:
+        self.process.kill()
+
+
+def start(args: list[str], home: Path, log: Path, phase: str = "never", from_hand: int = 1, done: Iterable[str] = ()):
+    return Seat(args, home, log, phase, from_hand, done)
 
 
 def wait_for(predicate, timeout: float, what: str) -> None:
@@ -39,98 +124,138 @@ def wait_for(predicate, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-class NotReached(Exception):
-    """The victim's game ended before its kill point (the game was short)."""
+@dataclass
+class Game:
+    """One game of a chain: where it ran, the labels its victim was killed at, its transcript."""
+
+    folder: Path
+    killed: list[str] = field(default_factory=list)
+    transcript: Transcript | None = None
+    seconds: float = 0.0
 
 
-def kill_and_resume(
-    tmp_path: Path, victim: int, kill: tuple[int, str, str], *, match_target: int = 1, limit: float = 60
-) -> dict:
-    """A three-seat Cal's BS table of bots, one process a seat: process ``victim`` (0 the
-    host, 1 or 2 a joiner) dies at ``kill`` and is resumed at once. Checks the game's end at
-    every seat; returns what the test may look at further."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    transcripts = tmp_path / "transcripts"
-    homes = [tmp_path / f"home{i}" for i in range(3)]
-    logs = [tmp_path / f"seat{i}.log" for i in range(3)]
+def play_killing(folder: Path, victim: int, phase: str, stage: str, done: set[str]) -> Game:
+    """A three-seat Cal's BS table of bots, one process a seat: seat ``victim`` (0 the host, 1
+    a joiner) is killed at ``phase`` of the first entry of each label not in ``done`` it signs
+    from the stage's first hand on, and each time resumed at once, until its game ends. Checks
+    the game's end at every seat."""
+    began = time.monotonic()
+    target, from_hand = STAGES[stage]
+    folder.mkdir(parents=True)
+    transcripts = folder / "transcripts"
+    homes = [folder / f"home{i}" for i in range(3)]
+    logs = [folder / f"seat{i}.log" for i in range(3)]
+    game = Game(folder)
+    done = set(done) | NOT_KILLED.get(phase, set())
     name = f"kill-{os.getpid()}-{time.monotonic_ns()}"
-    bot = ["--bot", "random", "--bot-delay", "0", "--interface", LOOPBACK, "--transcript-dir", str(transcripts)]
-    procs: list[subprocess.Popen] = []
+    bot = ["--bot", "random", "--bot-delay", "0"]
+    where = ["--interface", LOOPBACK, "--transcript-dir", str(transcripts)]
+    procs: list[Seat] = []
+    closed = False
+    deadline = began + GAME_SECONDS
+
+    def armed(seat: int) -> dict:
+        return {"phase": phase, "from_hand": from_hand, "done": done} if seat == victim else {}
+
     try:
-        host_args = ["host", "--game", "cals-bs", "--option", f"match_target={match_target}", "--seats", "3"]
-        host_args += ["--name", name, "--grace", "30", "--deck-timeout", "20", "--turn-timeout", "20", *bot]
-        procs.append(start(host_args, homes[0], logs[0], kill if victim == 0 else (0, "any", "never")))
+        host = ["host", "--game", "cals-bs", "--option", f"match_target={target}", "--seats", "3", "--name", name]
+        # Each kill and resume takes seconds, and several can fall within one deck step (the
+        # commitments, the passes of a shuffle): a deck step waits its own timeout, not the
+        # grace, for a seat that is away (issue 23, liveness), so give it room for them all.
+        host += ["--grace", "60", "--deck-timeout", "120", "--turn-timeout", "60", *bot, *where]
+        procs.append(start(host, homes[0], logs[0], **armed(0)))
         wait_for(lambda: "is open at" in logs[0].read_text(), 30, "the table to open")
         port = logs[0].read_text().split(f"{LOOPBACK}:")[1].split(";")[0]
         for index in (1, 2):
-            args = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot]
-            procs.append(start(args, homes[index], logs[index], kill if victim == index else (0, "any", "never")))
-        dead = procs[victim]
-        dead.wait(limit)
-        text = logs[victim].read_text()
-        if dead.returncode == 0 and "killable: dying" not in text:
-            raise NotReached(f"the game ended before {kill}")  # a short game: play another
-        assert dead.returncode == -9, f"the victim was not killed (exit {dead.returncode}):\n{text[-3000:]}"
-        assert "killable: dying" in text
-        resume_log = tmp_path / "resume.log"
-        procs.append(start(["resume", *bot[:4], "--transcript-dir", str(transcripts)], homes[victim], resume_log))
-        logs.append(resume_log)
-        deadline = time.monotonic() + limit
+            join = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot, *where]
+            procs.append(start(join, homes[index], logs[index], **armed(index)))
+        playing = procs[victim]
+        while True:  # kill, resume, until the victim's game ends
+            playing.wait(max(0.1, deadline - time.monotonic()))
+            text = logs[-1 if len(logs) > 3 else victim].read_text()
+            dying = DYING.findall(text)
+            if playing.returncode != -9:
+                # Back after the others had every result and left, it closes its game from
+                # its journal (the transcripts must still agree, below).
+                closed = "cannot go on: the game is over: this seat already has its result" in text
+                assert playing.returncode == 0 or closed, f"the victim exited {playing.returncode}:\n{text[-3000:]}"
+                assert not dying, text[-3000:]
+                break
+            assert dying, f"the victim died unasked:\n{text[-3000:]}"
+            game.killed.append(dying[-1][1])
+            done.add(dying[-1][1])
+            log = folder / f"resume{len(game.killed)}.log"
+            playing = start(["resume", *bot, "--transcript-dir", str(transcripts)], homes[victim], log, **armed(victim))
+            procs.append(playing)
+            logs.append(log)
         for proc in procs:
-            if proc is not dead:
+            if proc.returncode is None:
                 proc.wait(max(0.1, deadline - time.monotonic()))
-        outputs = {str(log.name): log.read_text() for log in logs}
-        for proc, log in zip([p for p in procs if p is not dead], [lg for i, lg in enumerate(logs) if i != victim]):
-            assert proc.returncode == 0, f"{log.name} exited {proc.returncode}:\n{log.read_text()[-3000:]}"
-        named = [line for out in outputs.values() for line in out.splitlines() if line.startswith("named:")]
+        outputs = {log.name: log.read_text() for log in logs}
+        for proc, log in zip(procs, logs):
+            ok = proc.returncode in (0, -9) or (proc is playing and closed)
+            assert ok, f"{log.name} exited {proc.returncode}:\n{outputs[log.name][-3000:]}"
+        named = [f"{log}: {line}" for log, out in outputs.items() for line in out.splitlines() if "named:" in line]
         assert named == [], named
         files = sorted(transcripts.glob("*.p2pt"))
-        assert len(files) == 3
-        # The same game everywhere. A seat waits up to its linger (10 s) for the others'
-        # result entries after its own: one that left before a slow resumed seat signed its
-        # result holds fewer of them (1 run in ~12 under load), and nothing else may differ.
-        read = [read_transcript(f) for f in files]
-        fullest = max(read, key=lambda t: len(t.entries))
-        every = {e.hash for e in fullest.entries}
-        for t in read:
-            assert {e.hash for e in t.entries} <= every, "every seat must end with the same game"
-            lacks = [e for e in fullest.entries if e.hash not in {x.hash for x in t.entries}]
-            assert all(e.kind == "result" for e in lacks), [e.kind for e in lacks]
-        for path, t in zip(files, read):
-            assert t.complete and t.end.status == "finished" and t.end.absent == ()
-            report = verify_file(path)
-            assert report.status == EXIT_VERIFIED, (path.name, report.problem)
-        transcript = fullest
-        moves = sum(1 for e in transcript.entries if e.kind == "action")
-        return {"moves": moves, "outputs": outputs, "transcript": transcript}
+        assert len(files) == 3, (files, outputs)
+        # The same game everywhere, byte for byte (a transcript is in canonical order).
+        data = [f.read_bytes() for f in files]
+        assert data[1:] == data[:-1], f"the seats' transcripts differ: {[len(d) for d in data]}"
+        transcript = read_transcript(files[0])
+        assert transcript.complete and transcript.end.status == "finished" and transcript.end.absent == ()
+        report = verify_file(files[0])
+        assert report.status == EXIT_VERIFIED, (files[0].name, report.problem)
+        game.transcript = transcript
+        return game
+    except BaseException as exc:
+        exc.add_note(f"in {folder} (victim seat {victim}, {phase}, {stage}; killed at {game.killed})")
+        raise
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        game.seconds = time.monotonic() - began
 
 
-#: (own entry seq, kind, phase, match_target): where the victim dies. Early: its first deck
-#: commitment, signed and not yet journaled. Mid-deal: a deck entry in its file, sent to nobody.
-#: Mid-game: a later deck entry (a reveal, a transfer) sent, not yet on disk; a
-#: move after the fsync that follows it. Late: a move some 150-200 turns into a match (issue 23).
-KILL_POINTS = {
-    "early-signed": (0, "deck", "signed", 1),
-    "deal-journaled": (8, "deck", "journaled", 1),
-    "deck-sent": (20, "deck", "sent", 1),
-    "move-synced": (30, "action", "synced", 1),
-    "late-move-sent": (80, "action", "sent", 3),
-}
+def signed_labels(transcript: Transcript, from_hand: int) -> dict[int, set[str]]:
+    """Each seat's labels of its own entries from hand ``from_hand`` on."""
+    labels: dict[int, set[str]] = {}
+    for seat in {e.sender for e in transcript.entries}:
+        own = sorted((e for e in transcript.entries if e.sender == seat), key=lambda e: e.seq)
+        labels[seat] = {entry_label(e) for e in own if hand_of(own, e.seq) >= from_hand}
+    return labels
 
 
-@pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
-@pytest.mark.parametrize("point", list(KILL_POINTS))
-def test_a_seat_killed_and_resumed_finishes_the_game_with_everyone(tmp_path, point, victim):
-    seq, kind, phase, target = KILL_POINTS[point]
-    for attempt in range(3):  # the length of a game is luck: a point it never reached is tried again
-        try:
-            kill_and_resume(tmp_path / f"game{attempt}", victim, (seq, kind, phase), match_target=target)
-            return
-        except NotReached:
-            continue
-    pytest.fail(f"3 games ended before the kill point {point}")
+@pytest.mark.parametrize("victim", list(VICTIMS))
+@pytest.mark.parametrize("stage", list(STAGES))
+def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, stage, victim):
+    """For each phase, the victim is killed at every label of entry it signs in the stage, and
+    resumed each time; every game completes, the same at every seat, and verifies."""
+    seat, from_hand = VICTIMS[victim], STAGES[stage][1]
+    killed: dict[str, set[str]] = {phase: set() for phase in PHASES}
+    signed: set[str] = set()  # by any seat in any game of this test
+    games: dict[str, list[Game]] = {phase: [] for phase in PHASES}
+
+    def play(phase: str, attempt: int) -> None:
+        game = play_killing(tmp_path / f"{phase}{attempt}", seat, phase, stage, killed[phase])
+        games[phase].append(game)
+        assert len(set(game.killed)) == len(game.killed), game.killed
+        killed[phase].update(game.killed)
+        assert game.transcript is not None
+        for labels in signed_labels(game.transcript, from_hand).values():
+            signed.update(labels - ABOUT_THE_VICTIM)
+
+    with ThreadPoolExecutor(TABLES_AT_ONCE) as pool:
+        for attempt in range(GAMES_PER_CHAIN):
+            short = [p for p in PHASES if not attempt or signed - killed[p] - NOT_KILLED.get(p, set())]
+            for future in [pool.submit(play, phase, attempt) for phase in short]:
+                future.result()
+    # Each game killed its victim at every new label the victim signed (at most once each):
+    # what a victim missed is what no game of its chain had it sign (GAMES_PER_CHAIN).
+    timing = {phase: [f"{len(g.killed)} kills in {g.seconds:.0f} s" for g in gs] for phase, gs in games.items()}
+    print(f"{stage} {victim}: {len(signed)} labels {sorted(signed)}; {timing}")
+    lacking = {phase: signed - labels - NOT_KILLED.get(phase, set()) for phase, labels in killed.items()}
+    missing = {phase: sorted(labels) for phase, labels in lacking.items() if labels}
+    assert not missing, f"never killed at (the victim did not sign one in {GAMES_PER_CHAIN} games): {missing}"
