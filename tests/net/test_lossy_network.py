@@ -177,7 +177,7 @@ class Played:
 def start(ns: str, args: list[str], home: Path, log: Path) -> subprocess.Popen:
     """``p2pcards ARGS`` in namespace ``ns``, under killable.py without a kill point: every seat
     it names is printed as ``named: ...``."""
-    command = ["ip", "netns", "exec", ns, sys.executable, KILLABLE, "0", "any", "never", "--", *args]
+    command = ["ip", "netns", "exec", ns, sys.executable, KILLABLE, "never", "1", "", "--", *args]
     env = dict(os.environ, P2PCARDS_HOME=str(home))
     with log.open("w") as handle:
         return subprocess.Popen(command, env=env, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
