@@ -303,9 +303,15 @@ class OtherWatchers:
         seat = self.seat_names[via] if 0 <= via < len(self.seat_names) else f"seat {via}"
         lines = [f"{n} is watching the table (through {seat})" for n in now if n not in before]
         lines += [f"{n} stopped watching (through {seat})" for n in before if n not in now]
-        room = NOTICE_LINES - self._lines.get(via, 0)
+        return self.budget(via, lines)
+
+    def budget(self, via: int, lines: list[str]) -> list[str]:
+        """As many of ``lines`` about seat ``via``'s spectators as its :data:`NOTICE_LINES`
+        leave (our own seat's too: a spectator that comes and goes under new names floods no
+        screen)."""
+        room = max(0, NOTICE_LINES - self._lines.get(via, 0))
         self._lines[via] = self._lines.get(via, 0) + min(room, len(lines))
-        return lines[: max(0, room)]
+        return lines[:room]
 
     def names(self) -> list[str]:
         """Everyone the other seats say watches, each once."""
