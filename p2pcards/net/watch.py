@@ -25,7 +25,7 @@ from ..table.header import TableHeader
 from ..text import printable
 from ..wire.errors import ProtocolError, SchemaError
 from ..wire.identity import Identity
-from ..wire.log import Log, Rejected
+from ..wire.log import LOG_BYTES, LOG_ENTRIES, Log, Rejected
 from ..wire.messages import MAX_SPECTATOR_CHAT, MAX_WATCHER_NAME, Bye, Entry
 from ..wire.schema import Record, Str, Text
 from ..wire.sealed import recipients
@@ -37,6 +37,10 @@ __all__ = ["WatchError", "Watched", "describe_entry", "watch_table"]
 
 #: How long the seat has to answer ``watch`` with the header.
 ANSWER_SECONDS = 10.0
+#: The most entries, and signed bytes, a spectator keeps: what any seat's log takes at most
+#: (wire/log.py budgets). A seat that sends more (its own chain, signed without end) is cut off.
+MAX_ENTRIES = LOG_ENTRIES
+MAX_BYTES = LOG_BYTES
 _SAID = Record(
     {
         "type": Str(16),
@@ -212,6 +216,7 @@ async def _receive(
     on_said: Callable[[str, str], None] | None,
 ) -> None:
     """What the seat sends, until the end record (or its goodbye)."""
+    held_bytes = sum(len(e.signed_bytes) for e in held.values())
     while True:
         raw = await conn.receive()
         if isinstance(raw, dict) and raw.get("type") == "entry":
@@ -219,6 +224,9 @@ async def _receive(
             _check(entry, header, held)
             if (entry.sender, entry.seq) in held:
                 continue
+            held_bytes += len(entry.signed_bytes)
+            if len(held) >= MAX_ENTRIES or held_bytes > MAX_BYTES:
+                raise ProtocolError(seat_name, f"sent more entries than a table's log holds ({len(held)})")
             private = bool(recipients(entry.body))
             if private and watched._end_index is None:
                 watched._end_index = len(watched.received)  # the seat's game is over

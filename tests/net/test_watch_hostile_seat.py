@@ -1,0 +1,111 @@
+"""A seat that feeds its spectator hostile bytes (protocol/table.md section 10): the spectator
+stops watching with a problem, never crashes, and holds no more than a table's log holds."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards import PROTOCOL_VERSION
+from p2pcards.net import watch as watch_module
+from p2pcards.net.lobby import handshake
+from p2pcards.net.transport import Connection
+from p2pcards.net.watch import watch_table
+from p2pcards.plugins import load_plugins
+from p2pcards.table.header import Seat, TableHeader
+from p2pcards.verify import verify_file
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.messages import new_table_id, seat_genesis, sign_entry
+
+PLUGINS = load_plugins()
+GAMES = PLUGINS.rules_versions()
+OPTIONS = PLUGINS.games["cals-bs"].resolve_options({"match_target": 1}, 3)
+
+
+async def _watch_a_fake_seat(
+    feed: Callable[[Connection, TableHeader, Identity], Awaitable[Any]], transcript_dir: Path | None = None
+):
+    """A seat of a three-seat table (its own key in the header) listening on 127.0.0.1; a
+    spectator watches it and ``feed`` says what the seat sends after ``watching``."""
+    me, others = Identity.generate(), [Identity.generate(), Identity.generate()]
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    seats = (
+        Seat("mal", me.public, "127.0.0.1", port),
+        *(Seat(name, o.public, "127.0.0.1", port + 1 + i) for i, (name, o) in enumerate(zip(("bob", "cy"), others))),
+    )
+    header = TableHeader(new_table_id(), "cals-bs", GAMES["cals-bs"], OPTIONS, seats, PROTOCOL_VERSION)
+
+    async def seat(stream: Any) -> None:
+        conn = Connection(stream)
+        await handshake(conn, me, name="mal", games=GAMES)
+        await conn.receive()  # watch
+        await conn.send({"type": "lobby", "op": "watching", "header": header.to_wire()})
+        await feed(conn, header, me)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, seat, listeners)
+        with trio.fail_after(30):
+            watched = await watch_table(
+                "127.0.0.1", port, Identity.generate(), name="eve", games=GAMES, transcript_dir=transcript_dir
+            )
+        nursery.cancel_scope.cancel()
+    return watched, header
+
+
+async def test_a_seat_that_sends_its_spectator_entries_without_end_is_cut_off(monkeypatch):
+    monkeypatch.setattr(watch_module, "MAX_ENTRIES", 50)
+    sent = [0]
+
+    async def flood(conn: Connection, header: TableHeader, me: Identity) -> None:
+        prev = seat_genesis(header.table, header.to_wire(), 0)
+        for seq in range(200):  # its own chain: every entry validly signed by its author
+            entry = sign_entry(
+                me, table=header.table, sender=0, seq=seq, kind="chat", prev=prev, body={"text": "x" * 100}
+            )
+            prev = entry.hash
+            try:
+                await conn.send(entry.to_wire())
+            except Exception:
+                return
+            sent[0] += 1
+        await conn.aclose()
+
+    watched, _ = await _watch_a_fake_seat(flood)
+    assert watched.problem is not None and "more entries" in watched.problem, watched.problem
+    assert len(watched.received) <= 50
+
+
+async def test_a_seat_that_claims_a_finished_game_it_never_played_gets_no_verified(tmp_path):
+    """Its own chain (validly signed chat lines), nothing of the other seat, then an end record
+    that says the game finished with a result: the transcript the spectator writes is not
+    verified, and nothing raises."""
+
+    async def claim(conn: Connection, header: TableHeader, me: Identity) -> None:
+        prev = seat_genesis(header.table, header.to_wire(), 0)
+        for seq in range(3):
+            entry = sign_entry(
+                me,
+                table=header.table,
+                sender=0,
+                seq=seq,
+                kind="chat",
+                prev=prev,
+                body={
+                    "text": "gg",
+                    "seen": [[seq, prev], *([0, seat_genesis(header.table, header.to_wire(), s)] for s in (1, 2))],
+                },
+            )
+            prev = entry.hash
+            await conn.send(entry.to_wire())
+        end = {"type": "end", "status": "finished", "result": {"winners": [0]}, "seeds": [], "absent": [], "note": ""}
+        await conn.send({"type": "lobby", "op": "ended", "end": end})
+        await trio.sleep(1)
+
+    watched, _ = await _watch_a_fake_seat(claim, tmp_path)
+    assert watched.problem is None and watched.transcript is not None
+    report = verify_file(watched.transcript)
+    assert report.verdict != "verified", report.problem_line()
