@@ -109,3 +109,55 @@ async def test_a_seat_that_claims_a_finished_game_it_never_played_gets_no_verifi
     assert watched.problem is None and watched.transcript is not None
     report = verify_file(watched.transcript)
     assert report.verdict != "verified", report.problem_line()
+
+
+async def test_a_header_whose_options_the_game_refuses_stops_the_spectators_screen_cleanly(tmp_path):
+    """The seat's header is its word: options the installed game cannot read end the watch with
+    a problem for the screen (LobbyProblem), not an exception that takes the console down."""
+    import pytest
+
+    from p2pcards.console.app import TableStart
+    from p2pcards.console.lobby import LobbyProblem
+    from p2pcards.console.spectator import WatchTable
+
+    me = Identity.generate()
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    seats = tuple(Seat(f"s{i}", (me if i == 0 else Identity.generate()).public, "127.0.0.1", port) for i in range(3))
+    bad = dict(OPTIONS, match_target="x")
+    header = TableHeader(new_table_id(), "cals-bs", GAMES["cals-bs"], bad, seats, PROTOCOL_VERSION)
+
+    async def seat(stream: Any) -> None:
+        conn = Connection(stream)
+        await handshake(conn, me, name="s0", games=GAMES)
+        await conn.receive()
+        await conn.send({"type": "lobby", "op": "watching", "header": header.to_wire()})
+        await trio.sleep(5)
+
+    shown: list = []
+    runner = WatchTable("127.0.0.1", port, Identity.generate(), PLUGINS, name="eve", transcript_dir=tmp_path)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, seat, listeners)
+        with trio.fail_after(10), pytest.raises(LobbyProblem) as info:
+            await runner(TableStart(lambda session, **kw: shown.append(session), lambda text: None))
+        nursery.cancel_scope.cancel()
+    assert "match_target" in str(info.value) or "options" in str(info.value)
+    assert not shown
+
+
+async def test_watching_a_seat_that_is_not_there_is_a_problem_for_the_screen(tmp_path):
+    """A refused connection reaches the console as LobbyProblem itself (the console's 'table
+    stopped'), not inside an ExceptionGroup it would take for a crash."""
+    import pytest
+
+    from p2pcards.console.app import TableStart
+    from p2pcards.console.lobby import LobbyProblem
+    from p2pcards.console.spectator import WatchTable
+
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    await listeners[0].aclose()  # nothing listens there now
+    runner = WatchTable("127.0.0.1", port, Identity.generate(), PLUGINS, name="eve", transcript_dir=tmp_path)
+    with trio.fail_after(15), pytest.raises(LobbyProblem):
+        await runner(TableStart(lambda session, **kw: None, lambda text: None))
+    assert runner.outcome
