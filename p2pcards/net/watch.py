@@ -51,6 +51,10 @@ _SAID = Record(
 )
 
 
+class EntriesDisagree(Exception):
+    """Two signed entries name different versions of one entry (someone equivocated)."""
+
+
 class WatchError(LobbyError):
     """Watching failed: the seat refused, sent something no seat sends, or went away."""
 
@@ -178,6 +182,8 @@ async def _watch(
             watched.problem = f"the seat closed the connection before the end: {exc}"
         except (ProtocolError, SchemaError, FrameError, TranscriptError) as exc:
             watched.problem = f"the seat sent something wrong: {exc}"
+        except EntriesDisagree as exc:
+            watched.problem = f"the entries disagree: {exc}"
 
     async with trio.open_nursery() as nursery:
         if say is not None:
@@ -217,6 +223,7 @@ async def _receive(
 ) -> None:
     """What the seat sends, until the end record (or its goodbye)."""
     held_bytes = sum(len(e.signed_bytes) for e in held.values())
+    echoed: dict[tuple[int, int], tuple[bytes, Entry]] = {}
     while True:
         raw = await conn.receive()
         if isinstance(raw, dict) and raw.get("type") == "entry":
@@ -224,6 +231,7 @@ async def _receive(
             _check(entry, header, held)
             if (entry.sender, entry.seq) in held:
                 continue
+            _check_echoes(entry, names, held, echoed)
             held_bytes += len(entry.signed_bytes)
             if len(held) >= MAX_ENTRIES or held_bytes > MAX_BYTES:
                 raise ProtocolError(seat_name, f"sent more entries than a table's log holds ({len(held)})")
@@ -283,6 +291,40 @@ def _check(entry: Entry, header: TableHeader, held: Mapping[tuple[int, int], Ent
     copy = held.get((entry.sender, entry.seq))
     if copy is not None and copy != entry:
         raise ProtocolError("seat", f"a second version of an entry ({entry!r})")
+
+
+def _check_echoes(
+    entry: Entry,
+    names: list[str],
+    held: Mapping[tuple[int, int], Entry],
+    echoed: dict[tuple[int, int], tuple[bytes, Entry]],
+) -> None:
+    """The versions signed entries name of each other agree: ``entry``'s head echo with the
+    entries held, and ``entry`` with the echoes held. A seat that shows its spectators another
+    version of its own move than it sent the players is found at the next entry of another seat
+    that echoes it, not only at the end. Who signed two versions (or echoed one never signed)
+    is the players' logs to prove: this names nobody."""
+    seen = entry.body.get("seen") if isinstance(entry.body, dict) else None
+    if isinstance(seen, list):
+        for seat, item in enumerate(seen[: len(names)]):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and item[0] > 0):
+                continue
+            key = (seat, item[0] - 1)
+            copy = held.get(key)
+            if copy is not None and copy.hash != item[1]:
+                raise EntriesDisagree(_disagree(entry, copy, names))
+            echoed.setdefault(key, (item[1], entry))
+    echo = echoed.get((entry.sender, entry.seq))
+    if echo is not None and echo[0] != entry.hash:
+        raise EntriesDisagree(_disagree(echo[1], entry, names))
+
+
+def _disagree(echoing: Entry, echoed: Entry, names: list[str]) -> str:
+    return (
+        f"{printable(names[echoing.sender])}'s entry #{echoing.seq} names another version of "
+        f"{printable(names[echoed.sender])}'s entry #{echoed.seq} than the one received: one of "
+        "them signed what the other seats did not see (the players' logs will say who)"
+    )
 
 
 def _build_log(header: TableHeader, held: Mapping[tuple[int, int], Entry], watched: Watched) -> Log | None:

@@ -26,7 +26,8 @@ OPTIONS = PLUGINS.games["cals-bs"].resolve_options({"match_target": 1}, 3)
 
 
 async def _watch_a_fake_seat(
-    feed: Callable[[Connection, TableHeader, Identity], Awaitable[Any]], transcript_dir: Path | None = None
+    feed: Callable[[Connection, TableHeader, Identity, list[Identity]], Awaitable[Any]],
+    transcript_dir: Path | None = None,
 ):
     """A seat of a three-seat table (its own key in the header) listening on 127.0.0.1; a
     spectator watches it and ``feed`` says what the seat sends after ``watching``."""
@@ -44,7 +45,7 @@ async def _watch_a_fake_seat(
         await handshake(conn, me, name="mal", games=GAMES)
         await conn.receive()  # watch
         await conn.send({"type": "lobby", "op": "watching", "header": header.to_wire()})
-        await feed(conn, header, me)
+        await feed(conn, header, me, others)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(trio.serve_listeners, seat, listeners)
@@ -60,7 +61,7 @@ async def test_a_seat_that_sends_its_spectator_entries_without_end_is_cut_off(mo
     monkeypatch.setattr(watch_module, "MAX_ENTRIES", 50)
     sent = [0]
 
-    async def flood(conn: Connection, header: TableHeader, me: Identity) -> None:
+    async def flood(conn: Connection, header: TableHeader, me: Identity, others: list[Identity]) -> None:
         prev = seat_genesis(header.table, header.to_wire(), 0)
         for seq in range(200):  # its own chain: every entry validly signed by its author
             entry = sign_entry(
@@ -84,7 +85,7 @@ async def test_a_seat_that_claims_a_finished_game_it_never_played_gets_no_verifi
     that says the game finished with a result: the transcript the spectator writes is not
     verified, and nothing raises."""
 
-    async def claim(conn: Connection, header: TableHeader, me: Identity) -> None:
+    async def claim(conn: Connection, header: TableHeader, me: Identity, others: list[Identity]) -> None:
         prev = seat_genesis(header.table, header.to_wire(), 0)
         for seq in range(3):
             entry = sign_entry(
@@ -161,3 +162,27 @@ async def test_watching_a_seat_that_is_not_there_is_a_problem_for_the_screen(tmp
     with trio.fail_after(15), pytest.raises(LobbyProblem):
         await runner(TableStart(lambda session, **kw: None, lambda text: None))
     assert runner.outcome
+
+
+async def test_a_seat_showing_its_spectator_another_version_of_its_move_is_found_at_the_next_echo():
+    """The seat sends its spectator version A of its entry #0 (the players got version B), then
+    another seat's entry whose head echo names B: the spectator stops there, saying the entries
+    disagree, without naming the seat it watches through as the liar."""
+    from p2pcards.wire.log import Log
+
+    async def two_faced(conn: Connection, header: TableHeader, me: Identity, others: list[Identity]) -> None:
+        roster = [me.public, *(o.public for o in others)]
+        players_log = Log(header.table, header.to_wire(), roster)
+        shown = Log(header.table, header.to_wire(), roster)
+        real = players_log.make_entry(me, 0, "chat", {"text": "B"})
+        fake = shown.make_entry(me, 0, "chat", {"text": "A"})
+        echoing = players_log.make_entry(others[0], 1, "chat", {"text": "saw B"})
+        assert real.hash != fake.hash
+        await conn.send(fake.to_wire())
+        await conn.send(echoing.to_wire())
+        await trio.sleep(5)
+
+    watched, _ = await _watch_a_fake_seat(two_faced)
+    assert watched.problem is not None and "disagree" in watched.problem, watched.problem
+    assert "sent something wrong" not in watched.problem
+    assert [e.body["text"] for e in watched.received] == ["A"]
