@@ -227,6 +227,9 @@ class TableSession:
         self.transcript_path: str | None = None
         #: The events published so far, the newest last: at most the last HISTORY_EVENTS.
         self.history: list[TableEvent] = []
+        #: Events published so far, ever: a cache key (the history's length, once trimmed,
+        #: comes back to values it had before, at another moment of the game).
+        self.published = 0
         #: How many of the game's story entries have been published.
         self.told = 0
         #: Every handle turned face up so far (a transfer says how many of its cards were seen).
@@ -328,6 +331,7 @@ class TableSession:
         ``error`` events."""
         event = TableEvent(kind, text, data)
         self.history.append(event)
+        self.published += 1
         if len(self.history) > HISTORY_EVENTS:
             # A long match: the oldest half goes (the console keeps its own log lines).
             del self.history[: HISTORY_EVENTS // 2]

@@ -558,7 +558,7 @@ class ConsoleApp:
         renderer, which would take the whole screen down."""
         if self.session is None:
             return None
-        key = (self.application.render_counter, len(self.session.history), self.session.my_turn)
+        key = (self.application.render_counter, self.session.published, self.session.my_turn)
         if key != self._model_key:
             self._model_key = key
             try:

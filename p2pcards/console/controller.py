@@ -172,7 +172,7 @@ class TableController:
 
     def move_choices(self) -> list[MoveChoice]:
         """The legal moves now, typed forms first; cached until the next table event."""
-        key = (len(self.session.history), self.session.my_turn)
+        key = (self.session.published, self.session.my_turn)
         if key != self._choices_key:
             self._choices_key = key
             choices: dict[str, MoveChoice] = {}
@@ -191,7 +191,7 @@ class TableController:
         session = self.session
         if not session.my_turn or self.move_pending or session.result is not None:
             return None
-        key = (len(session.history), session.my_turn)
+        key = (session.published, session.my_turn)
         if key != self._forced_key:
             self._forced_key = key
             legal = list(session.legal_actions())

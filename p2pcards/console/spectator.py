@@ -63,6 +63,9 @@ class WatchTable:
         started.waiting(f"connecting to the seat at {self.host}:{self.port} to watch its table")
         feed: SpectatorFeed | None = None
         failure: BaseException | None = None
+        refused: WatchError | None = None
+        watched: Watched | None = None
+        problem: str | None = None
         say_send, say = trio.open_memory_channel[str](16)
 
         async with trio.open_nursery() as nursery:
@@ -72,8 +75,15 @@ class WatchTable:
                 game = self.plugins.games.get(header.game)
                 if game is None:
                     raise WatchError(f"this computer does not have the table's game {printable(header.game)!r}")
-                feed = SpectatorFeed(header)
-                self.session = session = spectator_session(header, game, feed)
+                try:
+                    # The header is the seat's word: options the game cannot play end the
+                    # watch with a reason, not an exception that takes the screen down.
+                    game.check_table_options(header.options, header.players)
+                    feed = SpectatorFeed(header)
+                    session = spectator_session(header, game, feed)
+                except Exception as exc:
+                    raise WatchError(f"the table's header does not fit its game: {printable(str(exc))[:300]}") from None
+                self.session = session
 
                 def on_say(text: str) -> None:
                     if not header.spectator_chat:
@@ -136,14 +146,21 @@ class WatchTable:
                     say=say,
                 )
             except WatchError as exc:
+                # Raised after the nursery: inside it, trio would wrap it in an ExceptionGroup
+                # that the console does not take for a table that stopped.
+                refused = exc
                 nursery.cancel_scope.cancel()
-                raise LobbyProblem(str(exc)) from None
-            watched = self.watched
-            problem = watched.problem
-            if problem is None and watched.end is not None and watched.end.status != "finished":
-                problem = f"the table's game did not finish ({printable(watched.end.status)})"
-            if feed is not None:
-                feed.close(problem, watched.transcript)
+            else:
+                watched = self.watched
+                problem = watched.problem
+                if problem is None and watched.end is not None and watched.end.status != "finished":
+                    problem = f"the table's game did not finish ({printable(watched.end.status)})"
+                if feed is not None:
+                    feed.close(problem, watched.transcript)
+        if refused is not None:
+            self.outcome = str(refused)
+            raise LobbyProblem(printable(str(refused)))
+        assert watched is not None, "watch_table returned"
         session = self.session
         if failure is not None or session is None or session.result is None:
             why = str(failure) if failure is not None else (problem or "the seat sent nothing of the game")

@@ -377,6 +377,8 @@ class TableTracker:
             self.connection = event.text
         if kind == "spectator" and isinstance(data.get("watching"), (list, tuple)):
             self.watching = tuple(printable(str(n)) for n in data["watching"])
+            if not event.text:
+                return  # the list only (past its lines' budget): no line in the log
         if kind == "done":
             self.turn = None
             self.turn_started = None

@@ -194,6 +194,7 @@ class Peer:
         )
         self._relayed = RelayedChat()
         self._watching: list[str] = []
+        self._shown_watching: list[str] = []  # the list the console was last given
         #: Who watches through the other seats, as their ``watchers`` notices say.
         self.other_watchers = OtherWatchers([s.name for s in header.seats])
 
@@ -262,12 +263,19 @@ class Peer:
     def _watchers_changed(self, names: list[str]) -> None:
         """Tell our player who comes to watch the table through us, and who goes."""
         before, self._watching = self._watching, list(names)
-        for name in names:
-            if name not in before:
-                self.session.publish("spectator", f"{name} is watching the table", watching=self.watching())
-        for name in before:
-            if name not in names:
-                self.session.publish("spectator", f"{name} stopped watching", watching=self.watching())
+        lines = [f"{name} is watching the table" for name in names if name not in before]
+        lines += [f"{name} stopped watching" for name in before if name not in names]
+        self._show_watchers(self.other_watchers.budget(self.seat, lines))
+
+    def _show_watchers(self, lines: list[str]) -> None:
+        """``lines`` about spectators for our player; past their budget (no lines), an event
+        without text still gives the console the list of who watches as it is now."""
+        watching = self.watching()
+        for line in lines:
+            self.session.publish("spectator", line, watching=watching)
+        if not lines and watching != self._shown_watching:
+            self.session.publish("spectator", "", watching=watching)
+        self._shown_watching = watching
 
     def watching(self) -> list[str]:
         """Everyone watching the table: through us, then through the other seats (their word)."""
@@ -839,8 +847,7 @@ class Peer:
                     seat=effect.seat,
                 )
             elif isinstance(effect, WatchersIn):
-                for line in self.other_watchers.update(effect.via, effect.names):
-                    self.session.publish("spectator", line, watching=self.watching())
+                self._show_watchers(self.other_watchers.update(effect.via, effect.names))
             elif isinstance(effect, SpectatorSaysIn):
                 # Only at a table that lets spectators chat, within the relaying seat's bounds.
                 if self.header.spectator_chat and self._relayed.take(effect.via, trio.current_time()):

@@ -24,7 +24,8 @@ from its spectator is a chat line (``{"type": "lobby", "op": "say", "text": ...}
 one a :data:`SAY_SECONDS`, :data:`SAY_LINES` in all, 200 printable characters. The seat shows
 it to its player as a spectator's, relays it to the other seats (an unsigned
 ``spectator-says`` notice, never a log entry) and to its own spectators (``said``); the
-others show what they are relayed under the same limits (:class:`RelayedChat`).
+others show what they are relayed under the same limits (:class:`RelayedChat`). Whatever a
+spectator sends is read at :data:`INPUT_BYTES_PER_SECOND` at most, chat or not.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ FINISH_SECONDS = 3.0
 #: (more are dropped); the same bounds for lines another seat relays.
 SAY_SECONDS = 1.0
 SAY_LINES = 100
+#: What the seat reads of a spectator's input on average, in bytes a second: a chat line a
+#: second needs a few hundred. One that sends more waits, its bytes left in its socket, not
+#: decoded (decoding a flood at the network's speed would take the players' CPU).
+INPUT_BYTES_PER_SECOND = 16 << 10
 #: Notices waiting to go to the other seats (more are dropped: they are only for people).
 NOTICES = 64
 _SAY = Record({"type": Str(16), "op": Str(16), "text": Text(MAX_SPECTATOR_CHAT, min_len=1)})
@@ -239,11 +244,15 @@ class Spectators:
         """Read what the spectator sends, and drop it: a spectator cannot affect the game (a
         chat line, where the table allows it, is only shown and relayed). Its end (or a
         malformed frame) ends the spectator."""
+        conn = watcher.conn
         try:
+            read = conn.bytes_received
             while True:
-                message = await watcher.conn.receive()
+                message = await conn.receive()
                 if self.chat and not self.finished:
                     self._heard(watcher, message)
+                await trio.sleep((conn.bytes_received - read) / INPUT_BYTES_PER_SECOND)
+                read = conn.bytes_received
         except Exception:  # closed, or bytes that are no frame: either way it is gone
             scope.cancel()
 
@@ -303,9 +312,15 @@ class OtherWatchers:
         seat = self.seat_names[via] if 0 <= via < len(self.seat_names) else f"seat {via}"
         lines = [f"{n} is watching the table (through {seat})" for n in now if n not in before]
         lines += [f"{n} stopped watching (through {seat})" for n in before if n not in now]
-        room = NOTICE_LINES - self._lines.get(via, 0)
+        return self.budget(via, lines)
+
+    def budget(self, via: int, lines: list[str]) -> list[str]:
+        """As many of ``lines`` about seat ``via``'s spectators as its :data:`NOTICE_LINES`
+        leave (our own seat's too: a spectator that comes and goes under new names floods no
+        screen)."""
+        room = max(0, NOTICE_LINES - self._lines.get(via, 0))
         self._lines[via] = self._lines.get(via, 0) + min(room, len(lines))
-        return lines[: max(0, room)]
+        return lines[:room]
 
     def names(self) -> list[str]:
         """Everyone the other seats say watches, each once."""

@@ -25,7 +25,7 @@ from ..table.header import TableHeader
 from ..text import printable
 from ..wire.errors import ProtocolError, SchemaError
 from ..wire.identity import Identity
-from ..wire.log import Log, Rejected
+from ..wire.log import LOG_BYTES, LOG_ENTRIES, Log, Rejected
 from ..wire.messages import MAX_SPECTATOR_CHAT, MAX_WATCHER_NAME, Bye, Entry
 from ..wire.schema import Record, Str, Text
 from ..wire.sealed import recipients
@@ -37,6 +37,10 @@ __all__ = ["WatchError", "Watched", "describe_entry", "watch_table"]
 
 #: How long the seat has to answer ``watch`` with the header.
 ANSWER_SECONDS = 10.0
+#: The most entries, and signed bytes, a spectator keeps: what any seat's log takes at most
+#: (wire/log.py budgets). A seat that sends more (its own chain, signed without end) is cut off.
+MAX_ENTRIES = LOG_ENTRIES
+MAX_BYTES = LOG_BYTES
 _SAID = Record(
     {
         "type": Str(16),
@@ -45,6 +49,10 @@ _SAID = Record(
         "text": Text(MAX_SPECTATOR_CHAT, min_len=1),
     }
 )
+
+
+class EntriesDisagree(Exception):
+    """Two signed entries name different versions of one entry (someone equivocated)."""
 
 
 class WatchError(LobbyError):
@@ -174,6 +182,8 @@ async def _watch(
             watched.problem = f"the seat closed the connection before the end: {exc}"
         except (ProtocolError, SchemaError, FrameError, TranscriptError) as exc:
             watched.problem = f"the seat sent something wrong: {exc}"
+        except EntriesDisagree as exc:
+            watched.problem = f"the entries disagree: {exc}"
 
     async with trio.open_nursery() as nursery:
         if say is not None:
@@ -212,6 +222,8 @@ async def _receive(
     on_said: Callable[[str, str], None] | None,
 ) -> None:
     """What the seat sends, until the end record (or its goodbye)."""
+    held_bytes = sum(len(e.signed_bytes) for e in held.values())
+    echoed: dict[tuple[int, int], tuple[bytes, Entry]] = {}
     while True:
         raw = await conn.receive()
         if isinstance(raw, dict) and raw.get("type") == "entry":
@@ -219,6 +231,10 @@ async def _receive(
             _check(entry, header, held)
             if (entry.sender, entry.seq) in held:
                 continue
+            _check_echoes(entry, names, held, echoed)
+            held_bytes += len(entry.signed_bytes)
+            if len(held) >= MAX_ENTRIES or held_bytes > MAX_BYTES:
+                raise ProtocolError(seat_name, f"sent more entries than a table's log holds ({len(held)})")
             private = bool(recipients(entry.body))
             if private and watched._end_index is None:
                 watched._end_index = len(watched.received)  # the seat's game is over
@@ -275,6 +291,40 @@ def _check(entry: Entry, header: TableHeader, held: Mapping[tuple[int, int], Ent
     copy = held.get((entry.sender, entry.seq))
     if copy is not None and copy != entry:
         raise ProtocolError("seat", f"a second version of an entry ({entry!r})")
+
+
+def _check_echoes(
+    entry: Entry,
+    names: list[str],
+    held: Mapping[tuple[int, int], Entry],
+    echoed: dict[tuple[int, int], tuple[bytes, Entry]],
+) -> None:
+    """The versions signed entries name of each other agree: ``entry``'s head echo with the
+    entries held, and ``entry`` with the echoes held. A seat that shows its spectators another
+    version of its own move than it sent the players is found at the next entry of another seat
+    that echoes it, not only at the end. Who signed two versions (or echoed one never signed)
+    is the players' logs to prove: this names nobody."""
+    seen = entry.body.get("seen") if isinstance(entry.body, dict) else None
+    if isinstance(seen, list):
+        for seat, item in enumerate(seen[: len(names)]):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and item[0] > 0):
+                continue
+            key = (seat, item[0] - 1)
+            copy = held.get(key)
+            if copy is not None and copy.hash != item[1]:
+                raise EntriesDisagree(_disagree(entry, copy, names))
+            echoed.setdefault(key, (item[1], entry))
+    echo = echoed.get((entry.sender, entry.seq))
+    if echo is not None and echo[0] != entry.hash:
+        raise EntriesDisagree(_disagree(echo[1], entry, names))
+
+
+def _disagree(echoing: Entry, echoed: Entry, names: list[str]) -> str:
+    return (
+        f"{printable(names[echoing.sender])}'s entry #{echoing.seq} names another version of "
+        f"{printable(names[echoed.sender])}'s entry #{echoed.seq} than the one received: one of "
+        "them signed what the other seats did not see (the players' logs will say who)"
+    )
 
 
 def _build_log(header: TableHeader, held: Mapping[tuple[int, int], Entry], watched: Watched) -> Log | None:

@@ -199,3 +199,40 @@ async def test_an_empty_enter_plays_the_only_legal_move_and_nothing_else(host, o
                 await trio.sleep(0.001)
         nursery.cancel_scope.cancel()
     assert forced_turns >= 3 and open_turns >= 3
+
+
+async def test_legal_moves_are_fresh_after_the_session_history_is_trimmed(host):
+    """The session keeps its last HISTORY_EVENTS events, so the history's length comes back
+    to values it had before: the moves offered are still those legal now (a cache keyed on
+    that length offered a past turn's moves, and Enter played one the game refuses)."""
+    from p2pcards.session import HISTORY_EVENTS
+
+    require_game(host, "cals-bs")
+    session = table(host, "cals-bs", players=3, options={"match_target": 1}, me=0, seed=3)
+    controller = controller_for(session)
+    mark: int | None = None
+    checked = 0
+
+    def pad_to(length: int) -> None:
+        # Trimming happens past HISTORY_EVENTS: going round once brings any length back.
+        while len(session.history) != length:
+            session.publish("notice", "filler")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run)
+        with trio.fail_after(30):
+            while session.result is None and checked < 3:
+                if session.my_turn and session.seats[0].waiting:
+                    if mark is None:
+                        mark = HISTORY_EVENTS // 2 + 500
+                    pad_to(mark)
+                    described = {session.describe(0, a) for a in session.legal_actions()}
+                    assert {c.description for c in controller.move_choices()} == described
+                    forced = controller.forced_move()
+                    if forced is not None:
+                        assert len(session.legal_actions()) == 1
+                    checked += 1
+                    session.submit(session.legal_actions()[-1])
+                await trio.sleep(0.001)
+        nursery.cancel_scope.cancel()
+    assert checked >= 2

@@ -28,7 +28,7 @@ from p2pcards.wire.transcript import read_transcript
 GAME, OPTIONS = "cals-bs", {"match_target": 1}
 
 
-async def _play(tmp_path: Path, alongside, **keywords) -> tuple:
+async def _play(tmp_path: Path, alongside, options=OPTIONS, **keywords) -> tuple:
     """Play the table with ``alongside(peer0)`` started as seat 0's game starts."""
     first = trio.Event()
     peers: dict = {}
@@ -48,7 +48,7 @@ async def _play(tmp_path: Path, alongside, **keywords) -> tuple:
         table = await play_loopback(
             GAME,
             3,
-            OPTIONS,
+            options,
             seats="random",
             timeouts=Timeouts(deck=20, turn=30, grace=20),
             transcript_dir=tmp_path / "seats",
@@ -288,3 +288,46 @@ async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_
     assert "visitor0 is watching the table" in got["visitors_seen"]
     assert "sloth is watching the table" in got["visitors_seen"]
     assert any("visitor1 is watching the table (through" in line for line in got["visitors_seen"])
+
+
+async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_path):
+    """A spectator that comes and goes under a new name again and again: each player gets at
+    most NOTICE_LINES lines about it per seat it watches through, and the list of who watches
+    (what the console shows) still names the one that stays at the end, at every seat."""
+    games = load_plugins().rules_versions()
+    got: dict = {}
+
+    async def dial(peer, name: str) -> Connection:
+        me = peer.header.seats[0]
+        conn = Connection(await trio.open_tcp_stream(me.host, me.port))
+        await handshake(conn, Identity.generate(), name=name, games=games)
+        await conn.send({"type": "lobby", "op": "watch"})
+        await conn.receive()  # watching: it is counted
+        return conn
+
+    async def churn(peer):
+        with trio.fail_after(60):
+            while peer.turns < 1:  # the mesh is up: every seat hears seat 0's notices
+                await trio.sleep(0.005)
+        for i in range(spectators_module.NOTICE_LINES + 10):
+            conn = await dial(peer, f"ghost{i}")
+            await conn.aclose()
+        lurker = await dial(peer, "lurker")
+        got["lurker_at"] = peer.turns
+        with trio.fail_after(30):
+            while peer.session.result is None:
+                await lurker.receive()
+        await lurker.aclose()
+
+    with trio.fail_after(120):
+        # A longer match: the spectators come and go while it runs.
+        table, peers = await _play(tmp_path, churn, {"match_target": 6})
+    table.check()
+    assert all(not p.blames for p in peers.values())
+    for seat, peer in peers.items():
+        events = [e for e in peer.session.history if e.kind == "spectator"]
+        lines = [e.text for e in events if e.text]
+        assert len(lines) <= spectators_module.NOTICE_LINES, (seat, len(lines))
+        # Before the game's end, the last list shown named the lurker (seat 0 saw it come
+        # through its own listener; the others through seat 0's notice).
+        assert any("lurker" in e.data["watching"] for e in events), seat
