@@ -256,8 +256,10 @@ class TableController:
             return "you are watching this table"
         if self.move_pending:
             return "wait: your last move is still being played"
-        if self.session.phase != "playing" or turn is None:
+        if self.session.phase != "playing":
             return f"wait: the table is {self.session.phase}"
+        if turn is None:  # a round just closed (a free-order race): the next turn is on its way
+            return "wait: the table is between turns"
         if turn == self.session.me:
             return "wait a moment: the table is catching up"
         return f"wait: it is {self.session.names[turn]}'s turn, not yours"
