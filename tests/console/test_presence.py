@@ -13,6 +13,7 @@ from p2pcards.cards import parse_card
 from p2pcards.console.render import ASCII, bell_enabled, hand_fragments, seats_fragments
 from p2pcards.console.viewmodel import FRESH_SECONDS, SeatLine, TableModel, TableTracker, clock, turn_clock
 from p2pcards.net.peer import Peer
+from p2pcards.net.stallclock import StallClock
 from p2pcards.session import SeatPresence, TableEvent
 from p2pcards.table.timeouts import Timeouts
 
@@ -139,6 +140,7 @@ async def test_peer_presence_online_away_with_grace_left_and_gone():
         protocol=SimpleNamespace(halted={}),
         _away_since={2: now - 30.0, 4: now - 120.0},
         connected=lambda seat: seat == 1,
+        clock=StallClock(),  # not running: the trio clock itself
     )
     seen = [Peer.presence(peer, seat) for seat in range(6)]  # type: ignore[arg-type]
     assert [p.state for p in seen] == ["online", "online", "away", "gone", "gone", "away"]
