@@ -950,8 +950,9 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
-    async def wait_for_return(self, seat: int) -> bool:
-        """Wait for ``seat`` to reconnect, until the grace period since it left runs out."""
+    async def wait_for_return(self, seat: int, *, until: float | None = None) -> bool:
+        """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
+        ``until``, a clock time, if that comes first)."""
         if self.connected(seat):
             return True
         event = self._returned.setdefault(seat, trio.Event())
@@ -962,7 +963,7 @@ class Peer:
             f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
             seat=seat,
         )
-        return await self.clock.wait(event, left + grace)
+        return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
 
     # -- running --------------------------------------------------------------------------
 
