@@ -15,7 +15,7 @@ import trio
 from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import run_table, verify
-from .cheaters import StallsDeck, StallsTurnPeer
+from .cheaters import CheatingSeat, StallsDeck, StallsTurnPeer
 
 BS = ("cals-bs", 3, {"match_target": 1})
 #: The grace period must cover a redial (REDIAL_FIRST 0.2 s, then a handshake).
@@ -60,8 +60,21 @@ class RedialsToStallDeck(RedialsToStall, StallsDeck):
     pass
 
 
+class _StallsLeadSeat(CheatingSeat):
+    """Stalls at its first turn that nobody may pass for (a lead, not a follower's response:
+    the table passes for an away follower and goes on, protocol/table.md section 9)."""
+
+    async def choose(self, session, seat):
+        if session.game.absent_action(session.state, seat) is None:
+            self.peer.cheated = True
+            await trio.sleep_forever()
+        return await super().choose(session, seat)
+
+
 class RedialsToStallTurn(RedialsToStall, StallsTurnPeer):
-    pass
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _StallsLeadSeat(self, self.session.seats[self.seat].agent)
 
 
 @pytest.mark.parametrize("staller", [RedialsToStallDeck, RedialsToStallTurn], ids=["deck", "turn"])
