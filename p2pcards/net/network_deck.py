@@ -120,6 +120,7 @@ class NetworkDeck:
         deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
         latest = last_call(self.peer, deadline)
         intervals = check_intervals()
+        due: float | None = None  # trio time the deadline was first found past
         async with self._changed:
             while index not in self._done and self.blame is None:
                 # Wake up now and then to notice an owing seat that dropped out.
@@ -135,12 +136,14 @@ class NetworkDeck:
                     began = self.peer.clock.now()
                     if all([await self.peer.wait_for_return(seat, until=latest) for seat in away]):
                         deadline = after_return(self.peer, deadline, self.peer.clock.now() - began, latest)
+                        due = None
                         continue
                     if self.blame is None:
                         raise self.peer.gone(away[0], "connection")
                     break
                 if self.peer.clock.now() >= deadline:
-                    if any(self.peer.quiet(seat) for seat in owed):
+                    due = trio.current_time() if due is None else due
+                    if any(self.peer.quiet(seat, due) for seat in owed):
                         # It may be cut: the keepalive says so within seconds (away: the grace
                         # period). Heard from again (a stopped process woke), it has a moment more.
                         deadline = self.peer.clock.now() + QUIET_SECONDS

@@ -224,11 +224,17 @@ class Peer:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
 
-    def quiet(self, seat: int) -> bool:
-        """Nothing has come from ``seat``'s connection for QUIET_SECONDS: it may be cut, which
-        the keepalive decides within seconds. A timeout on it waits for that verdict."""
+    def quiet(self, seat: int, due: float | None = None) -> bool:
+        """Nothing has come from ``seat``'s connection for QUIET_SECONDS, or nothing since
+        ``due`` (the trio time its timeout fell due): it may be cut, which the keepalive decides
+        within seconds. A timeout on it waits for that verdict (a move sent just before a cut
+        is lost with the link: only a frame sent after the deadline shows the link carried
+        everything sent before it)."""
         conn = self.connections.get(seat)
-        return conn is not None and not conn.closed and conn.quiet_for() >= QUIET_SECONDS
+        if conn is None or conn.closed:
+            return False
+        heard = getattr(conn, "heard_since", None)  # (a test's recorder has none)
+        return conn.quiet_for() >= QUIET_SECONDS or (due is not None and heard is not None and not heard(due))
 
     def cut_off(self) -> bool:
         """We are connected to no other seat, and every link we lost went silent (nothing

@@ -66,6 +66,7 @@ class RemoteSeat:
         deadline = peer.clock.now() + peer.header.timeouts.turn
         latest = last_call(peer, deadline)
         intervals = check_intervals()
+        due: float | None = None  # trio time the deadline was first found past
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
@@ -114,8 +115,10 @@ class RemoteSeat:
                 if not await peer.wait_for_return(seat, until=latest):
                     raise peer.gone(seat, "action")
                 deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
+                due = None
             elif peer.clock.now() >= deadline:
-                if peer.quiet(seat):
+                due = trio.current_time() if due is None else due
+                if peer.quiet(seat, due):
                     # It may be cut: the keepalive says so within seconds (away: the grace
                     # period). Heard from again (a stopped process woke), it has a moment more.
                     deadline = peer.clock.now() + QUIET_SECONDS
