@@ -25,12 +25,12 @@ from ..deck.party import (
     Blame as DeckBlame,
 )
 from ..table.protocol import TableAborted
-from .transport import QUIET_SECONDS
+from .transport import PING_SECONDS, QUIET_SECONDS, SILENCE_SECONDS
 
 if TYPE_CHECKING:
     from .peer import Peer
 
-__all__ = ["CHECK_EVERY", "CHECK_FIRST", "NetworkDeck", "check_intervals"]
+__all__ = ["CHECK_EVERY", "CHECK_FIRST", "NetworkDeck", "check_intervals", "last_call"]
 
 #: Seconds between checks, while we wait on other seats, for a seat that dropped out (and
 #: between asks to the others for what an owing seat may have sent them but not us).
@@ -48,6 +48,21 @@ def check_intervals() -> Iterator[float]:
     while True:
         yield wait
         wait = min(CHECK_EVERY, wait * 2)
+
+
+def last_call(peer: Peer, deadline: float) -> float:
+    """The latest a wait on other seats (a deck step, a turn) with ``deadline`` may last, however
+    often a seat it waits on drops and comes back: one cut near the deadline (noticed by the
+    keepalive, then the grace period, then a moment to catch up) fits within it. Without it, a
+    seat that redials before each deadline would stall the table forever, named by nobody."""
+    return deadline + peer.header.timeouts.grace + SILENCE_SECONDS + PING_SECONDS + QUIET_SECONDS
+
+
+def after_return(peer: Peer, deadline: float, waited: float, latest: float) -> float:
+    """The deadline once every awaited seat is back after ``waited`` seconds away: the time it
+    was away does not count against it, and it has a moment to catch up; never past ``latest``
+    (:func:`last_call`)."""
+    return min(latest, max(deadline + waited, peer.clock.now() + QUIET_SECONDS))
 
 
 class NetworkDeck:
@@ -103,7 +118,9 @@ class NetworkDeck:
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
         deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
+        latest = last_call(self.peer, deadline)
         intervals = check_intervals()
+        due: float | None = None  # trio time the deadline was first found past
         async with self._changed:
             while index not in self._done and self.blame is None:
                 # Wake up now and then to notice an owing seat that dropped out.
@@ -116,14 +133,17 @@ class NetworkDeck:
                 await self.peer.ask_around(owed)
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:
-                    if all([await self.peer.wait_for_return(seat) for seat in away]):
-                        deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
+                    began = self.peer.clock.now()
+                    if all([await self.peer.wait_for_return(seat, until=latest) for seat in away]):
+                        deadline = after_return(self.peer, deadline, self.peer.clock.now() - began, latest)
+                        due = None
                         continue
                     if self.blame is None:
                         raise self.peer.gone(away[0], "connection")
                     break
                 if self.peer.clock.now() >= deadline:
-                    if any(self.peer.quiet(seat) for seat in owed):
+                    due = trio.current_time() if due is None else due
+                    if any(self.peer.quiet(seat, due) for seat in owed):
                         # It may be cut: the keepalive says so within seconds (away: the grace
                         # period). Heard from again (a stopped process woke), it has a moment more.
                         deadline = self.peer.clock.now() + QUIET_SECONDS

@@ -225,11 +225,17 @@ class Peer:
         conn = self.connections.get(seat)
         return conn is not None and not conn.closed
 
-    def quiet(self, seat: int) -> bool:
-        """Nothing has come from ``seat``'s connection for QUIET_SECONDS: it may be cut, which
-        the keepalive decides within seconds. A timeout on it waits for that verdict."""
+    def quiet(self, seat: int, due: float | None = None) -> bool:
+        """Nothing has come from ``seat``'s connection for QUIET_SECONDS, or nothing since
+        ``due`` (the trio time its timeout fell due): it may be cut, which the keepalive decides
+        within seconds. A timeout on it waits for that verdict (a move sent just before a cut
+        is lost with the link: only a frame sent after the deadline shows the link carried
+        everything sent before it)."""
         conn = self.connections.get(seat)
-        return conn is not None and not conn.closed and conn.quiet_for() >= QUIET_SECONDS
+        if conn is None or conn.closed:
+            return False
+        heard = getattr(conn, "heard_since", None)  # (a test's recorder has none)
+        return conn.quiet_for() >= QUIET_SECONDS or (due is not None and heard is not None and not heard(due))
 
     def cut_off(self) -> bool:
         """We are connected to no other seat, and every link we lost went silent (nothing
@@ -957,8 +963,9 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
-    async def wait_for_return(self, seat: int) -> bool:
-        """Wait for ``seat`` to reconnect, until the grace period since it left runs out."""
+    async def wait_for_return(self, seat: int, *, until: float | None = None) -> bool:
+        """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
+        ``until``, a clock time, if that comes first)."""
         if self.connected(seat):
             return True
         event = self._returned.setdefault(seat, trio.Event())
@@ -969,7 +976,7 @@ class Peer:
             f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
             seat=seat,
         )
-        return await self.clock.wait(event, left + grace)
+        return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
 
     # -- running --------------------------------------------------------------------------
 

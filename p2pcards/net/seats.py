@@ -14,7 +14,7 @@ from ..game import Action, IllegalAction
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
 from ..wire.messages import Entry
-from .network_deck import check_intervals
+from .network_deck import after_return, check_intervals, last_call
 from .transport import QUIET_SECONDS, shielded
 
 if TYPE_CHECKING:
@@ -64,7 +64,9 @@ class RemoteSeat:
         peer, turn = self.peer, self.peer.turns
         absent = session.game.absent_action(session.state, seat)
         deadline = peer.clock.now() + peer.header.timeouts.turn
+        latest = last_call(peer, deadline)
         intervals = check_intervals()
+        due: float | None = None  # trio time the deadline was first found past
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
@@ -109,11 +111,14 @@ class RemoteSeat:
             if not peer.connected(seat):
                 if absent is not None:
                     continue  # it went just now: we state so next time round
-                if not await peer.wait_for_return(seat):
+                began = peer.clock.now()
+                if not await peer.wait_for_return(seat, until=latest):
                     raise peer.gone(seat, "action")
-                deadline = peer.clock.now() + peer.header.timeouts.turn
+                deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
+                due = None
             elif peer.clock.now() >= deadline:
-                if peer.quiet(seat):
+                due = trio.current_time() if due is None else due
+                if peer.quiet(seat, due):
                     # It may be cut: the keepalive says so within seconds (away: the grace
                     # period). Heard from again (a stopped process woke), it has a moment more.
                     deadline = peer.clock.now() + QUIET_SECONDS

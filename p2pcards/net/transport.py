@@ -190,6 +190,13 @@ class Connection:
             return 0.0
         return trio.current_time() - self.last_received
 
+    def heard_since(self, when: float) -> bool:
+        """Something came on this connection at or after trio time ``when`` (always ``True``
+        while :meth:`keep_alive` does not run: without pings, silence says nothing)."""
+        if not self._keeping_alive or self.last_received is None:
+            return True
+        return self.last_received >= when
+
     async def keep_alive(self, *, every: float = PING_SECONDS, silence: float = SILENCE_SECONDS) -> None:
         """Run alongside the task that reads this connection, until it closes: a ``ping`` when
         we have sent nothing for about ``every`` seconds; once nothing at all has come for

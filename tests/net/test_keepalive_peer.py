@@ -112,3 +112,38 @@ async def test_a_seat_that_closed_its_connection_is_not_a_cut(autojump_clock):
         assert not peer.cut_off()
         assert peer.gone(1, "action").seat == 1
         nursery.cancel_scope.cancel()
+
+
+async def test_a_link_cut_just_before_a_timeout_is_not_taken_for_a_stall(autojump_clock):
+    """A seat whose link is cut a second before its timeout falls due (its move, sent just
+    then, is lost with the link) is not named at the timeout: its link was not yet quiet for
+    QUIET_SECONDS, but nothing came after the deadline, so the timeout waits for the
+    keepalive's verdict. A live seat is heard from within a ping period after it."""
+    peer = _peer()
+    async with trio.open_nursery() as nursery:
+        cut_ours, cut_far = await _pair()
+        live_ours, live_far = await _pair()
+        nursery.start_soon(_drain, cut_far)
+        nursery.start_soon(_drain, live_far)
+        nursery.start_soon(live_far.keep_alive)
+        cut = trio.CancelScope()
+
+        async def alive_until_cut() -> None:
+            with cut:
+                await cut_far.keep_alive()
+
+        nursery.start_soon(alive_until_cut)
+        nursery.start_soon(peer.serve_connection, 1, cut_ours)
+        nursery.start_soon(peer.serve_connection, 2, live_ours)
+        await trio.sleep(10.3)
+        cut.cancel()  # the link goes silent (nothing closed)
+        await trio.sleep(1.0)
+        due = trio.current_time()  # both seats' timeouts fall due now
+        assert peer.connected(1) and peer.connected(2)
+        assert peer.quiet(1, due), "not heard from since its deadline: it may be cut"
+        assert not peer.quiet(1), "quiet for less than QUIET_SECONDS: the old rule named it"
+        await trio.sleep(1.6)  # a ping period and a half: the live seat's ping came
+        assert peer.quiet(1, due) and not peer.quiet(2, due)
+        await trio.sleep(SILENCE_SECONDS)
+        assert not peer.connected(1)  # cut: away, its grace period runs
+        nursery.cancel_scope.cancel()
