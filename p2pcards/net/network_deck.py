@@ -148,6 +148,11 @@ class NetworkDeck:
                         # period). Heard from again (a stopped process woke), it has a moment more.
                         deadline = self.peer.clock.now() + QUIET_SECONDS
                         continue
+                    if self.peer.away_others(owed) and self.peer.clock.now() < latest:
+                        # An owing seat may be waiting on a seat that is away (a message only
+                        # that seat can send first): nobody is charged while it has its grace.
+                        deadline = min(latest, self.peer.clock.now() + QUIET_SECONDS)
+                        continue
                     blame = self.party.timeout()
                     waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()
                     if waits_for and blame is not None and self.blame is None:

@@ -60,7 +60,7 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
-from .transport import QUIET_SECONDS, SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
+from .transport import QUIET_SECONDS, SEND_SECONDS, SILENCE_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
 
@@ -243,6 +243,25 @@ class Peer:
         can tell nothing about the others."""
         others = [s for s in range(self.header.players) if s != self.seat]
         return bool(others) and all(not self.connected(s) and s in self._went_silent for s in others)
+
+    def away_others(self, waited_on: set[int]) -> list[int]:
+        """The seats, other than us and those in ``waited_on``, that are away and may still come
+        back: a seat we wait on may itself be waiting on one of them (the keys of cards it picks
+        up, a statement), so a timeout charges it nothing while they may. The margin past their
+        grace period covers the other seats' own view of them (each notices a cut on its own,
+        within SILENCE_SECONDS), so that a seat that stops for one of them at the end of its
+        grace tells us so before we would charge it."""
+        limit = self.header.timeouts.grace + SILENCE_SECONDS + QUIET_SECONDS
+        return [
+            s
+            for s in range(self.header.players)
+            if s != self.seat
+            and s not in waited_on
+            and s not in self.left
+            and s not in self.protocol.halted
+            and not self.connected(s)
+            and self.away_for(s) < limit
+        ]
 
     def gone(self, seat: int, step: str) -> TableAborted:
         """Why the game stops when ``seat`` stayed away past the grace period: it left and did

@@ -123,6 +123,12 @@ class RemoteSeat:
                     # period). Heard from again (a stopped process woke), it has a moment more.
                     deadline = peer.clock.now() + QUIET_SECONDS
                     continue
+                if peer.away_others({seat}) and peer.clock.now() < latest:
+                    # It may be waiting on a seat that is away (the keys of cards it picks up):
+                    # nobody is charged while that seat has its grace period; past it, the seat
+                    # that waits stops too, and its stop ends our game the same way.
+                    deadline = min(latest, peer.clock.now() + QUIET_SECONDS)
+                    continue
                 waits_for = peer.protocol.held_back(seat)
                 if waits_for:
                     # Its entries are here but wait for entries its author had seen that never
