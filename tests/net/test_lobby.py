@@ -4,6 +4,8 @@ sections 2 and 3)."""
 
 from __future__ import annotations
 
+import random
+
 import trio
 
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
@@ -371,9 +373,18 @@ async def test_seats_that_advertise_a_relay_are_reached_through_it():
     from p2pcards.net.relay import serve_relays
 
     def free_port() -> int:
-        with socket.socket() as probe:
-            probe.bind((LOOPBACK, 0))
-            return probe.getsockname()[1]
+        # Below the kernel's ephemeral range (32768 and up on Linux): a port the kernel hands out
+        # for bind(0) is also what other tests' outgoing connections take, and one did take it
+        # between this probe and the lobby's bind (a fresh-clone run: "Address already in use").
+        for _ in range(200):
+            port = random.randrange(20_000, 32_000)
+            with socket.socket() as probe:
+                try:
+                    probe.bind((LOOPBACK, port))
+                except OSError:
+                    continue
+                return port
+        raise AssertionError("no free port below the ephemeral range")
 
     host = load_plugins()
     game = host.game("cals-bs")
