@@ -16,7 +16,7 @@ import pytest
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.transcript import read_transcript
 
-from ..net.test_lan_netns import EXE, SUBNET, _skip_reason, sh
+from ..net.test_lan_netns import EXE, _skip_reason, bridged_lan
 from .test_terminal import TMUX, Terminal
 
 pytestmark = [
@@ -34,26 +34,8 @@ def lan4():
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
-    prefix = f"p2w{os.getpid() % 100000}"
-    switch = f"{prefix}sw"
-    hosts = [f"{prefix}h{i}" for i in range(HOSTS)]
-    try:
-        sh("ip", "netns", "add", switch)
-        sh("ip", "-n", switch, "link", "add", "br0", "type", "bridge")
-        sh("ip", "-n", switch, "link", "set", "br0", "up")
-        for i, ns in enumerate(hosts):
-            sh("ip", "netns", "add", ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"port{i}")
-            sh("ip", "-n", ns, "link", "set", f"port{i}", "netns", switch)
-            sh("ip", "-n", switch, "link", "set", f"port{i}", "master", "br0")
-            sh("ip", "-n", switch, "link", "set", f"port{i}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{SUBNET}.{10 + i}/24", "dev", "eth0")
-            sh("ip", "-n", ns, "link", "set", "eth0", "up")
-        yield [(ns, f"{SUBNET}.{10 + i}") for i, ns in enumerate(hosts)]
-    finally:
-        for ns in [*hosts, switch]:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    with bridged_lan(f"p2w{os.getpid() % 100000}", HOSTS) as (_, hosts, ips):
+        yield list(zip(hosts, ips))
 
 
 def _seat(ns: str, ip: str, *args: str, home, log) -> subprocess.Popen:

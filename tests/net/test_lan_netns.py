@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,33 +40,45 @@ def sh(*args: str) -> None:
     subprocess.run(args, check=True, capture_output=True, text=True)
 
 
-@pytest.fixture
-def lan():
-    """Namespaces ``<prefix>h0..h2`` at 10.77.0.10-12, bridged in ``<prefix>sw``."""
-    reason = _skip_reason()
-    if reason:
-        pytest.skip(reason)
-    prefix = f"p2p{os.getpid() % 100000}"
+@contextmanager
+def bridged_lan(prefix: str, count: int, subnet: str = SUBNET) -> Iterator[tuple[str, list[str], list[str]]]:
+    """Namespaces ``<prefix>h0..`` at ``<subnet>.10`` and up, each with a veth whose other end is a
+    port (``port<i>``) of the bridge ``br0`` in namespace ``<prefix>sw``: ``(switch, hosts,
+    ips)``. Every namespace made is removed on the way out, whatever happened."""
     switch = f"{prefix}sw"
-    hosts = [f"{prefix}h{i}" for i in range(HOSTS)]
+    hosts = [f"{prefix}h{i}" for i in range(count)]
+    ips = [f"{subnet}.{10 + i}" for i in range(count)]
+    made: list[str] = []
     try:
         sh("ip", "netns", "add", switch)
+        made.append(switch)
         sh("ip", "-n", switch, "link", "add", "br0", "type", "bridge")
         sh("ip", "-n", switch, "link", "set", "br0", "up")
-        for i, ns in enumerate(hosts):
+        for i, (ns, ip) in enumerate(zip(hosts, ips)):
             sh("ip", "netns", "add", ns)
+            made.append(ns)
             sh("ip", "-n", ns, "link", "set", "lo", "up")
             # The veth pair is made inside the host namespace, then one end moves to the switch.
             sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"port{i}")
             sh("ip", "-n", ns, "link", "set", f"port{i}", "netns", switch)
             sh("ip", "-n", switch, "link", "set", f"port{i}", "master", "br0")
             sh("ip", "-n", switch, "link", "set", f"port{i}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{SUBNET}.{10 + i}/24", "dev", "eth0")
+            sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", "eth0")
             sh("ip", "-n", ns, "link", "set", "eth0", "up")
-        yield [(ns, f"{SUBNET}.{10 + i}") for i, ns in enumerate(hosts)]
+        yield switch, hosts, ips
     finally:
-        for ns in [*hosts, switch]:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for ns in reversed(made):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
+
+
+@pytest.fixture
+def lan():
+    """Namespaces ``<prefix>h0..h2`` at 10.77.0.10-12, bridged in ``<prefix>sw``."""
+    reason = _skip_reason()
+    if reason:
+        pytest.skip(reason)
+    with bridged_lan(f"p2p{os.getpid() % 100000}", HOSTS) as (_, hosts, ips):
+        yield list(zip(hosts, ips))
 
 
 def test_three_hosts_discover_each_other_and_play(lan, tmp_path):

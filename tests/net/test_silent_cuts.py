@@ -33,6 +33,8 @@ from p2pcards.net.transport import SILENCE_SECONDS
 from p2pcards.verify import EXIT_FAILED, verify_file
 from p2pcards.wire.transcript import TranscriptError, read_transcript
 
+from .test_lan_netns import bridged_lan
+
 pytestmark = pytest.mark.netns
 
 EXE = str(Path(sys.executable).with_name("p2pcards"))
@@ -85,30 +87,8 @@ def lan() -> Iterator[Lan]:
     reason = _skip_reason()
     if reason:
         pytest.skip(reason)
-    prefix = f"p2c{os.getpid() % 100000}"
-    switch = f"{prefix}sw"
-    hosts = [f"{prefix}h{i}" for i in range(SEATS)]
-    ips = [f"{SUBNET}.{10 + i}" for i in range(SEATS)]
-    made: list[str] = []
-    try:
-        _sh("ip", "netns", "add", switch)
-        made.append(switch)
-        _sh("ip", "-n", switch, "link", "add", "br0", "type", "bridge")
-        _sh("ip", "-n", switch, "link", "set", "br0", "up")
-        for i, (ns, ip) in enumerate(zip(hosts, ips)):
-            _sh("ip", "netns", "add", ns)
-            made.append(ns)
-            _sh("ip", "-n", ns, "link", "set", "lo", "up")
-            _sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"port{i}")
-            _sh("ip", "-n", ns, "link", "set", f"port{i}", "netns", switch)
-            _sh("ip", "-n", switch, "link", "set", f"port{i}", "master", "br0")
-            _sh("ip", "-n", switch, "link", "set", f"port{i}", "up")
-            _sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", "eth0")
-            _sh("ip", "-n", ns, "link", "set", "eth0", "up")
+    with bridged_lan(f"p2c{os.getpid() % 100000}", SEATS, SUBNET) as (switch, hosts, ips):
         yield Lan(switch, hosts, ips)
-    finally:
-        for ns in reversed(made):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
 
 
 class Table:
