@@ -132,7 +132,8 @@ class Peer:
         self.protocol = TableProtocol(identity, header, self.header_wire, seat)
         self.connections: dict[int, Connection] = {}
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
-        self._returned: dict[int, trio.Event] = {}
+        self._returned: dict[int, list[trio.Event]] = {}  # seat -> events set when it comes back
+        self._away_told: set[int] = set()  # seats whose wait we announced since they left
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
         self._went_silent: set[int] = set()  # seats whose last connection we closed as silent
@@ -726,8 +727,8 @@ class Peer:
             self.session.publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
         self._away_since.pop(seat, None)
         self._went_silent.discard(seat)
-        event = self._returned.pop(seat, None)
-        if event is not None:
+        self._away_told.discard(seat)
+        for event in self._returned.pop(seat, []):
             event.set()
 
     def _detach(self, seat: int) -> None:
@@ -982,20 +983,31 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
-    async def wait_for_return(self, seat: int, *, until: float | None = None) -> bool:
+    async def wait_for_return(self, seat: int, *, until: float | None = None, wake: trio.Event | None = None) -> bool:
         """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
-        ``until``, a clock time, if that comes first)."""
+        ``until``, a clock time, if that comes first). ``True`` once it is back, or when
+        ``wake`` is set first: what we wait for may have come through another seat (a link
+        down between two seats only), and the caller looks again; waiting anew does not
+        restart the grace period."""
         if self.connected(seat):
             return True
-        event = self._returned.setdefault(seat, trio.Event())
+        event = wake if wake is not None else trio.Event()
+        waiters = self._returned.setdefault(seat, [])
+        waiters.append(event)
         left = self._away_since.setdefault(seat, self.clock.now())
         grace = self.header.timeouts.grace
-        self.session.publish(
-            "connection",
-            f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
-            seat=seat,
-        )
-        return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
+        if seat not in self._away_told:
+            self._away_told.add(seat)
+            self.session.publish(
+                "connection",
+                f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
+                seat=seat,
+            )
+        try:
+            return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
+        finally:
+            if event in waiters:
+                waiters.remove(event)
 
     # -- running --------------------------------------------------------------------------
 

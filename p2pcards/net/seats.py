@@ -47,12 +47,17 @@ class RemoteSeat:
         #: Its moves for later turns that came while the statements decided on one we hold
         #: (the other seats went on meanwhile): the next ``choose`` takes them first.
         self._later: deque[tuple[int, Action, Entry]] = deque()
+        #: Set when something is delivered: a wait for the seat to come back ends then (its
+        #: move may come through another seat while the link between us is down).
+        self._arrived = trio.Event()
 
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
+        self._arrived.set()
 
     def wake(self) -> None:
         self._send.send_nowait(None)
+        self._arrived.set()
 
     async def _next(self, wait: float) -> tuple[int, Action, Entry] | None:
         """Its next move, or ``None`` after ``wait`` seconds or a wake-up."""
@@ -112,10 +117,14 @@ class RemoteSeat:
                 if absent is not None:
                     continue  # it went just now: we state so next time round
                 began = peer.clock.now()
-                if not await peer.wait_for_return(seat, until=latest):
+                self._arrived = trio.Event()
+                if self._receive.statistics().current_buffer_used:
+                    continue  # its move came meanwhile (through another seat)
+                if not await peer.wait_for_return(seat, until=latest, wake=self._arrived):
                     raise peer.gone(seat, "action")
-                deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
-                due = None
+                if peer.connected(seat):  # (else its move came, through another seat)
+                    deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
+                    due = None
             elif peer.clock.now() >= deadline:
                 due = trio.current_time() if due is None else due
                 if peer.quiet(seat, due):
