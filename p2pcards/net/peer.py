@@ -132,7 +132,7 @@ class Peer:
         self.protocol = TableProtocol(identity, header, self.header_wire, seat)
         self.connections: dict[int, Connection] = {}
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
-        self._returned: dict[int, list[trio.Event]] = {}  # seat -> events set when it comes back
+        self._returned: dict[int, trio.Event] = {}
         self._away_told: set[int] = set()  # seats whose wait we announced since they left
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
@@ -728,7 +728,8 @@ class Peer:
         self._away_since.pop(seat, None)
         self._went_silent.discard(seat)
         self._away_told.discard(seat)
-        for event in self._returned.pop(seat, []):
+        event = self._returned.pop(seat, None)
+        if event is not None:
             event.set()
 
     def _detach(self, seat: int) -> None:
@@ -983,17 +984,10 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
-    async def wait_for_return(self, seat: int, *, until: float | None = None, wake: trio.Event | None = None) -> bool:
-        """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
-        ``until``, a clock time, if that comes first). ``True`` once it is back, or when
-        ``wake`` is set first: what we wait for may have come through another seat (a link
-        down between two seats only), and the caller looks again; waiting anew does not
-        restart the grace period."""
-        if self.connected(seat):
-            return True
-        event = wake if wake is not None else trio.Event()
-        waiters = self._returned.setdefault(seat, [])
-        waiters.append(event)
+    def grace_end(self, seat: int) -> float:
+        """When the grace period of ``seat``, away, runs out (a :attr:`clock` time): it runs
+        from when its connection dropped, however often we look. The first look tells the
+        player that the table waits for it."""
         left = self._away_since.setdefault(seat, self.clock.now())
         grace = self.header.timeouts.grace
         if seat not in self._away_told:
@@ -1003,11 +997,16 @@ class Peer:
                 f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
                 seat=seat,
             )
-        try:
-            return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
-        finally:
-            if event in waiters:
-                waiters.remove(event)
+        return left + grace
+
+    async def wait_for_return(self, seat: int, *, until: float | None = None) -> bool:
+        """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
+        ``until``, a clock time, if that comes first)."""
+        if self.connected(seat):
+            return True
+        event = self._returned.setdefault(seat, trio.Event())
+        end = self.grace_end(seat)
+        return await self.clock.wait(event, end if until is None else min(end, until))
 
     # -- running --------------------------------------------------------------------------
 

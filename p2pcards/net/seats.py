@@ -47,17 +47,12 @@ class RemoteSeat:
         #: Its moves for later turns that came while the statements decided on one we hold
         #: (the other seats went on meanwhile): the next ``choose`` takes them first.
         self._later: deque[tuple[int, Action, Entry]] = deque()
-        #: Set when something is delivered: a wait for the seat to come back ends then (its
-        #: move may come through another seat while the link between us is down).
-        self._arrived = trio.Event()
 
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
-        self._arrived.set()
 
     def wake(self) -> None:
         self._send.send_nowait(None)
-        self._arrived.set()
 
     async def _next(self, wait: float) -> tuple[int, Action, Entry] | None:
         """Its next move, or ``None`` after ``wait`` seconds or a wake-up."""
@@ -73,6 +68,7 @@ class RemoteSeat:
         intervals = check_intervals()
         due: float | None = None  # trio time the deadline was first found past
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
+        away_since: float | None = None  # when we found it away (its connection down)
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
@@ -116,15 +112,15 @@ class RemoteSeat:
             if not peer.connected(seat):
                 if absent is not None:
                     continue  # it went just now: we state so next time round
-                began = peer.clock.now()
-                self._arrived = trio.Event()
-                if self._receive.statistics().current_buffer_used:
-                    continue  # its move came meanwhile (through another seat)
-                if not await peer.wait_for_return(seat, until=latest, wake=self._arrived):
+                # Away: it has its grace period, and meanwhile its move may come through the
+                # others (asked around at every look), so we keep looking rather than only
+                # wait for it to come back (a link down between two seats only).
+                away_since = peer.clock.now() if away_since is None else away_since
+                if peer.clock.now() >= min(latest, peer.grace_end(seat)):
                     raise peer.gone(seat, "action")
-                if peer.connected(seat):  # (else its move came, through another seat)
-                    deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
-                    due = None
+            elif away_since is not None:  # back: the time it was away does not count
+                deadline = after_return(peer, deadline, peer.clock.now() - away_since, latest)
+                away_since = due = None
             elif peer.clock.now() >= deadline:
                 due = trio.current_time() if due is None else due
                 if peer.quiet(seat, due):

@@ -149,11 +149,10 @@ async def test_a_link_cut_just_before_a_timeout_is_not_taken_for_a_stall(autojum
         nursery.cancel_scope.cancel()
 
 
-async def test_a_wait_for_an_away_seat_ends_when_its_message_comes_another_way(autojump_clock):
-    """A link down between two seats only: what the away seat sends may reach us through
-    another seat. A step waiting for it to come back then looks again at once (it must not sit
-    out the grace period holding up the table); waiting anew neither restarts the grace period
-    nor says again that the seat is away."""
+async def test_an_away_seats_grace_runs_from_when_it_left_however_often_we_look(autojump_clock):
+    """A step that waits on an away seat looks again at every check (its message may come
+    through another seat: a link down between two seats only): looking neither restarts the
+    grace period nor tells the player again that the table waits; coming back starts anew."""
     from .peer_support import Recorder
 
     peer = _peer()
@@ -161,23 +160,18 @@ async def test_a_wait_for_an_away_seat_ends_when_its_message_comes_another_way(a
     peer.session.subscribe(events.append)
     peer.attach(1, Recorder())
     peer._detach(1)
-    relayed = trio.Event()
-
-    async def relay_after(seconds: float) -> None:
-        await trio.sleep(seconds)
-        relayed.set()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(relay_after, 3.0)
-        start = trio.current_time()
-        assert await peer.wait_for_return(1, wake=relayed)
-        assert trio.current_time() - start == pytest.approx(3.0)
-        assert not peer.connected(1)
-        # Waiting again: the grace period still runs from when the seat left.
-        assert not await peer.wait_for_return(1, wake=trio.Event())
-        assert trio.current_time() - start == pytest.approx(GRACE)
+    start = peer.clock.now()
+    assert peer.grace_end(1) == pytest.approx(start + GRACE)
+    await trio.sleep(3)
+    assert peer.grace_end(1) == pytest.approx(start + GRACE)
+    assert not await peer.wait_for_return(1, until=peer.clock.now() + 1)
     told = [e for e in events if e.kind == "connection" and "is away; waiting" in e.text]
     assert len(told) == 1
-    assert peer._returned.get(1) == []  # no waiter left behind
     peer.attach(1, Recorder())
     assert await peer.wait_for_return(1)
+    peer._detach(1)
+    left = peer.clock.now()
+    await trio.sleep(2)
+    assert peer.grace_end(1) == pytest.approx(left + GRACE)
+    told = [e for e in events if e.kind == "connection" and "is away; waiting" in e.text]
+    assert len(told) == 2
