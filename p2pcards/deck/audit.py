@@ -220,8 +220,7 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
                     faces[handle] = faces[moved[i]]
 
     # The faces this seat decoded during the game must be the derived ones.
-    known = [(h, party.cards[c]) for e in range(party.finished_hands) for h, c in party.finished_hand(e).seen()]
-    for handle, card in [*known, *party.known.items()]:
+    for handle, card in [*party.finished_faces(), *party.known.items()]:
         if faces.get(handle) != card:
             if not full:
                 return full_audit()

@@ -857,6 +857,10 @@ class Party:
     def finished_hand(self, epoch: int) -> _FinishedHand | None:
         return self._finished[epoch] if 0 <= epoch < len(self._finished) else None
 
+    def finished_faces(self) -> list[tuple[int, Card]]:
+        """(handle, face) of every card this seat decoded in the finished hands."""
+        return [(h, self.cards[c]) for hand in self._finished for h, c in hand.seen()]
+
     def _finish_hand(self, epoch: int) -> None:
         """Pack hand ``epoch``, once the next hand's shuffle is complete: every other seat sent
         its passes of it, so every seat had finished this hand's operations, and from now on an
@@ -1002,7 +1006,7 @@ class Party:
                 st["faces"] = self._decode(list(mine))
                 st["opened"] = True
             faces = st["faces"]
-            new: list[int] = []
+            new: Sequence[int] = []
             if rehandle:
                 assert transfer_to is not None, "set with rehandle"
                 if transfer_to != self.seat:
@@ -1015,7 +1019,7 @@ class Party:
                     for handle in new:  # the openings just told us where each moved card came from
                         card = self.cards_by_handle[handle]
                         card.root = self.cards_by_handle[_parent_of(card)].root
-                    faces = faces | self._decode(new)
+                    faces = faces | self._decode(list(new))
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
             else:
@@ -1309,7 +1313,8 @@ class Party:
             self._fail(
                 "accuse",
                 accuser,
-                f"accusation about operation {op}, of a hand it had finished (it had sent its pass of operation {stale})",
+                f"accusation about operation {op}, of a hand it had finished "
+                f"(it had sent its pass of operation {stale})",
             )
             return True
         if step in PUBLIC_STEPS and evidence is None:

@@ -56,7 +56,9 @@ class MemoryStore:
 
 def pack_records(records: dict[int, Record]) -> tuple[bytes, bytes]:
     """The bytes of a hand's records, and their digest (kept in memory to check them on reading)."""
-    rows = [[op, kind, seat, message] for op, record in sorted(records.items()) for (kind, seat), message in record.items()]
+    rows = [
+        [op, kind, seat, message] for op, record in sorted(records.items()) for (kind, seat), message in record.items()
+    ]
     rows += [[op, None, None, None] for op, record in sorted(records.items()) if not record]
     data = msgpack.packb(rows, use_bin_type=True)
     return data, hashlib.blake2b(data, digest_size=32).digest()
