@@ -191,6 +191,8 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
             # Always recomputed (light audit too): the faces of the new handles follow from
             # which received card each sorted point is, which only the multiplication tells.
             new = party.rehandled.get(op_index)
+            if new is None and hand is not None:
+                new = hand.new_handles(op_index, len(set(op.handles)))
             if record is None:  # a finished hand, light: the re-handling by its digest
                 assert hand is not None, "a finished hand"
                 message, kept = None, hand.rehandle(op_index)

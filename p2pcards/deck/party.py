@@ -125,7 +125,14 @@ class AuditOp:
     """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
 
 
-Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp
+@dataclass(frozen=True)
+class FinishedOp:
+    """In ``Party.ops``, in place of a deal, a reveal or a coin of a finished hand (protocol/
+    deck.md §6): nothing of it is needed any more. Never begun."""
+
+
+Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp | FinishedOp
+_FINISHED_OP = FinishedOp()
 
 # -- outputs ----------------------------------------------------------------------------------------
 
@@ -244,14 +251,16 @@ class _FinishedHand:
 
     ``keys``: :func:`keys_digest` of every public key of its shuffle's passes; ``final``: the
     last pass's points (n x 32 bytes: the inputs of the hand's re-handlings); ``transfers``:
-    its transfer operations, and ``rehandles`` their :func:`rehandle_digest` (32 bytes each,
-    in that order); ``known``/``faces``: the handles this seat decoded and their cards (indices
-    into the deck), for the audit's check of what this seat saw."""
+    its transfer operations, ``firsts`` the first of the new handles of each, and
+    ``rehandles`` their :func:`rehandle_digest` (32 bytes each, in that order);
+    ``known``/``faces``: the handles this seat decoded and their cards (indices into the
+    deck), for the audit's check of what this seat saw."""
 
     epoch: int
     keys: bytes
     final: bytes
     transfers: array
+    firsts: array
     rehandles: bytes
     known: array
     faces: array
@@ -263,11 +272,18 @@ class _FinishedHand:
     def final_points(self) -> list[bytes]:
         return [self.final[i : i + 32] for i in range(0, len(self.final), 32)]
 
-    def rehandle(self, op: int) -> bytes | None:
+    def _transfer(self, op: int) -> int | None:
         i = bisect_left(self.transfers, op)
-        if i == len(self.transfers) or self.transfers[i] != op:
-            return None
-        return self.rehandles[32 * i : 32 * i + 32]
+        return i if i < len(self.transfers) and self.transfers[i] == op else None
+
+    def rehandle(self, op: int) -> bytes | None:
+        i = self._transfer(op)
+        return None if i is None else self.rehandles[32 * i : 32 * i + 32]
+
+    def new_handles(self, op: int, count: int) -> range | None:
+        """The handles transfer ``op`` (of ``count`` distinct cards) made."""
+        i = self._transfer(op)
+        return None if i is None else range(self.firsts[i], self.firsts[i] + count)
 
 
 class _KeyPrefixes:
@@ -880,15 +896,17 @@ class Party:
             else:
                 keys += message["keys"]
                 card_keys += message["keys"]
-        transfers, rehandles = array("I"), []
+        transfers, firsts, rehandles = array("I"), array("I"), []
         for op in range(start, end):
             transfer = self.ops[op]
             if isinstance(transfer, TransferOp):
                 message = self.transcript[op][("rehandle", transfer.to)]
                 transfers.append(op)
+                firsts.append(self.rehandled[op][0] if self.rehandled[op] else 0)
                 rehandles.append(rehandle_digest(message["key"], message["points"]))
-                new = self.rehandled[op]
-                self.rehandled[op] = range(new[0], new[-1] + 1) if new else range(0)
+                del self.rehandled[op]
+            elif not isinstance(transfer, ShuffleOp):
+                self.ops[op] = _FINISHED_OP  # a deal, a reveal, a coin: nothing of it is read again
         known = sorted(h for h in self.known if first <= h < last or re_first <= h < re_last)
         self._finished.append(
             _FinishedHand(
@@ -896,6 +914,7 @@ class Party:
                 keys_digest(keys),
                 b"".join(shuffle[self.pass_order()[-1]]["points"]),
                 transfers,
+                firsts,
                 b"".join(rehandles),
                 array("I", known),
                 array("H", (self._card_index[self.known.pop(h)] for h in known)),

@@ -42,7 +42,8 @@ class FileDeckStore:
     def _open(self) -> IO[bytes]:
         if self._file is None:
             folder = self._folder()
-            self._file = tempfile.TemporaryFile(prefix="p2pcards-deck-", dir=folder)  # noqa: SIM115 - kept open
+            # Unbuffered: what is read is what the file holds now, not a copy read earlier.
+            self._file = tempfile.TemporaryFile(prefix="p2pcards-deck-", dir=folder, buffering=0)  # noqa: SIM115
         return self._file
 
     def put(self, hand: int, records: dict[int, Record]) -> None:
@@ -50,8 +51,12 @@ class FileDeckStore:
         try:
             handle = self._open()
             handle.seek(self._size)
-            handle.write(data)
-            handle.flush()
+            view = memoryview(data)
+            while view:
+                written = handle.write(view)
+                if not written:
+                    raise OSError("nothing written")
+                view = view[written:]
         except OSError as exc:
             self.problem = f"{exc.strerror or exc}"
             self._kept[hand] = records
