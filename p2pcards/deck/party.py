@@ -924,6 +924,7 @@ class Party:
         self._old_keys.add(card_keys)
         for op in range(start, end):
             self._expected_openings.pop(op, None)
+        self._own_secrets.forget_card_keys(range(first, last))
         for handle in range(first, last):
             self.cards_by_handle.pop(handle, None)
             self._root_faces.pop(handle, None)

@@ -192,6 +192,17 @@ def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
                 )
 
 
+def finished_hand_accusations(seats: Sequence[SeatEntries]) -> None:
+    """A signed accusation about a hand its accuser had finished names the accuser from the
+    signed entries alone (protocol/deck.md section 6): every seat refuses it as it arrives."""
+    for mine in seats:
+        for entry in mine.deck:
+            if public_message(entry, "accuse"):
+                stale = finished_hand_accusation(mine, entry)
+                if stale is not None:
+                    raise stale
+
+
 def invalid_public_points(seats: Sequence[SeatEntries]) -> None:
     """A point outside the group in a signed public pass or re-handling is its signer's fault,
     proven by the message itself (no seed needed; the pass's proof fails too, protocol/deck.md

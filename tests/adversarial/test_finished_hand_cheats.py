@@ -38,6 +38,15 @@ class AccusesFinishedHand(Cheater):
         await super().publish_deck(sends)
 
 
+class AccusesFinishedHandHidesSeed(AccusesFinishedHand):
+    """The same, and it never reveals its seed: ``verify`` judges the accusation without it."""
+
+    deviation = "accusation about a finished hand, seed withheld"
+
+    def tamper_deck(self, to, message):
+        return None if message.get("type") == "seed" else message
+
+
 class _ReusesKeyParty(Party):
     """From the third hand on, re-locks each card with its own per-card key of the same
     position two hands before (a proven re-lock: only the reuse is wrong)."""
@@ -91,10 +100,11 @@ def teardown_module() -> None:
     ("cheater", "reason", "verified"),
     [
         (AccusesFinishedHand, "of a hand it had finished", "of a hand it had finished"),
+        (AccusesFinishedHandHidesSeed, "of a hand it had finished", "of a hand it had finished"),
         # verify has every seed: the re-lock is not the one the cheater's seed derives
         (ReusesFinishedHandKey, "reuses a per-card key of a finished hand", "relock message differs"),
     ],
-    ids=["accuses-finished-hand", "reuses-finished-key"],
+    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key"],
 )
 def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, reason, verified):
     run = played(cheater)
