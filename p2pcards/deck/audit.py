@@ -86,7 +86,7 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
 def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
     """``fallback``: a difference the light checks find is placed by the full audit (else
     :class:`_Unplaced`, when a finished hand's messages cannot be read)."""
-    from .party import Blame, ShuffleOp, TransferOp, keys_digest, rehandle_digest
+    from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
     secrets = [revealed_secrets(seed, game_id) for seed in party.seeds]
@@ -117,6 +117,8 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
 
     for op_index, op in enumerate(party.ops):
         hand = party.finished_hand(epoch + (1 if isinstance(op, ShuffleOp) else 0))
+        if isinstance(op, FinishedOp) and hand is not None:
+            op = hand.transfer(op_index) or op  # a finished hand's transfer, unpacked
         record = party.transcript.get(op_index)
         if record is None and hand is not None and full:
             if stored[0] != hand.epoch:
@@ -192,7 +194,7 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
             # which received card each sorted point is, which only the multiplication tells.
             new = party.rehandled.get(op_index)
             if new is None and hand is not None:
-                new = hand.new_handles(op_index, len(set(op.handles)))
+                new = hand.new_handles(op_index)
             if record is None:  # a finished hand, light: the re-handling by its digest
                 assert hand is not None, "a finished hand"
                 message, kept = None, hand.rehandle(op_index)

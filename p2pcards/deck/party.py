@@ -251,8 +251,10 @@ class _FinishedHand:
 
     ``keys``: :func:`keys_digest` of every public key of its shuffle's passes; ``final``: the
     last pass's points (n x 32 bytes: the inputs of the hand's re-handlings); ``transfers``:
-    its transfer operations, ``firsts`` the first of the new handles of each, and
-    ``rehandles`` their :func:`rehandle_digest` (32 bytes each, in that order);
+    its transfer operations, ``receivers`` their receivers (a byte each), ``moved`` the
+    distinct handles each moved (ascending, one after the other: ``moved_at`` says where each
+    one's start), ``firsts`` the first of the new handles of each, and ``rehandles`` their
+    :func:`rehandle_digest` (32 bytes each, in that order);
     ``known``/``faces``: the handles this seat decoded and their cards (indices into the
     deck), for the audit's check of what this seat saw."""
 
@@ -260,6 +262,9 @@ class _FinishedHand:
     keys: bytes
     final: bytes
     transfers: array
+    receivers: bytes
+    moved: array
+    moved_at: array
     firsts: array
     rehandles: bytes
     known: array
@@ -280,10 +285,19 @@ class _FinishedHand:
         i = self._transfer(op)
         return None if i is None else self.rehandles[32 * i : 32 * i + 32]
 
-    def new_handles(self, op: int, count: int) -> range | None:
-        """The handles transfer ``op`` (of ``count`` distinct cards) made."""
+    def transfer(self, op: int) -> TransferOp | None:
+        """Transfer ``op`` of the hand (its distinct handles, ascending), if it is one."""
         i = self._transfer(op)
-        return None if i is None else range(self.firsts[i], self.firsts[i] + count)
+        if i is None:
+            return None
+        return TransferOp(tuple(self.moved[self.moved_at[i] : self.moved_at[i + 1]]), self.receivers[i])
+
+    def new_handles(self, op: int) -> range | None:
+        """The handles transfer ``op`` made."""
+        i = self._transfer(op)
+        if i is None:
+            return None
+        return range(self.firsts[i], self.firsts[i] + self.moved_at[i + 1] - self.moved_at[i])
 
 
 class _KeyPrefixes:
@@ -896,17 +910,22 @@ class Party:
             else:
                 keys += message["keys"]
                 card_keys += message["keys"]
-        transfers, firsts, rehandles = array("I"), array("I"), []
+        transfers, firsts, moved, moved_at = array("I"), array("I"), array("I"), array("I", [0])
+        receivers, rehandles = bytearray(), []
         for op in range(start, end):
             transfer = self.ops[op]
             if isinstance(transfer, TransferOp):
                 message = self.transcript[op][("rehandle", transfer.to)]
                 transfers.append(op)
+                receivers.append(transfer.to)
+                moved.extend(sorted(set(transfer.handles)))
+                moved_at.append(len(moved))
                 firsts.append(self.rehandled[op][0] if self.rehandled[op] else 0)
                 rehandles.append(rehandle_digest(message["key"], message["points"]))
                 del self.rehandled[op]
-            elif not isinstance(transfer, ShuffleOp):
-                self.ops[op] = _FINISHED_OP  # a deal, a reveal, a coin: nothing of it is read again
+            if not isinstance(transfer, ShuffleOp):
+                # A deal, a reveal, a coin: nothing of it is read again; a transfer: packed above.
+                self.ops[op] = _FINISHED_OP
         known = sorted(h for h in self.known if first <= h < last or re_first <= h < re_last)
         self._finished.append(
             _FinishedHand(
@@ -914,6 +933,9 @@ class Party:
                 keys_digest(keys),
                 b"".join(shuffle[self.pass_order()[-1]]["points"]),
                 transfers,
+                bytes(receivers),
+                moved,
+                moved_at,
                 firsts,
                 b"".join(rehandles),
                 array("I", known),
