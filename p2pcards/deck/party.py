@@ -377,6 +377,9 @@ class Party:
     over this machine's cores, :func:`~p2pcards.deck.group.parallel_multiply_many`) may be another
     implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
     the faces this seat saw, and falls back to the full recomputation only on a mismatch.
+    ``store`` (default: :class:`~p2pcards.deck.store.MemoryStore`) keeps the messages of each
+    finished hand (protocol/deck.md §6, "Finished hands"), of which the party keeps only a
+    packed summary; the full audit reads them back.
     """
 
     def __init__(
