@@ -65,27 +65,23 @@ def revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
     return Secrets(seed, game_id)
 
 
-class _Unplaced(Exception):
-    """The light checks of a finished hand found a difference, and its messages, which would
-    place it, cannot be read."""
-
-
 def audit(party: Party, *, full: bool = True) -> AuditResult:
     try:
         return _audit(party, full=full, fallback=True)
     except StoreError as exc:
         problem = f"the full deck audit could not be completed: a finished hand's messages cannot be read ({exc})"
-    try:
-        result = _audit(party, full=False, fallback=False)
-    except _Unplaced as exc:
-        return AuditResult(None, {}, f"{problem}; the checks of what memory holds found a difference ({exc})")
-    result.incomplete = f"{problem}; the public keys and the faces were checked instead"
+    result = _audit(party, full=False, fallback=False)
+    if result.incomplete is not None:  # a difference the messages would have placed
+        result.incomplete = f"{problem}; the checks of what memory holds found a difference ({result.incomplete})"
+    else:
+        result.incomplete = f"{problem}; the public keys and the faces were checked instead"
     return result
 
 
 def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
-    """``fallback``: a difference the light checks find is placed by the full audit (else
-    :class:`_Unplaced`, when a finished hand's messages cannot be read)."""
+    """``fallback``: a difference the light checks find is placed by the full audit; without it
+    (a finished hand's messages cannot be read) it is noted in ``incomplete``, nobody is named,
+    and the faces are the ones the seeds derive."""
     from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
@@ -109,10 +105,12 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
         )
 
     stored: tuple[int, dict[int, Record]] = (-1, {})
+    differences: list[str] = []
 
-    def full_audit() -> AuditResult:
+    def full_audit(what: str) -> AuditResult | None:
         if not fallback:
-            raise _Unplaced("a public key or a re-handling is not the one the seeds derive")
+            differences.append(what)
+            return None
         return _audit(party, full=True, fallback=False)
 
     for op_index, op in enumerate(party.ops):
@@ -139,8 +137,8 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
                     derived.append(public_key(sec.shuffle_key(epoch)))
                 else:
                     derived += [public_key(sec.card_key(base + j)) for j in range(n)]
-            if keys_digest(derived) != hand.keys:
-                return full_audit()
+            if keys_digest(derived) != hand.keys and (found := full_audit(f"public keys of epoch {epoch}")):
+                return found
             order = final_order(secrets, epoch, n)
             for j, point in enumerate(hand.final_points()):
                 faces[base + j] = party.cards[order[j]]
@@ -214,7 +212,8 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
                 return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")
             order = sorted(range(len(moved)), key=expected.__getitem__)
             if kept is not None and rehandle_digest(public_key(scalar), [expected[i] for i in order]) != kept:
-                return full_audit()
+                if found := full_audit(f"the re-handling of deck operation {op_index}"):
+                    return found
             for j, (handle, i) in enumerate(zip(new, order)):
                 if message is not None and message["points"][j] != expected[i]:
                     what = "not a re-handling of the cards received (a substituted card)"
@@ -227,7 +226,9 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
     for handle, card in [*party.finished_faces(), *party.known.items()]:
         if faces.get(handle) != card:
             if not full:
-                return full_audit()
+                if found := full_audit(f"handle {handle} decoded as {card}, derived as {faces.get(handle)}"):
+                    return found
+                break
             deviation = Blame("audit", party.seat, f"handle {handle} decoded as {card}, derived as {faces.get(handle)}")
             return AuditResult(deviation, faces)
-    return AuditResult(None, faces)
+    return AuditResult(None, faces, "; ".join(differences) or None)

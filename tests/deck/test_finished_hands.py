@@ -157,3 +157,21 @@ def test_a_pass_of_the_next_shuffle_marks_the_hand_finished_for_its_sender_only(
     party.receive(1, {"type": "accuse", "op": op, "step": "shuffle", "seat": 2, "reason": "x", "evidence": None})
     assert party.blame is not None and party.blame.seat == 1
     assert "false accusation" in party.blame.reason
+
+
+def test_a_deviation_in_a_finished_hand_with_an_unreadable_store_is_noted_not_blamed():
+    """The store cannot give the hand back, so nothing can place the deviation: the audit says
+    so, names nobody, and the faces are the ones the seeds derive."""
+
+    def factory(seat, *args, **kwargs):
+        return (_OffSeedInHandZero if seat == 1 else Party)(seat, *args, **kwargs)
+
+    deck = make_deck(PLAYERS, CARDS, full_audit="all", party_factory=factory)
+    for party in deck.parties:
+        party.store = _Unreadable()
+    play_hands(deck, 3)
+    faces = deck.open_all()
+    assert len(faces) == 3 * CARDS + 3 * 2
+    for party in deck.parties:
+        assert party.blame is None
+        assert "found a difference" in party.audit_incomplete and "decoded as" in party.audit_incomplete
