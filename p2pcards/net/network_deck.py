@@ -219,4 +219,7 @@ class NetworkDeck:
         return self.party.known if seat == self.peer.seat else {}
 
     async def open_all(self) -> dict[int, Card]:
-        return dict((await self._run(AuditOp())).faces)
+        faces = dict((await self._run(AuditOp())).faces)
+        if self.party.audit_incomplete is not None:  # our deck store failed: nobody is named for it
+            self.peer.session.publish("notice", self.party.audit_incomplete)
+        return faces

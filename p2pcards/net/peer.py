@@ -56,6 +56,7 @@ from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
 from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
+from .deckstore import FileDeckStore, journal_folder
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
@@ -165,7 +166,11 @@ class Peer:
         self._goodbye_said = False
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
-        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
+        # A finished hand's deck messages go to a file beside the journal (issue 23).
+        store = FileDeckStore(lambda: journal_folder(self.journal))
+        self.party = Party(
+            seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True, store=store
+        )
         self.deck = NetworkDeck(self, self.party)
         seats: list[Any] = []
         for index in range(header.players):
