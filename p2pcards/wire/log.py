@@ -402,6 +402,12 @@ class Log:
         """How many entries are in the store, not in memory."""
         return sum(self._first)
 
+    def in_memory(self) -> Iterator[Entry]:
+        """The entries this log holds decoded (all of them without a store), in canonical
+        order: what its memory grows with."""
+        for chain in self._chains:
+            yield from chain
+
     def _spill(self, seat: int) -> None:
         chain, store = self._chains[seat], self._store
         while store is not None and self.spill_failure is None and len(chain) > self._keep:

@@ -61,7 +61,7 @@ def held(roots: list[Any], seen: set[int]) -> tuple[int, int]:
 
 def owners(peer: Any) -> dict[str, tuple[int, int]]:
     log, party, session = peer.log, peer.party, peer.session
-    entries = list(log.canonical())
+    entries = list(log.in_memory())  # those held decoded (not spilled)
     seen = {id(peer)}
     held([peer.game, peer.identity, peer.header, peer.header_wire], seen)  # shared, not the peer's
     cached = [e.__dict__.get(name) for e in entries for name in ("signed_bytes", "wire_bytes")]
@@ -69,14 +69,15 @@ def owners(peer: Any) -> dict[str, tuple[int, int]]:
         "log: decoded bodies": [e.body for e in entries],
         "log: encoded bytes": [b for b in cached if b is not None],
         "log: entries' other fields": entries,
-        "log: the rest": [log],
+        "log: the rest (hashes, echo counts, spill index)": [log],
         "party: pass messages": [party.transcript],
         "party: cards": [party.cards_by_handle],
         "party: keys seen": [party._public_keys, party._seen_scalars],
         "party: openings due": [party._expected_openings],
         "party: the rest": [party],
         "session: events": [session.history],
-        "session: replica": [session.replica],
+        "session: replica actions": [session.replica.actions],
+        "session: replica state (the game's)": [session.replica],
         "session: the rest": [session],
         "protocol, deck, seats, spectators, journal": [peer.protocol, peer.deck, peer.spectators, peer.journal],
         "peer: the rest": list(vars(peer).values()),
@@ -117,6 +118,7 @@ def measure(target: int, players: int, timings: bool) -> dict[str, Any]:
             "match_target": target,
             "hands": hands,
             "entries": len(peer.log),
+            "spilled": peer.log.spilled,
             "seconds": round(seconds, 1),
             "held_kB": round(total / 1e3),
             "per_entry_B": round(total / len(peer.log)),
