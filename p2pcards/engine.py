@@ -161,7 +161,7 @@ class PlayerError(RuntimeError):
 
 class ActionLog(Sequence[tuple[int, Action]]):
     """Every action of a game, in order, as ``(seat, action)``, kept encoded: a list of the
-    decoded actions held about 370 bytes an action (a Cal's BS move), this about 50 (issue 23:
+    decoded actions held about 384 bytes an action (a Cal's BS move), this about 36 (issue 23:
     a long match's actions are read only by the audit at its end). Each item is decoded anew
     when read (equal to the action appended: plain data, checked when it was applied)."""
 

@@ -154,9 +154,14 @@ class FileSpill:
             left -= len(part)
         return b"".join(parts)
 
+    def __del__(self) -> None:
+        # A peer's log is dropped with its peer (a rematch makes a new one): its file goes too.
+        self.close()
+
     def close(self) -> None:
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
+        fd = getattr(self, "_fd", None)  # (None too if __init__ never ran)
+        if fd is not None:
+            self._fd = None
             try:
                 os.close(fd)
             except OSError:  # pragma: no cover

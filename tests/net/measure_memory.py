@@ -9,7 +9,9 @@ keep it.
 Prints a JSON line per match: hands, entries, the bytes seat 0's peer holds (``sys.getsizeof``
 summed over every object reached from it, each counted once, for the first owner that reaches
 it, in the order below), per entry and per hand; with ``--timings``, the light and the full
-deck audit of seat 0's party run again at the end, and ``verify_file`` of its transcript.
+deck audit of seat 0's party run again at the end, ``verify_file`` of its transcript, and
+reading the whole log back in canonical order (``read_back_ms``: from the spill file, as the
+final transcript does).
 """
 
 from __future__ import annotations
@@ -126,6 +128,9 @@ def measure(target: int, players: int, timings: bool) -> dict[str, Any]:
             "owners_kB": {name: round(size / 1e3, 1) for name, (size, _) in by_owner.items()},
         }
         if timings:
+            started = time.perf_counter()
+            assert sum(1 for _ in peer.log.closed()) <= len(peer.log)  # read back from the spill
+            row["read_back_ms"] = round((time.perf_counter() - started) * 1e3)
             for full in (False, True):
                 started = time.perf_counter()
                 audit(peer.party, full=full)
