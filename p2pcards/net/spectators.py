@@ -291,7 +291,14 @@ class Spectators:
         most :data:`FINISH_SECONDS` for them to take it."""
         if self.finished:
             return
-        rest = list(entries)
+        try:
+            # Read (from the log's spill, issue 23) only for someone to send it to.
+            rest = list(entries) if self.watchers else []
+        except SpillError as exc:  # our log's spill file cannot give back its older entries
+            self.finished = True
+            for watcher in list(self.watchers):
+                self._drop(watcher, f"could not be sent the end of the game: {exc}")
+            return
         for watcher in list(self.watchers):
             if self._queue(watcher, ("rest", rest)):
                 self._queue(watcher, ("end", end.to_wire()))
