@@ -363,7 +363,10 @@ class Peer:
         seeds = {s: seed for s, seed in enumerate(self.party.seeds) if seed is not None}
         for seat in range(self.header.players):
             for seq in self.seed_entries[seat] if seat not in seeds else ():
-                seed = self.log.entry(seat, seq).body["msg"].get("seed")
+                try:
+                    seed = self.log.entry(seat, seq).body["msg"].get("seed")
+                except SpillError:  # our spill fails: so will our transcript, which says so
+                    break
                 if isinstance(seed, bytes) and len(seed) == len(self.party._seed):
                     seeds[seat] = seed  # (verify checks it against the seat's commitment)
                     break
