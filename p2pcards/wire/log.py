@@ -371,6 +371,7 @@ class Log:
         # on), every entry's hash (32 bytes each) and its head echo's counts (one per seat).
         self._chains: list[list[Entry]] = [[] for _ in self.roster]
         self._first = [0 for _ in self.roster]
+        self._stored = [0 for _ in self.roster]  # per seat: how many of its entries the store has
         self._hashes = [bytearray() for _ in self.roster]
         self._echoes = [array("I") for _ in self.roster]  # clamped to _ECHO_MAX
         self._store: EntryStore | None = None
@@ -409,17 +410,27 @@ class Log:
             yield from chain
 
     def _spill(self, seat: int) -> None:
-        chain, store = self._chains[seat], self._store
-        while store is not None and self.spill_failure is None and len(chain) > self._keep:
-            entry = chain[0]
+        """Write to the store the entries of ``seat`` that pass the last ``KEEP_ENCODED`` (while
+        their bytes are still at hand: made again later they would cost an encoding each), and
+        drop from memory those written that pass the last ``keep``."""
+        store = self._store
+        if store is None:
+            return
+        chain, first, count = self._chains[seat], self._first[seat], self.next_seq(seat)
+        write_below = count - min(self._keep, KEEP_ENCODED)
+        while self.spill_failure is None and self._stored[seat] < write_below:
+            seq = self._stored[seat]
             try:
-                store.put(seat, entry.seq, entry.encoded())
+                store.put(seat, seq, chain[seq - first].encoded())
             except (OSError, ValueError) as exc:
                 # Kept in memory then, and every later one too: nothing signed is lost.
                 self.spill_failure = exc if isinstance(exc, OSError) else OSError(str(exc))
-                return
-            del chain[0]
-            self._first[seat] += 1
+                break
+            self._stored[seat] += 1
+        drop_below = min(self._stored[seat], count - self._keep)
+        if drop_below > first:
+            del chain[: drop_below - first]
+            self._first[seat] = drop_below
 
     def _load(self, seat: int, seq: int) -> Entry:
         """Seat ``seat``'s spilled entry ``seq``, read back and checked against its hash."""
@@ -618,9 +629,9 @@ class Log:
         for predicate, found, first_only in self._indexes:
             if not (first_only and found[sender]) and predicate(entry):
                 found[sender].append(entry.seq)
+        self._spill(sender)  # first: it writes the entry that passes KEEP_ENCODED with its bytes
         if len(chain) > KEEP_ENCODED:
             chain[-KEEP_ENCODED - 1].forget_encoding()
-        self._spill(sender)
         return True
 
     def _share_echo(self, entry: Entry) -> None:

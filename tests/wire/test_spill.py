@@ -10,7 +10,7 @@ import random
 import pytest
 
 from p2pcards.wire.framing import encode
-from p2pcards.wire.log import Blame, Budget, Log, Rejected
+from p2pcards.wire.log import KEEP_ENCODED, Blame, Budget, Log, Rejected
 from p2pcards.wire.messages import Entry
 from p2pcards.wire.spill import FileSpill, MemorySpill, SpillError
 
@@ -226,3 +226,19 @@ def test_an_index_follows_appends_and_retractions(players, roster):
     assert results == [[1], [], []] and actions == [[0], [0], []]
     log.retract(last)
     assert results == [[], [], []] and log.next_seq(0) == 1
+
+
+def test_entries_are_written_as_they_pass_the_encoded_ones_and_dropped_later(players, roster):
+    # The store gets an entry while its bytes are still kept (KEEP_ENCODED behind the head),
+    # and the entry leaves memory only once it is `keep` behind.
+    keep = KEEP_ENCODED + 3
+    kept, spilled = Log(TABLE, LOBBY, roster), Log(TABLE, LOBBY, roster)
+    store = MemorySpill()
+    spilled.spill_to(store, keep=keep)
+    for n in range(3 * (keep + 10)):
+        entry = kept.make_entry(players[n % 3], n % 3, "action", {"n": n})
+        spilled.append(Entry.from_wire(entry.to_wire()))
+    assert len(store._data) == 3 * (keep + 10 - KEEP_ENCODED)
+    assert len(list(spilled.in_memory())) == 3 * keep and spilled.spilled == 3 * 10
+    assert all(("signed_bytes" in e.__dict__) == (e.seq >= keep + 10 - KEEP_ENCODED) for e in spilled.in_memory())
+    same_answers(kept, spilled)
