@@ -97,7 +97,10 @@ async def match(target: int, players: int, folder: Path) -> LoopbackTable:
         options=options,
         agents=_agents(host, game, "random", players, target, 0.0),
         transcript_dir=folder / "transcripts",
-        linger=0.2,
+        # Up to 2 s for the last results (a seat leaves as soon as it holds every seat's): with
+        # 0.2 s, seven seats on two busy cores sometimes left before a result reached them, and
+        # their transcripts differed (so did the code before issue 23's spill).
+        linger=2.0,
         persist=True,
         state_home=folder / "home",
     )
