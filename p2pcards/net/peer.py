@@ -207,6 +207,7 @@ class Peer:
         self.seed_entries = self.log.index(_is_seed)
         self.endings = self.log.index(lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e))
         self.first_deck = self.log.index(lambda e: e.kind == "deck", first=True)
+        self._endings_read: tuple[tuple[bytes, ...], list[Entry]] | None = None
         self._watching: list[str] = []
         self._shown_watching: list[str] = []  # the list the console was last given
         #: Who watches through the other seats, as their ``watchers`` notices say.
@@ -378,12 +379,17 @@ class Peer:
     def ending_entries(self) -> list[Entry]:
         """Every entry of the log that bears on the game's end (results, goodbyes, stops, deck
         seeds, each seat's first deck entry): what :func:`~.ended.ended_game` reads, without
-        the rest of the log, in canonical order."""
-        return [
-            self.log.entry(s, q)
-            for s in range(self.header.players)
-            for q in sorted({*self.endings[s], *self.first_deck[s]})
-        ]
+        the rest of the log, in canonical order. Read again only when the log changed (asked
+        every 50 ms while we recover, and the older ones come from the log's spill)."""
+        counts = tuple(self.log.head(s) for s in range(self.header.players))  # (a retraction too)
+        if self._endings_read is None or self._endings_read[0] != counts:
+            entries = [
+                self.log.entry(s, q)
+                for s in range(self.header.players)
+                for q in sorted({*self.endings[s], *self.first_deck[s]})
+            ]
+            self._endings_read = (counts, entries)
+        return list(self._endings_read[1])
 
     def progress(self, party: Party) -> None:
         """Publish "shuffling: 2 of 4 players done" while a deck step waits on other seats."""
