@@ -442,6 +442,10 @@ class Log:
             raise SpillError(f"seat {seat}'s entry #{seq} read back from the spill is not an entry: {exc}") from None
         if entry.sender != seat or entry.seq != seq or entry.hash != self._hash(seat, seq):
             raise SpillError(f"seat {seat}'s entry #{seq} read back from the spill is another entry")
+        # The bytes read are the entry's canonical encoding (what encoded() gave when it was
+        # stored): kept on this short-lived copy, a fetch's answer, a spectator or the
+        # transcript send or write them without encoding the entry again.
+        entry.__dict__["wire_bytes"] = data
         return entry
 
     def _hash(self, seat: int, seq: int) -> bytes:
