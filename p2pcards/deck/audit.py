@@ -13,6 +13,12 @@ adds is that each seat used the keys and permutations its committed seed derives
 multiplication each) and every face this seat decoded during the game against the derived
 faces; a mismatch falls back to the full recomputation to find the culprit. Re-handlings are
 recomputed in both (a multiplication per moved card).
+
+A finished hand (protocol/deck.md §6) is audited from what the party keeps of it: light, from
+the digests of its public keys and re-handlings and its last pass's points; full, from its
+messages read back from the party's store. A store that cannot give them back (a file gone,
+torn or altered) leaves the full audit incomplete: the light checks are made instead and
+``AuditResult.incomplete`` says so. It never names a seat.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from ..cards import Card
 from .derive import Secrets
 from .group import InvalidPoint, invert, mul, parallel_multiply_many
 from .proofs import public_key
+from .store import Record, StoreError
 
 if TYPE_CHECKING:
     from .party import Blame, Party
@@ -37,6 +44,8 @@ __all__ = ["AuditResult", "audit", "final_order", "revealed_secrets"]
 class AuditResult:
     blame: Blame | None
     faces: Mapping[int, Card] = field(default_factory=dict)
+    #: Why the full audit could not be completed (a finished hand's messages unreadable), if so.
+    incomplete: str | None = None
 
 
 def final_order(secrets: list[Secrets], epoch: int, n: int) -> list[int]:
@@ -57,7 +66,23 @@ def revealed_secrets(seed: bytes, game_id: bytes) -> Secrets:
 
 
 def audit(party: Party, *, full: bool = True) -> AuditResult:
-    from .party import Blame, ShuffleOp, TransferOp
+    try:
+        return _audit(party, full=full, fallback=True)
+    except StoreError as exc:
+        problem = f"the full deck audit could not be completed: a finished hand's messages cannot be read ({exc})"
+    result = _audit(party, full=False, fallback=False)
+    if result.incomplete is not None:  # a difference the messages would have placed
+        result.incomplete = f"{problem}; the checks of what memory holds found a difference ({result.incomplete})"
+    else:
+        result.incomplete = f"{problem}; the public keys and the faces were checked instead"
+    return result
+
+
+def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
+    """``fallback``: a difference the light checks find is placed by the full audit; without it
+    (a finished hand's messages cannot be read) it is noted in ``incomplete``, nobody is named,
+    and the faces are the ones the seeds derive."""
+    from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
     secrets = [revealed_secrets(seed, game_id) for seed in party.seeds]
@@ -79,11 +104,47 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
             faces,
         )
 
+    stored: tuple[int, dict[int, Record]] = (-1, {})
+    differences: list[str] = []
+
+    def full_audit(what: str) -> AuditResult | None:
+        if not fallback:
+            differences.append(what)
+            return None
+        return _audit(party, full=True, fallback=False)
+
     for op_index, op in enumerate(party.ops):
+        hand = party.finished_hand(epoch + (1 if isinstance(op, ShuffleOp) else 0))
+        if isinstance(op, FinishedOp) and hand is not None:
+            op = hand.transfer(op_index) or op  # a finished hand's transfer, unpacked
         record = party.transcript.get(op_index)
-        if record is None:
+        if record is None and hand is not None and full:
+            if stored[0] != hand.epoch:
+                stored = (hand.epoch, party.store.get(hand.epoch))  # StoreError: incomplete
+            record = stored[1].get(op_index, {})
+        if record is None and hand is None:
             break
-        if isinstance(op, ShuffleOp):
+        if isinstance(op, ShuffleOp) and record is None:
+            # A finished hand, light: its public keys by their digest, its last pass's points.
+            assert hand is not None, "a finished hand"
+            epoch += 1
+            last_shuffle[epoch] = op_index
+            base = epoch * n
+            derived: list[bytes] = []
+            for kind, seat in party.pass_order():
+                sec = secrets[seat]
+                if kind == "shuffle":
+                    derived.append(public_key(sec.shuffle_key(epoch)))
+                else:
+                    derived += [public_key(sec.card_key(base + j)) for j in range(n)]
+            if keys_digest(derived) != hand.keys and (found := full_audit(f"public keys of epoch {epoch}")):
+                return found
+            order = final_order(secrets, epoch, n)
+            for j, point in enumerate(hand.final_points()):
+                faces[base + j] = party.cards[order[j]]
+                points[base + j] = point
+        elif isinstance(op, ShuffleOp):
+            assert record is not None, "a hand not finished, or read back"
             epoch += 1
             last_shuffle[epoch] = op_index
             base = epoch * n
@@ -129,12 +190,19 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
         elif isinstance(op, TransferOp):
             # Always recomputed (light audit too): the faces of the new handles follow from
             # which received card each sorted point is, which only the multiplication tells.
-            message, new = record.get(("rehandle", op.to)), party.rehandled.get(op_index)
-            if message is None or new is None:
+            new = party.rehandled.get(op_index)
+            if new is None and hand is not None:
+                new = hand.new_handles(op_index)
+            if record is None:  # a finished hand, light: the re-handling by its digest
+                assert hand is not None, "a finished hand"
+                message, kept = None, hand.rehandle(op_index)
+            else:
+                message, kept = record.get(("rehandle", op.to)), None
+            if (message is None and kept is None) or new is None:
                 break
             moved = sorted(set(op.handles))
             scalar = secrets[op.to].rehandle_key(op_index)
-            if message["key"] != public_key(scalar):
+            if message is not None and message["key"] != public_key(scalar):
                 return blame("rehandle", op.to, op_index, "public key is not of the derived scalar")
             try:
                 expected = parallel_multiply_many([scalar] * len(moved), [points[h] for h in moved])
@@ -143,8 +211,11 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                 handle = moved[exc.index]
                 return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")
             order = sorted(range(len(moved)), key=expected.__getitem__)
+            if kept is not None and rehandle_digest(public_key(scalar), [expected[i] for i in order]) != kept:
+                if found := full_audit(f"the re-handling of deck operation {op_index}"):
+                    return found
             for j, (handle, i) in enumerate(zip(new, order)):
-                if message["points"][j] != expected[i]:
+                if message is not None and message["points"][j] != expected[i]:
                     what = "not a re-handling of the cards received (a substituted card)"
                     return blame("rehandle", op.to, op_index, f"position {j}: {what}")
                 points[handle] = expected[i]
@@ -152,10 +223,12 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
                     faces[handle] = faces[moved[i]]
 
     # The faces this seat decoded during the game must be the derived ones.
-    for handle, card in party.known.items():
+    for handle, card in [*party.finished_faces(), *party.known.items()]:
         if faces.get(handle) != card:
             if not full:
-                return audit(party, full=True)
+                if found := full_audit(f"handle {handle} decoded as {card}, derived as {faces.get(handle)}"):
+                    return found
+                break
             deviation = Blame("audit", party.seat, f"handle {handle} decoded as {card}, derived as {faces.get(handle)}")
             return AuditResult(deviation, faces)
-    return AuditResult(None, faces)
+    return AuditResult(None, faces, "; ".join(differences) or None)

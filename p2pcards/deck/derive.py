@@ -94,6 +94,11 @@ class Secrets:
             key = self._card_keys[handle] = self._card_key(handle)
         return key
 
+    def forget_card_keys(self, handles: range) -> None:
+        """Drop the kept per-card keys of ``handles`` (a finished hand's: never asked again)."""
+        for handle in handles:
+            self._card_keys.pop(handle, None)
+
     def proof_key(self) -> bytes:
         """The key of this seat's proof nonces (protocol/deck.md §5): from the seed, so a
         replay recomputes its proofs byte for byte."""

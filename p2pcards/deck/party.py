@@ -21,6 +21,9 @@ proves the link (the parent handle and its re-handling scalar) whenever it opens
 
 from __future__ import annotations
 
+import hashlib
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -61,6 +64,7 @@ from .passes import (
     pass_order,
 )
 from .proofs import InvalidProof, prove_link, public_key, verify_link
+from .store import MemoryStore, Record, TranscriptStore
 
 __all__ = [
     "AuditOp",
@@ -121,7 +125,14 @@ class AuditOp:
     """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
 
 
-Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp
+@dataclass(frozen=True)
+class FinishedOp:
+    """In ``Party.ops``, in place of a deal, a reveal or a coin of a finished hand (protocol/
+    deck.md §6): nothing of it is needed any more. Never begun."""
+
+
+Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp | FinishedOp
+_FINISHED_OP = FinishedOp()
 
 # -- outputs ----------------------------------------------------------------------------------------
 
@@ -222,6 +233,106 @@ class _Card:
     retired: bool = False  # transferred: renamed, never used again
 
 
+def keys_digest(keys: Sequence[bytes]) -> bytes:
+    """What a finished hand keeps of its passes' public keys (every shuffle key and per-card
+    key, in pass order): the light audit derives them again and compares this digest."""
+    return hashlib.blake2b(b"".join(keys), digest_size=32, person=b"p2pcards-d-keys").digest()
+
+
+def rehandle_digest(key: bytes, points: Sequence[bytes]) -> bytes:
+    """What a finished hand keeps of a re-handling: its public key and sorted points, digested."""
+    return hashlib.blake2b(key + b"".join(points), digest_size=32, person=b"p2pcards-d-rehd").digest()
+
+
+@dataclass(slots=True)
+class _FinishedHand:
+    """What a party keeps of a finished hand (protocol/deck.md §6, "Finished hands"): enough for
+    the light audit, packed; the full audit reads the hand's messages back from the store.
+
+    ``keys``: :func:`keys_digest` of every public key of its shuffle's passes; ``final``: the
+    last pass's points (n x 32 bytes: the inputs of the hand's re-handlings); ``transfers``:
+    its transfer operations, ``receivers`` their receivers (a byte each), ``moved`` the
+    distinct handles each moved (ascending, one after the other: ``moved_at`` says where each
+    one's start), ``firsts`` the first of the new handles of each, and ``rehandles`` their
+    :func:`rehandle_digest` (32 bytes each, in that order);
+    ``known``/``faces``: the handles this seat decoded and their cards (indices into the
+    deck), for the audit's check of what this seat saw."""
+
+    epoch: int
+    keys: bytes
+    final: bytes
+    transfers: array
+    receivers: bytes
+    moved: array
+    moved_at: array
+    firsts: array
+    rehandles: bytes
+    known: array
+    faces: array
+
+    def seen(self) -> list[tuple[int, int]]:
+        """(handle, card index) of every card this seat decoded in the hand."""
+        return list(zip(self.known, self.faces))
+
+    def final_points(self) -> list[bytes]:
+        return [self.final[i : i + 32] for i in range(0, len(self.final), 32)]
+
+    def _transfer(self, op: int) -> int | None:
+        i = bisect_left(self.transfers, op)
+        return i if i < len(self.transfers) and self.transfers[i] == op else None
+
+    def rehandle(self, op: int) -> bytes | None:
+        i = self._transfer(op)
+        return None if i is None else self.rehandles[32 * i : 32 * i + 32]
+
+    def transfer(self, op: int) -> TransferOp | None:
+        """Transfer ``op`` of the hand (its distinct handles, ascending), if it is one."""
+        i = self._transfer(op)
+        if i is None:
+            return None
+        return TransferOp(tuple(self.moved[self.moved_at[i] : self.moved_at[i + 1]]), self.receivers[i])
+
+    def new_handles(self, op: int) -> range | None:
+        """The handles transfer ``op`` made."""
+        i = self._transfer(op)
+        if i is None:
+            return None
+        return range(self.firsts[i], self.firsts[i] + self.moved_at[i + 1] - self.moved_at[i])
+
+
+class _KeyPrefixes:
+    """The per-card public keys of every finished hand, as sorted 96-bit prefixes (12 bytes a
+    key instead of a set entry of ~100): a key published again in a later hand is found by
+    its prefix. Two distinct keys share one with probability 2^-96 a pair; a seat that grinds
+    for one names itself (the author of the later pass is blamed)."""
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self) -> None:
+        self.hi = array("Q")
+        self.lo = array("I")
+
+    @staticmethod
+    def split(key: bytes) -> tuple[int, int]:
+        return int.from_bytes(key[:8], "big"), int.from_bytes(key[8:12], "big")
+
+    def add(self, keys: Sequence[bytes]) -> None:
+        pairs = sorted([*zip(self.hi, self.lo), *map(self.split, keys)])
+        self.hi = array("Q", (h for h, _ in pairs))
+        self.lo = array("I", (lo for _, lo in pairs))
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, bytes):
+            return False
+        hi, lo = self.split(key)
+        i = bisect_left(self.hi, hi)
+        while i < len(self.hi) and self.hi[i] == hi:
+            if self.lo[i] == lo:
+                return True
+            i += 1
+        return False
+
+
 def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == size
 
@@ -266,6 +377,9 @@ class Party:
     over this machine's cores, :func:`~p2pcards.deck.group.parallel_multiply_many`) may be another
     implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
     the faces this seat saw, and falls back to the full recomputation only on a mismatch.
+    ``store`` (default: :class:`~p2pcards.deck.store.MemoryStore`) keeps the messages of each
+    finished hand (protocol/deck.md §6, "Finished hands"), of which the party keeps only a
+    packed summary; the full audit reads them back.
     """
 
     def __init__(
@@ -279,6 +393,7 @@ class Party:
         multiply_many: MultiplyMany = parallel_multiply_many,
         full_audit: bool = True,
         send_first: bool = False,
+        store: TranscriptStore | None = None,
     ):
         if players < 2 or not 0 <= seat < players:
             raise ValueError("need 2 or more players and a seat among them")
@@ -289,6 +404,7 @@ class Party:
         if len(set(self.labels)) != len(self.labels):
             raise ValueError("the deck holds the same physical card twice")
         self.n = len(self.cards)
+        self._card_index = {c: i for i, c in enumerate(self.cards)}
         self.context = context_digest(header, players, self.labels)
         self._seed = seed
         self._multiply_many = multiply_many
@@ -319,19 +435,31 @@ class Party:
         self.known: dict[int, Card] = {}
         self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
         self._prepared_keys: dict[int, list[bytes]] = {}  # epoch -> our per-card public keys
-        self._shuffle_ops: dict[int, int] = {}  # epoch -> the operation that shuffled it
+        self._shuffle_ops: list[int] = []  # epoch -> the operation that shuffled it
         self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
         self._next_handle = FIRST_REHANDLED
-        self.rehandled: dict[int, list[int]] = {}  # transfer op -> its new handles (sorted points)
+        self.rehandled: dict[int, Sequence[int]] = {}  # transfer op -> its new handles (sorted points)
         self._inbox: dict[tuple[int, str, int], dict[str, Any]] = {}
         self._seen_scalars: dict[bytes, tuple[int, int, int]] = {}  # scalar -> author, handle, lock
         self._public_keys: dict[bytes, tuple[int, int]] = {}  # per-card public key -> author, handle
         # Accusations not judged yet, in arrival order: (accuser, message, the accused public
         # message as this seat held it when the accusation arrived). One this seat cannot
         # judge yet is kept aside and never holds up the ones behind it (protocol/deck.md §6).
-        self._accusations: list[tuple[int, dict[str, Any], dict[str, Any] | None]] = []
-        # The transcript the audit recomputes: op -> {(kind, seat): message}
-        self.transcript: dict[int, dict[tuple[str, int], dict[str, Any]]] = {}
+        # The fourth item: the operation of a later shuffle's pass the accuser had sent before
+        # it (an accusation about a finished hand, refused; protocol/deck.md §6).
+        self._accusations: list[tuple[int, dict[str, Any], dict[str, Any] | None, int | None]] = []
+        # The transcript the audit recomputes: op -> {(kind, seat): message}, for the hands not
+        # finished yet; a finished hand's records go to ``store`` (issue 23).
+        self.transcript: dict[int, Record] = {}
+        self.store: TranscriptStore = store if store is not None else MemoryStore()
+        # Per seat: the latest operation of a shuffle or re-lock pass received from it (-1: none).
+        self._shuffled_at = [-1] * players
+        self._hand_handles: list[int] = []  # epoch -> the re-handled counter as its shuffle began
+        self._finished: list[_FinishedHand] = []  # epoch -> what is kept of it, once finished
+        self._old_keys = _KeyPrefixes()  # the per-card public keys of the finished hands
+        #: Set when the full audit could not read a finished hand back from ``store``: the
+        #: audit then checked what memory holds (keys and faces) and says so here.
+        self.audit_incomplete: str | None = None
         self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
@@ -460,7 +588,13 @@ class Party:
         elif kind == "seed":
             self._on_seed(sender, message)
         elif kind == "accuse":
-            self._accusations.append((sender, message, self._accused_copy(message)))
+            # Whether its accuser had already sent a pass of a later shuffle (so had finished the
+            # hand it accuses about) depends only on what came before it in the accuser's
+            # chain, which every seat receives in the same order: the same at every seat.
+            op, later = message.get("op"), self._shuffled_at[sender]
+            stale = later if _is_int(op) and op < later else None
+            copy = self._accused_copy(message) if stale is None else None
+            self._accusations.append((sender, message, copy, stale))
         elif kind in ("shuffle", "relock", "open", "rehandle"):
             op = message.get("op")
             if not _is_int(op) or op < self.current:
@@ -469,6 +603,8 @@ class Party:
             if key in self._inbox or (kind, sender) in self.transcript.get(op, {}):
                 raise _Deviation(kind, sender, "sent the same message twice")
             self._inbox[key] = message
+            if kind in ("shuffle", "relock"):
+                self._shuffled_at[sender] = max(self._shuffled_at[sender], op)
         else:
             raise _Deviation("message", sender, f"unknown message type {kind!r}")
 
@@ -600,7 +736,8 @@ class Party:
     def _start_shuffle(self, index: int) -> None:
         epoch = self.epochs
         self.epochs += 1
-        self._shuffle_ops[epoch] = index
+        self._shuffle_ops.append(index)
+        self._hand_handles.append(self._next_handle)
         order = self.pass_order()
         st: dict[str, Any] = {"step": 0, "deck": list(self.table), "keys": {}, "shuffle_keys": {}}
 
@@ -649,6 +786,12 @@ class Party:
                     point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}, root=handle
                 )
             self._epoch_faces[epoch] = {}
+            self._prepared_keys.pop(epoch, None)
+            # Every seat has sent its passes of this shuffle, so every other seat had finished
+            # the hands before it: an accusation about one of them is refused from now on
+            # (protocol/deck.md §6), and what they hold can be packed.
+            while len(self._finished) < epoch:
+                self._finish_hand(len(self._finished))
             return self._done(OpDone(index, ShuffleOp(), handles=tuple(range(base, base + self.n))))
 
         st["waiting"] = waiting
@@ -720,8 +863,103 @@ class Party:
                 raise _Deviation(
                     "relock", seat, f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
                 )
+            if key in self._old_keys:  # the finished hands' keys, by their 96-bit prefixes
+                raise _Deviation("relock", seat, f"position {j} reuses a per-card key of a finished hand")
             fresh[key] = (seat, base + j)
         self._public_keys.update(fresh)
+
+    # -- hands: what a finished one leaves behind (issue 23) ------------------------------------
+
+    def _hand_of_op(self, op: int) -> int:
+        """The hand (shuffle epoch) operation ``op`` belongs to: that of the last shuffle at or
+        before it (-1: before the first)."""
+        return bisect_right(self._shuffle_ops, op) - 1
+
+    def _hand_of_handle(self, handle: int) -> int:
+        """The hand a handle was made in: its shuffle's epoch, or for a re-handled handle the
+        hand of the transfer that made it (-1: none)."""
+        if handle < FIRST_REHANDLED:
+            return handle // self.n if handle >= 0 else -1
+        return bisect_right(self._hand_handles, handle) - 1
+
+    @property
+    def finished_hands(self) -> int:
+        """Hands ``0 .. finished_hands - 1`` are finished and packed (protocol/deck.md §6)."""
+        return len(self._finished)
+
+    def finished_hand(self, epoch: int) -> _FinishedHand | None:
+        return self._finished[epoch] if 0 <= epoch < len(self._finished) else None
+
+    def finished_faces(self) -> list[tuple[int, Card]]:
+        """(handle, face) of every card this seat decoded in the finished hands."""
+        return [(h, self.cards[c]) for hand in self._finished for h, c in hand.seen()]
+
+    def _finish_hand(self, epoch: int) -> None:
+        """Pack hand ``epoch``, once the next hand's shuffle is complete: every other seat sent
+        its passes of it, so every seat had finished this hand's operations, and from now on an
+        accusation about one of them is refused as it arrives, whatever it says (§6). What stays
+        in memory is :class:`_FinishedHand` (the light audit's inputs) and the hand's per-card
+        public keys as 96-bit prefixes (the reuse check); its messages go to the store."""
+        start, end = self._shuffle_ops[epoch], self._shuffle_ops[epoch + 1]
+        first, last = epoch * self.n, (epoch + 1) * self.n
+        re_first, re_last = self._hand_handles[epoch], self._hand_handles[epoch + 1]
+        shuffle = self.transcript[start]
+        keys: list[bytes] = []
+        card_keys: list[bytes] = []
+        for kind, seat in self.pass_order():
+            message = shuffle[(kind, seat)]
+            if kind == "shuffle":
+                keys.append(message["key"])
+            else:
+                keys += message["keys"]
+                card_keys += message["keys"]
+        transfers, firsts, moved, moved_at = array("I"), array("I"), array("I"), array("I", [0])
+        receivers, rehandles = bytearray(), []
+        for op in range(start, end):
+            transfer = self.ops[op]
+            if isinstance(transfer, TransferOp):
+                message = self.transcript[op][("rehandle", transfer.to)]
+                transfers.append(op)
+                receivers.append(transfer.to)
+                moved.extend(sorted(set(transfer.handles)))
+                moved_at.append(len(moved))
+                firsts.append(self.rehandled[op][0] if self.rehandled[op] else 0)
+                rehandles.append(rehandle_digest(message["key"], message["points"]))
+                del self.rehandled[op]
+            if not isinstance(transfer, ShuffleOp):
+                # A deal, a reveal, a coin: nothing of it is read again; a transfer: packed above.
+                self.ops[op] = _FINISHED_OP
+        known = sorted(h for h in self.known if first <= h < last or re_first <= h < re_last)
+        self._finished.append(
+            _FinishedHand(
+                epoch,
+                keys_digest(keys),
+                b"".join(shuffle[self.pass_order()[-1]]["points"]),
+                transfers,
+                bytes(receivers),
+                moved,
+                moved_at,
+                firsts,
+                b"".join(rehandles),
+                array("I", known),
+                array("H", (self._card_index[self.known.pop(h)] for h in known)),
+            )
+        )
+        self.store.put(epoch, {op: self.transcript.pop(op) for op in range(start, end) if op in self.transcript})
+        self._old_keys.add(card_keys)
+        for op in range(start, end):
+            self._expected_openings.pop(op, None)
+        self._own_secrets.forget_card_keys(range(first, last))
+        for handle in range(first, last):
+            self.cards_by_handle.pop(handle, None)
+            self._root_faces.pop(handle, None)
+        for handle in range(re_first, re_last):
+            self.cards_by_handle.pop(handle, None)
+        self._seen_scalars = {s: w for s, w in self._seen_scalars.items() if not first <= w[1] < last}
+        self._public_keys = {k: w for k, w in self._public_keys.items() if not first <= w[1] < last}
+        self._epoch_faces.pop(epoch, None)
+        # Messages for an operation this seat has done were never asked for (nothing reads them).
+        self._inbox = {k: m for k, m in self._inbox.items() if k[0] >= self.current}
 
     def _opens_lock(self, handle: int, lock: int, scalar: bytes) -> bool:
         """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
@@ -750,6 +988,9 @@ class Party:
     def _start_openings(self, index: int, op: Op, by_receiver: dict[int | None, list[int]], rehandle: bool) -> None:
         for handles in by_receiver.values():
             for handle in handles:
+                if self._hand_of_handle(handle) < self.epochs - 1:
+                    # A shuffle retires every card of the hands before it (protocol/deck.md §4).
+                    raise ValueError(f"operation {index}: handle {handle} is of a hand before the last shuffle")
                 if handle not in self.cards_by_handle:
                     raise ValueError(f"operation {index}: handle {handle} was never shuffled")
                 if self.cards_by_handle[handle].retired:
@@ -810,7 +1051,7 @@ class Party:
                 st["faces"] = self._decode(list(mine))
                 st["opened"] = True
             faces = st["faces"]
-            new: list[int] = []
+            new: Sequence[int] = []
             if rehandle:
                 assert transfer_to is not None, "set with rehandle"
                 if transfer_to != self.seat:
@@ -823,7 +1064,7 @@ class Party:
                     for handle in new:  # the openings just told us where each moved card came from
                         card = self.cards_by_handle[handle]
                         card.root = self.cards_by_handle[_parent_of(card)].root
-                    faces = faces | self._decode(new)
+                    faces = faces | self._decode(list(new))
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
             else:
@@ -1091,12 +1332,14 @@ class Party:
         (protocol/deck.md section 6)."""
         kept = []
         while self._accusations and self.blame is None:
-            accuser, message, copy = self._accusations.pop(0)
-            if not self._judge(accuser, message, copy):
-                kept.append((accuser, message, copy))
+            accuser, message, copy, stale = self._accusations.pop(0)
+            if not self._judge(accuser, message, copy, stale):
+                kept.append((accuser, message, copy, stale))
         self._accusations[:0] = kept
 
-    def _judge(self, accuser: int, message: dict[str, Any], copy: dict[str, Any] | None) -> bool:
+    def _judge(
+        self, accuser: int, message: dict[str, Any], copy: dict[str, Any] | None, stale: int | None = None
+    ) -> bool:
         """Check one accusation on this seat's own copy of a public message, or on the evidence
         for a private one: blame the accused if it holds, the accuser if it does not. False:
         kept aside, the operation it is about not reached here yet. (Over the network the
@@ -1107,6 +1350,17 @@ class Party:
         evidence: Any = message.get("evidence")  # from the wire: checked below
         if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op) or op < 0:
             self._fail("accuse", accuser, "malformed accusation")
+            return True
+        if stale is not None:
+            # Its accuser had already taken part in a later shuffle: it had finished every
+            # operation of that hand, and an honest seat accuses only during the operation it is
+            # in. Refused whatever it says, at every seat alike (protocol/deck.md §6).
+            self._fail(
+                "accuse",
+                accuser,
+                f"accusation about operation {op}, of a hand it had finished "
+                f"(it had sent its pass of operation {stale})",
+            )
             return True
         if step in PUBLIC_STEPS and evidence is None:
             # Judged as it arrives, on the copy this seat held then: the same at every seat.
@@ -1145,7 +1399,7 @@ class Party:
             self._fail("accuse", accuser, f"accusation ({step}) about operation {op}, which opens no cards")
             return True
         if reuse:
-            if self._proves_reuse(accused, evidence):
+            if self._proves_reuse(accused, evidence, op):
                 self._fail("open", accused, message.get("reason") or "reused key", op)
             else:
                 self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
@@ -1167,26 +1421,31 @@ class Party:
                 self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
             return True
         # decode
-        if not self._confirm_decode_failure(evidence):
+        if not self._confirm_decode_failure(evidence, op):
             self._fail("accuse", accuser, "false accusation: the cards decode correctly")
             return True
         self._start_abort(None, f"seat {accuser} could not decode: {message.get('reason')}", accuser)
         return True
 
-    def _proves_reuse(self, author: int, evidence: dict[str, Any]) -> bool:
+    def _proves_reuse(self, author: int, evidence: dict[str, Any], op: int) -> bool:
         try:
             scalar = check_scalar(evidence["scalar"])
             places = {tuple(p) for p in evidence["places"]}
             if len(places) != 2:
                 return False
             for handle, lock in places:
+                # Both places in the hand of the accused operation: an honest seat's evidence
+                # always is (a key of an earlier hand is caught where it is published again),
+                # and a finished hand's records are not kept (protocol/deck.md §6).
+                if not _is_int(handle) or self._hand_of_handle(handle) != self._hand_of_op(op):
+                    return False
                 if self._lock(handle, lock)[0] != author or not self._opens_lock(handle, lock, scalar):
                     return False
         except (KeyError, TypeError, ValueError, IndexError, InvalidScalar):
             return False
         return True
 
-    def _confirm_decode_failure(self, evidence: Any) -> bool:
+    def _confirm_decode_failure(self, evidence: Any, op: int) -> bool:
         """True when the evidence (every lock of some handles' shuffled handles, and their chains)
         opens its commitments and yet does not decode to distinct cards: then some pass or
         re-handling was wrong, and the audit finds it."""
@@ -1195,6 +1454,8 @@ class Party:
             chains = evidence.get("chains") or [[] for _ in handles]
             points, lineages = [], []
             for handle, pairs, links in zip(handles, scalars, chains, strict=True):
+                if not _is_int(handle) or self._hand_of_handle(handle) != self._hand_of_op(op):
+                    return False  # only the accused operation's hand (protocol/deck.md §6)
                 root = self._verify_chain(-1, handle, links)
                 lineages.append({handle, *(parent for parent, _ in links)})
                 card = self.cards_by_handle[root]
@@ -1277,6 +1538,7 @@ class Party:
 
         self._audited = True
         result = audit(self, full=self.full_audit or self._accuser is not None)
+        self.audit_incomplete = result.incomplete
         if result.blame is not None:
             # Its op is the operation whose message deviated (a shuffle, a transfer), not the audit.
             self._fail(result.blame.step, result.blame.seat, result.blame.reason, result.blame.op)

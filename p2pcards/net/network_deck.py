@@ -121,10 +121,15 @@ class NetworkDeck:
         latest = last_call(self.peer, deadline)
         intervals = check_intervals()
         due: float | None = None  # trio time the deadline was first found past
+        away_since: float | None = None  # when we found an owing seat away (its connection down)
         async with self._changed:
             while index not in self._done and self.blame is None:
-                # Wake up now and then to notice an owing seat that dropped out.
-                with trio.move_on_after(min(next(intervals), max(0.0, deadline - self.peer.clock.now()))):
+                # Wake up now and then to notice an owing seat that dropped out (and, while one
+                # is away, to ask around again: no busy loop past the deadline then).
+                wait = next(intervals)
+                if away_since is None:
+                    wait = min(wait, max(0.0, deadline - self.peer.clock.now()))
+                with trio.move_on_after(wait):
                     await self._changed.wait()
                     continue
                 owed = {seat for seat, _ in self.party.owed()}
@@ -133,14 +138,19 @@ class NetworkDeck:
                 await self.peer.ask_around(owed)
                 away = sorted(seat for seat in owed if not self.peer.connected(seat))
                 if away:
-                    began = self.peer.clock.now()
-                    if all([await self.peer.wait_for_return(seat, until=latest) for seat in away]):
-                        deadline = after_return(self.peer, deadline, self.peer.clock.now() - began, latest)
-                        due = None
-                        continue
-                    if self.blame is None:
-                        raise self.peer.gone(away[0], "connection")
-                    break
+                    # It has its grace period, and meanwhile its message may come through the
+                    # others (asked around at every look: a link down between two seats only),
+                    # so we keep looking, not only wait for it to come back.
+                    now = self.peer.clock.now()
+                    away_since = now if away_since is None else away_since
+                    gone = [seat for seat in away if now >= min(latest, self.peer.grace_end(seat))]
+                    if gone and self.blame is None:
+                        raise self.peer.gone(gone[0], "connection")
+                    continue
+                if away_since is not None:  # back (or what it owed came): its time away does not count
+                    deadline = after_return(self.peer, deadline, self.peer.clock.now() - away_since, latest)
+                    away_since = due = None
+                    continue
                 if self.peer.clock.now() >= deadline:
                     due = trio.current_time() if due is None else due
                     if any(self.peer.quiet(seat, due) for seat in owed):
@@ -209,4 +219,7 @@ class NetworkDeck:
         return self.party.known if seat == self.peer.seat else {}
 
     async def open_all(self) -> dict[int, Card]:
-        return dict((await self._run(AuditOp())).faces)
+        faces = dict((await self._run(AuditOp())).faces)
+        if self.party.audit_incomplete is not None:  # our deck store failed: nobody is named for it
+            self.peer.session.publish("notice", self.party.audit_incomplete)
+        return faces

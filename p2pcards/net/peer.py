@@ -57,6 +57,7 @@ from ..wire.log import Log, encode_header
 from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from ..wire.spill import SpillError
+from .deckstore import FileDeckStore, journal_folder
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
@@ -140,6 +141,7 @@ class Peer:
         self.connections: dict[int, Connection] = {}
         self._serving: dict[int, list[Connection]] = {}  # seat -> connections being read, newest last
         self._returned: dict[int, trio.Event] = {}
+        self._away_told: set[int] = set()  # seats whose wait we announced since they left
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
         self._went_silent: set[int] = set()  # seats whose last connection we closed as silent
@@ -171,7 +173,11 @@ class Peer:
         self._goodbye_said = False
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
-        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
+        # A finished hand's deck messages go to a file beside the journal (issue 23).
+        store = FileDeckStore(lambda: journal_folder(self.journal))
+        self.party = Party(
+            seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True, store=store
+        )
         self.deck = NetworkDeck(self, self.party)
         seats: list[Any] = []
         for index in range(header.players):
@@ -755,6 +761,7 @@ class Peer:
             self.session.publish("connection", f"{self.header.seats[seat].name} is back", seat=seat)
         self._away_since.pop(seat, None)
         self._went_silent.discard(seat)
+        self._away_told.discard(seat)
         event = self._returned.pop(seat, None)
         if event is not None:
             event.set()
@@ -1018,20 +1025,29 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
+    def grace_end(self, seat: int) -> float:
+        """When the grace period of ``seat``, away, runs out (a :attr:`clock` time): it runs
+        from when its connection dropped, however often we look. The first look tells the
+        player that the table waits for it."""
+        left = self._away_since.setdefault(seat, self.clock.now())
+        grace = self.header.timeouts.grace
+        if seat not in self._away_told:
+            self._away_told.add(seat)
+            self.session.publish(
+                "connection",
+                f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
+                seat=seat,
+            )
+        return left + grace
+
     async def wait_for_return(self, seat: int, *, until: float | None = None) -> bool:
         """Wait for ``seat`` to reconnect, until the grace period since it left runs out (or
         ``until``, a clock time, if that comes first)."""
         if self.connected(seat):
             return True
         event = self._returned.setdefault(seat, trio.Event())
-        left = self._away_since.setdefault(seat, self.clock.now())
-        grace = self.header.timeouts.grace
-        self.session.publish(
-            "connection",
-            f"{self.header.seats[seat].name} is away; waiting up to {grace:g} s for them to come back",
-            seat=seat,
-        )
-        return await self.clock.wait(event, left + grace if until is None else min(left + grace, until))
+        end = self.grace_end(seat)
+        return await self.clock.wait(event, end if until is None else min(end, until))
 
     # -- running --------------------------------------------------------------------------
 

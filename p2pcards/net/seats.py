@@ -68,6 +68,7 @@ class RemoteSeat:
         intervals = check_intervals()
         due: float | None = None  # trio time the deadline was first found past
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
+        away_since: float | None = None  # when we found it away (its connection down)
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
@@ -111,11 +112,15 @@ class RemoteSeat:
             if not peer.connected(seat):
                 if absent is not None:
                     continue  # it went just now: we state so next time round
-                began = peer.clock.now()
-                if not await peer.wait_for_return(seat, until=latest):
+                # Away: it has its grace period, and meanwhile its move may come through the
+                # others (asked around at every look), so we keep looking rather than only
+                # wait for it to come back (a link down between two seats only).
+                away_since = peer.clock.now() if away_since is None else away_since
+                if peer.clock.now() >= min(latest, peer.grace_end(seat)):
                     raise peer.gone(seat, "action")
-                deadline = after_return(peer, deadline, peer.clock.now() - began, latest)
-                due = None
+            elif away_since is not None:  # back: the time it was away does not count
+                deadline = after_return(peer, deadline, peer.clock.now() - away_since, latest)
+                away_since = due = None
             elif peer.clock.now() >= deadline:
                 due = trio.current_time() if due is None else due
                 if peer.quiet(seat, due):

@@ -370,11 +370,12 @@ async def _run_seat(
         await peer.serve_connection(seat, conn)
         # The connection dropped. Of each pair the higher seat dials again (the lower one
         # listens), until the other seat's grace period is over; a restarted seat dials everyone.
-        if seat > me or peer.connections.get(seat) is not conn or peer.finished or seat in peer.left:
+        # Also once our game is over, while we linger: the other seat may lack our result.
+        if seat > me or peer.connections.get(seat) is not conn or seat in peer.left:
             return
         deadline = peer.clock.now() + header.timeouts.grace
         delay = REDIAL_FIRST
-        while not peer.connected(seat) and not peer.finished and peer.clock.now() < deadline:
+        while not peer.connected(seat) and seat not in peer.left and peer.clock.now() < deadline:
             await trio.sleep(delay)
             delay = min(delay * 2, REDIAL_MAX)
             try:

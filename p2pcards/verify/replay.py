@@ -31,6 +31,33 @@ def public_message(entry: Entry, kind: str) -> bool:
     return isinstance(msg, dict) and msg.get("type") == kind
 
 
+def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
+    """An accusation (``entry``, signed by ``mine``'s seat) about a deck operation of a hand its
+    accuser had finished: one before a shuffle whose pass the accuser had already signed. Every
+    seat refuses it as it arrives (protocol/deck.md section 6), whatever it says."""
+    op = entry.body["msg"].get("op")
+    if type(op) is not int:
+        return None
+    later = max(
+        (
+            e.body["msg"]["op"]
+            for e in mine.deck
+            if e.seq < entry.seq
+            and (public_message(e, "shuffle") or public_message(e, "relock"))
+            and type(e.body["msg"].get("op")) is int
+        ),
+        default=-1,
+    )
+    if op >= later:
+        return None
+    return Failed(
+        f"accusation by seat {mine.seat} (log #{entry.seq})",
+        f"it accuses about deck operation {op}, of a hand it had finished (it had signed its "
+        f"pass of deck operation {later} before)",
+        mine.seat,
+    )
+
+
 class SeatEntries:
     """One seat's signed entries, by kind, consumed in order as the replay needs them.
     ``delivered``: how many of them a seat could act on (_delivered); the replay reads no
@@ -227,6 +254,9 @@ class Replay:
         message = entry.body["msg"]
         accused, evidence = message.get("seat"), message.get("evidence")
         step = f"accusation by seat {accuser} (log #{entry.seq})"
+        stale = finished_hand_accusation(self.seats[accuser], entry)
+        if stale is not None:
+            raise stale
         if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
             if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
                 raise Failed(

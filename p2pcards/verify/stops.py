@@ -10,7 +10,7 @@ from typing import Any
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..wire.messages import Entry
-from .replay import Replay, SeatEntries, public_message
+from .replay import Replay, SeatEntries, finished_hand_accusation, public_message
 from .report import Failed, Stopped
 
 
@@ -181,12 +181,26 @@ def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
     for mine in seats:
         for entry in mine.deck:
             if public_message(entry, "accuse"):
+                stale = finished_hand_accusation(mine, entry)  # judged without any seed
+                if stale is not None:
+                    raise stale
                 raise Failed(
                     step,
                     f"the game stopped after seat {mine.seat}'s signed accusation "
                     f"(log #{entry.seq}), which the transcript cannot judge (not every "
                     f"seed is revealed, or it concerns a step not replayed)",
                 )
+
+
+def finished_hand_accusations(seats: Sequence[SeatEntries]) -> None:
+    """A signed accusation about a hand its accuser had finished names the accuser from the
+    signed entries alone (protocol/deck.md section 6): every seat refuses it as it arrives."""
+    for mine in seats:
+        for entry in mine.deck:
+            if public_message(entry, "accuse"):
+                stale = finished_hand_accusation(mine, entry)
+                if stale is not None:
+                    raise stale
 
 
 def invalid_public_points(seats: Sequence[SeatEntries]) -> None:

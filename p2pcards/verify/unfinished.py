@@ -20,7 +20,14 @@ from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
 from .report import Failed, Report, Stopped, Watch
 from .seedless import deck_context, public_moves, public_setup
-from .stops import after_stop, invalid_public_points, stall_verdict, stopped_by_accusation, withheld_after_accusation
+from .stops import (
+    after_stop,
+    finished_hand_accusations,
+    invalid_public_points,
+    stall_verdict,
+    stopped_by_accusation,
+    withheld_after_accusation,
+)
 
 
 def check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
@@ -151,6 +158,7 @@ def verify_unfinished(
             + ": the deck cannot be re-derived, and the moves are checked with "
             "the public rules only"
         )
+        finished_hand_accusations(seats)  # proven without any seed
         withheld_after_accusation(seats, missing)
         public_setup(log, lobby, game)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)

@@ -891,6 +891,45 @@ class LeavesOneOut(Cheater):
 CHEATERS["LeavesOneOut"] = LeavesOneOut
 
 
+class LinkDown(Cheater):
+    """Not a cheater: an honest peer whose link to one seat (the lowest other one) goes down
+    for ``outage`` seconds from turn 3 (closed, and a connection made meanwhile closed again
+    at once; test_link_down.py also makes its redials fail), while its links to the others
+    work. What it sends reaches that seat through the others (it asks
+    around), so the table goes on meanwhile; nobody is named."""
+
+    deviation = "none (one link down for a while)"
+    outage = 10.0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.down_until: float | None = None
+        self.turns_when_down = self.turns_when_up = -1
+
+    def down(self) -> bool:
+        return self.down_until is not None and trio.current_time() < self.down_until
+
+    async def serve_connection(self, seat, conn):
+        if seat == self.others[0] and self.down():
+            await conn.aclose()  # the link is down: a redial gets no further
+            return
+        await super().serve_connection(seat, conn)
+
+    async def misbehave(self):
+        await self.until_turns(3)
+        self.cheated = True
+        self.turns_when_down = self.turns
+        self.down_until = trio.current_time() + self.outage
+        conn = self.connections.get(self.others[0])
+        if conn is not None:
+            await conn.aclose()
+        await trio.sleep(self.outage)
+        self.turns_when_up = self.turns
+
+
+CHEATERS["LinkDown"] = LinkDown
+
+
 class WithholdsFromNext(Cheater):
     """Sends its shuffle and re-lock passes and its moves to every seat but the next one (the
     one whose step waits on them), and does not answer that seat's fetches: without help the

@@ -5,13 +5,15 @@ keep it.
 
     .venv/bin/python -m tests.net.measure_memory 1 3 9          # match targets (hand wins)
     .venv/bin/python -m tests.net.measure_memory 9 --players 5 --timings
+    .venv/bin/python -m tests.net.measure_memory 9 --party-first   # the deck party's rows first
 
 Prints a JSON line per match: hands, entries, the bytes seat 0's peer holds (``sys.getsizeof``
 summed over every object reached from it, each counted once, for the first owner that reaches
-it, in the order below), per entry and per hand; with ``--timings``, the light and the full
-deck audit of seat 0's party run again at the end, ``verify_file`` of its transcript, and
-reading the whole log back in canonical order (``read_back_ms``: from the spill file, as the
-final transcript does).
+it, in the order below; with ``--party-first`` the deck party's rows come first, so that
+what it shares with the log counts as its own), per entry and per hand; with ``--timings``,
+the light and the full deck audit of seat 0's party run again at the end, ``verify_file`` of
+its transcript, and reading the whole log back in canonical order (``read_back_ms``: from the
+spill file, as the final transcript does).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def held(roots: list[Any], seen: set[int]) -> tuple[int, int]:
     return size, count
 
 
-def owners(peer: Any) -> dict[str, tuple[int, int]]:
+def owners(peer: Any, party_first: bool = False) -> dict[str, tuple[int, int]]:
     log, party, session = peer.log, peer.party, peer.session
     entries = list(log.in_memory())  # those held decoded (not spilled)
     seen = {id(peer)}
@@ -73,6 +75,8 @@ def owners(peer: Any) -> dict[str, tuple[int, int]]:
         "log: entries' other fields": entries,
         "log: the rest (hashes, echo counts, spill index)": [log],
         "party: pass messages": [party.transcript],
+        "party: finished hands' messages (store)": [getattr(party, "store", None)],
+        "party: finished hands (packed)": [getattr(party, "_finished", None), getattr(party, "_old_keys", None)],
         "party: cards": [party.cards_by_handle],
         "party: keys seen": [party._public_keys, party._seen_scalars],
         "party: openings due": [party._expected_openings],
@@ -84,6 +88,10 @@ def owners(peer: Any) -> dict[str, tuple[int, int]]:
         "protocol, deck, seats, spectators, journal": [peer.protocol, peer.deck, peer.spectators, peer.journal],
         "peer: the rest": list(vars(peer).values()),
     }
+    if party_first:
+        groups = {k: v for k, v in groups.items() if k.startswith("party")} | {
+            k: v for k, v in groups.items() if not k.startswith("party")
+        }
     return {name: held(roots, seen) for name, roots in groups.items()}
 
 
@@ -107,7 +115,7 @@ async def match(target: int, players: int, folder: Path) -> LoopbackTable:
     return LoopbackTable(game.id, options, outcomes)
 
 
-def measure(target: int, players: int, timings: bool) -> dict[str, Any]:
+def measure(target: int, players: int, timings: bool, party_first: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="p2pcards-memory-") as tmp:
         began = time.perf_counter()
         table = trio.run(match, target, players, Path(tmp))
@@ -115,7 +123,7 @@ def measure(target: int, players: int, timings: bool) -> dict[str, Any]:
         seconds = time.perf_counter() - began
         peer = table.outcomes[0].peer
         gc.collect()
-        by_owner = owners(peer)
+        by_owner = owners(peer, party_first)
         total = sum(size for size, _ in by_owner.values())
         hands = sum(isinstance(op, ShuffleOp) for op in peer.party.ops)
         row: dict[str, Any] = {
@@ -153,9 +161,10 @@ def main() -> None:
     parser.add_argument("targets", nargs="*", type=int, default=[1, 3, 9], help="match targets (hand wins)")
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--timings", action="store_true", help="time the audits and verify too")
+    parser.add_argument("--party-first", action="store_true", help="count the deck party's rows before the log's")
     args = parser.parse_args()
     for target in args.targets:
-        print(json.dumps(measure(target, args.players, args.timings)), flush=True)
+        print(json.dumps(measure(target, args.players, args.timings, args.party_first)), flush=True)
 
 
 if __name__ == "__main__":

@@ -147,3 +147,31 @@ async def test_a_link_cut_just_before_a_timeout_is_not_taken_for_a_stall(autojum
         await trio.sleep(SILENCE_SECONDS)
         assert not peer.connected(1)  # cut: away, its grace period runs
         nursery.cancel_scope.cancel()
+
+
+async def test_an_away_seats_grace_runs_from_when_it_left_however_often_we_look(autojump_clock):
+    """A step that waits on an away seat looks again at every check (its message may come
+    through another seat: a link down between two seats only): looking neither restarts the
+    grace period nor tells the player again that the table waits; coming back starts anew."""
+    from .peer_support import Recorder
+
+    peer = _peer()
+    events: list = []
+    peer.session.subscribe(events.append)
+    peer.attach(1, Recorder())
+    peer._detach(1)
+    start = peer.clock.now()
+    assert peer.grace_end(1) == pytest.approx(start + GRACE)
+    await trio.sleep(3)
+    assert peer.grace_end(1) == pytest.approx(start + GRACE)
+    assert not await peer.wait_for_return(1, until=peer.clock.now() + 1)
+    told = [e for e in events if e.kind == "connection" and "is away; waiting" in e.text]
+    assert len(told) == 1
+    peer.attach(1, Recorder())
+    assert await peer.wait_for_return(1)
+    peer._detach(1)
+    left = peer.clock.now()
+    await trio.sleep(2)
+    assert peer.grace_end(1) == pytest.approx(left + GRACE)
+    told = [e for e in events if e.kind == "connection" and "is away; waiting" in e.text]
+    assert len(told) == 2

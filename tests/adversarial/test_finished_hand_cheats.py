@@ -1,0 +1,122 @@
+"""Cheats against the finished-hand rules of the deck (protocol/deck.md section 6, "Finished
+hands"; issue 23), in a Cal's BS match of several hands over loopback TCP: one cheating peer
+among honest bot peers. The cheater, and only the cheater, is named at the table and by
+``p2pcards verify`` of every honest transcript."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pcards.deck.party import Party, Send
+
+from .adv_table import TableRun, run_table, verify
+from .cheaters import Cheater
+
+CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
+MATCH = ("cals-bs", 3, {"match_target": 3})  # 3 to 7 hands
+
+
+class AccusesFinishedHand(Cheater):
+    """Right after its passes of the second hand's shuffle, accuses seat 0's shuffle pass of the
+    first hand: a hand every seat had finished (and the cheater too: its own passes say so)."""
+
+    deviation = "accusation about a finished hand"
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        shuffles = self.party._shuffle_ops
+        relock = any(s.message.get("type") == "relock" for s in sends)
+        if not self.cheated and relock and len(shuffles) >= 2:
+            self.cheated = True
+            accusation = {"type": "accuse", "op": shuffles[0], "step": "shuffle", "seat": 0, "reason": "bad pass"}
+            sends = [*sends, Send(None, {**accusation, "evidence": None})]
+        await super().publish_deck(sends)
+
+
+class AccusesFinishedHandHidesSeed(AccusesFinishedHand):
+    """The same, and it never reveals its seed: ``verify`` judges the accusation without it."""
+
+    deviation = "accusation about a finished hand, seed withheld"
+
+    def tamper_deck(self, to, message):
+        return None if message.get("type") == "seed" else message
+
+
+class _ReusesKeyParty(Party):
+    """From the third hand on, re-locks each card with its own per-card key of the same
+    position two hands before (a proven re-lock: only the reuse is wrong)."""
+
+    def _card_key(self, handle: int) -> bytes:
+        if handle // self.n >= 2:
+            handle -= 2 * self.n
+        return super()._card_key(handle)
+
+    def _note_public_keys(self, seat: int, base: int, keys: list[bytes]) -> None:
+        if seat != self.seat:  # it does not refuse its own pass
+            super()._note_public_keys(seat, base, keys)
+
+
+class ReusesFinishedHandKey(Cheater):
+    deviation = "per-card key of a finished hand published again"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.__class__ = _ReusesKeyParty
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        if any(s.message.get("type") == "relock" for s in sends) and len(self.party._shuffle_ops) >= 3:
+            self.cheated = True
+        await super().publish_deck(sends)
+
+
+_DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
+
+
+@functools.cache
+def played(cheater: type[Cheater]) -> TableRun:
+    for attempt in range(4):
+        run = run_table(
+            *MATCH,
+            cheater=CHEATER,
+            peer_factory=cheater,
+            transcript_dir=_DIR / f"{cheater.__name__}-{attempt}",
+            seed=attempt,
+        )
+        if run.cheater_peer is not None and run.cheater_peer.cheated:
+            return run
+    pytest.fail(f"{cheater.__name__}: the match never reached the cheat in 4 tables")
+
+
+def teardown_module() -> None:
+    shutil.rmtree(_DIR, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("cheater", "reason", "verified"),
+    [
+        (AccusesFinishedHand, "of a hand it had finished", "of a hand it had finished"),
+        (AccusesFinishedHandHidesSeed, "of a hand it had finished", "of a hand it had finished"),
+        # verify has every seed: the re-lock is not the one the cheater's seed derives
+        (ReusesFinishedHandKey, "reuses a per-card key of a finished hand", "relock message differs"),
+    ],
+    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key"],
+)
+def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, reason, verified):
+    run = played(cheater)
+    info = run.describe()
+    assert set(run.honest) == {0, 2}
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        peer = outcome.peer
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        assert all(b.startswith(f"seat {CHEATER} ") for b in peer.blames), info
+        assert reason in str(outcome.aborted), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
+        assert verified in problem.get("reason", ""), problem
