@@ -22,9 +22,10 @@ Events shown to bots (``Bot.observe``) are plain dicts:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from .cards import Card
 from .game import (
@@ -44,7 +45,7 @@ from .game import (
     Turn,
     Violation,
 )
-from .wire.framing import FrameError, check_value
+from .wire.framing import FrameError, check_value, decode, encode
 
 __all__ = [
     "DECK_STEPS",
@@ -158,6 +159,61 @@ class PlayerError(RuntimeError):
         self.reason = reason
 
 
+class ActionLog(Sequence[tuple[int, Action]]):
+    """Every action of a game, in order, as ``(seat, action)``, kept encoded: a list of the
+    decoded actions held about 384 bytes an action (a Cal's BS move), this about 36 (issue 23:
+    a long match's actions are read only by the audit at its end). Each item is decoded anew
+    when read (equal to the action appended: plain data, checked when it was applied)."""
+
+    def __init__(self, items: Iterable[tuple[int, Action]] = ()) -> None:
+        self._seats = array("H")
+        self._ends = array("Q")
+        self._data = bytearray()
+        for seat, action in items:
+            self.append((seat, action))
+
+    def append(self, item: tuple[int, Action]) -> None:
+        seat, action = item
+        self._data += encode(action)
+        self._seats.append(seat)
+        self._ends.append(len(self._data))
+
+    def __len__(self) -> int:
+        return len(self._seats)
+
+    def _item(self, index: int) -> tuple[int, Action]:
+        start = self._ends[index - 1] if index else 0
+        return self._seats[index], decode(bytes(self._data[start : self._ends[index]]))
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, Action]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, Action]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, Action] | list[tuple[int, Action]]:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("action index out of range")
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[tuple[int, Action]]:
+        return (self._item(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (ActionLog, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ActionLog({list(self)!r})"
+
+
 @dataclass
 class Replica:
     """One copy of a game's public state and its log of actions."""
@@ -166,7 +222,7 @@ class Replica:
     options: Mapping[str, Any]
     players: int
     state: Any = None
-    actions: list[tuple[int, Action]] = field(default_factory=list)
+    actions: ActionLog = field(default_factory=ActionLog)
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -236,7 +292,7 @@ class GameRecord:
 
     result: Result
     violations: list[Violation]
-    actions: list[tuple[int, Action]]
+    actions: Sequence[tuple[int, Action]]
     faces: dict[int, Card]
     steps: int
 

@@ -56,6 +56,7 @@ from ..wire.identity import Identity
 from ..wire.log import Log, encode_header
 from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
+from ..wire.spill import SpillError
 from .deckstore import FileDeckStore, journal_folder
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
@@ -109,6 +110,12 @@ def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], 
     one with work to do should not be woken last (7 players on 2 cores: the next shuffle pass
     was often the sixth to get the previous one, 1.5-2 ms later than the first)."""
     return sorted(seats, key=lambda seat: (seat not in waiting, (seat - me) % players))
+
+
+def _is_seed(entry: Entry) -> bool:
+    """A deck entry with a seed message (``verify`` checks the seed against the commitment)."""
+    msg = entry.body.get("msg") if entry.kind == "deck" and isinstance(entry.body, dict) else None
+    return isinstance(msg, dict) and msg.get("type") == "seed"
 
 
 class Peer:
@@ -199,6 +206,14 @@ class Peer:
             on_say=self._spectator_said,
         )
         self._relayed = RelayedChat()
+        # Per seat, the seq of its result entries, of its deck seed messages and of every
+        # entry that bears on the game's end: kept as entries come, so that the loops that
+        # ask (every 10 ms while lingering) never read the log's spilled entries (issue 23).
+        self.results = self.log.index(lambda e: e.kind == "result")
+        self.seed_entries = self.log.index(_is_seed)
+        self.endings = self.log.index(lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e))
+        self.first_deck = self.log.index(lambda e: e.kind == "deck", first=True)
+        self._endings_read: tuple[tuple[bytes, ...], list[Entry]] | None = None
         self._watching: list[str] = []
         self._shown_watching: list[str] = []  # the list the console was last given
         #: Who watches through the other seats, as their ``watchers`` notices say.
@@ -339,7 +354,7 @@ class Peer:
 
     def all_finished(self) -> bool:
         """Every seat has published its result entry."""
-        return all(any(e.kind == "result" for e in self.log.entries(s)) for s in range(self.header.players))
+        return all(self.results[s] for s in range(self.header.players))
 
     def all_stopped(self) -> bool:
         """After the game stopped: every seat still connected has published its deck seed, the
@@ -354,19 +369,33 @@ class Peer:
         Every seat holding the same log then writes the same end record."""
         seeds = {s: seed for s, seed in enumerate(self.party.seeds) if seed is not None}
         for seat in range(self.header.players):
-            for entry in self.log.entries(seat) if seat not in seeds else ():
-                msg = entry.body.get("msg") if entry.kind == "deck" else None
-                seed = msg.get("seed") if isinstance(msg, dict) and msg.get("type") == "seed" else None
+            for seq in self.seed_entries[seat] if seat not in seeds else ():
+                try:
+                    seed = self.log.entry(seat, seq).body["msg"].get("seed")
+                except SpillError:  # our spill fails: so will our transcript, which says so
+                    break
                 if isinstance(seed, bytes) and len(seed) == len(self.party._seed):
                     seeds[seat] = seed  # (verify checks it against the seat's commitment)
                     break
         return seeds
 
     def _revealed_seed(self, seat: int) -> bool:
-        return any(
-            e.kind == "deck" and isinstance(e.body.get("msg"), dict) and e.body["msg"].get("type") == "seed"
-            for e in reversed(self.log.entries(seat))
-        )
+        return bool(self.seed_entries[seat])
+
+    def ending_entries(self) -> list[Entry]:
+        """Every entry of the log that bears on the game's end (results, goodbyes, stops, deck
+        seeds, each seat's first deck entry): what :func:`~.ended.ended_game` reads, without
+        the rest of the log, in canonical order. Read again only when the log changed (asked
+        every 50 ms while we recover, and the older ones come from the log's spill)."""
+        counts = tuple(self.log.head(s) for s in range(self.header.players))  # (a retraction too)
+        if self._endings_read is None or self._endings_read[0] != counts:
+            entries = [
+                self.log.entry(s, q)
+                for s in range(self.header.players)
+                for q in sorted({*self.endings[s], *self.first_deck[s]})
+            ]
+            self._endings_read = (counts, entries)
+        return list(self._endings_read[1])
 
     def progress(self, party: Party) -> None:
         """Publish "shuffling: 2 of 4 players done" while a deck step waits on other seats."""
@@ -900,7 +929,14 @@ class Peer:
         # the other side's fetches).
         lo, hi = self._written.get(conn, {}).get(fetch.seat, (0, 0))
         try:
-            for entry in self.log.entries(fetch.seat, fetch.start):
+            entries = self.log.entries(fetch.seat, fetch.start)
+        except SpillError as exc:
+            # Our own spill file cannot give back what it took (a disk error): we cannot
+            # answer; the seat that asked asks another (every seat holds the whole log).
+            self.session.publish("error", f"cannot answer a fetch of old entries: {exc}")
+            return
+        try:
+            for entry in entries:
                 if not lo <= entry.seq < hi:
                     await conn.send_frame(frame_of(entry.encoded()))
                     self._note_written(conn, entry)

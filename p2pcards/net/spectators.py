@@ -43,6 +43,7 @@ from ..wire.log import Log
 from ..wire.messages import MAX_SPECTATOR_CHAT, MAX_WATCHER_NAME, MAX_WATCHERS, Bye, Entry, SpectatorSays, Watchers
 from ..wire.schema import Record, Str, Text
 from ..wire.sealed import recipients
+from ..wire.spill import SpillError
 from ..wire.transcript import TranscriptEnd
 from .transport import Connection, ConnectionClosed
 
@@ -192,11 +193,19 @@ class Spectators:
             await conn.aclose()
             return
         conn.send_timeout = SEND_SECONDS
-        send, receive = trio.open_memory_channel[Any](QUEUE_ENTRIES)
-        watcher = _Watcher(conn, name, send, receive)
         # What the log holds now goes first; what comes meanwhile is queued behind it (and
         # skipped if it was in the snapshot).
-        snapshot = [e for e in self.log().canonical() if is_public(e)]
+        try:
+            snapshot = [e for e in self.log().canonical() if is_public(e)]
+        except SpillError:  # our log's spill file cannot give back its older entries
+            try:
+                await conn.send(Bye("this seat cannot read back the game so far").to_wire())
+            except ConnectionClosed:
+                pass
+            await conn.aclose()
+            return
+        send, receive = trio.open_memory_channel[Any](QUEUE_ENTRIES)
+        watcher = _Watcher(conn, name, send, receive)
         self.watchers.append(watcher)
         self._changed()
         try:
@@ -282,7 +291,14 @@ class Spectators:
         most :data:`FINISH_SECONDS` for them to take it."""
         if self.finished:
             return
-        rest = list(entries)
+        try:
+            # Read (from the log's spill, issue 23) only for someone to send it to.
+            rest = list(entries) if self.watchers else []
+        except SpillError as exc:  # our log's spill file cannot give back its older entries
+            self.finished = True
+            for watcher in list(self.watchers):
+                self._drop(watcher, f"could not be sent the end of the game: {exc}")
+            return
         for watcher in list(self.watchers):
             if self._queue(watcher, ("rest", rest)):
                 self._queue(watcher, ("end", end.to_wire()))

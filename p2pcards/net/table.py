@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.files import write_problem
 from ..wire.identity import Identity
+from ..wire.log import SPILL_KEEP
 from ..wire.messages import Bye, Entry
+from ..wire.spill import FileSpill
 from ..wire.transcript import (
     TranscriptEnd,
     TranscriptError,
@@ -146,6 +149,7 @@ async def play_seat(
             f"cannot write {where}: {write_problem(exc)}; the seat was given up before its game began"
         ) from None
     peer.journal = journal
+    _spill_log(peer, folder or transcript_dir)
     try:
         return await _run_seat(
             peer,
@@ -163,6 +167,31 @@ async def play_seat(
     finally:
         if lock is not None:
             lock.release()
+
+
+def _spill_log(peer: Peer, folder: Path | None) -> None:
+    """Let the log keep only its last entries in memory, spilling the older ones to an unnamed
+    file in ``folder`` (the seat's, beside its journal), so that a long match does not grow a
+    peer's memory (issue 23). Unnamed: nothing to remove, nothing stale for a ``resume`` to
+    find (it rebuilds the log from the journal, which holds every entry anyway). If the file
+    cannot be made, the log keeps everything in memory, as without a folder."""
+    if folder is None:
+        return
+    try:
+        store = FileSpill.unnamed(folder)
+    except OSError:
+        return
+    peer.log.spill_to(store, keep=spill_keep())
+
+
+def spill_keep() -> int:
+    """The entries of each chain a peer's log keeps decoded: :data:`~p2pcards.wire.log.SPILL_KEEP`,
+    or ``P2PCARDS_SPILL_KEEP`` from the environment (tests set it tiny to spill a whole match;
+    it reaches the peers a test starts as programs of their own)."""
+    try:
+        return max(1, int(os.environ.get("P2PCARDS_SPILL_KEEP", SPILL_KEEP)))
+    except ValueError:
+        return SPILL_KEEP
 
 
 async def _leave_lobby(lobby: LobbyResult, reason: str) -> None:
@@ -254,6 +283,7 @@ async def _resume_seat(
             "(free some space, or fix its permissions, then resume again)"
         ) from None
     peer.journal, entries = kept
+    _spill_log(peer, folder)
     peer.load_journal(entries)
     me = header.seats[state.seat]
     listeners = await trio.open_tcp_listeners(me.port, host=me.host)
@@ -503,7 +533,7 @@ def _awaited(peer: Peer) -> bool:
     for seat in range(peer.header.players):
         if seat == peer.seat or seat in peer.left or seat in peer.protocol.halted:
             continue
-        if not any(e.kind == "result" for e in peer.log.entries(seat)):
+        if not peer.results[seat]:
             presence = peer.presence(seat)
             if presence.state == "online" or presence.grace_left is not None:
                 return True
@@ -583,13 +613,14 @@ async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, 
 def _ended_in_log(peer: Peer) -> GameOver | None:
     """While we recover: what the seats that answered sent (and our journal) shows of the
     game's end (:func:`~.ended.ended_game`), or every other seat having stopped its game."""
-    log, me = peer.log, peer.seat
-    entries = [e for s in range(peer.header.players) for e in log.entries(s)]
+    me = peer.seat
+    entries = peer.ending_entries()  # the entries ended_game reads, not the whole log
+    logged = len(entries)
     entries += list(peer.protocol.replay_own)  # ours from the journal, and those taken back
     over = ended_game(entries, me, peer.party._seed, [s.name for s in peer.header.seats])
     if over is not None and not over.exchange_results:  # else: back to the table for the results
         return over
-    halted = {s for s in range(peer.header.players) if any(e.kind in ("stop", "bye") for e in log.entries(s))}
+    halted = {e.sender for e in entries[:logged] if e.kind in ("stop", "bye")}
     if halted >= set(range(peer.header.players)) - {me}:
         return GameOver(
             "the game has ended: every other seat has stopped its game",
@@ -639,12 +670,14 @@ def _finish(
     return path, problem
 
 
-def _transcript_entries(peer: Peer, end: TranscriptEnd) -> list[Entry]:
-    """The entries of our transcript, in canonical order."""
+def _transcript_entries(peer: Peer, end: TranscriptEnd) -> Iterator[Entry]:
+    """The entries of our transcript, in canonical order, streamed: the older ones are read
+    back from the log's spill one by one (one it cannot read raises
+    :class:`~p2pcards.wire.spill.SpillError`, an :class:`OSError`, as the write goes)."""
     # Not an entry that waits for what its author had seen and never came (a chat line
     # after the results may echo another that has not reached us): every echo in the
     # file is then backed by the file, as verify requires of a finished game.
-    return list(peer.log.closed() if end.status == "finished" else peer.log.canonical())
+    return peer.log.closed() if end.status == "finished" else peer.log.canonical()
 
 
 def _kept_in(journal: TranscriptWriter | None, folder: Path | None) -> str:
@@ -663,7 +696,7 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
     signs nothing) the seat stays saved for 'resume'."""
     if peer.journal is None or peer.journal.ended:
         return
-    if not any(e.kind in ("bye", "stop") for e in peer.log.entries(peer.seat)):
+    if not any(peer.log.entry(peer.seat, q).kind in ("bye", "stop") for q in peer.endings[peer.seat]):
         return
     seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"

@@ -213,9 +213,10 @@ class TableProtocol:
         # overtakes the reveal it follows even when both are here at once.
         self._delivered = [0] * header.players
         self.evidence: list[LogBlame] = []  # provable faults we found, to publish
-        # (sender, deck op) -> the signed entry that carried a private deck message to us: an
-        # accusation about that message reveals the entry's message key (wire.md section 8).
-        self._private_in: dict[tuple[int, int], Entry] = {}
+        # (sender, deck op) -> the seq of the signed entry that carried a private deck message
+        # to us: an accusation about that message reveals the entry's message key (wire.md
+        # section 8). The seq, not the entry: the log may have spilled it since (issue 23).
+        self._private_in: dict[tuple[int, int], int] = {}
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         # After a restart: our own entries from the journal, re-used instead of re-made (a
         # re-made private entry would differ in its random nonce: two versions of one entry).
@@ -543,7 +544,7 @@ class TableProtocol:
                     self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
                 ]
             if isinstance(message, dict) and isinstance(message.get("op"), int):
-                self._private_in.setdefault((sender, message["op"]), entry)
+                self._private_in.setdefault((sender, message["op"]), entry.seq)
             return [DeckIn(sender, message)]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
@@ -620,11 +621,13 @@ class TableProtocol:
     def holds_move(self, seat: int, turn: int) -> bool:
         """A move of ``seat`` for ``turn`` has been handed on here (or signed, if ours)."""
         held = self.log.next_seq(seat) if seat == self.seat else self._delivered[seat]
-        return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.entries(seat)[:held])
+        return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.chain(seat)[:held])
 
     def passed_for(self, turn: int, seat: int) -> bool | None:
         """What the ``absent`` statements decide for ``seat`` at ``turn`` (Absences.passed)."""
-        return self.absences.passed(turn, seat, self.log.entries(seat))
+        # A view of the chain: only the entries the statements count are read (none while
+        # nobody stated the seat absent, as at nearly every turn), not the whole chain.
+        return self.absences.passed(turn, seat, self.log.chain(seat))
 
     # -- asking -----------------------------------------------------------------------------
 
@@ -682,7 +685,7 @@ class TableProtocol:
         # Not expected: the party accuses only about what it received (from a seat, by number).
         if not (isinstance(sender, int) and isinstance(op, int)) or (sender, op) not in self._private_in:
             return {**message, "evidence": None}
-        entry = self._private_in[(sender, op)]
+        entry = self.log.entry(sender, self._private_in[(sender, op)])
         key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
         return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
 
@@ -702,7 +705,7 @@ class TableProtocol:
             sender, seq, key = evidence["sender"], evidence["entry"], evidence["key"]
             if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
                 raise ValueError("malformed evidence")
-            entry = self.log.entries(sender, seq)[0]
+            entry = self.log.entry(sender, seq)
             if entry.kind == "deck" and accuser in recipients(entry.body):
                 payload = open_revealed(entry, key, accuser)
                 if not isinstance(payload, dict) or payload.get("op") != message.get("op"):

@@ -482,7 +482,7 @@ class ScenarioTable:
     @property
     def actions(self) -> list[tuple[int, Action]]:
         """Every action applied, in order, as ``(seat, action)``."""
-        return self.replica.actions
+        return list(self.replica.actions)
 
     @property
     def reveals(self) -> list[tuple[tuple[int, ...], int | None]]:

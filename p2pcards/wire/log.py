@@ -50,14 +50,16 @@ came from. Without ``via`` the entry's claimed sender is named.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, overload
 
 from . import framing
 from .errors import ProtocolError
 from .identity import Identity, PublicIdentity
 from .messages import HASH_SIZE, MAX_SEQ, Entry, Fetch, genesis_hash, seat_genesis, sign_entry
+from .spill import SpillError
 
 __all__ = ["KINDS", "Blame", "Budget", "Log", "Mismatch", "Rejected", "encode_header"]
 
@@ -97,10 +99,29 @@ CHAT_BYTES = 1 << 20  # signed bytes of one seat's chat entries
 #: sent, journaled and resent soon); older ones drop them (Entry.forget_encoding) and make
 #: them again if asked. Memory, issue 23: the bytes were a third of what an entry held.
 KEEP_ENCODED = 32
+#: A log with a store (:meth:`Log.spill_to`) keeps this many of the last entries of each chain
+#: decoded, and spills the older ones (a Cal's BS hand is about 40 entries a seat at 3 seats,
+#: 19 at 7): what the table reads soon after an entry arrives never waits for the disk.
+SPILL_KEEP = 64
 #: Provable blames a log keeps (one a seat): they go into the transcript beside the entries.
 MAX_BLAMES = 4
 
 SEEN = "seen"  # the body field of the head echo
+#: Head echo counts are kept (for Log.closed) up to this: a count compares with chain lengths,
+#: which the budget keeps far below it.
+_ECHO_MAX = 0xFFFFFFFF
+
+
+class EntryStore(Protocol):
+    """Where a log spills its older entries (:mod:`p2pcards.wire.spill`): ``put`` is called
+    once per entry, each seat's in ``seq`` order; ``get`` gives the bytes back or raises
+    :class:`~p2pcards.wire.spill.SpillError`."""
+
+    def put(self, seat: int, seq: int, data: bytes) -> None: ...
+
+    def get(self, seat: int, seq: int) -> bytes: ...
+
+    def close(self) -> None: ...
 
 
 def encode_header(header: Any) -> bytes:
@@ -297,9 +318,47 @@ class Mismatch:
     reporter: int
 
 
+class Chain(Sequence[Entry]):
+    """One seat's chain of a :class:`Log`, read on demand (:meth:`Log.chain`)."""
+
+    def __init__(self, log: Log, seat: int):
+        self._log, self._seat = log, seat
+
+    def __len__(self) -> int:
+        return self._log.next_seq(self._seat)
+
+    @overload
+    def __getitem__(self, index: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Entry]: ...
+
+    def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
+        count = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(count)
+            if step != 1:
+                return self._log.entries(self._seat)[index]
+            return list(self._log._range(self._seat, start, stop)) if start < stop else []
+        if index < 0:
+            index += count
+        return self._log.entry(self._seat, index)
+
+
 class Log:
     """The verified log of one table. ``header`` is the plain-data lobby header the table
-    agreed on; ``roster[seat]`` is that seat's public keys."""
+    agreed on; ``roster[seat]`` is that seat's public keys.
+
+    By default every entry stays in memory. With a store (:meth:`spill_to`) only the last
+    ``keep`` entries of each chain do; the older ones are spilled to the store and read back,
+    checked against their kept hash, by what asks for them (:meth:`entries`, :meth:`entry`,
+    :meth:`canonical`, :meth:`closed`, :meth:`proves_over_budget`, the evidence of an
+    equivocation). Kept per spilled entry: its hash and its head echo's counts (for
+    :meth:`head`, :meth:`check_seen`, :meth:`closed`), and what the store keeps (8 bytes an
+    entry in a file). Nothing that runs for every entry (appending, :meth:`check_seen`,
+    :meth:`missing`, :meth:`seen`) reads the store but a copy or a rival of a spilled entry.
+    A store that cannot give an entry back raises :class:`~p2pcards.wire.spill.SpillError`
+    (an :class:`OSError`) from the reading methods."""
 
     def __init__(self, table: bytes, header: Any, roster: Sequence[PublicIdentity], *, budget: Budget | None = None):
         self.table = table
@@ -308,59 +367,180 @@ class Log:
         #: :func:`~p2pcards.wire.messages.genesis_hash` of the table (the transcript header's).
         self.genesis = genesis_hash(table, header)
         self.blames: list[Blame] = []  # provable blames found so far, with their evidence
+        # Per seat: the entries held decoded (the last ones of the chain, from seq _first[seat]
+        # on), every entry's hash (32 bytes each) and its head echo's counts (one per seat).
         self._chains: list[list[Entry]] = [[] for _ in self.roster]
+        self._first = [0 for _ in self.roster]
+        self._stored = [0 for _ in self.roster]  # per seat: how many of its entries the store has
+        self._hashes = [bytearray() for _ in self.roster]
+        self._echoes = [array("I") for _ in self.roster]  # clamped to _ECHO_MAX
+        self._store: EntryStore | None = None
+        self._keep = SPILL_KEEP
+        #: Why spilling stopped (a store that could not be written): the log keeps all since.
+        self.spill_failure: OSError | None = None
+        self._indexes: list[tuple[Callable[[Entry], bool], list[list[int]], bool]] = []
         self._genesis = [seat_genesis(table, header, s) for s in range(len(self.roster))]
         # ``budget`` is for tests: a table's is always Budget.for_seats (the same everywhere).
         self.budget = budget if budget is not None else Budget.for_seats(len(self.roster))
         self._spent = [_Spent() for _ in self.roster]
 
+    # -- spilling ---------------------------------------------------------------------------
+
+    def spill_to(self, store: EntryStore, keep: int = SPILL_KEEP) -> None:
+        """From now on keep only the last ``keep`` (at least 1) entries of each chain in
+        memory and spill the older ones to ``store`` (see the class doc)."""
+        self._store, self._keep = store, max(1, keep)
+        for seat in range(len(self._chains)):
+            self._spill(seat)
+
+    def close(self) -> None:
+        """Close the store (the log can no longer read its spilled entries)."""
+        if self._store is not None:
+            self._store.close()
+
+    @property
+    def spilled(self) -> int:
+        """How many entries are in the store, not in memory."""
+        return sum(self._first)
+
+    def in_memory(self) -> Iterator[Entry]:
+        """The entries this log holds decoded (all of them without a store), in canonical
+        order: what its memory grows with."""
+        for chain in self._chains:
+            yield from chain
+
+    def _spill(self, seat: int) -> None:
+        """Write to the store the entries of ``seat`` that pass the last ``KEEP_ENCODED`` (while
+        their bytes are still at hand: made again later they would cost an encoding each), and
+        drop from memory those written that pass the last ``keep``."""
+        store = self._store
+        if store is None:
+            return
+        chain, first, count = self._chains[seat], self._first[seat], self.next_seq(seat)
+        write_below = count - min(self._keep, KEEP_ENCODED)
+        while self.spill_failure is None and self._stored[seat] < write_below:
+            seq = self._stored[seat]
+            try:
+                store.put(seat, seq, chain[seq - first].encoded())
+            except (OSError, ValueError) as exc:
+                # Kept in memory then, and every later one too: nothing signed is lost.
+                self.spill_failure = exc if isinstance(exc, OSError) else OSError(str(exc))
+                break
+            self._stored[seat] += 1
+        drop_below = min(self._stored[seat], count - self._keep)
+        if drop_below > first:
+            del chain[: drop_below - first]
+            self._first[seat] = drop_below
+
+    def _load(self, seat: int, seq: int) -> Entry:
+        """Seat ``seat``'s spilled entry ``seq``, read back and checked against its hash."""
+        assert self._store is not None
+        data = self._store.get(seat, seq)
+        try:
+            entry = Entry.from_wire(framing.decode(data), "spill")
+        except (ProtocolError, framing.FrameError) as exc:
+            raise SpillError(f"seat {seat}'s entry #{seq} read back from the spill is not an entry: {exc}") from None
+        if entry.sender != seat or entry.seq != seq or entry.hash != self._hash(seat, seq):
+            raise SpillError(f"seat {seat}'s entry #{seq} read back from the spill is another entry")
+        # The bytes read are the entry's canonical encoding (what encoded() gave when it was
+        # stored): kept on this short-lived copy, a fetch's answer, a spectator or the
+        # transcript send or write them without encoding the entry again.
+        entry.__dict__["wire_bytes"] = data
+        return entry
+
+    def _hash(self, seat: int, seq: int) -> bytes:
+        """The hash of seat ``seat``'s entry ``seq`` (one this log holds)."""
+        first = self._first[seat]
+        if seq >= first:
+            return self._chains[seat][seq - first].hash
+        return bytes(self._hashes[seat][seq * HASH_SIZE : (seq + 1) * HASH_SIZE])
+
+    def _range(self, seat: int, start: int, stop: int) -> Iterator[Entry]:
+        """Seat ``seat``'s entries ``start`` to ``stop - 1`` (within the chain), in order."""
+        first, chain = self._first[seat], self._chains[seat]
+        for seq in range(start, min(stop, first)):
+            yield self._load(seat, seq)
+        yield from chain[max(0, start - first) : max(0, stop - first)]
+
     # -- reading ----------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return sum(len(chain) for chain in self._chains)
+        return sum(self._first) + sum(len(chain) for chain in self._chains)
 
     def next_seq(self, seat: int) -> int:
-        return len(self._chains[seat])
+        return self._first[seat] + len(self._chains[seat])
 
     def head(self, seat: int) -> bytes:
         """The hash of seat ``seat``'s last entry (its seat genesis if it has none)."""
         chain = self._chains[seat]
-        return chain[-1].hash if chain else self._genesis[seat]
+        if chain:
+            return chain[-1].hash
+        count = self._first[seat]
+        return self._hash(seat, count - 1) if count else self._genesis[seat]
 
     def seen(self) -> list[list[Any]]:
         """The head echo of this log, ``[[count, last hash], ...]`` per seat: what our next
         entry carries. Two logs of one table are equal exactly when their echoes are."""
-        return [[len(chain), self.head(s)] for s, chain in enumerate(self._chains)]
+        return [[self.next_seq(s), self.head(s)] for s in range(len(self._chains))]
 
     def entries(self, seat: int, start: int = 0) -> list[Entry]:
         """Seat ``seat``'s entries from ``seq`` ``start`` on: the answer to a
-        :class:`~p2pcards.wire.messages.Fetch` (none for a seat that is not at the table)."""
+        :class:`~p2pcards.wire.messages.Fetch` (none for a seat that is not at the table).
+        A negative ``start`` counts from the end, as in a slice."""
         if not 0 <= seat < len(self._chains):
             return []
-        return self._chains[seat][start:]
+        count = self.next_seq(seat)
+        start = max(0, count + start) if start < 0 else start
+        return list(self._range(seat, start, count))
+
+    def entry(self, seat: int, seq: int) -> Entry:
+        """Seat ``seat``'s entry ``seq`` (``IndexError`` if this log does not hold it)."""
+        if not (0 <= seat < len(self._chains) and 0 <= seq < self.next_seq(seat)):
+            raise IndexError(f"no entry #{seq} of seat {seat}")
+        first = self._first[seat]
+        return self._chains[seat][seq - first] if seq >= first else self._load(seat, seq)
+
+    def chain(self, seat: int) -> Chain:
+        """Seat ``seat``'s chain as a sequence read on demand: its length costs nothing, an item
+        or a slice reads only those entries (from the store if spilled)."""
+        return Chain(self, seat)
+
+    def index(self, predicate: Callable[[Entry], bool], *, first: bool = False) -> list[list[int]]:
+        """Per seat, the ``seq`` of each entry ``predicate`` holds for (with ``first``, of the
+        first such entry only), kept up to date as entries come (and go: :meth:`retract`): for
+        a question asked often (has seat ``s`` published its result?) without reading every
+        chain, or the store, each time."""
+        found: list[list[int]] = [[] for _ in self._chains]
+        for seat in range(len(self._chains)):
+            found[seat] = [e.seq for e in self._range(seat, 0, self.next_seq(seat)) if predicate(e)]
+            del found[seat][1 if first else len(found[seat]) :]
+        self._indexes.append((predicate, found, first))
+        return found
 
     def canonical(self) -> Iterator[Entry]:
         """Every entry, seat by seat, each seat's in ``seq`` order: the same on every peer that
         holds the same log, whatever order the entries arrived in."""
-        for chain in self._chains:
-            yield from chain
+        for seat in range(len(self._chains)):
+            yield from self._range(seat, 0, self.next_seq(seat))
 
     def closed(self) -> Iterator[Entry]:
         """:meth:`canonical` without the entries whose head echo counts entries this log does
         not hold (they arrived, but what their authors had seen did not), nor those after them
         in their chains: what a finished transcript holds, so that every echo in it is backed
         by the file (transcript.md section 5)."""
-        counts = [len(chain) for chain in self._chains]
+        seats = len(self._chains)
+        counts = [self.next_seq(seat) for seat in range(seats)]
         changed = True
         while changed:
             changed = False
-            for seat, chain in enumerate(self._chains):
-                for index, entry in enumerate(chain[: counts[seat]]):
-                    if any(count > counts[other] for other, (count, _) in enumerate(entry.body[SEEN])):
+            for seat, echoes in enumerate(self._echoes):
+                for index in range(counts[seat]):
+                    at = index * seats
+                    if any(echoes[at + other] > counts[other] for other in range(seats)):
                         counts[seat], changed = index, True
                         break
-        for seat, chain in enumerate(self._chains):
-            yield from chain[: counts[seat]]
+        for seat in range(seats):
+            yield from self._range(seat, 0, counts[seat])
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -396,15 +576,24 @@ class Log:
             raise self._reject(
                 deliverer, STRANGER, f"entry from seat {entry.sender}, but the table has {len(self.roster)} seats"
             )
-        chain = self._chains[entry.sender]
-        held = chain[entry.seq] if entry.seq < len(chain) else None
+        sender = entry.sender
+        chain, first, count = self._chains[sender], self._first[sender], self.next_seq(sender)
+        held = chain[entry.seq - first] if first <= entry.seq < count else None
         if held is not None and held.sig == entry.sig and held.hash == entry.hash:
             return False  # an exact copy of one we checked (a resend, a catch-up): harmless
+        if entry.seq < first and signature_ok is None and self._hash(sender, entry.seq) == entry.hash:
+            # A copy of a spilled entry (its signature, not kept, is checked instead: a copy
+            # with the same one passes, as the held one did).
+            signature_ok = entry.verify(self.roster[sender])
         if not (entry.verify(self.roster[entry.sender]) if signature_ok is None else signature_ok):
             raise self._reject(
                 deliverer, BAD_SIGNATURE, f"bad signature on entry #{entry.seq} claimed by seat {entry.sender}"
             )
         # From here on the entry is genuinely signed by its sender.
+        if held is None and entry.seq < first:
+            if self._hash(sender, entry.seq) == entry.hash:
+                return False  # a copy of a spilled entry, validly signed: harmless
+            held = self._load(sender, entry.seq)  # the evidence of the fork
         if held is not None:
             if held.hash == entry.hash:
                 return False  # a copy with another valid signature: harmless
@@ -416,17 +605,15 @@ class Log:
                 (held, entry),
                 provable=True,
             )
-        if entry.seq > len(chain):
-            raise self._reject(
-                deliverer, GAP, f"entry #{entry.seq} of seat {entry.sender} arrived before #{len(chain)}"
-            )
+        if entry.seq > count:
+            raise self._reject(deliverer, GAP, f"entry #{entry.seq} of seat {entry.sender} arrived before #{count}")
         if entry.prev != self.head(entry.sender):
-            if chain:
+            if count:
                 raise self._reject(
                     entry.sender,
                     STALE_PREV,
                     f"entry #{entry.seq} ({entry.kind}) does not follow its own entry #{entry.seq - 1}",
-                    (chain[-1], entry),
+                    (self.entry(sender, count - 1), entry),
                     provable=True,
                 )
             raise self._reject(
@@ -439,8 +626,14 @@ class Log:
         if over:
             raise self._reject(entry.sender, *over, (entry,), provable=True)
         chain.append(entry)
-        self._spent[entry.sender].add(entry)
+        self._spent[sender].add(entry)
+        self._hashes[sender] += entry.hash
+        self._echoes[sender].extend(min(item[0], _ECHO_MAX) for item in entry.body[SEEN])
         self._share_echo(entry)
+        for predicate, found, first_only in self._indexes:
+            if not (first_only and found[sender]) and predicate(entry):
+                found[sender].append(entry.seq)
+        self._spill(sender)  # first: it writes the entry that passes KEEP_ENCODED with its bytes
         if len(chain) > KEEP_ENCODED:
             chain[-KEEP_ENCODED - 1].forget_encoding()
         return True
@@ -450,33 +643,37 @@ class Log:
         (equal bytes, so the entry encodes the same): one copy of each hash, not one more per
         entry that echoes it (issue 23)."""
         for seat, item in enumerate(entry.body[SEEN]):
-            count, chain = item[0], self._chains[seat]
+            count, chain, first = item[0], self._chains[seat], self._first[seat]
             if count == 0:
                 item[1] = self._genesis[seat]  # checked equal by _seen_problem
-            elif count <= len(chain) and chain[count - 1].hash == item[1]:
-                item[1] = chain[count - 1].hash
+            elif first < count <= first + len(chain) and chain[count - 1 - first].hash == item[1]:
+                item[1] = chain[count - 1 - first].hash
 
     def retract(self, entry: Entry) -> None:
         """Take back ``entry``, the last of its seat's chain: our own entry that never left this
         program (it could not be journaled, so it is not sent: as if never signed)."""
-        chain = self._chains[entry.sender]
+        seat = entry.sender
+        chain = self._chains[seat]
         if not chain or chain[-1] is not entry:
             raise ValueError(f"entry #{entry.seq} of seat {entry.sender} is not the last of its chain")
         chain.pop()
-        self._spent[entry.sender].remove(entry)
+        self._spent[seat].remove(entry)
+        del self._hashes[seat][-HASH_SIZE:]
+        del self._echoes[seat][-len(self._chains) :]
+        for _, found, _first in self._indexes:
+            if found[seat] and found[seat][-1] == entry.seq:
+                found[seat].pop()
 
     def proves_over_budget(self, seat: int, code: str, entry: Entry) -> bool:
         """``entry`` is validly signed by ``seat``, continues ``seat``'s chain as this log holds
         it (its ``prev`` is the hash of the chain's entry ``seq - 1``, or the seat genesis),
         and the budget rule refuses it there with ``code``."""
-        chain = self._chains[seat]
-        if not (entry.table == self.table and entry.sender == seat and entry.seq <= len(chain)):
+        if not (entry.table == self.table and entry.sender == seat and entry.seq <= self.next_seq(seat)):
             return False
-        before = chain[: entry.seq]
-        if entry.prev != (before[-1].hash if before else self._genesis[seat]):
+        if entry.prev != (self._hash(seat, entry.seq - 1) if entry.seq else self._genesis[seat]):
             return False
         spent = _Spent()
-        for earlier in before:
+        for earlier in self._range(seat, 0, entry.seq):
             spent.add(earlier)
         over = budget_problem(self.budget, entry.seq, spent, entry)
         return over is not None and over[0] == code and entry.verify(self.roster[seat])
@@ -489,8 +686,7 @@ class Log:
         sender has seen more than we hold are not mismatches (see :meth:`missing`)."""
         found = []
         for seat, (count, last) in enumerate(self._echo(entry)):
-            chain = self._chains[seat]
-            if 0 < count <= len(chain) and chain[count - 1].hash != last:
+            if 0 < count <= self.next_seq(seat) and self._hash(seat, count - 1) != last:
                 found.append(Mismatch(seat, count - 1, last, entry.sender))
         return found
 
@@ -498,14 +694,15 @@ class Log:
         """The fetches to send to ``entry``'s sender (``entry`` is an accepted one) for the
         entries it had seen and we have not."""
         return [
-            Fetch(self.table, seat, len(self._chains[seat]))
+            Fetch(self.table, seat, self.next_seq(seat))
             for seat, (count, _) in enumerate(self._echo(entry))
-            if count > len(self._chains[seat])
+            if count > self.next_seq(seat)
         ]
 
     def _echo(self, entry: Entry) -> list[list[Any]]:
-        chain = self._chains[entry.sender] if 0 <= entry.sender < len(self._chains) else []
-        if entry.seq < len(chain) and chain[entry.seq] is entry:
+        seat = entry.sender
+        chain, first = (self._chains[seat], self._first[seat]) if 0 <= seat < len(self._chains) else ([], 0)
+        if first <= entry.seq < first + len(chain) and chain[entry.seq - first] is entry:
             return entry.body[SEEN]  # appended: append() checked its echo
         problem = self._seen_problem(entry)
         if problem:

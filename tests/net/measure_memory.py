@@ -10,8 +10,10 @@ keep it.
 Prints a JSON line per match: hands, entries, the bytes seat 0's peer holds (``sys.getsizeof``
 summed over every object reached from it, each counted once, for the first owner that reaches
 it, in the order below; with ``--party-first`` the deck party's rows come first, so that
-what it shares with the log counts as its own), per entry and per hand; with ``--timings``, the light and the full
-deck audit of seat 0's party run again at the end, and ``verify_file`` of its transcript.
+what it shares with the log counts as its own), per entry and per hand; with ``--timings``,
+the light and the full deck audit of seat 0's party run again at the end, ``verify_file`` of
+its transcript, and reading the whole log back in canonical order (``read_back_ms``: from the
+spill file, as the final transcript does).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def held(roots: list[Any], seen: set[int]) -> tuple[int, int]:
 
 def owners(peer: Any, party_first: bool = False) -> dict[str, tuple[int, int]]:
     log, party, session = peer.log, peer.party, peer.session
-    entries = list(log.canonical())
+    entries = list(log.in_memory())  # those held decoded (not spilled)
     seen = {id(peer)}
     held([peer.game, peer.identity, peer.header, peer.header_wire], seen)  # shared, not the peer's
     cached = [e.__dict__.get(name) for e in entries for name in ("signed_bytes", "wire_bytes")]
@@ -71,7 +73,7 @@ def owners(peer: Any, party_first: bool = False) -> dict[str, tuple[int, int]]:
         "log: decoded bodies": [e.body for e in entries],
         "log: encoded bytes": [b for b in cached if b is not None],
         "log: entries' other fields": entries,
-        "log: the rest": [log],
+        "log: the rest (hashes, echo counts, spill index)": [log],
         "party: pass messages": [party.transcript],
         "party: finished hands' messages (store)": [getattr(party, "store", None)],
         "party: finished hands (packed)": [getattr(party, "_finished", None), getattr(party, "_old_keys", None)],
@@ -80,7 +82,8 @@ def owners(peer: Any, party_first: bool = False) -> dict[str, tuple[int, int]]:
         "party: openings due": [party._expected_openings],
         "party: the rest": [party],
         "session: events": [session.history],
-        "session: replica": [session.replica],
+        "session: replica actions": [session.replica.actions],
+        "session: replica state (the game's)": [session.replica],
         "session: the rest": [session],
         "protocol, deck, seats, spectators, journal": [peer.protocol, peer.deck, peer.spectators, peer.journal],
         "peer: the rest": list(vars(peer).values()),
@@ -102,7 +105,10 @@ async def match(target: int, players: int, folder: Path) -> LoopbackTable:
         options=options,
         agents=_agents(host, game, "random", players, target, 0.0),
         transcript_dir=folder / "transcripts",
-        linger=0.2,
+        # Up to 2 s for the last results (a seat leaves as soon as it holds every seat's): with
+        # 0.2 s, seven seats on two busy cores sometimes left before a result reached them, and
+        # their transcripts differed (so did the code before issue 23's spill).
+        linger=2.0,
         persist=True,
         state_home=folder / "home",
     )
@@ -125,6 +131,7 @@ def measure(target: int, players: int, timings: bool, party_first: bool = False)
             "match_target": target,
             "hands": hands,
             "entries": len(peer.log),
+            "spilled": peer.log.spilled,
             "seconds": round(seconds, 1),
             "held_kB": round(total / 1e3),
             "per_entry_B": round(total / len(peer.log)),
@@ -132,6 +139,9 @@ def measure(target: int, players: int, timings: bool, party_first: bool = False)
             "owners_kB": {name: round(size / 1e3, 1) for name, (size, _) in by_owner.items()},
         }
         if timings:
+            started = time.perf_counter()
+            assert sum(1 for _ in peer.log.closed()) <= len(peer.log)  # read back from the spill
+            row["read_back_ms"] = round((time.perf_counter() - started) * 1e3)
             for full in (False, True):
                 started = time.perf_counter()
                 audit(peer.party, full=full)

@@ -9,9 +9,29 @@ from p2pcards.wire.framing import decode, encode
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import CHAT_ENTRIES, KEEP_ENCODED, KINDS, MAX_BLAMES, Blame, Budget, Log, Mismatch, Rejected
 from p2pcards.wire.messages import Entry, Fetch, genesis_hash, seat_genesis, sign_entry
+from p2pcards.wire.spill import FileSpill, MemorySpill
 
 TABLE = bytes(range(16))  # the table id of new_log (conftest.py)
 LOBBY = {"game": "highcard", "seats": 3}
+
+
+@pytest.fixture(params=["kept", "spilled", "spilled-to-file"])
+def new_log(request, roster, tmp_path):
+    """Every test of this module runs on a log that keeps every entry, on one that spills all
+    but the last of each chain and on one that spills all but the last two to a file (issue
+    23): the answers must not differ."""
+    made = itertools.count()
+
+    def make() -> Log:
+        log = Log(TABLE, LOBBY, roster)
+        if request.param == "spilled":
+            log.spill_to(MemorySpill(), keep=1)
+        elif request.param == "spilled-to-file":
+            log.spill_to(FileSpill.create(tmp_path / f"spill-{next(made)}"), keep=2)
+        return log
+
+    make.spills = request.param != "kept"  # type: ignore[attr-defined]
+    return make
 
 
 def play(log, players, seats):
@@ -462,6 +482,8 @@ def encoded_kept(log):
 def test_old_entries_drop_their_bytes_and_make_them_again_identical(new_log, players, roster):
     # Issue 23: a long match must not keep every entry's bytes beside its decoded body. Only
     # the last KEEP_ENCODED of each chain keep them, however long the log grows.
+    if new_log.spills:
+        pytest.skip("about the entries a log keeps decoded (a spilled one is read back anew)")
     log, other = new_log(), new_log()
     made = []
     for rounds in (1, 3, 9):
