@@ -53,7 +53,7 @@ from ..text import printable
 from ..wire.files import write_problem
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
-from ..wire.log import Log, encode_header
+from ..wire.log import SEEN, Log, encode_header
 from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from ..wire.spill import SpillError
@@ -78,6 +78,9 @@ CUT_OFF = "this seat lost its connection to every other seat"
 #: An entry held this long for entries of a seat we are connected to (which should have sent
 #: them itself) makes us ask the seat that brought it for them.
 FETCH_LATE = 0.25
+#: The most entries of a seat's chain ``Peer.pass_on_results`` sends unasked (its result and the
+#: few before it that the other had not seen); more, and the other seat fetches them.
+PASS_ON_MOST = 8
 
 
 class CannotWrite(TableAborted):
@@ -160,6 +163,7 @@ class Peer:
         # (the last run written without a gap). A fetch's answer skips them: they are ahead of
         # it on the stream.
         self._written: dict[Connection, dict[int, tuple[int, int]]] = {}
+        self._passed_on: set[tuple[int, int]] = set()  # (to, seat): pass_on_results did
         self._last_progress = ""
         self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
         # Cancelled by abort(), which may come before play() starts (a bad entry in the mesh).
@@ -355,6 +359,32 @@ class Peer:
     def all_finished(self) -> bool:
         """Every seat has published its result entry."""
         return all(self.results[s] for s in range(self.header.players))
+
+    async def pass_on_results(self) -> None:
+        """After the game: to a seat whose result entry shows it had not seen another seat's
+        result, send what it lacked of that seat's chain (a few entries; once a pair). The
+        link between those two may be down, and a seat that has every move has no reason to
+        fetch: without this it would wait out the grace period for that result, and end with
+        another transcript than ours."""
+        players = self.header.players
+        for to in range(players):
+            conn = self.connections.get(to)
+            if to == self.seat or not self.results[to] or conn is None or conn.closed:
+                continue
+            for seat in range(players):
+                if seat in (to, self.seat) or not self.results[seat] or (to, seat) in self._passed_on:
+                    continue
+                self._passed_on.add((to, seat))
+                try:
+                    echo = self.log.entry(to, self.results[to][0]).body[SEEN]
+                    had = echo[seat][0]
+                    if had > self.results[seat][0] or self.log.next_seq(seat) - had > PASS_ON_MOST:
+                        continue  # it had that result (or lacks more than a result: it fetches)
+                    for entry in self.log.entries(seat, had):
+                        await conn.send_frame(frame_of(entry.encoded()))
+                        self._note_written(conn, entry)
+                except (ConnectionClosed, SpillError):
+                    return
 
     def all_stopped(self) -> bool:
         """After the game stopped: every seat still connected has published its deck seed, the

@@ -520,8 +520,10 @@ async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
     grace = peer.header.timeouts.grace
     deadline = trio.current_time() + linger
     with trio.move_on_after(linger + grace):
-        while not done():
-            if trio.current_time() >= deadline and not (finished and _awaited(peer)):
+        while True:
+            if finished:
+                await peer.pass_on_results()  # (before we may leave: the others may lack one)
+            if done() or (trio.current_time() >= deadline and not (finished and _awaited(peer))):
                 return
             await trio.sleep(0.01)
 
