@@ -74,6 +74,23 @@ class ReusesFinishedHandKey(Cheater):
         await super().publish_deck(sends)
 
 
+class PrivateShuffle(Cheater):
+    """Sends seat 0 alone, sealed, a "shuffle" message of a far-off operation: kept there as a
+    pass of a later shuffle, it would make the cheater's later accusations "about a finished
+    hand" at seat 0 only (protocol/deck.md section 6 counts only its public passes), so seats
+    would judge one accusation differently. Every pass goes to every seat: a private one is the
+    sender's fault as it arrives (review of issue 23)."""
+
+    deviation = "a shuffle pass sent privately"
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        relock = any(s.message.get("type") == "relock" for s in sends)
+        if not self.cheated and relock and len(self.party._shuffle_ops) >= 2:
+            self.cheated = True
+            sends = [*sends, Send(0, {"type": "shuffle", "op": 10**6, "points": [], "key": b"", "proof": {}})]
+        await super().publish_deck(sends)
+
+
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
 
 
@@ -120,3 +137,20 @@ def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, r
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
         assert verified in problem.get("reason", ""), problem
+
+
+def test_a_pass_sent_privately_is_set_aside_and_its_sender_named():
+    """Seat 0's deck never sees it (so no seat judges the cheater's accusations by a pass the
+    others never had); seat 0 names the cheater, the game goes on, and ``verify`` names it."""
+    run = played(PrivateShuffle)
+    info = run.describe()
+    receiver = run.honest[0]
+    assert receiver is not None, info
+    assert any(b.startswith(f"seat {CHEATER} ") and "must go to every seat" in b for b in receiver.peer.blames), info
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
+        assert outcome.aborted is None or outcome.aborted.seat == CHEATER, info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
