@@ -74,6 +74,29 @@ class ReusesFinishedHandKey(Cheater):
         await super().publish_deck(sends)
 
 
+class _OffSeedFirstHandParty(Party):
+    """Shuffles the first hand by another permutation than its seed derives (a proven, fair
+    shuffle): nothing shows it until the audit at the end of the match, long after the hand was
+    packed and its messages spilled to the peer's file store."""
+
+    def _permutation(self, epoch: int) -> list[int]:
+        perm = super()._permutation(epoch)
+        return perm[::-1] if epoch == 0 else perm
+
+
+class OffSeedFirstHand(Cheater):
+    deviation = "first hand shuffled off its seed"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.__class__ = _OffSeedFirstHandParty
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        if any(s.message.get("type") == "shuffle" for s in sends):
+            self.cheated = True
+        await super().publish_deck(sends)
+
+
 class PrivateShuffle(Cheater):
     """Sends seat 0 alone, sealed, a "shuffle" message of a far-off operation: kept there as a
     pass of a later shuffle, it would make the cheater's later accusations "about a finished
@@ -120,8 +143,10 @@ def teardown_module() -> None:
         (AccusesFinishedHandHidesSeed, "of a hand it had finished", "of a hand it had finished"),
         # verify has every seed: the re-lock is not the one the cheater's seed derives
         (ReusesFinishedHandKey, "reuses a per-card key of a finished hand", "relock message differs"),
+        # the audit at the end of the match, from the hand's messages read back from the store
+        (OffSeedFirstHand, "not a permutation of its input under the derived keys", "shuffle"),
     ],
-    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key"],
+    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key", "off-seed-first-hand"],
 )
 def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, reason, verified):
     run = played(cheater)
