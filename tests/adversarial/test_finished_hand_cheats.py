@@ -6,6 +6,7 @@ among honest bot peers. The cheater, and only the cheater, is named at the table
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import Any
 import pytest
 
 from p2pcards.deck.party import Party, Send
+from p2pcards.net.deckstore import FileDeckStore, journal_folder
+from p2pcards.net.peer import Peer
 
 from .adv_table import TableRun, run_table, verify
 from .cheaters import Cheater
@@ -179,3 +182,44 @@ def test_a_pass_sent_privately_is_set_aside_and_its_sender_named():
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
+
+
+class _TruncatingStore(FileDeckStore):
+    """A file store whose file is cut short under it once the second hand is in it."""
+
+    def put(self, hand: int, records: Any) -> None:
+        super().put(hand, records)
+        if hand == 1 and self._file is not None:
+            os.ftruncate(self._file.fileno(), 10)
+
+
+class _DamagedStorePeer(Peer):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.store = _TruncatingStore(lambda: journal_folder(self.journal))
+
+
+def test_a_store_cut_short_mid_match_names_nobody_and_the_audit_says_so():
+    """An honest seat whose deck store is damaged mid-match: the match ends as usual, nobody is
+    named, that seat's audit says it could not be completed, every transcript verifies (the
+    transcript, not the store, is the record)."""
+    run = run_table(
+        *MATCH,
+        cheater=CHEATER,
+        peer_factory=Cheater,  # plays honestly
+        transcript_dir=_DIR / "damaged-store",
+        others={2: _DamagedStorePeer},
+    )
+    info = run.describe()
+    for seat, outcome in run.outcomes.items():
+        assert outcome is not None, info
+        assert outcome.aborted is None and outcome.result is not None, info
+        assert outcome.peer.blames == [], info
+        if seat == CHEATER:
+            continue  # (it keeps no transcript here)
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}'s transcript: {status} {report.get('problem')}"
+    party = run.outcomes[2].peer.party
+    assert party.finished_hands >= 2, info
+    assert party.audit_incomplete is not None and "could not be completed" in party.audit_incomplete
+    assert all(run.outcomes[s].peer.party.audit_incomplete is None for s in (0, 1))
