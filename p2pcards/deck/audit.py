@@ -93,7 +93,6 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1
     last_shuffle: dict[int, int] = {}  # epoch -> its shuffle operation
-    deviation: Blame | None = None
 
     def blame(step: str, seat: int, op: int, reason: str) -> AuditResult:
         """A deviation found by the audit, placed at the operation where it happened (its
