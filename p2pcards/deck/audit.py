@@ -70,7 +70,9 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
         return _audit(party, full=full, fallback=True)
     except StoreError as exc:
         problem = f"the full deck audit could not be completed: a finished hand's messages cannot be read ({exc})"
-    result = _audit(party, full=False, fallback=False)
+    # The finished hands by what memory keeps of them; the hand in progress, whose messages are
+    # in memory, recomputed in full as ever: a deviation in it is named all the same.
+    result = _audit(party, full=True, fallback=False, use_store=False)
     if result.incomplete is not None:  # a difference the messages would have placed
         result.incomplete = f"{problem}; the checks of what memory holds found a difference ({result.incomplete})"
     else:
@@ -78,10 +80,11 @@ def audit(party: Party, *, full: bool = True) -> AuditResult:
     return result
 
 
-def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
+def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) -> AuditResult:
     """``fallback``: a difference the light checks find is placed by the full audit; without it
     (a finished hand's messages cannot be read) it is noted in ``incomplete``, nobody is named,
-    and the faces are the ones the seeds derive."""
+    and the faces are the ones the seeds derive. ``use_store`` False: the finished hands are
+    checked light (their messages cannot be read), the others as ``full`` says."""
     from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
@@ -90,7 +93,6 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1
     last_shuffle: dict[int, int] = {}  # epoch -> its shuffle operation
-    deviation: Blame | None = None
 
     def blame(step: str, seat: int, op: int, reason: str) -> AuditResult:
         """A deviation found by the audit, placed at the operation where it happened (its
@@ -118,7 +120,7 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
         if isinstance(op, FinishedOp) and hand is not None:
             op = hand.transfer(op_index) or op  # a finished hand's transfer, unpacked
         record = party.transcript.get(op_index)
-        if record is None and hand is not None and full:
+        if record is None and hand is not None and full and use_store:
             if stored[0] != hand.epoch:
                 stored = (hand.epoch, party.store.get(hand.epoch))  # StoreError: incomplete
             record = stored[1].get(op_index, {})
@@ -223,12 +225,16 @@ def _audit(party: Party, *, full: bool, fallback: bool) -> AuditResult:
                     faces[handle] = faces[moved[i]]
 
     # The faces this seat decoded during the game must be the derived ones.
-    for handle, card in [*party.finished_faces(), *party.known.items()]:
-        if faces.get(handle) != card:
-            if not full:
-                if found := full_audit(f"handle {handle} decoded as {card}, derived as {faces.get(handle)}"):
-                    return found
-                break
-            deviation = Blame("audit", party.seat, f"handle {handle} decoded as {card}, derived as {faces.get(handle)}")
-            return AuditResult(deviation, faces)
+    seen = [(h, c, True) for h, c in party.finished_faces()] + [(h, c, False) for h, c in party.known.items()]
+    noted = False
+    for handle, card, finished in seen:
+        if faces.get(handle) == card:
+            continue
+        what = f"handle {handle} decoded as {card}, derived as {faces.get(handle)}"
+        if full and not (finished and not use_store):
+            return AuditResult(Blame("audit", party.seat, what), faces)
+        if not noted:  # checked light: the full audit places it, or it is noted (once)
+            noted = True
+            if found := full_audit(what):
+                return found
     return AuditResult(None, faces, "; ".join(differences) or None)

@@ -543,6 +543,15 @@ class TableProtocol:
                 return [
                     self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
                 ]
+            if isinstance(message, dict) and message.get("type") != "open":
+                # Only openings go to one seat; every other deck message goes to every seat, and
+                # the deck judges some by what came before them publicly (a pass of a later
+                # shuffle makes an accusation stale, protocol/deck.md section 6): one sent
+                # privately would be judged at its receiver only.
+                # It is set aside, never acted on (so every seat's deck sees the same messages
+                # of it), and its sender named; ``verify`` names it from the transcript.
+                kind = message.get("type")
+                return [self.name(sender, f"sent a deck message privately that must go to every seat ({kind!r})")]
             if isinstance(message, dict) and isinstance(message.get("op"), int):
                 self._private_in.setdefault((sender, message["op"]), entry.seq)
             return [DeckIn(sender, message)]

@@ -177,13 +177,12 @@ def _still_at(replay: Replay, statement: Entry, turn: int, follower: int) -> boo
 
 def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
     """A table stops on a signed accusation: when the transcript cannot judge it, the seat the
-    replay was waiting for is not at fault for not going on."""
+    replay was waiting for is not at fault for not going on. An accusation about a finished hand
+    is proven without any seed: it names its signer, wherever it comes among them."""
+    finished_hand_accusations(seats)
     for mine in seats:
         for entry in mine.deck:
             if public_message(entry, "accuse"):
-                stale = finished_hand_accusation(mine, entry)  # judged without any seed
-                if stale is not None:
-                    raise stale
                 raise Failed(
                     step,
                     f"the game stopped after seat {mine.seat}'s signed accusation "

@@ -6,6 +6,7 @@ among honest bot peers. The cheater, and only the cheater, is named at the table
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import Any
 import pytest
 
 from p2pcards.deck.party import Party, Send
+from p2pcards.net.deckstore import FileDeckStore, journal_folder
+from p2pcards.net.peer import Peer
 
 from .adv_table import TableRun, run_table, verify
 from .cheaters import Cheater
@@ -74,6 +77,46 @@ class ReusesFinishedHandKey(Cheater):
         await super().publish_deck(sends)
 
 
+class _OffSeedFirstHandParty(Party):
+    """Shuffles the first hand by another permutation than its seed derives (a proven, fair
+    shuffle): nothing shows it until the audit at the end of the match, long after the hand was
+    packed and its messages spilled to the peer's file store."""
+
+    def _permutation(self, epoch: int) -> list[int]:
+        perm = super()._permutation(epoch)
+        return perm[::-1] if epoch == 0 else perm
+
+
+class OffSeedFirstHand(Cheater):
+    deviation = "first hand shuffled off its seed"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.__class__ = _OffSeedFirstHandParty
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        if any(s.message.get("type") == "shuffle" for s in sends):
+            self.cheated = True
+        await super().publish_deck(sends)
+
+
+class PrivateShuffle(Cheater):
+    """Sends seat 0 alone, sealed, a "shuffle" message of a far-off operation: kept there as a
+    pass of a later shuffle, it would make the cheater's later accusations "about a finished
+    hand" at seat 0 only (protocol/deck.md section 6 counts only its public passes), so seats
+    would judge one accusation differently. Every pass goes to every seat: a private one is the
+    sender's fault as it arrives (review of issue 23)."""
+
+    deviation = "a shuffle pass sent privately"
+
+    async def publish_deck(self, sends: list[Send]) -> None:
+        relock = any(s.message.get("type") == "relock" for s in sends)
+        if not self.cheated and relock and len(self.party._shuffle_ops) >= 2:
+            self.cheated = True
+            sends = [*sends, Send(0, {"type": "shuffle", "op": 10**6, "points": [], "key": b"", "proof": {}})]
+        await super().publish_deck(sends)
+
+
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
 
 
@@ -103,8 +146,10 @@ def teardown_module() -> None:
         (AccusesFinishedHandHidesSeed, "of a hand it had finished", "of a hand it had finished"),
         # verify has every seed: the re-lock is not the one the cheater's seed derives
         (ReusesFinishedHandKey, "reuses a per-card key of a finished hand", "relock message differs"),
+        # the audit at the end of the match, from the hand's messages read back from the store
+        (OffSeedFirstHand, "not a permutation of its input under the derived keys", "shuffle"),
     ],
-    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key"],
+    ids=["accuses-finished-hand", "accuses-finished-hand-seed-withheld", "reuses-finished-key", "off-seed-first-hand"],
 )
 def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, reason, verified):
     run = played(cheater)
@@ -120,3 +165,61 @@ def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, r
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
         assert verified in problem.get("reason", ""), problem
+
+
+def test_a_pass_sent_privately_is_set_aside_and_its_sender_named():
+    """Seat 0's deck never sees it (so no seat judges the cheater's accusations by a pass the
+    others never had); seat 0 names the cheater, the game goes on, and ``verify`` names it."""
+    run = played(PrivateShuffle)
+    info = run.describe()
+    receiver = run.honest[0]
+    assert receiver is not None, info
+    assert any(b.startswith(f"seat {CHEATER} ") and "must go to every seat" in b for b in receiver.peer.blames), info
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
+        assert outcome.aborted is None or outcome.aborted.seat == CHEATER, info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
+
+
+class _TruncatingStore(FileDeckStore):
+    """A file store whose file is cut short under it once the second hand is in it."""
+
+    def put(self, hand: int, records: Any) -> None:
+        super().put(hand, records)
+        if hand == 1 and self._file is not None:
+            os.ftruncate(self._file.fileno(), 10)
+
+
+class _DamagedStorePeer(Peer):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.party.store = _TruncatingStore(lambda: journal_folder(self.journal))
+
+
+def test_a_store_cut_short_mid_match_names_nobody_and_the_audit_says_so():
+    """An honest seat whose deck store is damaged mid-match: the match ends as usual, nobody is
+    named, that seat's audit says it could not be completed, every transcript verifies (the
+    transcript, not the store, is the record)."""
+    run = run_table(
+        *MATCH,
+        cheater=CHEATER,
+        peer_factory=Cheater,  # plays honestly
+        transcript_dir=_DIR / "damaged-store",
+        others={2: _DamagedStorePeer},
+    )
+    info = run.describe()
+    for seat, outcome in run.outcomes.items():
+        assert outcome is not None, info
+        assert outcome.aborted is None and outcome.result is not None, info
+        assert outcome.peer.blames == [], info
+        if seat == CHEATER:
+            continue  # (it keeps no transcript here)
+        status, report = verify(outcome.transcript)
+        assert status == 0, f"seat {seat}'s transcript: {status} {report.get('problem')}"
+    party = run.outcomes[2].peer.party
+    assert party.finished_hands >= 2, info
+    assert party.audit_incomplete is not None and "could not be completed" in party.audit_incomplete
+    assert all(run.outcomes[s].peer.party.audit_incomplete is None for s in (0, 1))

@@ -175,3 +175,54 @@ def test_a_deviation_in_a_finished_hand_with_an_unreadable_store_is_noted_not_bl
     for party in deck.parties:
         assert party.blame is None
         assert "found a difference" in party.audit_incomplete and "decoded as" in party.audit_incomplete
+
+
+class _OffSeedInHandTwo(Party):
+    """Like :class:`_OffSeedInHandZero`, in hand 2: the hand in progress at the audit, whose
+    messages are in memory."""
+
+    def _permutation(self, epoch):
+        perm = super()._permutation(epoch)
+        return perm[::-1] if epoch == 2 else perm
+
+
+def test_an_unreadable_store_does_not_spare_a_deviation_in_the_hand_in_memory():
+    """A finished hand's store that cannot be read leaves that hand to the light checks, not
+    the hand in progress: its messages are in memory, recomputed in full, and a deviation in it
+    names its author as it would with a readable store (review of issue 23)."""
+
+    def factory(seat, *args, **kwargs):
+        return (_OffSeedInHandTwo if seat == 1 else Party)(seat, *args, **kwargs)
+
+    deck = make_deck(PLAYERS, CARDS, full_audit="all", party_factory=factory)
+    for party in deck.parties:
+        party.store = _Unreadable()
+    play_hands(deck, 3)
+    assert deck.parties[0].finished_hands == 2
+    with pytest.raises(DeckFault) as fault:
+        deck.open_all()
+    assert set(fault.value.blames) == set(range(PLAYERS))
+    for blame in fault.value.blames.values():
+        assert blame.seat == 1 and blame.step == "shuffle" and blame.op == deck.parties[0]._shuffle_ops[2]
+
+
+class _OffSeedRehandleInHandZero(Party):
+    """Re-handles hand 0's transfer under a scalar its seed does not derive (a proven,
+    fair re-handling): only the audit finds it, after the hand was packed."""
+
+    def _rehandle_key(self, op):
+        return super()._rehandle_key(op + 10**6 if self._hand_of_op(op) == 0 else op)
+
+
+@pytest.mark.parametrize("full_audit", ["none", "all"])
+def test_the_audit_names_an_off_seed_rehandling_of_a_finished_hand(full_audit):
+    def factory(seat, *args, **kwargs):
+        return (_OffSeedRehandleInHandZero if seat == 2 else Party)(seat, *args, **kwargs)
+
+    deck = make_deck(PLAYERS, CARDS, full_audit=full_audit, party_factory=factory)
+    play_hands(deck, 3)
+    assert deck.parties[0].finished_hands == 2
+    with pytest.raises(DeckFault) as fault:
+        deck.open_all()
+    for blame in fault.value.blames.values():
+        assert blame.seat == 2 and blame.step == "rehandle" and blame.op == deck.parties[0]._shuffle_ops[0] + 3
