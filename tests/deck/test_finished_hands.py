@@ -82,20 +82,25 @@ class _OffSeedInHandZero(Party):
         return perm[::-1] if epoch == 0 else perm
 
 
-@pytest.mark.parametrize("full_audit", ["none", "all"])
-def test_the_audit_names_a_deviation_of_a_finished_hand_from_the_store(full_audit):
-    seats = iter(range(PLAYERS))
+def _audit_after_three_hands(cheater: int, party_class: type[Party], full_audit: str):
+    """Three hands with ``party_class`` at seat ``cheater`` (two of them packed by then): the
+    deck and the blames of the audit at the end, at every seat."""
 
     def factory(seat, *args, **kwargs):
-        next(seats)
-        return (_OffSeedInHandZero if seat == 1 else Party)(seat, *args, **kwargs)
+        return (party_class if seat == cheater else Party)(seat, *args, **kwargs)
 
     deck = make_deck(PLAYERS, CARDS, full_audit=full_audit, party_factory=factory)
     play_hands(deck, 3)
     assert deck.parties[0].finished_hands == 2
     with pytest.raises(DeckFault) as fault:
         deck.open_all()
-    for blame in fault.value.blames.values():
+    return deck, list(fault.value.blames.values())
+
+
+@pytest.mark.parametrize("full_audit", ["none", "all"])
+def test_the_audit_names_a_deviation_of_a_finished_hand_from_the_store(full_audit):
+    deck, blames = _audit_after_three_hands(1, _OffSeedInHandZero, full_audit)
+    for blame in blames:
         assert blame.seat == 1 and blame.step == "shuffle" and blame.op == deck.parties[0]._shuffle_ops[0]
 
 
@@ -216,13 +221,6 @@ class _OffSeedRehandleInHandZero(Party):
 
 @pytest.mark.parametrize("full_audit", ["none", "all"])
 def test_the_audit_names_an_off_seed_rehandling_of_a_finished_hand(full_audit):
-    def factory(seat, *args, **kwargs):
-        return (_OffSeedRehandleInHandZero if seat == 2 else Party)(seat, *args, **kwargs)
-
-    deck = make_deck(PLAYERS, CARDS, full_audit=full_audit, party_factory=factory)
-    play_hands(deck, 3)
-    assert deck.parties[0].finished_hands == 2
-    with pytest.raises(DeckFault) as fault:
-        deck.open_all()
-    for blame in fault.value.blames.values():
+    deck, blames = _audit_after_three_hands(2, _OffSeedRehandleInHandZero, full_audit)
+    for blame in blames:
         assert blame.seat == 2 and blame.step == "rehandle" and blame.op == deck.parties[0]._shuffle_ops[0] + 3
