@@ -457,10 +457,17 @@ class Log:
 
     def _range(self, seat: int, start: int, stop: int) -> Iterator[Entry]:
         """Seat ``seat``'s entries ``start`` to ``stop - 1`` (within the chain), in order."""
-        first, chain = self._first[seat], self._chains[seat]
-        for seq in range(start, min(stop, first)):
-            yield self._load(seat, seq)
-        yield from chain[max(0, start - first) : max(0, stop - first)]
+        # Where the chain starts in memory is looked at for each entry: a caller that streams
+        # (a transcript, the spectators) may be resumed after entries came and older ones
+        # spilled, and must then neither skip nor repeat one.
+        for seq in range(max(0, start), stop):
+            first, chain = self._first[seat], self._chains[seat]
+            if seq < first:
+                yield self._load(seat, seq)
+            elif seq - first < len(chain):
+                yield chain[seq - first]
+            else:
+                return  # (retracted meanwhile)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -672,11 +679,20 @@ class Log:
             return False
         if entry.prev != (self._hash(seat, entry.seq - 1) if entry.seq else self._genesis[seat]):
             return False
+        if entry.seq < self.next_seq(seat) and entry.hash == self._hash(seat, entry.seq):
+            return False  # the entry this log accepted: the rule, the log's alone, let it in
+        # Checked before the chain is read (from the spill, for a long one): an entry the seat
+        # did not sign, or one this log holds, offered again and again, costs no reading.
+        if not entry.verify(self.roster[seat]):
+            return False
         spent = _Spent()
-        for earlier in self._range(seat, 0, entry.seq):
-            spent.add(earlier)
+        if entry.seq == self.next_seq(seat):
+            spent = self._spent[seat]  # what the whole chain spent, kept as entries come
+        else:
+            for earlier in self._range(seat, 0, entry.seq):
+                spent.add(earlier)
         over = budget_problem(self.budget, entry.seq, spent, entry)
-        return over is not None and over[0] == code and entry.verify(self.roster[seat])
+        return over is not None and over[0] == code
 
     # -- head echo --------------------------------------------------------------------------
 
