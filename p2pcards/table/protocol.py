@@ -36,7 +36,7 @@ from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
-from .absence import Absences, absent_body
+from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 
@@ -190,6 +190,9 @@ class TableProtocol:
         self.header = header
         self.seat = seat
         self.log = Log(header.table, header_wire, [s.keys for s in header.seats])
+        # The turn each entry is a move for: holds_move and passed_for are asked at every
+        # statement and wake, and must not read a long chain back from the log's spill.
+        self._move_turns = self.log.column(move_turn)
         #: Seats we are connected to now (the driver keeps it up to date).
         self.linked: set[int] = set()
         #: Set by the driver when the game has its result: a goodbye after it changes nothing.
@@ -621,13 +624,20 @@ class TableProtocol:
     def holds_move(self, seat: int, turn: int) -> bool:
         """A move of ``seat`` for ``turn`` has been handed on here (or signed, if ours)."""
         held = self.log.next_seq(seat) if seat == self.seat else self._delivered[seat]
-        return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.chain(seat)[:held])
+        return self._moved(seat, turn, held)
+
+    def _moved(self, seat: int, turn: int, count: int) -> bool:
+        """A move of ``seat`` for ``turn`` is among its first ``count`` entries."""
+        found = moved_in(self._move_turns[seat], turn, count)
+        if found is None:  # (no turn a move can name: nothing to find, as the entries would say)
+            return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.chain(seat)[:count])
+        return found
 
     def passed_for(self, turn: int, seat: int) -> bool | None:
         """What the ``absent`` statements decide for ``seat`` at ``turn`` (Absences.passed)."""
-        # A view of the chain: only the entries the statements count are read (none while
-        # nobody stated the seat absent, as at nearly every turn), not the whole chain.
-        return self.absences.passed(turn, seat, self.log.chain(seat))
+        # No entry is read: the turns of the moves are kept (a long chain's older entries are
+        # in the log's spill, and this is asked at every wake of a seat's wait).
+        return self.absences.decide(turn, seat, self.log.next_seq(seat), lambda count: self._moved(seat, turn, count))
 
     # -- asking -----------------------------------------------------------------------------
 
