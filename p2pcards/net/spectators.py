@@ -31,7 +31,7 @@ spectator sends is read at :data:`INPUT_BYTES_PER_SECOND` at most, chat or not.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +98,16 @@ class _Watcher:
     done: trio.Event = field(default_factory=trio.Event)
     said: int = 0  # chat lines taken from it
     last_said: float = -math.inf
+
+
+def _public_entries(log: Log, counts: list[int]) -> Iterator[Entry]:
+    """The public entries among the first ``counts[seat]`` of each seat's, in canonical
+    order, read as they are asked for (:class:`~p2pcards.wire.spill.SpillError` then)."""
+    for seat, count in enumerate(counts):
+        for seq in range(count):
+            entry = log.entry(seat, seq)
+            if is_public(entry):
+                yield entry
 
 
 class Spectators:
@@ -193,17 +203,12 @@ class Spectators:
             await conn.aclose()
             return
         conn.send_timeout = SEND_SECONDS
-        # What the log holds now goes first; what comes meanwhile is queued behind it (and
+        # What the log holds now goes first, read (the older entries from the log's spill,
+        # issue 23) one by one as the spectator takes them: a join holds no copy of the log
+        # and reads nothing it does not send. What comes meanwhile is queued behind it (and
         # skipped if it was in the snapshot).
-        try:
-            snapshot = [e for e in self.log().canonical() if is_public(e)]
-        except SpillError:  # our log's spill file cannot give back its older entries
-            try:
-                await conn.send(Bye("this seat cannot read back the game so far").to_wire())
-            except ConnectionClosed:
-                pass
-            await conn.aclose()
-            return
+        log = self.log()
+        snapshot = _public_entries(log, [log.next_seq(s) for s in range(len(log.roster))])
         send, receive = trio.open_memory_channel[Any](QUEUE_ENTRIES)
         watcher = _Watcher(conn, name, send, receive)
         self.watchers.append(watcher)
@@ -215,6 +220,11 @@ class Spectators:
                     await self._send_all(watcher, snapshot)
                 except ConnectionClosed:
                     pass
+                except SpillError:  # our log's spill file cannot give back its older entries
+                    try:
+                        await conn.send(Bye("this seat cannot read back the game so far").to_wire())
+                    except ConnectionClosed:
+                        pass
                 nursery.cancel_scope.cancel()
         finally:
             if watcher in self.watchers:
@@ -225,7 +235,7 @@ class Spectators:
             watcher.done.set()
             await conn.aclose()
 
-    async def _send_all(self, watcher: _Watcher, snapshot: list[Entry]) -> None:
+    async def _send_all(self, watcher: _Watcher, snapshot: Iterable[Entry]) -> None:
         """The header, the ``snapshot``, then what is queued, until the end record."""
         await watcher.conn.send({"type": "lobby", "op": "watching", "header": self.header_wire})
         for entry in snapshot:

@@ -1,0 +1,113 @@
+"""Spectators of a seat whose log spills (issue 23): anyone on the network may join as a
+spectator, again and again; a join must not read the whole log back from the spill at once
+and hold it decoded (16 at once would hold 16 copies of a long match)."""
+
+from __future__ import annotations
+
+import trio
+
+from p2pcards.net.spectators import MAX_SPECTATORS, Spectators
+from p2pcards.wire.framing import decode
+from p2pcards.wire.identity import Identity
+from p2pcards.wire.log import Log
+from p2pcards.wire.messages import Entry
+from p2pcards.wire.spill import MemorySpill, SpillError
+
+ME = Identity.generate()
+ENTRIES = 200
+
+
+class CountingSpill(MemorySpill):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+        self.broken = False
+
+    def get(self, seat: int, seq: int) -> bytes:
+        self.reads += 1
+        if self.broken:
+            raise SpillError("gone")
+        return super().get(seat, seq)
+
+
+class StuckConn:
+    """A spectator's connection that takes ``takes`` entry frames, then none."""
+
+    def __init__(self, takes: int = 1):
+        self.takes = takes
+        self.frames: list[bytes] = []
+        self.sent: list[object] = []
+        self.failure = None
+        self.closed = False
+        self.bytes_received = 0
+        self.send_timeout = 0.0
+        self._gone = trio.Event()
+
+    async def send(self, message: object) -> None:
+        self.sent.append(message)
+
+    async def send_frame(self, frame: bytes) -> None:
+        if len(self.frames) >= self.takes:
+            await trio.sleep_forever()
+        self.frames.append(frame)
+
+    async def receive(self) -> object:
+        await self._gone.wait()
+        raise EOFError
+
+    def _close_now(self) -> None:
+        self.closed = True
+        self._gone.set()
+
+    async def aclose(self) -> None:
+        self._close_now()
+
+
+def a_long_log() -> tuple[Log, CountingSpill]:
+    log = Log(bytes(16), {"t": 1}, [ME.public])
+    store = CountingSpill()
+    log.spill_to(store, keep=2)
+    for n in range(ENTRIES):
+        log.make_entry(ME, 0, "action", {"n": n})
+    return log, store
+
+
+async def test_spectators_that_read_nothing_cost_no_reading_back():
+    log, store = a_long_log()
+    spectators = Spectators({"t": 1}, lambda: log)
+    store.reads = 0
+    async with trio.open_nursery() as nursery:
+        for n in range(MAX_SPECTATORS):
+            nursery.start_soon(spectators.serve, StuckConn(), f"s{n}")
+        await trio.sleep(0.2)
+        assert len(spectators.watchers) == MAX_SPECTATORS
+        # Each took one entry and waits: a few read back each, not the whole log each.
+        assert store.reads <= MAX_SPECTATORS * 3, store.reads
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_spectator_gets_the_whole_log_in_order_and_what_comes_meanwhile():
+    log, store = a_long_log()
+    spectators = Spectators({"t": 1}, lambda: log)
+    conn = StuckConn(takes=ENTRIES + 10)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(spectators.serve, conn, "s")
+        await trio.sleep(0)
+        for n in range(ENTRIES, ENTRIES + 5):  # entries come while it is being caught up
+            spectators.offer([log.make_entry(ME, 0, "action", {"n": n})])
+            await trio.sleep(0)
+        await trio.sleep(0.2)
+        nursery.cancel_scope.cancel()
+    got = [Entry.from_wire(decode(f[4:])).seq for f in conn.frames]
+    assert got == list(range(ENTRIES + 5))
+
+
+async def test_a_spill_that_fails_during_a_catch_up_ends_that_spectator_only():
+    log, store = a_long_log()
+    spectators = Spectators({"t": 1}, lambda: log)
+    store.broken = True
+    conn = StuckConn(takes=ENTRIES)
+    with trio.move_on_after(2):
+        await spectators.serve(conn, "s")
+    assert conn.closed and not spectators.watchers
+    assert any(isinstance(m, dict) and m.get("type") == "bye" for m in conn.sent), conn.sent
