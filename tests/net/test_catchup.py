@@ -66,3 +66,47 @@ def test_what_a_connected_seat_did_not_send_us_is_asked_for_after_a_while():
         assert one.messages == []
 
     trio.run(main)
+
+
+def test_a_fetch_of_a_spilled_chain_reads_it_back_as_it_is_sent():
+    # A hostile seat fetches our whole chain from 0 and then reads slowly (or fetches again
+    # and again): the answer reads the spilled entries one by one as they go out, never the
+    # whole chain at once into memory (issue 23), and gives every entry in order.
+    from p2pcards.wire.framing import decode
+    from p2pcards.wire.messages import Entry
+    from p2pcards.wire.spill import MemorySpill
+
+    class CountingSpill(MemorySpill):
+        reads = 0
+
+        def get(self, seat, seq):
+            self.reads += 1
+            return super().get(seat, seq)
+
+    class Slow(Recorder):
+        async def send_frame(self, frame):
+            self.frames.append(frame)
+            if len(self.frames) >= 2:
+                await trio.sleep_forever()
+
+    async def main():
+        peer = make_peer()
+        store = CountingSpill()
+        peer.log.spill_to(store, keep=2)
+        for i in range(60):
+            await peer.publish("chat", {"text": f"line {i}"})
+        slow, full = Slow(), Recorder()
+        peer.attach(1, slow)
+        peer.attach(2, full)
+        fetch = {"type": "fetch", "table": TABLE, "seat": 0, "start": 0}
+        store.reads = 0
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer._on_message, 1, slow, fetch)
+            await trio.sleep(0.1)
+            assert store.reads <= 3, store.reads
+            nursery.cancel_scope.cancel()
+        await peer._on_message(2, full, fetch)
+        assert [Entry.from_wire(decode(f[4:])).seq for f in full.frames] == list(range(60))
+        assert full.messages == [fetched(60)]
+
+    trio.run(main)
