@@ -113,7 +113,7 @@ def moved_in(turns: Sequence[int], turn: int, count: int) -> bool | None:
     if not 0 <= turn < _TURNS:
         return None
     try:
-        turns.index(turn, 0, count)  # type: ignore[call-arg]
+        turns.index(turn, 0, count)
     except ValueError:
         return False
     return True
