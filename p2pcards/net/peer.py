@@ -870,7 +870,10 @@ class Peer:
 
     async def _on_message(self, seat: int, conn: Connection | None, raw: Any) -> None:
         """A frame from ``seat``'s connection ``conn``: through the protocol, then its effects."""
+        failed = self.protocol.spill_failure
         effects = self.protocol.receive(seat, raw, trio.current_time())
+        if self.protocol.spill_failure is not failed:
+            self.session.publish("error", f"cannot read back an old entry of our log: {self.protocol.spill_failure}")
         if not self.protocol.recovering:
             self._recovered.set()
         await self._carry_out(effects, conn)

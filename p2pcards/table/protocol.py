@@ -36,6 +36,7 @@ from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
+from ..wire.spill import SpillError
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
@@ -199,6 +200,9 @@ class TableProtocol:
         self.over = False
         self.aborted: TableAborted | None = None
         self.blames: list[str] = []
+        #: Why our log's spill could not give back an entry an arriving one was checked
+        #: against (the driver tells our player); nobody is named for it.
+        self.spill_failure: OSError | None = None
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
         self.absences = Absences(header.players)  # statements that a follower is gone
@@ -295,6 +299,13 @@ class TableProtocol:
             if exc.blame.code == GAP and via is not None:
                 return self._hold_early(entry, via)
             return self._log_fault(exc.blame)
+        except SpillError as exc:
+            # A validly signed rival of an entry long in our log's spill, which cannot give
+            # the version we hold back (our disk): without the two side by side there is no
+            # proof, so nobody is named; the rival is refused (the log is unchanged), and the
+            # seats that hold both prove the fork to everyone.
+            self.spill_failure = self.spill_failure or exc
+            return []
         if not fresh:
             if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
                 # Asked to back up its echo, the reporter sent the very version we hold.

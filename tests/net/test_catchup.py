@@ -110,3 +110,50 @@ def test_a_fetch_of_a_spilled_chain_reads_it_back_as_it_is_sent():
         assert full.messages == [fetched(60)]
 
     trio.run(main)
+
+
+class _Broken:
+    """A spill store whose file went bad after ``room`` entries were written."""
+
+    def __init__(self):
+        from p2pcards.wire.spill import MemorySpill
+
+        self.inner, self.broken = MemorySpill(), False
+
+    def put(self, seat, seq, data):
+        self.inner.put(seat, seq, data)
+
+    def get(self, seat, seq):
+        from p2pcards.wire.spill import SpillError
+
+        if self.broken:
+            raise SpillError("the spill file was deleted")
+        return self.inner.get(seat, seq)
+
+    def close(self):
+        self.inner.close()
+
+
+def test_a_rival_of_a_spilled_entry_with_our_spill_gone_names_nobody_and_crashes_nothing():
+    # Seat 1 signs a second version of its long-spilled entry #0 while our spill file is
+    # unreadable: we cannot hold the two side by side (the proof), so we name nobody for it,
+    # and the peer goes on (the rival is refused: our log keeps the version it had).
+    async def main():
+        peer = make_peer()
+        store = _Broken()
+        peer.log.spill_to(store, keep=2)
+        theirs = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        one = Recorder()
+        peer.attach(1, one)
+        for i in range(10):
+            entry = theirs.make_entry(IDS[1], 1, "chat", {"text": f"line {i}"})
+            await peer._on_message(1, one, entry.to_wire())
+        assert peer.log.spilled >= 5
+        other = Log(TABLE, peer.header_wire, [i.public for i in IDS])
+        rival = other.make_entry(IDS[1], 1, "chat", {"text": "another line 0"})
+        store.broken = True
+        await peer._on_message(1, one, rival.to_wire())
+        assert peer.log.next_seq(1) == 10 and peer.log.head(1) == theirs.head(1)
+        assert peer.protocol.blames == []
+
+    trio.run(main)
