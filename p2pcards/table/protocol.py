@@ -548,7 +548,20 @@ class TableProtocol:
             ]
         if entry.kind == "deck":
             if "msg" in body:
-                return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
+                try:
+                    return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
+                except SpillError as exc:
+                    # The entry its evidence names is in our log's spill, which cannot give it
+                    # back (our disk): we cannot judge, and naming the accuser or the accused
+                    # would blame on our disk. The seats that can read it judge it.
+                    self.spill_failure = self.spill_failure or exc
+                    return [
+                        self.stop(
+                            f"cannot read back the entry seat {sender}'s accusation names: {exc}; nobody is named",
+                            None,
+                            "deck",
+                        )
+                    ]
             if self.seat not in recipients(body):
                 return []
             try:
@@ -706,7 +719,13 @@ class TableProtocol:
         # Not expected: the party accuses only about what it received (from a seat, by number).
         if not (isinstance(sender, int) and isinstance(op, int)) or (sender, op) not in self._private_in:
             return {**message, "evidence": None}
-        entry = self.log.entry(sender, self._private_in[(sender, op)])
+        try:
+            entry = self.log.entry(sender, self._private_in[(sender, op)])
+        except SpillError as exc:
+            # Our log's spill cannot give back the entry: sent without its evidence, our
+            # accusation would have us named as a false accuser. We stop, naming nobody.
+            self.spill_failure = self.spill_failure or exc
+            raise TableAborted(f"cannot read back seat {sender}'s entry to accuse it: {exc}", None, "deck") from None
         key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
         return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
 

@@ -71,3 +71,45 @@ def test_the_kept_turns_answer_as_the_entries_do():
         for count in range(len(entries) + 1):
             assert moved_in(turns, turn, count) == any(_move_for(e, turn) for e in entries[:count])
     assert moved_in(turns, -7, 5) is None
+
+
+class BrokenSpill(MemorySpill):
+    broken = False
+
+    def get(self, seat: int, seq: int) -> bytes:
+        if self.broken:
+            from p2pcards.wire.spill import SpillError
+
+            raise SpillError("the spill file was deleted")
+        return super().get(seat, seq)
+
+
+def test_an_accusation_about_a_spilled_entry_our_spill_cannot_read_names_nobody():
+    # Seat 3 accuses seat 1 about a private deck message in an entry long spilled, and our
+    # spill file is gone: we cannot judge. Naming the accuser (its evidence "does not open")
+    # or the accused would blame on our disk; the peer's loop must not die either. The game
+    # stops naming nobody (the seats that can read the entry judge it).
+    from p2pcards.table.protocol import DeckIn, Named, Stop
+
+    seats = Seats()
+    me = TableProtocol(IDS[0], HEADER, WIRE, 0)
+    store = BrokenSpill()
+    me.log.spill_to(store, keep=2)
+    me.linked.update({1, 2, 3})
+    for n in range(10):
+        entry = seats.sign(1, "deck", {"to": [0, 3], "box": b"x" * 8, "n": n})
+        seats.deliver(3, entry)
+        me.receive(1, entry.to_wire(), 0.0)
+        while me.next_ready() is not None:
+            pass
+    accusation = {"type": "accuse", "step": "open", "op": 1, "evidence": {"sender": 1, "entry": 0, "key": b"k" * 32}}
+    entry = seats.sign(3, "deck", {"msg": accusation})
+    me.receive(3, entry.to_wire(), 0.0)
+    ready = me.next_ready()
+    assert ready is not None
+    store.broken = True
+    effects = me.meaning(ready)
+    assert not [e for e in effects if isinstance(e, Named)]
+    assert not [e for e in effects if isinstance(e, DeckIn)]
+    stops = [e for e in effects if isinstance(e, Stop)]
+    assert stops and stops[0].aborted.seat is None, effects
