@@ -31,7 +31,7 @@ spectator sends is read at :data:`INPUT_BYTES_PER_SECOND` at most, chat or not.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,8 +244,11 @@ class Spectators:
             if kind == "entry":
                 await self._send_entry(watcher, item)
             elif kind == "rest":
-                for entry in item:
-                    await self._send_entry(watcher, entry)
+                log = self.log()
+                for seat, count in enumerate(item):
+                    for seq in range(min(count, log.next_seq(seat))):
+                        if (seat, seq) not in watcher.sent:  # (none read that it had)
+                            await self._send_entry(watcher, log.entry(seat, seq))
             elif kind == "said":
                 await watcher.conn.send(item)
             elif kind == "end":
@@ -295,20 +298,15 @@ class Spectators:
         if self.on_say is not None:
             self.on_say(name, text)
 
-    async def finish(self, end: TranscriptEnd, entries: Iterable[Entry]) -> None:
-        """Our game is over: send every spectator the rest of the log (``entries``: what our
-        transcript holds, private entries included) and the end record, then stop; waits at
+    async def finish(self, end: TranscriptEnd, counts: Sequence[int]) -> None:
+        """Our game is over: send every spectator the rest of the log (the first
+        ``counts[seat]`` entries of each seat's chain: what our transcript holds, private
+        entries included; each spectator gets those it has not had, read from the log, the
+        older ones from its spill, as it takes them) and the end record, then stop; waits at
         most :data:`FINISH_SECONDS` for them to take it."""
         if self.finished:
             return
-        try:
-            # Read (from the log's spill, issue 23) only for someone to send it to.
-            rest = list(entries) if self.watchers else []
-        except SpillError as exc:  # our log's spill file cannot give back its older entries
-            self.finished = True
-            for watcher in list(self.watchers):
-                self._drop(watcher, f"could not be sent the end of the game: {exc}")
-            return
+        rest = tuple(counts)
         for watcher in list(self.watchers):
             if self._queue(watcher, ("rest", rest)):
                 self._queue(watcher, ("end", end.to_wire()))

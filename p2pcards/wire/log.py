@@ -545,6 +545,13 @@ class Log:
         not hold (they arrived, but what their authors had seen did not), nor those after them
         in their chains: what a finished transcript holds, so that every echo in it is backed
         by the file (transcript.md section 5)."""
+        counts = self.closed_counts()
+        for seat in range(len(self._chains)):
+            yield from self._range(seat, 0, counts[seat])
+
+    def closed_counts(self) -> list[int]:
+        """Per seat, how many of its entries :meth:`closed` lists (the first ones of each
+        chain): for a reader that streams them on its own terms."""
         seats = len(self._chains)
         counts = [self.next_seq(seat) for seat in range(seats)]
         changed = True
@@ -556,8 +563,7 @@ class Log:
                     if any(echoes[at + other] > counts[other] for other in range(seats)):
                         counts[seat], changed = index, True
                         break
-        for seat in range(seats):
-            yield from self._range(seat, 0, counts[seat])
+        return counts
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ and hold it decoded (16 at once would hold 16 copies of a long match)."""
 
 from __future__ import annotations
 
-import pytest
 import trio
 
 from p2pcards.net.spectators import MAX_SPECTATORS, Spectators
@@ -114,14 +113,6 @@ async def test_a_spill_that_fails_during_a_catch_up_ends_that_spectator_only():
     assert any(isinstance(m, dict) and m.get("type") == "bye" for m in conn.sent), conn.sent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: Spectators.finish reads the rest of the log (the whole of it, from the spill) into one "
-    "decoded list at once, in the event loop, and holds it while the spectators take it (up to "
-    "FINISH_SECONDS): the peak memory of a long match comes back at its end while anyone watches. "
-    "Streaming it per watcher would read the spill once per watcher; a fix needs the rest to be "
-    "only what each watcher lacks (private entries and what came after its catch-up)",
-)
 async def test_the_end_of_a_long_match_sends_spectators_the_rest_without_reading_it_all_at_once():
     from p2pcards.wire.transcript import TranscriptEnd
 
@@ -133,6 +124,25 @@ async def test_the_end_of_a_long_match_sends_spectators_the_rest_without_reading
         store.reads = 0
         end = TranscriptEnd("aborted", None, {}, (), "test")
         with trio.move_on_after(0.2):
-            await spectators.finish(end, log.canonical())
+            await spectators.finish(end, [log.next_seq(0)])
         assert store.reads <= 3, store.reads
         nursery.cancel_scope.cancel()
+
+
+async def test_the_rest_is_what_a_spectator_had_not_had():
+    from p2pcards.wire.transcript import TranscriptEnd
+
+    log, store = a_long_log()
+    spectators = Spectators({"t": 1}, lambda: log)
+    conn = StuckConn(takes=10 * ENTRIES)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(spectators.serve, conn, "s")
+        await trio.sleep(0.05)
+        for n in range(ENTRIES, ENTRIES + 3):
+            spectators.offer([log.make_entry(ME, 0, "action", {"n": n})])
+        end = TranscriptEnd("aborted", None, {}, (), "test")
+        await spectators.finish(end, [log.next_seq(0)])
+        nursery.cancel_scope.cancel()
+    got = [Entry.from_wire(decode(f[4:])).seq for f in conn.frames]
+    assert got == list(range(ENTRIES + 3))
+    assert conn.sent[-1]["op"] == "ended"
