@@ -108,6 +108,12 @@ def test_a_fetch_of_a_spilled_chain_reads_it_back_as_it_is_sent():
         await peer._on_message(2, full, fetch)
         assert [Entry.from_wire(decode(f[4:])).seq for f in full.frames] == list(range(60))
         assert full.messages == [fetched(60)]
+        # The same fetch again and again on that connection (a hostile seat in a loop): what
+        # went out on it is neither sent nor read back again.
+        store.reads = 0
+        for _ in range(20):
+            await peer._on_message(2, full, fetch)
+        assert store.reads == 0 and len(full.frames) == 60 and full.messages == [fetched(60)] * 21
 
     trio.run(main)
 
