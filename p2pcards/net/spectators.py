@@ -94,7 +94,20 @@ class _Watcher:
     name: str
     send: trio.MemorySendChannel[Any]
     receive: trio.MemoryReceiveChannel[Any]
-    sent: set[tuple[int, int]] = field(default_factory=set)
+    #: Per seat, a byte per entry: 1 once it went to this spectator (a set of pairs cost ~100
+    #: bytes an entry, for each of up to MAX_SPECTATORS spectators of a long match).
+    sent: dict[int, bytearray] = field(default_factory=dict)
+
+    def had(self, seat: int, seq: int) -> bool:
+        flags = self.sent.get(seat)
+        return flags is not None and seq < len(flags) and flags[seq] == 1
+
+    def mark(self, seat: int, seq: int) -> None:
+        flags = self.sent.setdefault(seat, bytearray())
+        if seq >= len(flags):
+            flags.extend(bytes(seq + 1 - len(flags)))
+        flags[seq] = 1
+
     done: trio.Event = field(default_factory=trio.Event)
     said: int = 0  # chat lines taken from it
     last_said: float = -math.inf
@@ -247,7 +260,7 @@ class Spectators:
                 log = self.log()
                 for seat, count in enumerate(item):
                     for seq in range(min(count, log.next_seq(seat))):
-                        if (seat, seq) not in watcher.sent:  # (none read that it had)
+                        if not watcher.had(seat, seq):  # (none read that it had)
                             await self._send_entry(watcher, log.entry(seat, seq))
             elif kind == "said":
                 await watcher.conn.send(item)
@@ -256,10 +269,9 @@ class Spectators:
                 return
 
     async def _send_entry(self, watcher: _Watcher, entry: Entry) -> None:
-        key = (entry.sender, entry.seq)
-        if key in watcher.sent:
+        if watcher.had(entry.sender, entry.seq):
             return
-        watcher.sent.add(key)
+        watcher.mark(entry.sender, entry.seq)
         await watcher.conn.send_frame(frame_of(entry.encoded()))
 
     async def _ignore_input(self, watcher: _Watcher, scope: trio.CancelScope) -> None:

@@ -146,3 +146,27 @@ async def test_the_rest_is_what_a_spectator_had_not_had():
     got = [Entry.from_wire(decode(f[4:])).seq for f in conn.frames]
     assert got == list(range(ENTRIES + 3))
     assert conn.sent[-1]["op"] == "ended"
+
+
+async def test_what_a_spectator_was_sent_is_kept_in_a_byte_an_entry():
+    # Up to 16 spectators each remember which entries they got (so that none goes twice): a
+    # set of (seat, seq) pairs cost ~90 bytes an entry each, 16 x a long match's log.
+    import tracemalloc
+
+    log = Log(bytes(16), {"t": 1}, [ME.public])
+    for n in range(3000):
+        log.make_entry(ME, 0, "action", {"n": n})
+    spectators = Spectators({"t": 1}, lambda: log)
+    conn = StuckConn(takes=10**6)
+    tracemalloc.start()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(spectators.serve, conn, "s")
+            while len(conn.frames) < 3000:
+                await trio.sleep(0.01)
+            conn.frames.clear()  # (what the test kept, not the seat)
+            kept, _ = tracemalloc.get_traced_memory()
+            nursery.cancel_scope.cancel()
+    finally:
+        tracemalloc.stop()
+    assert kept < 40_000, kept
