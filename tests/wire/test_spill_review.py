@@ -78,3 +78,27 @@ def test_an_over_budget_proof_at_the_head_reads_nothing_back(players, roster):
         blame = exc.blame
     store.reads = 0
     assert blame.verify(TABLE, roster, log) and store.reads == 0
+
+
+def test_indexes_and_columns_follow_a_spilled_log_through_retractions(players, roster):
+    # What the hot paths read instead of the chain must say what reading the chain says, with
+    # entries spilled and our own last entries retracted (a journal that could not be written).
+    import random
+
+    rng = random.Random(3)
+    log = Log(TABLE, LOBBY, roster)
+    log.spill_to(MemorySpill(), keep=1)
+    turns = log.column(lambda e: e.body.get("t", -1))
+    results = log.index(lambda e: e.kind == "result")
+    firsts = log.index(lambda e: e.kind == "deck", first=True)
+    for n in range(300):
+        seat = rng.randrange(3)
+        kind = rng.choice(["action", "result", "deck", "chat"])
+        entry = log.make_entry(players[seat], seat, kind, {"t": rng.randrange(20)})
+        if rng.random() < 0.2:
+            log.retract(entry)
+    for seat in range(3):
+        chain = log.entries(seat)
+        assert list(turns[seat]) == [e.body["t"] for e in chain]
+        assert results[seat] == [e.seq for e in chain if e.kind == "result"]
+        assert firsts[seat] == [e.seq for e in chain if e.kind == "deck"][:1]
