@@ -970,6 +970,8 @@ class Peer:
             for seq in range(start, count):
                 if lo <= seq < hi:
                     continue
+                if seq >= self.log.next_seq(fetch.seat):
+                    break  # our own last entry, taken back meanwhile (it could not be journaled)
                 entry = self.log.entry(fetch.seat, seq)
                 await conn.send_frame(frame_of(entry.encoded()))
                 self._note_written(conn, entry)

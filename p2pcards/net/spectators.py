@@ -118,6 +118,8 @@ def _public_entries(log: Log, counts: list[int]) -> Iterator[Entry]:
     order, read as they are asked for (:class:`~p2pcards.wire.spill.SpillError` then)."""
     for seat, count in enumerate(counts):
         for seq in range(count):
+            if seq >= log.next_seq(seat):
+                break  # our own last entry, taken back meanwhile (it could not be journaled)
             entry = log.entry(seat, seq)
             if is_public(entry):
                 yield entry
