@@ -91,7 +91,7 @@ def test_indexes_and_columns_follow_a_spilled_log_through_retractions(players, r
     turns = log.column(lambda e: e.body.get("t", -1))
     results = log.index(lambda e: e.kind == "result")
     firsts = log.index(lambda e: e.kind == "deck", first=True)
-    for n in range(300):
+    for _ in range(300):
         seat = rng.randrange(3)
         kind = rng.choice(["action", "result", "deck", "chat"])
         entry = log.make_entry(players[seat], seat, kind, {"t": rng.randrange(20)})
