@@ -870,7 +870,10 @@ class Peer:
 
     async def _on_message(self, seat: int, conn: Connection | None, raw: Any) -> None:
         """A frame from ``seat``'s connection ``conn``: through the protocol, then its effects."""
+        failed = self.protocol.spill_failure
         effects = self.protocol.receive(seat, raw, trio.current_time())
+        if self.protocol.spill_failure is not failed:
+            self.session.publish("error", f"cannot read back an old entry of our log: {self.protocol.spill_failure}")
         if not self.protocol.recovering:
             self._recovered.set()
         await self._carry_out(effects, conn)
@@ -958,19 +961,26 @@ class Peer:
         # they need not go again (on a new connection, the first entries of each side cross
         # the other side's fetches).
         lo, hi = self._written.get(conn, {}).get(fetch.seat, (0, 0))
+        # Read as they go out (the older ones back from the log's spill, issue 23): a seat that
+        # fetches a long chain and reads slowly, or fetches again and again, makes us hold no
+        # copy of it, nor read it all at once in the event loop.
+        count = self.log.next_seq(fetch.seat)
+        start = max(0, count + fetch.start) if fetch.start < 0 else fetch.start
         try:
-            entries = self.log.entries(fetch.seat, fetch.start)
+            for seq in range(start, count):
+                if lo <= seq < hi:
+                    continue
+                if seq >= self.log.next_seq(fetch.seat):
+                    break  # our own last entry, taken back meanwhile (it could not be journaled)
+                entry = self.log.entry(fetch.seat, seq)
+                await conn.send_frame(frame_of(entry.encoded()))
+                self._note_written(conn, entry)
+            await conn.send(Fetched(self.header.table, fetch.seat, self.log.next_seq(fetch.seat)).to_wire())
         except SpillError as exc:
             # Our own spill file cannot give back what it took (a disk error): we cannot
-            # answer; the seat that asked asks another (every seat holds the whole log).
+            # answer (no ``fetched``); the seat that asked asks another (every seat holds the
+            # whole log).
             self.session.publish("error", f"cannot answer a fetch of old entries: {exc}")
-            return
-        try:
-            for entry in entries:
-                if not lo <= entry.seq < hi:
-                    await conn.send_frame(frame_of(entry.encoded()))
-                    self._note_written(conn, entry)
-            await conn.send(Fetched(self.header.table, fetch.seat, self.log.next_seq(fetch.seat)).to_wire())
         except ConnectionClosed:
             pass
 

@@ -31,7 +31,7 @@ spectator sends is read at :data:`INPUT_BYTES_PER_SECOND` at most, chat or not.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,10 +94,35 @@ class _Watcher:
     name: str
     send: trio.MemorySendChannel[Any]
     receive: trio.MemoryReceiveChannel[Any]
-    sent: set[tuple[int, int]] = field(default_factory=set)
+    #: Per seat, a byte per entry: 1 once it went to this spectator (a set of pairs cost ~100
+    #: bytes an entry, for each of up to MAX_SPECTATORS spectators of a long match).
+    sent: dict[int, bytearray] = field(default_factory=dict)
+
+    def had(self, seat: int, seq: int) -> bool:
+        flags = self.sent.get(seat)
+        return flags is not None and seq < len(flags) and flags[seq] == 1
+
+    def mark(self, seat: int, seq: int) -> None:
+        flags = self.sent.setdefault(seat, bytearray())
+        if seq >= len(flags):
+            flags.extend(bytes(seq + 1 - len(flags)))
+        flags[seq] = 1
+
     done: trio.Event = field(default_factory=trio.Event)
     said: int = 0  # chat lines taken from it
     last_said: float = -math.inf
+
+
+def _public_entries(log: Log, counts: list[int]) -> Iterator[Entry]:
+    """The public entries among the first ``counts[seat]`` of each seat's, in canonical
+    order, read as they are asked for (:class:`~p2pcards.wire.spill.SpillError` then)."""
+    for seat, count in enumerate(counts):
+        for seq in range(count):
+            if seq >= log.next_seq(seat):
+                break  # our own last entry, taken back meanwhile (it could not be journaled)
+            entry = log.entry(seat, seq)
+            if is_public(entry):
+                yield entry
 
 
 class Spectators:
@@ -193,17 +218,12 @@ class Spectators:
             await conn.aclose()
             return
         conn.send_timeout = SEND_SECONDS
-        # What the log holds now goes first; what comes meanwhile is queued behind it (and
+        # What the log holds now goes first, read (the older entries from the log's spill,
+        # issue 23) one by one as the spectator takes them: a join holds no copy of the log
+        # and reads nothing it does not send. What comes meanwhile is queued behind it (and
         # skipped if it was in the snapshot).
-        try:
-            snapshot = [e for e in self.log().canonical() if is_public(e)]
-        except SpillError:  # our log's spill file cannot give back its older entries
-            try:
-                await conn.send(Bye("this seat cannot read back the game so far").to_wire())
-            except ConnectionClosed:
-                pass
-            await conn.aclose()
-            return
+        log = self.log()
+        snapshot = _public_entries(log, [log.next_seq(s) for s in range(len(log.roster))])
         send, receive = trio.open_memory_channel[Any](QUEUE_ENTRIES)
         watcher = _Watcher(conn, name, send, receive)
         self.watchers.append(watcher)
@@ -215,6 +235,11 @@ class Spectators:
                     await self._send_all(watcher, snapshot)
                 except ConnectionClosed:
                     pass
+                except SpillError:  # our log's spill file cannot give back its older entries
+                    try:
+                        await conn.send(Bye("this seat cannot read back the game so far").to_wire())
+                    except ConnectionClosed:
+                        pass
                 nursery.cancel_scope.cancel()
         finally:
             if watcher in self.watchers:
@@ -225,7 +250,7 @@ class Spectators:
             watcher.done.set()
             await conn.aclose()
 
-    async def _send_all(self, watcher: _Watcher, snapshot: list[Entry]) -> None:
+    async def _send_all(self, watcher: _Watcher, snapshot: Iterable[Entry]) -> None:
         """The header, the ``snapshot``, then what is queued, until the end record."""
         await watcher.conn.send({"type": "lobby", "op": "watching", "header": self.header_wire})
         for entry in snapshot:
@@ -234,8 +259,11 @@ class Spectators:
             if kind == "entry":
                 await self._send_entry(watcher, item)
             elif kind == "rest":
-                for entry in item:
-                    await self._send_entry(watcher, entry)
+                log = self.log()
+                for seat, count in enumerate(item):
+                    for seq in range(min(count, log.next_seq(seat))):
+                        if not watcher.had(seat, seq):  # (none read that it had)
+                            await self._send_entry(watcher, log.entry(seat, seq))
             elif kind == "said":
                 await watcher.conn.send(item)
             elif kind == "end":
@@ -243,10 +271,9 @@ class Spectators:
                 return
 
     async def _send_entry(self, watcher: _Watcher, entry: Entry) -> None:
-        key = (entry.sender, entry.seq)
-        if key in watcher.sent:
+        if watcher.had(entry.sender, entry.seq):
             return
-        watcher.sent.add(key)
+        watcher.mark(entry.sender, entry.seq)
         await watcher.conn.send_frame(frame_of(entry.encoded()))
 
     async def _ignore_input(self, watcher: _Watcher, scope: trio.CancelScope) -> None:
@@ -285,20 +312,15 @@ class Spectators:
         if self.on_say is not None:
             self.on_say(name, text)
 
-    async def finish(self, end: TranscriptEnd, entries: Iterable[Entry]) -> None:
-        """Our game is over: send every spectator the rest of the log (``entries``: what our
-        transcript holds, private entries included) and the end record, then stop; waits at
+    async def finish(self, end: TranscriptEnd, counts: Sequence[int]) -> None:
+        """Our game is over: send every spectator the rest of the log (the first
+        ``counts[seat]`` entries of each seat's chain: what our transcript holds, private
+        entries included; each spectator gets those it has not had, read from the log, the
+        older ones from its spill, as it takes them) and the end record, then stop; waits at
         most :data:`FINISH_SECONDS` for them to take it."""
         if self.finished:
             return
-        try:
-            # Read (from the log's spill, issue 23) only for someone to send it to.
-            rest = list(entries) if self.watchers else []
-        except SpillError as exc:  # our log's spill file cannot give back its older entries
-            self.finished = True
-            for watcher in list(self.watchers):
-                self._drop(watcher, f"could not be sent the end of the game: {exc}")
-            return
+        rest = tuple(counts)
         for watcher in list(self.watchers):
             if self._queue(watcher, ("rest", rest)):
                 self._queue(watcher, ("end", end.to_wire()))

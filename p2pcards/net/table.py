@@ -471,7 +471,7 @@ async def _run_seat(
                 await _linger(peer, linger, finished=aborted is None)
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
             # The spectators get the rest of the log and the end record (bounded in time).
-            await peer.spectators.finish(end, _transcript_entries(peer, end))
+            await peer.spectators.finish(end, _transcript_counts(peer, end))
             nursery.cancel_scope.cancel()
     except BaseException as exc:
         leaving = _leaving_reason(exc)
@@ -680,6 +680,13 @@ def _transcript_entries(peer: Peer, end: TranscriptEnd) -> Iterator[Entry]:
     # after the results may echo another that has not reached us): every echo in the
     # file is then backed by the file, as verify requires of a finished game.
     return peer.log.closed() if end.status == "finished" else peer.log.canonical()
+
+
+def _transcript_counts(peer: Peer, end: TranscriptEnd) -> list[int]:
+    """Per seat, how many of its entries :func:`_transcript_entries` lists (for a reader that
+    reads them itself: the spectators, each at its own pace)."""
+    log = peer.log
+    return log.closed_counts() if end.status == "finished" else [log.next_seq(s) for s in range(len(log.roster))]
 
 
 def _kept_in(journal: TranscriptWriter | None, folder: Path | None) -> str:

@@ -15,12 +15,12 @@ decide (it may be void)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..wire.messages import Entry
 
-__all__ = ["Absences", "absent_body"]
+__all__ = ["NO_TURN", "Absences", "absent_body", "move_turn", "moved_in"]
 
 
 def absent_body(body: Any, players: int, sender: int) -> tuple[int, int] | None:
@@ -74,14 +74,49 @@ class Absences:
         as the statements count): ``False`` as soon as one statement's echo counts a move of it
         for that turn (that statement can never be taken back: the move stands); else ``None``
         while some other seat has not stated, and ``True`` once all have."""
+        return self.decide(turn, seat, len(chain), lambda count: any(_move_for(e, turn) for e in chain[:count]))
+
+    def decide(self, turn: int, seat: int, held: int, moved: Callable[[int], bool]) -> bool | None:
+        """:meth:`passed`, for a reader that holds ``held`` entries of ``seat`` and answers
+        ``moved(count)``: is a move of ``seat`` for ``turn`` among its first ``count``
+        entries (without reading the chain: a long one may be on disk)."""
         counted = self.counted(turn, seat)
-        if len(chain) < counted:
-            raise ValueError(f"the statements count {counted} entries of seat {seat}; {len(chain)} are here")
-        if any(_move_for(entry, turn) for entry in chain[:counted]):
+        if held < counted:
+            raise ValueError(f"the statements count {counted} entries of seat {seat}; {held} are here")
+        if moved(counted):
             return False
         if len(self._stated.get((turn, seat), {})) < self.players - 1:
             return None
         return True
+
+
+#: :func:`move_turn` of an entry that is no move.
+NO_TURN = -1
+_TURNS = 1 << 63
+
+
+def move_turn(entry: Entry) -> int:
+    """The turn ``entry`` is a move for, as :func:`_move_for` compares it (a number equal to
+    a turn: an ``int``, a ``bool`` or a whole ``float``), or :data:`NO_TURN`: for
+    :meth:`~p2pcards.wire.log.Log.column`."""
+    if entry.kind != "action" or not isinstance(entry.body, dict):
+        return NO_TURN
+    turn = entry.body.get("turn")
+    if isinstance(turn, float) and turn.is_integer():
+        turn = int(turn)
+    return int(turn) if isinstance(turn, int) and 0 <= turn < _TURNS else NO_TURN
+
+
+def moved_in(turns: Sequence[int], turn: int, count: int) -> bool | None:
+    """Whether ``turn`` is among the first ``count`` of ``turns`` (a :func:`move_turn`
+    column); ``None`` for a turn a column cannot hold."""
+    if not 0 <= turn < _TURNS:
+        return None
+    try:
+        turns.index(turn, 0, count)
+    except ValueError:
+        return False
+    return True
 
 
 def _move_for(entry: Entry, turn: int) -> bool:

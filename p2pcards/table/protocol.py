@@ -36,7 +36,8 @@ from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
-from .absence import Absences, absent_body
+from ..wire.spill import SpillError
+from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 
@@ -190,12 +191,18 @@ class TableProtocol:
         self.header = header
         self.seat = seat
         self.log = Log(header.table, header_wire, [s.keys for s in header.seats])
+        # The turn each entry is a move for: holds_move and passed_for are asked at every
+        # statement and wake, and must not read a long chain back from the log's spill.
+        self._move_turns = self.log.column(move_turn)
         #: Seats we are connected to now (the driver keeps it up to date).
         self.linked: set[int] = set()
         #: Set by the driver when the game has its result: a goodbye after it changes nothing.
         self.over = False
         self.aborted: TableAborted | None = None
         self.blames: list[str] = []
+        #: Why our log's spill could not give back an entry an arriving one was checked
+        #: against (the driver tells our player); nobody is named for it.
+        self.spill_failure: OSError | None = None
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
         self.absences = Absences(header.players)  # statements that a follower is gone
@@ -292,6 +299,13 @@ class TableProtocol:
             if exc.blame.code == GAP and via is not None:
                 return self._hold_early(entry, via)
             return self._log_fault(exc.blame)
+        except SpillError as exc:
+            # A validly signed rival of an entry long in our log's spill, which cannot give
+            # the version we hold back (our disk): without the two side by side there is no
+            # proof, so nobody is named; the rival is refused (the log is unchanged), and the
+            # seats that hold both prove the fork to everyone.
+            self.spill_failure = self.spill_failure or exc
+            return []
         if not fresh:
             if self._echo_checks.pop((via, entry.sender, entry.seq), None) is not None:
                 # Asked to back up its echo, the reporter sent the very version we hold.
@@ -534,7 +548,20 @@ class TableProtocol:
             ]
         if entry.kind == "deck":
             if "msg" in body:
-                return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
+                try:
+                    return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
+                except SpillError as exc:
+                    # The entry its evidence names is in our log's spill, which cannot give it
+                    # back (our disk): we cannot judge, and naming the accuser or the accused
+                    # would blame on our disk. The seats that can read it judge it.
+                    self.spill_failure = self.spill_failure or exc
+                    return [
+                        self.stop(
+                            f"cannot read back the entry seat {sender}'s accusation names: {exc}; nobody is named",
+                            None,
+                            "deck",
+                        )
+                    ]
             if self.seat not in recipients(body):
                 return []
             try:
@@ -630,13 +657,20 @@ class TableProtocol:
     def holds_move(self, seat: int, turn: int) -> bool:
         """A move of ``seat`` for ``turn`` has been handed on here (or signed, if ours)."""
         held = self.log.next_seq(seat) if seat == self.seat else self._delivered[seat]
-        return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.chain(seat)[:held])
+        return self._moved(seat, turn, held)
+
+    def _moved(self, seat: int, turn: int, count: int) -> bool:
+        """A move of ``seat`` for ``turn`` is among its first ``count`` entries."""
+        found = moved_in(self._move_turns[seat], turn, count)
+        if found is None:  # (no turn a move can name: nothing to find, as the entries would say)
+            return any(e.kind == "action" and e.body.get("turn") == turn for e in self.log.chain(seat)[:count])
+        return found
 
     def passed_for(self, turn: int, seat: int) -> bool | None:
         """What the ``absent`` statements decide for ``seat`` at ``turn`` (Absences.passed)."""
-        # A view of the chain: only the entries the statements count are read (none while
-        # nobody stated the seat absent, as at nearly every turn), not the whole chain.
-        return self.absences.passed(turn, seat, self.log.chain(seat))
+        # No entry is read: the turns of the moves are kept (a long chain's older entries are
+        # in the log's spill, and this is asked at every wake of a seat's wait).
+        return self.absences.decide(turn, seat, self.log.next_seq(seat), lambda count: self._moved(seat, turn, count))
 
     # -- asking -----------------------------------------------------------------------------
 
@@ -694,7 +728,13 @@ class TableProtocol:
         # Not expected: the party accuses only about what it received (from a seat, by number).
         if not (isinstance(sender, int) and isinstance(op, int)) or (sender, op) not in self._private_in:
             return {**message, "evidence": None}
-        entry = self.log.entry(sender, self._private_in[(sender, op)])
+        try:
+            entry = self.log.entry(sender, self._private_in[(sender, op)])
+        except SpillError as exc:
+            # Our log's spill cannot give back the entry: sent without its evidence, our
+            # accusation would have us named as a false accuser. We stop, naming nobody.
+            self.spill_failure = self.spill_failure or exc
+            raise TableAborted(f"cannot read back seat {sender}'s entry to accuse it: {exc}", None, "deck") from None
         key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
         return {**message, "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
 

@@ -379,6 +379,7 @@ class Log:
         #: Why spilling stopped (a store that could not be written): the log keeps all since.
         self.spill_failure: OSError | None = None
         self._indexes: list[tuple[Callable[[Entry], bool], list[list[int]], bool]] = []
+        self._columns: list[tuple[Callable[[Entry], int], list[array[int]]]] = []
         self._genesis = [seat_genesis(table, header, s) for s in range(len(self.roster))]
         # ``budget`` is for tests: a table's is always Budget.for_seats (the same everywhere).
         self.budget = budget if budget is not None else Budget.for_seats(len(self.roster))
@@ -457,10 +458,17 @@ class Log:
 
     def _range(self, seat: int, start: int, stop: int) -> Iterator[Entry]:
         """Seat ``seat``'s entries ``start`` to ``stop - 1`` (within the chain), in order."""
-        first, chain = self._first[seat], self._chains[seat]
-        for seq in range(start, min(stop, first)):
-            yield self._load(seat, seq)
-        yield from chain[max(0, start - first) : max(0, stop - first)]
+        # Where the chain starts in memory is looked at for each entry: a caller that streams
+        # (a transcript, the spectators) may be resumed after entries came and older ones
+        # spilled, and must then neither skip nor repeat one.
+        for seq in range(max(0, start), stop):
+            first, chain = self._first[seat], self._chains[seat]
+            if seq < first:
+                yield self._load(seat, seq)
+            elif seq - first < len(chain):
+                yield chain[seq - first]
+            else:
+                return  # (retracted meanwhile)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -517,6 +525,15 @@ class Log:
         self._indexes.append((predicate, found, first))
         return found
 
+    def column(self, value: Callable[[Entry], int]) -> list[array[int]]:
+        """Per seat, ``value`` of each of its entries, by ``seq`` (a signed 64-bit number),
+        kept up to date as entries come and go (:meth:`retract`): 8 bytes an entry, for a
+        question about any entry of a chain asked often (has seat ``s`` moved for turn ``t``?)
+        without reading the chain, or the store, each time."""
+        values = [array("q", (value(e) for e in self._range(s, 0, self.next_seq(s)))) for s in range(len(self._chains))]
+        self._columns.append((value, values))
+        return values
+
     def canonical(self) -> Iterator[Entry]:
         """Every entry, seat by seat, each seat's in ``seq`` order: the same on every peer that
         holds the same log, whatever order the entries arrived in."""
@@ -528,6 +545,13 @@ class Log:
         not hold (they arrived, but what their authors had seen did not), nor those after them
         in their chains: what a finished transcript holds, so that every echo in it is backed
         by the file (transcript.md section 5)."""
+        counts = self.closed_counts()
+        for seat in range(len(self._chains)):
+            yield from self._range(seat, 0, counts[seat])
+
+    def closed_counts(self) -> list[int]:
+        """Per seat, how many of its entries :meth:`closed` lists (the first ones of each
+        chain): for a reader that streams them on its own terms."""
         seats = len(self._chains)
         counts = [self.next_seq(seat) for seat in range(seats)]
         changed = True
@@ -539,8 +563,7 @@ class Log:
                     if any(echoes[at + other] > counts[other] for other in range(seats)):
                         counts[seat], changed = index, True
                         break
-        for seat in range(seats):
-            yield from self._range(seat, 0, counts[seat])
+        return counts
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -633,6 +656,8 @@ class Log:
         for predicate, found, first_only in self._indexes:
             if not (first_only and found[sender]) and predicate(entry):
                 found[sender].append(entry.seq)
+        for value, values in self._columns:
+            values[sender].append(value(entry))
         self._spill(sender)  # first: it writes the entry that passes KEEP_ENCODED with its bytes
         if len(chain) > KEEP_ENCODED:
             chain[-KEEP_ENCODED - 1].forget_encoding()
@@ -663,6 +688,8 @@ class Log:
         for _, found, _first in self._indexes:
             if found[seat] and found[seat][-1] == entry.seq:
                 found[seat].pop()
+        for _, values in self._columns:
+            del values[seat][entry.seq :]
 
     def proves_over_budget(self, seat: int, code: str, entry: Entry) -> bool:
         """``entry`` is validly signed by ``seat``, continues ``seat``'s chain as this log holds
@@ -672,11 +699,20 @@ class Log:
             return False
         if entry.prev != (self._hash(seat, entry.seq - 1) if entry.seq else self._genesis[seat]):
             return False
+        if entry.seq < self.next_seq(seat) and entry.hash == self._hash(seat, entry.seq):
+            return False  # the entry this log accepted: the rule, the log's alone, let it in
+        # Checked before the chain is read (from the spill, for a long one): an entry the seat
+        # did not sign, or one this log holds, offered again and again, costs no reading.
+        if not entry.verify(self.roster[seat]):
+            return False
         spent = _Spent()
-        for earlier in self._range(seat, 0, entry.seq):
-            spent.add(earlier)
+        if entry.seq == self.next_seq(seat):
+            spent = self._spent[seat]  # what the whole chain spent, kept as entries come
+        else:
+            for earlier in self._range(seat, 0, entry.seq):
+                spent.add(earlier)
         over = budget_problem(self.budget, entry.seq, spent, entry)
-        return over is not None and over[0] == code and entry.verify(self.roster[seat])
+        return over is not None and over[0] == code
 
     # -- head echo --------------------------------------------------------------------------
 
