@@ -7,17 +7,8 @@ from __future__ import annotations
 from p2pcards.table.protocol import TableProtocol
 from p2pcards.wire.spill import MemorySpill
 
+from ..wire.test_spill_review import CountingSpill
 from .test_absence import GONE, HEADER, IDS, TURN, WIRE, Seats
-
-
-class CountingSpill(MemorySpill):
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads = 0
-
-    def get(self, seat: int, seq: int) -> bytes:
-        self.reads += 1
-        return super().get(seat, seq)
 
 
 def a_long_chain(move_at=None):
