@@ -28,13 +28,18 @@ from p2pcards.wire.transcript import read_transcript
 GAME, OPTIONS = "cals-bs", {"match_target": 1}
 
 
-async def _play(tmp_path: Path, alongside, options=OPTIONS, **keywords) -> tuple:
-    """Play the table with ``alongside(peer0)`` started as seat 0's game starts."""
+async def _play(tmp_path: Path, alongside, options=OPTIONS, spectator_events=None, **keywords) -> tuple:
+    """Play the table with ``alongside(peer0)`` started as seat 0's game starts; with
+    ``spectator_events`` (a dict), every seat's ``spectator`` events go to it as they come (a
+    long match's history keeps only its last events)."""
     first = trio.Event()
     peers: dict = {}
 
     def on_peer(peer):
         peers[peer.seat] = peer
+        if spectator_events is not None:
+            seen = spectator_events.setdefault(peer.seat, [])
+            peer.session.subscribe(lambda e: seen.append(e) if e.kind == "spectator" else None)
         if peer.seat == 0:
             first.set()
 
@@ -296,6 +301,7 @@ async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_pa
     (what the console shows) still names the one that stays at the end, at every seat."""
     games = load_plugins().rules_versions()
     got: dict = {}
+    seen: dict = {}
 
     async def dial(peer, name: str) -> Connection:
         me = peer.header.seats[0]
@@ -321,11 +327,11 @@ async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_pa
 
     with trio.fail_after(120):
         # A longer match: the spectators come and go while it runs.
-        table, peers = await _play(tmp_path, churn, {"match_target": 6})
+        table, peers = await _play(tmp_path, churn, {"match_target": 6}, spectator_events=seen)
     table.check()
     assert all(not p.blames for p in peers.values())
-    for seat, peer in peers.items():
-        events = [e for e in peer.session.history if e.kind == "spectator"]
+    for seat in peers:
+        events = seen[seat]
         lines = [e.text for e in events if e.text]
         assert len(lines) <= spectators_module.NOTICE_LINES, (seat, len(lines))
         # Before the game's end, the last list shown named the lurker (seat 0 saw it come
