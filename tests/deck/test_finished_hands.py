@@ -53,15 +53,22 @@ class _Unreadable(MemoryStore):
         raise StoreError("gone")
 
 
-def test_an_unreadable_store_leaves_the_audit_incomplete_and_names_nobody():
-    deck = make_deck(PLAYERS, CARDS, full_audit="all")
+def _audit_with_unreadable_stores(party_factory=None):
+    """Three hands played with every seat's store unreadable, then the full audit: it ends
+    with every face and nobody named. Returns the parties, for what their audit says."""
+    factory = {} if party_factory is None else {"party_factory": party_factory}
+    deck = make_deck(PLAYERS, CARDS, full_audit="all", **factory)
     for party in deck.parties:
         party.store = _Unreadable()
     play_hands(deck, 3)
     faces = deck.open_all()
     assert len(faces) == 3 * CARDS + 3 * 2
-    for party in deck.parties:
-        assert party.blame is None
+    assert all(party.blame is None for party in deck.parties)
+    return deck.parties
+
+
+def test_an_unreadable_store_leaves_the_audit_incomplete_and_names_nobody():
+    for party in _audit_with_unreadable_stores():
         assert "could not be completed" in party.audit_incomplete
         assert "gone" in party.audit_incomplete
 
@@ -171,14 +178,7 @@ def test_a_deviation_in_a_finished_hand_with_an_unreadable_store_is_noted_not_bl
     def factory(seat, *args, **kwargs):
         return (_OffSeedInHandZero if seat == 1 else Party)(seat, *args, **kwargs)
 
-    deck = make_deck(PLAYERS, CARDS, full_audit="all", party_factory=factory)
-    for party in deck.parties:
-        party.store = _Unreadable()
-    play_hands(deck, 3)
-    faces = deck.open_all()
-    assert len(faces) == 3 * CARDS + 3 * 2
-    for party in deck.parties:
-        assert party.blame is None
+    for party in _audit_with_unreadable_stores(factory):
         assert "found a difference" in party.audit_incomplete and "decoded as" in party.audit_incomplete
 
 
