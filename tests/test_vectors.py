@@ -942,9 +942,7 @@ def _game_run(inp):
             new = list(done[0].handles)
             assert all(list(d.handles) == new for d in done)
             learn(game, replica.state, step, new)
-            timeline.append(
-                {"op": op, "deck": "transfer", "handles": list(step.handles), "to": step.to, "new": new}
-            )
+            timeline.append({"op": op, "deck": "transfer", "handles": list(step.handles), "to": step.to, "new": new})
         else:
             raise ValueError(f"{game.id}: a {type(step).__name__} step has no vector form (free order)")
     else:  # pragma: no cover
