@@ -43,6 +43,8 @@ from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
 from p2pcards.deck import derive, group, passes, proofs
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
+from p2pcards.engine import Replica, learn
+from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
 from p2pcards.wire import framing, sealed, transcript
 from p2pcards.wire.identity import (
     Identity,
@@ -67,7 +69,8 @@ from p2pcards.wire.wordlist import WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
-AREAS = ("framing", "identity", "entries", "sealed", "deck", "transcript")
+GAME_AREAS = ("games/crazy-eights", "games/cals-bs", "games/calypso")
+AREAS = ("framing", "identity", "entries", "sealed", "deck", "transcript", *GAME_AREAS)
 
 # -- JSON <-> values --------------------------------------------------------------------------
 
@@ -777,48 +780,72 @@ def _op_of(name: str, arg: Any):
     raise ValueError(name)
 
 
+class _Parties:
+    """Every seat's Party in this process, their messages carried as canonical msgpack (as they
+    travel), each seat's events kept; ``sent`` records every message as (sender, receiver or
+    None for a broadcast, message)."""
+
+    def __init__(self, players: int, header: bytes, cards: list[Card], seeds: list[bytes]):
+        self.parties = [
+            Party(s, players, header, cards, seeds[s], multiply_many=group.multiply_many) for s in range(players)
+        ]
+        self.sent: list[tuple[int, int | None, dict[str, Any]]] = []
+        self.events: list[list[Any]] = [[] for _ in self.parties]
+        self._queue: list[tuple[int, int, bytes]] = []
+        for s, p in enumerate(self.parties):
+            self._handle(s, p.start())
+        self._run()
+
+    def _handle(self, seat: int, output: Any) -> None:
+        self.events[seat] += output.events
+        for send in output.sends:
+            self.sent.append((seat, send.to, send.message))
+            data = framing.encode(send.message)
+            for to in range(len(self.parties)) if send.to is None else [send.to]:
+                if to != seat:
+                    self._queue.append((seat, to, data))
+
+    def _run(self) -> None:
+        while self._queue:
+            sender, to, data = self._queue.pop(0)
+            self._handle(to, self.parties[to].receive(sender, framing.decode(data)))
+
+    def run_op(self, op: Any) -> list[Any]:
+        """Begin ``op`` at every seat and carry the messages until none is left; each seat's
+        ``OpDone`` of it."""
+        index = len(self.parties[0].ops)
+        for s, p in enumerate(self.parties):
+            self._handle(s, p.begin(op))
+        self._run()
+        assert all(p.blame is None for p in self.parties), [p.blame for p in self.parties]
+        done = [[e for e in events if type(e).__name__ == "OpDone" and e.index == index] for events in self.events]
+        assert all(len(d) == 1 for d in done), f"operation {index} did not complete at every seat"
+        return [d[0] for d in done]
+
+    def ordered_messages(self) -> list[tuple[int, int | None, dict[str, Any]]]:
+        """Every message sent, in the vectors' order (protocol/README.md): by operation (-1 for
+        the messages that carry none: commit, nonce, seed), then step (commit, nonce, shuffle,
+        relock, open, rehandle, seed, accuse), sender, receiver (a broadcast first); ties in
+        the order they were sent."""
+
+        def order(item):
+            seat, to, message = item
+            return (message.get("op", -1), _STEP_ORDER.index(message["type"]), seat, -1 if to is None else to)
+
+        return sorted(self.sent, key=order)
+
+
 @kind("deck-run")
 def _deck_run(inp):
     """Every message of a small game's deck operations, from each seat's Party."""
     n_seats, cards = inp["players"], [Card.from_label(x) for x in inp["labels"]]
-    parties = [
-        Party(s, n_seats, b(inp["header"]), cards, b(inp["seeds"][s]), multiply_many=group.multiply_many)
-        for s in range(n_seats)
-    ]
-    sent: list[tuple[int, int | None, dict[str, Any]]] = []
-    queue: list[tuple[int, int, bytes]] = []
-    events: list[list[Any]] = [[] for _ in parties]
-
-    def handle(seat, output):
-        events[seat] += output.events
-        for send in output.sends:
-            sent.append((seat, send.to, send.message))
-            data = framing.encode(send.message)  # as it travels: canonical msgpack
-            for to in range(n_seats) if send.to is None else [send.to]:
-                if to != seat:
-                    queue.append((seat, to, data))
-
-    def run():
-        while queue:
-            sender, to, data = queue.pop(0)
-            handle(to, parties[to].receive(sender, framing.decode(data)))
-
-    for s, p in enumerate(parties):
-        handle(s, p.start())
-    run()
+    table = _Parties(n_seats, b(inp["header"]), cards, [b(s) for s in inp["seeds"]])
     for name, arg in inp["ops"]:
-        for s, p in enumerate(parties):
-            handle(s, p.begin(_op_of(name, arg)))
-        run()
-    assert all(p.blame is None for p in parties)
-
-    def order(item):
-        seat, to, message = item
-        return (message.get("op", -1), _STEP_ORDER.index(message["type"]), seat, -1 if to is None else to)
-
+        table.run_op(_op_of(name, arg))
+    assert all(p.blame is None for p in table.parties)
     outcome = []
     for s in range(n_seats):
-        done = [e for e in events[s] if type(e).__name__ == "OpDone"]
+        done = [e for e in table.events[s] if type(e).__name__ == "OpDone"]
         outcome.append(
             {
                 "coins": [e.value for e in done if e.value is not None],
@@ -826,11 +853,117 @@ def _deck_run(inp):
             }
         )
     return {
-        "game_id": parties[0].game_id.hex(),
+        "game_id": table.parties[0].game_id.hex(),
         "messages": [
-            {"from": seat, "to": to, "message": framing.encode(m).hex()} for seat, to, m in sorted(sent, key=order)
+            {"from": seat, "to": to, "message": framing.encode(m).hex()} for seat, to, m in table.ordered_messages()
         ],
         "seats": outcome,
+    }
+
+
+# games/*.json
+
+
+@functools.cache
+def _installed_games() -> Any:
+    from p2pcards.plugins import load_plugins
+
+    return load_plugins()
+
+
+def _label_pairs(faces: Any) -> list[list[Any]]:
+    return [[h, faces[h].label()] for h in sorted(faces)]
+
+
+@kind("game-run")
+def _game_run(inp):
+    """A whole game at a real table's deck: the game's rules (the installed plugin) replayed
+    with the given moves, every deck step carried out by each seat's Party. What comes out is
+    the schedule (each deck operation, its number and parameters and what it produced,
+    interleaved with the moves), every deck message's hash, the audit's faces and the result:
+    what protocol/games/*.md describe."""
+    game = _installed_games().game(inp["game"])
+    assert game.rules_version == inp["rules"], f"installed {game.id} is rules {game.rules_version}"
+    players, options = inp["players"], dict(inp["options"])
+    game.check_table_options(options, players)
+    cards = list(game.deck(options, players))
+    table = _Parties(players, b(inp["header"]), cards, [b(s) for s in inp["seeds"]])
+    replica = Replica(game, options, players)
+    moves = [(seat, action) for seat, action in inp["moves"]]
+    timeline: list[dict[str, Any]] = []
+    for _ in range(100_000):
+        step = replica.next_step()
+        op = len(table.parties[0].ops)
+        if isinstance(step, Turn):
+            assert len(replica.actions) < len(moves), "the game asks for more moves than the vector has"
+            seat, action = moves[len(replica.actions)]
+            assert seat == step.seat, f"move {len(replica.actions)} is seat {seat}'s, the game asks seat {step.seat}"
+            turn = replica.act(seat, action)
+            timeline.append({"turn": turn, "seat": seat, "action": action})
+        elif isinstance(step, Done):
+            done = table.run_op(AuditOp())
+            faces = dict(done[0].faces)
+            assert all(dict(d.faces) == faces for d in done)
+            violations = game.audit(replica.state, replica.actions, faces)
+            timeline.append({"op": op, "deck": "audit"})
+            break
+        elif isinstance(step, Shuffle):
+            done = table.run_op(ShuffleOp())
+            handles = list(done[0].handles)
+            assert all(list(d.handles) == handles for d in done)
+            learn(game, replica.state, step, handles)
+            timeline.append({"op": op, "deck": "shuffle", "handles": [handles[0], handles[-1]]})
+        elif isinstance(step, Coin):
+            done = table.run_op(CoinOp(step.label, step.bound))
+            value = done[0].value
+            assert all(d.value == value for d in done)
+            learn(game, replica.state, step, value)
+            timeline.append({"op": op, "deck": "coin", "label": step.label, "bound": step.bound, "value": value})
+        elif isinstance(step, Deal):
+            table.run_op(DealOp(dict(step.to)))
+            learn(game, replica.state, step, None)
+            timeline.append({"op": op, "deck": "deal", "to": [[h, s] for h, s in step.to.items()]})
+        elif isinstance(step, Reveal):
+            done = table.run_op(RevealOp(tuple(step.handles), step.owner))
+            faces = dict(done[0].faces)
+            assert all(dict(d.faces) == faces for d in done)
+            learn(game, replica.state, step, faces)
+            timeline.append(
+                {
+                    "op": op,
+                    "deck": "reveal",
+                    "handles": list(step.handles),
+                    "owner": step.owner,
+                    "faces": _label_pairs(faces),
+                }
+            )
+        elif isinstance(step, Transfer):
+            done = table.run_op(TransferOp(tuple(step.handles), step.to))
+            new = list(done[0].handles)
+            assert all(list(d.handles) == new for d in done)
+            learn(game, replica.state, step, new)
+            timeline.append({"op": op, "deck": "transfer", "handles": list(step.handles), "to": step.to, "new": new})
+        else:
+            raise ValueError(f"{game.id}: a {type(step).__name__} step has no vector form (free order)")
+    else:  # pragma: no cover
+        raise AssertionError("no result")
+    assert len(replica.actions) == len(moves), "the vector has moves the game never asked for"
+    return {
+        "game_id": table.parties[0].game_id.hex(),
+        "steps": timeline,
+        "faces": _label_pairs(faces),
+        "result": step.result.to_wire(),
+        "violations": [v.to_wire() for v in violations],
+        "messages": [
+            {
+                "op": m.get("op"),
+                "type": m["type"],
+                "from": seat,
+                "to": to,
+                "sha256": hashlib.sha256(framing.encode(m)).hexdigest(),
+            }
+            for seat, to, m in table.ordered_messages()
+        ],
     }
 
 
@@ -885,12 +1018,14 @@ def load(area: str) -> dict[str, Any]:
 
 
 @functools.cache
-def _compute_cached(kind_: str, input_json: str) -> str:
-    return json.dumps(KINDS[kind_](json.loads(input_json)), sort_keys=True)
+def _compute_cached(kind_: str, input_json: str) -> Any:
+    # As JSON and back: what the files hold (tuples become lists, int keys strs). Shared: the
+    # callers only compare it, never change it.
+    return json.loads(json.dumps(KINDS[kind_](json.loads(input_json)), sort_keys=True))
 
 
 def compute(case: dict[str, Any]) -> Any:
-    return json.loads(_compute_cached(case["kind"], json.dumps(case["input"], sort_keys=True)))
+    return _compute_cached(case["kind"], json.dumps(case["input"], sort_keys=True))
 
 
 def check_case(case: dict[str, Any]) -> None:
@@ -957,10 +1092,14 @@ def mutate(value: Any, rng: random.Random) -> Any:
     return "x"
 
 
-def _set(obj: Any, path: tuple, value: Any) -> None:
-    for key in path[:-1]:
-        obj = obj[key]
-    obj[path[-1]] = value
+def _with(obj: Any, path: tuple, value: Any) -> Any:
+    """``obj`` with the item at ``path`` replaced by ``value``: the containers along the path
+    copied, the rest shared (a whole game's vector has thousands of values to change)."""
+    if not path:
+        return value
+    changed = copy.copy(obj)
+    changed[path[0]] = _with(obj[path[0]], path[1:], value)
+    return changed
 
 
 def test_every_changed_byte_fails():
@@ -976,8 +1115,7 @@ def test_every_changed_byte_fails():
             targets += [(area, case, path, value) for path, value in leaves]
     picks = targets + [rng.choice(targets) for _ in range(300)]
     for _area, case, path, value in picks:
-        changed = copy.deepcopy(case)
-        _set(changed["expected"], path, mutate(value, rng))
+        changed = _with(case, ("expected", *path), mutate(value, rng))
         with pytest.raises(AssertionError):
             check_case(changed)
     assert {area for area, *_ in targets} == set(AREAS)

@@ -421,7 +421,16 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
                         )
                 transcript.blames.append(blame)
             elif kind == "end":
-                transcript.end = TranscriptEnd.from_wire(obj)
+                end = TranscriptEnd.from_wire(obj)
+                players = len(transcript.header.roster)
+                strangers = sorted({s for s in (*end.seeds, *end.absent) if s >= players})
+                if strangers:
+                    # No writer puts them there: an unsigned record that was altered, or not
+                    # written by a table (and a seed nobody's commitment can check).
+                    raise TranscriptError(
+                        f"end: seat {strangers[0]} is not at the table (its roster has {players} seats)"
+                    )
+                transcript.end = end
             else:
                 raise TranscriptError(f"unknown record type {str(kind)[:40]!r}")
         except Rejected as exc:

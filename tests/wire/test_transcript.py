@@ -290,6 +290,55 @@ def test_structure_errors(tmp_path, header, players):
         read_transcript(data + record)
 
 
+def test_an_entry_map_that_breaks_the_entry_schema_is_a_reading_failure(tmp_path, header, players):
+    """transcript.md section 4: an entry record's map is read with wire.md 4.3's schema before
+    any log sees it; one that breaks it (a field missing, of the wrong type or range, one too
+    many) is refused as the record's reading, with no blame: no seat's log accepts such an entry,
+    so the bytes are not one a seat signed and sent (verify: unreadable, exit 2)."""
+    path = tmp_path / "game.p2pt"
+    write_game(path, header, players, end=False)
+    whole = read_transcript(path)
+    good = whole.entries[-1].to_wire()
+    for bent in (
+        {**good, "seq": -1},
+        {**good, "kind": "Action"},
+        {**good, "prev": b"\x00" * 31},
+        {**good, "extra": 1},
+        {k: v for k, v in good.items() if k != "sig"},
+        {**good, "type": "fetch"},
+    ):
+        record, _ = _record(whole.last_check, {"type": "entry", "entry": bent})
+        for verify in (True, False):
+            with pytest.raises(TranscriptError, match="log entry|entry") as info:
+                read_transcript(path.read_bytes() + record, verify=verify)
+            assert info.value.blame is None and info.value.record == whole.records
+
+
+@pytest.mark.parametrize(
+    "end, seat",
+    [
+        (TranscriptEnd("finished", None, {0: b"\x00" * 32, 3: b"\x03" * 32}), 3),
+        (TranscriptEnd("aborted", None, {15: b"\x0f" * 32}), 15),
+        (TranscriptEnd("abandoned", None, {}, (1, 7)), 7),
+    ],
+)
+def test_an_end_record_naming_a_seat_not_at_the_table_is_refused(tmp_path, header, players, end, seat):
+    """transcript.md section 2: the end record's seeds and absent seats are seats of the
+    roster. A seed of a seat that is not at the table has no commitment to check it against
+    and no writer puts one there: the unsigned record was altered, and the file is refused as
+    malformed (a reading failure), not read with the seed ignored."""
+    path = tmp_path / "game.p2pt"
+    write_game(path, header, players, end=False)
+    whole = read_transcript(path)
+    record, _ = _record(whole.last_check, end.to_wire())
+    with pytest.raises(TranscriptError, match=f"end: seat {seat} is not at the table"):
+        read_transcript(path.read_bytes() + record)
+    # The seats of the table, some of them or none, are read as they are.
+    fine = TranscriptEnd("aborted", None, {s: bytes([s]) * 32 for s in (0, 2)}, (1,))
+    record, _ = _record(whole.last_check, fine.to_wire())
+    assert read_transcript(path.read_bytes() + record).end == fine
+
+
 def test_a_file_of_too_many_lists_and_maps_is_refused(tmp_path, header, players, monkeypatch):
     """A forged file of tiny containers would decode to a hundred times its size: every list
     and map of the file counts against one budget (4,194,304; lowered here to 40, which the
