@@ -616,9 +616,7 @@ class Log:
             before = self._previous_counts(seat)
             if any(item[0] < before[other] for other, item in enumerate(seen)):
                 previous = self.entry(seat, self.next_seq(seat) - 1).body[SEEN]
-                seen = [
-                    list(previous[other]) if item[0] < before[other] else item for other, item in enumerate(seen)
-                ]
+                seen = [list(previous[other]) if item[0] < before[other] else item for other, item in enumerate(seen)]
                 seen[seat] = [self.next_seq(seat), self.head(seat)]
         entry = sign_entry(
             identity,

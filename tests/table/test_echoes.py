@@ -39,7 +39,13 @@ def signed(log: Log, seat: int, seen, body=None, kind="action"):
     seen[seat] = [log.next_seq(seat), log.head(seat)]
     body = {"turn": 5, "action": {"type": "doubt"}} if body is None else body
     return sign_entry(
-        IDS[seat], table=TABLE, sender=seat, seq=log.next_seq(seat), kind=kind, prev=log.head(seat), body={**body, "seen": seen}
+        IDS[seat],
+        table=TABLE,
+        sender=seat,
+        seq=log.next_seq(seat),
+        kind=kind,
+        prev=log.head(seat),
+        body={**body, "seen": seen},
     )
 
 
@@ -185,8 +191,6 @@ def test_a_table_protocol_names_the_signer_and_stops_with_the_proof():
 def test_an_echo_that_did_not_go_back_cannot_be_ordered_before_what_it_counted():
     """The order it protects: once seat 2's entry counted seat 3's response, seat 2's response
     comes after seat 3's, though seat 2 sits nearer the opener's left."""
-    log = Log(TABLE, HEADER, [i.public for i in IDS] + [Identity.generate().public])
-    del log
     players = [*IDS, Identity.generate()]
     roster = [p.public for p in players]
     log = Log(TABLE, HEADER, roster)
