@@ -18,7 +18,11 @@ An entry is accepted only if
 * its sender is a seat of the roster and the signature is that seat's key,
 * its ``seq`` is exactly the sender's next number (0, 1, 2 ... per seat: no gaps),
 * its ``prev`` is the hash of the sender's previous entry (its seat genesis for ``seq`` 0),
-* its body carries a valid ``seen``.
+* its body carries a valid ``seen``,
+* its ``seen`` counts, for every seat, at least as many entries as the sender's previous entry
+  did: a seat's head echo never goes backwards (what a seat has accepted stays accepted), so
+  an echo that "did not see" what an earlier one of the same signer counted is a fault of its
+  signer, proven by the two entries (protocol/wire.md section 6, protocol/table.md section 9).
 
 Entries of different seats may arrive in any interleaving: a peer that received them in another
 order holds the same log. Two peers' logs are equal when their :meth:`Log.seen` vectors are,
@@ -61,7 +65,7 @@ from .identity import Identity, PublicIdentity
 from .messages import HASH_SIZE, MAX_SEQ, Entry, Fetch, genesis_hash, seat_genesis, sign_entry
 from .spill import SpillError
 
-__all__ = ["KINDS", "Blame", "Budget", "Log", "Mismatch", "Rejected", "encode_header"]
+__all__ = ["KINDS", "Blame", "Budget", "Log", "Mismatch", "Rejected", "echo_went_back", "encode_header"]
 
 # Blame codes.
 WRONG_TABLE = "wrong-table"
@@ -73,6 +77,7 @@ BAD_SEEN = "bad-seen"
 EQUIVOCATION = "equivocation"
 UNKNOWN_KIND = "unknown-kind"
 OVER_BUDGET = "over-budget"
+ECHO_BACK = "echo-backwards"
 #: Blames whose proof is one signed entry checked against the signer's chain before it.
 BUDGET_FAULTS = (UNKNOWN_KIND, OVER_BUDGET)
 
@@ -215,6 +220,31 @@ def budget_problem(budget: Budget, seq: int, spent: _Spent, entry: Entry) -> tup
     return None
 
 
+def echo_counts(entry: Entry, seats: int) -> list[int] | None:
+    """The counts of ``entry``'s head echo, one per seat, or ``None`` if its body has no
+    well-formed one for ``seats`` seats (evidence from a peer is checked before use)."""
+    body = entry.body
+    seen = body.get(SEEN) if isinstance(body, dict) else None
+    if not isinstance(seen, list) or len(seen) != seats:
+        return None
+    counts = []
+    for item in seen:
+        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and 0 <= item[0] <= MAX_SEQ):
+            return None
+        counts.append(item[0])
+    return counts
+
+
+def echo_went_back(earlier: Entry, later: Entry, seats: int) -> int | None:
+    """The first seat whose entries ``later``'s head echo counts fewer of than ``earlier``'s
+    did (both signed by one seat, ``later`` after ``earlier``), or ``None`` (none, or an echo
+    that is not well formed: that is another fault)."""
+    before, after = echo_counts(earlier, seats), echo_counts(later, seats)
+    if before is None or after is None:
+        return None
+    return next((seat for seat in range(seats) if after[seat] < before[seat]), None)
+
+
 @dataclass(frozen=True)
 class Blame:
     """Who is at fault and why. ``evidence`` holds the signed entries that show it; when
@@ -265,6 +295,10 @@ class Blame:
         (``equivocation``), or with consecutive ``seq`` where the second's ``prev`` is not the
         first's hash (``stale-prev``). An honest seat never signs either pair.
 
+        ``echo-backwards``: two consecutive entries of the seat (the second's ``prev`` is the
+        first's hash) where the second's head echo counts fewer entries of some seat than the
+        first's did. An honest seat never signs that pair either.
+
         ``unknown-kind`` and ``over-budget``: one entry validly signed by the seat that follows
         the seat's chain in ``log`` (this table's log, holding the entries before it) and that
         the budget rule refuses there. Without ``log`` they prove nothing."""
@@ -287,6 +321,8 @@ class Blame:
             shape = a.seq == b.seq and a.signed_bytes != b.signed_bytes
         elif self.code == STALE_PREV:
             shape = b.seq == a.seq + 1 and b.prev != a.hash
+        elif self.code == ECHO_BACK:
+            shape = b.seq == a.seq + 1 and b.prev == a.hash and echo_went_back(a, b, len(roster)) is not None
         else:
             return False
         key = roster[self.seat]
@@ -572,6 +608,16 @@ class Log:
         append it. The caller then sends it to every peer."""
         if SEEN in body:
             raise ValueError(f"the {SEEN!r} field of an entry body is the log's")
+        seen = self.seen()
+        if self.next_seq(seat):
+            # After a restart the log may hold less of a seat than our last entry had seen (the
+            # journal's last second was not on disk): we had accepted those entries, so the
+            # echo keeps counting them (it never goes back); catch-up brings them again.
+            before = self._previous_counts(seat)
+            if any(item[0] < before[other] for other, item in enumerate(seen)):
+                previous = self.entry(seat, self.next_seq(seat) - 1).body[SEEN]
+                seen = [list(previous[other]) if item[0] < before[other] else item for other, item in enumerate(seen)]
+                seen[seat] = [self.next_seq(seat), self.head(seat)]
         entry = sign_entry(
             identity,
             table=self.table,
@@ -579,7 +625,7 @@ class Log:
             seq=self.next_seq(seat),
             kind=kind,
             prev=self.head(seat),
-            body={**body, SEEN: self.seen()},
+            body={**body, SEEN: seen},
         )
         # Signed here with the seat's own key: checking that signature again would only cost.
         self.append(entry, signature_ok=identity.public == self.roster[seat])
@@ -645,6 +691,8 @@ class Log:
         problem = self._seen_problem(entry)
         if problem:
             raise self._reject(entry.sender, BAD_SEEN, f"entry #{entry.seq} ({entry.kind}): {problem}", (entry,))
+        if count:
+            self._check_echo_forward(entry)
         over = budget_problem(self.budget, entry.seq, self._spent[entry.sender], entry)
         if over:
             raise self._reject(entry.sender, *over, (entry,), provable=True)
@@ -662,6 +710,27 @@ class Log:
         if len(chain) > KEEP_ENCODED:
             chain[-KEEP_ENCODED - 1].forget_encoding()
         return True
+
+    def _previous_counts(self, seat: int) -> array[int]:
+        """The head echo counts of ``seat``'s last entry (clamped, as kept for :meth:`closed`)."""
+        seats = len(self._chains)
+        return self._echoes[seat][-seats:]
+
+    def _check_echo_forward(self, entry: Entry) -> None:
+        """Refuse ``entry`` (its sender's next, with a valid echo) if its echo counts fewer
+        entries of some seat than the sender's previous entry did: the pair proves it."""
+        before = self._previous_counts(entry.sender)
+        for seat, item in enumerate(entry.body[SEEN]):
+            if min(item[0], _ECHO_MAX) < before[seat]:
+                previous = self.entry(entry.sender, entry.seq - 1)
+                raise self._reject(
+                    entry.sender,
+                    ECHO_BACK,
+                    f"entry #{entry.seq} ({entry.kind}) echoes {item[0]} entries of seat {seat}, but its "
+                    f"entry #{entry.seq - 1} had seen {before[seat]}: its head echo went back",
+                    (previous, entry),
+                    provable=True,
+                )
 
     def _share_echo(self, entry: Entry) -> None:
         """Make the hashes of an appended entry's head echo the very objects this log holds

@@ -1325,3 +1325,103 @@ CHEATERS.update(
         )
     }
 )
+
+
+# ----------------------------------------------------------------------------------------------
+# Free order: a seat that answers last (issue 28, protocol/table.md section 9, "Late answers").
+
+
+def _distance(seat: int, after: int, players: int) -> int:
+    """How far ``seat`` sits from ``after``'s left (0: next to it): concurrent responses go to
+    the nearest."""
+    return (seat - after - 1) % players
+
+
+def _response(peer: Peer, seat: int, turn: int) -> Any:
+    """``seat``'s signed response for ``turn`` as ``peer`` holds it (the action), or ``None``."""
+    for entry in reversed(peer.log.entries(seat, -8)):
+        if entry.kind == "action" and entry.body.get("turn") == turn:
+            return entry.body.get("action")
+    return None
+
+
+class _AnswersLastSeat(CheatingSeat):
+    """Its free-order responses: waits, unmoved by a round decided meanwhile, until every
+    other follower's response is in; then, if one from a seat further from the placer's left is
+    not a pass, it doubts (when it may), signed with the head echo it had as the round opened:
+    "it had not seen them yet". Otherwise a pass, honestly signed."""
+
+    async def choose(self, session, seat):
+        peer: AnswersLast = self.peer
+        step = session.step
+        if not isinstance(step, Round) or peer.turns < 2:
+            return await super().choose(session, seat)
+        turn, stale = peer.turns, peer.log.seen()  # what it holds as the round opens
+        others = [s for s in step.seats if s != seat]
+        with trio.CancelScope(shield=True), trio.move_on_after(20):
+            await peer.until(lambda: all(_response(peer, s, turn) is not None for s in others))
+        players = peer.header.players
+        mine = _distance(seat, step.after, players)
+        beaten = [
+            s
+            for s in others
+            if _distance(s, step.after, players) > mine and (_response(peer, s, turn) or {}).get("type") != "pass"
+        ]
+        doubt: dict[str, Any] = {"type": "doubt"}
+        if not beaten or doubt not in session.game.legal_actions(session.state, seat, session.known()):
+            return await self._sign({"type": "pass"})
+        peer.cheated = True
+        peer.preempted.append((turn, beaten))
+        with shielded_():
+            await peer.before_stale_answer()
+            log = peer.log
+
+            def stale_seen() -> list[list[Any]]:
+                seen = [list(item) for item in stale]
+                seen[seat] = [log.next_seq(seat), log.head(seat)]  # its own chain as it is
+                return seen
+
+            log.seen = stale_seen  # type: ignore[method-assign]
+            # A modified client: its own log does not hold its echo to its last entry's.
+            log._previous_counts = lambda _seat: [0] * players  # type: ignore[method-assign]
+            try:
+                self.last_entry = await peer.publish("action", {"turn": turn, "action": doubt})
+            finally:
+                del log.seen, log._previous_counts
+        return doubt
+
+
+def shielded_():
+    return trio.CancelScope(shield=True)
+
+
+class AnswersLast(Cheater):
+    """In a free-order round it waits for every other follower's answer, then pre-empts a
+    doubt or play from a seat further from the placer's left with a doubt of its own whose head
+    echo is the one it had when the round opened (it never signs anything in between, so its
+    echo does not go back). The log cannot tell this from a seat whose incoming link was slow
+    (protocol/table.md section 9, "Late answers")."""
+
+    deviation = "answers a free-order round last, with the head echo it had as the round opened"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.preempted: list[tuple[int, list[int]]] = []
+        self.session.seats[self.seat] = _AnswersLastSeat(self, self.session.seats[self.seat].agent)
+
+    async def before_stale_answer(self) -> None:
+        return None
+
+
+class AnswersLastEchoBack(AnswersLast):
+    """As :class:`AnswersLast`, but it first says something at the table (a chat line, signed
+    with its true head echo, which counts the answers it waited for): its stale answer then
+    counts less than its own entry before it, and every seat names it (the echo went back)."""
+
+    deviation = "answers a free-order round with a head echo older than its own last entry's"
+
+    async def before_stale_answer(self) -> None:
+        await self.publish("chat", {"text": "hmm"})
+
+
+CHEATERS.update({cls.__name__: cls for cls in (AnswersLast, AnswersLastEchoBack)})
