@@ -34,8 +34,8 @@ from p2pcards.game import Round, Turn
 from p2pcards.net.lobby import HostedLobby, dial_seat
 from p2pcards.net.peer import Peer, TableAborted
 from p2pcards.net.seats import LocalSeat
-from p2pcards.wire.framing import encode_frame
 from p2pcards.table.header import TableHeader
+from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity, PublicIdentity
 from p2pcards.wire.messages import Bye, Entry, Fetch, sign_entry
 from p2pcards.wire.sealed import open_body, recipients
