@@ -14,7 +14,8 @@ Messages on a connection, in order (protocol/table.md has the byte-level descrip
    the same); the host sends ``{"op": "roster", ...}`` to every seated peer on each change
    (with the key and address of every seated joiner, and which seats are its own bots);
    ``{"op": "ready"}`` -> when every seat is ready, ``{"op": "start", "header": {...},
-   "commits": [...]}``;
+   "commits": [...], "hellos": [...]}`` (every seat's signed ``hello``: the proof of the keys
+   the header gives it, :func:`seat_keys_problem`);
 3. the table words: each joiner sends ``{"op": "reveal", "nonce": n}``, then the host sends
    every seat's nonce, its own included, in ``{"op": "nonces", "nonces": [...]}``;
 4. or, joining the mesh of the table (while it waits in the lobby, or started, also after a
@@ -129,7 +130,13 @@ _MESSAGES = {
         }
     ),
     "start": Record(
-        {"type": Str(16), "op": Str(16), "header": Record({}, extra=True), "commits": ListOf(Bytes(32), 16)}
+        {
+            "type": Str(16),
+            "op": Str(16),
+            "header": Record({}, extra=True),
+            "commits": ListOf(Bytes(32), 16),
+            "hellos": ListOf(Record({}, extra=True), 16),
+        }
     ),
     "reveal": Record({"type": Str(16), "op": Str(16), "nonce": Bytes(32)}),
     "nonces": Record({"type": Str(16), "op": Str(16), "nonces": ListOf(Nullable(Bytes(32)), 16)}),
@@ -354,10 +361,10 @@ class HostedLobby:
     listeners: list[Any] = field(default_factory=list)
     #: The host's words nonce: committed to in ``start``, revealed after every joiner's.
     nonce: bytes = field(default_factory=new_words_nonce)
-    #: A rematch (:mod:`.rematch`): the key (Ed25519) of every seat of the last game, in seat
+    #: A rematch (:mod:`.rematch`): the keys (both) of every seat of the last game, in seat
     #: order (the host's first). Each is seated only in its own seat, nobody else at all, and a
     #: seat that leaves declines the rematch for everyone. ``None``: an ordinary table.
-    reserved: tuple[bytes, ...] | None = None
+    reserved: tuple[PublicIdentity, ...] | None = None
     #: Whether the host's own player has agreed to start (``ready`` of seat 0): set when
     #: ``agreement`` is, if there is one.
     agreement: trio.Event | None = None
@@ -431,10 +438,10 @@ class HostedLobby:
                 await conn.send(Bye("already seated with this identity").to_wire())
                 raise ProtocolError(peer.name, "already seated")
             if self.reserved is not None:
-                if peer.keys.ed25519 not in self.reserved[1:]:
+                if peer.keys not in self.reserved[1:]:
                     await conn.send(Bye("this table is a rematch for the players of the last game only").to_wire())
                     raise ProtocolError(peer.name, "not a player of the last game")
-                seat = self.reserved.index(peer.keys.ed25519)
+                seat = self.reserved.index(peer.keys)
             else:
                 seat = min(set(range(1, self.players)) - set(self.sitters))
             self.sitters[seat] = _Sitter(peer, sit["host"], sit["port"], sit["commit"])
@@ -572,7 +579,12 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True, task_status=t
         raise LobbyError(lobby.declined)
     header = lobby.header()
     commits = [words_commitment(lobby.nonce)] + [lobby.sitters[s].commit for s in range(1, lobby.players)]
-    start = {"type": "lobby", "op": "start", "header": header.to_wire(), "commits": commits}
+    # Every seat's hello, as it signed it (ours made now): the proof of each seat's keys, which
+    # every joiner checks against the header (check_seat_keys).
+    hellos = [make_hello(lobby.identity, name=lobby.name, games=lobby.games).to_wire()] + [
+        lobby.sitters[s].peer.theirs.to_wire() for s in range(1, lobby.players)
+    ]
+    start = {"type": "lobby", "op": "start", "header": header.to_wire(), "commits": commits, "hellos": hellos}
     links = {}
     for seat, sitter in lobby.sitters.items():
         try:
@@ -736,16 +748,15 @@ async def join_lobby(
     except (KeyError, TypeError, ValueError) as exc:
         problem = f"{peer.name} sent a malformed table header ({exc})"
     else:
-        if not 0 < seat < header.players or header.seats[seat].keys.ed25519 != identity.public.ed25519:
-            problem = "the table header does not seat us where the host said"
-        elif header.seats[0].keys.ed25519 != peer.keys.ed25519:
-            problem = "the table header names another host than the one we talked to"
-        elif len(start["commits"]) != header.players:
+        problem = seat_keys_problem(header, seat, identity.public, peer, start["hellos"])
+        if problem is None and len(start["commits"]) != header.players:
             problem = f"{peer.name} sent {len(start['commits'])} words commitments for {header.players} seats"
-        else:
+        if problem is None:
             problem = terms.mismatch(header)
         if problem is None and rematch_of is not None:
             problem = rematch_problem(rematch_of, header)
+        if problem is None:
+            problem = early.keys_problem(header)
     if problem is not None:
         await conn.aclose()
         await early.close()
@@ -757,6 +768,47 @@ async def join_lobby(
     return LobbyResult(header, seat, links, listeners[0], words)
 
 
+def _differs(shown: PublicIdentity, signed: PublicIdentity) -> str:
+    """Which key of ``shown`` is not ``signed``'s, for people."""
+    return "signing key" if shown.ed25519 != signed.ed25519 else "encryption key"
+
+
+def seat_keys_problem(
+    header: TableHeader, seat: int, ours: PublicIdentity, host: Handshaken, hellos: list[Any]
+) -> str | None:
+    """What is wrong with the keys a joiner in ``seat`` (our keys ``ours``) is given in the
+    header from ``host``, for people (``None``: nothing). Each seat's whole public identity
+    (both keys) is compared: ours with our own, the host's with the ones it showed us, every
+    other seat's with the ``hello`` it signed, relayed by the host in ``start`` (``hellos``, one
+    per seat). Only the host can be at fault for each of these: a seat's hello is signed by its
+    signing key, so the host cannot make one up, and a header that differs from it is the
+    host's doing (a seat that showed another key to us than to the host is found by
+    :meth:`_EarlyMesh.keys_problem`)."""
+    by = f"the table header from {host.name} (the host)"
+    if not 0 < seat < header.players or header.seats[seat].keys.ed25519 != ours.ed25519:
+        return f"{by} does not seat us where the host said"
+    if header.seats[seat].keys != ours:
+        return (
+            f"{by} gives our seat an encryption key that is not ours "
+            "(everything sealed to us would open for another key)"
+        )
+    if header.seats[0].keys != host.keys:
+        return f"{by} gives the host another {_differs(header.seats[0].keys, host.keys)} than the one it showed us"
+    if len(hellos) != header.players:
+        return f"{host.name} (the host) sent {len(hellos)} hellos for {header.players} seats"
+    for other in range(1, header.players):
+        if other == seat:
+            continue
+        try:
+            signed = Hello.from_wire(hellos[other], host.name).keys
+        except ProtocolError:
+            return f"{by} proves seat {other}'s keys with a hello that is not valid"
+        if header.seats[other].keys != signed:
+            shown = header.seats[other].keys
+            return f"{by} gives seat {other} another {_differs(shown, signed)} than the one that seat signed"
+    return None
+
+
 def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
     """What a rematch's header changes that it must keep from the last game's, for people
     (``None``: a true rematch): the game, rules, options and timeouts, and every seat's key in
@@ -765,6 +817,9 @@ def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
         return "the rematch's header reuses the last game's table id"
     if [s.keys.ed25519 for s in header.seats] != [s.keys.ed25519 for s in previous.seats]:
         return "the rematch's header does not seat the players of the last game in their seats"
+    for seat, (now, then) in enumerate(zip(header.seats, previous.seats)):
+        if now.keys != then.keys:
+            return f"the rematch's header gives seat {seat} another encryption key than the last game's header"
     if (header.game, header.rules_version, dict(header.options), header.timeouts) != (
         previous.game,
         previous.rules_version,
@@ -777,7 +832,7 @@ def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
 
 def _rematch_terms_problem(previous: TableHeader, identity: Identity, seat: int, terms: TableTerms) -> str | None:
     """What the host's ``seated`` changes of the last game, at a rematch: our seat, or the terms."""
-    if not 0 < seat < previous.players or previous.seats[seat].keys.ed25519 != identity.public.ed25519:
+    if not 0 < seat < previous.players or previous.seats[seat].keys != identity.public:
         return "offers a rematch in another seat than ours"
     if (terms.game, terms.rules_version, dict(terms.options), terms.timeouts) != (
         previous.game,
@@ -884,7 +939,8 @@ class _EarlyMesh:
         self.identity, self.name, self.games = identity, name, games
         self.table, self.seat, self.listener = table, seat, listener
         self.keys: dict[int, bytes] | None = None  # seated joiner -> its key, from the latest roster
-        self.links: dict[int, tuple[bytes, Connection]] = {}
+        # seated joiner -> the keys it showed us (its hello: both keys) and the connection
+        self.links: dict[int, tuple[PublicIdentity, Connection]] = {}
         self._dialling: set[int] = set()
         self._changed = trio.Event()
 
@@ -899,7 +955,7 @@ class _EarlyMesh:
                 nursery.start_soon(self._dial, item)
 
     def _linked(self, seat: int, key: bytes) -> bool:
-        return seat in self.links and self.links[seat][0] == key
+        return seat in self.links and self.links[seat][0].ed25519 == key
 
     def complete(self) -> bool:
         """Connected to every seated joiner below us (as the latest roster has them)."""
@@ -909,7 +965,7 @@ class _EarlyMesh:
 
     async def _dial(self, item: dict[str, Any]) -> None:
         try:
-            conn = await _dial_mesh(
+            conn, keys = await _dial_mesh(
                 self.identity,
                 name=self.name,
                 games=self.games,
@@ -921,7 +977,7 @@ class _EarlyMesh:
                 me=self.seat,
                 who=f"seat {item['seat']}",
             )
-            await self._keep(item["seat"], item["ed25519"], conn)
+            await self._keep(item["seat"], keys, conn)
         except (ConnectionClosed, ProtocolError, FrameError, LobbyError):
             pass  # the game's own mesh dials it after the start
         finally:
@@ -941,7 +997,7 @@ class _EarlyMesh:
                     await self._changed.wait()
             if hello["table"] == self.table and seat > self.seat and (self.keys or {}).get(seat) == peer.keys.ed25519:
                 slot.admit()
-                await self._keep(seat, peer.keys.ed25519, conn)
+                await self._keep(seat, peer.keys, conn)
                 kept = True
         except (ConnectionClosed, ProtocolError, FrameError):
             pass
@@ -949,18 +1005,32 @@ class _EarlyMesh:
             if not kept:
                 await conn.aclose()
 
-    async def _keep(self, seat: int, key: bytes, conn: Connection) -> None:
+    async def _keep(self, seat: int, keys: PublicIdentity, conn: Connection) -> None:
         old = self.links.get(seat)
-        self.links[seat] = (key, conn)
+        self.links[seat] = (keys, conn)
         if old is not None:
             await old[1].aclose()
 
+    def keys_problem(self, header: TableHeader) -> str | None:
+        """A seat that showed us other keys than the ones in the header, under the same signing
+        key, for people (``None``: none did). Called once the header's keys are found to be the
+        ones each seat signed for the host (:func:`seat_keys_problem`): that seat then signed
+        two encryption keys, one for the host and one for us, and it alone can have."""
+        for seat, (keys, _) in sorted(self.links.items()):
+            shown = header.seats[seat].keys if 0 < seat < header.players else None
+            if shown is not None and shown.ed25519 == keys.ed25519 and shown != keys:
+                return (
+                    f"seat {seat} ({header.seats[seat].name}) showed us another encryption key than "
+                    "the one it signed for the host: it signed two"
+                )
+        return None
+
     async def confirmed(self, header: TableHeader) -> dict[int, Connection]:
-        """The connections the header confirms (that seat, under the key it showed us); the
-        others are closed."""
+        """The connections the header confirms (that seat, under the keys it showed us: both);
+        the others are closed."""
         kept = {}
-        for seat, (key, conn) in self.links.items():
-            if 0 < seat < header.players and header.seats[seat].keys.ed25519 == key:
+        for seat, (keys, conn) in self.links.items():
+            if 0 < seat < header.players and header.seats[seat].keys == keys:
                 kept[seat] = conn
             else:
                 await conn.aclose()
@@ -983,23 +1053,25 @@ async def _dial_mesh(
     game: str | None,
     host: str,
     port: int,
-    key: bytes,
+    key: bytes | PublicIdentity,
     table: bytes,
     me: int,
     who: str,
-) -> Connection:
-    """Connect to a seat's listener, check that it holds ``key`` and introduce ourselves as seat
-    ``me`` of ``table``. :class:`LobbyError` if another key answers there."""
+) -> tuple[Connection, PublicIdentity]:
+    """Connect to a seat's listener, check that it holds ``key`` (a signing key, as a roster
+    gives it, or both keys, as a header does) and introduce ourselves as seat ``me`` of
+    ``table``; returns the connection and the keys it showed. :class:`LobbyError` if other keys
+    answer there."""
     conn = await connect(host, port)
     try:
         peer = await handshake(conn, identity, name=name, games=games, game=game)
-        if peer.keys.ed25519 != key:
+        if (peer.keys.ed25519 if isinstance(key, bytes) else peer.keys) != key:
             raise LobbyError(f"{host}:{port} is not {who} of this table")
         await conn.send({"type": "lobby", "op": "mesh", "table": table, "seat": me})
     except BaseException:
         await conn.aclose()
         raise
-    return conn
+    return conn, peer.keys
 
 
 async def _mesh_greeting(
@@ -1056,18 +1128,19 @@ async def dial_seat(
     last: Exception | None = None
     for attempt in range(attempts):
         try:
-            return await _dial_mesh(
+            conn, _ = await _dial_mesh(
                 identity,
                 name=header.seats[me].name,
                 games=games,
                 game=header.game,
                 host=target.host,
                 port=target.port,
-                key=target.keys.ed25519,
+                key=target.keys,
                 table=header.table,
                 me=me,
                 who=target.name,
             )
+            return conn
         except (ConnectionClosed, ProtocolError) as exc:
             last = exc
             await trio.sleep(min(0.05 * 2**attempt, 1.0))
@@ -1095,8 +1168,8 @@ def _seat_of(peer: Handshaken, hello: dict[str, Any], header: TableHeader, me: i
     seat: int = hello["seat"]
     if hello["table"] != header.table or not 0 <= seat < header.players or seat == me:
         raise ProtocolError(peer.name, "not a seat of this table")
-    if header.seats[seat].keys.ed25519 != peer.keys.ed25519:
-        raise ProtocolError(peer.name, f"its key is not seat {seat}'s")
+    if header.seats[seat].keys != peer.keys:  # both keys: the header's are the ones we seal to
+        raise ProtocolError(peer.name, f"its keys are not seat {seat}'s")
     if slot is not None:
         slot.admit()
     return seat

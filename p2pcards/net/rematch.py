@@ -163,7 +163,7 @@ async def host_rematch(
                 linger=linger,
                 bot_ids=[outcome.peer.identity for outcome in bots],
                 bot_names=[header.seats[outcome.peer.seat].name for outcome in bots],
-                reserved=[seat.keys.ed25519 for seat in header.seats],
+                reserved=[seat.keys for seat in header.seats],
                 agreement=agreement,
             )
             nursery.cancel_scope.cancel()

@@ -26,7 +26,7 @@ from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
-from ..wire.identity import Identity, TableWords
+from ..wire.identity import Identity, PublicIdentity, TableWords
 from .discovery import TableAdvert, advertise, watch
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
 from .peer import Peer
@@ -102,7 +102,7 @@ async def host_table(
     linger: float = LINGER_SECONDS,
     bot_ids: Sequence[Identity] | None = None,
     bot_names: Sequence[str] | None = None,
-    reserved: Sequence[bytes] | None = None,
+    reserved: Sequence[PublicIdentity] | None = None,
     agreement: trio.Event | None = None,
     spectator_chat: bool = False,
 ) -> list[SeatOutcome]:
@@ -114,7 +114,7 @@ async def host_table(
     ``history``: record this seat's game in the history (:func:`~.table.play_seat`; the bot
     peers' games never are); ``linger``: how long a seat whose game is over keeps serving the
     others (:func:`play_seat`). A rematch (:mod:`.rematch`) gives the keys of its bot peers
-    (``bot_ids``: those of the last game, and their ``bot_names``), the key of every seat (``reserved``) and the event
+    (``bot_ids``: those of the last game, and their ``bot_names``), the keys of every seat (``reserved``) and the event
     set when the host's player agrees (``agreement``)."""
     game = host.game(game_id)
     resolved = game.resolve_options(options, players)

@@ -167,8 +167,8 @@ async def _watch(
         raise WatchError(f"the seat at {conn.remote} does not let us watch: {exc}") from None
     except ConnectionClosed as exc:
         raise WatchError(f"the seat at {conn.remote} closed the connection: {exc}") from None
-    if not any(s.keys.ed25519 == seat_peer.keys.ed25519 for s in header.seats):
-        raise WatchError(f"{conn.remote} is not a seat of the table it sent")
+    if not any(s.keys == seat_peer.keys for s in header.seats):  # both keys
+        raise WatchError(f"{conn.remote} is not a seat of the table it sent (no seat of its header has its keys)")
     if on_header is not None:
         on_header(header)
     names = [s.name for s in header.seats]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgpack
@@ -30,11 +31,12 @@ from nacl import bindings as na
 from p2pcards.deck.group import multiply, prf_scalar
 from p2pcards.deck.party import Party, Send
 from p2pcards.game import Round, Turn
-from p2pcards.net.lobby import dial_seat
+from p2pcards.net.lobby import HostedLobby, dial_seat
 from p2pcards.net.peer import Peer, TableAborted
 from p2pcards.net.seats import LocalSeat
+from p2pcards.table.header import TableHeader
 from p2pcards.wire.framing import encode_frame
-from p2pcards.wire.identity import Identity
+from p2pcards.wire.identity import Identity, PublicIdentity
 from p2pcards.wire.messages import Bye, Entry, Fetch, sign_entry
 from p2pcards.wire.sealed import open_body, recipients
 
@@ -1425,3 +1427,26 @@ class AnswersLastEchoBack(AnswersLast):
 
 
 CHEATERS.update({cls.__name__: cls for cls in (AnswersLast, AnswersLastEchoBack)})
+
+
+# Cheating hosts: a host is a seat like the others once the game runs, but in the lobby it
+# writes the header. These subclass the host's lobby (:class:`~p2pcards.net.lobby.HostedLobby`)
+# and change what its public :meth:`~p2pcards.net.lobby.HostedLobby.header` returns.
+
+
+class SwapsEncryptionKey(HostedLobby):
+    """A host that puts an X25519 key of its own in a joiner's seat of the header (the
+    joiner's Ed25519 key, name and address are left as they are): everything sealed to that
+    seat would open for the host, and the joiner could not read its own cards. ``victim``: the
+    seat whose key it swaps."""
+
+    victim: int = 1
+    #: The host's own X25519 key (it holds the private half), put in the victim's seat.
+    swapped: bytes = Identity.generate().public.x25519
+
+    def header(self) -> TableHeader:
+        honest = super().header()
+        seats = list(honest.seats)
+        seat = seats[self.victim]
+        seats[self.victim] = replace(seat, keys=PublicIdentity(seat.keys.ed25519, self.swapped))
+        return replace(honest, seats=tuple(seats))

@@ -19,6 +19,7 @@ from p2pcards.plugins import load_plugins
 from p2pcards.table.header import Seat, TableHeader
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity, new_words_nonce, words_commitment
+from p2pcards.wire.messages import make_hello
 
 LOOPBACK = "127.0.0.1"
 GAME = "crazy-eights"
@@ -69,7 +70,8 @@ class Middle:
 
     async def serve(self, listener: trio.SocketListener) -> None:
         joiner = Connection(await listener.accept())
-        theirs = (await handshake(joiner, self.to_joiner, name="host", games=self.games)).keys
+        joined = await handshake(joiner, self.to_joiner, name="host", games=self.games)
+        theirs = joined.keys
         sit = lobby_message(await joiner.receive(), "sit", "joiner")
         host = await connect(LOOPBACK, self.host_port)
         await handshake(host, self.to_host, name="joiner", games=self.games)
@@ -96,6 +98,10 @@ class Middle:
                 "op": "start",
                 "header": shown.to_wire(),
                 "commits": [words_commitment(self.nonce_joiner), sit["commit"]],
+                "hellos": [
+                    make_hello(self.to_joiner, name="host", games=self.games).to_wire(),
+                    joined.theirs.to_wire(),
+                ],
             }
         )
         joiner_nonce = lobby_message(await joiner.receive(), "reveal", "joiner")["nonce"]
@@ -231,7 +237,7 @@ async def test_a_host_that_never_reveals_leaves_no_words_and_does_not_hold_the_j
 
     async def silent_host() -> None:
         conn = Connection(await listener.accept())
-        await handshake(conn, host_id, name="silent", games=games)
+        joined = await handshake(conn, host_id, name="silent", games=games)
         sit = lobby_message(await conn.receive(), "sit", "joiner")
         await conn.send(
             {
@@ -267,6 +273,7 @@ async def test_a_host_that_never_reveals_leaves_no_words_and_does_not_hold_the_j
                 "op": "start",
                 "header": header.to_wire(),
                 "commits": [words_commitment(new_words_nonce()), sit["commit"]],
+                "hellos": [make_hello(host_id, name="silent", games=games).to_wire(), joined.theirs.to_wire()],
             }
         )
         revealed.append(lobby_message(await conn.receive(), "reveal", "joiner")["nonce"])

@@ -103,6 +103,7 @@ import pytest  # noqa: E402
 from p2pcards.net import slots as slots_module  # noqa: E402
 from p2pcards.net.lobby import LobbyError, handshake, serve_listener  # noqa: E402
 from p2pcards.net.transport import Connection, ConnectionClosed, connect  # noqa: E402
+from p2pcards.wire.messages import make_hello  # noqa: E402
 
 
 def _lobby(players: int, game_id: str = "crazy-eights") -> tuple[HostedLobby, dict[str, str]]:
@@ -292,6 +293,10 @@ async def _evil_host(seat: int, terms: dict, header_of, *, fails: str) -> None:
                     "op": "start",
                     "header": header.to_wire() if header else {},
                     "commits": [bytes(32)] * (header.players if header else 0),
+                    # Every seat's signed hello (the proof of its keys): the host's, the joiner's.
+                    "hellos": [make_hello(host_id, name="evil", games=games).to_wire(), joiner.theirs.to_wire()][
+                        : header.players if header else 0
+                    ],
                 }
             )
             while True:

@@ -11,10 +11,11 @@ from p2pcards import PROTOCOL_VERSION
 from p2pcards.net.lobby import rematch_problem
 from p2pcards.table.header import Seat, TableHeader
 from p2pcards.table.timeouts import Timeouts
-from p2pcards.wire.identity import Identity
+from p2pcards.wire.identity import Identity, PublicIdentity
 from p2pcards.wire.messages import new_table_id
 
 KEYS = [Identity.generate().public for _ in range(3)]
+SWAPPED = PublicIdentity(KEYS[2].ed25519, Identity.generate().public.x25519)
 
 
 def last_game() -> TableHeader:
@@ -36,6 +37,8 @@ def test_an_honest_rematch_is_accepted():
         (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their seats"),
         (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their seats"),
         (lambda h: {"seats": h.seats[:2]}, "in their seats"),
+        # The same signing key with an encryption key of the host's (issue 28).
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=SWAPPED),)}, "seat 2 another encryption key"),
         (lambda h: {"game": "calypso"}, "changes the game"),
         (lambda h: {"rules_version": "3"}, "changes the game"),
         (lambda h: {"options": {"match_target": 5}}, "options"),

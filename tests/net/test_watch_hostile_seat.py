@@ -186,3 +186,36 @@ async def test_a_seat_showing_its_spectator_another_version_of_its_move_is_found
     assert watched.problem is not None and "disagree" in watched.problem, watched.problem
     assert "sent something wrong" not in watched.problem
     assert [e.body["text"] for e in watched.received] == ["A"]
+
+
+async def test_a_seat_whose_header_gives_it_another_encryption_key_is_not_watched():
+    """The seat's header holds its signing key with an encryption key that is not the one it
+    showed the spectator (issue 28): the header's keys are not the seat's, so it is not a seat
+    of the table it sent, and the spectator stops before any entry."""
+    import pytest
+
+    from p2pcards.net.watch import WatchError
+    from p2pcards.wire.identity import PublicIdentity
+
+    me, others = Identity.generate(), [Identity.generate(), Identity.generate()]
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    swapped = PublicIdentity(me.public.ed25519, Identity.generate().public.x25519)
+    seats = (
+        Seat("mal", swapped, "127.0.0.1", port),
+        *(Seat(name, o.public, "127.0.0.1", port + 1 + i) for i, (name, o) in enumerate(zip(("bob", "cy"), others))),
+    )
+    header = TableHeader(new_table_id(), "cals-bs", GAMES["cals-bs"], OPTIONS, seats, PROTOCOL_VERSION)
+
+    async def seat(stream: Any) -> None:
+        conn = Connection(stream)
+        await handshake(conn, me, name="mal", games=GAMES)
+        await conn.receive()  # watch
+        await conn.send({"type": "lobby", "op": "watching", "header": header.to_wire()})
+        await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, seat, listeners)
+        with trio.fail_after(30), pytest.raises(WatchError, match="not a seat of the table it sent"):
+            await watch_table("127.0.0.1", port, Identity.generate(), name="eve", games=GAMES)
+        nursery.cancel_scope.cancel()
