@@ -28,7 +28,7 @@ import trio
 from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
-from p2pcards.deck.party import Party, Send
+from p2pcards.deck.party import DealOp, Party, Send
 from p2pcards.game import Round, Turn
 from p2pcards.net.lobby import dial_seat
 from p2pcards.net.peer import Peer, TableAborted
@@ -436,6 +436,52 @@ class RevealsWrongKey(ForgesAccusation):
         await self.publish("deck", {"msg": accusation})
 
 
+class AccusesReusedKeyTwice(Cheater):
+    """Once a deal has opened cards to it (so it knows every seat's per-card key of them),
+    accuses another seat of a reused key with evidence that names one lock twice: ``[h, v]``
+    and ``[h, v - N]``, the same lock of the same handle through a negative index. The scalar
+    is truly behind that lock, so a check that indexes the lock list with the peer's number
+    finds it "behind both public keys". Its reason text is its own words, which no verdict
+    may repeat. The victim is the seat after it (never seat 0, never itself)."""
+
+    deviation = "reused-key accusation naming one lock twice (a negative index)"
+    REASON = "accuser's own words: seat is a cheater"
+
+    def places(self, handle: int, victim: int) -> list[list[int]]:
+        return [[handle, victim], [handle, victim - self.header.players]]
+
+    def accusation(self) -> dict[str, Any] | None:
+        party = self.party
+        victim = (self.seat + 1) % self.header.players or 2
+        for index, op in enumerate(party.ops[: party.current]):
+            if not isinstance(op, DealOp):
+                continue
+            for handle, seat in sorted(op.to.items()):
+                card = party.cards_by_handle.get(handle)
+                if seat == self.seat and card is not None and victim in card.scalars and card.link is None:
+                    evidence = {"scalar": card.scalars[victim], "author": victim, "places": self.places(handle, victim)}
+                    return {
+                        "type": "accuse",
+                        "op": index,
+                        "step": "open",
+                        "seat": victim,
+                        "reason": self.REASON,
+                        "evidence": evidence,
+                    }
+        return None
+
+    async def dispatch(self, entry: Entry) -> None:
+        await super().dispatch(entry)
+        if self.cheated or self.party.blame is not None:
+            return
+        accusation = self.accusation()
+        if accusation is None:
+            return
+        self.cheated = True
+        async with self.send_lock:
+            await self.publish_deck([Send(None, accusation)])
+
+
 # ----------------------------------------------------------------------------------------------
 # Moves.
 
@@ -816,6 +862,7 @@ CHEATERS = {
         ForgesAccusation,
         ForgesPlaintextEvidence,
         RevealsWrongKey,
+        AccusesReusedKeyTwice,
         PlaysCardNotHeld,
         FakeQuads,
         Revokes,
