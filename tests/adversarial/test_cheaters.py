@@ -58,13 +58,8 @@ ABORT_SOME = "abort-some"
 # the cheater stopped reading (its entries reach them through another seat); nobody honest named
 ABORT_OR_SURVIVE = "abort-or-survive"
 
-LOCK_TWICE = (
-    "a reused-key accusation naming one lock twice (through a negative index) names the victim, "
-    "with the accuser's reason text as the verdict's"
-)
-
 # A case whose ``live_bug`` or ``verify_bug`` describes a known bug runs as xfail(strict=True)
-# (see the module doc). One is known today (LOCK_TWICE).
+# (see the module doc). None is known today.
 
 
 @dataclass(frozen=True)
@@ -117,8 +112,8 @@ CASES = {
     "false accusation (true key)": Case("ForgesAccusation"),
     "false accusation (forged evidence)": Case("ForgesPlaintextEvidence"),
     "false accusation (wrong key)": Case("RevealsWrongKey"),
-    "reused key: one lock named twice": Case("AccusesReusedKeyTwice", live_bug=LOCK_TWICE),
-    "reused key: one lock named twice (4 players)": Case("AccusesReusedKeyTwice", BS4, live_bug=LOCK_TWICE),
+    "reused key: one lock named twice": Case("AccusesReusedKeyTwice"),
+    "reused key: one lock named twice (4 players)": Case("AccusesReusedKeyTwice", BS4),
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "chat over its budget": Case("FloodsChat"),
     "entry of an unknown kind": Case("SignsUnknownKind"),
@@ -298,7 +293,6 @@ def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
             assert f"deck operation {shuffle} (shuffle" in problem.get("step", ""), problem
 
 
-@pytest.mark.xfail(strict=True, reason=LOCK_TWICE)
 @pytest.mark.parametrize("name", ["reused key: one lock named twice", "reused key: one lock named twice (4 players)"])
 def test_a_verdict_never_repeats_the_accusers_words(name):
     """The accuser's reason text is its own words: no verdict, live or in verify, repeats them."""
