@@ -4,7 +4,9 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 6  # 6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
+PROTOCOL_VERSION = 7  # 7: an accusation's evidence is read field by field (protocol/deck.md §6):
+#                        a reused key is proven only by two distinct locks of the accused
+#                     6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
 #                        one is refused, a shuffle retires earlier hands' handles
 #                     5: the ping keepalive on game connections (a silent cut is noticed)
 #                     4: absent statements (a gone follower is passed for)
