@@ -7,6 +7,8 @@ __version__ = "0.2.0"
 PROTOCOL_VERSION = 7  # 7: a seat's head echo never goes back (wire.md section 6, echo-backwards);
 #                        `start` carries every seat's signed hello; joiners check both keys of every
 #                        seat of the header against them (protocol/table.md section 2)
+#                        an accusation's evidence is read field by field (protocol/deck.md §6):
+#                        a reused key is proven only by two distinct locks of the accused
 #                     6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
 #                        one is refused, a shuffle retires earlier hands' handles
 #                     5: the ping keepalive on game connections (a silent cut is noticed)

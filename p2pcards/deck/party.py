@@ -39,6 +39,7 @@ from .derive import (
     nonce_of,
     seed_commitment,
 )
+from .evidence import accused_of, decode_evidence, is_index, reuse_evidence, reuse_reason, step_of
 from .group import (
     InvalidPoint,
     InvalidScalar,
@@ -1314,7 +1315,7 @@ class Party:
         order consistent with what their authors had received (the session layer's causal
         delivery, wire.md), and an honest seat accuses only about a message it received: so a
         message not here now was not at the accuser either, whenever it comes."""
-        step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+        step, accused, op = step_of(message), message.get("seat"), message.get("op")
         if step not in PUBLIC_STEPS or message.get("evidence") is not None or not _is_int(op) or not _is_int(accused):
             return None
         return self.transcript.get(op, {}).get((step, accused)) or self._inbox.get((op, step, accused))
@@ -1346,11 +1347,13 @@ class Party:
         evidence of a private message is never the accuser's copy: the peer hands over what it
         opened from the sender's signed entry with the revealed message key, protocol/wire.md
         section 8, or None.)"""
-        step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+        step = step_of(message)
         evidence: Any = message.get("evidence")  # from the wire: checked below
-        if not _is_int(accused) or not 0 <= accused < self.players or not _is_int(op) or op < 0:
+        head = accused_of(message, self.players)
+        if head is None:
             self._fail("accuse", accuser, "malformed accusation")
             return True
+        accused, op = head
         if stale is not None:
             # Its accuser had already taken part in a later shuffle: it had finished every
             # operation of that hand, and an honest seat accuses only during the operation it is
@@ -1391,7 +1394,7 @@ class Party:
             return True
         reuse = step == "open" and isinstance(evidence, dict) and "scalar" in evidence
         if not (private or reuse or step == "decode"):
-            self._fail("accuse", accuser, f"accusation of unknown kind {step!r}")
+            self._fail("accuse", accuser, "accusation of an unknown kind")
             return True
         if not self._reached(op):
             return False
@@ -1399,15 +1402,16 @@ class Party:
             self._fail("accuse", accuser, f"accusation ({step}) about operation {op}, which opens no cards")
             return True
         if reuse:
-            if self._proves_reuse(accused, evidence, op):
-                self._fail("open", accused, message.get("reason") or "reused key", op)
+            proven = self._proves_reuse(accused, evidence, op)
+            if proven is not None:
+                self._fail("open", accused, reuse_reason(*proven), op)  # our words, never the accuser's
             else:
                 self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
             return True
         if private:
             sender = evidence.get("sender")
             try:
-                if not _is_int(sender) or (sender, accuser) not in self._expected_openings[op]:
+                if not is_index(sender, self.players) or (sender, accuser) not in self._expected_openings[op]:
                     raise ValueError("no such private message was due")
                 self._check_opening(op, sender, accuser, evidence["message"], learn=False)
             except _Deviation as d:
@@ -1424,51 +1428,66 @@ class Party:
         if not self._confirm_decode_failure(evidence, op):
             self._fail("accuse", accuser, "false accusation: the cards decode correctly")
             return True
-        self._start_abort(None, f"seat {accuser} could not decode: {message.get('reason')}", accuser)
+        self._start_abort(None, f"seat {accuser} showed cards of operation {op} that do not decode", accuser)
         return True
 
-    def _proves_reuse(self, author: int, evidence: dict[str, Any], op: int) -> bool:
+    def _proves_reuse(self, author: int, evidence: Any, op: int) -> tuple[int, int] | None:
+        """The two handles at which the evidence proves ``author`` used one key twice: two
+        distinct locks of its, in the accused operation's hand, both opened by the scalar.
+        ``None``: it proves nothing (the accuser is named)."""
+        checked = reuse_evidence(evidence, author, self.players)
+        if checked is None:
+            return None
+        scalar, places = checked
+        locks = set()
         try:
-            scalar = check_scalar(evidence["scalar"])
-            places = {tuple(p) for p in evidence["places"]}
-            if len(places) != 2:
-                return False
+            check_scalar(scalar)
             for handle, lock in places:
                 # Both places in the hand of the accused operation: an honest seat's evidence
                 # always is (a key of an earlier hand is caught where it is published again),
                 # and a finished hand's records are not kept (protocol/deck.md §6).
-                if not _is_int(handle) or self._hand_of_handle(handle) != self._hand_of_op(op):
-                    return False
+                if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
+                    return None
                 if self._lock(handle, lock)[0] != author or not self._opens_lock(handle, lock, scalar):
-                    return False
-        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar):
-            return False
-        return True
+                    return None
+                locks.add(self._lock_id(handle, lock))
+        except (KeyError, IndexError, InvalidScalar):
+            return None
+        if len(locks) != 2:
+            return None  # one lock named twice: nothing was used twice
+        return places[0][0], places[1][0]
+
+    def _lock_id(self, handle: int, lock: int) -> tuple[int, int]:
+        """Which lock ``lock`` of ``handle`` is: a shuffled handle's own (its handle and
+        index), or a re-handled card's, which is its transfer's one scalar for every card that
+        transfer moved (the transfer's operation, and N)."""
+        link = self.cards_by_handle[handle].link
+        return (handle, lock) if link is None else (-1 - link.op, self.players)
 
     def _confirm_decode_failure(self, evidence: Any, op: int) -> bool:
         """True when the evidence (every lock of some handles' shuffled handles, and their chains)
         opens its commitments and yet does not decode to distinct cards: then some pass or
         re-handling was wrong, and the audit finds it."""
+        checked = decode_evidence(evidence, self.players, self.n)
+        if checked is None:
+            return False
+        handles, scalars, chains = checked
         try:
-            handles, scalars = evidence["handles"], evidence["scalars"]
-            chains = evidence.get("chains") or [[] for _ in handles]
             points, lineages = [], []
-            for handle, pairs, links in zip(handles, scalars, chains, strict=True):
-                if not _is_int(handle) or self._hand_of_handle(handle) != self._hand_of_op(op):
+            for handle, keys, links in zip(handles, scalars, chains):
+                if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
                     return False  # only the accused operation's hand (protocol/deck.md §6)
                 root = self._verify_chain(-1, handle, links)
                 lineages.append({handle, *(parent for parent, _ in links)})
                 card = self.cards_by_handle[root]
-                if [p[0] for p in pairs] != list(range(self.players)):
-                    return False
-                for lock, scalar in pairs:
+                for lock, scalar in enumerate(keys):
                     check_scalar(scalar)
                     if not self._opens_lock(root, lock, scalar):
                         return False
-                product = scalar_product(s for _, s in pairs)
+                product = scalar_product(keys)
                 points.append((root, multiply(invert(product), card.point)))
-        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, _Deviation):
-            return False
+        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint, _Deviation):
+            return False  # (a second line: the evidence was read above, field by field)
         found = [self._table_index.get(p) for _, p in points]
         if None in found:
             return True

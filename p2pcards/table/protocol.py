@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..deck.evidence import wire_private_evidence
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
@@ -749,11 +750,10 @@ class TableProtocol:
             return message  # not about a private message (a reused key's proof is public)
         payload = sender = None
         try:
-            if not isinstance(evidence, dict):
-                raise TypeError("no evidence")  # (indexing it would raise the same)
-            sender, seq, key = evidence["sender"], evidence["entry"], evidence["key"]
-            if not (isinstance(seq, int) and seq >= 0 and isinstance(key, bytes)):
+            checked = wire_private_evidence(evidence, self.header.players)
+            if checked is None:  # (no evidence, or a sender, entry or key of another type or range)
                 raise ValueError("malformed evidence")
+            sender, seq, key = checked
             entry = self.log.entry(sender, seq)
             if entry.kind == "deck" and accuser in recipients(entry.body):
                 payload = open_revealed(entry, key, accuser)

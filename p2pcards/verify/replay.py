@@ -12,6 +12,7 @@ from typing import Any
 from ..cards import Card, sort_cards
 from ..deck.audit import final_order, revealed_secrets
 from ..deck.backend import MentalPokerDeck
+from ..deck.evidence import accused_of, step_of, wire_private_evidence
 from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
 from ..deck.party import PUBLIC_STEPS, Output, Party, Send
@@ -252,12 +253,19 @@ class Replay:
         accused if the transcript proves it, the accuser if it proves the accusation false;
         return when it cannot tell (what is accused was not replayed)."""
         message = entry.body["msg"]
-        accused, evidence = message.get("seat"), message.get("evidence")
+        evidence, kind = message.get("evidence"), step_of(message)
         step = f"accusation by seat {accuser} (log #{entry.seq})"
         stale = finished_hand_accusation(self.seats[accuser], entry)
         if stale is not None:
             raise stale
-        if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
+        # Its fields, read before use (deck/evidence.py); the reasons below are our own words.
+        head = accused_of(message, len(self.seats))
+        if head is None:
+            raise Failed(step, "malformed accusation (its seat or its operation is out of range)", accuser)
+        accused, op = head
+        if kind not in ("open", "decode") and (kind not in PUBLIC_STEPS or evidence is not None):
+            raise Failed(step, "accusation of an unknown kind", accuser)
+        if kind == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
             if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
                 raise Failed(
                     step,
@@ -266,23 +274,24 @@ class Replay:
                     "a plaintext copy anyone could make up",
                     accuser,
                 )
-            sender, seq = evidence["sender"], evidence["entry"]
+            checked = wire_private_evidence(evidence, len(self.seats))
             target = None
-            if isinstance(sender, int) and isinstance(seq, int) and seq >= 0 and self.log:
-                found = self.log.entries(sender, seq)[:1]
+            if checked is not None and self.log:
+                found = self.log.entries(checked[0], checked[1])[:1]
                 target = found[0] if found else None
-            if target is None or target.kind != "deck" or accuser not in recipients(target.body):
+            if checked is None or target is None or target.kind != "deck" or accuser not in recipients(target.body):
                 raise Failed(step, "its evidence names no private deck message to the accuser", accuser)
+            sender, seq, key = checked
             try:
-                payload = open_revealed(target, evidence["key"], accuser)
+                payload = open_revealed(target, key, accuser)
             except (ProtocolError, TypeError):
                 raise Failed(
                     step, f"the message key it reveals does not open seat {sender}'s entry #{seq}", accuser
                 ) from None
-            if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+            if not isinstance(payload, dict) or payload.get("op") != op:
                 raise Failed(
                     step,
-                    f"seat {sender}'s entry #{seq} is not its private message of operation {message.get('op')}",
+                    f"seat {sender}'s entry #{seq} is not its private message of operation {op}",
                     accuser,
                 )
             want = self.derived.get((sender, seq, accuser))
@@ -303,32 +312,30 @@ class Replay:
                 f"{difference(payload, want)}): a deviation from the deck protocol",
                 sender,
             )
-        op = message.get("op")
-        if message.get("step") in PUBLIC_STEPS and evidence is None and isinstance(accused, int):
+        if kind in PUBLIC_STEPS:
             # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
             # message the accuser had not received when it signed cannot be what it accuses.
-            seen = entry.body["seen"][accused][0] if 0 <= accused < len(self.seats) else 0
+            seen = entry.body["seen"][accused][0]
             if not any(
-                public_message(e, message.get("step")) and e.body["msg"].get("op") == op
+                public_message(e, kind) and e.body["msg"].get("op") == op
                 for e in self.seats[accused].deck
                 if e.seq < seen
             ):
                 raise Failed(
                     step,
-                    f"it accuses a {message.get('step')} message of seat "
+                    f"it accuses a {kind} message of seat "
                     f"{accused} in operation {op} that it had not received (its head "
                     f"echo)",
                     accuser,
                 )
-        elif message.get("step") == "open" and not isinstance(evidence, dict):
+        elif kind == "open" and not isinstance(evidence, dict):
             raise Failed(step, "an accusation about a private message without evidence", accuser)
-        checked = isinstance(op, int) and 0 <= op < self.ops_reached()
-        if checked and isinstance(accused, int):
+        if op < self.ops_reached():
             # Every public deck message up to here is the one its seat's seed derives.
             raise Failed(
                 step,
                 f"false accusation against seat {accused} "
-                f"({message.get('step')}): every deck message of that operation is "
+                f"({kind}): every deck message of that operation is "
                 f"the one its seed derives",
                 accuser,
             )

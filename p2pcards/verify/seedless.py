@@ -180,8 +180,10 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
             continue
         msg = entry.body["msg"]
         what = f"{msg['type']} message of seat {entry.sender} (log #{entry.seq})"
-        if type(msg.get("op")) is not int:
-            raise Failed(what, "a deck message for no operation (its op is not a number)", entry.sender)
+        if type(msg.get("op")) is not int or msg["op"] < 0:
+            # (every seat refused it as "for no operation in progress"; a negative one, kept,
+            # would sort first and end these checks before any real pass)
+            raise Failed(what, "a deck message for no operation (its op is not a non-negative number)", entry.sender)
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
     retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it

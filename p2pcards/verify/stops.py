@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..deck.evidence import is_index
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..wire.messages import Entry
@@ -243,7 +244,7 @@ def withheld_after_accusation(seats: Sequence[SeatEntries], missing: Sequence[in
     withheld = [s for s in missing if informed(s)]
     if not withheld:
         return
-    seat = accused if accused in withheld else withheld[0]
+    seat = accused if is_index(accused, len(seats)) and accused in withheld else withheld[0]
     raise Failed(
         f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
         "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked",

@@ -29,7 +29,7 @@ import trio
 from nacl import bindings as na
 
 from p2pcards.deck.group import multiply, prf_scalar
-from p2pcards.deck.party import Party, Send
+from p2pcards.deck.party import DealOp, Party, Send
 from p2pcards.game import Round, Turn
 from p2pcards.net.lobby import HostedLobby, dial_seat
 from p2pcards.net.peer import Peer, TableAborted
@@ -38,7 +38,7 @@ from p2pcards.table.header import TableHeader
 from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity, PublicIdentity
 from p2pcards.wire.messages import Bye, Entry, Fetch, sign_entry
-from p2pcards.wire.sealed import open_body, recipients
+from p2pcards.wire.sealed import entry_message_key, open_body, recipients
 
 __all__ = ["CHEATERS", "Cheater"]
 
@@ -438,6 +438,171 @@ class RevealsWrongKey(ForgesAccusation):
         await self.publish("deck", {"msg": accusation})
 
 
+class AccusesReusedKeyTwice(Cheater):
+    """Once a deal has opened cards to it (so it knows every seat's per-card key of them),
+    accuses another seat of a reused key with evidence that names one lock twice: ``[h, v]``
+    and ``[h, v - N]``, the same lock of the same handle through a negative index. The scalar
+    is truly behind that lock, so a check that indexes the lock list with the peer's number
+    finds it "behind both public keys". Its reason text is its own words, which no verdict
+    may repeat. The victim is the seat after it (never seat 0, never itself)."""
+
+    deviation = "reused-key accusation naming one lock twice (a negative index)"
+    REASON = "accuser's own words: seat is a cheater"
+
+    def places(self, handle: int, victim: int) -> list[list[int]]:
+        return [[handle, victim], [handle, victim - self.header.players]]
+
+    def accusation(self) -> dict[str, Any] | None:
+        party = self.party
+        victim = (self.seat + 1) % self.header.players or 2
+        for index, op in enumerate(party.ops[: party.current]):
+            if not isinstance(op, DealOp):
+                continue
+            for handle, seat in sorted(op.to.items()):
+                card = party.cards_by_handle.get(handle)
+                if seat == self.seat and card is not None and victim in card.scalars and card.link is None:
+                    evidence = {"scalar": card.scalars[victim], "author": victim, "places": self.places(handle, victim)}
+                    return {
+                        "type": "accuse",
+                        "op": index,
+                        "step": "open",
+                        "seat": victim,
+                        "reason": self.REASON,
+                        "evidence": evidence,
+                    }
+        return None
+
+    async def dispatch(self, entry: Entry) -> None:
+        await super().dispatch(entry)
+        if self.cheated or self.party.blame is not None:
+            return
+        accusation = self.accusation()
+        if accusation is None:
+            return
+        self.cheated = True
+        async with self.send_lock:
+            await self.publish_deck([Send(None, accusation)])
+
+
+#: Numbers a peer may put where an index goes (see tests/deck/test_evidence.py).
+ODD_NUMBERS = [0, 1, 2, 3, -1, -2, -3, True, False, 1.0, 2**31, -(2**63), None, "1", b"\x01"]
+
+
+def junk(rng: random.Random, depth: int = 0) -> Any:
+    """A random msgpack value."""
+    kind = rng.randrange(8 if depth < 3 else 5)
+    if kind == 0:
+        return rng.choice(ODD_NUMBERS)
+    if kind == 1:
+        return rng.randrange(-(2**63), 2**64)
+    if kind == 2:
+        return os.urandom(rng.choice([0, 1, 31, 32, 33]))
+    if kind == 3:
+        return rng.choice(["", "open", "decode", "shuffle", "x" * 40])
+    if kind == 4:
+        return rng.random() * 10
+    if kind == 5:
+        return [junk(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {rng.choice(["scalar", "places", "handles", "sender", "entry", "key", "z"]): junk(rng, depth + 1)}
+
+
+def mutate(rng: random.Random, value: Any, depth: int = 0) -> Any:
+    """``value`` with a part replaced, dropped, duplicated or retyped."""
+    roll = rng.randrange(10)
+    if roll == 0:
+        return junk(rng)
+    if roll == 1 and not isinstance(value, (list, dict)):
+        return rng.choice(ODD_NUMBERS)
+    if isinstance(value, list) and value and depth < 4:
+        out, i = list(value), rng.randrange(len(value))
+        what = rng.randrange(3)
+        if what == 0:
+            out[i] = mutate(rng, out[i], depth + 1)
+        elif what == 1:
+            out.append(out[i])
+        else:
+            del out[i]
+        return out
+    if isinstance(value, dict) and value and depth < 4:
+        out, key = dict(value), rng.choice(sorted(value))
+        what = rng.randrange(3)
+        if what == 0:
+            out[key] = mutate(rng, out[key], depth + 1)
+        elif what == 1:
+            del out[key]
+        else:
+            out[rng.choice(["z", "message", "scalar", "chains"])] = junk(rng)
+        return out
+    return value
+
+
+class FuzzesAccusation(AccusesReusedKeyTwice):
+    """Once a deal has opened cards to it, signs one accusation drawn at random (``seed``):
+    a well-formed reused-key, decode, private-message (on the wire: the signed entry and its
+    message key) or public-step accusation built from what it knows, or random fields, then
+    mutated a few times. Signed as is, past our own publishing path (so its evidence is exactly
+    what it chose). Whatever it is, only the accuser (or nobody) may be named."""
+
+    deviation = "a random or mutated accusation"
+    seed = 0
+
+    def template(self, rng: random.Random, index: int, handle: int) -> dict[str, Any]:
+        party, players = self.party, self.header.players
+        scalars = party.cards_by_handle[handle].scalars
+        seat = rng.randrange(players)
+        base = {"type": "accuse", "op": index, "seat": seat, "reason": self.REASON}
+        kind = rng.choice(["reuse", "decode", "private", "public", "random"])
+        if kind == "reuse":
+            lock = rng.randrange(players)
+            places = [[handle, lock], [handle, rng.choice([lock, lock - players, players])]]
+            return {**base, "step": "open", "evidence": {"scalar": scalars[lock], "author": seat, "places": places}}
+        if kind == "decode":
+            pairs = [[lock, scalars[lock]] for lock in range(players)]
+            evidence = {"handles": [handle], "scalars": [pairs], "chains": [[]]}
+            return {**base, "step": "decode", "seat": self.seat, "evidence": evidence}
+        if kind == "private":
+            senders = [s for s in self.others if (s, index) in self.protocol._private_in]
+            if senders:
+                sender = rng.choice(senders)
+                entry = self.log.entry(sender, self.protocol._private_in[(sender, index)])
+                key = entry_message_key(self.identity, self.seat, entry, self.header.seats[sender].keys)
+                return {**base, "step": "open", "evidence": {"sender": sender, "entry": entry.seq, "key": key}}
+        if kind == "public":
+            return {**base, "op": 0, "step": rng.choice(["shuffle", "relock", "rehandle"]), "evidence": None}
+        return {
+            **base,
+            "op": rng.choice(ODD_NUMBERS),
+            "seat": rng.choice(ODD_NUMBERS),
+            "step": junk(rng),
+            "evidence": junk(rng),
+        }
+
+    def accusation(self) -> dict[str, Any] | None:
+        found = super().accusation()
+        if found is None:
+            return None
+        rng = random.Random(self.seed)
+        handle = found["evidence"]["places"][0][0]
+        message: Any = self.template(rng, found["op"], handle)
+        for _ in range(rng.randrange(4)):
+            message = mutate(rng, message)
+        if isinstance(message, dict):
+            message = {**message, "type": "accuse", "reason": self.REASON}
+        self.notes.append(repr(message))
+        return message
+
+    async def dispatch(self, entry: Entry) -> None:
+        await Cheater.dispatch(self, entry)
+        if self.cheated or self.party.blame is not None:
+            return
+        accusation = self.accusation()
+        if accusation is None:
+            return
+        self.cheated = True
+        async with self.send_lock:
+            await self.publish("deck", {"msg": accusation})
+
+
 # ----------------------------------------------------------------------------------------------
 # Moves.
 
@@ -818,6 +983,8 @@ CHEATERS = {
         ForgesAccusation,
         ForgesPlaintextEvidence,
         RevealsWrongKey,
+        AccusesReusedKeyTwice,
+        FuzzesAccusation,
         PlaysCardNotHeld,
         FakeQuads,
         Revokes,

@@ -112,6 +112,8 @@ CASES = {
     "false accusation (true key)": Case("ForgesAccusation"),
     "false accusation (forged evidence)": Case("ForgesPlaintextEvidence"),
     "false accusation (wrong key)": Case("RevealsWrongKey"),
+    "reused key: one lock named twice": Case("AccusesReusedKeyTwice"),
+    "reused key: one lock named twice (4 players)": Case("AccusesReusedKeyTwice", BS4),
     "false head echo": Case("FalseEcho", expect=REFUSED),
     "chat over its budget": Case("FloodsChat"),
     "entry of an unknown kind": Case("SignsUnknownKind"),
@@ -289,6 +291,23 @@ def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
             problem = report.get("problem") or {}
             assert status == 1 and problem.get("seat") == CHEATER, problem
             assert f"deck operation {shuffle} (shuffle" in problem.get("step", ""), problem
+
+
+@pytest.mark.parametrize("name", ["reused key: one lock named twice", "reused key: one lock named twice (4 players)"])
+def test_a_verdict_never_repeats_the_accusers_words(name):
+    """The accuser's reason text is its own words: no verdict, live or in verify, repeats them."""
+    from .cheaters import AccusesReusedKeyTwice
+
+    run = played(name)
+    words = AccusesReusedKeyTwice.REASON
+    for seat, outcome in run.honest.items():
+        assert all(words not in b for b in outcome.peer.blames), run.describe()
+        assert outcome.aborted is not None and words not in str(outcome.aborted), run.describe()
+        if verify_available() is None:
+            status, report = verify(outcome.transcript)
+            problem = report.get("problem") or {}
+            assert status == 1 and problem.get("seat") == CHEATER, (seat, problem)
+            assert words not in str(report), (seat, problem)
 
 
 # -- a stranger at the door ----------------------------------------------------------------------

@@ -1,0 +1,152 @@
+"""The fields of an accusation from a peer (protocol/deck.md section 6), read before use.
+
+An accusation and its evidence come from a seat that may run a modified client: every field is
+checked here for its type and range before the judge (``Party._judge``, ``Replay.judge``)
+indexes anything with it. Each reader returns the fields in a checked form, or ``None`` when
+they are malformed, which names the accuser (never the accused: only the accuser chose these
+bytes). Nothing here raises on peer data, and nothing here needs a party's state: the checks
+that do (whose lock a place is, which hand a handle is of) stay with the judge.
+
+The rules, in one place:
+
+* a number is an ``int`` and nothing that compares equal to one (msgpack brings floats, and a
+  peer could send ``True`` for 1); an index is one in ``0 .. bound-1`` (no negative index,
+  which Python would read from the end);
+* the accused ``seat`` is a seat, ``op`` a non-negative integer;
+* a reused key's evidence is ``{"scalar", "author", "places"}``: a 32-byte scalar, ``author``
+  the accused seat, and exactly two distinct places ``[handle, lock]``, each a handle
+  (non-negative) and a lock in ``0 .. N`` (``N``: a re-handled card's one lock);
+* a decode failure's evidence is ``{"handles", "scalars"[, "chains"]}``: 1 to ``n`` distinct
+  handles (``n`` the cards of the deck), for each every lock ``0 .. N-1`` in order with a
+  32-byte scalar, and for each a chain (a list; absent: none);
+* a private message's evidence names its sender by seat, and on the wire its entry by a
+  non-negative sequence number and a message key of bytes.
+
+A verdict's reason is always our own text, chosen by the rule (the accuser's ``reason`` field is
+never repeated): :func:`reuse_reason` for a reused key, shared with the seat that finds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeGuard
+
+__all__ = [
+    "accused_of",
+    "decode_evidence",
+    "is_index",
+    "is_int",
+    "reuse_evidence",
+    "reuse_reason",
+    "step_of",
+    "wire_private_evidence",
+]
+
+#: The fields of a reused key's evidence, exactly.
+REUSE_FIELDS = frozenset({"scalar", "author", "places"})
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """An integer and nothing that compares equal to one (a bool, a float)."""
+    return type(value) is int
+
+
+def is_index(value: object, bound: int) -> TypeGuard[int]:
+    """An integer in ``0 .. bound-1``."""
+    return type(value) is int and 0 <= value < bound
+
+
+def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
+    return isinstance(value, bytes) and len(value) == size
+
+
+def step_of(message: Mapping[str, Any]) -> str | None:
+    """An accusation's ``step``, if it is a string (anything else is of no known kind; a list
+    or a map could not even be looked up in a set of steps)."""
+    step = message.get("step")
+    return step if isinstance(step, str) else None
+
+
+def accused_of(message: Mapping[str, Any], players: int) -> tuple[int, int] | None:
+    """(accused seat, operation) of an accusation: a seat and a non-negative integer."""
+    seat, op = message.get("seat"), message.get("op")
+    if not is_index(seat, players) or not is_int(op) or op < 0:
+        return None
+    return seat, op
+
+
+def reuse_evidence(evidence: Any, accused: int, players: int) -> tuple[bytes, list[tuple[int, int]]] | None:
+    """(scalar, its two places) of a reused key's evidence against ``accused``; ``None`` if
+    malformed. The places are distinct here as written; the judge also checks they are two
+    distinct locks of the accused (a re-handled card's lock is its transfer's, which every
+    card of that transfer shares)."""
+    if not isinstance(evidence, dict) or set(evidence) != REUSE_FIELDS:
+        return None
+    scalar, author, places = evidence["scalar"], evidence["author"], evidence["places"]
+    if not _is_bytes(scalar, 32) or not is_int(author) or author != accused:
+        return None
+    if not (isinstance(places, list) and len(places) == 2):
+        return None
+    checked: list[tuple[int, int]] = []
+    for place in places:
+        if not (isinstance(place, list) and len(place) == 2):
+            return None
+        handle, lock = place
+        if not (is_int(handle) and handle >= 0 and is_index(lock, players + 1)):
+            return None
+        checked.append((handle, lock))
+    if checked[0] == checked[1]:
+        return None
+    return scalar, checked
+
+
+def reuse_reason(first: int, second: int) -> str:
+    """The verdict's reason when a key is proven reused at handles ``first`` and ``second``."""
+    return f"reused key (handles {first} and {second})"
+
+
+def decode_evidence(evidence: Any, players: int, n: int) -> tuple[list[int], list[list[bytes]], list[Any]] | None:
+    """(handles, each one's scalars for locks 0 .. N-1, each one's chain) of a decode
+    failure's evidence; ``None`` if malformed. A chain's links are checked by the judge,
+    which walks them (so a chain is never longer than the card's real one plus one)."""
+    if not isinstance(evidence, dict) or not {"handles", "scalars"} <= set(evidence) <= {
+        "handles",
+        "scalars",
+        "chains",
+    }:
+        return None
+    handles, scalars, chains = evidence["handles"], evidence["scalars"], evidence.get("chains")
+    if not (isinstance(handles, list) and 1 <= len(handles) <= n):
+        return None
+    if not all(is_int(h) and h >= 0 for h in handles) or len(set(handles)) != len(handles):
+        return None
+    if chains is None:
+        chains = [[] for _ in handles]
+    if not (isinstance(scalars, list) and isinstance(chains, list) and len(scalars) == len(chains) == len(handles)):
+        return None
+    keys: list[list[bytes]] = []
+    for pairs in scalars:
+        if not (isinstance(pairs, list) and len(pairs) == players):
+            return None
+        row = []
+        for lock, pair in enumerate(pairs):
+            if not (isinstance(pair, list) and len(pair) == 2 and is_int(pair[0]) and pair[0] == lock):
+                return None
+            if not _is_bytes(pair[1], 32):
+                return None
+            row.append(pair[1])
+        keys.append(row)
+    if not all(isinstance(links, list) for links in chains):
+        return None
+    return list(handles), keys, list(chains)
+
+
+def wire_private_evidence(evidence: Any, players: int) -> tuple[int, int, bytes] | None:
+    """(sender, entry seq, message key) of an accusation about a private message as it comes
+    on the wire (protocol/wire.md section 8); ``None`` if malformed."""
+    if not isinstance(evidence, dict):
+        return None
+    sender, seq, key = evidence.get("sender"), evidence.get("entry"), evidence.get("key")
+    if not (is_index(sender, players) and is_int(seq) and seq >= 0 and isinstance(key, bytes)):
+        return None
+    return sender, seq, key
