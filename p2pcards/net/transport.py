@@ -183,6 +183,13 @@ class Connection:
             return 0.0
         return trio.current_time() - self.last_received
 
+    def heard_at(self) -> float | None:
+        """trio time of the last bytes received, while :meth:`keep_alive` runs (``None``
+        otherwise: without pings, silence says nothing)."""
+        if not self._keeping_alive or self.last_received is None or self.closed:
+            return None
+        return self.last_received
+
     def heard_since(self, when: float) -> bool:
         """Something came on this connection at or after trio time ``when`` (always ``True``
         while :meth:`keep_alive` does not run: without pings, silence says nothing)."""

@@ -217,9 +217,11 @@ class StateAbsent:
 
 @dataclass(frozen=True)
 class End:
-    """The wait is over: the game stops, naming ``aborted.seat`` (or nobody)."""
+    """The wait is over: the game stops, naming ``aborted.seat`` (or nobody). ``timeout``: it
+    ran out with a seat owing (the deck party records its timeout, deck.md section 4.5)."""
 
     aborted: TableAborted
+    timeout: bool = False
 
 
 Effect = NoteAway | AskAround | StateAbsent | End
@@ -317,7 +319,7 @@ class Wait:
             # game the same way.
             self.deadline = min(self.latest, now + timings.quiet)
             return effects
-        effects.append(End(self._timed_out(owed, held_back or {})))
+        effects.append(End(self._timed_out(owed, held_back or {}), timeout=bool(owed)))
         return effects
 
     def _gone_step(self, owed: Sequence[tuple[int, str]]) -> str:

@@ -397,3 +397,21 @@ def test_timings_are_the_headers_and_the_keepalives() -> None:
     from p2pcards.net import transport
 
     assert (t.ping, t.silence, t.quiet) == (transport.PING_SECONDS, transport.SILENCE_SECONDS, transport.QUIET_SECONDS)
+
+
+@pytest.mark.parametrize("module", ["seats", "network_deck", "liveness"])
+def test_the_waits_do_not_import_the_peer(module: str) -> None:
+    """The seats and the deck reach their peer through net/liveness.py's narrow interface: no
+    import of net/peer.py, at run time or for types (the old peer/seats/network_deck cycle)."""
+    import ast
+    from pathlib import Path
+
+    import p2pcards.net
+
+    source = Path(p2pcards.net.__file__).parent / f"{module}.py"
+    imported = set()
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            imported.add((node.level, node.module))
+    assert (1, "peer") not in imported and (0, "p2pcards.net.peer") not in imported, imported
+
