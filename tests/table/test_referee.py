@@ -415,3 +415,20 @@ def test_the_waits_do_not_import_the_peer(module: str) -> None:
             imported.add((node.level, node.module))
     assert (1, "peer") not in imported and (0, "p2pcards.net.peer") not in imported, imported
 
+
+# -- issue 28, section 2: ways an honest seat was named -------------------------------------------
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: a missing statement of a seat away within its grace stops the wait")
+def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
+    """A Wi-Fi cut: cut off, we stated the host (seat 1 here) absent; it is back, and the third
+    seat's link comes back a moment later. Until then its statement is missing, but it is only
+    away within its grace: it comes back and states. The wait goes on."""
+    wait = Wait(T, NAMES, "turn", 0.0)
+    back = links(60.0, connected={1}, away_since={2: 0.5})
+    waits, effects = wait.settle(back, TURN_NO, 1, stated=True, missing={2}, holding=False)
+    assert waits and ends(effects) == [], effects
+    # Gone for good (past its grace), its statement will never come: nobody is named.
+    gone = links(91.0, connected={1}, away_since={2: 0.5})
+    waits, effects = wait.settle(gone, TURN_NO, 1, stated=True, missing={2}, holding=False)
+    assert [e.aborted.seat for e in ends(effects)] == [None], effects
