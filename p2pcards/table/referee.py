@@ -381,9 +381,11 @@ class Wait:
         # us alone: the others pass both on.
         effects.append(AskAround(frozenset({seat} | missing), halt=False))
         # The others state it too once it is gone for them as well (or they hold its move):
-        # wait for that while it can come.
+        # wait for that while it can come. A seat merely away within its grace may come back
+        # and state (a Wi-Fi cut: the links do not all come back at once): only a seat that
+        # is gone (stopped, left, or away past its grace) cannot.
         late = links.now >= self.deadline + timings.grace
-        stuck = any(not links.is_connected(other) or other in links.halted for other in missing)
+        stuck = any(links.gone(other, timings) for other in missing)
         if not (late or stuck):
             return True, effects
         if holding or not gone:

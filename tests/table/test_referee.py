@@ -419,7 +419,6 @@ def test_the_waits_do_not_import_the_peer(module: str) -> None:
 # -- issue 28, section 2: ways an honest seat was named -------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: a missing statement of a seat away within its grace stops the wait")
 def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
     """A Wi-Fi cut: cut off, we stated the host (seat 1 here) absent; it is back, and the third
     seat's link comes back a moment later. Until then its statement is missing, but it is only
