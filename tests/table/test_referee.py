@@ -431,3 +431,18 @@ def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
     gone = links(91.0, connected={1}, away_since={2: 0.5})
     waits, effects = wait.settle(gone, TURN_NO, 1, stated=True, missing={2}, holding=False)
     assert [e.aborted.seat for e in ends(effects)] == [None], effects
+
+
+@pytest.mark.xfail(strict=True, reason="issue 28: a deck timeout names a seat that settles absent statements")
+def test_a_deck_timeout_does_not_charge_a_seat_still_settling_absent_statements() -> None:
+    """Deck timeout against grace: a seat we wait on in a deck step stated a follower absent
+    and has not seen every statement about it (its last entry's echo says so): it waits on
+    them, up to the turn's own bound (the turn timeout plus the grace), in every phase. A deck
+    step's shorter timeout must not name it meanwhile; past that bound it is named as before."""
+    wait = Wait(T, NAMES, "deck", 0.0)
+    effects = wait.look(links(DECK), [(1, "reveal")], settling={1})
+    assert ends(effects) == [], effects
+    effects = wait.look(links(LAST["deck"] + 1), [(1, "reveal")], settling={1})
+    assert ends(effects) == [], effects
+    effects = wait.look(links(LAST["turn"]), [(1, "reveal")], settling={1})
+    assert [e.aborted.seat for e in ends(effects)] == [1], effects
