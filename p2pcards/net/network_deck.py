@@ -96,7 +96,8 @@ class NetworkDeck:
                 owed = self.party.owed()
                 charged = owed[0][0] if owed else None
                 held = {charged: self.peer.protocol.held_back(charged)} if charged is not None else {}
-                effects = wait.look(self.peer.links(), owed, held_back=held)
+                settling = self.peer.settling({seat for seat, _ in owed})
+                effects = wait.look(self.peer.links(), owed, held_back=held, settling=settling)
                 await carry_out(self.peer, [e for e in effects if not isinstance(e, End)])
                 end = next((e for e in effects if isinstance(e, End)), None)
                 if end is not None:

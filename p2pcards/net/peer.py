@@ -741,6 +741,35 @@ class Peer:
         waits = (isinstance(step, Turn) and step.seat == seat) or (isinstance(step, Round) and seat in step.seats)
         return turn == self.turns and waits and session.game.absent_action(session.state, seat) is not None
 
+    def settling(self, seats: set[int]) -> set[int]:
+        """The seats among ``seats`` that stated a follower absent, at the turn we are at or
+        the one just played, and had not seen, as of their last signed entry here, every
+        statement about it that we hold, or that we lack statements about it too: they may
+        be waiting on the statements (table/referee.py, ``Wait.look``)."""
+        absences = self.protocol.absences
+        found = set()
+        for seat in seats:
+            count = self.log.next_seq(seat)
+            keys = [(t, f) for t, f in absences.by(seat) if t >= self.turns - 1] if count else []
+            if not keys:
+                continue
+            try:
+                seen = self.log.entry(seat, count - 1).body[SEEN]
+            except SpillError:
+                continue
+            for turn, follower in keys:
+                statements = absences.statements(turn, follower)
+                try:
+                    decided = self.protocol.passed_for(turn, follower) is not None
+                except ValueError:  # we lack entries of the follower the statements count
+                    decided = False
+                if not decided or any(
+                    e.sender != seat and e.seq >= seen[e.sender][0] for e in statements if e.sender != follower
+                ):
+                    found.add(seat)
+                    break
+        return found
+
     async def passed_for_us(self, turn: int) -> None:
         """Return once the other seats' statements pass for us at ``turn``."""
         while not self.protocol.passed_for(turn, self.seat):

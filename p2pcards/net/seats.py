@@ -107,7 +107,11 @@ class RemoteSeat:
             # grace period, and meanwhile its move may come through the others.
             passable = {seat} if absent is not None else set()
             held_back = {seat: peer.protocol.held_back(seat)}
-            await carry_out(peer, wait.look(peer.links(), [(seat, "action")], passable=passable, held_back=held_back))
+            settling = peer.settling({seat})
+            effects = wait.look(
+                peer.links(), [(seat, "action")], passable=passable, held_back=held_back, settling=settling
+            )
+            await carry_out(peer, effects)
 
     async def _absent(self, wait: Wait, turn: int, *, holding: bool) -> bool:
         """A seat that may be passed for. If its client is gone (no connection, or it stopped

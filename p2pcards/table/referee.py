@@ -252,6 +252,9 @@ class Wait:
         self.timeout = timings.deck if phase == "deck" else timings.turn
         self.deadline = now + self.timeout
         self.latest = timings.last_call(self.deadline)
+        #: A seat we wait on that is settling absent statements (table.md section 9) waits on
+        #: them up to a turn's own bound, in every phase: its wait lasts this long at most.
+        self.settle_latest = max(self.latest, timings.last_call(now + timings.turn))
         self._intervals = timings.intervals()
         #: ``wall`` time the deadline was first found past (a frame after it shows the link lives).
         self.due: float | None = None
@@ -276,12 +279,15 @@ class Wait:
         *,
         passable: Set[int] = frozenset(),
         held_back: Mapping[int, Set[int]] | None = None,
+        settling: Set[int] = frozenset(),
     ) -> list[Effect]:
         """A look at the wait: ``owed`` lists ``(seat, step)`` of what we wait on, the seat
         to charge at the timeout first (deck.md section 4.5: the first that owes a message);
         ``passable``: seats among them the table passes for when their client is gone (they
         are stated absent, not waited out: :meth:`settle`); ``held_back``: for a seat we
-        would charge, the seats whose entries its entries held here wait for."""
+        would charge, the seats whose entries its entries held here wait for; ``settling``:
+        seats among them that stated a follower absent and, as their last signed entry shows,
+        had not seen every statement about it (they wait on them, as :meth:`settle` does)."""
         seats = {seat for seat, _ in owed}
         effects: list[Effect] = [AskAround(frozenset(seats))] if seats else []
         now, timings = links.now, self.timings
@@ -311,6 +317,13 @@ class Wait:
             # It may be cut: the keepalive says so within seconds (away: the grace period).
             # Heard from again (a stopped process woke), it has a moment more.
             self.deadline = now + timings.quiet
+            return effects
+        if settling & seats and now < self.settle_latest:
+            # It stated a follower absent and waits on the other statements about it, up to
+            # the turn timeout plus the grace period: in a deck step too, whose timeout is
+            # shorter, it is not stalling meanwhile. Its own wait ends by then, and its stop
+            # ends ours the same way; past that bound it is charged as any seat.
+            self.deadline = min(self.settle_latest, now + timings.quiet)
             return effects
         if links.away_others(seats, timings) and now < self.latest:
             # It may be waiting on a seat that is away (the keys of cards it picks up, a

@@ -433,7 +433,6 @@ def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
     assert [e.aborted.seat for e in ends(effects)] == [None], effects
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: a deck timeout names a seat that settles absent statements")
 def test_a_deck_timeout_does_not_charge_a_seat_still_settling_absent_statements() -> None:
     """Deck timeout against grace: a seat we wait on in a deck step stated a follower absent
     and has not seen every statement about it (its last entry's echo says so): it waits on
