@@ -3,8 +3,8 @@ with the other seats' parties reached through signed log entries (:class:`~p2pca
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import trio
 
@@ -25,51 +25,17 @@ from ..deck.party import (
     Blame as DeckBlame,
 )
 from ..table.protocol import TableAborted
-from .transport import PING_SECONDS, QUIET_SECONDS, SILENCE_SECONDS
+from ..table.referee import End
+from .liveness import WaitingPeer, carry_out, open_wait
 
-if TYPE_CHECKING:
-    from .peer import Peer
-
-__all__ = ["CHECK_EVERY", "CHECK_FIRST", "NetworkDeck", "check_intervals", "last_call"]
-
-#: Seconds between checks, while we wait on other seats, for a seat that dropped out (and
-#: between asks to the others for what an owing seat may have sent them but not us).
-CHECK_EVERY = 1.0
-#: The first check comes sooner, and the interval doubles up to CHECK_EVERY: a message
-#: withheld from us alone comes from the others within a quarter second, while a long wait
-#: (a player thinking) costs one ask a second.
-CHECK_FIRST = 0.25
-
-
-def check_intervals() -> Iterator[float]:
-    """The waits between checks while we wait on other seats: CHECK_FIRST, doubling up to
-    CHECK_EVERY."""
-    wait = CHECK_FIRST
-    while True:
-        yield wait
-        wait = min(CHECK_EVERY, wait * 2)
-
-
-def last_call(peer: Peer, deadline: float) -> float:
-    """The latest a wait on other seats (a deck step, a turn) with ``deadline`` may last, however
-    often a seat it waits on drops and comes back: one cut near the deadline (noticed by the
-    keepalive, then the grace period, then a moment to catch up) fits within it. Without it, a
-    seat that redials before each deadline would stall the table forever, named by nobody."""
-    return deadline + peer.header.timeouts.grace + SILENCE_SECONDS + PING_SECONDS + QUIET_SECONDS
-
-
-def after_return(peer: Peer, deadline: float, waited: float, latest: float) -> float:
-    """The deadline once every awaited seat is back after ``waited`` seconds away: the time it
-    was away does not count against it, and it has a moment to catch up; never past ``latest``
-    (:func:`last_call`)."""
-    return min(latest, max(deadline + waited, peer.clock.now() + QUIET_SECONDS))
+__all__ = ["NetworkDeck"]
 
 
 class NetworkDeck:
     """The engine's deck, backed by this seat's :class:`Party`; the other seats' parties are
     reached through signed log entries."""
 
-    def __init__(self, peer: Peer, party: Party):
+    def __init__(self, peer: WaitingPeer, party: Party):
         self.peer = peer
         self.party = party
         self._done: dict[int, OpDone] = {}
@@ -114,80 +80,34 @@ class NetworkDeck:
         await self._call(self.party.receive, sender, message)
 
     async def _run(self, op: Op) -> OpDone:
+        """Run ``op`` to its end. The wait on the seats that owe its messages is the
+        referee's (table/referee.py): this drives it, waking at each change of the party."""
         await self.start()
         index = len(self.party.ops)
         await self._call(self.party.begin, op)
-        deadline = self.peer.clock.now() + self.peer.header.timeouts.deck
-        latest = last_call(self.peer, deadline)
-        intervals = check_intervals()
-        due: float | None = None  # trio time the deadline was first found past
-        away_since: float | None = None  # when we found an owing seat away (its connection down)
+        wait = open_wait(self.peer, "deck")
         async with self._changed:
             while index not in self._done and self.blame is None:
                 # Wake up now and then to notice an owing seat that dropped out (and, while one
                 # is away, to ask around again: no busy loop past the deadline then).
-                wait = next(intervals)
-                if away_since is None:
-                    wait = min(wait, max(0.0, deadline - self.peer.clock.now()))
-                with trio.move_on_after(wait):
+                with trio.move_on_after(wait.sleep(self.peer.clock.now())):
                     await self._changed.wait()
                     continue
-                owed = {seat for seat, _ in self.party.owed()}
-                # It may have sent its message to every seat but us: the others pass it on (and
-                # if it has stopped its game, ours stops too).
-                await self.peer.ask_around(owed)
-                away = sorted(seat for seat in owed if not self.peer.connected(seat))
-                if away:
-                    # It has its grace period, and meanwhile its message may come through the
-                    # others (asked around at every look: a link down between two seats only),
-                    # so we keep looking, not only wait for it to come back.
-                    now = self.peer.clock.now()
-                    away_since = now if away_since is None else away_since
-                    gone = [seat for seat in away if now >= min(latest, self.peer.grace_end(seat))]
-                    if gone and self.blame is None:
-                        raise self.peer.gone(gone[0], "connection")
-                    continue
-                if away_since is not None:  # back (or what it owed came): its time away does not count
-                    deadline = after_return(self.peer, deadline, self.peer.clock.now() - away_since, latest)
-                    away_since = due = None
-                    continue
-                if self.peer.clock.now() >= deadline:
-                    due = trio.current_time() if due is None else due
-                    if any(self.peer.quiet(seat, due) for seat in owed):
-                        # It may be cut: the keepalive says so within seconds (away: the grace
-                        # period). Heard from again (a stopped process woke), it has a moment more.
-                        deadline = self.peer.clock.now() + QUIET_SECONDS
-                        continue
-                    if self.peer.away_others(owed) and self.peer.clock.now() < latest:
-                        # An owing seat may be waiting on a seat that is away (a message only
-                        # that seat can send first): nobody is charged while it has its grace.
-                        deadline = min(latest, self.peer.clock.now() + QUIET_SECONDS)
-                        continue
-                    blame = self.party.timeout()
-                    waits_for = self.peer.protocol.held_back(blame.seat) if blame is not None else set()
-                    if waits_for and blame is not None and self.blame is None:
-                        # Its message is here but waits for entries its author had seen that
-                        # never came (one may echo entries never signed): not its stall.
-                        raise TableAborted(
-                            f"seat {blame.seat}'s entries are here but wait for entries of "
-                            f"seats {sorted(waits_for)} that never came",
-                            None,
-                            "deck",
-                        )
-                    if self.blame is None and blame is not None:
-                        # Connected (its pings come) but silent on the deck: a stall, not a
-                        # proof of cheating.
-                        name = self.peer.header.seats[blame.seat].name
-                        raise TableAborted(
-                            f"{name} (seat {blame.seat}) did not send its deck message in time (step {blame.step!r})",
-                            blame.seat,
-                            blame.step,
-                        )
+                owed = self.party.owed()
+                charged = owed[0][0] if owed else None
+                held = {charged: self.peer.protocol.held_back(charged)} if charged is not None else {}
+                settling = self.peer.settling({seat for seat, _ in owed})
+                effects = wait.look(self.peer.links(), owed, held_back=held, settling=settling)
+                await carry_out(self.peer, [e for e in effects if not isinstance(e, End)])
+                end = next((e for e in effects if isinstance(e, End)), None)
+                if end is not None:
+                    if end.timeout:
+                        self.party.timeout()  # the party records the stall (deck.md section 4.5)
+                    if self.blame is None:  # (else a verdict of the deck itself came meanwhile)
+                        raise end.aborted
                     break
         if self.blame is not None:
             raise TableAborted(self._blame_text(self.blame), self.blame.seat, self.blame.step)
-        if index not in self._done:  # timed out with nobody owing a message we know of
-            raise TableAborted("a deck step did not complete in time", None, "deck")
         return self._done[index]
 
     def _blame_text(self, blame: DeckBlame) -> str:

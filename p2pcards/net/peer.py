@@ -48,6 +48,7 @@ from ..table.protocol import (
     TableProtocol,
     WatchersIn,
 )
+from ..table.referee import CUT_OFF, Links, Timings, gone_verdict
 from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..wire.files import write_problem
@@ -62,7 +63,7 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
-from .transport import QUIET_SECONDS, SEND_SECONDS, SILENCE_SECONDS, Connection, ConnectionClosed, FrameError, shielded
+from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
 
@@ -72,9 +73,6 @@ GOODBYE_SECONDS = 1.0
 #: The journal is fsynced once we have written nothing of ours for this long, or at the latest
 #: this long after the first entry not yet on disk (Peer.keep_journal_synced).
 JOURNAL_QUIET, JOURNAL_SYNC_LATEST = 0.05, 1.0
-#: Why a seat stops when its wait for an away seat ran out while it was cut off from all of
-#: them (Peer.cut_off): it names nobody.
-CUT_OFF = "this seat lost its connection to every other seat"
 #: An entry held this long for entries of a seat we are connected to (which should have sent
 #: them itself) makes us ask the seat that brought it for them.
 FETCH_LATE = 0.25
@@ -147,6 +145,8 @@ class Peer:
         self._away_told: set[int] = set()  # seats whose wait we announced since they left
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
+        #: Every time the table waits by (the referee's: table/referee.py).
+        self.timings = Timings.of(header.timeouts)
         self._went_silent: set[int] = set()  # seats whose last connection we closed as silent
         self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
@@ -196,7 +196,7 @@ class Peer:
             names=[s.name for s in header.seats],
         )
         self.session.subscribe(self._count_turns)
-        self.session.turn_limit = header.timeouts.turn
+        self.session.turn_limit = self.timings.turn
         self.session.presence_of = self.presence
         self.session.on_say = self._say
         self.session.round_order = self._round_order
@@ -252,15 +252,35 @@ class Peer:
 
     def quiet(self, seat: int, due: float | None = None) -> bool:
         """Nothing has come from ``seat``'s connection for QUIET_SECONDS, or nothing since
-        ``due`` (the trio time its timeout fell due): it may be cut, which the keepalive decides
-        within seconds. A timeout on it waits for that verdict (a move sent just before a cut
-        is lost with the link: only a frame sent after the deadline shows the link carried
-        everything sent before it)."""
-        conn = self.connections.get(seat)
-        if conn is None or conn.closed:
-            return False
-        heard = getattr(conn, "heard_since", None)  # (a test's recorder has none)
-        return conn.quiet_for() >= QUIET_SECONDS or (due is not None and heard is not None and not heard(due))
+        ``due`` (the trio time its timeout fell due): it may be cut (the referee's
+        ``Links.quiet``)."""
+        return self.links().quiet(seat, self.timings, due)
+
+    def links(self) -> Links:
+        """What we know of the other seats' links now, for the referee (table/referee.py). A
+        seat found not connected is away from now on if we did not know since when."""
+        now = self.clock.now()
+        others = [s for s in range(self.header.players) if s != self.seat]
+        connected = {s for s in others if self.connected(s)}
+        for s in others:
+            if s not in connected:
+                self._away_since.setdefault(s, now)
+        heard: dict[int, float | None] = {}
+        for s in connected:
+            heard_at = getattr(self.connections[s], "heard_at", None)  # (a test's recorder has none)
+            heard[s] = heard_at() if heard_at is not None else None
+        return Links(
+            self.seat,
+            self.header.players,
+            now,
+            trio.current_time(),
+            frozenset(connected),
+            away_since={s: self._away_since[s] for s in others if s not in connected},
+            heard=heard,
+            halted=frozenset(self.protocol.halted),
+            left=frozenset(self.left),
+            cut_off=self.cut_off(),
+        )
 
     def cut_off(self) -> bool:
         """We are connected to no other seat, and every link we lost went silent (nothing
@@ -269,31 +289,10 @@ class Peer:
         others = [s for s in range(self.header.players) if s != self.seat]
         return bool(others) and all(not self.connected(s) and s in self._went_silent for s in others)
 
-    def away_others(self, waited_on: set[int]) -> list[int]:
-        """The seats, other than us and those in ``waited_on``, that are away and may still come
-        back: a seat we wait on may itself be waiting on one of them (the keys of cards it picks
-        up, a statement), so a timeout charges it nothing while they may. The margin past their
-        grace period covers the other seats' own view of them (each notices a cut on its own,
-        within SILENCE_SECONDS), so that a seat that stops for one of them at the end of its
-        grace tells us so before we would charge it."""
-        limit = self.header.timeouts.grace + SILENCE_SECONDS + QUIET_SECONDS
-        return [
-            s
-            for s in range(self.header.players)
-            if s != self.seat
-            and s not in waited_on
-            and s not in self.left
-            and s not in self.protocol.halted
-            and not self.connected(s)
-            and self.away_for(s) < limit
-        ]
-
     def gone(self, seat: int, step: str) -> TableAborted:
         """Why the game stops when ``seat`` stayed away past the grace period: it left and did
         not come back in time, or, if we were cut off from every seat, nobody is named."""
-        if self.cut_off():
-            return TableAborted(CUT_OFF, None, step)
-        return TableAborted(f"{self.header.seats[seat].name} left and did not come back in time", seat, step)
+        return gone_verdict(self.links(), [s.name for s in self.header.seats], seat, step)
 
     def presence(self, seat: int) -> SeatPresence:
         """``seat``'s connection state for the console: ``online`` (our own seat, or a seat we
@@ -307,7 +306,7 @@ class Peer:
         since = self._away_since.get(seat)
         if since is None:  # not connected yet: the mesh is still being built
             return SeatPresence("away")
-        left = self.header.timeouts.grace - (self.clock.now() - since)
+        left = self.timings.grace - (self.clock.now() - since)
         return SeatPresence("away", left) if left > 0 else SeatPresence("gone")
 
     def _watchers_changed(self, names: list[str]) -> None:
@@ -742,11 +741,34 @@ class Peer:
         waits = (isinstance(step, Turn) and step.seat == seat) or (isinstance(step, Round) and seat in step.seats)
         return turn == self.turns and waits and session.game.absent_action(session.state, seat) is not None
 
-    def away_for(self, seat: int) -> float:
-        """Seconds since ``seat``'s connection dropped (0 while it is connected)."""
-        if self.connected(seat):
-            return 0.0
-        return self.clock.now() - self._away_since.setdefault(seat, self.clock.now())
+    def settling(self, seats: set[int]) -> set[int]:
+        """The seats among ``seats`` that stated a follower absent, at the turn we are at or
+        the one just played, and had not seen, as of their last signed entry here, every
+        statement about it that we hold, or that we lack statements about it too: they may
+        be waiting on the statements (table/referee.py, ``Wait.look``)."""
+        absences = self.protocol.absences
+        found = set()
+        for seat in seats:
+            count = self.log.next_seq(seat)
+            keys = [(t, f) for t, f in absences.by(seat) if t >= self.turns - 1] if count else []
+            if not keys:
+                continue
+            try:
+                seen = self.log.entry(seat, count - 1).body[SEEN]
+            except SpillError:
+                continue
+            for turn, follower in keys:
+                statements = absences.statements(turn, follower)
+                try:
+                    decided = self.protocol.passed_for(turn, follower) is not None
+                except ValueError:  # we lack entries of the follower the statements count
+                    decided = False
+                if not decided or any(
+                    e.sender != seat and e.seq >= seen[e.sender][0] for e in statements if e.sender != follower
+                ):
+                    found.add(seat)
+                    break
+        return found
 
     async def passed_for_us(self, turn: int) -> None:
         """Return once the other seats' statements pass for us at ``turn``."""
@@ -784,7 +806,7 @@ class Peer:
     def attach(self, seat: int, conn: Connection) -> None:
         """Use ``conn`` for ``seat`` from now on (a reconnecting seat replaces its old one)."""
         # A seat that stops reading must not hold us (and the seats after it) for long.
-        conn.send_timeout = min(SEND_SECONDS, max(1.0, self.header.timeouts.deck / 2))
+        conn.send_timeout = min(SEND_SECONDS, max(1.0, self.timings.deck / 2))
         self.connections[seat] = conn
         self.protocol.linked.add(seat)
         if seat in self._away_since:
@@ -1065,12 +1087,17 @@ class Peer:
                 except ConnectionClosed:
                     pass
 
+    def note_away(self, seat: int) -> None:
+        """A seat we wait on is away (the referee's ``NoteAway``): its grace period runs from
+        when its connection dropped; the first time, the player is told the table waits."""
+        self.grace_end(seat)
+
     def grace_end(self, seat: int) -> float:
         """When the grace period of ``seat``, away, runs out (a :attr:`clock` time): it runs
         from when its connection dropped, however often we look. The first look tells the
         player that the table waits for it."""
         left = self._away_since.setdefault(seat, self.clock.now())
-        grace = self.header.timeouts.grace
+        grace = self.timings.grace
         if seat not in self._away_told:
             self._away_told.add(seat)
             self.session.publish(

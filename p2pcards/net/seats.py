@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
 from ..game import Action, IllegalAction
 from ..session import SeatAgent, TableSession
 from ..table.protocol import TableAborted
+from ..table.referee import Wait
 from ..wire.messages import Entry
-from .network_deck import after_return, check_intervals, last_call
-from .transport import QUIET_SECONDS, shielded
-
-if TYPE_CHECKING:
-    from .peer import Peer
-
+from .liveness import WaitingPeer, carry_out, open_wait
+from .transport import shielded
 
 __all__ = ["IDLE_SHARE", "LocalSeat", "RemoteSeat"]
 
@@ -32,7 +29,7 @@ class RemoteSeat:
     follower whose client is gone is passed for once every other seat has stated it absent
     (p2pcards/table/absence.py)."""
 
-    def __init__(self, peer: Peer, seat: int):
+    def __init__(self, peer: WaitingPeer, seat: int):
         self.peer = peer
         self.seat = seat
         # Not bounded here: the log's per-seat budget bounds what a seat can sign, and a seat
@@ -61,22 +58,20 @@ class RemoteSeat:
         return None
 
     async def choose(self, session: TableSession, seat: int) -> Action:
+        """Its move for this turn, or its absent action once the other seats' statements pass
+        for it. The wait is the referee's (table/referee.py): this drives it, waking at each
+        move or statement that comes."""
         peer, turn = self.peer, self.peer.turns
         absent = session.game.absent_action(session.state, seat)
-        deadline = peer.clock.now() + peer.header.timeouts.turn
-        latest = last_call(peer, deadline)
-        intervals = check_intervals()
-        due: float | None = None  # trio time the deadline was first found past
+        wait = open_wait(peer, "turn")
         held: tuple[Action, Entry] | None = None  # its move, while the statements decide on it
-        away_since: float | None = None  # when we found it away (its connection down)
         while True:
             # Wake up now and then to notice a seat that dropped out (it gets the grace period);
             # past the deadline too, while we wait on statements (never a busy loop).
-            wait, left = next(intervals), deadline - peer.clock.now()
             if self._later and held is None:
                 item: tuple[int, Action, Entry] | None = self._later.popleft()
             else:
-                item = await self._next(min(wait, left) if left > 0 else wait)
+                item = await self._next(wait.sleep(peer.clock.now()))
             if item is not None:
                 got, action, entry = item
                 if got in self.passed:
@@ -105,90 +100,41 @@ class RemoteSeat:
                         seat=seat,
                     )
                     return absent
-                if await self._absent(session, seat, turn, deadline, holding=held is not None):
+                if await self._absent(wait, turn, holding=held is not None):
                     continue
-            # It may have sent its move to every seat but us: the others pass it on.
-            await peer.ask_around({seat})
-            if not peer.connected(seat):
-                if absent is not None:
-                    continue  # it went just now: we state so next time round
-                # Away: it has its grace period, and meanwhile its move may come through the
-                # others (asked around at every look), so we keep looking rather than only
-                # wait for it to come back (a link down between two seats only).
-                away_since = peer.clock.now() if away_since is None else away_since
-                if peer.clock.now() >= min(latest, peer.grace_end(seat)):
-                    raise peer.gone(seat, "action")
-            elif away_since is not None:  # back: the time it was away does not count
-                deadline = after_return(peer, deadline, peer.clock.now() - away_since, latest)
-                away_since = due = None
-            elif peer.clock.now() >= deadline:
-                due = trio.current_time() if due is None else due
-                if peer.quiet(seat, due):
-                    # It may be cut: the keepalive says so within seconds (away: the grace
-                    # period). Heard from again (a stopped process woke), it has a moment more.
-                    deadline = peer.clock.now() + QUIET_SECONDS
-                    continue
-                if peer.away_others({seat}) and peer.clock.now() < latest:
-                    # It may be waiting on a seat that is away (the keys of cards it picks up):
-                    # nobody is charged while that seat has its grace period; past it, the seat
-                    # that waits stops too, and its stop ends our game the same way.
-                    deadline = min(latest, peer.clock.now() + QUIET_SECONDS)
-                    continue
-                waits_for = peer.protocol.held_back(seat)
-                if waits_for:
-                    # Its entries are here but wait for entries its author had seen that never
-                    # came (one may echo entries that were never signed): not its stall.
-                    names = ", ".join(session.names[other] for other in sorted(waits_for))
-                    raise TableAborted(
-                        f"{session.names[seat]}'s entries are here but wait for entries of {names} that never came",
-                        None,
-                        "action",
-                    )
-                raise TableAborted(f"{session.names[seat]} did not move in time", seat, "action")
+            # It may have sent its move to every seat but us: the others pass it on. A follower
+            # that just went is stated absent next time round; any other seat away has its
+            # grace period, and meanwhile its move may come through the others.
+            passable = {seat} if absent is not None else set()
+            held_back = {seat: peer.protocol.held_back(seat)}
+            settling = peer.settling({seat})
+            effects = wait.look(
+                peer.links(), [(seat, "action")], passable=passable, held_back=held_back, settling=settling
+            )
+            await carry_out(peer, effects)
 
-    async def _absent(self, session: TableSession, seat: int, turn: int, deadline: float, *, holding: bool) -> bool:
+    async def _absent(self, wait: Wait, turn: int, *, holding: bool) -> bool:
         """A seat that may be passed for. If its client is gone (no connection, or it stopped
         its game), state so; once we have stated, the other seats' statements decide on its
-        move, so keep waiting for them (``True``) while they can come. ``False``: we wait on
-        its move as for any seat."""
-        peer = self.peer
-        halted = seat in peer.protocol.halted
-        gone = not peer.connected(seat) or halted
-        if not gone and not peer.stated_absent(turn, seat):
-            return False
-        if gone:
-            await peer.state_absent(turn, seat)
-        missing = peer.missing_statements(turn, seat) - {peer.seat}
-        # It may have sent its move to every seat but us, and a statement may be withheld from
-        # us alone: the others pass both on.
-        await peer.ask_around({seat} | missing, halt=False)
-        # The others state it too once it is gone for them as well (or they hold its move):
-        # wait for that while it can come.
-        late = peer.clock.now() >= deadline + peer.header.timeouts.grace
-        stuck = any(not peer.connected(other) or other in peer.protocol.halted for other in missing)
-        if not (late or stuck):
-            return True
-        if holding or not gone:
-            # Its move may stand or be void, and only the missing statements can say: we
-            # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
-            names = ", ".join(session.names[other] for other in sorted(missing))
-            raise TableAborted(
-                f"the statements on whether {session.names[seat]}'s move for turn {turn} "
-                f"stands did not all come (missing: {names})",
-                None,
-                "action",
-            )
-        if halted:
-            await peer.ask_around({seat})  # it stopped its game: ours stops too, naming nobody
-        if peer.away_for(seat) >= peer.header.timeouts.grace:
-            raise peer.gone(seat, "action")
-        return True
+        move, so keep waiting for them (``True``) while they can come (the referee's
+        ``Wait.settle``). ``False``: we wait on its move as for any seat."""
+        peer, seat = self.peer, self.seat
+        waits, effects = wait.settle(
+            peer.links(),
+            turn,
+            seat,
+            stated=peer.stated_absent(turn, seat),
+            missing=peer.missing_statements(turn, seat),
+            holding=holding,
+        )
+        await carry_out(peer, effects)
+        return waits
 
 
 class LocalSeat:
     """This peer's own seat: a person or a bot chooses, then the move is signed and sent."""
 
-    def __init__(self, peer: Peer, agent: SeatAgent):
+    def __init__(self, peer: WaitingPeer, agent: SeatAgent):
         self.peer = peer
         self.agent = agent
         self.last_entry: Entry | None = None  # the entry of our last move (see RemoteSeat)
@@ -199,7 +145,7 @@ class LocalSeat:
     async def _choose_in_time(self, session: TableSession, seat: int) -> Action:
         """The agent's choice; if the turn time is nearly up and the game says what an idle
         player does (``Game.idle_action``), that instead."""
-        patience = self.peer.header.timeouts.turn * IDLE_SHARE
+        patience = self.peer.timings.turn * IDLE_SHARE
         with trio.move_on_after(patience):
             return await self.agent.choose(session, seat)
         idle = session.game.idle_action(session.state, seat, session.known())

@@ -373,7 +373,7 @@ async def _run_seat(
         # Also once our game is over, while we linger: the other seat may lack our result.
         if seat > me or peer.connections.get(seat) is not conn or seat in peer.left:
             return
-        deadline = peer.clock.now() + header.timeouts.grace
+        deadline = peer.clock.now() + peer.timings.grace
         delay = REDIAL_FIRST
         while not peer.connected(seat) and seat not in peer.left and peer.clock.now() < deadline:
             await trio.sleep(delay)
@@ -448,7 +448,7 @@ async def _run_seat(
                 # Nobody plays the game now. The others waited for us a grace period at
                 # most: if we have been away for longer, the game has ended. If ours had
                 # finished, its transcript is the journal's, whatever results it lacks.
-                keep_folder = nobody and away_for < header.timeouts.grace
+                keep_folder = nobody and away_for < peer.timings.grace
                 gave_up = ended if nobody else None
             else:
                 # Of each pair the higher seat dials; all at once (one after another, the last
@@ -517,7 +517,7 @@ async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
     10 s linger let a slow resumed seat, or one killed as it signed its result, end with
     another transcript than ours). Never longer than ``linger`` plus the grace period."""
     done = peer.all_finished if finished else peer.all_stopped
-    grace = peer.header.timeouts.grace
+    grace = peer.timings.grace
     deadline = trio.current_time() + linger
     with trio.move_on_after(linger + grace):
         while True:
@@ -584,10 +584,10 @@ async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, 
         while peer.recovering and not any(peer.connected(s) for s in others):
             await trio.sleep(0.05)
     if peer.recovering and not any(peer.connected(s) for s in others):
-        if away_for >= header.timeouts.grace:
+        if away_for >= peer.timings.grace:
             return TableAborted(
                 f"nobody at the table answered within {RESUME_ANSWER_SECONDS:g} s, and this seat has been away "
-                f"for longer than the table waits for a player ({header.timeouts.grace:g} s): the game has ended",
+                f"for longer than the table waits for a player ({peer.timings.grace:g} s): the game has ended",
                 None,
                 "resume",
             ), True
@@ -597,7 +597,7 @@ async def _come_back(peer: Peer, away_for: float) -> tuple[TableAborted | None, 
             None,
             "resume",
         ), True
-    deadline = start + header.timeouts.grace
+    deadline = start + peer.timings.grace
     while peer.recovering and peer.clock.now() < deadline:
         over = _ended_in_log(peer)
         if over is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import trio
 
+from ..table.referee import PING_SECONDS, QUIET_SECONDS, SILENCE_SECONDS
 from ..wire.framing import DEFAULT_LIMITS, FrameDecoder, FrameError, Limits, encode_frame
 from ..wire.messages import Ping
 
@@ -42,18 +43,10 @@ SHIELD_SECONDS = SEND_SECONDS
 # link that silently stops carrying packets (a Wi-Fi drop: no FIN, no RST) is otherwise noticed
 # only by TCP's retransmission timeout, many minutes later, and the seat behind it never
 # becomes "away": nobody's grace period starts, and a deck or turn timeout names it instead.
-#: A connection on which we have sent nothing for about this long gets a ``ping`` (on a grid of
-#: this period: at most 1.5 times it between two frames; any message counts as life, so a busy
-#: connection carries none).
-PING_SECONDS = 1.0
-#: Nothing at all from the other side for this long: the link is cut, and is closed (the seat
-#: becomes away, its grace period starts, the higher seat redials). Five pings missed, so a
-#: loaded machine or a burst of loss does not cut a link that lives. A cut shorter than about
-#: 3 s passes unnoticed: TCP retransmits after 0.2, 0.6, 1.4 and 3 s, then only after 6.2 s.
-SILENCE_SECONDS = 5.0
-#: A link quiet this long (two pings missed) may be cut: a deck or turn timeout on the seat
-#: behind it waits for the keepalive's verdict (cut: the grace period; alive: a stall).
-QUIET_SECONDS = 2 * PING_SECONDS
+# The seconds (PING_SECONDS: a ping on a connection quiet this long; SILENCE_SECONDS: nothing
+# from the other side this long closes the link as cut; QUIET_SECONDS: a timeout on a seat whose
+# link is this quiet waits for the keepalive's verdict) are the referee's (table/referee.py),
+# which owns every time the table waits by.
 PING_FRAME = encode_frame(Ping().to_wire())
 
 
@@ -189,6 +182,13 @@ class Connection:
         if not self._keeping_alive or self.last_received is None or self.closed:
             return 0.0
         return trio.current_time() - self.last_received
+
+    def heard_at(self) -> float | None:
+        """trio time of the last bytes received, while :meth:`keep_alive` runs (``None``
+        otherwise: without pings, silence says nothing)."""
+        if not self._keeping_alive or self.last_received is None or self.closed:
+            return None
+        return self.last_received
 
     def heard_since(self, when: float) -> bool:
         """Something came on this connection at or after trio time ``when`` (always ``True``

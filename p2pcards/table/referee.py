@@ -1,0 +1,419 @@
+"""The wait and liveness referee of a table: who is waited on, who is away or gone, when a
+wait ends and whom it names (protocol/table.md sections 5 and 9, deck.md section 4.5).
+
+Sans-IO, in the shape of :mod:`p2pcards.table.protocol`: nothing here touches sockets, trio or
+a clock. A driver (``RemoteSeat.choose`` for a turn, ``NetworkDeck._run`` for a deck step, in
+:mod:`p2pcards.net`) opens a :class:`Wait`, sleeps for what :meth:`Wait.sleep` says (or until
+what it waits on comes), and at each look feeds it :class:`Links`, the facts about the other
+seats' links at that moment (connected, heard from when, away since when, stopped, left),
+with what it waits on; it carries out the effects the referee returns, in order:
+
+* :class:`NoteAway`: a seat we wait on is away; tell our player the table waits for it;
+* :class:`AskAround`: ask the other seats for what they hold of these seats' chains (with
+  ``halt``, a seat among them that stopped its game stops ours: ``Peer.ask_around``);
+* :class:`StateAbsent`: sign that we hold no move of a follower for a turn (absence.py);
+* :class:`End`: the wait is over and the game stops, naming ``aborted.seat`` (or nobody).
+
+An empty list (or one without :class:`End`) means: keep waiting. A deck step and a turn run
+the same rule, each with its own timeout and what it waits on: the deadline, the grace period
+of an away seat, the keepalive's verdict on a quiet link, the margin for a seat that may itself
+wait on an away one, and the last call past which nothing extends a step.
+
+Every time the table waits by is here (:class:`Timings`): the header's ``deck``, ``turn``
+and ``grace``, and the keepalive's and the checks' seconds, which net/transport.py takes from
+this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+
+from .protocol import TableAborted
+from .timeouts import Timeouts
+
+__all__ = [
+    "CHECK_EVERY",
+    "CHECK_FIRST",
+    "CUT_OFF",
+    "PING_SECONDS",
+    "QUIET_SECONDS",
+    "SILENCE_SECONDS",
+    "AskAround",
+    "End",
+    "Links",
+    "NoteAway",
+    "StateAbsent",
+    "Timings",
+    "Wait",
+]
+
+# -- the seconds (one place) ---------------------------------------------------------------------
+
+#: A connection on which we have sent nothing for about this long gets a ``ping`` (wire.md
+#: section 4.6; net/transport.py's keepalive), on a grid of this period: at most 1.5 times it
+#: between two frames; any message counts as life, so a busy connection carries none.
+PING_SECONDS = 1.0
+#: Nothing at all from the other side for this long: the link is cut, and is closed (the seat
+#: becomes away, its grace period starts, the higher seat redials). Five pings missed, so a
+#: loaded machine or a burst of loss does not cut a link that lives. A cut shorter than about
+#: 3 s passes unnoticed: TCP retransmits after 0.2, 0.6, 1.4 and 3 s, then only after 6.2 s.
+SILENCE_SECONDS = 5.0
+#: A link quiet this long (two pings missed) may be cut: a deck or turn timeout on the seat
+#: behind it waits for the keepalive's verdict (cut: the grace period; alive: a stall). Also
+#: the moment a seat that comes back has to catch up.
+QUIET_SECONDS = 2 * PING_SECONDS
+#: Seconds between looks, while we wait on other seats, for a seat that dropped out (and
+#: between asks to the others for what an owing seat may have sent them but not us).
+CHECK_EVERY = 1.0
+#: The first look comes sooner, and the interval doubles up to CHECK_EVERY: a message withheld
+#: from us alone comes from the others within a quarter second, while a long wait (a player
+#: thinking) costs one ask a second.
+CHECK_FIRST = 0.25
+#: Why a seat stops when its wait for an away seat ran out while it was cut off from all of
+#: them: it names nobody.
+CUT_OFF = "this seat lost its connection to every other seat"
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Every time a table waits by: the header's timeouts and the keepalive's seconds."""
+
+    deck: float
+    turn: float
+    grace: float
+    ping: float = PING_SECONDS
+    silence: float = SILENCE_SECONDS
+    quiet: float = QUIET_SECONDS
+    check_first: float = CHECK_FIRST
+    check_every: float = CHECK_EVERY
+
+    @classmethod
+    def of(cls, timeouts: Timeouts) -> Timings:
+        return cls(timeouts.deck, timeouts.turn, timeouts.grace)
+
+    def intervals(self) -> Iterator[float]:
+        """The waits between looks: CHECK_FIRST, doubling up to CHECK_EVERY."""
+        wait = self.check_first
+        while True:
+            yield wait
+            wait = min(self.check_every, wait * 2)
+
+    def last_call(self, deadline: float) -> float:
+        """The latest a wait with ``deadline`` may last, however often a seat it waits on drops
+        and comes back: one cut near the deadline (noticed by the keepalive, then the grace
+        period, then a moment to catch up) fits within it. Without it, a seat that redials
+        before each deadline would stall the table forever, named by nobody."""
+        return deadline + self.grace + self.silence + self.ping + self.quiet
+
+    @property
+    def away_limit(self) -> float:
+        """How long another seat may be away and still make a seat we wait on wait for it: its
+        grace period, and the time the other seats take to notice a cut on their own (each
+        within SILENCE_SECONDS), so that a seat that stops for it at the end of its grace tells
+        us so before we would charge it."""
+        return self.grace + self.silence + self.quiet
+
+
+# -- the facts ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Links:
+    """What the driver knows of the other seats at one look. ``now`` is the time deadlines
+    are kept in (it stands still while our process does not run: net/stallclock.py);
+    ``wall`` is the connections' own clock, that ``heard`` is read on."""
+
+    me: int
+    players: int
+    now: float
+    wall: float
+    connected: Set[int]
+    #: For a seat not connected: when we found its link down (``now``'s clock). A seat missing
+    #: here is taken as away since ``now`` (the first look).
+    away_since: Mapping[int, float] = field(default_factory=dict)
+    #: For a connected seat: when its connection last brought anything (``wall``'s clock);
+    #: missing or ``None``: the link has no keepalive, and its silence says nothing.
+    heard: Mapping[int, float | None] = field(default_factory=dict)
+    #: Seats that signed a ``stop`` (they will not act again), and that signed a ``bye``.
+    halted: Set[int] = frozenset()
+    left: Set[int] = frozenset()
+    #: We are connected to no other seat and every link we lost went silent: we may be the one
+    #: cut off, and can tell nothing about the others.
+    cut_off: bool = False
+
+    def is_connected(self, seat: int) -> bool:
+        return seat in self.connected
+
+    def since(self, seat: int) -> float:
+        """When ``seat`` went away (``now`` if we did not know)."""
+        return self.away_since.get(seat, self.now)
+
+    def away_for(self, seat: int) -> float:
+        """Seconds since ``seat``'s connection dropped (0 while it is connected)."""
+        return 0.0 if self.is_connected(seat) else self.now - self.since(seat)
+
+    def quiet(self, seat: int, timings: Timings, due: float | None = None) -> bool:
+        """Nothing has come from ``seat``'s connection for QUIET_SECONDS, or nothing since
+        ``due`` (the ``wall`` time its timeout fell due): it may be cut, which the keepalive
+        decides within seconds. A move sent just before a cut is lost with the link: only a
+        frame sent after the deadline shows the link carried everything sent before it."""
+        heard = self.heard.get(seat)
+        if not self.is_connected(seat) or heard is None:
+            return False
+        return self.wall - heard >= timings.quiet or (due is not None and heard < due)
+
+    def gone(self, seat: int, timings: Timings) -> bool:
+        """``seat`` will not act for this game: it stopped, left, or stayed away past its
+        grace period. A seat merely away within its grace is not gone."""
+        return (
+            seat in self.halted
+            or seat in self.left
+            or (not self.is_connected(seat) and self.away_for(seat) >= timings.grace)
+        )
+
+    def away_others(self, waited_on: Set[int], timings: Timings) -> list[int]:
+        """The seats, other than us and those in ``waited_on``, that are away and may still come
+        back: a seat we wait on may itself wait on one of them (the keys of cards it picks up,
+        a statement), so a timeout charges it nothing while they may."""
+        return [
+            s
+            for s in range(self.players)
+            if s != self.me
+            and s not in waited_on
+            and s not in self.left
+            and s not in self.halted
+            and not self.is_connected(s)
+            and self.away_for(s) < timings.away_limit
+        ]
+
+
+# -- the effects ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteAway:
+    """A seat we wait on is away: tell our player (once) that the table waits for it."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class AskAround:
+    """Ask the other seats for what they hold of ``seats``' chains; with ``halt``, a seat among
+    them that stopped its game stops ours too."""
+
+    seats: frozenset[int]
+    halt: bool = True
+
+
+@dataclass(frozen=True)
+class StateAbsent:
+    """Sign, once, that we hold no move of ``seat`` for ``turn``."""
+
+    turn: int
+    seat: int
+
+
+@dataclass(frozen=True)
+class End:
+    """The wait is over: the game stops, naming ``aborted.seat`` (or nobody). ``timeout``: it
+    ran out with a seat owing (the deck party records its timeout, deck.md section 4.5)."""
+
+    aborted: TableAborted
+    timeout: bool = False
+
+
+Effect = NoteAway | AskAround | StateAbsent | End
+
+
+def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> TableAborted:
+    """Why the game stops when ``seat`` stayed away past the grace period: it left and did
+    not come back in time, or, if we were cut off from every seat, nobody is named."""
+    if links.cut_off:
+        return TableAborted(CUT_OFF, None, step)
+    return TableAborted(f"{names[seat]} left and did not come back in time", seat, step)
+
+
+# -- one wait -------------------------------------------------------------------------------------
+
+
+class Wait:
+    """One wait on other seats, a deck step (``phase`` ``"deck"``) or a turn (``"turn"``),
+    from ``now``: its deadline, its last call, and what happened since (an awaited seat away,
+    the deadline found past)."""
+
+    def __init__(self, timings: Timings, names: Sequence[str], phase: str, now: float):
+        if phase not in ("deck", "turn"):
+            raise ValueError(f"no wait of phase {phase!r}")
+        self.timings = timings
+        self.names = list(names)
+        self.phase = phase
+        self.timeout = timings.deck if phase == "deck" else timings.turn
+        self.deadline = now + self.timeout
+        self.latest = timings.last_call(self.deadline)
+        #: A seat we wait on that is settling absent statements (table.md section 9) waits on
+        #: them up to a turn's own bound, in every phase: its wait lasts this long at most.
+        self.settle_latest = max(self.latest, timings.last_call(now + timings.turn))
+        self._intervals = timings.intervals()
+        #: ``wall`` time the deadline was first found past (a frame after it shows the link lives).
+        self.due: float | None = None
+        #: When we found an awaited seat away (its time away does not count against it).
+        self.away_since: float | None = None
+
+    def sleep(self, now: float) -> float:
+        """Seconds until the next look: the next check interval, and no later than the
+        deadline while no awaited seat is away (never a busy loop past it)."""
+        wait = next(self._intervals)
+        left = self.deadline - now
+        if self.away_since is None and left > 0:
+            wait = min(wait, left)
+        return wait
+
+    # -- a look ---------------------------------------------------------------------------------
+
+    def look(
+        self,
+        links: Links,
+        owed: Sequence[tuple[int, str]],
+        *,
+        passable: Set[int] = frozenset(),
+        held_back: Mapping[int, Set[int]] | None = None,
+        settling: Set[int] = frozenset(),
+    ) -> list[Effect]:
+        """A look at the wait: ``owed`` lists ``(seat, step)`` of what we wait on, the seat
+        to charge at the timeout first (deck.md section 4.5: the first that owes a message);
+        ``passable``: seats among them the table passes for when their client is gone (they
+        are stated absent, not waited out: :meth:`settle`); ``held_back``: for a seat we
+        would charge, the seats whose entries its entries held here wait for; ``settling``:
+        seats among them that stated a follower absent and, as their last signed entry shows,
+        had not seen every statement about it (they wait on them, as :meth:`settle` does)."""
+        seats = {seat for seat, _ in owed}
+        effects: list[Effect] = [AskAround(frozenset(seats))] if seats else []
+        now, timings = links.now, self.timings
+        away = sorted(s for s in seats if not links.is_connected(s) and s not in passable)
+        if away:
+            # It has its grace period, and meanwhile its message may come through the others
+            # (asked around at every look: a link down between two seats only), so we keep
+            # looking, not only wait for it to come back.
+            self.away_since = now if self.away_since is None else self.away_since
+            effects += [NoteAway(s) for s in away]
+            gone = [s for s in away if now >= min(self.latest, links.since(s) + timings.grace)]
+            if gone:
+                effects.append(End(gone_verdict(links, self.names, gone[0], self._gone_step(owed))))
+            return effects
+        if any(not links.is_connected(s) for s in seats):
+            return effects  # a passable seat that just went: it is stated absent next time round
+        if self.away_since is not None:
+            # Back (or what it owed came): the time it was away does not count against it, and
+            # it has a moment to catch up; never past the last call.
+            self.deadline = min(self.latest, max(self.deadline + now - self.away_since, now + timings.quiet))
+            self.away_since = self.due = None
+            return effects
+        if now < self.deadline:
+            return effects
+        self.due = links.wall if self.due is None else self.due
+        if any(links.quiet(s, timings, self.due) for s in seats):
+            # It may be cut: the keepalive says so within seconds (away: the grace period).
+            # Heard from again (a stopped process woke), it has a moment more.
+            self.deadline = now + timings.quiet
+            return effects
+        if settling & seats and now < self.settle_latest:
+            # It stated a follower absent and waits on the other statements about it, up to
+            # the turn timeout plus the grace period: in a deck step too, whose timeout is
+            # shorter, it is not stalling meanwhile. Its own wait ends by then, and its stop
+            # ends ours the same way; past that bound it is charged as any seat.
+            self.deadline = min(self.settle_latest, now + timings.quiet)
+            return effects
+        if links.away_others(seats, timings) and now < self.latest:
+            # It may be waiting on a seat that is away (the keys of cards it picks up, a
+            # message only that seat can send first): nobody is charged while that seat has
+            # its grace period; past it, the seat that waits stops too, and its stop ends our
+            # game the same way.
+            self.deadline = min(self.latest, now + timings.quiet)
+            return effects
+        effects.append(End(self._timed_out(owed, held_back or {}), timeout=bool(owed)))
+        return effects
+
+    def _gone_step(self, owed: Sequence[tuple[int, str]]) -> str:
+        return "connection" if self.phase == "deck" else "action"
+
+    def _timed_out(self, owed: Sequence[tuple[int, str]], held_back: Mapping[int, Set[int]]) -> TableAborted:
+        """The deadline has passed and nothing extends it: name the first seat that owes, as a
+        stall (it is connected and its link alive), unless its entries are here and wait for
+        entries that never came (one may echo entries that were never signed: not its stall)."""
+        if not owed:
+            return TableAborted("a deck step did not complete in time", None, "deck")
+        seat, step = owed[0]
+        waits_for = set(held_back.get(seat, ()))
+        if self.phase == "deck":
+            if waits_for:
+                return TableAborted(
+                    f"seat {seat}'s entries are here but wait for entries of seats {sorted(waits_for)} that never came",
+                    None,
+                    "deck",
+                )
+            return TableAborted(
+                f"{self.names[seat]} (seat {seat}) did not send its deck message in time (step {step!r})", seat, step
+            )
+        if waits_for:
+            names = ", ".join(self.names[other] for other in sorted(waits_for))
+            return TableAborted(
+                f"{self.names[seat]}'s entries are here but wait for entries of {names} that never came",
+                None,
+                "action",
+            )
+        return TableAborted(f"{self.names[seat]} did not move in time", seat, "action")
+
+    # -- an absent follower (table.md section 9) --------------------------------------------------
+
+    def settle(
+        self,
+        links: Links,
+        turn: int,
+        seat: int,
+        *,
+        stated: bool,
+        missing: Set[int],
+        holding: bool,
+    ) -> tuple[bool, list[Effect]]:
+        """A follower ``seat`` the table may pass for at ``turn``. If its client is gone (no
+        connection, or it stopped its game), state so; once we have (``stated``), the other
+        seats' statements decide on its move, and we keep waiting for them (``True``) while
+        they can come. ``missing``: the seats other than us and it whose statement we lack;
+        ``holding``: we hold a move of it for the turn, which they decide on. ``False``: we
+        wait on its move as for any seat (:meth:`look`)."""
+        timings = self.timings
+        halted = seat in links.halted
+        gone = not links.is_connected(seat) or halted
+        if not gone and not stated:
+            return False, []
+        effects: list[Effect] = [StateAbsent(turn, seat)] if gone else []
+        missing = set(missing) - {links.me}
+        # It may have sent its move to every seat but us, and a statement may be withheld from
+        # us alone: the others pass both on.
+        effects.append(AskAround(frozenset({seat} | missing), halt=False))
+        # The others state it too once it is gone for them as well (or they hold its move):
+        # wait for that while it can come. A seat merely away within its grace may come back
+        # and state (a Wi-Fi cut: the links do not all come back at once): only a seat that
+        # is gone (stopped, left, or away past its grace) cannot.
+        late = links.now >= self.deadline + timings.grace
+        stuck = any(links.gone(other, timings) for other in missing)
+        if not (late or stuck):
+            return True, effects
+        if holding or not gone:
+            # Its move may stand or be void, and only the missing statements can say: we
+            # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
+            names = ", ".join(self.names[other] for other in sorted(missing))
+            aborted = TableAborted(
+                f"the statements on whether {self.names[seat]}'s move for turn {turn} "
+                f"stands did not all come (missing: {names})",
+                None,
+                "action",
+            )
+            return True, [*effects, End(aborted)]
+        if halted:
+            effects.append(AskAround(frozenset({seat})))  # it stopped its game: ours stops too
+        if links.away_for(seat) >= timings.grace:
+            effects.append(End(gone_verdict(links, self.names, seat, "action")))
+        return True, effects

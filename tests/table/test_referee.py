@@ -1,0 +1,447 @@
+"""The wait and liveness referee (p2pcards/table/referee.py), synchronously: one row per rule of
+protocol/table.md sections 5 and 9 and deck.md section 4.5 that decides who is waited on, who
+is away or gone, when a wait ends and whom it names. Each row: the facts at each look in, the
+decision out. No sockets, no trio, no clock: milliseconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from p2pcards.table.referee import (
+    CUT_OFF,
+    AskAround,
+    End,
+    Links,
+    NoteAway,
+    StateAbsent,
+    Timings,
+    Wait,
+)
+from p2pcards.table.timeouts import Timeouts
+
+NAMES = ["p0", "p1", "p2", "p3"]
+#: deck 30 s, turn 600 s, grace 90 s (the defaults): the last call is 8 s past deadline + grace.
+T = Timings.of(Timeouts())
+ME = 0
+
+
+def links(now: float, **facts: Any) -> Links:
+    """The links at ``now`` (a ``wall`` time equal to it): every other seat connected and heard
+    from at ``now`` unless ``facts`` say otherwise."""
+    players = facts.pop("players", 3)
+    connected = facts.pop("connected", set(range(players)) - {ME})
+    heard = facts.pop("heard", {s: now for s in connected})
+    return Links(ME, players, now, facts.pop("wall", now), frozenset(connected), heard=heard, **facts)
+
+
+def ends(effects: list) -> list[End]:
+    return [e for e in effects if isinstance(e, End)]
+
+
+@dataclass
+class Row:
+    """A wait opened at time 0 in ``phase``, looked at at each ``(time, facts)`` of ``looks``
+    (facts as for :func:`links`), waiting on ``owed``. ``named``: the end of the last look, as
+    (seat, a piece of its reason, step), or None (keep waiting)."""
+
+    rule: str
+    phase: str
+    owed: list[tuple[int, str]]
+    looks: list[tuple[float, dict[str, Any]]]
+    named: tuple[int | None, str, str] | None
+    held_back: dict[int, set[int]] = field(default_factory=dict)
+    deadline: float | None = None  # the wait's deadline after the last look, if it matters
+
+
+DECK, TURN = 30.0, 600.0
+LAST = {"deck": DECK + 90 + 8, "turn": TURN + 90 + 8}
+
+ROWS = [
+    # table.md section 5, the timeouts table; deck.md section 4.5
+    Row("a deck step within its timeout waits", "deck", [(1, "shuffle")], [(DECK - 0.1, {})], None),
+    Row(
+        "a deck step past its timeout names the first seat that owes, as a stall",
+        "deck",
+        [(2, "shuffle"), (1, "shuffle")],
+        [(DECK, {})],
+        (2, "p2 (seat 2) did not send its deck message in time (step 'shuffle')", "shuffle"),
+    ),
+    Row(
+        "a deck step with nothing owed at its timeout names nobody",
+        "deck",
+        [],
+        [(DECK, {})],
+        (None, "a deck step did not complete in time", "deck"),
+    ),
+    Row("a move within the turn timeout waits", "turn", [(1, "action")], [(TURN - 0.1, {})], None),
+    Row(
+        "a move past the turn timeout names the seat",
+        "turn",
+        [(1, "action")],
+        [(TURN, {})],
+        (1, "p1 did not move in time", "action"),
+    ),
+    # the grace period
+    Row(
+        "an away seat within its grace is waited for",
+        "deck",
+        [(1, "shuffle")],
+        [(5, {"connected": {2}, "away_since": {1: 5}}), (94, {"connected": {2}, "away_since": {1: 5}})],
+        None,
+    ),
+    Row(
+        "an away seat past its grace is named as gone",
+        "deck",
+        [(1, "shuffle")],
+        [(5, {"connected": {2}, "away_since": {1: 5}}), (95, {"connected": {2}, "away_since": {1: 5}})],
+        (1, "p1 left and did not come back in time", "connection"),
+    ),
+    Row(
+        "an away seat past its grace in a turn is named, step action",
+        "turn",
+        [(1, "action")],
+        [(5, {"connected": {2}, "away_since": {1: 5}}), (95, {"connected": {2}, "away_since": {1: 5}})],
+        (1, "p1 left and did not come back in time", "action"),
+    ),
+    Row(
+        "a seat cut off from every other seat names nobody when the grace ends",
+        "deck",
+        [(1, "shuffle")],
+        [(95, {"connected": set(), "away_since": {1: 5, 2: 5}, "cut_off": True})],
+        (None, CUT_OFF, "connection"),
+    ),
+    # silent links
+    Row(
+        "past the deadline, a link quiet for 2 s waits for the keepalive's verdict",
+        "deck",
+        [(1, "shuffle")],
+        [(DECK, {"heard": {1: DECK - 2, 2: DECK}})],
+        None,
+        deadline=DECK + 2,
+    ),
+    Row(
+        "past the deadline, nothing heard since it fell due: the keepalive decides",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"heard": {1: TURN - 0.5, 2: TURN}}), (TURN + 1, {"heard": {1: TURN - 0.5, 2: TURN + 1}})],
+        None,
+    ),
+    Row(
+        "heard from after the deadline, a stall is named",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"heard": {1: TURN - 0.5, 2: TURN}}), (TURN + 2, {"heard": {1: TURN + 1.5, 2: TURN + 2}})],
+        (1, "did not move in time", "action"),
+    ),
+    Row(
+        "a link without keepalive says nothing by its silence",
+        "deck",
+        [(1, "shuffle")],
+        [(DECK, {"heard": {1: None, 2: None}})],
+        (1, "did not send its deck message in time", "shuffle"),
+    ),
+    # a seat that comes back
+    Row(
+        "a seat back within its grace gets back the time it was away",
+        "deck",
+        [(1, "shuffle")],
+        [(10, {"connected": {2}, "away_since": {1: 10}}), (25, {})],
+        None,
+        deadline=DECK + 15,
+    ),
+    Row(
+        "a seat back just before the deadline has a moment to catch up",
+        "deck",
+        [(1, "shuffle")],
+        [(29.5, {"connected": {2}, "away_since": {1: 29.5}}), (29.6, {})],
+        None,
+        deadline=29.6 + 2,
+    ),
+    Row(
+        "the last call: a seat away then is named as gone, within its grace or not",
+        "deck",
+        [(1, "shuffle")],
+        [
+            (LAST["deck"] - 1, {"connected": {2}, "away_since": {1: LAST["deck"] - 1}}),
+            (LAST["deck"], {"connected": {2}, "away_since": {1: LAST["deck"] - 1}}),
+        ],
+        (1, "left and did not come back in time", "connection"),
+    ),
+    # another seat away: the seat we wait on may wait on it
+    Row(
+        "a timeout charges nobody while another seat is away within its grace and margin",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"connected": {1}, "away_since": {2: TURN - 10}})],
+        None,
+        deadline=TURN + 2,
+    ),
+    Row(
+        "past the other seat's grace and margin, the stall is named",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"connected": {1}, "away_since": {2: TURN - 97}})],
+        (1, "did not move in time", "action"),
+    ),
+    Row(
+        "a stopped or departed other seat does not hold the timeout",
+        "deck",
+        [(1, "shuffle")],
+        [(DECK, {"connected": {1}, "halted": {2}})],
+        (1, "did not send its deck message", "shuffle"),
+    ),
+    Row(
+        "the last call ends the wait for the other seat's return too",
+        "turn",
+        [(1, "action")],
+        [
+            (TURN, {"connected": {1}, "away_since": {2: TURN}}),
+            (LAST["turn"], {"connected": {1}, "away_since": {2: TURN}}),
+        ],
+        (1, "did not move in time", "action"),
+    ),
+    # held back: the entries are here but wait for entries that never came
+    Row(
+        "a deck message held back for entries never signed names nobody",
+        "deck",
+        [(1, "relock")],
+        [(DECK, {})],
+        (None, "seat 1's entries are here but wait for entries of seats [2]", "deck"),
+        held_back={1: {2}},
+    ),
+    Row(
+        "a move held back for entries never signed names nobody",
+        "turn",
+        [(1, "action")],
+        [(TURN, {})],
+        (None, "p1's entries are here but wait for entries of p2 that never came", "action"),
+        held_back={1: {2}},
+    ),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.rule for row in ROWS])
+def test_wait_rules(row: Row) -> None:
+    wait = Wait(T, NAMES, row.phase, 0.0)
+    effects: list = []
+    for at, facts in row.looks:
+        effects = wait.look(links(at, **facts), row.owed, held_back=row.held_back)
+    end = ends(effects)
+    if row.named is None:
+        assert end == [], end
+    else:
+        seat, words, step = row.named
+        assert len(end) == 1, effects
+        assert (end[0].aborted.seat, end[0].aborted.step) == (seat, step)
+        assert words in end[0].aborted.reason, end[0].aborted.reason
+    if row.deadline is not None:
+        assert wait.deadline == pytest.approx(row.deadline)
+
+
+def test_every_look_asks_around_for_what_is_owed() -> None:
+    """table.md section 5, "Waiting asks around"; a seat among them that stopped stops us."""
+    wait = Wait(T, NAMES, "deck", 0.0)
+    assert wait.look(links(1), [(1, "shuffle"), (2, "shuffle")]) == [AskAround(frozenset({1, 2}))]
+
+
+def test_looks_come_after_a_quarter_second_then_half_then_every_second() -> None:
+    wait = Wait(T, NAMES, "turn", 0.0)
+    assert [wait.sleep(0.0) for _ in range(5)] == [0.25, 0.5, 1.0, 1.0, 1.0]
+    # never past the deadline while nobody is away, and no busy loop past it
+    assert wait.sleep(TURN - 0.1) == pytest.approx(0.1)
+    assert wait.sleep(TURN + 5) == 1.0
+
+
+def test_an_away_seat_is_noted_at_each_look() -> None:
+    wait = Wait(T, NAMES, "deck", 0.0)
+    effects = wait.look(links(3, connected={2}, away_since={1: 2}), [(1, "shuffle")])
+    assert NoteAway(1) in effects and ends(effects) == []
+
+
+def test_a_seat_that_redials_before_each_deadline_is_named_at_the_last_call() -> None:
+    """table.md section 5, "A seat that comes back": however often it drops and returns."""
+    wait = Wait(T, NAMES, "deck", 0.0)
+    now, end = 0.0, []
+    for _ in range(200):
+        now = max(now, wait.deadline - 0.5)
+        wait.look(links(now, connected={2}, away_since={1: now}), [(1, "shuffle")])
+        now += 1.0
+        wait.look(links(now), [(1, "shuffle")])
+        now = wait.deadline
+        end = ends(wait.look(links(now), [(1, "shuffle")]))
+        if end:
+            break
+    assert end and end[0].aborted.seat == 1
+    assert now <= LAST["deck"]
+
+
+# -- table.md section 9: absent followers ----------------------------------------------------------
+
+
+@dataclass
+class Absent:
+    rule: str
+    at: float
+    facts: dict[str, Any]
+    stated: bool
+    missing: set[int]
+    holding: bool
+    waits: bool  # settle's first answer: the statements decide (else: a plain wait)
+    effects: list  # the effects, End given as (seat, a piece of its reason)
+
+
+SEAT, TURN_NO = 1, 7
+ABSENT = [
+    Absent("a follower that is there is waited on like any seat", 10, {}, False, {2}, False, False, []),
+    Absent(
+        "a follower whose connection is down is stated absent, and we ask around",
+        10,
+        {"connected": {2}, "away_since": {1: 9}},
+        False,
+        {2},
+        False,
+        True,
+        [StateAbsent(TURN_NO, SEAT), AskAround(frozenset({1, 2}), halt=False)],
+    ),
+    Absent(
+        "a follower that stopped its game is stated absent",
+        10,
+        {"halted": {1}},
+        False,
+        {2},
+        False,
+        True,
+        [StateAbsent(TURN_NO, SEAT), AskAround(frozenset({1, 2}), halt=False)],
+    ),
+    Absent(
+        "once we have stated, the statements decide even if it is back",
+        10,
+        {},
+        True,
+        {2},
+        True,
+        True,
+        [AskAround(frozenset({1, 2}), halt=False)],
+    ),
+    Absent(
+        "statements missing past the turn timeout and the grace: nobody is named",
+        TURN + 90,
+        {},
+        True,
+        {2},
+        True,
+        True,
+        [AskAround(frozenset({1, 2}), halt=False), (None, "did not all come (missing: p2)")],
+    ),
+    Absent(
+        "a missing statement of a seat that stopped its game: nobody is named",
+        10,
+        {"halted": {2}},
+        True,
+        {2},
+        True,
+        True,
+        [AskAround(frozenset({1, 2}), halt=False), (None, "did not all come (missing: p2)")],
+    ),
+    Absent(
+        "a gone follower away past its grace, the statements stuck: it is named as gone",
+        100,
+        {"connected": set(), "away_since": {1: 5, 2: 5}},
+        True,
+        {2},
+        False,
+        True,
+        [
+            StateAbsent(TURN_NO, SEAT),
+            AskAround(frozenset({1, 2}), halt=False),
+            (1, "p1 left and did not come back in time"),
+        ],
+    ),
+    Absent(
+        "a follower that stopped, the statements stuck: ours stops through the ask",
+        10,
+        {"halted": {1, 2}},
+        True,
+        {2},
+        False,
+        True,
+        [StateAbsent(TURN_NO, SEAT), AskAround(frozenset({1, 2}), halt=False), AskAround(frozenset({1}))],
+    ),
+]
+
+
+@pytest.mark.parametrize("row", ABSENT, ids=[row.rule for row in ABSENT])
+def test_absent_follower_rules(row: Absent) -> None:
+    wait = Wait(T, NAMES, "turn", 0.0)
+    waits, effects = wait.settle(
+        links(row.at, **row.facts), TURN_NO, SEAT, stated=row.stated, missing=row.missing, holding=row.holding
+    )
+    assert waits == row.waits
+    got = [(e.aborted.seat, e.aborted.reason) if isinstance(e, End) else e for e in effects]
+    assert len(got) == len(row.effects), got
+    for have, want in zip(got, row.effects, strict=True):
+        if isinstance(want, tuple):
+            assert isinstance(have, tuple) and have[0] == want[0] and want[1] in have[1], have
+        else:
+            assert have == want
+
+
+def test_timings_are_the_headers_and_the_keepalives() -> None:
+    t = Timings.of(Timeouts(deck=4, turn=5, grace=6))
+    assert (t.deck, t.turn, t.grace) == (4, 5, 6)
+    assert t.last_call(10) == 10 + 6 + 5 + 1 + 2
+    assert t.away_limit == 6 + 5 + 2
+    from p2pcards.net import transport
+
+    assert (t.ping, t.silence, t.quiet) == (transport.PING_SECONDS, transport.SILENCE_SECONDS, transport.QUIET_SECONDS)
+
+
+@pytest.mark.parametrize("module", ["seats", "network_deck", "liveness"])
+def test_the_waits_do_not_import_the_peer(module: str) -> None:
+    """The seats and the deck reach their peer through net/liveness.py's narrow interface: no
+    import of net/peer.py, at run time or for types (the old peer/seats/network_deck cycle)."""
+    import ast
+    from pathlib import Path
+
+    import p2pcards.net
+
+    source = Path(p2pcards.net.__file__).parent / f"{module}.py"
+    imported = set()
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            imported.add((node.level, node.module))
+    assert (1, "peer") not in imported and (0, "p2pcards.net.peer") not in imported, imported
+
+
+# -- issue 28, section 2: ways an honest seat was named -------------------------------------------
+
+
+def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
+    """A Wi-Fi cut: cut off, we stated the host (seat 1 here) absent; it is back, and the third
+    seat's link comes back a moment later. Until then its statement is missing, but it is only
+    away within its grace: it comes back and states. The wait goes on."""
+    wait = Wait(T, NAMES, "turn", 0.0)
+    back = links(60.0, connected={1}, away_since={2: 0.5})
+    waits, effects = wait.settle(back, TURN_NO, 1, stated=True, missing={2}, holding=False)
+    assert waits and ends(effects) == [], effects
+    # Gone for good (past its grace), its statement will never come: nobody is named.
+    gone = links(91.0, connected={1}, away_since={2: 0.5})
+    waits, effects = wait.settle(gone, TURN_NO, 1, stated=True, missing={2}, holding=False)
+    assert [e.aborted.seat for e in ends(effects)] == [None], effects
+
+
+def test_a_deck_timeout_does_not_charge_a_seat_still_settling_absent_statements() -> None:
+    """Deck timeout against grace: a seat we wait on in a deck step stated a follower absent
+    and has not seen every statement about it (its last entry's echo says so): it waits on
+    them, up to the turn's own bound (the turn timeout plus the grace), in every phase. A deck
+    step's shorter timeout must not name it meanwhile; past that bound it is named as before."""
+    wait = Wait(T, NAMES, "deck", 0.0)
+    effects = wait.look(links(DECK), [(1, "reveal")], settling={1})
+    assert ends(effects) == [], effects
+    effects = wait.look(links(LAST["deck"] + 1), [(1, "reveal")], settling={1})
+    assert ends(effects) == [], effects
+    effects = wait.look(links(LAST["turn"]), [(1, "reveal")], settling={1})
+    assert [e.aborted.seat for e in ends(effects)] == [1], effects
