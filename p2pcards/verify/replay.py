@@ -10,11 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cards import Card, sort_cards
+from ..deck import judge
 from ..deck.audit import final_order, revealed_secrets
 from ..deck.backend import MentalPokerDeck
 from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
-from ..deck.party import PUBLIC_STEPS, Output, Party, Send
+from ..deck.party import Output, Party, Send
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
 from ..table.absence import Absences
@@ -31,13 +32,16 @@ def public_message(entry: Entry, kind: str) -> bool:
     return isinstance(msg, dict) and msg.get("type") == kind
 
 
+def judged(entry: Entry, verdict: judge.Verdict) -> Failed:
+    """A verdict of the accusation rules (:mod:`p2pcards.deck.judge`, the ones every seat runs)
+    about the signed accusation ``entry``, as verify reports it: the same reason, the same seat."""
+    return Failed(f"accusation by seat {entry.sender} (log #{entry.seq})", verdict.reason, verdict.seat)
+
+
 def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
     """An accusation (``entry``, signed by ``mine``'s seat) about a deck operation of a hand its
     accuser had finished: one before a shuffle whose pass the accuser had already signed. Every
     seat refuses it as it arrives (protocol/deck.md section 6), whatever it says."""
-    op = entry.body["msg"].get("op")
-    if type(op) is not int:
-        return None
     later = max(
         (
             e.body["msg"]["op"]
@@ -48,14 +52,48 @@ def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
         ),
         default=-1,
     )
-    if op >= later:
-        return None
-    return Failed(
-        f"accusation by seat {mine.seat} (log #{entry.seq})",
-        f"it accuses about deck operation {op}, of a hand it had finished (it had signed its "
-        f"pass of deck operation {later} before)",
-        mine.seat,
+    verdict = judge.finished_hand(mine.seat, entry.body["msg"].get("op"), later)
+    return None if verdict is None else judged(entry, verdict)
+
+
+def accused_copy(seats: Sequence[SeatEntries], entry: Entry) -> dict[str, Any] | None:
+    """The public message a signed accusation without evidence names (its seat's signed message
+    of that step and operation), if the accusation's head echo counts it: what every seat held
+    as the accusation arrived (causal delivery), so what the table judged it on."""
+    message = entry.body["msg"]
+    step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+    seen = entry.body["seen"][accused][0]
+    return next(
+        (
+            e.body["msg"]
+            for e in seats[accused].deck
+            if e.seq < seen and public_message(e, step) and e.body["msg"].get("op") == op
+        ),
+        None,
     )
+
+
+def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: Entry, cards: int) -> Failed | None:
+    """The verdict every seat reaches on the signed accusation ``entry`` as it arrives, without
+    any seed, in the order the table applies the rules (p2pcards.deck.judge): its form, a
+    finished hand, and an accusation about a public message judged on the copy its echo saw.
+    ``None``: those rules do not decide it (a private opening, a reused key, a decode failure,
+    judged once its operation is reached)."""
+    message = entry.body["msg"]
+    verdict = judge.malformed(mine.seat, message, len(seats))
+    if verdict is not None:
+        return judged(entry, verdict)
+    stale = finished_hand_accusation(mine, entry)
+    if stale is not None:
+        return stale
+    if judge.is_public(message):
+        return judged(entry, judge.on_copy(mine.seat, message, accused_copy(seats, entry), cards))
+    step, evidence = message.get("step"), message.get("evidence")
+    if step == "open" and not isinstance(evidence, dict):
+        return judged(entry, judge.without_evidence(mine.seat))
+    if step not in ("open", "decode"):
+        return judged(entry, judge.unknown_kind(mine.seat))
+    return None
 
 
 class SeatEntries:
@@ -118,6 +156,7 @@ class Replay:
         self.public = self.private = 0
         self.timeline: list[dict[str, Any]] = []
         self.reached = 0  # deck operations completed at every seat
+        self.cards = len(game.deck(options, len(seats)))  # a pass holds one point each
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
         self.last_entry: dict[int, Entry | None] = {}  # seat -> the entry of its last move read
@@ -254,9 +293,10 @@ class Replay:
         message = entry.body["msg"]
         accused, evidence = message.get("seat"), message.get("evidence")
         step = f"accusation by seat {accuser} (log #{entry.seq})"
-        stale = finished_hand_accusation(self.seats[accuser], entry)
-        if stale is not None:
-            raise stale
+        # The rules every seat applies as it arrives, without a seed (p2pcards.deck.judge).
+        provable = provable_accusation(self.seats, self.seats[accuser], entry, self.cards)
+        if provable is not None:
+            raise provable
         if message.get("step") == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
             if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
                 raise Failed(
@@ -304,24 +344,6 @@ class Replay:
                 sender,
             )
         op = message.get("op")
-        if message.get("step") in PUBLIC_STEPS and evidence is None and isinstance(accused, int):
-            # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
-            # message the accuser had not received when it signed cannot be what it accuses.
-            seen = entry.body["seen"][accused][0] if 0 <= accused < len(self.seats) else 0
-            if not any(
-                public_message(e, message.get("step")) and e.body["msg"].get("op") == op
-                for e in self.seats[accused].deck
-                if e.seq < seen
-            ):
-                raise Failed(
-                    step,
-                    f"it accuses a {message.get('step')} message of seat "
-                    f"{accused} in operation {op} that it had not received (its head "
-                    f"echo)",
-                    accuser,
-                )
-        elif message.get("step") == "open" and not isinstance(evidence, dict):
-            raise Failed(step, "an accusation about a private message without evidence", accuser)
         checked = isinstance(op, int) and 0 <= op < self.ops_reached()
         if checked and isinstance(accused, int):
             # Every public deck message up to here is the one its seat's seed derives.

@@ -305,7 +305,7 @@ def public_moves(
         )
         stop = None
     if stop is not None and moved_at[0] == deck.steps:
-        stopped_by_accusation(replay.seats, stop.step)
+        stopped_by_accusation(replay.seats, stop.step, replay.cards)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
         raise stall_verdict(
@@ -321,7 +321,7 @@ def public_moves(
     if stop is not None and stop.seat in unrevealed and len(unrevealed) < lobby.players:
         # Every seat reveals its seed when a game stops; the one the game waited on did not,
         # while others did: it left (protocol/table.md section 5), and that counts against it.
-        stopped_by_accusation(replay.seats, stop.step)
+        stopped_by_accusation(replay.seats, stop.step, replay.cards)
         raise Failed(
             stop.step,
             f"the game stopped waiting for {replay.names[stop.seat]}'s "

@@ -22,8 +22,8 @@ from .report import Failed, Report, Stopped, Watch
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
-    finished_hand_accusations,
     invalid_public_points,
+    provable_accusations,
     stall_verdict,
     stopped_by_accusation,
     withheld_after_accusation,
@@ -158,7 +158,7 @@ def verify_unfinished(
             + ": the deck cannot be re-derived, and the moves are checked with "
             "the public rules only"
         )
-        finished_hand_accusations(seats)  # proven without any seed
+        provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
         withheld_after_accusation(seats, missing)
         public_setup(log, lobby, game)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
@@ -183,7 +183,7 @@ def verify_unfinished(
     except Stopped as stop:
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         after_stop(replay, seats, stop)
-        stopped_by_accusation(seats, stop.step)
+        stopped_by_accusation(seats, stop.step, replay.cards)
         raise stall_verdict(
             replay,
             stop,
