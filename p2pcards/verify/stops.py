@@ -10,6 +10,7 @@ from typing import Any
 from ..deck import judge
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
+from ..table import verdict
 from ..wire.messages import Entry
 from .replay import Replay, SeatEntries, judged, provable_accusation, public_message
 from .report import Failed, Stopped
@@ -57,11 +58,9 @@ def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     section 5): the game stopped because of it, whoever it was waiting for."""
     for entry in log.canonical():
         if entry.kind == "bye":
-            reason = entry.body.get("reason")
-            reason = reason if isinstance(reason, str) else "no reason given"
             return Failed(
                 f"bye entry of seat {entry.sender} (log #{entry.seq})",
-                f"{names[entry.sender]} left the table before the end: {reason} (its signed goodbye)",
+                verdict.goodbye(names[entry.sender], entry.body),
                 entry.sender,
             )
     return None

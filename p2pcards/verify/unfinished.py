@@ -11,6 +11,7 @@ from ..deck.derive import seed_commitment
 from ..deck.local import DeckFault
 from ..engine import PlayerError
 from ..game import Game
+from ..table import verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..table.protocol import plays_on
@@ -110,10 +111,7 @@ def check_after_stops(log: Any, names: Sequence[str]) -> None:
             elif stopped is not None and plays_on(entry.kind, entry.body):
                 raise Failed(
                     f"log #{entry.seq} of seat {seat}",
-                    f"{names[seat]} signed a "
-                    f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
-                    f"seat that stops signs nothing for the game but its evidence and "
-                    f"its seed",
+                    f"{names[seat]}: {verdict.signed_after_stop(entry.kind)} (its stop: log #{stopped.seq})",
                     seat,
                 )
 
