@@ -41,9 +41,27 @@ class PublicHandles:
         self.steps = 0  # deck steps so far (each is one deck operation)
 
     def shuffle(self) -> list[int]:
+        self._passes(self.steps)
         self.steps += 1
         base, self.epochs = self.epochs * self.n, self.epochs + 1
         return list(range(base, base + self.n))
+
+    def _passes(self, op: int) -> None:
+        """Every pass of the shuffle ``op`` is signed (checked by public_passes) and one a seat
+        could act on (Log.closed); else the game stopped there, waiting for the first pass in
+        pass order that is not (protocol/deck.md section 4.1): Stopped names its seat."""
+        if self.log is None:
+            return
+        players = len(self.log.roster)
+        have = {
+            (e.body["msg"]["type"], e.sender)
+            for e in self.log.closed()
+            if (public_message(e, "shuffle") or public_message(e, "relock")) and e.body["msg"].get("op") == op
+        }
+        for kind, seat in pass_order(players):
+            if (kind, seat) not in have:
+                what = f"{kind} message of deck operation {op} (shuffle)"
+                raise Stopped(f"deck, {what}", seat, what)
 
     def coin(self, label: str, bound: int) -> int:
         if self.game_id is None:

@@ -149,6 +149,9 @@ def verify_unfinished(
     seats = [SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
     missing = [s for s in range(lobby.players) if s not in seeds]
     invalid_public_points(seats)
+    # What every seat checks as a public deck message arrives, needing no seed (its type, the
+    # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
+    public_setup(log, lobby, game)
     if missing:
         report.notes.append(
             "no revealed seed for "
@@ -158,7 +161,6 @@ def verify_unfinished(
         )
         provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
         withheld_after_accusation(seats, missing)
-        public_setup(log, lobby, game)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
         public_moves(replay, lobby, game, report, unrevealed=missing)
         raise Failed(
