@@ -4,7 +4,10 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 6  # 6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
+PROTOCOL_VERSION = 7  # 7: one referee (issue 28): verify judges accusations with the table's own
+#                        rules (deck/judge.py), names a seat that kept its seed only where one
+#                        file can tell it left, and checks every deck message's type first
+#                     6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
 #                        one is refused, a shuffle retires earlier hands' handles
 #                     5: the ping keepalive on game connections (a silent cut is noticed)
 #                     4: absent statements (a gone follower is passed for)
