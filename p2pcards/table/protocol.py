@@ -691,8 +691,7 @@ class TableProtocol:
         that saw the fault themselves name it, and ``p2pcards verify`` judges the stopper by
         what its signed stop shows it held."""
         for seat in sorted(set(waiting_on) & set(self.halted)):
-            name, reason = self.header.seats[seat].name, _stop_reason(self.halted[seat].body)
-            return TableAborted(f"{name} stopped its game: {reason}", None, "stop")
+            return TableAborted(verdict.halted(self.header.seats[seat].name), None, "stop")
         return None
 
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:

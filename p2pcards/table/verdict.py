@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-__all__ = ["goodbye", "goodbye_reason", "left_without_seed", "signed_after_stop"]
+__all__ = ["goodbye", "goodbye_reason", "halted", "left_without_seed", "signed_after_stop"]
 
 
 def goodbye_reason(body: Any) -> str:
@@ -27,6 +27,13 @@ def goodbye(name: str, body: Any) -> str:
     ends as abandoned by it, whoever the game was waiting for. Its own reason is quoted: it
     speaks only of itself, and the verdict names only its author."""
     return f"{name} left the table: {goodbye_reason(body)} (its signed goodbye)"
+
+
+def halted(name: str) -> str:
+    """The verdict of a seat whose game stops because a seat it waits on signed a ``stop``: it
+    names nobody. The stopper's reason and the seat it blames are its word, not proof, and are
+    not repeated here (the table shows them as what that seat said)."""
+    return f"{name} stopped its game (its signed stop entry; whom it blames is its word, not proof)"
 
 
 def signed_after_stop(kind: str) -> str:
