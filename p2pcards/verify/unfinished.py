@@ -149,9 +149,6 @@ def verify_unfinished(
     seats = [SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
     missing = [s for s in range(lobby.players) if s not in seeds]
     invalid_public_points(seats)
-    # What every seat checks as a public deck message arrives, needing no seed (its type, the
-    # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
-    public_setup(log, lobby, game)
     if missing:
         report.notes.append(
             "no revealed seed for "
@@ -159,6 +156,10 @@ def verify_unfinished(
             + ": the deck cannot be re-derived, and the moves are checked with "
             "the public rules only"
         )
+    # What every seat checks as a public deck message arrives, needing no seed (its type, the
+    # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
+    public_setup(log, lobby, game)
+    if missing:
         provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
         withheld_after_accusation(seats, missing)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
