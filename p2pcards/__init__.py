@@ -9,6 +9,9 @@ PROTOCOL_VERSION = 7  # 7: a seat's head echo never goes back (wire.md section 6
 #                        seat of the header against them (protocol/table.md section 2)
 #                        an accusation's evidence is read field by field (protocol/deck.md §6):
 #                        a reused key is proven only by two distinct locks of the accused
+#                        verify judges accusations with the table's own rules (deck/judge.py),
+#                        names a seat that kept its seed only where one file can tell it left,
+#                        and checks every deck message's type first
 #                     6: finished hands (protocol/deck.md, "Finished hands"): an accusation about
 #                        one is refused, a shuffle retires earlier hands' handles
 #                     5: the ping keepalive on game connections (a silent cut is noticed)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from ..cards import Card
+from . import judge
 from .derive import (
     Secrets,
     card_table,
@@ -47,12 +48,12 @@ from .group import (
     batch_invert,
     check_scalar,
     invert,
-    is_valid_point,
     mul,
     multiply,
     parallel_multiply_many,
     scalar_product,
 )
+from .judge import PUBLIC_STEPS
 from .passes import (
     PassError,
     check_pass,
@@ -87,8 +88,6 @@ __all__ = [
 FIRST_REHANDLED = 1 << 24
 #: Every type of deck message (protocol/deck.md); a public one of another type is its signer's fault.
 MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle"})
-#: Accusations about a public message (no evidence: every seat checks its own copy), by step.
-PUBLIC_STEPS = frozenset({"shuffle", "relock", "rehandle"})
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 
@@ -567,6 +566,10 @@ class Party:
             op = self.current
         self.blame = Blame(step, seat, reason, op)
         self._out.events.append(self.blame)
+
+    def _rule(self, verdict: judge.Verdict) -> None:
+        """Record a verdict of the accusation rules (:mod:`.judge`)."""
+        self._fail(verdict.step, verdict.seat, verdict.reason, verdict.op)
 
     def _fail_deviation(self, d: _Deviation) -> None:
         self._fail(d.step, d.seat, d.reason, d.op)
@@ -1349,57 +1352,34 @@ class Party:
         section 8, or None.)"""
         step = step_of(message)
         evidence: Any = message.get("evidence")  # from the wire: checked below
-        head = accused_of(message, self.players)
-        if head is None:
-            self._fail("accuse", accuser, "malformed accusation")
-            return True
-        accused, op = head
-        if stale is not None:
+        verdict = judge.malformed(accuser, message, self.players)
+        accused, op = accused_of(message, self.players) or (None, None)
+        if verdict is None and stale is not None:
             # Its accuser had already taken part in a later shuffle: it had finished every
             # operation of that hand, and an honest seat accuses only during the operation it is
             # in. Refused whatever it says, at every seat alike (protocol/deck.md §6).
-            self._fail(
-                "accuse",
-                accuser,
-                f"accusation about operation {op}, of a hand it had finished "
-                f"(it had sent its pass of operation {stale})",
-            )
-            return True
-        if step in PUBLIC_STEPS and evidence is None:
+            verdict = judge.finished_hand(accuser, op, stale)
+        if verdict is None and judge.is_public(message):
             # Judged as it arrives, on the copy this seat held then: the same at every seat.
-            if copy is None:
-                self._fail(
-                    "accuse",
-                    accuser,
-                    f"accusation about a {step} message of seat {accused} in operation {op} that it had not received",
-                )
-                return True
-            try:
-                if step != "rehandle":  # a re-handling in the transcript passed its checks
-                    self._check_pass_shape(step, accused, copy)
-                bad = [j for j, p in enumerate(copy["points"]) if not is_valid_point(p)]
-                reason = f"invalid point at position {bad[0]}" if bad else ""
-            except _Deviation as d:
-                bad, reason = [0], d.reason
-            if bad:
-                self._fail(step, accused, reason, op)
-            else:
-                self._fail("accuse", accuser, f"false accusation against seat {accused} ({step})")
+            verdict = judge.on_copy(accuser, message, copy, self.n)
+        if verdict is not None:
+            self._rule(verdict)
             return True
+        assert _is_int(accused) and _is_int(op), "judge.malformed checked them"
         private = step == "open" and isinstance(evidence, dict) and "message" in evidence
         if private and not isinstance(evidence["message"], dict):
             # The evidence names no private message of the accused to the accuser for that
             # operation (or its key does not open it): nothing to wait for.
-            self._fail("accuse", accuser, "accusation without valid evidence")
+            self._rule(judge.without_evidence(accuser))
             return True
         reuse = step == "open" and isinstance(evidence, dict) and "scalar" in evidence
         if not (private or reuse or step == "decode"):
-            self._fail("accuse", accuser, "accusation of an unknown kind")
+            self._rule(judge.unknown_kind(accuser))
             return True
         if not self._reached(op):
             return False
         if op not in self._expected_openings:
-            self._fail("accuse", accuser, f"accusation ({step}) about operation {op}, which opens no cards")
+            self._rule(judge.opens_no_cards(accuser, str(step), op))
             return True
         if reuse:
             proven = self._proves_reuse(accused, evidence, op)

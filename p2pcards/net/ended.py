@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..table import verdict
 from ..wire.messages import Entry
 from ..wire.transcript import (
     Transcript,
@@ -101,8 +102,7 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
             )
     for entry in entries:
         if entry.kind == "bye" and entry.sender != me and 0 <= entry.sender < len(names):
-            why = _reason(entry.body)
-            text = f"{names[entry.sender]} left the table: {why}"
+            text = verdict.goodbye(names[entry.sender], entry.body)
             return GameOver(
                 f"the game has ended: {text}", TranscriptEnd("abandoned", None, seeds, (entry.sender,), text[:1000])
             )

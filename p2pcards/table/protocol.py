@@ -38,6 +38,7 @@ from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from ..wire.spill import SpillError
+from . import verdict
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
@@ -539,13 +540,8 @@ class TableProtocol:
             if self.over or self.aborted is not None:
                 return []  # our game has stopped too: verify names it from the transcript
             return [
-                self.name(sender, f"signed a {entry.kind} entry after its own stop entry"),
-                self.stop(
-                    f"seat {sender} stopped its game, then signed a {entry.kind} entry "
-                    f"(a seat that stops signs no move or deck step after it)",
-                    sender,
-                    "stop",
-                ),
+                self.name(sender, verdict.signed_after_stop(entry.kind)),
+                self.stop(f"seat {sender}: {verdict.signed_after_stop(entry.kind)}", sender, "stop"),
             ]
         if entry.kind == "deck":
             if "msg" in body:
@@ -622,11 +618,10 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
-        reason = body.get("reason")
-        reason = reason if isinstance(reason, str) else "no reason given"
+        reason = verdict.goodbye_reason(body)
         self.left[sender] = reason
         name = self.header.seats[sender].name
-        return [Left(sender, reason), self.stop(f"{name} left the table: {reason}", sender, "connection")]
+        return [Left(sender, reason), self.stop(verdict.goodbye(name, body), sender, "connection")]
 
     def _on_evidence(self, sender: int, body: Any) -> list[Effect]:
         """Another seat proves a fault (two versions of one entry): check the proof ourselves."""
@@ -697,8 +692,7 @@ class TableProtocol:
         that saw the fault themselves name it, and ``p2pcards verify`` judges the stopper by
         what its signed stop shows it held."""
         for seat in sorted(set(waiting_on) & set(self.halted)):
-            name, reason = self.header.seats[seat].name, _stop_reason(self.halted[seat].body)
-            return TableAborted(f"{name} stopped its game: {reason}", None, "stop")
+            return TableAborted(verdict.halted(self.header.seats[seat].name), None, "stop")
         return None
 
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:

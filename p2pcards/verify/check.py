@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..deck import judge
 from ..deck.local import DeckFault
 from ..engine import PlayerError
 from ..game import Game, OptionError
@@ -16,7 +17,7 @@ from ..plugins import load_plugins
 from ..table.header import TableHeader
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, commitment_of, with_faces
+from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_UNREADABLE,
@@ -244,12 +245,8 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     )
     report.timeline = with_faces(replay.timeline, record.faces)
 
-    for accuser, entry in replay.kept_aside:  # never reached: the game is over
-        raise Failed(
-            f"accusation by seat {accuser} (log #{entry.seq})",
-            f"it accuses about deck operation {entry.body['msg'].get('op')}, which the game never reached",
-            accuser,
-        )
+    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
+        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
     for mine in seats:
         if mine.boxes_left:
             entry = mine.deck[mine.next_deck]

@@ -10,12 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cards import Card, sort_cards
+from ..deck import judge
 from ..deck.audit import final_order, revealed_secrets
 from ..deck.backend import MentalPokerDeck
 from ..deck.evidence import accused_of, step_of, wire_private_evidence
 from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
-from ..deck.party import PUBLIC_STEPS, Output, Party, Send
+from ..deck.party import Output, Party, Send
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
 from ..table.absence import Absences
@@ -32,13 +33,16 @@ def public_message(entry: Entry, kind: str) -> bool:
     return isinstance(msg, dict) and msg.get("type") == kind
 
 
+def judged(entry: Entry, verdict: judge.Verdict) -> Failed:
+    """A verdict of the accusation rules (:mod:`p2pcards.deck.judge`, the ones every seat runs)
+    about the signed accusation ``entry``, as verify reports it: the same reason, the same seat."""
+    return Failed(f"accusation by seat {entry.sender} (log #{entry.seq})", verdict.reason, verdict.seat)
+
+
 def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
     """An accusation (``entry``, signed by ``mine``'s seat) about a deck operation of a hand its
     accuser had finished: one before a shuffle whose pass the accuser had already signed. Every
     seat refuses it as it arrives (protocol/deck.md section 6), whatever it says."""
-    op = entry.body["msg"].get("op")
-    if type(op) is not int:
-        return None
     later = max(
         (
             e.body["msg"]["op"]
@@ -49,14 +53,48 @@ def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
         ),
         default=-1,
     )
-    if op >= later:
-        return None
-    return Failed(
-        f"accusation by seat {mine.seat} (log #{entry.seq})",
-        f"it accuses about deck operation {op}, of a hand it had finished (it had signed its "
-        f"pass of deck operation {later} before)",
-        mine.seat,
+    verdict = judge.finished_hand(mine.seat, entry.body["msg"].get("op"), later)
+    return None if verdict is None else judged(entry, verdict)
+
+
+def accused_copy(seats: Sequence[SeatEntries], entry: Entry) -> dict[str, Any] | None:
+    """The public message a signed accusation without evidence names (its seat's signed message
+    of that step and operation), if the accusation's head echo counts it: what every seat held
+    as the accusation arrived (causal delivery), so what the table judged it on."""
+    message = entry.body["msg"]
+    step, accused, op = message.get("step"), message.get("seat"), message.get("op")
+    seen = entry.body["seen"][accused][0]
+    return next(
+        (
+            e.body["msg"]
+            for e in seats[accused].deck
+            if e.seq < seen and public_message(e, step) and e.body["msg"].get("op") == op
+        ),
+        None,
     )
+
+
+def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: Entry, cards: int) -> Failed | None:
+    """The verdict every seat reaches on the signed accusation ``entry`` as it arrives, without
+    any seed, in the order the table applies the rules (p2pcards.deck.judge): its form, a
+    finished hand, and an accusation about a public message judged on the copy its echo saw.
+    ``None``: those rules do not decide it (a private opening, a reused key, a decode failure,
+    judged once its operation is reached)."""
+    message = entry.body["msg"]
+    verdict = judge.malformed(mine.seat, message, len(seats))
+    if verdict is not None:
+        return judged(entry, verdict)
+    stale = finished_hand_accusation(mine, entry)
+    if stale is not None:
+        return stale
+    if judge.is_public(message):
+        return judged(entry, judge.on_copy(mine.seat, message, accused_copy(seats, entry), cards))
+    step, evidence = message.get("step"), message.get("evidence")
+    if step == "open" and not isinstance(evidence, dict):
+        return judged(entry, judge.without_evidence(mine.seat))
+    if step not in ("open", "decode"):
+        return judged(entry, judge.unknown_kind(mine.seat))
+    return None
 
 
 class SeatEntries:
@@ -119,6 +157,7 @@ class Replay:
         self.public = self.private = 0
         self.timeline: list[dict[str, Any]] = []
         self.reached = 0  # deck operations completed at every seat
+        self.cards = len(game.deck(options, len(seats)))  # a pass holds one point each
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
         self.last_entry: dict[int, Entry | None] = {}  # seat -> the entry of its last move read
@@ -255,16 +294,14 @@ class Replay:
         message = entry.body["msg"]
         evidence, kind = message.get("evidence"), step_of(message)
         step = f"accusation by seat {accuser} (log #{entry.seq})"
-        stale = finished_hand_accusation(self.seats[accuser], entry)
-        if stale is not None:
-            raise stale
-        # Its fields, read before use (deck/evidence.py); the reasons below are our own words.
+        # The rules every seat applies as it arrives, without a seed (p2pcards.deck.judge); the
+        # fields are read before use there (deck/evidence.py) and the reasons are our own words.
+        provable = provable_accusation(self.seats, self.seats[accuser], entry, self.cards)
+        if provable is not None:
+            raise provable
         head = accused_of(message, len(self.seats))
-        if head is None:
-            raise Failed(step, "malformed accusation (its seat or its operation is out of range)", accuser)
+        assert head is not None, "judge.malformed checked its seat and operation"
         accused, op = head
-        if kind not in ("open", "decode") and (kind not in PUBLIC_STEPS or evidence is not None):
-            raise Failed(step, "accusation of an unknown kind", accuser)
         if kind == "open" and isinstance(evidence, dict) and "scalar" not in evidence:
             if "message" in evidence or not {"sender", "entry", "key"} <= set(evidence):
                 raise Failed(
@@ -312,24 +349,6 @@ class Replay:
                 f"{difference(payload, want)}): a deviation from the deck protocol",
                 sender,
             )
-        if kind in PUBLIC_STEPS:
-            # Every seat judges it on its own copy as it arrives (protocol/deck.md section 6): a
-            # message the accuser had not received when it signed cannot be what it accuses.
-            seen = entry.body["seen"][accused][0]
-            if not any(
-                public_message(e, kind) and e.body["msg"].get("op") == op
-                for e in self.seats[accused].deck
-                if e.seq < seen
-            ):
-                raise Failed(
-                    step,
-                    f"it accuses a {kind} message of seat "
-                    f"{accused} in operation {op} that it had not received (its head "
-                    f"echo)",
-                    accuser,
-                )
-        elif kind == "open" and not isinstance(evidence, dict):
-            raise Failed(step, "an accusation about a private message without evidence", accuser)
         if op < self.ops_reached():
             # Every public deck message up to here is the one its seat's seed derives.
             raise Failed(

@@ -15,6 +15,7 @@ from ..deck.passes import PassError, check_pass, check_pass_shape, check_rehandl
 from ..deck.public import NotOpened, PublicCards
 from ..engine import PlayerError, Replica, play
 from ..game import Action, Game
+from ..table import verdict
 from ..table.header import TableHeader
 from ..wire.log import encode_header
 from ..wire.messages import Entry
@@ -40,9 +41,27 @@ class PublicHandles:
         self.steps = 0  # deck steps so far (each is one deck operation)
 
     def shuffle(self) -> list[int]:
+        self._passes(self.steps)
         self.steps += 1
         base, self.epochs = self.epochs * self.n, self.epochs + 1
         return list(range(base, base + self.n))
+
+    def _passes(self, op: int) -> None:
+        """Every pass of the shuffle ``op`` is signed (checked by public_passes) and one a seat
+        could act on (Log.closed); else the game stopped there, waiting for the first pass in
+        pass order that is not (protocol/deck.md section 4.1): Stopped names its seat."""
+        if self.log is None:
+            return
+        players = len(self.log.roster)
+        have = {
+            (e.body["msg"]["type"], e.sender)
+            for e in self.log.closed()
+            if (public_message(e, "shuffle") or public_message(e, "relock")) and e.body["msg"].get("op") == op
+        }
+        for kind, seat in pass_order(players):
+            if (kind, seat) not in have:
+                what = f"{kind} message of deck operation {op} (shuffle)"
+                raise Stopped(f"deck, {what}", seat, what)
 
     def coin(self, label: str, bound: int) -> int:
         if self.game_id is None:
@@ -306,8 +325,33 @@ def public_moves(
             f"(gone, or a lost connection: the transcript cannot tell which)"
         )
         stop = None
+    if stop is not None and stop.seat in unrevealed:
+        # The seat the game waited on never revealed its seed, as every seat does when its game
+        # stops: gone, or the seat that wrote this file was cut off from it; the file tells
+        # which only when it alone kept its seed (protocol/table.md section 5).
+        left = signed_goodbye(replay.log, replay.names)
+        if left is not None:
+            raise left
+        stopped_by_accusation(replay.seats, stop.step, replay.cards)
+        if verdict.left_without_seed(stop.seat, unrevealed, lobby.players):
+            raise Failed(
+                stop.step,
+                f"the game stopped waiting for {replay.names[stop.seat]}'s "
+                f"{stop.what}, which it never signed, and it never revealed its deck seed "
+                f"as every seat does when a game stops: it left the table",
+                stop.seat,
+            )
+        others = [replay.names[s] for s in unrevealed if s != stop.seat]
+        report.notes.append(
+            f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, which "
+            f"never revealed its seed; "
+            + (f"neither did {', '.join(others)}" if others else "only one other seat revealed its seed")
+            + ": gone, or the seat that wrote this file was cut off from the others (one file "
+            "cannot tell which)"
+        )
+        stop = None
     if stop is not None and moved_at[0] == deck.steps:
-        stopped_by_accusation(replay.seats, stop.step)
+        stopped_by_accusation(replay.seats, stop.step, replay.cards)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
         raise stall_verdict(
@@ -320,17 +364,6 @@ def public_moves(
     left = signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left
-    if stop is not None and stop.seat in unrevealed and len(unrevealed) < lobby.players:
-        # Every seat reveals its seed when a game stops; the one the game waited on did not,
-        # while others did: it left (protocol/table.md section 5), and that counts against it.
-        stopped_by_accusation(replay.seats, stop.step)
-        raise Failed(
-            stop.step,
-            f"the game stopped waiting for {replay.names[stop.seat]}'s "
-            f"{stop.what}, which it never signed, and it never revealed its deck seed "
-            f"as every seat does when a game stops: it left the table",
-            stop.seat,
-        )
     if stop is not None:
         report.notes.append(
             f"the game stopped at turn {replay.turn}, waiting for "

@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..deck import judge
 from ..deck.evidence import is_index
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
+from ..table import verdict
 from ..wire.messages import Entry
-from .replay import Replay, SeatEntries, finished_hand_accusation, public_message
+from .replay import Replay, SeatEntries, judged, provable_accusation, public_message
 from .report import Failed, Stopped
 
 
@@ -31,11 +33,7 @@ def after_stop(replay: Replay, seats: Sequence[SeatEntries], stop: Stopped) -> N
         replay.judge(accuser, entry)
         op = entry.body["msg"].get("op")
         if end is not None and op >= end:
-            raise Failed(
-                f"accusation by seat {accuser} (log #{entry.seq})",
-                f"it accuses about deck operation {op}, at or past the end of the game",
-                accuser,
-            )
+            raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], op))
 
 
 def out_of_turn(replay: Replay, seats: Sequence[SeatEntries]) -> None:
@@ -61,11 +59,9 @@ def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     section 5): the game stopped because of it, whoever it was waiting for."""
     for entry in log.canonical():
         if entry.kind == "bye":
-            reason = entry.body.get("reason")
-            reason = reason if isinstance(reason, str) else "no reason given"
             return Failed(
                 f"bye entry of seat {entry.sender} (log #{entry.seq})",
-                f"{names[entry.sender]} left the table before the end: {reason} (its signed goodbye)",
+                verdict.goodbye(names[entry.sender], entry.body),
                 entry.sender,
             )
     return None
@@ -176,11 +172,12 @@ def _still_at(replay: Replay, statement: Entry, turn: int, follower: int) -> boo
     return True
 
 
-def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
+def stopped_by_accusation(seats: Sequence[SeatEntries], step: str, cards: int) -> None:
     """A table stops on a signed accusation: when the transcript cannot judge it, the seat the
-    replay was waiting for is not at fault for not going on. An accusation about a finished hand
-    is proven without any seed: it names its signer, wherever it comes among them."""
-    finished_hand_accusations(seats)
+    replay was waiting for is not at fault for not going on. One that every seat judges as it
+    arrives without any seed (provable_accusations) names whom the table named, wherever it
+    comes among them."""
+    provable_accusations(seats, cards)
     for mine in seats:
         for entry in mine.deck:
             if public_message(entry, "accuse"):
@@ -192,15 +189,16 @@ def stopped_by_accusation(seats: Sequence[SeatEntries], step: str) -> None:
                 )
 
 
-def finished_hand_accusations(seats: Sequence[SeatEntries]) -> None:
-    """A signed accusation about a hand its accuser had finished names the accuser from the
-    signed entries alone (protocol/deck.md section 6): every seat refuses it as it arrives."""
+def provable_accusations(seats: Sequence[SeatEntries], cards: int) -> None:
+    """The signed accusations that every seat judges as it arrives, without any seed
+    (p2pcards.deck.judge: its form, a finished hand, a public message judged on the copy its
+    echo counts), name whom the table named. ``cards``: the size of the deck."""
     for mine in seats:
         for entry in mine.deck:
             if public_message(entry, "accuse"):
-                stale = finished_hand_accusation(mine, entry)
-                if stale is not None:
-                    raise stale
+                verdict = provable_accusation(seats, mine, entry, cards)
+                if verdict is not None:
+                    raise verdict
 
 
 def invalid_public_points(seats: Sequence[SeatEntries]) -> None:

@@ -11,6 +11,7 @@ from ..deck.derive import seed_commitment
 from ..deck.local import DeckFault
 from ..engine import PlayerError
 from ..game import Game
+from ..table import verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..table.protocol import plays_on
@@ -22,8 +23,8 @@ from .report import Failed, Report, Stopped, Watch
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
-    finished_hand_accusations,
     invalid_public_points,
+    provable_accusations,
     stall_verdict,
     stopped_by_accusation,
     withheld_after_accusation,
@@ -110,10 +111,7 @@ def check_after_stops(log: Any, names: Sequence[str]) -> None:
             elif stopped is not None and plays_on(entry.kind, entry.body):
                 raise Failed(
                     f"log #{entry.seq} of seat {seat}",
-                    f"{names[seat]} signed a "
-                    f"{entry.kind} entry after its own stop entry (log #{stopped.seq}): a "
-                    f"seat that stops signs nothing for the game but its evidence and "
-                    f"its seed",
+                    f"{names[seat]}: {verdict.signed_after_stop(entry.kind)} (its stop: log #{stopped.seq})",
                     seat,
                 )
 
@@ -158,9 +156,12 @@ def verify_unfinished(
             + ": the deck cannot be re-derived, and the moves are checked with "
             "the public rules only"
         )
-        finished_hand_accusations(seats)  # proven without any seed
+    # What every seat checks as a public deck message arrives, needing no seed (its type, the
+    # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
+    public_setup(log, lobby, game)
+    if missing:
+        provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
         withheld_after_accusation(seats, missing)
-        public_setup(log, lobby, game)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
         public_moves(replay, lobby, game, report, unrevealed=missing)
         raise Failed(
@@ -183,7 +184,7 @@ def verify_unfinished(
     except Stopped as stop:
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         after_stop(replay, seats, stop)
-        stopped_by_accusation(seats, stop.step)
+        stopped_by_accusation(seats, stop.step, replay.cards)
         raise stall_verdict(
             replay,
             stop,

@@ -95,7 +95,7 @@ def assert_left_for_the_others(outcomes, seat: int, reason: str) -> None:
         report = verify_file(outcome.transcript)
         assert report.end_status == "abandoned"
         assert report.status == EXIT_FAILED and report.problem.seat == seat
-        assert "left the table before the end" in report.problem.reason and reason in report.problem.reason
+        assert f"player {seat} left the table: {reason}" in report.problem.reason
 
 
 def assert_nothing_signed_is_lost(outcomes, seat: int, journal: Path) -> None:

@@ -260,3 +260,8 @@ def test_a_cut_past_the_grace_names_only_the_cut_seat_as_absent(table: Table, ph
     own = read_transcript(paths[CUT])
     assert own.end is not None and own.end.status == "aborted" and tuple(own.end.absent) == ()
     assert all(e.body["seat"] is None for e in own.entries if e.kind == "stop" and e.sender == CUT)
+    # From the cut seat's own file, "the others left" and "I was cut off" look the same: verify
+    # names nobody there either (it named the host, alive throughout; issue 28).
+    report = verify_file(paths[CUT])
+    assert report.status == EXIT_FAILED and report.problem is not None, report.problem
+    assert report.problem.seat is None, report.problem_line()

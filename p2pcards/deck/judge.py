@@ -1,0 +1,152 @@
+"""The judge of deck accusations (protocol/deck.md section 6): the rules that decide, from what a
+seat holds as an accusation arrives, whether it names the accused or the accuser, with the one
+wording every verdict of them carries. Sans-IO and pure: the live table's deck party
+(:meth:`~p2pcards.deck.party.Party._judge`) and ``p2pcards verify`` (which rebuilds what a seat
+held from the signed entries) call the same functions, so they cannot judge one accusation
+two ways.
+
+Each rule returns a :class:`Verdict` or ``None`` where it does not decide. A verdict's reason is
+always our own text, chosen by the rule: never the accuser's ``reason``, nor any other field a
+peer wrote (threat model: every byte from a peer is hostile, and a verdict that repeats it
+would let a cheater write the table's judgement).
+
+What each side must supply:
+
+* the accuser's latest ``shuffle``/``relock`` pass before the accusation (:func:`finished_hand`):
+  at the table, what its chain delivered before it; in a transcript, its signed entries before
+  it. Both are the accuser's own chain, in the same order everywhere (causal delivery).
+* the accused public message as the judging seat holds it when the accusation arrives
+  (:func:`on_copy`): at the table, the party's copy; in a transcript, the accused seat's signed
+  message of that step and operation among the entries the accusation's head echo counts.
+  Causal delivery hands the accusation on only after everything its author had seen, so the
+  two are the same message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from .group import is_valid_point
+from .passes import PassError, check_pass_shape
+
+__all__ = [
+    "PUBLIC_STEPS",
+    "Verdict",
+    "finished_hand",
+    "is_public",
+    "malformed",
+    "on_copy",
+    "opens_no_cards",
+    "unknown_kind",
+    "without_evidence",
+]
+
+#: Accusations about a public message (no evidence: every seat checks its own copy), by step.
+PUBLIC_STEPS = frozenset({"shuffle", "relock", "rehandle"})
+
+#: The step of a verdict that names the accuser.
+ACCUSE = "accuse"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``seat`` is to blame at ``step`` (``accuse`` when the accuser is named, else the step of
+    the accused message), for ``reason``; ``op``: the operation of the accused message, when the
+    accused is named."""
+
+    step: str
+    seat: int
+    reason: str
+    op: int | None = None
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return type(value) is int  # not a bool, not a float that equals one
+
+
+def malformed(accuser: int, message: Any, players: int) -> Verdict | None:
+    """An accusation whose ``seat`` is not a seat or whose ``op`` is not a non-negative integer
+    names its accuser, as it arrives."""
+    accused = message.get("seat") if isinstance(message, dict) else None
+    op = message.get("op") if isinstance(message, dict) else None
+    if _is_int(accused) and 0 <= accused < players and _is_int(op) and op >= 0:
+        return None
+    return Verdict(ACCUSE, accuser, "malformed accusation")
+
+
+def finished_hand(accuser: int, op: Any, later: int) -> Verdict | None:
+    """An accusation about an operation below ``later``, the operation of a ``shuffle`` or
+    ``relock`` pass its accuser had sent before it (-1: none): its accuser had finished that
+    hand, and an honest seat accuses only during the operation it is in. Refused as it arrives,
+    whatever it says (protocol/deck.md section 6, "Finished hands")."""
+    if not _is_int(op) or op >= later:
+        return None
+    return Verdict(
+        ACCUSE,
+        accuser,
+        f"accusation about operation {op}, of a hand it had finished (it had sent its pass of operation {later})",
+    )
+
+
+def is_public(message: Any) -> bool:
+    """An accusation about a public message (a pass or a re-handling, no evidence): judged as it
+    arrives, on the judging seat's own copy (:func:`on_copy`)."""
+    if not isinstance(message, dict) or not isinstance(message.get("step"), str):
+        return False  # (a list or a map as the step could not even be looked up)
+    return message["step"] in PUBLIC_STEPS and message.get("evidence") is None
+
+
+def on_copy(accuser: int, message: dict[str, Any], copy: Any, cards: int) -> Verdict:
+    """An accusation about a public message (:func:`is_public`; its form checked by
+    :func:`malformed`), judged on ``copy``: the accused message as the judging seat holds it as
+    the accusation arrives (``None``: it holds none). Every seat holds the same copy then, the
+    one the accuser had received, so every seat decides alike, whatever its progress and
+    whether the operation is finished or not: no copy, or a copy of the right shape whose every
+    point is in the group, names the accuser; a malformed copy, or one with a point outside the
+    group, names the accused. ``cards``: the size of the deck (a pass holds one point each)."""
+    step, accused, op = message["step"], message["seat"], message["op"]
+    if copy is None:
+        return Verdict(
+            ACCUSE,
+            accuser,
+            f"accusation about a {step} message of seat {accused} in operation {op} that it had not received",
+        )
+    fault = _copy_fault(step, copy, cards)
+    if fault:
+        return Verdict(step, accused, fault, op)
+    return Verdict(ACCUSE, accuser, f"false accusation against seat {accused} ({step})")
+
+
+def _copy_fault(step: str, copy: Any, cards: int) -> str:
+    """What is wrong with the accused public message (empty: nothing the accusation can name)."""
+    if step != "rehandle":  # a re-handling's shape is checked where it is applied
+        try:
+            check_pass_shape(step, copy, cards)
+        except PassError as exc:
+            return str(exc)
+    points = copy.get("points") if isinstance(copy, dict) else None
+    if not isinstance(points, list):
+        return f"malformed {step} message"
+    bad = next((j for j, p in enumerate(points) if not is_valid_point(p)), None)
+    return "" if bad is None else f"invalid point at position {bad}"
+
+
+def without_evidence(accuser: int) -> Verdict:
+    """An accusation about a private opening whose evidence names no private message of that
+    operation to the accuser (none, or its entry is not one, or the key does not open it)
+    names its accuser, as it arrives."""
+    return Verdict(ACCUSE, accuser, "accusation without valid evidence")
+
+
+def unknown_kind(accuser: int) -> Verdict:
+    """An accusation of no kind deck.md section 6 knows names its accuser, as it arrives (its
+    step is the accuser's word: not repeated)."""
+    return Verdict(ACCUSE, accuser, "accusation of no kind the deck protocol knows")
+
+
+def opens_no_cards(accuser: int, step: str, op: int) -> Verdict:
+    """A private-opening, reused-key or decode accusation about an operation that opens no
+    cards names its accuser, once its operation is reached; so does one about an operation at
+    or past the end-of-game audit, where nobody accuses."""
+    return Verdict(ACCUSE, accuser, f"accusation ({step}) about operation {op}, which opens no cards")

@@ -1,0 +1,58 @@
+"""The table's verdicts on goodbyes, stops and seats that never came back (protocol/table.md
+section 5), with the one wording the live table and ``p2pcards verify`` both give them. Sans-IO
+and pure: :class:`~p2pcards.table.protocol.TableProtocol` calls these as signed entries
+arrive, and verify (:mod:`p2pcards.verify.stops`, :mod:`p2pcards.verify.seedless`) calls them on
+the signed entries of a transcript.
+
+Where one transcript knows less than a live seat, the rule says nobody rather than guess: a
+live seat knows which of its links went silent and which closed; a file does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+__all__ = ["goodbye", "goodbye_reason", "halted", "left_without_seed", "signed_after_stop"]
+
+
+def goodbye_reason(body: Any) -> str:
+    """The reason a signed ``bye`` entry gives (its author's own account of why it left)."""
+    reason = body.get("reason") if isinstance(body, dict) else None
+    return reason if isinstance(reason, str) else "no reason given"
+
+
+def goodbye(name: str, body: Any) -> str:
+    """The verdict on a seat that signed a ``bye`` before the result: it left, and the game
+    ends as abandoned by it, whoever the game was waiting for. Its own reason is quoted: it
+    speaks only of itself, and the verdict names only its author."""
+    return f"{name} left the table: {goodbye_reason(body)} (its signed goodbye)"
+
+
+def halted(name: str) -> str:
+    """The verdict of a seat whose game stops because a seat it waits on signed a ``stop``: it
+    names nobody. The stopper's reason and the seat it blames are its word, not proof, and are
+    not repeated here (the table shows them as what that seat said)."""
+    return f"{name} stopped its game (its signed stop entry; whom it blames is its word, not proof)"
+
+
+def signed_after_stop(kind: str) -> str:
+    """The verdict on a seat that signed a move, result, statement or deck step (but its seed)
+    after its own ``stop`` entry: proven by its chain."""
+    return (
+        f"it signed a {kind} entry after its own stop entry (a seat that stops signs nothing for "
+        f"the game but its evidence and its seed)"
+    )
+
+
+def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int) -> bool:
+    """A game stopped waiting for ``waited_on``, which never revealed its deck seed (every seat
+    reveals it when its game stops): does one transcript show that it left?
+
+    Only if it alone kept its seed while at least two other seats revealed theirs. A seat cut
+    off from every other one holds only its own seed (no other reached it), and from its file
+    "the others left" and "I was cut off" look the same; so does the file of either side of a
+    table split in two. Nobody is named then (a live seat in that place knows which of its
+    links went silent, and names nobody too). With only two seats, one file can never tell."""
+    others = players - 1
+    return set(unrevealed) == {waited_on} and others >= 2
