@@ -1,0 +1,117 @@
+"""Hostile review of issue 28 (one referee): cheaters aimed at the new rules."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from .adv_table import play_until_cheated, verify
+from .cheaters import Cheater
+
+
+class PrivateOpenBadOp(Cheater):
+    """Its first private opening carries an ``op`` of a wrong type or range."""
+
+    deviation = "private opening with a bad op"
+    bad: object = True
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is None or message.get("type") != "open":
+            return message
+        return {**message, "op": self.bad}
+
+
+def check(run, cheater):
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert all(b.startswith(f"seat {cheater} ") for b in outcome.peer.blames), info
+        assert outcome.aborted is None or outcome.aborted.seat in (cheater, None), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert problem.get("seat") in (cheater, None), f"seat {seat}'s transcript: exit {status}, {report}\n{info}"
+    return info
+
+
+class LatePrivateOpenBadOp(PrivateOpenBadOp):
+    """The same, sent a second after the deal's other openings (well within the deck
+    timeout): its receiver then holds every other message of the deal."""
+
+    async def publish_deck(self, sends):
+        if not self.cheated and any(s.to is not None and s.message.get("type") == "open" for s in sends):
+            await trio.sleep(1.0)
+        await super().publish_deck(sends)
+
+
+BAD_OP = (
+    "review of issue 28: a private opening whose op is no operation (a bool, None, a negative "
+    "number, a float) is judged by its receiver alone: deck/party.py _receive raises a _Deviation "
+    "without accuse, so the receiver stops naming the sender and publishes nothing the others can "
+    "check. The others name nobody (its stop), but p2pcards verify of every honest transcript "
+    "names the receiver (or the seat due next) as a staller: it held every message (stops.py "
+    "stall_verdict). The key-reveal evidence would prove it (the box opens with the revealed key "
+    "and holds an op of no operation), but table/protocol.py registers no such entry in "
+    "_private_in and both judges (Party._judge via _opened_evidence, Replay.judge) name the "
+    "accuser when the opened op differs: a protocol rule (deck.md section 6) and both judges change"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=BAD_OP)
+@pytest.mark.parametrize("bad", [None, -1, 2.0])
+def test_private_opening_with_a_bad_op(bad, tmp_path):
+    from .cheaters import CHEATERS
+
+    name = f"LatePrivateOpenBadOp{bad!r}"
+    CHEATERS[name] = type(name, (LatePrivateOpenBadOp,), {"bad": bad})
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, name, cheater=1, virtual_time=True)
+    check(run, 1)
+
+class PrivateBoxJunk(Cheater):
+    """While another seat is due to move, signs a private deck entry to seat ``victim`` whose
+    box does not open: the victim stops (naming it), a fault nobody else can see."""
+
+    deviation = "a private box that does not open"
+    victim = 2
+
+    async def misbehave(self):
+        await self.until(lambda: self.turns >= 1)
+        async with self.send_lock:
+            self.cheated = True
+            await self.publish("deck", {"to": self.victim, "box": b"\x00" * 40})
+
+
+class OpeningBoxJunk(Cheater):
+    """Its first private opening's box, to one seat, is junk that opens for nobody (in its
+    place in the schedule: the entry is where the opening is due)."""
+
+    deviation = "a private opening whose box does not open"
+
+    def _deck_body(self, group):
+        body = super()._deck_body(group)
+        if self.cheated or group[0].to is None or group[0].message.get("type") != "open":
+            return body
+        self.cheated = True
+        if "boxes" in body:
+            boxes = [list(b) for b in body["boxes"]]
+            boxes[-1][1] = b"\x00" * len(boxes[-1][1])
+            return {"boxes": boxes}
+        return {**body, "box": b"\x00" * len(body["box"])}
+
+
+class LateOpeningBoxJunk(OpeningBoxJunk):
+    """The same, sent a second after the deal's other openings (well within the deck timeout):
+    its victim then holds every other message, and its stop looks like a stall."""
+
+    async def publish_deck(self, sends):
+        if not self.cheated and any(s.to is not None and s.message.get("type") == "open" for s in sends):
+            await trio.sleep(1.0)
+        await super().publish_deck(sends)
+
+
+@pytest.mark.parametrize("cls", [PrivateBoxJunk, OpeningBoxJunk, LateOpeningBoxJunk], ids=lambda c: c.__name__)
+def test_a_private_box_that_does_not_open(cls, tmp_path):
+    from .cheaters import CHEATERS
+
+    CHEATERS[cls.__name__] = cls
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, cls.__name__, cheater=1, virtual_time=True)
+    check(run, 1)
