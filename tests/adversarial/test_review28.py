@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 import trio
 
+from p2pcards.game import Round, Turn
+
 from .adv_table import play_until_cheated, verify
 from .cheaters import Cheater
 
@@ -66,6 +68,7 @@ def test_private_opening_with_a_bad_op(bad, tmp_path):
     run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, name, cheater=1, virtual_time=True)
     check(run, 1)
 
+
 class PrivateBoxJunk(Cheater):
     """While another seat is due to move, signs a private deck entry to seat ``victim`` whose
     box does not open: the victim stops (naming it), a fault nobody else can see."""
@@ -115,3 +118,46 @@ def test_a_private_box_that_does_not_open(cls, tmp_path):
     CHEATERS[cls.__name__] = cls
     run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, cls.__name__, cheater=1, virtual_time=True)
     check(run, 1)
+
+
+class StatesAbsentThenStalls(Cheater):
+    """Signs an ``absent`` statement about a present follower, then nothing more (its link
+    stays alive): its last entry shows a statement it has not seen the others' answers to, so
+    the honest seats take it for settling (the referee's exemption), which must end."""
+
+    deviation = "states a present follower absent, then stalls"
+
+    async def misbehave(self):
+        for _ in range(100_000):  # bounded: a game has far fewer steps
+            step = self.session.step
+            seats = step.seats if isinstance(step, Round) else (step.seat,) if isinstance(step, Turn) else ()
+            for seat in seats:
+                if seat != self.seat and self.session.game.absent_action(self.session.state, seat) is not None:
+                    self.cheated = True
+                    await self.publish("absent", {"turn": self.turns, "seat": seat})
+                    self.frozen = True
+                    return
+            await trio.sleep(0.002)
+
+    async def _publish(self, items):
+        if getattr(self, "frozen", False):
+            await trio.sleep_forever()
+        return await super()._publish(items)
+
+
+@pytest.mark.parametrize("mode", ["clockwise", "free"])
+def test_a_seat_that_states_then_stalls_is_named(mode, tmp_path):
+    from .cheaters import CHEATERS
+
+    CHEATERS["StatesAbsentThenStalls"] = StatesAbsentThenStalls
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1, "turn_mode": mode},
+        "StatesAbsentThenStalls",
+        cheater=1,
+        virtual_time=True,
+    )
+    info = check(run, 1)
+    assert any(o.aborted is not None and o.aborted.seat == 1 for o in run.honest.values()), info
