@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..deck.evidence import wire_private_evidence
+from ..deck.evidence import is_int, wire_private_evidence
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
@@ -576,8 +576,11 @@ class TableProtocol:
                 # of it), and its sender named; ``verify`` names it from the transcript.
                 kind = message.get("type")
                 return [self.name(sender, f"sent a deck message privately that must go to every seat ({kind!r})")]
-            if isinstance(message, dict) and isinstance(message.get("op"), int):
-                self._private_in.setdefault((sender, message["op"]), entry.seq)
+            # Only an operation's number keys it: a bool is an int to Python, and (1, True)
+            # would take the place of operation 1's real opening for an accusation about it.
+            op = message.get("op") if isinstance(message, dict) else None
+            if is_int(op) and op >= 0:
+                self._private_in.setdefault((sender, op), entry.seq)
             return [DeckIn(sender, message)]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")

@@ -26,6 +26,7 @@ from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Auth, Bye, Fetch, Fetched, sign_entry
+from p2pcards.wire.sealed import seal_body
 
 PLAYERS = 4
 IDS = [Identity.generate() for _ in range(PLAYERS)]
@@ -282,6 +283,33 @@ def test_a_private_deck_message_that_does_not_open_stops_the_game_naming_its_sen
     entry = t.sign(1, "deck", {"to": 0, "box": b"\x00" * 64})
     t.receive(1, entry)
     assert stopped(t.me.meaning(*t.ready())) == [1]
+
+
+def _private_open(t, seat, op):
+    log = t.logs[seat]
+    body = seal_body(
+        IDS[seat],
+        table=TABLE,
+        seat=seat,
+        seq=log.next_seq(seat),
+        kind="deck",
+        to=0,
+        recipient=IDS[0].public,
+        payload={"type": "open", "op": op},
+    )
+    return t.sign(seat, "deck", body)
+
+
+@pytest.mark.parametrize("op", [True, False, 1.0, -1, None])
+def test_a_private_opening_of_no_operation_keys_no_accusation(op):
+    """Only a non-negative int keys the entry an accusation reveals (a bool is an int to
+    Python: True would take operation 1's place, and its real opening's)."""
+    t = Table()
+    t.receive(1, _private_open(t, 1, op))
+    t.me.meaning(*t.ready())
+    t.receive(1, _private_open(t, 1, 1))
+    t.me.meaning(*t.ready())
+    assert t.me._private_in == {(1, 1): 1}
 
 
 def test_a_blame_entry_that_proves_nothing_names_its_signer():

@@ -1,0 +1,181 @@
+"""Hostile review of issue 28 (one referee): cheaters aimed at the new rules."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from p2pcards.game import Round, Turn
+
+from .adv_table import play_until_cheated, verify
+from .cheaters import Cheater
+
+
+class PrivateOpenBadOp(Cheater):
+    """Its first private opening carries an ``op`` of a wrong type or range."""
+
+    deviation = "private opening with a bad op"
+    bad: object = True
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is None or message.get("type") != "open":
+            return message
+        return {**message, "op": self.bad}
+
+
+def check(run, cheater):
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert all(b.startswith(f"seat {cheater} ") for b in outcome.peer.blames), info
+        assert outcome.aborted is None or outcome.aborted.seat in (cheater, None), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert problem.get("seat") in (cheater, None), f"seat {seat}'s transcript: exit {status}, {report}\n{info}"
+    return info
+
+
+class LatePrivateOpenBadOp(PrivateOpenBadOp):
+    """The same, sent a second after the deal's other openings (well within the deck
+    timeout): its receiver then holds every other message of the deal."""
+
+    async def publish_deck(self, sends):
+        if not self.cheated and any(s.to is not None and s.message.get("type") == "open" for s in sends):
+            await trio.sleep(1.0)
+        await super().publish_deck(sends)
+
+
+BAD_OP = (
+    "review of issue 28: a private opening whose op is no operation (a bool, None, a negative "
+    "number, a float) is judged by its receiver alone: deck/party.py _receive raises a _Deviation "
+    "without accuse, so the receiver stops naming the sender and publishes nothing the others can "
+    "check. The others name nobody (its stop), but p2pcards verify of every honest transcript "
+    "names the receiver (or the seat due next) as a staller: it held every message (stops.py "
+    "stall_verdict). The key-reveal evidence would prove it (the box opens with the revealed key "
+    "and holds an op of no operation), but table/protocol.py registers no such entry in "
+    "_private_in and both judges (Party._judge via _opened_evidence, Replay.judge) name the "
+    "accuser when the opened op differs: a protocol rule (deck.md section 6) and both judges change"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=BAD_OP)
+@pytest.mark.parametrize("bad", [None, -1, 2.0])
+def test_private_opening_with_a_bad_op(bad, tmp_path):
+    from .cheaters import CHEATERS
+
+    name = f"LatePrivateOpenBadOp{bad!r}"
+    CHEATERS[name] = type(name, (LatePrivateOpenBadOp,), {"bad": bad})
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, name, cheater=1, virtual_time=True)
+    check(run, 1)
+
+
+class PrivateBoxJunk(Cheater):
+    """While another seat is due to move, signs a private deck entry to seat ``victim`` whose
+    box does not open: the victim stops (naming it), a fault nobody else can see."""
+
+    deviation = "a private box that does not open"
+    victim = 2
+
+    async def misbehave(self):
+        await self.until(lambda: self.turns >= 1)
+        async with self.send_lock:
+            self.cheated = True
+            await self.publish("deck", {"to": self.victim, "box": b"\x00" * 40})
+
+
+class OpeningBoxJunk(Cheater):
+    """Its first private opening's box, to one seat, is junk that opens for nobody (in its
+    place in the schedule: the entry is where the opening is due)."""
+
+    deviation = "a private opening whose box does not open"
+
+    def _deck_body(self, group):
+        body = super()._deck_body(group)
+        if self.cheated or group[0].to is None or group[0].message.get("type") != "open":
+            return body
+        self.cheated = True
+        if "boxes" in body:
+            boxes = [list(b) for b in body["boxes"]]
+            boxes[-1][1] = b"\x00" * len(boxes[-1][1])
+            return {"boxes": boxes}
+        return {**body, "box": b"\x00" * len(body["box"])}
+
+
+class LateOpeningBoxJunk(OpeningBoxJunk):
+    """The same, sent a second after the deal's other openings (well within the deck timeout):
+    its victim then holds every other message, and its stop looks like a stall."""
+
+    async def publish_deck(self, sends):
+        if not self.cheated and any(s.to is not None and s.message.get("type") == "open" for s in sends):
+            await trio.sleep(1.0)
+        await super().publish_deck(sends)
+
+
+JUNK_BOX = (
+    "review of issue 28: a private opening whose box opens for nobody, in its place in the schedule "
+    "and sent after the deal's other openings: its receiver stops naming the sender (a fault only "
+    "it can see, and one no key reveal proves), the others name nobody, and verify of every honest "
+    "transcript names the receiver as a staller when the game next waits on it (stops.py "
+    "stall_verdict: it held every message). Not strict: when the receiver is only a follower the "
+    "others pass for it and the game finishes (seen in about half the runs)"
+)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        PrivateBoxJunk,
+        OpeningBoxJunk,
+        pytest.param(LateOpeningBoxJunk, marks=pytest.mark.xfail(strict=False, reason=JUNK_BOX)),
+    ],
+    ids=lambda c: c.__name__,
+)
+def test_a_private_box_that_does_not_open(cls, tmp_path):
+    from .cheaters import CHEATERS
+
+    CHEATERS[cls.__name__] = cls
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, cls.__name__, cheater=1, virtual_time=True)
+    check(run, 1)
+
+
+class StatesAbsentThenStalls(Cheater):
+    """Signs an ``absent`` statement about a present follower, then nothing more (its link
+    stays alive): its last entry shows a statement it has not seen the others' answers to, so
+    the honest seats take it for settling (the referee's exemption), which must end."""
+
+    deviation = "states a present follower absent, then stalls"
+
+    async def misbehave(self):
+        for _ in range(100_000):  # bounded: a game has far fewer steps
+            step = self.session.step
+            seats = step.seats if isinstance(step, Round) else (step.seat,) if isinstance(step, Turn) else ()
+            for seat in seats:
+                if seat != self.seat and self.session.game.absent_action(self.session.state, seat) is not None:
+                    self.cheated = True
+                    await self.publish("absent", {"turn": self.turns, "seat": seat})
+                    self.frozen = True
+                    return
+            await trio.sleep(0.002)
+
+    async def _publish(self, items):
+        if getattr(self, "frozen", False):
+            await trio.sleep_forever()
+        return await super()._publish(items)
+
+
+@pytest.mark.parametrize("mode", ["clockwise", "free"])
+def test_a_seat_that_states_then_stalls_is_named(mode, tmp_path):
+    from .cheaters import CHEATERS
+
+    CHEATERS["StatesAbsentThenStalls"] = StatesAbsentThenStalls
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1, "turn_mode": mode},
+        "StatesAbsentThenStalls",
+        cheater=1,
+        virtual_time=True,
+    )
+    info = check(run, 1)
+    assert any(o.aborted is not None and o.aborted.seat == 1 for o in run.honest.values()), info
