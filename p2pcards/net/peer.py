@@ -995,7 +995,9 @@ class Peer:
                     seat=effect.seat,
                 )
             elif isinstance(effect, LinksIn):
-                self._reports[effect.via] = Report(effect.connected, effect.waits_on, trio.current_time())
+                self._reports[effect.via] = Report(
+                    effect.connected, effect.waits_on, trio.current_time(), at=self.clock.now()
+                )
             elif isinstance(effect, WatchersIn):
                 self._show_watchers(self.other_watchers.update(effect.via, effect.names))
             elif isinstance(effect, SpectatorSaysIn):

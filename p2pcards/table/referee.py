@@ -26,6 +26,7 @@ this module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
@@ -131,6 +132,13 @@ class Report:
     connected: frozenset[int]
     waits_on: tuple[tuple[int, str], ...] = ()
     when: float = 0.0
+    #: When it came on ``now``'s clock (``when`` if not given): only a notice that came after
+    #: a seat went away from us can say that another seat still reaches it.
+    at: float | None = None
+
+    @property
+    def came(self) -> float:
+        return self.when if self.at is None else self.at
 
 
 @dataclass(frozen=True)
@@ -198,11 +206,14 @@ class Links:
         return report
 
     def reached(self, seat: int, timings: Timings) -> bool:
-        """Another seat we are connected to says, freshly, that it is connected to ``seat``:
-        a seat away from us alone is not gone (its entries come through that seat), and a
-        seat that lost only its own link to it must not name it."""
+        """Another seat we are connected to says, freshly and since ``seat`` went away from
+        us, that it is connected to ``seat``: a seat away from us alone is not gone (its
+        entries come through that seat), and a seat that lost only its own link to it must not
+        name it. (A notice from before it went is no news: a seat that drops every link at
+        once is reached by nobody.)"""
+        since = self.since(seat) if not self.is_connected(seat) else -math.inf
         return any(
-            (report := self.report(other, timings)) is not None and seat in report.connected
+            (report := self.report(other, timings)) is not None and seat in report.connected and report.came > since
             for other in range(self.players)
             if other not in (self.me, seat)
         )

@@ -482,6 +482,18 @@ PARTITION = [
         (1, "p1 left and did not come back in time", "connection"),
     ),
     Row(
+        "a notice from before the seat went away from us is no news (a seat that drops every link)",
+        "deck",
+        [(1, "shuffle")],
+        [
+            (
+                LAST["deck"],
+                {"connected": {2}, "away_since": {1: LAST["deck"] - 2}, "reports": {2: reach(LAST["deck"] - 3, {0, 1})}},
+            )
+        ],
+        (1, "p1 left and did not come back in time", "connection"),
+    ),
+    Row(
         "a notice of a seat we are no longer connected to counts for nothing",
         "turn",
         [(1, "action")],
