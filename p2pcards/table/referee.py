@@ -387,9 +387,7 @@ class Wait:
         # (A seat the table may pass for is stated absent, not waited out, unless another seat
         # reaches it: then it is away from us alone, and waited on as any seat.)
         away = sorted(
-            s
-            for s in seats
-            if not links.is_connected(s) and (s not in passable or links.reached(s, timings))
+            s for s in seats if not links.is_connected(s) and (s not in passable or links.reached(s, timings))
         )
         if away:
             # It has its grace period, and meanwhile its message may come through the others

@@ -72,7 +72,13 @@ def _check_nobody_honest_named(run: Any, cheater: int) -> None:
 def test_false_notices_from_a_seat_that_plays_on_change_nothing(tmp_path) -> None:
     game, players, options = BS
     run = run_table(
-        game, players, options, cheater=1, peer_factory=LinksLiar, transcript_dir=tmp_path, timeouts=TIMEOUTS,
+        game,
+        players,
+        options,
+        cheater=1,
+        peer_factory=LinksLiar,
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
         virtual_time=True,
     )
     info = run.describe()
@@ -103,7 +109,13 @@ def test_a_staller_that_claims_to_wait_only_delays_up_to_the_last_call(tmp_path,
     game, players, options = BS
     cheater = 2
     run = run_table(
-        game, players, options, cheater=cheater, peer_factory=liar, transcript_dir=tmp_path, timeouts=TIMEOUTS,
+        game,
+        players,
+        options,
+        cheater=cheater,
+        peer_factory=liar,
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
         virtual_time=True,
     )
     info = run.describe()
