@@ -16,7 +16,7 @@ from ..deck.party import Party, Send
 from ..session import TableSession
 from ..table.header import TableHeader
 from ..table.protocol import TableAborted, TableProtocol
-from ..table.referee import AskAround, Effect, End, Links, NoteAway, StateAbsent, Timings, Wait
+from ..table.referee import AskAround, Effect, End, Links, NoteAway, StateAbsent, Timings, Wait, WaitingOn
 from ..wire.messages import Entry
 from .stallclock import StallClock
 
@@ -41,6 +41,8 @@ class WaitingPeer(Protocol):
     def links(self) -> Links: ...
 
     def note_away(self, seat: int) -> None: ...
+
+    def waiting_on(self, seats: tuple[tuple[int, str], ...]) -> None: ...
 
     def abort(self, exc: TableAborted) -> None: ...
 
@@ -79,6 +81,8 @@ async def carry_out(peer: WaitingPeer, effects: Sequence[Effect]) -> None:
             peer.note_away(effect.seat)
         elif isinstance(effect, AskAround):
             await peer.ask_around(set(effect.seats), halt=effect.halt)
+        elif isinstance(effect, WaitingOn):
+            peer.waiting_on(effect.seats)
         elif isinstance(effect, StateAbsent):
             await peer.state_absent(effect.turn, effect.seat)
         elif isinstance(effect, End):

@@ -20,6 +20,7 @@ Entry kinds and bodies (besides the ``seen`` head echo every entry carries):
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -39,6 +40,7 @@ from ..table.protocol import (
     Halted,
     Keep,
     Left,
+    LinksIn,
     MoveIn,
     Named,
     SendTo,
@@ -48,14 +50,14 @@ from ..table.protocol import (
     TableProtocol,
     WatchersIn,
 )
-from ..table.referee import CUT_OFF, Links, Timings, gone_verdict
+from ..table.referee import CUT_OFF, Links, Report, Timings, gone_verdict, report_due
 from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..wire.files import write_problem
 from ..wire.framing import frame_of
 from ..wire.identity import Identity
 from ..wire.log import SEEN, Log, encode_header
-from ..wire.messages import Bye, Entry, Fetch, Fetched, SpectatorSays, Watchers
+from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from ..wire.spill import SpillError
 from .deckstore import FileDeckStore, journal_folder
@@ -148,6 +150,10 @@ class Peer:
         #: Every time the table waits by (the referee's: table/referee.py).
         self.timings = Timings.of(header.timeouts)
         self._went_silent: set[int] = set()  # seats whose last connection we closed as silent
+        #: Each other seat's last ``links`` notice (a partial partition: table.md section 5).
+        self._reports: dict[int, Report] = {}
+        #: What our waits last said we wait on and why, and when (trio time): our notices.
+        self._waits_on: tuple[tuple[tuple[int, str], ...], float] = ((), -math.inf)
         self._absence_changed = trio.Event()  # set (and replaced) at each absent statement
         self.send_lock = trio.Lock()
         self.turns = 0  # moves applied so far: binds each action entry to its turn
@@ -280,6 +286,7 @@ class Peer:
             halted=frozenset(self.protocol.halted),
             left=frozenset(self.left),
             cut_off=self.cut_off(),
+            reports=dict(self._reports),
         )
 
     def cut_off(self) -> bool:
@@ -645,6 +652,30 @@ class Peer:
             nursery.start_soon(self.keep_journal_synced)
             nursery.start_soon(self._dispatch_when_own_grows)
             nursery.start_soon(self._fetch_what_stays_missing)
+            nursery.start_soon(self._report_links)
+
+    def waiting_on(self, seats: tuple[tuple[int, str], ...]) -> None:
+        """What a wait of ours waits on now and why (the referee's ``WaitingOn``)."""
+        self._waits_on = (seats, trio.current_time())
+
+    def links_notice(self) -> LinksNotice:
+        """Our ``links`` notice now (wire.md section 4.8): whom we are connected to, and what
+        our waits said, within the last two looks, that they wait on."""
+        seats, when = self._waits_on
+        fresh = trio.current_time() - when <= 2 * self.timings.check_every
+        connected = tuple(s for s in range(self.header.players) if s != self.seat and self.connected(s))
+        return LinksNotice(self.header.table, connected, seats if fresh else ())
+
+    async def _report_links(self) -> None:
+        """Every CHECK_EVERY seconds while our game runs, if a link of the table is down
+        (``report_due``): our ``links`` notice on every game connection."""
+        while self.aborted is None and not self.protocol.over:
+            await trio.sleep(self.timings.check_every)
+            notice = self.links_notice()
+            if not report_due(self.links(), self.timings, bool(notice.waits_on)):
+                continue
+            for seat in list(self.connections):
+                await self._send_to(seat, notice)
 
     async def _fetch_what_stays_missing(self) -> None:
         """Every :data:`FETCH_LATE` seconds: ask for what held entries still wait for
@@ -709,6 +740,7 @@ class Peer:
             and not self.connected(named)
             and named not in self.left
             and not await self.wait_for_return(named)
+            and not self.links().reached(named, self.timings)
         ):
             return self.gone(named, halted.step or "stop")
         return halted
@@ -961,6 +993,10 @@ class Peer:
                     "connection",
                     f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
                     seat=effect.seat,
+                )
+            elif isinstance(effect, LinksIn):
+                self._reports[effect.via] = Report(
+                    effect.connected, effect.waits_on, trio.current_time(), at=self.clock.now()
                 )
             elif isinstance(effect, WatchersIn):
                 self._show_watchers(self.other_watchers.update(effect.via, effect.names))

@@ -35,7 +35,7 @@ from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
 from ..wire.log import Blame as LogBlame
-from ..wire.messages import Bye, Entry, Fetch, Fetched, Ping, SpectatorSays, Watchers, parse_message
+from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from ..wire.spill import SpillError
 from . import verdict
@@ -53,6 +53,7 @@ __all__ = [
     "Effect",
     "Halted",
     "Keep",
+    "LinksIn",
     "Left",
     "MoveIn",
     "Named",
@@ -168,6 +169,16 @@ class SpectatorSaysIn:
     text: str
 
 
+@dataclass(frozen=True)
+class LinksIn:
+    """Seat ``via`` says whom it is connected to and whom it waits on and why (unsigned: its
+    word, which the referee lets only lengthen a wait: table/referee.py, ``Report``)."""
+
+    via: int
+    connected: frozenset[int]
+    waits_on: tuple[tuple[int, str], ...]
+
+
 Effect = (
     SendTo
     | Answer
@@ -182,6 +193,7 @@ Effect = (
     | AbsentIn
     | WatchersIn
     | SpectatorSaysIn
+    | LinksIn
 )
 
 
@@ -284,11 +296,27 @@ class TableProtocol:
             return [WatchersIn(via, message.names)]
         if isinstance(message, SpectatorSays):
             return [SpectatorSaysIn(via, message.name, message.text)]
+        if isinstance(message, LinksNotice):
+            return self._on_links(via, message)
         if not isinstance(message, Entry):  # a handshake message (hello, auth) after the handshake
             return [self.name(via, f"sent a {type(message).__name__.lower()} message during the game")]
         if message.sender == self.seat and self.recovering:
             return self._take_back_own(via, message)
         return self.accept(message, via=via, now=now)
+
+    def _on_links(self, via: int, notice: LinksNotice) -> list[Effect]:
+        """A ``links`` notice (wire.md section 4.8): each seat in it must be at the table."""
+        if notice.table != self.header.table:
+            return []
+        seats = [*notice.connected, *(seat for seat, _ in notice.waits_on)]
+        beyond = [seat for seat in seats if not 0 <= seat < self.header.players]
+        if beyond:
+            return [
+                self.name(
+                    via, f"sent a links notice about seat {beyond[0]}, but the table has {self.header.players} seats"
+                )
+            ]
+        return [LinksIn(via, frozenset(notice.connected), notice.waits_on)]
 
     def accept(self, entry: Entry, *, via: int | None, now: float, journal: bool = True) -> list[Effect]:
         """An entry from seat ``via``'s connection (``None``: from our own journal)."""

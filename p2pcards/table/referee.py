@@ -26,6 +26,7 @@ this module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
@@ -43,9 +44,12 @@ __all__ = [
     "End",
     "Links",
     "NoteAway",
+    "Report",
     "StateAbsent",
     "Timings",
     "Wait",
+    "WaitingOn",
+    "report_due",
 ]
 
 # -- the seconds (one place) ---------------------------------------------------------------------
@@ -119,6 +123,25 @@ class Timings:
 
 
 @dataclass(frozen=True)
+class Report:
+    """What another seat's last ``links`` notice said (wire.md section 4.8): the seats it is
+    connected to, the seats it waits on and why (``"away"``, ``"statements"``), and ``when``
+    it came (``wall``'s clock). Its word, unsigned: it may lengthen a wait, up to the wait's
+    last call, and never names anyone."""
+
+    connected: frozenset[int]
+    waits_on: tuple[tuple[int, str], ...] = ()
+    when: float = 0.0
+    #: When it came on ``now``'s clock (``when`` if not given): only a notice that came after
+    #: a seat went away from us can say that another seat still reaches it.
+    at: float | None = None
+
+    @property
+    def came(self) -> float:
+        return self.when if self.at is None else self.at
+
+
+@dataclass(frozen=True)
 class Links:
     """What the driver knows of the other seats at one look. ``now`` is the time deadlines
     are kept in (it stands still while our process does not run: net/stallclock.py);
@@ -141,6 +164,8 @@ class Links:
     #: We are connected to no other seat and every link we lost went silent: we may be the one
     #: cut off, and can tell nothing about the others.
     cut_off: bool = False
+    #: The last ``links`` notice of each other seat (a partial partition: table.md section 5).
+    reports: Mapping[int, Report] = field(default_factory=dict)
 
     def is_connected(self, seat: int) -> bool:
         return seat in self.connected
@@ -171,6 +196,47 @@ class Links:
             or seat in self.left
             or (not self.is_connected(seat) and self.away_for(seat) >= timings.grace)
         )
+
+    def report(self, seat: int, timings: Timings) -> Report | None:
+        """``seat``'s last ``links`` notice, if it is fresh: younger than SILENCE_SECONDS and
+        from a seat we are connected to now (what came before its link dropped is stale)."""
+        report = self.reports.get(seat)
+        if report is None or not self.is_connected(seat) or self.wall - report.when >= timings.silence:
+            return None
+        return report
+
+    def reached(self, seat: int, timings: Timings) -> bool:
+        """Another seat we are connected to says, freshly and since ``seat`` went away from
+        us, that it is connected to ``seat``: a seat away from us alone is not gone (its
+        entries come through that seat), and a seat that lost only its own link to it must not
+        name it. (A notice from before it went is no news: a seat that drops every link at
+        once is reached by nobody.)"""
+        since = self.since(seat) if not self.is_connected(seat) else -math.inf
+        return any(
+            (report := self.report(other, timings)) is not None and seat in report.connected and report.came > since
+            for other in range(self.players)
+            if other not in (self.me, seat)
+        )
+
+    def waits_elsewhere(self, seat: int, timings: Timings) -> list[tuple[int, str]]:
+        """What ``seat``, connected to us, says it waits on, as far as we can believe it: a
+        seat away from it (not one it says it reaches, not us, whom it reaches, and not one
+        whose own fresh notice says it reaches ``seat``), or a seat's absent statement."""
+        report = self.report(seat, timings)
+        if report is None:
+            return []
+        found = []
+        for other, why in report.waits_on:
+            if other == seat or not 0 <= other < self.players:
+                continue
+            if why == "away":
+                theirs = self.report(other, timings)
+                if other == self.me or other in report.connected or (theirs is not None and seat in theirs.connected):
+                    continue
+            elif why != "statements":
+                continue
+            found.append((other, why))
+        return found
 
     def away_others(self, waited_on: Set[int], timings: Timings) -> list[int]:
         """The seats, other than us and those in ``waited_on``, that are away and may still come
@@ -224,7 +290,34 @@ class End:
     timeout: bool = False
 
 
-Effect = NoteAway | AskAround | StateAbsent | End
+@dataclass(frozen=True)
+class WaitingOn:
+    """What we wait on now and why, for our ``links`` notices (wire.md section 4.8): seats
+    away from us (``"away"``), or whose absent statement we wait for (``"statements"``)."""
+
+    seats: tuple[tuple[int, str], ...]
+
+
+Effect = NoteAway | AskAround | StateAbsent | End | WaitingOn
+
+
+def report_due(links: Links, timings: Timings, waiting: bool) -> bool:
+    """Whether to send our ``links`` notice now (at most once per CHECK_EVERY, on every game
+    connection): while a seat is away from us, while we wait on a seat as away or on
+    statements (``waiting``), or while a fresh notice of another seat shows a link of its
+    own down (it may need to hear who reaches whom)."""
+    others = [s for s in range(links.players) if s != links.me]
+    if any(not links.is_connected(s) and s not in links.left for s in others):
+        return True
+    if waiting:
+        return True
+    for seat in others:
+        report = links.report(seat, timings)
+        if report is None:
+            continue
+        if any(s != seat and s not in links.left and s not in report.connected for s in [*others, links.me]):
+            return True
+    return False
 
 
 def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> TableAborted:
@@ -291,16 +384,28 @@ class Wait:
         seats = {seat for seat, _ in owed}
         effects: list[Effect] = [AskAround(frozenset(seats))] if seats else []
         now, timings = links.now, self.timings
-        away = sorted(s for s in seats if not links.is_connected(s) and s not in passable)
+        # (A seat the table may pass for is stated absent, not waited out, unless another seat
+        # reaches it: then it is away from us alone, and waited on as any seat.)
+        away = sorted(
+            s for s in seats if not links.is_connected(s) and (s not in passable or links.reached(s, timings))
+        )
         if away:
             # It has its grace period, and meanwhile its message may come through the others
             # (asked around at every look: a link down between two seats only), so we keep
             # looking, not only wait for it to come back.
             self.away_since = now if self.away_since is None else self.away_since
             effects += [NoteAway(s) for s in away]
+            effects.append(WaitingOn(tuple((s, "away") for s in away)))
             gone = [s for s in away if now >= min(self.latest, links.since(s) + timings.grace)]
-            if gone:
-                effects.append(End(gone_verdict(links, self.names, gone[0], self._gone_step(owed))))
+            # A seat that another seat connected to us reaches is away from us alone (a link
+            # down between two seats only): not gone, and its entries come through the others
+            # (asked around); at the last call the game stops naming nobody (table.md
+            # section 5, "Partial partitions").
+            unreached = [s for s in gone if not links.reached(s, timings)]
+            if unreached:
+                effects.append(End(gone_verdict(links, self.names, unreached[0], self._gone_step(owed))))
+            elif gone and now >= self.latest:
+                effects.append(End(self._link_down(gone[0], owed)))
             return effects
         if any(not links.is_connected(s) for s in seats):
             return effects  # a passable seat that just went: it is stated absent next time round
@@ -325,6 +430,19 @@ class Wait:
             # ends ours the same way; past that bound it is charged as any seat.
             self.deadline = min(self.settle_latest, now + timings.quiet)
             return effects
+        elsewhere = links.waits_elsewhere(owed[0][0], timings) if owed else []
+        if elsewhere:
+            # The seat we would charge says it waits on a seat away from it (a link down
+            # between two seats only), or on a statement: not its stall while that may come,
+            # up to the last call (a turn's bound for statements); then nobody is named, as
+            # its word cannot name anyone and we cannot tell a link from a stall.
+            bound = self.settle_latest if any(why == "statements" for _, why in elsewhere) else self.latest
+            if now < bound:
+                self.deadline = min(bound, now + timings.quiet)
+                return effects
+            seat, (other, why) = owed[0][0], elsewhere[0]
+            effects.append(End(self._waits_elsewhere(seat, other, why)))
+            return effects
         if links.away_others(seats, timings) and now < self.latest:
             # It may be waiting on a seat that is away (the keys of cards it picks up, a
             # message only that seat can send first): nobody is charged while that seat has
@@ -337,6 +455,24 @@ class Wait:
 
     def _gone_step(self, owed: Sequence[tuple[int, str]]) -> str:
         return "connection" if self.phase == "deck" else "action"
+
+    def _link_down(self, seat: int, owed: Sequence[tuple[int, str]]) -> TableAborted:
+        """The last call came while ``seat`` was away from us but reached by another seat."""
+        return TableAborted(
+            f"the link between this seat and {self.names[seat]} is down (another seat reaches "
+            f"{self.names[seat]}), and its part did not come through the others in time",
+            None,
+            self._gone_step(owed),
+        )
+
+    def _waits_elsewhere(self, seat: int, other: int, why: str) -> TableAborted:
+        """The bound came while the seat we would charge said it waited on ``other``."""
+        what = "is away from it" if why == "away" else "has not stated"
+        return TableAborted(
+            f"{self.names[seat]} waits on {self.names[other]}, who {what} (its own word), past the last call",
+            None,
+            "deck" if self.phase == "deck" else "action",
+        )
 
     def _timed_out(self, owed: Sequence[tuple[int, str]], held_back: Mapping[int, Set[int]]) -> TableAborted:
         """The deadline has passed and nothing extends it: name the first seat that owes, as a
@@ -385,7 +521,9 @@ class Wait:
         wait on its move as for any seat (:meth:`look`)."""
         timings = self.timings
         halted = seat in links.halted
-        gone = not links.is_connected(seat) or halted
+        # Away from us alone (another seat reaches it: a partial partition) is not gone: its
+        # move comes through the others.
+        gone = (not links.is_connected(seat) and not links.reached(seat, timings)) or halted
         if not gone and not stated:
             return False, []
         effects: list[Effect] = [StateAbsent(turn, seat)] if gone else []
@@ -397,6 +535,8 @@ class Wait:
         # wait for that while it can come. A seat merely away within its grace may come back
         # and state (a Wi-Fi cut: the links do not all come back at once): only a seat that
         # is gone (stopped, left, or away past its grace) cannot.
+        if missing:
+            effects.append(WaitingOn(tuple((other, "statements") for other in sorted(missing))))
         late = links.now >= self.deadline + timings.grace
         stuck = any(links.gone(other, timings) for other in missing)
         if not (late or stuck):
@@ -415,5 +555,9 @@ class Wait:
         if halted:
             effects.append(AskAround(frozenset({seat})))  # it stopped its game: ours stops too
         if links.away_for(seat) >= timings.grace:
-            effects.append(End(gone_verdict(links, self.names, seat, "action")))
+            if not links.reached(seat, timings):
+                effects.append(End(gone_verdict(links, self.names, seat, "action")))
+            elif links.now >= self.latest:
+                # Away from us alone (another seat reaches it): not gone, and nobody is named.
+                effects.append(End(self._link_down(seat, [(seat, "action")])))
         return True, effects

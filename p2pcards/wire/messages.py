@@ -39,6 +39,7 @@ __all__ = [
     "Fetched",
     "HASH_SIZE",
     "Hello",
+    "LinksNotice",
     "MAX_SEATS",
     "Ping",
     "TABLE_ID_SIZE",
@@ -352,6 +353,55 @@ class SpectatorSays:
         return cls(obj["name"], obj["text"])
 
 
+#: Why a seat waits on another, in a :class:`LinksNotice`: the other is away from it (its
+#: link is down), or the seat waits on the other's absent statement (table.md section 9).
+WAIT_REASONS = ("away", "statements")
+
+
+@dataclass(frozen=True)
+class LinksNotice:
+    """Whom the sending seat is connected to now, and whom it waits on and why (protocol/
+    wire.md section 4.8, table.md section 5, "Partial partitions"): sent on its game
+    connections while a link of the table is down. Unsigned and never logged: it only makes
+    the receiver wait longer (up to a step's last call) and never names anyone, so a seat that
+    lies in it can delay the table, not get a seat named."""
+
+    table: bytes
+    connected: tuple[int, ...]
+    waits_on: tuple[tuple[int, str], ...]
+
+    SCHEMA: ClassVar[Record] = Record(
+        {
+            "type": Str(16),
+            "table": _TABLE,
+            "connected": ListOf(_SEAT, max_len=MAX_SEATS),
+            "waits_on": ListOf(ListOf(AnyData(), max_len=2, min_len=2), max_len=MAX_SEATS),
+        }
+    )
+    _WHY: ClassVar[Str] = Str(16, pattern="|".join(WAIT_REASONS))
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "type": "links",
+            "table": self.table,
+            "connected": list(self.connected),
+            "waits_on": [[seat, why] for seat, why in self.waits_on],
+        }
+
+    @classmethod
+    def from_wire(cls, obj: Any, peer: object = None) -> LinksNotice:
+        _checked(cls.SCHEMA, obj, peer, "links")
+        waits_on = []
+        for index, pair in enumerate(obj["waits_on"]):
+            try:
+                _SEAT.check(pair[0], f"waits_on[{index}][0]")
+                cls._WHY.check(pair[1], f"waits_on[{index}][1]")
+            except SchemaError as exc:
+                raise ProtocolError(peer, f"bad links: {exc}") from None
+            waits_on.append((pair[0], pair[1]))
+        return cls(obj["table"], tuple(obj["connected"]), tuple(waits_on))
+
+
 # ------------------------------------------------------------------------------------------
 # Handshake.
 
@@ -549,9 +599,10 @@ _TYPES: dict[str, Any] = {
     "ping": Ping,
     "watchers": Watchers,
     "spectator-says": SpectatorSays,
+    "links": LinksNotice,
 }
 
-Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Ping | Watchers | SpectatorSays
+Message = Hello | Auth | Entry | Fetch | Fetched | Bye | Ping | Watchers | SpectatorSays | LinksNotice
 
 
 def parse_message(obj: Any, peer: object = None) -> Message:

@@ -2,8 +2,10 @@
 longer than the table's timeouts and grace period, while both reach seat 2. Nobody left: seat 2
 reaches everyone, and each of seats 0 and 1 reaches one seat. Whatever the game's end, no
 honest seat may be named (the seat that nobody can reach is the one named, and here there is
-none). Today seat 0 names seat 1 as gone at its grace end (and seat 1 names seat 0), and seat
-2 may name the seat that waited on the other. On trio's autojump clock."""
+none). Before the seats' ``links`` notices (protocol/wire.md section 4.8), seat 1 named seat 0
+as gone at its grace end, and seats 0 and 2 stopped on seat 1's stop: now seat 2's notices say
+it reaches seat 0, so seat 1 keeps waiting while seat 0's entries come through seat 2, and the
+game completes (or stops naming nobody at a step's last call). On trio's autojump clock."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from p2pcards.net import table as table_module
 from p2pcards.net.lobby import LobbyError
 from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import run_table
+from .adv_table import run_table, verify
 from .cheaters import LinkDown
 
 
@@ -25,9 +27,6 @@ class LongLinkDown(LinkDown):
     outage = 30.0
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 28: a partial partition names a seat that others reach (plan in the report)"
-)
 def test_a_link_down_between_two_seats_past_the_timeouts_names_nobody(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -59,7 +58,20 @@ def test_a_link_down_between_two_seats_past_the_timeouts_names_nobody(
     )
     info = run.describe()
     assert run.cheater_peer is not None and run.cheater_peer.cheated, info
-    for outcome in [o for o in run.outcomes.values() if o is not None]:
+    outcomes = {seat: o for seat, o in run.outcomes.items() if o is not None}
+    assert set(run.honest) <= set(outcomes), info  # every seat but the cut one finished
+    for outcome in outcomes.values():
         named = outcome.aborted.seat if outcome.aborted is not None else None
         assert named is None, info
-        assert outcome.peer.blames == [], info
+        assert outcome.peer.blames == [] and outcome.peer.session.violations == [], info
+    # One verdict at every seat: the game completed (through seat 2), or stopped naming nobody.
+    ends = {seat: (o.aborted is None, o.result if o.aborted is None else None) for seat, o in outcomes.items()}
+    assert len({done for done, _ in ends.values()}) == 1, info
+    assert all(o.aborted is None for o in outcomes.values()), info  # measured: it completes
+    cut = run.cheater_peer
+    assert cut.turns > cut.turns_when_down, info  # the table went on while the link was down
+    for seat, outcome in run.honest.items():  # (the cut seat, run as the "cheater", keeps no transcript)
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 0 and problem.get("seat") is None, f"seat {seat}: {problem}\n{info}"
+    assert run.outcomes[0].transcript.read_bytes() == run.outcomes[2].transcript.read_bytes(), info

@@ -16,9 +16,12 @@ from p2pcards.table.referee import (
     End,
     Links,
     NoteAway,
+    Report,
     StateAbsent,
     Timings,
     Wait,
+    WaitingOn,
+    report_due,
 )
 from p2pcards.table.timeouts import Timeouts
 
@@ -380,6 +383,7 @@ def test_absent_follower_rules(row: Absent) -> None:
         links(row.at, **row.facts), TURN_NO, SEAT, stated=row.stated, missing=row.missing, holding=row.holding
     )
     assert waits == row.waits
+    effects = [e for e in effects if not isinstance(e, WaitingOn)]  # (our notices: rows below)
     got = [(e.aborted.seat, e.aborted.reason) if isinstance(e, End) else e for e in effects]
     assert len(got) == len(row.effects), got
     for have, want in zip(got, row.effects, strict=True):
@@ -445,3 +449,163 @@ def test_a_deck_timeout_does_not_charge_a_seat_still_settling_absent_statements(
     assert ends(effects) == [], effects
     effects = wait.look(links(LAST["turn"]), [(1, "reveal")], settling={1})
     assert [e.aborted.seat for e in ends(effects)] == [1], effects
+
+
+# -- partial partitions (table.md section 5, "Partial partitions"; wire.md section 4.8) -------------
+
+AWAY1 = {"connected": {2}, "away_since": {1: 5}}
+
+
+def reach(when: float, connected: set[int], waits_on: tuple[tuple[int, str], ...] = ()) -> Report:
+    return Report(frozenset(connected), waits_on, when)
+
+
+PARTITION = [
+    Row(
+        "a seat away from us alone (a seat connected to us reaches it) is not gone at its grace end",
+        "deck",
+        [(1, "shuffle")],
+        [(5, AWAY1), (95, {**AWAY1, "reports": {2: reach(94.5, {0, 1})}})],
+        None,
+    ),
+    Row(
+        "a seat away from us alone whose part does not come: at the last call, nobody is named",
+        "deck",
+        [(1, "shuffle")],
+        [(5, AWAY1), (LAST["deck"], {**AWAY1, "reports": {2: reach(LAST["deck"], {0, 1})}})],
+        (None, "the link between this seat and p1 is down", "connection"),
+    ),
+    Row(
+        "a stale notice (older than the keepalive's silence) does not keep a seat from being gone",
+        "deck",
+        [(1, "shuffle")],
+        [(5, AWAY1), (95, {**AWAY1, "reports": {2: reach(90, {0, 1})}})],
+        (1, "p1 left and did not come back in time", "connection"),
+    ),
+    Row(
+        "a notice from before the seat went away from us is no news (a seat that drops every link)",
+        "deck",
+        [(1, "shuffle")],
+        [
+            (
+                LAST["deck"],
+                {
+                    "connected": {2},
+                    "away_since": {1: LAST["deck"] - 2},
+                    "reports": {2: reach(LAST["deck"] - 3, {0, 1})},
+                },
+            )
+        ],
+        (1, "p1 left and did not come back in time", "connection"),
+    ),
+    Row(
+        "a notice of a seat we are no longer connected to counts for nothing",
+        "turn",
+        [(1, "action")],
+        [(95, {"connected": set(), "away_since": {1: 5, 2: 5}, "reports": {2: reach(95, {0, 1})}})],
+        (1, "p1 left and did not come back in time", "action"),
+    ),
+    Row(
+        "the away seat's own word that it is connected counts for nothing",
+        "deck",
+        [(1, "shuffle")],
+        [(95, {**AWAY1, "reports": {1: reach(95, {0, 2})}})],
+        (1, "p1 left and did not come back in time", "connection"),
+    ),
+    Row(
+        "a seat we would charge that waits on a seat away from it is not charged at the deadline",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"reports": {1: reach(TURN, {0}, ((2, "away"),))}})],
+        None,
+        deadline=TURN + 2,
+    ),
+    Row(
+        "a seat that waits on a seat away from it, at the last call: nobody is named",
+        "turn",
+        [(1, "action")],
+        [(LAST["turn"], {"reports": {1: reach(LAST["turn"], {0}, ((2, "away"),))}})],
+        (None, "p1 waits on p2", "action"),
+    ),
+    Row(
+        "its word is refuted by the other seat's own notice (that seat reaches it): charged",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"reports": {1: reach(TURN, {0}, ((2, "away"),)), 2: reach(TURN, {0, 1})}})],
+        (1, "p1 did not move in time", "action"),
+    ),
+    Row(
+        "waiting on a seat it says it reaches, on us, or on itself, as away, counts for nothing",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"reports": {1: reach(TURN, {0, 2}, ((2, "away"), (0, "away"), (1, "statements")))}})],
+        (1, "p1 did not move in time", "action"),
+    ),
+    Row(
+        "a seat that waits on statements is not charged by a deck step's timeout",
+        "deck",
+        [(1, "reveal")],
+        [(LAST["deck"] + 1, {"reports": {1: reach(LAST["deck"] + 1, {0, 2}, ((2, "statements"),))}})],
+        None,
+    ),
+    Row(
+        "a seat that waits on statements, past a turn's bound: nobody is named",
+        "deck",
+        [(1, "reveal")],
+        [(LAST["turn"], {"reports": {1: reach(LAST["turn"], {0, 2}, ((2, "statements"),))}})],
+        (None, "p1 waits on p2", "deck"),
+    ),
+    Row(
+        "a stale claim to wait counts for nothing",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"reports": {1: reach(TURN - 5, {0}, ((2, "away"),))}})],
+        (1, "p1 did not move in time", "action"),
+    ),
+]
+
+
+@pytest.mark.parametrize("row", PARTITION, ids=[row.rule for row in PARTITION])
+def test_partial_partition_rules(row: Row) -> None:
+    test_wait_rules(row)
+
+
+def test_a_wait_on_an_away_seat_says_so_for_our_notices() -> None:
+    wait = Wait(T, NAMES, "deck", 0.0)
+    effects = wait.look(links(3, **AWAY1), [(1, "shuffle")])
+    assert WaitingOn(((1, "away"),)) in effects
+
+
+def test_a_follower_away_from_us_alone_is_not_stated_absent() -> None:
+    """Another seat reaches it: its move comes through that seat; it is waited on (look)."""
+    wait = Wait(T, NAMES, "turn", 0.0)
+    facts = links(10, connected={2}, away_since={1: 9}, reports={2: reach(10, {0, 1})})
+    waits, effects = wait.settle(facts, TURN_NO, 1, stated=False, missing={2}, holding=False)
+    assert (waits, effects) == (False, [])
+    # ...and look waits on it as on any away seat (nobody reaching it, it is stated absent).
+    reached = links(100, connected={2}, away_since={1: 9}, reports={2: reach(100, {0, 1})})
+    effects = wait.look(reached, [(1, "action")], passable={1})
+    assert NoteAway(1) in effects and ends(effects) == [], effects
+    effects = wait.look(links(101, connected={2}, away_since={1: 9}), [(1, "action")], passable={1})
+    assert NoteAway(1) not in effects and ends(effects) == [], effects
+
+
+def test_a_stated_follower_away_from_us_alone_past_its_grace_is_not_named() -> None:
+    wait = Wait(T, NAMES, "turn", 0.0)
+    facts = links(100, connected={2}, away_since={1: 5}, reports={2: reach(100, {0, 1})})
+    waits, effects = wait.settle(facts, TURN_NO, 1, stated=True, missing=set(), holding=False)
+    assert waits and ends(effects) == [], effects
+    facts = links(LAST["turn"], connected={2}, away_since={1: 5}, reports={2: reach(LAST["turn"], {0, 1})})
+    waits, effects = wait.settle(facts, TURN_NO, 1, stated=True, missing=set(), holding=False)
+    assert [e.aborted.seat for e in ends(effects)] == [None], effects
+
+
+def test_when_a_seat_sends_its_links_notice() -> None:
+    """While a link of ours is down, while we wait on a seat as away or on statements, or while
+    another seat's fresh notice shows a link of its own down; not otherwise."""
+    assert not report_due(links(10), T, waiting=False)
+    assert report_due(links(10, connected={2}, away_since={1: 9}), T, waiting=False)
+    assert report_due(links(10), T, waiting=True)
+    assert report_due(links(10, reports={1: reach(9.5, {0})}), T, waiting=False)
+    assert not report_due(links(10, reports={1: reach(9.5, {0, 2})}), T, waiting=False)
+    assert not report_due(links(10, reports={1: reach(4.0, {0})}), T, waiting=False)  # stale

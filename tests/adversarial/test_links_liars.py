@@ -1,0 +1,128 @@
+"""Seats that lie in their ``links`` notices (protocol/wire.md section 4.8, table.md section 5
+"Partial partitions"). A notice is unsigned and only lengthens a wait: a liar can delay the
+table up to a step's last call, never get an honest seat named. Each table runs on trio's
+autojump clock over loopback (adv_table's ``virtual_time``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from p2pcards.net.transport import ConnectionClosed
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.wire.messages import LinksNotice
+
+from .adv_table import run_table, verify
+from .cheaters import Cheater, StallsTurnPeer
+from .test_liveness_cheats import _StallsLeadSeat
+
+BS = ("cals-bs", 3, {"match_target": 1})
+TIMEOUTS = Timeouts(deck=2.0, turn=2.0, grace=1.0)
+
+
+class LinksLiar(Cheater):
+    """Sends, twice a second on every link, a notice that it reaches every seat and waits on
+    every other seat as away and for its statements (``claims``), whatever its links are."""
+
+    deviation = "false links notices"
+    claims: tuple[str, ...] = ("away", "statements")
+    reached: bool = True  # claims to reach every seat (else none)
+
+    def links_notice(self) -> LinksNotice:  # the seam our notices are made by
+        connected = tuple(self.others) if self.reached else ()
+        waits_on = tuple((s, why) for s in self.others for why in self.claims)
+        return LinksNotice(self.header.table, connected, waits_on)
+
+    async def misbehave(self) -> None:
+        await self.until_turns(1)
+        self.cheated = True
+        for _ in range(400):  # bounded: 200 virtual seconds at most
+            notice = self.links_notice().to_wire()
+            for conn in list(self.connections.values()):
+                if not conn.closed:
+                    try:
+                        await conn.send(notice)
+                    except ConnectionClosed:
+                        pass
+            await trio.sleep(0.5)
+
+
+class StallingLiar(LinksLiar, StallsTurnPeer):
+    """Stalls at its first lead and claims, in its notices, to wait on the others."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _StallsLeadSeat(self, self.session.seats[self.seat].agent)
+
+
+def _check_nobody_honest_named(run: Any, cheater: int) -> None:
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        named = outcome.aborted.seat if outcome.aborted is not None else None
+        assert named in (cheater, None), info
+        assert all(b.startswith(f"seat {cheater} ") for b in outcome.peer.blames), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert problem.get("seat") in (cheater, None), f"seat {seat}: {status} {problem}\n{info}"
+
+
+def test_false_notices_from_a_seat_that_plays_on_change_nothing(tmp_path) -> None:
+    game, players, options = BS
+    run = run_table(
+        game,
+        players,
+        options,
+        cheater=1,
+        peer_factory=LinksLiar,
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
+        virtual_time=True,
+    )
+    info = run.describe()
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    for outcome in run.honest.values():
+        assert outcome is not None and outcome.aborted is None and outcome.result is not None, info
+        assert outcome.peer.blames == [], info
+    _check_nobody_honest_named(run, 1)
+
+
+class AwayLiar(StallingLiar):
+    """Claims to wait on every other seat as away, and to reach none: each of them reaches it,
+    and says so in its own notice, so the claim is refuted and the stall is named."""
+
+    claims = ("away",)
+    reached = False
+
+
+class StatementsLiar(StallingLiar):
+    """Claims to wait on every other seat's statements: it delays the table up to a turn's
+    bound, then the game stops naming it or nobody (its word cannot be checked, nor name)."""
+
+    claims = ("statements",)
+
+
+@pytest.mark.parametrize("liar", [AwayLiar, StatementsLiar, StallingLiar], ids=["away", "statements", "both"])
+def test_a_staller_that_claims_to_wait_only_delays_up_to_the_last_call(tmp_path, liar) -> None:
+    game, players, options = BS
+    cheater = 2
+    run = run_table(
+        game,
+        players,
+        options,
+        cheater=cheater,
+        peer_factory=liar,
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
+        virtual_time=True,
+    )
+    info = run.describe()
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    for outcome in run.honest.values():
+        assert outcome is not None and outcome.aborted is not None, info  # the table did not hang
+    _check_nobody_honest_named(run, cheater)
+    named = {o.aborted.seat for o in run.honest.values()}
+    if liar is AwayLiar:
+        assert cheater in named, info  # refuted by the seats it claims not to reach: a stall
