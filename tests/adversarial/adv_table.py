@@ -315,8 +315,9 @@ def play_until_cheated(
 # -- the agreement property (agreement.py), checked after every table ----------------------------
 # Each honest seat's live verdict must be ``p2pcards verify``'s on its transcript (issue 28).
 # ``run_table`` and ``play_until_cheated`` take ``known_disagreement``: the one-line reason of a
-# disagreement known and tracked on that table (checked and reported, not failed). Wrapped here,
-# in one place, rather than in their bodies.
+# disagreement known and tracked on that table (checked and reported, not failed). The findings
+# are the run's ``agreement`` (agreement.Agreement). Wrapped here, in one place, rather than in
+# their bodies.
 
 _known_disagreement: contextvars.ContextVar[str | None] = contextvars.ContextVar("known_disagreement", default=None)
 
@@ -333,7 +334,7 @@ def _agreement_checked(play: Callable[..., TableRun]) -> Callable[..., TableRun]
         given.apply_defaults()
         a = given.arguments
         factory = getattr(a["peer_factory"], "__name__", a["peer_factory"])
-        enforce(
+        run.agreement = enforce(  # (an attribute of its own: TableRun is not changed here)
             run,
             label=f"{factory} at seat {a['cheater']}, {a['game_id']} {a['players']} seats, seed {a['seed']}",
             known=known_disagreement or _known_disagreement.get(),
@@ -347,11 +348,16 @@ def _agreement_checked(play: Callable[..., TableRun]) -> Callable[..., TableRun]
 def _passes_known_disagreement(play: Callable[..., TableRun]) -> Callable[..., TableRun]:
     @functools.wraps(play)
     def until(*args: Any, known_disagreement: str | None = None, **kwargs: Any) -> TableRun:
-        token = _known_disagreement.set(known_disagreement)
+        from .agreement import JUDGED, judge
+
+        # A known disagreement is judged on the table kept, not on the tries before it.
+        token = _known_disagreement.set(JUDGED if known_disagreement else None)
         try:
-            return play(*args, **kwargs)
+            run = play(*args, **kwargs)
         finally:
             _known_disagreement.reset(token)
+        judge(run.agreement, known_disagreement, run)
+        return run
 
     return until
 

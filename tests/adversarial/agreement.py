@@ -23,6 +23,9 @@ The comparison (:func:`compare`) sorts each honest seat into one :data:`KINDS` c
   guess), so this is allowed, but listed apart.
 * ``different-seat``: live named S, verify names T != S.
 * ``verify-names``: live named nobody (finished or stopped), verify names S.
+* ``verify-names-live-blamed``: the same, but live blamed S on the way (refused or set aside a
+  message of S, ``peer.blames``) and played on: the two agree on whom, not on whether the fault
+  voids the game.
 * ``not-verified``: live finished clean, verify fails naming nobody (or exit 1 otherwise
   without a seat).
 * ``verified-not-clean``: live stopped, or finished naming a seat its game audit found, and
@@ -59,12 +62,23 @@ AGREE = "agree"
 KNOWS_LESS = "verify-knows-less"
 DIFFERENT_SEAT = "different-seat"
 VERIFY_NAMES = "verify-names"
+BLAMED_ON_THE_WAY = "verify-names-live-blamed"
 NOT_VERIFIED = "not-verified"
 VERIFIED_NOT_CLEAN = "verified-not-clean"
 UNREADABLE = "unreadable"
 NO_TRANSCRIPT = "no-transcript"
 CONFLICT = "verify-conflict"
-KINDS = (AGREE, KNOWS_LESS, DIFFERENT_SEAT, VERIFY_NAMES, NOT_VERIFIED, VERIFIED_NOT_CLEAN, UNREADABLE, NO_TRANSCRIPT)
+KINDS = (
+    AGREE,
+    KNOWS_LESS,
+    DIFFERENT_SEAT,
+    VERIFY_NAMES,
+    BLAMED_ON_THE_WAY,
+    NOT_VERIFIED,
+    VERIFIED_NOT_CLEAN,
+    UNREADABLE,
+    NO_TRANSCRIPT,
+)
 #: The classes that are consistent (not a disagreement).
 CONSISTENT = frozenset({AGREE, KNOWS_LESS})
 
@@ -77,10 +91,14 @@ class Verdict:
     ended: str
     seat: int | None
     why: str = ""
+    #: Live only: the seats it blamed on the way (messages it refused or set aside), which are
+    #: not its verdict.
+    blamed: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         who = "nobody" if self.seat is None else f"seat {self.seat}"
-        return f"{self.ended}, naming {who}" + (f" ({self.why})" if self.why else "")
+        on_the_way = f", blamed on the way: {list(self.blamed)}" if self.blamed else ""
+        return f"{self.ended}, naming {who}{on_the_way}" + (f" ({self.why})" if self.why else "")
 
 
 @dataclass(frozen=True)
@@ -146,17 +164,26 @@ class Agreement:
         }
 
 
+def _blamed(outcome: SeatOutcome) -> tuple[int, ...]:
+    seats = set()
+    for blame in outcome.peer.blames:
+        words = blame.split()
+        if len(words) > 1 and words[0] == "seat" and words[1].isdigit():
+            seats.add(int(words[1]))
+    return tuple(sorted(seats))
+
+
 def live_verdict(outcome: SeatOutcome) -> Verdict:
-    aborted = outcome.aborted
+    aborted, blamed = outcome.aborted, _blamed(outcome)
     if aborted is not None:
-        return Verdict("stopped", aborted.seat, f"{aborted.step}: {aborted.reason}")
+        return Verdict("stopped", aborted.seat, f"{aborted.step}: {aborted.reason}", blamed)
     violations = outcome.peer.session.violations
     if violations:
         v = violations[0]
-        return Verdict("finished", v.seat, f"game audit: {v.message}")
+        return Verdict("finished", v.seat, f"game audit: {v.message}", blamed)
     if outcome.result is None:
-        return Verdict("stopped", None, "neither a result nor an abort")
-    return Verdict("finished", None)
+        return Verdict("stopped", None, "neither a result nor an abort", blamed)
+    return Verdict("finished", None, "", blamed)
 
 
 def verify_verdict(report: Report) -> Verdict:
@@ -183,7 +210,7 @@ def compare(live: Verdict, verified: Verdict) -> str:
             return KNOWS_LESS
         return NOT_VERIFIED if live.ended == "finished" else AGREE
     if live.seat is None:
-        return VERIFY_NAMES
+        return BLAMED_ON_THE_WAY if verified.seat in live.blamed else VERIFY_NAMES
     return AGREE if live.seat == verified.seat else DIFFERENT_SEAT
 
 
@@ -219,11 +246,21 @@ def _current_test() -> str:
     return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
 
 
+#: A ``known`` reason that starts so is of a disagreement seen in some runs only (timing): not
+#: failed when it does not occur (as xfail(strict=False)).
+SOMETIMES = "sometimes: "
+#: ``known`` for :func:`enforce` from a caller that judges the findings itself (the random
+#: fault schedules): no failure here either way.
+JUDGED = "judged by the caller"
+
+
 def enforce(
     run: TableRun, *, label: str | None = None, known: str | None = None, faulty: Collection[int] | None = None
 ) -> Agreement:
     """Check ``run``; fail (AssertionError) on a disagreement, unless ``known`` (the one-line
-    reason of a tracked disagreement) is given. With :data:`LOG_ENV` set, record the findings
+    reason of a tracked disagreement) is given: then fail if there is none (as a strict xfail
+    that passes: the fix must remove the mark), unless the reason starts with
+    :data:`SOMETIMES`. With :data:`LOG_ENV` set, record the findings
     in that file and never fail. An innocent seat named is reported, not failed here (the
     tests of each table assert whom it names)."""
     found = check_run(run, label=label, faulty=faulty)
@@ -233,6 +270,17 @@ def enforce(
         with open(log, "a", encoding="utf-8") as out:
             out.write(json.dumps(record, default=str) + "\n")
         return found
-    if known is None:
-        assert found.ok, f"{found}\n{run.describe()}"
+    judge(found, known, run)
     return found
+
+
+def judge(found: Agreement, known: str | None, run: TableRun | None = None) -> None:
+    """Fail if ``found`` has a disagreement and ``known`` is None, or has none and ``known`` is
+    a reason (not :data:`JUDGED`). A loop that plays a table until its cheater got its chance
+    plays it with ``JUDGED`` and judges the run it keeps."""
+    if os.environ.get(LOG_ENV) or known == JUDGED:
+        return
+    if known is None:
+        assert found.ok, f"{found}\n{run.describe() if run is not None else ''}"
+    elif not known.startswith(SOMETIMES):
+        assert not found.ok, f"the known disagreement did not occur; remove its mark: {known}\n{found}"

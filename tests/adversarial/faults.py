@@ -54,6 +54,9 @@ TIMEOUTS = Timeouts(deck=3.0, turn=3.0, grace=1.5)
 #: A step is drawn below this: a 3- or 4-seat game of Cal's BS to one point signs about this
 #: many entries per seat (measured: 14-40), so most faults fire, some in the last hand.
 STEPS = 30
+#: An honest fault is drawn earlier: a stall of the cheater ends the game, often before a
+#: late one would come.
+HONEST_STEPS = 16
 HONEST_FAULTS = ("blip", "cut", "quit", "bye")
 CHEATER_FAULTS = ("none", "hang", "stall-deck", "stall-turn", "withhold")
 TABLES = (
@@ -288,16 +291,16 @@ def schedule(seed: int) -> Schedule:
     kind = rng.choice(CHEATER_FAULTS)
     honest_kind = rng.choice((None, *HONEST_FAULTS)) if kind != "none" else rng.choice(HONEST_FAULTS)
     cheater = _fault(rng, kind, cheater_seat, players)
-    honest = () if honest_kind is None else (_fault(rng, honest_kind, other_seat, players),)
+    honest = () if honest_kind is None else (_fault(rng, honest_kind, other_seat, players, HONEST_STEPS),)
     return Schedule(seed, table, cheater, honest)
 
 
-def _fault(rng: random.Random, kind: str, seat: int, players: int) -> Fault:
+def _fault(rng: random.Random, kind: str, seat: int, players: int, steps: int = STEPS) -> Fault:
     if kind == "stall-deck":
         return Fault(kind, seat, rng.randrange(2))
     if kind == "stall-turn":
         return Fault(kind, seat, rng.randrange(12))
-    at = rng.randrange(1, STEPS)
+    at = rng.randrange(1, steps)
     if kind == "blip":
         return Fault(kind, seat, at, outage=round(rng.uniform(0.1, 0.8) * TIMEOUTS.grace, 2))
     if kind == "withhold":
