@@ -42,6 +42,7 @@ disagreements in the module doc of test_agreement.py was measured.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Collection
@@ -142,6 +143,10 @@ class Agreement:
     def ok(self) -> bool:
         return not self.disagreements and self.conflict is None
 
+    def without(self, seats: Collection[int]) -> Agreement:
+        """The same findings without the verdicts of ``seats``."""
+        return _with_conflict(Agreement(self.table, [s for s in self.seats if s.seat not in seats]))
+
     def kinds(self) -> set[str]:
         found = {s.kind for s in self.disagreements}
         return found | ({CONFLICT} if self.conflict is not None else set())
@@ -214,13 +219,23 @@ def compare(live: Verdict, verified: Verdict) -> str:
     return AGREE if live.seat == verified.seat else DIFFERENT_SEAT
 
 
-def check_seat(seat: int, outcome: SeatOutcome, faulty: Collection[int] | None = None) -> SeatAgreement:
-    """``faulty``: the seats with a fault at the table (None: unknown), for ``innocent``."""
+def check_seat(
+    seat: int,
+    outcome: SeatOutcome,
+    faulty: Collection[int] | None = None,
+    verified_before: dict[bytes, Verdict] | None = None,
+) -> SeatAgreement:
+    """``faulty``: the seats with a fault at the table (None: unknown), for ``innocent``.
+    ``verified_before``: verify's verdicts by file digest (a finished game's transcripts are
+    the same bytes at every seat: verified once)."""
     live = live_verdict(outcome)
     path = outcome.transcript
     if path is None or not Path(path).exists():
         return SeatAgreement(seat, NO_TRANSCRIPT, live, None, None)
-    verified = verify_verdict(verify_file(path))
+    digest = hashlib.sha256(Path(path).read_bytes()).digest()
+    verified = (verified_before or {}).get(digest) or verify_verdict(verify_file(path))
+    if verified_before is not None:
+        verified_before[digest] = verified
     named = {live.seat, verified.seat} - {None}
     innocent = faulty is not None and not named <= set(faulty)
     return SeatAgreement(seat, compare(live, verified), live, verified, str(path), innocent)
@@ -232,13 +247,17 @@ def check_run(run: TableRun, *, label: str | None = None, faulty: Collection[int
     fault (default: the cheater's), to mark a verdict that names another."""
     found = Agreement(label or f"{run.game} {len(run.outcomes)} seats, cheater seat {run.cheater}")
     faulty = {run.cheater} if faulty is None else faulty
+    verified: dict[bytes, Verdict] = {}
     for seat, outcome in sorted(run.honest.items()):
         if outcome is None:
             continue
-        found.seats.append(check_seat(seat, outcome, faulty))
+        found.seats.append(check_seat(seat, outcome, faulty, verified))
+    return _with_conflict(found)
+
+
+def _with_conflict(found: Agreement) -> Agreement:
     named = {s.seat: s.verify.seat for s in found.seats if s.verify is not None and s.verify.seat is not None}
-    if len(set(named.values())) > 1:
-        found.conflict = named
+    found.conflict = named if len(set(named.values())) > 1 else None
     return found
 
 

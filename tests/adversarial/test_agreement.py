@@ -9,9 +9,24 @@ the schedule); ``P2PCARDS_FAULT_SEEDS=12,345`` replays given ones, ``P2PCARDS_FA
 plays more.
 
 A disagreement of a known kind (:data:`KNOWN`, each one a bug or an open question of issue 28
-that another change owns) is reported as xfail with its reason; any other fails. The
-disagreements of the adversarial suite's own tables are marked where those tables are played
-(``known_disagreement``), and listed in :data:`SUITE`.
+that another change owns) is reported as xfail with its reason; any other fails.
+
+The adversarial suite's own tables, measured with ``P2PCARDS_AGREEMENT_LOG`` over every file of
+tests/adversarial (91 tables): 178 honest seats agree, 12 are ``verify-knows-less`` (a seat
+"left and did not come back" live, verify names nobody: StopsReading, SaysByeUnsigned passed
+for, GoneForGood next to StatesAbsentEarly or WithholdsStatementFromNext), and four cases (five
+tables) disagree, each marked where it is played (``known_disagreement``):
+
+* FalseEcho (test_cheaters "false head echo"): live finishes clean, verify fails naming
+  nobody (``not-verified``);
+* PrivateShuffle (test_finished_hand_cheats): live sets the pass aside, blames the cheater and
+  finishes; verify names the cheater (``verify-names-live-blamed`` at seat 0,
+  ``verify-names`` at seat 2);
+* StopsThenPlaysOn (test_withholding_and_leaving, 3 and 4 seats): a seat that stopped on the
+  cheater's stop names nobody; verify names the cheater for what it signed after its stop
+  (``verify-names``);
+* NeverStates with a GoneForGood seat (test_absent_review2, 2 runs in 3): live stops naming
+  nobody (statements missing), verify names the gone seat (``verify-names``).
 """
 
 from __future__ import annotations
@@ -31,12 +46,15 @@ from .agreement import (
     DIFFERENT_SEAT,
     JUDGED,
     KNOWS_LESS,
+    LOG_ENV,
     NOT_VERIFIED,
+    SOMETIMES,
     VERIFY_NAMES,
     Agreement,
     SeatAgreement,
     Verdict,
     compare,
+    judge,
 )
 from .faults import Schedule, schedule
 
@@ -97,6 +115,20 @@ def test_the_comparison(live, verified, kind):
     assert (kind in CONSISTENT) == (kind in (AGREE, KNOWS_LESS))
 
 
+def test_a_known_disagreement_is_strict_unless_it_shows_sometimes(monkeypatch):
+    monkeypatch.delenv(LOG_ENV, raising=False)
+    agreeing = Agreement("t", [SeatAgreement(0, AGREE, finished(), VERIFIED)])
+    disagreeing = Agreement("t", [SeatAgreement(0, VERIFY_NAMES, stopped(), failed(2))])
+    judge(agreeing, None)
+    judge(disagreeing, "why")
+    judge(agreeing, SOMETIMES + "why")
+    judge(disagreeing, JUDGED)
+    with pytest.raises(AssertionError, match="did not occur"):
+        judge(agreeing, "why")
+    with pytest.raises(AssertionError, match="verify-names"):
+        judge(disagreeing, None)
+
+
 # -- known disagreements -----------------------------------------------------------------------------
 
 
@@ -121,14 +153,6 @@ KNOWN = [
         "same; verify names the seat the game waited for (and live, the cut seat names whichever "
         "seat it waited on)",
         lambda s, run, a: _fault_at(s, a.seat) == "cut",
-    ),
-    Known(
-        "a seat that quit (a signed goodbye) ends naming nobody ('X stopped its game: we left'), "
-        "while verify of its own file names it for its signed bye: the leaver's own live verdict "
-        "does not name itself",
-        lambda s, run, a: _fault_at(s, a.seat) == "quit" and a.verify is not None and a.verify.seat == a.seat,
-        # (QuitsSigned plays on after its goodbye until the others' stops come: a client that
-        # quits ends at once; the quitter's own verdict may be this harness's, not the product's.)
     ),
     Known(
         "issue 28 section 2, 'deck timeout against grace' / 'partial partitions': a seat that "
@@ -163,8 +187,13 @@ def known_reason(s: Schedule, run: TableRun, found: Agreement) -> str | None:
         if not fit:
             return None
         reasons.append(f"seat {seat.seat}: {fit[0]}")
-    if found.conflict is not None and not found.disagreements:
-        return None
+    if found.conflict is not None:
+        # Verify names different seats on two honest files: known when the file of a seat cut
+        # for good is the odd one (it names whom that seat waited on).
+        cut = {f.seat for f in s.honest if f.kind == "cut"}
+        if not cut or found.without(cut).conflict is not None:
+            return None
+        reasons.append(f"verify-conflict from the file of cut seat {sorted(cut)}: {KNOWN[0].reason}")
     return "; ".join(reasons)
 
 
@@ -175,7 +204,12 @@ def test_live_and_verify_agree_on_a_random_fault_schedule(tmp_path: Path, seed: 
     print(s)
     print(replay)
     run = s.run(tmp_path, known_disagreement=JUDGED)  # known kinds xfail below, others fail
-    found: Agreement = run.agreement
+    # A seat that quits or says goodbye has no verdict of its own: a client that quits ends at
+    # once (play_seat is cancelled and returns no outcome), while QuitsSigned and
+    # SaysByeUnsigned play on after their goodbye until the others' stops come (measured: the
+    # quitter then "stops naming nobody", and verify of its file names it for its bye).
+    leavers = {f.seat for f in s.honest if f.kind in ("quit", "bye")}
+    found: Agreement = run.agreement.without(leavers)
     print(found)
     if found.ok:
         return
