@@ -6,8 +6,8 @@ A seat's *verdict* is who, if anyone, the game's end names, and whether the game
 * live (:func:`live_verdict`, from the seat's :class:`~p2pcards.net.table.SeatOutcome`): the
   game finished (``aborted`` is None, a result), naming the first seat its game audit found
   a rule violation of, else nobody; or it stopped, naming ``aborted.seat`` (None: nobody).
-  Messages a seat refused on the way (``peer.blames``) are not its verdict: a refused message
-  never enters the log, so nothing of it reaches the transcript.
+  The seats it blamed on the way (``peer.blames``: a message refused, or set aside and played
+  on) are not its verdict; they are kept apart (``Verdict.blamed``) to tell one class below.
 * verify (:func:`verify_verdict`: :func:`p2pcards.verify.verify_file`, the function
   ``p2pcards verify`` runs, called in this process): exit 0 is a finished game naming nobody;
   exit 1 names ``problem.seat`` (None: nobody; a game that did not finish and proves no

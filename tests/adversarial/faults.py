@@ -160,7 +160,9 @@ class HangsAt(SaysByeUnsigned):
 
 
 class StallsDeckAt(StallsDeck):
-    """Never sends its ``at``-th shuffle or re-lock pass (counted from 0); the earlier ones go."""
+    """Never sends its ``at``-th shuffle or re-lock pass (counted from 0); the earlier ones go,
+    and so do the later ones, should any come: its party counts the withheld one as sent, so a
+    later pass is off the protocol (verify proves it from the seed: seen in the schedules)."""
 
     at = 0
 
