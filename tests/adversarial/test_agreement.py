@@ -9,7 +9,10 @@ the schedule); ``P2PCARDS_FAULT_SEEDS=12,345`` replays given ones, ``P2PCARDS_FA
 plays more.
 
 A disagreement of a known kind (:data:`KNOWN`, each one a bug or an open question of issue 28
-that another change owns) is reported as xfail with its reason; any other fails.
+that another change owns) is reported as xfail with its reason; any other fails. Measured over
+130 schedules (outcomes vary from run to run of one seed: the tables run over real loopback
+sockets on the autojump clock): about 1 in 10 disagrees, most often from the file of a seat cut
+for good; once, a seat with no fault was named live by the others (see KNOWN).
 
 The adversarial suite's own tables, measured with ``P2PCARDS_AGREEMENT_LOG`` over every file of
 tests/adversarial (91 tables): 178 honest seats agree, 12 are ``verify-knows-less`` (a seat
@@ -162,6 +165,19 @@ KNOWN = [
         lambda s, run, a: a.kind == VERIFY_NAMES and "statements" in a.live.why,
     ),
     Known(
+        "issue 28 section 2, 'partial partitions' / 'deck timeout against grace': with one seat "
+        "cut for good, a seat with no fault that waits on it is named live by the others ('did "
+        "not move in time'), while verify of their files names the cut seat: live names an "
+        "innocent seat (seen once in 60 schedules)",
+        lambda s, run, a: (
+            "cut" in {f.kind for f in s.honest}
+            and a.live.seat is not None
+            and a.live.seat not in _faulty(s)
+            and a.verify is not None
+            and a.verify.seat in _faulty(s)
+        ),
+    ),
+    Known(
         "two seats at fault (one left, quit, was cut or hangs; the other hangs, stalls or "
         "deviated): live names the one it stopped for, verify the one the file proves or the "
         "replay stopped waiting for first. Neither is innocent; which one the verdict names is "
@@ -211,6 +227,14 @@ def test_live_and_verify_agree_on_a_random_fault_schedule(tmp_path: Path, seed: 
     leavers = {f.seat for f in s.honest if f.kind in ("quit", "bye")}
     found: Agreement = run.agreement.without(leavers)
     print(found)
+    # Naming a seat with no fault is reported (the tests of each rule assert whom it names).
+    innocent = {
+        a.seat: named
+        for a in found.seats
+        if (named := {a.live.seat, a.verify.seat if a.verify else None} - {None} - _faulty(s))
+    }
+    if innocent:
+        print(f"seats with no fault named (checked seat: named): {innocent}")
     if found.ok:
         return
     info = f"{s}\n{found}\n{run.describe()}\n{replay}"
