@@ -8,7 +8,9 @@ seat is built by its ``peer_factory`` (the hook on :func:`~p2pcards.net.table.pl
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import inspect
 import json
 import random
 import subprocess
@@ -308,3 +310,57 @@ def play_until_cheated(
         if run.cheater_peer is not None and run.cheater_peer.cheated and (ready is None or ready(run)):
             return run
     pytest.fail(f"{name}: the cheater never got its chance in {attempts} games")
+
+
+# -- the agreement property (agreement.py), checked after every table ----------------------------
+# Each honest seat's live verdict must be ``p2pcards verify``'s on its transcript (issue 28).
+# ``run_table`` and ``play_until_cheated`` take ``known_disagreement``: the one-line reason of a
+# disagreement known and tracked on that table (checked and reported, not failed). The findings
+# are the run's ``agreement`` (agreement.Agreement). Wrapped here, in one place, rather than in
+# their bodies.
+
+_known_disagreement: contextvars.ContextVar[str | None] = contextvars.ContextVar("known_disagreement", default=None)
+
+
+def _agreement_checked(play: Callable[..., TableRun]) -> Callable[..., TableRun]:
+    signature = inspect.signature(play)
+
+    @functools.wraps(play)
+    def checked(*args: Any, known_disagreement: str | None = None, **kwargs: Any) -> TableRun:
+        from .agreement import enforce
+
+        run = play(*args, **kwargs)
+        given = signature.bind(*args, **kwargs)
+        given.apply_defaults()
+        a = given.arguments
+        factory = getattr(a["peer_factory"], "__name__", a["peer_factory"])
+        run.agreement = enforce(  # (an attribute of its own: TableRun is not changed here)
+            run,
+            label=f"{factory} at seat {a['cheater']}, {a['game_id']} {a['players']} seats, seed {a['seed']}",
+            known=known_disagreement or _known_disagreement.get(),
+            faulty={a["cheater"], *(a["others"] or {})},
+        )
+        return run
+
+    return checked
+
+
+def _passes_known_disagreement(play: Callable[..., TableRun]) -> Callable[..., TableRun]:
+    @functools.wraps(play)
+    def until(*args: Any, known_disagreement: str | None = None, **kwargs: Any) -> TableRun:
+        from .agreement import JUDGED, judge
+
+        # A known disagreement is judged on the table kept, not on the tries before it.
+        token = _known_disagreement.set(JUDGED if known_disagreement else None)
+        try:
+            run = play(*args, **kwargs)
+        finally:
+            _known_disagreement.reset(token)
+        judge(run.agreement, known_disagreement, run)
+        return run
+
+    return until
+
+
+run_table = _agreement_checked(run_table)
+play_until_cheated = _passes_known_disagreement(play_until_cheated)

@@ -11,6 +11,7 @@ import pytest
 from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, play_until_cheated, verify
+from .agreement import SOMETIMES
 
 CHEATER = 1
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
@@ -39,6 +40,12 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
         cheater=CHEATER,
         timeouts=LONG_GRACE,
         virtual_time=True,
+        known_disagreement=SOMETIMES
+        + (
+            "a seat that stops on the stop entry of the seat that waited on the leaver names nobody, "
+            "while verify of its file names the leaver, for the move the game stopped waiting for "
+            "(seen 1 run in 2 at 4 seats, free order)"
+        ),
     )
     info = run.describe()
     passes = {seat: len(passed_for(o, CHEATER)) for seat, o in run.honest.items()}

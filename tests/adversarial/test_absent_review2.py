@@ -16,6 +16,7 @@ from p2pcards.game import Round, Turn
 from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, play_until_cheated, verify
+from .agreement import SOMETIMES
 from .cheaters import CHEATERS, Cheater, CheatingSeat
 
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
@@ -222,6 +223,12 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
         ready=lambda r: r.outcomes[counter] is not None and r.outcomes[counter].aborted is not None,
+        known_disagreement=SOMETIMES
+        + (
+            "the seat waiting on the absent statements (the cheater never signs its own) stops "
+            "naming nobody; verify of its file names the gone seat, for the move the replay "
+            "stopped waiting for (2 runs in 3)"
+        ),
     )
     info = run.describe()
     fetches = run.outcomes[counter].peer.fetches

@@ -31,6 +31,7 @@ from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.transcript import read_transcript
 
 from .adv_table import FAST, TableRun, plugins, run_table, verify
+from .agreement import JUDGED, judge
 from .cheaters import CHEATERS
 
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
@@ -77,6 +78,8 @@ class Case:
     #: once instead of after its timeout in real seconds.
     virtual_time: bool = False
     notes: tuple = field(default_factory=tuple)
+    #: A known disagreement of the live verdicts and verify's on this table (agreement.py).
+    known_disagreement: str | None = None
 
 
 CASES = {
@@ -114,7 +117,15 @@ CASES = {
     "false accusation (wrong key)": Case("RevealsWrongKey"),
     "reused key: one lock named twice": Case("AccusesReusedKeyTwice"),
     "reused key: one lock named twice (4 players)": Case("AccusesReusedKeyTwice", BS4),
-    "false head echo": Case("FalseEcho", expect=REFUSED),
+    "false head echo": Case(
+        "FalseEcho",
+        expect=REFUSED,
+        known_disagreement=(
+            "the honest seats refuse the false echo and finish the game with its result; verify of "
+            "their files fails it naming nobody ('seat 0 told peers different things, or seat 1's "
+            "echo is false'): a finished game live, not verified by verify"
+        ),
+    ),
     "chat over its budget": Case("FloodsChat"),
     "entry of an unknown kind": Case("SignsUnknownKind"),
     "chat over its budget (4 players)": Case("FloodsChat", BS4),
@@ -160,8 +171,10 @@ def played(name: str) -> TableRun:
             timeouts=case.timeouts,
             seed=attempt,
             virtual_time=case.virtual_time,
+            known_disagreement=JUDGED if case.known_disagreement else None,
         )
         if run.cheater_peer is not None and run.cheater_peer.cheated:
+            judge(run.agreement, case.known_disagreement, run)
             return run
     pytest.fail(f"{name}: the cheater never got its chance in 4 games")
 

@@ -19,6 +19,7 @@ from p2pcards.net.deckstore import FileDeckStore, journal_folder
 from p2pcards.net.peer import Peer
 
 from .adv_table import TableRun, run_table, verify
+from .agreement import JUDGED, judge
 from .cheaters import Cheater
 
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
@@ -120,8 +121,19 @@ class PrivateShuffle(Cheater):
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
 
 
+#: Known disagreements of the live verdicts and verify's (agreement.py), by cheater.
+KNOWN_DISAGREEMENTS = {
+    PrivateShuffle: (
+        "the honest seats set the private pass aside (seat 0 blames its sender) and finish the "
+        "match with its result; verify of every honest file fails naming the cheater: live and "
+        "verify agree on whom, not on whether the fault voids the game"
+    ),
+}
+
+
 @functools.cache
 def played(cheater: type[Cheater]) -> TableRun:
+    known = KNOWN_DISAGREEMENTS.get(cheater)
     for attempt in range(4):
         run = run_table(
             *MATCH,
@@ -129,8 +141,10 @@ def played(cheater: type[Cheater]) -> TableRun:
             peer_factory=cheater,
             transcript_dir=_DIR / f"{cheater.__name__}-{attempt}",
             seed=attempt,
+            known_disagreement=JUDGED if known else None,
         )
         if run.cheater_peer is not None and run.cheater_peer.cheated:
+            judge(run.agreement, known, run)
             return run
     pytest.fail(f"{cheater.__name__}: the match never reached the cheat in 4 tables")
 
