@@ -105,22 +105,12 @@ class LateOpeningBoxJunk(OpeningBoxJunk):
         await super().publish_deck(sends)
 
 
-JUNK_BOX = (
-    "review of issue 28: a private opening whose box opens for nobody, in its place in the schedule "
-    "and sent after the deal's other openings: its receiver stops naming the sender (a fault only "
-    "it can see, and one no key reveal proves), the others name nobody, and verify of every honest "
-    "transcript names the receiver as a staller when the game next waits on it (stops.py "
-    "stall_verdict: it held every message). Not strict: when the receiver is only a follower the "
-    "others pass for it and the game finishes (seen in about half the runs)"
-)
-
-
 @pytest.mark.parametrize(
     "cls",
     [
         PrivateBoxJunk,
         OpeningBoxJunk,
-        pytest.param(LateOpeningBoxJunk, marks=pytest.mark.xfail(strict=False, reason=JUNK_BOX)),
+        LateOpeningBoxJunk,
     ],
     ids=lambda c: c.__name__,
 )
