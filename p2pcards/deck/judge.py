@@ -35,7 +35,10 @@ __all__ = [
     "Verdict",
     "finished_hand",
     "is_public",
+    "NotAnOpening",
+    "is_opening",
     "malformed",
+    "no_opening",
     "on_copy",
     "opens_no_cards",
     "unknown_kind",
@@ -130,6 +133,44 @@ def _copy_fault(step: str, copy: Any, cards: int) -> str:
         return f"malformed {step} message"
     bad = next((j for j, p in enumerate(points) if not is_valid_point(p)), None)
     return "" if bad is None else f"invalid point at position {bad}"
+
+
+def is_opening(payload: Any) -> bool:
+    """A private deck message's payload is an opening of an operation: a map of type ``open``
+    whose ``op`` is an operation's number (a non-negative integer; not a bool, nor a float).
+    Only openings go to one seat, so an honest seat signs no other private payload."""
+    if not isinstance(payload, dict) or payload.get("type") != "open":
+        return False
+    op = payload.get("op")
+    return _is_int(op) and op >= 0
+
+
+@dataclass(frozen=True)
+class NotAnOpening:
+    """A private deck payload that is no opening of an operation (:func:`is_opening`), as the
+    table layer hands it to the deck party: received (``receive(sender, NotAnOpening(...))``)
+    or opened from an accusation's evidence with its revealed key (the ``message`` of the
+    evidence). Nothing a peer sends decodes to it: only the table layer, which knows the
+    payload came in a box, makes one."""
+
+    payload: Any
+
+
+def no_opening(accuser: int, accused: int, sender: int) -> Verdict:
+    """An accusation whose evidence is ``sender``'s signed private entry to the accuser,
+    opened with the revealed message key to a payload that is no opening of an operation
+    (:func:`is_opening`; wrong for any operation, so judged as it arrives, whatever operation
+    the accusation names): the sender is named if it is the accused, else the accuser. The
+    box authenticates under the key only the two share, in an entry only the sender signed:
+    the accuser cannot make one up (protocol/deck.md section 6)."""
+    if sender != accused:
+        return Verdict(ACCUSE, accuser, f"accusation names seat {accused}, the evidence seat {sender}")
+    return Verdict(
+        "open",
+        sender,
+        f"its private deck message to seat {accuser} (opened with the key seat {accuser} revealed) "
+        f"is no opening of an operation",
+    )
 
 
 def without_evidence(accuser: int) -> Verdict:

@@ -582,6 +582,16 @@ class Party:
     def _receive(self, sender: int, message: Any) -> None:
         if not (isinstance(sender, int) and 0 <= sender < self.players) or sender == self.seat:
             raise ValueError(f"not a peer seat: {sender!r}")
+        if isinstance(message, judge.NotAnOpening):
+            # A private payload that is no opening (the table layer opened its box): only this
+            # seat sees it, so it shows the others the box with its key (deck.md section 6).
+            raise _Deviation(
+                "open",
+                sender,
+                "private deck message that is no opening of an operation",
+                accuse=True,
+                evidence={"sender": sender, "message": message.payload},
+            )
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise _Deviation("message", sender, "malformed message")
         kind = message["type"]
@@ -1354,6 +1364,17 @@ class Party:
         evidence: Any = message.get("evidence")  # from the wire: checked below
         verdict = judge.malformed(accuser, message, self.players)
         accused, op = accused_of(message, self.players) or (None, None)
+        opened = evidence.get("message") if step == "open" and isinstance(evidence, dict) else None
+        if verdict is None and isinstance(opened, judge.NotAnOpening):
+            # The sender's signed box to the accuser holds no opening of any operation: proven
+            # whatever operation the accusation names, so judged as it arrives (deck.md §6).
+            sender = evidence.get("sender")
+            assert _is_int(accused), "judge.malformed checked it"
+            verdict = (
+                judge.no_opening(accuser, accused, sender)
+                if is_index(sender, self.players)
+                else judge.without_evidence(accuser)
+            )
         if verdict is None and stale is not None:
             # Its accuser had already taken part in a later shuffle: it had finished every
             # operation of that hand, and an honest seat accuses only during the operation it is

@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..deck.evidence import is_int, wire_private_evidence
+from ..deck import judge
+from ..deck.evidence import wire_private_evidence
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
@@ -238,6 +239,9 @@ class TableProtocol:
         # to us: an accusation about that message reveals the entry's message key (wire.md
         # section 8). The seq, not the entry: the log may have spilled it since (issue 23).
         self._private_in: dict[tuple[int, int], int] = {}
+        # sender -> the seq of its first private deck entry to us that is no opening of an
+        # operation (judge.is_opening): what our accusation about it reveals.
+        self._private_junk: dict[int, int] = {}
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         # After a restart: our own entries from the journal, re-used instead of re-made (a
         # re-made private entry would differ in its random nonce: two versions of one entry).
@@ -604,11 +608,15 @@ class TableProtocol:
                 # of it), and its sender named; ``verify`` names it from the transcript.
                 kind = message.get("type")
                 return [self.name(sender, f"sent a deck message privately that must go to every seat ({kind!r})")]
+            if not judge.is_opening(message):
+                # An opening of no operation (an op that is a bool, None, negative, a float;
+                # or no map at all): the deck party accuses with this entry's key, which
+                # proves it to every seat (protocol/deck.md section 6).
+                self._private_junk.setdefault(sender, entry.seq)
+                return [DeckIn(sender, judge.NotAnOpening(message))]
             # Only an operation's number keys it: a bool is an int to Python, and (1, True)
             # would take the place of operation 1's real opening for an accusation about it.
-            op = message.get("op") if isinstance(message, dict) else None
-            if is_int(op) and op >= 0:
-                self._private_in.setdefault((sender, op), entry.seq)
+            self._private_in.setdefault((sender, message["op"]), entry.seq)
             return [DeckIn(sender, message)]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
@@ -751,11 +759,15 @@ class TableProtocol:
         if not (isinstance(evidence, dict) and "message" in evidence):
             return message
         sender, op = evidence.get("sender"), message.get("op")
+        if judge.is_opening(evidence["message"]):
+            seq = self._private_in.get((sender, op)) if isinstance(sender, int) and isinstance(op, int) else None
+        else:
+            seq = self._private_junk.get(sender) if isinstance(sender, int) else None
         # Not expected: the party accuses only about what it received (from a seat, by number).
-        if not (isinstance(sender, int) and isinstance(op, int)) or (sender, op) not in self._private_in:
+        if seq is None or not isinstance(sender, int):
             return {**message, "evidence": None}
         try:
-            entry = self.log.entry(sender, self._private_in[(sender, op)])
+            entry = self.log.entry(sender, seq)
         except SpillError as exc:
             # Our log's spill cannot give back the entry: sent without its evidence, our
             # accusation would have us named as a false accuser. We stop, naming nobody.
@@ -782,7 +794,10 @@ class TableProtocol:
             entry = self.log.entry(sender, seq)
             if entry.kind == "deck" and accuser in recipients(entry.body):
                 payload = open_revealed(entry, key, accuser)
-                if not isinstance(payload, dict) or payload.get("op") != message.get("op"):
+                if not judge.is_opening(payload):
+                    # No opening of any operation: proof against its sender as it stands.
+                    return {**message, "evidence": {"sender": sender, "message": judge.NotAnOpening(payload)}}
+                if payload.get("op") != message.get("op"):
                     payload = None
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None

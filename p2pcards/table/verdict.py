@@ -10,10 +10,18 @@ live seat knows which of its links went silent and which closed; a file does not
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-__all__ = ["goodbye", "goodbye_reason", "halted", "left_without_seed", "signed_after_stop"]
+__all__ = [
+    "goodbye",
+    "goodbye_reason",
+    "halted",
+    "left_without_seed",
+    "signed_after_stop",
+    "stopped_on_private",
+    "stopped_on_private_reason",
+]
 
 
 def goodbye_reason(body: Any) -> str:
@@ -56,3 +64,36 @@ def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int)
     links went silent, and names nobody too). With only two seats, one file can never tell."""
     others = players - 1
     return set(unrevealed) == {waited_on} and others >= 2
+
+
+def stopped_on_private(
+    before: Sequence[int], stop: Sequence[int], private: Iterable[tuple[int, int, Collection[int]]], seat: int
+) -> list[tuple[int, int]]:
+    """A seat the game waited on stopped, holding every message it needed: did it stop on a
+    private entry to it? ``before`` and ``stop``: the head echoes (entries held, per seat) of
+    the entry it signed before its stop entry (zeros: none) and of its stop entry; ``private``:
+    (sender, seq, recipients) of the private deck entries of the other seats. Those to ``seat``
+    that its stop entry counts and its entry before did not, as (sender, seq) in order; empty
+    if there are none.
+
+    Its stop is then the first thing it signed after receiving a box only it can open (and a
+    box that does not open proves nothing to anyone): from the file, "a box was junk" and "it
+    stopped for no reason" look the same, so nobody is named (the live table names nobody for a
+    stop either; only the receiver, which opened it, names the sender)."""
+    return sorted(
+        (sender, seq)
+        for sender, seq, to in private
+        if sender != seat and seat in to and before[sender] <= seq < stop[sender]
+    )
+
+
+def stopped_on_private_reason(name: str, what: str, stop_seq: int, entries: Sequence[tuple[str, int]]) -> str:
+    """The wording of :func:`stopped_on_private` (it names nobody): ``entries`` are (sender's
+    name, seq) of the private entries it stopped on."""
+    listed = ", ".join(f"{sender}'s #{seq}" for sender, seq in entries)
+    return (
+        f"the game stopped waiting for {name}'s {what}, but {name} stopped (log #{stop_seq}) "
+        f"as the first thing it signed after receiving private entries to it ({listed}), which "
+        f"only it can open: it may have found one faulty (a box that does not open), and the "
+        f"transcript cannot tell"
+    )

@@ -74,6 +74,28 @@ def accused_copy(seats: Sequence[SeatEntries], entry: Entry) -> dict[str, Any] |
     )
 
 
+def revealed_junk(seats: Sequence[SeatEntries], accuser: int, message: Mapping[str, Any]) -> int | None:
+    """The sender, if the accusation ``message`` (its form checked) reveals the key of a signed
+    private deck entry of that sender to the accuser whose box opens to no opening of an
+    operation (p2pcards.deck.judge.is_opening): proof against its sender whatever else the
+    accusation says. ``None``: the evidence proves no such thing (judged by the other rules)."""
+    evidence = message.get("evidence")
+    if message.get("step") != "open" or not isinstance(evidence, dict) or "message" in evidence:
+        return None
+    checked = wire_private_evidence(evidence, len(seats))
+    if checked is None:
+        return None
+    sender, seq, key = checked
+    target = next((e for e in seats[sender].entries if e.seq == seq), None)
+    if target is None or target.kind != "deck" or accuser not in recipients(target.body):
+        return None
+    try:
+        payload = open_revealed(target, key, accuser)
+    except (ProtocolError, TypeError):
+        return None
+    return None if judge.is_opening(payload) else sender
+
+
 def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: Entry, cards: int) -> Failed | None:
     """The verdict every seat reaches on the signed accusation ``entry`` as it arrives, without
     any seed, in the order the table applies the rules (p2pcards.deck.judge): its form, a
@@ -84,6 +106,9 @@ def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: 
     verdict = judge.malformed(mine.seat, message, len(seats))
     if verdict is not None:
         return judged(entry, verdict)
+    junk = revealed_junk(seats, mine.seat, message)
+    if junk is not None:
+        return judged(entry, judge.no_opening(mine.seat, message["seat"], junk))
     stale = finished_hand_accusation(mine, entry)
     if stale is not None:
         return stale

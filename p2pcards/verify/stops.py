@@ -13,6 +13,7 @@ from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..table import verdict
 from ..wire.messages import Entry
+from ..wire.sealed import recipients
 from .replay import Replay, SeatEntries, judged, provable_accusation, public_message
 from .report import Failed, Stopped
 
@@ -120,7 +121,33 @@ def stall_verdict(replay: Replay, stop: Stopped, stalled: str) -> Failed:
     waiting = _waiting_on_statements(replay, stop)
     if waiting is not None:
         return waiting
+    if last is not None and last.kind == "stop":
+        on_private = _stopped_on_private(replay, seat, last, stop.what)
+        if on_private is not None:
+            return Failed(stop.step, on_private, None)
     return Failed(stop.step, stalled, seat)
+
+
+def _stopped_on_private(replay: Replay, seat: int, stop_entry: Entry, what: str) -> str | None:
+    """The reason to name nobody when ``seat`` stopped as the first thing it signed after a
+    private entry to it (p2pcards.table.verdict.stopped_on_private); ``None``: it did not."""
+    log = replay.log
+    players = len(replay.seats)
+    mine = [e for e in log.entries(seat) if e.seq < stop_entry.seq]
+    before = [mine[-1].body["seen"][s][0] for s in range(players)] if mine else [0] * players
+    after = [stop_entry.body["seen"][s][0] for s in range(players)]
+    private = [
+        (e.sender, e.seq, set(recipients(e.body)))
+        for other in range(players)
+        if other != seat
+        for e in log.entries(other)
+        if e.kind == "deck" and recipients(e.body)
+    ]
+    found = verdict.stopped_on_private(before, after, private, seat)
+    if not found:
+        return None
+    entries = [(replay.names[sender], seq) for sender, seq in found]
+    return verdict.stopped_on_private_reason(replay.names[seat], what, stop_entry.seq, entries)
 
 
 def _waiting_on_statements(replay: Replay, stop: Stopped) -> Failed | None:

@@ -45,28 +45,22 @@ class LatePrivateOpenBadOp(PrivateOpenBadOp):
         await super().publish_deck(sends)
 
 
-BAD_OP = (
-    "review of issue 28: a private opening whose op is no operation (a bool, None, a negative "
-    "number, a float) is judged by its receiver alone: deck/party.py _receive raises a _Deviation "
-    "without accuse, so the receiver stops naming the sender and publishes nothing the others can "
-    "check. The others name nobody (its stop), but p2pcards verify of every honest transcript "
-    "names the receiver (or the seat due next) as a staller: it held every message (stops.py "
-    "stall_verdict). The key-reveal evidence would prove it (the box opens with the revealed key "
-    "and holds an op of no operation), but table/protocol.py registers no such entry in "
-    "_private_in and both judges (Party._judge via _opened_evidence, Replay.judge) name the "
-    "accuser when the opened op differs: a protocol rule (deck.md section 6) and both judges change"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=BAD_OP)
-@pytest.mark.parametrize("bad", [None, -1, 2.0])
+@pytest.mark.parametrize("bad", [None, -1, 2.0, True, False])
 def test_private_opening_with_a_bad_op(bad, tmp_path):
+    """Found by the review of issue 28: such an opening was judged by its receiver alone (it
+    stopped naming the sender, the others named nobody, and verify named the receiver as a
+    staller). Its receiver now accuses with the box's key, which proves it to every seat and
+    to verify (protocol/deck.md section 6): every honest seat and every transcript name it."""
     from .cheaters import CHEATERS
 
     name = f"LatePrivateOpenBadOp{bad!r}"
     CHEATERS[name] = type(name, (LatePrivateOpenBadOp,), {"bad": bad})
     run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, name, cheater=1, virtual_time=True)
-    check(run, 1)
+    info = check(run, 1)
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat == 1, f"seat {seat}\n{info}"
+        status, report = verify(outcome.transcript)
+        assert (report.get("problem") or {}).get("seat") == 1, f"seat {seat}'s transcript: {report}\n{info}"
 
 
 class PrivateBoxJunk(Cheater):
@@ -111,22 +105,12 @@ class LateOpeningBoxJunk(OpeningBoxJunk):
         await super().publish_deck(sends)
 
 
-JUNK_BOX = (
-    "review of issue 28: a private opening whose box opens for nobody, in its place in the schedule "
-    "and sent after the deal's other openings: its receiver stops naming the sender (a fault only "
-    "it can see, and one no key reveal proves), the others name nobody, and verify of every honest "
-    "transcript names the receiver as a staller when the game next waits on it (stops.py "
-    "stall_verdict: it held every message). Not strict: when the receiver is only a follower the "
-    "others pass for it and the game finishes (seen in about half the runs)"
-)
-
-
 @pytest.mark.parametrize(
     "cls",
     [
         PrivateBoxJunk,
         OpeningBoxJunk,
-        pytest.param(LateOpeningBoxJunk, marks=pytest.mark.xfail(strict=False, reason=JUNK_BOX)),
+        LateOpeningBoxJunk,
     ],
     ids=lambda c: c.__name__,
 )

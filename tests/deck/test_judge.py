@@ -118,3 +118,37 @@ def test_no_verdict_repeats_the_accusers_words():
 )
 def test_which_accusations_are_judged_on_the_copy(message, public):
     assert judge.is_public(message) == public
+
+
+@pytest.mark.parametrize(
+    "payload, opening",
+    [
+        ({"type": "open", "op": 0}, True),
+        ({"type": "open", "op": 7, "keys": []}, True),
+        ({"type": "open", "op": True}, False),  # a bool is no operation's number
+        ({"type": "open", "op": False}, False),
+        ({"type": "open", "op": None}, False),
+        ({"type": "open", "op": -1}, False),
+        ({"type": "open", "op": 2.0}, False),
+        ({"type": "open", "op": "2"}, False),
+        ({"type": "open"}, False),
+        ({"type": "shuffle", "op": 1}, False),  # only openings go to one seat
+        (None, False),
+        ([1], False),
+        (b"open", False),
+    ],
+)
+def test_which_private_payloads_are_openings(payload, opening):
+    assert judge.is_opening(payload) is opening
+
+
+def test_a_private_payload_of_no_operation_names_its_sender_when_accused():
+    verdict = judge.no_opening(ACCUSER, ACCUSED, ACCUSED)
+    assert verdict.seat == ACCUSED and verdict.step == "open" and verdict.op is None
+    assert "no opening of an operation" in verdict.reason
+
+
+def test_a_private_payload_of_another_seat_than_the_accused_names_the_accuser():
+    assert judge.no_opening(ACCUSER, ACCUSED, 2) == Verdict(
+        ACCUSE, ACCUSER, "accusation names seat 0, the evidence seat 2"
+    )

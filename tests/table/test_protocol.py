@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from p2pcards.deck import judge
 from p2pcards.table.header import Seat, TableHeader
 from p2pcards.table.protocol import (
     MAX_CHAT,
@@ -26,7 +27,7 @@ from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Auth, Bye, Fetch, Fetched, sign_entry
-from p2pcards.wire.sealed import seal_body
+from p2pcards.wire.sealed import entry_message_key, seal_body
 
 PLAYERS = 4
 IDS = [Identity.generate() for _ in range(PLAYERS)]
@@ -310,6 +311,58 @@ def test_a_private_opening_of_no_operation_keys_no_accusation(op):
     t.receive(1, _private_open(t, 1, 1))
     t.me.meaning(*t.ready())
     assert t.me._private_in == {(1, 1): 1}
+
+
+def _private_to(t, seat, to, payload):
+    log = t.logs[seat]
+    body = seal_body(
+        IDS[seat],
+        table=TABLE,
+        seat=seat,
+        seq=log.next_seq(seat),
+        kind="deck",
+        to=to,
+        recipient=IDS[to].public,
+        payload=payload,
+    )
+    return t.sign(seat, "deck", body)
+
+
+NO_OPENINGS = [{"type": "open", "op": op} for op in (True, False, 1.0, -1, None, "1")] + [None, 3, [1]]
+
+
+@pytest.mark.parametrize("payload", NO_OPENINGS)
+def test_a_private_payload_that_is_no_opening_goes_to_the_deck_marked_and_its_accusation_reveals_it(payload):
+    """Only the table layer knows a payload came in a box: it hands the deck one that is no
+    opening of an operation as such, and the deck's accusation reveals that entry's key."""
+    t = Table()
+    entry = _private_to(t, 1, 0, payload)
+    t.receive(1, entry)
+    assert t.me.meaning(*t.ready()) == [DeckIn(1, judge.NotAnOpening(payload))]
+    accusation = {"type": "accuse", "op": 2, "step": "open", "seat": 1, "reason": "r"}
+    wire = t.me.revealed_evidence({**accusation, "evidence": {"sender": 1, "message": payload}})
+    evidence = wire["evidence"]
+    assert evidence["sender"] == 1 and evidence["entry"] == entry.seq
+    assert evidence["key"] == entry_message_key(IDS[0], 0, entry, HEADER.seats[1].keys)
+
+
+@pytest.mark.parametrize("payload", [*NO_OPENINGS, {"type": "open", "op": 1}])
+def test_an_accusation_revealing_a_private_payload_is_opened_for_the_deck(payload):
+    """Seat 2 reveals the key of seat 1's box to it: the deck gets what the box holds, marked
+    if it is no opening of an operation (proof against seat 1 whatever operation the
+    accusation names); an opening of another operation than the accused one gives nothing."""
+    t = Table()
+    entry = _private_to(t, 1, 2, payload)
+    t.receive(1, entry)
+    assert t.me.meaning(*t.ready()) == []  # not ours
+    t.deliver(2, entry)
+    key = entry_message_key(IDS[2], 2, entry, HEADER.seats[1].keys)
+    evidence = {"sender": 1, "entry": entry.seq, "key": key}
+    accusation = {"type": "accuse", "op": 2, "step": "open", "seat": 1, "reason": "r", "evidence": evidence}
+    t.receive(2, t.sign(2, "deck", {"msg": accusation}))
+    [effect] = t.me.meaning(*t.ready())
+    opened = judge.NotAnOpening(payload) if not judge.is_opening(payload) else None
+    assert effect == DeckIn(2, {**accusation, "evidence": {"sender": 1, "message": opened}})
 
 
 def test_a_blame_entry_that_proves_nothing_names_its_signer():

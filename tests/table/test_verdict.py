@@ -28,3 +28,30 @@ def test_a_goodbye_names_its_author_with_its_own_reason_and_nothing_of_another_s
     assert verdict.goodbye("dave", {"reason": "quit"}) == "dave left the table: quit (its signed goodbye)"
     assert verdict.goodbye("dave", {"reason": 7}) == "dave left the table: no reason given (its signed goodbye)"
     assert verdict.goodbye("dave", None) == "dave left the table: no reason given (its signed goodbye)"
+
+
+# stopped_on_private: seat 2 stopped; echoes count entries held per seat (0, 1, 2).
+PRIVATE = [(1, 4, {2}), (0, 3, {1, 2}), (1, 2, {0})]
+
+
+@pytest.mark.parametrize(
+    "before, stop, found",
+    [
+        ([0, 5, 0], [5, 5, 0], [(0, 3)]),  # seat 0's box to it came between: nobody
+        ([0, 4, 0], [5, 5, 0], [(0, 3), (1, 4)]),  # two of them, listed in order
+        ([5, 5, 0], [5, 5, 0], []),  # it had signed an entry after both: it stalls
+        ([0, 0, 0], [0, 4, 0], []),  # its stop counts seat 1's entry #2 only (to seat 0)
+        ([0, 2, 0], [0, 3, 0], []),  # nor #4 (count 3: entries 0..2)
+    ],
+)
+def test_a_stop_right_after_a_private_entry_to_it_names_nobody(before, stop, found):
+    assert verdict.stopped_on_private(before, stop, PRIVATE, 2) == found
+
+
+def test_a_private_entry_of_its_own_is_no_excuse():
+    assert verdict.stopped_on_private([0, 0, 0], [0, 0, 9], [(2, 3, {2})], 2) == []
+
+
+def test_the_stop_on_a_private_entry_wording_names_nobody_and_quotes_no_peer():
+    reason = verdict.stopped_on_private_reason("carol", "move for turn 3", 7, [("bob", 4)])
+    assert "carol stopped (log #7)" in reason and "bob's #4" in reason and "cannot tell" in reason
