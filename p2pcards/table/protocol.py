@@ -32,6 +32,7 @@ from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
+from ..deck.party import MESSAGE_TYPES
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
@@ -607,7 +608,13 @@ class TableProtocol:
                 # It is set aside, never acted on (so every seat's deck sees the same messages
                 # of it), and its sender named; ``verify`` names it from the transcript.
                 kind = message.get("type")
-                return [self.name(sender, f"sent a deck message privately that must go to every seat ({kind!r})")]
+                # Our words, never the peer's: a type is named only if it is one we know.
+                what = (
+                    f"a {kind} message"
+                    if isinstance(kind, str) and kind in MESSAGE_TYPES
+                    else "a message of no known type"
+                )
+                return [self.name(sender, f"sent a deck message privately that must go to every seat ({what})")]
             if not judge.is_opening(message):
                 # An opening of no operation (an op that is a bool, None, negative, a float;
                 # or no map at all): the deck party accuses with this entry's key, which
