@@ -17,6 +17,7 @@ from ..session import TableSession
 from ..table.header import TableHeader
 from ..table.protocol import TableAborted, TableProtocol
 from ..table.referee import AskAround, Effect, End, Links, NoteAway, StateAbsent, Timings, Wait, WaitingOn
+from ..table.stall import Statements
 from ..wire.messages import Entry
 from .stallclock import StallClock
 
@@ -55,6 +56,8 @@ class WaitingPeer(Protocol):
     def missing_statements(self, turn: int, seat: int) -> set[int]: ...
 
     def settling(self, seats: set[int]) -> set[int]: ...
+
+    def awaited_statements(self, seats: set[int]) -> dict[int, Statements]: ...
 
     async def state_absent(self, turn: int, seat: int) -> None: ...
 

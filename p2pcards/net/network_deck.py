@@ -97,7 +97,8 @@ class NetworkDeck:
                 charged = owed[0][0] if owed else None
                 held = {charged: self.peer.protocol.held_back(charged)} if charged is not None else {}
                 settling = self.peer.settling({seat for seat, _ in owed})
-                effects = wait.look(self.peer.links(), owed, held_back=held, settling=settling)
+                statements = self.peer.awaited_statements({charged}) if charged is not None else {}
+                effects = wait.look(self.peer.links(), owed, held_back=held, settling=settling, statements=statements)
                 await carry_out(self.peer, [e for e in effects if not isinstance(e, End)])
                 end = next((e for e in effects if isinstance(e, End)), None)
                 if end is not None:

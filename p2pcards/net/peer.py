@@ -52,6 +52,7 @@ from ..table.protocol import (
 )
 from ..table.referee import CUT_OFF, Links, Report, Timings, gone_verdict, report_due
 from ..table.rounds import order_by_echoes
+from ..table.stall import Statements
 from ..text import printable
 from ..wire.files import write_problem
 from ..wire.framing import frame_of
@@ -772,6 +773,28 @@ class Peer:
         step, session = self.session.step, self.session
         waits = (isinstance(step, Turn) and step.seat == seat) or (isinstance(step, Round) and seat in step.seats)
         return turn == self.turns and waits and session.game.absent_action(session.state, seat) is not None
+
+    def awaited_statements(self, seats: set[int]) -> dict[int, Statements]:
+        """For each seat among ``seats`` that stated a follower absent, at the turn we are at
+        or the one just played, on which the statements we hold decide nothing yet: the seats
+        (other than the follower) whose statement we lack. A wait on it that runs out names
+        nobody for it (table/stall.py): it waits on them, and who failed to sign we cannot
+        tell."""
+        absences = self.protocol.absences
+        found: dict[int, Statements] = {}
+        for seat in seats:
+            for turn, follower in sorted(absences.by(seat)):
+                if turn < self.turns - 1:
+                    continue
+                try:
+                    decided = self.protocol.passed_for(turn, follower) is not None
+                except ValueError:  # we lack entries of the follower the statements count
+                    decided = False
+                missing = self.missing_statements(turn, follower)
+                if not decided and missing:
+                    found[seat] = Statements(turn, follower, frozenset(missing))
+                    break
+        return found
 
     def settling(self, seats: set[int]) -> set[int]:
         """The seats among ``seats`` that stated a follower absent, at the turn we are at or

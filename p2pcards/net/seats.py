@@ -109,7 +109,12 @@ class RemoteSeat:
             held_back = {seat: peer.protocol.held_back(seat)}
             settling = peer.settling({seat})
             effects = wait.look(
-                peer.links(), [(seat, "action")], passable=passable, held_back=held_back, settling=settling
+                peer.links(),
+                [(seat, "action")],
+                passable=passable,
+                held_back=held_back,
+                settling=settling,
+                statements=peer.awaited_statements({seat}),
             )
             await carry_out(peer, effects)
 

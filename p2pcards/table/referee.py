@@ -29,7 +29,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
+from . import stall
 from .protocol import TableAborted
 from .timeouts import Timeouts
 
@@ -373,6 +375,7 @@ class Wait:
         passable: Set[int] = frozenset(),
         held_back: Mapping[int, Set[int]] | None = None,
         settling: Set[int] = frozenset(),
+        statements: Mapping[int, stall.Statements] | None = None,
     ) -> list[Effect]:
         """A look at the wait: ``owed`` lists ``(seat, step)`` of what we wait on, the seat
         to charge at the timeout first (deck.md section 4.5: the first that owes a message);
@@ -380,7 +383,9 @@ class Wait:
         are stated absent, not waited out: :meth:`settle`); ``held_back``: for a seat we
         would charge, the seats whose entries its entries held here wait for; ``settling``:
         seats among them that stated a follower absent and, as their last signed entry shows,
-        had not seen every statement about it (they wait on them, as :meth:`settle` does)."""
+        had not seen every statement about it (they wait on them, as :meth:`settle` does);
+        ``statements``: for such a seat, the statements it waits on that some seat has not
+        signed, as we hold them (at the timeout it is then not named: table/stall.py)."""
         seats = {seat for seat, _ in owed}
         effects: list[Effect] = [AskAround(frozenset(seats))] if seats else []
         now, timings = links.now, self.timings
@@ -440,8 +445,7 @@ class Wait:
             if now < bound:
                 self.deadline = min(bound, now + timings.quiet)
                 return effects
-            seat, (other, why) = owed[0][0], elsewhere[0]
-            effects.append(End(self._waits_elsewhere(seat, other, why)))
+            effects.append(End(self._waits_elsewhere(owed[0][0], owed[0][1], elsewhere)))
             return effects
         if links.away_others(seats, timings) and now < self.latest:
             # It may be waiting on a seat that is away (the keys of cards it picks up, a
@@ -450,7 +454,8 @@ class Wait:
             # game the same way.
             self.deadline = min(self.latest, now + timings.quiet)
             return effects
-        effects.append(End(self._timed_out(owed, held_back or {}), timeout=bool(owed)))
+        ended = self._timed_out(owed, held_back or {}, statements or {})
+        effects.append(End(ended, timeout=bool(owed)))
         return effects
 
     def _gone_step(self, owed: Sequence[tuple[int, str]]) -> str:
@@ -465,41 +470,37 @@ class Wait:
             self._gone_step(owed),
         )
 
-    def _waits_elsewhere(self, seat: int, other: int, why: str) -> TableAborted:
-        """The bound came while the seat we would charge said it waited on ``other``."""
-        what = "is away from it" if why == "away" else "has not stated"
-        return TableAborted(
-            f"{self.names[seat]} waits on {self.names[other]}, who {what} (its own word), past the last call",
-            None,
-            "deck" if self.phase == "deck" else "action",
-        )
+    def _stall(self, seat: int, step: str, **facts: Any) -> TableAborted:
+        """The wait on ``seat`` (owing ``step``) ended: the one stall verdict (table/stall.py)."""
+        phase = "deck" if self.phase == "deck" else "turn"
+        what = f"step {step!r}" if phase == "deck" else "move"
+        found = stall.decide(stall.StallFacts(seat, phase, what, **facts), self.names)
+        if found.seat is None:
+            step = "deck" if phase == "deck" else "action"
+        return TableAborted(found.reason, found.seat, step)
 
-    def _timed_out(self, owed: Sequence[tuple[int, str]], held_back: Mapping[int, Set[int]]) -> TableAborted:
-        """The deadline has passed and nothing extends it: name the first seat that owes, as a
-        stall (it is connected and its link alive), unless its entries are here and wait for
-        entries that never came (one may echo entries that were never signed: not its stall)."""
+    def _waits_elsewhere(self, seat: int, step: str, elsewhere: Sequence[tuple[int, str]]) -> TableAborted:
+        """The bound came while the seat we would charge said it waited on ``elsewhere``."""
+        return self._stall(seat, step, waits_on=tuple(elsewhere))
+
+    def _timed_out(
+        self,
+        owed: Sequence[tuple[int, str]],
+        held_back: Mapping[int, Set[int]],
+        statements: Mapping[int, stall.Statements],
+    ) -> TableAborted:
+        """The deadline has passed and nothing extends it: the first seat that owes, judged by
+        the one stall verdict on what we know of it (its entries held here waiting for entries
+        that never came, statements it waits on that some seat never signed)."""
         if not owed:
             return TableAborted("a deck step did not complete in time", None, "deck")
         seat, step = owed[0]
-        waits_for = set(held_back.get(seat, ()))
-        if self.phase == "deck":
-            if waits_for:
-                return TableAborted(
-                    f"seat {seat}'s entries are here but wait for entries of seats {sorted(waits_for)} that never came",
-                    None,
-                    "deck",
-                )
-            return TableAborted(
-                f"{self.names[seat]} (seat {seat}) did not send its deck message in time (step {step!r})", seat, step
-            )
-        if waits_for:
-            names = ", ".join(self.names[other] for other in sorted(waits_for))
-            return TableAborted(
-                f"{self.names[seat]}'s entries are here but wait for entries of {names} that never came",
-                None,
-                "action",
-            )
-        return TableAborted(f"{self.names[seat]} did not move in time", seat, "action")
+        return self._stall(
+            seat,
+            step,
+            held_back=frozenset(held_back.get(seat, ())),
+            statements=statements.get(seat),
+        )
 
     # -- an absent follower (table.md section 9) --------------------------------------------------
 

@@ -19,6 +19,7 @@ from ..deck.local import SharedProducts, multiplier
 from ..deck.party import Output, Party, Send
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
+from ..table import stall
 from ..table.absence import Absences
 from ..table.rounds import order_by_echoes
 from ..wire.errors import ProtocolError
@@ -132,6 +133,7 @@ class SeatEntries:
         self.entries = list(entries)
         usable = self.entries[:delivered]
         self.held = self.entries[len(usable)] if len(usable) < len(self.entries) else None
+        self.usable = len(usable)
         self.deck = [e for e in usable if e.kind == "deck"]
         self.actions = [e for e in usable if e.kind == "action"]
         self.results = [e for e in usable if e.kind == "result"]
@@ -227,7 +229,7 @@ class Replay:
         mine = self.seats[seat]
         what = self._what(party, message)
         if mine.next_deck >= len(mine.deck):
-            _held_back(mine, self.names, f"deck, {what}")
+            _held_back(self.seats, mine, self.names, f"deck, {what}", "deck", what)
             _not_in_file(self.log, seat, f"deck, {what}")
             if self.unfinished:
                 raise Stopped(f"deck, {what}", seat, what)
@@ -426,7 +428,7 @@ class Replay:
             return absent
         mine.skip_void()
         if mine.next_action >= len(mine.actions):
-            _held_back(mine, self.names, f"turn {turn}")
+            _held_back(self.seats, mine, self.names, f"turn {turn}", "turn", f"move for turn {turn}")
             _not_in_file(self.log, seat, f"turn {turn}")
             if self.unfinished:
                 raise Stopped(f"turn {turn}", seat, f"move for turn {turn}")
@@ -652,19 +654,24 @@ def commitment_of(log: Any, seat: int) -> dict[str, Any] | None:
     return first.body["msg"] if first is not None and public_message(first, "commit") else None
 
 
-def _held_back(mine: SeatEntries, names: Sequence[str], step: str) -> None:
-    """The replay needs an entry of ``mine`` past one that no seat could act on: whose fault
-    that is the file cannot tell."""
+def _held_back(
+    seats: Sequence[SeatEntries], mine: SeatEntries, names: Sequence[str], step: str, phase: str, what: str
+) -> None:
+    """The replay needs an entry of ``mine`` past one that no seat could act on, as it counts
+    entries of other seats that are not in the file: the one stall verdict (table/stall.py)
+    on a seat whose entries wait for entries that never came (nobody can tell whose fault)."""
     entry = mine.held
     if entry is None:
         return
-    raise Failed(
-        step,
-        f"{names[mine.seat]}'s entry #{entry.seq} counts entries of other seats "
-        f"that are not in the file, so no seat could act on it or on what {names[mine.seat]} "
-        f"signed after it: its echo counts entries never signed, or they were withheld "
-        f"from the seat that wrote this file; the file cannot tell which",
+    waits_for = frozenset(
+        other
+        for other, (count, _) in enumerate(entry.body["seen"])
+        if other != mine.seat and other < len(seats) and count > seats[other].usable
     )
+    if not waits_for:  # (what the file lacks is elsewhere in the chain: any other seat's)
+        waits_for = frozenset(s.seat for s in seats if s.seat != mine.seat)
+    found = stall.decide(stall.StallFacts(mine.seat, phase, what, held_back=waits_for), names)
+    raise Failed(step, found.reason, found.seat)
 
 
 def _not_in_file(log: Any, seat: int, step: str) -> None:

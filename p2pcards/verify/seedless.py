@@ -354,13 +354,7 @@ def public_moves(
         stopped_by_accusation(replay.seats, stop.step, replay.cards)
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
-        raise stall_verdict(
-            replay,
-            stop,
-            f"the game stopped waiting for {replay.names[stop.seat]}'s "
-            f"{stop.what}, right after the signed move before it (a stall or a lost "
-            f"connection: the transcript cannot tell which)",
-        )
+        raise stall_verdict(replay, stop)
     left = signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left

@@ -11,7 +11,8 @@ from ..deck import judge
 from ..deck.evidence import is_index
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
-from ..table import verdict
+from ..table import stall, verdict
+from ..table.stall import StallFacts, Statements, StoppedOnPrivate, Unreceived
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .replay import Replay, SeatEntries, judged, provable_accusation, public_message
@@ -68,72 +69,79 @@ def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     return None
 
 
-def stall_verdict(replay: Replay, stop: Stopped, stalled: str) -> Failed:
-    """The game stopped waiting for ``stop.seat``: whom the transcript names. A seat that
-    signed a goodbye left, and the game stopped for that. A waiting seat that stopped (it
-    revealed its seed, as every seat does at a stop) with a head echo showing that it never
-    received an entry the game had reached, or an entry that one the game used had seen (a seat
-    hands an entry on only after everything its author had seen, protocol/table.md section 4),
-    is not named: another seat may have withheld it from that seat alone, echoed entries that
-    were never signed, or a link failed, and the transcript cannot tell which. Otherwise the
-    seat stalled (``stalled`` says so)."""
-    left = signed_goodbye(replay.log, replay.names)
-    if left is not None:
-        return left
-    seat, log = stop.seat, replay.log
-    last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
-    if last is not None and last.kind == "deck" and public_message(last, "seed"):
-        used = [
-            e for mine in replay.seats for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]
-        ] + replay.statements_used
-        # What it held when its game stopped: the echo of its stop entry (signed before its
-        # seed), if it signed one after what the game used of it. What reached it after that
-        # it no longer acted on.
-        after = max((e.seq for e in used if e.sender == seat), default=-1)
-        last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
-        for other in range(len(replay.seats)):
-            if other == seat:
-                continue
-            had = last.body["seen"][other][0]
-            mine = [e for e in used if e.sender == other]
-            reached = max((e.seq for e in mine), default=-1) + 1
-            if had < reached:
-                why = "which the game had reached"
-            else:
-                echo = max(used, key=lambda e: e.body["seen"][other][0], default=None)
-                if echo is None or had >= echo.body["seen"][other][0]:
-                    continue
-                reached = echo.body["seen"][other][0]
-                why = (
-                    f"which {replay.names[echo.sender]}'s entry #{echo.seq}, used by the game, "
-                    f"had seen (an entry is handed on only after what its author had seen)"
-                )
-            return Failed(
-                stop.step,
-                f"the game stopped waiting for {replay.names[seat]}'s "
-                f"{stop.what}, but its {'stop' if last.kind == 'stop' else 'last signed'} entry "
-                f"(log #{last.seq}) shows it "
-                f"never received {replay.names[other]}'s entry #{reached - 1}, {why}: "
-                f"it may have been withheld from that seat alone, echoed without being "
-                f"signed, or a link failed; the transcript cannot tell which",
-                None,
-            )
-    waiting = _waiting_on_statements(replay, stop)
-    if waiting is not None:
-        return waiting
-    if last is not None and last.kind == "stop":
-        on_private = _stopped_on_private(replay, seat, last, stop.what)
-        if on_private is not None:
-            return Failed(stop.step, on_private, None)
-    return Failed(stop.step, stalled, seat)
+def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
+    """The game stopped waiting for ``stop.seat``: whom the transcript names, by the one stall
+    verdict (p2pcards/table/stall.py) on the facts the transcript shows: a signed goodbye; the
+    echo of the waiting seat's ``stop`` entry (if it stopped); the absent statements it waits
+    on. It holds no ``links`` notices: that fact is left unknown."""
+    facts = StallFacts(
+        stop.seat,
+        "turn" if stop.step.startswith("turn") else "deck",
+        stop.what,
+        goodbye=_goodbye(replay.log),
+        unreceived=_unreceived(replay, stop.seat),
+        statements=_awaited_statements(replay, stop.seat),
+        stopped_on_private=_stopped_on_private(replay, stop.seat),
+    )
+    found = stall.decide(facts, replay.names)
+    if facts.goodbye is not None:
+        author = facts.goodbye[0]
+        bye = next(e for e in replay.log.entries(author) if e.kind == "bye")
+        return Failed(f"bye entry of seat {author} (log #{bye.seq})", found.reason, found.seat)
+    return Failed(stop.step, found.reason, found.seat)
 
 
-def _stopped_on_private(replay: Replay, seat: int, stop_entry: Entry, what: str) -> str | None:
-    """The reason to name nobody when ``seat`` stopped as the first thing it signed after a
-    private entry to it (p2pcards.table.verdict.stopped_on_private); ``None``: it did not."""
+def _goodbye(log: Any) -> tuple[int, Any] | None:
+    """``(author, body)`` of the first signed ``bye`` entry, if any."""
+    if log is None:
+        return None
+    entry = next((e for e in log.canonical() if e.kind == "bye"), None)
+    return (entry.sender, entry.body) if entry is not None else None
+
+
+def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
+    """A waiting seat that stopped (it revealed its seed, as every seat does at a stop): what
+    its head echo shows it never received, an entry the game had reached or an entry that one
+    the game used had seen (a seat hands an entry on only after everything its author had
+    seen, protocol/table.md section 4). Its echo is that of its stop entry (signed before its
+    seed), if it signed one after what the game used of it: what reached it after that it no
+    longer acted on."""
     log = replay.log
+    last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
+    if last is None or last.kind != "deck" or not public_message(last, "seed"):
+        return None
+    used = [
+        e for mine in replay.seats for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]
+    ] + replay.statements_used
+    after = max((e.seq for e in used if e.sender == seat), default=-1)
+    last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
+    for other in range(len(replay.seats)):
+        if other == seat:
+            continue
+        had = last.body["seen"][other][0]
+        reached = max((e.seq for e in used if e.sender == other), default=-1) + 1
+        if had < reached:
+            return Unreceived(other, reached - 1, last.seq, last.kind == "stop")
+        echo = max(used, key=lambda e: e.body["seen"][other][0], default=None)
+        if echo is None or had >= echo.body["seen"][other][0]:
+            continue
+        count = echo.body["seen"][other][0]
+        return Unreceived(other, count - 1, last.seq, last.kind == "stop", (echo.sender, echo.seq))
+    return None
+
+
+def _stopped_on_private(replay: Replay, seat: int) -> StoppedOnPrivate | None:
+    """Its ``stop`` entry was the first thing it signed after private deck entries to it
+    (p2pcards.table.verdict.stopped_on_private): which, with the stop's number."""
+    log = replay.log
+    entries = log.entries(seat) if log is not None else []
+    if not entries or entries[-1].kind != "deck" or not public_message(entries[-1], "seed"):
+        return None
+    stop_entry = next((e for e in reversed(entries) if e.kind == "stop"), None)
+    if stop_entry is None:
+        return None
     players = len(replay.seats)
-    mine = [e for e in log.entries(seat) if e.seq < stop_entry.seq]
+    mine = [e for e in entries if e.seq < stop_entry.seq]
     before = [mine[-1].body["seen"][s][0] for s in range(players)] if mine else [0] * players
     after = [stop_entry.body["seen"][s][0] for s in range(players)]
     private = [
@@ -144,19 +152,14 @@ def _stopped_on_private(replay: Replay, seat: int, stop_entry: Entry, what: str)
         if e.kind == "deck" and recipients(e.body)
     ]
     found = verdict.stopped_on_private(before, after, private, seat)
-    if not found:
-        return None
-    entries = [(replay.names[sender], seq) for sender, seq in found]
-    return verdict.stopped_on_private_reason(replay.names[seat], what, stop_entry.seq, entries)
+    return StoppedOnPrivate(stop_entry.seq, tuple(found)) if found else None
 
 
-def _waiting_on_statements(replay: Replay, stop: Stopped) -> Failed | None:
-    """The stalled seat stated a follower absent at a turn that the game then went past on that
+def _awaited_statements(replay: Replay, seat: int) -> Statements | None:
+    """The waiting seat stated a follower absent at a turn that the game then went past on that
     follower's own move, and the other seats' statements on it are not all in the transcript:
     a seat that has stated acts on that move only once the statements decide whether it
-    stands (protocol/table.md section 9), so it is still waiting. Whoever did not state (a seat
-    that withheld its answer, or a link) the transcript cannot tell: nobody is named."""
-    seat, names = stop.seat, replay.names
+    stands (protocol/table.md section 9), so it is still waiting on them."""
     mine = replay.seats[seat]
     for turn, other in replay.absences.by(seat):
         # Only a statement about a follower the game waited on at that turn, whose move it
@@ -171,16 +174,8 @@ def _waiting_on_statements(replay: Replay, stop: Stopped) -> Failed | None:
         if any(e.body.get("turn", -1) > turn for e in mine.actions[: mine.next_action]):
             continue
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
-            missing = sorted(set(range(len(names))) - {other} - replay.absences.stated(turn, other))
-            return Failed(
-                stop.step,
-                f"the game stopped waiting for {names[seat]}'s {stop.what}, but "
-                f"{names[seat]} had stated {names[other]} absent at turn {turn} and waits for "
-                f"the other seats' statements on whether its move stands, and "
-                f"{', '.join(names[s] for s in missing)} never signed theirs (withheld, or a "
-                f"link failed: the transcript cannot tell which)",
-                None,
-            )
+            missing = set(range(len(replay.names))) - {other} - replay.absences.stated(turn, other)
+            return Statements(turn, other, frozenset(missing))
     return None
 
 

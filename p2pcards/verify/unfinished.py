@@ -185,14 +185,7 @@ def verify_unfinished(
         report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
         after_stop(replay, seats, stop)
         stopped_by_accusation(seats, stop.step, replay.cards)
-        raise stall_verdict(
-            replay,
-            stop,
-            f"the game stopped waiting for {names[stop.seat]}'s "
-            f"{stop.what}, which it never signed while every message it needed is "
-            f"in the transcript (a stall or a lost connection: the transcript "
-            f"cannot tell which)",
-        ) from None
+        raise stall_verdict(replay, stop) from None
     except Failed:
         raise
     except PlayerError as exc:

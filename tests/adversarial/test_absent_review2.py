@@ -241,13 +241,6 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
 # 4. One gone seat, and a lone early statement about a present follower ends the game.
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open: with one seat gone for good and a cheater stating "
-    "a present follower absent, an honest seat sometimes states too before the move "
-    "reaches it and then waits on the gone seat's statement: it stops the game naming "
-    "nobody (seen 1 run in 4, clockwise); nobody honest is named",
-)
 @pytest.mark.parametrize("mode", ["clockwise", "free"])
 def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode):
     gone = 3

@@ -212,7 +212,7 @@ ROWS = [
         "deck",
         [(1, "relock")],
         [(DECK, {})],
-        (None, "seat 1's entries are here but wait for entries of seats [2]", "deck"),
+        (None, "p1's entries are here but wait for entries of p2 that never came", "deck"),
         held_back={1: {2}},
     ),
     Row(
