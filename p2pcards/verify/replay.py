@@ -15,8 +15,11 @@ from ..deck.backend import MentalPokerDeck
 from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
 from ..deck.party import PUBLIC_STEPS, Output, Party, Send
+from ..deck.passes import pass_context, vouch
+from ..deck.proofs import claimed_proofs
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
+from ..net.deckstore import FileDeckStore
 from ..table.absence import Absences
 from ..table.rounds import order_by_echoes
 from ..wire.errors import ProtocolError
@@ -125,6 +128,7 @@ class Replay:
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
         self.deck: MentalPokerDeck | None = None
+        self._claims: dict[bytes, Any] | None = None  # proof context -> the proof signed for it
         self.absences = Absences(len(seats))
         self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
         # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
@@ -153,6 +157,9 @@ class Replay:
     # -- deck -----------------------------------------------------------------------------
 
     def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
+        # A finished hand's messages go to a scratch file, not to memory (three or more
+        # parties' copies of a long match's passes held a hundred megabytes).
+        kwargs.setdefault("store", FileDeckStore())
         return _CheckedParty(seat, *args, replay=self, **kwargs)
 
     def sent(self, party: Party, send: Send) -> None:
@@ -212,6 +219,7 @@ class Replay:
                 )
             if not same_data(body["msg"], message):
                 raise Failed(step, self._deviation(message, body["msg"]), seat)
+            vouch(message)  # made from its seed and signed as made: its proof need not be checked
             self.public += 1
         else:
             # One entry may carry the private messages the protocol sends together, one box
@@ -362,13 +370,12 @@ class Replay:
         next_step = self.game.next_step(state)
         self.pending_round = set(next_step.seats) if isinstance(next_step, Round) else set()
         absent = self.game.absent_action(state, seat)
-        if (
-            absent is not None
-            and self.log is not None
-            and len(self.log.entries(seat)) < self.absences.counted(turn, seat)
-        ):
+        # (The chain as a sequence read on demand: a copy of it at every turn cost a long
+        # match's verification time quadratic in its length.)
+        chain = self.log.chain(seat) if self.log is not None else None
+        if absent is not None and chain is not None and len(chain) < self.absences.counted(turn, seat):
             _not_in_file(self.log, seat, f"turn {turn}")  # the statements saw entries not here
-        if absent is not None and self.log is not None and self.absences.passed(turn, seat, self.log.entries(seat)):
+        if absent is not None and chain is not None and self.absences.passed(turn, seat, chain):
             mine.passed.add(turn)  # every other seat stated it absent, none holding its move
             self.last_entry[seat] = None
             self.statements_used += self.absences.statements(turn, seat)
@@ -444,18 +451,40 @@ class Replay:
         noting = _NotingDeck(deck, self)
         self.replica = Replica(self.game, self.options, len(self.seats))
         self.known_of = noting.known
-        record = play(
-            self.game,
-            self.options,
-            len(self.seats),
-            noting,
-            bots,
-            check_own=False,
-            round_order=self.round_order,
-            replica=self.replica,
-            on_step=self.show,
-        )
+        # Each shuffle proof a seat makes again is confirmed against the one it signed
+        # instead of computed point by point (the same proof results: proofs.claimed_proofs).
+        with claimed_proofs(self.claimed_proof):
+            record = play(
+                self.game,
+                self.options,
+                len(self.seats),
+                noting,
+                bots,
+                check_own=False,
+                round_order=self.round_order,
+                replica=self.replica,
+                on_step=self.show,
+            )
         return record, deck
+
+    def claimed_proof(self, context: bytes) -> Any:
+        """The shuffle proof of the signed pass or re-handling whose proof context is
+        ``context`` (:func:`~p2pcards.deck.passes.pass_context`), if any: a candidate for
+        :func:`~p2pcards.deck.proofs.claimed_proofs`, never trusted."""
+        if self._claims is None:
+            game_id = self.deck.parties[0].game_id if self.deck is not None else None
+            if game_id is None:
+                return None
+            self._claims = {}
+            for mine in self.seats:
+                for entry in mine.deck:
+                    msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+                    if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "rehandle")):
+                        continue
+                    op = msg.get("op")
+                    if type(op) is int and 0 <= op < 2**63:
+                        self._claims.setdefault(pass_context(game_id, op, msg["type"], mine.seat), msg.get("proof"))
+        return self._claims.get(context)
 
 
 class _CheckedParty(Party):
@@ -511,6 +540,9 @@ class _NotingDeck:
         return value
 
     def shuffle(self) -> list[int]:
+        # The products kept so far are of the hands before, whose handles this shuffle
+        # retires: none is asked for again (kept, a long match's grew without bound).
+        self.replay.products.known.clear()
         handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})
         self._known_decodings(handles)

@@ -312,6 +312,8 @@ class Transcript:
                 raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
             if not fresh:
                 raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry #{entry.seq} appears twice")
+            # Checked: its signed bytes (as many as the file's) are made again if ever needed.
+            entry.forget_encoding()
         return log
 
 
