@@ -21,13 +21,22 @@ from typing import Any
 import msgpack
 
 from .group import MultiplyMany, digest, multiply_many
-from .proofs import InvalidProof, prove_relock, prove_shuffle, public_key, verify_relock, verify_shuffle
+from .proofs import (
+    InvalidProof,
+    prove_relock,
+    prove_shuffle,
+    public_key,
+    verify_relock,
+    verify_shuffle,
+    verify_shuffles,
+)
 
 __all__ = [
     "PassError",
     "check_pass",
     "check_pass_shape",
     "check_rehandle",
+    "check_shuffles_together",
     "derived_messages",
     "make_rehandle",
     "make_relock",
@@ -110,6 +119,42 @@ def check_pass(
 # pass once, not once per seat. A pure function's result, so sharing it is sound.
 _verified: OrderedDict[bytes, None] = OrderedDict()
 _VERIFIED_KEPT = 256
+
+
+def check_shuffles_together(
+    game_id: bytes, op: int, passes: Sequence[tuple[str, int, Any]], table: Sequence[bytes]
+) -> bool:
+    """Check the proofs of an operation's shuffle passes at once (:func:`~.proofs.verify_shuffles`:
+    the generators, and each deck that is one pass's outputs and the next one's inputs, are
+    multiplied once), ahead of :func:`check_pass` on each: ``passes`` are the operation's
+    passes, ``(kind, seat, message)`` in pass order from the first, over ``table``. If every
+    proof holds, :func:`check_pass` finds each shuffle pass checked; if any fails (or a pass is
+    malformed), nothing is noted and :func:`check_pass`, one pass after another, names the
+    first that fails, as it would have. Returns whether the batch held. Re-lock proofs are
+    checked by :func:`check_pass` as before: each one's challenge hashes its own commitments,
+    which only computing them gives."""
+    n = len(table)
+    deck: Sequence[bytes] = table
+    statements, memos = [], []
+    for kind, seat, message in passes:
+        try:
+            check_pass_shape(kind, message, n)
+        except PassError:
+            break
+        if kind == "shuffle":
+            context = pass_context(game_id, op, kind, seat)
+            statements.append((context, list(deck), message["points"], message["key"], message["proof"]))
+            memos.append(hashlib.blake2b(msgpack.packb([context, list(deck), message, False]), digest_size=32).digest())
+        deck = message["points"]
+    if not statements:
+        return False
+    try:
+        verify_shuffles(statements)
+    except InvalidProof:
+        return False
+    for memo in memos:
+        _remember(memo)
+    return True
 
 
 def _remember(memo: bytes) -> None:

@@ -58,6 +58,7 @@ __all__ = [
     "BASE",
     "InvalidProof",
     "claimed_proofs",
+    "remembered_public_keys",
     "ProofNonces",
     "generators",
     "public_key",
@@ -121,8 +122,31 @@ def _shaped(points: Any, n: int, what: str) -> None:
 
 
 def public_key(scalar: bytes) -> bytes:
-    """scalar * B."""
-    return _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
+    """scalar * B (from :func:`remembered_public_keys`'s memory, while it lasts)."""
+    known = _public_keys.get()
+    if known is None:
+        return _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
+    point = known.get(scalar)
+    if point is None:
+        point = known[scalar] = _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
+    return point
+
+
+_public_keys: ContextVar[dict[bytes, bytes] | None] = ContextVar("p2pcards_public_keys", default=None)
+
+
+@contextmanager
+def remembered_public_keys() -> Iterator[dict[bytes, bytes]]:
+    """While it lasts, :func:`public_key` remembers what it computed (the dict yielded; the
+    caller may clear it): for ``p2pcards verify``'s replay, whose seats check the same opened
+    keys again and again (every seat a public reveal's, the taker every card of a pile each
+    time it is picked up). Only where every seed is public anyway: it keeps secret scalars."""
+    known: dict[bytes, bytes] = {}
+    token = _public_keys.set(known)
+    try:
+        yield known
+    finally:
+        _public_keys.reset(token)
 
 
 def _mul(scalar: int, point: bytes) -> bytes | None:

@@ -16,7 +16,7 @@ from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
 from ..deck.party import PUBLIC_STEPS, Output, Party, Send
 from ..deck.passes import pass_context, vouch
-from ..deck.proofs import claimed_proofs
+from ..deck.proofs import claimed_proofs, remembered_public_keys
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
@@ -129,6 +129,7 @@ class Replay:
         self.kept_aside: list[tuple[int, Entry]] = []
         self.deck: MentalPokerDeck | None = None
         self._claims: dict[bytes, Any] | None = None  # proof context -> the proof signed for it
+        self.public_keys: dict[bytes, bytes] = {}  # scalar -> its public key, this hand's
         self.absences = Absences(len(seats))
         self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
         # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
@@ -453,7 +454,7 @@ class Replay:
         self.known_of = noting.known
         # Each shuffle proof a seat makes again is confirmed against the one it signed
         # instead of computed point by point (the same proof results: proofs.claimed_proofs).
-        with claimed_proofs(self.claimed_proof):
+        with claimed_proofs(self.claimed_proof), remembered_public_keys() as self.public_keys:
             record = play(
                 self.game,
                 self.options,
@@ -543,6 +544,7 @@ class _NotingDeck:
         # The products kept so far are of the hands before, whose handles this shuffle
         # retires: none is asked for again (kept, a long match's grew without bound).
         self.replay.products.known.clear()
+        self.replay.public_keys.clear()
         handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})
         self._known_decodings(handles)

@@ -71,6 +71,8 @@ MAX_FILE = 128 << 20  # a 7-player Cal's BS match to 99 hands could reach about 
 MAX_CONTAINERS = 4 << 20
 RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
 # An entry record is a map of two keys: what comes before and after the entry's own bytes.
+#: Signatures checked at once by :meth:`Transcript.log` (over the cores).
+SIGNATURES_AT_ONCE = 1024
 _ENTRY_RECORD = (b"\x82" + framing.encode("entry"), framing.encode("type") + framing.encode("entry"))
 END_STATUSES = ("finished", "abandoned", "aborted")
 
@@ -298,22 +300,26 @@ class Transcript:
         """The table log rebuilt from the entries, every signature and link re-checked;
         raises :class:`TranscriptError` (with ``blame``) at the first entry that fails."""
         log = Log(self.header.table, self.header.lobby, self.header.roster)
-        # Every signature first, over the cores; the log then checks the rest in order (an
-        # entry from beyond the roster is left to it: it names the stranger).
+        # The signatures first, over the cores, a slice of the entries at a time; the log then
+        # checks the rest in order (an entry from beyond the roster is left to it: it names the
+        # stranger). The signed bytes made for a slice go once it is checked: a long match's
+        # all at once were as many bytes as the file.
         roster = self.header.roster
-        seated = [0 <= e.sender < len(roster) for e in self.entries]
-        signatures = iter(
-            verify_many([(roster[e.sender], e.sig, e.signed_bytes) for e, ok in zip(self.entries, seated) if ok])
-        )
-        for index, entry in enumerate(self.entries):
-            try:
-                fresh = log.append(entry, signature_ok=next(signatures) if seated[index] else None)
-            except Rejected as exc:
-                raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
-            if not fresh:
-                raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry #{entry.seq} appears twice")
-            # Checked: its signed bytes (as many as the file's) are made again if ever needed.
-            entry.forget_encoding()
+        for start in range(0, len(self.entries), SIGNATURES_AT_ONCE):
+            part = self.entries[start : start + SIGNATURES_AT_ONCE]
+            seated = [0 <= e.sender < len(roster) for e in part]
+            signatures = iter(
+                verify_many([(roster[e.sender], e.sig, e.signed_bytes) for e, ok in zip(part, seated) if ok])
+            )
+            for offset, entry in enumerate(part):
+                index = start + offset
+                try:
+                    fresh = log.append(entry, signature_ok=next(signatures) if seated[offset] else None)
+                except Rejected as exc:
+                    raise TranscriptError(f"log entry {index}: {exc}", blame=exc.blame) from None
+                if not fresh:
+                    raise TranscriptError(f"log entry {index}: seat {entry.sender}'s entry #{entry.seq} appears twice")
+                entry.forget_encoding()  # (made again, the same, if ever asked for)
         return log
 
 
