@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgpack
+
 from ..cards import Card, sort_cards
 from ..deck.audit import final_order, revealed_secrets
 from ..deck.backend import MentalPokerDeck
@@ -112,7 +114,7 @@ class Replay:
         # (Stopped) instead of failing; what comes after is judged by verify_unfinished.
         self.unfinished = unfinished
         # (seat, seq, recipient) -> private payload
-        self.derived: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.derived: dict[tuple[int, int, int], dict[str, Any]] = _Packed()
         self.options = options
         self.names = names
         self.seats = seats
@@ -486,6 +488,22 @@ class Replay:
                     if type(op) is int and 0 <= op < 2**63:
                         self._claims.setdefault(pass_context(game_id, op, msg["type"], mine.seat), msg.get("proof"))
         return self._claims.get(context)
+
+
+class _Packed(dict):
+    """A dict whose values are kept as their msgpack bytes (a third of the memory of the
+    decoded messages: a long match's private messages, kept for the accusations that may
+    name one), decoded again when asked for."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, msgpack.packb(value, use_bin_type=True))
+
+    def __getitem__(self, key: Any) -> Any:
+        return msgpack.unpackb(super().__getitem__(key), raw=False, strict_map_key=False)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        packed = super().get(key)
+        return default if packed is None else msgpack.unpackb(packed, raw=False, strict_map_key=False)
 
 
 class _CheckedParty(Party):
