@@ -118,6 +118,135 @@ CASES: dict[str, Case] = {
     )
 }
 
+#: The long match (``--case bs3long``): Cal's BS, 3 random bots, a match to this many hand wins
+#: (about 2.9 hands a win: some 160 hands, 20 MB, the match of issue 31), verified by
+#: ``p2pcards verify`` in a fresh process: its time (wall and CPU), throughput and peak memory.
+#: Played once, in this process over 127.0.0.1 (about ten minutes here), and kept in the cache
+#: folder (``--cache``).
+LONG_CASE = "bs3long"
+LONG_TARGET_WINS = 55
+LONG_MIN_HANDS = 100
+LONG_VERIFY_TARGETS = (("verify s (wall)", "<=", 15.0), ("peak MB", "<", 150.0), ("MB/s", ">=", 2.0))
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "p2pcards" / "bench"
+
+
+def long_match_path(cache: Path) -> Path:
+    """Where the long match's transcript is kept: named by the protocol and the game's rules
+    version, so that a change of either plays it again."""
+    from . import PROTOCOL_VERSION
+    from .plugins import load_plugins
+
+    rules = load_plugins().game("cals-bs").rules_version
+    return cache / f"{LONG_CASE}-to{LONG_TARGET_WINS}-protocol{PROTOCOL_VERSION}-rules{rules}.p2pt"
+
+
+def long_match(cache: Path, log: Callable[[str], None] = lambda _: None) -> Path:
+    """The long match's transcript, played the first time (and whenever the protocol or the
+    game's rules version changes) and kept in ``cache``."""
+    path = long_match_path(cache)
+    if path.exists():
+        return path
+    from .testing import run_loopback
+
+    log(f"{LONG_CASE}: playing a match to {LONG_TARGET_WINS} hand wins over 127.0.0.1 (once; kept in {cache})")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="p2pcards-bench-long-") as tmp:
+        table = run_loopback(
+            "cals-bs",
+            3,
+            {"match_target": str(LONG_TARGET_WINS)},
+            seats="random",
+            reaction=0.0,
+            transcript_dir=tmp,
+            time_limit=3600.0,
+        )
+        table.check()
+        made = table.transcripts[0]
+        assert made is not None, "a loopback table with a transcript folder saves one"
+        partial = path.with_suffix(".part")
+        partial.write_bytes(made.read_bytes())
+        partial.replace(path)
+    return path
+
+
+_VERIFY_CHILD = """
+import json, resource, sys, time
+from p2pcards.verify import verify_file
+wall, cpu = time.perf_counter(), time.process_time()
+report = verify_file(sys.argv[1])
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+print(json.dumps({
+    "verdict": report.verdict,
+    "wall_s": wall,
+    "cpu_s": cpu,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "hands": sum(event["kind"] == "shuffle" for event in report.timeline),
+    "moves": report.checked.get("moves"),
+    "entries": report.checked.get("entries"),
+}))
+"""
+
+
+def run_long_case(cache: Path, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Verify the long match in a fresh process (so its peak memory is its own): wall and CPU
+    time (user and system, every thread), throughput over each, peak resident memory."""
+    path = long_match(cache, log)
+    size = path.stat().st_size
+    log(f"{LONG_CASE}: verifying {path} ({size / 1e6:.1f} MB)")
+    run = subprocess.run(
+        [sys.executable, "-c", _VERIFY_CHILD, str(path)], capture_output=True, text=True, timeout=3600, check=False
+    )
+    if run.returncode != 0:
+        raise BenchError(f"verify {path}: {run.stderr.strip()[-500:]}")
+    figures = json.loads(run.stdout)
+    if figures["verdict"] != "verified":
+        raise BenchError(f"verify {path}: {figures['verdict']} (delete it to play the match again)")
+    return {
+        "case": LONG_CASE,
+        "title": f"Cal's BS, 3 players, a match to {LONG_TARGET_WINS}",
+        "transcript": str(path),
+        "transcript_bytes": size,
+        "hands": figures["hands"],
+        "moves": figures["moves"],
+        "entries": figures["entries"],
+        "verify_s": round(figures["wall_s"], 3),
+        "verify_cpu_s": round(figures["cpu_s"], 3),
+        "mb_per_s": round(size / 1e6 / figures["wall_s"], 3),
+        "mb_per_cpu_s": round(size / 1e6 / figures["cpu_s"], 3),
+        "peak_rss_mb": round(figures["peak_rss_mb"], 1),
+    }
+
+
+def judge_long(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    values = {"verify s (wall)": row["verify_s"], "peak MB": row["peak_rss_mb"], "MB/s": row["mb_per_s"]}
+    out = [
+        {
+            "case": LONG_CASE,
+            "target": name,
+            "value": values[name],
+            "bound": bound,
+            "limit": limit,
+            "met": _BOUNDS[bound](values[name], limit),
+        }
+        for name, bound, limit in LONG_VERIFY_TARGETS
+    ]
+    out.append(
+        {
+            "case": LONG_CASE,
+            "target": "hands",
+            "value": row["hands"],
+            "bound": ">=",
+            "limit": LONG_MIN_HANDS,
+            "met": row["hands"] >= LONG_MIN_HANDS,
+        }
+    )
+    return out
+
+
 #: Move kinds measured, by game and action type; ``needs``: the deck steps the move must cause.
 MOVES = {
     ("cals-bs", "play"): ("face_down_play", frozenset(), frozenset({"reveal", "transfer"})),
@@ -623,9 +752,12 @@ def run(
     log: Callable[[str], None] = lambda _: None,
     keep: Path | None = None,
     lan: float = LAN_SECONDS,
+    long: bool = False,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """The whole benchmark; one JSON-ready object. ``keep``: leave each game's folder (its
-    peers' timing lines, logs and transcripts) there instead of in a temporary one."""
+    peers' timing lines, logs and transcripts) there instead of in a temporary one. ``long``:
+    the long match's verification too (:func:`run_long_case`, its transcript in ``cache``)."""
     from nacl import __version__ as pynacl_version
 
     from .deck.bench import scalar_mult_cost
@@ -651,6 +783,8 @@ def run(
                     lan=lan,
                 )
             )
+    long_row = run_long_case(cache or default_cache(), log) if long else None
+    targets = judge_targets(rows) + (judge_long(long_row) if long_row is not None else [])
     return {
         "machine": {
             "cpus": os.cpu_count(),
@@ -663,7 +797,8 @@ def run(
         "scalar_mult_us": round(mult * 1e6, 2),
         "sra_modulus_bits": MODP_2048.bit_length(),
         "cases": rows,
-        "targets": judge_targets(rows),
+        "long_match": long_row,
+        "targets": targets,
     }
 
 
@@ -741,6 +876,18 @@ def to_text(report: Mapping[str, Any]) -> str:
             "(1 thread: each peer's multiplications in one thread, about what a pass that starts on "
             "a cold core gets here.)"
         )
+    long_row = report.get("long_match")
+    if long_row:
+        lines += [
+            "",
+            f"The long match ({long_row['title']}), 'p2pcards verify' in a fresh process: "
+            "wall time, CPU time (user and system, every thread), throughput over each, peak memory:",
+            f"{'case':<10} {'hands':>6} {'moves':>6} {'MB':>6} {'verify s':>9} {'CPU s':>7} {'MB/s':>6}"
+            f" {'MB/CPU s':>9} {'peak MB':>8}",
+            f"{long_row['case']:<10} {long_row['hands']:6d} {long_row['moves'] or 0:6d}"
+            f" {long_row['transcript_bytes'] / 1e6:6.1f} {long_row['verify_s']:9.2f} {long_row['verify_cpu_s']:7.2f}"
+            f" {long_row['mb_per_s']:6.2f} {long_row['mb_per_cpu_s']:9.2f} {long_row['peak_rss_mb']:8.1f}",
+        ]
     if report.get("targets"):
         lines += [
             "",
@@ -765,9 +912,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--case",
         action="append",
-        choices=sorted(CASES),
+        choices=sorted([*CASES, LONG_CASE]),
         metavar="NAME",
-        help=f"only this case (repeatable): {', '.join(CASES)}",
+        help=f"only this case (repeatable): {', '.join([*CASES, LONG_CASE])} (the long match's verification; "
+        "not with --quick unless named)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="where the long match's transcript is kept once played (default: ~/.cache/p2pcards/bench)",
     )
     parser.add_argument("--games", type=int, help="games per case (default 5, --quick 1)")
     parser.add_argument("--bot", default="strategic", help="the bots that play every seat")
@@ -791,11 +945,20 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise ValueError("--games takes 1 to 100")
     if not 0 <= args.lan_ms <= 1000:
         raise ValueError("--lan-ms takes 0 to 1000")
-    cases = [CASES[name] for name in args.case] if args.case else list(CASES.values())
+    cases = [CASES[name] for name in args.case if name in CASES] if args.case else list(CASES.values())
+    long = LONG_CASE in args.case if args.case else not args.quick
     progress = (lambda text: print(text, file=sys.stderr, flush=True)) if not args.json else (lambda _: None)
     try:
         report = run(
-            cases, quick=args.quick, games=args.games, bot=args.bot, log=progress, keep=args.keep, lan=args.lan_ms / 1e3
+            cases,
+            quick=args.quick,
+            games=args.games,
+            bot=args.bot,
+            log=progress,
+            keep=args.keep,
+            lan=args.lan_ms / 1e3,
+            long=long,
+            cache=args.cache,
         )
     except BenchError as exc:
         print(f"p2pcards bench: {exc}", file=sys.stderr)

@@ -838,9 +838,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from .progress import ProgressBar
     from .verify import EXIT_UNREADABLE, verify_file
 
-    report = verify_file(args.file)
+    with ProgressBar(f"verifying {printable(Path(args.file).name)}") as bar:
+        report = verify_file(args.file, progress=bar.update)
     if args.json:
         print(printable_json(report.to_json(show_hands=args.show_hands), indent=2))
     elif report.status == EXIT_UNREADABLE:
@@ -858,9 +860,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if not args.print and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the replay is a full-screen program: run it in a terminal, or use --print")
+    from .progress import ProgressBar
+
     if not args.print:
         print(f"verifying {printable(args.file)} ...", file=sys.stderr, flush=True)
-    replay = load_replay(args.file)
+    with ProgressBar(f"verifying {printable(Path(args.file).name)}") as bar:
+        replay = load_replay(args.file, progress=bar.update)
     report = replay.report
     if report.status == EXIT_UNREADABLE or replay.game is None:
         reason = report.problem.reason if report.problem else "the game is not installed here"
@@ -889,7 +894,8 @@ def cmd_history(args: argparse.Namespace) -> int:
     (``--opponents``); ``--import`` records transcripts first."""
     import sqlite3
 
-    from .history import History, HistoryError, games_text, opponents_text
+    from .history import History, HistoryError, games_text, opponents_text, verify_pending
+    from .progress import ProgressBar
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -901,6 +907,16 @@ def cmd_history(args: argparse.Namespace) -> int:
             rows: list[dict[str, Any]] = []
         else:
             with history:
+                if not args.no_verify:
+                    # Games recorded as they ended, from what their seat checked live: their
+                    # transcripts are fully verified now, once, before they are listed.
+                    with ProgressBar("verifying") as bar:
+
+                        def shown(index: int, count: int, game: dict[str, Any], done: float) -> None:
+                            what = f"verifying {printable(game['game']['name'])} ({index + 1} of {count})"
+                            bar.update((index + done) / count, what)
+
+                        verify_pending(history, progress=shown)
                 rows = history.opponents(args.limit) if args.opponents else history.games(args.limit or 20)
     except (HistoryError, sqlite3.Error) as exc:
         raise UsageError(f"the history cannot be read: {exc}") from None
@@ -1141,6 +1157,11 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="*",
         metavar="FILE",
         help=f"record these transcripts or folders of them (default: ./{DEFAULT_TRANSCRIPTS}) after verifying each",
+    )
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="list at once: leave the games recorded as they ended (verdict 'pending') unverified for now",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_history)

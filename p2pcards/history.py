@@ -14,6 +14,14 @@ write is one short ``BEGIN IMMEDIATE`` transaction, and a writer waits for the o
 and upgrades itself step by step (:data:`MIGRATIONS`); a database from a newer program is
 refused, never changed. Recording at the end of a game (:func:`record_finished_game`) never
 raises: a damaged database costs a warning, never the game.
+
+A game played here is recorded the moment it ends, from what the seat established live (every
+proof and signature was checked as it arrived): its header and end record, with the verdict
+``pending`` (:data:`PENDING`), which says the transcript has not been fully verified yet. The
+full verification of a long match takes seconds of CPU, which neither the end screen nor the
+next game (a rematch) should wait on or share the machine with, so it runs at the next
+``p2pcards history`` (:func:`verify_pending`, with its progress shown), which replaces the
+verdict with what ``verify`` says.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,9 +46,11 @@ __all__ = [
     "History",
     "HistoryError",
     "PlayerRecord",
+    "PENDING",
     "read_record",
     "record_finished_game",
     "record_transcript",
+    "verify_pending",
 ]
 
 DB_FILE = "history.sqlite3"
@@ -48,6 +58,9 @@ DB_FILE = "history.sqlite3"
 BUSY_SECONDS = 15.0
 #: ``our_seat`` of a table we did not play at (a transcript someone else gave us).
 NOT_OURS = -1
+#: The verdict of a game recorded as it ended, from what its seat checked live, whose
+#: transcript :func:`verify_pending` has not fully verified yet.
+PENDING = "pending"
 
 #: Statements that take the schema from version ``i`` to ``i + 1`` (``MIGRATIONS[i]``), run in
 #: one transaction with the new ``user_version``. Append; never change a released step.
@@ -63,7 +76,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             options TEXT NOT NULL,           -- JSON object
             status TEXT NOT NULL,            -- finished, aborted or abandoned (the end record)
             result TEXT,                     -- JSON {winners, scores, summary, details} or NULL
-            verdict TEXT NOT NULL,           -- verified, failed or unreadable
+            verdict TEXT NOT NULL,           -- verified, failed, unreadable or pending
             problem_step TEXT,
             problem_reason TEXT,
             blamed_seat INTEGER,
@@ -146,7 +159,7 @@ class GameRecord:
             "result": self.result,
             "verdict": self.verdict,
             "problem": None
-            if self.verdict == "verified"
+            if self.verdict in ("verified", PENDING)
             else {"step": self.problem_step, "reason": self.problem_reason, "seat": self.blamed_seat},
             "ended": _iso(self.ended_at),
             "recorded": _iso(self.recorded_at),
@@ -204,28 +217,62 @@ def _game_name(reported: dict[str, str], game_id: str) -> str:
 
 
 def read_record(
-    path: str | os.PathLike[str], *, our_seat: int | None = None, our_key: bytes | None = None
+    path: str | os.PathLike[str],
+    *,
+    our_seat: int | None = None,
+    our_key: bytes | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> GameRecord:
     """Read and verify the transcript at ``path``. ``our_seat`` is the seat we played; else
     the seat whose key is ``our_key``, if any. Raises :class:`HistoryError` for a file that is
-    not a whole transcript (no header, or no end record: not a game that ended)."""
+    not a whole transcript (no header, or no end record: not a game that ended). ``progress``
+    gets the share of the verification done (0 to 1) as it goes."""
     from .verify import verify_file
-    from .wire.transcript import TranscriptError, read_transcript
+
+    header, end = _summary(path)
+    report = verify_file(Path(path), progress=progress)
+    return _game_record(path, header, end, report, our_seat=our_seat, our_key=our_key)
+
+
+def _summary(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+    """The header and end record of a whole transcript (not verified); raises HistoryError."""
+    from .wire.transcript import TranscriptError, read_summary
 
     try:
-        transcript = read_transcript(path, verify=False)
+        summary = read_summary(path)
     except TranscriptError as exc:
         raise HistoryError(f"{path}: {exc}") from None
-    end = transcript.end
-    if end is None:
+    if summary.end is None:
         raise HistoryError(f"{path}: incomplete (no end record: the game did not end, or the file was cut)")
-    header = transcript.header
-    report = verify_file(Path(path))
+    return summary.header, summary.end
+
+
+def live_record(path: str | os.PathLike[str], our_seat: int) -> GameRecord:
+    """The record of a game that just ended at ``our_seat`` here, at once: its transcript's
+    header and end record (the result our seat signed, every seat's result having been
+    checked live against it), verdict :data:`PENDING`. Raises :class:`HistoryError`."""
+    header, end = _summary(path)
+    return _game_record(path, header, end, None, our_seat=our_seat)
+
+
+def _game_record(
+    path: str | os.PathLike[str],
+    header: Any,
+    end: Any,
+    report: Any,
+    *,
+    our_seat: int | None = None,
+    our_key: bytes | None = None,
+) -> GameRecord:
+    """The record of a transcript from its header and end record and, once verified, verify's
+    ``report`` (``None``: not verified yet, the verdict is :data:`PENDING`)."""
     if our_seat is None and our_key is not None:
         our_seat = next((seat for seat, keys in enumerate(header.roster) if keys.ed25519 == our_key), None)
-    verified = report.verdict == "verified"
-    # What verify recomputed, when it did; else the end record's claim (unsigned: shown marked).
-    result = _result(report.result if report.result is not None else end.result, len(header.roster))
+    verified = report is not None and report.verdict == "verified"
+    # What verify recomputed, when it did; else the end record's claim (unsigned: shown marked;
+    # before verification, our own seat's).
+    recomputed = report.result if report is not None else None
+    result = _result(recomputed if recomputed is not None else end.result, len(header.roster))
     winners = set(result["winners"]) if result else set()
     scores = result["scores"] if result else []
     players = [
@@ -243,7 +290,7 @@ def read_record(
         options = _plain(dict(header.options))
     except RecursionError:  # only a hand-made file nests that deep; verify has said so
         options = {}
-    problem = report.problem
+    problem = report.problem if report is not None else None
     try:
         ended_at = os.stat(path).st_mtime
     except OSError:
@@ -252,13 +299,13 @@ def read_record(
         table_id=header.table.hex(),
         our_seat=our_seat,
         game=header.game,
-        game_name=_game_name(report.game, header.game),
+        game_name=_game_name(report.game if report is not None else {}, header.game),
         rules=header.rules,
         options=options,
         players=players,
         status=end.status,
         result=result,
-        verdict="verified" if verified else report.verdict,
+        verdict=PENDING if report is None else "verified" if verified else report.verdict,
         problem_step=None if problem is None else problem.step,
         problem_reason=None if problem is None else problem.reason,
         blamed_seat=None if problem is None else problem.seat,
@@ -465,7 +512,9 @@ class History:
                     "status": status,
                     "result": None if result is None else json.loads(result),
                     "verdict": verdict,
-                    "problem": None if verdict == "verified" else {"step": step, "reason": reason, "seat": blamed},
+                    "problem": None
+                    if verdict in ("verified", PENDING)
+                    else {"step": step, "reason": reason, "seat": blamed},
                     "ended": _iso(ended),
                     "recorded": _iso(recorded),
                     "transcript": transcript,
@@ -578,15 +627,65 @@ def _record(history: History, rec: GameRecord) -> bool:
 def record_finished_game(
     path: str | os.PathLike[str], our_seat: int, home: str | os.PathLike[str] | None = None
 ) -> str | None:
-    """Record the transcript of a table that just ended here (at ``our_seat``); never raises.
-    Returns a warning for the player if the game could not be recorded, else ``None``."""
+    """Record the transcript of a table that just ended here (at ``our_seat``), at once and
+    :data:`PENDING` its full verification (:func:`live_record`); never raises. Returns a
+    warning for the player if the game could not be recorded, else ``None``."""
     try:
-        record_transcript(path, our_seat=our_seat, home=home)
+        rec = live_record(path, our_seat)
+        opened = History.open(home)
+        assert opened is not None, "History.open creates the database"
+        with opened:
+            _record(opened, rec)
     except HistoryError as exc:
         return f"the game was not recorded in the history: {exc}"
     except Exception as exc:  # a damaged database, a full disk ...: the game goes on
         return f"the game was not recorded in the history: {type(exc).__name__}: {exc}"
     return None
+
+
+def verify_pending(
+    history: History,
+    *,
+    progress: Callable[[int, int, dict[str, Any], float], None] | None = None,
+) -> int:
+    """Fully verify every game recorded :data:`PENDING` (as it ended, from what its seat
+    checked live) and record what ``verify`` says instead; returns how many were verified.
+    ``progress(index, count, game, done)`` is told of each game's verification as it goes
+    (``done`` from 0 to 1). A transcript that can no longer be read is recorded
+    ``unreadable``, with the reason."""
+    pending = [game for game in history.games() if game["verdict"] == PENDING]
+    for index, game in enumerate(pending):
+        path = game["transcript"]
+
+        def step(done: float, index: int = index, game: dict[str, Any] = game) -> None:
+            if progress is not None:
+                progress(index, len(pending), game, done)
+
+        step(0.0)
+        try:
+            rec = read_record(path, our_seat=game["our_seat"], progress=step)
+        except HistoryError as exc:
+            _mark_unreadable(history, game, str(exc))
+        else:
+            if rec.table_id == game["table"]:
+                _record(history, rec)
+            else:  # another table's file now lies there: this game's transcript is gone
+                _mark_unreadable(history, game, f"{path} now holds another table's transcript")
+        step(1.0)
+    return len(pending)
+
+
+def _mark_unreadable(history: History, game: dict[str, Any], reason: str) -> None:
+    seat = NOT_OURS if game["our_seat"] is None else game["our_seat"]
+    try:
+        with history._write():
+            history.conn.execute(
+                "UPDATE games SET verdict = 'unreadable', problem_step = 'reading', problem_reason = ?"
+                " WHERE table_id = ? AND our_seat = ? AND verdict = ?",
+                (reason, game["table"], seat, PENDING),
+            )
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{history.path}: {exc}") from None
 
 
 def transcript_files(sources: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -645,6 +744,8 @@ def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
     """A short mark for the verdict, and the line that explains it ('' when verified)."""
     if game["verdict"] == "verified":
         return "verified", ""
+    if game["verdict"] == PENDING:
+        return "pending", "checked live at the table; the full verification of its transcript is pending"
     problem = game["problem"] or {}
     line = f"{problem.get('step') or '?'}: {problem.get('reason') or '?'}"
     if problem.get("seat") is not None:

@@ -19,7 +19,7 @@ No IO besides reading the file, no terminal: :mod:`p2pcards.console.replay` draw
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -286,11 +286,12 @@ def seat_of_file(path: str | Path, players: int) -> int:
     return seat if seat < players else 0
 
 
-def load_replay(path: str | Path) -> Replay:
+def load_replay(path: str | Path, *, progress: Callable[[float], None] | None = None) -> Replay:
     """Verify the transcript at ``path`` and keep every step of its replay. Never raises for
-    anything in the file: an unreadable one has no steps (see ``report``)."""
+    anything in the file: an unreadable one has no steps (see ``report``). ``progress``: as
+    :func:`~p2pcards.verify.verify_file`'s."""
     recorder = _Recorder()
-    report = verify_file(path, watch=recorder)
+    report = verify_file(path, watch=recorder, progress=progress)
     names = tuple(str(p["name"]) for p in report.players)
     game: Game | None = None
     if report.game.get("id"):

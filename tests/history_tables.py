@@ -39,13 +39,20 @@ def save_identity(identity: Identity, home: Path) -> None:
 
 
 async def play_recorded_game(
-    folder: Path, *, history: bool = True, seed: int = 1, identities: dict[str, Identity] | None = None
+    folder: Path,
+    *,
+    history: bool = True,
+    seed: int = 1,
+    identities: dict[str, Identity] | None = None,
+    game_id: str = "crazy-eights",
+    options: dict[str, str] | None = None,
+    time_limit: float = 60,
 ) -> Played:
-    """Play one whole game; the transcripts go to ``folder/transcripts``, the histories to
-    ``folder/alice-home`` and ``folder/bob-home`` (``identities``: alice's and bob's keys, else
-    new ones)."""
+    """Play one whole game (Crazy Eights unless ``game_id``, with ``options``); the
+    transcripts go to ``folder/transcripts``, the histories to ``folder/alice-home`` and
+    ``folder/bob-home`` (``identities``: alice's and bob's keys, else new ones)."""
     host = load_plugins()
-    game = host.game("crazy-eights")
+    game = host.game(game_id)
     homes = {"alice": folder / "alice-home", "bob": folder / "bob-home"}
     identities = identities or {name: Identity.generate() for name in homes}
     for name, home in homes.items():
@@ -53,7 +60,7 @@ async def play_recorded_game(
     transcripts = folder / "transcripts"
     hosted: list[SeatOutcome] = []
     joined: list[SeatOutcome] = []
-    with trio.fail_after(60):
+    with trio.fail_after(time_limit):
         async with trio.open_nursery() as nursery:
             port = trio.Event()
             ports: list[int] = []
@@ -63,8 +70,8 @@ async def play_recorded_game(
                     await host_table(
                         host,
                         identities["alice"],
-                        "crazy-eights",
-                        options={},
+                        game_id,
+                        options=dict(options or {}),
                         players=3,
                         agent=bot_agent(host, game, "strategic", random.Random(seed)),
                         name="alice",

@@ -215,3 +215,32 @@ def test_each_case_is_judged_on_its_own_targets():
         ("bs3", "setup x floor"): ("<=", 1.2, True),
         ("bs3", "setup ms (all peers here)"): ("<=", 500.0, False),
     }
+
+
+def test_the_long_match_case_verifies_a_cached_transcript(tmp_path):
+    """bs3long: the transcript kept in the cache folder is verified in a fresh process and
+    judged (here a short match put there, so as not to play 160 hands in a test)."""
+    from p2pcards import bench
+    from p2pcards.testing import run_loopback
+
+    table = run_loopback("cals-bs", 3, {"match_target": "1"}, transcript_dir=tmp_path / "played", reaction=0.0)
+    table.check()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    kept = bench.long_match_path(cache)
+    kept.write_bytes(table.transcripts[0].read_bytes())
+    row = bench.run_long_case(cache)
+    assert row["case"] == bench.LONG_CASE and row["transcript"] == str(kept)
+    assert row["transcript_bytes"] == kept.stat().st_size and row["hands"] >= 1 and row["moves"] > 0
+    assert row["verify_s"] > 0 and row["verify_cpu_s"] > 0 and 0 < row["peak_rss_mb"] < 1000
+    assert row["mb_per_s"] == pytest.approx(row["transcript_bytes"] / 1e6 / row["verify_s"], rel=0.01)
+    verdicts = {t["target"]: t for t in bench.judge_long(row)}
+    assert set(verdicts) == {"verify s (wall)", "peak MB", "MB/s", "hands"}
+    assert verdicts["hands"]["met"] is False  # one hand, not a hundred
+    assert verdicts["peak MB"]["value"] == row["peak_rss_mb"]
+    text = to_text({**_empty_report(), "long_match": row, "targets": bench.judge_long(row)})
+    assert "The long match" in text and "bs3long" in text
+
+
+def _empty_report():
+    return {"scalar_mult_us": 90.0, "games_per_case": 1, "cases": [], "machine": {"cpus": 2}}

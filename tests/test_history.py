@@ -5,15 +5,17 @@ is marked; two writers at once; a damaged, newer or older database."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from p2pcards import history as hist
-from p2pcards.history import History, HistoryError, record_finished_game, record_transcript
+from p2pcards.history import History, HistoryError, record_finished_game, record_transcript, verify_pending
 from p2pcards.verify import verify_file
 from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
@@ -22,7 +24,17 @@ from .history_tables import Played, play_recorded_game
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Played:
-    return trio.run(play_recorded_game, tmp_path_factory.mktemp("history-game"))
+    """The game, recorded at each seat as it ended (pending), then fully verified as the first
+    ``p2pcards history`` does (:func:`verify_pending`); ``played.pending`` holds each home's
+    records as the game left them."""
+    played = trio.run(play_recorded_game, tmp_path_factory.mktemp("history-game"))
+    played.pending = {}  # type: ignore[attr-defined]
+    for home in (played.alice_home, played.bob_home):
+        played.pending[home] = games(home)  # type: ignore[attr-defined]
+        with History.open(home) as history:
+            assert verify_pending(history) == 1
+            assert verify_pending(history) == 0  # once
+    return played
 
 
 def games(home: Path) -> list[dict]:
@@ -35,7 +47,15 @@ def games(home: Path) -> list[dict]:
 def test_a_game_played_over_loopback_is_recorded_at_its_end(played):
     for outcome, home, me in ((played.alice, played.alice_home, "alice"), (played.bob, played.bob_home, "bob")):
         assert outcome.result is not None and outcome.history_warning is None
+        # Recorded as the game ended, from what the seat checked live: not verified yet.
+        (live,) = played.pending[home]
+        assert (live["status"], live["verdict"], live["problem"]) == ("finished", "pending", None)
+        assert hist.verdict_mark(live)[0] == "pending"
+        assert live["result"]["winners"] == list(outcome.result.winners)
         (game,) = games(home)
+        assert {k: v for k, v in live.items() if k not in ("verdict", "recorded")} == {
+            k: v for k, v in game.items() if k not in ("verdict", "recorded")
+        }
         seat = outcome.peer.seat
         assert game["our_seat"] == seat
         assert game["table"] == outcome.peer.header.table.hex()
@@ -290,3 +310,55 @@ def test_two_programs_writing_at_once(tmp_path):
         assert history.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2 * count
         (opponent, *_) = history.opponents()
         assert opponent["games"] == 2 * count and opponent["won"] == 2 * count
+
+
+def test_a_long_match_shows_its_result_before_any_full_verification(tmp_path, monkeypatch):
+    """A Cal's BS match of several hands (virtual time: the bots' thinking and the table's
+    timeouts cost no real seconds): every seat has its result and its history record the moment
+    the match ends, and no full verification of the transcript ran before; the first
+    ``history`` verifies it, once."""
+    import p2pcards.verify
+
+    verified: list[str] = []
+    real = p2pcards.verify.verify_file
+
+    def counting(path, **keywords):
+        verified.append(str(path))
+        return real(path, **keywords)
+
+    monkeypatch.setattr(p2pcards.verify, "verify_file", counting)
+    played = trio.run(
+        functools.partial(
+            play_recorded_game, tmp_path, game_id="cals-bs", options={"match_target": "3"}, time_limit=600
+        ),
+        clock=trio.testing.MockClock(autojump_threshold=0.002),
+    )
+    assert verified == []  # the results and the records came first
+    for outcome, home in ((played.alice, played.alice_home), (played.bob, played.bob_home)):
+        assert outcome.result is not None and outcome.history_warning is None
+        (game,) = games(home)
+        assert (game["status"], game["verdict"]) == ("finished", "pending")
+        assert game["result"]["winners"] == list(outcome.result.winners)
+    with History.open(played.alice_home) as history:
+        progress: list[float] = []
+        assert verify_pending(history, progress=lambda i, n, g, done: progress.append(done)) == 1
+    assert verified == [str(played.alice.transcript.resolve())]
+    assert progress[0] == 0.0 and progress[-1] == 1.0 and progress == sorted(progress) and len(progress) > 3
+    (game,) = games(played.alice_home)
+    assert game["verdict"] == "verified"
+    assert game["result"]["winners"] == list(played.alice.result.winners)
+    report = real(played.alice.transcript)
+    assert report.verdict == "verified"
+    assert sum(event["kind"] == "shuffle" for event in report.timeline) >= 3  # a hand a shuffle
+
+
+def test_a_pending_game_whose_transcript_is_gone_is_marked_unreadable(played, tmp_path):
+    copy = tmp_path / "copy.p2pt"
+    copy.write_bytes(played.alice.transcript.read_bytes())
+    assert record_finished_game(copy, 0, tmp_path / "home") is None
+    copy.unlink()
+    with History.open(tmp_path / "home") as history:
+        assert verify_pending(history) == 1
+        (game,) = history.games()
+    assert game["verdict"] == "unreadable" and "cannot read" in game["problem"]["reason"]
+    assert hist.verdict_mark(game)[0] == "unchecked"

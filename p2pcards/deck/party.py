@@ -317,9 +317,13 @@ class _KeyPrefixes:
         return int.from_bytes(key[:8], "big"), int.from_bytes(key[8:12], "big")
 
     def add(self, keys: Sequence[bytes]) -> None:
-        pairs = sorted([*zip(self.hi, self.lo), *map(self.split, keys)])
-        self.hi = array("Q", (h for h, _ in pairs))
-        self.lo = array("I", (lo for _, lo in pairs))
+        # Each key inserted where its high word sorts (a move of the arrays' tail, in C): the
+        # whole was sorted again at every hand, a long match's time quadratic in its length.
+        # Keys of one high word need no order among themselves (__contains__ looks at them all).
+        for hi, lo in map(self.split, keys):
+            i = bisect_right(self.hi, hi)
+            self.hi.insert(i, hi)
+            self.lo.insert(i, lo)
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, bytes):

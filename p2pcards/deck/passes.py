@@ -13,24 +13,37 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import msgpack
 
 from .group import MultiplyMany, digest, multiply_many
-from .proofs import InvalidProof, prove_relock, prove_shuffle, public_key, verify_relock, verify_shuffle
+from .proofs import (
+    InvalidProof,
+    prove_relock,
+    prove_shuffle,
+    public_key,
+    verify_relock,
+    verify_shuffle,
+    verify_shuffles,
+)
 
 __all__ = [
     "PassError",
     "check_pass",
     "check_pass_shape",
     "check_rehandle",
+    "check_shuffles_together",
+    "derived_messages",
     "make_rehandle",
     "make_relock",
     "make_shuffle",
     "pass_context",
     "pass_order",
+    "vouch",
 ]
 
 
@@ -89,7 +102,7 @@ def check_pass(
     context = pass_context(game_id, op, kind, seat)
     key = kind == "relock" and shuffle_keys.get(seat)
     memo = hashlib.blake2b(msgpack.packb([context, list(deck), message, key]), digest_size=32).digest()
-    if memo in _verified:
+    if memo in _verified or _vouched(message):
         return
     try:
         if kind == "shuffle":
@@ -98,9 +111,7 @@ def check_pass(
             verify_relock(context, deck, message["points"], shuffle_keys[seat], message["keys"], message["proof"])
     except InvalidProof as exc:
         raise PassError(f"proof fails: {exc}") from None
-    _verified[memo] = None
-    if len(_verified) > _VERIFIED_KEPT:
-        _verified.popitem(last=False)
+    _remember(memo)
 
 
 # Passes this process has verified (a digest of everything checked): the seats of one table in
@@ -108,6 +119,90 @@ def check_pass(
 # pass once, not once per seat. A pure function's result, so sharing it is sound.
 _verified: OrderedDict[bytes, None] = OrderedDict()
 _VERIFIED_KEPT = 256
+
+
+def check_shuffles_together(
+    game_id: bytes, op: int, passes: Sequence[tuple[str, int, Any]], table: Sequence[bytes]
+) -> bool:
+    """Check the proofs of an operation's shuffle passes at once (:func:`~.proofs.verify_shuffles`:
+    the generators, and each deck that is one pass's outputs and the next one's inputs, are
+    multiplied once), ahead of :func:`check_pass` on each: ``passes`` are the operation's
+    passes, ``(kind, seat, message)`` in pass order from the first, over ``table``. If every
+    proof holds, :func:`check_pass` finds each shuffle pass checked; if any fails (or a pass is
+    malformed), nothing is noted and :func:`check_pass`, one pass after another, names the
+    first that fails, as it would have. Returns whether the batch held. Re-lock proofs are
+    checked by :func:`check_pass` as before: each one's challenge hashes its own commitments,
+    which only computing them gives."""
+    n = len(table)
+    deck: Sequence[bytes] = table
+    statements, memos = [], []
+    for kind, seat, message in passes:
+        try:
+            check_pass_shape(kind, message, n)
+        except PassError:
+            break
+        if kind == "shuffle":
+            context = pass_context(game_id, op, kind, seat)
+            statements.append((context, list(deck), message["points"], message["key"], message["proof"]))
+            memos.append(hashlib.blake2b(msgpack.packb([context, list(deck), message, False]), digest_size=32).digest())
+        deck = message["points"]
+    if not statements:
+        return False
+    try:
+        verify_shuffles(statements)
+    except InvalidProof:
+        return False
+    for memo in memos:
+        _remember(memo)
+    return True
+
+
+def _remember(memo: bytes) -> None:
+    _verified[memo] = None
+    if len(_verified) > _VERIFIED_KEPT:
+        _verified.popitem(last=False)
+
+
+# -- messages derived from their author's seed (`p2pcards verify`'s replay) ------------------------
+
+_derived: ContextVar[set[bytes] | None] = ContextVar("p2pcards_derived_messages", default=None)
+
+
+@contextmanager
+def derived_messages() -> Iterator[None]:
+    """While it lasts, :func:`vouch` may mark messages as derived from their author's seed,
+    and the checks here do not check those messages' proofs again (their form still is).
+
+    For ``p2pcards verify``'s replay with every seed, where each pass and re-handling a
+    re-simulated seat sends is made from that seat's seed by the honest code, proof included
+    (its nonces are derived from the seed too), and compared byte for byte with the one the
+    seat signed before any seat receives it: an honestly made proof of a true statement always
+    verifies (the statement is true: the pass was computed from the inputs every seat of the
+    replay holds), so checking it again can only spend the time it takes. A context variable,
+    so that nothing outside the replay (another table in the same process) is ever affected."""
+    token = _derived.set(set())
+    try:
+        yield
+    finally:
+        _derived.reset(token)
+
+
+def vouch(message: Any) -> None:
+    """Mark ``message`` (a pass or a re-handling) as made from its author's seed by the honest
+    code, and found byte for byte in the transcript (:func:`derived_messages`); outside
+    :func:`derived_messages`, nothing."""
+    derived = _derived.get()
+    if derived is not None and isinstance(message, dict) and message.get("type") in ("shuffle", "relock", "rehandle"):
+        derived.add(_digest(message))
+
+
+def _vouched(message: Any) -> bool:
+    derived = _derived.get()
+    return bool(derived) and _digest(message) in derived  # type: ignore[operator]
+
+
+def _digest(message: Any) -> bytes:
+    return hashlib.blake2b(msgpack.packb(message), digest_size=32).digest()
 
 
 def make_shuffle(
@@ -140,7 +235,7 @@ def make_relock(
     """The message of a re-lock pass: ``outputs[j] = scalars[j] * deck[j]`` with ``scalars[j] =
     card_keys[j] / shuffle key``; ``card_keys`` are the per-card public keys."""
     context = pass_context(game_id, op, "relock", seat)
-    proof = prove_relock(context, deck, outputs, public_key(shuffle_key), card_keys, scalars, nonce_key)
+    proof = prove_relock(context, deck, outputs, public_key(shuffle_key), card_keys, scalars, nonce_key, shuffle_key)
     return {"type": "relock", "op": op, "points": outputs, "keys": card_keys, "proof": proof}
 
 
@@ -185,7 +280,13 @@ def check_rehandle(
         raise PassError(f"a re-handling of {k} cards holds {k} points of 32 bytes")
     if points != sorted(set(points)):
         raise PassError("points not sorted or not distinct")
+    context = pass_context(game_id, op, "rehandle", seat)
+    # Checked once per process, as a pass is (every other seat of an in-process table checks it).
+    memo = hashlib.blake2b(msgpack.packb([context, list(moved), message]), digest_size=32).digest()
+    if memo in _verified or _vouched(message):
+        return
     try:
-        verify_shuffle(pass_context(game_id, op, "rehandle", seat), moved, points, message["key"], message["proof"])
+        verify_shuffle(context, moved, points, message["key"], message["proof"])
     except InvalidProof as exc:
         raise PassError(f"proof fails: {exc}") from None
+    _remember(memo)

@@ -557,10 +557,13 @@ def _leaving_reason(exc: BaseException) -> str:
 
 
 async def _record_history(peer: Peer, path: Path, home: Path | str | None) -> str | None:
-    """Verify the transcript and record it in the history, in a thread (the table has
-    ended; other seats of this program play on meanwhile). Shielded: a game whose transcript
-    is written is recorded, even if our caller is leaving. A failure is a warning, published
-    to the console too, never an error."""
+    """Record the game in the history at once, from what this seat checked live (every proof
+    and signature as it arrived), its transcript's full verification pending until the next
+    ``p2pcards history`` (:func:`~p2pcards.history.verify_pending`): the end screen, the
+    result and a rematch never wait on seconds of re-verification. In a thread (it reads the
+    transcript's header and end record and writes the database; other seats of this program
+    play on meanwhile). Shielded: a game whose transcript is written is recorded, even if our
+    caller is leaving. A failure is a warning, published to the console too, never an error."""
     from ..history import record_finished_game
 
     with trio.CancelScope(shield=True):

@@ -5,12 +5,15 @@ finish: :mod:`.unfinished`), and compare the results with the signed ones."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..cards import Card
 from ..deck import judge
 from ..deck.local import DeckFault
+from ..deck.passes import derived_messages
 from ..engine import PlayerError
 from ..game import Game, OptionError
 from ..plugins import load_plugins
@@ -35,9 +38,12 @@ from .report import (
 from .unfinished import check_absent_entries, check_after_stops, check_blames, revealed_seeds, verify_unfinished
 
 
-def verify_file(path: str | Path, *, watch: Watch | None = None) -> Report:
+def verify_file(
+    path: str | Path, *, watch: Watch | None = None, progress: Callable[[float], None] | None = None
+) -> Report:
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
-    follows the replay (see :class:`Watch`)."""
+    follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
+    0 to 1, as it goes (the moves replayed, of the moves signed)."""
     report = Report(str(path))
     began = time.perf_counter()
     try:
@@ -45,7 +51,10 @@ def verify_file(path: str | Path, *, watch: Watch | None = None) -> Report:
     except OSError:
         pass
     try:
-        _verify(path, report, watch)
+        # Each pass and re-handling the replay derives from a seed and finds as signed is not
+        # checked again by the replayed seats (passes.derived_messages says why).
+        with derived_messages():
+            _verify(path, report, watch if progress is None else _Progress(watch, progress))
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except Failed as exc:
@@ -54,6 +63,33 @@ def verify_file(path: str | Path, *, watch: Watch | None = None) -> Report:
         report.status = EXIT_VERIFIED
     report.seconds = time.perf_counter() - began
     return report
+
+
+class _Progress:
+    """A :class:`Watch` that counts the moves replayed (and passes every call on to ``inner``,
+    if any): ``progress`` gets their share of the moves the file holds."""
+
+    def __init__(self, inner: Watch | None, progress: Callable[[float], None]):
+        self.inner = inner
+        self.progress = progress
+        self.total = 0
+        self.moves = 0
+
+    def start(self, log: Any) -> None:
+        self.total = sum(e.kind == "action" for e in log.canonical())
+        self.progress(0.0)
+
+    def step(self, event: Mapping[str, Any], state: Any, known: Sequence[Mapping[int, Card]]) -> None:
+        if event.get("kind") == "move":
+            self.moves += 1
+            if self.total:
+                self.progress(min(1.0, self.moves / self.total))
+        if self.inner is not None:
+            self.inner.step(event, state, known)
+
+    def opened(self, faces: Mapping[int, Card]) -> None:
+        if self.inner is not None:
+            self.inner.opened(faces)
 
 
 def read_log(path: str | Path) -> tuple[Transcript, Any]:
@@ -102,9 +138,10 @@ def _check_complete(log: Any) -> None:
     section 5): one that counts more of a seat's entries than the file holds shows signed
     entries cut from the file (a seat's last result, say), or an echo of entries never signed;
     the file cannot tell which, so it names nobody."""
+    held = [len(log.chain(seat)) for seat in range(len(log.seen()))]  # (not a copy per entry)
     for entry in log.canonical():
         for seat, (count, _) in enumerate(entry.body["seen"]):
-            have = len(log.entries(seat))
+            have = held[seat]
             if count > have:
                 raise Failed(
                     f"head echo of seat {entry.sender}'s entry #{entry.seq}",
@@ -165,6 +202,8 @@ def load_game(lobby: TableHeader) -> Game:
 
 def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
     transcript, log = read_log(path)
+    if isinstance(watch, _Progress):
+        watch.start(log)
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     report.end_status = end.status

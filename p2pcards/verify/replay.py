@@ -9,6 +9,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgpack
+
 from ..cards import Card, sort_cards
 from ..deck import judge
 from ..deck.audit import final_order, revealed_secrets
@@ -17,8 +19,11 @@ from ..deck.evidence import accused_of, step_of, wire_private_evidence
 from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
 from ..deck.local import SharedProducts, multiplier
 from ..deck.party import Output, Party, Send
+from ..deck.passes import pass_context, vouch
+from ..deck.proofs import claimed_proofs, remembered_public_keys
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
+from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
 from ..table.rounds import order_by_echoes
@@ -175,7 +180,7 @@ class Replay:
         # (Stopped) instead of failing; what comes after is judged by verify_unfinished.
         self.unfinished = unfinished
         # (seat, seq, recipient) -> private payload
-        self.derived: dict[tuple[int, int, int], dict[str, Any]] = {}
+        self.derived: dict[tuple[int, int, int], dict[str, Any]] = _Packed()
         self.options = options
         self.names = names
         self.seats = seats
@@ -192,6 +197,8 @@ class Replay:
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
         self.deck: MentalPokerDeck | None = None
+        self._claims: dict[bytes, Any] | None = None  # proof context -> the proof signed for it
+        self.public_keys: dict[bytes, bytes] = {}  # scalar -> its public key, this hand's
         self.absences = Absences(len(seats))
         self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
         # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
@@ -220,6 +227,9 @@ class Replay:
     # -- deck -----------------------------------------------------------------------------
 
     def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
+        # A finished hand's messages go to a scratch file, not to memory (three or more
+        # parties' copies of a long match's passes held a hundred megabytes).
+        kwargs.setdefault("store", FileDeckStore())
         return _CheckedParty(seat, *args, replay=self, **kwargs)
 
     def sent(self, party: Party, send: Send) -> None:
@@ -279,6 +289,7 @@ class Replay:
                 )
             if not same_data(body["msg"], message):
                 raise Failed(step, self._deviation(message, body["msg"]), seat)
+            vouch(message)  # made from its seed and signed as made: its proof need not be checked
             self.public += 1
         else:
             # One entry may carry the private messages the protocol sends together, one box
@@ -415,13 +426,12 @@ class Replay:
         next_step = self.game.next_step(state)
         self.pending_round = set(next_step.seats) if isinstance(next_step, Round) else set()
         absent = self.game.absent_action(state, seat)
-        if (
-            absent is not None
-            and self.log is not None
-            and len(self.log.entries(seat)) < self.absences.counted(turn, seat)
-        ):
+        # (The chain as a sequence read on demand: a copy of it at every turn cost a long
+        # match's verification time quadratic in its length.)
+        chain = self.log.chain(seat) if self.log is not None else None
+        if absent is not None and chain is not None and len(chain) < self.absences.counted(turn, seat):
             _not_in_file(self.log, seat, f"turn {turn}")  # the statements saw entries not here
-        if absent is not None and self.log is not None and self.absences.passed(turn, seat, self.log.entries(seat)):
+        if absent is not None and chain is not None and self.absences.passed(turn, seat, chain):
             mine.passed.add(turn)  # every other seat stated it absent, none holding its move
             self.last_entry[seat] = None
             self.statements_used += self.absences.statements(turn, seat)
@@ -497,18 +507,56 @@ class Replay:
         noting = _NotingDeck(deck, self)
         self.replica = Replica(self.game, self.options, len(self.seats))
         self.known_of = noting.known
-        record = play(
-            self.game,
-            self.options,
-            len(self.seats),
-            noting,
-            bots,
-            check_own=False,
-            round_order=self.round_order,
-            replica=self.replica,
-            on_step=self.show,
-        )
+        # Each shuffle proof a seat makes again is confirmed against the one it signed
+        # instead of computed point by point (the same proof results: proofs.claimed_proofs).
+        with claimed_proofs(self.claimed_proof), remembered_public_keys() as self.public_keys:
+            record = play(
+                self.game,
+                self.options,
+                len(self.seats),
+                noting,
+                bots,
+                check_own=False,
+                round_order=self.round_order,
+                replica=self.replica,
+                on_step=self.show,
+            )
         return record, deck
+
+    def claimed_proof(self, context: bytes) -> Any:
+        """The shuffle proof of the signed pass or re-handling whose proof context is
+        ``context`` (:func:`~p2pcards.deck.passes.pass_context`), if any: a candidate for
+        :func:`~p2pcards.deck.proofs.claimed_proofs`, never trusted."""
+        if self._claims is None:
+            game_id = self.deck.parties[0].game_id if self.deck is not None else None
+            if game_id is None:
+                return None
+            self._claims = {}
+            for mine in self.seats:
+                for entry in mine.deck:
+                    msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
+                    if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "rehandle")):
+                        continue
+                    op = msg.get("op")
+                    if type(op) is int and 0 <= op < 2**63:
+                        self._claims.setdefault(pass_context(game_id, op, msg["type"], mine.seat), msg.get("proof"))
+        return self._claims.get(context)
+
+
+class _Packed(dict):
+    """A dict whose values are kept as their msgpack bytes (a third of the memory of the
+    decoded messages: a long match's private messages, kept for the accusations that may
+    name one), decoded again when asked for."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, msgpack.packb(value, use_bin_type=True))
+
+    def __getitem__(self, key: Any) -> Any:
+        return msgpack.unpackb(super().__getitem__(key), raw=False, strict_map_key=False)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        packed = super().get(key)
+        return default if packed is None else msgpack.unpackb(packed, raw=False, strict_map_key=False)
 
 
 class _CheckedParty(Party):
@@ -564,6 +612,10 @@ class _NotingDeck:
         return value
 
     def shuffle(self) -> list[int]:
+        # The products kept so far are of the hands before, whose handles this shuffle
+        # retires: none is asked for again (kept, a long match's grew without bound).
+        self.replay.products.known.clear()
+        self.replay.public_keys.clear()
         handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})
         self._known_decodings(handles)

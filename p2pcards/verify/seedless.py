@@ -6,12 +6,20 @@ game's public rules as far as no hidden face is needed (:func:`public_moves`).""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import takewhile
 from typing import Any, TypeGuard
 
 from ..cards import Card
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
 from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES
-from ..deck.passes import PassError, check_pass, check_pass_shape, check_rehandle, pass_order
+from ..deck.passes import (
+    PassError,
+    check_pass,
+    check_pass_shape,
+    check_rehandle,
+    check_shuffles_together,
+    pass_order,
+)
 from ..deck.public import NotOpened, PublicCards
 from ..engine import PlayerError, Replica, play
 from ..game import Action, Game
@@ -242,6 +250,9 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 next_handle += 1
             continue
         deck, keys, locks = list(table), dict[int, bytes](), dict[int, list[bytes]]()
+        if game_id is not None:  # its shuffle proofs at once first: check_pass finds them checked
+            order = list(takewhile(lambda step: step in messages, pass_order(lobby.players)))
+            check_shuffles_together(game_id, op, [(k, s, messages[(k, s)].body["msg"]) for k, s in order], table)
         for kind, seat in pass_order(lobby.players):
             entry = messages.get((kind, seat))
             if entry is None:

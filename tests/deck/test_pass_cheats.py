@@ -157,3 +157,50 @@ def test_a_rehandling_that_swaps_a_moved_card_is_caught_at_the_transfer(players)
                 blame = info.value.blames[seat]
                 assert (blame.step, blame.seat) == ("rehandle", cheater), blame
                 assert "proof fails" in blame.reason
+
+
+@pytest.mark.parametrize("players", [3, 7])
+def test_an_operations_shuffle_proofs_checked_together_name_the_same_seat(players):
+    """passes.check_shuffles_together (the public checks of verify without every seed): an
+    honest operation's shuffle proofs hold together, and check_pass then finds them checked; a
+    bent pass anywhere fails the batch, and the checks one by one name its author, as before."""
+    from p2pcards.deck import passes
+
+    deck = make_deck(players, cards=12, seed=f"together-{players}")
+    deck.shuffle()
+    party = deck.parties[0]
+    record = party.transcript[0]
+    order = passes.pass_order(players)
+    honest = [(kind, seat, record[(kind, seat)]) for kind, seat in order]
+    assert passes.check_shuffles_together(party.game_id, 0, honest, party.table)
+    assert not passes.check_shuffles_together(party.game_id, 1, honest, party.table)  # another op
+
+    for cheater in range(players):
+        bent = list(honest)
+        cheat = deck.parties[cheater]
+        inputs = party.table if cheater == 0 else honest[cheater - 1][2]["points"]
+        points = list(honest[cheater][2]["points"])
+        _copy(points)
+        message = make_shuffle(
+            party.game_id,
+            0,
+            cheater,
+            inputs,
+            points,
+            cheat._shuffle_key(0),
+            cheat._permutation(0),
+            cheat.secrets.proof_key(),
+        )
+        bent[cheater] = ("shuffle", cheater, message)
+        assert not passes.check_shuffles_together(party.game_id, 0, bent, party.table)
+        deck_in, keys = list(party.table), {}
+        with pytest.raises(passes.PassError, match="proof fails"):
+            for kind, seat, msg in bent:
+                try:
+                    passes.check_pass(party.game_id, 0, kind, seat, msg, deck_in, keys)
+                except passes.PassError:
+                    assert (kind, seat) == ("shuffle", cheater)
+                    raise
+                deck_in = msg["points"]
+                if kind == "shuffle":
+                    keys[seat] = msg["key"]

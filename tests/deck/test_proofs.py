@@ -266,3 +266,117 @@ def test_one_card_and_no_card():
     proofs.verify_shuffle(CONTEXT, [], [], one.key, empty)
     with pytest.raises(proofs.InvalidProof):
         proofs.verify_shuffle(CONTEXT, [], [], one.key, one.prove())
+
+
+# -- several shuffle proofs checked at once (proofs.verify_shuffles) -------------------------------
+
+
+def chain(n: int, passes: int, seed: int = 0) -> list[tuple]:
+    """The statements of ``passes`` honest shuffle passes one after another (each one's outputs
+    the next one's inputs), as verify_shuffles takes them."""
+    statements = []
+    inputs = deck(n)
+    for s in range(passes):
+        k = scalar("k", seed, s)
+        perm = list(range(n))
+        random.Random(seed * 100 + s).shuffle(perm)
+        outputs = [times(k, inputs[i]) for i in perm]
+        context = CONTEXT + bytes([s])
+        key = proofs.public_key(k)
+        statements.append(
+            (context, inputs, outputs, key, proofs.prove_shuffle(context, inputs, outputs, key, k, perm, b"n" * 32))
+        )
+        inputs = outputs
+    return statements
+
+
+def test_honest_shuffle_proofs_verify_together():
+    statements = chain(12, 4)
+    proofs.verify_shuffles(statements)
+    proofs.verify_shuffles(statements[:1])
+    proofs.verify_shuffles([])
+
+
+@pytest.mark.parametrize("cheat", ["copy", "sum", "tag", "substitute"])
+def test_a_batch_fails_whenever_one_of_its_proofs_would(cheat):
+    statements = chain(6, 3, 1)
+    p = Pass(6, 6)
+    bent = cheats(p)[cheat]
+    for proof in (p.prove(), p.prove(outputs=bent)):
+        with pytest.raises(proofs.InvalidProof):
+            proofs.verify_shuffles([*statements, (CONTEXT, p.inputs, bent, p.key, proof)])
+
+
+def test_a_batch_fails_for_any_bent_field_of_any_proof():
+    statements = chain(4, 3, 2)
+    for which in range(3):
+        context, inputs, outputs, key, proof = statements[which]
+        for field in ("points", "scalars", "fb", "fw", "fc"):
+            for index in range(len(proof[field])):
+                bent = {k: list(v) for k, v in proof.items()}
+                if field == "points":
+                    bent[field][index] = times(scalar("x"), bent[field][index])
+                else:
+                    value = (int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER
+                    bent[field][index] = value.to_bytes(32, "little")
+                batch = list(statements)
+                batch[which] = (context, inputs, outputs, key, bent)
+                with pytest.raises(proofs.InvalidProof):
+                    proofs.verify_shuffles(batch)
+    # Two proofs swapped between their statements, another key, another context.
+    swapped = list(statements)
+    swapped[0], swapped[1] = (*statements[0][:4], statements[1][4]), (*statements[1][:4], statements[0][4])
+    with pytest.raises(proofs.InvalidProof):
+        proofs.verify_shuffles(swapped)
+    with pytest.raises(proofs.InvalidProof):
+        proofs.verify_shuffles(
+            [*statements[:2], (*statements[2][:3], proofs.public_key(scalar("o")), statements[2][4])]
+        )
+    with pytest.raises(proofs.InvalidProof):
+        proofs.verify_shuffles([(b"other", *statements[0][1:]), *statements[1:]])
+
+
+def test_errors_cancelling_between_two_proofs_do_not_pass_a_batch():
+    """A cheater who controls two proofs of a batch cannot make their errors cancel: each
+    equation gets its own secret random weight. (Here: the same bent proof twice.)"""
+    statements = chain(5, 2, 3)
+    context, inputs, outputs, key, proof = statements[1]
+    bent = {k: list(v) for k, v in proof.items()}
+    bent["points"][0] = times(scalar("x"), bent["points"][0])
+    with pytest.raises(proofs.InvalidProof):
+        proofs.verify_shuffles(
+            [statements[0], (context, inputs, outputs, key, bent), (context, inputs, outputs, key, bent)]
+        )
+
+
+# -- a claimed proof confirmed instead of made (proofs.claimed_proofs, verify's replay) -----------
+
+
+def test_a_claimed_shuffle_proof_gives_the_proof_made_whatever_it_claims():
+    p = Pass(9, 4)
+    honest = p.prove()
+    assert p.prove() == honest
+    bent_point = {k: list(v) for k, v in honest.items()}
+    bent_point["points"][4] = times(scalar("x"), bent_point["points"][4])
+    small_order = {k: list(v) for k, v in honest.items()}
+    small_order["points"][0] = sorted(bad_points().values())[0]
+    for claimed in (honest, bent_point, small_order, {"points": "no"}, None, 7):
+        with proofs.claimed_proofs(lambda context: claimed if context == CONTEXT else None):
+            assert p.prove() == honest
+    # Another context's claim is not asked for.
+    asked = []
+    with proofs.claimed_proofs(lambda context: asked.append(context)):
+        assert p.prove(context=CONTEXT + b"!") == proofs.prove_shuffle(
+            CONTEXT + b"!", p.inputs, p.outputs, p.key, p.k, p.perm, b"n" * 32
+        )
+    assert asked == [CONTEXT + b"!"] * 2
+
+
+def test_every_point_of_a_claimed_proof_is_confirmed():
+    p = Pass(5, 5)
+    honest = p.prove()
+    for index in range(len(honest["points"])):
+        bent = {k: list(v) for k, v in honest.items()}
+        bent["points"][index] = times(scalar("y"), bent["points"][index])
+        with proofs.claimed_proofs(lambda context: bent):
+            assert p.prove() == honest
