@@ -326,7 +326,7 @@ def test_a_late_pass_for_a_seat_passed_for_is_ordered_as_at_the_others():
         # late pass, and there is none to sign (the others passed for us).
         await peer.session.seats[me].pass_late(peer.session, me, {"type": "pass"})
         peer.session.seats[1].last_entry = doubt
-        here = peer._round_order(Round((me, 1), 2), {me: {"type": "pass"}, 1: {"type": "doubt"}}, [1, me])
+        here = peer.session.round_order(Round((me, 1), 2), {me: {"type": "pass"}, 1: {"type": "doubt"}}, [1, me])
         # At every other seat and in verify the pass made for us (no entry) comes after every
         # signed response: the doubt decides, our pass is void.
         assert [seat for seat, _ in here] == [1, me], here
