@@ -20,9 +20,10 @@ Entry kinds and bodies (besides the ``seen`` head echo every entry carries):
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import trio
@@ -62,6 +63,7 @@ from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, SpectatorSa
 from ..wire.sealed import seal_bodies, seal_body
 from ..wire.spill import SpillError
 from .deckstore import FileDeckStore, journal_folder
+from .hooks import PeerHooks
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
@@ -122,8 +124,9 @@ def _is_seed(entry: Entry) -> bool:
     return isinstance(msg, dict) and msg.get("type") == "seed"
 
 
-class Peer:
-    """One seat at a networked table, for the game phase (after the lobby)."""
+class Peer(PeerHooks):
+    """One seat at a networked table, for the game phase (after the lobby). A modified client
+    deviates through the hooks it inherits (net/hooks.py)."""
 
     def __init__(
         self,
@@ -476,7 +479,7 @@ class Peer:
         ones that follow each other, to different seats, sealed together in one entry (a deal
         is one entry per seat, not one per seat and recipient: every peer checks every entry)."""
         groups: list[list[Any]] = []
-        for send in sends:
+        for send in await self.deck_output(list(sends)):
             last = groups[-1] if groups else None
             if send.to is not None and last and last[0].to is not None and all(other.to != send.to for other in last):
                 last.append(send)
@@ -507,12 +510,17 @@ class Peer:
         the entry's seq), journal and sync them once, then send them. While replaying the
         journal after a restart, our logged entries are used instead of new ones."""
         entries, fresh = [], []
+        await self.before_signing([kind for kind, _ in items])
         for kind, body in items:
-            entry, new = self.protocol.sign(kind, body)
+            entry, new = self.protocol.sign(kind, functools.partial(self._made, kind, body))
             entries.append(entry)
             if new:
                 fresh.append(entry)
         return await self._write_out(entries, fresh)
+
+    def _made(self, kind: str, body: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The body of our next entry of ``kind``, as the ``outgoing`` hook leaves it."""
+        return self.outgoing(kind, body())
 
     async def _write_out(self, entries: list[Entry], fresh: list[Entry]) -> list[Entry]:
         """Journal our signed ``entries`` (the ``fresh`` ones: the others are in it already),
@@ -584,7 +592,9 @@ class Peer:
         order = self._send_order()
         for entry in entries:
             frame = frame_of(entry.encoded())  # (a replayed old entry: not kept again)
-            for conn in order:
+            for seat, conn in order:
+                if not self.entry_to(seat, entry):
+                    continue
                 try:
                     await conn.send_frame(frame)
                 except ConnectionClosed:
@@ -597,10 +607,10 @@ class Peer:
         lo, hi = written.get(entry.sender, (0, 0))
         written[entry.sender] = (lo, hi + 1) if entry.seq == hi and hi > lo else (entry.seq, entry.seq + 1)
 
-    def _send_order(self) -> list[Connection]:
-        """Our connections in the order :func:`send_order` gives."""
+    def _send_order(self) -> list[tuple[int, Connection]]:
+        """Our connections (with their seats) in the order :func:`send_order` gives."""
         waiting = {seat for seat, _ in self.party.owed()}
-        return [self.connections[s] for s in send_order(self.seat, self.header.players, self.connections, waiting)]
+        return [(s, self.connections[s]) for s in send_order(self.seat, self.header.players, self.connections, waiting)]
 
     def logged_action(self) -> Action | None:
         """During a replay, our next move as the journal has it."""
@@ -919,7 +929,7 @@ class Peer:
                     )
                     await conn.aclose()
                     return
-                await self._on_message(seat, conn, raw)
+                await self.deliver(seat, raw, conn)
         except ConnectionClosed:
             failure = getattr(conn, "failure", None)  # we closed it: it stopped reading
             if failure is not None and not getattr(conn, "silent", False):
@@ -945,8 +955,10 @@ class Peer:
                     self._detach(seat)
                     self.session.publish("connection", f"{self.header.seats[seat].name} disconnected", seat=seat)
 
-    async def _on_message(self, seat: int, conn: Connection | None, raw: Any) -> None:
-        """A frame from ``seat``'s connection ``conn``: through the protocol, then its effects."""
+    async def deliver(self, seat: int, raw: Any, conn: Connection | None = None) -> None:
+        """A frame from ``seat``'s connection ``conn``: through the protocol, then its effects.
+        Every frame read from a connection comes here; a test calls it to have a message
+        arrive as if ``seat`` had sent it (``conn``: where an answer goes, if any)."""
         failed = self.protocol.spill_failure
         effects = self.protocol.receive(seat, raw, trio.current_time())
         if self.protocol.spill_failure is not failed:
@@ -1035,7 +1047,7 @@ class Peer:
 
     async def _answer(self, answer: Answer, conn: Connection | None) -> None:
         """Answer a seat's fetch on the connection it came on: the entries, then ``fetched``."""
-        if conn is None or conn.closed:
+        if conn is None or conn.closed or not self.answers_fetch(answer.to, answer.fetch):
             return
         fetch = answer.fetch
         # Entries we wrote on this connection before the fetch reach it before our answer:
@@ -1067,7 +1079,8 @@ class Peer:
 
     async def _send_to(self, seat: int, message: Any) -> None:
         conn = self.connections.get(seat)
-        if conn is not None and not conn.closed:
+        message = self.message_to(seat, message)
+        if conn is not None and not conn.closed and message is not None:
             try:
                 await conn.send(message.to_wire())
             except ConnectionClosed:

@@ -2,18 +2,30 @@
 bot peer (:class:`~p2pcards.net.peer.Peer`).
 
 A cheater is a :class:`Peer` subclass; :func:`adv_table.run_table` seats one of them among
-honest peers through the ``peer_factory`` hook of :func:`~p2pcards.net.table.play_seat`. The
-ways in:
+honest peers through the ``peer_factory`` hook of :func:`~p2pcards.net.table.play_seat`.
 
-* :meth:`Cheater.tamper_deck` changes (or drops) a deck message this seat's honest
-  :class:`~p2pcards.deck.party.Party` produced, before it is signed and sent;
+How to write a cheating seat
+----------------------------
+Subclass :class:`Cheater` and override one of its ways in (each is called at one point, and
+does nothing in an honest peer):
+
+* :meth:`Cheater.tamper_deck` changes (or drops: ``None``) one deck message this seat's honest
+  :class:`~p2pcards.deck.party.Party` produced, before it is signed and sent; for the whole
+  batch (to add a message of its own, or to wait first), the hook ``deck_output``;
 * :meth:`Cheater.cheat_move` chooses a move for this seat's turn that is sent without the
   local legality check an honest client makes;
-* :meth:`Cheater.misbehave` runs alongside the game (raw bytes on a connection, extra entries,
-  forged entries ...).
+* :meth:`Cheater.misbehave` runs alongside the game (raw bytes on a connection with
+  ``send_raw``/``send_object``, extra or forged entries with ``forge``/``send_entry`` ...);
+* the peer's hooks (p2pcards/net/hooks.py, documented there and in docs/testing.md):
+  ``before_signing`` (go silent), ``outgoing`` (another body before signing), ``entry_to``
+  (withhold or delay an entry on one link), ``answers_fetch`` (leave a seat's fetches
+  unanswered), ``message_to`` (a fetch or notice we send), ``deliver`` (each frame read).
 
-``cheated`` says the deviation actually happened in this run (a game may end before the chance
-comes, for example the cheater never leads).
+Set ``cheated`` once the deviation actually happened in this run (a game may end before the
+chance comes, for example the cheater never leads), and register the class in ``CHEATERS``.
+Do not override the peer's private methods: they change with every refactor. What lies below
+the seam (the log's head echo, the deck's cryptography, the table protocol's own rules) may be
+replaced on that object, with a comment saying why (a few cheaters here do).
 """
 
 from __future__ import annotations
@@ -101,7 +113,7 @@ class Cheater(Peer):
         async with self._wire_lock:
             return await super().publish(kind, body)
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         kept = []
         for send in sends:
             changed = self.tamper_deck(send.to, send.message)
@@ -109,7 +121,7 @@ class Cheater(Peer):
                 self.cheated = True
             if changed is not None:  # None: never sent
                 kept.append(Send(send.to, changed))
-        await super().publish_deck(kept)
+        return kept
 
     async def play(self) -> Any:
         outcome: tuple[str, Any] = ("error", TableAborted("no outcome"))
@@ -143,6 +155,8 @@ class Cheater(Peer):
 
     async def send_raw(self, seat: int, data: bytes) -> None:
         conn = self.connections[seat]
+        # Internal: bytes past the framing, under the connection's own lock (no frame of ours is
+        # split), and with no send timeout (send_frame would close a link the other stops reading).
         async with self._wire_lock, conn._send_lock:
             await conn.stream.send_all(data)
 
@@ -330,11 +344,11 @@ class JamsThenWrongKey(WrongKey):
             "evidence": {"scalar": WRONG_SCALAR, "author": 0, "places": [[0, 0], [1, 0]]},
         }
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         if not getattr(self, "jammed", False) and any(s.message.get("type") == "open" for s in sends):
             self.jammed = True
             sends = [Send(None, self.jam())] + list(sends)
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 class AccusesUnreceivedPass(JamsThenWrongKey):
@@ -348,7 +362,8 @@ class AccusesUnreceivedPass(JamsThenWrongKey):
 
 
 class _OffSeedParty(Party):
-    """Shuffles (with a valid proof) by another permutation than its seed derives."""
+    """Shuffles (with a valid proof) by another permutation than its seed derives. (Internal: the
+    deck's cryptography is below the peer's seam, deck/party.py.)"""
 
     def _permutation(self, epoch):
         return super()._permutation(epoch)[::-1]
@@ -561,6 +576,7 @@ class FuzzesAccusation(AccusesReusedKeyTwice):
             evidence = {"handles": [handle], "scalars": [pairs], "chains": [[]]}
             return {**base, "step": "decode", "seat": self.seat, "evidence": evidence}
         if kind == "private":
+            # Internal: which entry holds each private opening to us (table/protocol.py keeps it).
             senders = [s for s in self.others if (s, index) in self.protocol._private_in]
             if senders:
                 sender = rng.choice(senders)
@@ -703,7 +719,7 @@ class FloodsChat(Cheater):
         # At once, from the start (one at a time, a short game ends before they are out).
         lines = [("chat", lambda n=n: {"text": f"spam {n} " + "x" * 400}) for n in range(self.log.budget.chat_entries)]
         async with self._wire_lock:
-            await self._publish(lines)
+            await self._publish(lines)  # (internal: one batch; one publish at a time is too slow)
             # Its own log would refuse to sign it: signed by hand, on top of its chain.
             seq, prev = self.log.next_seq(self.seat), self.log.head(self.seat)
             extra = self.forge(
@@ -850,8 +866,7 @@ class RawBytes(Cheater):
         await self.until_other_turn(1)
         async with self._wire_lock:
             conn = self.connections[target]
-            async with conn._send_lock:
-                await conn.stream.send_all(self.payload)
+            await conn.send_frame(self.payload)  # (written as they are: send_frame does not check)
             self.cheated = True
             if not self.reconnect:
                 return
@@ -934,10 +949,10 @@ class StopsReading(Cheater):
         super().__init__(*args, **kwargs)
         self.deaf = False
 
-    async def _on_message(self, seat, conn, raw):
+    async def deliver(self, seat, raw, conn=None):
         if self.deaf and seat == self.others[0]:
             await trio.sleep_forever()
-        await super()._on_message(seat, conn, raw)
+        await super().deliver(seat, raw, conn)
 
     async def misbehave(self):
         await self.until(lambda: all(self.log.next_seq(s) >= 1 for s in range(self.header.players)))
@@ -1017,25 +1032,19 @@ class SlowLink(Cheater):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._slow_send, self._slow_receive = trio.open_memory_channel(1000)
+        self.slow_send, self.slow_receive = trio.open_memory_channel(1000)
 
-    async def publish(self, kind, body):
-        slow = self.others[0]
-        entry = self.log.make_entry(self.identity, self.seat, kind, body)
-        if self.journal is not None:
-            self.journal.append_entry(entry)
-        for seat, conn in list(self.connections.items()):
-            if seat == slow:
-                self._slow_send.send_nowait((trio.current_time() + self.delay, seat, entry.to_wire()))
-            else:
-                await conn.send(entry.to_wire())
+    def entry_to(self, seat, entry):
+        if seat != self.others[0]:
+            return True
+        self.slow_send.send_nowait((trio.current_time() + self.delay, seat, entry))
         self.cheated = True
-        return entry
+        return False  # it goes later (misbehave)
 
     async def misbehave(self):
-        async for due, seat, wire in self._slow_receive:
+        async for due, seat, entry in self.slow_receive:
             await trio.sleep_until(due)
-            await self.connections[seat].send(wire)
+            await self.send_entry(seat, entry)
 
 
 CHEATERS["SlowLink"] = SlowLink
@@ -1049,12 +1058,11 @@ class LeavesOneOut(Cheater):
     deviation = "none (entries lost on one link)"
     lost = range(2, 5)
 
-    def _send_order(self):
-        order = super()._send_order()
-        if self.log.next_seq(self.seat) - 1 in self.lost and self.others[0] in self.connections:
+    def entry_to(self, seat, entry):
+        if seat == self.others[0] and entry.sender == self.seat and entry.seq in self.lost:
             self.cheated = True
-            order = [conn for conn in order if conn is not self.connections[self.others[0]]]
-        return order
+            return False
+        return True
 
 
 CHEATERS["LeavesOneOut"] = LeavesOneOut
@@ -1112,21 +1120,18 @@ class WithholdsFromNext(Cheater):
     def victim(self) -> int:
         return (self.seat + 1) % self.header.players
 
-    def _withheld(self, entry: Entry) -> bool:
+    def withheld(self, entry: Entry) -> bool:
         msg = entry.body.get("msg") if entry.kind == "deck" else None
         return entry.kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
 
-    def _send_order(self):
-        order = super()._send_order()
-        victim = self.connections.get(self.victim)
-        if victim is not None and self._withheld(self.log.entries(self.seat)[-1]):
+    def entry_to(self, seat, entry):
+        if seat == self.victim and self.withheld(entry):
             self.cheated = True
-            order = [conn for conn in order if conn is not victim]
-        return order
+            return False
+        return True
 
-    async def _answer(self, answer, conn):
-        if conn is not self.connections.get(self.victim):
-            await super()._answer(answer, conn)
+    def answers_fetch(self, seat, fetch):
+        return seat != self.victim
 
 
 class SaysByeUnsigned(Cheater):
@@ -1145,10 +1150,9 @@ class SaysByeUnsigned(Cheater):
         self.cheated = True
         await trio.sleep_forever()
 
-    async def _publish(self, items):
+    async def before_signing(self, kinds):
         if self.cheated:
             await trio.sleep_forever()  # gone: it signs nothing more
-        return await super()._publish(items)
 
 
 class QuitsSigned(Cheater):
@@ -1180,8 +1184,10 @@ class EchoesUnsignedEntry(Cheater):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        # The head echo is made by the log (wire/log.py), below the peer's seam: it signs through
+        # its own wrapper of the protocol's sign, with the log's echo replaced for one entry.
         self._honest_sign = self.protocol.sign
-        self.protocol.sign = self._sign
+        self.protocol.sign = self.lying_sign
 
     @property
     def victim(self) -> int:
@@ -1191,7 +1197,7 @@ class EchoesUnsignedEntry(Cheater):
         msg = made.get("msg") if kind == "deck" else None
         return kind == "action" or (isinstance(msg, dict) and msg.get("type") in ("shuffle", "relock"))
 
-    def _sign(self, kind, body):
+    def lying_sign(self, kind, body):
         made = body()
         if self.cheated or not self._target(kind, made):
             return self._honest_sign(kind, lambda: made)
@@ -1246,6 +1252,7 @@ class StopsThenPlaysOn(Cheater):
     async def misbehave(self):
         await self.until(lambda: self.held is not None)  # nothing more of ours is due
         # An honest seat's protocol signs no step after its own stop: this one forgets it did.
+        # (Internal: the rule is table/protocol.py's, below the peer's seam.)
         self.protocol._stopped = _ForgetsSeat(self.seat, self.protocol._stopped)
         await self.publish("stop", {"reason": "pretending to stop"})
 
@@ -1261,7 +1268,7 @@ class StopsThenPlaysOn(Cheater):
         if entry.kind == "stop" and entry.sender != self.seat and self.held is not None:
             held, self.held = self.held, None
             self.cheated = True
-            await Peer.publish_deck(self, [Send(None, held)])
+            await self.publish_deck([Send(None, held)])  # (tamper_deck holds it no more)
 
 
 CHEATERS["StopsThenPlaysOn"] = StopsThenPlaysOn
@@ -1335,7 +1342,7 @@ class WithholdsResponses(WithholdsFromNext):
 
     deviation = "withholds its free-order responses from the next seat"
 
-    def _withheld(self, entry: Entry) -> bool:
+    def withheld(self, entry: Entry) -> bool:
         return entry.kind == "action" and isinstance(self.session.step, Round)
 
 
@@ -1471,7 +1478,7 @@ class WithholdsStatementFromNext(WithholdsFromNext):
     deviation = "withholds its absent statements from seat 0"
     victim = 0
 
-    def _withheld(self, entry: Entry) -> bool:
+    def withheld(self, entry: Entry) -> bool:
         return entry.kind == "absent"
 
     async def state_absent(self, turn, seat):
@@ -1538,7 +1545,9 @@ class _AnswersLastSeat(CheatingSeat):
         ]
         doubt: dict[str, Any] = {"type": "doubt"}
         if not beaten or doubt not in session.game.legal_actions(session.state, seat, session.known()):
-            return await self._sign({"type": "pass"})
+            with shielded_():  # (as an honest seat signs a response: never cut off once begun)
+                self.last_entry = await peer.publish("action", {"turn": turn, "action": {"type": "pass"}})
+            return {"type": "pass"}
         peer.cheated = True
         peer.preempted.append((turn, beaten))
         with shielded_():
@@ -1550,6 +1559,7 @@ class _AnswersLastSeat(CheatingSeat):
                 seen[seat] = [log.next_seq(seat), log.head(seat)]  # its own chain as it is
                 return seen
 
+            # (The head echo is the log's, below the peer's seam: replaced for this one entry.)
             log.seen = stale_seen  # type: ignore[method-assign]
             # A modified client: its own log does not hold its echo to its last entry's.
             log._previous_counts = lambda _seat: [0] * players  # type: ignore[method-assign]

@@ -294,7 +294,7 @@ def test_a_resumed_seat_replays_its_absent_statements():
             peer.attach(seat, Recorder())
         await peer.replay()
         for seat in (1, 2):
-            await peer._on_message(seat, None, fetched(3))
+            await peer.deliver(seat, fetched(3))
         with trio.fail_after(2):
             await peer.recover_own()
         assert await peer.publish("deck", {"msg": {"type": "commit", "op": 0}}) is commit  # re-used
@@ -326,7 +326,7 @@ def test_a_late_pass_for_a_seat_passed_for_is_ordered_as_at_the_others():
         # late pass, and there is none to sign (the others passed for us).
         await peer.session.seats[me].pass_late(peer.session, me, {"type": "pass"})
         peer.session.seats[1].last_entry = doubt
-        here = peer._round_order(Round((me, 1), 2), {me: {"type": "pass"}, 1: {"type": "doubt"}}, [1, me])
+        here = peer.session.round_order(Round((me, 1), 2), {me: {"type": "pass"}, 1: {"type": "doubt"}}, [1, me])
         # At every other seat and in verify the pass made for us (no entry) comes after every
         # signed response: the doubt decides, our pass is void.
         assert [seat for seat, _ in here] == [1, me], here
@@ -343,9 +343,9 @@ def test_a_statement_we_cannot_sign_stops_our_game_and_nothing_else():
         peer.log.budget = dataclasses.replace(peer.log.budget, entries=1)  # our last one
         log = _log_of(peer)
         move = _signed(log, 2, "action", {"turn": 4, "action": {"type": "pass"}})
-        await peer._on_message(2, None, move.to_wire())  # we hold seat 2's move for turn 4
+        await peer.deliver(2, move.to_wire())  # we hold seat 2's move for turn 4
         statement = _signed(log, 1, "absent", {"turn": 4, "seat": 2})  # seat 1 did not get it
-        await peer._on_message(1, None, statement.to_wire())  # we answer: past our budget
+        await peer.deliver(1, statement.to_wire())  # we answer: past our budget
         assert peer.aborted is not None
 
     trio.run(main)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from p2pcards.deck.party import Party, Send
+from p2pcards.deck.party import Party, Send, ShuffleOp
 from p2pcards.net.deckstore import FileDeckStore, journal_folder
 from p2pcards.net.peer import Peer
 
@@ -32,14 +32,14 @@ class AccusesFinishedHand(Cheater):
 
     deviation = "accusation about a finished hand"
 
-    async def publish_deck(self, sends: list[Send]) -> None:
-        shuffles = self.party._shuffle_ops
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         relock = any(s.message.get("type") == "relock" for s in sends)
-        if not self.cheated and relock and len(shuffles) >= 2:
+        if not self.cheated and relock and self.party.epochs >= 2:
             self.cheated = True
-            accusation = {"type": "accuse", "op": shuffles[0], "step": "shuffle", "seat": 0, "reason": "bad pass"}
+            first = next(i for i, op in enumerate(self.party.ops) if isinstance(op, ShuffleOp))  # the first hand's
+            accusation = {"type": "accuse", "op": first, "step": "shuffle", "seat": 0, "reason": "bad pass"}
             sends = [*sends, Send(None, {**accusation, "evidence": None})]
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 class AccusesFinishedHandHidesSeed(AccusesFinishedHand):
@@ -72,10 +72,10 @@ class ReusesFinishedHandKey(Cheater):
         super().__init__(*args, **kwargs)
         self.party.__class__ = _ReusesKeyParty
 
-    async def publish_deck(self, sends: list[Send]) -> None:
-        if any(s.message.get("type") == "relock" for s in sends) and len(self.party._shuffle_ops) >= 3:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
+        if any(s.message.get("type") == "relock" for s in sends) and self.party.epochs >= 3:
             self.cheated = True
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 class _OffSeedFirstHandParty(Party):
@@ -95,10 +95,10 @@ class OffSeedFirstHand(Cheater):
         super().__init__(*args, **kwargs)
         self.party.__class__ = _OffSeedFirstHandParty
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         if any(s.message.get("type") == "shuffle" for s in sends):
             self.cheated = True
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 class PrivateShuffle(Cheater):
@@ -110,12 +110,12 @@ class PrivateShuffle(Cheater):
 
     deviation = "a shuffle pass sent privately"
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         relock = any(s.message.get("type") == "relock" for s in sends)
-        if not self.cheated and relock and len(self.party._shuffle_ops) >= 2:
+        if not self.cheated and relock and self.party.epochs >= 2:
             self.cheated = True
             sends = [*sends, Send(0, {"type": "shuffle", "op": 10**6, "points": [], "key": b"", "proof": {}})]
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))

@@ -42,13 +42,13 @@ class AccusesHeldPass(Cheater):
 
     deviation = "accusation about a held, valid pass of an unfinished shuffle"
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         mine = next((s.message for s in sends if s.message.get("type") == "shuffle"), None)
         if not self.cheated and mine is not None:
             self.cheated = True
             accusation = {"type": "accuse", "op": mine["op"], "step": "shuffle", "seat": 0, "reason": "bad pass"}
             sends = [*sends, Send(None, {**accusation, "evidence": None})]
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 class StallsDeckHidesSeed(Cheater):
@@ -68,12 +68,12 @@ class SignsUnknownDeckType(Cheater):
 
     deviation = "deck message of an unknown type"
 
-    async def publish_deck(self, sends: list[Send]) -> None:
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
         mine = next((s.message for s in sends if s.message.get("type") == "shuffle"), None)
         if not self.cheated and mine is not None:
             self.cheated = True
             sends = [*sends, Send(None, {"type": "shuffle2", "op": mine["op"]})]
-        await super().publish_deck(sends)
+        return await super().deck_output(sends)
 
 
 CASES: dict[str, tuple[type[Cheater], tuple, dict[str, Any]]] = {

@@ -20,8 +20,8 @@ def test_a_fetch_is_not_answered_with_what_already_went_out_on_that_connection()
             await peer.publish("chat", {"text": f"line {i}"})
         peer.attach(2, new)  # connected after our entries went out
         fetch = {"type": "fetch", "table": TABLE, "seat": 0, "start": 0}
-        await peer._on_message(1, old, fetch)
-        await peer._on_message(2, new, fetch)
+        await peer.deliver(1, fetch, old)
+        await peer.deliver(2, fetch, new)
         assert len(old.frames) == 3  # the three entries, once, not again for the fetch
         assert len(new.frames) == 3 and new.frames == old.frames  # all of them
         assert old.messages == new.messages == [fetched(3)]
@@ -54,7 +54,7 @@ def test_what_a_connected_seat_did_not_send_us_is_asked_for_after_a_while():
         log = Log(TABLE, peer.header_wire, [i.public for i in IDS])
         log.make_entry(IDS[1], 1, "chat", {"text": "to some"})  # seat 1 does not send it to us
         seen_it = log.make_entry(IDS[2], 2, "chat", {"text": "I saw it"})
-        await peer._on_message(2, two, seen_it.to_wire())
+        await peer.deliver(2, seen_it.to_wire(), two)
         assert two.messages == []  # seat 1 is connected: its entry should be on its way
         async with trio.open_nursery() as nursery:
             nursery.start_soon(peer.run_background)
@@ -101,18 +101,18 @@ def test_a_fetch_of_a_spilled_chain_reads_it_back_as_it_is_sent():
         fetch = {"type": "fetch", "table": TABLE, "seat": 0, "start": 0}
         store.reads = 0
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(peer._on_message, 1, slow, fetch)
+            nursery.start_soon(peer.deliver, 1, fetch, slow)
             await trio.sleep(0.1)
             assert store.reads <= 3, store.reads
             nursery.cancel_scope.cancel()
-        await peer._on_message(2, full, fetch)
+        await peer.deliver(2, fetch, full)
         assert [Entry.from_wire(decode(f[4:])).seq for f in full.frames] == list(range(60))
         assert full.messages == [fetched(60)]
         # The same fetch again and again on that connection (a hostile seat in a loop): what
         # went out on it is neither sent nor read back again.
         store.reads = 0
         for _ in range(20):
-            await peer._on_message(2, full, fetch)
+            await peer.deliver(2, fetch, full)
         assert store.reads == 0 and len(full.frames) == 60 and full.messages == [fetched(60)] * 21
 
     trio.run(main)
@@ -153,12 +153,12 @@ def test_a_rival_of_a_spilled_entry_with_our_spill_gone_names_nobody_and_crashes
         peer.attach(1, one)
         for i in range(10):
             entry = theirs.make_entry(IDS[1], 1, "chat", {"text": f"line {i}"})
-            await peer._on_message(1, one, entry.to_wire())
+            await peer.deliver(1, entry.to_wire(), one)
         assert peer.log.spilled >= 5
         other = Log(TABLE, peer.header_wire, [i.public for i in IDS])
         rival = other.make_entry(IDS[1], 1, "chat", {"text": "another line 0"})
         store.broken = True
-        await peer._on_message(1, one, rival.to_wire())
+        await peer.deliver(1, rival.to_wire(), one)
         assert peer.log.next_seq(1) == 10 and peer.log.head(1) == theirs.head(1)
         assert peer.protocol.blames == []
 

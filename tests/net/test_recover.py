@@ -38,11 +38,11 @@ def test_lost_entries_come_back_and_nothing_is_acted_on_until_every_seat_answere
         peer.load_journal(chain[:1])  # the journal kept only the first
         assert peer.recovering and peer.missing_answers() == [1, 2]
         for entry in chain[1:]:
-            await peer._on_message(1, None, entry.to_wire())
-        await peer._on_message(1, None, fetched(3))
-        await peer._on_message(2, None, chain[1].to_wire())  # a copy: nothing new
+            await peer.deliver(1, entry.to_wire())
+        await peer.deliver(1, fetched(3))
+        await peer.deliver(2, chain[1].to_wire())  # a copy: nothing new
         assert peer.recovering and peer.missing_answers() == [2]
-        await peer._on_message(2, None, fetched(2))
+        await peer.deliver(2, fetched(2))
         assert not peer.recovering
         assert list(peer.protocol.replay_own) == chain  # re-used as the game reaches them, never re-made
         assert peer.blames == []
@@ -56,11 +56,11 @@ def test_a_version_of_our_entry_we_did_not_sign_is_refused_and_its_sender_named(
         chain = own_chain(peer, 2)
         peer.load_journal(chain[:1])
         forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=1, kind="chat", prev=chain[0].hash, body=chain[1].body)
-        await peer._on_message(2, None, forged.to_wire())
+        await peer.deliver(2, forged.to_wire())
         assert list(peer.protocol.replay_own) == chain[:1]
         assert any("did not sign" in b and "seat 2" in b for b in peer.blames)
         # A seat that claims more of our chain than it sent is named too.
-        await peer._on_message(2, None, fetched(5))
+        await peer.deliver(2, fetched(5))
         assert any("says it holds 5" in b for b in peer.blames)
 
     trio.run(main)
@@ -73,10 +73,10 @@ def test_entries_of_others_wait_while_we_recover():
         other = Log(TABLE, peer.header_wire, [i.public for i in IDS]).make_entry(IDS[1], 1, "chat", {"text": "hi"})
         chats = []
         peer.session.subscribe(lambda event: chats.append(event) if event.kind == "chat" else None)
-        await peer._on_message(1, None, other.to_wire())
+        await peer.deliver(1, other.to_wire())
         assert peer.log.next_seq(1) == 1 and chats == []  # kept, not acted on
-        await peer._on_message(1, None, fetched(0))
-        await peer._on_message(2, None, fetched(0))
+        await peer.deliver(1, fetched(0))
+        await peer.deliver(2, fetched(0))
         await peer.recover_own()
         assert [e.text for e in chats] == ["p1: hi"]
 
@@ -123,9 +123,9 @@ def test_a_held_entry_waiting_for_one_of_ours_goes_on_once_the_replay_remakes_it
         after_ours = log.make_entry(IDS[1], 1, "chat", {"text": "after yours"})  # it saw our #0
         chats = []
         peer.session.subscribe(lambda event: chats.append(event.text) if event.kind == "chat" else None)
-        await peer._on_message(1, None, after_ours.to_wire())
+        await peer.deliver(1, after_ours.to_wire())
         for seat in (1, 2):
-            await peer._on_message(seat, None, fetched(1))
+            await peer.deliver(seat, fetched(1))
         await peer.recover_own()
         assert chats == []  # it waits for our #0, which the replay has not re-made yet
         async with trio.open_nursery() as nursery:
@@ -152,7 +152,7 @@ def test_while_we_recover_a_seat_that_restarted_too_gets_its_entries_from_our_jo
         await peer.replay()
         assert peer.recovering
         conn = Recorder()
-        await peer._on_message(1, conn, {"type": "fetch", "table": TABLE, "seat": 1, "start": 0})
+        await peer.deliver(1, {"type": "fetch", "table": TABLE, "seat": 1, "start": 0}, conn)
         assert len(conn.frames) == 2 and conn.messages == [Fetched(TABLE, 1, 2).to_wire()]
 
     trio.run(main)
@@ -189,7 +189,7 @@ def test_our_chat_lines_and_statements_in_the_journal_come_back_by_themselves():
         commit = log.make_entry(IDS[0], 0, "deck", {"msg": {"type": "commit", "op": 0}})
         peer.load_journal([chat, statement, commit])
         for seat in (1, 2):
-            await peer._on_message(seat, None, fetched(3))
+            await peer.deliver(seat, fetched(3))
         await peer.recover_own()
         assert await peer.publish("deck", {"msg": {"type": "commit", "op": 0}}) is commit
         assert peer.log.entries(0) == [chat, statement, commit]
@@ -214,15 +214,15 @@ def test_our_own_entries_from_the_network_wait_for_the_replay_and_are_never_aske
         conn = Recorder()
         peer.attach(1, conn)
         for seat in (1, 2):
-            await peer._on_message(seat, None, fetched(2))
+            await peer.deliver(seat, fetched(2))
         await peer.recover_own()
         chats = []
         peer.session.subscribe(lambda event: chats.append(event.text) if event.kind == "chat" else None)
-        await peer._on_message(1, conn, theirs.to_wire())
+        await peer.deliver(1, theirs.to_wire(), conn)
         assert not any(m.get("seat") == 0 for m in conn.messages if m.get("type") == "fetch")
         assert peer.protocol.overdue_fetches(1e9, 0.0) == []  # nor later, while it is held
         for entry in ours:  # as a fetch or a relay would bring them back
-            await peer._on_message(2, conn, entry.to_wire())
+            await peer.deliver(2, entry.to_wire(), conn)
         assert peer.log.next_seq(0) == 0 and chats == [] and peer.blames == []
         async with trio.open_nursery() as nursery:
             nursery.start_soon(peer.run_background)
@@ -244,10 +244,10 @@ def test_a_version_of_our_entry_ahead_of_the_replay_that_we_did_not_sign_names_i
         chain = own_chain(peer, 2)
         peer.load_journal(chain)
         for seat in (1, 2):
-            await peer._on_message(seat, None, fetched(2))
+            await peer.deliver(seat, fetched(2))
         await peer.recover_own()
         forged = sign_entry(IDS[2], table=TABLE, sender=0, seq=0, kind="chat", prev=chain[0].prev, body=chain[0].body)
-        await peer._on_message(2, None, forged.to_wire())
+        await peer.deliver(2, forged.to_wire())
         assert peer.log.next_seq(0) == 0
         assert len(peer.blames) == 1 and peer.blames[0].startswith("seat 2 (p2)")
 
