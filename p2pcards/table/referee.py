@@ -436,6 +436,11 @@ class Wait:
             self.deadline = min(self.settle_latest, now + timings.quiet)
             return effects
         elsewhere = links.waits_elsewhere(owed[0][0], timings) if owed else []
+        # A claim to wait on statements counts only from a seat whose own signed absent
+        # statement we hold, still open (``settling``): an honest seat signs its statement
+        # before it waits on the others' (``settle``). Without one, its word alone would
+        # excuse a stall that verify, which holds no notices, names (review of issue 28).
+        elsewhere = [(o, why) for o, why in elsewhere if why != "statements" or owed[0][0] in settling]
         if elsewhere:
             # The seat we would charge says it waits on a seat away from it (a link down
             # between two seats only), or on a statement: not its stall while that may come,

@@ -57,6 +57,7 @@ class Row:
     named: tuple[int | None, str, str] | None
     held_back: dict[int, set[int]] = field(default_factory=dict)
     deadline: float | None = None  # the wait's deadline after the last look, if it matters
+    settling: frozenset[int] = frozenset()  # seats whose own open absent statement we hold
 
 
 DECK, TURN = 30.0, 600.0
@@ -231,7 +232,7 @@ def test_wait_rules(row: Row) -> None:
     wait = Wait(T, NAMES, row.phase, 0.0)
     effects: list = []
     for at, facts in row.looks:
-        effects = wait.look(links(at, **facts), row.owed, held_back=row.held_back)
+        effects = wait.look(links(at, **facts), row.owed, held_back=row.held_back, settling=row.settling)
     end = ends(effects)
     if row.named is None:
         assert end == [], end
@@ -547,6 +548,14 @@ PARTITION = [
         [(1, "reveal")],
         [(LAST["deck"] + 1, {"reports": {1: reach(LAST["deck"] + 1, {0, 2}, ((2, "statements"),))}})],
         None,
+        settling=frozenset({1}),
+    ),
+    Row(
+        "a claim to wait on statements from a seat with no open statement of its own: charged",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"reports": {1: reach(TURN, {0, 2}, ((2, "statements"),))}})],
+        (1, "p1 did not move in time", "action"),
     ),
     Row(
         "a seat that waits on statements, past a turn's bound: nobody is named",
@@ -554,6 +563,7 @@ PARTITION = [
         [(1, "reveal")],
         [(LAST["turn"], {"reports": {1: reach(LAST["turn"], {0, 2}, ((2, "statements"),))}})],
         (None, "p1 waits on p2", "deck"),
+        settling=frozenset({1}),
     ),
     Row(
         "a stale claim to wait counts for nothing",
