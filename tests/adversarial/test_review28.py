@@ -118,7 +118,23 @@ def test_a_private_box_that_does_not_open(cls, tmp_path):
     from .cheaters import CHEATERS
 
     CHEATERS[cls.__name__] = cls
-    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, cls.__name__, cheater=1, virtual_time=True)
+    known = None
+    if cls is PrivateBoxJunk:
+        known = (
+            "a private deck entry off the schedule, not addressed to it, is ignored by a seat's live "
+            "table (only its receiver opens it), and that seat finishes the game; verify of its file "
+            "names the sender (a private message where a public one was due): the cheater either way"
+        )
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        3,
+        {"match_target": 1},
+        cls.__name__,
+        cheater=1,
+        virtual_time=True,
+        known_disagreement=known,
+    )
     check(run, 1)
 
 
