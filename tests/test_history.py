@@ -272,6 +272,7 @@ with History.open(home) as history:
 """
 
 
+@pytest.mark.system  # two processes
 def test_two_programs_writing_at_once(tmp_path):
     """The same as two processes (SQLite locks files per process): nothing lost, intact."""
     import subprocess
