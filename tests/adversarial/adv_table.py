@@ -8,11 +8,11 @@ seat is built by its ``peer_factory`` (the hook on :func:`~p2pcards.net.table.pl
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import random
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +23,7 @@ import pytest
 import trio
 import trio.testing
 
+from p2pcards.cli import main as cli_main
 from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.peer import Peer
 from p2pcards.net.runner import bot_agent
@@ -225,14 +226,15 @@ def run_table(
     seed: int = 0,
     outsider: Callable[[Any, dict[str, Any]], Any] | None = None,
     others: Mapping[int, Callable[..., Peer]] | None = None,
-    virtual_time: bool = False,
+    virtual_time: bool = True,
 ) -> TableRun:
     """Play one table to the end (synchronously: its own trio run). ``others``: peer
     factories for seats other than the cheater's (they count as honest: a seat whose network
     fails, say).
 
-    ``virtual_time``: run on trio's autojump clock (a ``MockClock`` with AUTOJUMP_THRESHOLD, as
-    pytest-trio's ``autojump_clock`` but for the threshold). Time then moves only when every task of every seat
+    ``virtual_time`` (the default; a test that passes False says why, in a line): run on trio's
+    autojump clock (a ``MockClock`` with AUTOJUMP_THRESHOLD, as pytest-trio's ``autojump_clock``
+    but for the threshold). Time then moves only when every task of every seat
     waits and no socket has anything to read, straight to the next deadline: a stall is named
     as soon as the table is idle instead of after its timeout in real seconds, and the CPU time
     of the deck's crypto counts as no time at all, so a loaded machine cannot make an honest
@@ -260,11 +262,13 @@ def run_table(
 
 
 def verify(path: Path) -> tuple[int, dict[str, Any]]:
-    """``p2pcards verify --json`` on a transcript, as a user runs it: (exit status, report)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "p2pcards", "verify", "--json", str(path)], capture_output=True, text=True, timeout=120
-    )
-    return done.returncode, json.loads(done.stdout)
+    """``p2pcards verify --json`` on a transcript, as a user runs it (the command's own
+    ``main``, in this process: a new interpreter would only add a second of imports; the
+    tests of tests/verify run the installed command): (exit status, report)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli_main(["verify", "--json", str(path)])
+    return status, json.loads(out.getvalue())
 
 
 def blamed(peer: Peer) -> set[int]:
@@ -285,7 +289,7 @@ def play_until_cheated(
     attempts: int = 4,
     others: Mapping[int, Callable[..., Peer]] | None = None,
     ready: Callable[[TableRun], bool] | None = None,
-    virtual_time: bool = False,
+    virtual_time: bool = True,
 ) -> TableRun:
     """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
     ``ready``, if given, must also hold of the run (the network fault of ``others`` happened).

@@ -65,7 +65,6 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_stating_present_players_absent_voids_no_move(tmp_path, mode):
-    # Real seconds: a whole game with no stall, no faster on the autojump clock.
     run = play_until_cheated(tmp_path, "cals-bs", 3, MODES[mode], "StatesAbsentEarly", cheater=CHEATER)
     info = run.describe()
     for seat, outcome in run.honest.items():

@@ -33,7 +33,7 @@ def _cards_in(value: Any) -> list[Card]:
     return []
 
 
-async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path):
+async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path, virtual_clock):
     shown: list[tuple[str, Any]] = []  # (text, data or view) as the spectator's screen got them
     got: dict = {}
 
@@ -84,6 +84,7 @@ async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
     """Two spectators, through seats 0 and 1: eve's line reaches every player (relayed by seat
     0 to the others, marked as a spectator's) and the other spectator, never the signed log;
     lines past the rate limit are dropped; at a table without spectator chat nothing is sent."""
+    # Real time: it failed on the autojump clock (not studied yet; issue 29).
     got: dict = {}
 
     async def watch_through(peer, seat: int, name: str, lines: list[str]):
@@ -125,7 +126,7 @@ async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
         assert not [e for e in read_transcript(path).entries if e.kind == "chat"]
 
 
-async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
+async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virtual_clock):
     got: dict = {}
 
     async def watch(peer):
@@ -149,7 +150,7 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
 
 
 @pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
-async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int):
+async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int, virtual_clock):
     """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
     players' own result, move for move, and its transcript verifies."""
     if game_id not in load_plugins().games:

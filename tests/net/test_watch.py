@@ -89,7 +89,7 @@ def _public_faces(peer) -> dict:
     return faces
 
 
-async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
+async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path, virtual_clock):
     got: dict = {}
 
     async def watch(peer):
@@ -162,6 +162,7 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
 
 
 async def test_a_spectator_that_sends_moves_and_stops_reading_changes_nothing(tmp_path, monkeypatch):
+    # Real time: on the autojump clock it failed (spectators that do not read wait on real socket buffers).
     monkeypatch.setattr(spectators_module, "SEND_SECONDS", 0.5)
     monkeypatch.setattr(spectators_module, "QUEUE_ENTRIES", 8)
     got: dict = {}
@@ -246,6 +247,7 @@ async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_
     one that never reads stays attached: the players' transcripts agree and verify, hold no
     trace of them, and the game went on while the one that does not read was attached
     (counted in moves, not timed)."""
+    # Real time: it failed on the autojump clock (not studied yet; issue 29).
     got: dict = {}
     games = load_plugins().rules_versions()
 
@@ -299,6 +301,7 @@ async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_pa
     """A spectator that comes and goes under a new name again and again: each player gets at
     most NOTICE_LINES lines about it per seat it watches through, and the list of who watches
     (what the console shows) still names the one that stays at the end, at every seat."""
+    # Real time: it failed on the autojump clock (not studied yet; issue 29).
     games = load_plugins().rules_versions()
     got: dict = {}
     seen: dict = {}
