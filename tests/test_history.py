@@ -20,6 +20,10 @@ from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 from .history_tables import Played, play_recorded_game
 
 
+#: The tests share one table (``played``): under pytest-xdist they go to one worker.
+pytestmark = pytest.mark.xdist_group("history-table")
+
+
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Played:
     return trio.run(play_recorded_game, tmp_path_factory.mktemp("history-game"))

@@ -12,6 +12,8 @@ from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, play_until_cheated, verify
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: A grace period far longer than passing for a gone follower takes (it is not waited for),

@@ -24,6 +24,8 @@ from ..net.peer_support import IDS, fetched, make_peer  # tests/net: a Peer in p
 from .adv_table import blamed, play_until_cheated, run_table, verify
 from .cheaters import CHEATERS
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: The grace period is longer than the blips below, as it is meant to be.
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)

@@ -18,6 +18,8 @@ from p2pcards.table.timeouts import Timeouts
 from .adv_table import blamed, play_until_cheated, verify
 from .cheaters import CHEATERS, Cheater, CheatingSeat
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1
 

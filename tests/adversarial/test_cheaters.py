@@ -33,6 +33,8 @@ from p2pcards.wire.transcript import read_transcript
 from .adv_table import FAST, TableRun, plugins, run_table, verify
 from .cheaters import CHEATERS
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
 BS = ("cals-bs", 3, {"match_target": 1})

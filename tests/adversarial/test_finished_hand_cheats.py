@@ -21,6 +21,8 @@ from p2pcards.net.peer import Peer
 from .adv_table import TableRun, run_table, verify
 from .cheaters import Cheater
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 MATCH = ("cals-bs", 3, {"match_target": 3})  # 3 to 7 hands
 

@@ -111,6 +111,7 @@ def test_check_names_every_problem(tmp_path: Path):
     assert differ.problems() == ["seat 1's transcript differs from seat 0's"]
 
 
+@pytest.mark.slow  # a match of several hands
 async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hands(tmp_path, virtual_clock):
     # Issue 23: a peer's memory grew by every entry's bytes and every event. At the start of
     # each hand (every hand but the first ends a finished one) the entries that keep their

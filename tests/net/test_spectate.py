@@ -80,6 +80,7 @@ async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_
     assert not [face for face in hidden if face in texts]
 
 
+@pytest.mark.slow  # a game in real time
 async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
     """Two spectators, through seats 0 and 1: eve's line reaches every player (relayed by seat
     0 to the others, marked as a spectator's) and the other spectator, never the signed log;
@@ -149,6 +150,7 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virt
     assert any("does not let spectators chat" in text for text in errors)
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 @pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
 async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int, virtual_clock):
     """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the

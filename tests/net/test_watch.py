@@ -7,6 +7,7 @@ import filecmp
 import socket
 from pathlib import Path
 
+import pytest
 import trio
 
 from p2pcards.deck.public import NotOpened
@@ -161,6 +162,7 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path, v
     assert got["lines"] and any("move" in line for line in got["lines"])
 
 
+@pytest.mark.slow  # a game in real time
 async def test_a_spectator_that_sends_moves_and_stops_reading_changes_nothing(tmp_path, monkeypatch):
     # Real time: on the autojump clock it failed (spectators that do not read wait on real socket buffers).
     monkeypatch.setattr(spectators_module, "SEND_SECONDS", 0.5)
@@ -242,6 +244,7 @@ def test_another_seats_word_on_its_watchers_is_escaped_and_capped():
         raise AssertionError(f"accepted {bad!r}")
 
 
+@pytest.mark.slow  # a game in real time
 async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_game(tmp_path):
     """Mid-game, six spectators come (through seats 0 and 1), take a few frames and go, and
     one that never reads stays attached: the players' transcripts agree and verify, hold no
@@ -297,6 +300,7 @@ async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_
     assert any("visitor1 is watching the table (through" in line for line in got["visitors_seen"])
 
 
+@pytest.mark.slow  # a game in real time
 async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_path):
     """A spectator that comes and goes under a new name again and again: each player gets at
     most NOTICE_LINES lines about it per seat it watches through, and the list of who watches

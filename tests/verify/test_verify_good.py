@@ -81,6 +81,7 @@ def test_cals_bs_claims_show_the_cards_placed(bs_table):
         assert len(claim["cards"]) == len(claim["action"]["cards"])
 
 
+@pytest.mark.slow  # a two-hand match, up to 4 times
 def test_cals_bs_challengeable_doubter_of_a_true_final_set_takes_the_pile(bs_challengeable_table):
     """Rule 27 over the network: the doubter of a true final set takes the pile (a transfer the
     replay checks) and the player wins the hand; the transcript verifies."""
