@@ -19,7 +19,6 @@ from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
 from .history_tables import Played, play_recorded_game
 
-
 #: The tests share one table (``played``): under pytest-xdist they go to one worker.
 pytestmark = pytest.mark.xdist_group("history-table")
 

@@ -152,7 +152,9 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virt
 
 @pytest.mark.slow  # whole games on the mental-poker deck
 @pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
-async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int, virtual_clock):
+async def test_a_spectators_table_follows_the_other_bundled_games(
+    tmp_path: Path, game_id: str, players: int, virtual_clock
+):
     """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
     players' own result, move for move, and its transcript verifies."""
     if game_id not in load_plugins().games:

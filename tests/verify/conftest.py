@@ -10,7 +10,6 @@ from p2pcards.verify import verify_file
 
 from .verify_tables import Table, play_table, won_hand_pickups
 
-
 HERE = Path(__file__).resolve().parent
 
 
