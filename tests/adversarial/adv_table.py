@@ -128,6 +128,10 @@ async def _run_table(
     started: dict[int, LobbyResult] = {}
     run = TableRun(game_id, cheater, outcomes, None)
     honest_done = trio.Event()
+    # Events, not polling: on virtual time every poll is a clock jump that waits for 2 ms of
+    # real idleness first (AUTOJUMP_THRESHOLD).
+    all_started = trio.Event()
+    stragglers_done = trio.Event()
     # A seat of ``others`` whose class says it ``leaves`` is waited for like the cheater.
     leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False)}
     remaining = [players - 1 - len(leavers - {cheater})]
@@ -135,6 +139,8 @@ async def _run_table(
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:
         me = result.seat
         started[me] = result
+        if len(started) == players:
+            all_started.set()
         # ``others``: honest seats with a faulty network (a link that drops), or a second leaver.
         factory = peer_factory if me == cheater else (others or {}).get(me, Peer)
         with trio.CancelScope() as scope:
@@ -153,6 +159,8 @@ async def _run_table(
             outcomes[me] = outcome
         if me == cheater or me in leavers:
             outcomes.setdefault(me, None)
+            if cheater in outcomes and leavers <= set(outcomes):
+                stragglers_done.set()
             return
         remaining[0] -= 1
         if remaining[0] == 0:
@@ -178,15 +186,13 @@ async def _run_table(
                 while len(lobby.sitters) < index:
                     await trio.sleep(0.005)
             if outsider is not None:
-                while len(started) < players:
-                    await trio.sleep(0.005)
+                await all_started.wait()
                 nursery.start_soon(outsider, started, run.outsider)
             await honest_done.wait()
             # The cheater may be stuck (it stalls, or its own replica refused its move):
             # give it the honest seats' linger to finish, then stop it.
             with trio.move_on_after(LINGER):
-                while cheater not in outcomes or not leavers <= set(outcomes):
-                    await trio.sleep(0.01)
+                await stragglers_done.wait()
             nursery.cancel_scope.cancel()
     run.cheater_peer = peers.get(cheater)
     run.header = started[0].header if 0 in started else None
