@@ -14,7 +14,14 @@ from p2pcards.verify import EXIT_VERIFIED, verify_file
 from .verify_tables import won_hand_pickups
 
 
-@pytest.fixture(params=["bs_table", "bs_challengeable_table", "calypso_table"])
+@pytest.fixture(
+    params=[
+        "bs_table",
+        # slow: up to four two-hand matches to play before its first test
+        pytest.param("bs_challengeable_table", marks=pytest.mark.slow),
+        "calypso_table",
+    ]
+)
 def table(request):
     return request.getfixturevalue(request.param)
 
