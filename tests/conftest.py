@@ -142,6 +142,8 @@ def pytest_collection_modifyitems(config, items):
     fast = config.getoption("fast")
     full = config.getoption("full")
     groups: dict[tuple[str, str], list[pytest.Item]] = {}
+    # A test named on the command line (file::name or file::name[case]) is never sampled away.
+    named = {arg.rsplit("::", 1)[1] for arg in config.args if "::" in arg}
     for item in items:
         if "cli" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.system)  # it runs the installed command: a process
@@ -149,7 +151,7 @@ def pytest_collection_modifyitems(config, items):
             dropped.append(item)
             continue
         marker = item.get_closest_marker("sample")
-        if marker is not None and not full:
+        if marker is not None and not full and not named & {item.name, item.originalname}:
             groups.setdefault((str(item.path), item.originalname), []).append(item)
         keep.append(item)
     chosen: set[str] = set()
