@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from p2pcards.datafolder import RUNNING, claim_data_folder, shared_folder_hint
 
 P2PCARDS = str(Path(sys.executable).with_name("p2pcards"))
@@ -55,6 +57,7 @@ def _join_nowhere(home: Path, tmp_path: Path) -> str:
     return log.read_text()
 
 
+@pytest.mark.system  # p2pcards processes
 def test_two_programs_sharing_a_data_folder_get_a_hint(tmp_path):
     home = tmp_path / "shared"
     host_log = tmp_path / "host.log"

@@ -21,6 +21,9 @@ from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
 from .history_tables import Played, play_recorded_game
 
+#: The tests share one table (``played``): under pytest-xdist they go to one worker.
+pytestmark = pytest.mark.xdist_group("history-table")
+
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> Played:
@@ -292,6 +295,7 @@ with History.open(home) as history:
 """
 
 
+@pytest.mark.system  # two processes
 def test_two_programs_writing_at_once(tmp_path):
     """The same as two processes (SQLite locks files per process): nothing lost, intact."""
     import subprocess

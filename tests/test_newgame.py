@@ -13,6 +13,8 @@ import pytest
 
 from p2pcards.newgame import GameNames, NewGameError, create_game
 
+pytestmark = pytest.mark.system  # the command, pip installs, a nested pytest
+
 P2PCARDS = Path(sys.executable).with_name("p2pcards")
 
 

@@ -81,6 +81,7 @@ def test_the_tutorial_plugin_imports_only_the_public_contract(files):
             assert used <= allowed, f"{path} imports {used - allowed}"
 
 
+@pytest.mark.system  # pip install, a process
 def test_the_installed_tutorial_is_what_runs(installed):
     _, target = installed
     env = dict(os.environ, PYTHONPATH=str(target))
@@ -105,9 +106,16 @@ def test_listed_by_p2pcards_plugins(installed, cli):
     assert data["errors"] == []
 
 
+#: Games per player count: all with --full, else a sample (still enough for the strategic bot to
+#: win more often than each random one, by a wide margin).
+GAMES, SAMPLED_GAMES = 200, 60
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_simulates_whole_games_against_bots(installed, cli, players):
+def test_simulates_whole_games_against_bots(installed, cli, players, sample):
     _, target = installed
+    games = sample.number(GAMES, SAMPLED_GAMES)
     bots = ["--bot", "strategic"] + ["--bot", "random"] * (players - 1)
     run = cli(
         "simulate",
@@ -117,14 +125,14 @@ def test_simulates_whole_games_against_bots(installed, cli, players):
         str(players),
         "--local",
         "--games",
-        "200",
+        str(games),
         "--json",
         *bots,
         pythonpath=[target],
     )
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
-    assert report["violations"] == [] and report["games"] == 200
+    assert report["violations"] == [] and report["games"] == games
     assert report["win_rate"][0] > max(report["win_rate"][1:])
 
 
@@ -146,6 +154,7 @@ def test_simulates_with_the_mental_poker_deck(installed, cli):
     assert "audit: clean" in run.stdout
 
 
+@pytest.mark.system  # a nested pytest
 def test_the_tutorials_own_tests_pass(installed):
     folder, target = installed
     env = dict(os.environ, PYTHONPATH=str(target))

@@ -1130,6 +1130,7 @@ def _load_generator():
     return module
 
 
+@pytest.mark.slow  # generates every vector
 def test_files_are_what_the_generator_writes():
     generator = _load_generator()
     for area, text in generator.render_all().items():

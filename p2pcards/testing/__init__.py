@@ -10,13 +10,14 @@ the contract. A plugin's own tests use them; so do p2pcards' tests of the bundle
   peer's replica against the table's, the result and the audit.
 * :func:`play_loopback` (under trio) and :func:`run_loopback` play a whole networked table, every
   seat a peer of its own over TCP on 127.0.0.1, with bots or agents of the test's own, and
-  return each seat's outcome and transcript (:class:`LoopbackTable`).
+  return each seat's outcome and transcript (:class:`LoopbackTable`); on virtual time
+  (:func:`virtual_clock`, trio's autojump clock) unless told otherwise.
 
 docs/testing.md shows how a plugin author uses them. Nothing here needs pytest.
 """
 
 from .check import GameCheck, GameCheckFailure, check_game
-from .loopback import LoopbackFailure, LoopbackTable, SeatSpec, play_loopback, run_loopback
+from .loopback import LoopbackFailure, LoopbackTable, SeatSpec, play_loopback, run_loopback, virtual_clock
 from .scenario import Cards, ScenarioTable, StackedDealer, load_game, pick_cards, stack_deal
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "play_loopback",
     "run_loopback",
     "stack_deal",
+    "virtual_clock",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+import trio.testing
 
 from .. import hookimpl
 from ..engine import seeded_rng
@@ -29,7 +30,15 @@ from ..session import BotSeat, SeatAgent
 from ..table.timeouts import Timeouts
 from .scenario import load_game
 
-__all__ = ["LOOPBACK", "LoopbackFailure", "LoopbackTable", "SeatSpec", "play_loopback", "run_loopback"]
+__all__ = [
+    "LOOPBACK",
+    "LoopbackFailure",
+    "LoopbackTable",
+    "SeatSpec",
+    "play_loopback",
+    "run_loopback",
+    "virtual_clock",
+]
 
 #: The only address a loopback table uses.
 LOOPBACK = "127.0.0.1"
@@ -149,15 +158,34 @@ async def play_loopback(
     return LoopbackTable(played.id, resolved, outcomes)
 
 
+def virtual_clock() -> trio.testing.MockClock:
+    """trio's autojump clock for a loopback table (:func:`run_loopback`'s ``virtual_time``;
+    a trio test gets the same from pytest-trio's ``autojump_clock``, or by handing this to its
+    run): time moves only when every seat waits and no socket has anything to read, straight to
+    the next deadline. The clock jumps once the run has been idle :data:`AUTOJUMP_THRESHOLD`
+    real seconds, not at once: a message on its way through loopback is not taken for
+    silence."""
+    return trio.testing.MockClock(autojump_threshold=AUTOJUMP_THRESHOLD)
+
+
+#: Real seconds of idleness before :func:`virtual_clock` jumps.
+AUTOJUMP_THRESHOLD = 0.002
+
+
 def run_loopback(
     game: Game | str,
     players: int | None = None,
     options: Mapping[str, Any] | None = None,
+    *,
+    virtual_time: bool = True,
     **keywords: Any,
 ) -> LoopbackTable:
     """:func:`play_loopback` in a ``trio.run`` of its own, for a test that does not run trio;
-    the same arguments."""
-    return trio.run(functools.partial(play_loopback, game, players, options, **keywords))
+    the same arguments. ``virtual_time`` (the default): on :func:`virtual_clock`, so the bots'
+    reaction times, the linger and any timeout cost no real time (``time_limit`` is then in
+    virtual seconds); False plays in real seconds."""
+    play = functools.partial(play_loopback, game, players, options, **keywords)
+    return trio.run(play, clock=virtual_clock() if virtual_time else None)
 
 
 def _host_for(game: Game | str) -> tuple[PluginHost, Game]:

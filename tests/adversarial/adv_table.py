@@ -8,13 +8,13 @@ seat is built by its ``peer_factory`` (the hook on :func:`~p2pcards.net.table.pl
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import inspect
+import io
 import json
 import random
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +25,7 @@ import pytest
 import trio
 import trio.testing
 
+from p2pcards.cli import main as cli_main
 from p2pcards.net.lobby import HostedLobby, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.peer import Peer
 from p2pcards.net.runner import bot_agent
@@ -43,6 +44,10 @@ LINGER = 1.5
 #: No table may take longer than this (a hang is a failure, not a stuck test run). Under
 #: ``virtual_time`` these are virtual seconds.
 TABLE_SECONDS = 40.0
+#: Under ``virtual_time``, the watchdog in real seconds for a seat that loops without ever
+#: waiting (virtual time then stands still). Only a hang trips it: a long match on a loaded
+#: machine (7 engineers' suites on 2 cores) took over 40 real seconds of crypto.
+REAL_SECONDS = 240.0
 #: Under ``virtual_time`` every bot thinks this long (virtual seconds) before each move. The
 #: deck's crypto and the bots then take no time at all, so without it a whole game would pass
 #: at one instant; a cheater that watches the table (polling every few milliseconds, as most
@@ -125,6 +130,10 @@ async def _run_table(
     started: dict[int, LobbyResult] = {}
     run = TableRun(game_id, cheater, outcomes, None)
     honest_done = trio.Event()
+    # Events, not polling: on virtual time every poll is a clock jump that waits for 2 ms of
+    # real idleness first (AUTOJUMP_THRESHOLD).
+    all_started = trio.Event()
+    stragglers_done = trio.Event()
     # A seat of ``others`` whose class says it ``leaves`` is waited for like the cheater.
     leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False)}
     remaining = [players - 1 - len(leavers - {cheater})]
@@ -132,6 +141,8 @@ async def _run_table(
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:
         me = result.seat
         started[me] = result
+        if len(started) == players:
+            all_started.set()
         # ``others``: honest seats with a faulty network (a link that drops), or a second leaver.
         factory = peer_factory if me == cheater else (others or {}).get(me, Peer)
         with trio.CancelScope() as scope:
@@ -150,6 +161,8 @@ async def _run_table(
             outcomes[me] = outcome
         if me == cheater or me in leavers:
             outcomes.setdefault(me, None)
+            if cheater in outcomes and leavers <= set(outcomes):
+                stragglers_done.set()
             return
         remaining[0] -= 1
         if remaining[0] == 0:
@@ -175,15 +188,13 @@ async def _run_table(
                 while len(lobby.sitters) < index:
                     await trio.sleep(0.005)
             if outsider is not None:
-                while len(started) < players:
-                    await trio.sleep(0.005)
+                await all_started.wait()
                 nursery.start_soon(outsider, started, run.outsider)
             await honest_done.wait()
             # The cheater may be stuck (it stalls, or its own replica refused its move):
             # give it the honest seats' linger to finish, then stop it.
             with trio.move_on_after(LINGER):
-                while cheater not in outcomes or not leavers <= set(outcomes):
-                    await trio.sleep(0.01)
+                await stragglers_done.wait()
             nursery.cancel_scope.cancel()
     run.cheater_peer = peers.get(cheater)
     run.header = started[0].header if 0 in started else None
@@ -227,14 +238,15 @@ def run_table(
     seed: int = 0,
     outsider: Callable[[Any, dict[str, Any]], Any] | None = None,
     others: Mapping[int, Callable[..., Peer]] | None = None,
-    virtual_time: bool = False,
+    virtual_time: bool = True,
 ) -> TableRun:
     """Play one table to the end (synchronously: its own trio run). ``others``: peer
     factories for seats other than the cheater's (they count as honest: a seat whose network
     fails, say).
 
-    ``virtual_time``: run on trio's autojump clock (a ``MockClock`` with AUTOJUMP_THRESHOLD, as
-    pytest-trio's ``autojump_clock`` but for the threshold). Time then moves only when every task of every seat
+    ``virtual_time`` (the default; a test that passes False says why, in a line): run on trio's
+    autojump clock (a ``MockClock`` with AUTOJUMP_THRESHOLD, as pytest-trio's ``autojump_clock``
+    but for the threshold). Time then moves only when every task of every seat
     waits and no socket has anything to read, straight to the next deadline: a stall is named
     as soon as the table is idle instead of after its timeout in real seconds, and the CPU time
     of the deck's crypto counts as no time at all, so a loaded machine cannot make an honest
@@ -257,16 +269,18 @@ def run_table(
     if not virtual_time:
         return trio.run(play)
     return trio.run(
-        _within_real_seconds, TABLE_SECONDS, play, clock=trio.testing.MockClock(autojump_threshold=AUTOJUMP_THRESHOLD)
+        _within_real_seconds, REAL_SECONDS, play, clock=trio.testing.MockClock(autojump_threshold=AUTOJUMP_THRESHOLD)
     )
 
 
 def verify(path: Path) -> tuple[int, dict[str, Any]]:
-    """``p2pcards verify --json`` on a transcript, as a user runs it: (exit status, report)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "p2pcards", "verify", "--json", str(path)], capture_output=True, text=True, timeout=120
-    )
-    return done.returncode, json.loads(done.stdout)
+    """``p2pcards verify --json`` on a transcript, as a user runs it (the command's own
+    ``main``, in this process: a new interpreter would only add a second of imports; the
+    tests of tests/verify run the installed command): (exit status, report)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli_main(["verify", "--json", str(path)])
+    return status, json.loads(out.getvalue())
 
 
 def blamed(peer: Peer) -> set[int]:
@@ -287,7 +301,7 @@ def play_until_cheated(
     attempts: int = 4,
     others: Mapping[int, Callable[..., Peer]] | None = None,
     ready: Callable[[TableRun], bool] | None = None,
-    virtual_time: bool = False,
+    virtual_time: bool = True,
 ) -> TableRun:
     """Play tables until the cheater ``CHEATERS[name]`` got its chance (at most ``attempts``);
     ``ready``, if given, must also hold of the run (the network fault of ``others`` happened).

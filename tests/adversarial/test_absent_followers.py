@@ -13,6 +13,8 @@ from p2pcards.table.timeouts import Timeouts
 from .adv_table import blamed, play_until_cheated, verify
 from .agreement import SOMETIMES
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: A grace period far longer than passing for a gone follower takes (it is not waited for),
@@ -72,7 +74,6 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_stating_present_players_absent_voids_no_move(tmp_path, mode):
-    # Real seconds: a whole game with no stall, no faster on the autojump clock.
     run = play_until_cheated(tmp_path, "cals-bs", 3, MODES[mode], "StatesAbsentEarly", cheater=CHEATER)
     info = run.describe()
     for seat, outcome in run.honest.items():

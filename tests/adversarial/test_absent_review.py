@@ -24,14 +24,16 @@ from ..net.peer_support import IDS, fetched, make_peer  # tests/net: a Peer in p
 from .adv_table import blamed, play_until_cheated, run_table, verify
 from .cheaters import CHEATERS
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 MODES = {"clockwise": {"match_target": 1}, "free": {"match_target": 1, "turn_mode": "free"}}
 #: The grace period is longer than the blips below, as it is meant to be.
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1
-# Two tests below run on trio's autojump clock (adv_table's ``virtual_time``). Not those with a
-# seat whose links blip (LinkBlip, QuickBotBlip): its links drop while the first shuffle runs,
-# and on virtual time the shuffle (crypto, no waiting) takes no time, so the seat never sees it
-# running and never blips. Nor the file cut (a whole game, no stall: no faster there).
+# The tables run on trio's autojump clock (adv_table's ``virtual_time``, the default), but for
+# those with a seat whose links blip (LinkBlip, QuickBotBlip): its links drop while the first
+# shuffle runs, and on virtual time the shuffle (crypto, no waiting) takes no time, so the seat
+# never sees it running and never blips.
 
 
 @pytest.fixture
@@ -78,6 +80,7 @@ def test_statements_for_future_turns_pass_for_a_seat_that_is_back(tmp_path, slow
         cheater=CHEATER,
         timeouts=TIMEOUTS,
         others={victim: CHEATERS["LinkBlip"]},
+        virtual_time=False,  # real time: the blip needs the shuffle to take time (see the top)
         ready=lambda r: r.outcomes[victim] is not None and r.outcomes[victim].peer.back_turn is not None,
     )
     info = run.describe()
@@ -107,6 +110,7 @@ def test_a_blip_alone_passes_for_nobody_once_the_seat_is_back(tmp_path, slow_red
         MODES["clockwise"],
         cheater=victim,
         peer_factory=CHEATERS["LinkBlip"],
+        virtual_time=False,  # real time: the blip needs the shuffle to take time (see the top)
         transcript_dir=tmp_path,
         timeouts=TIMEOUTS,
     )
@@ -134,6 +138,7 @@ def test_a_seat_passed_for_plays_the_same_game_as_the_others(tmp_path, slow_redi
         cheater=CHEATER,
         timeouts=TIMEOUTS,
         others={victim: CHEATERS["QuickBotBlip"]},
+        virtual_time=False,  # real time: the blip needs the shuffle to take time (see the top)
         ready=lambda r: r.outcomes[victim] is not None and r.outcomes[victim].peer.back_turn is not None,
     )
     info = run.describe()

@@ -19,6 +19,8 @@ from .adv_table import blamed, play_until_cheated, verify
 from .agreement import SOMETIMES
 from .cheaters import CHEATERS, Cheater, CheatingSeat
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1
 

@@ -34,6 +34,8 @@ from .adv_table import FAST, TableRun, plugins, run_table, verify
 from .agreement import JUDGED, judge
 from .cheaters import CHEATERS
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
 BS = ("cals-bs", 3, {"match_target": 1})
@@ -74,9 +76,9 @@ class Case:
     verify_bug: str | None = None
     #: Why verify has nothing to say about this table (the transcript proves no fault).
     unverifiable: str | None = None
-    #: Played on trio's autojump clock (adv_table's ``virtual_time``): a stall is named at
-    #: once instead of after its timeout in real seconds.
-    virtual_time: bool = False
+    #: Played on trio's autojump clock (adv_table's ``virtual_time``, the default): a stall is
+    #: named at once instead of after its timeout in real seconds, and no linger is waited.
+    virtual_time: bool = True
     notes: tuple = field(default_factory=tuple)
     #: A known disagreement of the live verdicts and verify's on this table (agreement.py).
     known_disagreement: str | None = None
@@ -104,8 +106,8 @@ CASES = {
     "far-future accusation, then a wrong key (4 players)": Case("JamsThenWrongKey", BS4),
     "accusation about an unreceived pass, then a wrong key": Case("AccusesUnreceivedPass"),
     "accusation about an unreceived pass (4 players)": Case("AccusesUnreceivedPass", BS4),
-    "stalling (deck)": Case("StallsDeck", expect=ABORT_SOME, timeouts=STALL, virtual_time=True),
-    "stalling (turn)": Case("StallsTurnPeer", expect=ABORT_SOME, timeouts=STALL, virtual_time=True),
+    "stalling (deck)": Case("StallsDeck", expect=ABORT_SOME, timeouts=STALL),
+    "stalling (turn)": Case("StallsTurnPeer", expect=ABORT_SOME, timeouts=STALL),
     "malformed frame": Case("MalformedFrame", expect=REFUSED, in_transcript=False),
     "oversized frame": Case("OversizedFrame", expect=REFUSED, in_transcript=False),
     "garbage bytes": Case("GarbageBytes", expect=REFUSED, in_transcript=False),
@@ -131,13 +133,14 @@ CASES = {
     "chat over its budget (4 players)": Case("FloodsChat", BS4),
     "entry of an unknown kind (4 players)": Case("SignsUnknownKind", BS4),
     "shuffle off its seed (audit, 4 players)": Case("ShufflesOffSeed", BS4),
-    "stalling (deck, 4 players)": Case("StallsDeck", BS4, expect=ABORT_SOME, timeouts=STALL, virtual_time=True),
+    "stalling (deck, 4 players)": Case("StallsDeck", BS4, expect=ABORT_SOME, timeouts=STALL),
     "equivocation (4 players)": Case("Equivocates", BS4),
     "fetch for an unseated seat": Case("FetchesUnseatedSeat", expect=REFUSED, in_transcript=False),
     "stops reading": Case(
         "StopsReading",
         expect=ABORT_OR_SURVIVE,
         in_transcript=False,
+        virtual_time=False,  # real time: see below
         # Not on the autojump clock. Late in a game the others may finish it without that link
         # (1 fresh-clone run in 5); 2 tables in 6 did so on the autojump clock.
         unverifiable=(
@@ -185,12 +188,18 @@ def named(blame: str) -> int:
     return int(match.group(1))
 
 
+def together(name: str) -> pytest.MarkDecorator:
+    """The tests of one case share its table (``played``): under pytest-xdist they go to one
+    worker (``--dist loadgroup``), which plays it once."""
+    return pytest.mark.xdist_group(f"cheaters-{name}")
+
+
 def params(kind: str) -> list[Any]:
     out = []
     for name, case in CASES.items():
         bug = case.live_bug if kind == "live" else case.verify_bug
         marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-        out.append(pytest.param(name, marks=marks, id=name.replace(" ", "-")))
+        out.append(pytest.param(name, marks=[*marks, together(name)], id=name.replace(" ", "-")))
     return out
 
 
@@ -226,7 +235,7 @@ def test_detected_and_the_cheater_named(name):
         assert not any(o.peer.blames for o in run.honest.values()), info
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, id=n.replace(" ", "-")) for n in CASES])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=together(n), id=n.replace(" ", "-")) for n in CASES])
 def test_no_honest_peer_crashes_or_loses_its_log(name):
     run = played(name)
     for _seat, outcome in run.honest.items():

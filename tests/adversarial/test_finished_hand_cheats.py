@@ -22,6 +22,8 @@ from .adv_table import TableRun, run_table, verify
 from .agreement import JUDGED, judge
 from .cheaters import Cheater
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 MATCH = ("cals-bs", 3, {"match_target": 3})  # 3 to 7 hands
 

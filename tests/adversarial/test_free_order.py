@@ -13,6 +13,8 @@ from p2pcards.net.peer import Peer
 from .adv_table import blamed, play_until_cheated, run_table, verify
 from .cheaters import CHEATERS
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1
 FREE = {"match_target": 1, "turn_mode": "free"}
 

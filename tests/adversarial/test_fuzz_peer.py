@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings
@@ -190,6 +191,7 @@ bodies = st.one_of(
 )
 
 
+@pytest.mark.slow  # many signed entries through a peer
 @FUZZ
 @given(st.lists(st.tuples(st.sampled_from([1, 2]), bodies), min_size=1, max_size=6))
 def test_signed_entries_with_random_bodies_are_accepted_or_refused_naming_their_signer(items):
@@ -208,6 +210,7 @@ def test_signed_entries_with_random_bodies_are_accepted_or_refused_naming_their_
     trio.run(main)
 
 
+@pytest.mark.slow  # many deck messages through a peer
 @FUZZ
 @given(st.sampled_from([1, 2]), deck_messages)
 def test_sealed_deck_messages_with_random_content(seat, message):

@@ -21,6 +21,8 @@ from p2pcards.table.timeouts import Timeouts
 from .adv_table import run_table, verify
 from .cheaters import LinkDown
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 GRACE = 20.0
 
 

@@ -17,6 +17,8 @@ from p2pcards.table.timeouts import Timeouts
 from .adv_table import run_table, verify
 from .cheaters import CheatingSeat, StallsDeck, StallsTurnPeer
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 BS = ("cals-bs", 3, {"match_target": 1})
 #: The grace period must cover a redial (REDIAL_FIRST 0.2 s, then a handshake).
 TIMEOUTS = Timeouts(deck=2.0, turn=2.0, grace=1.0)

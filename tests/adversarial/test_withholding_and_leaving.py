@@ -13,6 +13,8 @@ import pytest
 
 from .adv_table import blamed, play_until_cheated, verify
 
+pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
+
 CHEATER = 1
 TABLES = {3: ("cals-bs", 3, {"match_target": 1}), 4: ("crazy-eights", 4, {})}
 

@@ -40,6 +40,7 @@ async def play_to_the_end(driver, prefer=(), max_turns=2000):
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow  # a whole game through the console, in real time
 def test_a_whole_high_card_game_through_the_input_line(host):
     tables = iter([table(host, "high-card", players=3, options={"cards": 3}, me=0, seed=11)])
     seen = {}
@@ -70,6 +71,7 @@ def test_a_whole_high_card_game_through_the_input_line(host):
     assert "action" in kinds and "done" in kinds and "error" not in kinds
 
 
+@pytest.mark.slow  # a whole game through the console, in real time
 def test_help_say_and_not_your_turn(host):
     tables = iter([table(host, "high-card", players=2, me=1, seed=3, bot_delay=0.3)])
 
@@ -101,6 +103,7 @@ def test_help_say_and_not_your_turn(host):
     run_console(lambda: next(tables), script)
 
 
+@pytest.mark.slow  # two games through the console, in real time
 def test_new_game_after_the_end_then_quit(host):
     made = []
 
@@ -123,6 +126,7 @@ def test_new_game_after_the_end_then_quit(host):
     assert console.games_played == 2 and all(t.result is not None for t in made)
 
 
+@pytest.mark.slow  # a game through the console, in real time
 def test_quitting_in_the_middle_of_a_game(host):
     tables = iter([table(host, "high-card", players=4, me=2, seed=1, bot_delay=0.05)])
 
@@ -134,6 +138,7 @@ def test_quitting_in_the_middle_of_a_game(host):
     assert console.session.result is None
 
 
+@pytest.mark.slow  # a whole game through the console, in real time
 @pytest.mark.parametrize("game_id", BUNDLED)
 def test_a_whole_bundled_game_through_the_input_line(host, game_id):
     require_game(host, game_id)
@@ -239,6 +244,7 @@ def test_ctrl_c_then_quit_leaves_and_alone_ctrl_c_leaves_at_once(host):
     assert console.session.result is None
 
 
+@pytest.mark.slow  # a whole game through the console, in real time
 def test_a_free_order_cals_bs_game_through_the_input_line(host):
     """turn_mode=free: the person answers sets at any moment; a set a bot decided first is
     passed for at once (an answer typed then is refused, saying why); the log shows each

@@ -1,8 +1,11 @@
 """The console's subcommands on the command line (no terminal needed)."""
 
+import pytest
+
 from tests.conftest import run_cli
 
 
+@pytest.mark.system  # the p2pcards command
 def test_play_needs_a_terminal():
     done = run_cli("play", "--interface", "127.0.0.1")
     assert done.returncode == 2
@@ -10,12 +13,14 @@ def test_play_needs_a_terminal():
     assert "--interface" in run_cli("play", "--help").stdout
 
 
+@pytest.mark.system  # the p2pcards command
 def test_demo_needs_a_terminal_and_checks_options_first():
     done = run_cli("demo", "--game", "cals-bs")
     assert done.returncode == 2 and "run it in a terminal" in done.stderr
     assert "--deck" in run_cli("demo", "--help").stdout
 
 
+@pytest.mark.system  # the p2pcards command
 def test_host_and_join_in_person_need_a_terminal(highcard_path):
     for args in (["host", "--game", "high-card", "--interface", "127.0.0.1"], ["join", "127.0.0.1:9"]):
         done = run_cli(*args, pythonpath=[highcard_path])

@@ -71,6 +71,7 @@ def test_the_create_form_offers_a_volunteer_dealer():
     assert form.request()[1]["first_dealer"] == 1
 
 
+@pytest.mark.slow  # a LAN lobby and game through the console, in real time
 async def test_create_find_join_ready_play(tmp_path):
     host = load_plugins()
     if "cals-bs" not in host.games:
@@ -157,6 +158,7 @@ async def test_the_host_sends_away_a_player_who_never_says_ready(tmp_path):
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.slow  # a LAN lobby and game, in real time
 async def test_a_started_table_is_listed_to_watch_and_watched_from_the_lobby(tmp_path):
     from p2pcards.console.app import TableStart
 

@@ -185,6 +185,7 @@ class HostThread:
             raise self.error
 
 
+@pytest.mark.slow  # a LAN lobby and game, in real time
 def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
     host = load_plugins()
     if "cals-bs" not in host.games:

@@ -19,7 +19,10 @@ import pytest
 from p2pcards.plugins import load_plugins
 
 TMUX = shutil.which("tmux")
-pytestmark = pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)")
+pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
+    pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
+]
 P2PCARDS = Path(sys.executable).with_name("p2pcards")
 
 

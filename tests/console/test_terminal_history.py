@@ -16,6 +16,7 @@ from ..history_tables import play_recorded_game
 from .test_terminal import P2PCARDS, TMUX, Terminal
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed"),
 ]

@@ -16,6 +16,7 @@ from .test_terminal import TMUX
 from .test_terminal_resume import bot_host, console
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),
 ]

@@ -11,6 +11,7 @@ from p2pcards.plugins import load_plugins
 from .test_terminal import TMUX, play_by_keystrokes, terminal  # noqa: F401  (fixture)
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),
 ]

@@ -14,6 +14,7 @@ from p2pcards.plugins import load_plugins
 from .test_terminal import TMUX, Terminal, terminal  # noqa: F401  (fixture)
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed"),
 ]

@@ -17,6 +17,7 @@ from p2pcards.plugins import load_plugins
 from .test_terminal import P2PCARDS, TMUX, Terminal, play_by_keystrokes
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux running p2pcards
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),
 ]

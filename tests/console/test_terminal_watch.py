@@ -20,6 +20,7 @@ from ..net.test_lan_netns import EXE, _skip_reason, bridged_lan
 from .test_terminal import TMUX, Terminal
 
 pytestmark = [
+    pytest.mark.system,  # a terminal in tmux, p2pcards processes
     pytest.mark.netns,
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("cals-bs" not in load_plugins().games, reason="cals-bs is not installed"),

@@ -16,9 +16,14 @@ from .deck_helpers import make_deck
 # Every player count with 54 cards, and the bigger decks at the table sizes they are played at
 # (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.
 SIZES = [(p, 54) for p in range(3, 8)] + [(3, 117), (6, 117), (4, 208), (7, 208)]
+#: The bigger of them are slow (tests/conftest.py): seconds of crypto each.
+SLOW_SIZE = 7 * 54
 
 
-@pytest.mark.parametrize(("players", "cards"), SIZES, ids=[f"{p}x{c}" for p, c in SIZES])
+@pytest.mark.parametrize(
+    ("players", "cards"),
+    [pytest.param(p, c, id=f"{p}x{c}", marks=[pytest.mark.slow] if p * c >= SLOW_SIZE else []) for p, c in SIZES],
+)
 def test_deal_reveal_and_audit(players, cards):
     faces_in_deck = deck_of_size(cards)
     # the light audit here (hashes and decoded faces); test_blame covers the full recomputation
@@ -168,6 +173,7 @@ def test_with_send_first_a_seat_sends_its_deal_openings_before_it_decodes(send_f
     assert isinstance(done, OpDone) and sorted(done.faces) == handles[:9:3]
 
 
+@pytest.mark.slow  # a whole setup of the deck
 def test_the_in_process_setup_bench_counts_every_sequential_hop():
     """The model of a table of separate machines (``bench``) delays every message by ``hop``:
     a 3-seat setup has eight hops one after another (commitments, nonces, five passes, the

@@ -77,7 +77,11 @@ def cheating_party(kind: str, bend):
 CASES = [(k, name) for k, cheats in (("shuffle", SHUFFLE_CHEATS), ("relock", RELOCK_CHEATS)) for name in cheats]
 
 
-@pytest.mark.parametrize("players", [3, 4, 7])
+#: Seven seats: slow (tests/conftest.py), seconds of crypto each.
+PLAYERS = [3, 4, pytest.param(7, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("players", PLAYERS)
 @pytest.mark.parametrize(("kind", "cheat"), CASES, ids=[f"{k}-{c}" for k, c in CASES])
 def test_a_bent_pass_is_caught_at_that_pass_by_every_honest_seat(players, kind, cheat):
     bend = (SHUFFLE_CHEATS if kind == "shuffle" else RELOCK_CHEATS)[cheat]
@@ -138,7 +142,7 @@ class SwapsAtRehandle(Party):
             swapped.point = saved
 
 
-@pytest.mark.parametrize("players", [3, 4, 7])
+@pytest.mark.parametrize("players", PLAYERS)
 def test_a_rehandling_that_swaps_a_moved_card_is_caught_at_the_transfer(players):
     for cheater in range(players):
         deck = make_deck(

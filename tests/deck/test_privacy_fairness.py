@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+import pytest
+
 from p2pcards.deck import group
 from p2pcards.deck.derive import Secrets
 
@@ -22,6 +24,7 @@ def _leaves(value):
         yield value
 
 
+@pytest.mark.slow  # many deck operations
 def test_all_but_one_pooling_secrets_and_messages_cannot_decode_the_last_hand():
     players, victim = 4, 2
     pooled: list[dict] = []
@@ -122,6 +125,7 @@ def _placed_card_position(seed):
     return [deck.known(2)[h] for h in new].index(mine)
 
 
+@pytest.mark.slow  # many deck operations
 def test_after_a_pickup_the_placer_cannot_find_its_card_among_the_new_handles():
     positions = Counter(_placed_card_position(seed) for seed in range(24))
     assert set(positions) == {0, 1, 2}, positions  # sorted points: the old order is gone

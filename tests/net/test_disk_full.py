@@ -153,6 +153,7 @@ def test_a_full_data_folder_keeps_the_journal_whole_and_resume_says_what_it_can(
     assert unfinished_seats(tmp_path / "home") == []  # every transcript saved: nothing to resume
 
 
+@pytest.mark.slow  # a game, stopped and resumed, in real time
 def test_a_full_transcript_folder_says_where_the_game_is_and_resume_saves_it(tmp_path, monkeypatch):
     """The game finishes, but one seat cannot write its transcript: one line says so and where
     the game is kept; no torn .p2pt is left; a later resume of that seat writes the transcript

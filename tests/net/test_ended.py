@@ -168,6 +168,7 @@ def test_resume_of_a_seat_whose_player_left_says_so_at_once_and_cleans_up(tmp_pa
     assert not copy.exists()
 
 
+@pytest.mark.slow  # games in real time
 def test_resume_after_the_table_ended_without_us_says_so_within_seconds(tmp_path, monkeypatch):
     # Dave's program is killed (no goodbye); the others wait the grace period, end the game
     # and go home.
@@ -196,6 +197,7 @@ def test_resume_after_the_table_ended_without_us_says_so_within_seconds(tmp_path
     assert report.status != 0 and report.problem is not None and report.problem.seat is None
 
 
+@pytest.mark.slow  # games in real time
 def test_a_seat_whose_game_may_go_on_stays_saved(tmp_path, monkeypatch):
     """Every program at the table stopped without a goodbye (a power cut, say): the seat that
     comes back first finds nobody, says so, and keeps its folder: the others may come back."""

@@ -20,6 +20,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck, zeroconf on loopback
 @pytest.mark.parametrize(
     "game, players, options", CASES, ids=[f"{g}-{n}-{'-'.join(map(str, o.values()))}" for g, n, o in CASES]
 )

@@ -2,12 +2,14 @@
 game completes, every seat ends with the same transcript, ``verify`` verifies it, and nobody is
 named (issue 23).
 
-The points are enumerated, not sampled: every label of entry a seat signs (its kind; for a deck
-entry the deck message, a shuffle pass, a deal, a transfer's keys, a reveal, the audit's seed;
-for a move its type: killable.entry_label) x every phase of killable.py (signed; in the journal,
-not sent; sent, not fsynced; fsynced; a power cut after sending, which loses what no fsync
-covered) x early (the one hand of a one-win match) and late (the second hand of a two-win match
-and later, to its result) x the host and a joiner. The labels are not listed here: one game per
+With ``--full`` the points are enumerated: every label of entry a seat signs (its kind; for a
+deck entry the deck message, a shuffle pass, a deal, a transfer's keys, a reveal, the audit's
+seed; for a move its type: killable.entry_label) x every phase of killable.py (signed; in the
+journal, not sent; sent, not fsynced; fsynced; a power cut after sending, which loses what no
+fsync covered) x early (the one hand of a one-win match) and late (the second hand of a two-win
+match and later, to its result) x the host and a joiner. Without it a run plays a seeded sample
+of the (stage, victim) pairs and of the phases (SAMPLED_PAIRS, SAMPLED_PHASES), each sampled
+(stage, victim, phase) still killed at every label. The labels are not listed here: one game per
 (victim, phase, stage) kills its victim at the first entry of each label it signs, resumes it,
 and kills it again at the next new label, to the end of the match (killable.py). The labels that
 must be covered are those any seat of any game of the stage signed (read back from the
@@ -47,6 +49,8 @@ from p2pcards.wire.transcript import Transcript, read_transcript
 
 from . import killable
 from .killable import PHASES, entry_label, hand_of
+
+pytestmark = [pytest.mark.system, pytest.mark.slow]  # games of seat processes, killed and resumed
 
 LOOPBACK = "127.0.0.1"
 #: Stage: (the match's target of hands won, the first hand whose entries are killed at).
@@ -228,15 +232,23 @@ def signed_labels(transcript: Transcript, from_hand: int) -> dict[int, set[str]]
     return labels
 
 
+#: Without ``--full`` (tests/conftest.py, "sampled suites"): of the (stage, victim) pairs, a run
+#: plays SAMPLED_PAIRS, and of the phases, SAMPLED_PHASES in each, drawn from the sample seed.
+#: Each sampled (pair, phase) is played whole: its victim killed at every label it signs.
+SAMPLED_PAIRS, SAMPLED_PHASES = 2, 2
+
+
+@pytest.mark.sample(SAMPLED_PAIRS)
 @pytest.mark.parametrize("victim", list(VICTIMS))
 @pytest.mark.parametrize("stage", list(STAGES))
-def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, stage, victim):
+def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, stage, victim, sample):
     """For each phase, the victim is killed at every label of entry it signs in the stage, and
     resumed each time; every game completes, the same at every seat, and verifies."""
     seat, from_hand = VICTIMS[victim], STAGES[stage][1]
-    killed: dict[str, set[str]] = {phase: set() for phase in PHASES}
+    phases = sample.pick(PHASES, SAMPLED_PHASES)
+    killed: dict[str, set[str]] = {phase: set() for phase in phases}
     signed: set[str] = set()  # by any seat in any game of this test
-    games: dict[str, list[Game]] = {phase: [] for phase in PHASES}
+    games: dict[str, list[Game]] = {phase: [] for phase in phases}
 
     def play(phase: str, attempt: int) -> None:
         game = play_killing(tmp_path / f"{phase}{attempt}", seat, phase, stage, killed[phase])
@@ -249,7 +261,7 @@ def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, 
 
     with ThreadPoolExecutor(TABLES_AT_ONCE) as pool:
         for attempt in range(GAMES_PER_CHAIN):
-            short = [p for p in PHASES if not attempt or signed - killed[p] - NOT_KILLED.get(p, set())]
+            short = [p for p in phases if not attempt or signed - killed[p] - NOT_KILLED.get(p, set())]
             for future in [pool.submit(play, phase, attempt) for phase in short]:
                 future.result()
     # Each game killed its victim at every new label the victim signed (at most once each):

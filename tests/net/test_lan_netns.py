@@ -17,7 +17,7 @@ import pytest
 
 from p2pcards.wire.transcript import read_transcript
 
-pytestmark = pytest.mark.netns
+pytestmark = [pytest.mark.netns, pytest.mark.system]
 
 EXE = str(Path(sys.executable).with_name("p2pcards"))
 HOSTS = 3

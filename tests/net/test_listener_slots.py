@@ -95,7 +95,7 @@ async def test_idle_sockets_neither_keep_a_joiner_out_nor_push_a_seated_one_out(
         await result.aclose()
 
 
-async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path):
+async def test_a_seat_comes_back_through_idle_sockets_at_its_listener(tmp_path, virtual_clock):
     """Seat 1's listener is flooded, then its link to seat 2 is cut: seat 2 dials again and
     is let in at once (it used to wait for idle sockets to run out of time: 10 s)."""
     host = load_plugins()

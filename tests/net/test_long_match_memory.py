@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from p2pcards.net.ended import close_ended_seat, game_over_in
@@ -21,6 +22,7 @@ from p2pcards.wire.transcript import read_transcript, write_transcript
 from .measure_memory import match
 
 
+@pytest.mark.slow  # a long match
 def test_a_match_spilled_entry_by_entry_saves_what_an_unspilled_log_saves(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("P2PCARDS_SPILL_KEEP", "1")
     table = trio.run(match, 2, 3, tmp_path)  # Cal's BS to 2 hand wins: two hands or more

@@ -28,7 +28,7 @@ class FirstLegal:
         return session.legal_actions()[0]
 
 
-async def test_seats_by_bot_name_class_agent_and_factory(tmp_path):
+async def test_seats_by_bot_name_class_agent_and_factory(tmp_path, virtual_clock):
     strategic = load_plugins().bots_for("crazy-eights")["strategic"]
     mine = FirstLegal()
 
@@ -111,7 +111,8 @@ def test_check_names_every_problem(tmp_path: Path):
     assert differ.problems() == ["seat 1's transcript differs from seat 0's"]
 
 
-async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hands(tmp_path):
+@pytest.mark.slow  # a match of several hands
+async def test_what_a_peer_holds_beside_the_log_does_not_grow_with_finished_hands(tmp_path, virtual_clock):
     # Issue 23: a peer's memory grew by every entry's bytes and every event. At the start of
     # each hand (every hand but the first ends a finished one) the entries that keep their
     # encoded bytes and the session's events stay under bounds that no match length changes;

@@ -7,7 +7,8 @@ are identical and verify, and nobody is named.
 
 The first tests drive the switch's core with a clock of their own (no root, milliseconds) and
 then the switch itself with UDP datagrams between two namespaces. The rest need root (CI runs as
-root) and are skipped with the reason otherwise."""
+root) and are skipped with the reason otherwise; of the whole games a run plays one, drawn from
+the sample seed, and both with ``--full``."""
 
 from __future__ import annotations
 
@@ -134,6 +135,7 @@ for n in range(int(sys.argv[2])):
 
 
 @pytest.mark.netns
+@pytest.mark.system
 def test_the_switch_loses_and_reorders_datagrams_between_namespaces(root):
     sent = 1000
     with lossy_lan(2, Faults(loss=0.2, delay_ms=1, jitter_ms=20), tag="u") as lan:
@@ -246,8 +248,11 @@ def play(
     return Played(elapsed, moves, {})
 
 
-def play_over(faults: Faults, folder: Path, game: str, seats: int, options: dict[str, str], **kw) -> Played:
-    seed = int.from_bytes(os.urandom(4), "big")
+def play_over(
+    faults: Faults, folder: Path, game: str, seats: int, options: dict[str, str], seed: int | None = None, **kw
+) -> Played:
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "big")
     print(f"{game}, {seats} seats, {faults}, switch seed {seed}", flush=True)  # shown if the test fails
     with lossy_lan(seats, faults, tag=f"{game[0]}{seats}", seed=seed) as lan:
         played = play(lan, folder, game, options, **kw)
@@ -256,16 +261,25 @@ def play_over(faults: Faults, folder: Path, game: str, seats: int, options: dict
     return played
 
 
+#: Whole games over the lossy switch: three seats of Cal's BS joining by the table's name, four
+#: of Crazy Eights joining by address. Without ``--full`` (tests/conftest.py, "sampled suites")
+#: a run plays one of them, drawn from the sample seed, which also seeds the switch (printed).
+LOSSY_GAMES = {
+    "cals-bs-3-by-name": ("cals-bs", 3, {"match_target": "1"}, True),
+    "crazy-eights-4-by-address": ("crazy-eights", 4, {}, False),
+}
+
+
 @pytest.mark.netns
-def test_three_seats_of_cals_bs_finish_over_a_lossy_reordering_lan(root, tmp_path):
-    played = play_over(HOME_WIFI, tmp_path / "bs3", "cals-bs", 3, {"match_target": "1"}, by_name=True)
+@pytest.mark.system
+@pytest.mark.slow
+@pytest.mark.sample(1)
+@pytest.mark.parametrize("case", list(LOSSY_GAMES))
+def test_seats_finish_over_a_lossy_reordering_lan(root, tmp_path, case, sample):
+    game, seats, options, by_name = LOSSY_GAMES[case]
+    seed = sample.rng.randrange(2**32)
+    played = play_over(HOME_WIFI, tmp_path / case, game, seats, options, seed=seed, by_name=by_name)
     assert played.switch["dropped"] > 0 and played.switch["held_back"] > 0  # the faults were there
-
-
-@pytest.mark.netns
-def test_four_seats_of_crazy_eights_finish_over_a_lossy_reordering_lan(root, tmp_path):
-    played = play_over(HOME_WIFI, tmp_path / "c8x4", "crazy-eights", 4, {}, by_name=False)
-    assert played.switch["dropped"] > 0 and played.switch["held_back"] > 0
 
 
 # -- the figures of docs/performance.md ----------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 
 from p2pcards.bench_races import SHARE_TARGET, lan, netns_unavailable, run_delay
 
-pytestmark = pytest.mark.netns
+pytestmark = [pytest.mark.netns, pytest.mark.system]
 
 DELAY_MS = 20
 GAMES = 2

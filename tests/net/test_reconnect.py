@@ -15,6 +15,8 @@ import pytest
 
 from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
+pytestmark = pytest.mark.system  # p2pcards processes, killed and restarted
+
 EXE = str(Path(sys.executable).with_name("p2pcards"))
 LOOPBACK = "127.0.0.1"
 

@@ -11,7 +11,7 @@ from p2pcards.plugins import load_plugins
 from .loopback_table import play_three_seats
 
 
-async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_path):
+async def test_a_dropped_connection_is_dialled_again_and_the_game_completes(tmp_path, virtual_clock):
     host = load_plugins()
     peers = {}
     cut = []

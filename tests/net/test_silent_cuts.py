@@ -12,6 +12,9 @@ attaches it again. Short table timeouts make each game take seconds.
   naming only the cut seat, as absent, with identical transcripts that verify as an abandoned
   game proving no fault; the cut seat names nobody; all within a bound.
 
+Without ``--full`` (tests/conftest.py, "sampled suites") each test of a cut in the deck phase
+and in play plays one of the two, drawn from the sample seed; the full run plays both.
+
 Needs root (CI runs as root); skipped with the reason otherwise."""
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from p2pcards.wire.transcript import TranscriptError, read_transcript
 
 from .test_lan_netns import bridged_lan
 
-pytestmark = pytest.mark.netns
+pytestmark = [pytest.mark.netns, pytest.mark.system, pytest.mark.slow]  # each a real game of processes
 
 EXE = str(Path(sys.executable).with_name("p2pcards"))
 SUBNET = "10.77.23"
@@ -215,6 +218,7 @@ def test_a_cut_shorter_than_the_silence_limit_changes_nothing(table: Table):
     _completed(table, table.wait())
 
 
+@pytest.mark.sample(1)  # of the deck phase and play, drawn from the sample seed (both with --full)
 @pytest.mark.parametrize("phase", ["deck", "play"])
 def test_a_cut_noticed_and_healed_within_the_grace_loses_nothing(table: Table, phase: str):
     table.start()
@@ -225,6 +229,7 @@ def test_a_cut_noticed_and_healed_within_the_grace_loses_nothing(table: Table, p
     _completed(table, table.wait())
 
 
+@pytest.mark.sample(1)  # of the deck phase and play, drawn from the sample seed (both with --full)
 @pytest.mark.parametrize("phase", ["deck", "play"])
 def test_a_cut_past_the_grace_names_only_the_cut_seat_as_absent(table: Table, phase: str):
     table.start()

@@ -13,6 +13,7 @@ import trio
 from p2pcards.cards import Card
 from p2pcards.console.app import TableStart
 from p2pcards.console.spectator import WatchTable
+from p2pcards.net import spectators as spectators_module
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing import play_loopback
@@ -33,7 +34,7 @@ def _cards_in(value: Any) -> list[Card]:
     return []
 
 
-async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path):
+async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path, virtual_clock):
     shown: list[tuple[str, Any]] = []  # (text, data or view) as the spectator's screen got them
     got: dict = {}
 
@@ -80,10 +81,15 @@ async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_
     assert not [face for face in hidden if face in texts]
 
 
-async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
+@pytest.mark.slow  # a game in real time
+async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path, monkeypatch):
     """Two spectators, through seats 0 and 1: eve's line reaches every player (relayed by seat
     0 to the others, marked as a spectator's) and the other spectator, never the signed log;
     lines past the rate limit are dropped; at a table without spectator chat nothing is sent."""
+    # Real time: on the autojump clock no line reached the seats (not studied yet; issue 29).
+    # One line a minute: eve's three lines, sent one after the other, always fall within it
+    # (with the game's one second, a loaded machine let "spam" in, once in the runs of issue 29).
+    monkeypatch.setattr(spectators_module, "SAY_SECONDS", 60.0)
     got: dict = {}
 
     async def watch_through(peer, seat: int, name: str, lines: list[str]):
@@ -119,13 +125,13 @@ async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path):
     table.check()
     for seat in range(3):
         said = [e.text for e in peers[seat].session.history if e.kind == "chat"]
-        assert said == ["eve (watching): hello players"], (seat, said)  # one line a second
+        assert said == ["eve (watching): hello players"], (seat, said)  # one line a minute
     assert "eve (watching): hello players" in [e.text for e in got["frank"].history if e.kind == "chat"]
     for path in table.transcripts:
         assert not [e for e in read_transcript(path).entries if e.kind == "chat"]
 
 
-async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
+async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virtual_clock):
     got: dict = {}
 
     async def watch(peer):
@@ -148,8 +154,11 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path):
     assert any("does not let spectators chat" in text for text in errors)
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 @pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
-async def test_a_spectators_table_follows_the_other_bundled_games(tmp_path: Path, game_id: str, players: int):
+async def test_a_spectators_table_follows_the_other_bundled_games(
+    tmp_path: Path, game_id: str, players: int, virtual_clock
+):
     """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
     players' own result, move for move, and its transcript verifies."""
     if game_id not in load_plugins().games:

@@ -4,6 +4,9 @@ nobody for the time it did not run (issue 23; p2pcards/net/stallclock.py). Each 
 process of its own (stoppable.py, which stops the victim itself at an exact point; the test
 sends the SIGCONT).
 
+Without ``--full`` (tests/conftest.py, "sampled suites") each test of a stopped host and a
+stopped joiner plays one of the two, drawn from the sample seed; the full run plays both.
+
 Every process listens, announces and connects on 127.0.0.1 only."""
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import pytest
 from p2pcards.net.stallclock import STALL
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 from p2pcards.wire.transcript import read_transcript
+
+pytestmark = [pytest.mark.system, pytest.mark.slow]  # seat processes, SIGSTOPped for seconds
 
 STOPPABLE = str(Path(__file__).with_name("stoppable.py"))
 LOOPBACK = "127.0.0.1"
@@ -145,6 +150,7 @@ TURN, SLOW_FROM, SLOW_BY, STOP_AFTER, TURN_STOP = 3.0, 6, 1.8, 0.2, 4.0
 STOP_IN_PLAY = f"stop@{STOP_AFTER:g}:action:{SLOW_FROM}"
 
 
+@pytest.mark.sample(1)  # of host and joiner, drawn from the sample seed (both with --full)
 @pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
 def test_a_seat_stopped_past_its_turn_deadline_charges_nobody(tmp_path, victim):
     assert STOP_AFTER + TURN_STOP > TURN and TURN_STOP > STALL
@@ -182,6 +188,7 @@ def judge_while_others_waited(run: dict, victim: int) -> None:
 DECK, DECK_STOP = 3.0, 4.5
 
 
+@pytest.mark.sample(1)  # of host and joiner, drawn from the sample seed (both with --full)
 @pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
 def test_a_seat_stopped_past_its_deck_deadline_charges_nobody(tmp_path, victim):
     assert DECK_STOP > DECK and DECK_STOP > STALL
@@ -190,6 +197,7 @@ def test_a_seat_stopped_past_its_deck_deadline_charges_nobody(tmp_path, victim):
     judge_while_others_waited(run, victim)
 
 
+@pytest.mark.sample(1)  # of host and joiner, drawn from the sample seed (both with --full)
 @pytest.mark.parametrize("victim", [0, 1], ids=["host", "joiner"])
 def test_a_seat_stopped_past_every_turn_deadline_charges_nobody(tmp_path, victim):
     """In play, every seat as fast (no slow turns): the others soon wait on the stopped seat's

@@ -14,7 +14,7 @@ from p2pcards.plugins import load_plugins
 from .loopback_table import play_three_seats
 
 
-async def test_the_recorder_sees_entries_arrive_and_leave(tmp_path):
+async def test_the_recorder_sees_entries_arrive_and_leave(tmp_path, virtual_clock):
     host = load_plugins()
     game = host.game("cals-bs")
     peers, recorder = {}, TimingRecorder()

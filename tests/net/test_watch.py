@@ -7,6 +7,7 @@ import filecmp
 import socket
 from pathlib import Path
 
+import pytest
 import trio
 
 from p2pcards.deck.public import NotOpened
@@ -89,7 +90,7 @@ def _public_faces(peer) -> dict:
     return faces
 
 
-async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
+async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path, virtual_clock):
     got: dict = {}
 
     async def watch(peer):
@@ -161,7 +162,9 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path):
     assert got["lines"] and any("move" in line for line in got["lines"])
 
 
+@pytest.mark.slow  # a game in real time
 async def test_a_spectator_that_sends_moves_and_stops_reading_changes_nothing(tmp_path, monkeypatch):
+    # Real time: on the autojump clock it failed (spectators that do not read wait on real socket buffers).
     monkeypatch.setattr(spectators_module, "SEND_SECONDS", 0.5)
     monkeypatch.setattr(spectators_module, "QUEUE_ENTRIES", 8)
     got: dict = {}
@@ -241,11 +244,13 @@ def test_another_seats_word_on_its_watchers_is_escaped_and_capped():
         raise AssertionError(f"accepted {bad!r}")
 
 
+@pytest.mark.slow  # a game in real time
 async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_game(tmp_path):
     """Mid-game, six spectators come (through seats 0 and 1), take a few frames and go, and
     one that never reads stays attached: the players' transcripts agree and verify, hold no
     trace of them, and the game went on while the one that does not read was attached
     (counted in moves, not timed)."""
+    # Real time: it failed on the autojump clock (not studied yet; issue 29).
     got: dict = {}
     games = load_plugins().rules_versions()
 
@@ -295,10 +300,12 @@ async def test_spectators_coming_and_going_mid_game_neither_change_nor_slow_the_
     assert any("visitor1 is watching the table (through" in line for line in got["visitors_seen"])
 
 
+@pytest.mark.slow  # a game in real time
 async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_path):
     """A spectator that comes and goes under a new name again and again: each player gets at
     most NOTICE_LINES lines about it per seat it watches through, and the list of who watches
     (what the console shows) still names the one that stays at the end, at every seat."""
+    # Real time: it failed on the autojump clock (not studied yet; issue 29).
     games = load_plugins().rules_versions()
     got: dict = {}
     seen: dict = {}
@@ -320,9 +327,10 @@ async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_pa
             await conn.aclose()
         lurker = await dial(peer, "lurker")
         got["lurker_at"] = peer.turns
-        with trio.fail_after(30):
-            while peer.session.result is None:
-                await lurker.receive()
+        # Until the end of the match (the table's own 120 s bound, below, holds it: a bound of
+        # its own, 30 s, was outlasted by a six-hand match on a loaded machine).
+        while peer.session.result is None:
+            await lurker.receive()
         await lurker.aclose()
 
     with trio.fail_after(120):

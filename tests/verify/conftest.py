@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from p2pcards.verify import verify_file
 
 from .verify_tables import Table, play_table, won_hand_pickups
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (``--dist loadgroup``) the tests of this folder, which read the tables
+    below (played once per process), go to one worker: four would each play them all again."""
+    for item in items:
+        if HERE in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.xdist_group("verify-tables"))
 
 
 @pytest.fixture(scope="session")

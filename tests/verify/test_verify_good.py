@@ -14,7 +14,14 @@ from p2pcards.verify import EXIT_VERIFIED, verify_file
 from .verify_tables import won_hand_pickups
 
 
-@pytest.fixture(params=["bs_table", "bs_challengeable_table", "calypso_table"])
+@pytest.fixture(
+    params=[
+        "bs_table",
+        # slow: up to four two-hand matches to play before its first test
+        pytest.param("bs_challengeable_table", marks=pytest.mark.slow),
+        "calypso_table",
+    ]
+)
 def table(request):
     return request.getfixturevalue(request.param)
 
@@ -81,6 +88,7 @@ def test_cals_bs_claims_show_the_cards_placed(bs_table):
         assert len(claim["cards"]) == len(claim["action"]["cards"])
 
 
+@pytest.mark.slow  # a two-hand match, up to 4 times
 def test_cals_bs_challengeable_doubter_of_a_true_final_set_takes_the_pile(bs_challengeable_table):
     """Rule 27 over the network: the doubter of a true final set takes the pile (a transfer the
     replay checks) and the player wins the hand; the transcript verifies."""

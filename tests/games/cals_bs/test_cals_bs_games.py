@@ -78,6 +78,7 @@ def test_whole_match_every_bot_and_going_out_mode(going_out):
         assert record.result.winners and record.violations == []
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 @pytest.mark.parametrize("quads", [False, True])
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
 def test_whole_games_mental_poker_deck(players, quads):
@@ -104,6 +105,7 @@ def test_whole_matches_with_a_volunteer_dealer_local_dealer(players):
         assert record.violations == []
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 def test_whole_game_with_a_volunteer_dealer_mental_poker_deck():
     backend = pytest.importorskip("p2pcards.deck.backend")
     game = the_game()
@@ -154,6 +156,7 @@ def test_whole_matches_challengeable_a_true_final_set_doubted_hands_the_pile_to_
     assert all(doubter != winner for doubter, winner, _ in PileWatchingBot.after_a_win)
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 def test_whole_game_challengeable_mental_poker_deck():
     backend = pytest.importorskip("p2pcards.deck.backend")
     game = the_game()
@@ -411,6 +414,7 @@ def test_view_is_plain_data_with_sorted_hand_and_events():
 # -- the strategic bot ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # many whole games
 def test_strategic_bot_beats_random_bots_clearly():
     report = simulate(load_plugins(), "cals-bs", players=5, bots=["strategic"] + ["random"] * 4, games=150, seed=11)
     assert report.violations == []
@@ -452,6 +456,7 @@ def test_worked_example_from_the_docs():
     assert t.audit() == []
 
 
+@pytest.mark.slow  # many whole games
 def test_check_game_every_variant_taking_turns_and_in_free_order():
     """p2pcards.testing's checks on whole games; legal_actions lists a sample here (every kind
     of move, not every set of cards), and each of it is checked."""

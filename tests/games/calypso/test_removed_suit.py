@@ -254,6 +254,7 @@ def test_the_hands_are_the_stocks_cards_of_the_suits_in_play_in_order(seed):
     assert dealt_aside <= {removed}
 
 
+@pytest.mark.slow  # whole games on the mental-poker deck
 async def test_a_whole_game_over_loopback_verifies(tmp_path):
     report = await simulate_network(
         load_plugins(),

@@ -64,6 +64,7 @@ def test_the_logs_phrases_read_back():
         t.parse(N, "plays Q♥, owning to a revoke in the last trick")
 
 
+@pytest.mark.slow  # many whole games
 def test_strategic_bot_beats_random_bots_in_solo():
     report = simulate(
         load_plugins(),

@@ -120,6 +120,7 @@ def test_honour_mode_penalty_in_partnership_lowers_the_side_total():
     assert details["players"]["0"]["penalty"] > 0
 
 
+@pytest.mark.slow  # many whole games
 def test_check_game_every_variant():
     """p2pcards.testing's checks on whole games, the text round trip included: the log's phrases
     ("plays Q♥", "chooses hearts and the place at the first dealer's left") read back."""

@@ -102,6 +102,7 @@ def test_every_listed_action_passes_check_own_and_every_kind_appears(draw_until_
     assert set(CheckingRandomBot.kinds) == {"play", "play eight", "draw", "pass"}
 
 
+@pytest.mark.slow  # many whole games
 def test_the_strategic_bot_beats_random_play():
     report = simulate(load_plugins(), "crazy-eights", players=2, bots=["strategic", "random"], games=300, seed=5)
     assert report.violations == [] and report.wins[0] / report.games > 0.8
