@@ -4,9 +4,9 @@
 Every adversarial table checks it already (adv_table.run_table); here it is checked on random
 fault schedules (faults.py): seats whose links drop and come back or not, that quit or say
 goodbye unsigned, hang, stall the deck or a turn, or withhold entries from one seat, each at a
-random step, on virtual time. Each run plays FRESH new seeds (in the test ids, and printed with
-the schedule); ``P2PCARDS_FAULT_SEEDS=12,345`` replays given ones, ``P2PCARDS_FAULT_COUNT=40``
-plays more.
+random step, on virtual time. Each run plays FRESH new seeds (drawn from the session's sample
+seed, so ``--sample-seed N`` plays them again; printed with the schedule);
+``P2PCARDS_FAULT_SEEDS=12,345`` replays given ones, ``P2PCARDS_FAULT_COUNT=40`` plays more.
 
 A disagreement of a known kind (:data:`KNOWN`, each one a bug or an open question of issue 28
 that another change owns) is reported as xfail with its reason; any other fails. Measured over
@@ -39,6 +39,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,12 +65,21 @@ from .faults import Schedule, schedule
 FRESH = 4
 
 
-def _seeds() -> list[int]:
+def _seeds() -> list[int | None]:
+    """The seeds given in ``P2PCARDS_FAULT_SEEDS``, else ``P2PCARDS_FAULT_COUNT`` (FRESH)
+    places for fresh ones, drawn in the test from the session's sample seed: every pytest-xdist
+    worker collects the same test ids, and ``--sample-seed N`` plays the same schedules again."""
     given = os.environ.get("P2PCARDS_FAULT_SEEDS")
     if given:
         return [int(s) for s in given.replace(" ", "").split(",") if s]
-    count = int(os.environ.get("P2PCARDS_FAULT_COUNT", FRESH))
-    return [random.SystemRandom().randrange(1_000_000) for _ in range(count)]
+    return [None] * int(os.environ.get("P2PCARDS_FAULT_COUNT", FRESH))
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(seed, id=f"seed-{seed}" if seed is not None else f"fresh-{index}")
+        for index, seed in enumerate(_seeds())
+    ]
 
 
 # -- the comparison itself, row by row -------------------------------------------------------------
@@ -213,8 +223,10 @@ def known_reason(s: Schedule, run: TableRun, found: Agreement) -> str | None:
     return "; ".join(reasons)
 
 
-@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in _seeds()])
-def test_live_and_verify_agree_on_a_random_fault_schedule(tmp_path: Path, seed: int):
+@pytest.mark.parametrize("seed", _params())
+def test_live_and_verify_agree_on_a_random_fault_schedule(tmp_path: Path, seed: int | None, request):
+    if seed is None:  # fresh: from the session's sample seed and this test's place
+        seed = random.Random(f"{request.config.p2pcards_sample_seed}/{request.node.name}").randrange(1_000_000)
     s = schedule(seed)
     replay = f"replay: P2PCARDS_FAULT_SEEDS={seed} scripts/test tests/adversarial/test_agreement.py"
     print(s)
