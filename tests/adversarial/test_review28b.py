@@ -15,6 +15,14 @@ from .test_links_liars import StallingLiar, _check_nobody_honest_named
 from .test_liveness_cheats import run_cheating_bs
 
 
+def _check_the_staller_alone_named(tmp_path: Any, liar: type[StallingLiar]) -> None:
+    """A ``liar`` at seat 2: no honest seat is named, and every honest seat that stopped named
+    seat 2."""
+    run, info = run_cheating_bs(tmp_path, liar, 2)
+    _check_nobody_honest_named(run, 2)
+    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
+
+
 class SelectiveAwayLiar(StallingLiar):
     """Stalls at its first lead and tells each honest seat, alone, that it reaches that seat
     but waits on the *other* honest seat as away: the claimed-away seat never gets the lie
@@ -41,9 +49,7 @@ class SelectiveAwayLiar(StallingLiar):
 
 
 def test_a_selective_away_lie_is_refuted_by_the_seat_it_names(tmp_path) -> None:
-    run, info = run_cheating_bs(tmp_path, SelectiveAwayLiar, 2)
-    _check_nobody_honest_named(run, 2)
-    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
+    _check_the_staller_alone_named(tmp_path, SelectiveAwayLiar)
 
 
 class FloodsHostileNotices(StallingLiar):
@@ -73,6 +79,4 @@ class FloodsHostileNotices(StallingLiar):
 
 
 def test_hostile_notices_delay_nothing_and_name_the_staller(tmp_path) -> None:
-    run, info = run_cheating_bs(tmp_path, FloodsHostileNotices, 2)
-    _check_nobody_honest_named(run, 2)
-    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
+    _check_the_staller_alone_named(tmp_path, FloodsHostileNotices)
