@@ -323,6 +323,20 @@ class Transcript:
         return log
 
 
+def _read_file(source: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``source``, at most ``MAX_FILE + 1`` of them (the caller
+    checks the size). Raises :class:`TranscriptError` when it cannot be read or is not a
+    regular file."""
+    try:
+        # Not open() first: opening a FIFO would wait for a writer.
+        if not stat.S_ISREG(os.stat(source).st_mode):
+            raise TranscriptError(f"cannot read {source}: not a regular file")
+        with open(source, "rb") as handle:
+            return handle.read(MAX_FILE + 1)
+    except OSError as exc:
+        raise TranscriptError(f"cannot read {source}: {exc.strerror or exc}") from None
+
+
 def read_transcript(
     source: str | os.PathLike[str] | bytes, *, allow_torn: bool = False, verify: bool = True
 ) -> Transcript:
@@ -332,17 +346,7 @@ def read_transcript(
     :class:`TornTranscript` when it ends inside a record, unless ``allow_torn`` (then the
     transcript of the whole records comes back with ``truncated_at`` set). With ``verify`` the
     log's signatures and hash chains and the provable blames are checked too."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        try:
-            # Not open() first: opening a FIFO would wait for a writer.
-            if not stat.S_ISREG(os.stat(source).st_mode):
-                raise TranscriptError(f"cannot read {source}: not a regular file")
-            with open(source, "rb") as handle:
-                data = handle.read(MAX_FILE + 1)
-        except OSError as exc:
-            raise TranscriptError(f"cannot read {source}: {exc.strerror or exc}") from None
+    data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else _read_file(source)
     if len(data) > MAX_FILE:
         raise TranscriptError(f"file larger than {MAX_FILE} bytes")
     return _parse(data, allow_torn=allow_torn, verify=verify)
@@ -484,13 +488,7 @@ def read_summary(source: str | os.PathLike[str]) -> TranscriptSummary:
     checked (that is :func:`read_transcript` and ``p2pcards verify``). ``end`` is ``None`` when
     the last whole record is not an end record. Raises :class:`TranscriptError` for a file that
     is not whole (a torn tail included)."""
-    try:
-        if not stat.S_ISREG(os.stat(source).st_mode):
-            raise TranscriptError(f"cannot read {source}: not a regular file")
-        with open(source, "rb") as handle:
-            data = handle.read(MAX_FILE + 1)
-    except OSError as exc:
-        raise TranscriptError(f"cannot read {source}: {exc.strerror or exc}") from None
+    data = _read_file(source)
     size = len(data)
     if size > MAX_FILE:
         raise TranscriptError(f"file larger than {MAX_FILE} bytes")

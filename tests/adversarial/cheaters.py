@@ -496,7 +496,10 @@ class AccusesReusedKeyTwice(Cheater):
             return
         self.cheated = True
         async with self.send_lock:
-            await self.publish_deck([Send(None, accusation)])
+            await self.accuse(accusation)
+
+    async def accuse(self, accusation: dict[str, Any]) -> None:
+        await self.publish_deck([Send(None, accusation)])
 
 
 #: Numbers a peer may put where an index goes (see tests/deck/test_evidence.py).
@@ -607,16 +610,8 @@ class FuzzesAccusation(AccusesReusedKeyTwice):
         self.notes.append(repr(message))
         return message
 
-    async def dispatch(self, entry: Entry) -> None:
-        await Cheater.dispatch(self, entry)
-        if self.cheated or self.party.blame is not None:
-            return
-        accusation = self.accusation()
-        if accusation is None:
-            return
-        self.cheated = True
-        async with self.send_lock:
-            await self.publish("deck", {"msg": accusation})
+    async def accuse(self, accusation: dict[str, Any]) -> None:
+        await self.publish("deck", {"msg": accusation})
 
 
 # ----------------------------------------------------------------------------------------------

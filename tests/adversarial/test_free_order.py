@@ -59,13 +59,7 @@ def test_a_seat_that_answers_one_round_twice_is_named(tmp_path, players):
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_response_withheld_from_the_next_seat_reaches_it_and_the_game_ends_alike(tmp_path, players):
     run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "WithholdsResponses", cheater=CHEATER)
-    info = run.describe()
-    for seat, outcome in run.honest.items():
-        assert outcome.aborted is None and outcome.result is not None, info
-        assert outcome.peer.blames == [], info
-        status, report = verify(outcome.transcript)
-        assert status == 0, f"seat {seat}: {report.get('problem')}"
-    assert len({o.transcript.read_bytes() for o in run.honest.values()}) == 1
+    _check_ended_alike(run)
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -97,12 +91,9 @@ def _won_over(run, cheater: int) -> list[tuple[int, ...]]:
     return races
 
 
-def test_a_seat_that_waits_for_every_answer_and_echoes_the_rounds_opening_wins_and_verifies(tmp_path):
-    """The hole: it answers after every other follower, pre-empting a doubt or play from a seat
-    further from the placer's left with a doubt whose echo says it had seen none of them. The
-    log cannot tell it from a seat whose incoming link was slow, so it wins that race at every
-    seat, nobody is named and the transcripts verify (what every table does today)."""
-    run = play_until_cheated(tmp_path, "cals-bs", 4, FREE, "AnswersLast", cheater=CHEATER, attempts=6)
+def _check_ended_alike(run) -> str:
+    """Every honest seat finished its game naming nobody, its transcript verifies, and the
+    transcripts are byte-identical. Returns the run's description."""
     info = run.describe()
     for seat, outcome in run.honest.items():
         assert outcome.aborted is None and outcome.result is not None, info
@@ -110,6 +101,16 @@ def test_a_seat_that_waits_for_every_answer_and_echoes_the_rounds_opening_wins_a
         status, report = verify(outcome.transcript)
         assert status == 0, f"seat {seat}: {report.get('problem')}"
     assert len({o.transcript.read_bytes() for o in run.honest.values()}) == 1
+    return info
+
+
+def test_a_seat_that_waits_for_every_answer_and_echoes_the_rounds_opening_wins_and_verifies(tmp_path):
+    """The hole: it answers after every other follower, pre-empting a doubt or play from a seat
+    further from the placer's left with a doubt whose echo says it had seen none of them. The
+    log cannot tell it from a seat whose incoming link was slow, so it wins that race at every
+    seat, nobody is named and the transcripts verify (what every table does today)."""
+    run = play_until_cheated(tmp_path, "cals-bs", 4, FREE, "AnswersLast", cheater=CHEATER, attempts=6)
+    info = _check_ended_alike(run)
     assert _won_over(run, CHEATER), f"the cheater pre-empted {run.cheater_peer.preempted} but won no race\n{info}"
 
 

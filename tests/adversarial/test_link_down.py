@@ -18,7 +18,7 @@ from p2pcards.net import table as table_module
 from p2pcards.net.lobby import LobbyError
 from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import run_table, verify
+from .adv_table import TableRun, run_table, verify
 from .cheaters import LinkDown
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
@@ -26,12 +26,15 @@ pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds 
 GRACE = 20.0
 
 
-def test_the_table_plays_on_through_the_other_seat_while_one_link_is_down(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+def run_with_link_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link_down: type[LinkDown], timeouts: Timeouts
+) -> tuple[TableRun, str]:
+    """A 3-seat Cal's BS table (seed 3, on the autojump clock) whose seat 1 is a ``link_down``:
+    while its link to seat 0 is down, seat 1's dials to seat 0 fail as on a cut path. Checks
+    that the link went down; returns the run and its description."""
     link_downs: list[LinkDown] = []
 
-    class Recorded(LinkDown):
+    class Recorded(link_down):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             link_downs.append(self)
@@ -51,13 +54,20 @@ def test_the_table_plays_on_through_the_other_seat_while_one_link_is_down(
         cheater=1,
         peer_factory=Recorded,
         transcript_dir=tmp_path,
-        timeouts=Timeouts(deck=20.0, turn=20.0, grace=GRACE),
+        timeouts=timeouts,
         seed=3,
         virtual_time=True,
     )
     info = run.describe()
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    return run, info
+
+
+def test_the_table_plays_on_through_the_other_seat_while_one_link_is_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run, info = run_with_link_down(tmp_path, monkeypatch, LinkDown, Timeouts(deck=20.0, turn=20.0, grace=GRACE))
     link_down = run.cheater_peer
-    assert link_down is not None and link_down.cheated, info
     assert set(run.honest) == {0, 2} and all(o is not None for o in run.honest.values()), info
     # (Seat 1 may still be lingering when the others are done: the run then cancels it.)
     for outcome in [o for o in run.outcomes.values() if o is not None]:

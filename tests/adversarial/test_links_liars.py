@@ -11,15 +11,11 @@ import pytest
 import trio
 
 from p2pcards.net.transport import ConnectionClosed
-from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.messages import LinksNotice
 
-from .adv_table import run_table, verify
+from .adv_table import verify
 from .cheaters import Cheater, StallsTurnPeer
-from .test_liveness_cheats import _StallsLeadSeat
-
-BS = ("cals-bs", 3, {"match_target": 1})
-TIMEOUTS = Timeouts(deck=2.0, turn=2.0, grace=1.0)
+from .test_liveness_cheats import _StallsLeadSeat, run_cheating_bs
 
 
 class LinksLiar(Cheater):
@@ -70,19 +66,7 @@ def _check_nobody_honest_named(run: Any, cheater: int) -> None:
 
 
 def test_false_notices_from_a_seat_that_plays_on_change_nothing(tmp_path) -> None:
-    game, players, options = BS
-    run = run_table(
-        game,
-        players,
-        options,
-        cheater=1,
-        peer_factory=LinksLiar,
-        transcript_dir=tmp_path,
-        timeouts=TIMEOUTS,
-        virtual_time=True,
-    )
-    info = run.describe()
-    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    run, info = run_cheating_bs(tmp_path, LinksLiar, 1)
     for outcome in run.honest.values():
         assert outcome is not None and outcome.aborted is None and outcome.result is not None, info
         assert outcome.peer.blames == [], info
@@ -106,20 +90,8 @@ class StatementsLiar(StallingLiar):
 
 @pytest.mark.parametrize("liar", [AwayLiar, StatementsLiar, StallingLiar], ids=["away", "statements", "both"])
 def test_a_staller_that_claims_to_wait_only_delays_up_to_the_last_call(tmp_path, liar) -> None:
-    game, players, options = BS
     cheater = 2
-    run = run_table(
-        game,
-        players,
-        options,
-        cheater=cheater,
-        peer_factory=liar,
-        transcript_dir=tmp_path,
-        timeouts=TIMEOUTS,
-        virtual_time=True,
-    )
-    info = run.describe()
-    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    run, info = run_cheating_bs(tmp_path, liar, cheater)
     for outcome in run.honest.values():
         assert outcome is not None and outcome.aborted is not None, info  # the table did not hang
     _check_nobody_honest_named(run, cheater)

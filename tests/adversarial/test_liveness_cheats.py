@@ -25,6 +25,25 @@ TIMEOUTS = Timeouts(deck=2.0, turn=2.0, grace=1.0)
 CYCLES = 20  # the cheater's drops, at most (the table's limit is 40 virtual seconds)
 
 
+def run_cheating_bs(tmp_path: Any, peer_factory: Any, cheater: int) -> tuple[Any, str]:
+    """The 3-seat Cal's BS table (``BS``, ``TIMEOUTS``) on the autojump clock, seat ``cheater``
+    a ``peer_factory``; checks that it cheated. Returns the run and its description."""
+    game, players, options = BS
+    run = run_table(
+        game,
+        players,
+        options,
+        cheater=cheater,
+        peer_factory=peer_factory,
+        transcript_dir=tmp_path,
+        timeouts=TIMEOUTS,
+        virtual_time=True,
+    )
+    info = run.describe()
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    return run, info
+
+
 class RedialsToStall:
     """Stalls (its first shuffle or re-lock pass, or its first move), and drops every link for
     most of the grace period shortly before each deadline: it then redials (the highest seat
@@ -81,21 +100,9 @@ class RedialsToStallTurn(RedialsToStall, StallsTurnPeer):
 
 @pytest.mark.parametrize("staller", [RedialsToStallDeck, RedialsToStallTurn], ids=["deck", "turn"])
 def test_a_staller_that_redials_before_each_deadline_is_still_named_in_bounded_time(tmp_path, staller):
-    game, players, options = BS
-    cheater = players - 1  # the highest seat: it redials the others itself
-    run = run_table(
-        game,
-        players,
-        options,
-        cheater=cheater,
-        peer_factory=staller,
-        transcript_dir=tmp_path,
-        timeouts=TIMEOUTS,
-        virtual_time=True,
-    )
-    info = run.describe()
+    cheater = BS[1] - 1  # the highest seat: it redials the others itself
+    run, info = run_cheating_bs(tmp_path, staller, cheater)
     staller = run.cheater_peer
-    assert staller is not None and staller.cheated, info
     # Its returns push the deadline back only by the time it was away (and a moment to catch
     # up), never past the step's last call (network_deck.last_call: the deadline, the grace
     # period and the keepalive's 8 s): a few drops, not CYCLES of them (20 before the fix).

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.net import table as table_module
-from p2pcards.net.lobby import LobbyError
 from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import run_table, verify
+from .adv_table import verify
 from .cheaters import LinkDown
+from .test_link_down import run_with_link_down
 
 
 class LongLinkDown(LinkDown):
@@ -30,34 +29,7 @@ class LongLinkDown(LinkDown):
 def test_a_link_down_between_two_seats_past_the_timeouts_names_nobody(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    link_downs: list[LongLinkDown] = []
-
-    class Recorded(LongLinkDown):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            link_downs.append(self)
-
-    dial_seat = table_module.dial_seat
-
-    async def dial_unless_cut(identity, header, me, seat, **kwargs):
-        if me == 1 and seat == 0 and link_downs and link_downs[0].down():
-            raise LobbyError("no route to seat 0 (the link is down)")
-        return await dial_seat(identity, header, me, seat, **kwargs)
-
-    monkeypatch.setattr(table_module, "dial_seat", dial_unless_cut)
-    run = run_table(
-        "cals-bs",
-        3,
-        {"match_target": 1},
-        cheater=1,
-        peer_factory=Recorded,
-        transcript_dir=tmp_path,
-        timeouts=Timeouts(deck=4.0, turn=4.0, grace=4.0),
-        seed=3,
-        virtual_time=True,
-    )
-    info = run.describe()
-    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    run, info = run_with_link_down(tmp_path, monkeypatch, LongLinkDown, Timeouts(deck=4.0, turn=4.0, grace=4.0))
     outcomes = {seat: o for seat, o in run.outcomes.items() if o is not None}
     assert set(run.honest) <= set(outcomes), info  # every seat but the cut one finished
     for outcome in outcomes.values():

@@ -10,13 +10,17 @@ from typing import Any
 import trio
 
 from p2pcards.net.transport import ConnectionClosed
-from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import run_table
 from .test_links_liars import StallingLiar, _check_nobody_honest_named
+from .test_liveness_cheats import run_cheating_bs
 
-BS = ("cals-bs", 3, {"match_target": 1})
-TIMEOUTS = Timeouts(deck=2.0, turn=2.0, grace=1.0)
+
+def _check_the_staller_alone_named(tmp_path: Any, liar: type[StallingLiar]) -> None:
+    """A ``liar`` at seat 2: no honest seat is named, and every honest seat that stopped named
+    seat 2."""
+    run, info = run_cheating_bs(tmp_path, liar, 2)
+    _check_nobody_honest_named(run, 2)
+    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
 
 
 class SelectiveAwayLiar(StallingLiar):
@@ -45,21 +49,7 @@ class SelectiveAwayLiar(StallingLiar):
 
 
 def test_a_selective_away_lie_is_refuted_by_the_seat_it_names(tmp_path) -> None:
-    game, players, options = BS
-    run = run_table(
-        game,
-        players,
-        options,
-        cheater=2,
-        peer_factory=SelectiveAwayLiar,
-        transcript_dir=tmp_path,
-        timeouts=TIMEOUTS,
-        virtual_time=True,
-    )
-    info = run.describe()
-    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
-    _check_nobody_honest_named(run, 2)
-    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
+    _check_the_staller_alone_named(tmp_path, SelectiveAwayLiar)
 
 
 class FloodsHostileNotices(StallingLiar):
@@ -89,18 +79,4 @@ class FloodsHostileNotices(StallingLiar):
 
 
 def test_hostile_notices_delay_nothing_and_name_the_staller(tmp_path) -> None:
-    game, players, options = BS
-    run = run_table(
-        game,
-        players,
-        options,
-        cheater=2,
-        peer_factory=FloodsHostileNotices,
-        transcript_dir=tmp_path,
-        timeouts=TIMEOUTS,
-        virtual_time=True,
-    )
-    info = run.describe()
-    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
-    _check_nobody_honest_named(run, 2)
-    assert {o.aborted.seat for o in run.honest.values() if o.aborted is not None} == {2}, info
+    _check_the_staller_alone_named(tmp_path, FloodsHostileNotices)

@@ -105,20 +105,25 @@ def test_a_shuffle_proof_that_claims_another_permutation_fails():
         p.verify(p.prove(perm=wrong))
 
 
-def test_every_field_of_a_shuffle_proof_matters():
-    p = Pass(5, 9)
-    proof = p.prove()
+def _bent_proofs(proof):
+    """``proof`` with one field changed, for each point and scalar of it in turn: a point
+    multiplied by another scalar, a scalar plus one."""
     for field in ("points", "scalars", "fb", "fw", "fc"):
         for index in range(len(proof[field])):
             bent = {k: list(v) for k, v in proof.items()}
             if field == "points":
                 bent[field][index] = times(scalar("x"), bent[field][index])
             else:
-                bent[field][index] = ((int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER).to_bytes(
-                    32, "little"
-                )
-            with pytest.raises(proofs.InvalidProof):
-                p.verify(bent)
+                value = (int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER
+                bent[field][index] = value.to_bytes(32, "little")
+            yield bent
+
+
+def test_every_field_of_a_shuffle_proof_matters():
+    p = Pass(5, 9)
+    for bent in _bent_proofs(p.prove()):
+        with pytest.raises(proofs.InvalidProof):
+            p.verify(bent)
 
 
 @pytest.mark.parametrize("bad", sorted(bad_points()))
@@ -311,18 +316,11 @@ def test_a_batch_fails_for_any_bent_field_of_any_proof():
     statements = chain(4, 3, 2)
     for which in range(3):
         context, inputs, outputs, key, proof = statements[which]
-        for field in ("points", "scalars", "fb", "fw", "fc"):
-            for index in range(len(proof[field])):
-                bent = {k: list(v) for k, v in proof.items()}
-                if field == "points":
-                    bent[field][index] = times(scalar("x"), bent[field][index])
-                else:
-                    value = (int.from_bytes(bent[field][index], "little") + 1) % GROUP_ORDER
-                    bent[field][index] = value.to_bytes(32, "little")
-                batch = list(statements)
-                batch[which] = (context, inputs, outputs, key, bent)
-                with pytest.raises(proofs.InvalidProof):
-                    proofs.verify_shuffles(batch)
+        for bent in _bent_proofs(proof):
+            batch = list(statements)
+            batch[which] = (context, inputs, outputs, key, bent)
+            with pytest.raises(proofs.InvalidProof):
+                proofs.verify_shuffles(batch)
     # Two proofs swapped between their statements, another key, another context.
     swapped = list(statements)
     swapped[0], swapped[1] = (*statements[0][:4], statements[1][4]), (*statements[1][:4], statements[0][4])

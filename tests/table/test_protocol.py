@@ -287,18 +287,7 @@ def test_a_private_deck_message_that_does_not_open_stops_the_game_naming_its_sen
 
 
 def _private_open(t, seat, op):
-    log = t.logs[seat]
-    body = seal_body(
-        IDS[seat],
-        table=TABLE,
-        seat=seat,
-        seq=log.next_seq(seat),
-        kind="deck",
-        to=0,
-        recipient=IDS[0].public,
-        payload={"type": "open", "op": op},
-    )
-    return t.sign(seat, "deck", body)
+    return _private_to(t, seat, 0, {"type": "open", "op": op})
 
 
 @pytest.mark.parametrize("op", [True, False, 1.0, -1, None])
