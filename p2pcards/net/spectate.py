@@ -124,6 +124,7 @@ class _LogView:
 
     def __init__(self, feed: SpectatorFeed):
         self.feed = feed
+        self.roster = tuple(seat.keys for seat in feed.header.seats)  # as a log's roster
 
     def canonical(self) -> list[Entry]:
         return self.feed.canonical()
@@ -139,6 +140,7 @@ class _Frozen:
 
     def __init__(self, feed: SpectatorFeed):
         self._by_seat = [feed.entries(seat) for seat in range(feed.header.players)]
+        self.roster = tuple(seat.keys for seat in feed.header.seats)
 
     def canonical(self) -> list[Entry]:
         return [e for entries in self._by_seat for e in entries]

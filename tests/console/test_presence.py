@@ -15,6 +15,7 @@ from p2pcards.console.viewmodel import FRESH_SECONDS, SeatLine, TableModel, Tabl
 from p2pcards.net.peer import Peer
 from p2pcards.net.stallclock import StallClock
 from p2pcards.session import SeatPresence, TableEvent
+from p2pcards.table.referee import Timings
 from p2pcards.table.timeouts import Timeouts
 
 
@@ -136,6 +137,7 @@ async def test_peer_presence_online_away_with_grace_left_and_gone():
     peer = SimpleNamespace(
         seat=0,
         header=SimpleNamespace(timeouts=Timeouts(grace=90.0)),
+        timings=Timings.of(Timeouts(grace=90.0)),
         left={3: "bye"},
         protocol=SimpleNamespace(halted={}),
         _away_since={2: now - 30.0, 4: now - 120.0},
