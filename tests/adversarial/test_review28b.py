@@ -36,8 +36,7 @@ class SelectiveAwayLiar(StallingLiar):
         return {"type": "links", "table": self.header.table, "connected": [to], "waits_on": [[other, "away"]]}
 
     async def misbehave(self) -> None:
-        await self.until_turns(1)
-        self.cheated = True
+        await self.until_turns(1)  # (it has cheated once it stalls at its lead: _StallsLeadSeat)
         for _ in range(400):  # bounded: 200 virtual seconds at most
             for seat, conn in list(self.connections.items()):
                 if not conn.closed:
@@ -59,8 +58,7 @@ class FloodsHostileNotices(StallingLiar):
     deviation = "hostile links notices"
 
     async def misbehave(self) -> None:
-        await self.until_turns(1)
-        self.cheated = True
+        await self.until_turns(1)  # (it has cheated once it stalls at its lead: _StallsLeadSeat)
         notices = [
             {"type": "links", "table": b"\x00" * len(self.header.table), "connected": [], "waits_on": [[0, "away"]]},
             {"type": "links", "table": self.header.table, "connected": [True], "waits_on": [[False, "away"]]},
