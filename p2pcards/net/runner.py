@@ -538,7 +538,10 @@ async def simulate_network(
             agents=[bot_agent(host, game, bot, rng) for bot in names],
             interface=interface,
             discover=discover,
-            name=f"sim-{seed}-{index}-{rng.getrandbits(32):08x}",
+            # Unique on the network whatever the seed: two runs of one seed at once (tests on
+            # parallel workers) would otherwise find and join each other's table (the seeded draw
+            # stays, so the bots' moves for a seed are what they were).
+            name=f"sim-{seed}-{index}-{rng.getrandbits(32):08x}{secrets.token_hex(3)}",
             transcript_dir=transcript_dir,
         )
         _score(report, index, outcomes)

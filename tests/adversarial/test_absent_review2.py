@@ -257,6 +257,12 @@ def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode)
         virtual_time=True,
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"]},
+        known_disagreement=SOMETIMES
+        + (
+            "the seats that stop on the cheater's stop name nobody; verify of their files names "
+            "the gone seat as having left (it never revealed its seed), for the move the replay "
+            "stopped waiting for (free order, 1 full run in 2)"
+        ),
     )
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}

@@ -11,7 +11,7 @@ import trio
 from p2pcards.console.lan import LanLobby, game_choices
 from p2pcards.console.lobby import LobbyProblem
 from p2pcards.console.lobbyview import CreateForm, room_lines
-from p2pcards.history import History
+from p2pcards.history import History, verify_pending
 from p2pcards.net.runner import bot_agent
 from p2pcards.plugins import load_plugins
 from p2pcards.wire.identity import Identity
@@ -120,12 +120,23 @@ async def test_create_find_join_ready_play(tmp_path):
         transcript = read_transcript(end_b.transcript)
         assert transcript.complete and transcript.end.status == "finished"
         assert a.room() is None and b.room() is None
-        # Both players' seats are in the history (one data folder in this test: a row each),
-        # verified; alice's bot peer's is not.
-        with History.open() as history:
-            table = transcript.header.table.hex()
-            recorded = {g["our_seat"]: g["verdict"] for g in history.games(limit=None) if g["table"] == table}
-        assert recorded == {0: "verified", 2: "verified"}
+        # Both players' seats are in the history (one data folder in this test: a row each), as
+        # the game ended (pending its full verification), and verified at the next look;
+        # alice's bot peer's is not.
+        table = transcript.header.table.hex()
+
+        def recorded() -> dict[int, str]:
+            with History.open() as history:
+                return {g["our_seat"]: g["verdict"] for g in history.games(limit=None) if g["table"] == table}
+
+        assert recorded() == {0: "pending", 2: "pending"}
+
+        def verify_now() -> None:
+            with History.open() as history:
+                verify_pending(history)
+
+        await trio.to_thread.run_sync(verify_now)
+        assert recorded() == {0: "verified", 2: "verified"}
         nursery.cancel_scope.cancel()
     assert "started" in events and "ended" in events
 
