@@ -132,6 +132,9 @@ def _named(outcome: SeatOutcome) -> set[int | None]:
     return named
 
 
+# Real time: the host, left alone once every joiner refuses its header, gives up only after its
+# lobby's wait (about 20 s of real seconds: lobby and dial timers, not a virtual-time table).
+@pytest.mark.slow
 @pytest.mark.parametrize("players, victim, rematch", [(3, 2, False), (3, 1, False), (4, 2, False), (3, 2, True)])
 def test_a_host_that_swaps_a_joiners_encryption_key_is_never_blamed_on_the_joiner(tmp_path, players, victim, rematch):
     run = trio.run(_swapped_table, players, victim, tmp_path, rematch)
