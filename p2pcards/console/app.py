@@ -875,6 +875,10 @@ class ConsoleApp:
             return _fit(" stopped ", [(1, t.connection), (3, "F1 help"), (2, "Ctrl-D quit")], dot, width)
         if s.result is not None:
             turn = "game over"
+        elif s.my_turn and self.controller is not None and self.controller.move_pending:
+            # Not "YOUR TURN" while the move typed is being played: a "legal" or a second move
+            # typed now would only be told to wait.
+            turn = "playing your move"
         elif s.my_turn:
             turn = "YOUR TURN"
         elif t.turn is not None and s.phase == "playing":

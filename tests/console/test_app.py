@@ -71,6 +71,37 @@ def test_a_whole_high_card_game_through_the_input_line(host):
     assert "action" in kinds and "done" in kinds and "error" not in kinds
 
 
+def test_the_toolbar_says_your_turn_only_while_a_move_would_be_taken(host):
+    """Between Enter on a move and its being played the seat is still to move, but the console
+    refuses another move ("your last move is still being played"): the toolbar says so instead
+    of YOUR TURN, which a person (and the tmux tests) read as "type your move now"."""
+    tables = iter([table(host, "high-card", players=3, options={"cards": 3}, me=0, seed=11)])
+    seen = []
+
+    async def script(driver):
+        console = driver.console
+        for _ in range(3):
+            await driver.my_turn_or_end()
+            if console.session.result is not None:
+                break
+            assert "YOUR TURN" in fragment_list_to_text(console._toolbar())
+            # Enter's handler, called directly: the toolbar is read before the table (trio, in
+            # this thread) can play the move.
+            buffer = console.input_area.buffer
+            buffer.text = choose(console)
+            console._accept(buffer)
+            buffer.reset()
+            assert console.controller.move_pending and console.session.my_turn
+            bar = fragment_list_to_text(console._toolbar())
+            assert "YOUR TURN" not in bar and "playing your move" in bar, bar
+            seen.append(bar)
+            await driver.until(lambda: not console.controller.move_pending, 5, "the move played")
+        await driver.enter("quit")
+
+    run_console(lambda: next(tables), script)
+    assert seen
+
+
 @pytest.mark.slow  # a whole game through the console, in real time
 def test_help_say_and_not_your_turn(host):
     tables = iter([table(host, "high-card", players=2, me=1, seed=3, bot_delay=0.3)])
