@@ -1149,6 +1149,18 @@ class SaysByeUnsigned(Cheater):
         if self.cheated:
             await trio.sleep_forever()  # gone: it signs nothing more
 
+    # Gone means silent: nothing more goes out, not even the ``stop`` its own program signs
+    # when its wait on the others times out (that stop raced the others' timeouts, and when it
+    # won, every seat stopped on it naming nobody: a different cheat from the one tested here).
+    def entry_to(self, seat, entry):
+        return not self.cheated
+
+    def answers_fetch(self, seat, fetch):
+        return not self.cheated
+
+    def message_to(self, seat, message):
+        return None if self.cheated else message
+
 
 class QuitsSigned(Cheater):
     """Not a cheater: a player who quits while another seat is to move, as the console's
