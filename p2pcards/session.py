@@ -224,7 +224,10 @@ class TableSession:
         self.result: Result | None = None
         self.violations: list[Violation] = []
         self.faces: dict[int, Card] = {}
+        #: Where this seat's transcript goes; ``transcript_saved`` once it is there (after the
+        #: game, when every seat's result is in: net/table.py publishes a ``saved`` event).
         self.transcript_path: str | None = None
+        self.transcript_saved = False
         #: The events published so far, the newest last: at most the last HISTORY_EVENTS.
         self.history: list[TableEvent] = []
         #: Events published so far, ever: a cache key (the history's length, once trimmed,

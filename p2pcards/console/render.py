@@ -263,7 +263,9 @@ def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new 
     for index, line in enumerate(end.audit):
         bad = not end.audit[0].startswith("audit: clean")
         out.append(("class:end.bad" if bad and index == 0 else "", printable(line) + "\n"))
-    if end.transcript:
+    if end.transcript and not end.saved:
+        out.append(("", f"the transcript goes to {printable(end.transcript)} once every seat has its result\n"))
+    elif end.transcript:
         out.append(("", f"transcript saved to {printable(end.transcript)}\n"))
         out.append(("class:end.hint", f"check it any time with: {printable(end.verify)}\n"))
     else:

@@ -170,6 +170,7 @@ class WatchTable:
         assert isinstance(deck, SpectatorDeck), "a spectator's session has a spectator's deck"
         if watched.transcript is not None:
             session.transcript_path = str(watched.transcript)
+            session.transcript_saved = True
         self.report = report = deck.report
         verdict = report.verdict if report is not None else "not verified"
         self.outcome = f"transcript: {watched.transcript}: {verdict}"

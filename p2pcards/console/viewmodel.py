@@ -363,6 +363,8 @@ class TableTracker:
         if kind == "progress":
             self.progress = event.text
             return
+        if kind == "saved":
+            return  # the end panel says it
         if kind == "action" and data.get("in_round"):
             return  # a free-order response, shown as it came in ("responded")
         if kind == "action" and data.get("reveal_follows"):
@@ -442,6 +444,8 @@ class EndModel:
     audit: tuple[str, ...]
     transcript: str | None
     verify: str | None
+    #: The transcript is written (until then it waits for every seat's result).
+    saved: bool = True
 
 
 def end_model(session: TableSession) -> EndModel | None:
@@ -472,6 +476,7 @@ def end_model(session: TableSession) -> EndModel | None:
         audit=audit,
         transcript=path,
         verify=f"p2pcards verify {path}" if path else None,
+        saved=session.transcript_saved,
     )
 
 

@@ -498,6 +498,9 @@ async def _run_seat(
             raise GameEnded(folder, gave_up.reason, close_ended_seat(folder, gave_up, transcript_dir, locked=True))
     else:
         path, problem = _finish(peer, transcript_dir, folder, end)
+        if path is not None:
+            peer.session.transcript_saved = True
+            peer.session.publish("saved", f"transcript saved to {path}", path=str(path))
     if problem is None and peer.write_failure is not None:
         problem = peer.write_failure.detail
     if problem is not None:

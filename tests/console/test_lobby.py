@@ -221,6 +221,8 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
         assert console.session.result is not None, console.stopped
         await driver.until(lambda: "transcript saved to" in console.end_text(), 30, "the transcript")
         seen["end"] = console.end_text()
+        # Said once it is true: the file is there the moment the screen says so.
+        assert Path(seen["end"].split("transcript saved to ")[1].split("\n")[0]).is_file()
         await driver.enter("new")
         await driver.until(lambda: console.in_lobby, 10, "back in the lobby")
         await driver.enter("quit")

@@ -228,7 +228,12 @@ async def test_end_model_says_result_audit_and_transcript(host):
     assert end.verify == "p2pcards verify /tmp/t.p2pcards"
     assert end.audit[0] == "audit: 1 violation(s) found"
     assert "random bot 2, action 1: did not show the best card" in end.audit[1]
+    # Not "saved" before it is: the file is written once every seat has its result.
     text = fragment_list_to_text(end_fragments(end, UNICODE))
+    assert "the transcript goes to /tmp/t.p2pcards once every seat has its result" in text
+    assert "saved" not in text and "p2pcards verify" not in text
+    session.transcript_saved = True
+    text = fragment_list_to_text(end_fragments(end_model(session), UNICODE))
     assert "transcript saved to /tmp/t.p2pcards" in text and "p2pcards verify /tmp/t.p2pcards" in text
 
 
