@@ -34,10 +34,16 @@ async def test_a_table_is_found_updated_and_withdrawn():
 
 
 async def test_browse_lists_tables_for_a_while():
+    ours: list[TableAdvert] = []
     with trio.fail_after(20):
         async with advertise(advert(T2, name=f"Bob's table {RUN}"), LOOPBACK):
-            tables = await browse(LOOPBACK, timeout=2.0)
-    ours = [t for t in tables if t.table == T2]  # (another run's tables may be listed too)
+            # browse lists what answered within its time; on a loaded machine (other suites
+            # announcing on 127.0.0.1 too) an answer can come later: listen again, a few times.
+            for _ in range(4):
+                tables = await browse(LOOPBACK, timeout=2.0)
+                ours = [t for t in tables if t.table == T2]  # (another run's tables may be listed too)
+                if ours:
+                    break
     assert len(ours) == 1 and ours[0].address == f"{LOOPBACK}:40999"
 
 
@@ -117,11 +123,20 @@ async def test_browsing_does_not_list_a_hostile_table():
     import secrets
 
     honest, hostile = f"ok{secrets.token_hex(4)}", f"bad{secrets.token_hex(4)}"
+    listed: set[str] = set()  # every table any view listed
+
+    def seen(tables: dict[str, TableAdvert]) -> None:
+        listed.update(t.table for t in tables.values())
+
     with trio.fail_after(20):
         async with (
-            advertise(advert(honest), LOOPBACK),
+            watch(LOOPBACK, seen),
             advertise(advert(hostile, name="x\nverdict: VERIFIED\x1b[2J\u202e"), LOOPBACK),
+            advertise(advert(honest), LOOPBACK),
         ):
-            tables = await browse(LOOPBACK, timeout=2.0)
-    ids = {t.table for t in tables}
-    assert honest in ids and hostile not in ids
+            # Until the honest table, announced after the hostile one, is found (however loaded
+            # the machine), and a second more for any late answer.
+            while honest not in listed:
+                await trio.sleep(0.05)
+            await trio.sleep(1.0)
+    assert hostile not in listed
