@@ -544,9 +544,7 @@ class TableSession:
         ordered = self.round_order(step, responses, list(self._answered))
         if sealed:  # the opened responses, in the round's order (a console shows them now)
             for seat, action in ordered:
-                self.publish(
-                    "responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat, action=action
-                )
+                self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat, action=action)
         acted = [seat for seat, action in ordered if action.get("type") != "pass"]
         if len(acted) > 1:  # a race: say who was first
             self.publish(

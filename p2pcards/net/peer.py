@@ -43,8 +43,8 @@ from ..table.protocol import (
     Left,
     LinksIn,
     MoveIn,
-    OpenIn,
     Named,
+    OpenIn,
     SendTo,
     SpectatorSaysIn,
     Stop,
@@ -470,9 +470,7 @@ class Peer(PeerHooks):
         commitment (protocol/table.md section 9). A follower the table passed for (gone:
         absence.py) committed to nothing and opens nothing."""
         turn = self.turns
-        commitments = {
-            seat: entry for seat in responses if (entry := self._net_seat(seat).last_entry) is not None
-        }
+        commitments = {seat: entry for seat in responses if (entry := self._net_seat(seat).last_entry) is not None}
         opened = dict(responses)
         for seat in sorted(commitments):
             net_seat = self._net_seat(seat)

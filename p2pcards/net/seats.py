@@ -52,6 +52,18 @@ class RemoteSeat:
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
 
+    def _next_move(self) -> Entry | None:
+        """Its next move delivered here (kept for ``choose``), if one is: delivered in its
+        chain's order, so one signed before its opening is here by the time the opening is."""
+        while True:
+            try:
+                item = self._receive.receive_nowait()
+            except trio.WouldBlock:
+                break
+            if item is not None:
+                self._later.append(item)
+        return self._later[0][2] if self._later else None
+
     def deliver_opening(self, entry: Entry) -> None:
         self._open_send.send_nowait(entry)
 
@@ -69,7 +81,9 @@ class RemoteSeat:
             with trio.move_on_after(wait.sleep(peer.clock.now())):
                 entry = await self._open_receive.receive()
                 assert self.last_entry is not None, "only a seat with a commitment is asked to open"
-                problem = rounds.opening_problem(peer.header.table, entry, self.last_entry, commitments, turn)
+                problem = rounds.moved_before_opening(turn, entry, self._next_move()) or rounds.opening_problem(
+                    peer.header.table, entry, self.last_entry, commitments, turn
+                )
                 if problem is not None:
                     peer.protocol.name(seat, problem)
                     raise TableAborted(f"{session.names[seat]} {problem}", seat, "action")

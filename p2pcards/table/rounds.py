@@ -27,12 +27,14 @@ from ..wire import framing
 from ..wire.messages import Entry
 
 __all__ = [
+    "BOX_BLOCK",
     "IDENTITY_LABEL",
     "NONCE_BYTES",
     "SEALED",
     "SEAL_LABEL",
     "parse_commitment",
     "is_sealed",
+    "moved_before_opening",
     "open_box",
     "opening_body",
     "opening_problem",
@@ -53,6 +55,26 @@ NONCE_BYTES = 32
 #: What a seat's response is, to the session, between its commitment and its opening.
 SEALED: Action = {"type": "sealed"}
 _ZERO_NONCE = bytes(12)  # each box key seals exactly one message
+#: A box's plaintext is padded to a multiple of this many bytes, so that its length does not
+#: tell a pass from a doubt (their encodings differ by one byte) or from a play.
+BOX_BLOCK = 256
+
+
+def _padded(response: Action) -> bytes:
+    """``len(enc(response))`` in two bytes, ``enc(response)``, then zero bytes up to a
+    multiple of BOX_BLOCK."""
+    encoded = framing.encode(response)
+    if len(encoded) > 0xFFFF:
+        raise framing.FrameError("a response too long to seal")
+    plain = len(encoded).to_bytes(2, "big") + encoded
+    return plain + bytes(-len(plain) % BOX_BLOCK)
+
+
+def _unpadded(plain: bytes) -> bytes:
+    size = int.from_bytes(plain[:2], "big")
+    if len(plain) < 2 + size or any(plain[2 + size :]):
+        raise ValueError("not a padded response")
+    return plain[2 : 2 + size]
 
 
 def is_sealed(action: Any) -> bool:
@@ -81,7 +103,7 @@ def response_secrets(secret: bytes, table: bytes, seat: int, turn: int) -> tuple
 def sealed_body(secret: bytes, table: bytes, seat: int, turn: int, response: Action) -> dict[str, Any]:
     """The body of ``seat``'s commitment to ``response`` for round ``turn``."""
     nonce, key = response_secrets(secret, table, seat, turn)
-    box = ChaCha20Poly1305(key).encrypt(_ZERO_NONCE, framing.encode(response), None)
+    box = ChaCha20Poly1305(key).encrypt(_ZERO_NONCE, _padded(response), None)
     return {"turn": turn, "sealed": seal(table, seat, turn, response, nonce), "box": box}
 
 
@@ -92,7 +114,7 @@ def open_box(secret: bytes, table: bytes, seat: int, turn: int, box: Any) -> Act
         return None
     _, key = response_secrets(secret, table, seat, turn)
     try:
-        response = framing.decode(ChaCha20Poly1305(key).decrypt(_ZERO_NONCE, box, None))
+        response = framing.decode(_unpadded(ChaCha20Poly1305(key).decrypt(_ZERO_NONCE, box, None)))
     except (InvalidTag, ValueError, framing.FrameError):
         return None
     return response if isinstance(response, dict) else None
@@ -154,14 +176,24 @@ def opening_problem(
         )
     committed = parse_commitment(commitment.body)
     try:
-        matches = committed is not None and hmac.compare_digest(
-            seal(table, seat, turn, response, nonce), committed[1]
-        )
+        matches = committed is not None and hmac.compare_digest(seal(table, seat, turn, response, nonce), committed[1])
     except framing.FrameError:
         matches = False
     if not matches:
         return f"opened its response to turn {turn} with something other than it committed to"
     return None
+
+
+def moved_before_opening(turn: int, opening: Entry, next_move: Entry | None) -> str | None:
+    """Why a follower's ``next_move`` (its first ``action`` entry after its commitment to
+    round ``turn``, if any) is its fault: signed before its ``opening``, it is a second
+    commitment to the round or a move for a turn that cannot have begun (the next step waits
+    for the round's openings). ``None`` if there is none before the opening."""
+    if next_move is None or next_move.seq > opening.seq:
+        return None
+    if isinstance(next_move.body, dict) and next_move.body.get("turn") == turn:
+        return f"committed twice to its response to turn {turn} (log #{next_move.seq})"
+    return f"signed a move (log #{next_move.seq}) before opening its response to turn {turn}"
 
 
 def order_by_echoes(

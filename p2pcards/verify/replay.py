@@ -26,7 +26,15 @@ from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
-from ..table.rounds import SEALED, is_sealed, opening_problem, order_by_echoes, parse_commitment, parse_opening
+from ..table.rounds import (
+    SEALED,
+    is_sealed,
+    moved_before_opening,
+    opening_problem,
+    order_by_echoes,
+    parse_commitment,
+    parse_opening,
+)
 from ..wire.errors import ProtocolError
 from ..wire.messages import Entry
 from ..wire.sealed import open_revealed, recipients
@@ -254,7 +262,10 @@ class Replay:
                 )
             entry = mine.opens[mine.next_open]
             mine.next_open += 1
-            problem = opening_problem(self.log.table, entry, commitments[seat], commitments, turn)
+            following = mine.actions[mine.next_action] if mine.next_action < len(mine.actions) else None
+            problem = moved_before_opening(turn, entry, following) or opening_problem(
+                self.log.table, entry, commitments[seat], commitments, turn
+            )
             if problem is not None:
                 raise Failed(f"opening, turn {turn} (log #{entry.seq} of seat {seat})", problem, seat)
             parsed = parse_opening(entry.body)

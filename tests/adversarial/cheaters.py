@@ -1551,10 +1551,12 @@ class _AnswersLastSeat(CheatingSeat):
         beaten = [
             s
             for s in others
-            if _distance(s, step.after, players) > mine and (_response(peer, s, turn) or {}).get("type") not in (None, "pass")
+            if _distance(s, step.after, players) > mine
+            and (_response(peer, s, turn) or {}).get("type") not in (None, "pass")
         ]
         doubt: dict[str, Any] = {"type": "doubt"}
-        action = doubt if beaten and doubt in session.game.legal_actions(session.state, seat, session.known()) else {"type": "pass"}
+        legal = session.game.legal_actions(session.state, seat, session.known())
+        action = doubt if beaten and doubt in legal else {"type": "pass"}
         peer.cheated = True
         if action is doubt:
             peer.preempted.append((turn, beaten))

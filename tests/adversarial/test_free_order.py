@@ -160,7 +160,7 @@ def test_a_withheld_opening_is_not_passed_for_and_names_its_seat(tmp_path, playe
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_seat_that_commits_twice_to_one_round_is_named(tmp_path, players):
     run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "CommitsTwice", cheater=CHEATER, attempts=6)
-    _named_everywhere(run)
+    _named_everywhere(run, "committed twice")
 
 
 @pytest.mark.parametrize("players", [3, 4])
