@@ -21,7 +21,7 @@ async def test_the_log_shows_who_answered_then_the_opened_answers(autojump_clock
 
     table = await play_loopback("cals-bs", 3, FREE, seats="strategic", seed=3, reaction=0.05, on_peer=watch)
     assert all(o.aborted is None and o.result is not None for o in table.outcomes), [o.aborted for o in table.outcomes]
-    for seat, tracker in trackers.items():
+    for tracker in trackers.values():
         lines = [line.text for line in tracker.log]
         answered = [i for i, text in enumerate(lines) if text.endswith("has answered")]
         assert answered, lines[:40]
