@@ -1338,14 +1338,15 @@ class EchoesUnsignedResponse(EchoesUnsignedEntry):
 
 
 class WithholdsResponses(WithholdsFromNext):
-    """Sends its free-order responses to every seat but the next one, and does not answer that
-    seat's fetches: that seat gets them from the others (waiting asks around), so the round is
-    decided alike everywhere and nobody is named."""
+    """Sends its free-order responses (its commitments and its openings) to every seat but the
+    next one, and does not answer that seat's fetches: that seat gets them from the others
+    (waiting asks around, for an opening as for a deck message), so the round is decided alike
+    everywhere and nobody is named."""
 
     deviation = "withholds its free-order responses from the next seat"
 
     def withheld(self, entry: Entry) -> bool:
-        return entry.kind == "action" and isinstance(self.session.step, Round)
+        return entry.kind in ("action", "open") and isinstance(self.session.step, Round)
 
 
 CHEATERS.update({cls.__name__: cls for cls in (EchoesUnsignedResponse, WithholdsResponses)})
