@@ -43,15 +43,21 @@ async def test_an_idle_follower_commits_to_a_pass_by_its_own_client(monkeypatch,
         if peer.seat == 0:
             peer.session.subscribe(lambda e: notices.append(e.text) if e.kind == "notice" else None)
 
-    table = await play_loopback(
-        "cals-bs",
-        3,
-        FREE,
-        seats=[HumanSeat(), "random", "random"],  # seat 0: a person who never types anything
-        seed=5,
-        timeouts=Timeouts(deck=20, turn=0.4, grace=5),
-        on_peer=watch,
-    )
-    outcomes = table.outcomes
-    assert all(o.aborted is None and o.result is not None for o in outcomes), [o.aborted for o in outcomes]
-    assert any("time is up: passes for you" in n or "time is up: pass" in n for n in notices), notices[:5]
+    # A game may never make seat 0 a follower (a lead player whose truthful sets are doubted
+    # and lost leads again, and may go out so): a few games, until one does.
+    for seed in range(5):
+        table = await play_loopback(
+            "cals-bs",
+            3,
+            FREE,
+            seats=[HumanSeat(), "random", "random"],  # seat 0: a person who never types anything
+            seed=seed,
+            timeouts=Timeouts(deck=20, turn=0.4, grace=5),
+            on_peer=watch,
+        )
+        outcomes = table.outcomes
+        assert all(o.aborted is None and o.result is not None for o in outcomes), [o.aborted for o in outcomes]
+        if any("time is up: passes for you" in n or "time is up: pass" in n for n in notices):
+            break
+    else:
+        raise AssertionError(f"seat 0 was never an idle follower in 5 games: {notices[:10]}")
