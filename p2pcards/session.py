@@ -261,6 +261,9 @@ class TableSession:
         self.presence_of: Callable[[int], SeatPresence] | None = None
         #: Who says a line typed at a session without a seat (a spectator's console).
         self.spectator_name = "spectator"
+        #: The seat whose move is being applied (an :class:`IllegalAction` out of :meth:`run`
+        #: is that seat's: in a free-order round, the opened response the rules refused).
+        self.acting: int | None = None
 
     # -- for the console ------------------------------------------------------------------
 
@@ -433,6 +436,7 @@ class TableSession:
                 self._set_phase("playing")
                 self.publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
                 action = await self.seats[step.seat].choose(self, step.seat)
+                self.acting = step.seat
                 try:
                     index = self.replica.act(step.seat, action)
                 except IllegalAction as exc:
@@ -555,6 +559,7 @@ class TableSession:
         for seat, action in ordered:
             if not self.replica.in_round(seat, step):
                 continue  # void: the round was decided before it
+            self.acting = seat
             try:
                 index = self.replica.act(seat, action)
             except IllegalAction as exc:

@@ -1229,8 +1229,10 @@ class Peer(PeerHooks):
                 except TableAborted as exc:
                     failure = exc
                 except IllegalAction as exc:
+                    # The seat whose move was applied: at a turn, its seat; in a free-order
+                    # round, the author of the opened response the rules refused.
                     step = self.session.step
-                    seat = step.seat if isinstance(step, Turn) else None
+                    seat = step.seat if isinstance(step, Turn) else self.session.acting
                     failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives

@@ -1714,6 +1714,28 @@ class WithholdsOpening(Cheater):
 CHEATERS.update({cls.__name__: cls for cls in (OpensOtherThanCommitted, OpensBeforeSealed, WithholdsOpening)})
 
 
+class OpensIllegal(Cheater):
+    """Commits to a play of a card from another seat's hand in a free-order round (sealed:
+    nobody can refuse it before it is opened), and opens it as committed. Where the opened
+    play is applied (it decides the round), the rules refuse it and every seat names it, as
+    does verify; where an earlier response decided the round it is void, never applied, and
+    the game goes on."""
+
+    deviation = "commits to, and opens, an illegal free-order response"
+
+    def cheat_move(self, session, seat):
+        state, step = session.state, session.step
+        if not isinstance(step, Round) or self.turns < 2:
+            return None
+        others = [s for s in range(self.header.players) if s != seat and state.hands[s]]
+        if not others:
+            return None
+        return {"type": "play", "cards": [state.hands[others[0]][0]], "rank": state.rank_to_follow().symbol}
+
+
+CHEATERS["OpensIllegal"] = OpensIllegal
+
+
 # Cheating hosts: a host is a seat like the others once the game runs, but in the lobby it
 # writes the header. These subclass the host's lobby (:class:`~p2pcards.net.lobby.HostedLobby`)
 # and change what its public :meth:`~p2pcards.net.lobby.HostedLobby.header` returns.

@@ -177,3 +177,22 @@ def test_a_late_answer_whose_echo_went_back_is_named_everywhere_and_by_verify(tm
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}\n{info}"
         assert "echo-backwards" in str(problem), f"seat {seat}: {problem}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_illegal_response_opened_and_applied_names_its_author(tmp_path, players):
+    """Sealed, an illegal play cannot be refused before it is opened; once opened and applied
+    (it decides the round) the rules refuse it and every seat names its author, as verify
+    does (the table named nobody before: a round's step has no one seat). A game where it was
+    void (an earlier response decided the round) does not count here."""
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        players,
+        FREE,
+        "OpensIllegal",
+        cheater=CHEATER,
+        attempts=8,
+        ready=lambda run: any(o.aborted is not None for o in run.honest.values()),
+    )
+    _named_everywhere(run, "illegal move")
