@@ -18,8 +18,9 @@ and carries out the effects it returns, in order:
   again, so a step that waits on it cannot complete.
 
 Entries that are ready to act on come out of :meth:`TableProtocol.next_ready` one at a time;
-:meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn`,
-:class:`ChatIn`, or the effects above), and the driver hands them to the deck and the seats in
+:meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn` (a
+move, or a sealed response's commitment), :class:`OpenIn` (its opening), :class:`ChatIn`, or
+the effects above), and the driver hands them to the deck and the seats in
 that order.
 """
 
@@ -843,9 +844,10 @@ class TableProtocol:
 
 
 def plays_on(kind: str, body: Any) -> bool:
-    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, an
-    ``absent`` statement, a result or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
-    (``blame``), its ``bye`` and chat are not part of the game."""
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
+    opening of a sealed one), an ``absent`` statement, a result or a deck step other than its
+    seed reveal (protocol/table.md section 5). Its evidence (``blame``), its ``bye`` and chat
+    are not part of the game."""
     if kind in ("action", "open", "absent", "result"):
         return True
     if kind != "deck":
