@@ -478,16 +478,20 @@ def _sealed_response(inp):
 
     me = identity(inp["keys"])
     table, seat, turn, response = b(inp["table"]), inp["seat"], inp["turn"], to_value(inp["response"])
-    secret = hmac.new(b(inp["keys"]["ed25519_private"]), b"p2pcards sealed responses v1", hashlib.sha256).digest()
+    label = f"p2pcards/{PROTOCOL_VERSION} response secrets\x00".encode()
+    secret = hmac.new(b(inp["keys"]["ed25519_private"]), label, hashlib.sha256).digest()
     assert me.secret(rounds.IDENTITY_LABEL) == secret
     base = hmac.new(
-        secret, b"p2pcards response secret v1" + framing.encode([table, seat, turn]), hashlib.sha256
+        secret,
+        f"p2pcards/{PROTOCOL_VERSION} response round\x00".encode() + framing.encode([table, seat, turn]),
+        hashlib.sha256,
     ).digest()
     nonce = hmac.new(base, b"nonce", hashlib.sha256).digest()
     key = hmac.new(base, b"box", hashlib.sha256).digest()
     assert rounds.response_secrets(secret, table, seat, turn) == (nonce, key)
     digest = hashlib.sha256(
-        b"p2pcards sealed response v1" + framing.encode([table, seat, turn, response, nonce])
+        f"p2pcards/{PROTOCOL_VERSION} sealed response\x00".encode()
+        + framing.encode([table, seat, turn, response, nonce])
     ).digest()
     assert rounds.seal(table, seat, turn, response, nonce) == digest
     encoded = framing.encode(response)

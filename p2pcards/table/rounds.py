@@ -21,6 +21,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
+from .. import PROTOCOL_VERSION
 from ..engine import order_round
 from ..game import Action, Round
 from ..wire import framing
@@ -44,13 +45,14 @@ __all__ = [
     "sealed_body",
 ]
 
-#: Domain label of a commitment's hash (protocol/table.md section 9, "Rounds").
-SEAL_LABEL = b"p2pcards sealed response v1"
+#: Domain label of a commitment's hash (protocol/table.md section 9, "Rounds"). Like every
+#: hashed domain string of the protocol it carries the version (wire.md section 9).
+SEAL_LABEL = f"p2pcards/{PROTOCOL_VERSION} sealed response\x00".encode()
 #: Label of the secret a seat derives from its identity for its sealed responses
 #: (:meth:`~p2pcards.wire.identity.Identity.secret`), and of the per-round secret derived
 #: from that (nonce and box key).
-IDENTITY_LABEL = b"p2pcards sealed responses v1"
-SECRET_LABEL = b"p2pcards response secret v1"
+IDENTITY_LABEL = f"p2pcards/{PROTOCOL_VERSION} response secrets\x00".encode()
+SECRET_LABEL = f"p2pcards/{PROTOCOL_VERSION} response round\x00".encode()
 NONCE_BYTES = 32
 #: What a seat's response is, to the session, between its commitment and its opening.
 SEALED: Action = {"type": "sealed"}
