@@ -10,7 +10,10 @@ host of the bridge with one port per seat; each seat tells the others to dial it
 (``advertise``), so every frame between two seats takes one relay hop of ``D``.
 
 Every peer notes (:mod:`p2pcards.net.races`) when its bot *acted* in each round (the end of its
-human-like reaction time) and the order the table applied the answers in. A **race** is a round
+human-like reaction time) and the order the table applied the answers in. Since protocol
+version 8 answers are sealed: a bot's act is its commitment, the order is the commitments'
+(their head echoes), and the answers are applied once every commitment is opened; the races
+below are between commitments. A **race** is a round
 with two or more answers that are not passes; the seat that acted first should win it (its
 answer is applied first). The figure of issue 20 is the share of races whose first actor won,
 among races where the first two actors acted more than one hop apart: more than ``D``, and more

@@ -18,7 +18,7 @@ network directly.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -250,6 +250,12 @@ class TableSession:
         self.round_order: Callable[[Round, dict[int, Action], list[int]], list[tuple[int, Action]]] = (
             self._arrival_order
         )
+        #: A networked table seals free-order responses (protocol/table.md section 9): each
+        #: seat's agent returns its response once it is committed to (another seat's as
+        #: ``rounds.SEALED``: nobody knows it yet), and once every follower's commitment is in
+        #: this opens them all (the peer signs our opening and waits for the others'). ``None``
+        #: (a table in this process): responses are known as they come.
+        self.open_round: Callable[[Round, dict[int, Action]], Awaitable[dict[int, Action]]] | None = None
         #: Seconds a connected player has for a move, when the table limits it (a networked
         #: table's turn timeout); ``None``: no limit.
         self.turn_limit: float | None = None
@@ -258,6 +264,9 @@ class TableSession:
         self.presence_of: Callable[[int], SeatPresence] | None = None
         #: Who says a line typed at a session without a seat (a spectator's console).
         self.spectator_name = "spectator"
+        #: The seat whose move is being applied (an :class:`IllegalAction` out of :meth:`run`
+        #: is that seat's: in a free-order round, the opened response the rules refused).
+        self.acting: int | None = None
 
     # -- for the console ------------------------------------------------------------------
 
@@ -430,6 +439,7 @@ class TableSession:
                 self._set_phase("playing")
                 self.publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
                 action = await self.seats[step.seat].choose(self, step.seat)
+                self.acting = step.seat
                 try:
                     index = self.replica.act(step.seat, action)
                 except IllegalAction as exc:
@@ -498,13 +508,18 @@ class TableSession:
         """A free-order round: every seat of it responds once, at any moment. Once a response
         that is not a pass is in, a local seat that has not answered passes at once (its
         answer would come after that one). Then the responses are applied in the table's
-        order while the round goes on; the rest are void."""
+        order while the round goes on; the rest are void.
+
+        Sealed (``open_round`` set: a networked table): every follower's player answers, each
+        answer is shown only as "has answered" until every follower's is in, then they are
+        opened, shown, and applied in the order of their commitments."""
         self._answered = []
         names = ", ".join(self.names[s] for s in step.seats)
         self.publish("turn", f"free order: {names} may respond", seats=list(step.seats))
         responses: dict[int, Action] = {}
         decided = trio.Event()
         scopes: dict[int, trio.CancelScope] = {}
+        sealed = self.open_round is not None
 
         async def respond(seat: int) -> None:
             with trio.CancelScope() as scopes[seat]:
@@ -513,6 +528,9 @@ class TableSession:
             if scopes[seat].cancelled_caught:  # decided before this seat acted: it passes
                 action = await self._pass_late(seat)
             responses[seat] = action
+            if sealed:  # what it answered is nobody's to know until the round is sealed
+                self.publish("answered", f"{self.names[seat]} has answered", seat=seat)
+                return
             self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat, action=action)
             if action.get("type") != "pass" and not decided.is_set():
                 decided.set()
@@ -528,7 +546,12 @@ class TableSession:
             # One seat's failure (a remote seat's fault, a seat gone) ends the round: raise it as
             # a turn's would be, not wrapped in the group trio makes of the seats' tasks.
             raise _first_failure(group) from None
+        if self.open_round is not None:
+            responses = await self.open_round(step, responses)
         ordered = self.round_order(step, responses, list(self._answered))
+        if sealed:  # the opened responses, in the round's order (a console shows them now)
+            for seat, action in ordered:
+                self.publish("responded", f"{self.names[seat]} {self.describe(seat, action)}", seat=seat, action=action)
         acted = [seat for seat, action in ordered if action.get("type") != "pass"]
         if len(acted) > 1:  # a race: say who was first
             self.publish(
@@ -539,6 +562,7 @@ class TableSession:
         for seat, action in ordered:
             if not self.replica.in_round(seat, step):
                 continue  # void: the round was decided before it
+            self.acting = seat
             try:
                 index = self.replica.act(seat, action)
             except IllegalAction as exc:

@@ -467,6 +467,53 @@ def _unusable_key(inp):
     return {"refused": False}
 
 
+@kind("sealed-response")
+def _sealed_response(inp):
+    """A follower's sealed response to a free-order round (protocol/table.md section 9):
+    the seat's secret, the round's nonce and box key, the commitment hash H, and the
+    commitment and opening bodies, each recomputed here from the spec's definitions."""
+    import hmac
+
+    from p2pcards.table import rounds
+
+    me = identity(inp["keys"])
+    table, seat, turn, response = b(inp["table"]), inp["seat"], inp["turn"], to_value(inp["response"])
+    label = f"p2pcards/{PROTOCOL_VERSION} response secrets\x00".encode()
+    secret = hmac.new(b(inp["keys"]["ed25519_private"]), label, hashlib.sha256).digest()
+    assert me.secret(rounds.IDENTITY_LABEL) == secret
+    base = hmac.new(
+        secret,
+        f"p2pcards/{PROTOCOL_VERSION} response round\x00".encode() + framing.encode([table, seat, turn]),
+        hashlib.sha256,
+    ).digest()
+    nonce = hmac.new(base, b"nonce", hashlib.sha256).digest()
+    key = hmac.new(base, b"box", hashlib.sha256).digest()
+    assert rounds.response_secrets(secret, table, seat, turn) == (nonce, key)
+    digest = hashlib.sha256(
+        f"p2pcards/{PROTOCOL_VERSION} sealed response\x00".encode()
+        + framing.encode([table, seat, turn, response, nonce])
+    ).digest()
+    assert rounds.seal(table, seat, turn, response, nonce) == digest
+    encoded = framing.encode(response)
+    plain = len(encoded).to_bytes(2, "big") + encoded
+    plain += bytes(-len(plain) % 256)  # padded: the box's length says nothing of the response
+    box = ChaCha20Poly1305(key).encrypt(bytes(12), plain, None)
+    assert len(box) == 256 + 16
+    committed = rounds.sealed_body(secret, table, seat, turn, response)
+    assert committed == {"turn": turn, "sealed": digest, "box": box}
+    assert rounds.open_box(secret, table, seat, turn, box) == response
+    opening = rounds.opening_body(secret, table, seat, turn, response)
+    assert opening == {"turn": turn, "open": response, "nonce": nonce}
+    return {
+        "secret": secret.hex(),
+        "nonce": nonce.hex(),
+        "box_key": key.hex(),
+        "sealed": digest.hex(),
+        "commitment_body": framing.encode(committed).hex(),
+        "opening_body": framing.encode(opening).hex(),
+    }
+
+
 # deck.json
 
 

@@ -124,8 +124,10 @@ class TableController:
 
     def _on_event(self, event: TableEvent) -> None:
         # A free-order answer is played when it comes in ("responded"), even if the set was
-        # decided before it (it is then void and never an "action").
-        mine = event.kind in ("action", "responded") and event.data.get("seat") == self.session.me
+        # decided before it (it is then void and never an "action"); a sealed one (a networked
+        # table) when its commitment is signed ("answered": shown as "has answered" until the
+        # round is opened).
+        mine = event.kind in ("action", "responded", "answered") and event.data.get("seat") == self.session.me
         if event.kind in ("error", "done") or mine:
             self.move_pending = False
 

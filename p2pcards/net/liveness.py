@@ -18,6 +18,7 @@ from ..table.header import TableHeader
 from ..table.protocol import TableAborted, TableProtocol
 from ..table.referee import AskAround, Effect, End, Links, NoteAway, StateAbsent, Timings, Wait, WaitingOn
 from ..table.stall import Statements
+from ..wire.identity import Identity
 from ..wire.messages import Entry
 from .stallclock import StallClock
 
@@ -28,6 +29,7 @@ class WaitingPeer(Protocol):
     """The part of a :class:`~p2pcards.net.peer.Peer` that its seats and its deck use."""
 
     seat: int
+    identity: Identity
     header: TableHeader
     protocol: TableProtocol
     clock: StallClock

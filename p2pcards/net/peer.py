@@ -44,6 +44,7 @@ from ..table.protocol import (
     LinksIn,
     MoveIn,
     Named,
+    OpenIn,
     SendTo,
     SpectatorSaysIn,
     Stop,
@@ -210,6 +211,7 @@ class Peer(PeerHooks):
         self.session.presence_of = self.presence
         self.session.on_say = self._say
         self.session.round_order = self._round_order
+        self.session.open_round = self._open_round
         #: People watching the table through this seat (net/spectators.py): they get the
         #: public entries only, and nothing they send is read.
         self.spectators = Spectators(
@@ -461,6 +463,24 @@ class Peer(PeerHooks):
         at every seat, whatever order they arrived in here)."""
         entries = {seat: self._net_seat(seat).last_entry for seat in responses}
         return order_by_echoes(step, responses, entries, self.header.players)
+
+    async def _open_round(self, step: Round, responses: dict[int, Action]) -> dict[int, Action]:
+        """Every follower's commitment to free-order round ``step`` is in (the round is
+        sealed here): sign our opening, then take each other follower's, checked against its
+        commitment (protocol/table.md section 9). A follower the table passed for (gone:
+        absence.py) committed to nothing and opens nothing."""
+        turn = self.turns
+        commitments = {seat: entry for seat in responses if (entry := self._net_seat(seat).last_entry) is not None}
+        opened = dict(responses)
+        for seat in sorted(commitments):
+            net_seat = self._net_seat(seat)
+            if isinstance(net_seat, LocalSeat):
+                opened[seat] = await net_seat.open(turn)
+        for seat in sorted(commitments):
+            net_seat = self._net_seat(seat)
+            if isinstance(net_seat, RemoteSeat):
+                opened[seat] = await net_seat.opening(self.session, turn, commitments)
+        return opened
 
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
@@ -992,6 +1012,10 @@ class Peer(PeerHooks):
                 if self.protocol.absences.stated(effect.turn, effect.sender):
                     # Another seat stated it absent for that turn: we hold the move, say so.
                     await self.state_absent(effect.turn, effect.sender)
+            elif isinstance(effect, OpenIn):
+                seat = self._net_seat(effect.sender)
+                if isinstance(seat, RemoteSeat):
+                    seat.deliver_opening(effect.entry)
             elif isinstance(effect, AbsentIn):
                 await self._on_absent(effect)
             elif isinstance(effect, SendTo):
@@ -1205,8 +1229,10 @@ class Peer(PeerHooks):
                 except TableAborted as exc:
                     failure = exc
                 except IllegalAction as exc:
+                    # The seat whose move was applied: at a turn, its seat; in a free-order
+                    # round, the author of the opened response the rules refused.
                     step = self.session.step
-                    seat = step.seat if isinstance(step, Turn) else None
+                    seat = step.seat if isinstance(step, Turn) else self.session.acting
                     failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives

@@ -6,10 +6,12 @@ names ``seats``), and notes, with ``time.monotonic()`` (``CLOCK_MONOTONIC``: one
 whole machine, network namespaces included):
 
 * ``decided``: ``[[round, t, type], ...]``, when this seat's bot *acted* in each round: the end
-  of its human-like reaction time (:class:`TimedBotSeat`), before its move is signed. A bot cut
-  off by another seat's response (it then passes at once) has no entry: it never decided;
-* ``responded``: ``[[round, t, seat, type], ...]``, when each response of the round reached this
-  peer's session (its own included), in arrival order;
+  of its human-like reaction time (:class:`TimedBotSeat`), before its commitment is signed.
+  Since responses are sealed (protocol version 8) every bot answers every round;
+* ``responded``: ``[[round, t, seat, type], ...]``, when each follower's *commitment* reached
+  this peer's session (its own included: an ``answered`` event), in arrival order; ``type`` is
+  ``None`` (a commitment says nothing of it) unless the table does not seal responses. The
+  races are between commitments: the one order of a round is theirs;
 * ``applied``: ``[[round, seat, type], ...]``, the responses in the table's order (the signed
   log's: protocol/table.md section 9), as this peer applied them;
 * ``delivered``: ``[[t, seat, turn], ...]``, when each other seat's move entry was taken into this
@@ -72,8 +74,11 @@ class RaceRecorder:
         if event.kind == "turn":
             self.in_round = "seats" in data
             self.round += self.in_round
+        elif event.kind == "answered":  # a commitment came (sealed responses)
+            self.responded.append([self.round, self.clock(), data["seat"], None])
         elif event.kind == "responded":
-            self.responded.append([self.round, self.clock(), data["seat"], data["action"].get("type")])
+            if not any(r == self.round and s == data["seat"] for r, _, s, _ in self.responded):
+                self.responded.append([self.round, self.clock(), data["seat"], data["action"].get("type")])
         elif event.kind == "action" and self.in_round:
             self.applied.append([self.round, data["seat"], data["action"].get("type")])
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import trio
 
-from ..game import Action, IllegalAction
+from ..game import Action, IllegalAction, Round
 from ..session import SeatAgent, TableSession
+from ..table import rounds
 from ..table.protocol import TableAborted
 from ..table.referee import Wait
 from ..wire.messages import Entry
@@ -45,8 +46,52 @@ class RemoteSeat:
         #: (the other seats went on meanwhile): the next ``choose`` takes them first.
         self._later: deque[tuple[int, Action, Entry]] = deque()
 
+        # Its ``open`` entries (the openings of its sealed responses), in its chain's order.
+        self._open_send, self._open_receive = trio.open_memory_channel[Entry](math.inf)
+
     def deliver(self, turn: int, action: Action, entry: Entry) -> None:
         self._send.send_nowait((turn, action, entry))
+
+    def _next_move(self) -> Entry | None:
+        """Its next move delivered here (kept for ``choose``), if one is: delivered in its
+        chain's order, so one signed before its opening is here by the time the opening is."""
+        while True:
+            try:
+                item = self._receive.receive_nowait()
+            except trio.WouldBlock:
+                break
+            if item is not None:
+                self._later.append(item)
+        return self._later[0][2] if self._later else None
+
+    def deliver_opening(self, entry: Entry) -> None:
+        self._open_send.send_nowait(entry)
+
+    async def opening(self, session: TableSession, turn: int, commitments: dict[int, Entry]) -> Action:
+        """Its opening of the response it committed to for round ``turn`` (``last_entry``),
+        checked against its commitment and the round's ``commitments`` (every follower's).
+        Its client signs it by itself once the round is sealed, so it is waited on like a deck
+        message: past the deck timeout (and the grace of a seat away) the game stops, naming
+        it by the one stall verdict (table/stall.py). It is never passed for: a seat that
+        could see the others' openings and then have the table pass for it could turn a
+        committed doubt into a pass."""
+        peer, seat = self.peer, self.seat
+        wait = open_wait(peer, "open")
+        while True:
+            with trio.move_on_after(wait.sleep(peer.clock.now())):
+                entry = await self._open_receive.receive()
+                assert self.last_entry is not None, "only a seat with a commitment is asked to open"
+                problem = rounds.moved_before_opening(turn, entry, self._next_move()) or rounds.opening_problem(
+                    peer.header.table, entry, self.last_entry, commitments, turn
+                )
+                if problem is not None:
+                    peer.protocol.name(seat, problem)
+                    raise TableAborted(f"{session.names[seat]} {problem}", seat, "action")
+                parsed = rounds.parse_opening(entry.body)
+                assert parsed is not None, "the protocol hands on well-formed openings only"
+                return parsed[1]
+            effects = wait.look(peer.links(), [(seat, "open")], held_back={seat: peer.protocol.held_back(seat)})
+            await carry_out(peer, effects)
 
     def wake(self) -> None:
         self._send.send_nowait(None)
@@ -81,6 +126,7 @@ class RemoteSeat:
                     continue
                 if got != turn:
                     raise TableAborted(f"seat {seat} sent a move for turn {got} during turn {turn}", seat, "action")
+                self._check_sealed(session, turn, action)
                 if absent is None or not peer.stated_absent(turn, seat):
                     self.last_entry = entry
                     return action
@@ -118,6 +164,17 @@ class RemoteSeat:
             )
             await carry_out(peer, effects)
 
+    def _check_sealed(self, session: TableSession, turn: int, action: Action) -> None:
+        """A response to a free-order round is sealed (a commitment), and only such a
+        response is (protocol/table.md section 9): signed, either way is proof."""
+        in_round = isinstance(session.step, Round)
+        if rounds.is_sealed(action) == in_round:
+            return
+        what = "an open response to a free-order round" if in_round else "a sealed move outside a free-order round"
+        reason = f"signed {what} (turn {turn})"
+        self.peer.protocol.name(self.seat, reason)
+        raise TableAborted(f"{session.names[self.seat]} {reason}", self.seat, "action")
+
     async def _absent(self, wait: Wait, turn: int, *, holding: bool) -> bool:
         """A seat that may be passed for. If its client is gone (no connection, or it stopped
         its game), state so; once we have stated, the other seats' statements decide on its
@@ -143,6 +200,8 @@ class LocalSeat:
         self.peer = peer
         self.agent = agent
         self.last_entry: Entry | None = None  # the entry of our last move (see RemoteSeat)
+        #: ``(turn, response)`` we committed to and have not opened yet (a sealed round).
+        self.committed: tuple[int, Action] | None = None
 
     def __getattr__(self, name: str) -> Any:  # observe(), put() of the wrapped agent
         return getattr(self.agent, name)
@@ -168,6 +227,11 @@ class LocalSeat:
             self.last_entry = None
             return absent
         logged = self.peer.logged_action()
+        if logged is not None and "sealed" in logged:  # our commitment: the response is in its box
+            opened = rounds.open_box(self._secret(), self.peer.header.table, seat, turn, logged.get("box"))
+            if opened is None:
+                raise TableAborted("our journal's sealed response does not open with our key", None, "replay")
+            logged = opened
         if logged is not None:  # replaying our journal after a restart: the move is made
             return await self._sign(logged)
         while True:
@@ -216,9 +280,32 @@ class LocalSeat:
         logged = self.peer.logged_action()
         await self._sign(logged if logged is not None else action)
 
+    def _secret(self) -> bytes:
+        return self.peer.identity.secret(rounds.IDENTITY_LABEL)
+
     async def _sign(self, action: Action) -> Action:
         # Never cut off once begun (a round may be decided meanwhile): a response signed but
         # not sent, followed by a pass, would be two responses to one round.
+        turn = self.peer.turns
+        if isinstance(self.peer.session.step, Round):
+            # A free-order response is sealed: its commitment now, its opening once every
+            # follower's commitment is in (protocol/table.md section 9).
+            body = rounds.sealed_body(self._secret(), self.peer.header.table, self.peer.seat, turn, action)
+            self.committed = (turn, action)
+        else:
+            body = {"turn": turn, "action": action}
         with shielded():
-            self.last_entry = await self.peer.publish("action", {"turn": self.peer.turns, "action": action})
+            self.last_entry = await self.peer.publish("action", body)
+        return action
+
+    async def open(self, turn: int) -> Action:
+        """Sign the opening of our sealed response to round ``turn`` (the round is sealed
+        here: every follower's commitment is in). After a restart, our journal's opening is
+        re-used if it holds one (the same, since the nonce is derived again)."""
+        assert self.committed is not None and self.committed[0] == turn, "we committed to this round"
+        action = self.committed[1]
+        body = rounds.opening_body(self._secret(), self.peer.header.table, self.peer.seat, turn, action)
+        with shielded():
+            await self.peer.publish("open", body)
+        self.committed = None
         return action

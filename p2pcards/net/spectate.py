@@ -29,6 +29,7 @@ from ..cards import Card
 from ..deck.public import NotOpened
 from ..game import Action, Game, Round
 from ..session import TableEvent, TableSession
+from ..table import rounds
 from ..table.absence import Absences
 from ..table.header import TableHeader
 from ..table.rounds import order_by_echoes
@@ -297,6 +298,8 @@ class SpectatorSeat:
                     return None
             if move is None:
                 return None
+            if rounds.parse_commitment(move.body) is not None:  # sealed: opened with the round
+                return dict(rounds.SEALED), move
             action = move.body.get("action")
             return (action, move) if isinstance(action, dict) else None
 
@@ -335,6 +338,26 @@ def spectator_session(header: TableHeader, game: Game, feed: SpectatorFeed) -> T
         return order_by_echoes(step, responses, entries, header.players)
 
     session.round_order = round_order
+
+    async def open_round(step: Round, responses: dict[int, Action]) -> dict[int, Action]:
+        """The round's sealed responses as their seats opened them (a spectator does not judge
+        the openings: the transcript's check at the end does, as ``p2pcards verify``)."""
+        turn, opened = turns[0], dict(responses)
+        for seat, action in responses.items():
+            if not rounds.is_sealed(action):
+                continue
+
+            def found(seat: int = seat) -> Action | None:
+                for e in feed.entries(seat):
+                    parsed = rounds.parse_opening(e.body) if e.kind == "open" else None
+                    if parsed is not None and parsed[0] == turn:
+                        return parsed[1]
+                return None
+
+            opened[seat] = await feed.wait_for(found, f"{names[seat]}'s opening")
+        return opened
+
+    session.open_round = open_round
 
     def on_entry(entry: Entry) -> None:
         name = names[entry.sender]

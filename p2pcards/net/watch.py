@@ -87,6 +87,12 @@ def describe_entry(entry: Entry, names: list[str]) -> str:
     """One line for a log entry, as a spectator sees it."""
     who = names[entry.sender] if 0 <= entry.sender < len(names) else f"seat {entry.sender}"
     body = entry.body if isinstance(entry.body, dict) else {}
+    if entry.kind == "action" and "sealed" in body:
+        return f"{who}: move {body.get('turn')}: a sealed response"
+    if entry.kind == "open":
+        action = body.get("open")
+        what = action.get("type", "?") if isinstance(action, dict) else "?"
+        return f"{who}: opens move {body.get('turn')}: {printable(str(what))} {printable(_short(action))}"
     if entry.kind == "action":
         action = body.get("action")
         what = action.get("type", "?") if isinstance(action, dict) else "?"

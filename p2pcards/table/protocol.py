@@ -18,8 +18,9 @@ and carries out the effects it returns, in order:
   again, so a step that waits on it cannot complete.
 
 Entries that are ready to act on come out of :meth:`TableProtocol.next_ready` one at a time;
-:meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn`,
-:class:`ChatIn`, or the effects above), and the driver hands them to the deck and the seats in
+:meth:`TableProtocol.meaning` says what each means (:class:`DeckIn`, :class:`MoveIn` (a
+move, or a sealed response's commitment), :class:`OpenIn` (its opening), :class:`ChatIn`, or
+the effects above), and the driver hands them to the deck and the seats in
 that order.
 """
 
@@ -40,7 +41,7 @@ from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from ..wire.spill import SpillError
-from . import verdict
+from . import rounds, verdict
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
@@ -59,6 +60,7 @@ __all__ = [
     "Left",
     "MoveIn",
     "Named",
+    "OpenIn",
     "SendTo",
     "Stop",
     "TableAborted",
@@ -149,6 +151,17 @@ class MoveIn:
 
 
 @dataclass(frozen=True)
+class OpenIn:
+    """Seat ``sender``'s ``open`` entry, the opening of its sealed response to round ``turn``
+    (well formed; whether it opens its commitment is judged once the round is sealed here:
+    rounds.opening_problem)."""
+
+    sender: int
+    turn: int
+    entry: Entry
+
+
+@dataclass(frozen=True)
 class ChatIn:
     sender: int
     text: str
@@ -191,6 +204,7 @@ Effect = (
     | Halted
     | DeckIn
     | MoveIn
+    | OpenIn
     | ChatIn
     | AbsentIn
     | WatchersIn
@@ -460,10 +474,12 @@ class TableProtocol:
         return [Keep(taken)]
 
     def logged_action(self) -> dict[str, Any] | None:
-        """During a replay, our next move as the journal has it."""
+        """During a replay, our next move as the journal has it (a commitment to a sealed
+        response: its body, whose box holds the response)."""
         self.reuse_unprompted()
         if self.replay_own and self.replay_own[0].kind == "action":
-            return self.replay_own[0].body["action"]
+            body = self.replay_own[0].body
+            return body if "sealed" in body else body["action"]
         return None
 
     def reuse_unprompted(self) -> list[Entry]:
@@ -627,13 +643,29 @@ class TableProtocol:
             return [DeckIn(sender, message)]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
-            if not isinstance(turn, int) or isinstance(turn, bool) or not isinstance(action, dict):
+            sealed = rounds.parse_commitment(body) if "sealed" in body else None
+            if sealed is not None:  # a sealed response to a free-order round (section 9)
+                return [MoveIn(sender, sealed[0], dict(rounds.SEALED), entry)]
+            if (
+                not isinstance(turn, int)
+                or isinstance(turn, bool)
+                or not isinstance(action, dict)
+                or rounds.is_sealed(action)
+            ):
                 # Signed by its author: proof enough (protocol/table.md section 4, Turns).
                 return [
                     self.name(sender, "malformed action entry"),
                     self.stop(f"seat {sender} signed a malformed action entry", sender, "action"),
                 ]
             return [MoveIn(sender, turn, action, entry)]
+        if entry.kind == "open":
+            opened = rounds.parse_opening(body)
+            if opened is None:
+                return [
+                    self.name(sender, "malformed open entry"),
+                    self.stop(f"seat {sender} signed a malformed open entry", sender, "action"),
+                ]
+            return [OpenIn(sender, opened[0], entry)]
         if entry.kind == "absent":
             key = absent_body(body, self.header.players, sender)
             if key is None:
@@ -812,10 +844,11 @@ class TableProtocol:
 
 
 def plays_on(kind: str, body: Any) -> bool:
-    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, an
-    ``absent`` statement, a result or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
-    (``blame``), its ``bye`` and chat are not part of the game."""
-    if kind in ("action", "absent", "result"):
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
+    opening of a sealed one), an ``absent`` statement, a result or a deck step other than its
+    seed reveal (protocol/table.md section 5). Its evidence (``blame``), its ``bye`` and chat
+    are not part of the game."""
+    if kind in ("action", "open", "absent", "result"):
         return True
     if kind != "deck":
         return False

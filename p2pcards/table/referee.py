@@ -334,17 +334,20 @@ def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> Ta
 
 
 class Wait:
-    """One wait on other seats, a deck step (``phase`` ``"deck"``) or a turn (``"turn"``),
+    """One wait on other seats, a deck step (``phase`` ``"deck"``), a turn (``"turn"``) or
+    the openings of a free-order round's sealed responses (``"open"``),
     from ``now``: its deadline, its last call, and what happened since (an awaited seat away,
     the deadline found past)."""
 
     def __init__(self, timings: Timings, names: Sequence[str], phase: str, now: float):
-        if phase not in ("deck", "turn"):
+        if phase not in ("deck", "turn", "open"):
             raise ValueError(f"no wait of phase {phase!r}")
         self.timings = timings
         self.names = list(names)
         self.phase = phase
-        self.timeout = timings.deck if phase == "deck" else timings.turn
+        # An opening of a sealed response is signed by the client at once, as a deck message
+        # is (protocol/table.md section 9): it is waited on for the deck timeout.
+        self.timeout = timings.turn if phase == "turn" else timings.deck
         self.deadline = now + self.timeout
         self.latest = timings.last_call(self.deadline)
         #: A seat we wait on that is settling absent statements (table.md section 9) waits on
@@ -477,8 +480,8 @@ class Wait:
 
     def _stall(self, seat: int, step: str, **facts: Any) -> TableAborted:
         """The wait on ``seat`` (owing ``step``) ended: the one stall verdict (table/stall.py)."""
-        phase = "deck" if self.phase == "deck" else "turn"
-        what = f"step {step!r}" if phase == "deck" else "move"
+        phase = self.phase
+        what = {"deck": f"step {step!r}", "turn": "move", "open": "opening"}[phase]
         found = stall.decide(stall.StallFacts(seat, phase, what, **facts), self.names)
         if found.seat is None:
             step = "deck" if phase == "deck" else "action"

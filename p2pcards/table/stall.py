@@ -23,7 +23,8 @@ rule never names a seat on a fact it was not given. In order:
    past the wait's last call (live only; a file holds no notices): nobody, as its word cannot
    name anyone and a link cannot be told from a stall;
 7. otherwise it stalled: it is named ("did not move in time", "did not send its deck message
-   in time").
+   in time"; for the opening of a sealed free-order response, which its client signs by
+   itself once the round is sealed, "withheld the opening": protocol/table.md section 9).
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ class StoppedOnPrivate:
 class StallFacts:
     """What one side knows when its wait on ``seat`` ended without ``what`` it owed.
 
-    ``phase``: ``"deck"`` (a deck message) or ``"turn"`` (a move). The other fields are the
+    ``phase``: ``"deck"`` (a deck message), ``"turn"`` (a move) or ``"open"`` (the opening of
+    its sealed response to a free-order round). The other fields are the
     facts of the rules above, each at its "not known / none" value by default:
     ``goodbye``: ``(author, body)`` of a signed ``bye`` entry; ``held_back``: the seats whose
     entries its entries here wait for; ``unreceived``, ``statements``: as their classes say;
@@ -109,7 +111,7 @@ def _list(names: Sequence[str], seats: Collection[int]) -> str:
 
 def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
     """Whom a wait on ``facts.seat`` that ended names, and why (the rules of the module)."""
-    if facts.phase not in ("deck", "turn"):
+    if facts.phase not in ("deck", "turn", "open"):
         raise ValueError(f"no stall of phase {facts.phase!r}")
     seat = facts.seat
     name = names[seat]
@@ -159,4 +161,6 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
         return Stall(None, f"{name} waits on {names[other]}, who {what} (its own word), past the last call")
     if facts.phase == "turn":
         return Stall(seat, f"{name} did not move in time")
+    if facts.phase == "open":
+        return Stall(seat, verdict.withheld_opening(name, facts.what))
     return Stall(seat, f"{name} (seat {seat}) did not send its deck message in time ({facts.what})")

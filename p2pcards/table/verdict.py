@@ -21,6 +21,7 @@ __all__ = [
     "signed_after_stop",
     "stopped_on_private",
     "stopped_on_private_reason",
+    "withheld_opening",
 ]
 
 
@@ -42,6 +43,14 @@ def halted(name: str) -> str:
     names nobody. The stopper's reason and the seat it blames are its word, not proof, and are
     not repeated here (the table shows them as what that seat said)."""
     return f"{name} stopped its game (its signed stop entry; whom it blames is its word, not proof)"
+
+
+def withheld_opening(name: str, what: str) -> str:
+    """The verdict on a follower whose commitment to a free-order response is in but whose
+    opening never came (protocol/table.md section 9): its client opens by itself once the
+    round is sealed, so this is withholding, like a deck message never sent. It is not
+    passed for: that would let it see the others' openings and turn its doubt into a pass."""
+    return f"{name} committed to a response and withheld its {what} (its client opens by itself)"
 
 
 def signed_after_stop(kind: str) -> str:

@@ -26,7 +26,15 @@ from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
-from ..table.rounds import order_by_echoes
+from ..table.rounds import (
+    SEALED,
+    is_sealed,
+    moved_before_opening,
+    opening_problem,
+    order_by_echoes,
+    parse_commitment,
+    parse_opening,
+)
 from ..wire.errors import ProtocolError
 from ..wire.messages import Entry
 from ..wire.sealed import open_revealed, recipients
@@ -141,6 +149,8 @@ class SeatEntries:
         self.usable = len(usable)
         self.deck = [e for e in usable if e.kind == "deck"]
         self.actions = [e for e in usable if e.kind == "action"]
+        self.opens = [e for e in usable if e.kind == "open"]  # openings of sealed responses
+        self.next_open = 0
         self.results = [e for e in usable if e.kind == "result"]
         self.chats = sum(e.kind == "chat" for e in entries)
         self.next_deck = 0
@@ -222,7 +232,46 @@ class Replay:
     def round_order(self, step: Round, responses: dict[int, Action]) -> list[tuple[int, Action]]:
         """A free-order round's responses in the order their signed head echoes give, as at
         the table (protocol/table.md section 9)."""
-        return order_by_echoes(step, responses, {s: self.last_entry[s] for s in responses}, len(self.seats))
+        return order_by_echoes(
+            step, self._opened(step, responses), {s: self.last_entry[s] for s in responses}, len(self.seats)
+        )
+
+    def _opened(self, step: Round, responses: dict[int, Action]) -> dict[int, Action]:
+        """The round's sealed responses opened: each committed follower's next ``open`` entry,
+        checked against its commitment and the round's other commitments (rounds.opening_problem),
+        as every seat checks it (protocol/table.md section 9)."""
+        turn = self.turn
+        commitments = {
+            seat: entry
+            for seat, action in responses.items()
+            if is_sealed(action) and (entry := self.last_entry.get(seat)) is not None
+        }
+        opened = dict(responses)
+        for seat in sorted(commitments):
+            mine = self.seats[seat]
+            what = f"opening for turn {turn}"
+            if mine.next_open >= len(mine.opens):
+                _held_back(self.seats, mine, self.names, f"opening, turn {turn}", "open", "opening")
+                _not_in_file(self.log, seat, f"opening, turn {turn}")
+                if self.unfinished:
+                    raise Stopped(f"opening, turn {turn}", seat, "opening")
+                raise Failed(
+                    f"opening, turn {turn}",
+                    f"{self.names[seat]} committed to a response to turn {turn} and signed no {what}",
+                    seat,
+                )
+            entry = mine.opens[mine.next_open]
+            mine.next_open += 1
+            following = mine.actions[mine.next_action] if mine.next_action < len(mine.actions) else None
+            problem = moved_before_opening(turn, entry, following) or opening_problem(
+                self.log.table, entry, commitments[seat], commitments, turn
+            )
+            if problem is not None:
+                raise Failed(f"opening, turn {turn} (log #{entry.seq} of seat {seat})", problem, seat)
+            parsed = parse_opening(entry.body)
+            assert parsed is not None, "opening_problem refuses a malformed opening"
+            opened[seat] = parsed[1]
+        return opened
 
     # -- deck -----------------------------------------------------------------------------
 
@@ -450,6 +499,15 @@ class Replay:
             self.read_while_stated.add((turn, seat))  # seats that stated may wait on the others
         body = entry.body
         step = f"turn {turn} (log #{entry.seq} of seat {seat})"
+        if isinstance(next_step, Round) and seat in next_step.seats:
+            # A free-order response is sealed: its commitment now, its opening once the round
+            # is sealed (Replay.round_order opens it).
+            committed = parse_commitment(body)
+            if committed is None:
+                raise Failed(step, "malformed sealed response (a free-order response is a commitment)", seat)
+            if committed[0] != turn:
+                raise Failed(step, f"its next signed move is for turn {committed[0]}", seat)
+            return dict(SEALED)
         if (
             set(body) != {"turn", "action", "seen"}
             or not isinstance(body["action"], dict)

@@ -76,7 +76,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
     on. It holds no ``links`` notices: that fact is left unknown."""
     facts = StallFacts(
         stop.seat,
-        "turn" if stop.step.startswith("turn") else "deck",
+        "turn" if stop.step.startswith("turn") else "open" if stop.step.startswith("opening") else "deck",
         stop.what,
         goodbye=_goodbye(replay.log),
         unreceived=_unreceived(replay, stop.seat),
@@ -111,7 +111,9 @@ def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
     if last is None or last.kind != "deck" or not public_message(last, "seed"):
         return None
     used = [
-        e for mine in replay.seats for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]
+        e
+        for mine in replay.seats
+        for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action] + mine.opens[: mine.next_open]
     ] + replay.statements_used
     after = max((e.seq for e in used if e.sender == seat), default=-1)
     last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)

@@ -15,6 +15,7 @@ everyone at the table reads out the same words, nobody sits between them.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import secrets
 import stat
@@ -165,6 +166,13 @@ class Identity:
 
     def sign(self, data: bytes) -> bytes:
         return self.signing_key.sign(data)
+
+    def secret(self, label: bytes) -> bytes:
+        """A 32-byte secret of this identity for ``label``'s purpose (HMAC-SHA-256 under its
+        private signing key): the same every time, and nothing about the key or another
+        label's secret can be learnt from it (the sealed responses of a free-order round,
+        protocol/table.md section 9)."""
+        return hmac.new(_raw_private(self.signing_key), label, hashlib.sha256).digest()
 
     def to_file_bytes(self) -> bytes:
         return framing.encode(

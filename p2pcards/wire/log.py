@@ -82,7 +82,7 @@ ECHO_BACK = "echo-backwards"
 BUDGET_FAULTS = (UNKNOWN_KIND, OVER_BUDGET)
 
 #: The entry kinds of the table protocol (protocol/table.md section 4); any other is refused.
-KINDS = frozenset({"deck", "action", "absent", "chat", "blame", "result", "bye", "stop"})
+KINDS = frozenset({"deck", "action", "open", "absent", "chat", "blame", "result", "bye", "stop"})
 
 # The budget. Measured on honest games played by bots over loopback (issue 19), per seat, in
 # signed bytes / entries / lists and maps (with the 2 of its transcript record):

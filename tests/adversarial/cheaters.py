@@ -46,6 +46,7 @@ from p2pcards.game import Round, Turn
 from p2pcards.net.lobby import HostedLobby, dial_seat
 from p2pcards.net.peer import Peer, TableAborted
 from p2pcards.net.seats import LocalSeat
+from p2pcards.table import rounds
 from p2pcards.table.header import TableHeader
 from p2pcards.wire.framing import encode_frame
 from p2pcards.wire.identity import Identity, PublicIdentity
@@ -73,7 +74,7 @@ class CheatingSeat(LocalSeat):
             action = peer.cheat_move(session, seat)
             if action is not None:
                 peer.cheated = True
-                await peer.publish("action", {"turn": peer.turns, "action": action})
+                await self._sign(action)  # (sealed in a free-order round, as an honest seat's)
                 if peer.hang_after_move:
                     # Its own replica refuses the move too; a cheater just waits.
                     await trio.sleep_forever()
@@ -1282,11 +1283,11 @@ CHEATERS["StopsThenPlaysOn"] = StopsThenPlaysOn
 
 
 class RespondsTwice(Cheater):
-    """In a free-order round (Cal's BS, turn_mode=free) it signs two responses to one set: a
-    pass, then a doubt. A follower responds once per set (protocol/table.md section 9): the
-    second is its signed fault."""
+    """In a free-order round (Cal's BS, turn_mode=free) it commits twice to one set: to a
+    pass, then to a doubt (sealed, as honest commitments are). A follower responds once per
+    set (protocol/table.md section 9): the second is its signed fault."""
 
-    deviation = "two responses to one free-order round"
+    deviation = "two commitments to one free-order round"
 
     async def misbehave(self):
         await self.until(
@@ -1294,11 +1295,17 @@ class RespondsTwice(Cheater):
         )
         self.cheated = True
         turn = self.turns
-        await self.publish("action", {"turn": turn, "action": {"type": "pass"}})
-        await self.publish("action", {"turn": turn, "action": {"type": "doubt"}})
+        secret = self.identity.secret(rounds.IDENTITY_LABEL)
+        for action in ({"type": "pass"}, {"type": "doubt"}):
+            await self.publish("action", rounds.sealed_body(secret, self.header.table, self.seat, turn, action))
+
+
+#: The brief's name for it: since protocol version 8 its responses are commitments.
+CommitsTwice = RespondsTwice
 
 
 CHEATERS["RespondsTwice"] = RespondsTwice
+CHEATERS["CommitsTwice"] = RespondsTwice
 
 
 class StatesAbsentEarly(Cheater):
@@ -1343,14 +1350,15 @@ class EchoesUnsignedResponse(EchoesUnsignedEntry):
 
 
 class WithholdsResponses(WithholdsFromNext):
-    """Sends its free-order responses to every seat but the next one, and does not answer that
-    seat's fetches: that seat gets them from the others (waiting asks around), so the round is
-    decided alike everywhere and nobody is named."""
+    """Sends its free-order responses (its commitments and its openings) to every seat but the
+    next one, and does not answer that seat's fetches: that seat gets them from the others
+    (waiting asks around, for an opening as for a deck message), so the round is decided alike
+    everywhere and nobody is named."""
 
     deviation = "withholds its free-order responses from the next seat"
 
     def withheld(self, entry: Entry) -> bool:
-        return entry.kind == "action" and isinstance(self.session.step, Round)
+        return entry.kind in ("action", "open") and isinstance(self.session.step, Round)
 
 
 CHEATERS.update({cls.__name__: cls for cls in (EchoesUnsignedResponse, WithholdsResponses)})
@@ -1521,18 +1529,26 @@ def _distance(seat: int, after: int, players: int) -> int:
 
 
 def _response(peer: Peer, seat: int, turn: int) -> Any:
-    """``seat``'s signed response for ``turn`` as ``peer`` holds it (the action), or ``None``."""
+    """``seat``'s response for ``turn`` as far as ``peer`` can read it: its action, once its
+    opening is here (a commitment says nothing of it: protocol version 8), else ``None``."""
     for entry in reversed(peer.log.entries(seat, -8)):
-        if entry.kind == "action" and entry.body.get("turn") == turn:
-            return entry.body.get("action")
+        if entry.kind == "open" and entry.body.get("turn") == turn:
+            return entry.body.get("open")
     return None
+
+
+def _committed(peer: Peer, seat: int, turn: int) -> bool:
+    """``peer`` holds ``seat``'s commitment (or, before version 8, response) for ``turn``."""
+    return any(e.kind == "action" and e.body.get("turn") == turn for e in peer.log.entries(seat, -8))
 
 
 class _AnswersLastSeat(CheatingSeat):
     """Its free-order responses: waits, unmoved by a round decided meanwhile, until every
-    other follower's response is in; then, if one from a seat further from the placer's left is
-    not a pass, it doubts (when it may), signed with the head echo it had as the round opened:
-    "it had not seen them yet". Otherwise a pass, honestly signed."""
+    other follower has answered (their commitments are in); then, if it can read a doubt or
+    play from a seat further from the placer's left, it doubts (when it may), signed with the
+    head echo it had as the round opened: "it had not seen them yet". Otherwise a pass, signed
+    with that stale echo too. Sealed responses leave it nothing to read: the others open only
+    once its own commitment is in, so it never pre-empts anyone (issue 28)."""
 
     async def choose(self, session, seat):
         peer: AnswersLast = self.peer
@@ -1542,22 +1558,22 @@ class _AnswersLastSeat(CheatingSeat):
         turn, stale = peer.turns, peer.log.seen()  # what it holds as the round opens
         others = [s for s in step.seats if s != seat]
         with trio.CancelScope(shield=True), trio.move_on_after(20):
-            await peer.until(lambda: all(_response(peer, s, turn) is not None for s in others))
+            await peer.until(lambda: all(_committed(peer, s, turn) for s in others))
         players = peer.header.players
         mine = _distance(seat, step.after, players)
         beaten = [
             s
             for s in others
-            if _distance(s, step.after, players) > mine and (_response(peer, s, turn) or {}).get("type") != "pass"
+            if _distance(s, step.after, players) > mine
+            and (_response(peer, s, turn) or {}).get("type") not in (None, "pass")
         ]
         doubt: dict[str, Any] = {"type": "doubt"}
-        if not beaten or doubt not in session.game.legal_actions(session.state, seat, session.known()):
-            with shielded_():  # (as an honest seat signs a response: never cut off once begun)
-                self.last_entry = await peer.publish("action", {"turn": turn, "action": {"type": "pass"}})
-            return {"type": "pass"}
+        legal = session.game.legal_actions(session.state, seat, session.known())
+        action = doubt if beaten and doubt in legal else {"type": "pass"}
         peer.cheated = True
-        peer.preempted.append((turn, beaten))
-        with shielded_():
+        if action is doubt:
+            peer.preempted.append((turn, beaten))
+        with shielded_():  # (as an honest seat signs a response: never cut off once begun)
             await peer.before_stale_answer()
             log = peer.log
 
@@ -1571,10 +1587,10 @@ class _AnswersLastSeat(CheatingSeat):
             # A modified client: its own log does not hold its echo to its last entry's.
             log._previous_counts = lambda _seat: [0] * players  # type: ignore[method-assign]
             try:
-                self.last_entry = await peer.publish("action", {"turn": turn, "action": doubt})
+                await self._sign(action)
             finally:
                 del log.seen, log._previous_counts
-        return doubt
+        return action
 
 
 def shielded_():
@@ -1611,6 +1627,125 @@ class AnswersLastEchoBack(AnswersLast):
 
 
 CHEATERS.update({cls.__name__: cls for cls in (AnswersLast, AnswersLastEchoBack)})
+
+
+# -- sealed responses (protocol version 8, protocol/table.md section 9): the opening step ---------
+
+
+def _other_followers(peer: Peer) -> list[int]:
+    step = peer.session.step
+    return [s for s in step.seats if s != peer.seat] if isinstance(step, Round) else []
+
+
+class _OpensOtherSeat(CheatingSeat):
+    async def open(self, turn):
+        peer = self.peer
+        if peer.cheated or turn < 2 or self.committed is None:
+            return await super().open(turn)
+        committed = self.committed[1]
+        other = {"type": "doubt"} if committed.get("type") == "pass" else {"type": "pass"}
+        peer.cheated = True
+        body = rounds.opening_body(self._secret(), peer.header.table, peer.seat, turn, other)
+        with shielded_():
+            await peer.publish("open", body)
+        self.committed = None
+        return other
+
+
+class OpensOtherThanCommitted(Cheater):
+    """Opens its sealed response to a free-order round with another response than the one it
+    committed to (a pass turned into a doubt, or the reverse): the opening does not match the
+    commitment's hash, its signed fault, named at every seat and by verify."""
+
+    deviation = "opens another response than it committed to"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _OpensOtherSeat(self, self.session.seats[self.seat].agent)
+
+
+class _OpensEarlySeat(CheatingSeat):
+    early: tuple[int, Any] | None = None
+
+    async def choose(self, session, seat):
+        peer = self.peer
+        if peer.cheated or not isinstance(session.step, Round) or peer.turns < 2:
+            return await super().choose(session, seat)
+        turn, action = peer.turns, {"type": "pass"}  # at once: before the others commit
+        await self._sign(action)
+        if any(not _committed(peer, s, turn) for s in _other_followers(peer)):
+            peer.cheated = True
+            self.early = (turn, action)
+            await super().open(turn)  # before the round is sealed
+        return action
+
+    async def open(self, turn):
+        if self.early is not None and self.early[0] == turn:
+            return self.early[1]  # opened already
+        return await super().open(turn)
+
+
+class OpensBeforeSealed(Cheater):
+    """Commits to a pass at once and opens it before every other follower has committed
+    (its opening's head echo does not count their commitments): an opening before the round
+    is sealed is its signed fault, named at every seat and by verify."""
+
+    deviation = "opens its sealed response before the round is sealed"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _OpensEarlySeat(self, self.session.seats[self.seat].agent)
+
+
+class _WithholdsOpeningSeat(CheatingSeat):
+    async def open(self, turn):
+        peer = self.peer
+        if peer.cheated or turn < 2:
+            return await super().open(turn)
+        others = _other_followers(peer)
+        # It waits to see the others' openings (they open once every commitment is in, its
+        # own included), then withholds its own: a selective abort.
+        with trio.move_on_after(20):
+            await peer.until(lambda: all(_response(peer, s, turn) is not None for s in others))
+        peer.cheated = True
+        await trio.sleep_forever()
+
+
+class WithholdsOpening(Cheater):
+    """Commits to its free-order response, waits for the others' openings, and never opens
+    its own. It is not passed for (that would let it turn a committed doubt into a pass once it
+    saw the others'): the table waits the deck timeout, then stops naming it (withheld)."""
+
+    deviation = "never opens its sealed response"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _WithholdsOpeningSeat(self, self.session.seats[self.seat].agent)
+
+
+CHEATERS.update({cls.__name__: cls for cls in (OpensOtherThanCommitted, OpensBeforeSealed, WithholdsOpening)})
+
+
+class OpensIllegal(Cheater):
+    """Commits to a play of a card from another seat's hand in a free-order round (sealed:
+    nobody can refuse it before it is opened), and opens it as committed. Where the opened
+    play is applied (it decides the round), the rules refuse it and every seat names it, as
+    does verify; where an earlier response decided the round it is void, never applied, and
+    the game goes on."""
+
+    deviation = "commits to, and opens, an illegal free-order response"
+
+    def cheat_move(self, session, seat):
+        state, step = session.state, session.step
+        if not isinstance(step, Round) or self.turns < 2:
+            return None
+        others = [s for s in range(self.header.players) if s != seat and state.hands[s]]
+        if not others:
+            return None
+        return {"type": "play", "cards": [state.hands[others[0]][0]], "rank": state.rank_to_follow().symbol}
+
+
+CHEATERS["OpensIllegal"] = OpensIllegal
 
 
 # Cheating hosts: a host is a seat like the others once the game runs, but in the lobby it

@@ -104,25 +104,63 @@ def _check_ended_alike(run) -> str:
     return info
 
 
-def test_a_seat_that_waits_for_every_answer_and_echoes_the_rounds_opening_wins_and_verifies(tmp_path):
-    """The hole: it answers after every other follower, pre-empting a doubt or play from a seat
-    further from the placer's left with a doubt whose echo says it had seen none of them. The
-    log cannot tell it from a seat whose incoming link was slow, so it wins that race at every
-    seat, nobody is named and the transcripts verify (what every table does today)."""
+def test_a_seat_that_waits_for_every_answer_gains_nothing(tmp_path):
+    """Issue 28, closed by sealed responses (protocol version 8): it waits until every other
+    follower has answered and signs its own with the head echo it had as the round opened. It
+    learns only that they answered (a commitment says nothing of its response), so it never
+    pre-empts a doubt or play of a seat further from the placer's left; its waiting is no
+    fault anyone can see, so nobody is named and the transcripts verify."""
     run = play_until_cheated(tmp_path, "cals-bs", 4, FREE, "AnswersLast", cheater=CHEATER, attempts=6)
     info = _check_ended_alike(run)
-    assert _won_over(run, CHEATER), f"the cheater pre-empted {run.cheater_peer.preempted} but won no race\n{info}"
+    assert run.cheater_peer.preempted == [], info
+    assert _won_over(run, CHEATER) == [], info
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28, open: from the signed log alone, a response signed after the others "
-    "arrived and one whose author's incoming link was slow look the same (protocol/table.md "
-    "section 9, 'Late answers'); the fix needs signed arrival statements or sealed responses",
-)
-def test_a_seat_that_waits_for_every_answer_gains_nothing(tmp_path):
-    run = play_until_cheated(tmp_path, "cals-bs", 4, FREE, "AnswersLast", cheater=CHEATER, attempts=6)
-    assert _won_over(run, CHEATER) == [], run.describe()
+# -- the opening of sealed responses (protocol version 8) -----------------------------------------
+
+
+def _named_everywhere(run, code: str | None = None) -> None:
+    """Every honest seat stopped naming the cheater, and verify names it on every transcript
+    (its reason containing ``code``, if given)."""
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}\n{info}"
+        if code is not None:
+            assert code in str(problem), f"seat {seat}: {problem}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_opening_of_something_else_than_committed_is_named(tmp_path, players):
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "OpensOtherThanCommitted", cheater=CHEATER)
+    for outcome in run.honest.values():
+        assert blamed(outcome.peer) == {CHEATER}, run.describe()
+    _named_everywhere(run, "other than it committed to")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_opening_before_the_round_is_sealed_is_named(tmp_path, players):
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "OpensBeforeSealed", cheater=CHEATER, attempts=6)
+    for outcome in run.honest.values():
+        assert blamed(outcome.peer) == {CHEATER}, run.describe()
+    _named_everywhere(run, "before the round was sealed")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_withheld_opening_is_not_passed_for_and_names_its_seat(tmp_path, players):
+    """Its commitment is in, the others opened, its opening never comes: the table does not
+    pass for it (it could turn a committed doubt into a pass), it waits the deck timeout and
+    stops naming it; verify names it from the transcript too."""
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "WithholdsOpening", cheater=CHEATER)
+    _named_everywhere(run, "opening")  # "withheld its opening", or "left" (no seed revealed)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_seat_that_commits_twice_to_one_round_is_named(tmp_path, players):
+    run = play_until_cheated(tmp_path, "cals-bs", players, FREE, "CommitsTwice", cheater=CHEATER, attempts=6)
+    _named_everywhere(run, "committed twice")
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -139,3 +177,22 @@ def test_a_late_answer_whose_echo_went_back_is_named_everywhere_and_by_verify(tm
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}\n{info}"
         assert "echo-backwards" in str(problem), f"seat {seat}: {problem}"
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_an_illegal_response_opened_and_applied_names_its_author(tmp_path, players):
+    """Sealed, an illegal play cannot be refused before it is opened; once opened and applied
+    (it decides the round) the rules refuse it and every seat names its author, as verify
+    does (the table named nobody before: a round's step has no one seat). A game where it was
+    void (an earlier response decided the round) does not count here."""
+    run = play_until_cheated(
+        tmp_path,
+        "cals-bs",
+        players,
+        FREE,
+        "OpensIllegal",
+        cheater=CHEATER,
+        attempts=8,
+        ready=lambda run: any(o.aborted is not None for o in run.honest.values()),
+    )
+    _named_everywhere(run, "illegal move")

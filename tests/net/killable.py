@@ -42,6 +42,8 @@ def entry_label(entry: Any) -> str:
         if isinstance(msg, dict):
             return f"deck:{msg.get('type')}"
         return "deck:boxes" if "boxes" in body else "deck:box"
+    if entry.kind == "action" and "sealed" in body:
+        return "action:sealed"  # a free-order response's commitment (its type is sealed)
     if entry.kind == "action":
         action = body.get("action")
         if isinstance(action, dict) and isinstance(action.get("type"), str):

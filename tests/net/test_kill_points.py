@@ -138,7 +138,9 @@ class Game:
     seconds: float = 0.0
 
 
-def play_killing(folder: Path, victim: int, phase: str, stage: str, done: set[str]) -> Game:
+def play_killing(
+    folder: Path, victim: int, phase: str, stage: str, done: set[str], options: tuple[str, ...] = ()
+) -> Game:
     """A three-seat Cal's BS table of bots, one process a seat: seat ``victim`` (0 the host, 1
     a joiner) is killed at ``phase`` of the first entry of each label not in ``done`` it signs
     from the stage's first hand on, and each time resumed at once, until its game ends. Checks
@@ -163,6 +165,7 @@ def play_killing(folder: Path, victim: int, phase: str, stage: str, done: set[st
 
     try:
         host = ["host", "--game", "cals-bs", "--option", f"match_target={target}", "--seats", "3", "--name", name]
+        host += [arg for option in options for arg in ("--option", option)]
         # Each kill and resume takes seconds, and several can fall within one deck step (the
         # commitments, the passes of a shuffle): a deck step waits its own timeout, not the
         # grace, for a seat that is away (issue 23, liveness), so give it room for them all.
@@ -271,3 +274,13 @@ def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, 
     lacking = {phase: signed - labels - NOT_KILLED.get(phase, set()) for phase, labels in killed.items()}
     missing = {phase: sorted(labels) for phase, labels in lacking.items() if labels}
     assert not missing, f"never killed at (the victim did not sign one in {GAMES_PER_CHAIN} games): {missing}"
+
+
+@pytest.mark.parametrize("phase", ["synced", "lost"])
+def test_a_seat_killed_between_its_commitment_and_its_opening_opens_what_it_committed_to(tmp_path, phase):
+    """Free order (protocol version 8): a joiner killed at every label of one game, among them
+    just after its first sealed commitment (``action:sealed``) and its first opening (``open``)
+    were signed, resumes, opens the response its journal's commitment holds (its box, its
+    derived nonce), and the game completes the same at every seat and verifies."""
+    game = play_killing(tmp_path / "free", VICTIMS["joiner"], phase, "early", set(), options=("turn_mode=free",))
+    assert "action:sealed" in game.killed and "open" in game.killed, game.killed

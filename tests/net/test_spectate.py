@@ -155,12 +155,16 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virt
 
 
 @pytest.mark.slow  # whole games on the mental-poker deck
-@pytest.mark.parametrize("game_id, players", [("crazy-eights", 3), ("calypso", 4)])
+@pytest.mark.parametrize(
+    "game_id, players, options",
+    [("crazy-eights", 3, {}), ("calypso", 4, {}), ("cals-bs", 3, {"turn_mode": "free", "match_target": 1})],
+)
 async def test_a_spectators_table_follows_the_other_bundled_games(
-    tmp_path: Path, game_id: str, players: int, virtual_clock
+    tmp_path: Path, game_id: str, players: int, options: dict, virtual_clock
 ):
-    """Draws and passes (re-handled cards) and tricks: the spectator's table reaches the
-    players' own result, move for move, and its transcript verifies."""
+    """Draws and passes (re-handled cards) and tricks, and Cal's BS in free order (sealed
+    responses: the spectator orders the commitments and reads the openings): the spectator's
+    table reaches the players' own result, move for move, and its transcript verifies."""
     if game_id not in load_plugins().games:
         pytest.skip(f"{game_id} is not installed")
     first, peers, got = trio.Event(), {}, {}
@@ -185,7 +189,7 @@ async def test_a_spectators_table_follows_the_other_bundled_games(
         table = await play_loopback(
             game_id,
             players,
-            {},
+            options,
             seats="random",
             timeouts=Timeouts(deck=30, turn=30, grace=20),
             transcript_dir=tmp_path / "seats",

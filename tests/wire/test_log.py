@@ -360,7 +360,7 @@ def test_unknown_kind_is_refused_and_proves_the_fault(new_log, players, roster):
     blame = over_budget(log, junk, "unknown-kind", roster)
     assert "unknown kind 'junk'" in blame.reason and log.blames == [blame]
     # Every kind of table.md section 4 is accepted; the seat may go on with a known one.
-    assert {"deck", "action", "absent", "chat", "blame", "result", "bye", "stop"} == KINDS
+    assert {"deck", "action", "open", "absent", "chat", "blame", "result", "bye", "stop"} == KINDS
     for kind in sorted(KINDS):
         assert log.append(next_raw(log, players[2], 2, kind=kind))
     assert log.append(next_raw(log, players[1], 1))
