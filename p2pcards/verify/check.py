@@ -33,6 +33,7 @@ from .report import (
     Watch,
     describe_seats,
     difference,
+    illegal_move,
     same_data,
 )
 from .unfinished import check_absent_entries, check_after_stops, check_blames, revealed_seeds, verify_unfinished
@@ -268,7 +269,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     except Failed:
         raise
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
     except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask

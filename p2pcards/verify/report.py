@@ -62,6 +62,20 @@ class Failed(Exception):
         self.problem = Problem(step, reason, seat)
 
 
+#: How much of a refused move a verdict shows (the move is the signer's data, not our words).
+MOVE_SHOWN = 160
+
+
+def illegal_move(turn: int, seat: int, action: Any, reason: str) -> Failed:
+    """The verdict on a signed move the rules refuse: it names the mover. The move is shown
+    escaped and cut short (a peer's bytes: a long or hostile field is neither our reason nor
+    something to print whole); the rules' reason is the game's own words."""
+    shown = repr(action)
+    if len(shown) > MOVE_SHOWN:
+        shown = shown[: MOVE_SHOWN - 1] + "…"
+    return Failed(f"turn {turn}", f"illegal move {shown}: {printable(reason)[:300]}", seat)
+
+
 class Stopped(Exception):
     """An unfinished game: the signed entries end here (``seat`` owed ``what``, at ``step``)."""
 

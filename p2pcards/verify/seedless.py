@@ -29,7 +29,7 @@ from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .replay import Replay, SignedMoves, public_message
-from .report import Failed, Report, Stopped
+from .report import Failed, Report, Stopped, illegal_move
 from .stops import out_of_turn, signed_goodbye, stall_verdict, stopped_by_accusation, stopped_while_others_kept_seeds
 
 
@@ -319,7 +319,7 @@ def public_moves(
     except Stopped as exc:
         stop = exc
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
     except Failed:
         raise
     except Exception as exc:

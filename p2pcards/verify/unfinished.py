@@ -19,7 +19,7 @@ from ..wire.errors import ProtocolError
 from ..wire.log import Blame, encode_header
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, Report, Stopped, Watch
+from .report import Failed, Report, Stopped, Watch, illegal_move
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
@@ -189,7 +189,7 @@ def verify_unfinished(
     except Failed:
         raise
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
     except DeckFault as exc:
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:
