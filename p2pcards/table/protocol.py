@@ -27,15 +27,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
 from ..deck.party import MESSAGE_TYPES
+from ..wire import framing
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
-from ..wire.log import GAP, Log, Rejected
+from ..wire.log import GAP, SEEN, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
@@ -408,9 +409,23 @@ class TableProtocol:
     def _log_fault(self, blame: LogBlame) -> list[Effect]:
         effects: list[Effect] = [self.name(blame.seat, f"{blame.code}: {blame.reason}")]
         if blame.provable and self.aborted is None:
-            self.evidence.append(blame)
+            if self._quotable(blame):
+                self.evidence.append(blame)
             effects.append(self.stop(blame.reason, blame.seat, blame.code))
         return effects
+
+    def _quotable(self, blame: LogBlame) -> bool:
+        """Our ``blame`` entry quoting ``blame`` could be signed: the entries it quotes sit four
+        levels deeper there than in their own frames, and two of them may be twice as large as
+        an entry may be. One that could not is not published (signing it would fail as our
+        game stops: issue 28); our stop entry still names the seat, and the blame goes in our
+        transcript beside the entries, as every provable fault does."""
+        body = {"blame": blame.to_wire(), SEEN: self.log.seen()}
+        try:
+            framing.check_value(body, replace(framing.DEFAULT_LIMITS, max_depth=framing.DEFAULT_LIMITS.max_depth - 1))
+        except framing.FrameError:
+            return False
+        return len(framing.encode(body, checked=True)) + _ENTRY_OVERHEAD <= self.log.budget.entry_bytes
 
     def _on_bye(self, seat: int, message: Bye) -> list[Effect]:
         """A goodbye frame: the seat's connection goes down now. It is not signed, so it proves
@@ -809,6 +824,11 @@ class TableProtocol:
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None
         return {**message, "evidence": {"sender": sender, "message": payload}}
+
+
+#: The bytes an entry's signed form adds to its body (its table, seat, seq, kind and previous
+#: hash), with a margin.
+_ENTRY_OVERHEAD = 256
 
 
 def plays_on(kind: str, body: Any) -> bool:
