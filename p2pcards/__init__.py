@@ -4,7 +4,9 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 7  # 7: a seat's head echo never goes back (wire.md section 6, echo-backwards);
+PROTOCOL_VERSION = 8  # 8: a private deck payload of another type than `open` is accused by its
+#                        receiver and judged by every seat (protocol/deck.md section 6)
+#                     7: a seat's head echo never goes back (wire.md section 6, echo-backwards);
 #                        `start` carries every seat's signed hello; joiners check both keys of every
 #                        seat of the header against them (protocol/table.md section 2)
 #                        an accusation's evidence is read field by field (protocol/deck.md §6):
