@@ -10,9 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import trio
+
+from p2pcards.net.seats import LocalSeat
 
 from .adv_table import run_table, verify
-from .cheaters import Equivocates
+from .cheaters import Cheater, Equivocates
 
 CHEATER = 1
 
@@ -62,3 +65,90 @@ def test_an_equivocation_too_big_to_quote_names_the_cheater_and_loses_no_log(tmp
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {report}"
+
+
+# -- moves whose fields have the wrong type (every bundled game) ---------------------------------
+
+#: Values put where a handle, an index or a name goes: a bool (an int to Python), a float that
+#: equals a held handle, a huge and a negative int, a list (no key of any dict).
+BAD_VALUES = {
+    "bool": lambda held: True,
+    "float": lambda held: float(held) if isinstance(held, int) else 1.0,
+    "huge": lambda held: 2**63 - 1,
+    "negative": lambda held: -1,
+    "list": lambda held: [],
+}
+#: The fields of a move that a game reads, by the name they have in any bundled game.
+FIELDS = ("card", "cards", "rank", "suit", "place", "plus")
+GAMES = {
+    "crazy-eights": ("crazy-eights", 3, {}),
+    "cals-bs": ("cals-bs", 3, {"match_target": 1}),
+    "calypso": ("calypso", 3, {"mode": "three"}),
+}
+
+
+def corrupt(action: dict[str, Any], bad: str, fields: tuple[str, ...] = FIELDS) -> dict[str, Any] | None:
+    """``action`` with its first field of ``fields`` replaced by a value of the wrong kind (in a
+    list of handles: its first item); ``None`` if it has no such field."""
+    for field in fields:
+        if field in action:
+            value = action[field]
+            if isinstance(value, list) and value:
+                return {**action, field: [BAD_VALUES[bad](value[0]), *value[1:]]}
+            return {**action, field: BAD_VALUES[bad](value)}
+    return None
+
+
+class _CorruptingSeat(LocalSeat):
+    """The cheater's own turns: the move its bot chose, one field corrupted (sent without any
+    check), once; then it waits (its own rules refuse the move too)."""
+
+    async def choose(self, session, seat):
+        peer = self.peer
+        if peer.cheated:
+            return await super().choose(session, seat)
+        action = await self.agent.choose(session, seat)  # (its bot's: legal)
+        bad = corrupt(action, peer.bad, peer.fields)
+        if bad is None:
+            return await self._sign(action)
+        peer.cheated = True
+        peer.notes.append(repr(bad))
+        await peer.publish("action", {"turn": peer.turns, "action": bad})
+        await trio.sleep_forever()
+
+
+class SendsMalformedMove(Cheater):
+    deviation = "a move with a field of the wrong type"
+    bad = "bool"
+    fields = FIELDS
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _CorruptingSeat(self, self.session.seats[self.seat].agent)
+
+
+CASES = [(game, bad, FIELDS) for game in GAMES for bad in BAD_VALUES] + [
+    ("cals-bs", "list", ("rank",)),  # (a list is no key of the ranks: a TypeError stopped every seat)
+    ("cals-bs", "bool", ("rank",)),
+]
+
+
+@pytest.mark.parametrize(
+    ("game", "bad", "fields"), CASES, ids=[f"{g}-{b}{'' if f == FIELDS else '-' + f[0]}" for g, b, f in CASES]
+)
+def test_a_move_with_a_field_of_the_wrong_type_is_illegal_and_names_its_mover(tmp_path, game, bad, fields):
+    """Every honest seat refuses the move as illegal and names its mover; ``verify`` of every
+    honest transcript names it too. (Crazy Eights rules version 1 took ``"card": true`` or
+    ``1.0`` for handle 1; Cal's BS stopped every seat with a TypeError on ``"rank": []``.)"""
+    cls = type(f"SendsMalformedMove_{bad}", (SendsMalformedMove,), {"bad": bad, "fields": fields})
+    run = run_table(*GAMES[game], cheater=CHEATER, peer_factory=cls, transcript_dir=tmp_path)
+    info = f"{run.describe()}\n{run.cheater_peer.notes if run.cheater_peer else None}"
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        assert outcome.aborted.step == "action" and "illegal move" in outcome.aborted.reason, info
+        assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}\n{info}"
