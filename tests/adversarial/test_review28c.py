@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 import trio
 
+from p2pcards.game import Round, Turn
+from p2pcards.net.peer import Peer
 from p2pcards.net.seats import LocalSeat
+from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import run_table, verify
-from .cheaters import Cheater, Equivocates
+from .adv_table import blamed, run_table, verify
+from .cheaters import CHEATERS, Cheater, Equivocates
 
 CHEATER = 1
 
@@ -152,3 +155,76 @@ def test_a_move_with_a_field_of_the_wrong_type_is_illegal_and_names_its_mover(tm
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}\n{info}"
+
+
+# -- a deck timeout while absent statements are being settled (table.md sections 5 and 9) ---------
+
+#: A deck step's timeout far shorter than a turn's and than the grace period: a seat settling
+#: absent statements (which waits on them up to a turn's bound) is looked at by a deck wait
+#: long after the deck's own deadline.
+SHORT_DECK = Timeouts(deck=1.0, turn=8.0, grace=3.0)
+GONE = 3
+
+
+class RecordsSettlingInDeck(Peer):
+    """An honest peer that notes each time a deck step's wait found a seat it waits on still
+    settling absent statements (the rule under test: that seat is not charged by the deck's
+    shorter timeout). Not a cheater: its verdicts are checked as an honest seat's."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.settling_in_deck: set[int] = set()
+
+    def settling(self, seats: set[int]) -> set[int]:
+        found = super().settling(seats)
+        if found and not isinstance(self.session.step, (Turn, Round)):
+            self.settling_in_deck |= found
+        return found
+
+
+def _named(outcome) -> set[int]:
+    seats = blamed(outcome.peer)
+    if outcome.aborted is not None and outcome.aborted.seat is not None:
+        seats.add(outcome.aborted.seat)
+    return seats
+
+
+@pytest.mark.parametrize("match_target", [1, 2])
+def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_path, match_target):
+    """Seat 3's client is gone; the cheater (seat 1) withholds its absent statement from seat 0
+    alone, so seat 0 settles (it waits on that statement, fetched through the others) while
+    the others have decided and go on, to a deck step seat 0 may owe (a new hand's shuffle,
+    when the pass ends a hand), whose timeout (1 s) is far shorter than what seat 0 may wait
+    on statements. Seat 0 and seat 2 are never named, live or by verify (seat 3 may be, for
+    leaving; the cheater may be). Four tables a case; the synchronous rows of this rule are in
+    tests/table/test_referee.py (a deck wait on a settling seat). Whether a deck wait did see
+    a settling seat is recorded (``settling_in_deck``), not required: the bots decide when a
+    hand ends."""
+    recorders = {seat: RecordsSettlingInDeck for seat in (0, 2)}
+    cheated = 0
+    for seed in range(4):
+        run = run_table(
+            "cals-bs",
+            4,
+            {"match_target": match_target},
+            cheater=CHEATER,
+            peer_factory=CHEATERS["WithholdsStatementFromNext"],
+            transcript_dir=tmp_path / str(seed),
+            timeouts=SHORT_DECK,
+            seed=seed,
+            others={GONE: CHEATERS["GoneForGood"], **recorders},
+        )
+        cheated += bool(run.cheater_peer is not None and run.cheater_peer.cheated)
+        info = (
+            run.describe()
+            + "\nsettling in a deck wait: "
+            + str({s: o.peer.settling_in_deck for s, o in run.honest.items() if s in recorders and o is not None})
+        )
+        for seat in recorders:
+            outcome = run.honest[seat]
+            assert outcome is not None, info
+            assert _named(outcome) <= {CHEATER, GONE}, f"seat {seat}: {info}"
+            status, report = verify(outcome.transcript)
+            problem = report.get("problem") or {}
+            assert problem.get("seat") in (None, CHEATER, GONE), f"seat {seat}'s transcript: {problem}\n{info}"
+    assert cheated, "the cheater never withheld a statement in 4 tables"
