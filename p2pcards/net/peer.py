@@ -1019,13 +1019,13 @@ class Peer(PeerHooks):
                     self._detach(effect.seat)  # it closes next; meanwhile it is not playing
                 self.session.publish(
                     "connection",
-                    f"{self.header.seats[effect.seat].name} left the table: {effect.reason}",
+                    f"{self.header.seats[effect.seat].name} left the table (it said: {effect.reason})",
                     seat=effect.seat,
                 )
             elif isinstance(effect, Halted):
                 self.session.publish(
                     "connection",
-                    f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
+                    f"{self.header.seats[effect.seat].name} stopped its game (it said: {effect.reason})",
                     seat=effect.seat,
                 )
             elif isinstance(effect, LinksIn):

@@ -434,7 +434,7 @@ class TableProtocol:
         if self.over or self.aborted is not None:
             return []  # over already: it is only going home
         self.left[seat] = message.reason
-        return [Left(seat, message.reason)]
+        return [Left(seat, verdict.peer_words(message.reason))]
 
     # -- after a restart ------------------------------------------------------------------
 
@@ -654,7 +654,7 @@ class TableProtocol:
             if self.over or self.aborted is not None:
                 return []
             self.halted[sender] = entry
-            return [Halted(sender, _stop_reason(body))]
+            return [Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []
@@ -665,7 +665,7 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
-        reason = verdict.goodbye_reason(body)
+        reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason
         name = self.header.seats[sender].name
         return [Left(sender, reason), self.stop(verdict.goodbye(name, body), sender, "connection")]
