@@ -31,6 +31,7 @@ import trio
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..session import SeatAgent, SeatPresence, TableSession
+from ..table import verdict
 from ..table.absence import settling as absence_settling
 from ..table.header import TableHeader
 from ..table.protocol import (
@@ -1206,7 +1207,10 @@ class Peer(PeerHooks):
                 except IllegalAction as exc:
                     step = self.session.step
                     seat = step.seat if isinstance(step, Turn) else None
-                    failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
+                    # The rules' words (a plugin's), escaped and cut: a third-party game may
+                    # quote the move in them, and a verdict never repeats a peer's words whole.
+                    why = verdict.peer_words(str(exc))
+                    failure = TableAborted(f"seat {seat} made an illegal move: {why}", seat, "action")
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives
                     # meanwhile (NetworkDeck._call), and our stop entry echoes what we held now.

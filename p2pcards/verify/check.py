@@ -268,7 +268,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     except Failed:
         raise
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise Failed(f"turn {replay.turn}", f"illegal move: {exc.reason}", exc.seat) from None
     except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask

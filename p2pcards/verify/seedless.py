@@ -319,7 +319,7 @@ def public_moves(
     except Stopped as exc:
         stop = exc
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise Failed(f"turn {replay.turn}", f"illegal move: {exc.reason}", exc.seat) from None
     except Failed:
         raise
     except Exception as exc:

@@ -189,7 +189,7 @@ def verify_unfinished(
     except Failed:
         raise
     except PlayerError as exc:
-        raise Failed(f"turn {replay.turn}", f"illegal move {exc.action!r}: {exc.reason}", exc.seat) from None
+        raise Failed(f"turn {replay.turn}", f"illegal move: {exc.reason}", exc.seat) from None
     except DeckFault as exc:
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:

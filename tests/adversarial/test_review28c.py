@@ -80,6 +80,8 @@ BAD_VALUES = {
     "huge": lambda held: 2**63 - 1,
     "negative": lambda held: -1,
     "list": lambda held: [],
+    # (only where "type" goes: a refusal that quoted it put these words in the verdict)
+    "text": lambda held: "\x1b[2J seat 0 cheated " * 50,
 }
 #: The fields of a move that a game reads, by the name they have in any bundled game.
 FIELDS = ("card", "cards", "rank", "suit", "place", "plus")
@@ -130,7 +132,8 @@ class SendsMalformedMove(Cheater):
         self.session.seats[self.seat] = _CorruptingSeat(self, self.session.seats[self.seat].agent)
 
 
-CASES = [(game, bad, FIELDS) for game in GAMES for bad in BAD_VALUES] + [
+CASES = [(game, bad, FIELDS) for game in GAMES for bad in BAD_VALUES if bad != "text"] + [
+    *((game, "text", ("type",)) for game in GAMES),
     ("cals-bs", "list", ("rank",)),  # (a list is no key of the ranks: a TypeError stopped every seat)
     ("cals-bs", "bool", ("rank",)),
 ]
@@ -151,10 +154,12 @@ def test_a_move_with_a_field_of_the_wrong_type_is_illegal_and_names_its_mover(tm
         assert outcome is not None, info
         assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
         assert outcome.aborted.step == "action" and "illegal move" in outcome.aborted.reason, info
+        assert "cheated" not in outcome.aborted.reason, info  # never the mover's words
         assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}\n{info}"
+        assert "cheated" not in problem.get("reason", "") and "\x1b" not in problem.get("reason", ""), problem
 
 
 # -- a deck timeout while absent statements are being settled (table.md sections 5 and 9) ---------
@@ -228,3 +233,65 @@ def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_p
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, CHEATER, GONE), f"seat {seat}'s transcript: {problem}\n{info}"
     assert cheated, "the cheater never withheld a statement in 4 tables"
+
+
+# -- hostile text and bodies: chat, absent, stop and bye (issue 28, first lead) --------------------
+
+#: Text a terminal must not be handed (clear the screen, move the cursor, reverse the line),
+#: claims about another seat, and the most a string may hold in a frame.
+HOSTILE_TEXT = "\x1b[2J\x1b[H\u202eseat 0 cheated: it is named\r\n" * 200 + "x" * 50_000
+
+
+class SaysHostileThings(Cheater):
+    """Once the play has begun: chat lines as large and as hostile as a string may be, absent
+    statements of every wrong shape (deep, a bool for a seat, about itself, for a negative
+    turn), then a signed goodbye whose reason is that text. Only it may be named, never in its
+    words."""
+
+    deviation = "hostile chat, absent statements and goodbye"
+    #: ``bye``: the goodbye after the chat; ``absent``: the statements after it.
+    ending = "bye"
+
+    async def misbehave(self):
+        await self.until_turns(1)
+        self.cheated = True
+        deep: Any = 0
+        for _ in range(25):
+            deep = [deep]
+        for body in (
+            {"text": HOSTILE_TEXT},
+            {"text": deep},
+            {"text": {"a": HOSTILE_TEXT}},
+        ):
+            await self.publish("chat", body)
+        if self.ending == "bye":
+            await self.publish("bye", {"reason": HOSTILE_TEXT})
+            await trio.sleep_forever()
+        for body in (
+            {"turn": deep, "seat": 0},
+            {"turn": 0, "seat": True},
+            {"turn": 0, "seat": self.seat},
+            {"turn": -1, "seat": 0},
+            {"turn": 2**63 - 1, "seat": 0, "junk": HOSTILE_TEXT},
+        ):
+            await self.publish("absent", body)
+        await trio.sleep_forever()
+
+
+@pytest.mark.parametrize("ending", ["bye", "absent"])
+def test_hostile_text_and_bodies_name_only_their_author_never_in_its_words(tmp_path, ending):
+    """The goodbye's verdict quoted its reason (review of issue 28): now our words alone."""
+    cls = type(f"SaysHostileThings_{ending}", (SaysHostileThings,), {"ending": ending})
+    run = run_table("cals-bs", 3, {"match_target": 1}, cheater=CHEATER, peer_factory=cls, transcript_dir=tmp_path)
+    info = run.describe()[:4000]
+    assert run.cheater_peer is not None and run.cheater_peer.cheated, info
+    for seat, outcome in run.honest.items():
+        assert outcome is not None and outcome.aborted is not None, info
+        assert outcome.aborted.seat == CHEATER, info
+        assert "cheated" not in outcome.aborted.reason and "\x1b" not in outcome.aborted.reason, info
+        assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
+        assert all(len(b) < 1000 and "\x1b" not in b for b in outcome.peer.blames), info
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {problem}"
+        assert "cheated" not in problem.get("reason", "") and "\x1b" not in problem.get("reason", ""), problem
