@@ -6,7 +6,9 @@ __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
 PROTOCOL_VERSION = 8  # 8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
 #                        action entry), then an `open` entry once every follower's commitment is
-#                        in (protocol/table.md section 9; wire.md's kinds gain `open`)
+#                        in (protocol/table.md section 9; wire.md's kinds gain `open`); a private
+#                        deck payload of another type than `open` is accused by its receiver and
+#                        judged by every seat (protocol/deck.md section 6)
 #                     7: a seat's head echo never goes back (wire.md section 6, echo-backwards);
 #                        `start` carries every seat's signed hello; joiners check both keys of every
 #                        seat of the header against them (protocol/table.md section 2)

@@ -64,7 +64,7 @@ def test_a_game_played_over_loopback_is_recorded_at_its_end(played):
         assert game["table"] == outcome.peer.header.table.hex()
         assert game["transcript"] == str(outcome.transcript.resolve())
         assert (game["status"], game["verdict"], game["problem"]) == ("finished", "verified", None)
-        assert game["game"] == {"id": "crazy-eights", "name": "Crazy Eights", "rules": "1"}
+        assert game["game"] == {"id": "crazy-eights", "name": "Crazy Eights", "rules": "2"}
         assert game["options"] == dict(outcome.peer.header.options)
         # What verify says: the same names and fingerprints, the same result.
         report = verify_file(outcome.transcript)

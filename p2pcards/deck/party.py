@@ -22,6 +22,7 @@ proves the link (the parent handle and its re-handling scalar) whenever it opens
 from __future__ import annotations
 
 import hashlib
+import heapq
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
@@ -178,6 +179,11 @@ class Output:
     def extend(self, other: Output) -> None:
         self.sends += other.sends
         self.events += other.events
+
+
+#: An accusation as it waits to be judged: (accuser, message, the accused public message as
+#: this seat held it when it arrived, the operation of a later shuffle pass of its accuser's).
+_Accusation = tuple[int, dict[str, Any], dict[str, Any] | None, int | None]
 
 
 class _Deviation(Exception):
@@ -451,7 +457,17 @@ class Party:
         # judge yet is kept aside and never holds up the ones behind it (protocol/deck.md §6).
         # The fourth item: the operation of a later shuffle's pass the accuser had sent before
         # it (an accusation about a finished hand, refused; protocol/deck.md §6).
-        self._accusations: list[tuple[int, dict[str, Any], dict[str, Any] | None, int | None]] = []
+        self._accusations: list[_Accusation] = []
+        # The ones kept aside, by the operation they are about, each with its place in the
+        # arrival order; and those operations as a heap. An accusation is judged once as it
+        # arrives and then only once its operation is reached: a seat that signs thousands
+        # about an operation far ahead costs each of them once, not once per message after it
+        # (issue 28: the rescan made them quadratic, 7 s of CPU for 2,000 of them).
+        self._kept: dict[int, list[tuple[int, _Accusation]]] = {}
+        self._kept_ops: list[int] = []
+        self._arrived = 0  # accusations received, to keep their order
+        self._audit_at: int | None = None  # the index of the first AuditOp in ``ops``
+        self._audit_swept = False  # the ones kept aside about it or past it taken out
         # The transcript the audit recomputes: op -> {(kind, seat): message}, for the hands not
         # finished yet; a finished hand's records go to ``store`` (issue 23).
         self.transcript: dict[int, Record] = {}
@@ -490,6 +506,8 @@ class Party:
 
     def begin(self, op: Op) -> Output:
         """Queue the next operation the public game state requires (same order at every seat)."""
+        if isinstance(op, AuditOp) and self._audit_at is None:
+            self._audit_at = len(self.ops)
         self.ops.append(op)
         self._advance()
         return self._flush()
@@ -613,6 +631,7 @@ class Party:
             stale = later if _is_int(op) and op < later else None
             copy = self._accused_copy(message) if stale is None else None
             self._accusations.append((sender, message, copy, stale))
+            self._arrived += 1
         elif kind in ("shuffle", "relock", "open", "rehandle"):
             op = message.get("op")
             if not _is_int(op) or op < self.current:
@@ -1340,20 +1359,42 @@ class Party:
     def _reached(self, op: int) -> bool:
         """This seat has begun operation ``op`` (its openings are known), or passed it, or
         ``op`` lies at or beyond the end of the game (its audit), where nobody accuses."""
-        if op < self.current or op in self._expected_openings:
-            return True
-        return any(isinstance(o, AuditOp) and i <= op for i, o in enumerate(self.ops))
+        audit = self._audit_at
+        return op < self.current or op in self._expected_openings or (audit is not None and audit <= op)
 
     def _resolve_accusations(self) -> None:
         """Judge every accusation this seat can judge now, in the order they arrived; keep
         aside those about an operation it has not reached, without holding up the others
-        (protocol/deck.md section 6)."""
-        kept = []
-        while self._accusations and self.blame is None:
-            accuser, message, copy, stale = self._accusations.pop(0)
-            if not self._judge(accuser, message, copy, stale):
-                kept.append((accuser, message, copy, stale))
-        self._accusations[:0] = kept
+        (protocol/deck.md section 6). Each new one is judged as it arrives; one kept aside
+        is looked at again only once its operation is reached."""
+        while self.blame is None:
+            ready = [(self._arrived - len(self._accusations) + i, a) for i, a in enumerate(self._accusations)]
+            self._accusations.clear()
+            ready += self._kept_reached()
+            if not ready:
+                return
+            ready.sort(key=lambda item: item[0])
+            for at, accusation in ready:
+                if self.blame is not None:
+                    return  # the first verdict stops the seat: the rest are not judged
+                if not self._judge(*accusation):
+                    op = accusation[1]["op"]  # (kept aside: judge.malformed checked it)
+                    if op not in self._kept:
+                        heapq.heappush(self._kept_ops, op)
+                    self._kept.setdefault(op, []).append((at, accusation))
+
+    def _kept_reached(self) -> list[tuple[int, _Accusation]]:
+        """The accusations kept aside whose operation this seat has reached now (taken out)."""
+        ops = [op for op in self._expected_openings if op in self._kept]
+        while self._kept_ops and (self._reached(self._kept_ops[0]) or self._kept_ops[0] not in self._kept):
+            ops.append(heapq.heappop(self._kept_ops))
+        if self._audit_at is not None and not self._audit_swept:  # every one at or past it is reached
+            self._audit_swept = True  # (once: none is kept aside after)
+            ops += [op for op in self._kept if op >= self._audit_at]
+        out = []
+        for op in ops:
+            out += self._kept.pop(op, [])
+        return out
 
     def _judge(
         self, accuser: int, message: dict[str, Any], copy: dict[str, Any] | None, stale: int | None = None

@@ -31,6 +31,8 @@ import trio
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..session import SeatAgent, SeatPresence, TableSession
+from ..table import verdict
+from ..table.absence import settling as absence_settling
 from ..table.header import TableHeader
 from ..table.protocol import (
     AbsentIn,
@@ -830,30 +832,28 @@ class Peer(PeerHooks):
         """The seats among ``seats`` that stated a follower absent, at the turn we are at or
         the one just played, and had not seen, as of their last signed entry here, every
         statement about it that we hold, or that we lack statements about it too: they may
-        be waiting on the statements (table/referee.py, ``Wait.look``)."""
-        absences = self.protocol.absences
+        be waiting on the statements (table/absence.py, ``settling``; table/referee.py,
+        ``Wait.look``)."""
         found = set()
         for seat in seats:
             count = self.log.next_seq(seat)
-            keys = [(t, f) for t, f in absences.by(seat) if t >= self.turns - 1] if count else []
-            if not keys:
+            if not count or not self.protocol.absences.by(seat):
                 continue
             try:
                 seen = self.log.entry(seat, count - 1).body[SEEN]
             except SpillError:
                 continue
-            for turn, follower in keys:
-                statements = absences.statements(turn, follower)
-                try:
-                    decided = self.protocol.passed_for(turn, follower) is not None
-                except ValueError:  # we lack entries of the follower the statements count
-                    decided = False
-                if not decided or any(
-                    e.sender != seat and e.seq >= seen[e.sender][0] for e in statements if e.sender != follower
-                ):
-                    found.add(seat)
-                    break
+            if absence_settling(self.protocol.absences, seat, seen, self.turns, self._statements_decide):
+                found.add(seat)
         return found
+
+    def _statements_decide(self, turn: int, follower: int) -> bool:
+        """The absent statements about ``follower`` at ``turn`` decide on its move (we hold
+        every entry they count)."""
+        try:
+            return self.protocol.passed_for(turn, follower) is not None
+        except ValueError:  # we lack entries of the follower the statements count
+            return False
 
     async def passed_for_us(self, turn: int) -> None:
         """Return once the other seats' statements pass for us at ``turn``."""
@@ -1044,13 +1044,13 @@ class Peer(PeerHooks):
                     self._detach(effect.seat)  # it closes next; meanwhile it is not playing
                 self.session.publish(
                     "connection",
-                    f"{self.header.seats[effect.seat].name} left the table: {effect.reason}",
+                    f"{self.header.seats[effect.seat].name} left the table (it said: {effect.reason})",
                     seat=effect.seat,
                 )
             elif isinstance(effect, Halted):
                 self.session.publish(
                     "connection",
-                    f"{self.header.seats[effect.seat].name} stopped its game: {effect.reason}",
+                    f"{self.header.seats[effect.seat].name} stopped its game (it said: {effect.reason})",
                     seat=effect.seat,
                 )
             elif isinstance(effect, LinksIn):
@@ -1233,7 +1233,10 @@ class Peer(PeerHooks):
                     # round, the author of the opened response the rules refused.
                     step = self.session.step
                     seat = step.seat if isinstance(step, Turn) else self.session.acting
-                    failure = TableAborted(f"seat {seat} made an illegal move: {exc}", seat, "action")
+                    # The rules' words (a plugin's), escaped and cut: a third-party game may
+                    # quote the move in them, and a verdict never repeats a peer's words whole.
+                    why = verdict.peer_words(str(exc))
+                    failure = TableAborted(f"seat {seat} made an illegal move: {why}", seat, "action")
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives
                     # meanwhile (NetworkDeck._call), and our stop entry echoes what we held now.

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..wire.messages import Entry
 
-__all__ = ["NO_TURN", "Absences", "absent_body", "move_turn", "moved_in"]
+__all__ = ["NO_TURN", "Absences", "absent_body", "move_turn", "moved_in", "settling"]
 
 
 def absent_body(body: Any, players: int, sender: int) -> tuple[int, int] | None:
@@ -121,3 +121,34 @@ def moved_in(turns: Sequence[int], turn: int, count: int) -> bool | None:
 
 def _move_for(entry: Entry, turn: int) -> bool:
     return entry.kind == "action" and isinstance(entry.body, dict) and entry.body.get("turn") == turn
+
+
+def settling(
+    absences: Absences,
+    seat: int,
+    seen: Sequence[Sequence[Any]] | None,
+    turns: int,
+    decided: Callable[[int, int], bool],
+) -> bool:
+    """Whether ``seat`` may be waiting on absent statements (table/referee.py, ``Wait.look``:
+    only such a seat's claim to wait on statements counts, and a deck step's shorter timeout
+    does not charge it meanwhile). It must have stated a follower absent itself, at the turn
+    we are at (``turns``, the moves made so far) or the one just played; and either those
+    statements do not decide yet (``decided(turn, follower)`` is False, also when we lack the
+    entries they count), or one of them, by a seat other than it and the follower, is one it
+    had not seen as of its last signed entry (``seen``: that entry's head echo; ``None``: no
+    entry of it here, so it stated nothing). Pure: the same facts give the same answer."""
+    if seen is None:
+        return False
+    for turn, follower in absences.by(seat):
+        if turn < turns - 1:
+            continue
+        if not decided(turn, follower):
+            return True
+        for entry in absences.statements(turn, follower):
+            if entry.sender in (seat, follower):
+                continue
+            echo = seen[entry.sender] if 0 <= entry.sender < len(seen) else None
+            if not isinstance(echo, (list, tuple)) or not echo or entry.seq >= echo[0]:
+                return True
+    return False

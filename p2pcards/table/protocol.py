@@ -28,15 +28,15 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
-from ..deck.party import MESSAGE_TYPES
+from ..wire import framing
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
-from ..wire.log import GAP, Log, Rejected
+from ..wire.log import GAP, SEEN, Log, Rejected
 from ..wire.log import Blame as LogBlame
 from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, SpectatorSays, Watchers, parse_message
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
@@ -422,9 +422,23 @@ class TableProtocol:
     def _log_fault(self, blame: LogBlame) -> list[Effect]:
         effects: list[Effect] = [self.name(blame.seat, f"{blame.code}: {blame.reason}")]
         if blame.provable and self.aborted is None:
-            self.evidence.append(blame)
+            if self._quotable(blame):
+                self.evidence.append(blame)
             effects.append(self.stop(blame.reason, blame.seat, blame.code))
         return effects
+
+    def _quotable(self, blame: LogBlame) -> bool:
+        """Our ``blame`` entry quoting ``blame`` could be signed: the entries it quotes sit four
+        levels deeper there than in their own frames, and two of them may be twice as large as
+        an entry may be. One that could not is not published (signing it would fail as our
+        game stops: issue 28); our stop entry still names the seat, and the blame goes in our
+        transcript beside the entries, as every provable fault does."""
+        body = {"blame": blame.to_wire(), SEEN: self.log.seen()}
+        try:
+            framing.check_value(body, replace(framing.DEFAULT_LIMITS, max_depth=framing.DEFAULT_LIMITS.max_depth - 1))
+        except framing.FrameError:
+            return False
+        return len(framing.encode(body, checked=True)) + _ENTRY_OVERHEAD <= self.log.budget.entry_bytes
 
     def _on_bye(self, seat: int, message: Bye) -> list[Effect]:
         """A goodbye frame: the seat's connection goes down now. It is not signed, so it proves
@@ -434,7 +448,7 @@ class TableProtocol:
         if self.over or self.aborted is not None:
             return []  # over already: it is only going home
         self.left[seat] = message.reason
-        return [Left(seat, message.reason)]
+        return [Left(seat, verdict.peer_words(message.reason))]
 
     # -- after a restart ------------------------------------------------------------------
 
@@ -616,25 +630,12 @@ class TableProtocol:
                 return [
                     self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
                 ]
-            if isinstance(message, dict) and message.get("type") != "open":
-                # Only openings go to one seat; every other deck message goes to every seat, and
-                # the deck judges some by what came before them publicly (a pass of a later
-                # shuffle makes an accusation stale, protocol/deck.md section 6): one sent
-                # privately would be judged at its receiver only.
-                # It is set aside, never acted on (so every seat's deck sees the same messages
-                # of it), and its sender named; ``verify`` names it from the transcript.
-                kind = message.get("type")
-                # Our words, never the peer's: a type is named only if it is one we know.
-                what = (
-                    f"a {kind} message"
-                    if isinstance(kind, str) and kind in MESSAGE_TYPES
-                    else "a message of no known type"
-                )
-                return [self.name(sender, f"sent a deck message privately that must go to every seat ({what})")]
             if not judge.is_opening(message):
-                # An opening of no operation (an op that is a bool, None, negative, a float;
-                # or no map at all): the deck party accuses with this entry's key, which
-                # proves it to every seat (protocol/deck.md section 6).
+                # No opening of an operation: another deck message (only openings go to one
+                # seat; a pass sent privately would be judged at its receiver only), an op
+                # that is a bool, None, negative or a float, or no map at all. The deck party
+                # never takes it for what it says: it accuses with this entry's key, which
+                # proves it to every seat and to verify (protocol/deck.md section 6).
                 self._private_junk.setdefault(sender, entry.seq)
                 return [DeckIn(sender, judge.NotAnOpening(message))]
             # Only an operation's number keys it: a bool is an int to Python, and (1, True)
@@ -685,7 +686,7 @@ class TableProtocol:
             if self.over or self.aborted is not None:
                 return []
             self.halted[sender] = entry
-            return [Halted(sender, _stop_reason(body))]
+            return [Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []
@@ -696,7 +697,7 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
-        reason = verdict.goodbye_reason(body)
+        reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason
         name = self.header.seats[sender].name
         return [Left(sender, reason), self.stop(verdict.goodbye(name, body), sender, "connection")]
@@ -841,6 +842,11 @@ class TableProtocol:
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None
         return {**message, "evidence": {"sender": sender, "message": payload}}
+
+
+#: The bytes an entry's signed form adds to its body (its table, seat, seq, kind and previous
+#: hash), with a margin.
+_ENTRY_OVERHEAD = 256
 
 
 def plays_on(kind: str, body: Any) -> bool:

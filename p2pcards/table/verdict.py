@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from ..text import printable
+
 __all__ = [
     "goodbye",
     "goodbye_reason",
+    "goodbye_words",
     "halted",
+    "peer_words",
     "left_without_seed",
     "signed_after_stop",
     "stopped_on_private",
@@ -26,16 +30,35 @@ __all__ = [
 
 
 def goodbye_reason(body: Any) -> str:
-    """The reason a signed ``bye`` entry gives (its author's own account of why it left)."""
+    """The reason a signed ``bye`` entry gives (its author's own account of why it left), as
+    it wrote it: never a verdict's reason (:func:`goodbye`); shown only as its words
+    (:func:`goodbye_words`)."""
     reason = body.get("reason") if isinstance(body, dict) else None
     return reason if isinstance(reason, str) else "no reason given"
 
 
+#: The leaver's own words are shown up to this many characters (a ``bye`` may carry 64 KiB).
+WORDS_SHOWN = 200
+
+
+def peer_words(text: str) -> str:
+    """A peer's own text as we may show it, marked as its words by the caller: every character
+    a terminal must not be handed escaped (text.printable), cut to WORDS_SHOWN."""
+    words = printable(text)
+    return words if len(words) <= WORDS_SHOWN else words[: WORDS_SHOWN - 1] + "\u2026"
+
+
+def goodbye_words(body: Any) -> str:
+    """The leaver's own reason, to show beside the verdict, marked as its words."""
+    return peer_words(goodbye_reason(body))
+
+
 def goodbye(name: str, body: Any) -> str:
     """The verdict on a seat that signed a ``bye`` before the result: it left, and the game
-    ends as abandoned by it, whoever the game was waiting for. Its own reason is quoted: it
-    speaks only of itself, and the verdict names only its author."""
-    return f"{name} left the table: {goodbye_reason(body)} (its signed goodbye)"
+    ends as abandoned by it, whoever the game was waiting for. Our words only: a verdict never
+    repeats a peer's (its reason is shown apart, as its words: :func:`goodbye_words`).
+    ``body`` is its entry's body, read for nothing here."""
+    return f"{name} left the table (its signed goodbye)"
 
 
 def halted(name: str) -> str:

@@ -269,7 +269,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     except Failed:
         raise
     except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
+        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
     except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask

@@ -6,6 +6,7 @@ seat's next signed ``deck`` entry (:class:`Replay`), and the moves taken from th
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -57,17 +58,7 @@ def finished_hand_accusation(mine: SeatEntries, entry: Entry) -> Failed | None:
     """An accusation (``entry``, signed by ``mine``'s seat) about a deck operation of a hand its
     accuser had finished: one before a shuffle whose pass the accuser had already signed. Every
     seat refuses it as it arrives (protocol/deck.md section 6), whatever it says."""
-    later = max(
-        (
-            e.body["msg"]["op"]
-            for e in mine.deck
-            if e.seq < entry.seq
-            and (public_message(e, "shuffle") or public_message(e, "relock"))
-            and type(e.body["msg"].get("op")) is int
-        ),
-        default=-1,
-    )
-    verdict = judge.finished_hand(mine.seat, entry.body["msg"].get("op"), later)
+    verdict = judge.finished_hand(mine.seat, entry.body["msg"].get("op"), mine.latest_pass_before(entry.seq))
     return None if verdict is None else judged(entry, verdict)
 
 
@@ -157,6 +148,25 @@ class SeatEntries:
         self.boxes_left: set[int] = set()  # in a private entry to several seats: seats not yet met
         self.next_action = 0
         self.passed: set[int] = set()  # turns the table passed for it (absent): its moves for them are void
+        self._passes: tuple[list[int], list[int]] | None = None  # (latest_pass_before)
+
+    def latest_pass_before(self, seq: int) -> int:
+        """The highest ``op`` of a ``shuffle`` or ``relock`` pass among this seat's deck entries
+        before its entry ``seq`` (-1: none). Indexed once: a file of thousands of accusations
+        looked through every entry before each (quadratic, issue 28)."""
+        if self._passes is None:
+            seqs, highest, top = [], [], -1
+            for e in self.deck:
+                if (public_message(e, "shuffle") or public_message(e, "relock")) and type(
+                    op := e.body["msg"].get("op")
+                ) is int:
+                    top = max(top, op)
+                    seqs.append(e.seq)
+                    highest.append(top)
+            self._passes = (seqs, highest)
+        seqs, highest = self._passes
+        i = bisect_left(seqs, seq)
+        return highest[i - 1] if i else -1
 
     def skip_void(self) -> None:
         """Past its moves signed for a turn the table passed for it (absence.py)."""

@@ -62,18 +62,11 @@ class Failed(Exception):
         self.problem = Problem(step, reason, seat)
 
 
-#: How much of a refused move a verdict shows (the move is the signer's data, not our words).
-MOVE_SHOWN = 160
-
-
-def illegal_move(turn: int, seat: int, action: Any, reason: str) -> Failed:
-    """The verdict on a signed move the rules refuse: it names the mover. The move is shown
-    escaped and cut short (a peer's bytes: a long or hostile field is neither our reason nor
-    something to print whole); the rules' reason is the game's own words."""
-    shown = repr(action)
-    if len(shown) > MOVE_SHOWN:
-        shown = shown[: MOVE_SHOWN - 1] + "…"
-    return Failed(f"turn {turn}", f"illegal move {shown}: {printable(reason)[:300]}", seat)
+def illegal_move(turn: int, seat: int, reason: str) -> Failed:
+    """The verdict on a signed move the rules refuse: it names the mover, in the rules' words
+    (escaped and cut short: a third-party game may quote the move). The move itself is not
+    quoted: it is the signer's data, not a reason (a ``type`` may read "verified")."""
+    return Failed(f"turn {turn}", f"illegal move: {printable(reason)[:300]}", seat)
 
 
 class Stopped(Exception):

@@ -319,7 +319,7 @@ def public_moves(
     except Stopped as exc:
         stop = exc
     except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
+        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
     except Failed:
         raise
     except Exception as exc:

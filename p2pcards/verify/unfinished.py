@@ -189,7 +189,7 @@ def verify_unfinished(
     except Failed:
         raise
     except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.action, exc.reason) from None
+        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
     except DeckFault as exc:
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:

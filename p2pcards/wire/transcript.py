@@ -69,7 +69,12 @@ MAX_FILE = 128 << 20  # a 7-player Cal's BS match to 99 hands could reach about 
 # Lists and maps in the whole file (a whole Calypso game holds about 6,000): decoding them costs
 # up to a hundred times their bytes, so a forged file of empty maps is refused, not decoded.
 MAX_CONTAINERS = 4 << 20
-RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD)
+# A record nests what it holds deeper than the frame that brought it: an entry record one level
+# (the record's map), a blame record three (the record, the blame, its list of entries). An
+# entry as deep as a frame lets through must not make our own file, or the journal we recover
+# from, unreadable (issue 28: a peer's accusation nested 31 deep did).
+RECORD_DEPTH = framing.DEFAULT_LIMITS.max_depth + 4
+RECORD_LIMITS = framing.Limits(max_frame=MAX_RECORD, max_bin_len=MAX_RECORD, max_depth=RECORD_DEPTH)
 # An entry record is a map of two keys: what comes before and after the entry's own bytes.
 #: Signatures checked at once by :meth:`Transcript.log` (over the cores).
 SIGNATURES_AT_ONCE = 1024

@@ -135,7 +135,9 @@ async def _run_table(
     all_started = trio.Event()
     stragglers_done = trio.Event()
     # A seat of ``others`` whose class says it ``leaves`` is waited for like the cheater.
-    leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False)}
+    # (A class attribute ``leaves = True``: on a plain Peer subclass ``leaves`` is the
+    # property Peer.leaves, a truthy object, and an honest seat was taken for a leaver.)
+    leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False) is True}
     remaining = [players - 1 - len(leavers - {cheater})]
 
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:

@@ -22,9 +22,9 @@ tables) disagree, each marked where it is played (``known_disagreement``):
 
 * FalseEcho (test_cheaters "false head echo"): live finishes clean, verify fails naming
   nobody (``not-verified``);
-* PrivateShuffle (test_finished_hand_cheats): live sets the pass aside, blames the cheater and
-  finishes; verify names the cheater (``verify-names-live-blamed`` at seat 0,
-  ``verify-names`` at seat 2);
+* PrivateShuffle (test_finished_hand_cheats): live set the pass aside, blamed the cheater and
+  finished; verify named the cheater. Fixed (protocol version 8: the receiver accuses it, and
+  every seat and verify name the cheater); no longer marked;
 * StopsThenPlaysOn (test_withholding_and_leaving, 3 and 4 seats): a seat that stopped on the
   cheater's stop names nobody; verify names the cheater for what it signed after its stop
   (``verify-names``);

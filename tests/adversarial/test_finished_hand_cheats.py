@@ -123,14 +123,9 @@ class PrivateShuffle(Cheater):
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
 
 
-#: Known disagreements of the live verdicts and verify's (agreement.py), by cheater.
-KNOWN_DISAGREEMENTS = {
-    PrivateShuffle: (
-        "the honest seats set the private pass aside (seat 0 blames its sender) and finish the "
-        "match with its result; verify of every honest file fails naming the cheater: live and "
-        "verify agree on whom, not on whether the fault voids the game"
-    ),
-}
+#: Known disagreements of the live verdicts and verify's (agreement.py), by cheater: none now
+#: (a private pass is accused by its receiver and judged alike by every seat, issue 28).
+KNOWN_DISAGREEMENTS: dict[type[Cheater], str] = {}
 
 
 @functools.cache
@@ -183,18 +178,21 @@ def test_the_cheater_and_only_the_cheater_is_named_live_and_by_verify(cheater, r
         assert verified in problem.get("reason", ""), problem
 
 
-def test_a_pass_sent_privately_is_set_aside_and_its_sender_named():
-    """Seat 0's deck never sees it (so no seat judges the cheater's accusations by a pass the
-    others never had); seat 0 names the cheater, the game goes on, and ``verify`` names it."""
+def test_a_pass_sent_privately_is_accused_by_its_receiver_and_its_sender_named_by_every_seat():
+    """Seat 0's deck never takes it for a pass (so no seat judges the cheater's accusations by
+    a pass the others never had): it accuses its sender with the box's key, which proves it to
+    every seat (protocol/deck.md section 6, "A private payload that is no opening"). Every
+    honest seat stops naming the cheater, and ``verify`` of every honest file names it too.
+    (Before, seat 0 alone named it and the game went on: the others finished the match while
+    verify failed it.)"""
     run = played(PrivateShuffle)
     info = run.describe()
-    receiver = run.honest[0]
-    assert receiver is not None, info
-    assert any(b.startswith(f"seat {CHEATER} ") and "must go to every seat" in b for b in receiver.peer.blames), info
     for seat, outcome in run.honest.items():
         assert outcome is not None, info
         assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), info
-        assert outcome.aborted is None or outcome.aborted.seat == CHEATER, info
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, info
+        assert outcome.aborted.step == "open", info
+        assert "no opening of an operation" in str(outcome.aborted), info
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"

@@ -165,7 +165,7 @@ def test_a_true_accusation_waits_at_a_seat_behind_and_is_judged_when_it_gets_the
         net.call(to, parties[to].receive, sender, _decode(data))
     assert parties[0].blame is not None and (parties[0].blame.step, parties[0].blame.seat) == ("open", 1)
     net.run()  # seat 2 gets the accusation before its own begin: kept aside
-    assert late.blame is None and late._accusations
+    assert late.blame is None and late._kept
     net.call(2, late.begin, op)
     net.run()
     assert (late.blame.step, late.blame.seat, late.blame.op) == ("open", 1, 1), late.blame

@@ -403,3 +403,47 @@ def test_fuzzed_evidence_names_the_accuser_or_nobody(data):
     verdicts = table.accuse(message)
     # Anything but an accusation (a junk message) is its sender's fault too.
     assert_accuser_or_nobody(verdicts)
+
+
+# -- many accusations kept aside (issue 28) ------------------------------------------------------
+
+
+class _CountingParty(Party):
+    """A party that counts how often it judges an accusation."""
+
+    judged = 0
+
+    def _judge(self, *args: Any, **kwargs: Any) -> bool:
+        type(self).judged += 1
+        return super()._judge(*args, **kwargs)
+
+
+def test_accusations_kept_aside_are_judged_once_as_they_arrive_and_once_when_reached():
+    """3,000 accusations about an operation far ahead (kept aside until the audit), then the
+    game goes on to its audit: each is judged as it arrives and again only once the audit is
+    reached, where the first names its accuser. Before, every one kept aside was judged again
+    at every message after it (quadratic: 7 s of CPU for 2,000 of them; a 3-seat budget holds
+    40,000 entries)."""
+    flood = 3_000
+    _CountingParty.judged = 0
+    table = Table(party_factory=_CountingParty)
+    message = reuse(table, [[_h(table), VICTIM], [_h(table), 0]])
+    message["op"] = 10**6
+    net = table.deck.net
+    for _ in range(flood):
+        for party in table.deck.parties:
+            if party.seat != ACCUSER:
+                net.call(party.seat, party.receive, ACCUSER, copy.deepcopy(message))
+    net.run()
+    assert all(p.blame is None for p in table.deck.parties), "kept aside, not judged yet"
+    assert _CountingParty.judged == 2 * flood  # the two other seats, once each as it arrived
+    table.deck.reveal(table.handles[:1], None)
+    table.deck.shuffle()
+    try:
+        table.deck.open_all()
+    except DeckFault:
+        pass
+    verdicts = {p.seat: p.blame for p in table.deck.parties if p.seat != ACCUSER}
+    assert_accuser_or_nobody(verdicts)
+    # At the audit each seat judged the first one it held, and stopped.
+    assert _CountingParty.judged == 2 * flood + 2

@@ -17,6 +17,7 @@ from p2pcards.net import table as net_table
 from p2pcards.net.peer import CannotWrite, Peer
 from p2pcards.net.runner import play_local_table
 from p2pcards.net.store import journal_path, unfinished_seats
+from p2pcards.table import verdict
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing.loopback import LOOPBACK, _agents, _host_for
 from p2pcards.verify import EXIT_FAILED, verify_file
@@ -90,12 +91,13 @@ def assert_left_for_the_others(outcomes, seat: int, reason: str) -> None:
         if other == seat:
             continue
         assert outcome.aborted is not None and outcome.aborted.seat == seat
-        assert f"player {seat} left the table: {reason}" in outcome.aborted.reason
-        assert outcome.peer.left.get(seat) == reason
+        # Our words only (a verdict never repeats a peer's); its reason is shown apart.
+        assert outcome.aborted.reason == f"player {seat} left the table (its signed goodbye)"
+        assert outcome.peer.left.get(seat) == verdict.peer_words(reason)
         report = verify_file(outcome.transcript)
         assert report.end_status == "abandoned"
         assert report.status == EXIT_FAILED and report.problem.seat == seat
-        assert f"player {seat} left the table: {reason}" in report.problem.reason
+        assert report.problem.reason == f"player {seat} left the table (its signed goodbye)"
 
 
 def assert_nothing_signed_is_lost(outcomes, seat: int, journal: Path) -> None:

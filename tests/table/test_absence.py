@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.table.absence import Absences, absent_body
+from p2pcards.table.absence import Absences, absent_body, settling
 from p2pcards.table.header import Seat, TableHeader
 from p2pcards.table.protocol import AbsentIn, TableProtocol
 from p2pcards.table.timeouts import Timeouts
@@ -141,3 +141,59 @@ def test_our_own_statement_counts_toward_the_decision():
         me.receive(seat, entry.to_wire(), 0.0)
         me.meaning(me.next_ready())
     assert me.passed_for(TURN, GONE) is True
+
+
+# -- which seats may be waiting on statements (absence.settling, fed to referee.Wait.look) ---------
+
+
+def _settling(seats, absences, seat, turns=TURN, decided=True):
+    """absence.settling for ``seat`` as the seat holding ``absences`` sees it, from ``seat``'s
+    last signed entry in seat 0's log."""
+    log = seats.logs[0]
+    count = log.next_seq(seat)
+    seen = log.entry(seat, count - 1).body["seen"] if count else None
+    return settling(absences, seat, seen, turns, lambda turn, follower: decided)
+
+
+def _absences(*entries):
+    absences = Absences(PLAYERS)
+    for entry in entries:
+        absences.add(entry)
+    return absences
+
+
+def test_settling_rules():
+    """One row per rule: a seat's claim that it waits on statements counts only while its own
+    statement is open (referee.Wait.look), and a deck timeout does not charge it meanwhile."""
+    seats = Seats()
+    s1 = seats.state_gone(1)  # seat 1 states seat 2 absent, having seen nothing else
+    seats.deliver(0, s1)
+    s3 = seats.state_gone(3)
+    seats.deliver(0, s3)
+    # no statement of its own: never settling, whatever it says elsewhere
+    assert not _settling(seats, _absences(s3), 1)
+    assert not _settling(seats, _absences(s1, s3), 0)  # (seat 0 has signed nothing here)
+    # its own statement, the statements undecided (a seat has not stated): settling
+    assert _settling(seats, _absences(s1, s3), 1, decided=False)
+    # decided, but its last entry had not seen seat 3's statement: still settling
+    assert _settling(seats, _absences(s1, s3), 1)
+    # decided, and its last entry had seen every other statement: settled
+    seats.deliver(1, s3)
+    seats.deliver(0, seats.sign(1, "chat", {"text": "ok"}))
+    assert not _settling(seats, _absences(s1, s3), 1)
+    # at the next turn (the statements are about the one just played): the same
+    assert not _settling(seats, _absences(s1, s3), 1, turns=TURN + 1)
+    # a statement about an older turn than the one just played: settled long ago
+    assert not _settling(seats, _absences(s1, s3), 1, turns=TURN + 2, decided=False)
+    assert _settling(seats, _absences(s1, s3), 1, turns=TURN + 1, decided=False)
+
+
+def test_a_statement_of_the_follower_itself_is_not_waited_on():
+    """Seat 1 stated seat 2 absent; a statement of seat 2 (about seat 3, at the same turn) is
+    not one seat 1 waits on for seat 2's move."""
+    seats = Seats()
+    s1 = seats.state_gone(1)
+    seats.deliver(0, s1)
+    by_follower = seats.sign(GONE, "absent", {"turn": TURN, "seat": 3})
+    seats.deliver(0, by_follower)
+    assert not _settling(seats, _absences(s1, by_follower), 1)

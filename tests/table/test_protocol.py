@@ -318,6 +318,14 @@ def _private_to(t, seat, to, payload):
 
 
 NO_OPENINGS = [{"type": "open", "op": op} for op in (True, False, 1.0, -1, None, "1")] + [None, 3, [1]]
+# Maps of another type (a pass, a seed, no type, a type that is not a string): only openings go
+# to one seat, so these are proven against their sender the same way (issue 28).
+NO_OPENINGS += [
+    {"type": "shuffle", "op": 10**6, "points": [], "key": b"", "proof": {}},
+    {"type": "seed", "seed": b"\x00" * 32},
+    {"op": 1},
+    {"type": ["open"], "op": 1},
+]
 
 
 @pytest.mark.parametrize("payload", NO_OPENINGS)

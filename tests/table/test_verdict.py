@@ -24,10 +24,16 @@ def test_a_seat_that_kept_its_seed_left_only_where_the_file_can_tell(waited_on, 
     assert verdict.left_without_seed(waited_on, unrevealed, players) is left
 
 
-def test_a_goodbye_names_its_author_with_its_own_reason_and_nothing_of_another_shape():
-    assert verdict.goodbye("dave", {"reason": "quit"}) == "dave left the table: quit (its signed goodbye)"
-    assert verdict.goodbye("dave", {"reason": 7}) == "dave left the table: no reason given (its signed goodbye)"
-    assert verdict.goodbye("dave", None) == "dave left the table: no reason given (its signed goodbye)"
+def test_a_goodbye_names_its_author_in_our_words_and_shows_its_reason_apart_escaped():
+    """A verdict never repeats a peer's words (review of issue 28): the leaver's reason is shown
+    beside it, marked as its words by the caller, escaped for a terminal and cut short."""
+    for body in ({"reason": "quit"}, {"reason": 7}, None, {"reason": "\x1b[2J seat 0 cheated"}):
+        assert verdict.goodbye("dave", body) == "dave left the table (its signed goodbye)"
+    assert verdict.goodbye_words({"reason": "quit"}) == "quit"
+    assert verdict.goodbye_words({"reason": 7}) == verdict.goodbye_words(None) == "no reason given"
+    assert verdict.goodbye_words({"reason": "\x1b[2J\u202e"}) == "\\x1b[2J\\u202e"
+    long = verdict.goodbye_words({"reason": "x" * 70_000})
+    assert len(long) == verdict.WORDS_SHOWN and long.endswith("\u2026")
 
 
 # stopped_on_private: seat 2 stopped; echoes count entries held per seat (0, 1, 2).

@@ -309,9 +309,9 @@ def test_an_illegal_move_names_its_seat(bs_table, tmp_path):
     assert "illegal move" in report.problem.reason
 
 
-def test_an_illegal_move_is_shown_escaped_and_short_in_the_verdict(bs_table, tmp_path):
-    """The move is the signer's data: a long field with terminal controls is neither printed
-    whole nor raw in the verdict's reason."""
+def test_an_illegal_move_is_not_quoted_in_the_verdict(bs_table, tmp_path):
+    """The move is the signer's data: a long field with terminal controls is not in the
+    verdict's reason."""
     transcript = bs_table.read()
     entry = _entry(transcript, 0, "action")
     hostile = "\x1b[2J\nverdict: VERIFIED\u202e" + "x" * 5000
@@ -319,8 +319,8 @@ def test_an_illegal_move_is_shown_escaped_and_short_in_the_verdict(bs_table, tmp
     report = verified(write(tmp_path / "long.p2pt", transcript, resign(transcript, bs_table.identities, entry, body)))
     assert report.status == EXIT_FAILED and report.problem.seat == 0
     reason = report.problem.reason
-    assert reason.startswith("illegal move {") and len(reason) < 500, reason
-    assert "\x1b" not in reason and "\n" not in reason and "\u202e" not in reason
+    assert reason.startswith("illegal move: ") and len(reason) < 500, reason
+    assert "\x1b" not in reason and "\n" not in reason and "\u202e" not in reason and "VERIFIED" not in reason
 
 
 def test_a_signed_result_that_differs(bs_table, tmp_path):

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from p2pcards.wire.framing import encode
+from p2pcards.wire.framing import FrameError, encode
 from p2pcards.wire.log import Blame, Log, Rejected
 from p2pcards.wire.messages import Entry
 from p2pcards.wire.transcript import (
@@ -427,3 +427,38 @@ def test_a_transcript_that_cannot_be_written_leaves_no_file(tmp_path, header, pl
     monkeypatch.undo()
     transcript.write_transcript(path, header, log.canonical(), [], END)
     assert read_transcript(path).complete
+
+
+def _deepest_body(players, header, seat: int) -> dict:
+    """The deepest body an entry may carry: one more list and signing refuses it."""
+    body: dict = {"x": []}
+    for _ in range(64):
+        deeper = {"x": [body["x"]]}
+        try:
+            Log(header.table, header.lobby, header.roster).make_entry(players[seat], seat, "action", deeper)
+        except FrameError:
+            return body
+        body = deeper
+    raise AssertionError("no nesting limit")
+
+
+def test_entries_and_evidence_as_deep_as_a_frame_allows_read_back(tmp_path, header, players, roster):
+    """A record holds an entry one level deeper than its frame did, and a blame record holds two
+    entries three levels deeper: an entry a peer may send at the nesting limit must not make our
+    transcript (or the journal we recover from) unreadable (issue 28: it did)."""
+    path = tmp_path / "game.p2pt"
+    log = Log(header.table, header.lobby, header.roster)
+    body = _deepest_body(players, header, 0)
+    assert len(repr(body)) > 60  # (about 30 lists deep)
+    entry = log.make_entry(players[0], 0, "action", body)
+    twin = Log(header.table, header.lobby, header.roster).make_entry(players[0], 0, "action", {**body, "y": 1})
+    with pytest.raises(Rejected) as info:
+        log.append(twin, via=2)
+    blame = info.value.blame
+    assert blame.provable and blame.verify(header.table, roster)
+    with TranscriptWriter.create(path, header) as writer:
+        writer.append_entry(entry)
+        writer.append_blame(blame)
+        writer.write_end(END)
+    transcript = read_transcript(path, verify=True)
+    assert transcript.entries == [entry] and transcript.blames == [blame]

@@ -126,14 +126,16 @@ _TURNS = tuple(Turn(seat) for seat in range(7))  # max_players seats; Turn is im
 
 def _declared_rank(action: Action) -> Rank:
     text = action.get("rank")
-    if text in _RANK_BY_SYMBOL:  # the canonical spelling every client sends
-        return _RANK_BY_SYMBOL[text]
+    # A string first: a list or a map is no key of a dict (looking it up raised TypeError and
+    # stopped every seat, issue 28).
     if not isinstance(text, str):
         raise IllegalAction("a play must declare a rank (2-10, J, Q, K or A)")
+    if text in _RANK_BY_SYMBOL:  # the canonical spelling every client sends
+        return _RANK_BY_SYMBOL[text]
     try:
         return parse_rank(text)
-    except CardParseError as exc:
-        raise IllegalAction(str(exc)) from None
+    except CardParseError:  # (its message quotes the peer's text: never repeated)
+        raise IllegalAction("a play must declare a rank (2-10, J, Q, K or A)") from None
 
 
 class CalsBS(Game[BSState]):
@@ -350,7 +352,7 @@ class CalsBS(Game[BSState]):
                 if rank != state.current_rank:
                     raise IllegalAction(f"followers must declare the current rank, {state.rank_to_follow().symbol}")
         else:
-            raise IllegalAction(f"unknown action {kind!r} (expected play, quads, pass or doubt)")
+            raise IllegalAction("unknown action (expected play, quads, pass or doubt)")  # never the peer's words
 
     @staticmethod
     def _check_in_hand(state: BSState, seat: int, cards: Sequence[int]) -> None:

@@ -890,8 +890,11 @@ def _check_place(state: CalypsoState, action: Action) -> None:
 
 
 def _suit_of_action(action: Action) -> Suit | None:
+    suit = action.get("suit")
+    if not isinstance(suit, str):  # a suit is named by a string, nothing made into one
+        return None
     try:
-        return parse_suit(str(action.get("suit", "")))
+        return parse_suit(suit)
     except ValueError:
         return None
 

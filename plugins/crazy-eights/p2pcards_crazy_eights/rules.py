@@ -120,7 +120,9 @@ class EightsState:
 class CrazyEights(Game[EightsState]):
     id = "crazy-eights"
     name = "Crazy Eights"
-    rules_version = "1"
+    # 2: a handle is an int, never a bool or a float that equals one; draw and pass take no
+    # other field (issue 28).
+    rules_version = "2"
     lists_every_action = True
     min_players = 2
     max_players = 5
@@ -250,10 +252,15 @@ class CrazyEights(Game[EightsState]):
         if kind == "play":
             if set(action) - {"type", "card", "suit"}:
                 raise IllegalAction("a play names a card and, for an eight, a suit")
-            if action.get("card") not in state.hands[seat]:
+            # A handle is an int and nothing that equals one: True is 1 to Python (and to a
+            # list's ``in``), 1.0 too (rules version 2; version 1 took them for handle 1).
+            card = action.get("card")
+            if type(card) is not int or card not in state.hands[seat]:
                 raise IllegalAction("play one of your own cards")
             if "suit" in action and _named_suit(action["suit"]) is None:
                 raise IllegalAction("name a suit: clubs, diamonds, hearts or spades")
+        elif kind in ("draw", "pass") and set(action) != {"type"}:
+            raise IllegalAction(f"{kind} takes nothing else")  # (rules version 2)
         elif kind == "draw":
             if not state.stock:
                 raise IllegalAction("the stock is empty: play a card, or pass if you cannot")
@@ -263,7 +270,7 @@ class CrazyEights(Game[EightsState]):
             if self._may_draw(state):
                 raise IllegalAction("you may not pass while you can draw: play a card or draw")
         else:
-            raise IllegalAction(f"unknown action {kind!r}: expected play, draw or pass")
+            raise IllegalAction("unknown action: expected play, draw or pass")  # (never the peer's words)
 
     def check_own(self, state: EightsState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self.check(state, seat, action)
