@@ -748,11 +748,13 @@ class Equivocates(Cheater):
     the other version to the rest; then goes on from the first version."""
 
     deviation = "equivocation"
+    #: More fields for both versions (a subclass makes them as deep or as large as it likes).
+    padding: dict[str, Any] = {}
 
     async def misbehave(self):
         await self.until_turns(1)
         async with self._wire_lock:
-            first = self.log.make_entry(self.identity, self.seat, "chat", {"text": "I have the ace"})
+            first = self.log.make_entry(self.identity, self.seat, "chat", {"text": "I have the ace", **self.padding})
             if self.journal is not None:
                 self.journal.append_entry(first)
             body = {**first.body, "text": "I have no ace"}

@@ -36,19 +36,6 @@ class EquivocatesHugely(Equivocates):
     any entry may be, so it cannot be signed as it stands."""
 
     deviation = "an equivocation too deep and too large to quote"
-    padding: dict[str, Any] = {}
-
-    async def misbehave(self):
-        await self.until_turns(1)
-        async with self._wire_lock:
-            first = self.log.make_entry(self.identity, self.seat, "chat", {"text": "I have the ace", **self.padding})
-            if self.journal is not None:
-                self.journal.append_entry(first)
-            body = {**first.body, "text": "I have no ace"}
-            second = self.forge(self.identity, self.seat, first.seq, first.prev, "chat", body)
-            self.cheated = True
-            for index, seat in enumerate(self.others):
-                await self.connections[seat].send((first if index == 0 else second).to_wire())
 
 
 @pytest.mark.parametrize(
