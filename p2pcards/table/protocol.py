@@ -32,7 +32,6 @@ from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
-from ..deck.party import MESSAGE_TYPES
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
 from ..wire.log import GAP, Log, Rejected
@@ -600,25 +599,14 @@ class TableProtocol:
                 return [
                     self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
                 ]
-            if isinstance(message, dict) and message.get("type") != "open":
-                # Only openings go to one seat; every other deck message goes to every seat, and
-                # the deck judges some by what came before them publicly (a pass of a later
-                # shuffle makes an accusation stale, protocol/deck.md section 6): one sent
-                # privately would be judged at its receiver only.
-                # It is set aside, never acted on (so every seat's deck sees the same messages
-                # of it), and its sender named; ``verify`` names it from the transcript.
-                kind = message.get("type")
-                # Our words, never the peer's: a type is named only if it is one we know.
-                what = (
-                    f"a {kind} message"
-                    if isinstance(kind, str) and kind in MESSAGE_TYPES
-                    else "a message of no known type"
-                )
-                return [self.name(sender, f"sent a deck message privately that must go to every seat ({what})")]
             if not judge.is_opening(message):
-                # An opening of no operation (an op that is a bool, None, negative, a float;
-                # or no map at all): the deck party accuses with this entry's key, which
-                # proves it to every seat (protocol/deck.md section 6).
+                # No opening of an operation: a message of another type (only openings go to
+                # one seat; a pass sent privately would be judged at its receiver only, as a
+                # later shuffle makes an accusation stale: deck.md section 6), an op that is a
+                # bool, None, negative or a float, or no map at all. The deck party accuses
+                # with this entry's key, which proves it to every seat and to verify alike, so
+                # the game stops naming the sender everywhere (issue 28: set aside and played
+                # on, the receiver alone named it while verify failed the game).
                 self._private_junk.setdefault(sender, entry.seq)
                 return [DeckIn(sender, judge.NotAnOpening(message))]
             # Only an operation's number keys it: a bool is an int to Python, and (1, True)
