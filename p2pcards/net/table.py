@@ -489,6 +489,11 @@ async def _run_seat(
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
+    if aborted is not None and result is None:
+        # No more entries come: a fault our log proves that our stop did not see (a seat that
+        # played on after its own stop, while we wound down) is named, as verify names it
+        # from the transcript we write from this log next (table/verdict.py, one rule).
+        aborted = peer.protocol.final_verdict(aborted)
     problem = None
     if keep_folder or gave_up is not None:
         if peer.journal is not None:

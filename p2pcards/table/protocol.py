@@ -40,6 +40,7 @@ from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, Spect
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from ..wire.spill import SpillError
 from . import verdict
+from .verdict import plays_on
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
@@ -729,6 +730,23 @@ class TableProtocol:
             return TableAborted(verdict.halted(self.header.seats[seat].name), None, "stop")
         return None
 
+    def final_verdict(self, aborted: TableAborted) -> TableAborted:
+        """Our game stopped naming nobody (``aborted``); now that no more entries come (our
+        transcript is written from this log next), does the log prove a seat's fault that our
+        stop did not see? A seat that signed a move, statement, result or deck step after its
+        own ``stop`` entry (:func:`p2pcards.table.verdict.played_after_stop`), which came while
+        we wound down: it is named, as ``p2pcards verify`` names it from our transcript (one
+        rule, issue 28). Any other stop stays as it was (the first reason stays)."""
+        if aborted.seat is not None:
+            return aborted
+        try:
+            found = verdict.played_after_stop(self.header.players, self.log.chain)
+        except SpillError:
+            return aborted  # our spill fails: so will our transcript, which says so
+        if found is None:
+            return aborted
+        return TableAborted(found.reason(self.header.seats[found.seat].name), found.seat, "stop")
+
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:
         """We wait on the seats ``waiting_on`` (a deck step they owe, a move): ask every other
         seat we are connected to for what it holds of their chains beyond ours. A seat may
@@ -797,18 +815,6 @@ class TableProtocol:
         except (ProtocolError, KeyError, IndexError, TypeError, ValueError, AttributeError):
             payload = None
         return {**message, "evidence": {"sender": sender, "message": payload}}
-
-
-def plays_on(kind: str, body: Any) -> bool:
-    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, an
-    ``absent`` statement, a result or a deck step other than its seed reveal (protocol/table.md section 5). Its evidence
-    (``blame``), its ``bye`` and chat are not part of the game."""
-    if kind in ("action", "absent", "result"):
-        return True
-    if kind != "deck":
-        return False
-    msg = body.get("msg") if isinstance(body, dict) else None
-    return not (isinstance(msg, dict) and msg.get("type") == "seed")
 
 
 def _stop_reason(body: Any) -> str:

@@ -10,14 +10,18 @@ live seat knows which of its links went silent and which closed; a file does not
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "PlayedAfterStop",
     "goodbye",
     "goodbye_reason",
     "halted",
     "left_without_seed",
+    "played_after_stop",
+    "plays_on",
     "signed_after_stop",
     "stopped_on_private",
     "stopped_on_private_reason",
@@ -51,6 +55,51 @@ def signed_after_stop(kind: str) -> str:
         f"it signed a {kind} entry after its own stop entry (a seat that stops signs nothing for "
         f"the game but its evidence and its seed)"
     )
+
+
+def plays_on(kind: str, body: Any) -> bool:
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move, an
+    ``absent`` statement, a result or a deck step other than its seed reveal (protocol/table.md
+    section 5). Its evidence (``blame``), its ``bye`` and chat are not part of the game."""
+    if kind in ("action", "absent", "result"):
+        return True
+    if kind != "deck":
+        return False
+    msg = body.get("msg") if isinstance(body, dict) else None
+    return not (isinstance(msg, dict) and msg.get("type") == "seed")
+
+
+@dataclass(frozen=True)
+class PlayedAfterStop:
+    """Seat ``seat`` signed entry #``seq`` (of kind ``kind``) after its own ``stop`` entry
+    #``stop``: its fault, proven by its own chain."""
+
+    seat: int
+    seq: int
+    kind: str
+    stop: int
+
+    def reason(self, name: str) -> str:
+        return f"{name}: {signed_after_stop(self.kind)} (its stop: log #{self.stop})"
+
+
+def played_after_stop(players: int, chain: Callable[[int], Iterable[Any]]) -> PlayedAfterStop | None:
+    """The first seat, in seat order, whose chain (``chain(seat)``: its signed entries in
+    ``seq`` order, each with ``kind``, ``seq`` and ``body``) holds an entry that plays on
+    (:func:`plays_on`) after the seat's own first ``stop`` entry.
+
+    One rule for the live table and ``p2pcards verify``: verify names that seat from the
+    transcript, and a live seat whose game stopped naming nobody names it too once that entry
+    is in its log, which its transcript is written from (issue 28: a seat that stopped on the
+    cheater's stop named nobody, and verify of its file named the cheater)."""
+    for seat in range(players):
+        stopped = None
+        for entry in chain(seat):
+            if entry.kind == "stop" and stopped is None:
+                stopped = entry
+            elif stopped is not None and plays_on(entry.kind, entry.body):
+                return PlayedAfterStop(seat, entry.seq, entry.kind, stopped.seq)
+    return None
 
 
 def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int) -> bool:
