@@ -550,14 +550,14 @@ class Wait:
         if holding or not gone:
             # Its move may stand or be void, and only the missing statements can say: we
             # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
-            names = ", ".join(self.names[other] for other in sorted(missing))
-            aborted = TableAborted(
-                f"the statements on whether {self.names[seat]}'s move for turn {turn} "
-                f"stands did not all come (missing: {names})",
-                None,
-                "action",
+            # (The one stall verdict's words, as verify's on a file that stops there.)
+            found = stall.decide(
+                stall.StallFacts(
+                    seat, "turn", "move", statements_on_it=stall.Statements(turn, seat, frozenset(missing))
+                ),
+                self.names,
             )
-            return True, [*effects, End(aborted)]
+            return True, [*effects, End(TableAborted(found.reason, found.seat, "action"))]
         if halted:
             effects.append(AskAround(frozenset({seat})))  # it stopped its game: ours stops too
         if links.away_for(seat) >= timings.grace:

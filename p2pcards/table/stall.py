@@ -16,6 +16,10 @@ rule never names a seat on a fact it was not given. In order:
    echoed without being signed, or a link: nobody can tell which);
 4. it stated a follower absent and waits for the other seats' statements on whether that
    follower's move stands, and some have not stated: nobody (withheld, or a link);
+4b. it is a follower that some seat stated absent at the turn waited on, and not every other
+   seat has: the statements decide whether its move stands or it is passed for, and they did
+   not all come: nobody (section 9; the seat that stated stops naming nobody, and whether the
+   follower left or a statement was withheld or lost, nothing signed tells apart);
 5. its ``stop`` entry was the first thing it signed after private deck entries to it (a box
    only it can open, and one that does not open proves nothing to anyone): nobody (the live
    table names nobody for a stop either; only the receiver names the sender);
@@ -93,6 +97,9 @@ class StallFacts:
     statements: Statements | None = None
     waits_on: tuple[tuple[int, str], ...] | None = None
     stopped_on_private: StoppedOnPrivate | None = None
+    #: The statements about the waited-on seat's own move (``follower`` is ``seat``) at the
+    #: turn waited on: some seat stated it absent; ``missing``: the other seats that have not.
+    statements_on_it: Statements | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +155,13 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
             f"{names[s.follower]} absent at turn {s.turn} and waits for the other seats' "
             f"statements on whether its move stands, and {_list(names, s.missing)} never signed "
             f"theirs (withheld, or a link failed: nobody can tell which)",
+        )
+    if facts.statements_on_it is not None:
+        s = facts.statements_on_it
+        missing = f" (missing: {_list(names, s.missing)})" if s.missing else ""
+        return Stall(
+            None,
+            f"the statements on whether {names[s.follower]}'s move for turn {s.turn} stands did not all come{missing}",
         )
     if facts.stopped_on_private is not None:
         p = facts.stopped_on_private

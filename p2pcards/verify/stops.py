@@ -82,6 +82,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         unreceived=_unreceived(replay, stop.seat),
         statements=_awaited_statements(replay, stop.seat),
         stopped_on_private=_stopped_on_private(replay, stop.seat),
+        statements_on_it=statements_on(replay, stop),
     )
     found = stall.decide(facts, replay.names)
     if facts.goodbye is not None:
@@ -177,6 +178,23 @@ def _awaited_statements(replay: Replay, seat: int) -> Statements | None:
             missing = set(range(len(replay.names))) - {other} - replay.absences.stated(turn, other)
             return Statements(turn, other, frozenset(missing))
     return None
+
+
+def statements_on(replay: Replay, stop: Stopped) -> Statements | None:
+    """The game stopped waiting for ``stop.seat``'s move at the turn the replay is at, and
+    some seat stated it absent for that turn, but not every other seat: the statements were
+    to decide whether its move stands or it is passed for (protocol/table.md section 9), and
+    the seats that stated waited on them."""
+    if replay.pending is None or not stop.step.startswith("turn"):
+        return None
+    turn, seat = replay.pending
+    if seat != stop.seat:
+        return None
+    stated = replay.absences.stated(turn, seat)
+    if not stated:
+        return None
+    missing = set(range(len(replay.names))) - {seat} - stated
+    return Statements(turn, seat, frozenset(missing)) if missing else None
 
 
 def _still_at(replay: Replay, statement: Entry, turn: int, follower: int) -> bool:
