@@ -20,6 +20,10 @@ rule never names a seat on a fact it was not given. In order:
    seat has: the statements decide whether its move stands or it is passed for, and they did
    not all come: nobody (section 9; the seat that stated stops naming nobody, and whether the
    follower left or a statement was withheld or lost, nothing signed tells apart);
+4c. another seat stated a follower absent and waits for the statements on whether its move
+   stands, and the waited-on seat's statement is one that never came: nobody (that seat's
+   game stopped on them, naming nobody; verify only, as a file does not say which seat wrote
+   it, and a seat that stalled after it is then named by nobody rather than by some files);
 5. its ``stop`` entry was the first thing it signed after private deck entries to it (a box
    only it can open, and one that does not open proves nothing to anyone): nobody (the live
    table names nobody for a stop either; only the receiver names the sender);
@@ -100,6 +104,9 @@ class StallFacts:
     #: The statements about the waited-on seat's own move (``follower`` is ``seat``) at the
     #: turn waited on: some seat stated it absent; ``missing``: the other seats that have not.
     statements_on_it: Statements | None = None
+    #: ``(waiting, statements)``: seat ``waiting`` stated ``statements.follower`` absent and
+    #: waits on the statements, and the waited-on seat is among ``statements.missing``.
+    statement_owed: tuple[int, Statements] | None = None
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,15 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
         return Stall(
             None,
             f"the statements on whether {names[s.follower]}'s move for turn {s.turn} stands did not all come{missing}",
+        )
+    if facts.statement_owed is not None:
+        waiting, s = facts.statement_owed
+        return Stall(
+            None,
+            f"the game waited on {name}, but {names[waiting]} had stated {names[s.follower]} "
+            f"absent at turn {s.turn} and waits for the statements on whether its move stands, "
+            f"and {_list(names, s.missing)} never signed theirs (withheld, or a link failed: "
+            f"nobody can tell which)",
         )
     if facts.stopped_on_private is not None:
         p = facts.stopped_on_private

@@ -58,8 +58,10 @@ def out_of_turn(replay: Replay, seats: Sequence[SeatEntries]) -> None:
 
 def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     """A seat that signed a ``bye`` entry left the table before the end (protocol/table.md
-    section 5): the game stopped because of it, whoever it was waiting for."""
-    for entry in log.canonical():
+    section 5): the game stopped because of it, whoever it was waiting for. Only a goodbye a
+    seat could act on counts (``Log.closed``: one whose echo counts entries the file lacks
+    waited, unread, for what never came, as the table holds it: issue 28)."""
+    for entry in log.closed():
         if entry.kind == "bye":
             return Failed(
                 f"bye entry of seat {entry.sender} (log #{entry.seq})",
@@ -83,6 +85,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         statements=_awaited_statements(replay, stop.seat),
         stopped_on_private=_stopped_on_private(replay, stop.seat),
         statements_on_it=statements_on(replay, stop),
+        statement_owed=statement_owed(replay, stop.seat),
     )
     found = stall.decide(facts, replay.names)
     if facts.goodbye is not None:
@@ -93,10 +96,10 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
 
 
 def _goodbye(log: Any) -> tuple[int, Any] | None:
-    """``(author, body)`` of the first signed ``bye`` entry, if any."""
+    """``(author, body)`` of the first signed ``bye`` entry a seat could act on, if any."""
     if log is None:
         return None
-    entry = next((e for e in log.canonical() if e.kind == "bye"), None)
+    entry = next((e for e in log.closed() if e.kind == "bye"), None)
     return (entry.sender, entry.body) if entry is not None else None
 
 
@@ -195,6 +198,20 @@ def statements_on(replay: Replay, stop: Stopped) -> Statements | None:
         return None
     missing = set(range(len(replay.names))) - {seat} - stated
     return Statements(turn, seat, frozenset(missing)) if missing else None
+
+
+def statement_owed(replay: Replay, seat: int) -> tuple[int, Statements] | None:
+    """Another seat stated a follower absent, read its move while the statements were open,
+    and waits on them still (:func:`_awaited_statements`), and ``seat``'s statement is among
+    those never signed: ``(that seat, the statements)``. That seat's game stopped on them,
+    naming nobody (a statement withheld or lost on a link), whatever ``seat`` did next."""
+    for other in range(len(replay.names)):
+        if other == seat:
+            continue
+        waits = _awaited_statements(replay, other)
+        if waits is not None and seat in waits.missing:
+            return other, waits
+    return None
 
 
 def _still_at(replay: Replay, statement: Entry, turn: int, follower: int) -> bool:
