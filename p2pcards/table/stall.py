@@ -9,6 +9,9 @@ reason, in the same words. A fact one side cannot know it leaves at its "not kno
 rule never names a seat on a fact it was not given. In order:
 
 1. a seat that signed a ``bye`` left, and the game stopped for that: its author is named;
+1b. a seat signed a ``bye``, but another seat's ``stop`` entry does not count it (that seat's
+   game had stopped without it: :func:`p2pcards.table.verdict.goodbye_overtaken`): nobody
+   (verify only; a live seat acts on a goodbye only before its own stop);
 2. the waited-on seat's entries are here but wait for entries of other seats that never came
    (its echo counts entries never signed, or they were withheld from us): nobody;
 3. its ``stop`` (or last) entry's head echo shows it never received an entry the game had
@@ -107,6 +110,9 @@ class StallFacts:
     #: ``(waiting, statements)``: seat ``waiting`` stated ``statements.follower`` absent and
     #: waits on the statements, and the waited-on seat is among ``statements.missing``.
     statement_owed: tuple[int, Statements] | None = None
+    #: ``(author, bye seq, stopper, stop seq)``: a signed ``bye`` that a ``stop`` entry of
+    #: another seat does not count (``goodbye`` is then None).
+    goodbye_overtaken: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,9 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
     if facts.goodbye is not None:
         author, body = facts.goodbye
         return Stall(author, verdict.goodbye(names[author], body))
+    if facts.goodbye_overtaken is not None:
+        author, bye, stopper, stop = facts.goodbye_overtaken
+        return Stall(None, verdict.goodbye_overtaken_reason(names[author], bye, names[stopper], stop))
     if facts.held_back:
         return Stall(
             None,

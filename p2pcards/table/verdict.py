@@ -17,6 +17,8 @@ from typing import Any
 __all__ = [
     "PlayedAfterStop",
     "goodbye",
+    "goodbye_overtaken",
+    "goodbye_overtaken_reason",
     "goodbye_reason",
     "halted",
     "left_without_seed",
@@ -39,6 +41,33 @@ def goodbye(name: str, body: Any) -> str:
     ends as abandoned by it, whoever the game was waiting for. Its own reason is quoted: it
     speaks only of itself, and the verdict names only its author."""
     return f"{name} left the table: {goodbye_reason(body)} (its signed goodbye)"
+
+
+def goodbye_overtaken(
+    author: int, bye_seq: int, stops: Iterable[tuple[int, int, int]]
+) -> tuple[int, int] | None:
+    """A seat's signed ``bye`` (entry #``bye_seq`` of ``author``) ends the game at every seat
+    it reaches before that seat's game stopped; a seat that had stopped already keeps its own
+    reason (the first reason stays). ``stops``: ``(seat, seq, count)`` of each other seat's
+    ``stop`` entry, ``count`` the entries of ``author`` its head echo counts. The first stop
+    that does not count the goodbye, as ``(seat, seq)``: that seat's game had stopped without
+    it, so whom the end names depends on the seat (the goodbye's author at the seats it
+    reached, another at that one), and one file cannot say which seat wrote it; else None.
+    (Issue 28: verify named an honest player who quit while the table stalled, from the file
+    of a seat that had stopped on the staller before the goodbye came.)"""
+    for seat, seq, count in stops:
+        if seat != author and count <= bye_seq:
+            return seat, seq
+    return None
+
+
+def goodbye_overtaken_reason(author: str, bye_seq: int, stopper: str, stop_seq: int) -> str:
+    """The wording of :func:`goodbye_overtaken` (it names nobody)."""
+    return (
+        f"{author} signed a goodbye (log #{bye_seq}), but {stopper} had stopped its game without "
+        f"it (its stop entry, log #{stop_seq}, does not count it): the goodbye ended the game only "
+        f"where it came first, and the transcript does not say which seat wrote it"
+    )
 
 
 def halted(name: str) -> str:

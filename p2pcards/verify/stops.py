@@ -60,15 +60,31 @@ def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     """A seat that signed a ``bye`` entry left the table before the end (protocol/table.md
     section 5): the game stopped because of it, whoever it was waiting for. Only a goodbye a
     seat could act on counts (``Log.closed``: one whose echo counts entries the file lacks
-    waited, unread, for what never came, as the table holds it: issue 28)."""
-    for entry in log.closed():
-        if entry.kind == "bye":
-            return Failed(
-                f"bye entry of seat {entry.sender} (log #{entry.seq})",
-                verdict.goodbye(names[entry.sender], entry.body),
-                entry.sender,
-            )
-    return None
+    waited, unread, for what never came, as the table holds it: issue 28); and only if no other
+    seat's ``stop`` entry shows that seat stopped without it (then nobody is named:
+    :func:`p2pcards.table.verdict.goodbye_overtaken`)."""
+    found = _goodbye_entry(log)
+    if found is None:
+        return None
+    entry, overtaken = found
+    step = f"bye entry of seat {entry.sender} (log #{entry.seq})"
+    if overtaken is not None:
+        stopper, stop = overtaken
+        reason = verdict.goodbye_overtaken_reason(names[entry.sender], entry.seq, names[stopper], stop)
+        return Failed(step, reason)
+    return Failed(step, verdict.goodbye(names[entry.sender], entry.body), entry.sender)
+
+
+def _goodbye_entry(log: Any) -> tuple[Any, tuple[int, int] | None] | None:
+    """The first signed ``bye`` entry a seat could act on, and the other seat's ``stop`` that
+    does not count it, if any."""
+    if log is None:
+        return None
+    entry = next((e for e in log.closed() if e.kind == "bye"), None)
+    if entry is None:
+        return None
+    stops = [(e.sender, e.seq, e.body["seen"][entry.sender][0]) for e in log.closed() if e.kind == "stop"]
+    return entry, verdict.goodbye_overtaken(entry.sender, entry.seq, stops)
 
 
 def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
@@ -81,6 +97,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         "turn" if stop.step.startswith("turn") else "deck",
         stop.what,
         goodbye=_goodbye(replay.log),
+        goodbye_overtaken=_overtaken(replay.log),
         unreceived=_unreceived(replay, stop.seat),
         statements=_awaited_statements(replay, stop.seat),
         stopped_on_private=_stopped_on_private(replay, stop.seat),
@@ -96,11 +113,22 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
 
 
 def _goodbye(log: Any) -> tuple[int, Any] | None:
-    """``(author, body)`` of the first signed ``bye`` entry a seat could act on, if any."""
-    if log is None:
+    """``(author, body)`` of the first signed ``bye`` entry a seat could act on, if no other
+    seat's ``stop`` shows it stopped without it."""
+    found = _goodbye_entry(log)
+    if found is None or found[1] is not None:
         return None
-    entry = next((e for e in log.closed() if e.kind == "bye"), None)
-    return (entry.sender, entry.body) if entry is not None else None
+    return found[0].sender, found[0].body
+
+
+def _overtaken(log: Any) -> tuple[int, int, int, int] | None:
+    """That goodbye's ``(author, seq)`` and the ``(stopper, seq)`` of a ``stop`` that does
+    not count it."""
+    found = _goodbye_entry(log)
+    if found is None or found[1] is None:
+        return None
+    entry, (stopper, stop) = found
+    return entry.sender, entry.seq, stopper, stop
 
 
 def _unreceived(replay: Replay, seat: int) -> Unreceived | None:

@@ -159,45 +159,7 @@ def _fault_at(s: Schedule, seat: int) -> str | None:
     return None
 
 
-KNOWN = [
-    Known(
-        "issue 28 section 2, 'verify of a cut seat's own file names an innocent': from the file "
-        "of a seat whose links were cut for good, 'the others left' and 'I was cut off' look the "
-        "same; verify names the seat the game waited for (and live, the cut seat names whichever "
-        "seat it waited on)",
-        lambda s, run, a: _fault_at(s, a.seat) == "cut",
-    ),
-    Known(
-        "issue 28 section 2, 'deck timeout against grace' / 'partial partitions': a seat that "
-        "stops because the absent statements on a follower's move did not all come (the seat "
-        "whose statement is missing hangs or left) names nobody live, while verify names the "
-        "seat the replay stopped waiting for",
-        lambda s, run, a: a.kind == VERIFY_NAMES and "statements" in a.live.why,
-    ),
-    Known(
-        "issue 28 section 2, 'partial partitions' / 'deck timeout against grace': with one seat "
-        "cut for good, a seat with no fault that waits on it is named live by the others ('did "
-        "not move in time'), while verify of their files names the cut seat: live names an "
-        "innocent seat (seen once in 60 schedules)",
-        lambda s, run, a: (
-            "cut" in {f.kind for f in s.honest}
-            and a.live.seat is not None
-            and a.live.seat not in _faulty(s)
-            and a.verify is not None
-            and a.verify.seat in _faulty(s)
-        ),
-    ),
-    Known(
-        "two seats at fault (one left, quit, was cut or hangs; the other hangs, stalls or "
-        "deviated): live names the one it stopped for, verify the one the file proves or the "
-        "replay stopped waiting for first. Neither is innocent; which one the verdict names is "
-        "for the one referee to decide (issue 28 section 1)",
-        lambda s, run, a: (
-            a.kind in (DIFFERENT_SEAT, VERIFY_NAMES)
-            and {a.live.seat, a.verify.seat if a.verify else None} - {None} <= _faulty(s)
-        ),
-    ),
-]
+KNOWN: list[Known] = []
 
 
 def _faulty(s: Schedule) -> set[int]:

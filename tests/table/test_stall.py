@@ -63,6 +63,12 @@ ROWS = [
         "p2 left the table",
     ),
     Row(
+        "a goodbye that another seat's stop does not count names nobody",
+        StallFacts(1, "turn", "move", goodbye_overtaken=(3, 4, 0, 7)),
+        None,
+        "p3 signed a goodbye (log #4), but p0 had stopped its game without it",
+    ),
+    Row(
         "entries held here waiting for entries that never came name nobody",
         StallFacts(1, "turn", "move", held_back=frozenset({2, 3})),
         None,

@@ -86,3 +86,17 @@ def test_a_step_signed_after_the_signers_own_stop_is_found_alike_live_and_in_ver
     assert (None if got is None else (got.seat, got.seq, got.kind, got.stop)) == found
     if got is not None:
         assert got.reason("bob").startswith("bob: it signed a ")
+
+
+@pytest.mark.parametrize(
+    ("stops", "found"),
+    [
+        ([(0, 7, 5), (2, 9, 6)], None),  # every other seat stopped on the goodbye (#4 of seat 1)
+        ([(0, 7, 4), (2, 9, 6)], (0, 7)),  # seat 0 had stopped without it: nobody named
+        ([(1, 3, 0)], None),  # its author's own stop is no other seat's
+        ([], None),
+    ],
+)
+def test_a_goodbye_names_its_author_only_where_no_seat_had_stopped_without_it(stops, found):
+    assert verdict.goodbye_overtaken(1, 4, stops) == found
+    assert "does not say which seat wrote it" in verdict.goodbye_overtaken_reason("b", 4, "a", 7)
