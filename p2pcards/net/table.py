@@ -503,6 +503,8 @@ async def _run_seat(
             raise GameEnded(folder, gave_up.reason, close_ended_seat(folder, gave_up, transcript_dir, locked=True))
     else:
         path, problem = _finish(peer, transcript_dir, folder, end)
+        if aborted is not None and path is not None:
+            aborted = _judge_the_stopper(peer, aborted, path)
     if problem is None and peer.write_failure is not None:
         problem = peer.write_failure.detail
     if problem is not None:
@@ -678,6 +680,25 @@ def _finish(
     if folder is not None and path is not None:
         remove_seat_folder(folder)  # the transcript now holds everything worth keeping
     return path, problem
+
+
+def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAborted:
+    """Our game stopped on the ``stop`` entry of a seat we waited on, naming nobody (its word
+    proves nothing: ``TableProtocol.halted_among``). The stopper is judged by what its signed
+    stop shows it held (protocol/table.md section 5, "Stops in the transcript"), and that is
+    what ``p2pcards verify`` does with our transcript: now that it is written, we run the same
+    check on it, and a seat it names is our verdict too (issue 28: verify named a stopper that
+    held everything it owed, while the seats that stopped on it named nobody). Run in the event
+    loop on purpose: the table is over, and a seat's own process has nothing else to do."""
+    if aborted.seat is not None or aborted.step != "stop":
+        return aborted
+    from ..verify import EXIT_FAILED, verify_file
+
+    report = verify_file(path)
+    found = report.problem
+    if report.status != EXIT_FAILED or found is None or found.seat is None:
+        return aborted
+    return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
 
 
 def _transcript_entries(peer: Peer, end: TranscriptEnd) -> Iterator[Entry]:

@@ -40,10 +40,10 @@ from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, Ping, Spect
 from ..wire.sealed import entry_message_key, open_body, open_revealed, recipients
 from ..wire.spill import SpillError
 from . import verdict
-from .verdict import plays_on
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
+from .verdict import plays_on
 
 __all__ = [
     "MAX_CHAT",

@@ -43,9 +43,7 @@ def goodbye(name: str, body: Any) -> str:
     return f"{name} left the table: {goodbye_reason(body)} (its signed goodbye)"
 
 
-def goodbye_overtaken(
-    author: int, bye_seq: int, stops: Iterable[tuple[int, int, int]]
-) -> tuple[int, int] | None:
+def goodbye_overtaken(author: int, bye_seq: int, stops: Iterable[tuple[int, int, int]]) -> tuple[int, int] | None:
     """A seat's signed ``bye`` (entry #``bye_seq`` of ``author``) ends the game at every seat
     it reaches before that seat's game stopped; a seat that had stopped already keeps its own
     reason (the first reason stays). ``stops``: ``(seat, seq, count)`` of each other seat's

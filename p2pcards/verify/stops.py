@@ -125,9 +125,12 @@ def _overtaken(log: Any) -> tuple[int, int, int, int] | None:
     """That goodbye's ``(author, seq)`` and the ``(stopper, seq)`` of a ``stop`` that does
     not count it."""
     found = _goodbye_entry(log)
-    if found is None or found[1] is None:
+    if found is None:
         return None
-    entry, (stopper, stop) = found
+    entry, overtaken = found
+    if overtaken is None:
+        return None
+    stopper, stop = overtaken
     return entry.sender, entry.seq, stopper, stop
 
 
