@@ -14,6 +14,8 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..deck.evidence import is_index
+
 __all__ = [
     "PlayedAfterStop",
     "goodbye",
@@ -25,6 +27,8 @@ __all__ = [
     "played_after_stop",
     "plays_on",
     "signed_after_stop",
+    "stop_excused_by_kept_seeds",
+    "withheld_seed",
     "stopped_on_private",
     "stopped_on_private_reason",
 ]
@@ -140,6 +144,32 @@ def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int)
     links went silent, and names nobody too). With only two seats, one file can never tell."""
     others = players - 1
     return set(unrevealed) == {waited_on} and others >= 2
+
+
+#: The wording of :func:`withheld_seed` (protocol/deck.md section 6).
+WITHHELD_SEED = (
+    "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked"
+)
+
+
+def withheld_seed(accused: Any, withheld: Sequence[int], players: int) -> int | None:
+    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6).
+    ``withheld``: the seats that did not, while others did, though they signed something after
+    the accusation had reached them (so they were there to reveal it; one that signed nothing
+    after it may have crashed or lost its link). The seat named: the accused, if it is among
+    them (``accused`` as the accusation gives it: any value), else the first; None if none."""
+    if not withheld:
+        return None
+    return accused if is_index(accused, players) and accused in withheld else withheld[0]
+
+
+def stop_excused_by_kept_seeds(waited_on: int, stopped_after_use: bool, unrevealed: Collection[int]) -> bool:
+    """The seat the game waited on signed a ``stop`` past everything the game used of it
+    (``stopped_after_use``) and revealed its seed, while other seats never revealed theirs: a
+    seat stops when another is gone past its grace period (protocol/table.md section 5), and
+    whether one was, or a link failed, one transcript cannot tell; so it is not named as a
+    staller (the live table names nobody for a stop either)."""
+    return bool(unrevealed) and waited_on not in unrevealed and stopped_after_use
 
 
 def stopped_on_private(

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..deck import judge
-from ..deck.evidence import is_index
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..table import stall, verdict
@@ -327,24 +326,18 @@ def withheld_after_accusation(seats: Sequence[SeatEntries], missing: Sequence[in
     def informed(seat: int) -> bool:
         return any(later.body["seen"][accuser][0] > entry.seq for later in seats[seat].entries)
 
-    withheld = [s for s in missing if informed(s)]
-    if not withheld:
+    seat = verdict.withheld_seed(accused, [s for s in missing if informed(s)], len(seats))
+    if seat is None:
         return
-    seat = accused if is_index(accused, len(seats)) and accused in withheld else withheld[0]
-    raise Failed(
-        f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
-        "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked",
-        seat,
-    )
+    raise Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})", verdict.WITHHELD_SEED, seat)
 
 
 def stopped_while_others_kept_seeds(replay: Replay, seat: int, unrevealed: Sequence[int]) -> bool:
-    """The seat the game waited on signed a ``stop`` past everything the game used of it and
-    revealed its seed, while other seats never revealed theirs: a seat stops when another is
-    gone past its grace period (protocol/table.md section 5), and whether one was, or a link
-    failed, the transcript cannot tell; so the waiting seat is not named as a staller."""
+    """The facts of :func:`p2pcards.table.verdict.stop_excused_by_kept_seeds` from the
+    transcript: did ``seat`` sign a ``stop`` past everything the game used of it?"""
     mine = replay.seats[seat]
-    if seat in unrevealed or not unrevealed or replay.log is None:
+    if replay.log is None:
         return False
     used = max((e.seq for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]), default=-1)
-    return any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
+    after = any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
+    return verdict.stop_excused_by_kept_seeds(seat, after, unrevealed)

@@ -100,3 +100,24 @@ def test_a_step_signed_after_the_signers_own_stop_is_found_alike_live_and_in_ver
 def test_a_goodbye_names_its_author_only_where_no_seat_had_stopped_without_it(stops, found):
     assert verdict.goodbye_overtaken(1, 4, stops) == found
     assert "does not say which seat wrote it" in verdict.goodbye_overtaken_reason("b", 4, "a", 7)
+
+
+@pytest.mark.parametrize(
+    ("accused", "withheld", "named"),
+    [
+        (2, [1, 2], 2),  # the accused among them
+        (0, [1, 2], 1),  # else the first
+        (True, [1], 1),  # a bool is no seat
+        (7, [2], 2),
+        (1, [], None),
+    ],
+)
+def test_a_seed_withheld_after_an_accusation_names_the_accused_first(accused, withheld, named):
+    assert verdict.withheld_seed(accused, withheld, 3) == named
+
+
+def test_a_stop_past_what_the_game_used_is_excused_only_while_other_seats_kept_their_seeds():
+    assert verdict.stop_excused_by_kept_seeds(1, True, {2})
+    assert not verdict.stop_excused_by_kept_seeds(1, True, set())
+    assert not verdict.stop_excused_by_kept_seeds(1, True, {1, 2})
+    assert not verdict.stop_excused_by_kept_seeds(1, False, {2})
