@@ -560,7 +560,10 @@ class Wait:
             return True, [*effects, End(TableAborted(found.reason, found.seat, "action"))]
         if halted:
             effects.append(AskAround(frozenset({seat})))  # it stopped its game: ours stops too
-        if links.away_for(seat) >= timings.grace:
+        # Away past its grace, or at the last call however often it came back meanwhile (a
+        # link that redials and drops again starts its time away anew each time; without the
+        # bound, as look() has it, a flapping follower held the table forever: issue 28).
+        if links.away_for(seat) >= timings.grace or links.now >= self.latest:
             if not links.reached(seat, timings):
                 effects.append(End(gone_verdict(links, self.names, seat, "action")))
             elif links.now >= self.latest:
