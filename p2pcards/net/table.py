@@ -684,19 +684,31 @@ def _finish(
 
 def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAborted:
     """Our game stopped on the ``stop`` entry of a seat we waited on, naming nobody (its word
-    proves nothing: ``TableProtocol.halted_among``). The stopper is judged by what its signed
-    stop shows it held (protocol/table.md section 5, "Stops in the transcript"), and that is
-    what ``p2pcards verify`` does with our transcript: now that it is written, we run the same
-    check on it, and a seat it names is our verdict too (issue 28: verify named a stopper that
-    held everything it owed, while the seats that stopped on it named nobody). Run in the event
-    loop on purpose: the table is over, and a seat's own process has nothing else to do."""
-    if aborted.seat is not None or aborted.step != "stop":
+    proves nothing: ``TableProtocol.halted_among``), or on a seat's signed goodbye. The stopper
+    is judged by what its signed stop shows it held, and a fault the signed entries prove (a
+    deck message the protocol never called for, say) comes before a goodbye (protocol/table.md
+    section 5, "Stops in the transcript"): that is what ``p2pcards verify`` does with our
+    transcript. Now that it is written, we run the same check on it, and a seat it names is our
+    verdict too (issue 28: verify named a stopper that held everything it owed, while the seats
+    that stopped on it named nobody; and a seat whose deviation the seeds prove, while the
+    seats that stopped on a later goodbye named the player who quit). Run in the event loop on
+    purpose: the table is over, and a seat's own process has nothing else to do."""
+    halted = aborted.seat is None and aborted.step == "stop"
+    try:
+        goodbye = (
+            aborted.seat is not None
+            and aborted.step == "connection"
+            and any(e.kind == "bye" for e in peer.log.entries(aborted.seat))
+        )
+    except OSError:  # our spill cannot give its entries back: our transcript says so
+        goodbye = False
+    if not (halted or goodbye):
         return aborted
     from ..verify import EXIT_FAILED, verify_file
 
     report = verify_file(path)
     found = report.problem
-    if report.status != EXIT_FAILED or found is None or found.seat is None:
+    if report.status != EXIT_FAILED or found is None or found.seat in (None, aborted.seat):
         return aborted
     return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
 
