@@ -9,13 +9,14 @@ seed, so ``--sample-seed N`` plays them again; printed with the schedule);
 ``P2PCARDS_FAULT_SEEDS=12,345`` replays given ones, ``P2PCARDS_FAULT_COUNT=40`` plays more.
 
 Any disagreement fails, and so does any verdict, live or verify's, that names a seat with no
-fault in the schedule (issue 28: "every verdict names the cheater or nobody"); the list of known
-disagreements this test once had is gone, each fixed at its cause (CHANGELOG.md, "Live and
-verify agree"). Measured at the end of issue 28 (a loaded 2-core machine, two workers): 100
-fresh schedules, of which one never ended (a follower stated absent whose link came back and dropped at every look: since fixed, referee.Wait.settle's last call)
-and the other 99 agreed with no seat without fault named; then, after the last fixes, 80 more
-fresh schedules, all agreeing, none naming a seat without fault. (Under that load a schedule
-with a quitting seat now and then overran its 40 virtual seconds, and passed when replayed.)
+fault in the schedule (issue 28: "every verdict names the cheater or nobody"); the list of
+known disagreements this test once had is gone, each fixed at its cause (CHANGELOG.md, "Live
+and verify agree"). Measured at the end of issue 28 (a loaded 2-core machine, two workers): 100
+fresh schedules, of which one never ended (a follower stated absent whose link came back and
+dropped at every look: since fixed, referee.Wait.settle's last call) and the other 99 agreed
+with no seat without fault named; then, after the last fixes, 80 more fresh schedules, all
+agreeing, none naming a seat without fault. (Under that load a schedule with a quitting seat
+now and then overran its 40 virtual seconds, and passed when replayed.)
 
 The adversarial suite's own tables, measured with ``P2PCARDS_AGREEMENT_LOG`` over every file of
 tests/adversarial but this one (the default sample, 177 tables): 367 honest seats agree, 18 are
