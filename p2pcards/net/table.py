@@ -489,6 +489,11 @@ async def _run_seat(
         await conn.aclose()
     if lobby.listener is not None:
         await lobby.listener.aclose()
+    if aborted is not None and result is None:
+        # No more entries come: a fault our log proves that our stop did not see (a seat that
+        # played on after its own stop, while we wound down) is named, as verify names it
+        # from the transcript we write from this log next (table/verdict.py, one rule).
+        aborted = peer.protocol.final_verdict(aborted)
     problem = None
     if keep_folder or gave_up is not None:
         if peer.journal is not None:
@@ -498,6 +503,8 @@ async def _run_seat(
             raise GameEnded(folder, gave_up.reason, close_ended_seat(folder, gave_up, transcript_dir, locked=True))
     else:
         path, problem = _finish(peer, transcript_dir, folder, end)
+        if aborted is not None and path is not None:
+            aborted = _judge_the_stopper(peer, aborted, path)
         if path is not None:
             peer.session.transcript_saved = True
             peer.session.publish("saved", f"transcript saved to {path}", path=str(path))
@@ -676,6 +683,37 @@ def _finish(
     if folder is not None and path is not None:
         remove_seat_folder(folder)  # the transcript now holds everything worth keeping
     return path, problem
+
+
+def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAborted:
+    """Our game stopped on the ``stop`` entry of a seat we waited on, naming nobody (its word
+    proves nothing: ``TableProtocol.halted_among``), or on a seat's signed goodbye. The stopper
+    is judged by what its signed stop shows it held, and a fault the signed entries prove (a
+    deck message the protocol never called for, say) comes before a goodbye (protocol/table.md
+    section 5, "Stops in the transcript"): that is what ``p2pcards verify`` does with our
+    transcript. Now that it is written, we run the same check on it, and a seat it names is our
+    verdict too (issue 28: verify named a stopper that held everything it owed, while the seats
+    that stopped on it named nobody; and a seat whose deviation the seeds prove, while the
+    seats that stopped on a later goodbye named the player who quit). Run in the event loop on
+    purpose: the table is over, and a seat's own process has nothing else to do."""
+    halted = aborted.seat is None and aborted.step == "stop"
+    try:
+        goodbye = (
+            aborted.seat is not None
+            and aborted.step == "connection"
+            and any(e.kind == "bye" for e in peer.log.entries(aborted.seat))
+        )
+    except OSError:  # our spill cannot give its entries back: our transcript says so
+        goodbye = False
+    if not (halted or goodbye):
+        return aborted
+    from ..verify import EXIT_FAILED, verify_file
+
+    report = verify_file(path)
+    found = report.problem
+    if report.status != EXIT_FAILED or found is None or found.seat in (None, aborted.seat):
+        return aborted
+    return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
 
 
 def _transcript_entries(peer: Peer, end: TranscriptEnd) -> Iterator[Entry]:

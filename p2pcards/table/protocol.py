@@ -45,6 +45,7 @@ from . import rounds, verdict
 from .absence import Absences, absent_body, move_turn, moved_in
 from .header import TableHeader
 from .recovery import OwnChainRecovery
+from .verdict import plays_on
 
 __all__ = [
     "MAX_CHAT",
@@ -631,11 +632,13 @@ class TableProtocol:
                     self.stop(f"seat {sender} sent a private deck message that does not open: {exc}", sender, "deck")
                 ]
             if not judge.is_opening(message):
-                # No opening of an operation: another deck message (only openings go to one
-                # seat; a pass sent privately would be judged at its receiver only), an op
-                # that is a bool, None, negative or a float, or no map at all. The deck party
-                # never takes it for what it says: it accuses with this entry's key, which
-                # proves it to every seat and to verify (protocol/deck.md section 6).
+                # No opening of an operation: a message of another type (only openings go to
+                # one seat; a pass sent privately would be judged at its receiver only, as a
+                # later shuffle makes an accusation stale: deck.md section 6), an op that is a
+                # bool, None, negative or a float, or no map at all. The deck party accuses
+                # with this entry's key, which proves it to every seat and to verify alike, so
+                # the game stops naming the sender everywhere (issue 28: set aside and played
+                # on, the receiver alone named it while verify failed the game).
                 self._private_junk.setdefault(sender, entry.seq)
                 return [DeckIn(sender, judge.NotAnOpening(message))]
             # Only an operation's number keys it: a bool is an int to Python, and (1, True)
@@ -774,6 +777,23 @@ class TableProtocol:
             return TableAborted(verdict.halted(self.header.seats[seat].name), None, "stop")
         return None
 
+    def final_verdict(self, aborted: TableAborted) -> TableAborted:
+        """Our game stopped naming nobody (``aborted``); now that no more entries come (our
+        transcript is written from this log next), does the log prove a seat's fault that our
+        stop did not see? A seat that signed a move, statement, result or deck step after its
+        own ``stop`` entry (:func:`p2pcards.table.verdict.played_after_stop`), which came while
+        we wound down: it is named, as ``p2pcards verify`` names it from our transcript (one
+        rule, issue 28). Any other stop stays as it was (the first reason stays)."""
+        if aborted.seat is not None:
+            return aborted
+        try:
+            found = verdict.played_after_stop(self.header.players, self.log.chain)
+        except SpillError:
+            return aborted  # our spill fails: so will our transcript, which says so
+        if found is None:
+            return aborted
+        return TableAborted(found.reason(self.header.seats[found.seat].name), found.seat, "stop")
+
     def ask_around(self, waiting_on: Iterable[int]) -> list[Effect]:
         """We wait on the seats ``waiting_on`` (a deck step they owe, a move): ask every other
         seat we are connected to for what it holds of their chains beyond ours. A seat may
@@ -847,19 +867,6 @@ class TableProtocol:
 #: The bytes an entry's signed form adds to its body (its table, seat, seq, kind and previous
 #: hash), with a margin.
 _ENTRY_OVERHEAD = 256
-
-
-def plays_on(kind: str, body: Any) -> bool:
-    """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
-    opening of a sealed one), an ``absent`` statement, a result or a deck step other than its
-    seed reveal (protocol/table.md section 5). Its evidence (``blame``), its ``bye`` and chat
-    are not part of the game."""
-    if kind in ("action", "open", "absent", "result"):
-        return True
-    if kind != "deck":
-        return False
-    msg = body.get("msg") if isinstance(body, dict) else None
-    return not (isinstance(msg, dict) and msg.get("type") == "seed")
 
 
 def _stop_reason(body: Any) -> str:

@@ -553,17 +553,20 @@ class Wait:
         if holding or not gone:
             # Its move may stand or be void, and only the missing statements can say: we
             # cannot tell who failed (a seat that did not answer, a link), so nobody is named.
-            names = ", ".join(self.names[other] for other in sorted(missing))
-            aborted = TableAborted(
-                f"the statements on whether {self.names[seat]}'s move for turn {turn} "
-                f"stands did not all come (missing: {names})",
-                None,
-                "action",
+            # (The one stall verdict's words, as verify's on a file that stops there.)
+            found = stall.decide(
+                stall.StallFacts(
+                    seat, "turn", "move", statements_on_it=stall.Statements(turn, seat, frozenset(missing))
+                ),
+                self.names,
             )
-            return True, [*effects, End(aborted)]
+            return True, [*effects, End(TableAborted(found.reason, found.seat, "action"))]
         if halted:
             effects.append(AskAround(frozenset({seat})))  # it stopped its game: ours stops too
-        if links.away_for(seat) >= timings.grace:
+        # Away past its grace, or at the last call however often it came back meanwhile (a
+        # link that redials and drops again starts its time away anew each time; without the
+        # bound, as look() has it, a flapping follower held the table forever: issue 28).
+        if links.away_for(seat) >= timings.grace or links.now >= self.latest:
             if not links.reached(seat, timings):
                 effects.append(End(gone_verdict(links, self.names, seat, "action")))
             elif links.now >= self.latest:

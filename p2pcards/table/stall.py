@@ -9,6 +9,9 @@ reason, in the same words. A fact one side cannot know it leaves at its "not kno
 rule never names a seat on a fact it was not given. In order:
 
 1. a seat that signed a ``bye`` left, and the game stopped for that: its author is named;
+1b. a seat signed a ``bye``, but another seat's ``stop`` entry does not count it (that seat's
+   game had stopped without it: :func:`p2pcards.table.verdict.goodbye_overtaken`): nobody
+   (verify only; a live seat acts on a goodbye only before its own stop);
 2. the waited-on seat's entries are here but wait for entries of other seats that never came
    (its echo counts entries never signed, or they were withheld from us): nobody;
 3. its ``stop`` (or last) entry's head echo shows it never received an entry the game had
@@ -16,6 +19,14 @@ rule never names a seat on a fact it was not given. In order:
    echoed without being signed, or a link: nobody can tell which);
 4. it stated a follower absent and waits for the other seats' statements on whether that
    follower's move stands, and some have not stated: nobody (withheld, or a link);
+4b. it is a follower that some seat stated absent at the turn waited on, and not every other
+   seat has: the statements decide whether its move stands or it is passed for, and they did
+   not all come: nobody (section 9; the seat that stated stops naming nobody, and whether the
+   follower left or a statement was withheld or lost, nothing signed tells apart);
+4c. another seat stated a follower absent and waits for the statements on whether its move
+   stands, and the waited-on seat's statement is one that never came: nobody (that seat's
+   game stopped on them, naming nobody; verify only, as a file does not say which seat wrote
+   it, and a seat that stalled after it is then named by nobody rather than by some files);
 5. its ``stop`` entry was the first thing it signed after private deck entries to it (a box
    only it can open, and one that does not open proves nothing to anyone): nobody (the live
    table names nobody for a stop either; only the receiver names the sender);
@@ -95,6 +106,15 @@ class StallFacts:
     statements: Statements | None = None
     waits_on: tuple[tuple[int, str], ...] | None = None
     stopped_on_private: StoppedOnPrivate | None = None
+    #: The statements about the waited-on seat's own move (``follower`` is ``seat``) at the
+    #: turn waited on: some seat stated it absent; ``missing``: the other seats that have not.
+    statements_on_it: Statements | None = None
+    #: ``(waiting, statements)``: seat ``waiting`` stated ``statements.follower`` absent and
+    #: waits on the statements, and the waited-on seat is among ``statements.missing``.
+    statement_owed: tuple[int, Statements] | None = None
+    #: ``(author, bye seq, stopper, stop seq)``: a signed ``bye`` that a ``stop`` entry of
+    #: another seat does not count (``goodbye`` is then None).
+    goodbye_overtaken: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +138,9 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
     if facts.goodbye is not None:
         author, body = facts.goodbye
         return Stall(author, verdict.goodbye(names[author], body))
+    if facts.goodbye_overtaken is not None:
+        author, bye, stopper, stop = facts.goodbye_overtaken
+        return Stall(None, verdict.goodbye_overtaken_reason(names[author], bye, names[stopper], stop))
     if facts.held_back:
         return Stall(
             None,
@@ -150,6 +173,22 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
             f"{names[s.follower]} absent at turn {s.turn} and waits for the other seats' "
             f"statements on whether its move stands, and {_list(names, s.missing)} never signed "
             f"theirs (withheld, or a link failed: nobody can tell which)",
+        )
+    if facts.statements_on_it is not None:
+        s = facts.statements_on_it
+        missing = f" (missing: {_list(names, s.missing)})" if s.missing else ""
+        return Stall(
+            None,
+            f"the statements on whether {names[s.follower]}'s move for turn {s.turn} stands did not all come{missing}",
+        )
+    if facts.statement_owed is not None:
+        waiting, s = facts.statement_owed
+        return Stall(
+            None,
+            f"the game waited on {name}, but {names[waiting]} had stated {names[s.follower]} "
+            f"absent at turn {s.turn} and waits for the statements on whether its move stands, "
+            f"and {_list(names, s.missing)} never signed theirs (withheld, or a link failed: "
+            f"nobody can tell which)",
         )
     if facts.stopped_on_private is not None:
         p = facts.stopped_on_private

@@ -10,19 +10,28 @@ live seat knows which of its links went silent and which closed; a file does not
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from ..deck.evidence import is_index
 from ..text import printable
 
 __all__ = [
+    "PlayedAfterStop",
     "goodbye",
+    "goodbye_overtaken",
+    "goodbye_overtaken_reason",
     "goodbye_reason",
     "goodbye_words",
     "halted",
     "peer_words",
     "left_without_seed",
+    "played_after_stop",
+    "plays_on",
     "signed_after_stop",
+    "stop_excused_by_kept_seeds",
+    "withheld_seed",
     "stopped_on_private",
     "stopped_on_private_reason",
     "withheld_opening",
@@ -61,6 +70,31 @@ def goodbye(name: str, body: Any) -> str:
     return f"{name} left the table (its signed goodbye)"
 
 
+def goodbye_overtaken(author: int, bye_seq: int, stops: Iterable[tuple[int, int, int]]) -> tuple[int, int] | None:
+    """A seat's signed ``bye`` (entry #``bye_seq`` of ``author``) ends the game at every seat
+    it reaches before that seat's game stopped; a seat that had stopped already keeps its own
+    reason (the first reason stays). ``stops``: ``(seat, seq, count)`` of each other seat's
+    ``stop`` entry, ``count`` the entries of ``author`` its head echo counts. The first stop
+    that does not count the goodbye, as ``(seat, seq)``: that seat's game had stopped without
+    it, so whom the end names depends on the seat (the goodbye's author at the seats it
+    reached, another at that one), and one file cannot say which seat wrote it; else None.
+    (Issue 28: verify named an honest player who quit while the table stalled, from the file
+    of a seat that had stopped on the staller before the goodbye came.)"""
+    for seat, seq, count in stops:
+        if seat != author and count <= bye_seq:
+            return seat, seq
+    return None
+
+
+def goodbye_overtaken_reason(author: str, bye_seq: int, stopper: str, stop_seq: int) -> str:
+    """The wording of :func:`goodbye_overtaken` (it names nobody)."""
+    return (
+        f"{author} signed a goodbye (log #{bye_seq}), but {stopper} had stopped its game without "
+        f"it (its stop entry, log #{stop_seq}, does not count it): the goodbye ended the game only "
+        f"where it came first, and the transcript does not say which seat wrote it"
+    )
+
+
 def halted(name: str) -> str:
     """The verdict of a seat whose game stops because a seat it waits on signed a ``stop``: it
     names nobody. The stopper's reason and the seat it blames are its word, not proof, and are
@@ -85,6 +119,52 @@ def signed_after_stop(kind: str) -> str:
     )
 
 
+def plays_on(kind: str, body: Any) -> bool:
+    """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
+    opening of a sealed one), an ``absent`` statement, a result or a deck step other than its
+    seed reveal (protocol/table.md section 5). Its evidence (``blame``), its ``bye`` and chat
+    are not part of the game."""
+    if kind in ("action", "open", "absent", "result"):
+        return True
+    if kind != "deck":
+        return False
+    msg = body.get("msg") if isinstance(body, dict) else None
+    return not (isinstance(msg, dict) and msg.get("type") == "seed")
+
+
+@dataclass(frozen=True)
+class PlayedAfterStop:
+    """Seat ``seat`` signed entry #``seq`` (of kind ``kind``) after its own ``stop`` entry
+    #``stop``: its fault, proven by its own chain."""
+
+    seat: int
+    seq: int
+    kind: str
+    stop: int
+
+    def reason(self, name: str) -> str:
+        return f"{name}: {signed_after_stop(self.kind)} (its stop: log #{self.stop})"
+
+
+def played_after_stop(players: int, chain: Callable[[int], Iterable[Any]]) -> PlayedAfterStop | None:
+    """The first seat, in seat order, whose chain (``chain(seat)``: its signed entries in
+    ``seq`` order, each with ``kind``, ``seq`` and ``body``) holds an entry that plays on
+    (:func:`plays_on`) after the seat's own first ``stop`` entry.
+
+    One rule for the live table and ``p2pcards verify``: verify names that seat from the
+    transcript, and a live seat whose game stopped naming nobody names it too once that entry
+    is in its log, which its transcript is written from (issue 28: a seat that stopped on the
+    cheater's stop named nobody, and verify of its file named the cheater)."""
+    for seat in range(players):
+        stopped = None
+        for entry in chain(seat):
+            if entry.kind == "stop" and stopped is None:
+                stopped = entry
+            elif stopped is not None and plays_on(entry.kind, entry.body):
+                return PlayedAfterStop(seat, entry.seq, entry.kind, stopped.seq)
+    return None
+
+
 def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int) -> bool:
     """A game stopped waiting for ``waited_on``, which never revealed its deck seed (every seat
     reveals it when its game stops): does one transcript show that it left?
@@ -96,6 +176,32 @@ def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int)
     links went silent, and names nobody too). With only two seats, one file can never tell."""
     others = players - 1
     return set(unrevealed) == {waited_on} and others >= 2
+
+
+#: The wording of :func:`withheld_seed` (protocol/deck.md section 6).
+WITHHELD_SEED = (
+    "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked"
+)
+
+
+def withheld_seed(accused: Any, withheld: Sequence[int], players: int) -> int | None:
+    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6).
+    ``withheld``: the seats that did not, while others did, though they signed something after
+    the accusation had reached them (so they were there to reveal it; one that signed nothing
+    after it may have crashed or lost its link). The seat named: the accused, if it is among
+    them (``accused`` as the accusation gives it: any value), else the first; None if none."""
+    if not withheld:
+        return None
+    return accused if is_index(accused, players) and accused in withheld else withheld[0]
+
+
+def stop_excused_by_kept_seeds(waited_on: int, stopped_after_use: bool, unrevealed: Collection[int]) -> bool:
+    """The seat the game waited on signed a ``stop`` past everything the game used of it
+    (``stopped_after_use``) and revealed its seed, while other seats never revealed theirs: a
+    seat stops when another is gone past its grace period (protocol/table.md section 5), and
+    whether one was, or a link failed, one transcript cannot tell; so it is not named as a
+    staller (the live table names nobody for a stop either)."""
+    return bool(unrevealed) and waited_on not in unrevealed and stopped_after_use
 
 
 def stopped_on_private(

@@ -30,7 +30,15 @@ from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .replay import Replay, SignedMoves, public_message
 from .report import Failed, Report, Stopped, illegal_move
-from .stops import out_of_turn, signed_goodbye, stall_verdict, stopped_by_accusation, stopped_while_others_kept_seeds
+from .stops import (
+    out_of_turn,
+    signed_goodbye,
+    stall_verdict,
+    statement_owed,
+    statements_on,
+    stopped_by_accusation,
+    stopped_while_others_kept_seeds,
+)
 
 
 class _NeedsFaces(Exception):
@@ -344,6 +352,10 @@ def public_moves(
         if left is not None:
             raise left
         stopped_by_accusation(replay.seats, stop.step, replay.cards)
+        if statements_on(replay, stop) is not None or statement_owed(replay, stop.seat) is not None:
+            # Stated absent by some seats, not all: the statements were to decide on its move,
+            # and the game stopped on them (table/stall.py), as the seats that stated did.
+            raise stall_verdict(replay, stop)
         if verdict.left_without_seed(stop.seat, unrevealed, lobby.players):
             raise Failed(
                 stop.step,

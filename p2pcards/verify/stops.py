@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..deck import judge
-from ..deck.evidence import is_index
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..table import stall, verdict
@@ -58,15 +57,33 @@ def out_of_turn(replay: Replay, seats: Sequence[SeatEntries]) -> None:
 
 def signed_goodbye(log: Any, names: Sequence[str]) -> Failed | None:
     """A seat that signed a ``bye`` entry left the table before the end (protocol/table.md
-    section 5): the game stopped because of it, whoever it was waiting for."""
-    for entry in log.canonical():
-        if entry.kind == "bye":
-            return Failed(
-                f"bye entry of seat {entry.sender} (log #{entry.seq})",
-                verdict.goodbye(names[entry.sender], entry.body),
-                entry.sender,
-            )
-    return None
+    section 5): the game stopped because of it, whoever it was waiting for. Only a goodbye a
+    seat could act on counts (``Log.closed``: one whose echo counts entries the file lacks
+    waited, unread, for what never came, as the table holds it: issue 28); and only if no other
+    seat's ``stop`` entry shows that seat stopped without it (then nobody is named:
+    :func:`p2pcards.table.verdict.goodbye_overtaken`)."""
+    found = _goodbye_entry(log)
+    if found is None:
+        return None
+    entry, overtaken = found
+    step = f"bye entry of seat {entry.sender} (log #{entry.seq})"
+    if overtaken is not None:
+        stopper, stop = overtaken
+        reason = verdict.goodbye_overtaken_reason(names[entry.sender], entry.seq, names[stopper], stop)
+        return Failed(step, reason)
+    return Failed(step, verdict.goodbye(names[entry.sender], entry.body), entry.sender)
+
+
+def _goodbye_entry(log: Any) -> tuple[Any, tuple[int, int] | None] | None:
+    """The first signed ``bye`` entry a seat could act on, and the other seat's ``stop`` that
+    does not count it, if any."""
+    if log is None:
+        return None
+    entry = next((e for e in log.closed() if e.kind == "bye"), None)
+    if entry is None:
+        return None
+    stops = [(e.sender, e.seq, e.body["seen"][entry.sender][0]) for e in log.closed() if e.kind == "stop"]
+    return entry, verdict.goodbye_overtaken(entry.sender, entry.seq, stops)
 
 
 def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
@@ -79,9 +96,12 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         "turn" if stop.step.startswith("turn") else "open" if stop.step.startswith("opening") else "deck",
         stop.what,
         goodbye=_goodbye(replay.log),
+        goodbye_overtaken=_overtaken(replay.log),
         unreceived=_unreceived(replay, stop.seat),
         statements=_awaited_statements(replay, stop.seat),
         stopped_on_private=_stopped_on_private(replay, stop.seat),
+        statements_on_it=statements_on(replay, stop),
+        statement_owed=statement_owed(replay, stop.seat),
     )
     found = stall.decide(facts, replay.names)
     if facts.goodbye is not None:
@@ -92,11 +112,25 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
 
 
 def _goodbye(log: Any) -> tuple[int, Any] | None:
-    """``(author, body)`` of the first signed ``bye`` entry, if any."""
-    if log is None:
+    """``(author, body)`` of the first signed ``bye`` entry a seat could act on, if no other
+    seat's ``stop`` shows it stopped without it."""
+    found = _goodbye_entry(log)
+    if found is None or found[1] is not None:
         return None
-    entry = next((e for e in log.canonical() if e.kind == "bye"), None)
-    return (entry.sender, entry.body) if entry is not None else None
+    return found[0].sender, found[0].body
+
+
+def _overtaken(log: Any) -> tuple[int, int, int, int] | None:
+    """That goodbye's ``(author, seq)`` and the ``(stopper, seq)`` of a ``stop`` that does
+    not count it."""
+    found = _goodbye_entry(log)
+    if found is None:
+        return None
+    entry, overtaken = found
+    if overtaken is None:
+        return None
+    stopper, stop = overtaken
+    return entry.sender, entry.seq, stopper, stop
 
 
 def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
@@ -178,6 +212,37 @@ def _awaited_statements(replay: Replay, seat: int) -> Statements | None:
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
             missing = set(range(len(replay.names))) - {other} - replay.absences.stated(turn, other)
             return Statements(turn, other, frozenset(missing))
+    return None
+
+
+def statements_on(replay: Replay, stop: Stopped) -> Statements | None:
+    """The game stopped waiting for ``stop.seat``'s move at the turn the replay is at, and
+    some seat stated it absent for that turn, but not every other seat: the statements were
+    to decide whether its move stands or it is passed for (protocol/table.md section 9), and
+    the seats that stated waited on them."""
+    if replay.pending is None or not stop.step.startswith("turn"):
+        return None
+    turn, seat = replay.pending
+    if seat != stop.seat:
+        return None
+    stated = replay.absences.stated(turn, seat)
+    if not stated:
+        return None
+    missing = set(range(len(replay.names))) - {seat} - stated
+    return Statements(turn, seat, frozenset(missing)) if missing else None
+
+
+def statement_owed(replay: Replay, seat: int) -> tuple[int, Statements] | None:
+    """Another seat stated a follower absent, read its move while the statements were open,
+    and waits on them still (:func:`_awaited_statements`), and ``seat``'s statement is among
+    those never signed: ``(that seat, the statements)``. That seat's game stopped on them,
+    naming nobody (a statement withheld or lost on a link), whatever ``seat`` did next."""
+    for other in range(len(replay.names)):
+        if other == seat:
+            continue
+        waits = _awaited_statements(replay, other)
+        if waits is not None and seat in waits.missing:
+            return other, waits
     return None
 
 
@@ -263,24 +328,18 @@ def withheld_after_accusation(seats: Sequence[SeatEntries], missing: Sequence[in
     def informed(seat: int) -> bool:
         return any(later.body["seen"][accuser][0] > entry.seq for later in seats[seat].entries)
 
-    withheld = [s for s in missing if informed(s)]
-    if not withheld:
+    seat = verdict.withheld_seed(accused, [s for s in missing if informed(s)], len(seats))
+    if seat is None:
         return
-    seat = accused if is_index(accused, len(seats)) and accused in withheld else withheld[0]
-    raise Failed(
-        f"seeds after seat {accuser}'s accusation (log #{entry.seq})",
-        "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked",
-        seat,
-    )
+    raise Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})", verdict.WITHHELD_SEED, seat)
 
 
 def stopped_while_others_kept_seeds(replay: Replay, seat: int, unrevealed: Sequence[int]) -> bool:
-    """The seat the game waited on signed a ``stop`` past everything the game used of it and
-    revealed its seed, while other seats never revealed theirs: a seat stops when another is
-    gone past its grace period (protocol/table.md section 5), and whether one was, or a link
-    failed, the transcript cannot tell; so the waiting seat is not named as a staller."""
+    """The facts of :func:`p2pcards.table.verdict.stop_excused_by_kept_seeds` from the
+    transcript: did ``seat`` sign a ``stop`` past everything the game used of it?"""
     mine = replay.seats[seat]
-    if seat in unrevealed or not unrevealed or replay.log is None:
+    if replay.log is None:
         return False
     used = max((e.seq for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]), default=-1)
-    return any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
+    after = any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
+    return verdict.stop_excused_by_kept_seeds(seat, after, unrevealed)

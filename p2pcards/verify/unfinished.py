@@ -14,7 +14,6 @@ from ..game import Game
 from ..table import verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
-from ..table.protocol import plays_on
 from ..wire.errors import ProtocolError
 from ..wire.log import Blame, encode_header
 from ..wire.transcript import Transcript
@@ -102,18 +101,11 @@ def check_after_stops(log: Any, names: Sequence[str]) -> None:
     """From its ``stop`` entry on, a seat signs no move, result or deck step but its seed reveal
     (protocol/table.md section 5): one it did sign is its fault, proven by its own chain, and
     it may have made another seat's wait look like a stall (the seats that stopped for it had
-    stopped acting)."""
-    for seat in range(len(names)):
-        stopped = None
-        for entry in log.entries(seat):
-            if entry.kind == "stop" and stopped is None:
-                stopped = entry
-            elif stopped is not None and plays_on(entry.kind, entry.body):
-                raise Failed(
-                    f"log #{entry.seq} of seat {seat}",
-                    f"{names[seat]}: {verdict.signed_after_stop(entry.kind)} (its stop: log #{stopped.seq})",
-                    seat,
-                )
+    stopped acting). The rule is the table's (:func:`p2pcards.table.verdict.played_after_stop`),
+    which a live seat that stopped naming nobody applies to its log too."""
+    found = verdict.played_after_stop(len(names), log.entries)
+    if found is not None:
+        raise Failed(f"log #{found.seq} of seat {found.seat}", found.reason(names[found.seat]), found.seat)
 
 
 def check_absent_entries(log: Any, names: Sequence[str]) -> None:

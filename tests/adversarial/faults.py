@@ -106,8 +106,7 @@ class DropsLinks(Cheater):
 
     async def serve_connection(self, seat, conn):
         if self.down():
-            await conn.aclose()
-            return
+            await _silence(conn)  # (and read from it: it ends at once, as gone silent)
         await super().serve_connection(seat, conn)
 
     async def misbehave(self):
@@ -115,7 +114,18 @@ class DropsLinks(Cheater):
         self.cheated = True
         self.down_until = trio.current_time() + self.outage
         for conn in list(self.connections.values()):
-            await conn.aclose()
+            await _silence(conn)
+
+
+async def _silence(conn: Any) -> None:
+    """Close ``conn`` as this seat's own keepalive closes a link that went silent: a Wi-Fi cut
+    is silence on this seat's side (no FIN, no RST reaches it), so its links end as gone
+    silent (``Connection.silent``), not as closed by the others. (Closed plainly, the seat cut
+    off took the others for gone and named the one it waited on, an innocent: issue 28.)"""
+    if hasattr(conn, "silent"):
+        conn.silent = True
+        conn.failure = "the link went silent"
+    await conn.aclose()
 
 
 class QuitsAt(QuitsSigned):

@@ -11,7 +11,6 @@ import pytest
 from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, play_until_cheated, verify
-from .agreement import SOMETIMES
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
 
@@ -42,12 +41,6 @@ def test_a_follower_whose_client_is_gone_is_passed_for(tmp_path, players, mode):
         cheater=CHEATER,
         timeouts=LONG_GRACE,
         virtual_time=True,
-        known_disagreement=SOMETIMES
-        + (
-            "a seat that stops on the stop entry of the seat that waited on the leaver names nobody, "
-            "while verify of its file names the leaver, for the move the game stopped waiting for "
-            "(seen 1 run in 2 at 4 seats, free order)"
-        ),
     )
     info = run.describe()
     passes = {seat: len(passed_for(o, CHEATER)) for seat, o in run.honest.items()}

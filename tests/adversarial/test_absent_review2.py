@@ -16,7 +16,6 @@ from p2pcards.game import Round, Turn
 from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, play_until_cheated, verify
-from .agreement import SOMETIMES
 from .cheaters import CHEATERS, Cheater, CheatingSeat
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
@@ -225,12 +224,6 @@ def test_a_missing_statement_makes_no_busy_loop(tmp_path):
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"], counter: CHEATERS["CountsFetches"]},
         ready=lambda r: r.outcomes[counter] is not None and r.outcomes[counter].aborted is not None,
-        known_disagreement=SOMETIMES
-        + (
-            "the seat waiting on the absent statements (the cheater never signs its own) stops "
-            "naming nobody; verify of its file names the gone seat, for the move the replay "
-            "stopped waiting for (2 runs in 3)"
-        ),
     )
     info = run.describe()
     fetches = run.outcomes[counter].peer.fetches
@@ -257,12 +250,6 @@ def test_a_lone_early_statement_with_one_seat_gone_stops_nothing(tmp_path, mode)
         virtual_time=True,
         timeouts=TIMEOUTS,
         others={gone: CHEATERS["GoneForGood"]},
-        known_disagreement=SOMETIMES
-        + (
-            "the seats that stop on the cheater's stop name nobody; verify of their files names "
-            "the gone seat as having left (it never revealed its seed), for the move the replay "
-            "stopped waiting for (free order, 1 full run in 2)"
-        ),
     )
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}

@@ -119,15 +119,10 @@ CASES = {
     "false accusation (wrong key)": Case("RevealsWrongKey"),
     "reused key: one lock named twice": Case("AccusesReusedKeyTwice"),
     "reused key: one lock named twice (4 players)": Case("AccusesReusedKeyTwice", BS4),
-    "false head echo": Case(
-        "FalseEcho",
-        expect=REFUSED,
-        known_disagreement=(
-            "the honest seats refuse the false echo and finish the game with its result; verify of "
-            "their files fails it naming nobody ('seat 0 told peers different things, or seat 1's "
-            "echo is false'): a finished game live, not verified by verify"
-        ),
-    ),
+    # Live names the liar on the way and plays on (table.md section 5); verify verifies the
+    # finished game with a note: the liar's own later entries echo the version the file holds,
+    # so its echo was false, not a second version (transcript.md section 5, item 6; issue 28).
+    "false head echo": Case("FalseEcho", expect=REFUSED, in_transcript=False),
     "chat over its budget": Case("FloodsChat"),
     "entry of an unknown kind": Case("SignsUnknownKind"),
     "chat over its budget (4 players)": Case("FloodsChat", BS4),
@@ -290,9 +285,11 @@ def test_verify_reports_the_same_blame(name):
                     where
                 )
                 continue
-            assert problem.get("seat") in ((CHEATER, None) if name == "false head echo" else (CHEATER,)), where
+            assert problem.get("seat") == CHEATER, where
         else:
             assert status == 0, where
+            if name == "false head echo":
+                assert any(f"seat {CHEATER}'s entry" in n and "echo was false" in n for n in report["notes"]), where
 
 
 def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():

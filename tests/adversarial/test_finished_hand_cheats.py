@@ -196,6 +196,7 @@ def test_a_pass_sent_privately_is_accused_by_its_receiver_and_its_sender_named_b
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
         assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {status} {problem}"
+        assert "no opening" in problem.get("reason", ""), problem
 
 
 class _TruncatingStore(FileDeckStore):

@@ -8,6 +8,7 @@ import trio
 from p2pcards.game import Round, Turn
 
 from .adv_table import play_until_cheated, verify
+from .agreement import SOMETIMES
 from .cheaters import Cheater
 
 
@@ -120,10 +121,12 @@ def test_a_private_box_that_does_not_open(cls, tmp_path):
     CHEATERS[cls.__name__] = cls
     known = None
     if cls is PrivateBoxJunk:
-        known = (
+        known = SOMETIMES + (
             "a private deck entry off the schedule, not addressed to it, is ignored by a seat's live "
-            "table (only its receiver opens it), and that seat finishes the game; verify of its file "
-            "names the sender (a private message where a public one was due): the cheater either way"
+            "table (only its receiver opens it), and in some runs that seat finishes the game; "
+            "verify of its file names the sender (a private "
+            "message where a public one was due): the cheater either way. (A seat that stops on "
+            "the receiver's stop names the sender from its transcript, as verify does: 2 runs in 3.)"
         )
     run = play_until_cheated(
         tmp_path,

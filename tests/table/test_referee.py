@@ -438,6 +438,22 @@ def test_a_seat_merely_away_within_its_grace_is_never_treated_as_gone() -> None:
     assert [e.aborted.seat for e in ends(effects)] == [None], effects
 
 
+def test_a_stated_follower_that_keeps_redialling_ends_the_wait_at_the_last_call() -> None:
+    """Issue 28 (a random fault schedule that never ended): a follower we stated absent whose
+    link comes back and drops again at every look starts its time away anew each time; the
+    statement of the third seat, gone past its grace, never comes. The wait ends at the last
+    call, as look()'s does for an away seat, naming the follower as gone."""
+    wait = Wait(T, NAMES, "turn", 0.0)
+    now, end = 0.0, []
+    while now < 2 * wait.latest and not end:
+        now += 1.0
+        facts = links(now, connected=set(), away_since={1: now, 2: 0.5})
+        waits, effects = wait.settle(facts, TURN_NO, 1, stated=True, missing={2}, holding=False)
+        end = ends(effects)
+    assert end and end[0].aborted.seat == 1, end
+    assert now <= wait.latest + 1.0
+
+
 def test_a_deck_timeout_does_not_charge_a_seat_still_settling_absent_statements() -> None:
     """Deck timeout against grace: a seat we wait on in a deck step stated a follower absent
     and has not seen every statement about it (its last entry's echo says so): it waits on

@@ -51,6 +51,24 @@ ROWS = [
         "p1 left the table (its signed goodbye)",
     ),
     Row(
+        "a follower stated absent at the turn waited on, the statements not all in, names nobody",
+        StallFacts(2, "turn", "move for turn 4", statements_on_it=Statements(4, 2, frozenset({1}))),
+        None,
+        "the statements on whether p2's move for turn 4 stands did not all come (missing: p1)",
+    ),
+    Row(
+        "a goodbye still comes before the open statements on the follower",
+        StallFacts(2, "turn", "move", goodbye=(2, {}), statements_on_it=Statements(4, 2, frozenset({1}))),
+        2,
+        "p2 left the table",
+    ),
+    Row(
+        "a goodbye that another seat's stop does not count names nobody",
+        StallFacts(1, "turn", "move", goodbye_overtaken=(3, 4, 0, 7)),
+        None,
+        "p3 signed a goodbye (log #4), but p0 had stopped its game without it",
+    ),
+    Row(
         "entries held here waiting for entries that never came name nobody",
         StallFacts(1, "turn", "move", held_back=frozenset({2, 3})),
         None,

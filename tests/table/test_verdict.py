@@ -61,3 +61,69 @@ def test_a_private_entry_of_its_own_is_no_excuse():
 def test_the_stop_on_a_private_entry_wording_names_nobody_and_quotes_no_peer():
     reason = verdict.stopped_on_private_reason("carol", "move for turn 3", 7, [("bob", 4)])
     assert "carol stopped (log #7)" in reason and "bob's #4" in reason and "cannot tell" in reason
+
+
+class _E:
+    def __init__(self, seq, kind, body=None):
+        self.seq, self.kind, self.body = seq, kind, body if body is not None else {}
+
+
+SEED = {"msg": {"type": "seed", "seed": b"s"}}
+PASS = {"msg": {"type": "shuffle"}}
+
+
+@pytest.mark.parametrize(
+    ("chains", "found"),
+    [
+        # seat 1 stopped, then signed a pass: named, with its stop's number
+        ([[_E(0, "deck", PASS)], [_E(0, "deck", PASS), _E(1, "stop"), _E(2, "deck", PASS)]], (1, 2, "deck", 1)),
+        # its seed, chat, evidence and goodbye after its stop are no fault
+        ([[_E(0, "stop"), _E(1, "deck", SEED), _E(2, "chat"), _E(3, "blame"), _E(4, "bye")]], None),
+        # a move, a statement, a result after it are
+        ([[_E(0, "stop"), _E(1, "absent")]], (0, 1, "absent", 0)),
+        ([[_E(0, "result")], [_E(0, "stop"), _E(1, "result")]], (1, 1, "result", 0)),
+        # the first seat in seat order, as verify reads the file
+        ([[_E(0, "stop"), _E(1, "action")], [_E(0, "stop"), _E(1, "action")]], (0, 1, "action", 0)),
+        ([[_E(0, "action"), _E(1, "action")]], None),
+    ],
+)
+def test_a_step_signed_after_the_signers_own_stop_is_found_alike_live_and_in_verify(chains, found):
+    got = verdict.played_after_stop(len(chains), lambda seat: chains[seat])
+    assert (None if got is None else (got.seat, got.seq, got.kind, got.stop)) == found
+    if got is not None:
+        assert got.reason("bob").startswith("bob: it signed a ")
+
+
+@pytest.mark.parametrize(
+    ("stops", "found"),
+    [
+        ([(0, 7, 5), (2, 9, 6)], None),  # every other seat stopped on the goodbye (#4 of seat 1)
+        ([(0, 7, 4), (2, 9, 6)], (0, 7)),  # seat 0 had stopped without it: nobody named
+        ([(1, 3, 0)], None),  # its author's own stop is no other seat's
+        ([], None),
+    ],
+)
+def test_a_goodbye_names_its_author_only_where_no_seat_had_stopped_without_it(stops, found):
+    assert verdict.goodbye_overtaken(1, 4, stops) == found
+    assert "does not say which seat wrote it" in verdict.goodbye_overtaken_reason("b", 4, "a", 7)
+
+
+@pytest.mark.parametrize(
+    ("accused", "withheld", "named"),
+    [
+        (2, [1, 2], 2),  # the accused among them
+        (0, [1, 2], 1),  # else the first
+        (True, [1], 1),  # a bool is no seat
+        (7, [2], 2),
+        (1, [], None),
+    ],
+)
+def test_a_seed_withheld_after_an_accusation_names_the_accused_first(accused, withheld, named):
+    assert verdict.withheld_seed(accused, withheld, 3) == named
+
+
+def test_a_stop_past_what_the_game_used_is_excused_only_while_other_seats_kept_their_seeds():
+    assert verdict.stop_excused_by_kept_seeds(1, True, {2})
+    assert not verdict.stop_excused_by_kept_seeds(1, True, set())
+    assert not verdict.stop_excused_by_kept_seeds(1, True, {1, 2})
+    assert not verdict.stop_excused_by_kept_seeds(1, False, {2})
