@@ -77,6 +77,10 @@ class TableRun:
     cheater_peer: Peer | None
     header: Any = None
     outsider: dict[str, Any] = field(default_factory=dict)
+    #: Seats of ``others`` that leave (a client gone, ``leaves = True``): like the cheater,
+    #: their own verdicts are not an honest seat's (a gone client has none; the test's stands
+    #: in for it and keeps running).
+    leavers: frozenset[int] = frozenset()
 
     @property
     def honest(self) -> dict[int, SeatOutcome]:
@@ -138,6 +142,7 @@ async def _run_table(
     # (A class attribute ``leaves = True``: on a plain Peer subclass ``leaves`` is the
     # property Peer.leaves, a truthy object, and an honest seat was taken for a leaver.)
     leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False) is True}
+    run.leavers = frozenset(leavers)
     remaining = [players - 1 - len(leavers - {cheater})]
 
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:

@@ -243,13 +243,14 @@ def check_seat(
 
 def check_run(run: TableRun, *, label: str | None = None, faulty: Collection[int] | None = None) -> Agreement:
     """Every honest seat of ``run`` that finished its game (a seat cancelled at the end has no
-    verdict), and every seat of ``others`` among them, checked. ``faulty``: the seats with a
-    fault (default: the cheater's), to mark a verdict that names another."""
+    verdict), and every seat of ``others`` among them but a leaver (``run.leavers``: a gone
+    client has no verdict), checked. ``faulty``: the seats with a fault (default: the
+    cheater's and the leavers'), to mark a verdict that names another."""
     found = Agreement(label or f"{run.game} {len(run.outcomes)} seats, cheater seat {run.cheater}")
-    faulty = {run.cheater} if faulty is None else faulty
+    faulty = {run.cheater, *run.leavers} if faulty is None else faulty
     verified: dict[bytes, Verdict] = {}
     for seat, outcome in sorted(run.honest.items()):
-        if outcome is None:
+        if outcome is None or seat in run.leavers:
             continue
         found.seats.append(check_seat(seat, outcome, faulty, verified))
     return _with_conflict(found)
