@@ -55,7 +55,11 @@ def room_lines(room: TableRoom) -> list[str]:
         who = seat.name or "(free)"
         you = " (you)" if seat.me else ""
         state = "ready" if seat.ready else ("waiting" if seat.name else "")
-        bot = f"  [{seat.bot or 'a'} bot on seat {seat.bot_of}'s computer]" if seat.bot_of is not None else ""
+        bot = (
+            f"  [{seat.bot or 'a'} bot on {_seat_name(room, seat.bot_of)}'s computer]"
+            if seat.bot_of is not None
+            else ""
+        )
         lines.append(f"  seat {seat.seat}: {who}{you}  {state}{bot}".rstrip())
     if not room.seats:
         lines.append("  waiting for the seats...")
@@ -89,13 +93,21 @@ def bot_notes(room: TableRoom) -> list[str]:
     notes = []
     for owner, seats in sorted(by.items()):
         mine = any(s.me and s.seat == owner for s in room.seats)
-        whose = "your computer" if mine else f"seat {owner}'s computer"
-        listed = ", ".join(str(s) for s in seats)
+        whose = "your computer" if mine else f"{_seat_name(room, owner)}'s computer"
+        listed = ", ".join(_seat_name(room, s) for s in seats)
         notes.append(
-            f"{whose} plays seat{'s' * (len(seats) > 1)} {listed}: it holds their keys, so it can "
+            f"{whose} plays {listed}: it holds their keys, so it can "
             f"see their cards (and deduce others' by elimination)"
         )
     return notes
+
+
+def _seat_name(room: TableRoom, seat: int) -> str:
+    """Who sits in a seat, by name ("the player in seat 2" while it is free)."""
+    for info in room.seats:
+        if info.seat == seat and info.name:
+            return info.name
+    return f"the player in seat {seat}"
 
 
 def _value(value: Any) -> str:
@@ -181,7 +193,10 @@ class CreateForm:
                 False,
             ),
         ]
-        out += [FormField(o.name, o.name, _value(self.values[o.name]), o.help, False) for o in g.options]
+        for o in g.options:
+            value = self.values[o.name]
+            said = o.value_help(value)
+            out.append(FormField(o.name, o.title, o.value_text(value), f"{said} ({o.help})" if said else o.help, False))
         return [FormField(f.key, f.label, f.value, f.help, i == self.focus) for i, f in enumerate(out)]
 
     def request(self) -> tuple[str, dict[str, Any], int, int]:
