@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, sort_cards
-from .game import Game, result_words
+from .game import Game, Transfer, result_words
 from .plugins import load_plugins
 from .text import command_words, name_seats, third_person
 from .verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
@@ -208,7 +208,8 @@ class Replay:
             # As the live table says it: cards turned face up before (a doubted set in the
             # pile) are no secret, and the line does not call them hidden.
             revealed = self._revealed_at()
-            seen = len({h for h in handles if revealed.get(h, index) < index})
+            given = self._given_handles(index) or handles  # the event names the new handles
+            seen = len({h for h in given if revealed.get(h, index) < index})
             also = "" if not seen else " (seen face up)" if seen == count else f" ({seen} of them seen face up)"
             if all(h in known for h in handles):
                 shown = " ".join(c.unicode() for c in sort_cards(known[h] for h in handles))
@@ -219,6 +220,17 @@ class Replay:
         if kind == "move":
             return [("action", self._move_text(step, known))]
         return [(kind, kind)]
+
+    def _given_handles(self, index: int) -> tuple[int, ...] | None:
+        """The handles a transfer moved, as the game asked for them (the transcript's event
+        names the cards' new handles): the game's next step from the state before it."""
+        if self.game is None or index == 0:
+            return None
+        try:
+            step = self.game.next_step(self.steps[index - 1].state)
+        except Exception:  # a plugin's bug must not stop the replay
+            return None
+        return tuple(step.handles) if isinstance(step, Transfer) else None
 
     def _revealed_at(self) -> dict[int, int]:
         """Each handle turned face up for everyone, and the first step that did it."""

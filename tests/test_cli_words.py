@@ -144,3 +144,31 @@ def test_doctor_on_loopback_says_friends_cannot_reach_it(cli):
     last = run.stdout.rstrip().splitlines()[-1]
     assert "which only this computer can reach" in last
     assert "friends on other computers cannot reach a table there" in last
+
+
+def test_history_json_names_the_winners_and_keeps_the_seats():
+    from p2pcards.history import GameRecord, PlayerRecord
+
+    players = [PlayerRecord(s, n, f"{s:064x}", f"000{s}") for s, n in enumerate(["alice", "bob", "carol"])]
+    result = {"winners": [2], "scores": [1.0, 0.0, 3.0], "summary": "seat 2 wins the match", "details": {}}
+    rec = GameRecord("ab" * 16, 0, "cals-bs", "Cal's BS", "2", {}, players, "finished", result, "verified")
+    shown = rec.to_json()["result"]
+    assert shown["summary"] == "carol wins the match" and shown["winners"] == [2]
+    assert shown["winner_names"] == ["carol"]
+    assert rec.result is not None and rec.result["summary"] == "seat 2 wins the match"  # stored as verify gave it
+
+
+def test_history_names_the_seat_of_a_bye_entry():
+    from p2pcards import history as hist
+
+    game = {
+        "our_seat": 0,
+        "players": [{"seat": 0, "name": "alice"}, {"seat": 1, "name": "bob"}, {"seat": 2, "name": "carol"}],
+        "status": "abandoned",
+        "result": None,
+        "verdict": "failed",
+        "problem": {"step": "bye entry of seat 2 (log #12)", "reason": "it was not signed", "seat": 2},
+    }
+    mark, line = hist.verdict_mark(game)
+    assert line == "not verified: bye entry of carol (log #12): it was not signed; to blame: carol"
+    assert "seat 2" not in line

@@ -353,7 +353,7 @@ class LobbyScreen:
         room = self.backend.room()
         if room is None:
             return [("class:seat.label", " none: join a table from the list, or create one\n")]
-        lines = [printable(line) for line in room_lines(room)]  # names, options: the host's
+        lines = [printable(line) for line in room_lines(room, self.backend.games())]  # names, options: the host's
         out: StyleAndTextTuples = [("class:seat.me", f" {lines[0]}\n")]
         return out + [("", f" {line}\n") for line in lines[1:]]
 

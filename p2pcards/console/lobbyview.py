@@ -44,9 +44,10 @@ def table_rows(tables: Sequence[TableAd], selected: int | None) -> list[tuple[bo
     return rows
 
 
-def room_lines(room: TableRoom) -> list[str]:
+def room_lines(room: TableRoom, games: Sequence[GameChoice] = ()) -> list[str]:
     """The room: the table, every seat with who sits there and whether they are ready, then
-    the table's options and timeouts, and what comes next."""
+    the table's options (in words, when ``games``, the installed ones, has the table's game)
+    and timeouts, and what comes next."""
     t = room.table
     head = f"{t.game_name} at {t.host_name}'s table" if t.game_name != "?" else f"table at {t.address}"
     lines = [head + ("  (you host it)" if room.hosting else "")]
@@ -65,7 +66,7 @@ def room_lines(room: TableRoom) -> list[str]:
         lines.append("  waiting for the seats...")
     lines += bot_notes(room)
     if t.options:
-        lines.append("options: " + ", ".join(f"{k}={_value(v)}" for k, v in t.options.items()))
+        lines.append("options: " + options_text(t.game_id, t.options, games))
     if room.timeouts:
         lines.append(f"timeouts: {room.timeouts}")
     if room.auth_words:
@@ -81,6 +82,17 @@ def room_lines(room: TableRoom) -> list[str]:
         else:
             lines.append("waiting for the other seats to be ready")
     return lines
+
+
+def options_text(game_id: str, options: Mapping[str, Any], games: Sequence[GameChoice] = ()) -> str:
+    """A table's options as a person reads them ("first dealer: by lot, going out: face up,
+    must be true"); an option the installed game does not know: ``key=value``."""
+    known = {o.name: o for g in games if g.id == game_id for o in g.options}
+    out = []
+    for key, value in options.items():
+        option = known.get(key)
+        out.append(f"{option.title}: {option.value_text(value)}" if option else f"{key}={_value(value)}")
+    return ", ".join(out)
 
 
 def bot_notes(room: TableRoom) -> list[str]:
