@@ -1187,9 +1187,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
     p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
     p.add_argument(
+        "--play-as-bot",
         "--bot",
-        metavar="NAME",
-        help="the bot to play the seat (default: the one that played it, or you in the console if a person did)",
+        dest="bot",
+        metavar="KIND",
+        help="no screen: a bot of this kind plays the seat (default: the one that played it, or you in the "
+        "console if a person did)",
     )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.add_argument(

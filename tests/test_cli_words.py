@@ -172,3 +172,10 @@ def test_history_names_the_seat_of_a_bye_entry():
     mark, line = hist.verdict_mark(game)
     assert line == "not verified: bye entry of carol (log #12): it was not signed; to blame: carol"
     assert "seat 2" not in line
+
+
+def test_play_as_bot_is_one_flag_on_every_command():
+    parser = build_parser()
+    for argv in (["join", "alice"], ["resume"], ["host", "--game", "cals-bs"]):
+        for flag in ("--play-as-bot", "--bot"):
+            assert parser.parse_args([*argv, flag, "random"]).bot == "random", (argv, flag)

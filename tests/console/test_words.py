@@ -180,3 +180,17 @@ def test_the_room_says_the_table_options_in_words(host):
     lines = room_lines(room, game_choices(host))
     assert "options: first dealer: by lot, turn order: free order" in lines
     assert "options: first_dealer=-1, turn_mode=free" in room_lines(room)  # a game not installed here
+
+
+def test_the_demo_asks_for_a_variant_in_words(host):
+    import io
+
+    from p2pcards.console.demo import ask_variant
+
+    out = io.StringIO()
+    assert ask_variant(host, "cals-bs", stdin=io.StringIO("free order\n"), stdout=out) == "free-order"
+    shown = out.getvalue()
+    assert "1. standard rules" in shown and "free-order: turn order: free order" in shown
+    assert ask_variant(host, "cals-bs", stdin=io.StringIO("\n"), stdout=io.StringIO()) == ""
+    assert ask_variant(host, "cals-bs", stdin=io.StringIO("9\n2\n"), stdout=io.StringIO()) == "quads"
+    assert ask_variant(host, "cals-bs", stdin=io.StringIO(""), stdout=io.StringIO()) is None  # end of input: stop
