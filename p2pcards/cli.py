@@ -84,15 +84,63 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         for game in plugin["games"]:
             lo, hi = game["players"]
             print(f"  game {game['id']}: {game['name']}, rules {game['rules_version']}, {lo}-{hi} players")
-            for opt in game["options"]:
-                choices = f" [{'|'.join(opt['choices'])}]" if "choices" in opt else ""
-                print(f"    --option {opt['name']}={opt['default']}{choices}  {opt['help']}")
-            for variant, values in game["variants"].items():
-                print(f"    variant {variant}: " + " ".join(f"{k}={v}" for k, v in values.items()))
+            for line in game_words(game):
+                print(f"  {line}")
         for bot in plugin["bots"]:
             print(f"  bot {bot}")
     report_plugin_errors(host)
     return 0
+
+
+def game_words(game: dict[str, Any]) -> list[str]:
+    """A game's options and variants in words, from :func:`p2pcards.plugins.describe_game`:
+    each option's label, its default, what it does, and what its named values mean."""
+    lines = []
+    for opt in game["options"]:
+        default = opt["default"]
+        said = next((v["label"] for v in opt.get("values", ()) if v["value"] == default), None)
+        if said is None:
+            said = ("on" if default else "off") if isinstance(default, bool) else str(default)
+        raw = ("on" if default else "off") if isinstance(default, bool) else str(default)
+        lines.append(f"  {opt.get('label', opt['name'])}: {said}  (--option {opt['name']}={raw})")
+        lines.append(f"      {opt['help']}")
+        for value in opt.get("values", ()):
+            text = ("on" if value["value"] else "off") if isinstance(value["value"], bool) else str(value["value"])
+            said = "" if value["label"] == text else f"{value['label']} - "
+            lines.append(f"      {text}: {said}{value['help']}")
+        named = {v["value"] for v in opt.get("values", ())}
+        rest = [c for c in opt.get("choices", ()) if c not in named]
+        if rest:
+            lines.append(f"      also: {', '.join(rest)}")
+    for variant, values in game["variants"].items():
+        words = game.get("variant_help", {}).get(variant) or " ".join(f"{k}={v}" for k, v in values.items())
+        lines.append(f"  --variant {variant}: {words}")
+    return lines
+
+
+class _GameHelpParser(argparse.ArgumentParser):
+    """A command's parser whose ``--help`` ends with every installed game's options in words
+    (the plugins load only when the help is shown)."""
+
+    def __init__(self, *args: Any, game_words: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.game_words = game_words
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if not self.game_words:
+            return text
+        try:
+            data = load_plugins().describe()
+        except Exception:  # a broken plugin: 'p2pcards plugins' says what is wrong
+            return text
+        lines = ["", "games and their options:"]
+        for plugin in data["plugins"]:
+            for game in plugin["games"]:
+                lo, hi = game["players"]
+                lines.append(f"{game['name']} (--game {game['id']}, {lo}-{hi} players)")
+                lines += game_words(game)
+        return text + "\n".join(lines) + "\n"
 
 
 def game_options(game, args: argparse.Namespace) -> dict[str, Any]:
@@ -185,16 +233,22 @@ def mental_poker_deck_factory(seed: Any):
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .console.app import run_console
-    from .console.demo import DeckUnavailable, DemoSettings, DemoTables, ask_game, demo_table
+    from .console.demo import DeckUnavailable, DemoSettings, DemoTables, ask_game, ask_variant, demo_table
     from .console.render import bell_enabled, choose_glyphs
 
     host = load_plugins()
     report_plugin_errors(host)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the demo is a full-screen program: run it in a terminal")
+    asked = args.game is None
     game_id = args.game or ask_game(host)
     if game_id is None:
         raise UsageError("no game chosen (installed games: see 'p2pcards plugins')")
+    if asked and args.variant is None and not args.option:
+        # Asked for the game: ask how to play it too (the named variants, in words).
+        args.variant = ask_variant(host, game_id)
+        if args.variant is None:
+            raise UsageError("no variant chosen")
     game = host.game(game_id)
     options = game_options(game, args)
     players = args.players or demo_players(game, options)
@@ -444,6 +498,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
 
 def _print_outcome(outcome) -> int:
     """How a networked seat's game ended, naming the players ("bob wins", never "seat 1")."""
+    from .game import result_words
     from .text import name_seats
 
     session = outcome.peer.session
@@ -453,7 +508,7 @@ def _print_outcome(outcome) -> int:
         reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
         print(f"the game stopped: {printable(name_seats(reason, names))}")
     elif outcome.result is not None:
-        print(f"result: {printable(name_seats(outcome.result.summary, names))}")
+        print(f"result: {printable(name_seats(result_words(session.game, outcome.result), names))}")
         violations = session.violations
         print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
         for v in violations:
@@ -480,6 +535,10 @@ def cmd_host(args: argparse.Namespace) -> int:
     game = host.game(args.game)
     options = game_options(game, args)
     players = args.seats or game.default_players(options)
+    # --name names the player; the table is named by --table-name, else by the player's
+    # name (as --name named both before --table-name, so 'join NAME' still finds it).
+    args.name = args.name or _default_name()
+    args.table_name = args.table_name or args.name
     if not 0 <= args.bots < players:
         raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
     if not 0 <= args.port <= 65535:
@@ -495,7 +554,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     def on_port(port: int) -> None:
         where = f"{args.interface}:{port}" if args.interface else f"port {port} on every interface"
         print(
-            f"table '{args.name}' ({game.name}, {players} seats) is open at {where}; "
+            f"table '{args.table_name}' ({game.name}, {players} seats) is open at {where}; "
             f"waiting for {players - 1 - args.bots} player(s)",
             flush=True,
         )
@@ -516,7 +575,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             interface=address,
             port=args.port,
             bots=args.bots,
-            bot_name=args.bot or "strategic",
+            bot_name=args.bot_kind,
             transcript_dir=Path(args.transcript_dir),
             on_port=on_port,
             on_roster=on_roster,
@@ -526,6 +585,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             bot_delay=args.bot_delay or 0.0,
             history=True,
             spectator_chat=args.spectator_chat,
+            table_name=args.table_name,
         )
     )
     return _print_outcome(outcomes[0])
@@ -547,12 +607,13 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
         interface=_interface(args),
         port=args.port,
         bots=args.bots,
-        bot_name="strategic",
+        bot_name=args.bot_kind,
         bot_delay=IN_PERSON_BOT_DELAY if args.bot_delay is None else args.bot_delay,
         transcript_dir=Path(args.transcript_dir),
         timeouts=Timeouts(deck=args.deck_timeout, turn=args.turn_timeout, grace=args.grace),
         rematch=True,
         spectator_chat=args.spectator_chat,
+        table_name=args.table_name,
     )
     return _play_in_console(table, args)
 
@@ -574,16 +635,24 @@ def cmd_join(args: argparse.Namespace) -> int:
     _check_interface(args)
     if not args.bot:
         _need_terminal("join")
+    args.name = args.name or _default_name()
     identity = load_or_create_identity()
     listen = args.interface or "0.0.0.0"
+    found: list[tuple[str, int]] = []
 
     async def find() -> tuple[str, int]:
         target = args.table
         address, sep, port = target.rpartition(":")
         if sep and port.isdigit():
             return address, int(port)
+        if found:  # looked up before the screen opened
+            return found.pop()
         advert = await find_table(_announce_interface(_interface(args)), target, timeout=args.timeout)
         return advert.host, advert.port
+
+    if not args.bot and not (sep and port_text.isdigit()):
+        # A table that is not there fails here, with the tables that are, not in the screen.
+        found.append(trio.run(find))
 
     if not args.bot:
         from .console.seat import joined_seat
@@ -968,42 +1037,67 @@ def build_parser() -> argparse.ArgumentParser:
         description="A card table for home networks with no server and no trusted dealer.",
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_GameHelpParser)
 
-    p = sub.add_parser("plugins", help="list installed game plugins, their games and options")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_plugins)
+    p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
+    p.add_argument(
+        "--interface", metavar="IP", help="IPv4 address to look for and announce tables on (default: every interface)"
+    )
+    p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=IN_PERSON_BOT_DELAY,
+        metavar="SECONDS",
+        help=f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g}, as whenever you play on screen)",
+    )
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.add_argument(
+        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
+    p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("simulate", help="play whole games between bots")
-    p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
+    p = sub.add_parser("demo", help="play a game against bots on this computer", game_words=True)
+    p.add_argument("--game", help="game id (default: ask; see 'p2pcards plugins')")
     p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--seats", type=int, dest="players", help=argparse.SUPPRESS)  # as host took it
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
-    p.add_argument("--variant", help="a named preset of options")
-    p.add_argument("--bot", action="append", metavar="NAME", help="bot for every seat, or repeat once per seat")
-    p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
-    p.add_argument("--seed", default="0", help="the same seed gives the same games")
-    p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
+    p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
+    p.add_argument("--seed", help="the same seed deals the same games")
+    p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
     p.add_argument(
-        "--in-process",
-        action="store_true",
-        help="use the mental-poker deck with every party in this process (no network)",
+        "--bot-delay",
+        type=float,
+        default=IN_PERSON_BOT_DELAY,
+        metavar="SECONDS",
+        help=f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g}, as whenever you play on screen)",
     )
+    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.add_argument(
-        "--transcript-dir", metavar="DIR", help="over the network (the default): save every peer's transcript here"
+        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_simulate)
+    p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("host", help="open a table on the network and play")
+    p = sub.add_parser("host", help="open a table on the network and play", game_words=True)
     p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
     p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
-    p.add_argument("--seats", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--players", type=int, dest="seats", help="number of seats (default: the game's minimum)")
+    p.add_argument("--seats", type=int, dest="seats", help=argparse.SUPPRESS)  # the old name
     p.add_argument("--bots", type=int, default=0, help="bot peers to fill seats with (default 0)")
     p.add_argument(
-        "--bot", metavar="NAME", help="let a bot of this kind play this seat (default: you play it in the console)"
+        "--bot-kind", metavar="KIND", default="strategic", help="the kind of bot for --bots (default strategic)"
     )
-    p.add_argument("--name", type=_display_name, default="p2pcards table", help="the table's name in the lobby")
+    p.add_argument(
+        "--play-as-bot",
+        "--bot",
+        dest="bot",
+        metavar="KIND",
+        help="no screen: a bot of this kind plays your seat (default: you play it in the console)",
+    )
+    p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
+    p.add_argument("--table-name", type=_display_name, help="the table's name in the lobby (default: NAME's table)")
     p.add_argument("--interface", metavar="IP", help="IPv4 address to listen and announce on (default: all)")
     p.add_argument("--port", type=int, default=0, help="TCP port (default: any free port)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
@@ -1037,7 +1131,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--bot-delay",
         type=float,
         metavar="SECONDS",
-        help=f"bots' thinking time per move (default 0; {IN_PERSON_BOT_DELAY:g} when you play in person)",
+        help=(
+            f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g} when you play on screen, "
+            "0 with --play-as-bot)"
+        ),
     )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.add_argument(
@@ -1045,40 +1142,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_host)
 
-    p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
-    p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
-    p.add_argument(
-        "--bot",
-        metavar="NAME",
-        help="the bot to play the seat (default: the one that played it, or you in the console if a person did)",
-    )
-    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
-    p.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
-    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
-    p.add_argument(
-        "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
-    )
-    p.set_defaults(func=cmd_resume)
-
     p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
     p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
-    p.add_argument("--name", type=_display_name, default="player", help="your name at the table")
+    p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
     p.add_argument(
-        "--bot", metavar="NAME", help="let a bot of this kind play this seat (default: you play it in the console)"
+        "--play-as-bot",
+        "--bot",
+        dest="bot",
+        metavar="KIND",
+        help="no screen: a bot of this kind plays your seat (default: you play it in the console)",
     )
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(
-        "--bot-delay", type=float, default=0.0, metavar="SECONDS", help="bots' thinking time per move (default 0)"
+        "--bot-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="bots' thinking time per move (default 0: only bots play here)",
     )
     p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
     p.add_argument(
         "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
     )
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("list", help="list the tables on the network")
+    p.add_argument("--interface", metavar="IP", help="IPv4 address to browse on (default: all)")
+    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="how long to listen (default 3)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("watch", help="watch a started table without a seat (its public moves only)")
     p.add_argument("table", metavar="TABLE-OR-HOST:PORT", help="a table id or name from 'p2pcards list', or HOST:PORT")
@@ -1090,61 +1184,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers")
     p.set_defaults(func=cmd_watch)
 
-    p = sub.add_parser("list", help="list the tables on the network")
-    p.add_argument("--interface", metavar="IP", help="IPv4 address to browse on (default: all)")
-    p.add_argument("--timeout", type=float, default=3.0, metavar="SECONDS", help="how long to listen (default 3)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=cmd_list)
-
-    p = sub.add_parser("demo", help="play a game against bots on this computer")
-    p.add_argument("--game", help="game id (default: ask; see 'p2pcards plugins')")
-    p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
-    p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
-    p.add_argument("--seed", help="the same seed deals the same games")
-    p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
-    p.add_argument("--bot-delay", type=float, default=0.8, metavar="SECONDS", help="bots' thinking time (default 0.8)")
+    p = sub.add_parser("resume", help="bring a seat back into its game after a crash")
+    p.add_argument("folder", nargs="?", help="the seat's folder (default: the newest unfinished game)")
+    p.add_argument(
+        "--play-as-bot",
+        "--bot",
+        dest="bot",
+        metavar="KIND",
+        help="no screen: a bot of this kind plays the seat (default: the one that played it, or you in the "
+        "console if a person did)",
+    )
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.add_argument(
         "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
     )
-    p.set_defaults(func=cmd_demo)
-
-    p = sub.add_parser("play", help="open the LAN lobby: find, create and join tables, and play")
-    p.add_argument(
-        "--interface", metavar="IP", help="IPv4 address to look for and announce tables on (default: every interface)"
-    )
-    p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
-    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
+    p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(
         "--bot-delay",
         type=float,
-        default=0.5,
+        default=0.0,
         metavar="SECONDS",
-        help="thinking time of the bots you seat (default 0.5)",
+        help="bots' thinking time per move (default 0: only bots play here)",
     )
-    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
-    p.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
-    p.set_defaults(func=cmd_play)
-
-    p = sub.add_parser("new-game", help="write a new game plugin (pyproject, rules, bot, tests) to a folder")
-    p.add_argument("name", help="the game id, e.g. high-card")
-    p.add_argument("--dir", help="the folder to write (default: ./p2pcards-NAME); must be new or empty")
-    p.set_defaults(func=cmd_new_game)
-
-    p = sub.add_parser("doctor", help="check interfaces, the port and discovery; print firewall hints")
-    p.add_argument("--interface", metavar="IP", help="test this IPv4 address (default: self-test on 127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="the TCP port to check (default: any free port)")
-    p.add_argument("--timeout", type=float, default=8.0, metavar="SECONDS", help="discovery wait (default 8)")
-    p.set_defaults(func=cmd_doctor)
-
-    p = sub.add_parser("bench", help="time setup, moves and verification with real peers over 127.0.0.1")
-    from .bench import add_arguments as add_bench_arguments
-
-    add_bench_arguments(p)
-    p.set_defaults(func=cmd_bench)
+    p.set_defaults(func=cmd_resume)
 
     p = sub.add_parser("history", help="the games played here, newest first, and a record per opponent")
     p.add_argument("--opponents", action="store_true", help="everyone played with, by key: games, wins, losses")
@@ -1166,12 +1228,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_history)
 
-    p = sub.add_parser("verify", help="re-check a game from its transcript: signatures, shuffles, moves, result")
-    p.add_argument("file", help="a transcript (.p2pt)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--show-hands", action="store_true", help="show every deal, transfer and move with its faces")
-    p.set_defaults(func=cmd_verify)
-
     p = sub.add_parser("replay", help="verify a transcript, then step through it as one seat saw it, or every hand")
     p.add_argument("file", help="a transcript (.p2pt)")
     shown = p.add_mutually_exclusive_group()
@@ -1182,6 +1238,54 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print", action="store_true", help="print every step as text instead of opening the screen")
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("verify", help="re-check a game from its transcript: signatures, shuffles, moves, result")
+    p.add_argument("file", help="a transcript (.p2pt)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--show-hands", action="store_true", help="show every deal, transfer and move with its faces")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("plugins", help="list installed game plugins, their games and options")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_plugins)
+
+    p = sub.add_parser("new-game", help="write a new game plugin (pyproject, rules, bot, tests) to a folder")
+    p.add_argument("name", help="the game id, e.g. high-card")
+    p.add_argument("--dir", help="the folder to write (default: ./p2pcards-NAME); must be new or empty")
+    p.set_defaults(func=cmd_new_game)
+
+    p = sub.add_parser("simulate", help="play whole games between bots", game_words=True)
+    p.add_argument("--game", required=True, help="game id (see 'p2pcards plugins')")
+    p.add_argument("--players", type=int, help="number of seats (default: the game's minimum)")
+    p.add_argument("--seats", type=int, dest="players", help=argparse.SUPPRESS)  # as host took it
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
+    p.add_argument("--variant", help="a named preset of options")
+    p.add_argument("--bot", action="append", metavar="NAME", help="bot for every seat, or repeat once per seat")
+    p.add_argument("--games", type=int, default=1, help="how many games (default 1)")
+    p.add_argument("--seed", default="0", help="the same seed gives the same games")
+    p.add_argument("--local", action="store_true", help="use the local open-faced dealer (fast, one process)")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="use the mental-poker deck with every party in this process (no network)",
+    )
+    p.add_argument(
+        "--transcript-dir", metavar="DIR", help="over the network (the default): save every peer's transcript here"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("doctor", help="check interfaces, the port and discovery; print firewall hints")
+    p.add_argument("--interface", metavar="IP", help="test this IPv4 address (default: self-test on 127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help="the TCP port to check (default: any free port)")
+    p.add_argument("--timeout", type=float, default=8.0, metavar="SECONDS", help="discovery wait (default 8)")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("bench", help="time setup, moves and verification with real peers over 127.0.0.1")
+    from .bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(p)
+    p.set_defaults(func=cmd_bench)
 
     return parser
 

@@ -46,6 +46,8 @@ class Report:
     in_use: str | None
     checks: list[Check] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
+    #: The address the listening and discovery checks ran on.
+    tested: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -66,7 +68,17 @@ class Report:
         lines.append("Hints:")
         lines += [f"  - {hint}" for hint in self.hints]
         lines.append("")
-        lines.append("All checks passed." if self.ok else "Some checks failed: see above and docs/troubleshooting.md.")
+        if not self.ok:
+            lines.append("Some checks failed: see above and docs/troubleshooting.md.")
+        elif self.tested is not None and ipaddress.ip_address(self.tested).is_loopback:
+            lan = next((a for _, a in self.interfaces if not ipaddress.ip_address(a).is_loopback), None)
+            again = f"p2pcards doctor --interface {lan}" if lan else "p2pcards doctor --interface YOUR-LAN-ADDRESS"
+            lines.append(
+                f"All checks passed on {self.tested}, which only this computer can reach: friends on other "
+                f"computers cannot reach a table there. To check what they can reach: {again}"
+            )
+        else:
+            lines.append("All checks passed.")
         # Adapter names and error texts come from the system: shown printable, one per line.
         return "\n".join(printable(line) for line in lines)
 
@@ -208,5 +220,6 @@ def run_doctor(interface: str | None = None, port: int = 0, timeout: float = 8.0
     port_check, bound = check_port(listen_on, port)
     report.checks.append(port_check)
     report.checks.append(trio.run(discovery_self_test, test_address, bound if port_check.ok else 9, timeout))
+    report.tested = test_address
     report.hints = hints(found, in_use, port, chosen)
     return report

@@ -58,6 +58,7 @@ __all__ = [
     "Option",
     "OptionError",
     "Result",
+    "result_words",
     "Reveal",
     "Shuffle",
     "Step",
@@ -210,6 +211,12 @@ class Option:
 
     ``type`` is ``bool``, ``int`` or ``str``. ``choices`` restricts a ``str`` option to a set of
     values; ``minimum``/``maximum`` bound an ``int`` option.
+
+    Words for people (optional: a plugin without them still works, and screens fall back to
+    the name and the raw value): ``label`` names the option ("first dealer"), ``values`` gives
+    ``(value, label, description)`` for the values worth a word (every choice; an ``int``'s
+    special values such as ``-1``: "by lot"), as a lobby form, ``--help`` and ``plugins``
+    show them.
     """
 
     name: str
@@ -219,6 +226,33 @@ class Option:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    label: str = ""
+    values: tuple[tuple[Any, str, str], ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The option's name for people: its label, or its name with spaces."""
+        return self.label or self.name.replace("_", " ")
+
+    def _word(self, value: Any) -> tuple[str, str] | None:
+        for known, label, description in self.values:
+            if known == value and type(known) is type(value):
+                return label, description
+        return None
+
+    def value_text(self, value: Any) -> str:
+        """A value as a person reads it: its label ("by lot"), else on/off or the value."""
+        word = self._word(value)
+        if word is not None:
+            return word[0]
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return str(value)
+
+    def value_help(self, value: Any) -> str:
+        """The one-line description of a value, or ``""``."""
+        word = self._word(value)
+        return word[1] if word is not None else ""
 
     def parse(self, value: Any) -> Any:
         """Turn text (from a command line) or a plain value into a valid value, or raise
@@ -258,7 +292,12 @@ class Option:
             "type": self.type.__name__,
             "default": self.default,
             "help": self.help,
+            "label": self.title,
         }
+        if self.values:
+            out["values"] = [
+                {"value": value, "label": label, "help": description} for value, label, description in self.values
+            ]
         if self.choices:
             out["choices"] = list(self.choices)
         if self.minimum is not None:
@@ -304,6 +343,14 @@ class Game(abc.ABC, Generic[S]):
     lists_every_action: ClassVar[bool] = False
 
     # -- options and setup ----------------------------------------------------------------
+
+    def result_text(self, result: Result) -> str:
+        """The result in words for people (the end panel, the replay, ``host``'s last line),
+        naming seats "seat N" as the rest of the game's text does. The default is
+        ``result.summary``; a game may say more, such as each seat's score next to its seat,
+        without changing the summary (the transcript records it and verify compares it). The
+        result may come from a file: read it defensively."""
+        return result.summary
 
     def resolve_options(self, given: Mapping[str, Any], players: int) -> dict[str, Any]:
         """Defaults merged with ``given`` (text or plain values), each validated; then
@@ -538,3 +585,15 @@ class Bot(abc.ABC):
         """Seconds this bot takes to respond with ``action`` in a :class:`Round` (who acts first
         wins a race): a human-like delay drawn from ``rng``, 0.3 to 1.5 s by default."""
         return self.rng.uniform(0.3, 1.5)
+
+
+def result_words(game: Game[Any] | None, result: Result) -> str:
+    """:meth:`Game.result_text`, or the summary when there is no game or its text fails (a
+    plugin's bug must not hide how the game ended)."""
+    if game is None:
+        return result.summary
+    try:
+        text = game.result_text(result)
+    except Exception:
+        return result.summary
+    return text if isinstance(text, str) else result.summary

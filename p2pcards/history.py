@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .text import printable
+from .text import name_seats, printable
 
 __all__ = [
     "DB_FILE",
@@ -156,7 +156,7 @@ class GameRecord:
                 for p in self.players
             ],
             "status": self.status,
-            "result": self.result,
+            "result": self._named_result(),
             "verdict": self.verdict,
             "problem": None
             if self.verdict in ("verified", PENDING)
@@ -165,6 +165,21 @@ class GameRecord:
             "recorded": _iso(self.recorded_at),
             "transcript": self.transcript,
         }
+
+    def _named_result(self) -> dict[str, Any] | None:
+        """The result for people and programs: ``winners`` stay seat numbers (the machine
+        field), ``winner_names`` and ``summary`` name the players ("bob wins the match", not
+        "seat 2 wins the match")."""
+        if self.result is None:
+            return None
+        by_seat = {p.seat: p.name for p in self.players}
+        names = [by_seat.get(seat, f"seat {seat}") for seat in range(max(by_seat, default=-1) + 1)]
+        out = dict(self.result)
+        winners = out.get("winners") or []
+        out["winner_names"] = [by_seat.get(w, f"seat {w}") for w in winners if isinstance(w, int)]
+        if isinstance(out.get("summary"), str):
+            out["summary"] = name_seats(out["summary"], names)
+        return out
 
 
 # -- reading a transcript ---------------------------------------------------------------------
@@ -747,7 +762,10 @@ def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
     if game["verdict"] == PENDING:
         return "pending", "checked live at the table; the full verification of its transcript is pending"
     problem = game["problem"] or {}
-    line = f"{problem.get('step') or '?'}: {problem.get('reason') or '?'}"
+    seats = [p["seat"] for p in game["players"]]
+    names = _names(game, range(max(seats, default=-1) + 1))
+    # verify names seats by number ("bye entry of seat 2"): a person reads names
+    line = name_seats(f"{problem.get('step') or '?'}: {problem.get('reason') or '?'}", names)
     if problem.get("seat") is not None:
         line += f"; to blame: {_names(game, [problem['seat']])[0]}"
     if game["verdict"] == "unreadable":

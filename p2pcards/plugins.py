@@ -207,7 +207,25 @@ def describe_game(game: Game) -> dict[str, Any]:
         "players": [game.min_players, game.max_players],
         "options": [o.describe() for o in game.options],
         "variants": {k: dict(v) for k, v in game.variants.items()},
+        "variant_help": {k: variant_text(game, k) for k in game.variants},
     }
+
+
+def variant_text(game: Game, variant: str) -> str:
+    """A variant in words: "free order: turn order free (...)"."""
+    options = {o.name: o for o in game.options}
+    parts = []
+    for key, value in game.variants.get(variant, {}).items():
+        opt = options.get(key)
+        if opt is None:
+            parts.append(f"{key}={value}")
+            continue
+        try:
+            parsed = opt.parse(value)
+        except ValueError:
+            parsed = value
+        parts.append(f"{opt.title}: {opt.value_text(parsed)}")
+    return ", ".join(parts)
 
 
 _REQUIRED = {"id": str, "name": str, "rules_version": str, "min_players": int, "max_players": int}
@@ -232,6 +250,15 @@ def contract_problem(game: Any) -> str | None:
             opt.parse(opt.default)
         except ValueError as exc:
             return f"game {game.id}: the default of option {opt.name} is invalid ({exc})"
+        if not isinstance(opt.label, str) or not isinstance(opt.values, tuple):
+            return f"game {game.id}: option {opt.name}: label is text and values a tuple"
+        for entry in opt.values:
+            if not (isinstance(entry, tuple) and len(entry) == 3 and all(isinstance(t, str) for t in entry[1:])):
+                return f"game {game.id}: option {opt.name}: each of values is (value, label, description)"
+            try:
+                opt.parse(entry[0])
+            except ValueError as exc:
+                return f"game {game.id}: option {opt.name}: a labelled value is invalid ({exc})"
     options = {o.name: o for o in game.options}
     for variant, values in game.variants.items():
         for key, value in values.items():

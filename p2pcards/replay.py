@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, sort_cards
-from .game import Game
+from .game import Game, Transfer, result_words
 from .plugins import load_plugins
 from .text import command_words, name_seats, third_person
 from .verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
@@ -91,6 +91,7 @@ class Replay:
     names: tuple[str, ...]
     steps: list[ReplayStep] = field(default_factory=list)
     faces: dict[int, Card] | None = None
+    _revealed_cache: dict[int, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def players(self) -> int:
@@ -203,13 +204,45 @@ class Replay:
         if kind == "transfer":
             handles, to_seat = event["handles"], event["to"]
             count = len(handles)
+            go = f"{count} card{'s go' if count != 1 else ' goes'} to {names[to_seat]}"
+            # As the live table says it: cards turned face up before (a doubted set in the
+            # pile) are no secret, and the line does not call them hidden.
+            revealed = self._revealed_at()
+            given = self._given_handles(index) or handles  # the event names the new handles
+            seen = len({h for h in given if revealed.get(h, index) < index})
+            also = "" if not seen else " (seen face up)" if seen == count else f" ({seen} of them seen face up)"
             if all(h in known for h in handles):
                 shown = " ".join(c.unicode() for c in sort_cards(known[h] for h in handles))
-                return [("transfer", f"{count} card{'s go' if count != 1 else ' goes'} to {names[to_seat]}: {shown}")]
+                return [("transfer", f"{go}{also}: {shown}")]
+            if seen:
+                return [("transfer", go + also)]
             return [("transfer", f"{count} hidden card{'s go' if count != 1 else ' goes'} to {names[to_seat]}")]
         if kind == "move":
             return [("action", self._move_text(step, known))]
         return [(kind, kind)]
+
+    def _given_handles(self, index: int) -> tuple[int, ...] | None:
+        """The handles a transfer moved, as the game asked for them (the transcript's event
+        names the cards' new handles): the game's next step from the state before it."""
+        if self.game is None or index == 0:
+            return None
+        try:
+            step = self.game.next_step(self.steps[index - 1].state)
+        except Exception:  # a plugin's bug must not stop the replay
+            return None
+        return tuple(step.handles) if isinstance(step, Transfer) else None
+
+    def _revealed_at(self) -> dict[int, int]:
+        """Each handle turned face up for everyone, and the first step that did it."""
+        cached = self._revealed_cache
+        if cached is None:
+            cached = {}
+            for i, step in enumerate(self.steps):
+                if step.kind == "reveal":
+                    for h in step.event.get("handles", ()):
+                        cached.setdefault(h, i)
+            self._revealed_cache = cached
+        return cached
 
     def _move_text(self, step: ReplayStep, known: Mapping[int, Card]) -> str:
         assert self.game is not None, "a replay with steps has its game"
@@ -232,7 +265,7 @@ class Replay:
         result = self.report.result
         if result is None:
             return None
-        return name_seats(result.summary, self.names)
+        return name_seats(result_words(self.game, result), self.names)
 
     # -- finding steps ------------------------------------------------------------------------
 

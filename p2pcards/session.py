@@ -43,6 +43,7 @@ from .game import (
     Turn,
     Violation,
     agree,
+    result_words,
 )
 from .table.protocol import MAX_CHAT
 from .text import name_seats, printable
@@ -377,7 +378,7 @@ class TableSession:
             owner = step.owner if isinstance(step, Reveal) else None
             if owner is not None and 0 <= owner < len(self.names):
                 return f"{self.names[owner]} {agree(self.names[owner], 'shows')} {faces}"
-            return f"turned face up: {faces}"
+            return f"turned face up from the stock: {faces}"  # (nobody holds them: Reveal)
         assert isinstance(step, Transfer)
         # The new holder takes them hidden from the others; some may have been face up before
         # (a doubted set in the pile): those are no secret, and the line does not call them so.
@@ -472,7 +473,7 @@ class TableSession:
                 self._set_phase("done")
                 self.publish(
                     "done",
-                    name_seats(step.result.summary, self.names),  # "seat 2 wins" -> "bob wins"
+                    name_seats(result_words(game, step.result), self.names),  # "seat 2 wins" -> "bob wins"
                     result=step.result.to_wire(),
                     violations=[v.to_wire() for v in self.violations],
                 )
@@ -617,7 +618,7 @@ def _event_data(event: dict[str, Any]) -> dict[str, Any]:
     if event["kind"] == "shuffle":
         return {"cards": len(data["handles"])}
     if event["kind"] == "deal":
-        return {"handles": list(data["to"])}
+        return {"handles": list(data["to"]), "seats": sorted(set(data["to"].values()))}
     return data
 
 

@@ -175,8 +175,13 @@ def test_the_printout_after_a_network_game_names_the_players(capsys):
 
     from p2pcards.cli import _print_outcome
     from p2pcards.game import Result, Violation
+    from p2pcards.plugins import load_plugins
 
-    session = SimpleNamespace(names=["alice", "bob", "carol"], violations=[Violation(2, 7, "passed on seat 0's lead")])
+    session = SimpleNamespace(
+        names=["alice", "bob", "carol"],
+        violations=[Violation(2, 7, "passed on seat 0's lead")],
+        game=load_plugins().game("cals-bs"),
+    )
     outcome = SimpleNamespace(
         aborted=None,
         result=Result((1,), (0.0, 2.0, 0.0), "seat 1 wins the match (0-2-0 in hands won)"),
@@ -188,7 +193,8 @@ def test_the_printout_after_a_network_game_names_the_players(capsys):
     assert _print_outcome(outcome) == 1
     out = capsys.readouterr().out
     assert out.splitlines() == [
-        "result: bob wins the match (0-2-0 in hands won)",
+        # each count next to its player's name, not "0-2-0" in seat order
+        "result: bob wins the match (hands won: alice 0, bob 2, carol 0)",
         "audit: 1 violations",
         "  carol, action 7: passed on alice's lead",
     ]

@@ -18,7 +18,11 @@ def test_doctor_explains_what_it_found(cli):
     assert "[ok] zeroconf self-test on 127.0.0.1: announced a test table and found it again" in out
     for hint in ("5353", "AP or client isolation", "VPN" if "VPN interfaces" in out else "Firewall", "HOST:PORT"):
         assert hint in out
-    assert out.rstrip().endswith("All checks passed.")
+    # All passed, on an address only this computer reaches: it says friends cannot reach it.
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith("All checks passed on 127.0.0.1, which only this computer can reach"), last
+    assert "friends on other computers cannot reach a table there" in last
+    assert "p2pcards doctor --interface" in last
 
 
 def test_doctor_reports_a_port_in_use(cli):

@@ -76,6 +76,7 @@ from .render import (
     log_fragments,
     seats_fragments,
     text_fragments,
+    word_wrap,
 )
 from .viewmodel import TableModel, TableTracker, end_model, table_model
 
@@ -354,7 +355,9 @@ class ConsoleApp:
                 "no one sits in the middle: leave if you did not expect this",
             )
         if session.me is not None:
-            self.tracker.note("notice", f"{session.game.name}: you play seat {session.me}; F1 for help")
+            mine = session.names[session.me] if 0 <= session.me < len(session.names) else "you"
+            playing = "" if mine == "you" else f"you play as {mine}; "
+            self.tracker.note("notice", f"{session.game.name}: {playing}F1 for help")
         else:
             self.tracker.note("notice", f"{session.game.name}: watching")
 
@@ -627,12 +630,14 @@ class ConsoleApp:
         lobby_body = self.lobby.container(section) if self.lobby else Window()
         root = HSplit(
             [
-                Window(ScreenTextControl(self._title), height=1, style="class:title"),
+                Window(ScreenTextControl(self._title), height=lambda: self._title_height(), style="class:title"),
                 ConditionalContainer(body, filter=~showing_help & ~in_lobby),
                 ConditionalContainer(lobby_body, filter=~showing_help & in_lobby),
                 ConditionalContainer(help_pane, filter=showing_help),
                 Window(WrappedTextControl(self._status), height=Dimension(min=1, max=2), dont_extend_height=True),
-                Window(WrappedTextControl(self._message), height=Dimension(min=1, max=2), wrap_lines=True),
+                Window(
+                    SizedTextControl(self._message_fitted, wrap=True), height=Dimension(min=1, max=2), wrap_lines=True
+                ),
                 self.input_area,
                 Window(SizedTextControl(self._toolbar), height=1, style="class:bottom-toolbar"),
             ]
@@ -700,12 +705,18 @@ class ConsoleApp:
         )
         watching = self.tracker.watching if self.tracker is not None else ()
         seen = f" {dot} watching: {', '.join(watching)}" if watching else ""
-        return [
-            (
-                "",
-                f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{seen}{words}",
-            )
-        ]
+        head = f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{seen}"
+        if words and len(head + words) > self._columns():
+            # The five table words are the security ritual: all of them, always, on their own
+            # line when the title leaves no room for them.
+            return [("", head + "\n"), ("", " " + words.removeprefix(f" {dot} "))]
+        return [("", head + words)]
+
+    def _columns(self) -> int:
+        return self.application.output.get_size().columns
+
+    def _title_height(self) -> int:
+        return 1 + fragment_list_to_text(self._title()).count("\n")
 
     def _seats(self, width: int | None = None) -> StyleAndTextTuples:
         model = self.model()
@@ -861,6 +872,34 @@ class ConsoleApp:
         style = "class:message.error" if self.message.error else "class:message.info"
         mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
         return [(style, f" {mark}{self.message.message}")]
+
+    def _message_fitted(self, width: int | None) -> StyleAndTextTuples:
+        """The message line in the two rows it has: a longer one (the legal moves of a big
+        hand) is cut between items or words and ends with an ellipsis, never mid-move."""
+        out = self._message()
+        if not width or len(out) != 1:
+            return out
+        style, text = out[0][0], out[0][1]
+
+        def fits(candidate: str) -> bool:
+            return fragment_list_to_text(word_wrap([(style, candidate)], width)).count("\n") < 2
+
+        if fits(text):
+            return out
+        ellipsis = "…" if self.glyphs.unicode else "..."
+        more = f" {ellipsis} (Tab lists them all)" if text.lstrip(" ✗!").startswith("legal now: ") else f" {ellipsis}"
+        separators = ("; ", ", ") if "; " not in text else ("; ",)
+        cut = text
+        for _ in range(400):  # bounded: each round drops one item or word from the end
+            at = max((cut.rfind(sep) for sep in separators), default=-1)
+            if at <= 0 or " " not in cut.strip():
+                at = cut.rstrip().rfind(" ")
+            if at <= 0:
+                break
+            cut = cut[:at]
+            if fits(cut + more):
+                return [(style, cut + more)]
+        return out
 
     def _toolbar(self, width: int | None = None) -> StyleAndTextTuples:
         """The bottom line: whose turn and the turn clock, then what fits of the rest."""

@@ -13,7 +13,7 @@ from ..cards import CardParseError, Rank, parse_card
 from .controller import MoveChoice, TableController, _cards_as, _unconjugate, console_words
 from .viewmodel import hand_cards
 
-__all__ = ["TableCompleter", "next_words"]
+__all__ = ["TableCompleter", "next_words", "rest_of_moves"]
 
 
 def _meta(choice: MoveChoice) -> str:
@@ -38,7 +38,25 @@ def _is_card(word: str) -> bool:
     return True
 
 
-def next_words(typed: str, choices: list[MoveChoice], hand: list[str]) -> list[tuple[str, str, str]]:
+def rest_of_moves(done: list[str], partial: str, choices: list[MoveChoice]) -> list[tuple[str, str, str]]:
+    """The rest of each legal move that begins with the words typed (``play 8c `` + Tab:
+    ``naming clubs``, ``naming diamonds``...), for a game that lists every move: what 'legal'
+    shows, Tab completes."""
+    typed = [_ascii(w).lower() for w in done]
+    out = []
+    for choice in choices:
+        words = choice.text.split()
+        if len(words) <= len(typed) or [_ascii(w).lower() for w in words[: len(typed)]] != typed:
+            continue
+        rest = " ".join(words[len(typed) :])
+        if rest.lower().startswith(partial.lower()):
+            out.append((rest, partial, "move"))
+    return list(dict.fromkeys(out))
+
+
+def next_words(
+    typed: str, choices: list[MoveChoice], hand: list[str], *, every: bool = False
+) -> list[tuple[str, str, str]]:
     """Completions of the word being typed in a move already begun (``play Ac Ad `` + Tab):
     ``(text, what it replaces, kind)``. After the move's verb: the cards of ``hand`` not typed yet
     and the claims the legal moves make (``as 7``; every rank when the claims differ, so a
@@ -49,6 +67,12 @@ def next_words(typed: str, choices: list[MoveChoice], hand: list[str]) -> list[t
     done = words if ended else words[:-1]
     if not done:
         return []  # still typing the verb: the whole-line completions say it
+    if every and len(done) > 1:
+        # The game lists every move: past the verb and a card, the moves themselves say what
+        # may follow (an eight's suit), not the rest of the hand.
+        rest = rest_of_moves(done, partial, choices)
+        if rest:
+            return rest
     verb = done[0].lower()
     same_verb = [c for c in choices if c.text.split()[0].lower() == verb]
     if not same_verb:
@@ -111,5 +135,6 @@ class TableCompleter(Completer):
             hand = [str(card) for card in hand_cards(session.view(), session.known())[0]]
         except Exception:  # a plugin's view bug: no card words, the moves still complete
             hand = []
-        for text, partial, kind in next_words(typed, choices, hand):
+        every = bool(getattr(session.game, "lists_every_action", False))
+        for text, partial, kind in next_words(typed, choices, hand, every=every):
             yield Completion(text, -len(partial), display_meta=kind)

@@ -242,7 +242,9 @@ class TableController:
         if not choices:
             described = [self._describe(a) for a in self.session.legal_actions()]
             return Feedback("legal now: " + "; ".join(described))
-        shown = ", ".join(c.text for c in choices[:12])
+        # A move with a comma in it ("play 8c, naming spades" in a game's words) would read as
+        # two: then the moves are set apart by semicolons.
+        shown = ("; " if any("," in c.text for c in choices) else ", ").join(c.text for c in choices[:12])
         more = f" (and {len(choices) - 12} more: press Tab)" if len(choices) > 12 else ""
         return Feedback(f"legal now: {shown}{more}")
 

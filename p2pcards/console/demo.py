@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from ..plugins import PluginHost
 from ..session import TableSession, local_session
 
-__all__ = ["DemoSettings", "DeckUnavailable", "DemoTables", "ask_game", "demo_table"]
+__all__ = ["DemoSettings", "DeckUnavailable", "DemoTables", "ask_game", "ask_variant", "demo_table"]
 
 
 class DeckUnavailable(RuntimeError):
@@ -100,3 +100,33 @@ def ask_game(host: PluginHost, *, stdin: TextIO = sys.stdin, stdout: TextIO = sy
             if answer.lower() in (game.id, game.name.lower()):
                 return game.id
         print(f"no game {answer!r}; type a number from 1 to {len(games)}", file=stdout)
+
+
+def ask_variant(
+    host: PluginHost, game_id: str, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
+) -> str | None:
+    """Ask which way to play a game with named variants, each said in words ("free order:
+    turn order free order"); ``""`` for the standard rules, ``None`` to stop."""
+    from ..plugins import variant_text
+
+    game = host.game(game_id)
+    if not game.variants:
+        return ""
+    choices = [("", "standard rules")] + [(v, f"{v}: {variant_text(game, v)}") for v in game.variants]
+    print(f"How do you want to play {game.name}?", file=stdout)
+    for number, (_, text) in enumerate(choices, 1):
+        print(f"  {number}. {text}", file=stdout)
+    while True:
+        print("number or name [1]: ", end="", file=stdout, flush=True)
+        answer = stdin.readline()
+        if not answer:
+            return None
+        answer = answer.strip().lower()
+        if not answer:
+            return ""
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1][0]
+        for variant, _ in choices[1:]:
+            if answer in (variant, variant.replace("-", " ")):
+                return variant
+        print(f"no way {answer!r}; type a number from 1 to {len(choices)}", file=stdout)

@@ -25,7 +25,7 @@ from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError, Roster, TableTerms
 from ..net.runner import AgentFactory, host_table, join_table
 from ..net.table import SeatOutcome
 from ..net.transport import ConnectionClosed
-from ..plugins import PluginHost
+from ..plugins import PluginHost, variant_text
 from ..session import HumanSeat, TableSession
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
@@ -41,10 +41,13 @@ def game_choices(host: PluginHost) -> list[GameChoice]:
     out = []
     for game in sorted(host.games.values(), key=lambda g: g.name.lower()):
         options = tuple(
-            OptionChoice(o.name, o.type.__name__, o.default, o.help, tuple(o.choices), o.minimum, o.maximum)
+            OptionChoice(
+                o.name, o.type.__name__, o.default, o.help, tuple(o.choices), o.minimum, o.maximum, o.label, o.values
+            )
             for o in game.options
         )
-        out.append(GameChoice(game.id, game.name, game.min_players, game.max_players, options))
+        variants = tuple((v, dict(values), variant_text(game, v)) for v, values in game.variants.items())
+        out.append(GameChoice(game.id, game.name, game.min_players, game.max_players, options, variants))
     return out
 
 

@@ -45,6 +45,32 @@ class OptionChoice:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    #: The option's words (see :class:`p2pcards.game.Option`): its label, and
+    #: ``(value, label, description)`` for the values that have words.
+    label: str = ""
+    values: tuple[tuple[Any, str, str], ...] = ()
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name.replace("_", " ")
+
+    def _word(self, value: Any) -> tuple[str, str] | None:
+        for known, label, description in self.values:
+            if known == value and type(known) is type(value):
+                return label, description
+        return None
+
+    def value_text(self, value: Any) -> str:
+        word = self._word(value)
+        if word is not None:
+            return word[0]
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return str(value)
+
+    def value_help(self, value: Any) -> str:
+        word = self._word(value)
+        return word[1] if word is not None else ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +82,9 @@ class GameChoice:
     min_players: int
     max_players: int
     options: tuple[OptionChoice, ...] = ()
+    #: Named presets of options and each one's words (``("free-order", {...}, "turn order:
+    #: free order")``).
+    variants: tuple[tuple[str, Mapping[str, Any], str], ...] = ()
 
 
 @dataclass(frozen=True)

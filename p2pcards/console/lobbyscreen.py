@@ -11,7 +11,7 @@ task (:meth:`LobbyScreen.worker`), one at a time.
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import trio
@@ -25,7 +25,7 @@ from prompt_toolkit.widgets import Frame
 
 from ..text import printable
 from .controller import Feedback
-from .lobby import LobbyBackend, LobbyEvent, LobbyProblem
+from .lobby import GameChoice, LobbyBackend, LobbyEvent, LobbyProblem
 from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
 from .render import WrappedTextControl
 
@@ -353,9 +353,17 @@ class LobbyScreen:
         room = self.backend.room()
         if room is None:
             return [("class:seat.label", " none: join a table from the list, or create one\n")]
-        lines = [printable(line) for line in room_lines(room)]  # names, options: the host's
+        lines = [printable(line) for line in room_lines(room, self._games())]  # names, options: the host's
         out: StyleAndTextTuples = [("class:seat.me", f" {lines[0]}\n")]
         return out + [("", f" {line}\n") for line in lines[1:]]
+
+    def _games(self) -> Sequence[GameChoice]:
+        """The installed games (their options' words for the room), or none when the backend
+        cannot say: the room then shows the options as the host sent them."""
+        try:
+            return self.backend.games()
+        except Exception:
+            return ()
 
     def _form(self) -> StyleAndTextTuples:
         if self.form is None:

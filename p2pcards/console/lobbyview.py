@@ -44,9 +44,10 @@ def table_rows(tables: Sequence[TableAd], selected: int | None) -> list[tuple[bo
     return rows
 
 
-def room_lines(room: TableRoom) -> list[str]:
+def room_lines(room: TableRoom, games: Sequence[GameChoice] = ()) -> list[str]:
     """The room: the table, every seat with who sits there and whether they are ready, then
-    the table's options and timeouts, and what comes next."""
+    the table's options (in words, when ``games``, the installed ones, has the table's game)
+    and timeouts, and what comes next."""
     t = room.table
     head = f"{t.game_name} at {t.host_name}'s table" if t.game_name != "?" else f"table at {t.address}"
     lines = [head + ("  (you host it)" if room.hosting else "")]
@@ -55,13 +56,17 @@ def room_lines(room: TableRoom) -> list[str]:
         who = seat.name or "(free)"
         you = " (you)" if seat.me else ""
         state = "ready" if seat.ready else ("waiting" if seat.name else "")
-        bot = f"  [{seat.bot or 'a'} bot on seat {seat.bot_of}'s computer]" if seat.bot_of is not None else ""
+        bot = (
+            f"  [{seat.bot or 'a'} bot on {_seat_name(room, seat.bot_of)}'s computer]"
+            if seat.bot_of is not None
+            else ""
+        )
         lines.append(f"  seat {seat.seat}: {who}{you}  {state}{bot}".rstrip())
     if not room.seats:
         lines.append("  waiting for the seats...")
     lines += bot_notes(room)
     if t.options:
-        lines.append("options: " + ", ".join(f"{k}={_value(v)}" for k, v in t.options.items()))
+        lines.append("options: " + options_text(t.game_id, t.options, games))
     if room.timeouts:
         lines.append(f"timeouts: {room.timeouts}")
     if room.auth_words:
@@ -79,6 +84,17 @@ def room_lines(room: TableRoom) -> list[str]:
     return lines
 
 
+def options_text(game_id: str, options: Mapping[str, Any], games: Sequence[GameChoice] = ()) -> str:
+    """A table's options as a person reads them ("first dealer: by lot, going out: face up,
+    must be true"); an option the installed game does not know: ``key=value``."""
+    known = {o.name: o for g in games if g.id == game_id for o in g.options}
+    out = []
+    for key, value in options.items():
+        option = known.get(key)
+        out.append(f"{option.title}: {option.value_text(value)}" if option else f"{key}={_value(value)}")
+    return ", ".join(out)
+
+
 def bot_notes(room: TableRoom) -> list[str]:
     """What the bots some seat's computer plays mean for the others: that computer holds their
     keys, so it sees their cards (and may deduce more by elimination)."""
@@ -89,13 +105,21 @@ def bot_notes(room: TableRoom) -> list[str]:
     notes = []
     for owner, seats in sorted(by.items()):
         mine = any(s.me and s.seat == owner for s in room.seats)
-        whose = "your computer" if mine else f"seat {owner}'s computer"
-        listed = ", ".join(str(s) for s in seats)
+        whose = "your computer" if mine else f"{_seat_name(room, owner)}'s computer"
+        listed = ", ".join(_seat_name(room, s) for s in seats)
         notes.append(
-            f"{whose} plays seat{'s' * (len(seats) > 1)} {listed}: it holds their keys, so it can "
+            f"{whose} plays {listed}: it holds their keys, so it can "
             f"see their cards (and deduce others' by elimination)"
         )
     return notes
+
+
+def _seat_name(room: TableRoom, seat: int) -> str:
+    """Who sits in a seat, by name ("the player in seat 2" while it is free)."""
+    for info in room.seats:
+        if info.seat == seat and info.name:
+            return info.name
+    return f"the player in seat {seat}"
 
 
 def _value(value: Any) -> str:
@@ -181,7 +205,10 @@ class CreateForm:
                 False,
             ),
         ]
-        out += [FormField(o.name, o.name, _value(self.values[o.name]), o.help, False) for o in g.options]
+        for o in g.options:
+            value = self.values[o.name]
+            said = o.value_help(value)
+            out.append(FormField(o.name, o.title, o.value_text(value), f"{said} ({o.help})" if said else o.help, False))
         return [FormField(f.key, f.label, f.value, f.help, i == self.focus) for i, f in enumerate(out)]
 
     def request(self) -> tuple[str, dict[str, Any], int, int]:

@@ -200,7 +200,8 @@ def seats_fragments(model: TableModel, glyphs: Glyphs, width: int | None = None)
     table: "online", "away 1:05", "gone"), then aligned ``label value`` columns. Given the
     window's ``width``, a seat's columns that do not fit go on to the next line, indented under
     the first column: a column is never cut in two."""
-    names = [printable(s.name) for s in model.seats]
+    # Your own row says so ("alice (you)"; a console that names its player "you" needs no more).
+    names = [printable(s.name) + (" (you)" if s.me and s.name != "you" else "") for s in model.seats]
     width_name = max((len(name) for name in names), default=0)
     marks = [printable(s.presence_text or "") for s in model.seats]
     width_mark = max((len(mark) for mark in marks), default=0)

@@ -65,11 +65,16 @@ def roster_text(names: Sequence[str], ready: Sequence[bool], bots: Mapping[int, 
     text = f"waiting for players: {len(seated)} of {len(names)} seated ({', '.join(seated)})"
     text += f"; not ready yet: {', '.join(waiting)}" if waiting else ""
     by: dict[int, list[str]] = {}
+
+    def who(seat: int) -> str:  # a name, not a seat number (a seat not yet taken: its number)
+        name = names[seat] if 0 <= seat < len(names) else ""
+        return printable(name) if name else f"the player in seat {seat}"
+
     for seat, bot in sorted((bots or {}).items()):
-        by.setdefault(bot.by, []).append(str(seat))
+        by.setdefault(bot.by, []).append(who(seat))
     for owner, seats in sorted(by.items()):
         text += (
-            f"\nseat {owner}'s computer plays seat{'s' * (len(seats) > 1)} {', '.join(seats)} (bots): "
+            f"\n{who(owner)}'s computer plays {', '.join(seats)} (bot{'s' * (len(seats) > 1)}): "
             f"it holds their keys, so it can see their cards"
         )
     return text
@@ -224,8 +229,10 @@ def hosted_seat(
     timeouts: Timeouts,
     rematch: bool = False,
     spectator_chat: bool = False,
+    table_name: str = "",
 ) -> SeatTable:
-    """Open a table on ``interface`` (seat 0, played in person) with ``bots`` bot peers; with
+    """Open a table on ``interface`` (seat 0, played in person as ``name``; ``table_name``
+    names the table in the lobby, else ``name`` does) with ``bots`` bot peers; with
     ``rematch``, offer a rematch there after a finished game."""
     game = host.game(game_id)
     last: list[SeatOutcome] = []  # our outcome and our bot peers', of the last game
@@ -239,7 +246,7 @@ def hosted_seat(
         def on_port(bound: int) -> None:
             nonlocal opened, bound_port
             bound_port = bound
-            opened = f"table '{name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
+            opened = f"table '{table_name or name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
             waiting(f"{opened}\nwaiting for {players - 1 - bots} player(s)")
 
         def on_roster(roster: Roster) -> None:
@@ -267,6 +274,7 @@ def hosted_seat(
             persist=True,
             history=True,
             spectator_chat=spectator_chat,
+            table_name=table_name,
         )
         last[:] = outcomes
         return outcomes[0]

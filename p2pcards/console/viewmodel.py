@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
+from ..game import result_words
 from ..session import TableEvent, TableSession
 from ..text import command_words, name_seats, printable, second_person, third_person
 
@@ -306,6 +307,9 @@ class TableTracker:
 
     def __post_init__(self) -> None:
         self._verbs = command_words(self.session.game.commands_help())
+        self._phase: str | None = None
+        self._drawing = False  # a deal in the middle of play: a draw
+        self._last_mover: int | None = None
         self._hand: Counter[Card] = Counter()
         self._fresh: list[tuple[float, Card]] = []  # (when picked up, card)
         for event in self.session.history:
@@ -356,6 +360,8 @@ class TableTracker:
 
     def _note(self, event: TableEvent) -> None:
         kind, data = event.kind, event.data
+        if kind == "action" and isinstance(data.get("seat"), int):
+            self._last_mover = data["seat"]
         if kind == "turn":
             self.turn = data.get("seat")
             self.turn_started = self.clock()
@@ -371,10 +377,17 @@ class TableTracker:
             return  # a play turned face up at once: its reveal says it with the faces
         if kind == "phase":
             self.progress = None
+            before, self._phase = self._phase, event.text
+            # A card drawn in the middle of play is one line, the move's ("bob draws"): no
+            # "-- dealing --" banner, no "1 card dealt to bob" (three lines per draw before).
+            self._drawing = event.text == "dealing" and before == "playing"
             # "playing" and "done" need no banner: the turn and the result follow at once.
-            if event.text not in ("playing", "done"):
+            if event.text not in ("playing", "done") and not self._drawing:
                 self._log(LogLine("phase", f"-- {event.text} --"))
             return
+        if kind == "deal" and self._drawing and data.get("seats") == [self._last_mover]:
+            return
+
         if kind == "connection":
             self.connection = event.text
         if kind == "spectator" and isinstance(data.get("watching"), (list, tuple)):
@@ -457,7 +470,9 @@ def end_model(session: TableSession) -> EndModel | None:
     if not winners:
         who = "a draw"
     elif session.me is not None and session.me in result.winners:
-        who = "you win" if len(winners) == 1 else "winners: " + ", ".join(winners) + " (you too)"
+        # "you and bot 3 win" (a partnership), not "winners: you, bot 3 (you too)"
+        others = [names[s] for s in result.winners if s != session.me and 0 <= s < len(names)]
+        who = "you win" if not others else "you and " + ", ".join(others) + " win"
     else:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
     scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
@@ -470,7 +485,7 @@ def end_model(session: TableSession) -> EndModel | None:
         )
     path = session.transcript_path
     return EndModel(
-        result=name_seats(result.summary, names),
+        result=name_seats(result_words(session.game, result), names),
         winners=who,
         scores=scores,
         audit=audit,

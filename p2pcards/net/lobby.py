@@ -373,6 +373,9 @@ class HostedLobby:
     #: Spectators may chat (bound into the header: TableHeader.spectator_chat).
     spectator_chat: bool = False
     _changed: trio.Event = field(default_factory=trio.Event)
+    #: The table's name in the lobby when it is not the host player's ``name``
+    #: (``host --table-name``).
+    table_name: str = ""
 
     @property
     def free(self) -> int:
@@ -513,7 +516,7 @@ class HostedLobby:
         address, port = self.advertise or (self.interface, self.port)
         return TableAdvert(
             self.table.hex()[:12],
-            self.name,
+            self.table_name or self.name,
             self.game,
             self.players,
             self.free,

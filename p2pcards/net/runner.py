@@ -13,7 +13,7 @@ import functools
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
+from ..text import printable
 from ..wire.identity import Identity, PublicIdentity, TableWords
 from .discovery import TableAdvert, advertise, watch
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
@@ -105,6 +106,7 @@ async def host_table(
     reserved: Sequence[PublicIdentity] | None = None,
     agreement: trio.Event | None = None,
     spectator_chat: bool = False,
+    table_name: str = "",
 ) -> list[SeatOutcome]:
     """Create a table, seat ``bots`` bot peers and whoever joins, and play. Returns the
     outcome of this seat followed by those of the bot peers run here. ``on_lobby`` gets the
@@ -136,6 +138,7 @@ async def host_table(
         reserved=tuple(reserved) if reserved is not None else None,
         agreement=agreement,
         spectator_chat=spectator_chat,
+        table_name=table_name,
     )
     # Our bot peers' keys are made here, so that the roster can tell joiners which seats this
     # computer plays (it holds their keys: it could read their cards).
@@ -440,9 +443,11 @@ async def find_table(interface: str | None, table: str, *, timeout: float = 5.0,
     (to watch it)."""
     found: list[TableAdvert] = []
     started: list[TableAdvert] = []
+    seen: dict[str, TableAdvert] = {}  # every table heard of, to name them if ours is not there
     appeared = trio.Event()
 
     def update(tables: dict[str, TableAdvert]) -> None:
+        seen.update(tables)
         for advert in tables.values():
             if table in (advert.table, advert.name) and advert.playing != playing:
                 started.append(advert)
@@ -458,8 +463,19 @@ async def find_table(interface: str | None, table: str, *, timeout: float = 5.0,
             raise LobbyError(f"the table {table!r} has not started yet: join it, or watch it once it starts")
         raise LobbyError(f"the table {table!r} has started: 'p2pcards watch {table}' watches it")
     if not found:
-        raise LobbyError(f"no table {table!r} found on the network (try HOST:PORT, or 'p2pcards doctor')")
+        there = tables_there(seen.values())
+        listed = f"; the tables there: {there}" if there else "; no tables were found at all"
+        raise LobbyError(f"no table {table!r} found on the network{listed} (try HOST:PORT, or 'p2pcards doctor')")
     return found[0]
+
+
+def tables_there(adverts: Iterable[TableAdvert], most: int = 8) -> str:
+    """The tables a lookup heard of, for a person: "'alice' (cals-bs, 1 of 3 seats free), ..."."""
+    out = []
+    for advert in sorted(adverts, key=lambda a: a.name.lower())[:most]:
+        state = "playing" if advert.playing else f"{advert.free} of {advert.seats} seats free"
+        out.append(f"{printable(advert.name)!r} ({printable(advert.game)}, {state})")
+    return ", ".join(out)
 
 
 @dataclass

@@ -104,12 +104,12 @@ async def test_create_find_join_ready_play(tmp_path):
         shown = room_lines(b.room())
         assert "timeouts: a deck step 30 s, a move 600 s, a dropped player 90 s to come back" in shown
         assert (b.room().seats[1].bot_of, b.room().seats[1].bot) == (0, "strategic")
-        assert "  seat 1: strategic bot 1  ready  [strategic bot on seat 0's computer]" in shown, shown
+        assert "  seat 1: strategic bot 1  ready  [strategic bot on alice's computer]" in shown, shown
         assert (
-            "seat 0's computer plays seat 1: it holds their keys, so it can see their cards "
+            "alice's computer plays strategic bot 1: it holds their keys, so it can see their cards "
             "(and deduce others' by elimination)"
         ) in shown
-        assert any(line.startswith("your computer plays seat 1:") for line in room_lines(a.room()))
+        assert any(line.startswith("your computer plays strategic bot 1:") for line in room_lines(a.room()))
         await b.ready()
         await wait_for(lambda: a.session() is not None and b.session() is not None, "the game to start")
         assert a.room().auth_words == b.room().auth_words and len(b.room().auth_words) == 5

@@ -49,7 +49,7 @@ def test_roster_text_says_which_seats_another_seats_computer_plays():
 
     text = roster_text(["carol", "bot 1", "dave"], [True, True, False], {1: HostBot(0, "strategic")})
     assert text.splitlines()[1] == (
-        "seat 0's computer plays seat 1 (bots): it holds their keys, so it can see their cards"
+        "carol's computer plays bot 1 (bot): it holds their keys, so it can see their cards"
     )
 
 

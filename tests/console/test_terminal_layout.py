@@ -57,8 +57,8 @@ def test_calypso_at_80x24_keeps_every_column_whole(terminal, tmp_path):
             left = _seat_list(screen)
             # Each seat: its presence and every column, none cut at the pane's edge.
             assert left.count("online") == 4, screen
-            for column in ("cards", "trump", "calypsos", "won", "score"):
-                assert len(re.findall(rf"(?<!\w){column} \S", left)) == 4, (column, screen)
+            for column in ("cards", "trump", "calypsos", "cards won", "score"):
+                assert len(re.findall(rf"(?<!\w){column} (?!won)\S", left)) == 4, (column, screen)
             assert "Your hand: " in screen
             checked += 1
             if checked == 2:
@@ -84,7 +84,7 @@ def test_lobby_at_60x15_and_the_size_it_needs(terminal, tmp_path):
     term.wait_for(r"New table")
     for _ in range(6):  # the form scrolls to the field being changed
         term.keys("Down")
-    term.wait_for(r"> turn_mode +< clockwise >")
+    term.wait_for(r"> turn order +< clockwise >")  # the option and its value in words
     term.keys("Escape")
     term.wait_until(lambda s: "New table" not in s, "the form to close")
     term.type_line("create calypso seats=4 bots=2")

@@ -184,3 +184,18 @@ def test_print_refuses_what_it_cannot_show(eights_table, tmp_path, capsys):
     # Not a terminal, no --print: say so instead of drawing a screen into a pipe.
     assert main(["replay", str(eights_table.path)]) == 2
     assert "--print" in capsys.readouterr().err
+
+
+def test_a_pile_of_cards_seen_face_up_is_not_called_hidden(replays):
+    """As the live table says it: a doubted set was turned face up before the pile goes to
+    the taker, so the line says those cards were seen face up, never "N hidden cards" (issue 30)."""
+    replay = replays["bs_table"]
+    checked = 0
+    for step in replay.steps:
+        if step.kind != "transfer" or replay.steps[step.index - 1].kind != "reveal":
+            continue  # a doubt: the set turned up, then the pile taken
+        other = next(s for s in range(replay.players) if s != step.event["to"])
+        (_, line), *_ = replay.describe(step.index, other)
+        assert "hidden" not in line and "seen face up)" in line, line
+        checked += 1
+    assert checked  # the bots doubt in every hand

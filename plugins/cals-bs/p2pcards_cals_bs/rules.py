@@ -147,15 +147,39 @@ class CalsBS(Game[BSState]):
     min_players = 3
     max_players = 7
     options = (
-        Option("quads", bool, False, "quads variant: lead four of a kind, replies claim +N (rules 30-35)"),
+        Option(
+            "quads",
+            bool,
+            False,
+            "quads variant: lead four of a kind, replies claim +N (rules 30-35)",
+            label="quads",
+            values=(
+                (False, "off", "sets of 1-6 cards claiming one rank"),
+                (True, "on", "lead four of a kind, replies claim +N"),
+            ),
+        ),
         Option(
             "going_out",
             str,
             FACE_UP,
             "last cards go face up and must be true, or are a normal face-down set that may be doubted",
             choices=(FACE_UP, CHALLENGEABLE),
+            label="going out",
+            values=(
+                (FACE_UP, "face up, must be true", "your last cards go face up and must be what you claim"),
+                (CHALLENGEABLE, "face down, may be doubted", "your last cards are a normal set anyone may doubt"),
+            ),
         ),
-        Option("match_target", int, 3, "hand wins needed to win the match (1: a single hand)", minimum=1, maximum=99),
+        Option(
+            "match_target",
+            int,
+            3,
+            "hand wins needed to win the match (1: a single hand)",
+            minimum=1,
+            maximum=99,
+            label="hands to win",
+            values=((1, "1 (a single hand)", "the first hand won wins the match"),),
+        ),
         Option(
             "turn_mode",
             str,
@@ -163,6 +187,11 @@ class CalsBS(Game[BSState]):
             "clockwise turns, or free order: once a set is placed every other player may pass, "
             "follow or doubt at any moment, and who acts first counts (rule 29)",
             choices=(CLOCKWISE, FREE),
+            label="turn order",
+            values=(
+                (CLOCKWISE, "clockwise", "each player in turn passes, follows or doubts"),
+                (FREE, "free order", "after a set, every other player answers at once; who acts first counts"),
+            ),
         ),
         Option(
             "first_dealer",
@@ -171,12 +200,15 @@ class CalsBS(Game[BSState]):
             "the seat that volunteered to deal first; -1: nobody did, the first dealer is drawn by lot (rule 5)",
             minimum=BY_LOT,
             maximum=max_players - 1,  # the table's own count is checked in validate_options
+            label="first dealer",
+            values=((BY_LOT, "by lot", "nobody volunteered: the first dealer is drawn by lot"),),
         ),
     )
     variants = {
         "quads": {"quads": True},
         "classic-cheat": {"going_out": CHALLENGEABLE},
         "single-hand": {"match_target": 1},
+        "free-order": {"turn_mode": FREE},
     }
     summary = (
         "Cal's BS: shed all your cards. The leader places 1-6 cards face down and names any rank; "
@@ -189,6 +221,17 @@ class CalsBS(Game[BSState]):
     )
 
     # -- setup ------------------------------------------------------------------------------
+
+    def result_text(self, result: Result) -> str:
+        """ "seat 2 wins the match (hands won: seat 0 2, seat 1 0, seat 2 3)": each count next
+        to its seat (the summary's "2-0-3" left the reader to count seats)."""
+        winners, scores = result.winners, result.scores
+        if len(winners) != 1 or not isinstance(winners[0], int) or not scores:
+            return result.summary
+        if not all(isinstance(v, (int, float)) and float(v).is_integer() for v in scores):
+            return result.summary
+        hands = ", ".join(f"seat {seat} {int(v)}" for seat, v in enumerate(scores))
+        return f"seat {winners[0]} wins the match (hands won: {hands})"
 
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
         volunteer = options["first_dealer"]

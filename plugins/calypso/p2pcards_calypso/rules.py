@@ -122,6 +122,12 @@ class Calypso(Game[CalypsoState]):
             "partnership (4 players, two sides), solo (4, each for "
             "themselves) or three (3 players, 3 packs less one suit)",
             choices=MODES,
+            label="mode",
+            values=(
+                (PARTNERSHIP, "partnership", "4 players in two sides of two"),
+                (SOLO, "solo", "4 players, each for themselves"),
+                (THREE, "three players", "3 players, 3 packs less one suit"),
+            ),
         ),
         Option(
             "trump_lead_rule",
@@ -130,14 +136,34 @@ class Calypso(Game[CalypsoState]):
             "a led own trump loses only to a strictly "
             "higher ruff (BEAT_THE_LEADER) or to any ruff (ANY_RUFF_BEATS_TRUMP_LEAD)",
             choices=TRUMP_LEAD_RULES,
+            label="led trump",
+            values=(
+                (BEAT_THE_LEADER, "beaten by a higher ruff", "a led own trump loses only to a strictly higher ruff"),
+                (ANY_RUFF_BEATS_TRUMP_LEAD, "beaten by any ruff", "a led own trump loses to any ruff"),
+            ),
         ),
-        Option("allow_revoke", bool, False, "honour mode: revokes are allowed and cost 260 points"),
+        Option(
+            "allow_revoke",
+            bool,
+            False,
+            "honour mode: revokes are allowed and cost 260 points",
+            label="honour mode",
+            values=(
+                (False, "off", "a card that does not follow suit is refused"),
+                (True, "on", "revokes are allowed and cost 260 points"),
+            ),
+        ),
         Option(
             "seating",
             str,
             CUT,
             "cut for seats and suits (the highest chooses) or assign at random",
             choices=(CUT, RANDOM),
+            label="seating",
+            values=(
+                (CUT, "cut for seats", "the highest cut chooses seat and suit"),
+                (RANDOM, "at random", "seats and suits are assigned at random"),
+            ),
         ),
         Option(
             "removed_suit",
@@ -147,6 +173,11 @@ class Calypso(Game[CalypsoState]):
             "packs, or random (a public coin picks it; its cards are set aside face up as "
             "they are dealt)",
             choices=(*(SUIT_NAMES[s] for s in SUITS), RANDOM_SUIT),
+            label="removed suit",
+            values=(
+                *((SUIT_NAMES[s], SUIT_NAMES[s], f"three players: no {SUIT_NAMES[s]} in the packs") for s in SUITS),
+                (RANDOM_SUIT, "random", "a public coin picks the suit; its cards are set aside face up"),
+            ),
         ),
     )
     variants = {

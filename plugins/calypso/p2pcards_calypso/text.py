@@ -308,7 +308,7 @@ def view(game: Game[CalypsoState], state: CalypsoState, seat: int | None, known:
                 "cards": p["hand_size"],
                 "trump": _symbol(state.trump.get(p["seat"])),
                 "calypsos": p["completed"],
-                "won": p["pile"],
+                "cards won": p["pile"],  # in tricks, not yet in a calypso (a bare "won" said nothing)
                 "score": p["score"],
             }
             for p in players

@@ -128,9 +128,13 @@ class CrazyEights(Game[EightsState]):
     max_players = 5
     options = (
         Option("hand_size", int, 0, "cards dealt to each player; 0: 7 for two players, 5 for more",
-               minimum=0, maximum=10),
+               minimum=0, maximum=10, label="hand size",
+               values=((0, "by table size", "7 cards for two players, 5 for more"),)),
         Option("draw_until_playable", bool, True,
-               "draw as many cards as you like; off: draw one card, then play or pass"),
+               "draw as many cards as you like; off: draw one card, then play or pass",
+               label="drawing",
+               values=((True, "until you can play", "draw as many cards as you like"),
+                       (False, "one card", "draw one card, then play or pass"))),
     )
     variants = {"draw-one": {"draw_until_playable": False}, "seven-cards": {"hand_size": 7}}
     summary = (
@@ -375,7 +379,9 @@ class CrazyEights(Game[EightsState]):
         card = faces.get(action["card"])
         text = f"play {card}" if card else "play a card"
         suit = _named_suit(action.get("suit"))
-        return f"{text}, naming {SUIT_NAMES[suit]}" if suit else text
+        # No comma: what 'legal' lists is what a player types ("play 8c naming spades"), the
+        # same words the refusals and the help suggest.
+        return f"{text} naming {SUIT_NAMES[suit]}" if suit else text
 
     def parse_action(self, state: EightsState, seat: int, text: str, known: Mapping[int, Card]) -> Action:
         words = text.lower().replace(",", " ").split()
@@ -389,7 +395,7 @@ class CrazyEights(Game[EightsState]):
             words = words[1:]
         words = [w for w in words if w not in ("suit", "naming")]
         if not 1 <= len(words) <= 2:
-            raise IllegalAction("expected: play CARD, play 8x suit SUIT, draw or pass")
+            raise IllegalAction("expected: play CARD, play 8x naming SUIT, draw or pass")
         try:
             card = parse_card(words[0])
             suit = parse_suit(words[1]) if len(words) == 2 else None
@@ -399,7 +405,7 @@ class CrazyEights(Game[EightsState]):
         if handle is None:
             raise IllegalAction(f"you do not hold {card}")
         if card.rank == Rank.EIGHT and suit is None:
-            raise IllegalAction(f"name the suit to follow, e.g. play {card} suit spades")
+            raise IllegalAction(f"name the suit to follow, e.g. play {card} naming spades")
         if card.rank != Rank.EIGHT and suit is not None:
             raise IllegalAction("only an eight names a suit")
         action: Action = {"type": "play", "card": handle}
@@ -410,7 +416,7 @@ class CrazyEights(Game[EightsState]):
     def commands_help(self) -> str:
         return "\n".join([
             "play CARD            play a card matching the pile's suit or rank, e.g. play 9h",
-            "play 8x suit SUIT    play an eight and name the suit to follow, e.g. play 8h suit spades",
+            "play 8x naming SUIT  play an eight and name the suit to follow, e.g. play 8h naming spades",
             "draw                 take the top card of the stock",
             "pass                 when you cannot draw (or have drawn your one card)",
         ])

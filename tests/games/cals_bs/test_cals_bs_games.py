@@ -48,7 +48,7 @@ def test_loads_through_the_entry_point_with_its_bots():
     assert info.distribution == "p2pcards-cals-bs" and info.games == ["cals-bs"]
     assert {"random", "strategic"} <= set(host.bots_for("cals-bs"))
     game = host.game("cals-bs")
-    assert set(game.variants) == {"quads", "classic-cheat", "single-hand"}
+    assert set(game.variants) == {"quads", "classic-cheat", "single-hand", "free-order"}
     for values in game.variants.values():
         game.resolve_options(values, 5)
     assert "play" in game.commands_help() and "doubt" in game.commands_help() and game.summary

@@ -78,10 +78,10 @@ def test_match_by_suit_or_by_rank():
     t = two()
     assert t.legal(0) == [
         "draw",
-        "play 8d, naming clubs",
-        "play 8d, naming diamonds",
-        "play 8d, naming hearts",
-        "play 8d, naming spades",
+        "play 8d naming clubs",
+        "play 8d naming diamonds",
+        "play 8d naming hearts",
+        "play 8d naming spades",
         "play 9s",
         "play Kh",
     ]

@@ -1,5 +1,5 @@
 """The story of a Crazy Eights hand (issue 22): who deals, who went out and with what, or why
-the hand was blocked; and the log's wording of a play ("play 8d, naming clubs", "an 8")."""
+the hand was blocked; and the log's wording of a play ("play 8d naming clubs", "an 8")."""
 
 from __future__ import annotations
 
@@ -28,9 +28,9 @@ def test_an_eight_is_written_with_the_suit_it_names_and_read_back():
     t = Table({0: "8d 9s", 1: "2h 5c"}, starter="9h")
     action = t.parse(0, "play 8d suit clubs")
     text = t.game.format_action(t.state, 0, action, t.known(0))
-    assert text == "play 8d, naming clubs"
+    assert text == "play 8d naming clubs"
     assert t.parse(0, text) == action
-    assert t.game.format_action(t.state, 0, action, {}) == "play a card, naming clubs"
+    assert t.game.format_action(t.state, 0, action, {}) == "play a card naming clubs"
 
 
 def test_the_status_says_an_8_and_an_A():
