@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeGuard, cast
@@ -55,7 +56,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import TextArea
 
-from ..session import TableSession
+from ..session import BotSeat, SeatAgent, TableSession
 from ..text import printable
 from .completion import TableCompleter
 from .controller import Feedback, TableController
@@ -87,6 +88,9 @@ TICK = 0.25  # seconds between redraws for the spinner and the turn timer
 LOBBY_MIN = (50, 12)
 TABLE_MIN = (50, 14)
 LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' or Ctrl-C within this leaves a game others are playing
+#: Seconds the bot that finishes a seat whose player left thinks before each move (as the
+#: lobby's bots: the others can follow its moves).
+LEAVE_BOT_DELAY = 0.5
 
 
 class RematchOffer(Protocol):
@@ -204,6 +208,9 @@ class ConsoleApp:
         # progress ends it for them, so 'quit' (or Ctrl-C) asks to be given twice.
         self.confirm_leaving = lobby is not None if confirm_leaving is None else confirm_leaving
         self._leave_asked: float | None = None
+        #: The player left the game and a bot plays the seat to its end (``leave``); the
+        #: program ends when the game does.
+        self.left_to_bot = False
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
@@ -386,7 +393,7 @@ class ConsoleApp:
 
     def _ring(self) -> None:
         """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
-        if self.bell:
+        if self.bell and not self.left_to_bot:
             self.bells += 1
             self.application.output.bell()
             self.application.output.flush()
@@ -420,6 +427,7 @@ class ConsoleApp:
             and self.session is not None
             and not self.in_lobby
             and self.confirm_leaving
+            and not self.left_to_bot  # (a bot plays on: quitting now ends the game for everyone)
             and not self._leaving_confirmed("press Ctrl-C again" if now else "type 'quit' again")
         ):
             return
@@ -439,9 +447,48 @@ class ConsoleApp:
         if self._leave_asked is not None and now - self._leave_asked < LEAVE_CONFIRM_SECONDS:
             return True
         self._leave_asked = now
-        self.message = Feedback(f"leaving now ends this game for everyone at the table: {again} to leave", error=True)
+        if self._can_leave_to_bot():
+            # Leaving with a bot first: the others play on. Ending it for everyone is the last.
+            ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
+            self.message = Feedback(
+                "leave: a bot plays your seat to the end (this program runs until then) · "
+                f"{ender}: end the game for everyone · stay",
+                error=True,
+            )
+        else:
+            self.message = Feedback(
+                f"leaving now ends this game for everyone at the table: {again} to leave", error=True
+            )
         self.application.invalidate()
         return False
+
+    def _can_leave_to_bot(self) -> bool:
+        """A game others play, in progress, whose seat a bot may finish for the player."""
+        session = self.session
+        return (
+            session is not None
+            and session.leave_to_bot is not None
+            and session.result is None
+            and not self.stopped
+            and not self.left_to_bot
+        )
+
+    def _leave_to_bot(self) -> None:
+        """``leave``: a bot plays the player's seat to the end of the game, in this program
+        (the deck lets nobody else hold the hand); the table is told. The program ends when
+        the game does (declining a rematch); Ctrl-C before that ends the game for everyone."""
+        session = self.session
+        assert session is not None and session.leave_to_bot is not None, "checked by _can_leave_to_bot"
+        assert session.me is not None, "a seat of our own"
+        session.leave_to_bot(_finishing_bot(session))
+        self.left_to_bot = True
+        self._leave_asked = None
+        self._intent = "quit"  # once the game is over (and its transcript saved): no rematch
+        self.message = Feedback(
+            "you left: a bot plays your seat to the end of the game, then this program ends "
+            "(Ctrl-C now ends the game for everyone)"
+        )
+        self.application.invalidate()
 
     # -- input ----------------------------------------------------------------------------
 
@@ -469,6 +516,15 @@ class ConsoleApp:
                 self._choose("quit")
                 return False
             return True
+        word = buffer.text.strip().lower()
+        if word == "leave" and self._can_leave_to_bot():
+            self._leave_to_bot()
+            return False
+        if word == "stay" and self._leave_asked is not None and not self.left_to_bot:
+            self._leave_asked = None
+            self.message = Feedback("you stay at the table")
+            self.application.invalidate()
+            return False
         if self.rematch is not None and not self.stopped and buffer.text.strip().lower() == "again":
             self.message = Feedback(self.rematch.agree())
             self.application.invalidate()
@@ -823,6 +879,8 @@ class ConsoleApp:
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.stopped and self.session.result is None:
             return [("class:message.error", " the game stopped (see above)")]
+        if self.left_to_bot and self.session.result is None:
+            return [("class:busy", f" {spin} you left: a bot plays your seat to the end, then this program ends")]
         if self.tracker.busy and self.session.result is None and not self.stopped:
             return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
         history = self.session.history
@@ -879,6 +937,8 @@ class ConsoleApp:
             # Not "YOUR TURN" while the move typed is being played: a "legal" or a second move
             # typed now would only be told to wait.
             turn = "playing your move"
+        elif s.my_turn and self.left_to_bot:
+            turn = "a bot plays your seat"
         elif s.my_turn:
             turn = "YOUR TURN"
         elif t.turn is not None and s.phase == "playing":
@@ -890,6 +950,18 @@ class ConsoleApp:
         # What goes first when the terminal is narrow: the phase, then the Tab hint, then where.
         parts = [(1, s.phase), (3, t.connection), (5, "F1 help"), (2, "Tab moves"), (4, "Ctrl-D quit")]
         return _fit(head, parts, dot, width)
+
+
+def _finishing_bot(session: TableSession) -> SeatAgent:
+    """The bot that finishes the seat of a player who left: the game's strategic bot (its
+    random one if it has none), thinking :data:`LEAVE_BOT_DELAY` seconds a move."""
+    from ..plugins import load_plugins
+
+    assert session.me is not None, "a seat of our own"
+    bots = load_plugins().bots_for(session.game.id)
+    cls = bots.get("strategic") or bots["random"]
+    bot = cls(session.game, session.me, session.options, random.Random())
+    return BotSeat(bot, delay=LEAVE_BOT_DELAY)
 
 
 def _fit(head: str, parts: list[tuple[int, str]], dot: str, width: int | None) -> StyleAndTextTuples:
