@@ -375,7 +375,8 @@ class Peer(PeerHooks):
         honest seat, nothing else changes."""
         if self.seat in self.bot_played or self.finished:
             return
-        self.session.seats[self.seat].agent.hand_over(bot)
+        local = cast(LocalSeat, self.session.seats[self.seat])
+        local.agent.hand_over(bot)  # type: ignore[attr-defined]  # (checked in __init__)
         self.bot_played.add(self.seat)
         self.session.publish("notice", "you left the table: a bot plays your seat to the end", seat=self.seat)
         self._say(LEFT_TO_BOT)
@@ -1096,9 +1097,7 @@ class Peer(PeerHooks):
                 # Its own word about its own seat only: the seat list marks it as a bot's.
                 self.bot_played.add(effect.sender)
                 name = self.header.seats[effect.sender].name
-                self.session.publish(
-                    "notice", f"{name} left; a bot plays {name}'s seat to the end", seat=effect.sender
-                )
+                self.session.publish("notice", f"{name} left; a bot plays {name}'s seat to the end", seat=effect.sender)
             elif isinstance(effect, ChatIn):
                 self.session.publish(
                     "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender

@@ -1,10 +1,13 @@
-"""End to end in a real terminal: a person at a network table presses Ctrl-C. The first only
-offers to leave and let a bot finish the seat (``leave``), or to end the game for everyone; the second ends it, signing the goodbye as 'quit'
-does: the others' game ends at once, the person gets the transcript, and nothing is left for
-``p2pcards resume``, which says so at once. On 127.0.0.1; skipped without tmux."""
+"""End to end in a real terminal: a person at a network table presses Ctrl-C. The first offers
+to leave and let a bot finish the seat (``leave``), or to end the game for everyone; the second
+ends it, signing the goodbye as 'quit' does: the others' game ends at once, the person gets the
+transcript (verify: LEFT, not FAILED), the game is in their history, and nothing is left for
+``p2pcards resume``, which says so at once. And ``leave``: a bot plays the seat to the end.
+On 127.0.0.1; skipped without tmux."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -64,6 +67,22 @@ def test_ctrl_c_at_a_network_table_asks_then_leaves_and_resume_has_nothing_to_do
         assert host.returncode == 1 and "erin left the table: quit before the game ended" in host_out, host_out
         assert list((erin / "tables").iterdir()) == []  # nothing left to resume
         assert len(list(transcripts.glob("*.p2pt"))) == 3  # erin's too
+        # A goodbye is not a fault: verify says LEFT (exit 3), and the game is in erin's own
+        # history at once (no 'history --import').
+        for path in transcripts.glob("*.p2pt"):
+            verified = subprocess.run([str(P2PCARDS), "verify", str(path)], capture_output=True, text=True, timeout=60)
+            assert verified.returncode == 3, verified.stdout
+            assert "verdict: LEFT: erin left the table: quit before the game ended" in verified.stdout
+            assert "FAILED" not in verified.stdout
+        listed = subprocess.run(
+            [str(P2PCARDS), "history", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "P2PCARDS_HOME": str(erin)},
+        )
+        games = json.loads(listed.stdout)
+        assert [(g["status"], g["verdict"]) for g in games] == [("abandoned", "left")], listed.stdout
 
         again = console(tmp_path, "again", erin, "resume", "--transcript-dir", str(transcripts))
         terms.append(again)

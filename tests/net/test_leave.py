@@ -110,7 +110,7 @@ def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_g
     left, and their transcripts show it."""
     from p2pcards.net.runner import play_local_table
     from p2pcards.testing.loopback import _agents, _host_for
-    from p2pcards.verify import EXIT_FAILED, verify_file
+    from p2pcards.verify import EXIT_LEFT, verify_file
 
     host, game = _host_for("cals-bs")
     options = game.resolve_options({"match_target": 3}, 3)
@@ -139,5 +139,5 @@ def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_g
         aborted = outcomes[seat].aborted
         assert aborted is not None and aborted.seat == 1 and f"player 1 left the table: {reason}" in aborted.reason
         report = verify_file(outcomes[seat].transcript)
-        assert report.end_status == "abandoned" and report.status == EXIT_FAILED and report.problem.seat == 1
+        assert report.end_status == "abandoned" and report.status == EXIT_LEFT and report.problem.seat == 1
         assert reason in report.problem.reason

@@ -84,9 +84,7 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
                 peer = joined[0]
                 assert peer.session.leave_to_bot is not None
                 bot_cls = host.bots_for(game.id)["random"]
-                peer.session.leave_to_bot(
-                    BotSeat(bot_cls(game, peer.seat, peer.header.options, random.Random(3)))
-                )
+                peer.session.leave_to_bot(BotSeat(bot_cls(game, peer.seat, peer.header.options, random.Random(3))))
                 assert peer.session.presence()[peer.seat].state == "bot"
 
             nursery.start_soon(run_host)
