@@ -222,6 +222,9 @@ class ConsoleApp:
         self.log_back = 0  # lines scrolled back from the end of the log
         self.stopped: str | None = None  # why the table stopped early (an error)
         self.rematch: RematchOffer | None = None  # after a network game: 'again'
+        #: 'again' typed at game over before the runner's offer came (the last results and the
+        #: transcript are still going): agreed to as soon as it comes.
+        self.again_early = False
         self._frame = 0
         self.lines_entered = 0  # Enter presses handled (tests wait on it)
         self._choice: trio.Event | None = None
@@ -365,12 +368,30 @@ class ConsoleApp:
         else:
             self.tracker.note("notice", f"{session.game.name}: watching")
 
+    @property
+    def offers_rematch(self) -> bool:
+        """The table runner offers a rematch after a finished game (``p2pcards host`` and
+        ``join`` in person, :class:`~.seat.SeatTable`)."""
+        return getattr(self.run_table, "rematch", None) is not None
+
+    def _rematch_coming(self) -> bool:
+        """The game is over and its rematch will be offered, once the last results are in."""
+        return (
+            self.rematch is None
+            and self.offers_rematch
+            and self.session is not None
+            and self.session.result is not None
+            and not self.stopped
+            and not self.left_to_bot
+        )
+
     async def _play(self) -> None:
         """Run one table to its end."""
         self.session = None
         self.waiting = None
         self.stopped = None
         self.rematch = None
+        self.again_early = False
         try:
             await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
         except trio.Cancelled:
@@ -390,6 +411,9 @@ class ConsoleApp:
         self.application.invalidate()
         if self._intent == "quit":
             self._stop_trio()
+        elif self.again_early:
+            self.again_early = False
+            self.message = Feedback(offer.agree())
 
     def _ring(self) -> None:
         """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
@@ -523,6 +547,11 @@ class ConsoleApp:
         if word == "stay" and self._leave_asked is not None and not self.left_to_bot:
             self._leave_asked = None
             self.message = Feedback("you stay at the table")
+            self.application.invalidate()
+            return False
+        if word == "again" and self._rematch_coming():
+            self.again_early = True
+            self.message = Feedback("you agreed to a rematch: it starts when every player has agreed")
             self.application.invalidate()
             return False
         if self.rematch is not None and not self.stopped and buffer.text.strip().lower() == "again":
@@ -804,6 +833,12 @@ class ConsoleApp:
             out += [("", printable(line) + "\n") for line in self.rematch.lines()]
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
             out.append(("class:end.hint", hint))
+        elif self._rematch_coming():
+            out.pop()  # the hint: 'again' comes first, at once (agreed to once the room opens)
+            agreed = "you agreed to a rematch; type " if self.again_early else "type 'again' for a rematch or "
+            out.append(("class:end.hint", f"{agreed}'quit' to leave"))
+            if self.table_running:
+                out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         return out

@@ -81,7 +81,8 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     term.wait_for(r"game 1")
     first = play_crazy_eights(term)
     assert "audit: clean, every card checked" in first
-    screen = term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30).string
+    # 'again' is offered at once; the running score comes with the rematch room.
+    screen = term.wait_for(r"score after 1 game", timeout=30).string
     after_one = _score(screen, 1)
     assert set(after_one) == {"carol", "strategic bot 1", "strategic bot 2"}, screen
     assert sum(after_one.values()) == 1, screen
@@ -107,3 +108,39 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     term.wait_for(r"result: ", timeout=20)
     term.wait_for(r"EXITED 0")
     assert len(list(transcripts.glob("*.p2pt"))) >= 2
+
+
+def test_again_at_game_over_is_taken_at_once_at_80x24(terminal, tmp_path):
+    """The end screen offers 'again' the moment the game is over, before the last results are
+    in and the rematch room is open: typed then, it is agreed to as soon as the room opens
+    (never refused as 'one table per run'), and the rematch starts."""
+    term = terminal(
+        "host",
+        "--game",
+        "crazy-eights",
+        "--seats",
+        "3",
+        "--bots",
+        "2",
+        "--name",
+        "carol",
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(tmp_path / "transcripts"),
+        size=(80, 24),
+        P2PCARDS_HOME=str(tmp_path / "carol"),
+    )
+    term.wait_for(r"game 1", timeout=30)
+    first = play_crazy_eights(term)
+    assert "type 'again' for a rematch" in _left(first), first
+    term.type_line("again")
+    screen = term.wait_for(r"you agreed to a rematch", timeout=10).string
+    assert "one table per run" not in screen
+    term.wait_for(r"game 2", timeout=30)
+    play_crazy_eights(term)
+    term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
+    term.type_line("quit")
+    term.wait_for(r"EXITED 0", timeout=30)
