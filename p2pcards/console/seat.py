@@ -375,14 +375,71 @@ def joined_seat(
     return SeatTable(play, connection=f"on the network ({where(listen_host)})", rematch=again if rematch else None)
 
 
-def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> SeatTable:
+def resumed_seat(
+    host: PluginHost,
+    folder: Path,
+    *,
+    transcript_dir: Path,
+    rematch: bool = False,
+    bot_peers: Sequence[tuple[int, Identity]] = (),
+    bot_name: str = "strategic",
+    bot_delay: float = 0.0,
+) -> SeatTable:
     """Bring back a seat played in person whose program stopped mid-game: replay its journal,
-    reconnect to the other seats and play on in the console."""
+    reconnect to the other seats and play on in the console. With ``rematch``, a finished game
+    is offered again as at any table played in person: the host's seat opens the rematch
+    (``bot_peers``: ``(seat, identity)`` of the bot peers it hosted, resumed in programs of
+    their own: it seats them again itself), a joiner's sits down at it."""
+    last: list[SeatOutcome] = []
 
     async def play(
         on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
     ) -> SeatOutcome:
         waiting(f"coming back to the table saved in {folder}")
-        return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer, history=True)
+        outcome = await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer, history=True)
+        last[:] = [outcome]
+        return outcome
 
-    return SeatTable(play, connection="on the network (resumed)")
+    async def again(
+        agreement: trio.Event,
+        on_roster: Callable[[Roster], None],
+        on_peer: Callable[[Peer], None],
+        on_words: Callable[[TableWords], None],
+    ) -> SeatOutcome:
+        header, me = last[0].peer.header, last[0].peer.seat
+        if me == 0:
+            outcomes = await host_rematch(
+                host,
+                last[:1],
+                interface=header.seats[0].host,  # where the table was: the others look there
+                agent=person,
+                agreement=agreement,
+                transcript_dir=transcript_dir,
+                on_roster=on_roster,
+                on_peer=on_peer,
+                on_words=on_words,
+                persist=True,
+                history=True,
+                bot_peers=bot_peers,
+                bot_name=bot_name,
+                bot_delay=bot_delay,
+            )
+            last[:] = outcomes[:1]
+            return outcomes[0]
+        outcome = await join_rematch(
+            host,
+            last[0],
+            listen_host=header.seats[me].host,
+            agent=person,
+            agreement=agreement,
+            transcript_dir=transcript_dir,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
+            history=True,
+        )
+        last[:] = [outcome]
+        return outcome
+
+    return SeatTable(play, connection="on the network (resumed)", rematch=again if rematch else None)
