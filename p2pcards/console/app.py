@@ -370,8 +370,10 @@ class ConsoleApp:
 
     @property
     def offers_rematch(self) -> bool:
-        """The table runner offers a rematch after a finished game (``p2pcards host`` and
-        ``join`` in person, :class:`~.seat.SeatTable`)."""
+        """The table runner offers a rematch after a finished game (``p2pcards host``,
+        ``join`` and ``resume`` in person, :class:`~.seat.SeatTable`; the ``play`` lobby)."""
+        if self.lobby is not None:
+            return self.lobby.offers_rematch()
         return getattr(self.run_table, "rematch", None) is not None
 
     def _rematch_coming(self) -> bool:
@@ -456,6 +458,8 @@ class ConsoleApp:
         ):
             return
         self._intent = intent
+        if intent == "new" and self.lobby is not None and (self.rematch is not None or self._rematch_coming()):
+            self.lobby.decline_rematch()  # back to the lobby: no rematch (the runner returns)
         if self._choice is not None:
             self._choice.set()
         elif intent == "quit" and (
@@ -832,11 +836,24 @@ class ConsoleApp:
             out.pop()  # the hint: 'again' comes first now
             out += [("", printable(line) + "\n") for line in self.rematch.lines()]
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
+            if self.lobby is not None:
+                hint = (
+                    "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
+                    if self.rematch.open
+                    else "type 'new' to go back to the lobby or 'quit' to leave"
+                )
             out.append(("class:end.hint", hint))
         elif self._rematch_coming():
             out.pop()  # the hint: 'again' comes first, at once (agreed to once the room opens)
-            agreed = "you agreed to a rematch; type " if self.again_early else "type 'again' for a rematch or "
-            out.append(("class:end.hint", f"{agreed}'quit' to leave"))
+            if self.again_early:
+                hint = "you agreed to a rematch; type 'new' for the lobby or 'quit' to leave"
+                if self.lobby is None:
+                    hint = "you agreed to a rematch; type 'quit' to leave"
+            elif self.lobby is not None:
+                hint = "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
+            else:
+                hint = "type 'again' for a rematch or 'quit' to leave"
+            out.append(("class:end.hint", hint))
             if self.table_running:
                 out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:

@@ -173,38 +173,81 @@ class SeatTable:
             self.outcome = await self.play(on_peer, started.waiting, on_words)
         except (LobbyError, ConnectionClosed, OSError) as exc:
             raise LobbyProblem(f"the table did not start: {exc}") from None
-        self._check_outcome(self.outcome)
-        while self.rematch is not None:
-            header = self.outcome.peer.header
-            self.score.add(header, self.outcome.result)
-            offer = Rematch(self.score, self.outcome.peer.seat, header.seats[0].name)
-            started.offer_rematch(offer)
+        check_outcome(self.outcome)
+        if self.rematch is not None:
+
+            def on_outcome(outcome: SeatOutcome) -> None:
+                self.outcome = outcome
 
             def on_rematch_peer(peer: Peer) -> None:
                 self.peer = peer
-                started(
-                    peer.session,
-                    words=words.words,
-                    words_problem=words.problem,
-                    connection=self.connection,
-                    notes=[f"rematch: {self.score.text()}"],
-                )
 
-            try:
-                self.outcome = await self.rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
-            except (LobbyError, ConnectionClosed, OSError) as exc:
-                offer.close(str(exc))
-                return
-            self._check_outcome(self.outcome)
+            await offer_rematches(
+                started,
+                self.outcome,
+                self.rematch,
+                connection=self.connection,
+                score=self.score,
+                on_outcome=on_outcome,
+                on_peer=on_rematch_peer,
+            )
 
-    @staticmethod
-    def _check_outcome(outcome: SeatOutcome) -> None:
-        if outcome.aborted is not None:
-            saved = f"; transcript saved to {outcome.transcript}" if outcome.transcript else ""
-            if outcome.problem:
-                saved = f"; {outcome.problem}"
-            reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
-            raise LobbyProblem(f"the game stopped: {reason}{saved}")
+
+def check_outcome(outcome: SeatOutcome) -> None:
+    """A game that stopped: :class:`LobbyProblem` saying why (the console shows it)."""
+    if outcome.aborted is not None:
+        saved = f"; transcript saved to {outcome.transcript}" if outcome.transcript else ""
+        if outcome.problem:
+            saved = f"; {outcome.problem}"
+        reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
+        raise LobbyProblem(f"the game stopped: {reason}{saved}")
+
+
+async def offer_rematches(
+    started: TableStart,
+    last: SeatOutcome,
+    rematch: SeatRematch,
+    *,
+    connection: str,
+    score: Score,
+    on_outcome: Callable[[SeatOutcome], None] | None = None,
+    on_peer: Callable[[Peer], None] | None = None,
+) -> SeatOutcome:
+    """After the finished game ``last``: offer its rematch (``again``) on the end screen, play
+    it once every seat agreed, and offer the next, until one is declined (the end screen says
+    by whom). Returns the last game's outcome; :class:`LobbyProblem` if a rematch stopped."""
+    words = TableWords()
+
+    def on_words(found: TableWords) -> None:
+        nonlocal words
+        words = found
+
+    outcome = last
+    while True:
+        header = outcome.peer.header
+        score.add(header, outcome.result)
+        offer = Rematch(score, outcome.peer.seat, header.seats[0].name)
+        started.offer_rematch(offer)
+
+        def on_rematch_peer(peer: Peer) -> None:
+            if on_peer is not None:
+                on_peer(peer)
+            started(
+                peer.session,
+                words=words.words,
+                words_problem=words.problem,
+                connection=connection,
+                notes=[f"rematch: {score.text()}"],
+            )
+
+        try:
+            outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+        except (LobbyError, ConnectionClosed, OSError) as exc:
+            offer.close(str(exc))
+            return outcome
+        if on_outcome is not None:
+            on_outcome(outcome)
+        check_outcome(outcome)
 
 
 def hosted_seat(
