@@ -512,10 +512,7 @@ class ConsoleApp:
         self.left_to_bot = True
         self._leave_asked = None
         self._intent = "quit"  # once the game is over (and its transcript saved): no rematch
-        self.message = Feedback(
-            "you left: a bot plays your seat to the end of the game, then this program ends "
-            "(Ctrl-C now ends the game for everyone)"
-        )
+        self.message = Feedback("you left the table: the others play on (Ctrl-C now ends the game for everyone)")
         self.application.invalidate()
 
     # -- input ----------------------------------------------------------------------------
