@@ -61,7 +61,9 @@ def verify_file(
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except Failed as exc:
         # A player who said goodbye left the table: no fault (every other check passed first).
-        goodbye = exc.problem.step.startswith(GOODBYE_STEP) and exc.problem.seat is not None
+        # (Only when the seat named is the goodbye's author: verify/stops.py.)
+        seat = exc.problem.seat
+        goodbye = seat is not None and exc.problem.step.startswith(f"{GOODBYE_STEP}{seat} ")
         report.status, report.problem = EXIT_LEFT if goodbye else EXIT_FAILED, exc.problem
     else:
         report.status = EXIT_VERIFIED
