@@ -793,7 +793,26 @@ def cmd_resume(args: argparse.Namespace) -> int:
     if bot is None:  # a person's seat: back into the console
         from .console.seat import resumed_seat
 
-        return _play_in_console(resumed_seat(host, folder, transcript_dir=Path(args.transcript_dir)), args)
+        # Offered a rematch at the end, as at any table played in person; a host seats its bot
+        # peers (resumed in programs of their own) again itself.
+        bot_peers, bot_names = [], []
+        for other in companions:
+            try:
+                companion = load_seat_state(other)
+            except (OSError, ValueError, KeyError):
+                continue
+            bot_peers.append((companion.seat, companion.identity))
+            bot_names.append(companion.bot or "strategic")
+        seat = resumed_seat(
+            host,
+            folder,
+            transcript_dir=Path(args.transcript_dir),
+            rematch=True,
+            bot_peers=bot_peers,
+            bot_name=bot_names[0] if bot_names else "strategic",
+            bot_delay=args.bot_delay,
+        )
+        return _play_in_console(seat, args)
     agent = _local_agent(host, argparse.Namespace(bot=bot, bot_delay=args.bot_delay))
     print(f"resuming seat {state.seat} of table {state.table.hex()[:12]} from {folder}", flush=True)
     # A bot seat of this user's ('host --bot') is in the history; a host's bot peers are not.

@@ -76,7 +76,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             options TEXT NOT NULL,           -- JSON object
             status TEXT NOT NULL,            -- finished, aborted or abandoned (the end record)
             result TEXT,                     -- JSON {winners, scores, summary, details} or NULL
-            verdict TEXT NOT NULL,           -- verified, failed, unreadable or pending
+            verdict TEXT NOT NULL,           -- verified, failed, left, unreadable or pending
             problem_step TEXT,
             problem_reason TEXT,
             blamed_seat INTEGER,
@@ -762,6 +762,8 @@ def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
     if game["verdict"] == PENDING:
         return "pending", "checked live at the table; the full verification of its transcript is pending"
     problem = game["problem"] or {}
+    if game["verdict"] == "left":  # a goodbye, not a fault: who left, in its own words
+        return "left", f"not verified: {problem.get('reason') or 'a player left the table'}"
     seats = [p["seat"] for p in game["players"]]
     names = _names(game, range(max(seats, default=-1) + 1))
     # verify names seats by number ("bye entry of seat 2"): a person reads names

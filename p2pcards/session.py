@@ -173,6 +173,10 @@ class BotSeat:
         self.bot.observe(session.replica.state, event, session.deck.known(seat))
 
 
+#: Wakes a person's seat whose turn the table is asking for when a bot takes it over.
+_HANDED_OVER: Action = {"type": "handed over"}
+
+
 class HumanSeat:
     """A seat played by a person: :meth:`TableSession.submit` hands actions to it. It takes one
     action each time the session asks (a second one typed quickly, or one typed as a free-order
@@ -181,15 +185,33 @@ class HumanSeat:
     def __init__(self) -> None:
         self._send, self._receive = trio.open_memory_channel[Action](math.inf)
         self.waiting = False  # the session asks for an action and none was put yet
+        #: Once the person left the table and let a bot finish the seat (:meth:`hand_over`).
+        self.bot: SeatAgent | None = None
 
     async def choose(self, session: TableSession, seat: int) -> Action:
+        if self.bot is not None:
+            return await self.bot.choose(session, seat)
         self.waiting = True
         try:
-            return await self._receive.receive()
+            action = await self._receive.receive()
         finally:
             self.waiting = False
+        if action is _HANDED_OVER:  # the person left while the table asked: the bot answers
+            assert self.bot is not None, "set before the wake-up is sent"
+            return await self.bot.choose(session, seat)
+        return action
+
+    def hand_over(self, bot: SeatAgent) -> None:
+        """The person leaves: ``bot`` plays the seat from now on (the turn the table is asking
+        for, if any, too). Nothing the person types is taken any more."""
+        self.bot = bot
+        if self.waiting:
+            self.waiting = False
+            self._send.send_nowait(_HANDED_OVER)
 
     def put(self, action: Action) -> None:
+        if self.bot is not None:
+            raise IllegalAction("a bot plays your seat now: you left the table")
         if not self.waiting:
             raise IllegalAction("wait: the table is not asking for your move now")
         self.waiting = False
@@ -265,6 +287,9 @@ class TableSession:
         self.presence_of: Callable[[int], SeatPresence] | None = None
         #: Who says a line typed at a session without a seat (a spectator's console).
         self.spectator_name = "spectator"
+        #: At a networked table where a person plays the local seat: the person leaves and
+        #: lets ``bot`` finish the seat (the network peer sets it; it tells the table).
+        self.leave_to_bot: Callable[[SeatAgent], None] | None = None
         #: The seat whose move is being applied (an :class:`IllegalAction` out of :meth:`run`
         #: is that seat's: in a free-order round, the opened response the rules refused).
         self.acting: int | None = None

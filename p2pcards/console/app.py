@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeGuard, cast
@@ -55,7 +56,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import TextArea
 
-from ..session import TableSession
+from ..session import BotSeat, SeatAgent, TableSession
 from ..text import printable
 from .completion import TableCompleter
 from .controller import Feedback, TableController
@@ -88,6 +89,9 @@ TICK = 0.25  # seconds between redraws for the spinner and the turn timer
 LOBBY_MIN = (50, 12)
 TABLE_MIN = (50, 14)
 LEAVE_CONFIRM_SECONDS = 30.0  # a second 'quit' or Ctrl-C within this leaves a game others are playing
+#: Seconds the bot that finishes a seat whose player left thinks before each move (as the
+#: lobby's bots: the others can follow its moves).
+LEAVE_BOT_DELAY = 0.5
 
 
 class RematchOffer(Protocol):
@@ -205,6 +209,9 @@ class ConsoleApp:
         # progress ends it for them, so 'quit' (or Ctrl-C) asks to be given twice.
         self.confirm_leaving = lobby is not None if confirm_leaving is None else confirm_leaving
         self._leave_asked: float | None = None
+        #: The player left the game and a bot plays the seat to its end (``leave``); the
+        #: program ends when the game does.
+        self.left_to_bot = False
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
@@ -216,6 +223,9 @@ class ConsoleApp:
         self.log_back = 0  # lines scrolled back from the end of the log
         self.stopped: str | None = None  # why the table stopped early (an error)
         self.rematch: RematchOffer | None = None  # after a network game: 'again'
+        #: 'again' typed at game over before the runner's offer came (the last results and the
+        #: transcript are still going): agreed to as soon as it comes.
+        self.again_early = False
         self._frame = 0
         self.lines_entered = 0  # Enter presses handled (tests wait on it)
         self._choice: trio.Event | None = None
@@ -361,12 +371,32 @@ class ConsoleApp:
         else:
             self.tracker.note("notice", f"{session.game.name}: watching")
 
+    @property
+    def offers_rematch(self) -> bool:
+        """The table runner offers a rematch after a finished game (``p2pcards host``,
+        ``join`` and ``resume`` in person, :class:`~.seat.SeatTable`; the ``play`` lobby)."""
+        if self.lobby is not None:
+            return self.lobby.offers_rematch()
+        return getattr(self.run_table, "rematch", None) is not None
+
+    def _rematch_coming(self) -> bool:
+        """The game is over and its rematch will be offered, once the last results are in."""
+        return (
+            self.rematch is None
+            and self.offers_rematch
+            and self.session is not None
+            and self.session.result is not None
+            and not self.stopped
+            and not self.left_to_bot
+        )
+
     async def _play(self) -> None:
         """Run one table to its end."""
         self.session = None
         self.waiting = None
         self.stopped = None
         self.rematch = None
+        self.again_early = False
         try:
             await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
         except trio.Cancelled:
@@ -386,10 +416,13 @@ class ConsoleApp:
         self.application.invalidate()
         if self._intent == "quit":
             self._stop_trio()
+        elif self.again_early:
+            self.again_early = False
+            self.message = Feedback(offer.agree())
 
     def _ring(self) -> None:
         """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
-        if self.bell:
+        if self.bell and not self.left_to_bot:
             self.bells += 1
             self.application.output.bell()
             self.application.output.flush()
@@ -423,10 +456,13 @@ class ConsoleApp:
             and self.session is not None
             and not self.in_lobby
             and self.confirm_leaving
+            and not self.left_to_bot  # (a bot plays on: quitting now ends the game for everyone)
             and not self._leaving_confirmed("press Ctrl-C again" if now else "type 'quit' again")
         ):
             return
         self._intent = intent
+        if intent == "new" and self.lobby is not None and (self.rematch is not None or self._rematch_coming()):
+            self.lobby.decline_rematch()  # back to the lobby: no rematch (the runner returns)
         if self._choice is not None:
             self._choice.set()
         elif intent == "quit" and (
@@ -442,9 +478,45 @@ class ConsoleApp:
         if self._leave_asked is not None and now - self._leave_asked < LEAVE_CONFIRM_SECONDS:
             return True
         self._leave_asked = now
-        self.message = Feedback(f"leaving now ends this game for everyone at the table: {again} to leave", error=True)
+        if self._can_leave_to_bot():
+            # Leaving with a bot first: the others play on. Ending it for everyone is the last.
+            ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
+            self.message = Feedback(
+                "leave: a bot plays your seat to the end (this program runs until then) · "
+                f"{ender}: end the game for everyone · stay",
+                error=True,
+            )
+        else:
+            self.message = Feedback(
+                f"leaving now ends this game for everyone at the table: {again} to leave", error=True
+            )
         self.application.invalidate()
         return False
+
+    def _can_leave_to_bot(self) -> bool:
+        """A game others play, in progress, whose seat a bot may finish for the player."""
+        session = self.session
+        return (
+            session is not None
+            and session.leave_to_bot is not None
+            and session.result is None
+            and not self.stopped
+            and not self.left_to_bot
+        )
+
+    def _leave_to_bot(self) -> None:
+        """``leave``: a bot plays the player's seat to the end of the game, in this program
+        (the deck lets nobody else hold the hand); the table is told. The program ends when
+        the game does (declining a rematch); Ctrl-C before that ends the game for everyone."""
+        session = self.session
+        assert session is not None and session.leave_to_bot is not None, "checked by _can_leave_to_bot"
+        assert session.me is not None, "a seat of our own"
+        session.leave_to_bot(_finishing_bot(session))
+        self.left_to_bot = True
+        self._leave_asked = None
+        self._intent = "quit"  # once the game is over (and its transcript saved): no rematch
+        self.message = Feedback("you left the table: the others play on (Ctrl-C now ends the game for everyone)")
+        self.application.invalidate()
 
     # -- input ----------------------------------------------------------------------------
 
@@ -472,6 +544,20 @@ class ConsoleApp:
                 self._choose("quit")
                 return False
             return True
+        word = buffer.text.strip().lower()
+        if word == "leave" and self._can_leave_to_bot():
+            self._leave_to_bot()
+            return False
+        if word == "stay" and self._leave_asked is not None and not self.left_to_bot:
+            self._leave_asked = None
+            self.message = Feedback("you stay at the table")
+            self.application.invalidate()
+            return False
+        if word == "again" and self._rematch_coming():
+            self.again_early = True
+            self.message = Feedback("you agreed to a rematch: it starts when every player has agreed")
+            self.application.invalidate()
+            return False
         if self.rematch is not None and not self.stopped and buffer.text.strip().lower() == "again":
             self.message = Feedback(self.rematch.agree())
             self.application.invalidate()
@@ -758,7 +844,26 @@ class ConsoleApp:
             out.pop()  # the hint: 'again' comes first now
             out += [("", printable(line) + "\n") for line in self.rematch.lines()]
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
+            if self.lobby is not None:
+                hint = (
+                    "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
+                    if self.rematch.open
+                    else "type 'new' to go back to the lobby or 'quit' to leave"
+                )
             out.append(("class:end.hint", hint))
+        elif self._rematch_coming():
+            out.pop()  # the hint: 'again' comes first, at once (agreed to once the room opens)
+            if self.again_early:
+                hint = "you agreed to a rematch; type 'new' for the lobby or 'quit' to leave"
+                if self.lobby is None:
+                    hint = "you agreed to a rematch; type 'quit' to leave"
+            elif self.lobby is not None:
+                hint = "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
+            else:
+                hint = "type 'again' for a rematch or 'quit' to leave"
+            out.append(("class:end.hint", hint))
+            if self.table_running:
+                out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         return out
@@ -834,6 +939,8 @@ class ConsoleApp:
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.stopped and self.session.result is None:
             return [("class:message.error", " the game stopped (see above)")]
+        if self.left_to_bot and self.session.result is None:
+            return [("class:busy", f" {spin} you left: a bot plays your seat to the end, then this program ends")]
         if self.tracker.busy and self.session.result is None and not self.stopped:
             return [("class:busy", f" {spin} {self.tracker.busy_text()}")]
         history = self.session.history
@@ -918,6 +1025,8 @@ class ConsoleApp:
             # Not "YOUR TURN" while the move typed is being played: a "legal" or a second move
             # typed now would only be told to wait.
             turn = "playing your move"
+        elif s.my_turn and self.left_to_bot:
+            turn = "a bot plays your seat"
         elif s.my_turn:
             turn = "YOUR TURN"
         elif t.turn is not None and s.phase == "playing":
@@ -929,6 +1038,18 @@ class ConsoleApp:
         # What goes first when the terminal is narrow: the phase, then the Tab hint, then where.
         parts = [(1, s.phase), (3, t.connection), (5, "F1 help"), (2, "Tab moves"), (4, "Ctrl-D quit")]
         return _fit(head, parts, dot, width)
+
+
+def _finishing_bot(session: TableSession) -> SeatAgent:
+    """The bot that finishes the seat of a player who left: the game's strategic bot (its
+    random one if it has none), thinking :data:`LEAVE_BOT_DELAY` seconds a move."""
+    from ..plugins import load_plugins
+
+    assert session.me is not None, "a seat of our own"
+    bots = load_plugins().bots_for(session.game.id)
+    cls = bots.get("strategic") or bots["random"]
+    bot = cls(session.game, session.me, session.options, random.Random())
+    return BotSeat(bot, delay=LEAVE_BOT_DELAY)
 
 
 def _fit(head: str, parts: list[tuple[int, str]], dot: str, width: int | None) -> StyleAndTextTuples:

@@ -14,7 +14,8 @@ CONSOLE_COMMANDS: tuple[tuple[str, str], ...] = (
     ("say TEXT", "chat to the table"),
     ("new", "start a new game, once this one is over"),
     ("again", "after a network game: play it again with the same players, once all agree"),
-    ("quit", "leave (Ctrl-D on an empty line, Ctrl-C); twice if others play"),
+    ("leave", "at a network table: a bot plays your seat to the end; the others play on"),
+    ("quit", "leave (Ctrl-D on an empty line, Ctrl-C); twice if others play: ends it for all"),
 )
 
 KEYS: tuple[tuple[str, str], ...] = (

@@ -22,6 +22,7 @@ import trio
 
 from ..net.discovery import TableAdvert, watch
 from ..net.lobby import ANY_ADDRESS, HostedLobby, LobbyError, Roster, TableTerms
+from ..net.rematch import host_rematch, join_rematch
 from ..net.runner import AgentFactory, host_table, join_table
 from ..net.table import SeatOutcome
 from ..net.transport import ConnectionClosed
@@ -91,6 +92,9 @@ class LanLobby:
         self._words = TableWords()  # of the table that is starting
         self._ended: trio.Event | None = None
         self._end: GameEnd | None = None
+        #: The last table's outcomes at this peer (ours first, then our bot peers' when we
+        #: hosted it): what its rematch is made of (:meth:`rematch`).
+        self._last: list[SeatOutcome] = []
 
     # -- plain queries ------------------------------------------------------------------------
 
@@ -155,6 +159,64 @@ class LanLobby:
             raise LobbyProblem("the lobby is not running")
         if self._room is not None:
             raise LobbyProblem("you are already at a table: 'leave' it first")
+        self._last = []
+
+    # -- a rematch ----------------------------------------------------------------------------
+
+    def last_finished(self) -> SeatOutcome | None:
+        """Our outcome of the last table, if its game finished here (it may be played again)."""
+        last = self._last[0] if self._last else None
+        return last if last is not None and last.aborted is None and last.result is not None else None
+
+    async def rematch(
+        self,
+        agreement: trio.Event,
+        on_roster: Callable[[Roster], None],
+        on_peer: Callable[[Any], None],
+        on_words: Callable[[TableWords], None],
+    ) -> SeatOutcome:
+        """The rematch of the last table (:mod:`p2pcards.net.rematch`), agreed to when
+        ``agreement`` is set: we open it if we hosted that table, else we sit down at its
+        host's. Outside the lobby's room: the console shows it as a table of its own."""
+        last = self._last
+        if not last:
+            raise LobbyError("no game to play again")
+        if last[0].peer.seat == 0:
+            outcomes = await host_rematch(
+                self.host,
+                last,
+                interface=self.listen,
+                agent=self.seat_agent,
+                agreement=agreement,
+                bot_name=self.bot_name,
+                bot_delay=self.bot_delay,
+                transcript_dir=self.transcript_dir,
+                on_roster=on_roster,
+                on_peer=on_peer,
+                on_words=on_words,
+                persist=True,
+                history=True,
+            )
+        else:
+            outcomes = [
+                await join_rematch(
+                    self.host,
+                    last[0],
+                    listen_host=self.listen,
+                    agent=self.seat_agent,
+                    agreement=agreement,
+                    transcript_dir=self.transcript_dir,
+                    on_roster=on_roster,
+                    on_peer=on_peer,
+                    on_words=on_words,
+                    persist=True,
+                    history=True,
+                )
+            ]
+        self._last = outcomes
+        if outcomes[0].transcript:
+            self.transcripts.append(str(outcomes[0].transcript))
+        return outcomes[0]
 
     def _set_room(self, room: TableRoom | None, event: str = "room") -> None:
         self._room = room
@@ -307,6 +369,7 @@ class LanLobby:
                         raise
                     self._finish(f"the table closed: {exc}", None)
                     return
+                self._last = list(outcomes)
                 self._finish_outcome(outcomes[0])
             if scope.cancelled_caught:
                 self._finish(None, None)
@@ -439,6 +502,7 @@ class LanLobby:
                     raise
                 self._finish(f"left the table: {exc}", None)
                 return
+            self._last = [outcome]
             self._finish_outcome(outcome)
         if scope.cancelled_caught:
             self._finish(None, None)

@@ -79,6 +79,8 @@ class LobbyScreen:
         self.feedback = Feedback()
         self._jobs_send, self._jobs = trio.open_memory_channel[tuple[str, Job]](math.inf)
         self._started = trio.Event()
+        self._rematch_scope: trio.CancelScope | None = None  # while a rematch is offered
+        self._no_rematch = False  # 'new' typed at the end screen: no rematch
         self._watching: TableRunner | None = None  # 'watch N': the runner next_table runs
         backend.subscribe(self._on_event)
 
@@ -115,6 +117,7 @@ class LobbyScreen:
         """The console's table runner: the lobby until a table starts, then its game."""
         self.active = True
         self.invalidate()
+        self._no_rematch = False
         await self._started.wait()
         self._started = trio.Event()
         if self._watching is not None:  # 'watch N': the spectator's table, then the lobby again
@@ -140,6 +143,33 @@ class LobbyScreen:
                 f"; transcript saved to {end.transcript} (p2pcards verify {end.transcript})" if end.transcript else ""
             )
             raise LobbyProblem(f"the game stopped: {end.stopped}{saved}")
+        last_finished = getattr(self.backend, "last_finished", None)
+        last = last_finished() if last_finished is not None else None
+        if last is not None and not self._no_rematch:
+            # The same table again, offered at once on the end screen ('again'); 'new' goes
+            # back to the lobby instead, declining it (decline_rematch).
+            from ..net.rematch import Score
+            from .seat import offer_rematches  # (seat imports app, which imports this module)
+
+            with trio.CancelScope() as self._rematch_scope:
+                await offer_rematches(
+                    cast("TableStart", started),
+                    last,
+                    self.backend.rematch,  # type: ignore[attr-defined]  # (LanLobby's, as last_finished)
+                    connection=f"on the network ({self.backend.where()})",
+                    score=Score(),
+                )
+            self._rematch_scope = None
+
+    def offers_rematch(self) -> bool:
+        """A finished game's rematch is offered (the LAN backend's, unless declined)."""
+        return hasattr(self.backend, "rematch") and not self._no_rematch
+
+    def decline_rematch(self) -> None:
+        """'new' at the end screen: back to the lobby, no rematch (the others are told)."""
+        self._no_rematch = True
+        if self._rematch_scope is not None:
+            self._rematch_scope.cancel()
 
     # -- input --------------------------------------------------------------------------------
 

@@ -109,6 +109,7 @@ _COLOURS = {
     "presence.online": "fg:ansigreen",
     "presence.away": "bold fg:ansiyellow",
     "presence.gone": "bold fg:ansired",
+    "presence.bot": "fg:ansicyan",
     "log.action": "",
     "log.chat": "fg:ansicyan",
     "log.connection": "fg:ansiyellow",

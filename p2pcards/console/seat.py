@@ -178,38 +178,81 @@ class SeatTable:
             self.outcome = await self.play(on_peer, started.waiting, on_words)
         except (LobbyError, ConnectionClosed, OSError) as exc:
             raise LobbyProblem(f"the table did not start: {exc}") from None
-        self._check_outcome(self.outcome)
-        while self.rematch is not None:
-            header = self.outcome.peer.header
-            self.score.add(header, self.outcome.result)
-            offer = Rematch(self.score, self.outcome.peer.seat, header.seats[0].name)
-            started.offer_rematch(offer)
+        check_outcome(self.outcome)
+        if self.rematch is not None:
+
+            def on_outcome(outcome: SeatOutcome) -> None:
+                self.outcome = outcome
 
             def on_rematch_peer(peer: Peer) -> None:
                 self.peer = peer
-                started(
-                    peer.session,
-                    words=words.words,
-                    words_problem=words.problem,
-                    connection=self.connection,
-                    notes=[f"rematch: {self.score.text()}"],
-                )
 
-            try:
-                self.outcome = await self.rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
-            except (LobbyError, ConnectionClosed, OSError) as exc:
-                offer.close(str(exc))
-                return
-            self._check_outcome(self.outcome)
+            await offer_rematches(
+                started,
+                self.outcome,
+                self.rematch,
+                connection=self.connection,
+                score=self.score,
+                on_outcome=on_outcome,
+                on_peer=on_rematch_peer,
+            )
 
-    @staticmethod
-    def _check_outcome(outcome: SeatOutcome) -> None:
-        if outcome.aborted is not None:
-            saved = f"; transcript saved to {outcome.transcript}" if outcome.transcript else ""
-            if outcome.problem:
-                saved = f"; {outcome.problem}"
-            reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
-            raise LobbyProblem(f"the game stopped: {reason}{saved}")
+
+def check_outcome(outcome: SeatOutcome) -> None:
+    """A game that stopped: :class:`LobbyProblem` saying why (the console shows it)."""
+    if outcome.aborted is not None:
+        saved = f"; transcript saved to {outcome.transcript}" if outcome.transcript else ""
+        if outcome.problem:
+            saved = f"; {outcome.problem}"
+        reason = getattr(outcome.aborted, "detail", outcome.aborted.reason)
+        raise LobbyProblem(f"the game stopped: {reason}{saved}")
+
+
+async def offer_rematches(
+    started: TableStart,
+    last: SeatOutcome,
+    rematch: SeatRematch,
+    *,
+    connection: str,
+    score: Score,
+    on_outcome: Callable[[SeatOutcome], None] | None = None,
+    on_peer: Callable[[Peer], None] | None = None,
+) -> SeatOutcome:
+    """After the finished game ``last``: offer its rematch (``again``) on the end screen, play
+    it once every seat agreed, and offer the next, until one is declined (the end screen says
+    by whom). Returns the last game's outcome; :class:`LobbyProblem` if a rematch stopped."""
+    words = TableWords()
+
+    def on_words(found: TableWords) -> None:
+        nonlocal words
+        words = found
+
+    outcome = last
+    while True:
+        header = outcome.peer.header
+        score.add(header, outcome.result)
+        offer = Rematch(score, outcome.peer.seat, header.seats[0].name)
+        started.offer_rematch(offer)
+
+        def on_rematch_peer(peer: Peer) -> None:
+            if on_peer is not None:
+                on_peer(peer)
+            started(
+                peer.session,
+                words=words.words,
+                words_problem=words.problem,
+                connection=connection,
+                notes=[f"rematch: {score.text()}"],
+            )
+
+        try:
+            outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+        except (LobbyError, ConnectionClosed, OSError) as exc:
+            offer.close(str(exc))
+            return outcome
+        if on_outcome is not None:
+            on_outcome(outcome)
+        check_outcome(outcome)
 
 
 def hosted_seat(
@@ -383,14 +426,71 @@ def joined_seat(
     return SeatTable(play, connection=f"on the network ({where(listen_host)})", rematch=again if rematch else None)
 
 
-def resumed_seat(host: PluginHost, folder: Path, *, transcript_dir: Path) -> SeatTable:
+def resumed_seat(
+    host: PluginHost,
+    folder: Path,
+    *,
+    transcript_dir: Path,
+    rematch: bool = False,
+    bot_peers: Sequence[tuple[int, Identity]] = (),
+    bot_name: str = "strategic",
+    bot_delay: float = 0.0,
+) -> SeatTable:
     """Bring back a seat played in person whose program stopped mid-game: replay its journal,
-    reconnect to the other seats and play on in the console."""
+    reconnect to the other seats and play on in the console. With ``rematch``, a finished game
+    is offered again as at any table played in person: the host's seat opens the rematch
+    (``bot_peers``: ``(seat, identity)`` of the bot peers it hosted, resumed in programs of
+    their own: it seats them again itself), a joiner's sits down at it."""
+    last: list[SeatOutcome] = []
 
     async def play(
         on_peer: Callable[[Peer], None], waiting: Callable[[str], None], on_words: Callable[[TableWords], None]
     ) -> SeatOutcome:
         waiting(f"coming back to the table saved in {folder}")
-        return await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer, history=True)
+        outcome = await resume_seat(folder, host, person, transcript_dir=transcript_dir, on_peer=on_peer, history=True)
+        last[:] = [outcome]
+        return outcome
 
-    return SeatTable(play, connection="on the network (resumed)")
+    async def again(
+        agreement: trio.Event,
+        on_roster: Callable[[Roster], None],
+        on_peer: Callable[[Peer], None],
+        on_words: Callable[[TableWords], None],
+    ) -> SeatOutcome:
+        header, me = last[0].peer.header, last[0].peer.seat
+        if me == 0:
+            outcomes = await host_rematch(
+                host,
+                last[:1],
+                interface=header.seats[0].host,  # where the table was: the others look there
+                agent=person,
+                agreement=agreement,
+                transcript_dir=transcript_dir,
+                on_roster=on_roster,
+                on_peer=on_peer,
+                on_words=on_words,
+                persist=True,
+                history=True,
+                bot_peers=bot_peers,
+                bot_name=bot_name,
+                bot_delay=bot_delay,
+            )
+            last[:] = outcomes[:1]
+            return outcomes[0]
+        outcome = await join_rematch(
+            host,
+            last[0],
+            listen_host=header.seats[me].host,
+            agent=person,
+            agreement=agreement,
+            transcript_dir=transcript_dir,
+            on_roster=on_roster,
+            on_peer=on_peer,
+            on_words=on_words,
+            persist=True,
+            history=True,
+        )
+        last[:] = [outcome]
+        return outcome
+
+    return SeatTable(play, connection="on the network (resumed)", rematch=again if rematch else None)

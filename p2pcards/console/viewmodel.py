@@ -55,8 +55,8 @@ class SeatLine:
     facts: tuple[tuple[str, str], ...]
     to_act: bool
     me: bool
-    #: ``online``, ``away`` or ``gone`` at a networked table; ``None`` when every seat plays
-    #: in this process (nothing to say).
+    #: ``online``, ``away``, ``gone`` or ``bot`` (its player left, a bot plays on) at a
+    #: networked table; ``None`` when every seat plays in this process (nothing to say).
     presence: str | None = None
     #: While ``away``: whole seconds left before the table gives up on the seat.
     grace_left: int | None = None
@@ -64,6 +64,8 @@ class SeatLine:
     @property
     def presence_text(self) -> str | None:
         """The seat list's mark: "online", "away 1:05" (the grace period left), "gone"."""
+        if self.presence == "bot":  # its player left; its own program plays on with a bot
+            return "bot plays"
         if self.presence == "away" and self.grace_left is not None:
             return f"away {clock(self.grace_left)}"
         return self.presence

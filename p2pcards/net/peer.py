@@ -102,6 +102,11 @@ class CannotWrite(TableAborted):
         self.detail = f"cannot write our journal{where}: {problem}; we left the table"
 
 
+#: The signed chat line of a seat whose player left and whose program lets a bot finish the
+#: seat (:meth:`Peer.leave_to_bot`): an ordinary chat entry, read by the others' consoles.
+LEFT_TO_BOT = "left the table; a bot plays this seat to the end"
+
+
 def is_goodbye(entry: Entry) -> bool:
     """An entry of the goodbye a seat signs on its way out (its ``stop``, its ``bye``, its seed
     reveal): after our journal failed, these are the only ones still signed, unjournaled (the
@@ -210,10 +215,15 @@ class Peer(PeerHooks):
         )
         self.session.subscribe(self._count_turns)
         self.session.turn_limit = self.timings.turn
-        self.session.presence_of = self.presence
+        self.session.presence_of = self._shown_presence
         self.session.on_say = self._say
         self.session.round_order = self._round_order
         self.session.open_round = self._open_round
+        #: Seats whose player left and whose own program lets a bot finish them (ours after
+        #: :meth:`leave_to_bot`; another's after its signed chat line :data:`LEFT_TO_BOT`).
+        self.bot_played: set[int] = set()
+        if hasattr(agent, "hand_over"):  # a person plays our seat: it may leave to a bot
+            self.session.leave_to_bot = self.leave_to_bot
         #: People watching the table through this seat (net/spectators.py): they get the
         #: public entries only, and nothing they send is read.
         self.spectators = Spectators(
@@ -324,6 +334,12 @@ class Peer(PeerHooks):
         left = self.timings.grace - (self.clock.now() - since)
         return SeatPresence("away", left) if left > 0 else SeatPresence("gone")
 
+    def _shown_presence(self, seat: int) -> SeatPresence:
+        """:meth:`presence` as the seat list shows it: ``bot`` for a seat here whose player
+        left and whose program plays on with a bot."""
+        presence = self.presence(seat)
+        return SeatPresence("bot") if presence.state == "online" and seat in self.bot_played else presence
+
     def _watchers_changed(self, names: list[str]) -> None:
         """Tell our player who comes to watch the table through us, and who goes."""
         before, self._watching = self._watching, list(names)
@@ -353,6 +369,19 @@ class Peer(PeerHooks):
         for seat in range(self.header.players):
             if seat != self.seat:
                 await self._send_to(seat, notice)
+
+    def leave_to_bot(self, bot: SeatAgent) -> None:
+        """Our player leaves and ``bot`` plays our seat to the end: the deck lets nobody else
+        hold our hand, so this program keeps the seat (its keys, its journal) and plays on.
+        The table is told with a signed chat line (:data:`LEFT_TO_BOT`): the seat stays an
+        honest seat, nothing else changes."""
+        if self.seat in self.bot_played or self.finished:
+            return
+        local = cast(LocalSeat, self.session.seats[self.seat])
+        local.agent.hand_over(bot)  # type: ignore[attr-defined]  # (checked in __init__)
+        self.bot_played.add(self.seat)
+        self.session.publish("notice", "you left the table: a bot plays your seat to the end", seat=self.seat)
+        self._say(LEFT_TO_BOT)
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""
@@ -1064,6 +1093,11 @@ class Peer(PeerHooks):
                 if self.header.spectator_chat and self._relayed.take(effect.via, trio.current_time()):
                     self._spectator_said(printable(effect.name), printable(effect.text))
                     self.spectators.tell(printable(effect.name), printable(effect.text))
+            elif isinstance(effect, ChatIn) and effect.text == LEFT_TO_BOT and effect.sender != self.seat:
+                # Its own word about its own seat only: the seat list marks it as a bot's.
+                self.bot_played.add(effect.sender)
+                name = self.header.seats[effect.sender].name
+                self.session.publish("notice", f"{name} left; a bot plays {name}'s seat to the end", seat=effect.sender)
             elif isinstance(effect, ChatIn):
                 self.session.publish(
                     "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender

@@ -35,7 +35,7 @@ from ..game import Result
 from ..plugins import PluginHost
 from ..table.header import TableHeader
 from ..text import printable
-from ..wire.identity import TableWords
+from ..wire.identity import Identity, TableWords
 from .lobby import HostedLobby, LobbyError, Roster
 from .runner import AgentFactory, host_table, join_table
 from .table import LINGER_SECONDS, SeatOutcome
@@ -101,15 +101,21 @@ async def host_rematch(
     history: bool = False,
     linger: float = LINGER_SECONDS,
     room_seconds: float = ROOM_SECONDS,
+    bot_peers: Sequence[tuple[int, Identity]] | None = None,
 ) -> list[SeatOutcome]:
     """Open the rematch of the table we hosted and play it once every seat agrees (ours when
     ``agreement`` is set). ``last``: our outcome of the last game, then those of our bot peers
     (as :func:`~.runner.host_table` returned them); they sit down again, agreeing at once. We
     listen on ``interface`` at ``port`` (by default the last game's). Returns like
     :func:`~.runner.host_table`; :class:`~.lobby.LobbyError` naming who declined if a seat
-    leaves before every seat agreed (or none agreed within ``room_seconds``)."""
+    leaves before every seat agreed (or none agreed within ``room_seconds``). ``bot_peers``
+    (``(seat, identity)`` of each): our bot peers when ``last`` holds only our own outcome (a
+    host brought back by ``resume``: its bot peers were resumed in programs of their own)."""
     header = last[0].peer.header
-    bots = sorted(last[1:], key=lambda outcome: outcome.peer.seat)
+    bots = sorted(
+        [(o.peer.seat, o.peer.identity) for o in last[1:]] if bot_peers is None else bot_peers,
+        key=lambda bot: bot[0],
+    )
     opened: list[HostedLobby] = []
 
     def on_lobby(lobby: HostedLobby) -> None:
@@ -161,8 +167,8 @@ async def host_rematch(
                 state_home=state_home,
                 history=history,
                 linger=linger,
-                bot_ids=[outcome.peer.identity for outcome in bots],
-                bot_names=[header.seats[outcome.peer.seat].name for outcome in bots],
+                bot_ids=[identity for _, identity in bots],
+                bot_names=[header.seats[seat].name for seat, _ in bots],
                 reserved=[seat.keys for seat in header.seats],
                 agreement=agreement,
             )

@@ -484,7 +484,13 @@ async def _run_seat(
             # why, and the goodbye on every connection says it again.
             await peer.say_goodbye(aborted.reason if aborted is not None else leaving)
             if aborted is None:
-                _finish_after_leaving(peer, transcript_dir, folder)
+                left = _finish_after_leaving(peer, transcript_dir, folder)
+                if history and left is not None:
+                    # A game left on purpose is in the leaver's history too, as it ended (not
+                    # only after 'history --import'). At once: we are on our way out.
+                    from ..history import record_finished_game
+
+                    record_finished_game(left, peer.seat, state_home)
     for conn in list(peer.connections.values()):
         await conn.aclose()
     if lobby.listener is not None:
@@ -742,21 +748,22 @@ def _kept_in(journal: TranscriptWriter | None, folder: Path | None) -> str:
     return f"the game is kept in {journal.path} (check it: p2pcards verify {journal.path})"
 
 
-def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path | None) -> None:
+def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path | None) -> Path | None:
     """We leave before the end (the player quit, Ctrl-C). Once our ``bye`` (or ``stop``) is
     signed the game cannot go on for this seat: the transcript is written and the seat's folder
     removed now, as at any end. Without one (a seat that left while it recovered after a restart
-    signs nothing) the seat stays saved for 'resume'."""
+    signs nothing) the seat stays saved for 'resume'. Returns the transcript written, if any."""
     if peer.journal is None or peer.journal.ended:
-        return
+        return None
     if not any(peer.log.entry(peer.seat, q).kind in ("bye", "stop") for q in peer.endings[peer.seat]):
-        return
+        return None
     seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"
     try:
-        _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
+        path, _ = _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
     except (OSError, ValueError):
-        pass  # we are leaving all the same; 'resume' closes the seat from its journal later
+        return None  # we are leaving all the same; 'resume' closes the seat from its journal later
+    return path
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:

@@ -34,11 +34,13 @@ accusations (a private message is opened with the message key the accusation rev
 moves signed out of turn, then naming the seat the game waited for; without every seed, the
 public checks of the shuffle passes and a replay of the moves with the public rules only.
 The unsigned end record (status, note, absent seats) is reported, never trusted. Such a game
-is never verified: exit 1, naming a seat only for what the signed entries prove.
+is never verified: exit 1, naming a seat only for what the signed entries prove; exit 3 when
+all it shows is a player's signed goodbye (the player left: no fault).
 
 The exit status is 0 (verified), 1 (verification failed: tampering or cheating
-found, with the step and the seat to blame) or 2 (an unreadable, incomplete or unsupported file,
-for example a game or rules version that is not installed).
+found, with the step and the seat to blame), 2 (an unreadable, incomplete or unsupported file,
+for example a game or rules version that is not installed) or 3 (``LEFT``: the game ended
+because a player said goodbye, and the file shows no fault by anyone).
 
 The package, in the order its modules build on each other:
 
@@ -55,6 +57,16 @@ The package, in the order its modules build on each other:
 from __future__ import annotations
 
 from .check import verify_file
-from .report import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, VERDICTS, Problem, Report, Watch
+from .report import EXIT_FAILED, EXIT_LEFT, EXIT_UNREADABLE, EXIT_VERIFIED, VERDICTS, Problem, Report, Watch
 
-__all__ = ["EXIT_FAILED", "EXIT_UNREADABLE", "EXIT_VERIFIED", "VERDICTS", "Problem", "Report", "Watch", "verify_file"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_LEFT",
+    "EXIT_UNREADABLE",
+    "EXIT_VERIFIED",
+    "VERDICTS",
+    "Problem",
+    "Report",
+    "Watch",
+    "verify_file",
+]

@@ -23,8 +23,10 @@ from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_
 from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
 from .report import (
     EXIT_FAILED,
+    EXIT_LEFT,
     EXIT_UNREADABLE,
     EXIT_VERIFIED,
+    GOODBYE_STEP,
     UNSIGNED_FAULTS,
     Failed,
     Problem,
@@ -59,7 +61,11 @@ def verify_file(
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except Failed as exc:
-        report.status, report.problem = EXIT_FAILED, exc.problem
+        # A player who said goodbye left the table: no fault (every other check passed first).
+        # (Only when the seat named is the goodbye's author: verify/stops.py.)
+        seat = exc.problem.seat
+        goodbye = seat is not None and exc.problem.step.startswith(f"{GOODBYE_STEP}{seat} ")
+        report.status, report.problem = EXIT_LEFT if goodbye else EXIT_FAILED, exc.problem
     else:
         report.status = EXIT_VERIFIED
     report.seconds = time.perf_counter() - began

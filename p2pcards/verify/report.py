@@ -1,7 +1,8 @@
 """What ``p2pcards verify`` says of a transcript: the :class:`Report` (verdict, exit code, the
 checks done, the timeline of the game), the :class:`Problem` that stopped it, and the
-exceptions that end a check (:class:`Failed`: exit 1; :class:`Unreadable`: exit 2;
-:class:`Stopped`: an unfinished game's signed entries end here)."""
+exceptions that end a check (:class:`Failed`: exit 1, or exit 3 when all it finds is a
+player's signed goodbye; :class:`Unreadable`: exit 2; :class:`Stopped`: an unfinished game's
+signed entries end here)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,15 @@ from ..text import name_seats, printable
 from ..wire.log import BAD_SIGNATURE, GAP, STRANGER, WRONG_TABLE
 
 EXIT_VERIFIED, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
+#: A game that ended because a player left (its signed ``bye``) and shows no fault of anyone:
+#: a goodbye, not a failure, and not a verified game either (it has no result).
+EXIT_LEFT = 3
 
 
-VERDICTS = {EXIT_VERIFIED: "verified", EXIT_FAILED: "failed", EXIT_UNREADABLE: "unreadable"}
+VERDICTS = {EXIT_VERIFIED: "verified", EXIT_FAILED: "failed", EXIT_UNREADABLE: "unreadable", EXIT_LEFT: "left"}
+
+#: How the step of a :class:`Problem` that is a signed goodbye begins (verify/stops.py).
+GOODBYE_STEP = "bye entry of seat "
 
 
 #: Log refusals that say nothing about the claimed signer (the file was altered).
@@ -123,6 +130,13 @@ class Report:
         of the roster named ("bob's entry #5")."""
         return name_seats(text, self.names()) if self.players else text
 
+    def left_line(self) -> str:
+        """A goodbye (:data:`EXIT_LEFT`): ``LEFT: bob left the table: quit before the game
+        ended (its signed goodbye); the game did not finish: no result to verify``."""
+        p = self.problem
+        reason = self.named(p.reason) if p is not None else "a player left the table"
+        return f"LEFT: {reason}; the game did not finish: no result to verify"
+
     def problem_line(self) -> str:
         p = self.problem
         if p is None:
@@ -168,6 +182,8 @@ class Report:
             lines.append("verdict: VERIFIED")
         elif self.status == EXIT_FAILED:
             lines.append(f"verdict: FAILED at {self.problem_line()}")
+        elif self.status == EXIT_LEFT:
+            lines.append(f"verdict: {self.left_line()}")
         else:
             lines.append(f"verdict: UNREADABLE: {self.problem_line()}")
         if self.game:

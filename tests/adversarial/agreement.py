@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.net.table import SeatOutcome
-from p2pcards.verify import EXIT_FAILED, EXIT_VERIFIED, Report, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_LEFT, EXIT_VERIFIED, Report, verify_file
 
 if TYPE_CHECKING:
     from .adv_table import TableRun
@@ -196,7 +196,7 @@ def verify_verdict(report: Report) -> Verdict:
     why = f"{problem.step}: {problem.reason}" if problem is not None else ""
     if report.status == EXIT_VERIFIED:
         return Verdict("verified", None, why)
-    if report.status == EXIT_FAILED:
+    if report.status in (EXIT_FAILED, EXIT_LEFT):  # (LEFT: a goodbye names who left)
         return Verdict("failed", problem.seat if problem is not None else None, why)
     return Verdict("unreadable", None, why)
 

@@ -70,7 +70,9 @@ def test_a_player_who_quits_mid_turn_is_named_at_once_and_by_verify(tmp_path, pl
     for seat, outcome in run.honest.items():
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
-        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}: {problem}"
+        # A goodbye, not a fault: LEFT (exit 3), naming who left.
+        assert status == 3 and report["verdict"] == "left", f"seat {seat}: {problem}"
+        assert problem.get("seat") == CHEATER, f"seat {seat}: {problem}"
         assert "left the table" in problem.get("reason", ""), f"seat {seat}: {problem}"
 
 

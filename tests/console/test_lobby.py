@@ -237,7 +237,7 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
     end = seen["end"]
     assert "audit: clean, every card checked" in end
     assert "check it any time with: p2pcards verify " in end
-    assert "type 'new' to go back to the lobby or 'quit' to leave" in end
+    assert "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave" in end
     path = end.split("transcript saved to ")[1].split("\n")[0]
     assert Path(path).exists() and Path(path).parent == tmp_path / "bob"
     assert hosted.end is not None and hosted.end.stopped is None
@@ -257,3 +257,45 @@ def test_watch_is_a_lobby_command_and_a_playing_table_says_so():
         None,
     )
     assert "playing: watch 2" in rows[1][1] and "playing" not in rows[0][1]
+
+
+def test_the_play_lobby_offers_again_at_once_and_plays_the_rematch(tmp_path):
+    """A table made in the ``play`` lobby (two bot peers of ours): at game over the end screen
+    offers 'again' at once; typed then, it is agreed to when the rematch room opens (the bots
+    agree at once) and game 2 starts in the same console; 'new' then declines the next one
+    and goes back to the lobby."""
+    host = load_plugins()
+    if "cals-bs" not in host.games:
+        pytest.skip("cals-bs is not installed")
+    me = LanLobby(
+        host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob", bot_delay=0
+    )
+    seen = {}
+
+    async def script(driver):
+        console: ConsoleApp = driver.console
+        assert console.in_lobby
+        await driver.until(lambda: me._nursery is not None, 10, "the lobby to run")
+
+        async def create() -> None:  # (as the new-table form does, on the lobby's trio side)
+            await me.create("cals-bs", {"match_target": 1}, 3, 2)
+
+        console.lobby._queue("creating", create)
+        await driver.until(lambda: not console.in_lobby and console.session is not None, 30, "the table screen")
+        await play_to_the_end(driver, prefer=("pass", "play"))
+        assert console.session.result is not None, console.stopped
+        seen["end"] = console.end_text()
+        await driver.enter("again")
+        assert "one table per run" not in console.message.message
+        await driver.until(lambda: console.games_played == 2 and console.session.result is None, 60, "game 2")
+        await play_to_the_end(driver, prefer=("pass", "play"))
+        await driver.until(lambda: "score after 2 games" in console.end_text(), 30, "the rematch offer")
+        seen["second"] = console.end_text()
+        await driver.enter("new")
+        await driver.until(lambda: console.in_lobby, 20, "back in the lobby")
+        await driver.enter("quit")
+
+    run_console(None, script, glyphs=ASCII, colour=False, timeout=200, lobby=me)
+    assert "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave" in seen["end"]
+    assert "type 'again' for a rematch, 'new' for the lobby" in seen["second"]
+    assert len(me.transcripts) == 2

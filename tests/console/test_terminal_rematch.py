@@ -5,13 +5,17 @@ without tmux."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import time
 
 import pytest
 
 from p2pcards.plugins import load_plugins
 
-from .test_terminal import TMUX, Terminal, terminal  # noqa: F401  (fixture)
+from .test_terminal import P2PCARDS, TMUX, Terminal, terminal  # noqa: F401  (fixture)
 
 pytestmark = [
     pytest.mark.system,  # a terminal in tmux running p2pcards
@@ -81,7 +85,8 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     term.wait_for(r"game 1")
     first = play_crazy_eights(term)
     assert "audit: clean, every card checked" in first
-    screen = term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30).string
+    # 'again' is offered at once; the running score comes with the rematch room.
+    screen = term.wait_for(r"score after 1 game", timeout=30).string
     after_one = _score(screen, 1)
     assert set(after_one) == {"carol", "strategic bot 1", "strategic bot 2"}, screen
     assert sum(after_one.values()) == 1, screen
@@ -107,3 +112,96 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     term.wait_for(r"result: ", timeout=20)
     term.wait_for(r"EXITED 0")
     assert len(list(transcripts.glob("*.p2pt"))) >= 2
+
+
+def test_again_at_game_over_is_taken_at_once_at_80x24(terminal, tmp_path):
+    """The end screen offers 'again' the moment the game is over, before the last results are
+    in and the rematch room is open: typed then, it is agreed to as soon as the room opens
+    (never refused as 'one table per run'), and the rematch starts."""
+    term = terminal(
+        "host",
+        "--game",
+        "crazy-eights",
+        "--seats",
+        "3",
+        "--bots",
+        "2",
+        "--name",
+        "carol",
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(tmp_path / "transcripts"),
+        size=(80, 24),
+        P2PCARDS_HOME=str(tmp_path / "carol"),
+    )
+    term.wait_for(r"game 1", timeout=30)
+    first = play_crazy_eights(term)
+    assert "type 'again' for a rematch" in _left(first), first
+    term.type_line("again")
+    screen = term.wait_for(r"you agreed to a rematch", timeout=10).string
+    assert "one table per run" not in screen
+    term.wait_for(r"game 2", timeout=30)
+    play_crazy_eights(term)
+    term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
+    term.type_line("quit")
+    term.wait_for(r"EXITED 0", timeout=30)
+
+
+def test_a_host_back_from_resume_offers_again_too(terminal, tmp_path):
+    """A host killed mid-game (SIGKILL) and brought back by ``p2pcards resume`` finishes the
+    game and offers 'again' as any host does: its bot peers (resumed in programs of their own)
+    are seated again by the rematch, and game 2 starts."""
+    home = tmp_path / "carol"
+    transcripts = tmp_path / "transcripts"
+    name = f"carolr{os.getpid()}"
+    term = terminal(
+        "host",
+        "--game",
+        "crazy-eights",
+        "--seats",
+        "3",
+        "--bots",
+        "2",
+        "--name",
+        name,
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(transcripts),
+        P2PCARDS_HOME=str(home),
+    )
+    term.wait_for(r"YOUR TURN", timeout=30)
+    time.sleep(1.0)
+    pids = subprocess.run(["pgrep", "-f", f"python.* host .*--name {name} "], capture_output=True, text=True)
+    assert pids.stdout.split(), "the console's process was not found"
+    for pid in pids.stdout.split():
+        os.kill(int(pid), signal.SIGKILL)
+    term.wait_for(r"EXITED 137", timeout=20)
+    term.close()
+    back = Terminal(
+        tmp_path / "back.sock",
+        [str(P2PCARDS), "resume", "--transcript-dir", str(transcripts)],
+        {
+            "LC_ALL": "C.UTF-8",
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "PATH": os.environ.get("PATH", ""),
+            "P2PCARDS_HOME": str(home),
+        },
+    )
+    try:
+        play_crazy_eights(back)
+        back.wait_for(r"type 'again' for a rematch", timeout=30)
+        back.type_line("again")
+        back.wait_for(r"game 2", timeout=60)
+        play_crazy_eights(back)
+        back.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
+        back.type_line("quit")
+        back.wait_for(r"EXITED 0", timeout=30)
+    finally:
+        back.close()

@@ -42,7 +42,7 @@ def bot_host(tmp_path, table: str, *, match_target: int, transcripts) -> tuple[s
     return host, log
 
 
-def console(tmp_path, name: str, home, *args: str) -> Terminal:
+def console(tmp_path, name: str, home, *args: str, size: tuple[int, int] = (100, 34)) -> Terminal:
     env = {
         "LC_ALL": "C.UTF-8",
         "LANG": "C.UTF-8",
@@ -50,7 +50,7 @@ def console(tmp_path, name: str, home, *args: str) -> Terminal:
         "PATH": os.environ.get("PATH", ""),
         "P2PCARDS_HOME": str(home),
     }
-    return Terminal(tmp_path / f"{name}.sock", [str(P2PCARDS), *args], env)
+    return Terminal(tmp_path / f"{name}.sock", [str(P2PCARDS), *args], env, size)
 
 
 def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):

@@ -20,7 +20,7 @@ from p2pcards.net.store import journal_path, unfinished_seats
 from p2pcards.table import verdict
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing.loopback import LOOPBACK, _agents, _host_for
-from p2pcards.verify import EXIT_FAILED, verify_file
+from p2pcards.verify import EXIT_LEFT, verify_file
 from p2pcards.wire.transcript import read_transcript
 
 GRACE = 60.0  # far longer than a test may take: nobody may wait it out
@@ -96,7 +96,7 @@ def assert_left_for_the_others(outcomes, seat: int, reason: str) -> None:
         assert outcome.peer.left.get(seat) == verdict.peer_words(reason)
         report = verify_file(outcome.transcript)
         assert report.end_status == "abandoned"
-        assert report.status == EXIT_FAILED and report.problem.seat == seat
+        assert report.status == EXIT_LEFT and report.problem.seat == seat  # it left: not a fault
         assert report.problem.reason == f"player {seat} left the table (its signed goodbye)"
 
 

@@ -110,7 +110,7 @@ def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_g
     left, and their transcripts show it."""
     from p2pcards.net.runner import play_local_table
     from p2pcards.testing.loopback import _agents, _host_for
-    from p2pcards.verify import EXIT_FAILED, verify_file
+    from p2pcards.verify import EXIT_LEFT, verify_file
 
     host, game = _host_for("cals-bs")
     options = game.resolve_options({"match_target": 3}, 3)
@@ -140,5 +140,5 @@ def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_g
         assert aborted is not None and aborted.seat == 1
         assert aborted.reason == "player 1 left the table (its signed goodbye)"  # our words, not its
         report = verify_file(outcomes[seat].transcript)
-        assert report.end_status == "abandoned" and report.status == EXIT_FAILED and report.problem.seat == 1
+        assert report.end_status == "abandoned" and report.status == EXIT_LEFT and report.problem.seat == 1
         assert report.problem.reason == aborted.reason

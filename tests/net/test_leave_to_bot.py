@@ -1,0 +1,106 @@
+"""A player who leaves and lets a bot finish the seat: the seat's own program keeps it (the deck
+lets nobody else hold its hand), a bot plays it from the turn the table is asking for, the
+table is told by a signed chat line, and the game ends as any other, verified, at every seat.
+Everything on 127.0.0.1, no zeroconf."""
+
+import random
+
+import trio
+
+from p2pcards.net.peer import LEFT_TO_BOT
+from p2pcards.net.runner import bot_agent, host_table, join_table
+from p2pcards.plugins import load_plugins
+from p2pcards.session import BotSeat, HumanSeat
+from p2pcards.table.timeouts import Timeouts
+from p2pcards.verify import EXIT_VERIFIED, verify_file
+from p2pcards.wire.identity import Identity
+
+LOOPBACK = "127.0.0.1"
+
+
+async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
+    host = load_plugins()
+    game = host.game("cals-bs")
+    outcomes = []
+    host_events = []
+    shown = []  # how the host's seat list shows dave's seat once it heard
+    person = HumanSeat()
+    joined = []
+
+    def watch_host(peer):
+        def seen(event):
+            host_events.append((event.kind, event.text))
+            if event.kind == "notice" and "left; a bot plays" in event.text:
+                shown.append(peer.session.presence()[event.data["seat"]].state)
+
+        peer.session.subscribe(seen)
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            port = trio.Event()
+            ports = []
+
+            async def run_host():
+                outcomes.extend(
+                    await host_table(
+                        host,
+                        Identity.generate(),
+                        "cals-bs",
+                        options={"match_target": 1},
+                        players=3,
+                        agent=bot_agent(host, game, "random", random.Random(1)),
+                        name="leave",
+                        interface=LOOPBACK,
+                        announce=False,
+                        bots=1,
+                        bot_name="random",
+                        timeouts=Timeouts(deck=20, turn=20, grace=60),
+                        transcript_dir=tmp_path,
+                        on_port=lambda p: (ports.append(p), port.set()),
+                        on_peer=watch_host,
+                    )
+                )
+
+            async def run_joiner():
+                await port.wait()
+                outcome = await join_table(
+                    host,
+                    Identity.generate(),
+                    LOOPBACK,
+                    ports[0],
+                    name="dave",
+                    agent=lambda game, seat, options: person,
+                    listen_host=LOOPBACK,
+                    transcript_dir=tmp_path,
+                    on_peer=joined.append,
+                )
+                outcomes.append(outcome)
+
+            async def leave_at_the_first_turn():
+                # The person never types: the table asks for dave's move and waits, until
+                # dave leaves and the bot answers that very turn.
+                while not person.waiting:
+                    await trio.sleep(0.01)
+                peer = joined[0]
+                assert peer.session.leave_to_bot is not None
+                bot_cls = host.bots_for(game.id)["random"]
+                peer.session.leave_to_bot(BotSeat(bot_cls(game, peer.seat, peer.header.options, random.Random(3))))
+                assert peer.session.presence()[peer.seat].state == "bot"
+
+            nursery.start_soon(run_host)
+            nursery.start_soon(run_joiner)
+            nursery.start_soon(leave_at_the_first_turn)
+    assert len(outcomes) == 3
+    for outcome in outcomes:
+        assert outcome.aborted is None and outcome.result is not None, outcome.aborted
+        assert not outcome.peer.left
+    dave = joined[0].seat
+    assert ("notice", "dave left; a bot plays dave's seat to the end") in host_events
+    assert shown == ["bot"]
+    assert outcomes[0].peer.bot_played == {dave}
+    # The signed chat line is dave's own, and the transcripts are those of a finished game.
+    chats = [e.body["text"] for e in outcomes[0].peer.log.entries(dave) if e.kind == "chat"]
+    assert chats == [LEFT_TO_BOT]
+    for outcome in outcomes:
+        report = verify_file(outcome.transcript)
+        assert report.status == EXIT_VERIFIED, report.to_text()
