@@ -700,24 +700,43 @@ def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAb
     transcript. Now that it is written, we run the same check on it, and a seat it names is our
     verdict too (issue 28: verify named a stopper that held everything it owed, while the seats
     that stopped on it named nobody; and a seat whose deviation the seeds prove, while the
-    seats that stopped on a later goodbye named the player who quit). Run in the event loop on
-    purpose: the table is over, and a seat's own process has nothing else to do."""
+    seats that stopped on a later goodbye named the player who quit).
+
+    Our game stopped naming a seat whose deck message or move did not come in time (a stall),
+    and that seat stopped its game too and revealed its seed (its ``stop`` came while we wound
+    down): the one stall verdict on what its stop shows (table/stall.py: that it never received
+    an entry the game had reached, say) is ours too. If it names nobody, nobody is named (the
+    review closing issue 28: a seat whose sends were all lost waited on the next seat, which
+    waited on it, and named it; its stop, which came just after, showed it never received the
+    entry it was to answer). Run in the event loop on purpose: the table is over, and a seat's
+    own process has nothing else to do."""
     halted = aborted.seat is None and aborted.step == "stop"
+    named = aborted.seat
     try:
         goodbye = (
-            aborted.seat is not None
-            and aborted.step == "connection"
-            and any(e.kind == "bye" for e in peer.log.entries(aborted.seat))
+            named is not None and aborted.step == "connection" and any(e.kind == "bye" for e in peer.log.entries(named))
+        )
+        stalled = (
+            named is not None
+            and aborted.stall
+            and bool(peer.seed_entries[named])
+            and any(e.kind == "stop" for e in peer.log.entries(named))
         )
     except OSError:  # our spill cannot give its entries back: our transcript says so
-        goodbye = False
-    if not (halted or goodbye):
+        goodbye = stalled = False
+    if not (halted or goodbye or stalled):
         return aborted
     from ..verify import EXIT_FAILED, verify_file
 
     report = verify_file(path)
     found = report.problem
-    if report.status != EXIT_FAILED or found is None or found.seat in (None, aborted.seat):
+    if report.status != EXIT_FAILED or found is None or found.seat == aborted.seat:
+        return aborted
+    if stalled:
+        if found.seat is not None:
+            return aborted  # (the stall stays ours: only a verdict naming nobody excuses it)
+        return TableAborted(f"{found.reason} (from our transcript, {found.step})", None, "stop")
+    if found.seat is None:
         return aborted
     return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
 

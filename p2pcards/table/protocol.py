@@ -79,13 +79,15 @@ MAX_CHAT = 500
 
 
 class TableAborted(Exception):
-    """The game cannot go on; ``seat`` (if known) is to blame."""
+    """The game cannot go on; ``seat`` (if known) is to blame. ``stall``: the verdict of a
+    wait on ``seat`` that ran out (table/stall.py), which names it for what it did not sign."""
 
-    def __init__(self, reason: str, seat: int | None = None, step: str | None = None):
+    def __init__(self, reason: str, seat: int | None = None, step: str | None = None, *, stall: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.seat = seat
         self.step = step
+        self.stall = stall
 
 
 @dataclass(frozen=True)

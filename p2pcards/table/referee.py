@@ -485,7 +485,7 @@ class Wait:
         found = stall.decide(stall.StallFacts(seat, phase, what, **facts), self.names)
         if found.seat is None:
             step = "deck" if phase == "deck" else "action"
-        return TableAborted(found.reason, found.seat, step)
+        return TableAborted(found.reason, found.seat, step, stall=found.seat == seat)
 
     def _waits_elsewhere(self, seat: int, step: str, elsewhere: Sequence[tuple[int, str]]) -> TableAborted:
         """The bound came while the seat we would charge said it waited on ``elsewhere``."""

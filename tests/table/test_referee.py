@@ -241,6 +241,10 @@ def test_wait_rules(row: Row) -> None:
         assert len(end) == 1, effects
         assert (end[0].aborted.seat, end[0].aborted.step) == (seat, step)
         assert words in end[0].aborted.reason, end[0].aborted.reason
+        # A stall (a seat named for what it did not sign in time) is marked so: the seat that
+        # named it judges it again by the named seat's stop, once its transcript is written.
+        stalled = any(w in end[0].aborted.reason for w in ("did not move in time", "deck message in time"))
+        assert end[0].aborted.stall == stalled, end[0].aborted.reason
     if row.deadline is not None:
         assert wait.deadline == pytest.approx(row.deadline)
 
