@@ -280,5 +280,8 @@ def test_hostile_text_and_bodies_name_only_their_author_never_in_its_words(tmp_p
         assert all(len(b) < 1000 and "\x1b" not in b for b in outcome.peer.blames), info
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
-        assert status == 1 and problem.get("seat") == CHEATER, f"seat {seat}'s transcript: {problem}"
+        # A goodbye is LEFT (exit 3: not a fault, issue 30); bad statements are FAILED (exit 1).
+        assert status == (3 if ending == "bye" else 1) and problem.get("seat") == CHEATER, (
+            f"seat {seat}'s transcript: {status} {problem}"
+        )
         assert "cheated" not in problem.get("reason", "") and "\x1b" not in problem.get("reason", ""), problem
