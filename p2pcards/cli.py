@@ -1050,6 +1050,28 @@ def _import_transcripts(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 
+def _screen_flags(p: argparse.ArgumentParser, *, in_person: bool = False) -> None:
+    """``--ascii`` and ``--bell``, for every command that may open the console (``in_person``:
+    one that may also run without it, a bot playing the seat)."""
+    when = "in person: " if in_person else ""
+    p.add_argument("--ascii", action="store_true", help=f"{when}ASCII cards and markers (also P2PCARDS_ASCII=1)")
+    p.add_argument(
+        "--bell", action="store_true", help=f"{when}ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
+    )
+
+
+def _on_screen_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of a command that always plays on screen (``play``, ``demo``)."""
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=IN_PERSON_BOT_DELAY,
+        metavar="SECONDS",
+        help=f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g}, as whenever you play on screen)",
+    )
+    _screen_flags(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
@@ -1064,17 +1086,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
-    p.add_argument(
-        "--bot-delay",
-        type=float,
-        default=IN_PERSON_BOT_DELAY,
-        metavar="SECONDS",
-        help=f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g}, as whenever you play on screen)",
-    )
-    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
-    p.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
+    _on_screen_flags(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("demo", help="play a game against bots on this computer", game_words=True)
@@ -1085,17 +1097,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
     p.add_argument("--seed", help="the same seed deals the same games")
     p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
-    p.add_argument(
-        "--bot-delay",
-        type=float,
-        default=IN_PERSON_BOT_DELAY,
-        metavar="SECONDS",
-        help=f"bots' thinking time per move (default {IN_PERSON_BOT_DELAY:g}, as whenever you play on screen)",
-    )
-    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
-    p.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
+    _on_screen_flags(p)
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("host", help="open a table on the network and play", game_words=True)
@@ -1155,10 +1157,7 @@ def build_parser() -> argparse.ArgumentParser:
             "0 with --play-as-bot)"
         ),
     )
-    p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
-    p.add_argument(
-        "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
+    _screen_flags(p, in_person=True)
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("join", help="join a table found on the network, or at HOST:PORT")
@@ -1181,10 +1180,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="bots' thinking time per move (default 0: only bots play here)",
     )
-    p.add_argument("--ascii", action="store_true", help="in person: ASCII cards and markers")
-    p.add_argument(
-        "--bell", action="store_true", help="in person: ring the bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
+    _screen_flags(p, in_person=True)
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("list", help="list the tables on the network")
@@ -1213,10 +1209,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="no screen: a bot of this kind plays the seat (default: the one that played it, or you in the "
         "console if a person did)",
     )
-    p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
-    p.add_argument(
-        "--bell", action="store_true", help="ring the terminal bell when your turn comes (also P2PCARDS_BELL=1)"
-    )
+    _screen_flags(p)
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(
         "--bot-delay",

@@ -205,29 +205,14 @@ _TRUE = {"1", "on", "yes", "true", "y"}
 _FALSE = {"0", "off", "no", "false", "n"}
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
-    """A typed game option with a default and help text.
+class OptionWords:
+    """An option's words for people, from its ``name``, ``label`` and ``values`` (``(value,
+    label, description)``): shared by :class:`Option` and the lobby form's option."""
 
-    ``type`` is ``bool``, ``int`` or ``str``. ``choices`` restricts a ``str`` option to a set of
-    values; ``minimum``/``maximum`` bound an ``int`` option.
-
-    Words for people (optional: a plugin without them still works, and screens fall back to
-    the name and the raw value): ``label`` names the option ("first dealer"), ``values`` gives
-    ``(value, label, description)`` for the values worth a word (every choice; an ``int``'s
-    special values such as ``-1``: "by lot"), as a lobby form, ``--help`` and ``plugins``
-    show them.
-    """
-
+    __slots__ = ()
     name: str
-    type: type
-    default: Any
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: int | None = None
-    maximum: int | None = None
-    label: str = ""
-    values: tuple[tuple[Any, str, str], ...] = ()
+    label: str
+    values: tuple[tuple[Any, str, str], ...]
 
     @property
     def title(self) -> str:
@@ -253,6 +238,31 @@ class Option:
         """The one-line description of a value, or ``""``."""
         word = self._word(value)
         return word[1] if word is not None else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Option(OptionWords):
+    """A typed game option with a default and help text.
+
+    ``type`` is ``bool``, ``int`` or ``str``. ``choices`` restricts a ``str`` option to a set of
+    values; ``minimum``/``maximum`` bound an ``int`` option.
+
+    Words for people (optional: a plugin without them still works, and screens fall back to
+    the name and the raw value): ``label`` names the option ("first dealer"), ``values`` gives
+    ``(value, label, description)`` for the values worth a word (every choice; an ``int``'s
+    special values such as ``-1``: "by lot"), as a lobby form, ``--help`` and ``plugins``
+    show them.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    label: str = ""
+    values: tuple[tuple[Any, str, str], ...] = ()
 
     def parse(self, value: Any) -> Any:
         """Turn text (from a command line) or a plain value into a valid value, or raise

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..game import OptionWords
 from ..session import TableSession
 
 __all__ = [
@@ -35,7 +36,7 @@ class LobbyProblem(Exception):
 
 
 @dataclass(frozen=True)
-class OptionChoice:
+class OptionChoice(OptionWords):
     """One option of a game, as the create-a-table form offers it."""
 
     name: str
@@ -49,28 +50,6 @@ class OptionChoice:
     #: ``(value, label, description)`` for the values that have words.
     label: str = ""
     values: tuple[tuple[Any, str, str], ...] = ()
-
-    @property
-    def title(self) -> str:
-        return self.label or self.name.replace("_", " ")
-
-    def _word(self, value: Any) -> tuple[str, str] | None:
-        for known, label, description in self.values:
-            if known == value and type(known) is type(value):
-                return label, description
-        return None
-
-    def value_text(self, value: Any) -> str:
-        word = self._word(value)
-        if word is not None:
-            return word[0]
-        if isinstance(value, bool):
-            return "on" if value else "off"
-        return str(value)
-
-    def value_help(self, value: Any) -> str:
-        word = self._word(value)
-        return word[1] if word is not None else ""
 
 
 @dataclass(frozen=True)
