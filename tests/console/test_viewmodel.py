@@ -230,8 +230,8 @@ async def test_end_model_says_result_audit_and_transcript(host):
     assert "random bot 2, action 1: did not show the best card" in end.audit[1]
     # Not "saved" before it is: the file is written once every seat has its result.
     text = fragment_list_to_text(end_fragments(end, UNICODE))
-    assert "the transcript goes to /tmp/t.p2pcards once every seat has its result" in text
-    assert "saved" not in text and "p2pcards verify" not in text
+    assert "transcript: not saved yet" in text
+    assert "transcript saved" not in text and "/tmp/t.p2pcards" not in text and "p2pcards verify" not in text
     session.transcript_saved = True
     text = fragment_list_to_text(end_fragments(end_model(session), UNICODE))
     assert "transcript saved to /tmp/t.p2pcards" in text and "p2pcards verify /tmp/t.p2pcards" in text
