@@ -255,6 +255,68 @@ async def offer_rematches(
         check_outcome(outcome)
 
 
+#: A rematch's callbacks, as the end screen hands them: the agreement, the roster, the peer,
+#: the table words.
+AgainCallbacks = tuple[trio.Event, Callable[[Roster], None], Callable[[Peer], None], Callable[[TableWords], None]]
+
+
+async def _host_again(
+    host: PluginHost,
+    last: list[SeatOutcome],
+    callbacks: AgainCallbacks,
+    *,
+    interface: str,
+    transcript_dir: Path,
+    port: int | None = None,
+    bot_peers: Sequence[tuple[int, Identity]] | None = None,
+    bot_name: str = "strategic",
+    bot_delay: float = 0.0,
+) -> SeatOutcome:
+    """Host the rematch of ``last[0]``'s game, played in person; ``last`` becomes its outcomes."""
+    agreement, on_roster, on_peer, on_words = callbacks
+    outcomes = await host_rematch(
+        host,
+        last,
+        interface=interface,
+        port=port,
+        agent=person,
+        agreement=agreement,
+        bot_peers=bot_peers,
+        bot_name=bot_name,
+        bot_delay=bot_delay,
+        transcript_dir=transcript_dir,
+        on_roster=on_roster,
+        on_peer=on_peer,
+        on_words=on_words,
+        persist=True,
+        history=True,
+    )
+    last[:] = outcomes
+    return outcomes[0]
+
+
+async def _join_again(
+    host: PluginHost, last: list[SeatOutcome], callbacks: AgainCallbacks, *, listen_host: str, transcript_dir: Path
+) -> SeatOutcome:
+    """Sit down at the rematch of ``last[0]``'s game, played in person; ``last`` becomes it."""
+    agreement, on_roster, on_peer, on_words = callbacks
+    outcome = await join_rematch(
+        host,
+        last[0],
+        listen_host=listen_host,
+        agent=person,
+        agreement=agreement,
+        transcript_dir=transcript_dir,
+        on_roster=on_roster,
+        on_peer=on_peer,
+        on_words=on_words,
+        persist=True,
+        history=True,
+    )
+    last[:] = [outcome]
+    return outcome
+
+
 def hosted_seat(
     host: PluginHost,
     identity: Identity,
@@ -328,24 +390,16 @@ def hosted_seat(
         on_peer: Callable[[Peer], None],
         on_words: Callable[[TableWords], None],
     ) -> SeatOutcome:
-        outcomes = await host_rematch(
+        return await _host_again(
             host,
             last,
+            (agreement, on_roster, on_peer, on_words),
             interface=interface,
             port=bound_port,
-            agent=person,
-            agreement=agreement,
             bot_name=bot_name,
             bot_delay=bot_delay,
             transcript_dir=transcript_dir,
-            on_roster=on_roster,
-            on_peer=on_peer,
-            on_words=on_words,
-            persist=True,
-            history=True,
         )
-        last[:] = outcomes
-        return outcomes[0]
 
     return SeatTable(play, connection=f"on the network ({where(interface)})", rematch=again if rematch else None)
 
@@ -407,21 +461,13 @@ def joined_seat(
         on_peer: Callable[[Peer], None],
         on_words: Callable[[TableWords], None],
     ) -> SeatOutcome:
-        outcome = await join_rematch(
+        return await _join_again(
             host,
-            last[0],
+            last,
+            (agreement, on_roster, on_peer, on_words),
             listen_host=listen_host,
-            agent=person,
-            agreement=agreement,
             transcript_dir=transcript_dir,
-            on_roster=on_roster,
-            on_peer=on_peer,
-            on_words=on_words,
-            persist=True,
-            history=True,
         )
-        last[:] = [outcome]
-        return outcome
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})", rematch=again if rematch else None)
 
@@ -458,39 +504,20 @@ def resumed_seat(
         on_words: Callable[[TableWords], None],
     ) -> SeatOutcome:
         header, me = last[0].peer.header, last[0].peer.seat
+        callbacks = (agreement, on_roster, on_peer, on_words)
         if me == 0:
-            outcomes = await host_rematch(
+            return await _host_again(
                 host,
-                last[:1],
+                last,
+                callbacks,
                 interface=header.seats[0].host,  # where the table was: the others look there
-                agent=person,
-                agreement=agreement,
-                transcript_dir=transcript_dir,
-                on_roster=on_roster,
-                on_peer=on_peer,
-                on_words=on_words,
-                persist=True,
-                history=True,
                 bot_peers=bot_peers,
                 bot_name=bot_name,
                 bot_delay=bot_delay,
+                transcript_dir=transcript_dir,
             )
-            last[:] = outcomes[:1]
-            return outcomes[0]
-        outcome = await join_rematch(
-            host,
-            last[0],
-            listen_host=header.seats[me].host,
-            agent=person,
-            agreement=agreement,
-            transcript_dir=transcript_dir,
-            on_roster=on_roster,
-            on_peer=on_peer,
-            on_words=on_words,
-            persist=True,
-            history=True,
+        return await _join_again(
+            host, last, callbacks, listen_host=header.seats[me].host, transcript_dir=transcript_dir
         )
-        last[:] = [outcome]
-        return outcome
 
     return SeatTable(play, connection="on the network (resumed)", rematch=again if rematch else None)
