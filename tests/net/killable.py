@@ -147,11 +147,25 @@ def skip_history() -> None:
     table._record_history = no_history  # type: ignore[assignment]
 
 
+def instant_reactions() -> None:
+    """Bots answer free-order rounds without their human-like reaction time (about a second a
+    round, a minute a free-order hand): who wins a race is not what these tables test."""
+    from p2pcards import session
+
+    init = session.BotSeat.__init__
+
+    def instant(self, bot, *, delay: float = 0.0, reaction: float = 1.0) -> None:
+        init(self, bot, delay=delay, reaction=0.0)
+
+    session.BotSeat.__init__ = instant  # type: ignore[method-assign]
+
+
 def main(phase: str, from_hand: int, done: str, args: list[str]) -> int:
     """Arm this process, then run ``p2pcards args``: its exit status."""
     assert phase in ("never", *PHASES), phase
     report()
     skip_history()
+    instant_reactions()
     if phase != "never":
         track_durable_size()
         arm(phase, from_hand, set(filter(None, done.split(","))))
