@@ -88,12 +88,10 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
     from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
-    # A seat that dropped out never reveals its seed (protocol/deck.md §4.5): its passes and
+    # A seat that dropped out never reveals its seed (protocol/deck.md §4.6): its passes and
     # re-handlings were proven as they arrived, and the faces of the hands it shuffled cannot be
     # derived: those hands are "blind", and only their faces opened to all are returned.
-    secrets: list[Secrets | None] = [
-        None if seed is None else revealed_secrets(seed, game_id) for seed in party.seeds
-    ]
+    secrets: list[Secrets | None] = [None if seed is None else revealed_secrets(seed, game_id) for seed in party.seeds]
     blind: set[int] = set()
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
@@ -200,8 +198,8 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
                             return blame(kind, seat, op_index, f"output position {j} differs: {what}")
                 deck = message["points"]
             if complete and epoch not in blind:
-                shufflers = [sec for sec in (secrets[s] for s in party.seats_of(epoch)) if sec is not None]
-                order = final_order(shufflers, epoch, n)  # card index at each position
+                known = [sec for sec in (secrets[s] for s in party.seats_of(epoch)) if sec is not None]
+                order = final_order(known, epoch, n)  # card index at each position
                 for j in range(n):
                     faces[base + j] = party.cards[order[j]]
                     points[base + j] = deck[j]

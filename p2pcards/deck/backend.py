@@ -116,7 +116,7 @@ class MentalPokerDeck:
         return done
 
     def drop_out(self, seat: int) -> None:
-        """``seat`` drops out (protocol/deck.md §4.5): it publishes its key of every card
+        """``seat`` drops out (protocol/deck.md §4.6): it publishes its key of every card
         nobody holds, every other seat checks them, and its own cards are set aside; its party
         takes part in nothing after (as a program that ended)."""
         self.run_op(DropOp(seat))

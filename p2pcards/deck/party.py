@@ -69,7 +69,7 @@ from .passes import (
 from .proofs import InvalidProof, prove_link, public_key, verify_link
 from .store import MemoryStore, Record, TranscriptStore
 
-#: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.5): the scalar 1,
+#: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.6): the scalar 1,
 #: public, whose public key is the base point. No opening carries it; every seat knows it.
 ONE = (1).to_bytes(32, "little")
 ONE_KEY = public_key(ONE)
@@ -129,7 +129,7 @@ class TransferOp:
 
 @dataclass(frozen=True)
 class DropOp:
-    """Seat ``seat`` drops out of the game (protocol/deck.md §4.5): it publishes its key of every
+    """Seat ``seat`` drops out of the game (protocol/deck.md §4.6): it publishes its key of every
     card nobody holds, never of its own cards, which are set aside for good; later shuffles go
     on without it."""
 
@@ -496,13 +496,13 @@ class Party:
         #: audit then checked what memory holds (keys and faces) and says so here.
         self.audit_incomplete: str | None = None
         self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
-        #: Seats that dropped out (protocol/deck.md §4.5) -> the number of shuffles begun before
+        #: Seats that dropped out (protocol/deck.md §4.6) -> the number of shuffles begun before
         #: their drop: they take no part in a later one, and never reveal their seed.
         self.dropped: dict[int, int] = {}
         #: The cards they held as they dropped: set aside, never opened (no operation may name one).
         self.set_aside: set[int] = set()
         #: Every face opened to all: the audit returns them for the hands it cannot derive
-        #: without the seed of a seat that dropped out (protocol/deck.md §4.5, §7).
+        #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
         self.public_faces: dict[int, Card] = {}
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
@@ -1041,7 +1041,7 @@ class Party:
         """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
         return public_key(scalar) == self._lock(handle, lock)[1]
 
-    # -- dropping out (protocol/deck.md §4.5) -------------------------------------------------------
+    # -- dropping out (protocol/deck.md §4.6) -------------------------------------------------------
 
     def drop_shares(self, seat: int) -> list[int]:
         """The handles whose key ``seat`` must publish as it drops out: every card of the hand
@@ -1054,7 +1054,10 @@ class Party:
         return sorted(
             h
             for h, card in self.cards_by_handle.items()
-            if card.link is None and card.holder is None and not card.public and not card.retired
+            if card.link is None
+            and card.holder is None
+            and not card.public
+            and not card.retired
             and h // self.n == epoch
         )
 

@@ -1,4 +1,4 @@
-"""Cheating seats around a drop-out, at the deck (protocol/deck.md §4.5, issue 30): a dropper
+"""Cheating seats around a drop-out, at the deck (protocol/deck.md §4.6, issue 30): a dropper
 that publishes a wrong key, withholds keys, or keys for other cards is named by every other
 seat, at step "drop"; a seat that sends a drop-out message for a drop it is not making changes
 nothing (only the dropping seat's own message counts, and only when the table's state says

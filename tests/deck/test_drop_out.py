@@ -1,4 +1,4 @@
-"""A seat drops out of the deck (protocol/deck.md §4.5, issue 30): it publishes its key of every
+"""A seat drops out of the deck (protocol/deck.md §4.6, issue 30): it publishes its key of every
 card nobody holds, never of its own; the others go on without it, later shuffles too; the audit
 needs no seed of it; and its set-aside cards cannot be decoded from everything ever sent."""
 

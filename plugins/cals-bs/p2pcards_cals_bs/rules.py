@@ -480,7 +480,10 @@ class CalsBS(Game[BSState]):
         if not 0 <= seat < state.players or seat in state.out:
             return "that seat no longer plays"
         if state.phase != "play" or state.pending or state.resolving is not None:
-            return "a player can drop out only while a hand is being played, not while cards are dealt, turned up or handed over"
+            return (
+                "a player can drop out only while a hand is being played, "
+                "not while cards are dealt, turned up or handed over"
+            )
         if state.playing - 1 < MIN_STAYING:
             return f"Cal's BS goes on without a player only while at least {MIN_STAYING} others still play"
         if any(placed.owner == seat for placed in state.pile):
