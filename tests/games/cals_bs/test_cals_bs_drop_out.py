@@ -127,3 +127,13 @@ def test_bots_play_a_match_to_its_end_after_two_drop_outs():
     for tr in t.transfers:
         assert tr.to not in (1, 4)
     assert not any(isinstance(s, Transfer) and s.to in (1, 4) for s in t.log)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_strategic_bots_play_on_after_a_drop_out(seed):
+    from p2pcards_cals_bs.bots import StrategicBot
+
+    t = Table(5, {0: "5h"}, match_target=2, quads="on")
+    t.drop_out(3)
+    record = t.play_out([StrategicBot] * 5, rng=random.Random(seed))
+    assert 3 not in record.result.winners and record.violations == []

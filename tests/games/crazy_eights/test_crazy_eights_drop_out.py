@@ -70,3 +70,13 @@ def test_bots_play_to_the_end_after_a_drop_out():
     t.drop_out(2)
     record = t.play_out(rng=random.Random(5))
     assert 2 not in record.result.winners and record.violations == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_strategic_bots_play_on_after_a_drop_out(seed):
+    from p2pcards_crazy_eights.bots import StrategicBot
+
+    t = Table({0: "9s 3d Kh", 1: "2h 5c Qs", 2: "3h 4d 5d", 3: "6h 6d 6s"}, starter="9h")
+    t.drop_out(0)
+    record = t.play_out([StrategicBot] * 4, rng=random.Random(seed))
+    assert 0 not in record.result.winners and record.violations == []
