@@ -223,6 +223,8 @@ class Replica:
     players: int
     state: Any = None
     actions: ActionLog = field(default_factory=ActionLog)
+    #: Seats that dropped out, each with the number of actions before its drop.
+    dropped: list[tuple[int, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -255,6 +257,19 @@ class Replica:
         self.game.apply(self.state, seat, action)
         self.actions.append((seat, action))
         return len(self.actions) - 1
+
+    def drop_out(self, seat: int) -> None:
+        """``seat`` drops out of the game (issue 30), where the game's rules allow it now
+        (:meth:`Game.drop_out_refusal`): its cards are set aside unseen and the game goes on
+        without it. Raises :class:`IllegalAction` (the state is unchanged) where they don't.
+        The action log is unchanged: a drop is not a move of the game."""
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise IllegalAction("no such seat")
+        refusal = self.game.drop_out_refusal(self.state, seat)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        self.game.drop_out(self.state, seat)
+        self.dropped.append((seat, len(self.actions)))
 
     def in_round(self, seat: int, round_: Round) -> bool:
         """``round_`` is still going on (the game's next step is that round: opened by the same

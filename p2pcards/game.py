@@ -477,6 +477,23 @@ class Game(abc.ABC, Generic[S]):
         for the seat to come back, then abandons the game."""
         return None
 
+    def drop_out_refusal(self, state: S, seat: int) -> str | None:
+        """Why ``seat`` may not drop out of the game now, as a sentence for people, or ``None``
+        where the game's rules allow it (issue 30; docs/games say each game's rule).
+
+        A seat that drops out leaves the game for good: the cards it holds are set aside face
+        down, never opened by anyone (the deck cannot open them without that seat's key, and it
+        never publishes it), and the game goes on without it. So a game may allow it only where
+        nothing it will ever need opens one of those cards or asks the seat to act again. It
+        may depend on public state only (every seat and ``p2pcards verify`` decide alike).
+        The default: never ("this game has no rule for a player dropping out")."""
+        return "this game has no rule for a player dropping out"
+
+    def drop_out(self, state: S, seat: int) -> None:
+        """Apply ``seat``'s dropping out, which :meth:`drop_out_refusal` allowed: set its cards
+        aside, take it out of the turn order and of the result. Never called otherwise."""
+        raise IllegalAction(self.drop_out_refusal(state, seat) or "this game has no rule for a player dropping out")
+
     @abc.abstractmethod
     def apply(self, state: S, seat: int, action: Action) -> None:
         """Perform an action that passed :meth:`check`."""

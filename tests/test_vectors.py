@@ -42,7 +42,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
 from p2pcards.deck import derive, group, passes, proofs
-from p2pcards.deck.party import AuditOp, CoinOp, DealOp, Party, RevealOp, ShuffleOp, TransferOp
+from p2pcards.deck.party import AuditOp, CoinOp, DealOp, DropOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.engine import Replica, learn
 from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
 from p2pcards.wire import framing, sealed, transcript
@@ -808,7 +808,7 @@ def _link_proof(inp):
     }
 
 
-_STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "seed", "accuse")
+_STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "drop", "seed", "accuse")
 
 
 def _op_of(name: str, arg: Any):
@@ -824,6 +824,8 @@ def _op_of(name: str, arg: Any):
         return AuditOp()
     if name == "transfer":
         return TransferOp(tuple(arg["handles"]), arg["to"])
+    if name == "drop":
+        return DropOp(arg)
     raise ValueError(name)
 
 
@@ -860,12 +862,13 @@ class _Parties:
     def run_op(self, op: Any) -> list[Any]:
         """Begin ``op`` at every seat and carry the messages until none is left; each seat's
         ``OpDone`` of it."""
-        index = len(self.parties[0].ops)
-        for s, p in enumerate(self.parties):
-            self._handle(s, p.begin(op))
+        playing = [s for s, p in enumerate(self.parties) if s not in p.dropped]  # deck.md 4.6
+        index = len(self.parties[playing[0]].ops)
+        for s in playing:
+            self._handle(s, self.parties[s].begin(op))
         self._run()
         assert all(p.blame is None for p in self.parties), [p.blame for p in self.parties]
-        done = [[e for e in events if type(e).__name__ == "OpDone" and e.index == index] for events in self.events]
+        done = [[e for e in self.events[s] if type(e).__name__ == "OpDone" and e.index == index] for s in playing]
         assert all(len(d) == 1 for d in done), f"operation {index} did not complete at every seat"
         return [d[0] for d in done]
 

@@ -88,7 +88,11 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
     from .party import Blame, FinishedOp, ShuffleOp, TransferOp, keys_digest, rehandle_digest
 
     n, game_id = party.n, party.game_id
-    secrets = [revealed_secrets(seed, game_id) for seed in party.seeds]
+    # A seat that dropped out never reveals its seed (protocol/deck.md §4.6): its passes and
+    # re-handlings were proven as they arrived, and the faces of the hands it shuffled cannot be
+    # derived: those hands are "blind", and only their faces opened to all are returned.
+    secrets: list[Secrets | None] = [None if seed is None else revealed_secrets(seed, game_id) for seed in party.seeds]
+    blind: set[int] = set()
     faces: dict[int, Card] = {}
     points: dict[int, bytes] = {}  # handle -> its point as last recomputed/received
     epoch = -1
@@ -132,16 +136,21 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
             epoch += 1
             last_shuffle[epoch] = op_index
             base = epoch * n
+            shufflers = [secrets[s] for s in party.seats_of(epoch)]
+            if None in shufflers:
+                blind.add(epoch)
+                continue
             derived: list[bytes] = []
-            for kind, seat in party.pass_order():
+            for kind, seat in party.pass_order(epoch):
                 sec = secrets[seat]
+                assert sec is not None, "every shuffler's seed"
                 if kind == "shuffle":
                     derived.append(public_key(sec.shuffle_key(epoch)))
                 else:
                     derived += [public_key(sec.card_key(base + j)) for j in range(n)]
             if keys_digest(derived) != hand.keys and (found := full_audit(f"public keys of epoch {epoch}")):
                 return found
-            order = final_order(secrets, epoch, n)
+            order = final_order([s for s in shufflers if s is not None], epoch, n)
             for j, point in enumerate(hand.final_points()):
                 faces[base + j] = party.cards[order[j]]
                 points[base + j] = point
@@ -152,12 +161,16 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
             base = epoch * n
             deck = list(party.table)
             complete = True
-            for kind, seat in party.pass_order():
+            for kind, seat in party.pass_order(epoch):
                 message = record.get((kind, seat))
                 if message is None:
                     complete = False
                     break
                 sec = secrets[seat]
+                if sec is None:  # a seat that dropped out: its pass was proven as it arrived
+                    blind.add(epoch)
+                    deck = message["points"]
+                    continue
                 if kind == "shuffle":
                     perm = sec.permutation(epoch, n)
                     inputs = [deck[i] for i in perm]
@@ -184,11 +197,14 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
                             what = "not a permutation of its input under the derived keys"
                             return blame(kind, seat, op_index, f"output position {j} differs: {what}")
                 deck = message["points"]
-            if complete:
-                order = final_order(secrets, epoch, n)  # card index at each position
+            if complete and epoch not in blind:
+                known = [sec for sec in (secrets[s] for s in party.seats_of(epoch)) if sec is not None]
+                order = final_order(known, epoch, n)  # card index at each position
                 for j in range(n):
                     faces[base + j] = party.cards[order[j]]
                     points[base + j] = deck[j]
+        elif isinstance(op, TransferOp) and epoch in blind:
+            continue  # proven as it arrived; its faces cannot be derived without every seed
         elif isinstance(op, TransferOp):
             # Always recomputed (light audit too): the faces of the new handles follow from
             # which received card each sorted point is, which only the multiplication tells.
@@ -203,14 +219,16 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
             if (message is None and kept is None) or new is None:
                 break
             moved = sorted(set(op.handles))
-            scalar = secrets[op.to].rehandle_key(op_index)
+            receiver = secrets[op.to]
+            assert receiver is not None, "a hand with a seat's seed missing is blind"
+            scalar = receiver.rehandle_key(op_index)
             if message is not None and message["key"] != public_key(scalar):
                 return blame("rehandle", op.to, op_index, "public key is not of the derived scalar")
             try:
                 expected = parallel_multiply_many([scalar] * len(moved), [points[h] for h in moved])
             except InvalidPoint as exc:  # a final deck's point (re-handled ones here are recomputed)
-                kind, seat = party.pass_order()[-1]
                 handle = moved[exc.index]
+                kind, seat = party.pass_order(handle // n)[-1]
                 return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")
             order = sorted(range(len(moved)), key=expected.__getitem__)
             if kept is not None and rehandle_digest(public_key(scalar), [expected[i] for i in order]) != kept:
@@ -228,7 +246,7 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
     seen = [(h, c, True) for h, c in party.finished_faces()] + [(h, c, False) for h, c in party.known.items()]
     noted = False
     for handle, card, finished in seen:
-        if faces.get(handle) == card:
+        if faces.get(handle) == card or party.hand_of_handle(handle) in blind:
             continue
         what = f"handle {handle} decoded as {card}, derived as {faces.get(handle)}"
         if full and not (finished and not use_store):
@@ -237,4 +255,6 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
             noted = True
             if found := full_audit(what):
                 return found
+    if blind:  # the same at every seat: faces opened to all
+        faces.update((h, c) for h, c in party.public_faces.items() if party.hand_of_handle(h) in blind)
     return AuditResult(None, faces, "; ".join(differences) or None)

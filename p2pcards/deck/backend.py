@@ -26,7 +26,7 @@ from ..game import Game
 from .derive import SEED_BYTES
 from .group import MultiplyMany, digest
 from .local import DeckFault, LocalNetwork, Tamper, multiplier
-from .party import AuditOp, CoinOp, DealOp, Op, OpDone, Party, RevealOp, ShuffleOp, TransferOp
+from .party import AuditOp, CoinOp, DealOp, DropOp, Op, OpDone, Party, RevealOp, ShuffleOp, TransferOp
 
 __all__ = ["DeckFault", "LocalNetwork", "MentalPokerDeck", "mental_poker_factory", "simulation_seeds"]
 
@@ -73,6 +73,7 @@ class MentalPokerDeck:
             )
             for seat in range(players)
         ]
+        self.gone: set[int] = set()  # seats that dropped out: they take part in nothing after
         self.net = LocalNetwork(self.parties, tamper)
         for party in self.parties:
             self.net.call(party.seat, party.start)
@@ -81,8 +82,12 @@ class MentalPokerDeck:
 
     # -- running one operation at every seat ---------------------------------------------------
 
+    @property
+    def playing(self) -> list[Party]:
+        return [p for p in self.parties if p.seat not in self.gone]
+
     def _check(self) -> None:
-        blames = {p.seat: p.blame for p in self.parties if p.blame is not None}
+        blames = {p.seat: p.blame for p in self.playing if p.blame is not None}
         if blames:
             raise DeckFault(blames)
 
@@ -90,24 +95,32 @@ class MentalPokerDeck:
         """Begin ``op`` at every seat, deliver messages until all are done; one OpDone per seat.
         If the queues run dry first, the driver's step timeout fires at a waiting seat."""
         now = max(self.net.clock)
-        for party in self.parties:
+        for party in self.playing:
             self.net.call(party.seat, party.begin, op, at=now)
         self.net.run()
         self._check()
-        if not all(p.done for p in self.parties):
-            for party in self.parties:
+        if not all(p.done for p in self.playing):
+            for party in self.playing:
                 if party.owed():
                     blame = party.timeout()
                     assert blame is not None, "a party that owes a message is blamed"
                     raise DeckFault({party.seat: blame})
             raise RuntimeError("the deck stalled with no seat waiting for a message")  # pragma: no cover
-        index = len(self.parties[0].ops) - 1
+        index = len(self.playing[0].ops) - 1
         done = []
-        for _seat, events in enumerate(self.net.events):
-            mine = [e for e in events if isinstance(e, OpDone) and e.index == index]
-            done.append(mine[-1])
+        for seat, events in enumerate(self.net.events):
+            if seat not in self.gone:
+                mine = [e for e in events if isinstance(e, OpDone) and e.index == index]
+                done.append(mine[-1])
             events.clear()
         return done
+
+    def drop_out(self, seat: int) -> None:
+        """``seat`` drops out (protocol/deck.md §4.6): it publishes its key of every card
+        nobody holds, every other seat checks them, and its own cards are set aside; its party
+        takes part in nothing after (as a program that ended)."""
+        self.run_op(DropOp(seat))
+        self.gone.add(seat)
 
     # -- DeckBackend ------------------------------------------------------------------------------
 

@@ -69,11 +69,17 @@ from .passes import (
 from .proofs import InvalidProof, prove_link, public_key, verify_link
 from .store import MemoryStore, Record, TranscriptStore
 
+#: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.6): the scalar 1,
+#: public, whose public key is the base point. No opening carries it; every seat knows it.
+ONE = (1).to_bytes(32, "little")
+ONE_KEY = public_key(ONE)
+
 __all__ = [
     "AuditOp",
     "Blame",
     "CoinOp",
     "DealOp",
+    "DropOp",
     "Op",
     "OpDone",
     "Output",
@@ -122,6 +128,15 @@ class TransferOp:
 
 
 @dataclass(frozen=True)
+class DropOp:
+    """Seat ``seat`` drops out of the game (protocol/deck.md §4.6): it publishes its key of every
+    card nobody holds, never of its own cards, which are set aside for good; later shuffles go
+    on without it."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class AuditOp:
     """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
 
@@ -132,7 +147,7 @@ class FinishedOp:
     deck.md §6): nothing of it is needed any more. Never begun."""
 
 
-Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | AuditOp | FinishedOp
+Op = ShuffleOp | CoinOp | DealOp | RevealOp | TransferOp | DropOp | AuditOp | FinishedOp
 _FINISHED_OP = FinishedOp()
 
 # -- outputs ----------------------------------------------------------------------------------------
@@ -481,6 +496,14 @@ class Party:
         #: audit then checked what memory holds (keys and faces) and says so here.
         self.audit_incomplete: str | None = None
         self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
+        #: Seats that dropped out (protocol/deck.md §4.6) -> the number of shuffles begun before
+        #: their drop: they take no part in a later one, and never reveal their seed.
+        self.dropped: dict[int, int] = {}
+        #: The cards they held as they dropped: set aside, never opened (no operation may name one).
+        self.set_aside: set[int] = set()
+        #: Every face opened to all: the audit returns them for the hands it cannot derive
+        #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
+        self.public_faces: dict[int, Card] = {}
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
         self._audited = False
@@ -531,7 +554,7 @@ class Party:
         if self.game_id is None:
             return [(s, "nonce") for s, c in enumerate(self.nonces) if c is None]
         if "seeds" in self._state or self.audit_reason is not None:
-            return [(s, "seed") for s, c in enumerate(self.seeds) if c is None]
+            return [(s, "seed") for s, c in enumerate(self.seeds) if c is None and s not in self.dropped]
         waiting = self._state.get("waiting")
         return list(waiting()) if waiting else []
 
@@ -632,7 +655,7 @@ class Party:
             copy = self._accused_copy(message) if stale is None else None
             self._accusations.append((sender, message, copy, stale))
             self._arrived += 1
-        elif kind in ("shuffle", "relock", "open", "rehandle"):
+        elif kind in ("shuffle", "relock", "open", "rehandle", "drop"):
             op = message.get("op")
             if not _is_int(op) or op < self.current:
                 raise _Deviation(kind, sender, "message for no operation in progress")
@@ -755,6 +778,8 @@ class Party:
             self._start_openings(index, op, {None: sorted(set(op.handles))}, rehandle=False)
         elif isinstance(op, TransferOp):
             self._start_openings(index, op, {op.to: sorted(set(op.handles))}, rehandle=True)
+        elif isinstance(op, DropOp):
+            self._start_drop(index, op.seat)
         elif isinstance(op, AuditOp):
             self._start_seeds("end of game")
         else:
@@ -766,16 +791,26 @@ class Party:
 
     # -- shuffle ---------------------------------------------------------------------------------
 
-    def pass_order(self) -> list[tuple[str, int]]:
-        """Shuffle passes in seat order, then re-lock passes, the last shuffler's first."""
-        return pass_order(self.players)
+    def pass_order(self, epoch: int | None = None) -> list[tuple[str, int]]:
+        """Shuffle passes in seat order, then re-lock passes, the last shuffler's first, of the
+        seats that take part in shuffle ``epoch`` (by default the latest one begun)."""
+        return pass_order(self.players, self.seats_of(self.epochs - 1 if epoch is None else epoch))
+
+    def seats_of(self, epoch: int) -> list[int]:
+        """The seats that take part in shuffle ``epoch``: all but those that dropped out before it."""
+        return [s for s in range(self.players) if self.dropped.get(s, epoch + 1) > epoch]
+
+    def _implicit(self, epoch: int, seat: int) -> bool:
+        """``seat``'s lock of the cards of hand ``epoch`` is the public scalar 1 (it dropped out
+        before that hand's shuffle): no opening carries it, every seat knows it."""
+        return self.dropped.get(seat, epoch + 1) <= epoch
 
     def _start_shuffle(self, index: int) -> None:
         epoch = self.epochs
         self.epochs += 1
         self._shuffle_ops.append(index)
         self._hand_handles.append(self._next_handle)
-        order = self.pass_order()
+        order = self.pass_order(epoch)
         st: dict[str, Any] = {"step": 0, "deck": list(self.table), "keys": {}, "shuffle_keys": {}}
 
         def waiting():
@@ -816,12 +851,12 @@ class Party:
                     self._note_public_keys(seat, epoch * self.n, message["keys"])
                     st["keys"][seat] = message["keys"]
                 st["step"] += 1
+            implicit = [s for s in range(self.players) if self._implicit(epoch, s)]
             for j, point in enumerate(st["deck"]):
-                locks = [st["keys"][s][j] for s in range(self.players)]
+                locks = [st["keys"][s][j] if s in st["keys"] else ONE_KEY for s in range(self.players)]
                 handle = base + j
-                self.cards_by_handle[handle] = _Card(
-                    point, locks, list(range(self.players)), {self.seat: self._card_key(handle)}, root=handle
-                )
+                scalars = {self.seat: self._card_key(handle)} | {s: ONE for s in implicit}
+                self.cards_by_handle[handle] = _Card(point, locks, list(range(self.players)), scalars, root=handle)
             self._epoch_faces[epoch] = {}
             self._prepared_keys.pop(epoch, None)
             # Every seat has sent its passes of this shuffle, so every other seat had finished
@@ -870,7 +905,7 @@ class Party:
         Published as an accusation every seat checks on its own copy of that message."""
         link = self.cards_by_handle[handle].link
         if link is None:
-            kind, seat = self.pass_order()[-1]
+            kind, seat = self.pass_order(handle // self.n)[-1]
             return _Deviation(
                 kind,
                 seat,
@@ -912,6 +947,10 @@ class Party:
         before it (-1: before the first)."""
         return bisect_right(self._shuffle_ops, op) - 1
 
+    def hand_of_handle(self, handle: int) -> int:
+        """The hand a handle was made in (for the audit)."""
+        return self._hand_of_handle(handle)
+
     def _hand_of_handle(self, handle: int) -> int:
         """The hand a handle was made in: its shuffle's epoch, or for a re-handled handle the
         hand of the transfer that made it (-1: none)."""
@@ -943,7 +982,7 @@ class Party:
         shuffle = self.transcript[start]
         keys: list[bytes] = []
         card_keys: list[bytes] = []
-        for kind, seat in self.pass_order():
+        for kind, seat in self.pass_order(epoch):
             message = shuffle[(kind, seat)]
             if kind == "shuffle":
                 keys.append(message["key"])
@@ -971,7 +1010,7 @@ class Party:
             _FinishedHand(
                 epoch,
                 keys_digest(keys),
-                b"".join(shuffle[self.pass_order()[-1]]["points"]),
+                b"".join(shuffle[self.pass_order(epoch)[-1]]["points"]),
                 transfers,
                 bytes(receivers),
                 moved,
@@ -1002,6 +1041,86 @@ class Party:
         """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
         return public_key(scalar) == self._lock(handle, lock)[1]
 
+    # -- dropping out (protocol/deck.md §4.6) -------------------------------------------------------
+
+    def drop_shares(self, seat: int) -> list[int]:
+        """The handles whose key ``seat`` must publish as it drops out: every card of the hand
+        in progress that nobody holds and nobody has seen (the stock), ascending. Cards other
+        seats hold need nothing of it (their holder has every key), and its own cards nothing
+        either: they are set aside, and their key is never published."""
+        epoch = self.epochs - 1
+        if epoch < 0:
+            return []
+        return sorted(
+            h
+            for h, card in self.cards_by_handle.items()
+            if card.link is None
+            and card.holder is None
+            and not card.public
+            and not card.retired
+            and h // self.n == epoch
+        )
+
+    def _start_drop(self, index: int, seat: int) -> None:
+        if not 0 <= seat < self.players or seat in self.dropped:
+            raise ValueError(f"operation {index}: seat {seat} cannot drop out")
+        handles = self.drop_shares(seat)
+        if seat == self.seat:
+            message = {
+                "type": "drop",
+                "op": index,
+                "handles": handles,
+                "scalars": [self.cards_by_handle[h].scalars[seat] for h in handles],
+            }
+            self._broadcast(message)
+            self.transcript[index][("drop", seat)] = message
+            self._dropped(seat)
+            self._state = {"progress": lambda: self._done(OpDone(index, DropOp(seat)))}
+            return
+
+        def waiting():
+            return [(seat, "drop")]
+
+        def progress() -> bool:
+            message = self._inbox.pop((index, "drop", seat), None)
+            if message is None:
+                return False
+            self._check_drop(seat, handles, message)
+            self.transcript[index][("drop", seat)] = message
+            for handle, scalar in zip(handles, message["scalars"]):
+                self.cards_by_handle[handle].scalars[seat] = scalar
+            self._dropped(seat)
+            return self._done(OpDone(index, DropOp(seat)))
+
+        self._state = {"waiting": waiting, "progress": progress}
+
+    def _check_drop(self, seat: int, handles: list[int], message: dict[str, Any]) -> None:
+        """Every seat checks the keys a dropping seat publishes, as they arrive: exactly the
+        cards nobody holds, each key the one behind that seat's lock. Else its author is named."""
+        if set(message) != {"type", "op", "handles", "scalars"}:
+            raise _Deviation("drop", seat, "malformed drop-out message")
+        got, scalars = message["handles"], message["scalars"]
+        if not _ints(got) or got != handles:
+            raise _Deviation("drop", seat, "keys for other cards than the ones nobody holds")
+        if not isinstance(scalars, list) or len(scalars) != len(handles):
+            raise _Deviation("drop", seat, "not one key per card nobody holds")
+        fresh: dict[bytes, tuple[int, int, int]] = {}
+        for handle, scalar in zip(handles, scalars):
+            try:
+                check_scalar(scalar)
+            except InvalidScalar as exc:
+                raise _Deviation("drop", seat, f"handle {handle}: {exc}") from None
+            if not self._opens_lock(handle, seat, scalar):
+                raise _Deviation("drop", seat, f"handle {handle}: its key is not the one behind its public key")
+            self._note_scalar(scalar, (seat, handle, seat), fresh)
+        self._seen_scalars.update(fresh)
+
+    def _dropped(self, seat: int) -> None:
+        self.dropped[seat] = self.epochs
+        for handle, card in self.cards_by_handle.items():
+            if card.holder == seat and not card.public and not card.retired:
+                self.set_aside.add(handle)
+
     # -- openings: deal, reveal, transfer ---------------------------------------------------------
 
     def _required(self, handles: list[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
@@ -1014,11 +1133,15 @@ class Party:
             card = self.cards_by_handle[handle]
             if card.public or (receiver is not None and card.holder == receiver):
                 continue
+            epoch = self._hand_of_handle(handle)
             if card.holder is not None:
-                need.setdefault(card.holder, []).append((handle, list(range(self.players))))
+                locks = [s for s in range(self.players) if not self._implicit(epoch, s)]
+                need.setdefault(card.holder, []).append((handle, locks))
             else:
+                # A seat that dropped out sends nothing: its lock is the public scalar 1, or
+                # (a card of the hand it dropped out of) the key it published as it went.
                 for seat in range(self.players):
-                    if seat != receiver:
+                    if seat != receiver and seat not in self.dropped:
                         need.setdefault(seat, []).append((handle, [seat]))
         return need
 
@@ -1032,6 +1155,10 @@ class Party:
                     raise ValueError(f"operation {index}: handle {handle} was never shuffled")
                 if self.cards_by_handle[handle].retired:
                     raise ValueError(f"operation {index}: handle {handle} was transferred and renamed")
+                if handle in self.set_aside:
+                    raise ValueError(f"operation {index}: handle {handle} was set aside by a seat that dropped out")
+        if any(receiver in self.dropped for receiver in by_receiver):
+            raise ValueError(f"operation {index}: a card for a seat that dropped out")
         expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
             for sender, items in self._required(handles, receiver).items():
@@ -1110,6 +1237,9 @@ class Party:
                         card = self.cards_by_handle[handle]
                         if receiver is None:
                             card.public = True
+                            # What the audit returns where it cannot derive faces: the hands a
+                            # seat that dropped out shuffled (its seed is never revealed).
+                            self.public_faces[handle] = faces[handle]
                         else:
                             card.holder = receiver
             return self._done(OpDone(index, op, handles=tuple(new), faces=faces))
@@ -1579,8 +1709,8 @@ class Party:
         self._start_seeds(reason or "abort")
 
     def _start_seeds(self, reason: str) -> None:
-        if self.audit_reason is not None:
-            return
+        if self.audit_reason is not None or self.seat in self.dropped:
+            return  # a seat that dropped out never reveals its seed: it would open its set-aside cards
         self.audit_reason = reason
         self._state = {"seeds": True}
         message = {"type": "seed", "seed": self._seed}
@@ -1597,7 +1727,8 @@ class Party:
         self.seeds[sender] = seed
 
     def _progress_seeds(self) -> None:
-        if None in self.seeds or self.blame is not None or self._hold_for_send():
+        missing = any(c is None and s not in self.dropped for s, c in enumerate(self.seeds))
+        if missing or self.blame is not None or self._hold_for_send():
             return
         from .audit import audit  # the audit is heavy and only needed at the end
 

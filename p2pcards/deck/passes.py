@@ -51,10 +51,13 @@ class PassError(ValueError):
     """A pass that is malformed or whose proof fails: its author's fault."""
 
 
-def pass_order(players: int) -> list[tuple[str, int]]:
-    """``shuffle 0 .. N-1``, then ``relock N-1`` (by the seat that just shuffled), ``relock 0 .. N-2``."""
-    last = players - 1
-    return [("shuffle", s) for s in range(players)] + [("relock", last)] + [("relock", s) for s in range(last)]
+def pass_order(players: int, seats: Sequence[int] | None = None) -> list[tuple[str, int]]:
+    """``shuffle 0 .. N-1``, then ``relock N-1`` (by the seat that just shuffled), ``relock 0 .. N-2``.
+    ``seats``: the seats that take part, ascending (every seat but those that dropped out
+    before this shuffle, protocol/deck.md §4.6); by default all ``players``."""
+    order = list(range(players)) if seats is None else list(seats)
+    last = order[-1]
+    return [("shuffle", s) for s in order] + [("relock", last)] + [("relock", s) for s in order[:-1]]
 
 
 def pass_context(game_id: bytes, op: int, kind: str, seat: int) -> bytes:

@@ -76,6 +76,7 @@ def check_game(
       accepted by ``check`` and by ``check_own``, and written by ``format_action`` as text that
       ``parse_action`` reads back as the same action;
     * ``idle_action`` and ``absent_action``, when the game has them, are accepted likewise;
+    * ``drop_out_refusal`` says why not in words, or ``None``;
     * ``view`` works for the seat and for a spectator;
     * none of these changes the state (they may only read it).
 
@@ -307,13 +308,16 @@ class _Checker:
         absent = game.absent_action(state, seat)
         if absent is not None:
             self.check_action(state, seat, known, absent, "absent_action plays", round_trip=False, own=False)
+        refusal = game.drop_out_refusal(state, seat)
+        if refusal is not None and (not isinstance(refusal, str) or not refusal.strip()):
+            self.fail(f"drop_out_refusal returned {refusal!r}: a sentence saying why not, or None")
         game.view(state, seat, known)
         game.view(state, None, {})
         after = _frozen(state)
         if after != before:
             self.fail(
                 "legal_actions, check, check_own, format_action, parse_action, idle_action, "
-                "absent_action or view changed the state (they may only read it): "
+                "absent_action, drop_out_refusal or view changed the state (they may only read it): "
                 + difference(_thawed(before), _thawed(after))
             )
 

@@ -397,6 +397,12 @@ class ScenarioTable:
         self.advance()
         return action
 
+    def drop_out(self, seat: int) -> None:
+        """``seat`` drops out where the game's rules allow it now (raises ``IllegalAction``
+        otherwise, the state unchanged); then the steps that follow run (:meth:`advance`)."""
+        self.replica.drop_out(seat)
+        self.advance()
+
     def race(self, *responses: tuple[int, str | Action], saw: Mapping[int, set[int]] | None = None) -> list[int | None]:
         """A free-order round (:class:`~p2pcards.game.Round`): every ``(seat, response)`` chosen
         against the state the round opened with. ``saw[seat]``: the seats whose responses that

@@ -98,7 +98,7 @@ def _round(state: BSState) -> Round:
     """Free order (rule 29): the followers who may still respond to the top set, from the
     placer's left; the placer may not follow its own set (PAGAT-BS rule 4)."""
     placer = state.top_set().owner
-    seats = tuple(s for s in ((placer + i) % state.players for i in range(1, state.players)) if s not in state.passed)
+    seats = tuple(s for s in state.order_from(placer)[1:] if s not in state.passed)
     return Round(seats, placer)
 
 
@@ -120,6 +120,9 @@ def _handles(action: Action) -> list[int]:
     return cards
 
 
+#: Cal's BS goes on after a seat drops out only with at least this many players left (rule 3's
+#: minimum; docs/games/cals-bs.md, "A player drops out").
+MIN_STAYING = 3
 _RANK_BY_SYMBOL = {rank.symbol: rank for rank in Rank}
 _TURNS = tuple(Turn(seat) for seat in range(7))  # max_players seats; Turn is immutable
 
@@ -230,7 +233,11 @@ class CalsBS(Game[BSState]):
             return result.summary
         if not all(isinstance(v, (int, float)) and float(v).is_integer() for v in scores):
             return result.summary
-        hands = ", ".join(f"seat {seat} {int(v)}" for seat, v in enumerate(scores))
+        out = result.details.get("out") if isinstance(result.details, Mapping) else None
+        out = [s for s in out if isinstance(s, int)] if isinstance(out, list) else []
+        hands = ", ".join(
+            f"seat {seat} {int(v)}{' (dropped out)' if seat in out else ''}" for seat, v in enumerate(scores)
+        )
         return f"seat {winners[0]} wins the match (hands won: {hands})"
 
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
@@ -283,8 +290,9 @@ class CalsBS(Game[BSState]):
             return Shuffle()
         if state.phase == "deal":
             # Rule 6: one at a time, clockwise from the dealer's left, every card.
-            first = state.left(state.dealer_seat())
-            return Deal({h: (first + i) % state.players for i, h in enumerate(state.stock)})
+            # Seats that dropped out get nothing (issue 30): the deal goes round those playing.
+            order = state.order_from(state.left(state.dealer_seat()))
+            return Deal({h: order[i % len(order)] for i, h in enumerate(state.stock)})
         if state.free and not state.must_lead:
             return _round(state)
         return _TURNS[state.turn]  # Turn(state.turn), built once per seat
@@ -448,9 +456,12 @@ class CalsBS(Game[BSState]):
         state.passes += 1
         state.passed.append(seat)
         _event(state, {"event": "pass", "seat": seat})
-        if state.passes < state.players - 1:
+        if state.passes < state.playing - 1:
             state.turn = state.left(seat)
             return
+        self._all_passed(state)
+
+    def _all_passed(self, state: BSState) -> None:
         # Rule 19 / 34: everyone else passed; the last placer leads again on top of the pile.
         placer = state.top_set().owner
         if state.provisional == placer:
@@ -462,6 +473,45 @@ class CalsBS(Game[BSState]):
         state.passed = []
         state.current_rank = None
         state.quads_set = state.plus = None
+
+    # -- dropping out (issue 30; docs/games/cals-bs.md, "A player drops out") ------------------
+
+    def drop_out_refusal(self, state: BSState, seat: int) -> str | None:
+        if not 0 <= seat < state.players or seat in state.out:
+            return "that seat no longer plays"
+        if state.phase != "play" or state.pending or state.resolving is not None:
+            return (
+                "a player can drop out only while a hand is being played, "
+                "not while cards are dealt, turned up or handed over"
+            )
+        if state.playing - 1 < MIN_STAYING:
+            return f"Cal's BS goes on without a player only while at least {MIN_STAYING} others still play"
+        if any(placed.owner == seat for placed in state.pile):
+            return (
+                "not while a set of yours is on the pile: only your program can turn those cards up or "
+                "hand them to whoever takes the pile (you can drop out once the pile is taken)"
+            )
+        if state.free and not state.must_lead:
+            return "in free order, only while the table is open (not while a set is being answered)"
+        return None
+
+    def drop_out(self, state: BSState, seat: int) -> None:
+        refusal = self.drop_out_refusal(state, seat)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        count = len(state.hands[seat])
+        state.set_aside.extend(state.hands[seat])
+        state.hands[seat] = []
+        state.out.append(seat)
+        _event(state, {"event": "dropped out", "seat": seat, "cards": count})
+        state.story.append({"event": "dropped out", "seat": seat, "cards": count})
+        if seat in state.passed:  # its pass no longer counts among "everyone else passed"
+            state.passed.remove(seat)
+            state.passes -= 1
+        if state.turn == seat:
+            state.turn = state.left(seat)  # the lead too, when it was its to lead
+        if not state.must_lead and state.passes >= state.playing - 1:
+            self._all_passed(state)  # it was the last one who had not passed
 
     def _apply_doubt(self, state: BSState, seat: int) -> None:
         top = state.top_set()
@@ -630,11 +680,16 @@ class CalsBS(Game[BSState]):
         if state.scores[seat] >= state.match_target:
             state.phase = "done"
             score_text = "-".join(map(str, state.scores))
+            details: dict[str, Any] = {"hand_winners": list(state.hand_winners), "hands": state.hand_number}
+            dropped = ""
+            if state.out:  # ranked below every seat that played to the end (docs/games/cals-bs.md)
+                details["out"] = list(state.out)
+                dropped = "; " + ", ".join(f"seat {s}" for s in state.out) + " dropped out"
             state.result = Result(
                 winners=(seat,),
                 scores=tuple(float(s) for s in state.scores),
-                summary=f"seat {seat} wins the match ({score_text} in hands won)",
-                details={"hand_winners": list(state.hand_winners), "hands": state.hand_number},
+                summary=f"seat {seat} wins the match ({score_text} in hands won{dropped})",
+                details=details,
             )
         else:
             state.dealer = state.left(state.dealer_seat())  # rule 5
@@ -662,6 +717,10 @@ class CalsBS(Game[BSState]):
                 violations.append(Violation(record.seat, record.index, message))
 
             hand = set(record.hand)
+            if state.out and all(h in hand for h in record.handles) and any(h not in faces for h in record.handles):
+                # A seat dropped out: the hands it shuffled cannot be derived without its seed,
+                # which it never reveals; only the cards shown to all are known (docs/games).
+                continue
             if any(h not in hand or h not in faces for h in record.handles):
                 violation("placed cards it did not hold")
                 continue

@@ -92,9 +92,27 @@ class BSState:
     events: list[dict[str, Any]] = field(default_factory=list)
     story: list[dict[str, Any]] = field(default_factory=list)  # every outcome told (Game.story)
     result: Result | None = None
+    out: list[int] = field(default_factory=list)  # seats that dropped out, in order (issue 30)
+    set_aside: list[int] = field(default_factory=list)  # their cards: face down, never opened
 
     def left(self, seat: int) -> int:
-        return (seat + 1) % self.players
+        """The next seat clockwise that still plays (a seat that dropped out is skipped)."""
+        nxt = (seat + 1) % self.players
+        while nxt in self.out:
+            nxt = (nxt + 1) % self.players
+        return nxt
+
+    @property
+    def playing(self) -> int:
+        """How many seats still play (every seat but those that dropped out)."""
+        return self.players - len(self.out)
+
+    def order_from(self, seat: int) -> list[int]:
+        """The seats still playing, clockwise, starting with ``seat`` (which must play)."""
+        order = [seat]
+        while len(order) < self.playing:
+            order.append(self.left(order[-1]))
+        return order
 
     @property
     def top(self) -> PlacedSet | None:

@@ -97,6 +97,10 @@ def tell(entry: Mapping[str, Any], names: Sequence[str]) -> str:
     if event == "hand won":
         who = _name(names, entry.get("seat"))
         return f"hand {entry.get('hand')}: {who} {agree(who, 'wins')} ({_standings(entry, names)})"
+    if event == "dropped out":
+        who = _name(names, entry.get("seat"))
+        count = entry.get("cards", 0)
+        return f"{who} dropped out; {_cards(count if isinstance(count, int) else 0)} set aside unseen"
     if event == "summary":
         dealer, leader = _name(names, entry.get("dealer")), _name(names, entry.get("leader"))
         return f"next, hand {entry.get('hand')}: {dealer} {agree(dealer, 'deals')}, {leader} {agree(leader, 'leads')}"

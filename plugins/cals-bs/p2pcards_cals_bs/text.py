@@ -29,7 +29,10 @@ def view(game: Game[BSState], state: BSState, seat: int | None, known: Mapping[i
             entry["cards"] = [str(state.faces[h]) for h in placed.handles]
         pile.append(entry)
     out: dict[str, Any] = {
-        "seats": [{"cards": len(hand), "hands won": won} for hand, won in zip(state.hands, state.scores)],
+        "seats": [
+            {"cards": len(hand), "hands won": won, **({"out": "dropped out"} if s in state.out else {})}
+            for s, (hand, won) in enumerate(zip(state.hands, state.scores))
+        ],
         "table": _table_lines(state, pile),
         "status": _status(state, step, seat),
         "game": game.id,
@@ -48,6 +51,8 @@ def view(game: Game[BSState], state: BSState, seat: int | None, known: Mapping[i
         "pile_cards": sum(len(p.handles) for p in state.pile),
         "provisionally_out": state.provisional,
         "scores": list(state.scores),
+        "dropped_out": list(state.out),
+        "set_aside": len(state.set_aside),
         "match_target": state.match_target,
         "events": [dict(e) for e in state.events],
     }

@@ -607,6 +607,17 @@ class Calypso(Game[CalypsoState]):
         ):
             raise IllegalAction(f"you must follow suit: you hold {SUIT_NAMES[trick_led]}")
 
+    def drop_out_refusal(self, state: CalypsoState, seat: int) -> str | None:
+        """Never (issue 30; docs/games/calypso.md, "Nobody drops out"): every trick takes a card
+        from every player, every deal gives each 13, and a partnership or a personal trump suit
+        is fixed for the whole game, so the game cannot go on with a seat missing."""
+        if state.mode == PARTNERSHIP:
+            return (
+                "Calypso cannot go on without a player: partnerships are fixed for the whole game "
+                "and every trick takes a card from each of the four players"
+            )
+        return "Calypso cannot go on without a player: every trick takes a card from each player"
+
     def apply(self, state: CalypsoState, seat: int, action: Action) -> None:
         index = state.actions_applied
         state.actions_applied += 1

@@ -37,6 +37,11 @@ from p2pcards.game import (
 )
 
 
+#: Crazy Eights goes on after a seat drops out only with at least this many players left (its
+#: own minimum; docs/games/crazy-eights.md, "A player drops out").
+MIN_STAYING = 2
+
+
 def can_play(card: Card, top: Card, suit: Suit) -> bool:
     """May ``card`` go on ``top`` when ``suit`` is the suit to follow?"""
     return card.rank == Rank.EIGHT or card.suit == suit or card.rank == top.rank
@@ -110,6 +115,8 @@ class EightsState:
     drawing: int | None = None  # the seat waiting for a card from the stock
     ending: str | None = None  # "out" or "blocked" once the play is over
     shown: set[int] = field(default_factory=set)  # seats that have shown their hand at the end
+    out: list[int] = field(default_factory=list)  # seats that dropped out (docs: "A player drops out")
+    set_aside: dict[int, int] = field(default_factory=dict)  # seat -> how many cards it set aside
     history: list[Snapshot] = field(default_factory=list)  # one per action
 
     @property
@@ -229,7 +236,33 @@ class CrazyEights(Game[EightsState]):
 
     def _next_turn(self, state: EightsState) -> None:
         state.turn = (state.turn + 1) % state.players
+        while state.turn in state.out:
+            state.turn = (state.turn + 1) % state.players
         state.drew = False
+
+    # -- dropping out (issue 30) --------------------------------------------------------------
+
+    def drop_out_refusal(self, state: EightsState, seat: int) -> str | None:
+        if not 0 <= seat < state.players or seat in state.out:
+            return "that seat no longer plays"
+        if not state.dealt or state.suit is None or state.ending is not None:
+            return "a player can drop out only while the hand is being played"
+        if state.playing is not None or state.drawing is not None:
+            return "not while a card is being played or drawn"
+        if state.players - len(state.out) - 1 < MIN_STAYING:
+            return f"Crazy Eights goes on without a player only while at least {MIN_STAYING} others still play"
+        return None
+
+    def drop_out(self, state: EightsState, seat: int) -> None:
+        refusal = self.drop_out_refusal(state, seat)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        state.out.append(seat)
+        state.set_aside[seat] = len(state.hands[seat])
+        state.hands[seat] = []  # set aside face down: never shown, never scored
+        state.passes = 0  # the count of passes in a row starts afresh
+        if state.turn == seat:
+            self._next_turn(state)
 
     # -- turns ------------------------------------------------------------------------------
 
@@ -301,7 +334,7 @@ class CrazyEights(Game[EightsState]):
             state.playing = (action["card"], seat, action.get("suit"))
         elif kind == "draw":
             state.drawing = seat
-        elif state.passes == state.players:
+        elif state.passes == state.players - len(state.out):
             state.ending = "blocked"  # nobody can play and nobody can draw
         else:
             self._next_turn(state)
@@ -310,18 +343,24 @@ class CrazyEights(Game[EightsState]):
 
     def _result(self, state: EightsState) -> Result:
         points = [sum(penalty(state.faces[h]) for h in hand) for hand in state.hands]
+        playing = [s for s in range(state.players) if s not in state.out]  # a seat out never wins
         if state.ending == "out":
-            winners = tuple(s for s in range(state.players) if not state.hands[s])
+            winners = tuple(s for s in playing if not state.hands[s])
         else:
-            winners = tuple(s for s in range(state.players) if points[s] == min(points))
+            low = min(points[s] for s in playing)
+            winners = tuple(s for s in playing if points[s] == low)
         won = sum(p for s, p in enumerate(points) if s not in winners)
         scores = tuple(float(won) if s in winners else 0.0 for s in range(state.players))
         names = ", ".join(f"seat {s}" for s in winners)
         if state.ending == "out":
             summary = f"{names} went out and scores {won}"
         else:
-            summary = f"blocked: {names} with the lowest hand ({min(points)}) scores {won}"
-        return Result(winners, scores, summary, {"ending": state.ending, "penalties": points})
+            summary = f"blocked: {names} with the lowest hand ({low}) scores {won}"
+        details: dict[str, Any] = {"ending": state.ending, "penalties": points}
+        if state.out:  # their cards were set aside unseen and count for nobody
+            details["out"] = list(state.out)
+            summary += "; " + ", ".join(f"seat {s}" for s in state.out) + " dropped out"
+        return Result(winners, scores, summary, details)
 
     def audit(self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
         found = []
@@ -332,6 +371,8 @@ class CrazyEights(Game[EightsState]):
                 if problem:
                     found.append(Violation(seat, index, problem))
             elif action["type"] == "pass" and seen.must_be_unable:
+                if any(h not in faces for h in seen.hand):
+                    continue  # a seat that dropped out later: its hand was never opened
                 playable = [faces[h] for h in seen.hand if can_play(faces[h], top, seen.suit)]
                 if playable:
                     found.append(Violation(seat, index, f"passed while holding {playable[0]}, which could be played"))
@@ -341,7 +382,9 @@ class CrazyEights(Game[EightsState]):
 
     def view(self, state: EightsState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
         hand = [] if seat is None else [known[h] for h in state.hands[seat] if h in known]
-        seats = [{"cards": len(h)} for h in state.hands]
+        seats: list[dict[str, Any]] = [
+            {"cards": len(h), **({"out": "dropped out"} if s in state.out else {})} for s, h in enumerate(state.hands)
+        ]
         if state.dealer is not None:
             seats[state.dealer]["dealer"] = "D"
         table = []
@@ -427,8 +470,9 @@ class CrazyEights(Game[EightsState]):
         told: list[dict[str, Any]] = []
         if state.dealer is not None:
             told.append({"event": "dealer", "seat": state.dealer})
+        told += [{"event": "dropped out", "seat": s, "cards": state.set_aside.get(s, 0)} for s in state.out]
         if state.ending == "out":
-            seat = next(s for s in range(state.players) if not state.hands[s])
+            seat = next(s for s in range(state.players) if not state.hands[s] and s not in state.out)
             told.append({"event": "out", "seat": seat, "card": str(state.faces[state.pile[-1]])})
         elif state.ending == "blocked":
             told.append({"event": "blocked"})
@@ -441,6 +485,9 @@ class CrazyEights(Game[EightsState]):
         who = names[entry["seat"]]
         if event == "dealer":
             return f"{who} {agree(who, 'deals')} (drawn by lot)"
+        if event == "dropped out":
+            count = entry.get("cards", 0)
+            return f"{who} dropped out; {count} card{'' if count == 1 else 's'} set aside unseen"
         return f"{who} {agree(who, 'goes')} out with {entry['card']}"
 
 

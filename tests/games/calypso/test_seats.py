@@ -228,3 +228,13 @@ def test_a_played_out_solo_game_keeps_the_chosen_order():
     assert order == [1, 0, 3, 2]
     done = t.play_out(random.Random(1))
     assert t.state.order == order and done.result.details["cards_accounted"] == 208
+
+
+@pytest.mark.parametrize("mode", ["partnership", "solo"])
+def test_nobody_drops_out_of_calypso(mode):
+    """Issue 30: a Calypso seat cannot drop out (docs/games/calypso.md, "Nobody drops out")."""
+    t = Table(mode=mode)
+    refusal = calypso_game().drop_out_refusal(t.state, 1)
+    assert refusal is not None and refusal.startswith("Calypso cannot go on without a player")
+    with pytest.raises(IllegalAction, match="Calypso cannot go on"):
+        t.drop_out(1)

@@ -1,0 +1,115 @@
+"""A seat drops out of the deck (protocol/deck.md §4.6, issue 30): it publishes its key of every
+card nobody holds, never of its own; the others go on without it, later shuffles too; the audit
+needs no seed of it; and its set-aside cards cannot be decoded from everything ever sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pcards.deck import group
+from p2pcards.deck.derive import Secrets
+from p2pcards.deck.party import DropOp
+
+from .deck_helpers import make_deck
+from .test_privacy_fairness import _leaves
+
+DROPPER = 1
+
+
+def _play_a_drop(players: int = 3, cards: int = 20):
+    """Shuffle, deal 3 cards to each seat, seat 1 drops out; then the stock is still opened
+    (a public card, a card dealt to seat 2), seat 2 shows a card it held before the drop, and
+    a second hand is shuffled, dealt and partly shown without seat 1. Every message any seat
+    sent, to anyone, is in ``pooled``."""
+    pooled: list[tuple[int, int, dict]] = []
+
+    def record(sender, receiver, message):
+        pooled.append((sender, receiver, message))
+        return message
+
+    deck = make_deck(players, cards, tamper=record)
+    handles = deck.shuffle()
+    deal = {h: i % players for i, h in enumerate(handles[: 3 * players])}
+    deck.deal(deal)
+    set_aside = sorted(h for h, s in deal.items() if s == DROPPER)
+    stock = handles[3 * players :]
+    deck.drop_out(DROPPER)
+    starter = deck.reveal([stock[0]], None)
+    deck.deal({stock[1]: 2})
+    assert stock[1] in deck.known(2) and stock[1] not in deck.known(0)
+    held = next(h for h, s in deal.items() if s == 2)
+    shown = deck.reveal([held], 2)
+    second = deck.shuffle()
+    deck.deal({h: (0, 2)[i % 2] for i, h in enumerate(second[:6])})
+    deck.reveal([second[0]], 0)
+    deck.reveal([second[7]], None)
+    return deck, pooled, set_aside, stock, starter, shown, deal
+
+
+@pytest.mark.slow  # two shuffles with proofs and an audit
+def test_the_game_goes_on_without_the_seat_and_the_audit_needs_no_seed_of_it():
+    deck, pooled, set_aside, stock, starter, shown, deal = _play_a_drop()
+    drops = [m for s, _, m in pooled if m["type"] == "drop"]
+    assert {s for s, _, m in pooled if m["type"] == "drop"} == {DROPPER}
+    assert drops[0]["handles"] == sorted(stock)  # a key for every stock card, none for its own
+    assert not set(drops[0]["handles"]) & set(set_aside)
+    assert set(starter) == {stock[0]}
+    # Nothing from the dropper after its drop message: no pass of the second shuffle, no seed.
+    first = next(i for i, p in enumerate(pooled) if p[2]["type"] == "drop")
+    assert [m["type"] for s, _, m in pooled[first:] if s == DROPPER] == ["drop"] * (deck.players - 1)
+    party = deck.parties[0]
+    assert party.pass_order(1) == [("shuffle", 0), ("shuffle", 2), ("relock", 2), ("relock", 0)]
+    faces = deck.open_all()
+    assert [p.blame for p in deck.playing] == [None, None]
+    assert deck.parties[0].seeds[DROPPER] is None
+    # The first hand is blind (seat 1 shuffled it): only the faces opened to all are returned;
+    # the second is derived in full from seats 0 and 2's seeds.
+    assert faces[stock[0]] == starter[stock[0]] and set(shown) <= set(faces)
+    assert not set(set_aside) & set(faces)
+    assert stock[1] not in faces  # dealt to seat 2 and never shown
+    n = party.n
+    assert all(h in faces for h in range(n, 2 * n))
+
+
+@pytest.mark.slow
+def test_the_set_aside_cards_cannot_be_decoded_from_every_transcript_put_together():
+    """Every message any seat sent to anyone (private openings included), every seed revealed
+    at the end: with all of it, the cards the dropper set aside stay locked under its key."""
+    deck, pooled, set_aside, _stock, _starter, _shown, _deal = _play_a_drop()
+    deck.open_all()
+    party = deck.parties[0]
+    game_id = party.game_id
+    others = [Secrets(party.seeds[s], game_id) for s in range(deck.players) if s != DROPPER]
+    dropper = Secrets(deck.parties[DROPPER]._seed, game_id)  # the test knows it; nobody else
+    leaves = set(_leaves([m for _, _, m in pooled]))
+    assert not {dropper.card_key(h) for h in set_aside} & leaves, "its keys of its own cards never left it"
+    assert dropper.shuffle_key(0) not in leaves
+    candidates = {k.card_key(h) for k in others for h in range(party.n)} | {k.shuffle_key(0) for k in others}
+    for leaf in leaves:
+        try:
+            candidates.add(group.check_scalar(leaf))
+        except group.InvalidScalar:
+            pass
+    table = set(party.table)
+    # What an honest seat's records hold of those cards: every other seat's lock is known to
+    # all by now (their seeds), the dropper's lock is not.
+    for handle in set_aside:
+        point = deck.parties[DROPPER].cards_by_handle[handle].point
+        stripped = group.multiply(group.invert(group.scalar_product(k.card_key(handle) for k in others)), point)
+        assert stripped not in table
+        for candidate in candidates:
+            assert group.multiply(group.invert(candidate), stripped) not in table
+        # The decoder works: with the dropper's own key, the card comes out.
+        assert group.multiply(group.invert(dropper.card_key(handle)), stripped) in table
+
+
+def test_a_set_aside_card_cannot_be_named_by_a_later_operation():
+    deck = make_deck(3, 12)
+    handles = deck.shuffle()
+    deck.deal({h: i % 3 for i, h in enumerate(handles[:6])})
+    deck.drop_out(DROPPER)
+    theirs = handles[DROPPER]
+    with pytest.raises(ValueError, match="set aside"):
+        deck.reveal([theirs], DROPPER)
+    with pytest.raises(ValueError):
+        deck.run_op(DropOp(DROPPER))  # once only
