@@ -68,6 +68,33 @@ def test_the_lobby_form_shows_options_and_values_in_words(host):
     assert ("free-order", {"turn_mode": "free"}, "turn order: free order") in cals.variants
 
 
+def test_the_lobby_form_describes_a_value_in_words_on_indented_lines(host):
+    """The form says what the chosen value means, not the option's help for --option (which
+    explains raw values: "-1: nobody did"), and the hint's lines stay under the field."""
+    from p2pcards.console.lobbyscreen import LobbyScreen
+
+    form = CreateForm(game_choices(host))
+    while form.game.id != "cals-bs":
+        form.focus = 0
+        form.change(1)
+    fields = {f.key: f for f in form.fields()}
+    assert fields["first_dealer"].help == "nobody volunteered: the first dealer is drawn by lot"
+    assert fields["quads"].help == "sets of 1-6 cards claiming one rank"
+    assert fields["match_target"].help.startswith("hand wins needed")  # no words for 3: the option's
+    assert not any("-1" in f.help for f in fields.values())
+
+    class Backend:
+        def subscribe(self, callback):
+            pass
+
+    screen = LobbyScreen(Backend(), lambda: None)  # type: ignore[arg-type]
+    screen.form = form
+    form.focus = form.keys().index("bots")
+    lines = fragment_list_to_text(screen._form(40)).split("\n")
+    hint = lines[lines.index(next(line for line in lines if line.startswith("> bots"))) + 1 :][:3]
+    assert len(hint[1].strip()) > 0 and all(line.startswith("    ") and len(line) <= 40 for line in hint[:2]), lines
+
+
 def test_the_rest_of_a_move_is_offered_after_its_card():
     choices = [MoveChoice(f"play 8c naming {suit}", "") for suit in ("clubs", "diamonds", "hearts", "spades")]
     choices += [MoveChoice("play 9c", ""), MoveChoice("draw", "")]
