@@ -132,7 +132,7 @@ class Report:
 
     def left_line(self) -> str:
         """A goodbye (:data:`EXIT_LEFT`): ``LEFT: bob left the table: quit before the game
-        ended (its signed goodbye); the game did not finish: no result to verify``."""
+        ended (a signed goodbye); the game did not finish: no result to verify``."""
         p = self.problem
         reason = self.named(p.reason) if p is not None else "a player left the table"
         return f"LEFT: {reason}; the game did not finish: no result to verify"
