@@ -221,3 +221,16 @@ def test_the_demo_asks_for_a_variant_in_words(host):
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("\n"), stdout=io.StringIO()) == ""
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("9\n2\n"), stdout=io.StringIO()) == "quads"
     assert ask_variant(host, "cals-bs", stdin=io.StringIO(""), stdout=io.StringIO()) is None  # end of input: stop
+
+
+def test_help_lists_the_tables_options_in_words(host):
+    """F1's help says the options as the lobby does, not first_dealer=-1."""
+    from types import SimpleNamespace
+
+    from p2pcards.console.help import help_text
+
+    game = host.game("cals-bs")
+    session = SimpleNamespace(game=game, options={**game.resolve_options({}, 4), "made_up": 7})
+    text = " ".join(help_text(session, width=200).split())  # type: ignore[arg-type]  # game and options are all it reads
+    assert "options: quads: off, going out: face up, must be true, hands to win: 3" in text
+    assert "first dealer: by lot" in text and "made_up=7" in text and "first_dealer" not in text.split("options:")[1]
