@@ -234,3 +234,18 @@ def test_help_lists_the_tables_options_in_words(host):
     text = " ".join(help_text(session, width=200).split())  # type: ignore[arg-type]  # game and options are all it reads
     assert "options: quads: off, going out: face up, must be true, hands to win: 3" in text
     assert "first dealer: by lot" in text and "made_up=7" in text and "first_dealer" not in text.split("options:")[1]
+
+
+def test_the_rematch_names_who_is_not_back_yet():
+    """The rematch waits for a seat that has not sat down again by its name from the last
+    game (a rematch keeps every seat), not "a player not back yet"."""
+    from p2pcards.console.seat import Rematch
+    from p2pcards.net.lobby import Roster
+    from p2pcards.net.rematch import Score
+
+    score = Score(names={"a": "Alice", "b": "strategic bot 1", "c": "Bob", "d": "Carol"})
+    rematch = Rematch(score, 0, "Alice")
+    rematch.on_roster(Roster(["Alice", "strategic bot 1", "", "Carol"], [False, True, False, False], {}))
+    assert rematch.lines()[-1] == (
+        "rematch: type 'again' to play again; agreed: strategic bot 1; waiting for Bob (not back yet), Carol"
+    )
