@@ -38,7 +38,12 @@ def help_text(session: TableSession, width: int = 76) -> str:
     lines = [f"{game.name} (rules {game.rules_version})", ""]
     if game.summary:
         lines += textwrap.wrap(game.summary, width) + [""]
-    options = ", ".join(f"{k}={v}" for k, v in session.options.items())
+    # In words, as the lobby says them ("first dealer: by lot"); an option the game does not
+    # describe: key=value.
+    known = {option.name: option for option in game.options}
+    options = ", ".join(
+        f"{known[k].title}: {known[k].value_text(v)}" if k in known else f"{k}={v}" for k, v in session.options.items()
+    )
     if options:
         lines += textwrap.wrap(f"options: {options}", width) + [""]
     commands = game.commands_help().strip("\n")

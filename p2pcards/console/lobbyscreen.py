@@ -11,6 +11,7 @@ task (:meth:`LobbyScreen.worker`), one at a time.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,7 +28,7 @@ from ..text import printable
 from .controller import Feedback
 from .lobby import GameChoice, LobbyBackend, LobbyEvent, LobbyProblem
 from .lobbyview import LOBBY_WORDS, CreateForm, parse_lobby_command, room_lines, table_rows
-from .render import WrappedTextControl
+from .render import SizedTextControl, WrappedTextControl
 
 if TYPE_CHECKING:  # (app imports this module)
     from .app import TableRunner, TableStart
@@ -363,7 +364,9 @@ class LobbyScreen:
     def form_float(self) -> Float:
         # As wide as the terminal allows, up to 72 columns; on a short terminal it scrolls to
         # the field being changed.
-        body = Window(WrappedTextControl(self._form), wrap_lines=True, width=Dimension(min=30, preferred=72, max=72))
+        body = Window(
+            SizedTextControl(self._form, wrap=True), wrap_lines=True, width=Dimension(min=30, preferred=72, max=72)
+        )
         return Float(
             ConditionalContainer(
                 Frame(body, title="New table"), filter=Condition(lambda: self.active and self.form is not None)
@@ -395,7 +398,7 @@ class LobbyScreen:
         except Exception:
             return ()
 
-    def _form(self) -> StyleAndTextTuples:
+    def _form(self, width: int | None = None) -> StyleAndTextTuples:
         if self.form is None:
             return []
         out: StyleAndTextTuples = []
@@ -407,7 +410,9 @@ class LobbyScreen:
             out.append((style, f"{marker} {f.label:<16} < {f.value} >"))
             out.append(("", "\n"))
             if f.focused:
-                out.append(("class:end.hint", f"    {f.help}\n"))
+                # Its own lines, indented under the field (the window's wrap would not indent).
+                hint = textwrap.fill(f.help, width=width or 72, initial_indent="    ", subsequent_indent="    ")
+                out.append(("class:end.hint", f"{hint}\n"))
         out.append(("class:seat.label", "\nUp/Down: field  Left/Right: change  Enter: open the table  Esc: close"))
         return out
 

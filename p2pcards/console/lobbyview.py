@@ -207,8 +207,9 @@ class CreateForm:
         ]
         for o in g.options:
             value = self.values[o.name]
-            said = o.value_help(value)
-            out.append(FormField(o.name, o.title, o.value_text(value), f"{said} ({o.help})" if said else o.help, False))
+            # A value in words is described in words; the option's own help (for --option)
+            # may explain raw values ("-1: nobody did") a person never sees here.
+            out.append(FormField(o.name, o.title, o.value_text(value), o.value_help(value) or o.help, False))
         return [FormField(f.key, f.label, f.value, f.help, i == self.focus) for i, f in enumerate(out)]
 
     def request(self) -> tuple[str, dict[str, Any], int, int]:

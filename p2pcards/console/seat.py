@@ -129,8 +129,9 @@ class Rematch:
             status = f"looking for {self.host_name}'s table for a rematch"
         else:
             agreed = [n for i, (n, ok) in enumerate(zip(roster.names, roster.ready)) if ok and n and i != self.me]
+            last = list(self.score.names.values())  # by seat: a rematch keeps every seat
             waiting = [
-                n or "a player not back yet"
+                n or (f"{printable(last[i])} (not back yet)" if i < len(last) else "a player not back yet")
                 for i, (n, ok) in enumerate(zip(roster.names, roster.ready))
                 if not ok and i != self.me
             ]

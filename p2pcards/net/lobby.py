@@ -38,6 +38,7 @@ a reason (``bye``).
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -307,6 +308,13 @@ async def first_message(conn: Connection, op: str, peer: str, *, also: str | Non
 # The host's side.
 
 
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
 @dataclass
 class _Sitter:
     peer: Handshaken
@@ -399,12 +407,34 @@ class HostedLobby:
     def roster(self) -> Roster:
         return Roster(self.names(), self.readiness(), self.own_bots())
 
+    def _reached_at(self) -> str | None:
+        """Listening everywhere: the address the joiners reached us at. One off loopback when a
+        joiner came over the network (our own bot peers reach us over loopback)."""
+        reached = [sitter.peer.conn.local_address() for _, sitter in sorted(self.sitters.items())]
+        routable = [address for address in reached if not _loopback(address)]
+        return (routable or reached)[0] if reached else None
+
+    def _seat_host(self, sitter: _Sitter) -> str:
+        """The address the other seats dial ``sitter`` at. Our own bot peers listen on every
+        interface, as we do, but name the loopback address they reached us at, which no other
+        computer can dial: when a joiner came over the network, they are at our address there."""
+        if (
+            self.interface == ANY_ADDRESS
+            and self.advertise is None
+            and sitter.peer.keys.ed25519 in self.bots
+            and _loopback(sitter.host)
+        ):
+            reached = self._reached_at()
+            if reached is not None and not _loopback(reached):
+                return reached
+        return sitter.host
+
     def terms(self) -> TableTerms:
         return TableTerms(self.game, self.rules_version, dict(self.options), self.timeouts)
 
     async def _roster(self) -> None:
         mesh = [
-            {"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": sitter.host, "port": sitter.port}
+            {"seat": seat, "ed25519": sitter.peer.keys.ed25519, "host": self._seat_host(sitter), "port": sitter.port}
             for seat, sitter in sorted(self.sitters.items())
         ]
         bots = [{"seat": seat, "by": bot.by, "bot": bot.kind[:64]} for seat, bot in self.own_bots().items()]
@@ -496,11 +526,11 @@ class HostedLobby:
         address, port = self.advertise or (self.interface, self.port)
         if address == ANY_ADDRESS and self.sitters:
             # Listening everywhere: our address is the one the joiners reached us at.
-            address = self.sitters[min(self.sitters)].peer.conn.local_address()
+            address = self._reached_at() or address
         seats = [Seat(self.name, self.identity.public, address, port)]
         for seat in range(1, self.players):
             sitter = self.sitters[seat]
-            seats.append(Seat(sitter.peer.name, sitter.peer.keys, sitter.host, sitter.port))
+            seats.append(Seat(sitter.peer.name, sitter.peer.keys, self._seat_host(sitter), sitter.port))
         return TableHeader(
             self.table,
             self.game,

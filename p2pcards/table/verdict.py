@@ -67,7 +67,7 @@ def goodbye(name: str, body: Any) -> str:
     ends as abandoned by it, whoever the game was waiting for. Our words only: a verdict never
     repeats a peer's (its reason is shown apart, as its words: :func:`goodbye_words`).
     ``body`` is its entry's body, read for nothing here."""
-    return f"{name} left the table (its signed goodbye)"
+    return f"{name} left the table (a signed goodbye)"
 
 
 def goodbye_overtaken(author: int, bye_seq: int, stops: Iterable[tuple[int, int, int]]) -> tuple[int, int] | None:

@@ -15,7 +15,7 @@ from ..deck import judge
 from ..deck.local import DeckFault
 from ..deck.passes import derived_messages
 from ..engine import PlayerError
-from ..game import Game, OptionError
+from ..game import Game, OptionError, result_words
 from ..plugins import load_plugins
 from ..table.header import TableHeader
 from ..wire.log import STALE_PREV, encode_header
@@ -347,6 +347,8 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
 
     result = record.result
     report.result = result
+    if result is not None:
+        report.result_text = result_words(game, result)  # "seat 1 wins ... (hands won: seat 0 2, ...)"
     violations: list[Any] = []
     results_signed = 0
     for mine in seats:

@@ -98,6 +98,9 @@ class Report:
     options: dict[str, Any] = field(default_factory=dict)
     end_status: str | None = None
     result: Result | None = None
+    #: The result in the game's own words (:func:`~p2pcards.game.result_words`), seats by
+    #: number: shown named; "" when the game gives none (then the summary).
+    result_text: str = ""
     checked: dict[str, int] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -132,7 +135,7 @@ class Report:
 
     def left_line(self) -> str:
         """A goodbye (:data:`EXIT_LEFT`): ``LEFT: bob left the table: quit before the game
-        ended (its signed goodbye); the game did not finish: no result to verify``."""
+        ended (a signed goodbye); the game did not finish: no result to verify``."""
         p = self.problem
         reason = self.named(p.reason) if p is not None else "a player left the table"
         return f"LEFT: {reason}; the game did not finish: no result to verify"
@@ -166,6 +169,7 @@ class Report:
             "end": self.end_status,
             "result": None if self.result is None else self.result.to_wire(),
             "winner_names": None if self.result is None else [self.name(seat) for seat in self.result.winners],
+            "result_text": None if self.result is None else self.named(self.result_text or self.result.summary),
             "checked": self.checked,
             "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
@@ -195,7 +199,7 @@ class Report:
             for p in self.players:
                 lines.append(f"  seat {p['seat']}  {p['name']:<20} key {p['fingerprint']}")
         if self.result is not None:
-            lines.append(f"result: {self.named(self.result.summary)}")
+            lines.append(f"result: {self.named(self.result_text or self.result.summary)}")
         elif self.end_status:
             lines.append(f"end: {self.end_status} (no result)")
         for v in self.violations:

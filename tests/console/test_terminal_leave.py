@@ -72,7 +72,7 @@ def test_ctrl_c_at_a_network_table_asks_then_leaves_and_resume_has_nothing_to_do
         for path in transcripts.glob("*.p2pt"):
             verified = subprocess.run([str(P2PCARDS), "verify", str(path)], capture_output=True, text=True, timeout=60)
             assert verified.returncode == 3, verified.stdout
-            assert "verdict: LEFT: erin left the table (its signed goodbye)" in verified.stdout
+            assert "verdict: LEFT: erin left the table (a signed goodbye)" in verified.stdout
             assert "FAILED" not in verified.stdout
         listed = subprocess.run(
             [str(P2PCARDS), "history", "--json"],

@@ -68,6 +68,33 @@ def test_the_lobby_form_shows_options_and_values_in_words(host):
     assert ("free-order", {"turn_mode": "free"}, "turn order: free order") in cals.variants
 
 
+def test_the_lobby_form_describes_a_value_in_words_on_indented_lines(host):
+    """The form says what the chosen value means, not the option's help for --option (which
+    explains raw values: "-1: nobody did"), and the hint's lines stay under the field."""
+    from p2pcards.console.lobbyscreen import LobbyScreen
+
+    form = CreateForm(game_choices(host))
+    while form.game.id != "cals-bs":
+        form.focus = 0
+        form.change(1)
+    fields = {f.key: f for f in form.fields()}
+    assert fields["first_dealer"].help == "nobody volunteered: the first dealer is drawn by lot"
+    assert fields["quads"].help == "sets of 1-6 cards claiming one rank"
+    assert fields["match_target"].help.startswith("hand wins needed")  # no words for 3: the option's
+    assert not any("-1" in f.help for f in fields.values())
+
+    class Backend:
+        def subscribe(self, callback):
+            pass
+
+    screen = LobbyScreen(Backend(), lambda: None)  # type: ignore[arg-type]
+    screen.form = form
+    form.focus = form.keys().index("bots")
+    lines = fragment_list_to_text(screen._form(40)).split("\n")
+    hint = lines[lines.index(next(line for line in lines if line.startswith("> bots"))) + 1 :][:3]
+    assert len(hint[1].strip()) > 0 and all(line.startswith("    ") and len(line) <= 40 for line in hint[:2]), lines
+
+
 def test_the_rest_of_a_move_is_offered_after_its_card():
     choices = [MoveChoice(f"play 8c naming {suit}", "") for suit in ("clubs", "diamonds", "hearts", "spades")]
     choices += [MoveChoice("play 9c", ""), MoveChoice("draw", "")]
@@ -194,3 +221,31 @@ def test_the_demo_asks_for_a_variant_in_words(host):
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("\n"), stdout=io.StringIO()) == ""
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("9\n2\n"), stdout=io.StringIO()) == "quads"
     assert ask_variant(host, "cals-bs", stdin=io.StringIO(""), stdout=io.StringIO()) is None  # end of input: stop
+
+
+def test_help_lists_the_tables_options_in_words(host):
+    """F1's help says the options as the lobby does, not first_dealer=-1."""
+    from types import SimpleNamespace
+
+    from p2pcards.console.help import help_text
+
+    game = host.game("cals-bs")
+    session = SimpleNamespace(game=game, options={**game.resolve_options({}, 4), "made_up": 7})
+    text = " ".join(help_text(session, width=200).split())  # type: ignore[arg-type]  # game and options are all it reads
+    assert "options: quads: off, going out: face up, must be true, hands to win: 3" in text
+    assert "first dealer: by lot" in text and "made_up=7" in text and "first_dealer" not in text.split("options:")[1]
+
+
+def test_the_rematch_names_who_is_not_back_yet():
+    """The rematch waits for a seat that has not sat down again by its name from the last
+    game (a rematch keeps every seat), not "a player not back yet"."""
+    from p2pcards.console.seat import Rematch
+    from p2pcards.net.lobby import Roster
+    from p2pcards.net.rematch import Score
+
+    score = Score(names={"a": "Alice", "b": "strategic bot 1", "c": "Bob", "d": "Carol"})
+    rematch = Rematch(score, 0, "Alice")
+    rematch.on_roster(Roster(["Alice", "strategic bot 1", "", "Carol"], [False, True, False, False], {}))
+    assert rematch.lines()[-1] == (
+        "rematch: type 'again' to play again; agreed: strategic bot 1; waiting for Bob (not back yet), Carol"
+    )

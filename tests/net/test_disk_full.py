@@ -92,12 +92,12 @@ def assert_left_for_the_others(outcomes, seat: int, reason: str) -> None:
             continue
         assert outcome.aborted is not None and outcome.aborted.seat == seat
         # Our words only (a verdict never repeats a peer's); its reason is shown apart.
-        assert outcome.aborted.reason == f"player {seat} left the table (its signed goodbye)"
+        assert outcome.aborted.reason == f"player {seat} left the table (a signed goodbye)"
         assert outcome.peer.left.get(seat) == verdict.peer_words(reason)
         report = verify_file(outcome.transcript)
         assert report.end_status == "abandoned"
         assert report.status == EXIT_LEFT and report.problem.seat == seat  # it left: not a fault
-        assert report.problem.reason == f"player {seat} left the table (its signed goodbye)"
+        assert report.problem.reason == f"player {seat} left the table (a signed goodbye)"
 
 
 def assert_nothing_signed_is_lost(outcomes, seat: int, journal: Path) -> None:

@@ -167,3 +167,55 @@ def test_three_hosts_discover_each_other_and_play(lan, tmp_path):
     assert transcript.complete
     hosts = {seat["host"] for seat in transcript.header.lobby["seats"]}
     assert hosts == {ip for _, ip in lan}  # every seat reached the others on its LAN address
+
+
+def test_host_bots_on_every_interface_are_reachable_from_the_lan(lan, tmp_path):
+    """A host listening on every interface (the 'play' lobby's and 'host''s default) with a bot
+    peer of its own: the bot reaches its host over loopback, but the others dial it at the
+    host's LAN address (they were told 127.0.0.1 before, and could not start the table)."""
+    name = f"lanbots-{os.getpid()}"
+    transcripts = tmp_path / "transcripts"
+    (host_ns, host_ip), (join_ns, join_ip), _ = lan
+    host_log, join_log = tmp_path / "host.log", tmp_path / "join.log"
+    common = ["--bot-delay", "0", "--transcript-dir", str(transcripts)]
+    # Every interface of a computer with a gateway: without a default route, zeroconf's sends
+    # on every interface fail (ENODEV) in a namespace that has none.
+    sh("ip", "-n", host_ns, "route", "add", "default", "dev", "eth0")
+    procs = []
+    try:
+        procs.append(
+            subprocess.Popen(
+                ["ip", "netns", "exec", host_ns, EXE, "host", "--game", "cals-bs", "--variant", "single-hand"]
+                + ["--players", "3", "--bots", "1", "--bot", "random", "--name", name, *common],
+                env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / "home0")),
+                stdout=host_log.open("w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
+        deadline = time.monotonic() + 30
+        while "is open at" not in host_log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "is open at" in host_log.read_text(), host_log.read_text()
+        procs.append(
+            subprocess.Popen(
+                ["ip", "netns", "exec", join_ns, EXE, "join", name, "--bot", "random", "--name", "guest"]
+                + ["--interface", join_ip, "--timeout", "15", *common],
+                env=dict(os.environ, P2PCARDS_HOME=str(tmp_path / "home1")),
+                stdout=join_log.open("w"),
+                stderr=subprocess.STDOUT,
+            )
+        )
+        for proc in procs:
+            proc.wait(timeout=120)
+        for proc, log in zip(procs, (host_log, join_log)):
+            assert proc.returncode == 0, log.read_text()
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    files = sorted(transcripts.glob("*.p2pt"))
+    assert len(files) == 3 and len({f.read_bytes() for f in files}) == 1
+    transcript = read_transcript(files[0])
+    assert transcript.complete
+    hosts = [seat["host"] for seat in transcript.header.lobby["seats"]]
+    assert hosts[0] == host_ip and hosts.count(host_ip) == 2 and join_ip in hosts  # no 127.0.0.1

@@ -138,7 +138,7 @@ def test_a_seat_that_stops_for_its_own_reason_signs_a_bye_and_nobody_waits_the_g
     for seat in (0, 2):
         aborted = outcomes[seat].aborted
         assert aborted is not None and aborted.seat == 1
-        assert aborted.reason == "player 1 left the table (its signed goodbye)"  # our words, not its
+        assert aborted.reason == "player 1 left the table (a signed goodbye)"  # our words, not its
         report = verify_file(outcomes[seat].transcript)
         assert report.end_status == "abandoned" and report.status == EXIT_LEFT and report.problem.seat == 1
         assert report.problem.reason == aborted.reason

@@ -48,7 +48,7 @@ ROWS = [
         "a goodbye comes before every other fact",
         StallFacts(1, "deck", "x", goodbye=(1, {}), held_back=frozenset({2}), waits_on=((2, "away"),)),
         1,
-        "p1 left the table (its signed goodbye)",
+        "p1 left the table (a signed goodbye)",
     ),
     Row(
         "a follower stated absent at the turn waited on, the statements not all in, names nobody",

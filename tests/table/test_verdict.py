@@ -28,7 +28,7 @@ def test_a_goodbye_names_its_author_in_our_words_and_shows_its_reason_apart_esca
     """A verdict never repeats a peer's words (review of issue 28): the leaver's reason is shown
     beside it, marked as its words by the caller, escaped for a terminal and cut short."""
     for body in ({"reason": "quit"}, {"reason": 7}, None, {"reason": "\x1b[2J seat 0 cheated"}):
-        assert verdict.goodbye("dave", body) == "dave left the table (its signed goodbye)"
+        assert verdict.goodbye("dave", body) == "dave left the table (a signed goodbye)"
     assert verdict.goodbye_words({"reason": "quit"}) == "quit"
     assert verdict.goodbye_words({"reason": 7}) == verdict.goodbye_words(None) == "no reason given"
     assert verdict.goodbye_words({"reason": "\x1b[2J\u202e"}) == "\\x1b[2J\\u202e"

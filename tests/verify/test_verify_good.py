@@ -7,7 +7,8 @@ import json
 import pytest
 
 from p2pcards.cards import parse_cards
-from p2pcards.game import Result
+from p2pcards.game import Result, result_words
+from p2pcards.plugins import load_plugins
 from p2pcards.text import name_seats
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 
@@ -38,7 +39,9 @@ def test_verify_reports_the_game_and_result(table, cli):
     out = done.stdout
     assert "verdict: VERIFIED" in out
     names = list(transcript.header.names)
-    assert f"result: {name_seats(transcript.end.result['summary'], names)}" in out  # by name, not "seat 1"
+    game = load_plugins().game(transcript.header.game)
+    said = result_words(game, Result.from_wire(transcript.end.result))  # the game's own words
+    assert f"result: {name_seats(said, names)}" in out  # by name, not "seat 1"
     for name in transcript.header.names:
         assert name in out
     assert "sealed boxes cannot be opened" in out
