@@ -1316,6 +1316,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # Output piped to a reader that stopped reading (``history --json | head``): as other
+        # command-line tools, stop quietly; stdout goes to /dev/null so that Python's flush at
+        # exit does not fail again (docs.python.org, "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (UsageError, OptionError, UnknownName) as exc:
         print(f"p2pcards: error: {printable(exc)}", file=sys.stderr)
         return 2

@@ -58,6 +58,7 @@ __all__ = [
     "Option",
     "OptionError",
     "Result",
+    "options_words",
     "result_words",
     "Reveal",
     "Shuffle",
@@ -612,6 +613,15 @@ class Bot(abc.ABC):
         """Seconds this bot takes to respond with ``action`` in a :class:`Round` (who acts first
         wins a race): a human-like delay drawn from ``rng``, 0.3 to 1.5 s by default."""
         return self.rng.uniform(0.3, 1.5)
+
+
+def options_words(game: Game[Any] | None, options: Mapping[str, Any]) -> str:
+    """A table's options in words, as the lobby says them ("quads: off, first dealer: by
+    lot"); an option the game does not describe (or with no game): ``key=value``."""
+    known = {option.name: option for option in game.options} if game is not None else {}
+    return ", ".join(
+        f"{known[k].title}: {known[k].value_text(v)}" if k in known else f"{k}={v}" for k, v in options.items()
+    )
 
 
 def result_words(game: Game[Any] | None, result: Result) -> str:

@@ -170,16 +170,7 @@ class GameRecord:
         """The result for people and programs: ``winners`` stay seat numbers (the machine
         field), ``winner_names`` and ``summary`` name the players ("bob wins the match", not
         "seat 2 wins the match")."""
-        if self.result is None:
-            return None
-        by_seat = {p.seat: p.name for p in self.players}
-        names = [by_seat.get(seat, f"seat {seat}") for seat in range(max(by_seat, default=-1) + 1)]
-        out = dict(self.result)
-        winners = out.get("winners") or []
-        out["winner_names"] = [by_seat.get(w, f"seat {w}") for w in winners if isinstance(w, int)]
-        if isinstance(out.get("summary"), str):
-            out["summary"] = name_seats(out["summary"], names)
-        return out
+        return _named_result(self.result, {p.seat: p.name for p in self.players})
 
 
 # -- reading a transcript ---------------------------------------------------------------------
@@ -196,6 +187,19 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
+
+
+def _named_result(result: dict[str, Any] | None, by_seat: dict[int, str]) -> dict[str, Any] | None:
+    """``result`` with ``winner_names`` added and its ``summary`` naming the players."""
+    if result is None:
+        return None
+    names = [by_seat.get(seat, f"seat {seat}") for seat in range(max(by_seat, default=-1) + 1)]
+    out = dict(result)
+    winners = out.get("winners") or []
+    out["winner_names"] = [by_seat.get(w, f"seat {w}") for w in winners if isinstance(w, int)]
+    if isinstance(out.get("summary"), str):
+        out["summary"] = name_seats(out["summary"], names)
+    return out
 
 
 def _result(data: Any, players: int) -> dict[str, Any] | None:
@@ -217,18 +221,34 @@ def _result(data: Any, players: int) -> dict[str, Any] | None:
     return {"winners": winners, "scores": scores, "summary": str(result.summary), "details": details}
 
 
+def _installed_game(game_id: str) -> Any:
+    """The installed plugin's game, or ``None`` (not installed, or a broken plugin: that costs
+    words only)."""
+    from .plugins import load_plugins
+
+    try:
+        return load_plugins().games.get(game_id)
+    except Exception:
+        return None
+
+
 def _game_name(reported: dict[str, str], game_id: str) -> str:
     """The game's name as verify found it, else as the installed plugin gives it (verify stops
     before it loads the game when the log is bad), else its id."""
     if reported.get("name") and reported["name"] != game_id:
         return reported["name"]
-    from .plugins import load_plugins
-
-    try:
-        game = load_plugins().games.get(game_id)
-    except Exception:  # a broken plugin costs the name only
-        game = None
+    game = _installed_game(game_id)
     return game.name if game is not None else game_id
+
+
+def _result_words(report: Any, game_id: str, result: dict[str, Any]) -> str:
+    """The result in the game's words: verify's, else the installed game's for a record not
+    verified yet, else the summary."""
+    if report is not None and report.result_text:
+        return str(report.result_text)
+    from .game import Result, result_words
+
+    return result_words(_installed_game(game_id), Result.from_wire(result))
 
 
 def read_record(
@@ -288,6 +308,8 @@ def _game_record(
     # before verification, our own seat's).
     recomputed = report.result if report is not None else None
     result = _result(recomputed if recomputed is not None else end.result, len(header.roster))
+    if result is not None:  # the game's own words ("hands won: seat 0 2, ..."), named when shown
+        result["summary"] = _result_words(report, header.game, result)
     winners = set(result["winners"]) if result else set()
     scores = result["scores"] if result else []
     players = [
@@ -525,7 +547,9 @@ class History:
                     "our_seat": None if our_seat == NOT_OURS else our_seat,
                     "players": players[gid],
                     "status": status,
-                    "result": None if result is None else json.loads(result),
+                    "result": _named_result(
+                        None if result is None else json.loads(result), {p["seat"]: p["name"] for p in players[gid]}
+                    ),
                     "verdict": verdict,
                     "problem": None
                     if verdict in ("verified", PENDING)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -75,6 +76,10 @@ def test_a_game_played_over_loopback_is_recorded_at_its_end(played):
         assert game["players"][seat]["key"] == played.identities[me].public.ed25519.hex()
         assert game["result"]["winners"] == list(report.result.winners) == list(outcome.result.winners)
         assert [p["won"] for p in game["players"]] == [s in report.result.winners for s in range(3)]
+        # For people: the result in the game's words, by name (as verify says it).
+        assert game["result"]["summary"] == report.to_json()["result"]["summary"]
+        assert game["result"]["winner_names"] == [report.players[s]["name"] for s in report.result.winners]
+        assert not re.search(r"\bseats? \d", game["result"]["summary"]), game["result"]
     # The host's bot peer played in the same program: its seat is no one's history.
     assert played.bot.history_warning is None
     assert len(games(played.alice_home)) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from ..game import options_words
 from ..session import TableSession
 
 __all__ = ["CONSOLE_COMMANDS", "KEYS", "help_text"]
@@ -38,12 +39,7 @@ def help_text(session: TableSession, width: int = 76) -> str:
     lines = [f"{game.name} (rules {game.rules_version})", ""]
     if game.summary:
         lines += textwrap.wrap(game.summary, width) + [""]
-    # In words, as the lobby says them ("first dealer: by lot"); an option the game does not
-    # describe: key=value.
-    known = {option.name: option for option in game.options}
-    options = ", ".join(
-        f"{known[k].title}: {known[k].value_text(v)}" if k in known else f"{k}={v}" for k, v in session.options.items()
-    )
+    options = options_words(game, session.options)
     if options:
         lines += textwrap.wrap(f"options: {options}", width) + [""]
     commands = game.commands_help().strip("\n")

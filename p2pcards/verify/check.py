@@ -15,7 +15,7 @@ from ..deck import judge
 from ..deck.local import DeckFault
 from ..deck.passes import derived_messages
 from ..engine import PlayerError
-from ..game import Game, OptionError, result_words
+from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.header import TableHeader
 from ..wire.log import STALE_PREV, encode_header
@@ -249,6 +249,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     report.game = {"id": lobby.game, "name": lobby.game, "rules": lobby.rules_version}
     game = load_game(lobby)
     report.game["name"] = game.name
+    report.options_text = options_words(game, report.options)
     names = [s.name for s in lobby.seats]
 
     check_blames(transcript, log, lobby)

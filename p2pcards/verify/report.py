@@ -96,6 +96,8 @@ class Report:
     table: str = ""
     players: list[dict[str, Any]] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    #: The options in the game's words (:func:`~p2pcards.game.options_words`): for people.
+    options_text: str = ""
     end_status: str | None = None
     result: Result | None = None
     #: The result in the game's own words (:func:`~p2pcards.game.result_words`), seats by
@@ -167,7 +169,7 @@ class Report:
             "players": self.players,
             "options": self.options,
             "end": self.end_status,
-            "result": None if self.result is None else self.result.to_wire(),
+            "result": None if self.result is None else self._named_result(),
             "winner_names": None if self.result is None else [self.name(seat) for seat in self.result.winners],
             "result_text": None if self.result is None else self.named(self.result_text or self.result.summary),
             "checked": self.checked,
@@ -179,6 +181,15 @@ class Report:
         if show_hands:
             out["timeline"] = self.timeline
         return _plain(out)
+
+    def _named_result(self) -> dict[str, Any]:
+        """The result for programs and people: ``winners`` and ``scores`` stay by seat (the
+        machine fields), its ``summary`` is the game's words with the players named ("bob wins
+        the match (hands won: alice 1, bob 2)"), as ``history --json`` says it."""
+        assert self.result is not None
+        out = self.result.to_wire()
+        out["summary"] = self.named(self.result_text or self.result.summary)
+        return out
 
     def to_text(self, *, show_hands: bool = False) -> str:
         lines = [f"transcript: {self.file}"]
@@ -193,11 +204,11 @@ class Report:
         if self.game:
             lines.append(f"game: {self.game['name']} ({self.game['id']}, rules {self.game['rules']})")
         if self.options:
-            lines.append("options: " + ", ".join(f"{k}={v}" for k, v in self.options.items()))
+            lines.append("options: " + (self.options_text or ", ".join(f"{k}={v}" for k, v in self.options.items())))
         if self.players:
-            lines.append(f"table {self.table}, {len(self.players)} players:")
+            lines.append(f"table {self.table}, {len(self.players)} players, in seat order:")
             for p in self.players:
-                lines.append(f"  seat {p['seat']}  {p['name']:<20} key {p['fingerprint']}")
+                lines.append(f"  {p['name']:<20} key {p['fingerprint']}")
         if self.result is not None:
             lines.append(f"result: {self.named(self.result_text or self.result.summary)}")
         elif self.end_status:

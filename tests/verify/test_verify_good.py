@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from p2pcards.cards import parse_cards
-from p2pcards.game import Result, result_words
+from p2pcards.game import Result, options_words, result_words
 from p2pcards.plugins import load_plugins
 from p2pcards.text import name_seats
 from p2pcards.verify import EXIT_VERIFIED, verify_file
@@ -44,6 +45,10 @@ def test_verify_reports_the_game_and_result(table, cli):
     assert f"result: {name_seats(said, names)}" in out  # by name, not "seat 1"
     for name in transcript.header.names:
         assert name in out
+    # Options in the game's words, as the lobby says them; players in seat order, unnumbered.
+    assert f"options: {options_words(game, dict(transcript.header.options))}" in out
+    assert "=" not in out.split("options: ")[1].split("\n")[0]
+    assert not re.search(r"\bseats? \d", out), out
     assert "sealed boxes cannot be opened" in out
     assert "what happened" not in out  # hands only on request
 
@@ -55,7 +60,11 @@ def test_json_is_one_object(table, cli):
     transcript = table.read()
     assert report["verdict"] == "verified" and report["exit"] == 0 and report["problem"] is None
     assert report["game"]["id"] == table.game
-    assert report["result"] == transcript.end.result
+    # The machine fields as signed; the summary in the game's words, by name, not "seat 1".
+    names = list(transcript.header.names)
+    said = result_words(load_plugins().game(table.game), Result.from_wire(transcript.end.result))
+    assert report["result"] == {**transcript.end.result, "summary": name_seats(said, names)}
+    assert report["result_text"] == report["result"]["summary"]
     assert report["winner_names"] == [transcript.header.names[s] for s in transcript.end.result["winners"]]
     assert [p["name"] for p in report["players"]] == list(transcript.header.names)
     checked = report["checked"]
@@ -107,3 +116,26 @@ def test_cals_bs_challengeable_doubter_of_a_true_final_set_takes_the_pile(bs_cha
         cards = parse_cards(" ".join(final["cards"]))
         assert all(c.is_joker or c.rank.symbol == rank for c in cards)
         assert set(final["cards"]) <= set(transfer["cards"])  # the whole pile, the final set too
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(bs_table):
+    """``p2pcards verify --show-hands FILE | head -1``: the command stops when its reader
+    does, without "p2pcards: error: Broken pipe" or a traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).with_name("p2pcards")
+    with subprocess.Popen(
+        [str(exe), "verify", "--show-hands", str(bs_table.path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ),
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith(b"transcript: ")
+        proc.stdout.close()  # as head does after its line
+        errors = proc.stderr.read().decode()
+        proc.wait(timeout=120)
+    assert errors == "", errors
