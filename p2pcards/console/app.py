@@ -72,6 +72,7 @@ from .render import (
     colour_enabled,
     console_style,
     end_fragments,
+    screen_fragments,
     hand_fragments,
     lines_fragments,
     log_fragments,
@@ -674,6 +675,7 @@ class ConsoleApp:
             )
 
         self._seats_control = SizedTextControl(self._seats)
+        self._end_tail_control = WrappedTextControl(self._end_tail)
         ended = Condition(lambda: self.session is not None and (self.session.result is not None or bool(self.stopped)))
 
         left = HSplit(
@@ -689,7 +691,15 @@ class ConsoleApp:
                 Window(height=Dimension(min=0, preferred=0, max=1), char=" "),  # the first to go
                 section(lambda: "Game over" if ended() else "Table"),
                 ConditionalContainer(Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended),
-                ConditionalContainer(Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended),
+                ConditionalContainer(
+                    HSplit(
+                        [
+                            Window(WrappedTextControl(self._end_body), wrap_lines=True),
+                            Window(self._end_tail_control, height=self._end_tail_height, wrap_lines=True),
+                        ]
+                    ),
+                    filter=ended,
+                ),
                 section(self._hand_title),
                 Window(WrappedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
             ],
@@ -832,17 +842,38 @@ class ConsoleApp:
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
+        body, tail = self._end_parts()
+        return body + tail
+
+    def _end_body(self) -> StyleAndTextTuples:
+        return self._end_parts()[0]
+
+    def _end_tail(self) -> StyleAndTextTuples:
+        return self._end_parts()[1]
+
+    def _end_tail_height(self) -> Dimension:
+        """The rows the end panel's last lines take (the rematch and what to type): always
+        shown in full, the panel's other lines above them cut first on a small terminal."""
+        width = self._end_tail_control._width
+        rows = fragment_list_to_text(word_wrap(screen_fragments(self._end_tail()), width)).count("\n") + 1
+        room = max(1, self.application.output.get_size().rows - 14)
+        return Dimension(min=min(rows, room), preferred=rows, max=rows)
+
+    def _end_parts(self) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
+        """The game-over panel in two: what happened, then what the player can do now (the
+        rematch and what to type), which a small terminal never cuts (80x24: the lines above
+        it are cut first)."""
         again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
-            return [("class:end.bad", printable(self.stopped) + "\n"), ("class:end.hint", hint)]
+            return [("class:end.bad", printable(self.stopped) + "\n")], [("class:end.hint", hint)]
         end = end_model(self.session) if self.session else None
         if end is None:
-            return []
-        out = end_fragments(end, self.glyphs, again=again)
+            return [], []
+        body = end_fragments(end, self.glyphs, again=again)
+        tail: StyleAndTextTuples = [body.pop()]  # the hint: what to type now
         if self.rematch is not None:
-            out.pop()  # the hint: 'again' comes first now
-            out += [("", printable(line) + "\n") for line in self.rematch.lines()]
+            tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
             if self.lobby is not None:
                 hint = (
@@ -850,9 +881,8 @@ class ConsoleApp:
                     if self.rematch.open
                     else "type 'new' to go back to the lobby or 'quit' to leave"
                 )
-            out.append(("class:end.hint", hint))
-        elif self._rematch_coming():
-            out.pop()  # the hint: 'again' comes first, at once (agreed to once the room opens)
+            tail.append(("class:end.hint", hint))
+        elif self._rematch_coming():  # 'again' comes first, at once (agreed to once the room opens)
             if self.again_early:
                 hint = "you agreed to a rematch; type 'new' for the lobby or 'quit' to leave"
                 if self.lobby is None:
@@ -861,12 +891,12 @@ class ConsoleApp:
                 hint = "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
             else:
                 hint = "type 'again' for a rematch or 'quit' to leave"
-            out.append(("class:end.hint", hint))
+            tail = [("class:end.hint", hint)]
             if self.table_running:
-                out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+                tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
-            out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
-        return out
+            tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        return body, tail
 
     def _before_table(self) -> StyleAndTextTuples:
         """The table pane before a table exists: what it waits for, or why it did not start."""
