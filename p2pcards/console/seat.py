@@ -98,13 +98,17 @@ class Rematch:
         self.agreement = trio.Event()
         self.roster: Roster | None = None
         self.closed: str | None = None  # why there is no rematch
+        self.note = ""  # who left the rematch's room, and who plays it
 
     @property
     def open(self) -> bool:
         return self.closed is None
 
     def on_roster(self, roster: Roster) -> None:
-        self.roster = roster
+        if roster.me is not None:
+            self.me = roster.me  # a smaller room (a seat left) numbers the seats again
+        self.note = roster.note or self.note
+        self.roster = roster if roster.names else None
 
     def close(self, reason: str) -> None:
         self.closed = reason
@@ -120,8 +124,10 @@ class Rematch:
     def lines(self) -> list[str]:
         lines = [self.score.text()]
         if self.closed is not None:
-            reason = self.closed.removeprefix("no rematch: ")
+            reason = self.closed.removeprefix("no rematch: ").removesuffix(": no rematch")
             return lines + [f"no rematch: {reason}"]
+        if self.note:
+            lines.append(self.note)
         roster = self.roster
         if roster is None and self.me == 0:
             status = "rematch: type 'again' to play again; waiting for the others"

@@ -30,15 +30,28 @@ def test_an_honest_rematch_is_accepted():
     assert rematch_problem(previous, replace(previous, table=new_table_id(), seats=seats)) is None
 
 
+@pytest.mark.parametrize("kept", [(0, 1), (0, 2)])
+def test_a_smaller_rematch_of_the_players_who_stayed_is_accepted(kept):
+    """A seat left the rematch's room: the others play it, in their order, the host first."""
+    previous = last_game()
+    seats = tuple(previous.seats[i] for i in kept)
+    assert rematch_problem(previous, replace(previous, table=new_table_id(), seats=seats)) is None
+
+
 @pytest.mark.parametrize(
     "change, words",
     [
         (lambda h: {}, "table id"),  # the same table: the same deck seeds' context
-        (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their seats"),
-        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their seats"),
-        (lambda h: {"seats": h.seats[:2]}, "in their seats"),
+        (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their order"),
+        (lambda h: {"seats": (h.seats[0], h.seats[2], h.seats[1])}, "in their order"),
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their order"),
+        # A smaller rematch (a seat left) keeps the host first and at least two players.
+        (lambda h: {"seats": h.seats[1:]}, "in their order"),
+        (lambda h: {"seats": h.seats[:1]}, "in their order"),
+        (lambda h: {"seats": (h.seats[0], h.seats[1], h.seats[1])}, "in their order"),
+        (lambda h: {"seats": h.seats + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their order"),
         # The same signing key with an encryption key of the host's (issue 28).
-        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=SWAPPED),)}, "seat 2 another encryption key"),
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=SWAPPED),)}, "gives c another encryption key"),
         (lambda h: {"game": "calypso"}, "changes the game"),
         (lambda h: {"rules_version": "3"}, "changes the game"),
         (lambda h: {"options": {"match_target": 5}}, "options"),
