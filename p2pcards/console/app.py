@@ -416,10 +416,22 @@ class ConsoleApp:
         self.rematch = offer
         self.application.invalidate()
         if self._intent == "quit":
-            self._stop_trio()
+            self._decline_or_stop(offer)
         elif self.again_early:
             self.again_early = False
             self.message = Feedback(offer.agree())
+
+    def _decline_or_stop(self, offer: RematchOffer) -> None:
+        """Leave at the end screen: an offer that can be declined tells the rematch's room
+        (a few seconds at most; the runner then returns and the console ends), so that the
+        others play on without us; else stop at once."""
+        decline = getattr(offer, "decline", None)
+        if decline is None:
+            self._stop_trio()
+            return
+        decline()
+        self.message = Feedback("leaving: telling the others you will not play the rematch")
+        self.application.invalidate()
 
     def _ring(self) -> None:
         """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
@@ -466,10 +478,13 @@ class ConsoleApp:
             self.lobby.decline_rematch()  # back to the lobby: no rematch (the runner returns)
         if self._choice is not None:
             self._choice.set()
+        elif intent == "quit" and not now and over and self.rematch is not None and self.rematch.open:
+            # In a rematch's room the runner waits for everyone to agree: leaving declines,
+            # and the others are told (they play on without us if the game allows it).
+            self._decline_or_stop(self.rematch)
         elif intent == "quit" and (
             now or not over or self.in_lobby or (self.rematch is not None and self.rematch.open)
         ):
-            # (In a rematch's room the runner waits for everyone to agree: leaving declines.)
             self._stop_trio()
 
     def _leaving_confirmed(self, again: str = "type 'quit' again") -> bool:

@@ -52,6 +52,11 @@ SeatRematch = Callable[
 ]
 
 
+#: How long a player's program that leaves at the end screen waits to sit down in the rematch's
+#: room (the host opens it once its transcript is saved) to tell the others it left.
+DECLINE_SECONDS = 5.0
+
+
 def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
     """The agent of a seat played by the person at the console."""
     return HumanSeat()
@@ -96,6 +101,7 @@ class Rematch:
         self.me = me
         self.host_name = host_name
         self.agreement = trio.Event()
+        self.declined = trio.Event()  # the player left: tell the room (offer_rematches)
         self.roster: Roster | None = None
         self.closed: str | None = None  # why there is no rematch
         self.note = ""  # who left the rematch's room, and who plays it
@@ -112,6 +118,12 @@ class Rematch:
 
     def close(self, reason: str) -> None:
         self.closed = reason
+
+    def decline(self) -> None:
+        """The player leaves (``quit``, ``new``): the runner tells the others in the room,
+        sitting down there first if it has not yet (at most :data:`DECLINE_SECONDS`), so that
+        the rematch goes on without us at once instead of waiting for us."""
+        self.declined.set()
 
     def agree(self) -> str:
         if self.closed is not None:
@@ -251,11 +263,29 @@ async def offer_rematches(
                 notes=[f"rematch: {score.text()}"],
             )
 
+        left = False
         try:
-            outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+            async with trio.open_nursery() as nursery:
+
+                async def leave_when_declined() -> None:
+                    nonlocal left
+                    await offer.declined.wait()
+                    with trio.move_on_after(DECLINE_SECONDS):  # seated in the room: say bye there
+                        while offer.roster is None and offer.me != 0:
+                            await trio.sleep(0.05)
+                    left = True
+                    nursery.cancel_scope.cancel()  # leaving the room says bye (net/lobby.py)
+
+                nursery.start_soon(leave_when_declined)
+                next_outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+                nursery.cancel_scope.cancel()
         except (LobbyError, ConnectionClosed, OSError) as exc:
             offer.close(str(exc))
             return outcome
+        if left:
+            offer.close("you left")
+            return outcome
+        outcome = next_outcome
         if on_outcome is not None:
             on_outcome(outcome)
         check_outcome(outcome)
