@@ -4,7 +4,10 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 8  # 8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
+PROTOCOL_VERSION = 9  # 9: a rematch goes on without the seats that left its room: its header may
+#                        seat some of the last game's players, the host first, in their order
+#                        (protocol/table.md section 2, "A rematch")
+#                     8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
 #                        action entry), then an `open` entry once every follower's commitment is
 #                        in (protocol/table.md section 9; wire.md's kinds gain `open`); a private
 #                        deck payload of another type than `open` is accused by its receiver and
