@@ -387,7 +387,7 @@ class HostedLobby:
     #: Whether the host's own player has agreed to start (``ready`` of seat 0): set when
     #: ``agreement`` is, if there is one.
     agreement: trio.Event | None = None
-    #: Why a rematch will not be played (who declined), once one seat has declined.
+    #: Why this rematch room closes (a seat left, or none agreed in time), once it does.
     declined: str | None = None
     #: Spectators may chat (bound into the header: TableHeader.spectator_chat).
     spectator_chat: bool = False
@@ -485,7 +485,7 @@ class HostedLobby:
             # The joiner is gone or misbehaved (a frame that is not valid, or its connection
             # cut in the middle of one): free its seat (a ready seat is kept: the table
             # starts and the mesh handles it) and close the connection. At a rematch, it
-            # declined: nobody plays the rematch.
+            # left: the room closes (host_lobby), the rematch may go on without it (rematch.py).
             for seat, sitter in list(self.sitters.items()):
                 if sitter.peer.conn is conn and self.reserved is not None:
                     # Only its own connection can say a seat left: nobody speaks for another.
@@ -852,9 +852,10 @@ def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
     if not (2 <= len(now) <= len(before) and now[0] == before[0] and _in_order(now, before)):
         return "the rematch's header does not seat the players of the last game in their order"
     then = {s.keys.ed25519: s.keys for s in previous.seats}
-    for seat, kept in enumerate(header.seats):
+    for kept in header.seats:
         if kept.keys != then[kept.keys.ed25519]:
-            return f"the rematch's header gives {printable(kept.name)} another encryption key than the last game's header"
+            name = printable(kept.name)
+            return f"the rematch's header gives {name} another encryption key than the last game's header"
     if (header.game, header.rules_version, dict(header.options), header.timeouts) != (
         previous.game,
         previous.rules_version,

@@ -7,8 +7,8 @@ same seats only: each key of the last game in its own seat, nobody else (``reser
 ``again``); the host's player agrees the same way (``ready`` of seat 0 in the roster), and bot
 peers agree at once. The game starts only when every seat has agreed: nobody can start it for
 the others, and nothing is played that a player did not ask for. A seat that leaves the room
-(``quit``, Ctrl-C, a lost connection, or no answer for :data:`ROOM_SECONDS`) declines it for
-the rematch: the room closes with a ``bye`` naming who left and, when the game can be played by
+(``quit``, Ctrl-C, a lost connection) leaves the rematch (nobody agreeing within
+:data:`ROOM_SECONDS` closes it): the room closes with a ``bye`` naming who left and, when the game can be played by
 those who are left (Cal's BS with 3 to 7, Crazy Eights with 2 to 5, Calypso only with its
 variant's count), the host opens it again at once for them, a smaller table in the same seat
 order; each joiner whose room closed looks for that one (:data:`REOPEN_SECONDS`). Otherwise the
@@ -17,7 +17,8 @@ seat's own connection did (its ``bye``, or closing it): no peer can leave for an
 
 The rematch is a new table (a new table id, new deck seeds, new table words) with the same game,
 options, timeouts and seat order; each joiner checks the new header against the last one
-(:func:`~.lobby.rematch_problem`) and leaves a table that changes any of them. The options are
+(:func:`~.lobby.rematch_problem`: the same players, some left out, in their order) and leaves
+a table that changes any of them. The options are
 the same, so a game that names its first dealer (Cal's BS's ``first_dealer``) has the same one;
 by default it is drawn by lot again. No message is new: the room is a lobby (protocol/table.md
 section 2, "A rematch").
