@@ -218,3 +218,76 @@ def test_a_host_back_from_resume_offers_again_too(terminal, tmp_path):
         back.wait_for(r"EXITED 0", timeout=30)
     finally:
         back.close()
+
+
+def test_a_joiner_who_quits_at_the_end_screen_leaves_the_rematch_to_the_others(terminal, tmp_path):
+    """bob (joined in person, 80x24) types 'quit' the moment the game is over, before his
+    program has sat down in the rematch's room: it tells the room and ends within seconds, and
+    carol's end screen says who left and who plays; her 'again' starts a rematch of two (her
+    bot agreed at once)."""
+    import threading
+
+    carol = terminal(
+        "host",
+        "--game",
+        "crazy-eights",
+        "--seats",
+        "3",
+        "--bots",
+        "1",
+        "--name",
+        "carol",
+        "--interface",
+        "127.0.0.1",
+        "--bot-delay",
+        "0",
+        "--transcript-dir",
+        str(tmp_path / "carol-transcripts"),
+        size=(80, 24),
+        P2PCARDS_HOME=str(tmp_path / "carol"),
+    )
+    port = carol.wait_for(r"is open at[\s│]*127\.0\.0\.1:(\d+)").group(1)
+    bob = Terminal(
+        tmp_path / "bob.sock",
+        [
+            str(P2PCARDS),
+            "join",
+            f"127.0.0.1:{port}",
+            "--name",
+            "bob",
+            "--interface",
+            "127.0.0.1",
+            "--transcript-dir",
+            str(tmp_path / "bob-transcripts"),
+        ],
+        {
+            "LC_ALL": "C.UTF-8",
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "PATH": os.environ.get("PATH", ""),
+            "P2PCARDS_HOME": str(tmp_path / "bob"),
+        },
+        size=(80, 24),
+    )
+    try:
+        bobs: list[str] = []
+        bob_plays = threading.Thread(target=lambda: bobs.append(play_crazy_eights(bob)), daemon=True)
+        bob_plays.start()
+        play_crazy_eights(carol)
+        bob_plays.join(timeout=60)
+        assert bobs, bob.screen()
+        bob.type_line("quit")
+        bob.wait_for(r"EXITED 0", timeout=15)
+        screen = carol.wait_until(
+            lambda screen: "bob left; the rematch is carol and strategic bot 1" in _left(screen),
+            "carol's screen to say who left and who plays",
+        )
+        assert "type 'again' for a rematch or 'quit' to leave" in screen, screen
+        carol.type_line("again")
+        carol.wait_for(r"Crazy Eights · 2 players · game 2", timeout=30)
+        play_crazy_eights(carol)
+        carol.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
+        carol.type_line("quit")
+        carol.wait_for(r"EXITED 0", timeout=30)
+    finally:
+        bob.close()
