@@ -32,7 +32,7 @@ def play_crazy_eights(term: Terminal, max_turns: int = 300) -> str:
         if found.group(0) == "game over:":
             return term.screen()
         term.type_line("legal")
-        reply = term.wait_for(r"legal now: ([^\n]+)|[✗!] wait|your turn now|game over:", timeout=20)
+        reply = term.wait_for(r"legal now: ([^\n]+)|[✗!] wait|your turn now|game over:", timeout=20, stable=True)
         if not reply.group(0).startswith("legal now:"):
             continue
         moves = [m.split("(")[0].strip() for m in re.split(r", |; ", reply.group(1))]
