@@ -264,25 +264,29 @@ async def offer_rematches(
             )
 
         left = False
-        try:
-            async with trio.open_nursery() as nursery:
+        failed: Exception | None = None
+        next_outcome: SeatOutcome | None = None
+        async with trio.open_nursery() as nursery:
 
-                async def leave_when_declined() -> None:
-                    nonlocal left
-                    await offer.declined.wait()
-                    with trio.move_on_after(DECLINE_SECONDS):  # seated in the room: say bye there
-                        while offer.roster is None and offer.me != 0:
-                            await trio.sleep(0.05)
-                    left = True
-                    nursery.cancel_scope.cancel()  # leaving the room says bye (net/lobby.py)
+            async def leave_when_declined() -> None:
+                nonlocal left
+                await offer.declined.wait()
+                with trio.move_on_after(DECLINE_SECONDS):  # seated in the room: say bye there
+                    while offer.roster is None and offer.me != 0:
+                        await trio.sleep(0.05)
+                left = True
+                nursery.cancel_scope.cancel()  # leaving the room says bye (net/lobby.py)
 
-                nursery.start_soon(leave_when_declined)
+            nursery.start_soon(leave_when_declined)
+            try:  # caught here: trio would wrap it in an ExceptionGroup
                 next_outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
-                nursery.cancel_scope.cancel()
-        except (LobbyError, ConnectionClosed, OSError) as exc:
-            offer.close(str(exc))
+            except (LobbyError, ConnectionClosed, OSError) as exc:
+                failed = exc
+            nursery.cancel_scope.cancel()
+        if failed is not None:
+            offer.close(str(failed))
             return outcome
-        if left:
+        if left or next_outcome is None:
             offer.close("you left")
             return outcome
         outcome = next_outcome
