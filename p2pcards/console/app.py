@@ -709,7 +709,9 @@ class ConsoleApp:
                 ConditionalContainer(
                     HSplit(
                         [
-                            Window(WrappedTextControl(self._end_body), wrap_lines=True),
+                            # What happened, then right below it what to type (the rest of
+                            # the pane is the tail's, blank): the details are cut first.
+                            Window(WrappedTextControl(self._end_body), wrap_lines=True, dont_extend_height=True),
                             Window(self._end_tail_control, height=self._end_tail_height, wrap_lines=True),
                         ]
                     ),
@@ -858,7 +860,7 @@ class ConsoleApp:
 
     def _end(self) -> StyleAndTextTuples:
         body, tail = self._end_parts()
-        return body + tail
+        return body + [("", "\n")] + tail if body and tail else body + tail
 
     def _end_body(self) -> StyleAndTextTuples:
         return self._end_parts()[0]
@@ -872,7 +874,7 @@ class ConsoleApp:
         width = self._end_tail_control._width
         rows = fragment_list_to_text(word_wrap(screen_fragments(self._end_tail()), width)).count("\n") + 1
         room = max(1, self.application.output.get_size().rows - 14)
-        return Dimension(min=min(rows, room), preferred=rows, max=rows)
+        return Dimension(min=min(rows, room), preferred=rows)
 
     def _end_parts(self) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
         """The game-over panel in two: what happened, then what the player can do now (the
@@ -911,6 +913,8 @@ class ConsoleApp:
                 tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        if body and body[-1][1].endswith("\n"):  # the tail's window starts the next row
+            body[-1] = (body[-1][0], body[-1][1][:-1])
         return body, tail
 
     def _before_table(self) -> StyleAndTextTuples:
