@@ -2,6 +2,7 @@ import random
 
 import pytest
 
+from p2pcards import PROTOCOL_VERSION
 from p2pcards.wire.framing import FrameError, encode
 from p2pcards.wire.log import Blame, Log, Rejected
 from p2pcards.wire.messages import Entry
@@ -264,7 +265,7 @@ def test_structure_errors(tmp_path, header, players):
     for obj, match in [
         ({"type": "entry", "entry": {}}, "first record"),
         ({**header.to_wire(), "format": 9}, "unsupported transcript format 9"),
-        ({**header.to_wire(), "protocol": 9}, "unsupported protocol 9"),
+        ({**header.to_wire(), "protocol": PROTOCOL_VERSION + 1}, f"unsupported protocol {PROTOCOL_VERSION + 1}"),
         ({**header.to_wire(), "genesis": b"\x00" * 32}, "genesis"),
         ({**header.to_wire(), "roster": []}, "malformed"),
     ]:
