@@ -64,3 +64,23 @@ def test_a_rematch_that_changes_the_table_is_refused(change, words):
     header = replace(previous, **({"table": new_table_id()} if fields else {}), **fields)
     problem = rematch_problem(previous, header)
     assert problem is not None and words in problem, problem
+
+
+def test_how_many_a_smaller_rematch_needs_in_words():
+    """Who may play a rematch without those who left: each game's own counts, said plainly."""
+    from p2pcards.net.rematch import playable, too_few
+    from p2pcards.plugins import load_plugins
+
+    plugins = load_plugins()
+    expected = {
+        "cals-bs": ({3, 4, 5, 6, 7}, "Cal's BS needs at least 3 players"),
+        "crazy-eights": ({2, 3, 4, 5}, "Crazy Eights needs at least 2 players"),
+        "calypso": ({4}, "Calypso needs 4 players"),  # its default mode: partnerships of four
+    }
+    for game_id, (counts, words) in expected.items():
+        if game_id not in plugins.games:
+            continue
+        game = plugins.game(game_id)
+        options = game.resolve_options({}, min(counts))
+        assert {n for n in range(1, 9) if playable(game, options, n)} == counts, game_id
+        assert too_few(game, options) == words
