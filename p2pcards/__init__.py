@@ -6,7 +6,10 @@ __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
 PROTOCOL_VERSION = 9  # 9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
-#                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7)
+#                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);
+#                        a rematch goes on without the seats that left its room: its header may
+#                        seat some of the last game's players, the host first, in their order
+#                        (protocol/table.md section 2, "A rematch")
 #                     8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
 #                        action entry), then an `open` entry once every follower's commitment is
 #                        in (protocol/table.md section 9; wire.md's kinds gain `open`); a private

@@ -75,6 +75,7 @@ from .render import (
     hand_fragments,
     lines_fragments,
     log_fragments,
+    screen_fragments,
     seats_fragments,
     text_fragments,
     word_wrap,
@@ -415,10 +416,22 @@ class ConsoleApp:
         self.rematch = offer
         self.application.invalidate()
         if self._intent == "quit":
-            self._stop_trio()
+            self._decline_or_stop(offer)
         elif self.again_early:
             self.again_early = False
             self.message = Feedback(offer.agree())
+
+    def _decline_or_stop(self, offer: RematchOffer) -> None:
+        """Leave at the end screen: an offer that can be declined tells the rematch's room
+        (a few seconds at most; the runner then returns and the console ends), so that the
+        others play on without us; else stop at once."""
+        decline = getattr(offer, "decline", None)
+        if decline is None:
+            self._stop_trio()
+            return
+        decline()
+        self.message = Feedback("leaving: telling the others you will not play the rematch")
+        self.application.invalidate()
 
     def _ring(self) -> None:
         """The player's turn has come: the terminal's bell, if asked for (``--bell``)."""
@@ -465,10 +478,13 @@ class ConsoleApp:
             self.lobby.decline_rematch()  # back to the lobby: no rematch (the runner returns)
         if self._choice is not None:
             self._choice.set()
+        elif intent == "quit" and not now and over and self.rematch is not None and self.rematch.open:
+            # In a rematch's room the runner waits for everyone to agree: leaving declines,
+            # and the others are told (they play on without us if the game allows it).
+            self._decline_or_stop(self.rematch)
         elif intent == "quit" and (
             now or not over or self.in_lobby or (self.rematch is not None and self.rematch.open)
         ):
-            # (In a rematch's room the runner waits for everyone to agree: leaving declines.)
             self._stop_trio()
 
     def _leaving_confirmed(self, again: str = "type 'quit' again") -> bool:
@@ -674,6 +690,7 @@ class ConsoleApp:
             )
 
         self._seats_control = SizedTextControl(self._seats)
+        self._end_tail_control = WrappedTextControl(self._end_tail)
         ended = Condition(lambda: self.session is not None and (self.session.result is not None or bool(self.stopped)))
 
         left = HSplit(
@@ -689,7 +706,17 @@ class ConsoleApp:
                 Window(height=Dimension(min=0, preferred=0, max=1), char=" "),  # the first to go
                 section(lambda: "Game over" if ended() else "Table"),
                 ConditionalContainer(Window(WrappedTextControl(self._table), wrap_lines=True), filter=~ended),
-                ConditionalContainer(Window(WrappedTextControl(self._end), wrap_lines=True), filter=ended),
+                ConditionalContainer(
+                    HSplit(
+                        [
+                            # What happened, then right below it what to type (the rest of
+                            # the pane is the tail's, blank): the details are cut first.
+                            Window(WrappedTextControl(self._end_body), wrap_lines=True, dont_extend_height=True),
+                            Window(self._end_tail_control, height=self._end_tail_height, wrap_lines=True),
+                        ]
+                    ),
+                    filter=ended,
+                ),
                 section(self._hand_title),
                 Window(WrappedTextControl(self._hand), dont_extend_height=True, wrap_lines=True),
             ],
@@ -832,17 +859,38 @@ class ConsoleApp:
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
+        body, tail = self._end_parts()
+        return body + [("", "\n")] + tail if body and tail else body + tail
+
+    def _end_body(self) -> StyleAndTextTuples:
+        return self._end_parts()[0]
+
+    def _end_tail(self) -> StyleAndTextTuples:
+        return self._end_parts()[1]
+
+    def _end_tail_height(self) -> Dimension:
+        """The rows the end panel's last lines take (the rematch and what to type): always
+        shown in full, the panel's other lines above them cut first on a small terminal."""
+        width = self._end_tail_control._width
+        rows = fragment_list_to_text(word_wrap(screen_fragments(self._end_tail()), width)).count("\n") + 1
+        room = max(1, self.application.output.get_size().rows - 14)
+        return Dimension(min=min(rows, room), preferred=rows)
+
+    def _end_parts(self) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
+        """The game-over panel in two: what happened, then what the player can do now (the
+        rematch and what to type), which a small terminal never cuts (80x24: the lines above
+        it are cut first)."""
         again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
-            return [("class:end.bad", printable(self.stopped) + "\n"), ("class:end.hint", hint)]
+            return [("class:end.bad", printable(self.stopped) + "\n")], [("class:end.hint", hint)]
         end = end_model(self.session) if self.session else None
         if end is None:
-            return []
-        out = end_fragments(end, self.glyphs, again=again)
+            return [], []
+        body = end_fragments(end, self.glyphs, again=again)
+        tail: StyleAndTextTuples = [body.pop()]  # the hint: what to type now
         if self.rematch is not None:
-            out.pop()  # the hint: 'again' comes first now
-            out += [("", printable(line) + "\n") for line in self.rematch.lines()]
+            tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
             if self.lobby is not None:
                 hint = (
@@ -850,9 +898,8 @@ class ConsoleApp:
                     if self.rematch.open
                     else "type 'new' to go back to the lobby or 'quit' to leave"
                 )
-            out.append(("class:end.hint", hint))
-        elif self._rematch_coming():
-            out.pop()  # the hint: 'again' comes first, at once (agreed to once the room opens)
+            tail.append(("class:end.hint", hint))
+        elif self._rematch_coming():  # 'again' comes first, at once (agreed to once the room opens)
             if self.again_early:
                 hint = "you agreed to a rematch; type 'new' for the lobby or 'quit' to leave"
                 if self.lobby is None:
@@ -861,12 +908,14 @@ class ConsoleApp:
                 hint = "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave"
             else:
                 hint = "type 'again' for a rematch or 'quit' to leave"
-            out.append(("class:end.hint", hint))
+            tail = [("class:end.hint", hint)]
             if self.table_running:
-                out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+                tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
-            out.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
-        return out
+            tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        if body and body[-1][1].endswith("\n"):  # the tail's window starts the next row
+            body[-1] = (body[-1][0], body[-1][1][:-1])
+        return body, tail
 
     def _before_table(self) -> StyleAndTextTuples:
         """The table pane before a table exists: what it waits for, or why it did not start."""

@@ -52,6 +52,11 @@ SeatRematch = Callable[
 ]
 
 
+#: How long a player's program that leaves at the end screen waits to sit down in the rematch's
+#: room (the host opens it once its transcript is saved) to tell the others it left.
+DECLINE_SECONDS = 5.0
+
+
 def person(game: Game, seat: int, options: Mapping[str, Any]) -> SeatAgent:
     """The agent of a seat played by the person at the console."""
     return HumanSeat()
@@ -96,18 +101,29 @@ class Rematch:
         self.me = me
         self.host_name = host_name
         self.agreement = trio.Event()
+        self.declined = trio.Event()  # the player left: tell the room (offer_rematches)
         self.roster: Roster | None = None
         self.closed: str | None = None  # why there is no rematch
+        self.note = ""  # who left the rematch's room, and who plays it
 
     @property
     def open(self) -> bool:
         return self.closed is None
 
     def on_roster(self, roster: Roster) -> None:
-        self.roster = roster
+        if roster.me is not None:
+            self.me = roster.me  # a smaller room (a seat left) numbers the seats again
+        self.note = roster.note or self.note
+        self.roster = roster if roster.names else None
 
     def close(self, reason: str) -> None:
         self.closed = reason
+
+    def decline(self) -> None:
+        """The player leaves (``quit``, ``new``): the runner tells the others in the room,
+        sitting down there first if it has not yet (at most :data:`DECLINE_SECONDS`), so that
+        the rematch goes on without us at once instead of waiting for us."""
+        self.declined.set()
 
     def agree(self) -> str:
         if self.closed is not None:
@@ -120,8 +136,10 @@ class Rematch:
     def lines(self) -> list[str]:
         lines = [self.score.text()]
         if self.closed is not None:
-            reason = self.closed.removeprefix("no rematch: ")
+            reason = self.closed.removeprefix("no rematch: ").removesuffix(": no rematch")
             return lines + [f"no rematch: {reason}"]
+        if self.note:
+            lines.append(self.note)
         roster = self.roster
         if roster is None and self.me == 0:
             status = "rematch: type 'again' to play again; waiting for the others"
@@ -246,11 +264,33 @@ async def offer_rematches(
                 notes=[f"rematch: {score.text()}"],
             )
 
-        try:
-            outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
-        except (LobbyError, ConnectionClosed, OSError) as exc:
-            offer.close(str(exc))
+        left = False
+        failed: Exception | None = None
+        next_outcome: SeatOutcome | None = None
+        async with trio.open_nursery() as nursery:
+
+            async def leave_when_declined() -> None:
+                nonlocal left
+                await offer.declined.wait()
+                with trio.move_on_after(DECLINE_SECONDS):  # seated in the room: say bye there
+                    while offer.roster is None and offer.me != 0:
+                        await trio.sleep(0.05)
+                left = True
+                nursery.cancel_scope.cancel()  # leaving the room says bye (net/lobby.py)
+
+            nursery.start_soon(leave_when_declined)
+            try:  # caught here: trio would wrap it in an ExceptionGroup
+                next_outcome = await rematch(offer.agreement, offer.on_roster, on_rematch_peer, on_words)
+            except (LobbyError, ConnectionClosed, OSError) as exc:
+                failed = exc
+            nursery.cancel_scope.cancel()
+        if failed is not None:
+            offer.close(str(failed))
             return outcome
+        if left or next_outcome is None:
+            offer.close("you left")
+            return outcome
+        outcome = next_outcome
         if on_outcome is not None:
             on_outcome(outcome)
         check_outcome(outcome)

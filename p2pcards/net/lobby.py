@@ -48,6 +48,7 @@ import trio
 from .. import PROTOCOL_VERSION
 from ..table.header import Seat, TableHeader
 from ..table.timeouts import Timeouts
+from ..text import printable
 from ..wire.errors import ProtocolError, SchemaError
 from ..wire.identity import (
     Identity,
@@ -153,6 +154,15 @@ class LobbyError(Exception):
     """Joining or forming the table failed; the message says why (for people)."""
 
 
+class RematchLeft(LobbyError):
+    """A rematch's room closed because seated joiners left it (``seats``: theirs in that
+    room); the message is the ``bye`` the others were sent."""
+
+    def __init__(self, reason: str, seats: tuple[int, ...]):
+        super().__init__(reason)
+        self.seats = seats
+
+
 @dataclass(frozen=True)
 class TableTerms:
     """What the host tells a joiner about the table when it sits, before the joiner says ready:
@@ -219,6 +229,10 @@ class Roster:
     names: list[str]
     ready: list[bool]
     bots: dict[int, HostBot] = field(default_factory=dict)
+    #: At a rematch (:mod:`.rematch`): our seat in this room (a smaller room after a seat
+    #: left numbers the seats again), and who left and who plays (for people), if anyone left.
+    me: int | None = None
+    note: str = ""
 
 
 @dataclass
@@ -369,14 +383,19 @@ class HostedLobby:
     listeners: list[Any] = field(default_factory=list)
     #: The host's words nonce: committed to in ``start``, revealed after every joiner's.
     nonce: bytes = field(default_factory=new_words_nonce)
-    #: A rematch (:mod:`.rematch`): the keys (both) of every seat of the last game, in seat
-    #: order (the host's first). Each is seated only in its own seat, nobody else at all, and a
-    #: seat that leaves declines the rematch for everyone. ``None``: an ordinary table.
+    #: A rematch (:mod:`.rematch`): the keys (both) of every seat of the last game still in the
+    #: rematch, in seat order (the host's first). Each is seated only in its own seat, nobody
+    #: else at all, and a seat that leaves closes the room (:class:`RematchLeft`; the rematch
+    #: may go on in a smaller room). ``None``: an ordinary table.
     reserved: tuple[PublicIdentity, ...] | None = None
+    #: At a rematch: the seats (of this room) whose joiners left it, and the ``bye`` to send
+    #: the others then (from those seats; default: "NAME declined the rematch").
+    left: list[int] = field(default_factory=list)
+    on_leave: Callable[[list[int]], str] | None = None
     #: Whether the host's own player has agreed to start (``ready`` of seat 0): set when
     #: ``agreement`` is, if there is one.
     agreement: trio.Event | None = None
-    #: Why a rematch will not be played (who declined), once one seat has declined.
+    #: Why this rematch room closes (a seat left, or none agreed in time), once it does.
     declined: str | None = None
     #: Spectators may chat (bound into the header: TableHeader.spectator_chat).
     spectator_chat: bool = False
@@ -496,9 +515,12 @@ class HostedLobby:
             # The joiner is gone or misbehaved (a frame that is not valid, or its connection
             # cut in the middle of one): free its seat (a ready seat is kept: the table
             # starts and the mesh handles it) and close the connection. At a rematch, it
-            # declined: nobody plays the rematch.
+            # left: the room closes (host_lobby), the rematch may go on without it (rematch.py).
             for seat, sitter in list(self.sitters.items()):
                 if sitter.peer.conn is conn and self.reserved is not None:
+                    # Only its own connection can say a seat left: nobody speaks for another.
+                    if seat not in self.left:
+                        self.left.append(seat)
                     self.declined = self.declined or f"{sitter.peer.name} declined the rematch"
                     self._notify()
                 elif sitter.peer.conn is conn and not sitter.ready:
@@ -605,11 +627,16 @@ async def host_lobby(lobby: HostedLobby, *, announce: bool = True, task_status=t
     except BaseException:
         # The host leaves a rematch before it starts: it declines, and the others are told.
         if lobby.reserved is not None:
-            await _close_rematch(lobby, lobby.declined or f"{lobby.name} (the host) declined the rematch")
+            await _close_rematch(lobby, f"{lobby.name} (the host) declined the rematch")
         raise
     if lobby.declined is not None:
-        await _close_rematch(lobby, lobby.declined)
-        raise LobbyError(lobby.declined)
+        reason = lobby.declined
+        if lobby.left and lobby.on_leave is not None:
+            reason = lobby.on_leave(sorted(lobby.left))
+        await _close_rematch(lobby, reason)
+        if lobby.left:
+            raise RematchLeft(reason, tuple(sorted(lobby.left)))
+        raise LobbyError(reason)
     header = lobby.header()
     commits = [words_commitment(lobby.nonce)] + [lobby.sitters[s].commit for s in range(1, lobby.players)]
     # Every seat's hello, as it signed it (ours made now): the proof of each seat's keys, which
@@ -844,15 +871,21 @@ def seat_keys_problem(
 
 def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
     """What a rematch's header changes that it must keep from the last game's, for people
-    (``None``: a true rematch): the game, rules, options and timeouts, and every seat's key in
-    its seat; the table id must be new (a new deck, new seeds)."""
+    (``None``: a true rematch): the game, rules, options and timeouts, and the players: those of
+    the last game (every key, both, as it was), the host first, in their order, at least two of
+    them (fewer than the last game's when some left the rematch's room); the table id must be
+    new (a new deck, new seeds)."""
     if header.table == previous.table:
         return "the rematch's header reuses the last game's table id"
-    if [s.keys.ed25519 for s in header.seats] != [s.keys.ed25519 for s in previous.seats]:
-        return "the rematch's header does not seat the players of the last game in their seats"
-    for seat, (now, then) in enumerate(zip(header.seats, previous.seats)):
-        if now.keys != then.keys:
-            return f"the rematch's header gives seat {seat} another encryption key than the last game's header"
+    before = [s.keys.ed25519 for s in previous.seats]
+    now = [s.keys.ed25519 for s in header.seats]
+    if not (2 <= len(now) <= len(before) and now[0] == before[0] and _in_order(now, before)):
+        return "the rematch's header does not seat the players of the last game in their order"
+    then = {s.keys.ed25519: s.keys for s in previous.seats}
+    for kept in header.seats:
+        if kept.keys != then[kept.keys.ed25519]:
+            name = printable(kept.name)
+            return f"the rematch's header gives {name} another encryption key than the last game's header"
     if (header.game, header.rules_version, dict(header.options), header.timeouts) != (
         previous.game,
         previous.rules_version,
@@ -863,9 +896,18 @@ def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
     return None
 
 
+def _in_order(keys: list[bytes], among: list[bytes]) -> bool:
+    """``keys`` are some of ``among``, each once, in ``among``'s order."""
+    rest = iter(among)
+    return len(set(keys)) == len(keys) and all(key in rest for key in keys)
+
+
 def _rematch_terms_problem(previous: TableHeader, identity: Identity, seat: int, terms: TableTerms) -> str | None:
-    """What the host's ``seated`` changes of the last game, at a rematch: our seat, or the terms."""
-    if not 0 < seat < previous.players or previous.seats[seat].keys != identity.public:
+    """What the host's ``seated`` changes of the last game, at a rematch: our seat (ours, or a
+    lower one once seats before ours left), or the terms."""
+    keys = [s.keys for s in previous.seats]
+    old = keys.index(identity.public) if identity.public in keys else -1
+    if not 0 < seat <= old:
         return "offers a rematch in another seat than ours"
     if (terms.game, terms.rules_version, dict(terms.options), terms.timeouts) != (
         previous.game,

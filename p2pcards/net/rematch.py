@@ -7,12 +7,18 @@ same seats only: each key of the last game in its own seat, nobody else (``reser
 ``again``); the host's player agrees the same way (``ready`` of seat 0 in the roster), and bot
 peers agree at once. The game starts only when every seat has agreed: nobody can start it for
 the others, and nothing is played that a player did not ask for. A seat that leaves the room
-(``quit``, Ctrl-C, a lost connection, or no answer for :data:`ROOM_SECONDS`) declines it for
-everyone: the room closes with a ``bye`` naming who declined, to every seat.
+(``quit``, Ctrl-C, a lost connection) leaves the rematch (nobody agreeing within
+:data:`ROOM_SECONDS` closes it): the room closes with a ``bye`` naming who left and, when the game can be played by
+those who are left (Cal's BS with 3 to 7, Crazy Eights with 2 to 5, Calypso only with its
+variant's count), the host opens it again at once for them, a smaller table in the same seat
+order; each joiner whose room closed looks for that one (:data:`REOPEN_SECONDS`). Otherwise the
+``bye`` says the game needs more players and there is no rematch. Who left is only ever what a
+seat's own connection did (its ``bye``, or closing it): no peer can leave for another.
 
 The rematch is a new table (a new table id, new deck seeds, new table words) with the same game,
 options, timeouts and seat order; each joiner checks the new header against the last one
-(:func:`~.lobby.rematch_problem`) and leaves a table that changes any of them. The options are
+(:func:`~.lobby.rematch_problem`: the same players, some left out, in their order) and leaves
+a table that changes any of them. The options are
 the same, so a game that names its first dealer (Cal's BS's ``first_dealer``) has the same one;
 by default it is drawn by lot again. No message is new: the room is a lobby (protocol/table.md
 section 2, "A rematch").
@@ -31,16 +37,16 @@ from typing import Any
 
 import trio
 
-from ..game import Result
+from ..game import OptionError, Result
 from ..plugins import PluginHost
 from ..table.header import TableHeader
 from ..text import printable
 from ..wire.identity import Identity, TableWords
-from .lobby import HostedLobby, LobbyError, Roster
+from .lobby import HostedLobby, LobbyError, RematchLeft, Roster
 from .runner import AgentFactory, host_table, join_table
 from .table import LINGER_SECONDS, SeatOutcome
 
-__all__ = ["FIND_SECONDS", "ROOM_SECONDS", "Score", "host_rematch", "join_rematch"]
+__all__ = ["FIND_SECONDS", "REOPEN_SECONDS", "ROOM_SECONDS", "Score", "host_rematch", "join_rematch"]
 
 #: How long a joiner looks for the host's rematch table (the host opens it once its own game
 #: is saved, a few seconds at most after the others').
@@ -49,6 +55,34 @@ FIND_SECONDS = 30.0
 ROOM_SECONDS = 600.0
 #: Between two looks for the host's rematch table.
 FIND_EVERY = 0.3
+#: How long a joiner whose rematch room closed (a seat left) looks for the smaller room the
+#: host opens at once when the game can be played without that seat.
+REOPEN_SECONDS = 5.0
+
+
+def names_text(names: Sequence[str]) -> str:
+    """``alice``, ``alice and bob``, ``alice, bob and carol`` (printable)."""
+    shown = [printable(name) for name in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def playable(game: Any, options: Any, players: int) -> bool:
+    """Whether ``game`` can be played by ``players`` with these (resolved) options."""
+    if players < 2 or players not in game.player_counts(options):
+        return False
+    try:
+        game.check_table_options(options, players)
+    except OptionError:
+        return False
+    return True
+
+
+def too_few(game: Any, options: Any) -> str:
+    """``Cal's BS needs at least 3 players`` (or ``... needs 4 players`` for a fixed count)."""
+    counts = [n for n in range(2, game.max_players + 1) if playable(game, options, n)]
+    if len(counts) == 1:
+        return f"{game.name} needs {counts[0]} players"
+    return f"{game.name} needs at least {counts[0] if counts else game.min_players} players"
 
 
 @dataclass
@@ -107,18 +141,96 @@ async def host_rematch(
     ``agreement`` is set). ``last``: our outcome of the last game, then those of our bot peers
     (as :func:`~.runner.host_table` returned them); they sit down again, agreeing at once. We
     listen on ``interface`` at ``port`` (by default the last game's). Returns like
-    :func:`~.runner.host_table`; :class:`~.lobby.LobbyError` naming who declined if a seat
-    leaves before every seat agreed (or none agreed within ``room_seconds``). ``bot_peers``
+    :func:`~.runner.host_table`. A seat that leaves before the start is left out: the room
+    opens again for the others if the game allows that many (``on_roster`` then gets rosters
+    whose ``note`` says who left and who plays), else :class:`~.lobby.LobbyError` says who left
+    and how many the game needs (also when nobody agreed within ``room_seconds``). ``bot_peers``
     (``(seat, identity)`` of each): our bot peers when ``last`` holds only our own outcome (a
     host brought back by ``resume``: its bot peers were resumed in programs of their own)."""
     header = last[0].peer.header
-    bots = sorted(
-        [(o.peer.seat, o.peer.identity) for o in last[1:]] if bot_peers is None else bot_peers,
-        key=lambda bot: bot[0],
-    )
+    bots = dict([(o.peer.seat, o.peer.identity) for o in last[1:]] if bot_peers is None else bot_peers)
+    game = host.game(header.game)
+    seats = list(range(header.players))  # the last game's seats still in the rematch
+    note = ""
+
+    def leave_reason(left_here: list[int]) -> str:
+        left = [seats[s] for s in left_here if 0 < s < len(seats)]
+        rest = [s for s in seats if s not in left]
+        gone = names_text([header.seats[s].name for s in left])
+        if playable(game, header.options, len(rest)):
+            return f"{gone} left; the rematch is {names_text([header.seats[s].name for s in rest])}"
+        return f"{gone} left; {too_few(game, header.options)}: no rematch"
+
+    def roster_seen(roster: Roster) -> None:
+        if on_roster is not None:
+            on_roster(Roster(roster.names, roster.ready, roster.bots, me=0, note=note))
+
+    while True:
+        try:
+            return await _host_room(
+                host,
+                last[0],
+                [header.seats[s].keys for s in seats],
+                [(seats.index(s), identity) for s, identity in sorted(bots.items()) if s in seats],
+                interface=interface,
+                agent=agent,
+                agreement=agreement,
+                port=header.seats[0].port if port is None else port,
+                bot_name=bot_name,
+                bot_delay=bot_delay,
+                transcript_dir=transcript_dir,
+                on_roster=roster_seen,
+                on_peer=on_peer,
+                on_words=on_words,
+                on_leave=leave_reason,
+                persist=persist,
+                state_home=state_home,
+                history=history,
+                linger=linger,
+                room_seconds=room_seconds,
+            )
+        except RematchLeft as exc:
+            left = {seats[s] for s in exc.seats if 0 < s < len(seats)}
+            if not left:
+                raise
+            seats = [s for s in seats if s not in left]
+            if not playable(game, header.options, len(seats)):
+                raise LobbyError(str(exc)) from None
+            note = str(exc)
+            roster_seen(Roster([header.seats[s].name if s == 0 else "" for s in seats], [False] * len(seats)))
+
+
+async def _host_room(
+    host: PluginHost,
+    mine: SeatOutcome,
+    reserved: Sequence[Any],
+    bots: Sequence[tuple[int, Identity]],
+    *,
+    interface: str,
+    agent: AgentFactory,
+    agreement: trio.Event,
+    port: int,
+    bot_name: str,
+    bot_delay: float,
+    transcript_dir: Path | None,
+    on_roster: Callable[[Roster], None],
+    on_peer: Callable[[Any], None] | None,
+    on_words: Callable[[TableWords], None] | None,
+    on_leave: Callable[[list[int]], str],
+    persist: bool,
+    state_home: Path | str | None,
+    history: bool,
+    linger: float,
+    room_seconds: float,
+) -> list[SeatOutcome]:
+    """One room of a rematch: the seats whose keys are ``reserved`` (this room's order), our
+    ``bots`` among them (``(seat in this room, identity)``); :class:`RematchLeft` if seats leave."""
+    header = mine.peer.header
+    names = {s.keys.ed25519: s.name for s in header.seats}
     opened: list[HostedLobby] = []
 
     def on_lobby(lobby: HostedLobby) -> None:
+        lobby.on_leave = on_leave
         opened.append(lobby)
 
     started = trio.Event()
@@ -134,7 +246,7 @@ async def host_rematch(
         if not started.is_set() and opened:
             lobby = opened[0]
             ready = lobby.readiness()
-            waiting = [printable(s.name) for s, ok in zip(header.seats, ready) if not ok] or ["a seat"]
+            waiting = [printable(names[k.ed25519]) for k, ok in zip(reserved, ready) if not ok] or ["a seat"]
             lobby.declined = f"{', '.join(waiting)} did not agree within {room_seconds:g} s: no rematch"
             lobby._notify()
 
@@ -143,14 +255,14 @@ async def host_rematch(
             nursery.start_soon(close_when_idle)
             outcomes = await host_table(
                 host,
-                last[0].peer.identity,
+                mine.peer.identity,
                 header.game,
                 options=header.options,
-                players=header.players,
+                players=len(reserved),
                 agent=agent,
                 name=header.seats[0].name,
                 interface=interface,
-                port=header.seats[0].port if port is None else port,
+                port=port,
                 bots=len(bots),
                 bot_name=bot_name,
                 bot_delay=bot_delay,
@@ -168,8 +280,8 @@ async def host_rematch(
                 history=history,
                 linger=linger,
                 bot_ids=[identity for _, identity in bots],
-                bot_names=[header.seats[seat].name for seat, _ in bots],
-                reserved=[seat.keys for seat in header.seats],
+                bot_names=[names[identity.public.ed25519] for _, identity in bots],
+                reserved=list(reserved),
                 agreement=agreement,
             )
             nursery.cancel_scope.cancel()
@@ -222,10 +334,17 @@ async def join_rematch(
     target = header.seats[0]
     deadline = trio.current_time() + find_seconds
     seated = False
+    seat_now = me
+    note = ""  # the host's word on who left, once a room closed
 
     def on_seated(seat: int, terms: Any) -> None:
-        nonlocal seated
+        nonlocal seated, seat_now
         seated = True
+        seat_now = seat
+
+    def roster_seen(roster: Roster) -> None:
+        if on_roster is not None:
+            on_roster(Roster(roster.names, roster.ready, roster.bots, me=seat_now, note=note))
 
     while True:
         try:
@@ -238,7 +357,7 @@ async def join_rematch(
                 agent=agent,
                 listen_host=listen_host,
                 transcript_dir=transcript_dir,
-                on_roster=on_roster,
+                on_roster=roster_seen,
                 on_peer=on_peer,
                 on_words=on_words,
                 persist=persist,
@@ -251,9 +370,16 @@ async def join_rematch(
                 rematch_of=header,
             )
         except LobbyError as exc:
-            if seated:  # it was open, and it closed: someone declined
-                raise
-            if trio.current_time() + FIND_EVERY >= deadline:
+            if seated:  # it was open, and it closed: a seat left (or the host)
+                # The host opens a smaller room at once if the game allows it: look for it a
+                # little while (what the host said is only shown; the header decides who plays).
+                seated, note = False, printable(str(exc))[:300]
+                deadline = trio.current_time() + REOPEN_SECONDS
+                if on_roster is not None:
+                    on_roster(Roster([], [], me=seat_now, note=note))
+            elif trio.current_time() + FIND_EVERY >= deadline:
+                if note:
+                    raise LobbyError(note) from None
                 host_name = printable(target.name)
                 raise LobbyError(
                     f"no rematch: {host_name} did not open the table again within {find_seconds:g} s ({exc})"

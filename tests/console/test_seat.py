@@ -225,3 +225,66 @@ async def test_a_seat_that_comes_back_is_announced(host):
         "dave is away; waiting up to 10 s for them to come back",
         "dave is back",
     ]
+
+
+# -- the end screen's rematch offer (offer_rematches), with a stand-in for the network rematch
+# (net/rematch.py has its own tests over loopback TCP: tests/net/test_rematch.py).
+
+
+def _last_game(seat: int = 1):
+    """A finished game's outcome as offer_rematches reads it: the peer's header and seat."""
+    from types import SimpleNamespace
+
+    seats = tuple(Seat(name, Identity.generate().public, LOOPBACK, 40000 + i) for i, name in enumerate("abc"))
+    header = TableHeader(new_table_id(), "crazy-eights", "1", {}, seats, PROTOCOL_VERSION)
+    return SimpleNamespace(peer=SimpleNamespace(header=header, seat=seat), result=None)
+
+
+def _start(offers: list) -> object:
+    from p2pcards.console.app import TableStart
+
+    return TableStart(lambda *a, **k: None, lambda text: None, offers.append)
+
+
+async def test_too_few_left_closes_the_offer_and_says_so():
+    from p2pcards.console.seat import offer_rematches
+    from p2pcards.net.lobby import LobbyError
+    from p2pcards.net.rematch import Score
+
+    async def rematch(agreement, on_roster, on_peer, on_words):
+        raise LobbyError("bob left; Crazy Eights needs at least 2 players: no rematch")
+
+    offers: list = []
+    last = _last_game()
+    with trio.fail_after(5):
+        assert await offer_rematches(_start(offers), last, rematch, connection="", score=Score()) is last
+    assert not offers[0].open
+    assert offers[0].lines()[-1] == "no rematch: bob left; Crazy Eights needs at least 2 players"
+
+
+@pytest.mark.parametrize("seated", [False, True])
+async def test_quit_at_the_end_screen_tells_the_room_then_returns(seated, autojump_clock):
+    """The player declines (quit): seated in the room, the runner leaves it at once (leaving it
+    says bye); not seated yet, it waits for the room a few seconds at most, then returns."""
+    from p2pcards.console.seat import DECLINE_SECONDS, offer_rematches
+    from p2pcards.net.lobby import Roster
+    from p2pcards.net.rematch import Score
+
+    left_at: list[float] = []
+
+    async def rematch(agreement, on_roster, on_peer, on_words):
+        if seated:
+            on_roster(Roster(["a", "b", "c"], [True, False, True]))
+        try:
+            await trio.sleep_forever()
+        finally:
+            left_at.append(trio.current_time())
+
+    offers: list = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: offer_rematches(_start(offers), _last_game(), rematch, connection="", score=Score()))
+        await trio.sleep(1)
+        start = trio.current_time()
+        offers[0].decline()
+    assert left_at and left_at[0] - start == pytest.approx(0 if seated else DECLINE_SECONDS, abs=0.1)
+    assert offers[0].lines()[-1] == "no rematch: you left"

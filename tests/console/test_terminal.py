@@ -65,11 +65,19 @@ class Terminal:
         self.keys(text, literal=True)
         self.keys("Enter")
 
-    def wait_for(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+    def wait_for(self, pattern: str, timeout: float = 30.0, *, stable: bool = False) -> re.Match[str]:
+        """The first match of ``pattern`` on the screen. With ``stable``, on a screen that two
+        captures in a row show alike: text read from the screen and typed back (a legal move)
+        must not come from a frame caught half drawn (tmux reads the program's output in
+        pieces; under load a capture can fall between two, old text showing through)."""
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
             found = re.search(pattern, screen, re.MULTILINE)
+            if found and stable:
+                time.sleep(0.03)
+                again = self.screen()
+                found = re.search(pattern, again, re.MULTILINE) if again == screen else None
             if found:
                 return found
             if time.monotonic() > deadline:
@@ -137,13 +145,18 @@ def play_by_keystrokes(term: Terminal, max_turns: int = 400) -> str:
         term.type_line("legal")
         # The screen may have been a frame behind (the turn already passed, the game ended).
         reply = term.wait_for(
-            r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|your turn now|game over:", timeout=20
+            r"legal now: ((?:[^,(\n]+?, ){0,2}[^,(\n]+?)(?:,|  | \(|$)|[✗!] wait|your turn now|game over:",
+            timeout=20,
+            stable=True,
         )
         if not reply.group(0).startswith("legal now:"):
             continue
         # Not a summary of many moves ("place 1-6 cards as A", where a game lists a sample):
         # only a move as typed.
-        moves = [move.strip() for move in reply.group(1).split(", ") if not re.search(r"\d-\d", move)]
+        # ("pass, place 1-6 cards as K, or doubt": the last is "doubt".)
+        moves = [
+            move.strip().removeprefix("or ") for move in reply.group(1).split(", ") if not re.search(r"\d-\d", move)
+        ]
         if not moves:
             term.type_line("pass")
         else:

@@ -64,7 +64,7 @@ def test_calypso_at_80x24_keeps_every_column_whole(terminal, tmp_path):
             if checked == 2:
                 break
         term.type_line("legal")
-        reply = term.wait_for(r"legal now: ([^,\n]+?)(?:,|$| \()", timeout=20)
+        reply = term.wait_for(r"legal now: ([^,\n]+?)(?:,|$| \()", timeout=20, stable=True)
         term.type_line(reply.group(1).strip())
         term.wait_until(lambda s: re.search(r"^> *$", s, re.MULTILINE) and "legal now:" not in s, "the move")
     assert checked == 2

@@ -76,7 +76,7 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
         first.wait_for(r"YOUR TURN", timeout=60)
         # Make one move, then the program dies.
         first.type_line("legal")
-        move = first.wait_for(r"legal now: ([^,(\n]+?)(?:,|  | \(|$)", timeout=20).group(1).strip()
+        move = first.wait_for(r"legal now: ([^,(\n]+?)(?:,|  | \(|$)", timeout=20, stable=True).group(1).strip()
         first.type_line(move)
         time.sleep(1.0)
         # Only the Python process: the shell tmux runs it in has the same words in its command.

@@ -1,4 +1,5 @@
-"""Rematches over loopback TCP (127.0.0.1 only): every seat agrees, or one declines for all.
+"""Rematches over loopback TCP (127.0.0.1 only): every seat agrees; a seat that leaves leaves it
+to the others when the game allows that many, else there is none.
 
 Each peer is a peer of its own (its own keys, listener and connections), as in
 ``p2pcards host`` / ``join``; the rematch reopens the host's table for the same keys only."""
@@ -181,85 +182,100 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path):
     assert score.text().startswith("score after 2 games: ")
 
 
-async def test_one_quit_declines_the_rematch_for_everyone(tmp_path):
-    plugins = load_plugins()
-    game = plugins.game(GAME)
-    rng = random.Random(3)
-    ids = {name: Identity.generate() for name in ("alice", "bob", "carol")}
+async def first_game(plugins: Any, game_id: str, names: list[str], rng: random.Random) -> dict[str, SeatOutcome]:
+    """Game 1 between peers of their own: ``names[0]`` hosts, the others join in that order
+    (so that each sits in its place); every seat a random bot. Each one's outcome, by name."""
+    game = plugins.game(game_id)
+    ids = {name: Identity.generate() for name in names}
     port_box: list[int] = []
     port_known = trio.Event()
-    first: dict[str, Any] = {}
-    seated_bob = trio.Event()
+    seated = {name: trio.Event() for name in names}
+    first: dict[str, SeatOutcome] = {}
 
     def on_port(port: int) -> None:
         port_box.append(port)
         port_known.set()
 
-    def bots() -> Any:
-        return bot_agent(plugins, game, "random", rng)
+    async with trio.open_nursery() as nursery:
 
-    with trio.fail_after(120):
-        async with trio.open_nursery() as nursery:
-
-            async def run_host() -> None:
-                first["alice"] = (
-                    await host_table(
-                        plugins,
-                        ids["alice"],
-                        GAME,
-                        options={},
-                        players=3,
-                        agent=bots(),
-                        name="alice",
-                        interface=LOOPBACK,
-                        announce=False,
-                        on_port=on_port,
-                    )
-                )[0]
-
-            async def run_joiner(name: str, after: trio.Event | None) -> None:
-                await port_known.wait()
-                if after is not None:
-                    await after.wait()
-                first[name] = await join_table(
+        async def run_host() -> None:
+            first[names[0]] = (
+                await host_table(
                     plugins,
-                    ids[name],
-                    LOOPBACK,
-                    port_box[0],
-                    name=name,
-                    agent=bots(),
-                    listen_host=LOOPBACK,
-                    on_seated=lambda seat, terms: seated_bob.set() if name == "bob" else None,
+                    ids[names[0]],
+                    game_id,
+                    options={},
+                    players=len(names),
+                    agent=bot_agent(plugins, game, "random", rng),
+                    name=names[0],
+                    interface=LOOPBACK,
+                    announce=False,
+                    on_port=on_port,
                 )
+            )[0]
 
-            nursery.start_soon(run_host)
-            nursery.start_soon(run_joiner, "bob", None)
-            nursery.start_soon(run_joiner, "carol", seated_bob)
-        _check(sorted(first.values(), key=lambda o: o.peer.seat))
+        async def run_joiner(index: int) -> None:
+            name = names[index]
+            await port_known.wait()
+            if index > 1:
+                await seated[names[index - 1]].wait()
+            first[name] = await join_table(
+                plugins,
+                ids[name],
+                LOOPBACK,
+                port_box[0],
+                name=name,
+                agent=bot_agent(plugins, game, "random", rng),
+                listen_host=LOOPBACK,
+                on_seated=lambda seat, terms: seated[name].set(),
+            )
 
-        # alice and bob agree at once; carol's program sits down, then she quits.
-        told: dict[str, str] = {}
-        rosters: list[Roster] = []
+        nursery.start_soon(run_host)
+        for index in range(1, len(names)):
+            nursery.start_soon(run_joiner, index)
+    _check(sorted(first.values(), key=lambda o: o.peer.seat))
+    assert [first[name].peer.seat for name in names] == list(range(len(names)))
+    return first
+
+
+async def test_a_quit_leaves_the_rematch_to_the_others(tmp_path):
+    """carol quits at the end screen (her program had sat down in the rematch's room): alice
+    and bob play the rematch without her, a table of two in their order, and both screens say
+    who left and who plays."""
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(3)
+    with trio.fail_after(120):
+        first = await first_game(plugins, GAME, ["alice", "bob", "carol"], rng)
+
+        def bots() -> Any:
+            return bot_agent(plugins, game, "random", rng)
+
+        second: dict[str, Any] = {}
+        rosters: dict[str, list[Roster]] = {"alice": [], "bob": []}
         async with trio.open_nursery() as nursery:
 
             async def host_again() -> None:
                 agreed = trio.Event()
                 agreed.set()
-                with pytest.raises(LobbyError) as caught:
-                    await host_rematch(
-                        plugins,
-                        [first["alice"]],
-                        interface=LOOPBACK,
-                        agent=bots(),
-                        agreement=agreed,
-                        on_roster=rosters.append,
-                    )
-                told["alice"] = str(caught.value)
+                second["alice"] = await host_rematch(
+                    plugins,
+                    [first["alice"]],
+                    interface=LOOPBACK,
+                    agent=bots(),
+                    agreement=agreed,
+                    on_roster=rosters["alice"].append,
+                )
 
             async def bob_again() -> None:
-                with pytest.raises(LobbyError) as caught:
-                    await join_rematch(plugins, first["bob"], listen_host=LOOPBACK, agent=bots(), agreement=True)
-                told["bob"] = str(caught.value)
+                second["bob"] = await join_rematch(
+                    plugins,
+                    first["bob"],
+                    listen_host=LOOPBACK,
+                    agent=bots(),
+                    agreement=True,
+                    on_roster=rosters["bob"].append,
+                )
 
             async def carol_quits() -> None:
                 with trio.CancelScope() as scope:
@@ -277,18 +293,77 @@ async def test_one_quit_declines_the_rematch_for_everyone(tmp_path):
                         agreement=trio.Event(),  # never agrees
                         on_roster=on_roster,
                     )
-                told["carol"] = "quit"
+                second["carol"] = "quit"
 
             nursery.start_soon(host_again)
             nursery.start_soon(bob_again)
             nursery.start_soon(carol_quits)
 
-    assert told == {
-        "alice": "carol declined the rematch",
-        "bob": "carol declined the rematch",
-        "carol": "quit",
-    }
-    assert rosters and all(rosters[-1].names)
+    assert second["carol"] == "quit"
+    game2 = [second["alice"][0], second["bob"]]
+    _check(game2)
+    header1, header2 = first["alice"].peer.header, game2[0].peer.header
+    assert header2.table != header1.table
+    assert [s.keys for s in header2.seats] == [s.keys for s in header1.seats[:2]]
+    assert [o.peer.seat for o in game2] == [0, 1]
+    assert all(o.peer.header.table == header2.table for o in game2)
+    note = "carol left; the rematch is alice and bob"
+    assert rosters["alice"][-1].note == note and rosters["bob"][-1].note == note
+    assert rosters["bob"][-1].me == 1 and len(rosters["bob"][-1].names) == 2
+
+
+async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
+    """Cal's BS needs 3 players: carol quits a rematch of three, and every screen is told
+    plainly that there is none."""
+    if "cals-bs" not in load_plugins().games:
+        pytest.skip("cals-bs is not installed")
+    plugins = load_plugins()
+    game = plugins.game("cals-bs")
+    rng = random.Random(4)
+    with trio.fail_after(180):
+        first = await first_game(plugins, "cals-bs", ["alice", "bob", "carol"], rng)
+
+        def bots() -> Any:
+            return bot_agent(plugins, game, "random", rng)
+
+        told: dict[str, str] = {}
+        async with trio.open_nursery() as nursery:
+
+            async def host_again() -> None:
+                agreed = trio.Event()
+                agreed.set()
+                with pytest.raises(LobbyError) as caught:
+                    await host_rematch(plugins, [first["alice"]], interface=LOOPBACK, agent=bots(), agreement=agreed)
+                told["alice"] = str(caught.value)
+
+            async def bob_again() -> None:
+                with pytest.raises(LobbyError) as caught:
+                    await join_rematch(plugins, first["bob"], listen_host=LOOPBACK, agent=bots(), agreement=True)
+                told["bob"] = str(caught.value)
+
+            async def carol_quits() -> None:
+                with trio.CancelScope() as scope:
+                    carol_room = scope
+
+                    def on_roster(roster: Roster) -> None:
+                        if all(roster.names):
+                            carol_room.cancel()
+
+                    await join_rematch(
+                        plugins,
+                        first["carol"],
+                        listen_host=LOOPBACK,
+                        agent=bots(),
+                        agreement=trio.Event(),
+                        on_roster=on_roster,
+                    )
+
+            nursery.start_soon(host_again)
+            nursery.start_soon(bob_again)
+            nursery.start_soon(carol_quits)
+
+    plain = "carol left; Cal's BS needs at least 3 players: no rematch"
+    assert told == {"alice": plain, "bob": plain}
 
 
 async def test_the_host_quitting_declines_for_the_joiners(tmp_path):

@@ -30,15 +30,28 @@ def test_an_honest_rematch_is_accepted():
     assert rematch_problem(previous, replace(previous, table=new_table_id(), seats=seats)) is None
 
 
+@pytest.mark.parametrize("kept", [(0, 1), (0, 2)])
+def test_a_smaller_rematch_of_the_players_who_stayed_is_accepted(kept):
+    """A seat left the rematch's room: the others play it, in their order, the host first."""
+    previous = last_game()
+    seats = tuple(previous.seats[i] for i in kept)
+    assert rematch_problem(previous, replace(previous, table=new_table_id(), seats=seats)) is None
+
+
 @pytest.mark.parametrize(
     "change, words",
     [
         (lambda h: {}, "table id"),  # the same table: the same deck seeds' context
-        (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their seats"),
-        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their seats"),
-        (lambda h: {"seats": h.seats[:2]}, "in their seats"),
+        (lambda h: {"seats": (h.seats[1], h.seats[0], h.seats[2])}, "in their order"),
+        (lambda h: {"seats": (h.seats[0], h.seats[2], h.seats[1])}, "in their order"),
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their order"),
+        # A smaller rematch (a seat left) keeps the host first and at least two players.
+        (lambda h: {"seats": h.seats[1:]}, "in their order"),
+        (lambda h: {"seats": h.seats[:1]}, "in their order"),
+        (lambda h: {"seats": (h.seats[0], h.seats[1], h.seats[1])}, "in their order"),
+        (lambda h: {"seats": h.seats + (replace(h.seats[2], keys=Identity.generate().public),)}, "in their order"),
         # The same signing key with an encryption key of the host's (issue 28).
-        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=SWAPPED),)}, "seat 2 another encryption key"),
+        (lambda h: {"seats": h.seats[:2] + (replace(h.seats[2], keys=SWAPPED),)}, "gives c another encryption key"),
         (lambda h: {"game": "calypso"}, "changes the game"),
         (lambda h: {"rules_version": "3"}, "changes the game"),
         (lambda h: {"options": {"match_target": 5}}, "options"),
@@ -51,3 +64,23 @@ def test_a_rematch_that_changes_the_table_is_refused(change, words):
     header = replace(previous, **({"table": new_table_id()} if fields else {}), **fields)
     problem = rematch_problem(previous, header)
     assert problem is not None and words in problem, problem
+
+
+def test_how_many_a_smaller_rematch_needs_in_words():
+    """Who may play a rematch without those who left: each game's own counts, said plainly."""
+    from p2pcards.net.rematch import playable, too_few
+    from p2pcards.plugins import load_plugins
+
+    plugins = load_plugins()
+    expected = {
+        "cals-bs": ({3, 4, 5, 6, 7}, "Cal's BS needs at least 3 players"),
+        "crazy-eights": ({2, 3, 4, 5}, "Crazy Eights needs at least 2 players"),
+        "calypso": ({4}, "Calypso needs 4 players"),  # its default mode: partnerships of four
+    }
+    for game_id, (counts, words) in expected.items():
+        if game_id not in plugins.games:
+            continue
+        game = plugins.game(game_id)
+        options = game.resolve_options({}, min(counts))
+        assert {n for n in range(1, 9) if playable(game, options, n)} == counts, game_id
+        assert too_few(game, options) == words
