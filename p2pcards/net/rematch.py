@@ -150,8 +150,17 @@ async def host_rematch(
     header = last[0].peer.header
     bots = dict([(o.peer.seat, o.peer.identity) for o in last[1:]] if bot_peers is None else bot_peers)
     game = host.game(header.game)
-    seats = list(range(header.players))  # the last game's seats still in the rematch
+    # A player who left during the game and let a bot finish the seat (its own signed word,
+    # peer.bot_played) is gone when the game ends: the rematch is the others', not a room that
+    # waits for it.
+    gone = sorted(s for s in getattr(last[0].peer, "bot_played", ()) if 0 < s < header.players)
+    seats = [s for s in range(header.players) if s not in gone]  # the last game's seats still in
     note = ""
+    if gone:
+        who = names_text([header.seats[s].name for s in gone])
+        if not playable(game, header.options, len(seats)):
+            raise LobbyError(f"{who} left during the game; {too_few(game, header.options)}: no rematch")
+        note = f"{who} left during the game; the rematch is {names_text([header.seats[s].name for s in seats])}"
 
     def leave_reason(left_here: list[int]) -> str:
         left = [seats[s] for s in left_here if 0 < s < len(seats)]

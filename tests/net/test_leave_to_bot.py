@@ -5,9 +5,12 @@ Everything on 127.0.0.1, no zeroconf."""
 
 import random
 
+import pytest
 import trio
 
+from p2pcards.net.lobby import LobbyError
 from p2pcards.net.peer import LEFT_TO_BOT
+from p2pcards.net.rematch import host_rematch
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
 from p2pcards.session import BotSeat, HumanSeat
@@ -104,3 +107,16 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
     for outcome in outcomes:
         report = verify_file(outcome.transcript)
         assert report.status == EXIT_VERIFIED, report.to_text()
+    # dave's program ends with the game: the rematch does not wait for him. Cal's BS needs 3
+    # players, so there is none, said at once (not after the room's ten minutes).
+    agreed = trio.Event()
+    agreed.set()
+    with trio.fail_after(10), pytest.raises(LobbyError) as caught:
+        await host_rematch(
+            host,
+            outcomes[:2],
+            interface=LOOPBACK,
+            agent=bot_agent(host, game, "random", random.Random(2)),
+            agreement=agreed,
+        )
+    assert str(caught.value) == "dave left during the game; Cal's BS needs at least 3 players: no rematch"

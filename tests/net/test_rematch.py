@@ -19,7 +19,7 @@ from p2pcards.net.rematch import Score, host_rematch, join_rematch
 from p2pcards.net.runner import bot_agent, host_table, join_table, table_problems
 from p2pcards.net.table import SeatOutcome
 from p2pcards.plugins import load_plugins
-from p2pcards.session import HumanSeat, SeatAgent, TableSession
+from p2pcards.session import BotSeat, HumanSeat, SeatAgent, TableSession
 from p2pcards.testing.loopback import LOOPBACK
 from p2pcards.wire.identity import Identity
 
@@ -182,10 +182,15 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path):
     assert score.text().startswith("score after 2 games: ")
 
 
-async def first_game(plugins: Any, game_id: str, names: list[str], rng: random.Random) -> dict[str, SeatOutcome]:
+async def first_game(
+    plugins: Any, game_id: str, names: list[str], rng: random.Random, leaver: str | None = None
+) -> dict[str, SeatOutcome]:
     """Game 1 between peers of their own: ``names[0]`` hosts, the others join in that order
-    (so that each sits in its place); every seat a random bot. Each one's outcome, by name."""
+    (so that each sits in its place); every seat a random bot. Each one's outcome, by name.
+    ``leaver``: a joiner played by a person who leaves at the first turn the table asks of
+    them, letting a bot finish the seat (peer.Peer.leave_to_bot)."""
     game = plugins.game(game_id)
+    person = HumanSeat()
     ids = {name: Identity.generate() for name in names}
     port_box: list[int] = []
     port_known = trio.Event()
@@ -225,10 +230,17 @@ async def first_game(plugins: Any, game_id: str, names: list[str], rng: random.R
                 LOOPBACK,
                 port_box[0],
                 name=name,
-                agent=bot_agent(plugins, game, "random", rng),
+                agent=(lambda *_: person) if name == leaver else bot_agent(plugins, game, "random", rng),
                 listen_host=LOOPBACK,
                 on_seated=lambda seat, terms: seated[name].set(),
+                on_peer=(lambda peer: nursery.start_soon(leave_to_bot, peer)) if name == leaver else None,
             )
+
+        async def leave_to_bot(peer: Any) -> None:
+            while not person.waiting:  # bounded by the caller's fail_after
+                await trio.sleep(0.01)
+            bot = plugins.bots_for(game_id)["random"](game, peer.seat, peer.header.options, random.Random(5))
+            peer.session.leave_to_bot(BotSeat(bot))
 
         nursery.start_soon(run_host)
         for index in range(1, len(names)):
@@ -310,6 +322,49 @@ async def test_a_quit_leaves_the_rematch_to_the_others(tmp_path):
     note = "carol left; the rematch is alice and bob"
     assert rosters["alice"][-1].note == note and rosters["bob"][-1].note == note
     assert rosters["bob"][-1].me == 1 and len(rosters["bob"][-1].names) == 2
+
+
+async def test_a_player_who_left_during_the_game_is_not_waited_for(tmp_path):
+    """carol left during game 1 and let a bot finish her seat; her program ends with the game.
+    The rematch is alice's and bob's at once, not a room that waits for carol."""
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(6)
+    with trio.fail_after(120):
+        first = await first_game(plugins, GAME, ["alice", "bob", "carol"], rng, leaver="carol")
+        assert first["alice"].peer.bot_played == {2}
+        second: dict[str, Any] = {}
+        rosters: list[Roster] = []
+        async with trio.open_nursery() as nursery:
+
+            async def host_again() -> None:
+                agreed = trio.Event()
+                agreed.set()
+                second["alice"] = await host_rematch(
+                    plugins,
+                    [first["alice"]],
+                    interface=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    agreement=agreed,
+                    on_roster=rosters.append,
+                )
+
+            async def bob_again() -> None:
+                second["bob"] = await join_rematch(
+                    plugins,
+                    first["bob"],
+                    listen_host=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    agreement=True,
+                )
+
+            nursery.start_soon(host_again)
+            nursery.start_soon(bob_again)
+    game2 = [second["alice"][0], second["bob"]]
+    _check(game2)
+    header1, header2 = first["alice"].peer.header, game2[0].peer.header
+    assert [s.keys for s in header2.seats] == [s.keys for s in header1.seats[:2]]
+    assert rosters[-1].note == "carol left during the game; the rematch is alice and bob"
 
 
 async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
