@@ -208,10 +208,12 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
                 return blame("rehandle", op.to, op_index, "public key is not of the derived scalar")
             try:
                 inputs = [points[h] for h in moved]
-                expected = known_products(scalar, inputs)  # (verify: made once in the replay)
-                if expected is None:
+                remembered = known_products(scalar, inputs)  # (verify: made once in the replay)
+                if remembered is None:
                     expected = parallel_multiply_many([scalar] * len(moved), inputs)
                     remember_products(scalar, inputs, expected)
+                else:
+                    expected = remembered
             except InvalidPoint as exc:  # a final deck's point (re-handled ones here are recomputed)
                 kind, seat = party.pass_order()[-1]
                 handle = moved[exc.index]

@@ -313,11 +313,12 @@ def split_multiply_many(
     return out
 
 
-def threaded_multiply_many(executor, workers: int) -> MultiplyMany:
-    """A MultiplyMany that splits the work over ``workers`` threads, ``executor``'s among them."""
+def threaded_multiply_many(executor, workers: int, min_points: int = PARALLEL_MIN_POINTS) -> MultiplyMany:
+    """A MultiplyMany that splits the work over ``workers`` threads, ``executor``'s among them,
+    from ``min_points`` points."""
 
     def run(scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
-        return split_multiply_many(scalars, points, executor, workers)
+        return split_multiply_many(scalars, points, executor, workers, min_points)
 
     return run
 

@@ -145,9 +145,14 @@ class SharedProducts:
         return [known[pair] for pair in zip(scalars, points)]
 
 
-def multiplier(workers: int):
+def multiplier(workers: int, min_points: int | None = None):
+    """A MultiplyMany over ``workers`` threads (a pool kept per count), splitting from
+    ``min_points`` points (default: group.PARALLEL_MIN_POINTS, for tables of several peer
+    processes on one machine)."""
     if workers <= 1:
         return multiply_many
     if workers not in _POOLS:
         _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="deck-mult")
-    return threaded_multiply_many(_POOLS[workers], workers)
+    if min_points is None:
+        return threaded_multiply_many(_POOLS[workers], workers)
+    return threaded_multiply_many(_POOLS[workers], workers, min_points)

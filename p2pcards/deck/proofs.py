@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -244,10 +245,26 @@ def generators(count: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
     """``count`` vector generators G_j, the blinding generator H and the value generator U:
     hashes to the curve, so nobody knows a discrete log between any two (or to B)."""
 
-    def point(*parts: str | int) -> bytes:
-        return _na.crypto_core_ed25519_from_uniform(digest("proof-generator", *parts))
+    # G_j depends on j alone: the vector generators of every size are prefixes of one list,
+    # kept (a long match's re-handlings come in every size from 1 to n, past the cache's 4).
+    if len(_VECTOR_GENERATORS) < count:
+        with _GENERATORS_LOCK:  # (a peer may prove on a worker thread)
+            while len(_VECTOR_GENERATORS) < count:
+                _VECTOR_GENERATORS.append(_generator("G", len(_VECTOR_GENERATORS)))
+    return tuple(_VECTOR_GENERATORS[:count]), _fixed_generator("H"), _fixed_generator("U")
 
-    return tuple(point("G", j) for j in range(count)), point("H"), point("U")
+
+_VECTOR_GENERATORS: list[bytes] = []
+_GENERATORS_LOCK = threading.Lock()
+
+
+def _generator(*parts: str | int) -> bytes:
+    return _na.crypto_core_ed25519_from_uniform(digest("proof-generator", *parts))
+
+
+@lru_cache(maxsize=2)
+def _fixed_generator(name: str) -> bytes:
+    return _generator(name)
 
 
 # -- Fiat-Shamir and nonces ------------------------------------------------------------------------
@@ -854,8 +871,9 @@ def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: 
     c = t.challenge("c")
     proof = [_b(c), _b(delta + c * _i(scalar))]
     made = _made_links.get()
-    if made is not None:
-        made.add(_link_digest(context, parent, point, key, proof))
+    digest_made = _link_digest(context, parent, point, key, proof) if made is not None else None
+    if made is not None and digest_made is not None:
+        made.add(digest_made)
     return proof
 
 

@@ -41,6 +41,9 @@ from ..wire.messages import Entry
 from ..wire.sealed import open_revealed, recipients
 from .report import HANDLE_KEYS, Failed, Stopped, Watch, describe_seats, difference, same_data
 
+#: The replay splits a multiplication over the cores from this many points.
+VERIFY_MIN_POINTS = 8
+
 
 def public_message(entry: Entry, kind: str) -> bool:
     """A public deck entry carrying a message of type ``kind``."""
@@ -560,7 +563,9 @@ class Replay:
         # Every pass is recomputed: spread the multiplications over the cores (libsodium
         # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
         # the parties share their products, so it is multiplied once.
-        self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
+        # (From 8 points: verify is the only process at work here, unlike a table's peers,
+        # and a transfer's re-handling is often of fewer than 32 cards.)
+        self.products = SharedProducts(multiplier(PARALLEL_WORKERS, VERIFY_MIN_POINTS))
         deck = MentalPokerDeck(
             cards,
             len(self.seats),
