@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..cards import Card
 from .derive import Secrets
-from .group import InvalidPoint, invert, mul, parallel_multiply_many
+from .group import InvalidPoint, invert, known_products, mul, parallel_multiply_many, remember_products
 from .proofs import public_key
 from .store import Record, StoreError
 
@@ -225,7 +225,13 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
             if message is not None and message["key"] != public_key(scalar):
                 return blame("rehandle", op.to, op_index, "public key is not of the derived scalar")
             try:
-                expected = parallel_multiply_many([scalar] * len(moved), [points[h] for h in moved])
+                inputs = [points[h] for h in moved]
+                remembered = known_products(scalar, inputs)  # (verify: made once in the replay)
+                if remembered is None:
+                    expected = parallel_multiply_many([scalar] * len(moved), inputs)
+                    remember_products(scalar, inputs, expected)
+                else:
+                    expected = remembered
             except InvalidPoint as exc:  # a final deck's point (re-handled ones here are recomputed)
                 handle = moved[exc.index]
                 kind, seat = party.pass_order(handle // n)[-1]

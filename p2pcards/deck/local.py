@@ -10,7 +10,7 @@ from typing import Any
 
 import msgpack
 
-from .group import InvalidPoint, MultiplyMany, multiply_many, threaded_multiply_many
+from .group import GROUP_ORDER, InvalidPoint, MultiplyMany, multiply_many, threaded_multiply_many
 from .party import Blame, OpDone, Output, Party
 
 __all__ = ["DeckFault", "LocalNetwork", "Tamper", "SharedProducts", "multiplier"]
@@ -110,6 +110,20 @@ class SharedProducts:
     def __init__(self, multiply: MultiplyMany):
         self.multiply = multiply
         self.known: dict[tuple[bytes, object], bytes] = {}
+        # point -> (s, base): the point is s * base, as this object multiplied it from a base
+        # point (:meth:`bases`) or from such a product: facts it computed, never taken from a
+        # message (proofs.known_logs reads them).
+        self.logs: dict[bytes, tuple[int, bytes]] = {}
+
+    def bases(self, points: Sequence[bytes]) -> None:
+        """Note each of ``points`` as its own base (``1 * point``): what it is multiplied into
+        is noted as a multiple of it."""
+        for point in points:
+            self.logs[point] = (1, point)
+
+    def clear(self) -> None:
+        self.known.clear()
+        self.logs.clear()
 
     def remember(self, scalar: bytes, point: bytes, product: bytes) -> None:
         self.known[(scalar, point)] = product
@@ -122,14 +136,23 @@ class SharedProducts:
                 products = self.multiply([scalars[i] for i in missing], [points[i] for i in missing])
             except InvalidPoint as exc:
                 raise InvalidPoint(missing[exc.index]) from None
+            logs = self.logs
             for i, product in zip(missing, products):
                 known[(scalars[i], points[i])] = product
+                log = logs.get(points[i])  # type: ignore[call-overload]
+                if log is not None:
+                    logs[product] = (int.from_bytes(scalars[i], "little") * log[0] % GROUP_ORDER, log[1])
         return [known[pair] for pair in zip(scalars, points)]
 
 
-def multiplier(workers: int):
+def multiplier(workers: int, min_points: int | None = None):
+    """A MultiplyMany over ``workers`` threads (a pool kept per count), splitting from
+    ``min_points`` points (default: group.PARALLEL_MIN_POINTS, for tables of several peer
+    processes on one machine)."""
     if workers <= 1:
         return multiply_many
     if workers not in _POOLS:
         _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="deck-mult")
-    return threaded_multiply_many(_POOLS[workers], workers)
+    if min_points is None:
+        return threaded_multiply_many(_POOLS[workers], workers)
+    return threaded_multiply_many(_POOLS[workers], workers, min_points)

@@ -20,9 +20,10 @@ from typing import Any
 
 import msgpack
 
-from .group import MultiplyMany, digest, multiply_many
+from .group import MultiplyMany, digest, multiply_many, remember_products
 from .proofs import (
     InvalidProof,
+    made_links,
     prove_relock,
     prove_shuffle,
     public_key,
@@ -185,7 +186,8 @@ def derived_messages() -> Iterator[None]:
     so that nothing outside the replay (another table in the same process) is ever affected."""
     token = _derived.set(set())
     try:
-        yield
+        with made_links():  # the links of the openings, made from the seeds, likewise
+            yield
     finally:
         _derived.reset(token)
 
@@ -258,6 +260,7 @@ def make_rehandle(
     names the moved handles (public: the transfer says which they are; not which became which),
     so a reader of the transcript can check the proof without replaying the game."""
     points = multiply([scalar] * len(moved), list(moved))
+    remember_products(scalar, moved, points)  # (verify's audits multiply them again: group.py)
     order = sorted(range(len(moved)), key=points.__getitem__)
     outputs = [points[i] for i in order]
     public = public_key(scalar)

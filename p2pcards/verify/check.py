@@ -14,6 +14,7 @@ from ..cards import Card
 from ..deck import judge
 from ..deck.local import DeckFault
 from ..deck.passes import derived_messages
+from ..deck.proofs import deferred_confirmations
 from ..engine import PlayerError
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
@@ -47,8 +48,27 @@ def verify_file(
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
     follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
     0 to 1, as it goes (the moves replayed, of the moves signed)."""
-    report = Report(str(path))
     began = time.perf_counter()
+    # The shuffle proofs the replay makes again from the seeds are confirmed against the
+    # signed ones in batches, off the replay's thread (proofs.DeferredConfirmations); only if
+    # a batch fails (a signed proof's point is not the one its seed gives: a tampered or
+    # deviating proof) is the file verified again with each proof confirmed as it is made, so
+    # that the verdict, and the seat it names, is exactly the one that check reaches.
+    with deferred_confirmations() as deferred:
+        try:
+            report: Report | None = _verify_file(path, watch, progress)
+        except Exception:
+            if deferred.confirmed():
+                raise
+            report = None  # (what went wrong rested on a point not confirmed)
+    if report is None or not deferred.confirmed():
+        report = _verify_file(path, watch, progress)
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None) -> Report:
+    report = Report(str(path))
     try:
         report.size = Path(path).stat().st_size
     except OSError:
@@ -68,7 +88,6 @@ def verify_file(
         report.status, report.problem = EXIT_LEFT if goodbye else EXIT_FAILED, exc.problem
     else:
         report.status = EXIT_VERIFIED
-    report.seconds = time.perf_counter() - began
     return report
 
 

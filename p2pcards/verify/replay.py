@@ -17,11 +17,11 @@ from ..deck import judge
 from ..deck.audit import final_order, revealed_secrets
 from ..deck.backend import MentalPokerDeck
 from ..deck.evidence import accused_of, step_of, wire_private_evidence
-from ..deck.group import PARALLEL_WORKERS, batch_invert, scalar_product
+from ..deck.group import PARALLEL_WORKERS, batch_invert, remembered_products, scalar_product
 from ..deck.local import SharedProducts, multiplier
 from ..deck.party import Output, Party, Send
 from ..deck.passes import pass_context, vouch
-from ..deck.proofs import claimed_proofs, remembered_public_keys
+from ..deck.proofs import claimed_proofs, known_logs, remembered_public_keys
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
@@ -40,6 +40,9 @@ from ..wire.errors import ProtocolError
 from ..wire.messages import Entry
 from ..wire.sealed import open_revealed, recipients
 from .report import HANDLE_KEYS, Failed, Stopped, Watch, describe_seats, difference, same_data
+
+#: The replay splits a multiplication over the cores from this many points.
+VERIFY_MIN_POINTS = 8
 
 
 def public_message(entry: Entry, kind: str) -> bool:
@@ -560,7 +563,9 @@ class Replay:
         # Every pass is recomputed: spread the multiplications over the cores (libsodium
         # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
         # the parties share their products, so it is multiplied once.
-        self.products = SharedProducts(multiplier(PARALLEL_WORKERS))
+        # (From 8 points: verify is the only process at work here, unlike a table's peers,
+        # and a transfer's re-handling is often of fewer than 32 cards.)
+        self.products = SharedProducts(multiplier(PARALLEL_WORKERS, VERIFY_MIN_POINTS))
         deck = MentalPokerDeck(
             cards,
             len(self.seats),
@@ -577,7 +582,16 @@ class Replay:
         self.known_of = noting.known
         # Each shuffle proof a seat makes again is confirmed against the one it signed
         # instead of computed point by point (the same proof results: proofs.claimed_proofs).
-        with claimed_proofs(self.claimed_proof), remembered_public_keys() as self.public_keys:
+        # The re-handlings made are remembered for the seats' end-of-game audits, which
+        # multiply each one again (group.remembered_products).
+        # The claimed proofs' confirmations read what the multiplier knows of each point's
+        # discrete log over the card table (proofs.known_logs).
+        with (
+            claimed_proofs(self.claimed_proof),
+            remembered_public_keys() as self.public_keys,
+            remembered_products(),
+            known_logs(self.products.logs),
+        ):
             record = play(
                 self.game,
                 self.options,
@@ -682,7 +696,8 @@ class _NotingDeck:
     def shuffle(self) -> list[int]:
         # The products kept so far are of the hands before, whose handles this shuffle
         # retires: none is asked for again (kept, a long match's grew without bound).
-        self.replay.products.known.clear()
+        self.replay.products.clear()
+        self.replay.products.bases(self.deck.parties[0].table)  # (the card table's points)
         self.replay.public_keys.clear()
         handles = self._done(self.deck.shuffle())
         self.timeline.append({"kind": "shuffle", "cards": len(handles)})

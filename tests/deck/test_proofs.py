@@ -378,3 +378,70 @@ def test_every_point_of_a_claimed_proof_is_confirmed():
         bent["points"][index] = times(scalar("y"), bent["points"][index])
         with proofs.claimed_proofs(lambda context: bent):
             assert p.prove() == honest
+
+
+# -- claimed proofs confirmed later, in batches (proofs.deferred_confirmations, verify) -----------
+
+
+def test_deferred_confirmations_hold_for_honest_claims_only():
+    """Under deferred_confirmations a claimed proof is made from its points as claimed, and
+    the batch says whether every one of them was the point computed: any bent point, of any
+    proof of the batch, in a batch checked at once or in several, fails it."""
+    passes = [Pass(7, seed) for seed in range(3)]
+    honest = [p.prove() for p in passes]
+    with proofs.claimed_proofs(lambda context: None), proofs.deferred_confirmations() as deferred:
+        pass
+    assert deferred.confirmed()  # an empty batch
+    for bent_proof in range(len(passes)):
+        for index in (0, 3, 4, 9):  # M, DA, DZ, T0 (DK, index 5, is checked at once: below)
+            claims = [{k: list(v) for k, v in proof.items()} for proof in honest]
+            claims[bent_proof]["points"][index] = times(scalar("z"), claims[bent_proof]["points"][index])
+            for batch_points in (2048, 8):  # one batch, or one per proof or so
+                with proofs.deferred_confirmations() as deferred:
+                    deferred.BATCH_POINTS = batch_points
+                    for p, claim in zip(passes, claims):
+                        with proofs.claimed_proofs(lambda context, claim=claim: claim):
+                            # Made from the claimed points: not yet the proof computed.
+                            assert p.prove()["points"] == claim["points"]
+                assert not deferred.confirmed(), (bent_proof, index, batch_points)
+    bent_dk = {k: list(v) for k, v in honest[0].items()}
+    bent_dk["points"][5] = times(scalar("z"), bent_dk["points"][5])
+    with proofs.deferred_confirmations() as deferred, proofs.claimed_proofs(lambda context: bent_dk):
+        assert passes[0].prove() == honest[0]
+    assert deferred.confirmed() and deferred.proofs == 0
+    with proofs.deferred_confirmations() as deferred:
+        for p, claim in zip(passes, honest):
+            with proofs.claimed_proofs(lambda context, claim=claim: claim):
+                assert p.prove() == claim
+    assert deferred.confirmed() and deferred.proofs == len(passes)
+
+
+def test_deferred_confirmations_refuse_a_point_outside_the_group():
+    p = Pass(6, 8)
+    claim = {k: list(v) for k, v in p.prove().items()}
+    claim["points"][2] = sorted(bad_points().values())[0]
+    with proofs.deferred_confirmations() as deferred, proofs.claimed_proofs(lambda context: claim):
+        p.prove()
+    assert not deferred.confirmed()
+
+
+def test_known_logs_write_the_inputs_over_their_base_points():
+    """With the inputs' discrete logs over other points known (as the replay computed them),
+    the batch is the same check: honest claims hold, a bent one fails."""
+    base = deck(6, "b")
+    s = [int.from_bytes(scalar("s", i), "little") for i in range(6)]
+    p = Pass(6, 9)
+    p.inputs = [times(s[i].to_bytes(32, "little"), base[i]) for i in range(6)]
+    p.outputs = [times(p.k, p.inputs[i]) for i in p.perm]
+    honest = p.prove()
+    logs = {p.inputs[i]: (s[i], base[i]) for i in range(6)}
+    bent = {k: list(v) for k, v in honest.items()}
+    bent["points"][4] = times(scalar("w"), bent["points"][4])  # DZ, the sum over the inputs
+    for claim, holds in ((honest, True), (bent, False)):
+        with (
+            proofs.known_logs(logs),
+            proofs.deferred_confirmations() as deferred,
+            proofs.claimed_proofs(lambda context, claim=claim: claim),
+        ):
+            p.prove()
+        assert deferred.confirmed() is holds

@@ -275,6 +275,41 @@ def test_a_re_signed_shuffle_pass_is_a_deck_deviation(bs_table, tmp_path):
     assert "shuffle" in report.problem.step and "deck entry" in report.problem.step
 
 
+@pytest.mark.parametrize(("kind", "index"), [("shuffle", 0), ("shuffle", 4), ("rehandle", 9), ("rehandle", 1)])
+def test_a_re_signed_proof_point_gets_the_verdict_of_a_proof_confirmed_alone(
+    bs_table, tmp_path, monkeypatch, kind, index
+):
+    """verify confirms the shuffle proofs it makes again against the signed ones in batches
+    (proofs.DeferredConfirmations); a signed proof with a point that is not the one its seed
+    gives fails its batch, and the file is verified again with each proof confirmed as it is
+    made: the verdict, and the seat it names, are those of that check (check._verify_file
+    outside any batch), a deviation of the proof's signer at its deck entry."""
+    from p2pcards.verify import check
+
+    transcript = bs_table.read()
+    entry = _entry(transcript, 1, "deck", where=lambda b: b.get("msg", {}).get("type") == kind)
+    message = dict(entry.body["msg"])
+    proof = {k: list(v) for k, v in message["proof"].items()}
+    proof["points"][index] = proof["points"][(index + 1) % len(proof["points"])]  # another valid point
+    message["proof"] = proof
+    entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
+    path = write(tmp_path / "proof.p2pt", transcript, entries)
+    runs = []
+    once = check._verify_file
+    monkeypatch.setattr(check, "_verify_file", lambda *args: runs.append(args) or once(*args))
+    report = verified(path)
+    assert len(runs) == 2  # the batch failed: verified again, each proof confirmed as made
+    alone = once(path, None, None)
+    assert report.status == alone.status == EXIT_FAILED
+    assert (report.problem.step, report.problem.reason, report.problem.seat) == (
+        alone.problem.step,
+        alone.problem.reason,
+        alone.problem.seat,
+    )
+    assert report.problem.seat == 1 and "deviation from the deck protocol" in report.problem.reason
+    assert kind in report.problem.step and "proof" in report.problem.reason
+
+
 def test_a_seat_re_signing_its_entry_after_the_game(bs_table, tmp_path):
     """The other seats' head echoes name the entries they saw: a rewritten chain shows."""
     transcript = bs_table.read()
