@@ -61,7 +61,7 @@ def room_lines(room: TableRoom, games: Sequence[GameChoice] = ()) -> list[str]:
             if seat.bot_of is not None
             else ""
         )
-        lines.append(f"  seat {seat.seat}: {who}{you}  {state}{bot}".rstrip())
+        lines.append(f"  {who}{you}  {state}{bot}".rstrip())  # in seat order; no seat numbers for people
     if not room.seats:
         lines.append("  waiting for the seats...")
     lines += bot_notes(room)

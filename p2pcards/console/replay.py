@@ -134,7 +134,7 @@ class ReplayCursor:
     def viewer(self) -> str:
         if self.seat is None:
             return "every hand (the audit opened every card)"
-        return f"{self.replay.names[self.seat]} (seat {self.seat})"
+        return self.replay.report.names()[self.seat]  # a name; "(seat 2)" only where two share one
 
     def _refresh(self) -> None:
         self.log = [LogLine(kind, text) for kind, text in self.replay.log(self.index, self.seat)]
@@ -250,7 +250,7 @@ def step_text(replay: Replay, index: int, seat: int | None) -> list[str]:
 
 def print_replay(replay: Replay, seat: int | None) -> str:
     """The whole replay as text: the verdict, then every step."""
-    seen = "every hand" if seat is None else f"what {replay.names[seat]} (seat {seat}) saw"
+    seen = "every hand" if seat is None else f"what {replay.report.names()[seat]} saw"  # a name; a seat only if shared
     lines = [
         f"transcript: {replay.report.file}",
         f"verdict: {replay.verdict_line()}",

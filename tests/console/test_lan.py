@@ -104,7 +104,7 @@ async def test_create_find_join_ready_play(tmp_path):
         shown = room_lines(b.room())
         assert "timeouts: a deck step 30 s, a move 600 s, a dropped player 90 s to come back" in shown
         assert (b.room().seats[1].bot_of, b.room().seats[1].bot) == (0, "strategic")
-        assert "  seat 1: strategic bot 1  ready  [strategic bot on alice's computer]" in shown, shown
+        assert "  strategic bot 1  ready  [strategic bot on alice's computer]" in shown, shown
         assert (
             "alice's computer plays strategic bot 1: it holds their keys, so it can see their cards "
             "(and deduce others' by elimination)"

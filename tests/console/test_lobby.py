@@ -57,7 +57,7 @@ def test_room_lines_seats_readiness_and_words():
     lines = room_lines(TableRoom(ad, seats))
     assert lines[0] == "Cal's BS at alice's table"
     assert "options: match_target=1, quads=off" in lines
-    assert "  seat 1: bob (you)  waiting" in lines and "  seat 2: (free)" in lines
+    assert "  bob (you)  waiting" in lines and "  (free)" in lines
     assert lines[-1] == "type 'ready' when you are (or 'leave')"
     started = room_lines(TableRoom(ad, seats, ("apple", "brick", "cloud"), started=True))
     assert started[-1].startswith("table words: apple brick cloud")
@@ -76,7 +76,7 @@ def test_room_lines_show_timeouts_and_the_bots_another_seat_plays():
     )
     lines = room_lines(TableRoom(ad, seats, timeouts="a deck step 30 s, a move 60 s, a dropped player 90 s"))
     assert "timeouts: a deck step 30 s, a move 60 s, a dropped player 90 s" in lines
-    assert "  seat 2: strategic bot 1  ready  [strategic bot on alice's computer]" in lines
+    assert "  strategic bot 1  ready  [strategic bot on alice's computer]" in lines
     assert (
         "alice's computer plays strategic bot 1, strategic bot 2: it holds their keys, so it can see their cards "
         "(and deduce others' by elimination)"

@@ -165,12 +165,13 @@ def test_print(eights_table, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[1] == "verdict: VERIFIED: signatures, shuffles, every move and the result check out"
-    assert lines[2].endswith("(seat 1) saw")  # the seat that saved the file
+    names = list(load_replay(path).names)
+    assert lines[2].endswith(f": what {names[1]} saw")  # the seat that saved the file, by name
     assert "== step 1 of " in out and "status: game over: " in out
     assert main(["replay", "--print", "--all", path]) == EXIT_VERIFIED
     assert "Crazy Eights: every hand" in capsys.readouterr().out
     assert main(["replay", "--print", "--seat", "2", path]) == EXIT_VERIFIED
-    assert "(seat 2) saw" in capsys.readouterr().out
+    assert f"what {names[2]} saw" in capsys.readouterr().out
 
 
 def test_print_refuses_what_it_cannot_show(eights_table, tmp_path, capsys):
