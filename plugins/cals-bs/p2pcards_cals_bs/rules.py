@@ -217,10 +217,10 @@ class CalsBS(Game[BSState]):
         "Cal's BS: shed all your cards. The leader places 1-6 cards face down and names any rank; "
         "each player in turn passes, places 1-6 cards claiming that rank, or doubts the top set. "
         "A doubt turns the top set up: whoever was wrong takes the whole pile and whoever was "
-        "right leads. Jokers are wild. Your last cards go face up and must be true (with "
-        "going_out=challengeable they go face down and may be doubted). "
+        "right leads. Jokers are wild. Your last cards go face up and must be true (with the "
+        "option 'going out: face down, may be doubted' they go face down and may be doubted). "
         "First to win the set number of hands wins the match. The first dealer is drawn by "
-        "lot unless a seat volunteered (first_dealer); the deal then passes left each hand."
+        "lot unless a player volunteered to deal first; the deal then passes left each hand."
     )
 
     # -- setup ------------------------------------------------------------------------------
