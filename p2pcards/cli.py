@@ -916,10 +916,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     if not tables:
         print("no tables found (is a table open? try 'p2pcards doctor')")
+    games = load_plugins().games if tables else {}
     for t in tables:
-        # Every field but the numbers is what a stranger's zeroconf record says.
+        # Every field but the numbers is what a stranger's zeroconf record says. The game by
+        # its name where it is installed here ("Cal's BS"), else by its id; the table's id is
+        # for programs (--json).
+        game = games.get(t.game)
         print(
-            f"{printable(t.table)}  {t.name!r}  {printable(t.game)}  {t.seats - t.free}/{t.seats} "
+            f"{t.name!r}  {printable(game.name if game is not None else t.game)}  {t.seats - t.free}/{t.seats} "
             f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
         )
     return 0

@@ -472,7 +472,8 @@ def joined_seat(
 
         def on_seated(seat: int, terms: TableTerms) -> None:
             nonlocal shown
-            shown = f"\n{terms.game}, timeouts: {terms.timeouts.describe()}"
+            game = host.games.get(terms.game)  # its name ("Cal's BS"), not its id
+            shown = f"\n{game.name if game is not None else terms.game}, timeouts: {terms.timeouts.describe()}"
 
         def on_roster(roster: Roster) -> None:
             waiting(roster_text(roster.names, roster.ready, roster.bots) + shown)

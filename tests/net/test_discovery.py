@@ -140,3 +140,19 @@ async def test_browsing_does_not_list_a_hostile_table():
                 await trio.sleep(0.05)
             await trio.sleep(1.0)
     assert hostile not in listed
+
+
+async def test_list_names_the_game_and_the_table_for_people(cli):
+    """``p2pcards list``: the table's name and its game's name ("Cal's BS", not "cals-bs");
+    its id is for ``--json``."""
+    name = f"Cat's table {RUN}"
+    with trio.fail_after(40):
+        async with advertise(advert(f"t3-{RUN}", name=name), LOOPBACK):
+            for _ in range(4):  # as above: an answer can come late on a loaded machine
+                done = await trio.to_thread.run_sync(
+                    lambda: cli("list", "--interface", LOOPBACK, "--timeout", "2", timeout=30)
+                )
+                line = next((x for x in done.stdout.splitlines() if name in x), None)
+                if line is not None:
+                    break
+    assert line == f"{name!r}  Cal's BS  2/4 seated  at {LOOPBACK}:40999  host key ab12-cd34", done.stdout
