@@ -255,7 +255,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     game.resolve_options(options, players)  # fail here, not in the app
     if args.bot_delay < 0:
         raise UsageError("--bot-delay must be 0 or more")
-    settings = DemoSettings(game_id, players, options, args.seed, args.deck or "mental-poker", args.bot_delay)
+    settings = DemoSettings(
+        game_id, players, options, args.seed, args.deck or "mental-poker", args.bot_delay, name=args.name or "you"
+    )
     notices = []
     tables = DemoTables(host, settings)
     try:
@@ -1100,6 +1102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option; repeatable")
     p.add_argument("--variant", help="a named preset of options (see 'p2pcards plugins')")
     p.add_argument("--seed", help="the same seed deals the same games")
+    p.add_argument("--name", type=_display_name, help="your name at the table (default: you)")
     p.add_argument("--deck", choices=["local", "mental-poker"], help="mental-poker (default) or the local open dealer")
     _on_screen_flags(p)
     p.set_defaults(func=cmd_demo)

@@ -30,6 +30,8 @@ class DemoSettings:
     seed: str | None = None
     deck: str = "mental-poker"
     bot_delay: float = 0.8
+    #: Your name at the table ("you" unless ``demo --name`` gives one).
+    name: str = "you"
 
 
 def demo_table(host: PluginHost, settings: DemoSettings, seed: str | None) -> TableSession:
@@ -52,9 +54,10 @@ def demo_table(host: PluginHost, settings: DemoSettings, seed: str | None) -> Ta
 
 
 def demo_names(settings: DemoSettings, host: PluginHost) -> list[str]:
-    """ "you", "bot 1", "bot 2" ...: short names keep the seat columns on one line."""
+    """ "you" (or your ``--name``), "bot 1", "bot 2" ...: short names keep the seat columns on
+    one line."""
     players = settings.players or host.game(settings.game_id).min_players
-    return ["you"] + [f"bot {seat}" for seat in range(1, players)]
+    return [settings.name] + [f"bot {seat}" for seat in range(1, players)]
 
 
 class DemoTables:

@@ -287,10 +287,12 @@ class LobbyScreen:
         async def create() -> None:
             await self.backend.create(game, options, players, bots)
             self.form = None
-            waiting = players - 1 - bots
+            # Said once, as the table opens: the room below and the status line say who sits
+            # since ("waiting for 2" would stay on screen after they came).
+            seats = players - 1 - bots
             self.feedback = Feedback(
-                f"table open: waiting for {waiting} player(s)"
-                if waiting
+                f"table open with {seats} seat{'s' * (seats != 1)} for friends: they find it in their 'play' lobby"
+                if seats
                 else "table open: the bots are taking their seats"
             )
 

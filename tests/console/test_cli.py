@@ -27,3 +27,13 @@ def test_host_and_join_in_person_need_a_terminal(highcard_path):
         assert done.returncode == 2, done.stderr
         assert "run it in a terminal, or give --bot NAME" in done.stderr and "Traceback" not in done.stderr
     assert "you play it in the console" in " ".join(run_cli("host", "--help").stdout.split())
+
+
+def test_demo_takes_your_name_as_play_host_and_join_do():
+    from p2pcards.console.demo import DemoSettings, demo_names
+    from p2pcards.plugins import load_plugins
+
+    host = load_plugins()
+    assert demo_names(DemoSettings("cals-bs"), host) == ["you", "bot 1", "bot 2"]
+    assert demo_names(DemoSettings("cals-bs", name="Alice"), host) == ["Alice", "bot 1", "bot 2"]
+    assert "--name NAME" in run_cli("demo", "--help").stdout
