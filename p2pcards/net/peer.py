@@ -35,6 +35,7 @@ from ..table import verdict
 from ..table.absence import settling as absence_settling
 from ..table.header import TableHeader
 from ..table.protocol import (
+    LEFT_TO_BOT,
     AbsentIn,
     Answer,
     ChatIn,
@@ -53,6 +54,7 @@ from ..table.protocol import (
     TableAborted,
     TableProtocol,
     WatchersIn,
+    left_to_bot_words,
 )
 from ..table.referee import CUT_OFF, Links, Report, Timings, gone_verdict, report_due
 from ..table.rounds import order_by_echoes
@@ -100,11 +102,6 @@ class CannotWrite(TableAborted):
         self.problem = problem
         where = f" ({path})" if path is not None else ""
         self.detail = f"cannot write our journal{where}: {problem}; we left the table"
-
-
-#: The signed chat line of a seat whose player left and whose program lets a bot finish the
-#: seat (:meth:`Peer.leave_to_bot`): an ordinary chat entry, read by the others' consoles.
-LEFT_TO_BOT = "left the table; a bot plays this seat to the end"
 
 
 def is_goodbye(entry: Entry) -> bool:
@@ -1097,7 +1094,7 @@ class Peer(PeerHooks):
                 # Its own word about its own seat only: the seat list marks it as a bot's.
                 self.bot_played.add(effect.sender)
                 name = self.header.seats[effect.sender].name
-                self.session.publish("notice", f"{name} left; a bot plays {name}'s seat to the end", seat=effect.sender)
+                self.session.publish("notice", left_to_bot_words(name), seat=effect.sender)
             elif isinstance(effect, ChatIn):
                 self.session.publish(
                     "chat", f"{self.header.seats[effect.sender].name}: {effect.text}", seat=effect.sender

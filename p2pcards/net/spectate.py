@@ -32,6 +32,7 @@ from ..session import TableEvent, TableSession
 from ..table import rounds
 from ..table.absence import Absences
 from ..table.header import TableHeader
+from ..table.protocol import LEFT_TO_BOT, MAX_CHAT, left_to_bot_words
 from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..verify import Report, verify_file
@@ -43,9 +44,6 @@ from ..wire.sealed import recipients
 __all__ = ["SpectatorDeck", "SpectatorFeed", "spectator_session"]
 
 T = TypeVar("T")
-
-#: The longest chat line a spectator's console shows (as at the seats).
-MAX_CHAT = 500
 
 
 class SpectatorFeed:
@@ -362,7 +360,9 @@ def spectator_session(header: TableHeader, game: Game, feed: SpectatorFeed) -> T
     def on_entry(entry: Entry) -> None:
         name = names[entry.sender]
         body = entry.body if isinstance(entry.body, dict) else {}
-        if entry.kind == "chat":
+        if entry.kind == "chat" and body.get("text") == LEFT_TO_BOT:  # as the players' screens say it
+            session.publish("notice", left_to_bot_words(name), seat=entry.sender)
+        elif entry.kind == "chat":
             text = printable(" ".join(str(body.get("text", "")).split()))[:MAX_CHAT]
             session.publish("chat", f"{name}: {text}", seat=entry.sender)
         elif entry.kind == "bye":

@@ -76,6 +76,15 @@ UNPROMPTED = frozenset({"absent", "chat"})
 MAX_EARLY = 4096
 #: The longest chat line shown (longer ones are cut).
 MAX_CHAT = 500
+#: The signed chat line of a seat whose player left and whose program lets a bot finish the
+#: seat (net.peer.Peer.leave_to_bot): an ordinary chat entry, which players' and spectators'
+#: screens show as :func:`left_to_bot_words`, and only from that seat itself.
+LEFT_TO_BOT = "left the table; a bot plays this seat to the end"
+
+
+def left_to_bot_words(name: str) -> str:
+    """What every screen says of a seat's :data:`LEFT_TO_BOT` line."""
+    return f"{name} left; a bot plays {name}'s seat to the end"
 
 
 class TableAborted(Exception):

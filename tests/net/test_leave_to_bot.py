@@ -9,11 +9,11 @@ import pytest
 import trio
 
 from p2pcards.net.lobby import LobbyError
-from p2pcards.net.peer import LEFT_TO_BOT
 from p2pcards.net.rematch import host_rematch
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
 from p2pcards.session import BotSeat, HumanSeat
+from p2pcards.table.protocol import LEFT_TO_BOT
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 from p2pcards.wire.identity import Identity

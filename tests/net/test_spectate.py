@@ -15,6 +15,7 @@ from p2pcards.console.app import TableStart
 from p2pcards.console.spectator import WatchTable
 from p2pcards.net import spectators as spectators_module
 from p2pcards.plugins import load_plugins
+from p2pcards.table.protocol import LEFT_TO_BOT, left_to_bot_words
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing import play_loopback
 from p2pcards.wire.identity import Identity
@@ -79,6 +80,33 @@ async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_
     assert {c.unicode() for c in named} <= {c.unicode() for c in public}
     texts = " ".join(text for text, _ in shown)
     assert not [face for face in hidden if face in texts]
+
+
+async def test_a_spectator_is_told_a_player_left_to_a_bot_as_the_players_are(tmp_path: Path, virtual_clock):
+    """A seat's own signed line that its player left and a bot finishes the seat: the
+    spectator's screen says it in the players' words, not as a chat line."""
+    got: dict = {}
+
+    async def watch(peer):
+        me = peer.header.seats[peer.seat]
+        runner = WatchTable(
+            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
+        )
+
+        def show(session, **kwargs):
+            got["session"] = session
+            peer.session.say(LEFT_TO_BOT)  # seat 0's own line, as Peer.leave_to_bot signs it
+
+        await runner(TableStart(show, lambda text: None))
+
+    with trio.fail_after(120):
+        table, peers = await _play(tmp_path, watch)
+    table.check()
+    name = peers[0].header.seats[0].name
+    events = [(e.kind, e.text) for e in got["session"].history]
+    assert ("notice", left_to_bot_words(name)) in events, events
+    assert not [text for kind, text in events if kind == "chat" and LEFT_TO_BOT in text]
+    assert ("notice", left_to_bot_words(name)) in [(e.kind, e.text) for e in peers[1].session.history]
 
 
 @pytest.mark.slow  # a game in real time
