@@ -38,7 +38,7 @@ from .report import (
     illegal_move,
     same_data,
 )
-from .unfinished import check_absent_entries, check_after_stops, check_blames, revealed_seeds, verify_unfinished
+from .unfinished import check_absent_entries, check_after_stops, check_openings, check_blames, revealed_seeds, verify_unfinished
 
 
 def verify_file(
@@ -255,6 +255,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     _check_echoes(log, report)
     check_after_stops(log, names)
     check_absent_entries(log, names)
+    check_openings(log, names)
     if end.status != "finished":
         verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return

@@ -11,7 +11,7 @@ from ..deck.derive import seed_commitment
 from ..deck.local import DeckFault
 from ..engine import PlayerError
 from ..game import Game
-from ..table import verdict
+from ..table import rounds, verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
@@ -106,6 +106,17 @@ def check_after_stops(log: Any, names: Sequence[str]) -> None:
     found = verdict.played_after_stop(len(names), log.entries)
     if found is not None:
         raise Failed(f"log #{found.seq} of seat {found.seat}", found.reason(names[found.seat]), found.seat)
+
+
+def check_openings(log: Any, names: Sequence[str]) -> None:
+    """An ``open`` entry that no commitment of its author awaits (protocol/table.md section
+    9) is one the protocol never called for: its signer is named, as every seat names it the
+    moment it is logged (the table's rule, :class:`p2pcards.table.rounds.OpeningsDue`)."""
+    due = rounds.OpeningsDue()
+    for entry in log.canonical():
+        problem = due.note(entry)
+        if problem is not None:
+            raise Failed(f"log #{entry.seq} of seat {entry.sender}", f"{names[entry.sender]} {problem}", entry.sender)
 
 
 def check_absent_entries(log: Any, names: Sequence[str]) -> None:
