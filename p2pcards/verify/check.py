@@ -24,11 +24,13 @@ from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
+    EXIT_PLUGIN,
     EXIT_UNREADABLE,
     EXIT_VERIFIED,
     GOODBYE_STEP,
     UNSIGNED_FAULTS,
     Failed,
+    PluginFailed,
     Problem,
     Report,
     Unreadable,
@@ -36,9 +38,17 @@ from .report import (
     describe_seats,
     difference,
     illegal_move,
+    plugin_failed,
     same_data,
 )
-from .unfinished import check_absent_entries, check_after_stops, check_openings, check_blames, revealed_seeds, verify_unfinished
+from .unfinished import (
+    check_absent_entries,
+    check_after_stops,
+    check_blames,
+    check_openings,
+    revealed_seeds,
+    verify_unfinished,
+)
 
 
 def verify_file(
@@ -60,6 +70,8 @@ def verify_file(
             _verify(path, report, watch if progress is None else _Progress(watch, progress))
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
+    except PluginFailed as exc:
+        report.status, report.problem = EXIT_PLUGIN, exc.problem
     except Failed as exc:
         # A player who said goodbye left the table: no fault (every other check passed first).
         # (Only when the seat named is the goodbye's author: verify/stops.py.)
@@ -308,6 +320,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask
         turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        plugin_failed(exc, game, turn)
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(
         seeds=len(seeds),

@@ -18,7 +18,7 @@ from ..wire.errors import ProtocolError
 from ..wire.log import Blame, encode_header
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, Report, Stopped, Watch, illegal_move
+from .report import Failed, Report, Stopped, Watch, illegal_move, plugin_failed
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
@@ -197,6 +197,7 @@ def verify_unfinished(
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:
         turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        plugin_failed(exc, game, turn)
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
     report.result = record.result
