@@ -53,6 +53,11 @@ class Problem:
     step: str
     reason: str
     seat: int | None = None
+    #: An unfinished game's replay stopped waiting for this seat (its move or message never
+    #: came), and ``seat`` is what the one stall verdict says of it (verify/stops.py);
+    #: ``None`` for any other problem. Not in the report: the live table's own check of its
+    #: transcript reads it (net/table.py, ``_judge_the_stopper``).
+    waited_on: int | None = None
 
 
 class Watch(Protocol):
@@ -73,9 +78,9 @@ class Unreadable(Exception):
 class Failed(Exception):
     """Exit 1: the file shows tampering or cheating."""
 
-    def __init__(self, step: str, reason: str, seat: int | None = None):
+    def __init__(self, step: str, reason: str, seat: int | None = None, *, waited_on: int | None = None):
         super().__init__(reason)
-        self.problem = Problem(step, reason, seat)
+        self.problem = Problem(step, reason, seat, waited_on)
 
 
 class PluginFailed(Exception):

@@ -1,5 +1,7 @@
 """Closing loose ends of issue 28 (one referee): cheaters aimed at what the earlier reviews
-left (an ``open`` entry outside any round, ...). Each table runs on trio's autojump clock over
+left (an ``open`` entry that no commitment awaits, a private opening of an operation that never
+comes), and the hostile review that closed it (an opening at the deadline, to every seat or to
+all but one; a goodbye after a commitment). Each table runs on trio's autojump clock over
 loopback; :func:`~.adv_table.run_table` also checks that every honest seat's live verdict
 agrees with ``p2pcards verify`` of its transcript, and each test checks whom every honest seat
 and verify name."""
@@ -116,3 +118,129 @@ def test_openings_due_rule_rows():
     assert due.note(entry("action", move)) is None  # a move before opening: moved_before_opening's
     assert due.note(entry("open", opening)) == rounds.OpeningsDue.STRAY
     assert due.note(entry("chat", {"text": "x", "seen": []})) is None
+
+
+# -- the hostile review closing issue 28 ------------------------------------------------------------
+# Three new ways a cheater might get an honest seat named, each at every honest seat and in
+# verify: its opening exactly at the deadline (to every seat, or to every seat but one, which
+# then gets it from the others only after its own deadline), and a goodbye signed after its
+# commitment, before its opening.
+
+
+def no_honest_seat_named(run: Any) -> str:
+    """Every honest seat's verdict, and verify's on its transcript, name the cheater or
+    nobody; returns the table's description."""
+    info = run.describe()
+    for seat, outcome in run.honest.items():
+        assert outcome is not None, info
+        assert outcome.aborted is None or outcome.aborted.seat in (CHEATER, None), f"seat {seat}\n{info}"
+        assert all(b.startswith(f"seat {CHEATER} ") for b in outcome.peer.blames), f"seat {seat}\n{info}"
+        status, report = verify(outcome.transcript)
+        problem = report.get("problem") or {}
+        assert problem.get("seat") in (CHEATER, None), f"seat {seat}'s transcript: exit {status}, {report}\n{info}"
+    return info
+
+
+class _OpensAtTheDeadlineSeat(CheatingSeat):
+    async def open(self, turn: int) -> Any:
+        peer = self.peer
+        if peer.cheated or turn < 2:
+            return await super().open(turn)
+        peer.cheated = True
+        await trio.sleep(peer.delay)  # the round is sealed here: the others' waits run from about now
+        return await super().open(turn)
+
+
+class OpensAtTheDeadline(Cheater):
+    """Signs the opening of its sealed response (turn 2 or later) ``delay`` seconds after the
+    round is sealed at its seat: about when the other seats' wait on it (the deck timeout,
+    4 s here) runs out, just before, at, or just after."""
+
+    deviation = "opens at the deadline"
+    delay = 4.0
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _OpensAtTheDeadlineSeat(self, self.session.seats[self.seat].agent)
+
+
+class OpensAtTheDeadlineToOne(OpensAtTheDeadline):
+    """The same, and its opening goes to every seat but the last one, which gets it from the
+    others when it asks around (after its own deadline, if the opening came just before it)."""
+
+    deviation = "opens at the deadline, to every seat but one"
+
+    def entry_to(self, seat: int, entry: Any) -> bool:
+        return not (entry.kind == "open" and seat == self.others[-1])
+
+
+@pytest.mark.parametrize("delay", [4.0, 5.0, 5.5, 5.8, 6.0, 6.3, 7.0])
+@pytest.mark.parametrize("name", ["OpensAtTheDeadline", "OpensAtTheDeadlineToOne"])
+def test_an_opening_at_the_deadline_names_nobody_honest(name, delay, tmp_path):
+    cls = globals()[name]
+    key = f"{name}{delay}"
+    CHEATERS[key] = type(key, (cls,), {"delay": delay})
+    run = play_until_cheated(tmp_path, "cals-bs", 3, FREE, key, cheater=CHEATER, attempts=6)
+    info = no_honest_seat_named(run)
+    if delay >= 6.3:
+        # Well past the wait (the deck timeout, then the keepalive's word on a quiet link):
+        # every honest seat names it for withholding its opening. (Found by this review: the
+        # opening, come while the seats wound down, let their check of their own transcript
+        # read a later step, whose stall verdict named nobody, and the staller went unnamed.)
+        for seat, outcome in run.honest.items():
+            assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, f"seat {seat}\n{info}"
+
+
+class _ByeAfterCommitSeat(CheatingSeat):
+    async def open(self, turn: int) -> Any:
+        peer = self.peer
+        if peer.cheated or turn < 2:
+            return await super().open(turn)
+        peer.cheated = True
+        await peer.say_goodbye("quit")  # its player quits: committed, never opened
+        await trio.sleep_forever()
+
+
+class ByeAfterCommit(Cheater):
+    """Commits to its sealed response, then signs a goodbye instead of its opening (its
+    player quits, or a client that saw every commitment come and wants out)."""
+
+    deviation = "a goodbye after its commitment"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _ByeAfterCommitSeat(self, self.session.seats[self.seat].agent)
+
+
+def test_a_goodbye_after_a_commitment_names_the_leaver(tmp_path):
+    CHEATERS["ByeAfterCommit"] = ByeAfterCommit
+    run = play_until_cheated(tmp_path, "cals-bs", 3, FREE, "ByeAfterCommit", cheater=CHEATER, attempts=6)
+    info = no_honest_seat_named(run)
+    for seat, outcome in run.honest.items():
+        assert outcome.aborted is not None and outcome.aborted.seat == CHEATER, f"seat {seat}\n{info}"
+        status, report = verify(outcome.transcript)
+        assert status == 3 and report["problem"]["seat"] == CHEATER, f"seat {seat}: {report}"
+
+
+class OpeningForNoOperation(Cheater):
+    """As it reveals its seed at the audit, first sends seat 2 a well-formed private opening
+    of an operation that never comes (``op`` far ahead: its receiver's deck keeps it for
+    that operation and never complains). No seat could tell at once; verify names it (a
+    private message where its seed was due). Before the box count at the audit (deck.md
+    section 7) every seat finished the game clean."""
+
+    deviation = "a private opening of an operation that never comes"
+
+    async def deck_output(self, sends):
+        if not self.cheated and any(s.to is None and s.message.get("type") == "seed" for s in sends):
+            self.cheated = True
+            from p2pcards.deck.party import Send
+
+            sends = [Send(2, {"type": "open", "op": 10_000, "scalars": [], "chains": []}), *sends]
+        return await super().deck_output(sends)
+
+
+def test_a_private_opening_of_no_operation_is_named_at_the_audit(tmp_path):
+    CHEATERS["OpeningForNoOperation"] = OpeningForNoOperation
+    run = play_until_cheated(tmp_path, "cals-bs", 3, {"match_target": 1}, "OpeningForNoOperation", cheater=CHEATER)
+    named_everywhere(run, CHEATER)
