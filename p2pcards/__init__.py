@@ -4,7 +4,10 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 8  # 8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
+PROTOCOL_VERSION = 9  # 9: every seat counts each sender's private boxes to each seat and names one
+#                        the operations never called for at the audit (protocol/deck.md section 7);
+#                        an `open` entry no commitment awaits names its signer (table.md section 9)
+#                     8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
 #                        action entry), then an `open` entry once every follower's commitment is
 #                        in (protocol/table.md section 9; wire.md's kinds gain `open`); a private
 #                        deck payload of another type than `open` is accused by its receiver and

@@ -264,7 +264,7 @@ def test_structure_errors(tmp_path, header, players):
     for obj, match in [
         ({"type": "entry", "entry": {}}, "first record"),
         ({**header.to_wire(), "format": 9}, "unsupported transcript format 9"),
-        ({**header.to_wire(), "protocol": 9}, "unsupported protocol 9"),
+        ({**header.to_wire(), "protocol": 99}, "unsupported protocol 99"),
         ({**header.to_wire(), "genesis": b"\x00" * 32}, "genesis"),
         ({**header.to_wire(), "roster": []}, "malformed"),
     ]:
