@@ -9,7 +9,10 @@ PROTOCOL_VERSION = 9  # 9: a seat may drop out where the game's rules allow it (
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);
 #                        a rematch goes on without the seats that left its room: its header may
 #                        seat some of the last game's players, the host first, in their order
-#                        (protocol/table.md section 2, "A rematch")
+#                        (protocol/table.md section 2, "A rematch"); every seat counts each
+#                        sender's private boxes to each seat and names one
+#                        the operations never called for at the audit (protocol/deck.md section 7);
+#                        an `open` entry no commitment awaits names its signer (table.md section 9)
 #                     8: free-order responses are sealed: a commitment ({"turn", "sealed", "box"}
 #                        action entry), then an `open` entry once every follower's commitment is
 #                        in (protocol/table.md section 9; wire.md's kinds gain `open`); a private

@@ -76,7 +76,7 @@ MIGRATIONS: list[tuple[str, ...]] = [
             options TEXT NOT NULL,           -- JSON object
             status TEXT NOT NULL,            -- finished, aborted or abandoned (the end record)
             result TEXT,                     -- JSON {winners, scores, summary, details} or NULL
-            verdict TEXT NOT NULL,           -- verified, failed, left, unreadable or pending
+            verdict TEXT NOT NULL,           -- verified, failed, left, plugin-failed, unreadable or pending
             problem_step TEXT,
             problem_reason TEXT,
             blamed_seat INTEGER,

@@ -16,6 +16,7 @@ Environment variables (as datasette and tox do):
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,7 +29,15 @@ from . import hookspecs
 from .bots import RandomBot
 from .game import Bot, Game
 
-__all__ = ["PluginError", "PluginHost", "PluginInfo", "UnknownName", "load_plugins"]
+__all__ = [
+    "PLUGIN_STEP",
+    "PluginError",
+    "PluginHost",
+    "PluginInfo",
+    "UnknownName",
+    "load_plugins",
+    "plugin_failure",
+]
 
 ENTRY_POINT_GROUP = "p2pcards"
 ALLOW_ENV = "P2PCARDS_LOAD_PLUGINS"
@@ -291,3 +300,49 @@ def load_plugins(*, fresh: bool = False) -> PluginHost:
         host.load_entry_points()
         _host = host
     return _host
+
+
+# -- a game plugin that fails during a game ---------------------------------------------------
+
+
+#: The step of a stop on a game plugin's failure (live, and in ``p2pcards verify``).
+PLUGIN_STEP = "game plugin"
+
+
+def _plugin_files(game: Game) -> tuple[str, bool]:
+    """Where ``game``'s code lives: its package's folder (``True``), or its one module file
+    (``False``: a module of its own, or a game defined inside p2pcards itself)."""
+    module = sys.modules.get(type(game).__module__)
+    top = sys.modules.get(type(game).__module__.split(".")[0])
+    if top is not None and top.__name__ != "p2pcards" and getattr(top, "__path__", None) and top.__file__:
+        return os.path.dirname(os.path.abspath(top.__file__)), True
+    return os.path.abspath(getattr(module, "__file__", None) or ""), False
+
+
+def plugin_failure(exc: BaseException, game: Game) -> str | None:
+    """Why the game stops when ``game``'s plugin raised ``exc``, an exception other than the
+    rules' refusal (:class:`~p2pcards.game.IllegalAction`), in our words: the plugin (its game
+    id and module), the exception's type and the plugin's innermost line on the way. ``None``
+    if the plugin's code is not on ``exc``'s traceback (not its failure: a bug of ours, which
+    is not hidden). The exception's message is not quoted: a plugin may put a peer's move in
+    it, and a verdict never repeats a peer's words. A plugin bug is not a player's fault:
+    whoever made the move that tripped it, nobody is named (a move the table's own field
+    checks refuse names its author before any plugin sees it)."""
+    if not isinstance(exc, Exception) or exc.__traceback__ is None:
+        return None
+    where, folder = _plugin_files(game)
+    if not where:
+        return None
+    last: traceback.FrameSummary | None = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = os.path.abspath(frame.filename)
+        if path.startswith(where + os.sep) if folder else path == where:
+            last = frame
+    if last is None:
+        return None
+    module = type(game).__module__
+    return (
+        f"the game plugin for {game.id} ({module}) failed: {type(exc).__name__} at "
+        f"{os.path.basename(last.filename)} line {last.lineno} (a bug in the plugin, not a "
+        f"player's fault: nobody is named)"
+    )

@@ -36,6 +36,7 @@ __all__ = [
     "finished_hand",
     "is_public",
     "NotAnOpening",
+    "PrivateBoxes",
     "is_opening",
     "malformed",
     "no_opening",
@@ -154,6 +155,19 @@ class NotAnOpening:
     payload came in a box, makes one."""
 
     payload: Any
+
+
+@dataclass(frozen=True)
+class PrivateBoxes:
+    """A signed private deck entry of the sender carried boxes to ``seats``, as the table layer
+    hands it to the deck party at every seat, whether or not this seat can open one of them
+    (``receive(sender, PrivateBoxes(...))``, before the opened payload of a box to this seat).
+    The party counts them: at the end-of-game audit every operation is known, and a sender
+    with more boxes to a seat than the operations' openings call for signed one the protocol
+    never called for (protocol/deck.md section 7; transcript.md section 5 item 11). Nothing
+    a peer sends decodes to it."""
+
+    seats: tuple[int, ...]
 
 
 def no_opening(accuser: int, accused: int, sender: int) -> Verdict:

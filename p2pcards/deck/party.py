@@ -504,6 +504,12 @@ class Party:
         #: Every face opened to all: the audit returns them for the hands it cannot derive
         #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
         self.public_faces: dict[int, Card] = {}
+        # (sender, receiver) -> private boxes received in the sender's signed entries (every
+        # seat's, opened here or not: judge.PrivateBoxes), and the private openings the
+        # operations begun call for: at the audit, a box beyond them is one the protocol never
+        # called for (deck.md section 7).
+        self._boxes: dict[tuple[int, int], int] = {}
+        self._boxes_due: dict[tuple[int, int], int] = {}
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
         self._audited = False
@@ -627,6 +633,10 @@ class Party:
     def _receive(self, sender: int, message: Any) -> None:
         if not (isinstance(sender, int) and 0 <= sender < self.players) or sender == self.seat:
             raise ValueError(f"not a peer seat: {sender!r}")
+        if isinstance(message, judge.PrivateBoxes):
+            for receiver in message.seats:
+                self._boxes[(sender, receiver)] = self._boxes.get((sender, receiver), 0) + 1
+            return
         if isinstance(message, judge.NotAnOpening):
             # A private payload that is no opening (the table layer opened its box): only this
             # seat sees it, so it shows the others the box with its key (deck.md section 6).
@@ -1164,6 +1174,9 @@ class Party:
             for sender, items in self._required(handles, receiver).items():
                 expected[(sender, receiver)] = items
         self._expected_openings[index] = expected
+        for sender, receiver in expected:
+            if receiver is not None:
+                self._boxes_due[(sender, receiver)] = self._boxes_due.get((sender, receiver), 0) + 1
         # Send what the public state says this seat owes, and nothing else.
         for (sender, receiver), items in expected.items():
             if sender == self.seat:
@@ -1726,6 +1739,22 @@ class Party:
             raise _Deviation("seed", sender, "seed does not open its commitment")
         self.seeds[sender] = seed
 
+    def _check_boxes(self) -> None:
+        """At the end-of-game audit every seat has begun every operation, and every seat's
+        private boxes came before its seed (its chain's order): a sender with more boxes to a
+        seat than the openings of those operations call for signed one the protocol never called
+        for, which its signed entry proves at every seat, opened or not (deck.md section 7).
+        (Only then: after an abort a faster seat may have begun an operation we have not.)"""
+        for (sender, receiver), count in sorted(self._boxes.items()):
+            if count > self._boxes_due.get((sender, receiver), 0):
+                self._fail(
+                    "open",
+                    sender,
+                    f"a private deck message to seat {receiver} that the protocol never called for",
+                    self.current,
+                )
+                return
+
     def _progress_seeds(self) -> None:
         missing = any(c is None and s not in self.dropped for s, c in enumerate(self.seeds))
         if missing or self.blame is not None or self._hold_for_send():
@@ -1733,6 +1762,10 @@ class Party:
         from .audit import audit  # the audit is heavy and only needed at the end
 
         self._audited = True
+        if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
+            self._check_boxes()
+            if self.blame is not None:
+                return
         result = audit(self, full=self.full_audit or self._accuser is not None)
         self.audit_incomplete = result.incomplete
         if result.blame is not None:

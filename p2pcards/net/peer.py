@@ -30,6 +30,7 @@ import trio
 
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
+from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import SeatAgent, SeatPresence, TableSession
 from ..table import verdict
 from ..table.absence import settling as absence_settling
@@ -1268,6 +1269,15 @@ class Peer(PeerHooks):
                     # quote the move in them, and a verdict never repeats a peer's words whole.
                     why = verdict.peer_words(str(exc))
                     failure = TableAborted(f"seat {seat} made an illegal move: {why}", seat, "action")
+                except Exception as exc:
+                    # The game plugin raised something else than a refusal (a bug in it, or a
+                    # move that trips one): the table stops here, cleanly, naming nobody, and
+                    # the transcript is written as for any stop (verify says the same of it).
+                    # Anything not from the plugin's code is ours, and is not hidden.
+                    plugin = plugin_failure(exc, self.session.game)
+                    if plugin is None:
+                        raise
+                    failure = TableAborted(plugin, None, PLUGIN_STEP)
                 if failure is not None:
                     # At once, before the nursery ends: the deck must not act on what arrives
                     # meanwhile (NetworkDeck._call), and our stop entry echoes what we held now.

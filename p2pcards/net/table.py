@@ -8,9 +8,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
+import trio.testing
 
 from ..game import Game, Result
 from ..session import SeatAgent
@@ -44,6 +45,9 @@ from .store import (
     seat_folder,
 )
 from .transport import ConnectionClosed, FrameError
+
+if TYPE_CHECKING:
+    from ..verify import Report
 
 __all__ = ["GameEnded", "SeatOutcome", "play_seat", "resume_seat", "transcript_header"]
 
@@ -510,7 +514,7 @@ async def _run_seat(
     else:
         path, problem = _finish(peer, transcript_dir, folder, end)
         if aborted is not None and path is not None:
-            aborted = _judge_the_stopper(peer, aborted, path)
+            aborted = await _judge_the_stopper(peer, aborted, path)
         if path is not None:
             peer.session.transcript_saved = True
             peer.session.publish("saved", f"transcript saved to {path}", path=str(path))
@@ -691,7 +695,42 @@ def _finish(
     return path, problem
 
 
-def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAborted:
+#: The verifications of our own transcripts at the end of stopped games (_judge_the_stopper)
+#: run in a thread each, one at a time per trio run: several seats in one process (simulate,
+#: the tests) would otherwise replay their transcripts all at once, each holding a replay's
+#: memory, for no gain (the replay is Python: the GIL runs one at a time anyway).
+_VERIFY_LIMITER: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("p2pcards_verify_limiter")
+
+
+def _verify_limiter() -> trio.CapacityLimiter:
+    try:
+        return _VERIFY_LIMITER.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(1)
+        _VERIFY_LIMITER.set(limiter)
+        return limiter
+
+
+async def verify_off_the_loop(path: Path) -> Report:
+    """``verify_file(path)`` without blocking the event loop: in a thread (one at a time per
+    trio run, :data:`_VERIFY_LIMITER`), whose context is a copy of ours (verify's
+    ``derived_messages`` is a context variable: nothing it sets reaches a live table). It only
+    reads the file, so a cancel does not wait for it (the thread finishes on its own).
+
+    On a virtual clock (trio's ``MockClock``: the test tables' autojump clock) it runs in the
+    loop instead, as it always did: time must not pass while our own process works, and the
+    autojump clock takes a run that waits on a thread for an idle one and jumps to the next
+    deadline (every other seat's timeouts would fire while we verify)."""
+    from ..verify import verify_file
+
+    if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
+        return verify_file(path)
+    return await trio.to_thread.run_sync(
+        verify_file, path, thread_name="p2pcards verify", abandon_on_cancel=True, limiter=_verify_limiter()
+    )
+
+
+async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAborted:
     """Our game stopped on the ``stop`` entry of a seat we waited on, naming nobody (its word
     proves nothing: ``TableProtocol.halted_among``), or on a seat's signed goodbye. The stopper
     is judged by what its signed stop shows it held, and a fault the signed entries prove (a
@@ -708,8 +747,9 @@ def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAb
     an entry the game had reached, say) is ours too. If it names nobody, nobody is named (the
     review closing issue 28: a seat whose sends were all lost waited on the next seat, which
     waited on it, and named it; its stop, which came just after, showed it never received the
-    entry it was to answer). Run in the event loop on purpose: the table is over, and a seat's
-    own process has nothing else to do."""
+    entry it was to answer). The replay takes seconds on a long match's transcript: it runs off
+    the event loop (:func:`verify_off_the_loop`), which meanwhile serves what else runs in it
+    (other seats in this process, the console, a rematch room)."""
     halted = aborted.seat is None and aborted.step == "stop"
     named = aborted.seat
     try:
@@ -726,15 +766,20 @@ def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> TableAb
         goodbye = stalled = False
     if not (halted or goodbye or stalled):
         return aborted
-    from ..verify import EXIT_FAILED, verify_file
+    from ..verify import EXIT_FAILED
 
-    report = verify_file(path)
+    report = await verify_off_the_loop(path)
     found = report.problem
     if report.status != EXIT_FAILED or found is None or found.seat == aborted.seat:
         return aborted
     if stalled:
-        if found.seat is not None:
-            return aborted  # (the stall stays ours: only a verdict naming nobody excuses it)
+        if found.seat is not None or found.waited_on != named:
+            # The stall stays ours: only the stall verdict on what the named seat's own stop
+            # shows, naming nobody, excuses it. Not a verdict on a later step, which the file
+            # reaches only with the entry we timed out on, come while we wound down (the
+            # hostile review closing issue 28: a follower that opened its sealed response a
+            # moment past the deadline went on to be named by nobody, everywhere).
+            return aborted
         return TableAborted(f"{found.reason} (from our transcript, {found.step})", None, "stop")
     if found.seat is None:
         return aborted

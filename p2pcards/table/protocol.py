@@ -269,6 +269,8 @@ class TableProtocol:
         # sender -> the seq of its first private deck entry to us that is no opening of an
         # operation (judge.is_opening): what our accusation about it reveals.
         self._private_junk: dict[int, int] = {}
+        # Which `open` entry each other seat's chain calls for (rounds.OpeningsDue).
+        self._openings_due = rounds.OpeningsDue()
         self._echo_checks: dict[tuple[int | None, int, int], bytes] = {}  # (reporter, seat, seq)
         # After a restart: our own entries from the journal, re-used instead of re-made (a
         # re-made private entry would differ in its random nonce: two versions of one entry).
@@ -611,6 +613,7 @@ class TableProtocol:
         sender, body = entry.sender, entry.body
         if sender == self.seat:
             return []  # our own entry coming back (a relay or a catch-up): nothing to act on
+        stray = self._openings_due.note(entry) if entry.kind in ("action", "open") else None
         if sender in self._stopped and plays_on(entry.kind, body):
             if self.over or self.aborted is not None:
                 return []  # our game has stopped too: verify names it from the transcript
@@ -634,8 +637,14 @@ class TableProtocol:
                             "deck",
                         )
                     ]
-            if self.seat not in recipients(body):
-                return []
+            boxes = recipients(body)
+            # Every seat's deck counts the boxes of every private entry, to whomever: one the
+            # protocol never called for is proven by the entry itself, at every seat alike,
+            # even where only its recipient can open it (deck.md section 7; issue 28: the
+            # seats it was not sealed to ignored it and finished the game, verify named it).
+            counted: list[Effect] = [DeckIn(sender, judge.PrivateBoxes(tuple(sorted(boxes))))] if boxes else []
+            if self.seat not in boxes:
+                return counted
             try:
                 message = open_body(self.identity, self.seat, entry, self.header.seats[sender].keys)
             except ProtocolError as exc:
@@ -651,11 +660,11 @@ class TableProtocol:
                 # the game stops naming the sender everywhere (issue 28: set aside and played
                 # on, the receiver alone named it while verify failed the game).
                 self._private_junk.setdefault(sender, entry.seq)
-                return [DeckIn(sender, judge.NotAnOpening(message))]
+                return [*counted, DeckIn(sender, judge.NotAnOpening(message))]
             # Only an operation's number keys it: a bool is an int to Python, and (1, True)
             # would take the place of operation 1's real opening for an accusation about it.
             self._private_in.setdefault((sender, message["op"]), entry.seq)
-            return [DeckIn(sender, message)]
+            return [*counted, DeckIn(sender, message)]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
             sealed = rounds.parse_commitment(body) if "sealed" in body else None
@@ -674,6 +683,10 @@ class TableProtocol:
                 ]
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "open":
+            if stray is not None:
+                # Proven by its author's own chain, at every seat alike the moment it is
+                # logged, and by verify (issue 28: one outside any round was ignored).
+                return [self.name(sender, stray), self.stop(f"seat {sender} {stray}", sender, "action")]
             opened = rounds.parse_opening(body)
             if opened is None:
                 return [

@@ -29,6 +29,7 @@ from ..wire.messages import Entry
 
 __all__ = [
     "BOX_BLOCK",
+    "OpeningsDue",
     "IDENTITY_LABEL",
     "NONCE_BYTES",
     "SEALED",
@@ -184,6 +185,40 @@ def opening_problem(
     if not matches:
         return f"opened its response to turn {turn} with something other than it committed to"
     return None
+
+
+class OpeningsDue:
+    """Which ``open`` entry each seat's chain calls for (protocol/table.md section 9): one, and
+    only one, after each commitment, before its next ``action`` entry. Fed every ``action``
+    and ``open`` entry of the other seats in their chain's order (causal delivery at the
+    table, each chain in ``seq`` order in ``p2pcards verify``): the same at every seat and in
+    verify, at the moment the entry is logged, whatever round the reader's own game is at.
+    An opening that no commitment of its author awaits (outside any round, or a second one)
+    is one the protocol never called for and names its signer (transcript.md section 5 item
+    11); whether it opens its commitment is judged once the round is sealed
+    (:func:`opening_problem`)."""
+
+    STRAY = "signed an opening that no commitment of its awaits (outside a free-order round)"
+
+    def __init__(self) -> None:
+        self._due: dict[int, int] = {}  # seat -> the turn of its commitment not opened yet
+
+    def note(self, entry: Entry) -> str | None:
+        """Why ``entry`` (the next ``action`` or ``open`` entry of its author) is an opening the
+        protocol never called for, in our words; ``None`` if it is not one."""
+        seat = entry.sender
+        if entry.kind == "action":
+            committed = parse_commitment(entry.body)
+            if committed is None:
+                self._due.pop(seat, None)
+            else:
+                self._due[seat] = committed[0]
+            return None
+        if entry.kind != "open":
+            return None
+        if self._due.pop(seat, None) is None:
+            return self.STRAY
+        return None
 
 
 def moved_before_opening(turn: int, opening: Entry, next_move: Entry | None) -> str | None:

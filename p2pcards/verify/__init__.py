@@ -39,8 +39,10 @@ all it shows is a player's signed goodbye (the player left: no fault).
 
 The exit status is 0 (verified), 1 (verification failed: tampering or cheating
 found, with the step and the seat to blame), 2 (an unreadable, incomplete or unsupported file,
-for example a game or rules version that is not installed) or 3 (``LEFT``: the game ended
-because a player said goodbye, and the file shows no fault by anyone).
+for example a game or rules version that is not installed), 3 (``LEFT``: the game ended
+because a player said goodbye, and the file shows no fault by anyone) or 4 (``PLUGIN
+FAILED``: the game plugin raised an exception other than its refusal of a move while the file
+was replayed: a bug in the plugin, nobody is named).
 
 The package, in the order its modules build on each other:
 
@@ -57,11 +59,22 @@ The package, in the order its modules build on each other:
 from __future__ import annotations
 
 from .check import verify_file
-from .report import EXIT_FAILED, EXIT_LEFT, EXIT_UNREADABLE, EXIT_VERIFIED, VERDICTS, Problem, Report, Watch
+from .report import (
+    EXIT_FAILED,
+    EXIT_LEFT,
+    EXIT_PLUGIN,
+    EXIT_UNREADABLE,
+    EXIT_VERIFIED,
+    VERDICTS,
+    Problem,
+    Report,
+    Watch,
+)
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_LEFT",
+    "EXIT_PLUGIN",
     "EXIT_UNREADABLE",
     "EXIT_VERIFIED",
     "VERDICTS",

@@ -25,11 +25,13 @@ from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
+    EXIT_PLUGIN,
     EXIT_UNREADABLE,
     EXIT_VERIFIED,
     GOODBYE_STEP,
     UNSIGNED_FAULTS,
     Failed,
+    PluginFailed,
     Problem,
     Report,
     Unreadable,
@@ -37,9 +39,17 @@ from .report import (
     describe_seats,
     difference,
     illegal_move,
+    plugin_failed,
     same_data,
 )
-from .unfinished import check_absent_entries, check_after_stops, check_blames, revealed_seeds, verify_unfinished
+from .unfinished import (
+    check_absent_entries,
+    check_after_stops,
+    check_blames,
+    check_openings,
+    revealed_seeds,
+    verify_unfinished,
+)
 
 
 def verify_file(
@@ -80,6 +90,8 @@ def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[floa
             _verify(path, report, watch if progress is None else _Progress(watch, progress))
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
+    except PluginFailed as exc:
+        report.status, report.problem = EXIT_PLUGIN, exc.problem
     except Failed as exc:
         # A player who said goodbye left the table: no fault (every other check passed first).
         # (Only when the seat named is the goodbye's author: verify/stops.py.)
@@ -275,6 +287,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     _check_echoes(log, report)
     check_after_stops(log, names)
     check_absent_entries(log, names)
+    check_openings(log, names)
     if end.status != "finished":
         verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
@@ -327,6 +340,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:  # the rules or the deck refused what the signed entries ask
         turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        plugin_failed(exc, game, turn)
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(
         seeds=len(seeds),

@@ -20,9 +20,18 @@ EXIT_VERIFIED, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 #: A game that ended because a player left (its signed ``bye``) and shows no fault of anyone:
 #: a goodbye, not a failure, and not a verified game either (it has no result).
 EXIT_LEFT = 3
+#: The game plugin failed on the transcript (an exception other than its refusal of a move):
+#: a bug in the plugin, not a player's fault; nobody is named and nothing is verified.
+EXIT_PLUGIN = 4
 
 
-VERDICTS = {EXIT_VERIFIED: "verified", EXIT_FAILED: "failed", EXIT_UNREADABLE: "unreadable", EXIT_LEFT: "left"}
+VERDICTS = {
+    EXIT_VERIFIED: "verified",
+    EXIT_FAILED: "failed",
+    EXIT_UNREADABLE: "unreadable",
+    EXIT_LEFT: "left",
+    EXIT_PLUGIN: "plugin-failed",
+}
 
 #: How the step of a :class:`Problem` that is a signed goodbye begins (verify/stops.py).
 GOODBYE_STEP = "bye entry of seat "
@@ -44,6 +53,11 @@ class Problem:
     step: str
     reason: str
     seat: int | None = None
+    #: An unfinished game's replay stopped waiting for this seat (its move or message never
+    #: came), and ``seat`` is what the one stall verdict says of it (verify/stops.py);
+    #: ``None`` for any other problem. Not in the report: the live table's own check of its
+    #: transcript reads it (net/table.py, ``_judge_the_stopper``).
+    waited_on: int | None = None
 
 
 class Watch(Protocol):
@@ -64,9 +78,18 @@ class Unreadable(Exception):
 class Failed(Exception):
     """Exit 1: the file shows tampering or cheating."""
 
-    def __init__(self, step: str, reason: str, seat: int | None = None):
+    def __init__(self, step: str, reason: str, seat: int | None = None, *, waited_on: int | None = None):
         super().__init__(reason)
-        self.problem = Problem(step, reason, seat)
+        self.problem = Problem(step, reason, seat, waited_on)
+
+
+class PluginFailed(Exception):
+    """Exit 4: the game plugin raised something else than a refusal while the file was replayed
+    (``reason``: :func:`p2pcards.plugins.plugin_failure`'s words). Nobody is named."""
+
+    def __init__(self, step: str, reason: str):
+        super().__init__(reason)
+        self.problem = Problem(step, reason, None)
 
 
 def illegal_move(turn: int, seat: int, reason: str) -> Failed:
@@ -199,6 +222,8 @@ class Report:
             lines.append(f"verdict: FAILED at {self.problem_line()}")
         elif self.status == EXIT_LEFT:
             lines.append(f"verdict: {self.left_line()}")
+        elif self.status == EXIT_PLUGIN:
+            lines.append(f"verdict: PLUGIN FAILED at {self.problem_line()}")
         else:
             lines.append(f"verdict: UNREADABLE: {self.problem_line()}")
         if self.game:
@@ -324,3 +349,14 @@ def difference(got: Any, want: Any, path: str = "") -> str:
             if not same_data(a, b):
                 return difference(a, b, f"{path}[{i}]")
     return path or "the message"
+
+
+def plugin_failed(exc: BaseException, game: Any, turn: int) -> None:
+    """Raise :class:`PluginFailed` if ``exc``, raised while the file was replayed at ``turn``,
+    is ``game``'s plugin failing (:func:`p2pcards.plugins.plugin_failure`), as the live table
+    stops on it; else return (the replay's own verdict on it stands)."""
+    from ..plugins import plugin_failure
+
+    why = plugin_failure(exc, game)
+    if why is not None:
+        raise PluginFailed(f"turn {turn}", why) from None

@@ -29,7 +29,7 @@ from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .replay import Replay, SignedMoves, public_message
-from .report import Failed, Report, Stopped, illegal_move
+from .report import Failed, Report, Stopped, illegal_move, plugin_failed
 from .stops import (
     out_of_turn,
     signed_goodbye,
@@ -333,6 +333,7 @@ def public_moves(
     except Exception as exc:
         seat: int | None
         turn, seat = replay.pending or (replay.turn, None)
+        plugin_failed(exc, game, turn)
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
     out_of_turn(replay, replay.seats)

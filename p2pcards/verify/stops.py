@@ -108,7 +108,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         author = facts.goodbye[0]
         bye = next(e for e in replay.log.entries(author) if e.kind == "bye")
         return Failed(f"bye entry of seat {author} (log #{bye.seq})", found.reason, found.seat)
-    return Failed(stop.step, found.reason, found.seat)
+    return Failed(stop.step, found.reason, found.seat, waited_on=stop.seat)
 
 
 def _goodbye(log: Any) -> tuple[int, Any] | None:

@@ -11,14 +11,14 @@ from ..deck.derive import seed_commitment
 from ..deck.local import DeckFault
 from ..engine import PlayerError
 from ..game import Game
-from ..table import verdict
+from ..table import rounds, verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.log import Blame, encode_header
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, Report, Stopped, Watch, illegal_move
+from .report import Failed, Report, Stopped, Watch, illegal_move, plugin_failed
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
@@ -108,6 +108,17 @@ def check_after_stops(log: Any, names: Sequence[str]) -> None:
         raise Failed(f"log #{found.seq} of seat {found.seat}", found.reason(names[found.seat]), found.seat)
 
 
+def check_openings(log: Any, names: Sequence[str]) -> None:
+    """An ``open`` entry that no commitment of its author awaits (protocol/table.md section
+    9) is one the protocol never called for: its signer is named, as every seat names it the
+    moment it is logged (the table's rule, :class:`p2pcards.table.rounds.OpeningsDue`)."""
+    due = rounds.OpeningsDue()
+    for entry in log.canonical():
+        problem = due.note(entry)
+        if problem is not None:
+            raise Failed(f"log #{entry.seq} of seat {entry.sender}", f"{names[entry.sender]} {problem}", entry.sender)
+
+
 def check_absent_entries(log: Any, names: Sequence[str]) -> None:
     """An ``absent`` statement (protocol/table.md section 9) names a turn and another seat."""
     for entry in log.canonical():
@@ -186,6 +197,7 @@ def verify_unfinished(
         raise Failed("deck", str(exc), exc.blame.seat) from None
     except Exception as exc:
         turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
+        plugin_failed(exc, game, turn)
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
     report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
     report.result = record.result

@@ -11,7 +11,8 @@ A seat's *verdict* is who, if anyone, the game's end names, and whether the game
 * verify (:func:`verify_verdict`: :func:`p2pcards.verify.verify_file`, the function
   ``p2pcards verify`` runs, called in this process): exit 0 is a finished game naming nobody;
   exit 1 names ``problem.seat`` (None: nobody; a game that did not finish and proves no
-  fault); exit 2 (unreadable) is no verdict at all.
+  fault), as exit 3 (a goodbye) does; exit 4 (the game plugin failed) names nobody; exit 2
+  (unreadable) is no verdict at all.
 
 The comparison (:func:`compare`) sorts each honest seat into one :data:`KINDS` class.
 ``agree`` and ``verify-knows-less`` are consistent; every other class is a real disagreement:
@@ -51,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.net.table import SeatOutcome
-from p2pcards.verify import EXIT_FAILED, EXIT_LEFT, EXIT_VERIFIED, Report, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_LEFT, EXIT_PLUGIN, EXIT_VERIFIED, Report, verify_file
 
 if TYPE_CHECKING:
     from .adv_table import TableRun
@@ -198,6 +199,8 @@ def verify_verdict(report: Report) -> Verdict:
         return Verdict("verified", None, why)
     if report.status in (EXIT_FAILED, EXIT_LEFT):  # (LEFT: a goodbye names who left)
         return Verdict("failed", problem.seat if problem is not None else None, why)
+    if report.status == EXIT_PLUGIN:  # the game plugin failed on the file: nobody is named
+        return Verdict("failed", None, why)
     return Verdict("unreadable", None, why)
 
 

@@ -8,7 +8,6 @@ import trio
 from p2pcards.game import Round, Turn
 
 from .adv_table import play_until_cheated, verify
-from .agreement import SOMETIMES
 from .cheaters import Cheater
 
 
@@ -119,15 +118,6 @@ def test_a_private_box_that_does_not_open(cls, tmp_path):
     from .cheaters import CHEATERS
 
     CHEATERS[cls.__name__] = cls
-    known = None
-    if cls is PrivateBoxJunk:
-        known = SOMETIMES + (
-            "a private deck entry off the schedule, not addressed to it, is ignored by a seat's live "
-            "table (only its receiver opens it), and in some runs that seat finishes the game; "
-            "verify of its file names the sender (a private "
-            "message where a public one was due): the cheater either way. (A seat that stops on "
-            "the receiver's stop names the sender from its transcript, as verify does: 2 runs in 3.)"
-        )
     run = play_until_cheated(
         tmp_path,
         "cals-bs",
@@ -136,9 +126,17 @@ def test_a_private_box_that_does_not_open(cls, tmp_path):
         cls.__name__,
         cheater=1,
         virtual_time=True,
-        known_disagreement=known,
     )
-    check(run, 1)
+    info = check(run, 1)
+    if cls is PrivateBoxJunk:
+        # The seat it was not sealed to names the sender too, every run: by the box count at
+        # the audit (deck.md section 7), or on its transcript if it stopped on the victim's
+        # stop first; and verify of its file names it (an entry off the schedule). It was a
+        # "sometimes" disagreement: that seat ignored the entry and in 1 run in 3 finished.
+        outcome = run.honest[0]
+        assert outcome.aborted is not None and outcome.aborted.seat == 1, info
+        status, report = verify(outcome.transcript)
+        assert (report.get("problem") or {}).get("seat") == 1, f"{report}\n{info}"
 
 
 class StatesAbsentThenStalls(Cheater):

@@ -335,7 +335,8 @@ def test_a_private_payload_that_is_no_opening_goes_to_the_deck_marked_and_its_ac
     t = Table()
     entry = _private_to(t, 1, 0, payload)
     t.receive(1, entry)
-    assert t.me.meaning(*t.ready()) == [DeckIn(1, judge.NotAnOpening(payload))]
+    # (First its boxes, counted by the deck for the audit: deck.md section 7.)
+    assert t.me.meaning(*t.ready()) == [DeckIn(1, judge.PrivateBoxes((0,))), DeckIn(1, judge.NotAnOpening(payload))]
     accusation = {"type": "accuse", "op": 2, "step": "open", "seat": 1, "reason": "r"}
     wire = t.me.revealed_evidence({**accusation, "evidence": {"sender": 1, "message": payload}})
     evidence = wire["evidence"]
@@ -351,7 +352,8 @@ def test_an_accusation_revealing_a_private_payload_is_opened_for_the_deck(payloa
     t = Table()
     entry = _private_to(t, 1, 2, payload)
     t.receive(1, entry)
-    assert t.me.meaning(*t.ready()) == []  # not ours
+    # Not ours: only its boxes, counted by the deck for the audit (deck.md section 7).
+    assert t.me.meaning(*t.ready()) == [DeckIn(1, judge.PrivateBoxes((2,)))]
     t.deliver(2, entry)
     key = entry_message_key(IDS[2], 2, entry, HEADER.seats[1].keys)
     evidence = {"sender": 1, "entry": entry.seq, "key": key}
