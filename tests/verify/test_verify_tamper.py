@@ -287,7 +287,20 @@ def test_a_re_signed_proof_point_gets_the_verdict_of_a_proof_confirmed_alone(
     from p2pcards.verify import check
 
     transcript = bs_table.read()
-    entry = _entry(transcript, 1, "deck", where=lambda b: b.get("msg", {}).get("type") == kind)
+    # The game is dealt by real shuffles: which seat picked up a pile (a re-handling), and how
+    # big it was, differ from run to run. The first such message of any seat with the point.
+    entry = next(
+        (
+            e
+            for e in transcript.entries
+            if e.kind == "deck"
+            and e.body.get("msg", {}).get("type") == kind
+            and len(e.body["msg"]["proof"]["points"]) > index
+        ),
+        None,
+    )
+    if entry is None:
+        pytest.skip(f"no {kind} proof with a point {index} in this game (its piles were smaller)")
     message = dict(entry.body["msg"])
     proof = {k: list(v) for k, v in message["proof"].items()}
     proof["points"][index] = proof["points"][(index + 1) % len(proof["points"])]  # another valid point
@@ -306,7 +319,7 @@ def test_a_re_signed_proof_point_gets_the_verdict_of_a_proof_confirmed_alone(
         alone.problem.reason,
         alone.problem.seat,
     )
-    assert report.problem.seat == 1 and "deviation from the deck protocol" in report.problem.reason
+    assert report.problem.seat == entry.sender and "deviation from the deck protocol" in report.problem.reason
     assert kind in report.problem.step and "proof" in report.problem.reason
 
 
