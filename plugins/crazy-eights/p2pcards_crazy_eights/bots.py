@@ -35,3 +35,24 @@ class StrategicBot(Bot):
         if state.stock and not state.drew:
             return {"type": "draw"}
         return {"type": "pass"}
+
+
+class SimpleBot(Bot):
+    """The naive script a strategic bot must beat: it plays the first card of its hand that
+    fits (an eight too, naming the suit of its first other card), draws when none fits, and
+    passes when it may not draw."""
+
+    name = "simple"
+
+    def choose(self, state: EightsState, known: Mapping[int, Card]) -> Action:
+        hand = state.hands[self.seat]
+        for h in hand:
+            card = known[h]
+            if can_play(card, state.top, state.suit):
+                if card.rank != Rank.EIGHT:
+                    return {"type": "play", "card": h}
+                other = next((known[o].suit for o in hand if o != h), card.suit)
+                return {"type": "play", "card": h, "suit": other.value}
+        if state.stock and not state.drew:
+            return {"type": "draw"}
+        return {"type": "pass"}
