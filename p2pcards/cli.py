@@ -1238,9 +1238,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_resume)
 
-    p = sub.add_parser(
-        "bench-bots", help="win rates of each game's strategic bot against its script and random bots"
-    )
+    p = sub.add_parser("bench-bots", help="win rates of each game's strategic bot against its script and random bots")
     from .bench_bots import add_arguments as add_bench_bots_arguments
 
     add_bench_bots_arguments(p)

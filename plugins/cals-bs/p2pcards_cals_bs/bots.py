@@ -364,9 +364,9 @@ class TruthfulBot(Bot):
         if state.in_quads_context:
             return {"type": "pass"}
         rank = state.rank_to_follow()
-        handles = groups.get(rank)
-        if handles or (jokers and len(jokers) == len(hand)):
-            return self._set(hand, handles or [], jokers, rank)
+        naturals = groups.get(rank, [])
+        if naturals or (jokers and len(jokers) == len(hand)):
+            return self._set(hand, naturals, jokers, rank)
         return {"type": "pass"}
 
     @staticmethod
