@@ -1,19 +1,27 @@
-"""The strategic Cal's BS bot.
+"""Cal's BS bots: the strategic bot, and the truthful script it is measured against.
 
-It remembers every face it has seen (its deals, cards it picked up, every reveal) and, since
-handles keep their names within a hand, knows where each of those cards sits now: in its own
-hand, in an opponent's hand, or inside a set on the pile. From that it estimates how likely a
-claim is to be true:
+The strategic bot remembers every face it has seen (its deals, cards it picked up, every
+reveal) and, since handles keep their names within a hand, knows where each of those cards sits
+now: in its own hand, in an opponent's hand, or inside a set on the pile. It also learns, per
+opponent, from what that opponent does in front of it:
 
-* certainly false when a card of the set is known to be off-rank, or when more cards are claimed
-  than the good cards (that rank plus jokers) not known to be elsewhere;
-* otherwise the chance that the placer's unknown cards held that many good cards
-  (hypergeometric over the cards it cannot place), times that player's honesty so far: the
-  share of their doubted sets it has seen turn up true (a prior of 3 in 4).
+* **honesty**: the share of their sets it has seen face up (a doubt's reveal, or the sets of a
+  pile it picked up) that were true, small sets (1-2 cards) and large ones apart, with a prior
+  of 3 in 4;
+* **doubting**: how often they doubted, passed or played on a turn where a doubt was allowed,
+  again by the size of the set on top, with a prior of 1 doubt and 2 passes in 5 turns.
 
-It plays truthfully whenever it can, keeps jokers for going out, leads quads (which cannot be
-doubted) when it holds them, bluffs small when it must and the pile is cheap, and doubts when
-a claim is impossible or unlikely.
+It doubts a claim that its cards show cannot be true (an off-rank card of the set seen, or more
+cards claimed than the rank's naturals and jokers not known to be elsewhere), never one that
+they show must be true, and otherwise when the owner's honesty for sets of that size (lowered
+for a claim only a very unlikely hand could make) is below 0.45, or 0.6 when the owner is about
+to go out.
+
+It plays truthfully whenever it holds the rank, keeps its largest group and its jokers for
+going out, leads quads (which cannot be doubted) when it holds them, and adds off-rank cards to
+a set (a bluff) only as many as pay: the expected change in its hand size, with the chance the
+set is doubted before someone covers it (the next player doubts, or passes and the next one
+doubts, ...) and the pile it would take back if caught.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from .rules import CalsBS, plus_rank
 from .state import BSState, PlacedSet
 
 GOOD_PER_RANK = 6  # four naturals and two jokers
+#: A claim whose cards a hand held with less than this chance is that much more suspect.
+UNLIKELY = 0.03
 MAX_SEATS = CalsBS.max_players
 
 
@@ -52,20 +62,25 @@ class StrategicBot(Bot):
     #: ``PRIOR_SHOWN``. Every set of theirs this bot sees face up (a doubt's reveal, a pile it
     #: picked up) updates it.
     PRIOR_TRUE, PRIOR_SHOWN = 3.0, 4.0
-    #: Prior for each opponent's readiness to doubt: this many doubts in ``PRIOR_CHANCES``
-    #: turns where a doubt was allowed. Every such turn it sees updates it.
-    PRIOR_DOUBTS, PRIOR_CHANCES = 1.0, 5.0
+    #: Prior for what each opponent does on a turn where a doubt is allowed: this many doubts
+    #: and passes in ``PRIOR_CHANCES`` such turns. Every such turn it sees updates it.
+    PRIOR_DOUBTS, PRIOR_PASSES, PRIOR_CHANCES = 1.0, 2.0, 5.0
 
     def __init__(self, game, seat, options, rng):
         super().__init__(game, seat, options, rng)
         self.seen: dict[int, Card] = {}
-        self.shown = [[self.PRIOR_TRUE, self.PRIOR_SHOWN] for _ in range(MAX_SEATS)]
-        self.doubts = [[self.PRIOR_DOUBTS, self.PRIOR_CHANCES] for _ in range(MAX_SEATS)]
+        # Per seat, per kind of set (1-2 cards, 3 or more): [true sets seen, sets seen].
+        self.shown = [[[self.PRIOR_TRUE, self.PRIOR_SHOWN] for _ in range(2)] for _ in range(MAX_SEATS)]
+        # Per seat, per size of the set on top (1-2 cards, 3 or more): [doubts, passes, turns].
+        self.doubts = [
+            [[self.PRIOR_DOUBTS, self.PRIOR_PASSES, self.PRIOR_CHANCES] for _ in range(2)] for _ in range(MAX_SEATS)
+        ]
         # The pile as it stood after the last action (sets by owner, handles and claim), and
         # the sets already counted for honesty (by their action index).
         self._pile: list[PlacedSet] = []
         self._counted: set[int] = set()
         self._could_doubt = False  # whether the seat to act could doubt the top set
+        self._top_size = 0  # and how many cards that set has
 
     # -- memory -----------------------------------------------------------------------------
 
@@ -81,8 +96,10 @@ class StrategicBot(Bot):
             action = event["action"]
             seat = event["seat"]
             if self._could_doubt and seat != self.seat and action.get("type") in ("pass", "doubt", "play"):
-                self.doubts[seat][0] += action.get("type") == "doubt"
-                self.doubts[seat][1] += 1
+                counts = self.doubts[seat][self._top_size > 2]
+                counts[0] += action.get("type") == "doubt"
+                counts[1] += action.get("type") == "pass"
+                counts[2] += 1
             self._pile = list(state.pile)
         elif kind == "deal" or (kind == "transfer" and event["to"] == self.seat):
             self.seen.update((h, known[h]) for h in event["handles"] if h in known)
@@ -92,6 +109,7 @@ class StrategicBot(Bot):
                 self._pile = []
         top = state.top if state.phase == "play" else None
         self._could_doubt = bool(top is not None and not state.must_lead and not top.quads and not state.pending)
+        self._top_size = len(top.handles) if top is not None else 0
 
     def _learn_honesty(self, faces: Mapping[int, Card]) -> None:
         for placed in self._pile:
@@ -101,26 +119,35 @@ class StrategicBot(Bot):
                 continue
             self._counted.add(placed.index)
             truthful = all(faces[h].is_joker or faces[h].rank == placed.rank for h in placed.handles)
-            self.shown[placed.owner][0] += truthful
-            self.shown[placed.owner][1] += 1
+            counts = self.shown[placed.owner][len(placed.handles) > 2]
+            counts[0] += truthful
+            counts[1] += 1
 
-    def honesty(self, seat: int) -> float:
-        true, shown = self.shown[seat]
+    def honesty(self, seat: int, size: int = 1) -> float:
+        """The share of ``seat``'s sets of about ``size`` cards seen to be true (small sets
+        and large ones apart: players bluff with few cards)."""
+        true, shown = self.shown[seat][size > 2]
         return true / shown
 
-    def doubt_rate(self, seat: int) -> float:
-        doubts, chances = self.doubts[seat]
+    def doubt_rate(self, seat: int, size: int = 1) -> float:
+        """How often ``seat`` doubted a set of about ``size`` cards when it could."""
+        doubts, _, chances = self.doubts[seat][size > 2]
         return doubts / chances
 
-    def _doubt_risk(self, state: BSState) -> float:
-        """How likely a set placed now is doubted before anyone covers it: each later player
-        in turn, at the rate they have doubted so far."""
-        stay = 1.0
+    def pass_rate(self, seat: int, size: int = 1) -> float:
+        _, passes, chances = self.doubts[seat][size > 2]
+        return passes / chances
+
+    def _doubt_risk(self, state: BSState, size: int) -> float:
+        """How likely a set placed now is doubted before anyone covers it: the next player
+        doubts, or passes and the one after doubts, and so on, each at the rates they have
+        shown so far."""
+        risk, reach = 0.0, 1.0
         for k in range(1, state.players):
             seat = (self.seat + k) % state.players
-            if state.hands[seat] or k == 1:
-                stay *= 1.0 - self.doubt_rate(seat)
-        return 1.0 - stay
+            risk += reach * self.doubt_rate(seat, size)
+            reach *= self.pass_rate(seat, size)
+        return risk
 
     # -- estimating claims ------------------------------------------------------------------
 
@@ -188,9 +215,10 @@ class StrategicBot(Bot):
             )
         if possible >= 1.0 or possible <= 0.0:
             return possible
-        honest = self.honesty(placed.owner)
-        # An honest player places only what they hold; a liar claims whatever their cards.
-        return honest * possible / (honest * possible + (1.0 - honest))
+        # How often this player's sets of this size were true is the best guide; the cards
+        # speak only against a claim that needed an unlikely hand.
+        honest = self.honesty(placed.owner, len(placed.handles))
+        return honest * min(1.0, possible / UNLIKELY)
 
     def _should_doubt(self, state: BSState) -> bool:
         top = state.top
@@ -199,9 +227,9 @@ class StrategicBot(Bot):
         chance = self._claim_chance(state, top)
         if chance <= 0.0:
             return True
-        threshold = 0.4
-        if len(state.hands[top.owner]) <= 3 or state.provisional == top.owner:
-            threshold += 0.2  # a lie that stands brings them close to going out
+        threshold = 0.45
+        if len(state.hands[top.owner]) <= 2 or state.provisional == top.owner:
+            threshold += 0.15  # a lie that stands brings them close to going out
         pile = sum(len(p.handles) for p in state.pile)
         if pile >= 10 and len(state.hands[self.seat]) <= 4:
             threshold -= 0.15  # taking a big pile now would cost a likely win
@@ -267,11 +295,11 @@ class StrategicBot(Bot):
         room = min(junk, MAX_SET - true_cards, hand_size - 1 - true_cards)
         if room <= 0:
             return 0
-        risk = self._doubt_risk(state)
         pile = sum(len(p.handles) for p in state.pile)
         best, best_value = 0, float(true_cards)
         for extra in range(1, room + 1):
             placed = true_cards + extra
+            risk = self._doubt_risk(state, placed)
             # A caught lie: the placer takes back its set and the pile, and loses the lead.
             value = (1.0 - risk) * placed - risk * (pile + 2.0)
             # Claims beyond a few cards draw doubt from anyone who counts.
