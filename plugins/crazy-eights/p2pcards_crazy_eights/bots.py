@@ -38,8 +38,8 @@ VOID_DECAY = 0.75
 #: How much the next player's chance to play on the card counts (more as they near going out).
 NEXT_WEIGHT = 1.5
 #: Look-ahead: how many guessed deals it plays out, for how many of the best candidates.
-ROLLOUTS = 40
-LOOK_AT = 5
+ROLLOUTS = 80
+LOOK_AT = 6
 
 
 def none_in(pool: int, good: int, draws: int) -> float:
