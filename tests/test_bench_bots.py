@@ -69,8 +69,8 @@ def test_bench_bots_prints_one_row_per_game_and_opponent(capsys):
     [
         ("cals-bs", "truthful", 40, 0.5),  # a fair share is 1 in 4
         ("cals-bs", "random", 40, 0.5),
-        ("calypso", "simple", 16, 0.4),  # solo: 1 in 4
-        ("calypso", "random", 16, 0.4),
+        ("calypso", "simple", 24, 0.4),  # solo: 1 in 4
+        ("calypso", "random", 24, 0.4),
         ("crazy-eights", "simple", 150, 1 / 3),  # 1 in 3; the figure over 200 games is about 0.4
         ("crazy-eights", "random", 60, 0.5),
     ],
