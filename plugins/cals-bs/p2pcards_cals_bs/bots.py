@@ -48,6 +48,7 @@ def at_least(pool: int, good: int, draws: int, need: int) -> float:
     if need <= 0:
         return 1.0
     draws = min(draws, pool)
+    good = min(good, pool)
     if need > min(good, draws):
         return 0.0
     total = comb(pool, draws)
@@ -143,8 +144,7 @@ class StrategicBot(Bot):
         doubts, or passes and the one after doubts, and so on, each at the rates they have
         shown so far."""
         risk, reach = 0.0, 1.0
-        for k in range(1, state.players):
-            seat = (self.seat + k) % state.players
+        for seat in state.order_from(self.seat)[1:]:  # the seats still playing, clockwise
             risk += reach * self.doubt_rate(seat, size)
             reach *= self.pass_rate(seat, size)
         return risk
@@ -152,8 +152,10 @@ class StrategicBot(Bot):
     # -- estimating claims ------------------------------------------------------------------
 
     def _unknown_pool(self, state: BSState) -> int:
+        """Cards it cannot place: unseen ones in hands and on the pile, and the hands set
+        aside by seats that dropped out (never shown to anyone)."""
         live = sum(len(h) for h in state.hands) + sum(len(p.handles) for p in state.pile)
-        return live - sum(1 for h in self._live_handles(state) if h in self.seen)
+        return live - sum(1 for h in self._live_handles(state) if h in self.seen) + len(state.set_aside)
 
     @staticmethod
     def _live_handles(state: BSState):

@@ -22,7 +22,7 @@ own ``rng``, so a seeded game replays exactly. It never looks at a card its seat
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any
 
@@ -123,8 +123,8 @@ class StrategicBot(Bot):
                 table = [list(hs) for hs in hands]
                 table[self.seat] = hand
                 suit = suits.index(Suit(action["suit"])) if "suit" in action else played[0]
-                nxt = (self.seat + 1) % players
-                winner = rollout(table, list(stock), played[1], suit, nxt, state.draw_until_playable)
+                nxt = _next_playing(state, self.seat)
+                winner = rollout(table, list(stock), played[1], suit, nxt, state.draw_until_playable, out=state.out)
                 wins[i] += winner == self.seat
         best = max(range(len(scored)), key=lambda i: (wins[i] + 0.01 * scored[i][0], -i))
         return scored[best][2]
@@ -135,7 +135,7 @@ class StrategicBot(Bot):
         self.rng.shuffle(cards)
         hands: list[list[tuple[int, int]]] = [[] for _ in range(state.players)]
         for seat in range(state.players):
-            if seat == self.seat:
+            if seat == self.seat or seat in state.out:
                 continue
             size = len(state.hands[seat])
             void = {suits.index(s) for s, drawn in self.voids[seat].items() if drawn == 0}
@@ -144,7 +144,7 @@ class StrategicBot(Bot):
             for c in take:
                 cards.remove(c)
             hands[seat] = take
-        return hands, cards
+        return hands, cards[: len(state.stock)]  # the rest: hands set aside by seats that dropped out
 
     def _unseen(self, state: EightsState, known: Mapping[int, Card]) -> Counter:
         """Cards this seat has not seen: in other hands or in the stock."""
@@ -165,7 +165,7 @@ class StrategicBot(Bot):
         elif eights and not same_suit and not same_rank:
             value -= 0.5  # the next turn would likely need the eight
         # The next player: how likely they can play on it.
-        nxt = (self.seat + 1) % state.players
+        nxt = _next_playing(state, self.seat)
         size = len(state.hands[nxt])
         pool = sum(unseen.values())
         good = sum(n for c, n in unseen.items() if c.suit == suit or c.rank == Rank.EIGHT or c.rank == card.rank)
@@ -197,6 +197,14 @@ class SimpleBot(Bot):
         if state.stock and not state.drew:
             return {"type": "draw"}
         return {"type": "pass"}
+
+
+def _next_playing(state: EightsState, seat: int) -> int:
+    """The next seat that still plays (those that dropped out are skipped)."""
+    nxt = (seat + 1) % state.players
+    while nxt in state.out and nxt != seat:
+        nxt = (nxt + 1) % state.players
+    return nxt
 
 
 # -- look-ahead: the rest of the hand played out on guessed cards --------------------------------
@@ -234,12 +242,17 @@ def rollout(
     turn: int,
     until_playable: bool,
     limit: int = 300,
+    out: Sequence[int] = (),
 ) -> int:
-    """Play the hand out with every seat on the greedy policy; the seat that wins (out first,
-    or the lowest count of cards when blocked)."""
+    """Play the hand out with every seat on the greedy policy (seats in ``out`` dropped out
+    and do not play); the seat that wins (out first, or the lowest count of cards when
+    blocked)."""
     players = len(hands)
+    playing = [s for s in range(players) if s not in out]
     passes = 0
     for _ in range(limit):
+        while turn in out:
+            turn = (turn + 1) % players
         hand = hands[turn]
         move = _greedy(hand, top_rank, suit)
         while move is None and stock:
@@ -249,8 +262,8 @@ def rollout(
                 break
         if move is None:
             passes += 1
-            if passes >= players:
-                return min(range(players), key=lambda s: len(hands[s]))
+            if passes >= len(playing):
+                return min(playing, key=lambda s: len(hands[s]))
         else:
             passes = 0
             index, suit = move
@@ -258,4 +271,4 @@ def rollout(
             if not hand:
                 return turn
         turn = (turn + 1) % players
-    return min(range(players), key=lambda s: len(hands[s]))
+    return min(playing, key=lambda s: len(hands[s]))
