@@ -391,6 +391,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_bench_bots(args: argparse.Namespace) -> int:
+    from .bench_bots import run_from_args
+
+    host = load_plugins()
+    report_plugin_errors(host)
+    try:
+        return run_from_args(host, args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 # --------------------------------------------------------------------------------------------
 # Network play.
 
@@ -1226,6 +1237,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="bots' thinking time per move (default 0: only bots play here)",
     )
     p.set_defaults(func=cmd_resume)
+
+    p = sub.add_parser("bench-bots", help="win rates of each game's strategic bot against its script and random bots")
+    from .bench_bots import add_arguments as add_bench_bots_arguments
+
+    add_bench_bots_arguments(p)
+    p.set_defaults(func=cmd_bench_bots)
 
     p = sub.add_parser("history", help="the games played here, newest first, and a record per opponent")
     p.add_argument("--opponents", action="store_true", help="everyone played with, by key: games, wins, losses")

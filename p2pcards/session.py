@@ -209,6 +209,12 @@ class HumanSeat:
             self.waiting = False
             self._send.send_nowait(_HANDED_OVER)
 
+    def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
+        """Once a bot plays the seat, it is told what the seat sees from then on."""
+        observe = getattr(self.bot, "observe", None)
+        if observe is not None:
+            observe(session, seat, event)
+
     def put(self, action: Action) -> None:
         if self.bot is not None:
             raise IllegalAction("a bot plays your seat now: you left the table")
@@ -377,9 +383,13 @@ class TableSession:
             callback(event)
 
     def _tell_bots(self, event: dict[str, Any], only: Sequence[int] | None = None) -> None:
+        """Tell every seat's bot an event its seat may see: a :class:`BotSeat`, also inside a
+        networked table's own seat (net/seats.py ``LocalSeat`` hands ``observe`` on to the
+        agent it wraps) or a person's seat a bot plays now (:meth:`HumanSeat.hand_over`)."""
         for seat, agent in enumerate(self.seats):
-            if isinstance(agent, BotSeat) and (only is None or seat in only):
-                agent.observe(self, seat, event)
+            observe = getattr(agent, "observe", None)
+            if observe is not None and (only is None or seat in only):
+                observe(self, seat, event)
 
     def _set_phase(self, phase: str) -> None:
         if phase != self.phase:

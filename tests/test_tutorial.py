@@ -99,7 +99,10 @@ def test_listed_by_p2pcards_plugins(installed, cli):
     _, target = installed
     data = json.loads(cli("plugins", "--json", pythonpath=[target]).stdout)
     [plugin] = [p for p in data["plugins"] if p["name"] == "crazy-eights"]
-    assert plugin["distribution"] == "p2pcards-crazy-eights" and plugin["bots"] == ["strategic (crazy-eights)"]
+    assert plugin["distribution"] == "p2pcards-crazy-eights" and plugin["bots"] == [
+        "strategic (crazy-eights)",
+        "simple (crazy-eights)",
+    ]
     [game] = plugin["games"]
     assert game["id"] == "crazy-eights" and game["players"] == [2, 5]
     assert [o["name"] for o in game["options"]] == ["hand_size", "draw_until_playable"]

@@ -8,7 +8,7 @@ import pytest
 
 from p2pcards.verify import verify_file
 
-from .verify_tables import Table, play_table, won_hand_pickups
+from .verify_tables import Table, doubting_first, play_table, won_hand_pickups
 
 HERE = Path(__file__).resolve().parent
 
@@ -24,8 +24,13 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def bs_table(tmp_path_factory) -> Table:
-    """Cal's BS, 3 bot peers, one hand (match_target=1)."""
-    return play_table("cals-bs", 3, {"match_target": 1}, tmp_path_factory.mktemp("bs"))
+    """Cal's BS, 3 bot peers, one hand (match_target=1), with a doubt at turn 1 (its reveal, and
+    the taker's re-handling of the pile) whatever the deck deals: the tests cut and forge the
+    transcript at those messages."""
+    table = play_table("cals-bs", 3, {"match_target": 1}, tmp_path_factory.mktemp("bs"), doubting_first("cals-bs"))
+    actions = sorted((e.body["turn"], e.body["action"]["type"]) for e in table.read().entries if e.kind == "action")
+    assert actions[1] == (1, "doubt"), actions[:4]
+    return table
 
 
 @pytest.fixture(scope="session")

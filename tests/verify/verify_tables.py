@@ -4,10 +4,14 @@ tools to alter them the way an attacker or a damaged disk would."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from p2pcards.cards import Card
+from p2pcards.game import Action, Bot
+from p2pcards.plugins import load_plugins
 from p2pcards.testing import run_loopback
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Entry, sign_entry
@@ -48,9 +52,38 @@ def won_hand_pickups(timeline: list[dict[str, Any]]) -> list[tuple[dict, dict, d
     return out
 
 
-def play_table(game_id: str, players: int, options: dict[str, Any], folder: Path) -> Table:
-    """Play one whole game between strategic bots, each seat its own peer on 127.0.0.1."""
-    table = run_loopback(game_id, players, options, seats="strategic", seed=1, transcript_dir=folder)
+def doubting_first(game_id: str) -> type[Bot]:
+    """The game's strategic bot, except that it doubts at its first chance if nobody at the
+    table has doubted yet. Every seat playing it, the hand's first follower doubts the lead
+    (turn 1): a table of these has a doubt, its reveal and the taker's re-handled cards
+    whatever the (unseeded) deck deals, which the strategic bot alone makes only likely."""
+    strategic = load_plugins().bots_for(game_id)["strategic"]
+
+    class DoubtingFirst(strategic):  # type: ignore[misc,valid-type]
+        name = "doubting-first"
+        doubted = False  # a doubt was made at this table (this bot's or one it was told of)
+
+        def observe(self, state: Any, event: Mapping[str, Any], known: Mapping[int, Card]) -> None:
+            if event.get("kind") == "action" and event["action"].get("type") == "doubt":
+                self.doubted = True
+            super().observe(state, event, known)
+
+        def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
+            doubt = {"type": "doubt"}
+            if not self.doubted and doubt in self.game.legal_actions(state, self.seat, known):
+                self.doubted = True
+                return doubt
+            return super().choose(state, known)
+
+    return DoubtingFirst
+
+
+def play_table(
+    game_id: str, players: int, options: dict[str, Any], folder: Path, seats: str | type[Bot] = "strategic"
+) -> Table:
+    """Play one whole game between bots (strategic by default), each seat its own peer on
+    127.0.0.1."""
+    table = run_loopback(game_id, players, options, seats=seats, seed=1, transcript_dir=folder)
     paths = [path for path in table.transcripts if path is not None]
     assert len(paths) == players, table.problems()
     return Table(game_id, paths, [outcome.peer.identity for outcome in table.outcomes])

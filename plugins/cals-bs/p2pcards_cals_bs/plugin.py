@@ -2,7 +2,7 @@
 
 from p2pcards import hookimpl
 
-from .bots import StrategicBot
+from .bots import StrategicBot, TruthfulBot
 from .rules import CalsBS
 
 
@@ -15,3 +15,4 @@ def register_games(register):
 def register_bots(register):
     # The generic "random" bot of the core plays over legal_actions() and needs nothing here.
     register(StrategicBot, game=CalsBS.id)
+    register(TruthfulBot, game=CalsBS.id)

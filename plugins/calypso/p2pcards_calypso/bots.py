@@ -168,3 +168,20 @@ class _TableModel:
             hold -= beat
         value += hold * self._utility(taker, cards)
         return value - self._keep_value(card)
+
+
+class SimpleBot(Bot):
+    """The naive script a strategic bot must beat: it plays its highest legal card (by rank,
+    a card of its own trump suit first among equals), whether leading, following or ruffing."""
+
+    name = "simple"
+
+    def choose(self, state: Any, known: Mapping[int, Card]) -> Action:
+        actions = self.game.legal_actions(state, self.seat, known)
+        if not actions:
+            raise RuntimeError(f"calypso: no legal action for seat {self.seat}")
+        plays = [a for a in actions if a["type"] == "play"]
+        if not plays:
+            return actions[0]
+        own = state.trump[self.seat]
+        return max(plays, key=lambda a: (rank_of(known[a["card"]]), known[a["card"]].suit == own))

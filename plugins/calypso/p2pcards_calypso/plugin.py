@@ -2,7 +2,7 @@
 
 from p2pcards import hookimpl
 
-from .bots import StrategicBot
+from .bots import SimpleBot, StrategicBot
 from .rules import Calypso
 
 
@@ -14,3 +14,4 @@ def register_games(register):
 @hookimpl
 def register_bots(register):
     register(StrategicBot, game=Calypso.id)
+    register(SimpleBot, game=Calypso.id)

@@ -2,7 +2,7 @@
 
 from p2pcards import hookimpl
 
-from .bots import StrategicBot
+from .bots import SimpleBot, StrategicBot
 from .rules import CrazyEights
 
 
@@ -15,3 +15,4 @@ def register_games(register):
 def register_bots(register):
     # The core's "random" bot plays any game through legal_actions(); this one plays better.
     register(StrategicBot, game=CrazyEights.id)
+    register(SimpleBot, game=CrazyEights.id)

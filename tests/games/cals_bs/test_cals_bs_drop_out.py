@@ -137,3 +137,20 @@ def test_strategic_bots_play_on_after_a_drop_out(seed):
     t.drop_out(3)
     record = t.play_out([StrategicBot] * 5, rng=random.Random(seed))
     assert 3 not in record.result.winners and record.violations == []
+
+
+def test_the_strategic_bot_counts_a_set_aside_hand_among_the_cards_it_cannot_place():
+    """The set-aside cards are in no hand and on no pile, and nobody saw them: the bot's odds
+    draw from them too (a pool without them can hold fewer cards than the rank's unseen
+    good ones, which the hypergeometric cannot take), and a seat that dropped out is nobody
+    who could doubt its sets."""
+    from p2pcards_cals_bs.bots import StrategicBot, at_least
+
+    assert at_least(3, 5, 3, 2) == 1.0  # more good cards than the pool: every draw is good
+    t = Table(5, {0: "5h"})
+    t.drop_out(3)
+    bot = StrategicBot(the_game(), 0, t.options, random.Random(1))
+    held = sum(len(h) for h in t.state.hands) + sum(len(p.handles) for p in t.state.pile)
+    assert bot._unknown_pool(t.state) == held - len(bot.seen) + len(t.state.set_aside) > held - len(bot.seen)
+    bot.doubts[3][0][0] = 1000.0  # were seat 3 still at the table, it would doubt every set
+    assert bot._doubt_risk(t.state, 1) < 0.9

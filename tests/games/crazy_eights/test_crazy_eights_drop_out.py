@@ -80,3 +80,16 @@ def test_strategic_bots_play_on_after_a_drop_out(seed):
     t.drop_out(0)
     record = t.play_out([StrategicBot] * 4, rng=random.Random(seed))
     assert 0 not in record.result.winners and record.violations == []
+
+
+def test_the_strategic_bots_look_ahead_leaves_out_a_seat_that_dropped_out():
+    """In its play-outs a seat that dropped out has no hand, draws nothing and never wins, and
+    the stock is the stock's size (the set-aside cards are in neither)."""
+    from p2pcards_crazy_eights.bots import rollout
+
+    # Seat 1 dropped out with an empty hand: it never draws the stock's 7 to go out with it.
+    hands = [[(1, 9), (3, 10)], [], [(1, 4), (0, 2)]]
+    assert rollout(hands, [(1, 7)], 5, 1, 0, True, out=[1]) == 0
+    # Blocked with an empty stock: the lowest hand among the seats still playing wins.
+    hands = [[(3, 2), (3, 3)], [], [(2, 4), (2, 6), (2, 7)]]
+    assert rollout(hands, [], 9, 0, 0, True, out=[1]) == 0
