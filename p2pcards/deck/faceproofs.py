@@ -78,10 +78,11 @@ prover and verifier multiply each of ``P`` and the ``F_j`` by a nonzero scalar, 
 Cost (scalar multiplications; each of libsodium's includes its subgroup check): proving ``2n``
 (``1`` for the real branch, ``2`` per simulated branch, ``1`` to check the witness, so that a
 bug cannot send a proof that names its honest sender); verifying ``2n``. A face proof: 2 and 2.
-Measured on this 2-core machine under load (about 107 us a multiplication): a one-of proof over
-4 faces about 0.9 ms to prove and 0.9 ms to verify, 128 bytes as ``2n`` scalars plus msgpack
-framing; Cal's BS quads (4 handles, 4 candidates each) about 3.5 ms to verify
-(``test_faceproofs.py::test_cost`` prints the figures of the machine it runs on).
+Measured on this shared 2-core machine under load (90 to 107 us a multiplication): a one-of
+proof over 4 faces 0.8 to 0.9 ms to prove and as much to verify, 256 bytes (``2n`` scalars)
+plus msgpack framing; Cal's BS quads (4 handles, 4 candidates each) 3.3 to 3.5 ms to verify, about
+2.1 ms at the 65 us a multiplication of docs/performance.md (``test_faceproofs.py::test_cost`` prints
+the figures of the machine it runs on).
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def _prove(
     nonces: Nonces,
 ) -> tuple[list[int], list[int]]:
     """The challenges and responses, branch ``index`` real (with ``x``), the others simulated
-    from ``nonces(label, j)`` (``"r"``: the real nonce; ``"c"``, ``"f"``: branch j's values).
+    from ``nonces(name, j)`` (``"r"``: the real nonce; ``"c"``, ``"f"``: branch j's values).
     Checks nothing: a wrong witness gives a proof that fails."""
     n = len(faces)
     t = _transcript(label, context, point, faces)
