@@ -291,7 +291,7 @@ class LobbyScreen:
             # since ("waiting for 2" would stay on screen after they came).
             seats = players - 1 - bots
             self.feedback = Feedback(
-                f"table open with {seats} seat{'s' * (seats != 1)} for friends: they find it in their 'play' lobby"
+                f"table open: {seats} seat{'s' * (seats != 1)} for friends"  # one line at 50 columns
                 if seats
                 else "table open: the bots are taking their seats"
             )
