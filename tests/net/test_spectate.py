@@ -35,15 +35,19 @@ def _cards_in(value: Any) -> list[Card]:
     return []
 
 
+def _spectator(peer: Any, seat: int, name: str, folder: Path) -> WatchTable:
+    """A spectator named ``name`` watching through ``seat`` of ``peer``'s table (its transcript
+    in ``folder / name``)."""
+    me = peer.header.seats[seat]
+    return WatchTable(me.host, me.port, Identity.generate(), load_plugins(), name=name, transcript_dir=folder / name)
+
+
 async def test_a_spectators_table_follows_the_game_and_shows_no_hidden_face(tmp_path: Path, virtual_clock):
     shown: list[tuple[str, Any]] = []  # (text, data or view) as the spectator's screen got them
     got: dict = {}
 
     async def watch(peer):
-        me = peer.header.seats[peer.seat]
-        runner = WatchTable(
-            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
-        )
+        runner = _spectator(peer, peer.seat, "eve", tmp_path)
 
         def show(session, **kwargs):
             got["session"] = session
@@ -88,10 +92,7 @@ async def test_a_spectator_is_told_a_player_left_to_a_bot_as_the_players_are(tmp
     got: dict = {}
 
     async def watch(peer):
-        me = peer.header.seats[peer.seat]
-        runner = WatchTable(
-            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
-        )
+        runner = _spectator(peer, peer.seat, "eve", tmp_path)
 
         def show(session, **kwargs):
             got["session"] = session
@@ -121,10 +122,7 @@ async def test_spectators_chat_where_the_table_allows_it(tmp_path: Path, monkeyp
     got: dict = {}
 
     async def watch_through(peer, seat: int, name: str, lines: list[str]):
-        me = peer.header.seats[seat]
-        runner = WatchTable(
-            me.host, me.port, Identity.generate(), load_plugins(), name=name, transcript_dir=tmp_path / name
-        )
+        runner = _spectator(peer, seat, name, tmp_path)
 
         def show(session, **kwargs):
             got[name] = session
@@ -163,10 +161,7 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virt
     got: dict = {}
 
     async def watch(peer):
-        me = peer.header.seats[0]
-        runner = WatchTable(
-            me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
-        )
+        runner = _spectator(peer, 0, "eve", tmp_path)
 
         def show(session, **kwargs):
             got["eve"] = session
@@ -206,10 +201,7 @@ async def test_a_spectators_table_follows_the_other_bundled_games(
 
         async def watch():
             await first.wait()
-            me = peers[0].header.seats[0]
-            runner = WatchTable(
-                me.host, me.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=tmp_path / "eve"
-            )
+            runner = _spectator(peers[0], 0, "eve", tmp_path)
             await runner(TableStart(lambda session, **kw: got.setdefault("session", session), lambda text: None))
             got["runner"] = runner
 
