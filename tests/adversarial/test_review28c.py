@@ -188,13 +188,18 @@ def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_p
     the others have decided and go on, to a deck step seat 0 may owe (a new hand's shuffle,
     when the pass ends a hand), whose timeout (1 s) is far shorter than what seat 0 may wait
     on statements. Seat 0 and seat 2 are never named, live or by verify (seat 3 may be, for
-    leaving; the cheater may be). Four tables a case; the synchronous rows of this rule are in
+    leaving; the cheater may be). Four to eight tables a case; the synchronous rows of this rule are in
     tests/table/test_referee.py (a deck wait on a settling seat). Whether a deck wait did see
     a settling seat is recorded (``settling_in_deck``), not required: the bots decide when a
     hand ends."""
     recorders = {seat: RecordsSettlingInDeck for seat in (0, 2)}
     cheated = 0
-    for seed in range(4):
+    # Four tables, and up to four more until the cheater withheld one: whether seat 3's turn
+    # comes before the hand ends is the bots' (1 case in 2 had none in 4 tables once the bots
+    # were told the game's events, issue 30).
+    for seed in range(8):
+        if seed >= 4 and cheated:
+            break
         run = run_table(
             "cals-bs",
             4,
@@ -219,7 +224,7 @@ def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_p
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, CHEATER, GONE), f"seat {seat}'s transcript: {problem}\n{info}"
-    assert cheated, "the cheater never withheld a statement in 4 tables"
+    assert cheated, "the cheater never withheld a statement in 8 tables"
 
 
 # -- hostile text and bodies: chat, absent, stop and bye (issue 28, first lead) --------------------
