@@ -594,6 +594,7 @@ class TableSession:
                 "notice",
                 f"{self.names[acted[0]]} was first; {', '.join(self.names[s] for s in acted[1:])} too late",
                 seats=acted,
+                turn=len(self.replica.actions),  # the race's move number (the first response's)
             )
         for seat, action in ordered:
             if not self.replica.in_round(seat, step):

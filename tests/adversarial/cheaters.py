@@ -1573,6 +1573,8 @@ class _AnswersLastSeat(CheatingSeat):
         legal = session.game.legal_actions(session.state, seat, session.known())
         action = doubt if beaten and doubt in legal else {"type": "pass"}
         peer.cheated = True
+        if peer.first_cheat is None:
+            peer.first_cheat = len(session.replica.actions)
         if action is doubt:
             peer.preempted.append((turn, beaten))
         with shielded_():  # (as an honest seat signs a response: never cut off once begun)
@@ -1611,6 +1613,8 @@ class AnswersLast(Cheater):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.preempted: list[tuple[int, list[int]]] = []
+        #: The move number of the first round it answered last (before it, it plays honestly).
+        self.first_cheat: int | None = None
         self.session.seats[self.seat] = _AnswersLastSeat(self, self.session.seats[self.seat].agent)
 
     async def before_stale_answer(self) -> None:
