@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import abc
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -615,13 +615,19 @@ class Bot(abc.ABC):
         return self.rng.uniform(0.3, 1.5)
 
 
-def options_words(game: Game[Any] | None, options: Mapping[str, Any]) -> str:
-    """A table's options in words, as the lobby says them ("quads: off, first dealer: by
-    lot"); an option the game does not describe (or with no game): ``key=value``."""
-    known = {option.name: option for option in game.options} if game is not None else {}
-    return ", ".join(
-        f"{known[k].title}: {known[k].value_text(v)}" if k in known else f"{k}={v}" for k, v in options.items()
-    )
+def options_words(described: Iterable[OptionWords], options: Mapping[str, Any]) -> str:
+    r"""A table's options in words ("quads: off, first dealer: by lot"), each by the option of
+    ``described`` (a game's :class:`Option`\ s, or the lobby's choices) that has its name; an
+    option none describes (a game not installed here): ``key=value`` (a bool ``on``/``off``)."""
+    known = {option.name: option for option in described}
+    out = []
+    for key, value in options.items():
+        option = known.get(key)
+        if option is not None:
+            out.append(f"{option.title}: {option.value_text(value)}")
+        else:
+            out.append(f"{key}={('on' if value else 'off') if isinstance(value, bool) else value}")
+    return ", ".join(out)
 
 
 def result_words(game: Game[Any] | None, result: Result) -> str:

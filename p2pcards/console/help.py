@@ -39,7 +39,7 @@ def help_text(session: TableSession, width: int = 76) -> str:
     lines = [f"{game.name} (rules {game.rules_version})", ""]
     if game.summary:
         lines += textwrap.wrap(game.summary, width) + [""]
-    options = options_words(game, session.options)
+    options = options_words(game.options, session.options)
     if options:
         lines += textwrap.wrap(f"options: {options}", width) + [""]
     commands = game.commands_help().strip("\n")

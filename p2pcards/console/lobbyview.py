@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..game import options_words
 from .lobby import GameChoice, OptionChoice, TableAd, TableRoom
 
 __all__ = [
@@ -87,12 +88,7 @@ def room_lines(room: TableRoom, games: Sequence[GameChoice] = ()) -> list[str]:
 def options_text(game_id: str, options: Mapping[str, Any], games: Sequence[GameChoice] = ()) -> str:
     """A table's options as a person reads them ("first dealer: by lot, going out: face up,
     must be true"); an option the installed game does not know: ``key=value``."""
-    known = {o.name: o for g in games if g.id == game_id for o in g.options}
-    out = []
-    for key, value in options.items():
-        option = known.get(key)
-        out.append(f"{option.title}: {option.value_text(value)}" if option else f"{key}={_value(value)}")
-    return ", ".join(out)
+    return options_words((o for g in games if g.id == game_id for o in g.options), options)
 
 
 def bot_notes(room: TableRoom) -> list[str]:
@@ -120,12 +116,6 @@ def _seat_name(room: TableRoom, seat: int) -> str:
         if info.seat == seat and info.name:
             return info.name
     return f"the player in seat {seat}"
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
 
 
 # --------------------------------------------------------------------------------------------

@@ -280,7 +280,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     report.game = {"id": lobby.game, "name": lobby.game, "rules": lobby.rules_version}
     game = load_game(lobby)
     report.game["name"] = game.name
-    report.options_text = options_words(game, report.options)
+    report.options_text = options_words(game.options, report.options)
     names = [s.name for s in lobby.seats]
 
     check_blames(transcript, log, lobby)

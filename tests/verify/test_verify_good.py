@@ -46,7 +46,7 @@ def test_verify_reports_the_game_and_result(table, cli):
     for name in transcript.header.names:
         assert name in out
     # Options in the game's words, as the lobby says them; players in seat order, unnumbered.
-    assert f"options: {options_words(game, dict(transcript.header.options))}" in out
+    assert f"options: {options_words(game.options, dict(transcript.header.options))}" in out
     assert "=" not in out.split("options: ")[1].split("\n")[0]
     assert not re.search(r"\bseats? \d", out), out
     assert "sealed boxes cannot be opened" in out
