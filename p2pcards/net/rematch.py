@@ -153,7 +153,7 @@ async def host_rematch(
     # A player who left during the game and let a bot finish the seat (its own signed word,
     # peer.bot_played) is gone when the game ends: the rematch is the others', not a room that
     # waits for it.
-    gone = sorted(s for s in getattr(last[0].peer, "bot_played", ()) if 0 < s < header.players)
+    gone = sorted(s for s in last[0].peer.bot_played if 0 < s < header.players)
     seats = [s for s in range(header.players) if s not in gone]  # the last game's seats still in
     note = ""
     if gone:
