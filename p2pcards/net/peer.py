@@ -74,6 +74,7 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
+from .threads import off_the_loop
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
@@ -770,7 +771,7 @@ class Peer(PeerHooks):
             if now - last >= JOURNAL_QUIET or now - first >= JOURNAL_SYNC_LATEST:
                 self._unsynced = None  # what is written from here on waits for the next fsync
                 try:
-                    await trio.to_thread.run_sync(self.journal.fsync)
+                    await off_the_loop(self.journal.fsync)
                 except OSError as exc:
                     self._journal_failed(exc)
                     return

@@ -40,6 +40,7 @@ from ..verify.replay import public_message
 from ..verify.seedless import PublicHandles, public_game_id, public_passes
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
+from .threads import off_the_loop
 
 __all__ = ["SpectatorDeck", "SpectatorFeed", "spectator_session"]
 
@@ -197,7 +198,7 @@ class SpectatorDeck:
         known (verify's public passes do not follow those)."""
         old = self.handles.cards
         frozen = _Frozen(self.feed)
-        cards = await trio.to_thread.run_sync(public_passes, frozen, self.header, self.game)
+        cards = await off_the_loop(public_passes, frozen, self.header, self.game)
         if old is not None:
             for handle, link in old._links.items():
                 cards._links[handle] = link
@@ -256,7 +257,7 @@ class SpectatorDeck:
             def opened(self, all_faces: Mapping[int, Card]) -> None:
                 faces.update(all_faces)
 
-        self.report = await trio.to_thread.run_sync(lambda: verify_file(transcript, watch=Keep()))
+        self.report = await off_the_loop(lambda: verify_file(transcript, watch=Keep()))
         return faces
 
 
