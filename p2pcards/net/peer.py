@@ -304,6 +304,7 @@ class Peer(PeerHooks):
             left=frozenset(self.left),
             cut_off=self.cut_off(),
             reports=dict(self._reports),
+            unheard=self.protocol.unheard(),
         )
 
     def cut_off(self) -> bool:
@@ -1286,6 +1287,12 @@ class Peer(PeerHooks):
                 chat.cancel_scope.cancel()
             if failure is None:
                 self.protocol.over = True
+                early = self.protocol.stopped_before_the_end()
+                if early is not None:
+                    # Nothing more is signed (our seed is out): the game ends as stopped by
+                    # that seat, naming nobody (table/protocol.py, stopped_before_the_end).
+                    failure = self.aborted = TableAborted(verdict.halted(self.header.seats[early].name), None, "stop")
+            if failure is None:
                 await self.publish(
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
                 )
