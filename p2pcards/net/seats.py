@@ -11,6 +11,7 @@ from typing import Any
 import trio
 
 from ..game import Action, IllegalAction, Round
+from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import SeatAgent, TableSession
 from ..table import rounds
 from ..table.protocol import TableAborted
@@ -208,7 +209,20 @@ class LocalSeat:
 
     async def _choose_in_time(self, session: TableSession, seat: int) -> Action:
         """The agent's choice; if the turn time is nearly up and the game says what an idle
-        player does (``Game.idle_action``), that instead."""
+        player does (``Game.idle_action``), that instead. The game's plugin failing here fails
+        at this seat only (the others never run this code): our seat leaves the table, with a
+        signed goodbye, rather than stop the others' game as a fault of the rules would."""
+        try:
+            return await self._agent_choice(session, seat)
+        except IllegalAction:
+            raise
+        except Exception as exc:
+            failed = plugin_failure(exc, session.game, here_only=True)
+            if failed is None:
+                raise  # not the plugin's failure: ours, which is not hidden
+            raise TableAborted(failed, seat, PLUGIN_STEP) from exc
+
+    async def _agent_choice(self, session: TableSession, seat: int) -> Action:
         patience = self.peer.timings.turn * IDLE_SHARE
         with trio.move_on_after(patience):
             return await self.agent.choose(session, seat)
