@@ -25,7 +25,18 @@ from typing import Any, Protocol
 import trio
 
 from .cards import Card
-from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, deck_call, learn, order_round
+from .engine import (
+    DECK_STEPS,
+    DROP_OUT,
+    MAX_STEPS,
+    DeckBackend,
+    Replica,
+    deal_events,
+    deck_call,
+    is_drop_out,
+    learn,
+    order_round,
+)
 from .game import (
     Action,
     Bot,
@@ -51,6 +62,7 @@ from .text import name_seats, printable
 __all__ = [
     "AsyncDeck",
     "BotSeat",
+    "DroppingOut",
     "HumanSeat",
     "SeatAgent",
     "SeatPresence",
@@ -104,6 +116,7 @@ class AsyncDeck(Protocol):
     async def transfer(self, handles: Sequence[int], to: int) -> list[int]: ...
     def known(self, seat: int) -> Mapping[int, Card]: ...
     async def open_all(self) -> dict[int, Card]: ...
+    async def drop_out(self, seat: int) -> None: ...
 
 
 class SyncDeck:
@@ -142,6 +155,11 @@ class SyncDeck:
 
     async def open_all(self) -> dict[int, Card]:
         return await self._run(self.backend.open_all)
+
+    async def drop_out(self, seat: int) -> None:
+        drop_out = getattr(self.backend, "drop_out", None)
+        if drop_out is not None:  # (the open-faced dealer keeps no keys to publish)
+            await self._run(drop_out, seat)
 
 
 class SeatAgent(Protocol):
@@ -224,6 +242,24 @@ class HumanSeat:
         self._send.send_nowait(action)
 
 
+class DroppingOut:
+    """The seat of a player who drops out (issue 30): at its first turn where the game's rules
+    allow it, the table's drop-out move; until then ``bot`` plays it (the player has left)."""
+
+    def __init__(self, bot: SeatAgent):
+        self.bot = bot
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        if isinstance(session.step, Turn) and session.game.drop_out_refusal(session.state, seat) is None:
+            return {"type": DROP_OUT}
+        return await self.bot.choose(session, seat)
+
+    def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
+        observe = getattr(self.bot, "observe", None)
+        if observe is not None:
+            observe(session, seat, event)
+
+
 class TableSession:
     """One table, run for the local seat ``me`` (``None`` for a spectator or a bots-only run)."""
 
@@ -296,6 +332,10 @@ class TableSession:
         #: At a networked table where a person plays the local seat: the person leaves and
         #: lets ``bot`` finish the seat (the network peer sets it; it tells the table).
         self.leave_to_bot: Callable[[SeatAgent], None] | None = None
+        #: At a networked table where a person plays the local seat: the person leaves and
+        #: drops out (issue 30) at the seat's first turn where the rules allow it, ``bot``
+        #: playing until then (the network peer sets it).
+        self.leave_to_drop_out: Callable[[SeatAgent], None] | None = None
         #: The seat whose move is being applied (an :class:`IllegalAction` out of :meth:`run`
         #: is that seat's: in a free-order round, the opened response the rules refused).
         self.acting: int | None = None
@@ -476,6 +516,9 @@ class TableSession:
                 self.publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
                 action = await self.seats[step.seat].choose(self, step.seat)
                 self.acting = step.seat
+                if is_drop_out(action):
+                    await self._drop_out(step.seat, action)
+                    continue
                 try:
                     index = self.replica.act(step.seat, action)
                 except IllegalAction as exc:
@@ -514,6 +557,22 @@ class TableSession:
                 )
                 return step.result
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
+
+    async def _drop_out(self, seat: int, action: Action) -> None:
+        """``seat``'s move at its turn is the table's drop-out move (issue 30): the rules set its
+        cards aside and go on without it (:class:`IllegalAction` where they refuse: the move is
+        that seat's fault), then every seat's deck runs the drop (protocol/deck.md §4.6)."""
+        self.replica.turn_drop(seat, action)
+        await self.deck.drop_out(seat)
+        self._tell_bots({"kind": "dropped", "seat": seat})
+        name = self.names[seat]
+        text = "you dropped out; your cards are set aside unseen" if seat == self.me else (
+            f"{name} dropped out; {name}'s cards are set aside unseen"
+        )
+        self.publish("dropped", text, seat=seat)
+        for entry, line in self._new_story():  # what follows from it (the game's line for the
+            if line and entry.get("event") != "dropped out":  # drop itself says the same)
+                self.publish("story", line, entry=dict(entry))
 
     def _publish_deck_step(self, step: Step, event: dict[str, Any]) -> None:
         text, data = self._deck_text(step, event), _event_data(event)

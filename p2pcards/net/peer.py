@@ -31,7 +31,7 @@ import trio
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
-from ..session import SeatAgent, SeatPresence, TableSession
+from ..session import DroppingOut, SeatAgent, SeatPresence, TableSession
 from ..table import verdict
 from ..table.absence import settling as absence_settling
 from ..table.header import TableHeader
@@ -222,6 +222,7 @@ class Peer(PeerHooks):
         self.bot_played: set[int] = set()
         if hasattr(agent, "hand_over"):  # a person plays our seat: it may leave to a bot
             self.session.leave_to_bot = self.leave_to_bot
+            self.session.leave_to_drop_out = self.leave_to_drop_out
         #: People watching the table through this seat (net/spectators.py): they get the
         #: public entries only, and nothing they send is read.
         self.spectators = Spectators(
@@ -380,6 +381,20 @@ class Peer(PeerHooks):
         self.bot_played.add(self.seat)
         self.session.publish("notice", "you left the table: a bot plays your seat to the end", seat=self.seat)
         self._say(LEFT_TO_BOT)
+
+    def leave_to_drop_out(self, bot: SeatAgent) -> None:
+        """Our player leaves and drops out (issue 30): at our first turn where the game's rules
+        allow it, we sign the table's drop-out move (every seat applies it at that turn: our
+        cards are set aside unseen, and the game goes on without us); ``bot`` plays until then.
+        This program then follows the game to its end without a seat (it keeps the log and
+        writes the transcript), and never reveals our deck seed."""
+        if self.finished:
+            return
+        local = cast(LocalSeat, self.session.seats[self.seat])
+        local.agent.hand_over(DroppingOut(bot))  # type: ignore[attr-defined]  # (checked in __init__)
+        self.session.publish(
+            "notice", "you left the table: you drop out at your next turn where the rules allow it", seat=self.seat
+        )
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""

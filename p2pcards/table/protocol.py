@@ -33,6 +33,7 @@ from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
+from ..engine import is_drop_out
 from ..wire import framing
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
@@ -248,6 +249,10 @@ class TableProtocol:
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
         self.absences = Absences(header.players)  # statements that a follower is gone
+        #: Seats that signed the table's drop-out move (issue 30): the seq of that entry. From
+        #: it on a seat signs no move, opening or absent statement (its deck's `drop` message,
+        #: chat and its result still come): one that does is named at once, by every seat alike.
+        self.dropped_out: dict[int, int] = {}
         # Every seat whose stop entry we handed on, even after our own game stopped; and ours
         # once signed: from its stop on, a seat signs no move and no deck step (section 5).
         self._stopped: set[int] = set()
@@ -621,6 +626,14 @@ class TableProtocol:
                 self.name(sender, verdict.signed_after_stop(entry.kind)),
                 self.stop(f"seat {sender}: {verdict.signed_after_stop(entry.kind)}", sender, "stop"),
             ]
+        if sender in self.dropped_out and entry.kind in ("action", "open", "absent"):
+            if self.over or self.aborted is not None:
+                return []  # our game has stopped: verify names it from the transcript
+            why = verdict.signed_after_drop(entry.kind)
+            return [
+                self.name(sender, why),
+                self.stop(f"{self.header.seats[sender].name} {why}", sender, "action"),
+            ]
         if entry.kind == "deck":
             if "msg" in body:
                 try:
@@ -681,6 +694,8 @@ class TableProtocol:
                     self.name(sender, "malformed action entry"),
                     self.stop(f"seat {sender} signed a malformed action entry", sender, "action"),
                 ]
+            if is_drop_out(action):
+                self.dropped_out.setdefault(sender, entry.seq)  # (whether the rules allow it: the session)
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "open":
             if stray is not None:

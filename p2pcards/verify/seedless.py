@@ -22,7 +22,7 @@ from ..deck.passes import (
 )
 from ..deck.public import NotOpened, PublicCards
 from ..engine import PlayerError, Replica, play
-from ..game import Action, Game
+from ..game import Action, Done, Game, Result
 from ..table import verdict
 from ..table.header import TableHeader
 from ..wire.log import encode_header
@@ -136,6 +136,12 @@ class PublicHandles:
         except PassError:
             return
         self.cards.rehandled(new[0], msg["points"], msg["key"], moved)
+
+    def drop_out(self, seat: int) -> None:
+        """A seat drops out (protocol/deck.md §4.6): its keys of the stock, checked by every
+        seat as they came, open nothing the public replay needs (a card nobody holds is opened
+        by the seats in play); one deck operation."""
+        self.steps += 1
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return {}
@@ -290,10 +296,11 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
 
 def public_moves(
     replay: Replay, lobby: TableHeader, game: Game, report: Report, *, unrevealed: Sequence[int] = ()
-) -> None:
+) -> Result | None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
-    that never revealed their seed."""
+    that never revealed their seed. Returns the game's result if the replay reached its end
+    (only the audit, which needs the hidden faces, is left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
     cards = public_passes(replay.log, lobby, game)
     deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
@@ -309,6 +316,13 @@ def public_moves(
     replay.replica = Replica(game, lobby.options, lobby.players)
     replay.known_of = deck.known
     stop: Stopped | None = None
+    ended: list[Result] = []
+
+    def on_step(step: Any) -> None:
+        if isinstance(step, Done):
+            ended.append(step.result)
+        replay.show(step)
+
     try:
         play(
             game,
@@ -319,10 +333,11 @@ def public_moves(
             check_own=False,
             round_order=replay.round_order,
             replica=replay.replica,
-            on_step=replay.show,
+            on_step=on_step,
         )
     except _NeedsFaces as exc:
-        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
+        if not ended:
+            report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
         replay.pending = None
     except Stopped as exc:
         stop = exc
@@ -388,3 +403,4 @@ def public_moves(
             f"{replay.names[stop.seat]} after a deck step that cannot be "
             f"checked without every seed"
         )
+    return ended[0] if ended and stop is None else None
