@@ -566,8 +566,10 @@ class TableSession:
         await self.deck.drop_out(seat)
         self._tell_bots({"kind": "dropped", "seat": seat})
         name = self.names[seat]
-        text = "you dropped out; your cards are set aside unseen" if seat == self.me else (
-            f"{name} dropped out; {name}'s cards are set aside unseen"
+        text = (
+            "you dropped out; your cards are set aside unseen"
+            if seat == self.me
+            else (f"{name} dropped out; {name}'s cards are set aside unseen")
         )
         self.publish("dropped", text, seat=seat)
         for entry, line in self._new_story():  # what follows from it (the game's line for the

@@ -499,9 +499,7 @@ class ConsoleApp:
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
             refusal = self._drop_out_refusal()
             drop = (
-                "drop: drop out, your cards set aside unseen · "
-                if refusal is None
-                else f"(no drop out: {refusal}) · "
+                "drop: drop out, your cards set aside unseen · " if refusal is None else f"(no drop out: {refusal}) · "
             )
             self.message = Feedback(
                 "leave: a bot plays your seat to the end (this program runs until then) · "

@@ -211,6 +211,11 @@ class SpectatorDeck:
     async def deal(self, to: Mapping[int, int]) -> None:
         self.handles.deal(to)
 
+    async def drop_out(self, seat: int) -> None:
+        # (A later shuffle without the dropped seat is not followed yet: it waits for every
+        # seat's passes. Issue 30, left to do.)
+        self.handles.drop_out(seat)
+
     async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         # Always to everyone (``owner`` only says who the game believes holds them).
         op = self.op

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import trio
+
 from p2pcards.game import Turn
 
 from .adv_table import blamed, run_table, verify
