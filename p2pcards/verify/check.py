@@ -466,19 +466,34 @@ def _verify_with_drop_outs(
     seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     public_setup(log, lobby, game)
     replay = Replay(game, lobby.options, names, seats, [], b"", log=log, watch=watch)
-    result = public_moves(replay, lobby, game, report, unrevealed=list(dropped))
-    if result is None:
+    ended = public_moves(replay, lobby, game, report, unrevealed=list(dropped))
+    if ended is None:
         raise Failed(
             "end record",
             "finished, yet the signed moves, replayed by the game's public rules, do not reach "
             "the game's end; not verified",
         )
+    result, faces = ended
+    # The game's audit over the faces turned up for everyone, as the live table's audit of a
+    # hand a seat dropped out of sees them (deck.md §7).
+    assert replay.replica is not None, "the public replay ran"
+    try:
+        violations = game.audit(replay.replica.state, replay.replica.actions, faces)
+    except Exception as exc:
+        plugin_failed(exc, game, replay.turn)
+        raise Failed("game audit", f"the game's audit stopped: {type(exc).__name__}: {exc}") from None
+    if watch is not None:
+        watch.opened(faces)
+    report.violations = [v.to_wire() for v in violations]
+    if violations:
+        v = violations[0]
+        raise Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
     for mine in seats:
         mine.skip_void()
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
             raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
-    report.checked.update(moves=replay.turn)
+    report.checked.update(moves=replay.turn, cards=len(faces))
     report.result = result
     report.result_text = result_words(game, result)
     results_signed = 0

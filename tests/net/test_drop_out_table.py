@@ -6,8 +6,11 @@ sockets on 127.0.0.1, no zeroconf."""
 
 import random
 
+import pytest
 import trio
 
+from p2pcards.console.app import TableStart
+from p2pcards.console.spectator import WatchTable
 from p2pcards.engine import is_drop_out
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
@@ -19,16 +22,34 @@ from p2pcards.wire.identity import Identity
 LOOPBACK = "127.0.0.1"
 
 
-async def run_table(tmp_path, leave):
-    """A four-seat Cal's BS table: the host's bot and two bots it hosts, and dave, a person
-    who never types; ``leave(peer, person)`` is run once the table asks dave for a move."""
+async def run_table(tmp_path, leave, game_id="cals-bs", players=4, options=None):
+    """A table of ``players`` seats (four-seat Cal's BS by default): the host's bot, bots it
+    hosts, and dave, a person who never types; ``leave(peer, person)`` is run once the table
+    asks dave for a move."""
     host = load_plugins()
-    game = host.game("cals-bs")
+    game = host.game(game_id)
+    options = {"match_target": 1} if options is None else options
     outcomes, joined, events = [], [], []
     person = HumanSeat()
+    hosts = []
+    watched: dict = {}
 
     def watch_host(peer):
+        hosts.append(peer)
         peer.session.subscribe(lambda event: events.append((event.kind, event.text)))
+
+    async def spectate():
+        # Someone watching through the host's seat follows the game past the drop-out too.
+        while not hosts:
+            await trio.sleep(0.01)
+        me = hosts[0].header.seats[hosts[0].seat]
+        runner = WatchTable(me.host, me.port, Identity.generate(), host, name="eve", transcript_dir=tmp_path / "eve")
+
+        def show(session, **kwargs):
+            watched["session"] = session
+
+        await runner(TableStart(show, lambda text: None))
+        watched["runner"] = runner
 
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
@@ -40,14 +61,14 @@ async def run_table(tmp_path, leave):
                     await host_table(
                         host,
                         Identity.generate(),
-                        "cals-bs",
-                        options={"match_target": 1},
-                        players=4,
+                        game_id,
+                        options=options,
+                        players=players,
                         agent=bot_agent(host, game, "random", random.Random(1)),
                         name="drop",
                         interface=LOOPBACK,
                         announce=False,
-                        bots=2,
+                        bots=players - 2,
                         bot_name="random",
                         timeouts=Timeouts(deck=30, turn=30, grace=60),
                         transcript_dir=tmp_path,
@@ -79,7 +100,8 @@ async def run_table(tmp_path, leave):
             nursery.start_soon(run_host)
             nursery.start_soon(run_joiner)
             nursery.start_soon(leave_at_the_first_turn)
-    return outcomes, joined[0], events
+            nursery.start_soon(spectate)
+    return outcomes, joined[0], events, watched
 
 
 def _drop_out(peer, person, host, game):
@@ -88,9 +110,17 @@ def _drop_out(peer, person, host, game):
     peer.session.leave_to_drop_out(BotSeat(bot_cls(game, peer.seat, peer.header.options, random.Random(3))))
 
 
-async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path):
-    outcomes, dave, events = await run_table(tmp_path, _drop_out)
-    assert len(outcomes) == 4
+CASES = [
+    pytest.param("cals-bs", 4, {"match_target": 1}, id="cals-bs"),
+    pytest.param("cals-bs", 4, {"match_target": 2}, id="cals-bs-two-hands"),
+    pytest.param("crazy-eights", 3, {}, id="crazy-eights"),
+]
+
+
+@pytest.mark.parametrize(("game_id", "players", "options"), CASES)
+async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path, game_id, players, options):
+    outcomes, dave, events, watched = await run_table(tmp_path, _drop_out, game_id, players, options)
+    assert len(outcomes) == players
     for outcome in outcomes:
         assert outcome.aborted is None and outcome.result is not None, outcome.aborted
         assert not outcome.peer.left
@@ -112,3 +142,10 @@ async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path):
         texts.append(report.to_text())
         assert "dave dropped out" in report.to_text()
     assert len({outcome.transcript.read_bytes() for outcome in outcomes}) == 1  # the same file
+    # The spectator's table reached the players' result, and was told of the drop-out.
+    session = watched["session"]
+    assert session.result is not None and session.result.to_wire() == outcomes[0].result.to_wire()
+    assert ("dropped", "dave dropped out; dave's cards are set aside unseen") in [
+        (e.kind, e.text) for e in session.history
+    ]
+    assert "verified" in watched["runner"].outcome, watched["runner"].outcome
