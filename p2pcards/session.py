@@ -689,6 +689,15 @@ class TableSession:
         return order_round(responses, saw, step.after, self.players)
 
 
+def clean_audit_words(session: TableSession) -> str:
+    """What the end screen says of an audit that found nothing: every card was checked, except
+    at a game a seat dropped out of, where its cards stayed face down for good (and the hands it
+    had shuffled are checked by their faces turned up for everyone only: deck.md §7)."""
+    if session.replica.dropped:
+        return "audit: clean (the cards set aside by a player who dropped out stay face down)"
+    return "audit: clean, every card checked"
+
+
 def _first_failure(group: BaseExceptionGroup) -> BaseException:
     """The first exception of a nursery's group that is not a cancellation (trio's Cancelled
     must never be re-raised out of its scope), else the first."""
