@@ -529,6 +529,10 @@ class Peer(PeerHooks):
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
             self.turns += 1
+        elif event.kind == "dropped" and event.data.get("seat") == self.seat:
+            # We dropped out: from now on we sign no move, opening or statement (the other
+            # seats note it as our drop-out move arrives: TableProtocol.meaning).
+            self.protocol.absences.gone.add(self.seat)
 
     # -- sending --------------------------------------------------------------------------
 
@@ -828,8 +832,7 @@ class Peer(PeerHooks):
 
     def missing_statements(self, turn: int, seat: int) -> set[int]:
         """The seats other than ``seat`` whose statement about it at ``turn`` we lack."""
-        stated = self.protocol.absences.stated(turn, seat)
-        return set(range(self.header.players)) - {seat} - stated
+        return self.protocol.absences.missing(turn, seat)
 
     async def state_absent(self, turn: int, seat: int) -> None:
         """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone, or
@@ -837,6 +840,8 @@ class Peer(PeerHooks):
         journal is replayed (its own statements come back from it)."""
         if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over or self.protocol.replay_own:
             return
+        if self.seat in self.protocol.absences.gone:
+            return  # we dropped out: we state nothing (a statement would be our fault)
         try:
             await self.publish("absent", {"turn": turn, "seat": seat})
         except TableAborted as exc:  # past our budget: our game cannot go on
@@ -1212,7 +1217,9 @@ class Peer(PeerHooks):
         reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
             # (While we recover, what we sign could be a second version.)
-            if not self.recovering and not self.protocol.over and self.leaves:
+            if self.seat in self.protocol.absences.gone:
+                pass  # we dropped out: the game goes on without us, and our goodbye ends nothing
+            elif not self.recovering and not self.protocol.over and self.leaves:
                 try:
                     async with self.send_lock:
                         await self.publish("bye", {"reason": reason})
@@ -1329,6 +1336,8 @@ class Peer(PeerHooks):
         party = self.party
         if not party._started or party.seeds[self.seat] is not None:
             return  # nothing committed yet, or already revealed (the audit, a deck abort)
+        if self.seat in party.dropped:
+            return  # we dropped out: our seed would open our set-aside cards (deck.md §4.6)
         message = {"type": "seed", "seed": party._seed}
         party.seeds[self.seat] = party._seed  # for our end record
         with shielded():

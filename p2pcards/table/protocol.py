@@ -696,6 +696,7 @@ class TableProtocol:
                 ]
             if is_drop_out(action):
                 self.dropped_out.setdefault(sender, entry.seq)  # (whether the rules allow it: the session)
+                self.absences.gone.add(sender)  # no statement is waited for from it
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "open":
             if stray is not None:
@@ -739,6 +740,8 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
+        if sender in self.dropped_out:
+            return []  # it dropped out: the game goes on without it, and its goodbye ends nothing
         reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason
         name = self.header.seats[sender].name

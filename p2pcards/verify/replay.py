@@ -22,7 +22,7 @@ from ..deck.local import SharedProducts, multiplier
 from ..deck.party import Output, Party, Send
 from ..deck.passes import pass_context, vouch
 from ..deck.proofs import claimed_proofs, known_logs, remembered_public_keys
-from ..engine import Replica, play
+from ..engine import Replica, is_drop_out, play
 from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
 from ..table import stall
@@ -231,6 +231,8 @@ class Replay:
         for entry in log.closed() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
+            elif entry.kind == "action" and isinstance(entry.body, dict) and is_drop_out(entry.body.get("action")):
+                self.absences.gone.add(entry.sender)  # a seat that dropped out states nothing
 
     def show(self, step: Any = None) -> None:
         """Tell the watch of the timeline's new events, with the state after them (called

@@ -22,7 +22,7 @@ from p2pcards.wire.identity import Identity
 LOOPBACK = "127.0.0.1"
 
 
-async def run_table(tmp_path, leave, game_id="cals-bs", players=4, options=None):
+async def run_table(tmp_path, leave, game_id="cals-bs", players=4, options=None, joiner_scope=None):
     """A table of ``players`` seats (four-seat Cal's BS by default): the host's bot, bots it
     hosts, and dave, a person who never types; ``leave(peer, person)`` is run once the table
     asks dave for a move."""
@@ -79,6 +79,10 @@ async def run_table(tmp_path, leave, game_id="cals-bs", players=4, options=None)
 
             async def run_joiner():
                 await port.wait()
+                with joiner_scope if joiner_scope is not None else trio.CancelScope():
+                    await join_dave()
+
+            async def join_dave():
                 outcome = await join_table(
                     host,
                     Identity.generate(),
@@ -149,3 +153,34 @@ async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path, ga
         (e.kind, e.text) for e in session.history
     ]
     assert "verified" in watched["runner"].outcome, watched["runner"].outcome
+
+
+async def test_a_player_who_drops_out_and_quits_at_once_ends_nothing(tmp_path, virtual_clock):
+    """The program of the seat that dropped out ends right after its drop-out (its player
+    closes it): it reveals no seed and signs no goodbye, the others play on without waiting
+    for it (but the 10 s in which every seat's result may still come: virtual time), and
+    their transcripts verify, saying who dropped out."""
+    quit_scope = trio.CancelScope()
+
+    def drop_and_quit(peer, person, host, game):
+        _drop_out(peer, person, host, game)
+
+        def quit_once_dropped(event):
+            if event.kind == "dropped" and event.data.get("seat") == peer.seat:
+                quit_scope.cancel()
+
+        peer.session.subscribe(quit_once_dropped)
+
+    outcomes, dave, events, watched = await run_table(
+        tmp_path, drop_and_quit, "cals-bs", 4, {"match_target": 2}, joiner_scope=quit_scope
+    )
+    others = [o for o in outcomes if o.peer is not dave]
+    assert len(others) == 3
+    for outcome in others:
+        assert outcome.aborted is None and outcome.result is not None, outcome.aborted
+        assert outcome.peer.party.seeds[dave.seat] is None
+        assert not [e for e in outcome.peer.log.entries(dave.seat) if e.kind in ("bye", "stop")]
+        report = verify_file(outcome.transcript)
+        assert report.status == EXIT_VERIFIED, report.to_text()
+        assert "dave dropped out" in report.to_text()
+    assert dave.party.seeds[dave.seat] is None
