@@ -301,7 +301,9 @@ class Peer(PeerHooks):
             away_since={s: self._away_since[s] for s in others if s not in connected},
             heard=heard,
             halted=frozenset(self.protocol.halted),
-            left=frozenset(self.left),
+            # A seat that dropped out is gone from the game as one that left (issue 30): no wait
+            # is lengthened for it while it is away, nor waits on it.
+            left=frozenset(self.left) | frozenset(self.protocol.absences.gone - {self.seat}),
             cut_off=self.cut_off(),
             reports=dict(self._reports),
         )

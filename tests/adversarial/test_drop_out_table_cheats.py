@@ -10,6 +10,10 @@ import pytest
 import trio
 
 from p2pcards.game import Turn
+from p2pcards.net.peer import Peer
+from p2pcards.net.seats import LocalSeat
+from p2pcards.session import DroppingOut
+from p2pcards.table.timeouts import Timeouts
 
 from .adv_table import blamed, run_table, verify
 from .cheaters import Cheater
@@ -20,6 +24,7 @@ CHEATER = 1  # never seat 0: "seat 0" is what a wrong default would name
 BS3 = ("cals-bs", 3, {"match_target": 1})
 BS4 = ("cals-bs", 4, {"match_target": 1})
 DROP = {"type": "drop out"}
+STALL = Timeouts(deck=2.0, turn=2.0, grace=0.5)
 
 
 class DropsWhereRefused(Cheater):
@@ -105,3 +110,57 @@ def test_a_move_after_dropping_out_is_named(tmp_path):
 def test_a_drop_out_for_another_seat_names_its_signer(tmp_path):
     run = run_table(*BS4, cheater=CHEATER, peer_factory=DropsOutForAnother, transcript_dir=tmp_path)
     _check(run, tmp_path, words="nothing else")
+
+
+class DropsOutHonestly(Peer):
+    """Not a cheater: a seat whose player dropped out, at its first turn where the rules allow
+    it (the reference client's ``drop``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        local = self.session.seats[self.seat]
+        self.session.seats[self.seat] = LocalSeat(self, DroppingOut(local.agent))
+
+
+class StallsAfterADropOut(Cheater):
+    """Plays honestly until some seat has dropped out, then never moves again."""
+
+    deviation = "stalling after a drop-out"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.session.seats[self.seat] = _StallsOnceDropped(self, self.session.seats[self.seat].agent)
+
+
+class _StallsOnceDropped(LocalSeat):
+    async def choose(self, session, seat):
+        if session.replica.dropped:
+            self.peer.cheated = True
+            await trio.sleep_forever()
+        return await super().choose(session, seat)
+
+
+def test_a_staller_after_a_drop_out_is_named_never_the_seat_that_dropped_out(tmp_path):
+    """Seat 2 drops out (honestly); then the cheater stalls at its turn. Every honest seat
+    names the cheater, and verify of each transcript too, never the seat that dropped out
+    (whose seed is missing from every file)."""
+    dropper = 2
+    run = run_table(
+        *BS4,
+        cheater=CHEATER,
+        peer_factory=StallsAfterADropOut,
+        transcript_dir=tmp_path,
+        others={dropper: DropsOutHonestly},
+        timeouts=STALL,
+    )
+    for seat in (0, 3, dropper):
+        outcome = run.outcomes[seat]
+        assert outcome is not None and outcome.aborted is not None, f"seat {seat} finished"
+        assert outcome.aborted.seat in (CHEATER, None), (seat, outcome.aborted.reason)
+        assert blamed(outcome.peer) <= {CHEATER}, outcome.peer.blames
+        assert outcome.peer.party.seeds[dropper] is None  # never revealed, even at the stop
+        if seat != dropper:
+            assert outcome.aborted.seat == CHEATER, outcome.aborted.reason
+        status, report = verify(outcome.transcript)
+        assert status == 1, report
+        assert report["problem"]["seat"] == CHEATER, report["problem"]
