@@ -213,6 +213,7 @@ class ConsoleApp:
         #: The player left the game and a bot plays the seat to its end (``leave``); the
         #: program ends when the game does.
         self.left_to_bot = False
+        self.dropping = False  # the player chose 'drop' (issue 30): left_to_bot is set too
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
@@ -543,6 +544,7 @@ class ConsoleApp:
         assert session is not None and session.leave_to_drop_out is not None, "checked by the caller"
         session.leave_to_drop_out(_finishing_bot(session))
         self.left_to_bot = True
+        self.dropping = True
         self._leave_asked = None
         self._intent = "quit"
         self.message = Feedback("you left the table: you drop out at your next turn; the others play on")
@@ -1024,6 +1026,10 @@ class ConsoleApp:
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.stopped and self.session.result is None:
             return [("class:message.error", " the game stopped (see above)")]
+        if self.left_to_bot and self.session.result is None and self.dropping:
+            if any(seat == self.session.me for seat, _ in self.session.replica.dropped):
+                return [("class:busy", f" {spin} you dropped out: the others play on; this program ends with the game")]
+            return [("class:busy", f" {spin} you left: a bot plays your seat until you drop out at your next turn")]
         if self.left_to_bot and self.session.result is None:
             return [("class:busy", f" {spin} you left: a bot plays your seat to the end, then this program ends")]
         if self.tracker.busy and self.session.result is None and not self.stopped:
