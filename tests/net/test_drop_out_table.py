@@ -117,9 +117,6 @@ def _drop_out(peer, person, host, game):
 CASES = [
     pytest.param("cals-bs", 4, {"match_target": 1}, id="cals-bs"),
     pytest.param("cals-bs", 4, {"match_target": 2}, id="cals-bs-two-hands"),
-    pytest.param(
-        "cals-bs", 4, {"match_target": 1, "turn_mode": "free"}, id="cals-bs-free-order", marks=pytest.mark.slow
-    ),
     pytest.param("crazy-eights", 3, {}, id="crazy-eights"),
 ]
 
