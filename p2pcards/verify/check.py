@@ -425,8 +425,8 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
 
 
 def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
-    """Every seat that signed the table's drop-out move (issue 30), with that entry, in the
-    order of their seats; a seat that signed a move, an opening or an absent statement after
+    """Every seat that signed the table's drop-out move (issue 30), with that entry, in seat
+    order; a seat that signed a move, an opening or an absent statement after
     its own drop-out move is named, as every seat names it when it arrives (table.md section 4,
     "Dropping out")."""
     dropped: dict[int, Any] = {}
@@ -441,7 +441,7 @@ def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
             body = entry.body if isinstance(entry.body, dict) else {}
             if entry.kind == "action" and is_drop_out(body.get("action")):
                 dropped.setdefault(seat, entry)
-    return dict(sorted(dropped.items(), key=lambda item: item[1].body.get("turn", 0)))
+    return dropped
 
 
 def _verify_with_drop_outs(
@@ -494,6 +494,7 @@ def _verify_with_drop_outs(
             entry = mine.actions[mine.next_action]
             raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
     report.checked.update(moves=replay.turn, cards=len(faces))
+    report.timeline = with_faces(replay.timeline, faces)
     report.result = result
     report.result_text = result_words(game, result)
     results_signed = 0

@@ -200,6 +200,7 @@ class Report:
             "checked": self.checked,
             "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
+            "dropped": [{"seat": seat, "name": self.name(seat)} for seat in self.dropped],
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
         }

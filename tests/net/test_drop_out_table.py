@@ -144,7 +144,8 @@ async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path, ga
         report = verify_file(outcome.transcript)
         assert report.status == EXIT_VERIFIED, report.to_text()
         texts.append(report.to_text())
-        assert "dave dropped out" in report.to_text()
+        assert "verdict: VERIFIED; dave dropped out" in report.to_text()
+        assert report.to_json()["dropped"] == [{"seat": seat, "name": "dave"}]
     assert len({outcome.transcript.read_bytes() for outcome in outcomes}) == 1  # the same file
     # The spectator's table reached the players' result, and was told of the drop-out.
     session = watched["session"]
