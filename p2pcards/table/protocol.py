@@ -33,7 +33,6 @@ from typing import Any
 
 from ..deck import judge
 from ..deck.evidence import wire_private_evidence
-from ..engine import is_drop_out
 from ..wire import framing
 from ..wire.errors import ProtocolError
 from ..wire.identity import Identity
@@ -44,6 +43,7 @@ from ..wire.sealed import entry_message_key, open_body, open_revealed, recipient
 from ..wire.spill import SpillError
 from . import rounds, verdict
 from .absence import Absences, absent_body, move_turn, moved_in
+from .dropouts import DropOuts
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 from .verdict import plays_on
@@ -249,10 +249,10 @@ class TableProtocol:
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
         self.absences = Absences(header.players)  # statements that a follower is gone
-        #: Seats that signed the table's drop-out move (issue 30): the seq of that entry. From
-        #: it on a seat signs no move, opening or absent statement (its deck's `drop` message,
-        #: chat and its result still come): one that does is named at once, by every seat alike.
-        self.dropped_out: dict[int, int] = {}
+        #: Seats that signed the table's drop-out move (issue 30; dropouts.py): from it on a seat
+        #: signs no move, opening or absent statement (its deck's `drop` message, chat and its
+        #: result still come): one that does is named at once, by every seat alike.
+        self.drop_outs = DropOuts()
         # Every seat whose stop entry we handed on, even after our own game stopped; and ours
         # once signed: from its stop on, a seat signs no move and no deck step (section 5).
         self._stopped: set[int] = set()
@@ -626,14 +626,16 @@ class TableProtocol:
                 self.name(sender, verdict.signed_after_stop(entry.kind)),
                 self.stop(f"seat {sender}: {verdict.signed_after_stop(entry.kind)}", sender, "stop"),
             ]
-        if sender in self.dropped_out and entry.kind in ("action", "open", "absent"):
+        after_drop = self.drop_outs.note(entry)
+        if after_drop is not None:
             if self.over or self.aborted is not None:
                 return []  # our game has stopped: verify names it from the transcript
-            why = verdict.signed_after_drop(entry.kind)
             return [
-                self.name(sender, why),
-                self.stop(f"{self.header.seats[sender].name} {why}", sender, "action"),
+                self.name(sender, after_drop),
+                self.stop(f"{self.header.seats[sender].name} {after_drop}", sender, "action"),
             ]
+        if sender in self.drop_outs.seq:
+            self.absences.gone.add(sender)  # no statement is waited for from it
         if entry.kind == "deck":
             if "msg" in body:
                 try:
@@ -694,9 +696,6 @@ class TableProtocol:
                     self.name(sender, "malformed action entry"),
                     self.stop(f"seat {sender} signed a malformed action entry", sender, "action"),
                 ]
-            if is_drop_out(action):
-                self.dropped_out.setdefault(sender, entry.seq)  # (whether the rules allow it: the session)
-                self.absences.gone.add(sender)  # no statement is waited for from it
             return [MoveIn(sender, turn, action, entry)]
         if entry.kind == "open":
             if stray is not None:
@@ -740,7 +739,7 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
-        if sender in self.dropped_out:
+        if sender in self.drop_outs.seq:
             return []  # it dropped out: the game goes on without it, and its goodbye ends nothing
         reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason

@@ -15,11 +15,11 @@ from ..deck import judge
 from ..deck.local import DeckFault
 from ..deck.passes import derived_messages
 from ..deck.proofs import deferred_confirmations
-from ..engine import PlayerError, is_drop_out
+from ..engine import PlayerError
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
+from ..table.dropouts import DropOuts
 from ..table.header import TableHeader
-from ..table.verdict import signed_after_drop
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
@@ -429,18 +429,14 @@ def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
     order; a seat that signed a move, an opening or an absent statement after
     its own drop-out move is named, as every seat names it when it arrives (table.md section 4,
     "Dropping out")."""
-    dropped: dict[int, Any] = {}
+    drop_outs, dropped = DropOuts(), dict[int, Any]()
     for seat in range(len(names)):
         for entry in log.entries(seat):
-            if seat in dropped and entry.kind in ("action", "open", "absent"):
-                raise Failed(
-                    f"log #{entry.seq} of {names[seat]}",
-                    f"{names[seat]} {signed_after_drop(entry.kind)}",
-                    seat,
-                )
-            body = entry.body if isinstance(entry.body, dict) else {}
-            if entry.kind == "action" and is_drop_out(body.get("action")):
-                dropped.setdefault(seat, entry)
+            after_drop = drop_outs.note(entry)
+            if after_drop is not None:
+                raise Failed(f"log #{entry.seq} of {names[seat]}", f"{names[seat]} {after_drop}", seat)
+            if seat in drop_outs.seq and seat not in dropped:
+                dropped[seat] = entry
     return dropped
 
 

@@ -22,11 +22,12 @@ from ..deck.local import SharedProducts, multiplier
 from ..deck.party import Output, Party, Send
 from ..deck.passes import pass_context, vouch
 from ..deck.proofs import claimed_proofs, known_logs, remembered_public_keys
-from ..engine import Replica, is_drop_out, play
+from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
+from ..table.dropouts import is_drop_out_entry
 from ..table.rounds import (
     SEALED,
     is_sealed,
@@ -231,7 +232,7 @@ class Replay:
         for entry in log.closed() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
-            elif entry.kind == "action" and isinstance(entry.body, dict) and is_drop_out(entry.body.get("action")):
+            elif is_drop_out_entry(entry):
                 self.absences.gone.add(entry.sender)  # a seat that dropped out states nothing
 
     def show(self, step: Any = None) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 from ..deck import judge
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
-from ..engine import is_drop_out
 from ..table import stall, verdict
+from ..table.dropouts import is_drop_out_entry
 from ..table.stall import StallFacts, Statements, StoppedOnPrivate, Unreceived
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
@@ -83,7 +83,7 @@ def _goodbye_entry(log: Any) -> tuple[Any, tuple[int, int] | None] | None:
     dropped: set[int] = set()  # seats whose drop-out move came first: their goodbye ends nothing
     entry = None
     for e in log.closed():
-        if e.kind == "action" and isinstance(e.body, dict) and is_drop_out(e.body.get("action")):
+        if is_drop_out_entry(e):
             dropped.add(e.sender)
         elif e.kind == "bye" and e.sender not in dropped:
             entry = e
