@@ -248,10 +248,16 @@ class DroppingOut:
 
     def __init__(self, bot: SeatAgent):
         self.bot = bot
+        self._told: str | None = None  # the last reason told why not yet
 
     async def choose(self, session: TableSession, seat: int) -> Action:
-        if isinstance(session.step, Turn) and session.game.drop_out_refusal(session.state, seat) is None:
-            return {"type": DROP_OUT}
+        if isinstance(session.step, Turn):
+            refusal = session.game.drop_out_refusal(session.state, seat)
+            if refusal is None:
+                return {"type": DROP_OUT}
+            if refusal != self._told:  # once a reason: the player's screen says why it waits
+                self._told = refusal
+                session.publish("notice", f"you do not drop out yet: {refusal}; a bot plays meanwhile", seat=seat)
         return await self.bot.choose(session, seat)
 
     def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
