@@ -34,6 +34,7 @@ from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import DroppingOut, SeatAgent, SeatPresence, TableSession
 from ..table import verdict
 from ..table.absence import settling as absence_settling
+from ..table.dropouts import is_drop_out_entry
 from ..table.header import TableHeader
 from ..table.protocol import (
     LEFT_TO_BOT,
@@ -238,7 +239,9 @@ class Peer(PeerHooks):
         # ask (every 10 ms while lingering) never read the log's spilled entries (issue 23).
         self.results = self.log.index(lambda e: e.kind == "result")
         self.seed_entries = self.log.index(_is_seed)
-        self.endings = self.log.index(lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e))
+        self.endings = self.log.index(
+            lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e) or is_drop_out_entry(e)
+        )
         self.first_deck = self.log.index(lambda e: e.kind == "deck", first=True)
         self._endings_read: tuple[tuple[bytes, ...], list[Entry]] | None = None
         self._watching: list[str] = []
