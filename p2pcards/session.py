@@ -523,7 +523,13 @@ class TableSession:
                 action = await self.seats[step.seat].choose(self, step.seat)
                 self.acting = step.seat
                 if is_drop_out(action):
-                    await self._drop_out(step.seat, action)
+                    try:
+                        await self._drop_out(step.seat, action)
+                    except IllegalAction as exc:
+                        if step.seat == self.me:  # (a local seat checks first: not expected)
+                            self.publish("error", str(exc))
+                            continue
+                        raise
                     continue
                 try:
                     index = self.replica.act(step.seat, action)
