@@ -4,7 +4,13 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 9  # 9: a seat may drop out where the game's rules allow it (issue 30): the
+PROTOCOL_VERSION = 10  # 10: the table's drop-out move (issue 30): a seat drops out by signing
+#                        {"type": "drop out"} as its move at its own turn, where the game's
+#                        rules allow it then; every seat applies it at that turn, then the
+#                        deck's DropOp; a move, opening or absent statement signed after it
+#                        names its signer (protocol/table.md section 4, "Dropping out");
+#                        verify checks a finished game without the dropped seats' seeds
+#                     9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);
 #                        a rematch goes on without the seats that left its room: its header may

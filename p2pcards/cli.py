@@ -512,6 +512,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
 def _print_outcome(outcome) -> int:
     """How a networked seat's game ended, naming the players ("bob wins", never "seat 1")."""
     from .game import result_words
+    from .session import clean_audit_words
     from .text import name_seats
 
     session = outcome.peer.session
@@ -523,7 +524,7 @@ def _print_outcome(outcome) -> int:
     elif outcome.result is not None:
         print(f"result: {printable(name_seats(result_words(session.game, outcome.result), names))}")
         violations = session.violations
-        print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
+        print(clean_audit_words(session) if not violations else f"audit: {len(violations)} violations")
         for v in violations:
             who = names[v.seat] if 0 <= v.seat < len(names) else f"seat {v.seat}"
             print(f"  {printable(who)}, action {v.action_index}: {printable(name_seats(v.message, names))}")

@@ -213,6 +213,7 @@ class ConsoleApp:
         #: The player left the game and a bot plays the seat to its end (``leave``); the
         #: program ends when the game does.
         self.left_to_bot = False
+        self.dropping = False  # the player chose 'drop' (issue 30): left_to_bot is set too
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
@@ -497,9 +498,13 @@ class ConsoleApp:
         if self._can_leave_to_bot():
             # Leaving with a bot first: the others play on. Ending it for everyone is the last.
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
+            refusal = self._drop_out_refusal()
+            drop = (
+                "drop: drop out, your cards set aside unseen · " if refusal is None else f"(no drop out: {refusal}) · "
+            )
             self.message = Feedback(
                 "leave: a bot plays your seat to the end (this program runs until then) · "
-                f"{ender}: end the game for everyone · stay",
+                f"{drop}{ender}: end the game for everyone · stay",
                 error=True,
             )
         else:
@@ -519,6 +524,31 @@ class ConsoleApp:
             and not self.stopped
             and not self.left_to_bot
         )
+
+    def _drop_out_refusal(self) -> str | None:
+        """Why the player may not drop out now (the game's rules, in its words; issue 30), or
+        ``None``: the offer says so before anyone confirms."""
+        session = self.session
+        if session is None or session.me is None or session.leave_to_drop_out is None:
+            return "this table cannot go on without a player"
+        try:
+            return session.game.drop_out_refusal(session.state, session.me)
+        except Exception as exc:  # a game's bug must not stop the console
+            return f"{session.game.id} could not say ({type(exc).__name__})"
+
+    def _drop_out(self) -> None:
+        """``drop``: the player leaves and drops out at the seat's next turn where the rules
+        allow it (a bot plays until then); the others are told when it happens, and play on.
+        The program follows the game to its end, then ends."""
+        session = self.session
+        assert session is not None and session.leave_to_drop_out is not None, "checked by the caller"
+        session.leave_to_drop_out(_finishing_bot(session))
+        self.left_to_bot = True
+        self.dropping = True
+        self._leave_asked = None
+        self._intent = "quit"
+        self.message = Feedback("you left the table: you drop out at your next turn; the others play on")
+        self.application.invalidate()
 
     def _leave_to_bot(self) -> None:
         """``leave``: a bot plays the player's seat to the end of the game, in this program
@@ -563,6 +593,14 @@ class ConsoleApp:
         word = buffer.text.strip().lower()
         if word == "leave" and self._can_leave_to_bot():
             self._leave_to_bot()
+            return False
+        if word in ("drop", "drop out") and self._can_leave_to_bot():
+            refusal = self._drop_out_refusal()
+            if refusal is None:
+                self._drop_out()
+            else:
+                self.message = Feedback(f"you cannot drop out: {refusal}", error=True)
+                self.application.invalidate()
             return False
         if word == "stay" and self._leave_asked is not None and not self.left_to_bot:
             self._leave_asked = None
@@ -988,6 +1026,10 @@ class ConsoleApp:
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.stopped and self.session.result is None:
             return [("class:message.error", " the game stopped (see above)")]
+        if self.left_to_bot and self.session.result is None and self.dropping:
+            if any(seat == self.session.me for seat, _ in self.session.replica.dropped):
+                return [("class:busy", f" {spin} you dropped out: the others play on; this program ends with the game")]
+            return [("class:busy", f" {spin} you left: a bot plays your seat until you drop out at your next turn")]
         if self.left_to_bot and self.session.result is None:
             return [("class:busy", f" {spin} you left: a bot plays your seat to the end, then this program ends")]
         if self.tracker.busy and self.session.result is None and not self.stopped:

@@ -10,7 +10,8 @@ from typing import Any
 
 import trio
 
-from ..game import Action, IllegalAction, Round
+from ..engine import is_drop_out
+from ..game import Action, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import SeatAgent, TableSession
 from ..table import rounds
@@ -254,6 +255,17 @@ class LocalSeat:
                 assert absent is not None, "only a game with an absent action passes for a seat"
                 self.last_entry = None
                 return absent
+            if is_drop_out(action):
+                # The table's own move (issue 30): at our turn, where the rules allow it now.
+                refusal = (
+                    session.game.drop_out_refusal(session.state, seat)
+                    if isinstance(session.step, Turn)
+                    else "you can drop out only at your own turn"
+                )
+                if refusal is not None:
+                    session.publish("error", f"you cannot drop out now: {refusal}")
+                    continue
+                return await self._sign(action)
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:

@@ -557,8 +557,10 @@ def _awaited(peer: Peer) -> bool:
             continue
         if not peer.results[seat]:
             presence = peer.presence(seat)
-            if presence.state == "online" or presence.grace_left is not None:
+            if presence.state == "online":
                 return True
+            if presence.grace_left is not None and seat not in peer.protocol.absences.gone:
+                return True  # (a seat that dropped out and went is not waited for: issue 30)
     return False
 
 

@@ -43,6 +43,7 @@ from ..wire.sealed import entry_message_key, open_body, open_revealed, recipient
 from ..wire.spill import SpillError
 from . import rounds, verdict
 from .absence import Absences, absent_body, move_turn, moved_in
+from .dropouts import DropOuts
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 from .verdict import plays_on
@@ -257,6 +258,10 @@ class TableProtocol:
         self._last_deck: int | None = None
         self._echo_of_us = 0
         self.absences = Absences(header.players)  # statements that a follower is gone
+        #: Seats that signed the table's drop-out move (issue 30; dropouts.py): from it on a seat
+        #: signs no move, opening or absent statement (its deck's `drop` message, chat and its
+        #: result still come): one that does is named at once, by every seat alike.
+        self.drop_outs = DropOuts()
         # Every seat whose stop entry we handed on, even after our own game stopped; and ours
         # once signed: from its stop on, a seat signs no move and no deck step (section 5).
         self._stopped: set[int] = set()
@@ -635,6 +640,16 @@ class TableProtocol:
                 self.name(sender, verdict.signed_after_stop(entry.kind)),
                 self.stop(f"seat {sender}: {verdict.signed_after_stop(entry.kind)}", sender, "stop"),
             ]
+        after_drop = self.drop_outs.note(entry)
+        if after_drop is not None:
+            if self.over or self.aborted is not None:
+                return []  # our game has stopped: verify names it from the transcript
+            return [
+                self.name(sender, after_drop),
+                self.stop(f"{self.header.seats[sender].name} {after_drop}", sender, "action"),
+            ]
+        if sender in self.drop_outs.seq:
+            self.absences.gone.add(sender)  # no statement is waited for from it
         if entry.kind == "deck":
             if "msg" in body:
                 if isinstance(body["msg"], dict) and body["msg"].get("type") == "seed":
@@ -742,6 +757,8 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
+        if sender in self.drop_outs.seq:
+            return []  # it dropped out: the game goes on without it, and its goodbye ends nothing
         reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason
         name = self.header.seats[sender].name

@@ -129,6 +129,8 @@ class Report:
     checked: dict[str, int] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Seats that dropped out of the game (issue 30), in the order they did.
+    dropped: list[int] = field(default_factory=list)
     timeline: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     size: int = 0
@@ -198,6 +200,7 @@ class Report:
             "checked": self.checked,
             "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
+            "dropped": [{"seat": seat, "name": self.name(seat)} for seat in self.dropped],
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
         }
@@ -217,7 +220,8 @@ class Report:
     def to_text(self, *, show_hands: bool = False) -> str:
         lines = [f"transcript: {self.file}"]
         if self.status == EXIT_VERIFIED:
-            lines.append("verdict: VERIFIED")
+            dropped = "".join(f"; {self.name(seat)} dropped out" for seat in self.dropped)
+            lines.append(f"verdict: VERIFIED{dropped}")
         elif self.status == EXIT_FAILED:
             lines.append(f"verdict: FAILED at {self.problem_line()}")
         elif self.status == EXIT_LEFT:

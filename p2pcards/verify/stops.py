@@ -11,6 +11,7 @@ from ..deck import judge
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..table import stall, verdict
+from ..table.dropouts import is_drop_out_entry
 from ..table.stall import StallFacts, Statements, StoppedOnPrivate, Unreceived
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
@@ -79,7 +80,14 @@ def _goodbye_entry(log: Any) -> tuple[Any, tuple[int, int] | None] | None:
     does not count it, if any."""
     if log is None:
         return None
-    entry = next((e for e in log.closed() if e.kind == "bye"), None)
+    dropped: set[int] = set()  # seats whose drop-out move came first: their goodbye ends nothing
+    entry = None
+    for e in log.closed():
+        if is_drop_out_entry(e):
+            dropped.add(e.sender)
+        elif e.kind == "bye" and e.sender not in dropped:
+            entry = e
+            break
     if entry is None:
         return None
     stops = [(e.sender, e.seq, e.body["seen"][entry.sender][0]) for e in log.closed() if e.kind == "stop"]
@@ -230,7 +238,7 @@ def _awaited_statements(replay: Replay, seat: int) -> Statements | None:
         if any(e.body.get("turn", -1) > turn for e in mine.actions[: mine.next_action]):
             continue
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
-            missing = set(range(len(replay.names))) - {other} - replay.absences.stated(turn, other)
+            missing = replay.absences.missing(turn, other)
             return Statements(turn, other, frozenset(missing))
     return None
 
@@ -248,7 +256,7 @@ def statements_on(replay: Replay, stop: Stopped) -> Statements | None:
     stated = replay.absences.stated(turn, seat)
     if not stated:
         return None
-    missing = set(range(len(replay.names))) - {seat} - stated
+    missing = replay.absences.missing(turn, seat)
     return Statements(turn, seat, frozenset(missing)) if missing else None
 
 

@@ -164,9 +164,11 @@ def verify_unfinished(
     public_setup(log, lobby, game)
     if missing:
         provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
-        withheld_after_accusation(seats, missing)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
-        public_moves(replay, lobby, game, report, unrevealed=missing)
+        withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
+        # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
+        # nothing of who left or was cut off.
+        public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
         raise Failed(
             "end record",
             f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
