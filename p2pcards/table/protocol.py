@@ -795,7 +795,15 @@ class TableProtocol:
         another seat, which only its receiver waits for, may be missing): it stops, naming
         nobody, as verify of our file judges it (a stop after its seed changes nothing: the
         seat had finished, and a seat that lost cannot spoil the others' finish so)."""
-        return next((seat for seat in sorted(self.halted) if seat not in self._revealed_before_stop), None)
+        # (A seat that dropped out never reveals its seed, and plays no part any more.)
+        return next(
+            (
+                seat
+                for seat in sorted(self.halted)
+                if seat not in self._revealed_before_stop and seat not in self.drop_outs.seq
+            ),
+            None,
+        )
 
     def held_back(self, seat: int) -> set[int]:
         """The seats whose entries ``seat``'s entries held here wait for (empty if none of its
