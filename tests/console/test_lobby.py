@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.formatted_text import fragment_list_to_text
 import trio
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from p2pcards.console.app import ConsoleApp
 from p2pcards.console.lan import LanLobby, game_choices
