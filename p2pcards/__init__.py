@@ -4,7 +4,10 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 9  # 9: a seat may drop out where the game's rules allow it (issue 30): the
+PROTOCOL_VERSION = 10  # 10: at a smaller rematch an option that names a seat (Cal's BS's
+#                         first_dealer) names the same player's seat, or its default if that
+#                         player left; a joiner checks it (protocol/table.md section 2, "A rematch")
+#                     9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);
 #                        a rematch goes on without the seats that left its room: its header may
