@@ -301,6 +301,7 @@ class Peer(PeerHooks):
             heard=heard,
             halted=frozenset(self.protocol.halted),
             left=frozenset(self.left),
+            unsigned=frozenset(s for s in others if self.log.next_seq(s) == 0),
             cut_off=self.cut_off(),
             reports=dict(self._reports),
         )
