@@ -794,7 +794,9 @@ def _watch_in_console(at: tuple[str, int], identity: Any, host: Any, args: argpa
     from .console.render import choose_glyphs
     from .console.spectator import WatchTable
 
-    runner = WatchTable(at[0], at[1], identity, host, name=args.name, transcript_dir=Path(args.transcript_dir))
+    runner = WatchTable(
+        at[0], at[1], identity, host, name=args.name, transcript_dir=Path(args.transcript_dir), follow=True
+    )
     console = ConsoleApp(runner, again=False, glyphs=choose_glyphs(True if args.ascii else None))
     asyncio.run(console.run())
     if runner.outcome is None:

@@ -125,10 +125,12 @@ class TableStart:
         show: Callable[..., None],
         wait: Callable[[str], None],
         offer: Callable[[RematchOffer], None] | None = None,
+        chosen: Callable[[], str | None] | None = None,
     ):
         self._show = show
         self._wait = wait
         self._offer = offer
+        self._chosen = chosen
 
     def __call__(
         self,
@@ -150,6 +152,12 @@ class TableStart:
     def offer_rematch(self, offer: RematchOffer) -> None:
         if self._offer is not None:
             self._offer(offer)
+
+    def chosen(self) -> str | None:
+        """What the player chose after the game (``new``, ``quit``), if anything yet: a runner
+        that goes on after the game without a rematch offer (a spectator following the table
+        into its rematch) returns once this is said."""
+        return self._chosen() if self._chosen is not None else None
 
 
 #: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
@@ -408,7 +416,7 @@ class ConsoleApp:
         self.rematch = None
         self.again_early = False
         try:
-            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
+            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch, lambda: self._intent))
         except trio.Cancelled:
             raise
         except LobbyProblem as exc:  # the network table stopped; the runner says why
