@@ -17,7 +17,7 @@ import trio
 
 from ..game import seat_options
 from ..net.lobby import rematch_problem
-from ..net.rematch import ROOM_SECONDS
+from ..net.rematch import ROOM_SECONDS, names_text
 from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
 from ..net.watch import Watched, WatchError, watch_table
 from ..plugins import PluginHost
@@ -139,7 +139,7 @@ class WatchTable:
                 if problem is not None:
                     tell("other", f"the table at {printable(host)}:{port} is not a rematch of this one: {problem}")
                     return None
-                tell("found", f"the rematch starts: {', '.join(printable(s.name) for s in seen[0].seats)}")
+                tell("found", f"the rematch starts: {names_text([s.name for s in seen[0].seats])}")
                 return seen[0]
             with trio.move_on_after(FOLLOW_EVERY):
                 while started.chosen() is None:

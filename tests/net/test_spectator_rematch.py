@@ -99,4 +99,4 @@ async def test_a_spectator_follows_the_table_into_its_rematch(tmp_path: Path, vi
     assert game1.result == first["alice"].result and game2.result == second["alice"].result
     said = "\n".join(notices)
     assert "if the players start a rematch, this screen follows it (alice's table" in said, said
-    assert "the rematch starts: alice, bob" in said, said
+    assert "the rematch starts: alice and bob" in said, said
