@@ -372,6 +372,7 @@ async def test_a_player_who_left_during_the_game_is_not_waited_for(tmp_path):
     assert rosters[-1].note == "carol left during the game; the rematch is alice and bob"
 
 
+@pytest.mark.slow  # two games of four over loopback TCP, in real time (about 7 s each)
 @pytest.mark.parametrize(
     "leaver, dealer, words",
     [
@@ -571,6 +572,7 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path):
     assert told == ["alice (the host) declined the rematch"]
 
 
+@pytest.mark.slow  # two games in real time, then 2 s of looking for a third
 async def test_a_bot_seat_follows_its_table_into_the_rematch(tmp_path):
     """``join --play-as-bot --rematches``: bob's bot seat sits down in alice's rematch room and
     agrees at once, plays it, and stops when no further rematch opens, saying why."""

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from p2pcards.console.app import TableStart
@@ -21,6 +22,7 @@ from p2pcards.wire.identity import Identity
 GAME = "crazy-eights"
 
 
+@pytest.mark.slow  # two whole games watched (virtual time, but about 8 s of real work)
 async def test_a_spectator_follows_the_table_into_its_rematch(tmp_path: Path, virtual_clock):
     plugins = load_plugins()
     game = plugins.game(GAME)
