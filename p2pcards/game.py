@@ -326,6 +326,8 @@ class Option(OptionWords):
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.seat:
+            out["names_a_seat"] = True  # follows its player to a smaller rematch
         return out
 
 
