@@ -614,3 +614,12 @@ async def test_a_bot_seat_follows_its_table_into_the_rematch(tmp_path):
     _check([second["alice"][0], followed[0]])
     assert followed[0].peer.header.table == second["alice"][0].peer.header.table != first["bob"].peer.header.table
     assert second["why"].startswith("no rematch: alice did not open the table again within 2 s"), second["why"]
+
+
+def test_join_as_a_bot_takes_rematches_when_asked():
+    """``join --play-as-bot KIND --rematches`` (cli.cmd_join then calls follow_rematches)."""
+    from p2pcards.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["join", "alice", "--play-as-bot", "random", "--rematches"]).rematches is True
+    assert parser.parse_args(["join", "alice", "--play-as-bot", "random"]).rematches is False
