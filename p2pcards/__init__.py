@@ -9,7 +9,10 @@ PROTOCOL_VERSION = 10  # 10: the table's drop-out move (issue 30): a seat drops 
 #                        rules allow it then; every seat applies it at that turn, then the
 #                        deck's DropOp; a move, opening or absent statement signed after it
 #                        names its signer (protocol/table.md section 4, "Dropping out");
-#                        verify checks a finished game without the dropped seats' seeds
+#                        verify checks a finished game without the dropped seats' seeds. And
+#                        at a smaller rematch an option that names a seat (Cal's BS's
+#                        first_dealer) names the same player's seat, or its default if that
+#                        player left; a joiner checks it (protocol/table.md section 2, "A rematch")
 #                     9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);

@@ -111,8 +111,10 @@ class RematchOffer(Protocol):
 
 class TableStart:
     """What a table runner is given: call it as ``started(session, words=(), connection=None,
-    words_problem="", notes=())`` once the table exists (``words_problem``: why a networked
-    table has no words; ``notes``: lines for the log, such as the running score at a rematch);
+    words_problem="", notes=(), rematch=0)`` once the table exists (``words_problem``: why a
+    networked table has no words; ``notes``: lines for the log, such as the running score at a
+    rematch; ``rematch``: at a rematch, the game's number in the series, 2 for the first
+    rematch; 0 for a table of its own, whatever this console played before);
     before that, :meth:`waiting` says what the table is waiting for (the table pane shows the
     text, the status line its last line). After a game, :meth:`offer_rematch` offers the same
     table again (the runner then plays the rematch in the same call, calling ``started`` again
@@ -123,10 +125,12 @@ class TableStart:
         show: Callable[..., None],
         wait: Callable[[str], None],
         offer: Callable[[RematchOffer], None] | None = None,
+        chosen: Callable[[], str | None] | None = None,
     ):
         self._show = show
         self._wait = wait
         self._offer = offer
+        self._chosen = chosen
 
     def __call__(
         self,
@@ -136,8 +140,11 @@ class TableStart:
         connection: str | None = None,
         words_problem: str = "",
         notes: Sequence[str] = (),
+        rematch: int = 0,
     ) -> None:
-        self._show(session, words=words, connection=connection, words_problem=words_problem, notes=notes)
+        self._show(
+            session, words=words, connection=connection, words_problem=words_problem, notes=notes, rematch=rematch
+        )
 
     def waiting(self, text: str) -> None:
         self._wait(text)
@@ -145,6 +152,12 @@ class TableStart:
     def offer_rematch(self, offer: RematchOffer) -> None:
         if self._offer is not None:
             self._offer(offer)
+
+    def chosen(self) -> str | None:
+        """What the player chose after the game (``new``, ``quit``), if anything yet: a runner
+        that goes on after the game without a rematch offer (a spectator following the table
+        into its rematch) returns once this is said."""
+        return self._chosen() if self._chosen is not None else None
 
 
 #: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
@@ -218,7 +231,9 @@ class ConsoleApp:
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
         self.controller: TableController | None = None
-        self.games_played = 0
+        self.games_played = 0  # tables started in this console (the lobby's too): not a title
+        #: The table shown is a rematch: its game's number in the series (2 for the first).
+        self.rematch_game = 0
         self.message: Feedback = Feedback()
         self.show_help = False
         self.help_scroll = 0
@@ -336,9 +351,11 @@ class ConsoleApp:
         connection: str | None = None,
         words_problem: str = "",
         notes: Sequence[str] = (),
+        rematch: int = 0,
     ) -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
+        self.rematch_game = rematch
         self.rematch = None
         self.waiting = None
         self.table_words = tuple(words)
@@ -400,7 +417,7 @@ class ConsoleApp:
         self.rematch = None
         self.again_early = False
         try:
-            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
+            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch, lambda: self._intent))
         except trio.Cancelled:
             raise
         except LobbyProblem as exc:  # the network table stopped; the runner says why
@@ -856,7 +873,10 @@ class ConsoleApp:
         )
         watching = self.tracker.watching if self.tracker is not None else ()
         seen = f" {dot} watching: {', '.join(watching)}" if watching else ""
-        head = f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{seen}"
+        # A table of its own has no number (the lobby's second table is not "game 2" of
+        # anything); a rematch says so in words.
+        series = f" {dot} rematch: game {self.rematch_game}" if self.rematch_game else ""
+        head = f" p2pcards {dot} {s.game.name} {dot} {s.players} players{series}{seen}"
         if words and len(head + words) > self._columns():
             # The five table words are the security ritual: all of them, always, on their own
             # line when the title leaves no room for them.

@@ -308,6 +308,7 @@ class Peer(PeerHooks):
             # A seat that dropped out is gone from the game as one that left (issue 30): no wait
             # is lengthened for it while it is away, nor waits on it.
             left=frozenset(self.left) | frozenset(self.protocol.absences.gone - {self.seat}),
+            unsigned=frozenset(s for s in others if self.log.next_seq(s) == 0),
             cut_off=self.cut_off(),
             reports=dict(self._reports),
             unheard=self.protocol.unheard(),

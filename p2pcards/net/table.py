@@ -467,6 +467,9 @@ async def _run_seat(
                 if not full_mesh.is_set():
                     missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
                     aborted = TableAborted(f"could not connect to {', '.join(missing)}")
+                    # A stop the table caused, naming nobody (we may be the one cut off): not
+                    # a goodbye of ours, which verify would read as our player leaving.
+                    peer.aborted = aborted
                 else:
                     await play()
             if aborted is None or full_mesh.is_set() or played:

@@ -163,6 +163,9 @@ class Links:
     #: Seats that signed a ``stop`` (they will not act again), and that signed a ``bye``.
     halted: Set[int] = frozenset()
     left: Set[int] = frozenset()
+    #: Seats of which our log holds no entry at all: one that also left never joined the game
+    #: (its program could not connect to every seat, or stopped before its first step).
+    unsigned: Set[int] = frozenset()
     #: We are connected to no other seat and every link we lost went silent: we may be the one
     #: cut off, and can tell nothing about the others.
     cut_off: bool = False
@@ -330,10 +333,23 @@ def report_due(links: Links, timings: Timings, waiting: bool) -> bool:
 
 def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> TableAborted:
     """Why the game stops when ``seat`` stayed away past the grace period: it left and did
-    not come back in time, or, if we were cut off from every seat, nobody is named."""
+    not come back in time, or, if we were cut off from every seat, nobody is named. A seat
+    that said goodbye before signing anything never joined the game: its program could not
+    connect to every seat (it may be the one cut off, or another seat may have failed to reach
+    it) or stopped before its first step, and nobody is named."""
     if links.cut_off:
         return TableAborted(CUT_OFF, None, step)
+    if seat in links.left and seat in links.unsigned:
+        return TableAborted(not_joined(names[seat]), None, step)
     return TableAborted(f"{names[seat]} left and did not come back in time", seat, step)
+
+
+def not_joined(name: str) -> str:
+    """The words for a seat that never joined the game (:func:`gone_verdict`)."""
+    return (
+        f"{name} could not join the game: its program went away before signing anything "
+        f"(it could not connect to every seat, or stopped before the first step); nobody is to blame"
+    )
 
 
 # -- one wait -------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.dropouts import DropOuts
 from ..table.header import TableHeader
+from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
@@ -291,6 +292,9 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     check_openings(log, names)
     dropped = check_drop_outs(log, names)
     report.dropped = list(dropped)
+    report.left_to_bot = left_to_bot_turns(log, len(names))
+    for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
+        report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
         verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
@@ -514,3 +518,23 @@ def _verify_with_drop_outs(
             f"(every proof, the cards opened to all, the moves by the game's public rules; the "
             f"cards nobody opened are not checked)"
         )
+
+
+def left_to_bot_turns(log: Any, players: int) -> dict[int, int | None]:
+    """Each seat that signed the chat line :data:`~p2pcards.table.protocol.LEFT_TO_BOT` (its
+    player left, a bot of its own program plays on; only its own entry says so), and the turn
+    of its first move signed after it (``None``: none), from the entries a seat could act on."""
+    said: dict[int, int] = {}
+    turns: dict[int, int | None] = {}
+    for entry in log.closed():
+        if not 0 <= entry.sender < players:
+            continue
+        body = entry.body if isinstance(entry.body, dict) else {}
+        if entry.kind == "chat" and body.get("text") == LEFT_TO_BOT and entry.sender not in said:
+            said[entry.sender] = entry.seq
+            turns[entry.sender] = None
+        elif entry.kind == "action" and entry.sender in said and turns[entry.sender] is None:
+            turn = body.get("turn")
+            if entry.seq > said[entry.sender] and type(turn) is int:
+                turns[entry.sender] = turn
+    return turns

@@ -132,6 +132,10 @@ class Report:
     #: Seats that dropped out of the game (issue 30), in the order they did.
     dropped: list[int] = field(default_factory=list)
     timeline: list[dict[str, Any]] = field(default_factory=list)
+    #: Each seat whose player left and let a bot play the seat to the end (its own signed
+    #: chat line, table.protocol.LEFT_TO_BOT): the turn of the first move the bot signed
+    #: (``None``: it signed none). An honest seat: a fact for people, never a fault.
+    left_to_bot: dict[int, int | None] = field(default_factory=dict)
     seconds: float = 0.0
     size: int = 0
 
@@ -201,6 +205,10 @@ class Report:
             "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
             "dropped": [{"seat": seat, "name": self.name(seat)} for seat in self.dropped],
+            "left_to_bot": [
+                {"seat": seat, "name": self.name(seat), "from_turn": turn}
+                for seat, turn in sorted(self.left_to_bot.items())
+            ],
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
         }
