@@ -226,12 +226,13 @@ class Links:
             if other not in (self.me, seat)
         )
 
-    def waits_elsewhere(self, seat: int, timings: Timings) -> list[tuple[int, str]]:
+    def waits_elsewhere(self, seat: int, timings: Timings, *, stopped: bool = False) -> list[tuple[int, str]]:
         """What ``seat``, connected to us, says it waits on, as far as we can believe it: a
         seat away from it (not one it says it reaches, not us, whom it reaches, not one whose
         own fresh notice says it reaches ``seat``, and not one that stopped its game: its stop,
         which we hold, reaches ``seat`` when it asks around, and ends its wait), or a seat's
-        absent statement."""
+        absent statement. ``stopped``: only the seats it says are away from it that are left
+        out for having stopped (their stop may not have reached it yet: :meth:`Wait.look`)."""
         report = self.report(seat, timings)
         if report is None:
             return []
@@ -242,9 +243,9 @@ class Links:
             if why == "away":
                 theirs = self.report(other, timings)
                 refuted = other in report.connected or (theirs is not None and seat in theirs.connected)
-                if other == self.me or other in self.halted or refuted:
+                if other == self.me or refuted or (other in self.halted) != stopped:
                     continue
-            elif why != "statements":
+            elif why != "statements" or stopped:
                 continue
             found.append((other, why))
         return found
@@ -380,6 +381,9 @@ class Wait:
         self.due: float | None = None
         #: When we found an awaited seat away (its time away does not count against it).
         self.away_since: float | None = None
+        #: When we first held the stop of a seat that the seat we would charge says it waits
+        #: on, away from it: the stop has yet to reach it (:meth:`look`).
+        self._stop_held: dict[int, float] = {}
 
     def sleep(self, now: float) -> float:
         """Seconds until the next look: the next check interval, and no later than the
@@ -466,6 +470,16 @@ class Wait:
         # before it waits on the others' (``settle``). Without one, its word alone would
         # excuse a stall that verify, which holds no notices, names (review of issue 28).
         elsewhere = [(o, why) for o, why in elsewhere if why != "statements" or owed[0][0] in settling]
+        # A seat it says it waits on, away from it, that stopped: its stop, which we hold, reaches
+        # it when it next asks around (at most CHECK_EVERY apart) and ends its wait; its own stop
+        # then ends ours. Until that could have come, its claim still holds: at once, we would
+        # name an honest seat that had not yet heard of the stop (review 28f: a seat that cut
+        # its link to another, withheld what that one waited on, and stopped just before our
+        # deadline on it). A liar whose refuter stopped is charged a moment later.
+        for other, _ in links.waits_elsewhere(owed[0][0], timings, stopped=True) if owed else []:
+            held = self._stop_held.setdefault(other, now)
+            if now < held + timings.check_every + timings.quiet:
+                elsewhere.append((other, "away"))
         if elsewhere:
             # The seat we would charge says it waits on a seat away from it (a link down
             # between two seats only), or on a statement: not its stall while that may come,

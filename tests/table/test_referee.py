@@ -667,10 +667,22 @@ PARTITION = [
         (1, "p1 did not move in time", "action"),
     ),
     Row(
-        "waiting on a seat that stopped its game counts for nothing (its stop, relayed, ends that wait)",
+        "waiting on a seat that stopped its game: not charged the moment we hold that stop (it has "
+        "yet to reach the claimant, by its next ask around)",
         "turn",
         [(1, "action")],
         [(TURN, {"halted": {2}, "reports": {1: reach(TURN, {0}, ((2, "away"),))}})],
+        None,
+    ),
+    Row(
+        "waiting on a seat that stopped its game counts for nothing once that stop had time to reach "
+        "it (relayed, it ends that wait)",
+        "turn",
+        [(1, "action")],
+        [
+            (TURN, {"halted": {2}, "reports": {1: reach(TURN, {0}, ((2, "away"),))}}),
+            (TURN + T.check_every + T.quiet, {"halted": {2}, "reports": {1: reach(TURN + 3, {0}, ((2, "away"),))}}),
+        ],
         (1, "p1 did not move in time", "action"),
     ),
     Row(
