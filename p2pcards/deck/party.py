@@ -1743,6 +1743,18 @@ class Party:
             raise _Deviation("seed", sender, "seed does not open its commitment")
         self.seeds[sender] = seed
 
+    def boxes_missing(self) -> list[tuple[int, int]]:
+        """After the end-of-game audit: ``(sender, receiver)`` of every other seat that revealed
+        its seed with fewer private boxes to ``receiver`` than the begun operations call for
+        (a box only its receiver waits for: a seat that stopped its game before sending it, or
+        withheld it). Counted from the boxes the driver reported (``judge.PrivateBoxes``, every
+        private entry delivered); ours are not counted, nor a seat's that dropped out."""
+        return sorted(
+            key
+            for key, due in self._boxes_due.items()
+            if key[0] != self.seat and key[0] not in self.dropped and self._boxes.get(key, 0) < due
+        )
+
     def _check_boxes(self) -> None:
         """At the end-of-game audit every seat has begun every operation, and every seat's
         private boxes came before its seed (its chain's order): a sender with more boxes to a

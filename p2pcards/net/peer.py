@@ -1315,11 +1315,20 @@ class Peer(PeerHooks):
                 chat.cancel_scope.cancel()
             if failure is None:
                 self.protocol.over = True
-                early = self.protocol.stopped_before_the_end()
-                if early is not None:
-                    # Nothing more is signed (our seed is out): the game ends as stopped by
-                    # that seat, naming nobody (table/protocol.py, stopped_before_the_end).
-                    failure = self.aborted = TableAborted(verdict.halted(self.header.seats[early].name), None, "stop")
+                missing = self.party.boxes_missing()
+                if missing:
+                    # A seat revealed its seed before a private box it owed another seat (only
+                    # that seat waits for it): our game reached its result, but the table's did
+                    # not end as a whole. It stops, naming nobody, with nothing more signed (our
+                    # seed is out), and is judged as every stop is, by verify of our file
+                    # (net/table._judge_the_stopper): a stop signed before the box excuses or
+                    # names by the one stall verdict, a seed with no stop names the sender. A
+                    # stop after everything a seat owed, just before its seed, changes nothing.
+                    sender, receiver = missing[0]
+                    names = [s.name for s in self.header.seats]
+                    failure = self.aborted = TableAborted(
+                        verdict.box_missing(names[sender], names[receiver]), None, "stop"
+                    )
             if failure is None:
                 await self.publish(
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}

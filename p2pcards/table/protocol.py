@@ -248,9 +248,6 @@ class TableProtocol:
         self.spill_failure: OSError | None = None
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
-        #: Seats whose public ``seed`` deck message we handed on (the end's reveal, or a stop's).
-        self._revealed: set[int] = set()
-        self._revealed_before_stop: set[int] = set()
         #: The seq of our last move (``action`` or ``open`` entry) and of our last deck entry,
         #: and the most of our entries that any other seat's entry handed on here shows it
         #: held: whether anyone has seen them (:meth:`unheard`).
@@ -652,8 +649,6 @@ class TableProtocol:
             self.absences.gone.add(sender)  # no statement is waited for from it
         if entry.kind == "deck":
             if "msg" in body:
-                if isinstance(body["msg"], dict) and body["msg"].get("type") == "seed":
-                    self._revealed.add(sender)
                 try:
                     return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
                 except SpillError as exc:
@@ -744,8 +739,6 @@ class TableProtocol:
             if self.over or self.aborted is not None:
                 return []
             self.halted[sender] = entry
-            if sender in self._revealed:
-                self._revealed_before_stop.add(sender)
             return [Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
@@ -787,23 +780,6 @@ class TableProtocol:
             if seq is not None and self._echo_of_us <= seq:
                 return kind
         return None
-
-    def stopped_before_the_end(self) -> int | None:
-        """A seat whose ``stop`` came before its seed (it stopped its game rather than reach the
-        end's reveal), handed on before our game ended: the first, or ``None``. Our game then
-        did not finish either, though it reached its result (a private message of that seat to
-        another seat, which only its receiver waits for, may be missing): it stops, naming
-        nobody, as verify of our file judges it (a stop after its seed changes nothing: the
-        seat had finished, and a seat that lost cannot spoil the others' finish so)."""
-        # (A seat that dropped out never reveals its seed, and plays no part any more.)
-        return next(
-            (
-                seat
-                for seat in sorted(self.halted)
-                if seat not in self._revealed_before_stop and seat not in self.drop_outs.seq
-            ),
-            None,
-        )
 
     def held_back(self, seat: int) -> set[int]:
         """The seats whose entries ``seat``'s entries held here wait for (empty if none of its

@@ -102,6 +102,17 @@ def halted(name: str) -> str:
     return f"{name} stopped its game (its signed stop entry; whom it blames is its word, not proof)"
 
 
+def box_missing(sender: str, receiver: str) -> str:
+    """The verdict of a seat whose game reached its result while ``sender`` revealed its seed
+    before a private deck message it owed ``receiver`` (which only ``receiver`` waits for): the
+    table's game did not end as a whole. Nobody is named here; the stop is judged as every stop
+    is, by the transcript."""
+    return (
+        f"{sender} revealed its deck seed before its private deck message to {receiver}: the game "
+        f"did not end as a whole at every seat (nobody is named for it here)"
+    )
+
+
 def withheld_opening(name: str, what: str) -> str:
     """The verdict on a follower whose commitment to a free-order response is in but whose
     opening never came (protocol/table.md section 9): its client opens by itself once the

@@ -1,7 +1,8 @@
 """Hostile review of the one-way-link referee change (commits 57115eb, 5883e09): ``Links.unheard``
 (a deck step after an entry of ours that no other seat has echoed is not charged until a turn's
 bound), the "waits on X, away" notice no longer excusing a stall when X stopped, and
-``stopped_before_the_end`` (a stop before its seed ends a game that reached its result). Each
+``stopped_before_the_end`` (a stop before its seed ended a game that reached its result; now a
+private box owed and never sent does: ``Party.boxes_missing``). Each
 table runs in-process on trio's autojump clock; :func:`run_table` checks live against verify."""
 
 from __future__ import annotations
@@ -260,14 +261,11 @@ def test_a_stop_behind_a_cut_link_at_our_deadline_names_no_innocent(tmp_path, st
             assert named <= {1} and verified in (None, 1), f"seat {seat}: {run.describe()}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review 28f: TableProtocol.stopped_before_the_end turns a finished game into a stop when "
-    "a seat signs a stop just before its seed at the audit; before it, the others finished",
-)
 def test_a_stop_just_before_the_seed_at_the_audit_does_not_spoil_the_finish(tmp_path):
     """The game is over; a seat (say one that lost) signs a stop before its seed. The others
-    had their result: they keep it (before the change they finished, verify verifying)."""
+    had their result: they keep it, verify verifying (review 28f found the first rule,
+    "a stop before its seed ends the game", spoiled the finish so; now only a private box a
+    seat owed and never sent does: Party.boxes_missing)."""
     run = _until_cheated(tmp_path, "cals-bs", 3, StopsAtTheEnd, options={"match_target": 1})
     for outcome in run.honest.values():
         assert outcome is not None and outcome.result is not None, run.describe()

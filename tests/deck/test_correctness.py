@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from p2pcards.deck import CoinOp
+from p2pcards.deck import CoinOp, judge
 from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
 from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, DealOp, OpDone, Party
@@ -187,3 +187,26 @@ def test_the_in_process_setup_bench_counts_every_sequential_hop():
     delayed = setup_benchmark(3, 20, repeat=1, hop=hop)
     assert 8 * hop <= delayed["critical_path"] < 12 * hop + 3 * instant["critical_path"]
     assert delayed["hop"] == hop and delayed["messages"] == instant["messages"]
+
+
+def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sent():
+    """Party.boxes_missing: after the audit, the private boxes another seat owed a third seat
+    (by the operations begun) that the driver never reported (``PrivateBoxes``, as the table
+    layer hands every private entry on at every seat); never our own. The in-process network
+    reports none, so here the counts are reported by hand."""
+    deck = make_deck(3)
+    handles = deck.shuffle()
+    deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
+    deck.run_op(AuditOp())
+    me = deck.parties[2]
+    due = dict(me._boxes_due)
+    assert due and all(sender != 2 or receiver != 2 for sender, receiver in due)
+    assert me.boxes_missing() == sorted(k for k in due if k[0] != 2)  # nothing reported yet
+    for (sender, receiver), count in due.items():
+        if sender != 2:
+            for _ in range(count):
+                me.receive(sender, judge.PrivateBoxes((receiver,)))
+    assert me.boxes_missing() == []
+    (sender, receiver) = next(k for k in sorted(due) if k[0] != 2)
+    me._boxes[(sender, receiver)] -= 1  # one box of that seat's never came
+    assert me.boxes_missing() == [(sender, receiver)]
