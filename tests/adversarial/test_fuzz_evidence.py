@@ -85,6 +85,9 @@ class FloodsAccusations(AccusesReusedKeyTwice):
         self.notes.append(f"signed in {time.process_time() - started:.2f} s of CPU")
 
 
+# Slow tier (~6 s of signing and checking a flood); the random single accusations of this file
+# run in the fast tier.
+@pytest.mark.slow
 def test_a_flood_of_huge_deep_and_repeated_accusations_names_its_accuser_alone(tmp_path):
     """Every honest seat names the accuser, for its last (false) accusation: none of the
     others decided anything, and the table took a bounded time over them; ``verify`` of every

@@ -212,6 +212,9 @@ def _named(outcome) -> set[int]:
 SETTLING_TABLES = 2
 
 
+# Slow tier: four whole four-seat tables (~10 s of crypto); the rule's synchronous rows (a deck
+# wait on a settling seat) are in tests/table/test_referee.py, in the fast tier.
+@pytest.mark.slow
 @pytest.mark.parametrize("match_target", [1, 2])
 def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_path, match_target):
     """Seat 3's client is gone (as it is about to sign a move the game may pass for); the cheater (seat 1)
