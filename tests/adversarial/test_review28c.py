@@ -127,8 +127,19 @@ CASES = [(game, bad, FIELDS) for game in GAMES for bad in BAD_VALUES if bad != "
 ]
 
 
+#: The cases of the fast tier: a bool where a handle goes in each game, and the list for a rank
+#: (the TypeError that stopped every seat). The other values are the slow tier's (a table each,
+#: 1-2 s of crypto; scripts/test and CI run them all).
+FAST_CASES = {("crazy-eights", "bool"), ("cals-bs", "bool"), ("calypso", "bool")}
+
+
 @pytest.mark.parametrize(
-    ("game", "bad", "fields"), CASES, ids=[f"{g}-{b}{'' if f == FIELDS else '-' + f[0]}" for g, b, f in CASES]
+    ("game", "bad", "fields"),
+    [
+        pytest.param(g, b, f, marks=() if (g, b) in FAST_CASES or f == ("rank",) else pytest.mark.slow)
+        for g, b, f in CASES
+    ],
+    ids=[f"{g}-{b}{'' if f == FIELDS else '-' + f[0]}" for g, b, f in CASES],
 )
 def test_a_move_with_a_field_of_the_wrong_type_is_illegal_and_names_its_mover(tmp_path, game, bad, fields):
     """Every honest seat refuses the move as illegal and names its mover; ``verify`` of every
