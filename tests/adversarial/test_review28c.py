@@ -16,10 +16,9 @@ from p2pcards.game import Round, Turn
 from p2pcards.net.peer import Peer
 from p2pcards.net.seats import LocalSeat
 from p2pcards.table.timeouts import Timeouts
-from p2pcards.wire.messages import Bye
 
 from .adv_table import blamed, run_table, verify
-from .cheaters import CHEATERS, Cheater, Equivocates, GoneForGood
+from .cheaters import CHEATERS, Cheater, Equivocates, GoneAtItsPassableTurn
 
 CHEATER = 1
 
@@ -184,32 +183,6 @@ class RecordsSettlingInDeck(Peer):
         if found and not isinstance(self.session.step, (Turn, Round)):
             self.settling_in_deck |= found
         return found
-
-
-class GoneAtItsPassableTurn(GoneForGood):
-    """Not the cheater here: a seat whose client is gone (an unsigned goodbye, then silence)
-    at its first move from turn 2 on that the game may pass for (a follower's, rule 28), as it
-    is about to sign it. The others then wait on a move the game passes for once every seat
-    has stated it absent, so the cheater surely has a statement to withhold: with
-    :class:`GoneForGood` (gone while another seat is to move) the gone seat's next turn was
-    often a lead, which cannot be passed for, and the table ended naming it before any
-    statement (in CI, 8 tables of one case in a row, issue 29)."""
-
-    async def misbehave(self):
-        return None  # (it leaves in before_signing, not while another seat is to move)
-
-    async def before_signing(self, kinds):
-        session = self.session
-        if (
-            not self.cheated
-            and "action" in kinds
-            and self.turns >= 2
-            and session.game.absent_action(session.state, self.seat) is not None
-        ):
-            for conn in list(self.connections.values()):
-                await conn.send(Bye("gone").to_wire())
-            self.cheated = True
-        await super().before_signing(kinds)
 
 
 def _named(outcome) -> set[int]:
