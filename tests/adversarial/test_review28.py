@@ -108,10 +108,12 @@ class LateOpeningBoxJunk(OpeningBoxJunk):
 
 @pytest.mark.parametrize(
     "cls",
+    # Junk in a private box in the fast tier; in an opening's box, on time or late (a table
+    # each), in the slow tier.
     [
         PrivateBoxJunk,
-        OpeningBoxJunk,
-        LateOpeningBoxJunk,
+        pytest.param(OpeningBoxJunk, marks=pytest.mark.slow),
+        pytest.param(LateOpeningBoxJunk, marks=pytest.mark.slow),
     ],
     ids=lambda c: c.__name__,
 )
