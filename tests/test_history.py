@@ -321,6 +321,9 @@ def test_two_programs_writing_at_once(tmp_path):
         assert opponent["games"] == 2 * count and opponent["won"] == 2 * count
 
 
+# Slow tier: a match of several hands (~12 s of crypto); a game recorded at its end without a
+# full verification first is test_a_game_played_over_loopback_is_recorded_at_its_end.
+@pytest.mark.slow
 def test_a_long_match_shows_its_result_before_any_full_verification(tmp_path, monkeypatch):
     """A Cal's BS match of several hands (virtual time: the bots' thinking and the table's
     timeouts cost no real seconds): every seat has its result and its history record the moment

@@ -407,7 +407,15 @@ def doc_blocks() -> list[str]:
     return re.findall(r"^```python\n(.*?)\n```$", DOCS.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
 
 
-@pytest.mark.parametrize("number", range(len(doc_blocks())))
+def _example(number: int, block: str) -> object:
+    """An example that plays whole games (``check_game``, a loopback table) is the slow
+    tier's: 7-12 s each in a --fast run; the same calls run in the fast tier in
+    tests/games/crazy_eights/test_crazy_eights_games.py and tests/net/test_loopback.py."""
+    whole_games = any(word in block for word in ("check_game(", "run_loopback(", "async def test_"))
+    return pytest.param(number, marks=pytest.mark.slow) if whole_games else number
+
+
+@pytest.mark.parametrize("number", [_example(n, b) for n, b in enumerate(doc_blocks())])
 def test_every_example_of_the_testing_docs_runs(number, tmp_path):
     namespace: dict = {}
     exec(compile(doc_blocks()[number], f"docs/testing.md block {number}", "exec"), namespace)

@@ -1163,6 +1163,9 @@ def _with(obj: Any, path: tuple, value: Any) -> Any:
     return changed
 
 
+# Slow tier (~12 s of checks): every vector is still checked as it stands in the fast tier
+# (test_vector); that a changed byte fails each check is checked by scripts/test.
+@pytest.mark.slow
 def test_every_changed_byte_fails():
     """Every expected value of every case changed once (one random byte), plus 300 more random
     (value, byte) positions across all files: the check must fail each time."""

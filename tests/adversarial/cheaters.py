@@ -1484,6 +1484,33 @@ class GoneForGood(SaysByeUnsigned):
     leaves = True
 
 
+class GoneAtItsPassableTurn(GoneForGood):
+    """Not the cheater here: a seat whose client is gone (an unsigned goodbye, then silence)
+    at its first move from turn 2 on that the game may pass for (a follower's, rule 28), as it
+    is about to sign it. The others then wait on a move the game passes for once every seat
+    has stated it absent, so the cheater surely has a statement to withhold: with
+    :class:`GoneForGood` (gone while another seat is to move) the gone seat's next turn was
+    often a lead, which cannot be passed for, and the table ended naming it before any
+    statement (in CI, 8 tables of one case of test_review28c.py in a row, and 4 of
+    test_absent_review.py in a loaded run, issue 29)."""
+
+    async def misbehave(self):
+        return None  # (it leaves in before_signing, not while another seat is to move)
+
+    async def before_signing(self, kinds):
+        session = self.session
+        if (
+            not self.cheated
+            and "action" in kinds
+            and self.turns >= 2
+            and session.game.absent_action(session.state, self.seat) is not None
+        ):
+            for conn in list(self.connections.values()):
+                await conn.send(Bye("gone").to_wire())
+            self.cheated = True
+        await super().before_signing(kinds)
+
+
 class WithholdsStatementFromNext(WithholdsFromNext):
     """States a gone seat absent last (once every other seat has: no honest statement then
     echoes its own, which would let seat 0 fetch it from that seat), sends its ``absent``
@@ -1514,6 +1541,7 @@ CHEATERS.update(
             DropsLinkAsFollower,
             WithholdsAbsentAnswer,
             GoneForGood,
+            GoneAtItsPassableTurn,
             WithholdsStatementFromNext,
         )
     }

@@ -209,7 +209,7 @@ def test_a_statement_withheld_from_one_seat_gets_nobody_honest_named(tmp_path):
         cheater=CHEATER,
         virtual_time=True,
         timeouts=TIMEOUTS,
-        others={gone: CHEATERS["GoneForGood"]},
+        others={gone: CHEATERS["GoneAtItsPassableTurn"]},  # (statements to withhold in every table)
     )
     info = run.describe()
     honest = {s: o for s, o in run.honest.items() if s != gone}

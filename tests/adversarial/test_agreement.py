@@ -75,9 +75,18 @@ def _seeds() -> list[int | None]:
     return [None] * int(os.environ.get("P2PCARDS_FAULT_COUNT", FRESH))
 
 
+#: Fresh schedules in the fast tier (the others, a table each, in the slow tier: scripts/test
+#: and CI play all FRESH).
+FAST_FRESH = 2
+
+
 def _params() -> list[Any]:
     return [
-        pytest.param(seed, id=f"seed-{seed}" if seed is not None else f"fresh-{index}")
+        pytest.param(
+            seed,
+            id=f"seed-{seed}" if seed is not None else f"fresh-{index}",
+            marks=pytest.mark.slow if seed is None and index >= FAST_FRESH else (),
+        )
         for index, seed in enumerate(_seeds())
     ]
 

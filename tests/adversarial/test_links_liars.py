@@ -88,7 +88,15 @@ class StatementsLiar(StallingLiar):
     claims = ("statements",)
 
 
-@pytest.mark.parametrize("liar", [AwayLiar, StatementsLiar, StallingLiar], ids=["away", "statements", "both"])
+# The liar that claims both in the fast tier; each claim alone (a table each) in the slow tier.
+@pytest.mark.parametrize(
+    "liar",
+    [
+        pytest.param(AwayLiar, id="away", marks=pytest.mark.slow),
+        pytest.param(StatementsLiar, id="statements", marks=pytest.mark.slow),
+        pytest.param(StallingLiar, id="both"),
+    ],
+)
 def test_a_staller_that_claims_to_wait_only_delays_up_to_the_last_call(tmp_path, liar) -> None:
     cheater = 2
     run, info = run_cheating_bs(tmp_path, liar, cheater)

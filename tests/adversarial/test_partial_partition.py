@@ -26,6 +26,9 @@ class LongLinkDown(LinkDown):
     outage = 30.0
 
 
+# Slow tier: a whole table with a 30 s outage (~4 s); the notices that keep it from naming
+# anybody are checked synchronously in tests/table/test_links_notice.py (fast tier).
+@pytest.mark.slow
 def test_a_link_down_between_two_seats_past_the_timeouts_names_nobody(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,7 +33,12 @@ from p2pcards.wire.messages import Bye
 from ..net.test_rematch import first_game
 from .adv_table import verify
 
-pytestmark = pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed")
+pytestmark = [
+    pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed"),
+    # Two games a test (~8 s of crypto); the rematch's room is checked in the fast tier by
+    # tests/net/test_rematch.py (a rematch played, refused for too few players, by the host).
+    pytest.mark.slow,
+]
 
 GAME = "crazy-eights"
 
@@ -124,12 +129,12 @@ def _check_played_without_carol(second: dict[str, Any]) -> None:
         assert status == EXIT_VERIFIED, report
 
 
-async def test_a_seat_that_agrees_then_vanishes_is_left_out(tmp_path):
+async def test_a_seat_that_agrees_then_vanishes_is_left_out(tmp_path, virtual_clock):
     second = await _rematch_without_carol(tmp_path, name="carol", bye=None)
     _check_played_without_carol(second)
 
 
-async def test_a_seat_cannot_leave_the_rematch_for_another(tmp_path):
+async def test_a_seat_cannot_leave_the_rematch_for_another(tmp_path, virtual_clock):
     # carol's key, the name "bob", and a bye that blames bob: bob still plays.
     second = await _rematch_without_carol(tmp_path, name="bob", bye="bob declined the rematch")
     _check_played_without_carol(second)

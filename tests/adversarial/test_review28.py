@@ -45,7 +45,8 @@ class LatePrivateOpenBadOp(PrivateOpenBadOp):
         return await super().deck_output(sends)
 
 
-@pytest.mark.parametrize("bad", [None, -1, 2.0, True, False])
+# One bad op in the fast tier (None); the other four, a table each, in the slow tier.
+@pytest.mark.parametrize("bad", [None, *(pytest.param(b, marks=pytest.mark.slow) for b in (-1, 2.0, True, False))])
 def test_private_opening_with_a_bad_op(bad, tmp_path):
     """Found by the review of issue 28: such an opening was judged by its receiver alone (it
     stopped naming the sender, the others named nobody, and verify named the receiver as a
@@ -107,10 +108,12 @@ class LateOpeningBoxJunk(OpeningBoxJunk):
 
 @pytest.mark.parametrize(
     "cls",
+    # Junk in a private box in the fast tier; in an opening's box, on time or late (a table
+    # each), in the slow tier.
     [
         PrivateBoxJunk,
-        OpeningBoxJunk,
-        LateOpeningBoxJunk,
+        pytest.param(OpeningBoxJunk, marks=pytest.mark.slow),
+        pytest.param(LateOpeningBoxJunk, marks=pytest.mark.slow),
     ],
     ids=lambda c: c.__name__,
 )

@@ -175,9 +175,9 @@ class OpensAtTheDeadlineToOne(OpensAtTheDeadline):
 
 
 #: The delays tried: around the deck timeout (4 s) and past the keepalive's word on the quiet
-#: link (about 6 s); ``--fast`` plays the two past it only (the sweep takes minutes on a loaded
-#: machine).
-DELAYS = [*(pytest.param(d, marks=pytest.mark.slow) for d in (4.0, 5.0, 5.5, 5.8, 6.0)), 6.3, 7.0]
+#: link (about 6 s); ``--fast`` plays the last one only (the sweep takes minutes on a loaded
+#: machine; 6.3 s went to the slow tier too in issue 29).
+DELAYS = [*(pytest.param(d, marks=pytest.mark.slow) for d in (4.0, 5.0, 5.5, 5.8, 6.0, 6.3)), 7.0]
 
 
 @pytest.mark.parametrize("delay", DELAYS)

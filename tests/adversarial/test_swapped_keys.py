@@ -23,6 +23,7 @@ from p2pcards.net.lobby import LobbyError, LobbyResult, host_lobby, join_lobby
 from p2pcards.net.runner import bot_agent
 from p2pcards.net.table import SeatOutcome, play_seat
 from p2pcards.table.header import Seat, TableHeader
+from p2pcards.testing import virtual_clock
 from p2pcards.wire.messages import new_table_id
 
 from .adv_table import FAST, LOOPBACK, plugins, verify
@@ -132,12 +133,12 @@ def _named(outcome: SeatOutcome) -> set[int | None]:
     return named
 
 
-# Real time: the host, left alone once every joiner refuses its header, gives up only after its
-# lobby's wait (about 20 s of real seconds: lobby and dial timers, not a virtual-time table).
-@pytest.mark.slow
+# On the autojump clock: the host, left alone once every joiner refuses its header, gives up only
+# after its lobby's wait (lobby and dial timers, all in this process: on real time about 20 s a
+# case, 1.5 s on virtual time, issue 29).
 @pytest.mark.parametrize("players, victim, rematch", [(3, 2, False), (3, 1, False), (4, 2, False), (3, 2, True)])
 def test_a_host_that_swaps_a_joiners_encryption_key_is_never_blamed_on_the_joiner(tmp_path, players, victim, rematch):
-    run = trio.run(_swapped_table, players, victim, tmp_path, rematch)
+    run = trio.run(_swapped_table, players, victim, tmp_path, rematch, clock=virtual_clock())
     errors, outcomes = run["errors"], run["outcomes"]
     info = f"errors {errors}; outcomes " + "; ".join(
         f"seat {s}: {o.aborted} blames {o.peer.blames}" for s, o in sorted(outcomes.items())

@@ -260,6 +260,9 @@ def test_watch_is_a_lobby_command_and_a_playing_table_says_so():
     assert "playing: watch 2" in rows[1][1] and "playing" not in rows[0][1]
 
 
+# Slow tier: two games in a console (~6 s); a rematch between peers is played in the fast tier by
+# tests/net/test_rematch.py::test_three_peers_agree_play_a_rematch_and_keep_the_score.
+@pytest.mark.slow
 def test_the_play_lobby_offers_again_at_once_and_plays_the_rematch(tmp_path):
     """A table made in the ``play`` lobby (two bot peers of ours): at game over the end screen
     offers 'again' at once; typed then, it is agreed to when the rematch room opens (the bots

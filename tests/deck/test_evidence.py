@@ -390,6 +390,8 @@ def _template(table: Table, data: st.DataObject) -> dict[str, Any]:
     }
 
 
+# Slow tier (~10 s): the scripted evidence cases of this file run in the fast tier.
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_fuzzed_evidence_names_the_accuser_or_nobody(data):

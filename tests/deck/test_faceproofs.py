@@ -378,6 +378,8 @@ def test_malformed_statements_are_refused():
             fp.verify_one_of(context, p, fs, proof)
 
 
+# Slow tier (~8 s): the hand-made bad proofs of this file run in the fast tier.
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     proof=st.one_of(

@@ -7,6 +7,11 @@ at a chosen point of the seat's own chain; the caller sends the SIGCONT.
 ``stop@AFTER:deck:SEQ``        AFTER seconds after it has sent its first deck entry with ``seq``
                                >= SEQ, it stops itself
 ``stop@AFTER:action:TURN``     the same after its first move for turn TURN or later
+``hold@deck:SEQ``              it stops itself, in trio's own thread, once it has signed its first
+                               deck entry with ``seq`` >= SEQ and before that entry goes out:
+                               the deck cannot go on without it until it is continued (a timer
+                               of ``stop@`` may fire only after the deck's last step of this
+                               seat, and the game then passes for it, under load)
 ``slow@FIRST:COUNT:SECONDS``   not stopped: its player takes SECONDS longer over each of its moves
                                for turns FIRST to FIRST+COUNT-1
 
@@ -56,6 +61,23 @@ def arm_stop(after: float, kind: str, at_least: int) -> None:
     Peer._write_out = stopping_write_out  # type: ignore[method-assign]
 
 
+def arm_hold(kind: str, at_least: int) -> None:
+    write_out = Peer._write_out
+    armed = [True]
+
+    async def holding_write_out(self, entries, fresh):
+        target = [e for e in fresh if e.kind == kind and e.seq >= at_least]
+        if target and armed:
+            armed.clear()
+            print(f"stoppable: holding entry #{target[0].seq} ({target[0].kind}) back", flush=True)
+            print(f"stoppable: stopping (pid {os.getpid()})", flush=True)
+            os.kill(os.getpid(), signal.SIGSTOP)  # this thread, here: nothing more goes out
+            print("stoppable: continued", flush=True)
+        return await write_out(self, entries, fresh)
+
+    Peer._write_out = holding_write_out  # type: ignore[method-assign]
+
+
 def arm_slow(first: int, count: int, seconds: float) -> None:
     choose = LocalSeat._choose_in_time
 
@@ -76,6 +98,10 @@ if __name__ == "__main__":
         after, kind, at_least = params.split(":")
         assert kind in ("deck", "action"), how
         arm_stop(float(after), kind, int(at_least))
+    elif what == "hold":
+        kind, at_least = params.split(":")
+        assert kind == "deck", how
+        arm_hold(kind, int(at_least))
     elif what == "slow":
         first, count, seconds = params.split(":")
         arm_slow(int(first), int(count), float(seconds))

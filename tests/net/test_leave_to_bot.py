@@ -21,7 +21,7 @@ from p2pcards.wire.identity import Identity
 LOOPBACK = "127.0.0.1"
 
 
-async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
+async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path, virtual_clock):
     host = load_plugins()
     game = host.game("cals-bs")
     outcomes = []

@@ -31,7 +31,7 @@ def test_a_match_spilled_entry_by_entry_saves_what_an_unspilled_log_saves(tmp_pa
         log = outcome.peer.log
         assert log.spill_failure is None
         # Each chain keeps one entry decoded; every other went to the spill file and back.
-        assert log.spilled == len(log) - 3 and len(log) > 200
+        assert log.spilled == len(log) - 3
         assert outcome.peer.session.replica.actions  # the game's audit read them back
     path = table.transcripts[0]
     assert path is not None
@@ -40,6 +40,17 @@ def test_a_match_spilled_entry_by_entry_saves_what_an_unspilled_log_saves(tmp_pa
     # The same entries in a log that keeps them all write the very same bytes.
     saved = read_transcript(path)
     assert saved.end is not None
+    # A long match: two hands or more (one shuffle pass of seat 0 a hand). Its length in entries
+    # is the deal's: 189 once in a loaded run, against the "more than 200" asked before (issue 29).
+    hands = sum(
+        1
+        for e in saved.entries
+        if e.kind == "deck"
+        and e.sender == 0
+        and isinstance(e.body.get("msg"), dict)
+        and e.body["msg"].get("type") == "shuffle"
+    )
+    assert hands >= 2, hands
     kept = saved.log()
     assert kept.spilled == 0
     again = tmp_path / "again.p2pt"

@@ -24,7 +24,10 @@ async def _echo_server(nursery: trio.Nursery) -> int:
     return listeners[0].socket.getsockname()[1]
 
 
-async def test_each_chunk_is_held_for_the_delay_each_way_and_order_is_kept():
+async def test_each_chunk_is_held_for_the_delay_each_way_and_order_is_kept(virtual_clock):
+    # On virtual time: the holds are the relay's own timers, so the times measured are the
+    # delays it keeps, not how soon a loaded machine ran it (on real time this took 1.9 s
+    # against the 1.16 s allowed under load, issue 29). Everything here is in this process.
     async with trio.open_nursery() as nursery:
         target = await _echo_server(nursery)
         [port] = await nursery.start(serve_relays, [(("127.0.0.1", 0), ("127.0.0.1", target))], DELAY)
@@ -39,8 +42,8 @@ async def test_each_chunk_is_held_for_the_delay_each_way_and_order_is_kept():
                 received += await stream.receive_some(1 << 16)
                 first = first or trio.current_time()
             assert received == payload
-            # There and back: two holds of the delay (and not much more on an idle loopback).
-            assert 2 * DELAY <= first - began < 2 * DELAY + 1.0
+            # There and back: two holds of the delay, and not much more (not a hold a chunk).
+            assert 2 * DELAY <= first - began < 3 * DELAY, first - began
             await stream.send_eof()
             assert await stream.receive_some(10) == b""  # the echo server saw our end, closed its own
             await stream.aclose()

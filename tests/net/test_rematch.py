@@ -56,7 +56,7 @@ def _check(outcomes: list[SeatOutcome]) -> None:
     assert not table_problems(outcomes), table_problems(outcomes)
 
 
-async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path):
+async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path, virtual_clock):
     plugins = load_plugins()
     game = plugins.game(GAME)
     rng = random.Random(7)
@@ -188,10 +188,11 @@ async def first_game(
     names: list[str],
     rng: random.Random,
     leaver: str | None = None,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, SeatOutcome]:
-    """Game 1 between peers of their own: ``names[0]`` hosts, the others join in that order
-    (so that each sits in its place); every seat a random bot. Each one's outcome, by name.
+    """Game 1 (``options``, the game's defaults if None) between peers of their own: ``names[0]``
+    hosts, the others join in that order (so that each sits in its place); every seat a random
+    bot. Each one's outcome, by name.
     ``leaver``: a joiner played by a person who leaves at the first turn the table asks of
     them, letting a bot finish the seat (peer.Peer.leave_to_bot)."""
     game = plugins.game(game_id)
@@ -214,7 +215,7 @@ async def first_game(
                     plugins,
                     ids[names[0]],
                     game_id,
-                    options=options or {},
+                    options=dict(options or {}),
                     players=len(names),
                     agent=bot_agent(plugins, game, "random", rng),
                     name=names[0],
@@ -255,7 +256,10 @@ async def first_game(
     return first
 
 
-async def test_a_quit_leaves_the_rematch_to_the_others(tmp_path):
+# Slow tier (this and the next): two games each, ~6 s of crypto; the fast tier plays a rematch
+# (test_three_peers_...) and the rematch refused for too few players and by the host.
+@pytest.mark.slow
+async def test_a_quit_leaves_the_rematch_to_the_others(tmp_path, virtual_clock):
     """carol quits at the end screen (her program had sat down in the rematch's room): alice
     and bob play the rematch without her, a table of two in their order, and both screens say
     who left and who plays."""
@@ -329,7 +333,8 @@ async def test_a_quit_leaves_the_rematch_to_the_others(tmp_path):
     assert rosters["bob"][-1].me == 1 and len(rosters["bob"][-1].names) == 2
 
 
-async def test_a_player_who_left_during_the_game_is_not_waited_for(tmp_path):
+@pytest.mark.slow
+async def test_a_player_who_left_during_the_game_is_not_waited_for(tmp_path, virtual_clock):
     """carol left during game 1 and let a bot finish her seat; her program ends with the game.
     The rematch is alice's and bob's at once, not a room that waits for carol."""
     plugins = load_plugins()
@@ -437,7 +442,7 @@ async def test_a_smaller_rematch_gives_an_option_that_names_a_seat_to_its_player
     assert rosters[-1].note == words
 
 
-async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
+async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path, virtual_clock):
     """Cal's BS needs 3 players: carol quits a rematch of three, and every screen is told
     plainly that there is none."""
     if "cals-bs" not in load_plugins().games:
@@ -446,7 +451,8 @@ async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
     game = plugins.game("cals-bs")
     rng = random.Random(4)
     with trio.fail_after(180):
-        first = await first_game(plugins, "cals-bs", ["alice", "bob", "carol"], rng)
+        # One hand (the rematch is what is tested): a whole match cost 10-25 s of crypto.
+        first = await first_game(plugins, "cals-bs", ["alice", "bob", "carol"], rng, options={"match_target": 1})
 
         def bots() -> Any:
             return bot_agent(plugins, game, "random", rng)
@@ -491,7 +497,7 @@ async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
     assert told == {"alice": plain, "bob": plain}
 
 
-async def test_the_host_quitting_declines_for_the_joiners(tmp_path):
+async def test_the_host_quitting_declines_for_the_joiners(tmp_path, virtual_clock):
     plugins = load_plugins()
     game = plugins.game(GAME)
     rng = random.Random(5)
