@@ -4,7 +4,13 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 9  # 9: a seat may drop out where the game's rules allow it (issue 30): the
+PROTOCOL_VERSION = 10  # 10: deck protocol 3, first step (issue 32): a re-handled card is passed on
+#                        by its cumulative scalar (no chains, no link proofs), shown to all by a
+#                        face proof of its holder's, and gets a factor of its own after its
+#                        transfer's one scalar (`rehandle` gains `sorted` and `factors`); a
+#                        public re-handled card that moves is opened to its receiver by its
+#                        holder (protocol/deck.md 4.2, 5.3)
+#                     9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);
 #                        a rematch goes on without the seats that left its room: its header may

@@ -42,6 +42,7 @@ from .derive import (
     seed_commitment,
 )
 from .evidence import accused_of, decode_evidence, is_index, reuse_evidence, reuse_reason, step_of
+from .faceproofs import prove_face, verify_face
 from .group import (
     InvalidPoint,
     InvalidScalar,
@@ -63,10 +64,10 @@ from .passes import (
     make_rehandle,
     make_relock,
     make_shuffle,
-    pass_context,
     pass_order,
 )
-from .proofs import InvalidProof, prove_link, public_key, verify_link
+from .proofs import InvalidProof, public_key
+from .public import face_context
 from .store import MemoryStore, Record, TranscriptStore
 
 #: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.6): the scalar 1,
@@ -225,18 +226,17 @@ class _DecodeFailure(Exception):
 
 @dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
 class _Link:
-    """How a re-handled card came to be: ``point = y * point of parent`` for the transfer's one
-    scalar ``y`` behind ``key``, ``parent`` one of ``sources`` (the handles its transfer moved).
-    Public: author, key, sources; the parent and the proof of the link are known to its
-    holders, and to whoever the card is opened to (``y`` itself is never revealed: it
-    re-handled every card of that transfer)."""
+    """How a re-handled card came to be: ``point = z * y * point of parent`` for the transfer's
+    one scalar ``y`` behind ``key`` and the card's own factor ``z``, ``parent`` one of
+    ``sources`` (the handles its transfer moved). Public: author, key, sources; the parent is
+    known to the transfer's receiver alone (deck protocol 3: nobody else ever learns which old
+    handle became which new one, nor ``y`` or ``z``)."""
 
     author: int
     key: bytes  # y * B
     sources: tuple[int, ...]
     op: int  # the transfer that made it
-    parent: int | None = None
-    proof: list[bytes] | None = None  # proofs.prove_link, once known
+    parent: int | None = None  # known to the receiver only
 
 
 @dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
@@ -249,8 +249,12 @@ class _Card:
     scalars: dict[int, bytes]  # lock index -> scalar, those this seat knows
     holder: int | None = None
     public: bool = False
-    root: int | None = None  # the shuffled handle it descends from, once this seat knows it
+    root: int | None = None  # a shuffled handle: itself
     link: _Link | None = None  # re-handled cards only
+    #: A re-handled card held or opened here: ``point = x * card point`` (its cumulative
+    #: scalar, deck protocol 3) and the card's index in the deck.
+    x: bytes | None = None
+    face: int | None = None
     retired: bool = False  # transferred: renamed, never used again
 
 
@@ -370,18 +374,6 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 def _ints(values: object) -> bool:
     return isinstance(values, list) and all(_is_int(v) for v in values)
-
-
-def _parent_of(card: _Card) -> int:
-    """The handle a re-handled card came from, known to this seat wherever this is asked."""
-    assert card.link is not None and card.link.parent is not None, "a re-handled card with a known parent"
-    return card.link.parent
-
-
-def _root_of(card: _Card) -> int:
-    """The shuffled handle a card descends from, known to this seat wherever this is asked."""
-    assert card.root is not None, "the card's root is known"
-    return card.root
 
 
 def _complete(values: Sequence[bytes | None]) -> list[bytes]:
@@ -1135,16 +1127,23 @@ class Party:
 
     def _required(self, handles: list[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
         """Who must send ``receiver`` (None: everyone) which locks of which handles, as the
-        public record of holders says: a held card is opened by its holder (every lock of its
-        shuffled handle, and its chain if re-handled), a card nobody holds by every other seat
-        (its own lock), a public or own card by nobody."""
+        public record of holders says: a held card is opened by its holder (every lock of a
+        shuffled handle; a re-handled one: its cumulative scalar, lock N, to one receiver, a
+        proof of its face to all), a card nobody holds by every other seat (its own lock), an
+        own card by nobody, and a public card by nobody unless it is re-handled, held, and
+        moves to another seat (the receiver needs its scalar to show or prove it later; only
+        its holder knows it: deck protocol 3)."""
         need: dict[int, list[tuple[int, list[int]]]] = {}
         for handle in handles:
             card = self.cards_by_handle[handle]
-            if card.public or (receiver is not None and card.holder == receiver):
+            if receiver is not None and card.holder == receiver:
+                continue
+            if card.public and (receiver is None or card.holder is None or card.link is None):
                 continue
             epoch = self._hand_of_handle(handle)
-            if card.holder is not None:
+            if card.holder is not None and card.link is not None:
+                need.setdefault(card.holder, []).append((handle, [self.players]))
+            elif card.holder is not None:
                 locks = [s for s in range(self.players) if not self._implicit(epoch, s)]
                 need.setdefault(card.holder, []).append((handle, locks))
             else:
@@ -1180,7 +1179,7 @@ class Party:
         # Send what the public state says this seat owes, and nothing else.
         for (sender, receiver), items in expected.items():
             if sender == self.seat:
-                message = self._make_opening(index, items)
+                message = self._make_opening(index, items, receiver)
                 if receiver is None:
                     self._broadcast(message)
                 else:
@@ -1238,10 +1237,7 @@ class Party:
                     self._apply_rehandle(index, transfer_to, moved, message)
                 new = self.rehandled[index]
                 if transfer_to == self.seat:
-                    for handle in new:  # the openings just told us where each moved card came from
-                        card = self.cards_by_handle[handle]
-                        card.root = self.cards_by_handle[_parent_of(card)].root
-                    faces = faces | self._decode(list(new))
+                    faces = faces | self._own_rehandled(index, new)
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
             else:
@@ -1261,39 +1257,35 @@ class Party:
         st["progress"] = progress
         self._state = st
 
-    def _chain(self, handle: int) -> tuple[list[list[Any]], int]:
-        """``[[parent, proof], ...]`` from ``handle`` down to its shuffled handle (which is
-        returned too), as this seat knows it (it holds the card, or saw it opened)."""
-        links: list[list[Any]] = []
-        card = self.cards_by_handle[handle]
-        while card.link is not None:
-            link = card.link
-            parent = _parent_of(card)
-            if link.proof is None:  # our own re-handling: prove the link now, when it is shown
-                link.proof = prove_link(
-                    self._link_context(handle, parent),
-                    self.cards_by_handle[parent].point,
-                    card.point,
-                    link.key,
-                    self._rehandle_key(link.op),
-                    self._own_secrets.proof_key(),
-                )
-            links.append([parent, link.proof])
-            handle = parent
-            card = self.cards_by_handle[handle]
-        return links, handle
+    def _face_context(self, op: int, handle: int, seat: int) -> bytes:
+        """What a face proof of a public reveal is bound to: the game, the reveal, the handle
+        and its holder (deck protocol 3)."""
+        return face_context(self._game_id, op, handle, seat)
 
-    def _link_context(self, handle: int, parent: int) -> bytes:
-        return pass_context(self._game_id, handle, "link", parent)
-
-    def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
-        handles, scalars, chains = [], [], []
+    def _make_opening(self, index: int, items: list[tuple[int, list[int]]], receiver: int | None) -> dict[str, Any]:
+        """Our opening of ``items`` to ``receiver`` (None: everyone): the locks of a shuffled
+        handle; of a re-handled one its cumulative scalar to one receiver, or a proof of its
+        face (not the scalar: an earlier holder would read our re-handling from it) to all."""
+        handles: list[int] = []
+        scalars: list[Any] = []
+        faces: list[Any] = []
         for handle, locks in items:
-            links, root = self._chain(handle)
+            card = self.cards_by_handle[handle]
             handles.append(handle)
-            scalars.append([[lock, self.cards_by_handle[root].scalars[lock]] for lock in locks])
-            chains.append(links)
-        return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "chains": chains}
+            if card.link is None:
+                scalars.append([[lock, card.scalars[lock]] for lock in locks])
+                faces.append(None)
+                continue
+            assert card.x is not None and card.face is not None, "a re-handled card we hold"
+            if receiver is not None:
+                scalars.append([[self.players, card.x]])
+                faces.append(None)
+            else:
+                context = self._face_context(index, handle, self.seat)
+                proof = prove_face(context, card.point, self.table[card.face], card.x, self._own_secrets.proof_key())
+                scalars.append([])
+                faces.append([card.face, proof])
+        return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "faces": faces}
 
     def _lock(self, handle: int, lock: int) -> tuple[int, bytes]:
         """(author, commitment) of lock ``lock`` of ``handle``: a per-card key (lock < N) of a
@@ -1320,62 +1312,32 @@ class Party:
             )
         fresh[scalar] = where
 
-    def _verify_chain(self, sender: int, handle: int, links: Any) -> int:
-        """Check ``links`` (``[[parent, proof], ...]``) from ``handle`` down to a shuffled
-        handle, which is returned: each parent was moved by that card's transfer, and its proof
-        shows the card is the parent under the transfer's scalar."""
-        if not isinstance(links, list):
-            raise _Deviation("open", sender, f"handle {handle}: malformed chain")
-        current = handle
-        for link in links:
-            card = self.cards_by_handle[current]
-            if card.link is None:
-                raise _Deviation("open", sender, f"handle {handle}: chain goes on past shuffled handle {current}")
-            if not (isinstance(link, list) and len(link) == 2 and _is_int(link[0]) and link[0] in card.link.sources):
-                raise _Deviation("open", sender, f"handle {current}: parent not moved by its transfer")
-            parent, proof = link
-            known = card.link.parent == parent and card.link.proof == proof
-            if not known:
-                try:
-                    verify_link(
-                        self._link_context(current, parent),
-                        self.cards_by_handle[parent].point,
-                        card.point,
-                        card.link.key,
-                        proof,
-                    )
-                except InvalidProof:
-                    raise _Deviation(
-                        "open", sender, f"handle {current}: not a re-handling of handle {parent}"
-                    ) from None
-            current = parent
-        if self.cards_by_handle[current].link is not None:
-            raise _Deviation("open", sender, f"handle {handle}: chain stops at re-handled handle {current}")
-        return current
-
     def _check_opening(
         self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True
     ) -> None:
-        """Check an opening against the public record and the commitments; learn its scalars."""
+        """Check an opening against the public record and the commitments; learn its scalars.
+        A re-handled card's cumulative scalar must open its point to a card of the table, its
+        face proof (a reveal to all) must hold (deck protocol 3)."""
         items = self._expected_openings[index][(sender, receiver)]
-        handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
+        handles, scalars, faces = message.get("handles"), message.get("scalars"), message.get("faces")
         if (
             not _ints(handles)
             or handles != [h for h, _ in items]
             or not isinstance(scalars, list)
             or len(scalars) != len(items)
-            or not isinstance(chains, list)
-            or len(chains) != len(items)
+            or not isinstance(faces, list)
+            or len(faces) != len(items)
         ):
             raise _Deviation("open", sender, "opening for other cards than the operation requires")
         fresh: dict[bytes, tuple[int, int, int]] = {}
-        roots = []
-        for (handle, locks), pairs, links in zip(items, scalars, chains):
-            if self.cards_by_handle[handle].link is None and links != []:
-                raise _Deviation("open", sender, f"handle {handle}: a chain for a shuffled handle")
-            root = self._verify_chain(sender, handle, links)
-            roots.append(root)
-            card = self.cards_by_handle[root]
+        opened: dict[int, tuple[bytes | None, int]] = {}  # re-handled handle -> (x, card index)
+        for (handle, locks), pairs, shown in zip(items, scalars, faces):
+            card = self.cards_by_handle[handle]
+            if card.link is not None:
+                opened[handle] = self._check_rehandled_opening(index, sender, receiver, handle, pairs, shown)
+                continue
+            if shown is not None:
+                raise _Deviation("open", sender, f"handle {handle}: a face proof for a shuffled handle")
             if (
                 not isinstance(pairs, list)
                 or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs])
@@ -1388,37 +1350,64 @@ class Party:
                 except InvalidScalar as exc:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
-                if not self._opens_lock(root, lock, scalar):
+                if not self._opens_lock(handle, lock, scalar):
                     raise _Deviation(
                         "open", sender, f"handle {handle}: key {lock} is not the one behind its public key"
                     )
-                self._note_scalar(scalar, (author, root, lock), fresh)
+                self._note_scalar(scalar, (author, handle, lock), fresh)
         if learn:
             self._seen_scalars.update(fresh)
-            for (handle, _), pairs, links, root in zip(items, scalars, chains, roots):
-                self.cards_by_handle[root].scalars.update({lock: scalar for lock, scalar in pairs})
-                current = handle
-                for parent, proof in links:
-                    card = self.cards_by_handle[current]
-                    link = card.link
-                    assert link is not None, "a card with a chain was re-handled"
-                    card.root, link.parent, link.proof = root, parent, proof
-                    current = parent
+            for (handle, _), pairs in zip(items, scalars):
+                card = self.cards_by_handle[handle]
+                if card.link is None:
+                    card.scalars.update({lock: scalar for lock, scalar in pairs})
+                else:
+                    x, face = opened[handle]
+                    card.face = face
+                    if x is not None:
+                        card.x = x
 
-    def _lineage(self, handle: int) -> set[int]:
-        """The handle and every handle it was re-handled from, as far as this seat knows."""
-        out = {handle}
+    def _check_rehandled_opening(
+        self, index: int, sender: int, receiver: int | None, handle: int, pairs: Any, shown: Any
+    ) -> tuple[bytes | None, int]:
+        """A re-handled card opened by its holder: to one receiver its cumulative scalar, which
+        must take its point to a card of the table; to all a proof of its face. Returns the
+        scalar (None for a proof) and the card's index."""
         card = self.cards_by_handle[handle]
-        while card.link is not None and card.link.parent is not None:
-            out.add(card.link.parent)
-            card = self.cards_by_handle[card.link.parent]
-        return out
+        if receiver is None:
+            if pairs != [] or not (isinstance(shown, list) and len(shown) == 2 and _is_int(shown[0])):
+                raise _Deviation("open", sender, f"handle {handle}: a card shown to all needs its face and proof")
+            face, proof = shown
+            if not 0 <= face < self.n:
+                raise _Deviation("open", sender, f"handle {handle}: no such card")
+            try:
+                verify_face(self._face_context(index, handle, sender), card.point, self.table[face], proof)
+            except InvalidProof:
+                raise _Deviation("open", sender, f"handle {handle}: its face proof fails") from None
+            return None, face
+        if shown is not None or not (
+            isinstance(pairs, list) and len(pairs) == 1 and isinstance(pairs[0], list) and len(pairs[0]) == 2
+        ):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        lock, x = pairs[0]
+        if not (_is_int(lock) and lock == self.players):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        try:
+            check_scalar(x)
+            point = multiply(invert(x), card.point)
+        except InvalidScalar as exc:
+            raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
+        face_index = self._table_index.get(point)
+        if face_index is None:
+            raise _Deviation("open", sender, f"handle {handle}: its scalar does not open it to a card")
+        return x, face_index
 
     def _decode(self, handles: list[int]) -> dict[int, Card]:
-        """Faces of handles whose every lock (and chain) this seat knows: decode each shuffled
-        handle once; a card met again under a new handle must descend from the old one."""
-        roots = {h: _root_of(self.cards_by_handle[h]) for h in handles}
-        todo = sorted({r for r in roots.values() if r not in self._root_faces})
+        """Faces of handles this seat can open: a shuffled handle whose every lock it knows
+        (decoded once; no two shuffled handles of an epoch may hold one card), a re-handled
+        one whose face its opening showed (checked there, deck protocol 3)."""
+        shuffled = [h for h in handles if self.cards_by_handle[h].link is None]
+        todo = sorted({h for h in shuffled if h not in self._root_faces})
         if todo:
             cards = [self.cards_by_handle[r] for r in todo]
             inverses = batch_invert([scalar_product(c.scalars[i] for i in range(self.players)) for c in cards])
@@ -1429,19 +1418,52 @@ class Party:
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
                 if card_index is None:
-                    raise _DecodeFailure(
-                        [h for h in handles if roots[h] == root], f"handle {root} decodes outside the card table"
-                    )
+                    raise _DecodeFailure([root], f"handle {root} decodes outside the card table")
                 self._root_faces[root] = card_index
         faces = {}
         for handle in handles:
-            card_index = self._root_faces[roots[handle]]
-            seen = self._epoch_faces[roots[handle] // self.n]
-            other = seen.get(card_index, handle)
-            if other not in self._lineage(handle):
-                raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
-            seen[card_index] = handle
+            card = self.cards_by_handle[handle]
+            if card.link is None:
+                card_index = self._root_faces[handle]
+                seen = self._epoch_faces[handle // self.n]
+                other = seen.get(card_index, handle)
+                if other != handle:
+                    raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
+                seen[card_index] = handle
+            else:
+                assert card.face is not None, "a re-handled card opened here"
+                card_index = card.face
             faces[handle] = self.known[handle] = self.cards[card_index]
+        return faces
+
+    def _x_of(self, handle: int) -> bytes:
+        """The cumulative scalar of a card this seat can open: ``point = x * card point``."""
+        card = self.cards_by_handle[handle]
+        if card.link is not None:
+            assert card.x is not None, "a re-handled card opened here"
+            return card.x
+        return scalar_product(card.scalars[i] for i in range(self.players))
+
+    def _face_index(self, handle: int) -> int:
+        card = self.cards_by_handle[handle]
+        if card.link is None:
+            return self._root_faces[handle]
+        assert card.face is not None, "a re-handled card opened here"
+        return card.face
+
+    def _own_rehandled(self, index: int, new: Sequence[int]) -> dict[int, Card]:
+        """The cards of our own re-handling (transfer ``index``), once every moved card is
+        opened here: each new handle's cumulative scalar ``z_j * y * x_parent`` and face."""
+        y = self._rehandle_key(index)
+        faces = {}
+        for j, handle in enumerate(new):
+            card = self.cards_by_handle[handle]
+            assert card.link is not None and card.link.parent is not None, "our own re-handling"
+            parent = card.link.parent
+            factor = mul(self._own_secrets.rehandle_factor(index, j), y)
+            card.x = mul(factor, self._x_of(parent))
+            card.face = self._face_index(parent)
+            faces[handle] = self.known[handle] = self.cards[card.face]
         return faces
 
     def _new_handles(self, count: int) -> list[int]:
@@ -1462,13 +1484,14 @@ class Party:
             handles,
             moved,
             self._rehandle_key(index),
+            [self._own_secrets.rehandle_factor(index, j) for j in range(len(handles))],
             self._own_secrets.proof_key(),
             self._multiply_many,
         )
         new = self.rehandled[index] = self._new_handles(len(handles))
         for handle, point, j in zip(new, message["points"], order):
             link = _Link(self.seat, message["key"], tuple(handles), index, handles[j])
-            # Its root is set once the openings have shown where the old handle came from.
+            # Its scalar and face are set once the openings have opened every moved card here.
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=self.seat, link=link)
         self.transcript[index][("rehandle", self.seat)] = message
         return message
@@ -1662,32 +1685,32 @@ class Party:
             return False
         handles, scalars, chains = checked
         try:
-            points, lineages = [], []
+            points = []
             for handle, keys, links in zip(handles, scalars, chains):
                 if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
                     return False  # only the accused operation's hand (protocol/deck.md §6)
-                root = self._verify_chain(-1, handle, links)
-                lineages.append({handle, *(parent for parent, _ in links)})
+                root = handle
                 card = self.cards_by_handle[root]
+                if card.link is not None or links != []:
+                    return False  # a re-handled card is opened by its scalar, checked as an opening
+
                 for lock, scalar in enumerate(keys):
                     check_scalar(scalar)
                     if not self._opens_lock(root, lock, scalar):
                         return False
                 product = scalar_product(keys)
                 points.append((root, multiply(invert(product), card.point)))
-        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint, _Deviation):
+        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint):
             return False  # (a second line: the evidence was read above, field by field)
         found = [self._table_index.get(p) for _, p in points]
         if None in found:
             return True
         indices = [i for i in found if i is not None]  # (all of them)
         for i, (handle, index) in enumerate(zip(handles, indices)):
-            for j in range(i):  # the same card twice, not one handle renamed into the other
-                if indices[j] == index and handles[j] not in lineages[i] and handle not in lineages[j]:
-                    return True
+            if index in indices[:i]:  # the same card under two shuffled handles
+                return True
             # a card equal to one this seat already knows in the same epoch is a duplicate too
-            other = self._epoch_faces.get(points[i][0] // self.n, {}).get(index, handle)
-            if other not in lineages[i] and handle not in self._lineage(other):
+            if self._epoch_faces.get(handle // self.n, {}).get(index, handle) != handle:
                 return True
         return False
 
@@ -1699,13 +1722,11 @@ class Party:
         """A decode failed with keys that open their commitments: some pass was wrong. Reveal
         the seeds and let the audit find whose (or blame the accuser if none was)."""
         if failure is not None:
-            chains = [self._chain(h) for h in failure.handles]
             evidence = {
                 "handles": failure.handles,
                 "scalars": [
-                    [[i, self.cards_by_handle[root].scalars[i]] for i in range(self.players)] for _, root in chains
+                    [[i, self.cards_by_handle[h].scalars[i]] for i in range(self.players)] for h in failure.handles
                 ],
-                "chains": [links for links, _ in chains],
             }
             self._broadcast(
                 {

@@ -135,7 +135,7 @@ class PublicHandles:
             check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
         except PassError:
             return
-        self.cards.rehandled(new[0], msg["points"], msg["key"], moved)
+        self.cards.rehandled(new[0], msg["points"], msg["key"], moved, to)
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return {}

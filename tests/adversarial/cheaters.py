@@ -326,6 +326,43 @@ class InvalidRehandle(Cheater):
         return {**message, "points": sorted(points)}
 
 
+class WrongScalarOfMovedCard(Cheater):
+    """Passing on a card it picked up (a re-handled card, Cal's BS: its placed set picked up by
+    another seat), sends a wrong cumulative scalar for it (deck protocol 3, protocol/deck.md
+    §4.2): the receiver cannot open the card to one of the table, accuses with the signed entry,
+    and every seat (and ``p2pcards verify``) names the sender."""
+
+    deviation = "wrong scalar of a moved card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is None or message.get("type") != "open":
+            return message
+        scalars = [list(map(list, s)) for s in message["scalars"]]
+        for item in scalars:
+            if len(item) == 1 and item[0][0] == self.header.players:  # lock N: a moved card's scalar
+                item[0][1] = WRONG_SCALAR
+                return {**message, "scalars": scalars}
+        return message
+
+
+class FalseFaceOfMovedCard(Cheater):
+    """Showing a card it picked up to everyone (a doubted set), names another face with the
+    proof of the true one (deck protocol 3, §5.3): every seat checks the face proof as it
+    arrives and names it."""
+
+    deviation = "false face of a moved card shown to all"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is not None or message.get("type") != "open":
+            return message
+        faces = list(message.get("faces") or [])
+        for i, shown in enumerate(faces):
+            if shown is not None:
+                faces[i] = [(shown[0] + 1) % 54, shown[1]]
+                return {**message, "faces": faces}
+        return message
+
+
 class JamsThenWrongKey(WrongKey):
     """As the first deal begins, accuses seat 0 of a reused key in a deck operation no game
     reaches (every seat keeps it aside until then), then sends a wrong private key. The
@@ -989,6 +1026,8 @@ CHEATERS = {
         TaggedCard,
         InvalidFinalPoint,
         InvalidRehandle,
+        WrongScalarOfMovedCard,
+        FalseFaceOfMovedCard,
         StallsDeck,
         ShufflesOffSeed,
         JamsThenWrongKey,

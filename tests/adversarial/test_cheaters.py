@@ -95,6 +95,8 @@ CASES = {
     "substituted card at a pickup, seed withheld": Case("SubstitutesAtRehandleHidesSeed"),
     "invalid point in the final deck": Case("InvalidFinalPoint"),
     "invalid re-handled point": Case("InvalidRehandle"),
+    "wrong scalar of a moved card": Case("WrongScalarOfMovedCard"),
+    "false face of a moved card": Case("FalseFaceOfMovedCard"),
     "card not held": Case("PlaysCardNotHeld"),
     "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),

@@ -119,7 +119,7 @@ def _placed_card_position(seed):
     assert all(placer.cards_by_handle[h].link.parent is None for h in new)
     rehandle = placer.transcript[len(placer.ops) - 1][("rehandle", 2)]
     # which handles moved is public (the transfer says so); which became which is not
-    assert set(rehandle) == {"type", "op", "moved", "points", "key", "proof"}
+    assert set(rehandle) == {"type", "op", "moved", "sorted", "key", "proof", "points", "factors"}
     assert rehandle["moved"] == sorted(pile)
     mine = deck.known(0)[handles[0]]
     return [deck.known(2)[h] for h in new].index(mine)
