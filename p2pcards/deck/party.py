@@ -42,13 +42,14 @@ from .derive import (
     seed_commitment,
 )
 from .evidence import accused_of, decode_evidence, is_index, reuse_evidence, reuse_reason, step_of
-from .faceproofs import prove_face, verify_face
+from .faceproofs import prove_face, prove_in_one_set, verify_face, verify_in_one_set
 from .group import (
     InvalidPoint,
     InvalidScalar,
     MultiplyMany,
     batch_invert,
     check_scalar,
+    digest,
     invert,
     mul,
     multiply,
@@ -374,6 +375,12 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 def _ints(values: object) -> bool:
     return isinstance(values, list) and all(_is_int(v) for v in values)
+
+
+def claim_context(game_id: bytes, index: int, seat: int, handles: Sequence[int]) -> bytes:
+    """What a hidden claim's proof is bound to (deck protocol 3): the game, the move's index,
+    the claiming seat and the handles in the order claimed."""
+    return digest("claim", game_id, index, seat, len(handles), *handles)
 
 
 def _complete(values: Sequence[bytes | None]) -> list[bytes]:
@@ -948,6 +955,79 @@ class Party:
         """The hand (shuffle epoch) operation ``op`` belongs to: that of the last shuffle at or
         before it (-1: before the first)."""
         return bisect_right(self._shuffle_ops, op) - 1
+
+    # -- hidden claims (deck protocol 3) ---------------------------------------------------------
+
+    def claim_context(self, index: int, seat: int, handles: Sequence[int]) -> bytes:
+        """What a hidden claim's proof is bound to: the game, the move's index in the game's
+        actions (a proof replayed at another move fails), the claiming seat (one seat's proof
+        is not another's) and the handles, in the order claimed."""
+        return claim_context(self._game_id, index, seat, handles)
+
+    def prove_claim(self, index: int, handles: Sequence[int], sets: Sequence[Sequence[Card]]) -> dict[str, Any]:
+        """Prove that the cards ``handles``, all held by this seat, lie in one of ``sets``
+        (lists of faces), without saying which (:func:`~p2pcards.deck.faceproofs.
+        prove_in_one_set`): Cal's BS quads, four cards of one rank. ValueError if this seat
+        does not hold them or no set holds them all (a client about to make a false claim)."""
+        if self.claim_problem(self.seat, handles, sets) is not None:
+            raise ValueError(self.claim_problem(self.seat, handles, sets))
+        faces = [self._face_index(h) for h in handles]
+        indices = [[self._card_index[c] for c in each] for each in sets]
+        chosen = next((u for u, each in enumerate(indices) if set(faces) <= set(each)), None)
+        if chosen is None:
+            raise ValueError("no set of the claim holds all the cards")
+        openings = [(indices[chosen].index(f), self._x_of(h)) for h, f in zip(handles, faces)]
+        return prove_in_one_set(
+            self.claim_context(index, self.seat, handles),
+            [self.cards_by_handle[h].point for h in handles],
+            [[self.table[i] for i in each] for each in indices],
+            chosen,
+            openings,
+            self._own_secrets.proof_key(),
+        )
+
+    def claim_problem(self, seat: int, handles: Any, sets: Sequence[Sequence[Card]]) -> str | None:
+        """Why ``seat`` cannot make a claim about ``handles`` at all, from the public record
+        (the same at every seat), or None: each a live handle of the hand in progress, distinct,
+        held by ``seat`` (a proof about another seat's card is refused whatever it shows)."""
+        if not (isinstance(handles, list) and handles and all(_is_int(h) for h in handles)):
+            return "a claim names one or more cards"
+        if len(set(handles)) != len(handles):
+            return "a claim names a card twice"
+        for handle in handles:
+            card = self.cards_by_handle.get(handle)
+            if (
+                card is None
+                or card.retired
+                or handle in self.set_aside
+                or self._hand_of_handle(handle) != self.epochs - 1
+            ):
+                return f"card {handle} is not in play"
+            if card.holder != seat:
+                return f"card {handle} is not held by seat {seat}"
+        if not all(c in self._card_index for each in sets for c in each):
+            return "a claimed face is not a card of this deck"
+        return None
+
+    def check_claim(
+        self, index: int, seat: int, handles: Any, sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """Why the claim of ``seat`` at move ``index`` that ``handles`` lie in one of ``sets``
+        is refused, or None: it stands. Every seat decides alike (public record and proof only),
+        and ``p2pcards verify`` with the same checks; a refused claim is an illegal move."""
+        problem = self.claim_problem(seat, handles, sets)
+        if problem is not None:
+            return problem
+        try:
+            verify_in_one_set(
+                self.claim_context(index, seat, handles),
+                [self.cards_by_handle[h].point for h in handles],
+                [[self.table[self._card_index[c]] for c in each] for each in sets],
+                proof,
+            )
+        except InvalidProof:
+            return "the claim's proof does not hold: the cards are not shown to lie in one of the claimed sets"
+        return None
 
     def hand_of_handle(self, handle: int) -> int:
         """The hand a handle was made in (for the audit)."""
