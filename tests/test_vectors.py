@@ -42,6 +42,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
 from p2pcards.deck import derive, faceproofs, group, passes, proofs, public
+from p2pcards.deck import party as party_module
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, DropOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.engine import Replica, learn
 from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
@@ -812,6 +813,49 @@ def _face_proof(inp):
         "face": face.hex(),
         "point": point.hex(),
         "proof": [x.hex() for x in proof],
+        "valid": valid,
+    }
+
+
+@kind("set-proof")
+def _set_proof(inp):
+    """A set claim proof (deck.md section 5.4): the cards ``cards`` (labels, each under its
+    scalar) lie in one of the sets ``sets`` (lists of labels), in the context of move ``index``
+    by ``seat`` over ``handles``; bent by checking it with a card of another set, a joker, at
+    another move, for another seat, or over the cards in another order."""
+    table, game_id = b(inp["context"]), b(inp["game_id"])
+    sets = [[group.card_point(table, label) for label in each] for each in inp["sets"]]
+    faces = [group.card_point(table, label) for label in inp["cards"]]
+    xs = [b(x) for x in inp["scalars"]]
+    points = [group.multiply(x, face) for x, face in zip(xs, faces)]
+    chosen = inp["chosen"]
+    names = inp["sets"][chosen]
+    openings = [(names.index(label), x) for label, x in zip(inp["cards"], xs)]
+    index, seat, handles = inp["index"], inp["seat"], list(inp["handles"])
+    context = party_module.claim_context(game_id, index, seat, handles)
+    proof = faceproofs.prove_in_one_set(context, points, sets, chosen, openings, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    checked, shown = context, list(points)
+    if bend == "a card of another set":
+        shown[0] = group.multiply(xs[0], group.card_point(table, inp["other"]))
+    elif bend == "a joker":
+        shown[0] = group.multiply(xs[0], group.card_point(table, "JK#0"))
+    elif bend == "another move":
+        checked = party_module.claim_context(game_id, index + 1, seat, handles)
+    elif bend == "another seat":
+        checked = party_module.claim_context(game_id, index, seat + 1, handles)
+    elif bend == "the cards in another order":
+        checked = party_module.claim_context(game_id, index, seat, handles[::-1])
+        shown = shown[::-1]
+    try:
+        faceproofs.verify_in_one_set(checked, shown, sets, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {
+        "claim_context": context.hex(),
+        "points": [p.hex() for p in points],
+        "proof": framing.encode(proof).hex(),
         "valid": valid,
     }
 

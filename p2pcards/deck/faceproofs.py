@@ -2,7 +2,7 @@
 
 Sans-IO primitives. Deck protocol 3 (protocol version 10) uses the face proof for a public
 reveal of a re-handled card and for each moved card's own factor (protocol/deck.md §4.2,
-§5.3); the one-of and set proofs are for hidden claims (not wired into a game yet). A handle's
+§5.3), the set proof for a move's hidden claim (§5.4: Cal's BS quads). A handle's
 point is ``P = x * F``: ``F`` the face's card point (:func:`~p2pcards.deck.group.card_point`, a
 hash to the curve) and ``x`` the product of every scalar that locked and re-handled it.
 Whoever knows ``x`` can prove, without showing it:

@@ -383,6 +383,25 @@ def claim_context(game_id: bytes, index: int, seat: int, handles: Sequence[int])
     return digest("claim", game_id, index, seat, len(handles), *handles)
 
 
+def claim_refusal(
+    game_id: bytes,
+    index: int,
+    seat: int,
+    handles: Sequence[int],
+    points: Sequence[bytes],
+    sets: Sequence[Sequence[bytes]],
+    proof: Any,
+) -> str | None:
+    """Why a hidden claim's proof does not stand (its cards' ``points``, the sets' card points),
+    or None: the check every seat and ``p2pcards verify`` make, once the claim names cards the
+    seat holds."""
+    try:
+        verify_in_one_set(claim_context(game_id, index, seat, handles), points, sets, proof)
+    except InvalidProof:
+        return "the claim's proof does not hold: the cards are not shown to lie in one of the claimed sets"
+    return None
+
+
 def _complete(values: Sequence[bytes | None]) -> list[bytes]:
     """Every seat's value, once all of them are in."""
     known = [v for v in values if v is not None]
@@ -1018,16 +1037,15 @@ class Party:
         problem = self.claim_problem(seat, handles, sets)
         if problem is not None:
             return problem
-        try:
-            verify_in_one_set(
-                self.claim_context(index, seat, handles),
-                [self.cards_by_handle[h].point for h in handles],
-                [[self.table[self._card_index[c]] for c in each] for each in sets],
-                proof,
-            )
-        except InvalidProof:
-            return "the claim's proof does not hold: the cards are not shown to lie in one of the claimed sets"
-        return None
+        return claim_refusal(
+            self._game_id,
+            index,
+            seat,
+            handles,
+            [self.cards_by_handle[h].point for h in handles],
+            [[self.table[self._card_index[c]] for c in each] for each in sets],
+            proof,
+        )
 
     def hand_of_handle(self, handle: int) -> int:
         """The hand a handle was made in (for the audit)."""

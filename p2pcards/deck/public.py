@@ -110,6 +110,13 @@ class PublicCards:
             faces[handle] = face
         return faces
 
+    def table_points(self, sets: Sequence[Sequence[Card]]) -> list[list[bytes]] | None:
+        """The card points of faces (a hidden claim's sets), or None if one is not in the deck."""
+        index = {card: i for i, card in enumerate(self._cards)}
+        if not all(card in index for each in sets for card in each):
+            return None
+        return [[self._table[index[card]] for card in each] for each in sets]
+
     def _proven_face(self, op: Any, handle: int, shown: Any) -> Card | None:
         """The face a re-handled card's holder proved in a public opening, if the proof holds."""
         link = self._links[handle]

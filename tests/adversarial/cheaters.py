@@ -674,9 +674,11 @@ class PlaysCardNotHeld(Cheater):
 
 class FakeQuads(Cheater):
     """Cal's BS with quads: leads four cards that are not four of a kind (its client skips
-    check_own; every public check passes)."""
+    check_own; every public check passes). Its claim cannot be proven (deck protocol 3): it
+    goes without a proof, and every seat refuses the lead as it arrives, naming it."""
 
     deviation = "fake quads"
+    hang_after_move = True  # its own replica refuses the lead too
 
     def cheat_move(self, session, seat):
         from p2pcards_cals_bs.rules import is_valid_quads
@@ -691,6 +693,25 @@ class FakeQuads(Cheater):
             if not is_valid_quads([known[h] for h in four]):
                 return {"type": "quads", "cards": four}
         return None
+
+
+class FakeQuadsWithAnotherProof(FakeQuads):
+    """Leads fake quads with a proof that holds, but of another claim: that its four cards lie
+    in the set of their own four faces (made by its party, bound to this move and seat). Every
+    seat checks the claim the rules make (four of one rank, over the 13 ranks), refuses the lead
+    and names it; so does ``p2pcards verify``."""
+
+    deviation = "fake quads with the proof of another claim"
+
+    def cheat_move(self, session, seat):
+        action = super().cheat_move(session, seat)
+        if action is None:
+            return None
+        handles = action["cards"]
+        faces = [self.party.known[h] for h in handles]
+        # (below the seam: the party proves any claim true of its cards, here one of its own making)
+        proof = self.party.prove_claim(len(session.replica.actions), handles, [faces])
+        return {**action, "proof": proof}
 
 
 class Revokes(Cheater):
@@ -1039,6 +1060,7 @@ CHEATERS = {
         FuzzesAccusation,
         PlaysCardNotHeld,
         FakeQuads,
+        FakeQuadsWithAnotherProof,
         Revokes,
         StallsTurnPeer,
         OutOfTurn,

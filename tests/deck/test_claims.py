@@ -4,7 +4,7 @@ and every other seat checks the claim from the public record and the proof alone
 of issue 32: a false claim (mixed ranks, a joker), a proof over another seat's card, and a
 proof replayed at another move or by another seat; each is refused, the same at every seat.
 
-Not wired into a game yet: Cal's BS still checks quads in its end-of-game audit."""
+A Cal's BS quads lead carries such a proof (tests/games/cals_bs, tests/adversarial)."""
 
 from __future__ import annotations
 
