@@ -15,8 +15,10 @@ network encrypts the private ones and signs all of them) and events (:class:`OpD
 Handles number the cards of shuffle epoch ``e`` as ``e*n .. e*n+n-1``, as the local dealer does.
 A transfer renames the cards it moves: the new holder re-randomises them and publishes the new
 points sorted, and every seat numbers them ``FIRST_REHANDLED, FIRST_REHANDLED+1, ...`` (one counter
-for the game) in that order. Only the new holder knows which old handle became which new one; it
-proves the link (the parent handle and its re-handling scalar) whenever it opens the card.
+for the game) in that order, each then multiplied by a factor of its own. Only the new holder
+knows which old handle became which new one, and each card's cumulative scalar (``point = x *
+card``): it opens the card to its next holder with ``x`` and to everyone with a proof of its
+face, never ``x`` (deck protocol 3).
 """
 
 from __future__ import annotations

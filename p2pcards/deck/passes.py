@@ -24,7 +24,6 @@ from .faceproofs import prove_face, verify_face
 from .group import MultiplyMany, digest, multiply_many, remember_products
 from .proofs import (
     InvalidProof,
-    made_links,
     prove_relock,
     prove_shuffle,
     public_key,
@@ -188,8 +187,7 @@ def derived_messages() -> Iterator[None]:
     so that nothing outside the replay (another table in the same process) is ever affected."""
     token = _derived.set(set())
     try:
-        with made_links():  # the links of the openings, made from the seeds, likewise
-            yield
+        yield
     finally:
         _derived.reset(token)
 
