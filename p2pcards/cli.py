@@ -512,6 +512,7 @@ def _play_in_console(table, args: argparse.Namespace) -> int:
 def _print_outcome(outcome) -> int:
     """How a networked seat's game ended, naming the players ("bob wins", never "seat 1")."""
     from .game import result_words
+    from .session import clean_audit_words
     from .text import name_seats
 
     session = outcome.peer.session
@@ -523,7 +524,7 @@ def _print_outcome(outcome) -> int:
     elif outcome.result is not None:
         print(f"result: {printable(name_seats(result_words(session.game, outcome.result), names))}")
         violations = session.violations
-        print("audit: clean, every card checked" if not violations else f"audit: {len(violations)} violations")
+        print(clean_audit_words(session) if not violations else f"audit: {len(violations)} violations")
         for v in violations:
             who = names[v.seat] if 0 <= v.seat < len(names) else f"seat {v.seat}"
             print(f"  {printable(who)}, action {v.action_index}: {printable(name_seats(v.message, names))}")
@@ -686,9 +687,11 @@ def cmd_join(args: argparse.Namespace) -> int:
     agent = _local_agent(host, args)
     _mark_data_folder()
 
+    codes: list[int] = []
+
     async def run():
         where, port_number = await find()
-        return await join_table(
+        outcome = await join_table(
             host,
             identity,
             where,
@@ -701,8 +704,34 @@ def cmd_join(args: argparse.Namespace) -> int:
             seat_bot=args.bot,
             history=True,
         )
+        if not args.rematches:
+            return outcome
+        # As a person's seat does: the bot sits down in each rematch the host opens and
+        # agrees at once, until one is declined or none is opened.
+        from .net.rematch import follow_rematches
 
-    return _print_outcome(trio.run(run))
+        codes.append(_print_outcome(outcome))
+
+        def next_game(outcome) -> None:
+            print("rematch:", flush=True)
+            codes.append(_print_outcome(outcome))
+
+        why = await follow_rematches(
+            host,
+            outcome,
+            listen_host=listen,
+            agent=agent,
+            on_outcome=next_game,
+            transcript_dir=Path(args.transcript_dir),
+            persist=True,
+            seat_bot=args.bot,
+            history=True,
+        )
+        print(why, flush=True)
+        return None
+
+    last = trio.run(run)
+    return _print_outcome(last) if last is not None else codes[-1]
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -766,7 +795,9 @@ def _watch_in_console(at: tuple[str, int], identity: Any, host: Any, args: argpa
     from .console.render import choose_glyphs
     from .console.spectator import WatchTable
 
-    runner = WatchTable(at[0], at[1], identity, host, name=args.name, transcript_dir=Path(args.transcript_dir))
+    runner = WatchTable(
+        at[0], at[1], identity, host, name=args.name, transcript_dir=Path(args.transcript_dir), follow=True
+    )
     console = ConsoleApp(runner, again=False, glyphs=choose_glyphs(True if args.ascii else None))
     asyncio.run(console.run())
     if runner.outcome is None:
@@ -1187,6 +1218,12 @@ def build_parser() -> argparse.ArgumentParser:
         dest="bot",
         metavar="KIND",
         help="no screen: a bot of this kind plays your seat (default: you play it in the console)",
+    )
+    p.add_argument(
+        "--rematches",
+        action="store_true",
+        help="with --play-as-bot: follow the table into each rematch its host opens, agreeing at once, "
+        "as a person's seat does (until one is declined, or none opens within 30 s)",
     )
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")

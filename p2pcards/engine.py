@@ -17,6 +17,10 @@ Events shown to bots (``Bot.observe``) are plain dicts:
 * ``{"kind": "reveal", "faces": {handle: Card}}``
 * ``{"kind": "transfer", "handles": [...], "to": seat}`` (the moved cards' new handles)
 * ``{"kind": "action", "seat": seat, "action": {...}, "index": i}``
+* ``{"kind": "dropped", "seat": seat}`` (a seat dropped out: :data:`DROP_OUT`)
+
+A seat drops out (issue 30) with the table's own move :data:`DROP_OUT` at its turn, never a
+game's: the engine applies it with :meth:`Replica.turn_drop` and the deck's ``drop_out``.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from .wire.framing import FrameError, check_value, decode, encode
 
 __all__ = [
     "DECK_STEPS",
+    "DROP_OUT",
     "DeckBackend",
     "GameRecord",
     "PlayerError",
@@ -56,10 +61,23 @@ __all__ = [
     "carry_out",
     "deal_events",
     "deck_call",
+    "is_drop_out",
     "learn",
     "order_round",
     "play",
 ]
+
+#: The type of the table's own move by which a seat drops out at its turn (protocol/table.md
+#: section 4, "Dropping out"; protocol version 10): ``{"type": "drop out"}`` and nothing else.
+#: No game's action has this type (the type has a space, which no game's grammar makes).
+DROP_OUT = "drop out"
+
+
+def is_drop_out(action: Any) -> bool:
+    """``action`` is the table's drop-out move (well formed or not: :meth:`Replica.turn_drop`
+    refuses one with anything else in it)."""
+    return isinstance(action, dict) and action.get("type") == DROP_OUT
+
 
 #: A generous bound on steps: no shipped game comes near it; a game that does has a loop bug.
 MAX_STEPS = 200_000
@@ -281,6 +299,18 @@ class Replica:
         self.game.drop_out(self.state, seat)
         self.dropped.append((seat, len(self.actions)))
 
+    def turn_drop(self, seat: int, action: Action) -> None:
+        """``seat``'s move at its turn is the table's drop-out move (:data:`DROP_OUT`): apply
+        the drop, or raise :class:`IllegalAction` (the state is unchanged) when it is not
+        ``seat``'s turn (a free-order round's response never is one), the move carries anything
+        but its type, or the game's rules refuse the drop now."""
+        step = self.game.next_step(self.state)
+        if not (isinstance(step, Turn) and step.seat == seat):
+            raise IllegalAction(f"seat {seat} may drop out only at its own turn")
+        if set(action) != {"type"}:
+            raise IllegalAction("a drop-out move is {'type': 'drop out'} and nothing else")
+        self.drop_out(seat)
+
     def in_round(self, seat: int, round_: Round) -> bool:
         """``round_`` is still going on (the game's next step is that round: opened by the same
         seat, not decided) and ``seat`` may still respond to it."""
@@ -370,6 +400,16 @@ def play(
             seat = step.seat
             known = deck.known(seat)
             action = bots[seat].choose(state, known)
+            if is_drop_out(action):
+                try:
+                    replica.turn_drop(seat, action)
+                except IllegalAction as exc:
+                    raise PlayerError(seat, action, str(exc)) from None
+                drop_out = getattr(deck, "drop_out", None)
+                if drop_out is not None:  # (the open-faced dealer keeps no keys to publish)
+                    drop_out(seat)
+                tell({"kind": "dropped", "seat": seat})
+                continue
             if prove_claims:
                 action = with_claim_proof(game, replica, deck, seat, action)
             try:

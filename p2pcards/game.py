@@ -57,6 +57,7 @@ __all__ = [
     "IllegalAction",
     "Option",
     "OptionError",
+    "seat_options",
     "Result",
     "options_words",
     "result_words",
@@ -82,6 +83,11 @@ class IllegalAction(ValueError):
 
 class OptionError(ValueError):
     """An option value that is unknown or out of range, with a message naming the option."""
+
+
+def seat_options(game: Any) -> dict[str, Any]:
+    """The game's options whose value names a seat (:attr:`Option.seat`), with their defaults."""
+    return {o.name: o.default for o in getattr(game, "options", ()) if getattr(o, "seat", False)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,6 +270,11 @@ class Option(OptionWords):
     maximum: int | None = None
     label: str = ""
     values: tuple[tuple[Any, str, str], ...] = ()
+    #: An ``int`` option whose value names a seat (0 to players - 1; any other value names
+    #: none, such as Cal's BS's ``first_dealer`` -1, "by lot"). A rematch without some of the
+    #: last game's seats gives it the same player's seat at the smaller table, or the default
+    #: if that player left (:func:`seat_options`; protocol/table.md section 2, "A rematch").
+    seat: bool = False
 
     def parse(self, value: Any) -> Any:
         """Turn text (from a command line) or a plain value into a valid value, or raise
@@ -315,6 +326,8 @@ class Option(OptionWords):
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.seat:
+            out["names_a_seat"] = True  # follows its player to a smaller rematch
         return out
 
 

@@ -310,6 +310,9 @@ def _game_record(
     result = _result(recomputed if recomputed is not None else end.result, len(header.roster))
     if result is not None:  # the game's own words ("hands won: seat 0 2, ..."), named when shown
         result["summary"] = _result_words(report, header.game, result)
+        left = sorted(getattr(report, "left_to_bot", None) or {})
+        if left:  # who left and let a bot finish the seat, as the table said it (verify's word)
+            result["left_to_bot"] = [s for s in left if 0 <= s < len(header.roster)]
     winners = set(result["winners"]) if result else set()
     scores = result["scores"] if result else []
     players = [
@@ -779,6 +782,26 @@ def outcome_text(game: dict[str, Any]) -> str:
     return _joined(_names(game, result["winners"])) + " won"
 
 
+def left_to_bot_text(game: dict[str, Any]) -> str:
+    """Who left the game and let a bot play the seat to the end, as the table said it live
+    ("bob left; a bot plays bob's seat to the end"; "you left; a bot played your seat ...")."""
+    from .table.protocol import left_to_bot_words
+
+    result = game.get("result") or {}
+    seats = result.get("left_to_bot") if isinstance(result, dict) else None
+    if not isinstance(seats, list):
+        return ""
+    lines = []
+    for seat in seats:
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            continue
+        if seat == game["our_seat"]:
+            lines.append("you left; a bot played your seat to the end")
+        else:
+            lines.append(left_to_bot_words(_names(game, [seat])[0]))
+    return "\n    ".join(lines)
+
+
 def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
     """A short mark for the verdict, and the line that explains it ('' when verified)."""
     if game["verdict"] == "verified":
@@ -814,6 +837,7 @@ def games_text(games: Sequence[dict[str, Any]]) -> str:
         others = [p["seat"] for p in game["players"] if p["seat"] != game["our_seat"]]
         who = ("with " if game["our_seat"] is not None else "between ") + ", ".join(_names(game, others))
         mark, why = verdict_mark(game)
+        why = "\n    ".join(line for line in [left_to_bot_text(game), why] if line)
         rows.append((_local(game["ended"]), printable(game["game"]["name"]), outcome_text(game), mark, who, why))
     width_game = min(20, max(len(r[1]) for r in rows))
     width_outcome = min(30, max(len(r[2]) for r in rows))

@@ -319,7 +319,7 @@ def _plugin_files(game: Game) -> tuple[str, bool]:
     return os.path.abspath(getattr(module, "__file__", None) or ""), False
 
 
-def plugin_failure(exc: BaseException, game: Game) -> str | None:
+def plugin_failure(exc: BaseException, game: Game, *, here_only: bool = False) -> str | None:
     """Why the game stops when ``game``'s plugin raised ``exc``, an exception other than the
     rules' refusal (:class:`~p2pcards.game.IllegalAction`), in our words: the plugin (its game
     id and module), the exception's type and the plugin's innermost line on the way. ``None``
@@ -327,7 +327,11 @@ def plugin_failure(exc: BaseException, game: Game) -> str | None:
     is not hidden). The exception's message is not quoted: a plugin may put a peer's move in
     it, and a verdict never repeats a peer's words. A plugin bug is not a player's fault:
     whoever made the move that tripped it, nobody is named (a move the table's own field
-    checks refuse names its author before any plugin sees it)."""
+    checks refuse names its author before any plugin sees it).
+
+    ``here_only``: it failed in code that only this seat runs (its own player's or bot's
+    choice of a move, not the rules every seat runs alike on the log): this seat's program
+    failed, and it leaves the table (a signed goodbye), as a player who quits does."""
     if not isinstance(exc, Exception) or exc.__traceback__ is None:
         return None
     where, folder = _plugin_files(game)
@@ -341,8 +345,12 @@ def plugin_failure(exc: BaseException, game: Game) -> str | None:
     if last is None:
         return None
     module = type(game).__module__
+    consequence = (
+        "at this seat only, as it chose its move: this seat leaves the table"
+        if here_only
+        else "a bug in the plugin, not a player's fault: nobody is named"
+    )
     return (
         f"the game plugin for {game.id} ({module}) failed: {type(exc).__name__} at "
-        f"{os.path.basename(last.filename)} line {last.lineno} (a bug in the plugin, not a "
-        f"player's fault: nobody is named)"
+        f"{os.path.basename(last.filename)} line {last.lineno} ({consequence})"
     )

@@ -27,6 +27,7 @@ from typing import Any
 from .cards import Card, sort_cards
 from .game import Game, Transfer, result_words
 from .plugins import load_plugins
+from .table.protocol import left_to_bot_words
 from .text import command_words, name_seats, third_person
 from .verify import EXIT_FAILED, EXIT_LEFT, EXIT_PLUGIN, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
 
@@ -162,7 +163,25 @@ class Replay:
         told = self._told(index)
         if self.steps[index].kind == "coin" and told:
             return told  # the coin's own line ("bob cuts a queen"), not its label
-        return self._event_lines(index, seat) + told
+        return self._left_lines(index, before=True) + self._event_lines(index, seat) + told + self._left_lines(index)
+
+    def _left_lines(self, index: int, *, before: bool = False) -> list[tuple[str, str]]:
+        """A player who left and let a bot play the seat to the end, as the table said it live
+        (verify's ``left_to_bot``): before the first move the bot signed; after the last step
+        when it signed none."""
+        step = self.steps[index]
+        out = []
+        for seat, turn in sorted(self.report.left_to_bot.items()):
+            if not 0 <= seat < self.players:
+                continue
+            here = (
+                step.kind == "move" and step.event.get("seat") == seat and step.turn == turn
+                if before
+                else turn is None and index == len(self.steps) - 1
+            )
+            if here:
+                out.append(("notice", left_to_bot_words(self.names[seat])))
+        return out
 
     def _told(self, index: int) -> list[tuple[str, str]]:
         """The game's story entries that step ``index`` added, as lines."""

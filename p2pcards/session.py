@@ -25,7 +25,18 @@ from typing import Any, Protocol
 import trio
 
 from .cards import Card
-from .engine import DECK_STEPS, MAX_STEPS, DeckBackend, Replica, deal_events, deck_call, learn, order_round
+from .engine import (
+    DECK_STEPS,
+    DROP_OUT,
+    MAX_STEPS,
+    DeckBackend,
+    Replica,
+    deal_events,
+    deck_call,
+    is_drop_out,
+    learn,
+    order_round,
+)
 from .game import (
     Action,
     Bot,
@@ -51,6 +62,7 @@ from .text import name_seats, printable
 __all__ = [
     "AsyncDeck",
     "BotSeat",
+    "DroppingOut",
     "HumanSeat",
     "SeatAgent",
     "SeatPresence",
@@ -104,6 +116,7 @@ class AsyncDeck(Protocol):
     async def transfer(self, handles: Sequence[int], to: int) -> list[int]: ...
     def known(self, seat: int) -> Mapping[int, Card]: ...
     async def open_all(self) -> dict[int, Card]: ...
+    async def drop_out(self, seat: int) -> None: ...
 
 
 class SyncDeck:
@@ -142,6 +155,11 @@ class SyncDeck:
 
     async def open_all(self) -> dict[int, Card]:
         return await self._run(self.backend.open_all)
+
+    async def drop_out(self, seat: int) -> None:
+        drop_out = getattr(self.backend, "drop_out", None)
+        if drop_out is not None:  # (the open-faced dealer keeps no keys to publish)
+            await self._run(drop_out, seat)
 
 
 class SeatAgent(Protocol):
@@ -224,6 +242,30 @@ class HumanSeat:
         self._send.send_nowait(action)
 
 
+class DroppingOut:
+    """The seat of a player who drops out (issue 30): at its first turn where the game's rules
+    allow it, the table's drop-out move; until then ``bot`` plays it (the player has left)."""
+
+    def __init__(self, bot: SeatAgent):
+        self.bot = bot
+        self._told: str | None = None  # the last reason told why not yet
+
+    async def choose(self, session: TableSession, seat: int) -> Action:
+        if isinstance(session.step, Turn):
+            refusal = session.game.drop_out_refusal(session.state, seat)
+            if refusal is None:
+                return {"type": DROP_OUT}
+            if refusal != self._told:  # once a reason: the player's screen says why it waits
+                self._told = refusal
+                session.publish("notice", f"you do not drop out yet: {refusal}; a bot plays meanwhile", seat=seat)
+        return await self.bot.choose(session, seat)
+
+    def observe(self, session: TableSession, seat: int, event: Mapping[str, Any]) -> None:
+        observe = getattr(self.bot, "observe", None)
+        if observe is not None:
+            observe(session, seat, event)
+
+
 class TableSession:
     """One table, run for the local seat ``me`` (``None`` for a spectator or a bots-only run)."""
 
@@ -296,6 +338,10 @@ class TableSession:
         #: At a networked table where a person plays the local seat: the person leaves and
         #: lets ``bot`` finish the seat (the network peer sets it; it tells the table).
         self.leave_to_bot: Callable[[SeatAgent], None] | None = None
+        #: At a networked table where a person plays the local seat: the person leaves and
+        #: drops out (issue 30) at the seat's first turn where the rules allow it, ``bot``
+        #: playing until then (the network peer sets it).
+        self.leave_to_drop_out: Callable[[SeatAgent], None] | None = None
         #: The seat whose move is being applied (an :class:`IllegalAction` out of :meth:`run`
         #: is that seat's: in a free-order round, the opened response the rules refused).
         self.acting: int | None = None
@@ -476,6 +522,15 @@ class TableSession:
                 self.publish("turn", f"{self.names[step.seat]} to play", seat=step.seat)
                 action = await self.seats[step.seat].choose(self, step.seat)
                 self.acting = step.seat
+                if is_drop_out(action):
+                    try:
+                        await self._drop_out(step.seat, action)
+                    except IllegalAction as exc:
+                        if step.seat == self.me:  # (a local seat checks first: not expected)
+                            self.publish("error", str(exc))
+                            continue
+                        raise
+                    continue
                 try:
                     index = self.replica.act(step.seat, action)
                 except IllegalAction as exc:
@@ -514,6 +569,24 @@ class TableSession:
                 )
                 return step.result
         raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps")
+
+    async def _drop_out(self, seat: int, action: Action) -> None:
+        """``seat``'s move at its turn is the table's drop-out move (issue 30): the rules set its
+        cards aside and go on without it (:class:`IllegalAction` where they refuse: the move is
+        that seat's fault), then every seat's deck runs the drop (protocol/deck.md §4.6)."""
+        self.replica.turn_drop(seat, action)
+        await self.deck.drop_out(seat)
+        self._tell_bots({"kind": "dropped", "seat": seat})
+        name = self.names[seat]
+        text = (
+            "you dropped out; your cards are set aside unseen"
+            if seat == self.me
+            else (f"{name} dropped out; {name}'s cards are set aside unseen")
+        )
+        self.publish("dropped", text, seat=seat)
+        for entry, line in self._new_story():  # what follows from it (the game's line for the
+            if line and entry.get("event") != "dropped out":  # drop itself says the same)
+                self.publish("story", line, entry=dict(entry))
 
     def _publish_deck_step(self, step: Step, event: dict[str, Any]) -> None:
         text, data = self._deck_text(step, event), _event_data(event)
@@ -626,6 +699,15 @@ class TableSession:
     def _arrival_order(self, step: Round, responses: dict[int, Action], arrived: list[int]) -> list[tuple[int, Action]]:
         saw = {seat: set(arrived[:i]) for i, seat in enumerate(arrived)}
         return order_round(responses, saw, step.after, self.players)
+
+
+def clean_audit_words(session: TableSession) -> str:
+    """What the end screen says of an audit that found nothing: every card was checked, except
+    at a game a seat dropped out of, where its cards stayed face down for good (and the hands it
+    had shuffled are checked by their faces turned up for everyone only: deck.md §7)."""
+    if session.replica.dropped:
+        return "audit: clean (the cards set aside by a player who dropped out stay face down)"
+    return "audit: clean, every card checked"
 
 
 def _first_failure(group: BaseExceptionGroup) -> BaseException:

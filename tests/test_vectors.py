@@ -44,7 +44,7 @@ from p2pcards.cards import Card
 from p2pcards.deck import derive, faceproofs, group, passes, proofs, public
 from p2pcards.deck import party as party_module
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, DropOp, Party, RevealOp, ShuffleOp, TransferOp
-from p2pcards.engine import Replica, learn
+from p2pcards.engine import Replica, is_drop_out, learn
 from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
 from p2pcards.wire import framing, sealed, transcript
 from p2pcards.wire.identity import (
@@ -993,13 +993,20 @@ def _game_run(inp):
     replica = Replica(game, options, players)
     moves = [(seat, action) for seat, action in inp["moves"]]
     timeline: list[dict[str, Any]] = []
+    made = 0  # moves of the vector taken (a drop-out is one, but no move of the game)
     for _ in range(100_000):
         step = replica.next_step()
         op = len(table.parties[0].ops)
         if isinstance(step, Turn):
-            assert len(replica.actions) < len(moves), "the game asks for more moves than the vector has"
-            seat, action = moves[len(replica.actions)]
-            assert seat == step.seat, f"move {len(replica.actions)} is seat {seat}'s, the game asks seat {step.seat}"
+            assert made < len(moves), "the game asks for more moves than the vector has"
+            seat, action = moves[made]
+            assert seat == step.seat, f"move {made} is seat {seat}'s, the game asks seat {step.seat}"
+            made += 1
+            if is_drop_out(action):  # the table's drop-out move (table.md section 4), then DropOp
+                replica.turn_drop(seat, action)
+                table.run_op(DropOp(seat))
+                timeline.append({"turn": len(replica.actions), "seat": seat, "action": action, "op": op})
+                continue
             turn = replica.act(seat, action)
             timeline.append({"turn": turn, "seat": seat, "action": action})
         elif isinstance(step, Done):
@@ -1049,7 +1056,7 @@ def _game_run(inp):
             raise ValueError(f"{game.id}: a {type(step).__name__} step has no vector form (free order)")
     else:  # pragma: no cover
         raise AssertionError("no result")
-    assert len(replica.actions) == len(moves), "the vector has moves the game never asked for"
+    assert made == len(moves), "the vector has moves the game never asked for"
     return {
         "game_id": table.parties[0].game_id.hex(),
         "steps": timeline,

@@ -111,8 +111,10 @@ class RematchOffer(Protocol):
 
 class TableStart:
     """What a table runner is given: call it as ``started(session, words=(), connection=None,
-    words_problem="", notes=())`` once the table exists (``words_problem``: why a networked
-    table has no words; ``notes``: lines for the log, such as the running score at a rematch);
+    words_problem="", notes=(), rematch=0)`` once the table exists (``words_problem``: why a
+    networked table has no words; ``notes``: lines for the log, such as the running score at a
+    rematch; ``rematch``: at a rematch, the game's number in the series, 2 for the first
+    rematch; 0 for a table of its own, whatever this console played before);
     before that, :meth:`waiting` says what the table is waiting for (the table pane shows the
     text, the status line its last line). After a game, :meth:`offer_rematch` offers the same
     table again (the runner then plays the rematch in the same call, calling ``started`` again
@@ -123,10 +125,12 @@ class TableStart:
         show: Callable[..., None],
         wait: Callable[[str], None],
         offer: Callable[[RematchOffer], None] | None = None,
+        chosen: Callable[[], str | None] | None = None,
     ):
         self._show = show
         self._wait = wait
         self._offer = offer
+        self._chosen = chosen
 
     def __call__(
         self,
@@ -136,8 +140,11 @@ class TableStart:
         connection: str | None = None,
         words_problem: str = "",
         notes: Sequence[str] = (),
+        rematch: int = 0,
     ) -> None:
-        self._show(session, words=words, connection=connection, words_problem=words_problem, notes=notes)
+        self._show(
+            session, words=words, connection=connection, words_problem=words_problem, notes=notes, rematch=rematch
+        )
 
     def waiting(self, text: str) -> None:
         self._wait(text)
@@ -145,6 +152,12 @@ class TableStart:
     def offer_rematch(self, offer: RematchOffer) -> None:
         if self._offer is not None:
             self._offer(offer)
+
+    def chosen(self) -> str | None:
+        """What the player chose after the game (``new``, ``quit``), if anything yet: a runner
+        that goes on after the game without a rematch offer (a spectator following the table
+        into its rematch) returns once this is said."""
+        return self._chosen() if self._chosen is not None else None
 
 
 #: ``runner(started)``: calls ``started(session, words=(), connection=None)`` once the table
@@ -213,11 +226,14 @@ class ConsoleApp:
         #: The player left the game and a bot plays the seat to its end (``leave``); the
         #: program ends when the game does.
         self.left_to_bot = False
+        self.dropping = False  # the player chose 'drop' (issue 30): left_to_bot is set too
         self.waiting: str | None = None  # what the table waits for before it starts
         self.session: TableSession | None = None
         self.tracker: TableTracker | None = None
         self.controller: TableController | None = None
-        self.games_played = 0
+        self.games_played = 0  # tables started in this console (the lobby's too): not a title
+        #: The table shown is a rematch: its game's number in the series (2 for the first).
+        self.rematch_game = 0
         self.message: Feedback = Feedback()
         self.show_help = False
         self.help_scroll = 0
@@ -335,9 +351,11 @@ class ConsoleApp:
         connection: str | None = None,
         words_problem: str = "",
         notes: Sequence[str] = (),
+        rematch: int = 0,
     ) -> None:
         """The runner's ``started`` callback: show this table."""
         self.session = session
+        self.rematch_game = rematch
         self.rematch = None
         self.waiting = None
         self.table_words = tuple(words)
@@ -399,7 +417,7 @@ class ConsoleApp:
         self.rematch = None
         self.again_early = False
         try:
-            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch))
+            await self.run_table(TableStart(self._start_table, self._wait, self._offer_rematch, lambda: self._intent))
         except trio.Cancelled:
             raise
         except LobbyProblem as exc:  # the network table stopped; the runner says why
@@ -497,9 +515,13 @@ class ConsoleApp:
         if self._can_leave_to_bot():
             # Leaving with a bot first: the others play on. Ending it for everyone is the last.
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
+            refusal = self._drop_out_refusal()
+            drop = (
+                "drop: drop out, your cards set aside unseen · " if refusal is None else f"(no drop out: {refusal}) · "
+            )
             self.message = Feedback(
                 "leave: a bot plays your seat to the end (this program runs until then) · "
-                f"{ender}: end the game for everyone · stay",
+                f"{drop}{ender}: end the game for everyone · stay",
                 error=True,
             )
         else:
@@ -519,6 +541,31 @@ class ConsoleApp:
             and not self.stopped
             and not self.left_to_bot
         )
+
+    def _drop_out_refusal(self) -> str | None:
+        """Why the player may not drop out now (the game's rules, in its words; issue 30), or
+        ``None``: the offer says so before anyone confirms."""
+        session = self.session
+        if session is None or session.me is None or session.leave_to_drop_out is None:
+            return "this table cannot go on without a player"
+        try:
+            return session.game.drop_out_refusal(session.state, session.me)
+        except Exception as exc:  # a game's bug must not stop the console
+            return f"{session.game.id} could not say ({type(exc).__name__})"
+
+    def _drop_out(self) -> None:
+        """``drop``: the player leaves and drops out at the seat's next turn where the rules
+        allow it (a bot plays until then); the others are told when it happens, and play on.
+        The program follows the game to its end, then ends."""
+        session = self.session
+        assert session is not None and session.leave_to_drop_out is not None, "checked by the caller"
+        session.leave_to_drop_out(_finishing_bot(session))
+        self.left_to_bot = True
+        self.dropping = True
+        self._leave_asked = None
+        self._intent = "quit"
+        self.message = Feedback("you left the table: you drop out at your next turn; the others play on")
+        self.application.invalidate()
 
     def _leave_to_bot(self) -> None:
         """``leave``: a bot plays the player's seat to the end of the game, in this program
@@ -563,6 +610,14 @@ class ConsoleApp:
         word = buffer.text.strip().lower()
         if word == "leave" and self._can_leave_to_bot():
             self._leave_to_bot()
+            return False
+        if word in ("drop", "drop out") and self._can_leave_to_bot():
+            refusal = self._drop_out_refusal()
+            if refusal is None:
+                self._drop_out()
+            else:
+                self.message = Feedback(f"you cannot drop out: {refusal}", error=True)
+                self.application.invalidate()
             return False
         if word == "stay" and self._leave_asked is not None and not self.left_to_bot:
             self._leave_asked = None
@@ -818,7 +873,10 @@ class ConsoleApp:
         )
         watching = self.tracker.watching if self.tracker is not None else ()
         seen = f" {dot} watching: {', '.join(watching)}" if watching else ""
-        head = f" p2pcards {dot} {s.game.name} {dot} {s.players} players {dot} game {self.games_played}{seen}"
+        # A table of its own has no number (the lobby's second table is not "game 2" of
+        # anything); a rematch says so in words.
+        series = f" {dot} rematch: game {self.rematch_game}" if self.rematch_game else ""
+        head = f" p2pcards {dot} {s.game.name} {dot} {s.players} players{series}{seen}"
         if words and len(head + words) > self._columns():
             # The five table words are the security ritual: all of them, always, on their own
             # line when the title leaves no room for them.
@@ -988,6 +1046,10 @@ class ConsoleApp:
             return [("class:busy", f" {spin} {self.waiting.splitlines()[-1]}" if self.waiting else " starting")]
         if self.stopped and self.session.result is None:
             return [("class:message.error", " the game stopped (see above)")]
+        if self.left_to_bot and self.session.result is None and self.dropping:
+            if any(seat == self.session.me for seat, _ in self.session.replica.dropped):
+                return [("class:busy", f" {spin} you dropped out: the others play on; this program ends with the game")]
+            return [("class:busy", f" {spin} you left: a bot plays your seat until you drop out at your next turn")]
         if self.left_to_bot and self.session.result is None:
             return [("class:busy", f" {spin} you left: a bot plays your seat to the end, then this program ends")]
         if self.tracker.busy and self.session.result is None and not self.stopped:

@@ -16,6 +16,7 @@ CONSOLE_COMMANDS: tuple[tuple[str, str], ...] = (
     ("new", "start a new game, once this one is over"),
     ("again", "after a network game: play it again with the same players, once all agree"),
     ("leave", "at a network table: a bot plays your seat to the end; the others play on"),
+    ("drop", "where the rules allow it: drop out, your cards set aside unseen; the others play on"),
     ("quit", "leave (Ctrl-D on an empty line, Ctrl-C); twice if others play: ends it for all"),
 )
 

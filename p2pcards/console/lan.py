@@ -438,7 +438,10 @@ class LanLobby:
             if advert.game not in self.host.games:
                 raise LobbyProblem(f"that table plays {advert.game}, which is not installed here")
             where, port = advert.host, advert.port
-        return WatchTable(where, port, self.identity, self.host, name=self.name, transcript_dir=self.transcript_dir)
+        # A rematch is not announced: the screen follows the table into it ('new' goes back).
+        return WatchTable(
+            where, port, self.identity, self.host, name=self.name, transcript_dir=self.transcript_dir, follow=True
+        )
 
     async def _join_table(
         self, where: str, port: int, ad: TableAd, task_status: Any = trio.TASK_STATUS_IGNORED

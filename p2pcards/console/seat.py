@@ -247,13 +247,15 @@ async def offer_rematches(
         words = found
 
     outcome = last
+    number = 1  # the game's number in this series: the first rematch is game 2
     while True:
+        number += 1
         header = outcome.peer.header
         score.add(header, outcome.result)
         offer = Rematch(score, outcome.peer.seat, header.seats[0].name)
         started.offer_rematch(offer)
 
-        def on_rematch_peer(peer: Peer) -> None:
+        def on_rematch_peer(peer: Peer, number: int = number) -> None:
             if on_peer is not None:
                 on_peer(peer)
             started(
@@ -261,7 +263,8 @@ async def offer_rematches(
                 words=words.words,
                 words_problem=words.problem,
                 connection=connection,
-                notes=[f"rematch: {score.text()}"],
+                notes=[f"rematch: game {number}; {score.text()}"],
+                rematch=number,
             )
 
         left = False

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ..game import seat_options
+from ..net.lobby import rematch_problem
+from ..net.rematch import ROOM_SECONDS, names_text
 from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
 from ..net.watch import Watched, WatchError, watch_table
 from ..plugins import PluginHost
@@ -32,6 +35,18 @@ __all__ = ["WatchTable"]
 
 #: Other spectators' chat lines shown, at most, per watch.
 MAX_SAID = 1000
+#: After a finished game, how long a spectator looks for its rematch (the rematch's room waits
+#: as long for every player to agree: net/rematch.ROOM_SECONDS), and between two looks.
+FOLLOW_SECONDS = ROOM_SECONDS
+FOLLOW_EVERY = 2.0
+
+
+class _Seen(Exception):
+    """A look at the host's address found a table (its header is kept)."""
+
+
+def header_of(watched: Watched) -> TableHeader:
+    return watched.header
 
 
 class WatchTable:
@@ -46,8 +61,11 @@ class WatchTable:
         *,
         name: str,
         transcript_dir: Path,
+        follow: bool = False,
     ):
         self.host, self.port = host, port
+        #: After a finished game, follow the table into its rematch (:meth:`_find_rematch`).
+        self.follow = follow
         self.identity = identity
         self.plugins = plugins
         self.name = name
@@ -61,6 +79,84 @@ class WatchTable:
 
     async def __call__(self, started: TableStart) -> None:
         started.waiting(f"connecting to the seat at {self.host}:{self.port} to watch its table")
+        header = await self._watch(started, self.host, self.port)
+        number = 1
+        while self.follow and header is not None:
+            found = await self._find_rematch(started, header)
+            if found is None:
+                return
+            number += 1
+            header = await self._watch(started, header.seats[0].host, header.seats[0].port, found, number)
+
+    async def _find_rematch(self, started: TableStart, last: TableHeader) -> TableHeader | None:
+        """After a finished game: look at its host's address for the rematch (the players'
+        programs open it there once they have agreed to one, p2pcards/net/rematch.py) until it
+        starts, the player leaves, or :data:`FOLLOW_SECONDS` pass; its header, or ``None``."""
+        session = self.session
+        host, port = last.seats[0].host, last.seats[0].port
+        names = [printable(s.name) for s in last.seats]
+        shown: set[str] = set()
+
+        def tell(kind: str, text: str) -> None:
+            if kind not in shown and session is not None:
+                shown.add(kind)
+                session.publish("notice", text)
+
+        tell(
+            "looking",
+            f"if the players start a rematch, this screen follows it ({printable(names[0])}'s table, "
+            f"{printable(host)}:{port}); type 'quit' to leave",
+        )
+        by_seat = seat_options(self.plugins.games.get(last.game))
+        deadline = trio.current_time() + FOLLOW_SECONDS
+        while trio.current_time() < deadline:
+            if started.chosen() is not None:
+                return None
+            seen: list[TableHeader] = []
+
+            def on_header(header: TableHeader) -> None:
+                seen.append(header)
+                raise _Seen()  # only a look: the watch itself comes next
+
+            try:
+                await watch_table(
+                    host,
+                    port,
+                    self.identity,
+                    name=self.name,
+                    games=self.plugins.rules_versions(),
+                    on_header=on_header,
+                )
+            except _Seen:
+                pass
+            except WatchError as exc:
+                # Refused while no table plays there: the room is open (the players are
+                # agreeing) once the host's program answers at all.
+                if "does not let us watch" in str(exc) or "closed the connection" in str(exc):
+                    tell("room", "the players are starting a rematch: this screen follows it when it starts")
+            if seen and seen[0].table != last.table:
+                problem = rematch_problem(last, seen[0], by_seat)
+                if problem is not None:
+                    tell("other", f"the table at {printable(host)}:{port} is not a rematch of this one: {problem}")
+                    return None
+                tell("found", f"the rematch starts: {names_text([s.name for s in seen[0].seats])}")
+                return seen[0]
+            with trio.move_on_after(FOLLOW_EVERY):
+                while started.chosen() is None:
+                    await trio.sleep(0.1)
+        tell("none", f"no rematch started within {FOLLOW_SECONDS:g} s; type 'quit' to leave")
+        return None
+
+    async def _watch(
+        self,
+        started: TableStart,
+        host: str,
+        port: int,
+        rematch_of: TableHeader | None = None,
+        number: int = 0,
+    ) -> TableHeader | None:
+        """Watch the table whose seat listens at ``host:port`` to its end (a rematch: game
+        ``number`` of the series); its header if the game finished (a rematch may follow)."""
         feed: SpectatorFeed | None = None
         failure: BaseException | None = None
         refused: WatchError | None = None
@@ -96,17 +192,19 @@ class WatchTable:
 
                 session.on_say = on_say
                 session.spectator_name = f"{printable(self.name)} (watching)"
-                seat = next((s.name for s in header.seats if s.port == self.port), None)
+                seat = next((s.name for s in header.seats if s.port == port), None)
                 through = f" through {printable(seat)}" if seat else ""
                 started(
                     self.session,
-                    connection=f"watching{through} ({self.host}:{self.port})",
+                    connection=f"watching{through} ({host}:{port})",
                     notes=[
                         f"you watch as {printable(self.name)}: the players see your name",
                         "this table lets spectators chat: 'say TEXT' reaches the players"
                         if header.spectator_chat
                         else "this table does not let spectators chat",
+                        *([f"rematch: game {number}"] if rematch_of is not None else []),
                     ],
+                    rematch=number if rematch_of is not None else 0,
                 )
                 nursery.start_soon(run_session, self.session)
 
@@ -134,8 +232,8 @@ class WatchTable:
 
             try:
                 self.watched = await watch_table(
-                    self.host,
-                    self.port,
+                    host,
+                    port,
                     self.identity,
                     name=self.name,
                     games=self.plugins.rules_versions(),
@@ -159,6 +257,10 @@ class WatchTable:
                     feed.close(problem, watched.transcript)
         if refused is not None:
             self.outcome = str(refused)
+            if rematch_of is not None:  # the last game's screen stays; say why this one did not
+                if self.session is not None:
+                    self.session.publish("error", f"cannot watch the rematch: {printable(str(refused))[:300]}")
+                return None
             raise LobbyProblem(printable(str(refused)))
         assert watched is not None, "watch_table returned"
         session = self.session
@@ -176,3 +278,4 @@ class WatchTable:
         self.outcome = f"transcript: {watched.transcript}: {verdict}"
         problem = report.problem_line() if report is not None else ""
         session.publish("notice", f"the transcript is {verdict}" + (f": {problem}" if problem else ""))
+        return header_of(watched)

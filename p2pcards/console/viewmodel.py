@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cards import Card, CardParseError, parse_card, sort_cards
 from ..game import result_words
-from ..session import TableEvent, TableSession
+from ..session import TableEvent, TableSession, clean_audit_words
 from ..text import command_words, name_seats, printable, second_person, third_person
 
 if TYPE_CHECKING:
@@ -479,7 +479,7 @@ def end_model(session: TableSession) -> EndModel | None:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
     scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
     if not session.violations:
-        audit: tuple[str, ...] = ("audit: clean, every card checked",)
+        audit: tuple[str, ...] = (clean_audit_words(session),)
     else:
         audit = (f"audit: {len(session.violations)} violation(s) found",) + tuple(
             f"  {names[v.seat] if 0 <= v.seat < len(names) else v.seat}, action {v.action_index}: {v.message}"

@@ -98,7 +98,7 @@ __all__ = [
 #: far above any shuffle epoch's ``e*n + j``.
 FIRST_REHANDLED = 1 << 24
 #: Every type of deck message (protocol/deck.md); a public one of another type is its signer's fault.
-MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle"})
+MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle", "drop"})
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 
@@ -1843,10 +1843,14 @@ class Party:
         self._start_seeds(reason or "abort")
 
     def _start_seeds(self, reason: str) -> None:
-        if self.audit_reason is not None or self.seat in self.dropped:
-            return  # a seat that dropped out never reveals its seed: it would open its set-aside cards
+        if self.audit_reason is not None:
+            return
         self.audit_reason = reason
         self._state = {"seeds": True}
+        if self.seat in self.dropped:
+            # A seat that dropped out never reveals its seed (it would open its set-aside
+            # cards); its program may still follow the game to its audit (issue 30).
+            return
         message = {"type": "seed", "seed": self._seed}
         self._broadcast(message)
         self._on_seed(self.seat, message)

@@ -55,12 +55,32 @@ class PublicCards:
         self.points: dict[int, bytes] = {}  # every handle ever made, moved ones too
         self._locks: dict[int, list[bytes]] = {}  # shuffled handle -> seat i's public key at i
         self._links: dict[int, _Link] = {}  # re-handled handle -> its link
+        self._known: dict[int, dict[int, bytes]] = {}  # shuffled handle -> lock -> public scalar
 
-    def shuffled(self, base: int, points: Sequence[bytes], keys: Sequence[Sequence[bytes]]) -> None:
-        """A shuffle's final deck, handles ``base..``; ``keys[seat][j]`` from each re-lock pass."""
+    def shuffled(
+        self, base: int, points: Sequence[bytes], keys: Sequence[Sequence[bytes] | None], one: bytes = b""
+    ) -> None:
+        """A shuffle's final deck, handles ``base..``; ``keys[seat][j]`` from each re-lock pass,
+        ``None`` for a seat that dropped out before this shuffle: its lock is the public scalar
+        ``one`` (protocol/deck.md §4.6), which every seat knows."""
         for j, point in enumerate(points):
             self.points[base + j] = point
-            self._locks[base + j] = [seat_keys[j] for seat_keys in keys]
+            self._locks[base + j] = [public_key(one) if seat_keys is None else seat_keys[j] for seat_keys in keys]
+            for seat, seat_keys in enumerate(keys):
+                if seat_keys is None:
+                    self._known.setdefault(base + j, {})[seat] = one
+
+    def dropped(self, seat: int, message: Mapping[str, Any]) -> None:
+        """``seat`` dropped out: its ``drop`` message publishes its key of every card nobody
+        held (deck.md §4.6). Each key its lock's public key confirms opens that lock from now on
+        (one that does not opens nothing: the seats named its author as it came)."""
+        handles, scalars = message.get("handles"), message.get("scalars")
+        if not (isinstance(handles, list) and isinstance(scalars, list) and len(handles) == len(scalars)):
+            return
+        for handle, scalar in zip(handles, scalars):
+            locks = self._locks.get(handle) if type(handle) is int else None
+            if locks is not None and 0 <= seat < len(locks) and _opens(scalar, locks[seat]):
+                self._known.setdefault(handle, {})[seat] = scalar
 
     def rehandled(
         self, first: int, points: Sequence[bytes], key: bytes, sources: Sequence[int], holder: int | None = None
@@ -97,7 +117,7 @@ class PublicCards:
             if handle in proven:
                 faces[handle] = proven[handle]
                 continue
-            known = scalars.get(handle, {}) if handle in self._locks else {}
+            known = {**self._known.get(handle, {}), **scalars.get(handle, {})} if handle in self._locks else {}
             if handle not in self._locks or len(known) != len(self._locks[handle]):
                 raise NotOpened(f"handle {handle}")
             try:

@@ -10,7 +10,10 @@ A seat's folder (:mod:`.store`) stays on disk while its game may still go on, so
   end the game when they get it, and a seat signs nothing after its ``bye``) or a ``stop`` (its
   game stopped: it signs no move or deck step after it);
 * another seat's signed ``bye`` is in it: that ends the game at every seat (protocol/table.md
-  section 5).
+  section 5), unless that seat had dropped out before it (section 4: its goodbye ends nothing).
+
+A seat that dropped out never puts its own deck seed in an end record (it would open its
+set-aside cards: deck.md section 4.6).
 
 Another seat's ``stop`` alone is not enough (a seat not waiting on the stopper plays on until it
 needs it): such a seat is resumed, and the other seats' answers decide (:mod:`.table`).
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..table import verdict
+from ..table.dropouts import is_drop_out_entry
 from ..wire.messages import Entry
 from ..wire.transcript import (
     Transcript,
@@ -70,6 +74,8 @@ def _seeds(entries: Sequence[Entry], me: int, seed: bytes) -> dict[int, bytes]:
         msg = entry.body.get("msg") if entry.kind == "deck" and isinstance(entry.body, dict) else None
         if isinstance(msg, dict) and msg.get("type") == "seed" and isinstance(msg.get("seed"), bytes):
             seeds.setdefault(entry.sender, msg["seed"])
+    if any(e.sender == me and is_drop_out_entry(e) for e in entries):
+        return seeds  # we dropped out: our seed would open our set-aside cards (deck.md 4.6)
     if any(e.sender == me and e.kind == "deck" for e in entries):  # we committed to it
         seeds[me] = seed
     return seeds
@@ -100,7 +106,10 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
             return GameOver(
                 f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, seeds, (), why[:1000])
             )
+    dropped = {e.sender: e.seq for e in reversed(entries) if is_drop_out_entry(e)}  # (the first of each)
     for entry in entries:
+        if entry.kind == "bye" and entry.seq > dropped.get(entry.sender, entry.seq):
+            continue  # a seat that dropped out: its goodbye ends nothing (table.md section 4)
         if entry.kind == "bye" and entry.sender != me and 0 <= entry.sender < len(names):
             text = verdict.goodbye(names[entry.sender], entry.body)
             return GameOver(

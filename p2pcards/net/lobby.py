@@ -39,7 +39,7 @@ a reason (``bye``).
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,7 @@ __all__ = [
     "handshake",
     "host_lobby",
     "join_lobby",
+    "rematch_options",
     "rematch_problem",
     "serve_listener",
 ]
@@ -727,6 +728,7 @@ async def join_lobby(
     listen_port: int = 0,
     advertise: tuple[str, int] | None = None,
     rematch_of: TableHeader | None = None,
+    seat_options: Mapping[str, Any] | None = None,
 ) -> LobbyResult:
     """Join the table at ``host:port``; returns once the table starts. ``on_seated`` gets our
     seat and the table's terms (game, options, timeouts) as soon as the host gives them, before
@@ -734,7 +736,8 @@ async def join_lobby(
     seats at ``listen_host:listen_port`` (0: any free port) and tell them to dial ``advertise``
     instead when it is given (a port forward, a relay). ``rematch_of``: the header of the game
     this table is a rematch of; the new table must keep its game, options, timeouts and seats
-    (the same keys in the same order) under a new table id (:func:`rematch_problem`). Leaving
+    (the same keys in the same order) under a new table id (:func:`rematch_problem`; its
+    game's options that name a seat, ``seat_options``, follow their player). Leaving
     before the start (cancelled) says ``bye`` to the host."""
     listeners = await trio.open_tcp_listeners(listen_port, host=listen_host)
     my_port = listeners[0].socket.getsockname()[1]
@@ -763,7 +766,7 @@ async def join_lobby(
         seat = seated["seat"]
         terms = TableTerms.from_seated(seated, peer.name)
         if rematch_of is not None:
-            changed = _rematch_terms_problem(rematch_of, identity, seat, terms)
+            changed = _rematch_terms_problem(rematch_of, identity, seat, terms, seat_options or {})
             if changed is not None:
                 raise ProtocolError(peer.name, changed)
         if on_seated:
@@ -814,7 +817,7 @@ async def join_lobby(
         if problem is None:
             problem = terms.mismatch(header)
         if problem is None and rematch_of is not None:
-            problem = rematch_problem(rematch_of, header)
+            problem = rematch_problem(rematch_of, header, seat_options)
         if problem is None:
             problem = early.keys_problem(header)
     if problem is not None:
@@ -869,12 +872,29 @@ def seat_keys_problem(
     return None
 
 
-def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
+def rematch_options(options: Mapping[str, Any], seat_options: Mapping[str, Any], kept: Sequence[int]) -> dict[str, Any]:
+    """The last game's ``options`` for its rematch by the last game's seats ``kept`` (in their
+    order): each option of ``seat_options`` (name: default) that names a seat names the same
+    player's seat at the rematch, or takes its default if that player is not in it (Cal's BS:
+    a volunteer to deal first who left: by lot); every other option is kept as it was."""
+    out = dict(options)
+    for name, default in seat_options.items():
+        value = out.get(name)
+        if type(value) is int and value >= 0:
+            out[name] = kept.index(value) if value in kept else default
+    return out
+
+
+def rematch_problem(
+    previous: TableHeader, header: TableHeader, seat_options: Mapping[str, Any] | None = None
+) -> str | None:
     """What a rematch's header changes that it must keep from the last game's, for people
     (``None``: a true rematch): the game, rules, options and timeouts, and the players: those of
     the last game (every key, both, as it was), the host first, in their order, at least two of
     them (fewer than the last game's when some left the rematch's room); the table id must be
-    new (a new deck, new seeds)."""
+    new (a new deck, new seeds). An option of ``seat_options`` (name: default, the game's
+    options that name a seat) names the same player's new seat, or is its default if that
+    player left (:func:`rematch_options`)."""
     if header.table == previous.table:
         return "the rematch's header reuses the last game's table id"
     before = [s.keys.ed25519 for s in previous.seats]
@@ -886,10 +906,11 @@ def rematch_problem(previous: TableHeader, header: TableHeader) -> str | None:
         if kept.keys != then[kept.keys.ed25519]:
             name = printable(kept.name)
             return f"the rematch's header gives {name} another encryption key than the last game's header"
+    kept_seats = [before.index(key) for key in now]
     if (header.game, header.rules_version, dict(header.options), header.timeouts) != (
         previous.game,
         previous.rules_version,
-        dict(previous.options),
+        rematch_options(previous.options, seat_options or {}, kept_seats),
         previous.timeouts,
     ):
         return "the rematch's header changes the game, its options or its timeouts"
@@ -902,17 +923,27 @@ def _in_order(keys: list[bytes], among: list[bytes]) -> bool:
     return len(set(keys)) == len(keys) and all(key in rest for key in keys)
 
 
-def _rematch_terms_problem(previous: TableHeader, identity: Identity, seat: int, terms: TableTerms) -> str | None:
+def _rematch_terms_problem(
+    previous: TableHeader, identity: Identity, seat: int, terms: TableTerms, seat_options: Mapping[str, Any]
+) -> str | None:
     """What the host's ``seated`` changes of the last game, at a rematch: our seat (ours, or a
-    lower one once seats before ours left), or the terms."""
+    lower one once seats before ours left), or the terms (an option that names a seat may
+    name another once seats left: the header at ``start`` shows who is in, and is checked)."""
     keys = [s.keys for s in previous.seats]
     old = keys.index(identity.public) if identity.public in keys else -1
     if not 0 < seat <= old:
         return "offers a rematch in another seat than ours"
-    if (terms.game, terms.rules_version, dict(terms.options), terms.timeouts) != (
+    offered = {k: v for k, v in terms.options.items() if k not in seat_options}
+    kept = {k: v for k, v in previous.options.items() if k not in seat_options}
+    if set(terms.options) != set(previous.options) or (
+        terms.game,
+        terms.rules_version,
+        offered,
+        terms.timeouts,
+    ) != (
         previous.game,
         previous.rules_version,
-        dict(previous.options),
+        kept,
         previous.timeouts,
     ):
         return "offers a rematch of another game, other options or other timeouts"

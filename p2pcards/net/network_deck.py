@@ -13,6 +13,7 @@ from ..deck.party import (
     AuditOp,
     CoinOp,
     DealOp,
+    DropOp,
     Op,
     OpDone,
     Output,
@@ -146,6 +147,11 @@ class NetworkDeck:
     async def transfer(self, handles: Sequence[int], to: int) -> Any:
         done = await self._run(TransferOp(tuple(handles), to))
         return list(done.handles) if done.handles else None
+
+    async def drop_out(self, seat: int) -> None:
+        """``seat`` drops out (protocol/deck.md §4.6): it publishes its keys of the stock,
+        every other seat checks them; its own cards are set aside for good."""
+        await self._run(DropOp(seat))
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return self.party.known if seat == self.peer.seat else {}

@@ -31,9 +31,10 @@ import trio
 from ..deck.party import Party, Send
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
-from ..session import SeatAgent, SeatPresence, TableSession
+from ..session import DroppingOut, SeatAgent, SeatPresence, TableSession
 from ..table import verdict
 from ..table.absence import settling as absence_settling
+from ..table.dropouts import is_drop_out_entry
 from ..table.header import TableHeader
 from ..table.protocol import (
     LEFT_TO_BOT,
@@ -74,6 +75,7 @@ from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
+from .threads import off_the_loop
 from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
@@ -222,6 +224,7 @@ class Peer(PeerHooks):
         self.bot_played: set[int] = set()
         if hasattr(agent, "hand_over"):  # a person plays our seat: it may leave to a bot
             self.session.leave_to_bot = self.leave_to_bot
+            self.session.leave_to_drop_out = self.leave_to_drop_out
         #: People watching the table through this seat (net/spectators.py): they get the
         #: public entries only, and nothing they send is read.
         self.spectators = Spectators(
@@ -237,7 +240,9 @@ class Peer(PeerHooks):
         # ask (every 10 ms while lingering) never read the log's spilled entries (issue 23).
         self.results = self.log.index(lambda e: e.kind == "result")
         self.seed_entries = self.log.index(_is_seed)
-        self.endings = self.log.index(lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e))
+        self.endings = self.log.index(
+            lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e) or is_drop_out_entry(e)
+        )
         self.first_deck = self.log.index(lambda e: e.kind == "deck", first=True)
         self._endings_read: tuple[tuple[bytes, ...], list[Entry]] | None = None
         self._watching: list[str] = []
@@ -300,9 +305,13 @@ class Peer(PeerHooks):
             away_since={s: self._away_since[s] for s in others if s not in connected},
             heard=heard,
             halted=frozenset(self.protocol.halted),
-            left=frozenset(self.left),
+            # A seat that dropped out is gone from the game as one that left (issue 30): no wait
+            # is lengthened for it while it is away, nor waits on it.
+            left=frozenset(self.left) | frozenset(self.protocol.absences.gone - {self.seat}),
+            unsigned=frozenset(s for s in others if self.log.next_seq(s) == 0),
             cut_off=self.cut_off(),
             reports=dict(self._reports),
+            unheard=self.protocol.unheard(),
         )
 
     def cut_off(self) -> bool:
@@ -380,6 +389,20 @@ class Peer(PeerHooks):
         self.bot_played.add(self.seat)
         self.session.publish("notice", "you left the table: a bot plays your seat to the end", seat=self.seat)
         self._say(LEFT_TO_BOT)
+
+    def leave_to_drop_out(self, bot: SeatAgent) -> None:
+        """Our player leaves and drops out (issue 30): at our first turn where the game's rules
+        allow it, we sign the table's drop-out move (every seat applies it at that turn: our
+        cards are set aside unseen, and the game goes on without us); ``bot`` plays until then.
+        This program then follows the game to its end without a seat (it keeps the log and
+        writes the transcript), and never reveals our deck seed."""
+        if self.finished:
+            return
+        local = cast(LocalSeat, self.session.seats[self.seat])
+        local.agent.hand_over(DroppingOut(bot))  # type: ignore[attr-defined]  # (checked in __init__)
+        self.session.publish(
+            "notice", "you left the table: you drop out at your next turn where the rules allow it", seat=self.seat
+        )
 
     def _say(self, text: str) -> None:
         """Send a chat line to every seat (from the console's thread of control: trio's)."""
@@ -514,6 +537,10 @@ class Peer(PeerHooks):
     def _count_turns(self, event: Any) -> None:
         if event.kind == "action":
             self.turns += 1
+        elif event.kind == "dropped" and event.data.get("seat") == self.seat:
+            # We dropped out: from now on we sign no move, opening or statement (the other
+            # seats note it as our drop-out move arrives: TableProtocol.meaning).
+            self.protocol.absences.gone.add(self.seat)
 
     # -- sending --------------------------------------------------------------------------
 
@@ -770,7 +797,7 @@ class Peer(PeerHooks):
             if now - last >= JOURNAL_QUIET or now - first >= JOURNAL_SYNC_LATEST:
                 self._unsynced = None  # what is written from here on waits for the next fsync
                 try:
-                    await trio.to_thread.run_sync(self.journal.fsync)
+                    await off_the_loop(self.journal.fsync)
                 except OSError as exc:
                     self._journal_failed(exc)
                     return
@@ -813,8 +840,7 @@ class Peer(PeerHooks):
 
     def missing_statements(self, turn: int, seat: int) -> set[int]:
         """The seats other than ``seat`` whose statement about it at ``turn`` we lack."""
-        stated = self.protocol.absences.stated(turn, seat)
-        return set(range(self.header.players)) - {seat} - stated
+        return self.protocol.absences.missing(turn, seat)
 
     async def state_absent(self, turn: int, seat: int) -> None:
         """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone, or
@@ -822,6 +848,8 @@ class Peer(PeerHooks):
         journal is replayed (its own statements come back from it)."""
         if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over or self.protocol.replay_own:
             return
+        if self.seat in self.protocol.absences.gone:
+            return  # we dropped out: we state nothing (a statement would be our fault)
         try:
             await self.publish("absent", {"turn": turn, "seat": seat})
         except TableAborted as exc:  # past our budget: our game cannot go on
@@ -1197,7 +1225,9 @@ class Peer(PeerHooks):
         reason = reason[:1000]
         with trio.CancelScope(shield=True), trio.move_on_after(GOODBYE_SECONDS):
             # (While we recover, what we sign could be a second version.)
-            if not self.recovering and not self.protocol.over and self.leaves:
+            if self.seat in self.protocol.absences.gone:
+                pass  # we dropped out: the game goes on without us, and our goodbye ends nothing
+            elif not self.recovering and not self.protocol.over and self.leaves:
                 try:
                     async with self.send_lock:
                         await self.publish("bye", {"reason": reason})
@@ -1285,6 +1315,12 @@ class Peer(PeerHooks):
                 chat.cancel_scope.cancel()
             if failure is None:
                 self.protocol.over = True
+                early = self.protocol.stopped_before_the_end()
+                if early is not None:
+                    # Nothing more is signed (our seed is out): the game ends as stopped by
+                    # that seat, naming nobody (table/protocol.py, stopped_before_the_end).
+                    failure = self.aborted = TableAborted(verdict.halted(self.header.seats[early].name), None, "stop")
+            if failure is None:
                 await self.publish(
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
                 )
@@ -1314,6 +1350,8 @@ class Peer(PeerHooks):
         party = self.party
         if not party._started or party.seeds[self.seat] is not None:
             return  # nothing committed yet, or already revealed (the audit, a deck abort)
+        if self.seat in party.dropped:
+            return  # we dropped out: our seed would open our set-aside cards (deck.md §4.6)
         message = {"type": "seed", "seed": party._seed}
         party.seeds[self.seat] = party._seed  # for our end record
         with shielded():

@@ -18,10 +18,11 @@ seat's own connection did (its ``bye``, or closing it): no peer can leave for an
 The rematch is a new table (a new table id, new deck seeds, new table words) with the same game,
 options, timeouts and seat order; each joiner checks the new header against the last one
 (:func:`~.lobby.rematch_problem`: the same players, some left out, in their order) and leaves
-a table that changes any of them. The options are
-the same, so a game that names its first dealer (Cal's BS's ``first_dealer``) has the same one;
-by default it is drawn by lot again. No message is new: the room is a lobby (protocol/table.md
-section 2, "A rematch").
+a table that changes any of them. The options are the same, so a game that names its first
+dealer (Cal's BS's ``first_dealer``) has the same one (by default it is drawn by lot again); at
+a smaller table an option that names a seat names the same player's new seat, or takes its
+default if that player left (:func:`~.lobby.rematch_options`). No message is new: the room is a
+lobby (protocol/table.md section 2, "A rematch").
 
 :class:`Score` keeps the running score of a series of rematches: the games won by each player,
 keyed by key fingerprint (a name may change; a key does not).
@@ -37,16 +38,24 @@ from typing import Any
 
 import trio
 
-from ..game import OptionError, Result
+from ..game import OptionError, Result, seat_options
 from ..plugins import PluginHost
 from ..table.header import TableHeader
 from ..text import printable
 from ..wire.identity import Identity, TableWords
-from .lobby import HostedLobby, LobbyError, RematchLeft, Roster
+from .lobby import HostedLobby, LobbyError, RematchLeft, Roster, rematch_options
 from .runner import AgentFactory, host_table, join_table
 from .table import LINGER_SECONDS, SeatOutcome
 
-__all__ = ["FIND_SECONDS", "REOPEN_SECONDS", "ROOM_SECONDS", "Score", "host_rematch", "join_rematch"]
+__all__ = [
+    "FIND_SECONDS",
+    "REOPEN_SECONDS",
+    "ROOM_SECONDS",
+    "Score",
+    "follow_rematches",
+    "host_rematch",
+    "join_rematch",
+]
 
 #: How long a joiner looks for the host's rematch table (the host opens it once its own game
 #: is saved, a few seconds at most after the others').
@@ -155,20 +164,38 @@ async def host_rematch(
     # waits for it.
     gone = sorted(s for s in last[0].peer.bot_played if 0 < s < header.players)
     seats = [s for s in range(header.players) if s not in gone]  # the last game's seats still in
+    by_seat = seat_options(game)
+
+    def options_for(kept: list[int]) -> dict[str, Any]:
+        # An option that names a seat (Cal's BS's first dealer) names the same player's seat
+        # at the smaller table, or its default if that player left (lobby.rematch_options).
+        return rematch_options(header.options, by_seat, kept)
+
+    def options_note(kept: list[int]) -> str:
+        """What a smaller table changes of an option that named a seat that left."""
+        notes = []
+        for opt in game.options:
+            was = header.options.get(opt.name)
+            if opt.name in by_seat and type(was) is int and 0 <= was < header.players and was not in kept:
+                now = options_for(kept)[opt.name]
+                notes.append(f"; {opt.title}: {header.seats[was].name} left, now {opt.value_text(now)}")
+        return "".join(notes)
+
     note = ""
     if gone:
         who = names_text([header.seats[s].name for s in gone])
-        if not playable(game, header.options, len(seats)):
-            raise LobbyError(f"{who} left during the game; {too_few(game, header.options)}: no rematch")
+        if not playable(game, options_for(seats), len(seats)):
+            raise LobbyError(f"{who} left during the game; {too_few(game, options_for(seats))}: no rematch")
         note = f"{who} left during the game; the rematch is {names_text([header.seats[s].name for s in seats])}"
+        note += options_note(seats)
 
     def leave_reason(left_here: list[int]) -> str:
         left = [seats[s] for s in left_here if 0 < s < len(seats)]
         rest = [s for s in seats if s not in left]
         gone = names_text([header.seats[s].name for s in left])
-        if playable(game, header.options, len(rest)):
-            return f"{gone} left; the rematch is {names_text([header.seats[s].name for s in rest])}"
-        return f"{gone} left; {too_few(game, header.options)}: no rematch"
+        if playable(game, options_for(rest), len(rest)):
+            return f"{gone} left; the rematch is {names_text([header.seats[s].name for s in rest])}{options_note(rest)}"
+        return f"{gone} left; {too_few(game, options_for(rest))}: no rematch"
 
     def roster_seen(roster: Roster) -> None:
         if on_roster is not None:
@@ -180,6 +207,7 @@ async def host_rematch(
                 host,
                 last[0],
                 [header.seats[s].keys for s in seats],
+                options_for(seats),
                 [(seats.index(s), identity) for s, identity in sorted(bots.items()) if s in seats],
                 interface=interface,
                 agent=agent,
@@ -203,7 +231,7 @@ async def host_rematch(
             if not left:
                 raise
             seats = [s for s in seats if s not in left]
-            if not playable(game, header.options, len(seats)):
+            if not playable(game, options_for(seats), len(seats)):
                 raise LobbyError(str(exc)) from None
             note = str(exc)
             roster_seen(Roster([header.seats[s].name if s == 0 else "" for s in seats], [False] * len(seats)))
@@ -213,6 +241,7 @@ async def _host_room(
     host: PluginHost,
     mine: SeatOutcome,
     reserved: Sequence[Any],
+    options: dict[str, Any],
     bots: Sequence[tuple[int, Identity]],
     *,
     interface: str,
@@ -266,7 +295,7 @@ async def _host_room(
                 host,
                 mine.peer.identity,
                 header.game,
-                options=header.options,
+                options=options,
                 players=len(reserved),
                 agent=agent,
                 name=header.seats[0].name,
@@ -394,3 +423,49 @@ async def join_rematch(
                     f"no rematch: {host_name} did not open the table again within {find_seconds:g} s ({exc})"
                 ) from None
         await trio.sleep(FIND_EVERY)
+
+
+async def follow_rematches(
+    host: PluginHost,
+    last: SeatOutcome,
+    *,
+    listen_host: str,
+    agent: AgentFactory,
+    on_outcome: Callable[[SeatOutcome], None] | None = None,
+    transcript_dir: Path | None = None,
+    persist: bool = False,
+    state_home: Path | str | None = None,
+    seat_bot: str | None = None,
+    history: bool = False,
+    linger: float = LINGER_SECONDS,
+    find_seconds: float = FIND_SECONDS,
+) -> str:
+    """A bot seat that follows its table into every rematch, as a person's seat does (``join
+    --play-as-bot``): after each finished game it sits down in the host's rematch room and
+    agrees at once, plays, and goes on (``on_outcome`` gets each game's outcome). Returns why
+    it stopped: a game that did not finish, or no rematch (declined by someone, too few left,
+    or none opened within ``find_seconds``)."""
+    outcome = last
+    while True:
+        if outcome.aborted is not None or outcome.result is None:
+            return "the game did not finish: no rematch"
+        try:
+            outcome = await join_rematch(
+                host,
+                outcome,
+                listen_host=listen_host,
+                agent=agent,
+                agreement=True,
+                transcript_dir=transcript_dir,
+                persist=persist,
+                state_home=state_home,
+                seat_bot=seat_bot,
+                history=history,
+                linger=linger,
+                find_seconds=find_seconds,
+            )
+        except LobbyError as exc:
+            reason = printable(str(exc))[:300]
+            return reason if reason.startswith("no rematch") else f"no rematch: {reason}"
+        if on_outcome is not None:
+            on_outcome(outcome)

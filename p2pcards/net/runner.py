@@ -21,7 +21,7 @@ from typing import Any
 import trio
 
 from ..engine import seeded_rng
-from ..game import Game, OptionError
+from ..game import Game, OptionError, seat_options
 from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..table.header import TableHeader
@@ -281,6 +281,7 @@ async def join_table(
         listen_port=listen_port,
         advertise=advertise,
         rematch_of=rematch_of,
+        seat_options=seat_options(host.games.get(rematch_of.game)) if rematch_of is not None else None,
     )
     header = lobby.header
     try:

@@ -10,8 +10,9 @@ from typing import Any
 
 import trio
 
-from ..engine import with_claim_proof
-from ..game import Action, IllegalAction, Round
+from ..engine import is_drop_out, with_claim_proof
+from ..game import Action, IllegalAction, Round, Turn
+from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import SeatAgent, TableSession
 from ..table import rounds
 from ..table.protocol import TableAborted
@@ -209,7 +210,20 @@ class LocalSeat:
 
     async def _choose_in_time(self, session: TableSession, seat: int) -> Action:
         """The agent's choice; if the turn time is nearly up and the game says what an idle
-        player does (``Game.idle_action``), that instead."""
+        player does (``Game.idle_action``), that instead. The game's plugin failing here fails
+        at this seat only (the others never run this code): our seat leaves the table, with a
+        signed goodbye, rather than stop the others' game as a fault of the rules would."""
+        try:
+            return await self._agent_choice(session, seat)
+        except IllegalAction:
+            raise
+        except Exception as exc:
+            failed = plugin_failure(exc, session.game, here_only=True)
+            if failed is None:
+                raise  # not the plugin's failure: ours, which is not hidden
+            raise TableAborted(failed, seat, PLUGIN_STEP) from exc
+
+    async def _agent_choice(self, session: TableSession, seat: int) -> Action:
         patience = self.peer.timings.turn * IDLE_SHARE
         with trio.move_on_after(patience):
             return await self.agent.choose(session, seat)
@@ -241,6 +255,17 @@ class LocalSeat:
                 assert absent is not None, "only a game with an absent action passes for a seat"
                 self.last_entry = None
                 return absent
+            if is_drop_out(action):
+                # The table's own move (issue 30): at our turn, where the rules allow it now.
+                refusal = (
+                    session.game.drop_out_refusal(session.state, seat)
+                    if isinstance(session.step, Turn)
+                    else "you can drop out only at your own turn"
+                )
+                if refusal is not None:
+                    session.publish("error", f"you cannot drop out now: {refusal}")
+                    continue
+                return await self._sign(action)
             try:
                 session.game.check(session.state, seat, action)
             except IllegalAction as exc:

@@ -37,9 +37,10 @@ from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..verify import Report, verify_file
 from ..verify.replay import public_message
-from ..verify.seedless import PublicHandles, public_game_id, public_passes
+from ..verify.seedless import PublicHandles, public_game_id, public_passes, shuffling
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
+from .threads import off_the_loop
 
 __all__ = ["SpectatorDeck", "SpectatorFeed", "spectator_session"]
 
@@ -179,11 +180,14 @@ class SpectatorDeck:
     async def shuffle(self) -> list[int]:
         await self._game_id()
         op, players = self.op, self.header.players
-        # Every seat's shuffle pass and re-lock pass for this operation.
+        # Every seat's shuffle pass and re-lock pass for this operation (of the seats that
+        # had not dropped out: protocol/deck.md §4.6).
+        dropped = {seat: (at, None) for seat, at in self.handles.dropped.items()}
+        passes = 2 * len(shuffling(players, dropped, op))
         await self.feed.wait_for(
             lambda: (
                 True
-                if len(self.feed.public_deck("shuffle", op)) + len(self.feed.public_deck("relock", op)) >= 2 * players
+                if len(self.feed.public_deck("shuffle", op)) + len(self.feed.public_deck("relock", op)) >= passes
                 else None
             ),
             "the shuffle",
@@ -197,7 +201,7 @@ class SpectatorDeck:
         known (verify's public passes do not follow those)."""
         old = self.handles.cards
         frozen = _Frozen(self.feed)
-        cards = await trio.to_thread.run_sync(public_passes, frozen, self.header, self.game)
+        cards = await off_the_loop(public_passes, frozen, self.header, self.game)
         if old is not None:
             for handle, link in old._links.items():
                 cards._links[handle] = link
@@ -210,6 +214,14 @@ class SpectatorDeck:
 
     async def deal(self, to: Mapping[int, int]) -> None:
         self.handles.deal(to)
+
+    async def drop_out(self, seat: int) -> None:
+        # Its keys of the stock come with the next rebuild of the public cards; later
+        # shuffles go on without it (shuffle above).
+        op = self.op
+        await self.feed.wait_for(lambda: True if self.feed.public_deck("drop", op, seat) else None, "a drop-out")
+        self.handles.drop_out(seat)
+        await self._rebuild_cards()
 
     async def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         # Always to everyone (``owner`` only says who the game believes holds them).
@@ -256,7 +268,7 @@ class SpectatorDeck:
             def opened(self, all_faces: Mapping[int, Card]) -> None:
                 faces.update(all_faces)
 
-        self.report = await trio.to_thread.run_sync(lambda: verify_file(transcript, watch=Keep()))
+        self.report = await off_the_loop(lambda: verify_file(transcript, watch=Keep()))
         return faces
 
 

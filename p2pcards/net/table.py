@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
-import trio.testing
 
 from ..game import Game, Result
 from ..session import SeatAgent
@@ -44,6 +43,7 @@ from .store import (
     save_seat_state,
     seat_folder,
 )
+from .threads import off_the_loop
 from .transport import ConnectionClosed, FrameError
 
 if TYPE_CHECKING:
@@ -467,6 +467,9 @@ async def _run_seat(
                 if not full_mesh.is_set():
                     missing = [header.seats[s].name for s in range(header.players) if s != me and not peer.connected(s)]
                     aborted = TableAborted(f"could not connect to {', '.join(missing)}")
+                    # A stop the table caused, naming nobody (we may be the one cut off): not
+                    # a goodbye of ours, which verify would read as our player leaving.
+                    peer.aborted = aborted
                 else:
                     await play()
             if aborted is None or full_mesh.is_set() or played:
@@ -557,8 +560,10 @@ def _awaited(peer: Peer) -> bool:
             continue
         if not peer.results[seat]:
             presence = peer.presence(seat)
-            if presence.state == "online" or presence.grace_left is not None:
+            if presence.state == "online":
                 return True
+            if presence.grace_left is not None and seat not in peer.protocol.absences.gone:
+                return True  # (a seat that dropped out and went is not waited for: issue 30)
     return False
 
 
@@ -587,7 +592,7 @@ async def _record_history(peer: Peer, path: Path, home: Path | str | None) -> st
     from ..history import record_finished_game
 
     with trio.CancelScope(shield=True):
-        warning = await trio.to_thread.run_sync(record_finished_game, path, peer.seat, home)
+        warning = await off_the_loop(record_finished_game, path, peer.seat, home)
     if warning is not None:
         peer.session.publish("error", warning)
     return warning
@@ -717,15 +722,10 @@ async def verify_off_the_loop(path: Path) -> Report:
     ``derived_messages`` is a context variable: nothing it sets reaches a live table). It only
     reads the file, so a cancel does not wait for it (the thread finishes on its own).
 
-    On a virtual clock (trio's ``MockClock``: the test tables' autojump clock) it runs in the
-    loop instead, as it always did: time must not pass while our own process works, and the
-    autojump clock takes a run that waits on a thread for an idle one and jumps to the next
-    deadline (every other seat's timeouts would fire while we verify)."""
+    On a virtual clock it runs in the loop instead (net/threads.py)."""
     from ..verify import verify_file
 
-    if isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock):
-        return verify_file(path)
-    return await trio.to_thread.run_sync(
+    return await off_the_loop(
         verify_file, path, thread_name="p2pcards verify", abandon_on_cancel=True, limiter=_verify_limiter()
     )
 

@@ -42,6 +42,9 @@ class Absences:
         self.players = players
         # (turn, seat) -> stating seat -> its first statement (a second one changes nothing)
         self._stated: dict[tuple[int, int], dict[int, Entry]] = {}
+        #: Seats that dropped out (protocol/table.md section 4, "Dropping out"): they state
+        #: nothing, and no decision waits for them.
+        self.gone: set[int] = set()
 
     def add(self, entry: Entry) -> bool:
         """A delivered ``absent`` entry: whether it is a new statement (not malformed, which is
@@ -59,6 +62,11 @@ class Absences:
     def statements(self, turn: int, seat: int) -> list[Entry]:
         """Their statements (the first of each seat)."""
         return list(self._stated.get((turn, seat), {}).values())
+
+    def missing(self, turn: int, seat: int) -> set[int]:
+        """The seats still in the game, other than ``seat``, that have not stated ``seat``
+        absent for ``turn``."""
+        return set(range(self.players)) - {seat} - self.gone - self.stated(turn, seat)
 
     def by(self, signer: int) -> list[tuple[int, int]]:
         """The ``(turn, seat)`` pairs ``signer`` stated absent."""
@@ -85,7 +93,7 @@ class Absences:
             raise ValueError(f"the statements count {counted} entries of seat {seat}; {held} are here")
         if moved(counted):
             return False
-        if len(self._stated.get((turn, seat), {})) < self.players - 1:
+        if self.missing(turn, seat):
             return None
         return True
 

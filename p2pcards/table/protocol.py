@@ -43,6 +43,7 @@ from ..wire.sealed import entry_message_key, open_body, open_revealed, recipient
 from ..wire.spill import SpillError
 from . import rounds, verdict
 from .absence import Absences, absent_body, move_turn, moved_in
+from .dropouts import DropOuts
 from .header import TableHeader
 from .recovery import OwnChainRecovery
 from .verdict import plays_on
@@ -247,7 +248,20 @@ class TableProtocol:
         self.spill_failure: OSError | None = None
         self.left: dict[int, str] = {}  # seats that said goodbye before the end: their reason
         self.halted: dict[int, Entry] = {}  # seats that stopped their game: their stop entry
+        #: Seats whose public ``seed`` deck message we handed on (the end's reveal, or a stop's).
+        self._revealed: set[int] = set()
+        self._revealed_before_stop: set[int] = set()
+        #: The seq of our last move (``action`` or ``open`` entry) and of our last deck entry,
+        #: and the most of our entries that any other seat's entry handed on here shows it
+        #: held: whether anyone has seen them (:meth:`unheard`).
+        self._last_move: int | None = None
+        self._last_deck: int | None = None
+        self._echo_of_us = 0
         self.absences = Absences(header.players)  # statements that a follower is gone
+        #: Seats that signed the table's drop-out move (issue 30; dropouts.py): from it on a seat
+        #: signs no move, opening or absent statement (its deck's `drop` message, chat and its
+        #: result still come): one that does is named at once, by every seat alike.
+        self.drop_outs = DropOuts()
         # Every seat whose stop entry we handed on, even after our own game stopped; and ours
         # once signed: from its stop on, a seat signs no move and no deck step (section 5).
         self._stopped: set[int] = set()
@@ -583,6 +597,10 @@ class TableProtocol:
         """What our own entry tells our side of the protocol (it never comes to meaning())."""
         if entry.kind == "stop":
             self._stopped.add(self.seat)
+        elif entry.kind in ("action", "open"):
+            self._last_move = entry.seq
+        elif entry.kind == "deck":
+            self._last_deck = entry.seq
         elif entry.kind == "absent":
             self.absences.add(entry)
 
@@ -606,6 +624,7 @@ class TableProtocol:
         if ready is not None:
             del self._held[ready]
             self._delivered[ready.sender] = ready.seq + 1
+            self._echo_of_us = max(self._echo_of_us, ready.body["seen"][self.seat][0])
         return ready
 
     def meaning(self, entry: Entry) -> list[Effect]:
@@ -621,8 +640,20 @@ class TableProtocol:
                 self.name(sender, verdict.signed_after_stop(entry.kind)),
                 self.stop(f"seat {sender}: {verdict.signed_after_stop(entry.kind)}", sender, "stop"),
             ]
+        after_drop = self.drop_outs.note(entry)
+        if after_drop is not None:
+            if self.over or self.aborted is not None:
+                return []  # our game has stopped: verify names it from the transcript
+            return [
+                self.name(sender, after_drop),
+                self.stop(f"{self.header.seats[sender].name} {after_drop}", sender, "action"),
+            ]
+        if sender in self.drop_outs.seq:
+            self.absences.gone.add(sender)  # no statement is waited for from it
         if entry.kind == "deck":
             if "msg" in body:
+                if isinstance(body["msg"], dict) and body["msg"].get("type") == "seed":
+                    self._revealed.add(sender)
                 try:
                     return [DeckIn(sender, self._opened_evidence(sender, body["msg"]))]
                 except SpillError as exc:
@@ -713,6 +744,8 @@ class TableProtocol:
             if self.over or self.aborted is not None:
                 return []
             self.halted[sender] = entry
+            if sender in self._revealed:
+                self._revealed_before_stop.add(sender)
             return [Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
@@ -724,6 +757,8 @@ class TableProtocol:
         grace period for a player who is not coming back)."""
         if self.over or self.aborted is not None:
             return []
+        if sender in self.drop_outs.seq:
+            return []  # it dropped out: the game goes on without it, and its goodbye ends nothing
         reason = verdict.goodbye_words(body)  # its words, shown as such (never a verdict's)
         self.left[sender] = reason
         name = self.header.seats[sender].name
@@ -742,6 +777,33 @@ class TableProtocol:
                 self.stop(f"{blame.reason} (proven by seat {sender})", blame.seat, blame.code),
             ]
         return [self.name(sender, "published evidence that does not prove anything")]
+
+    def unheard(self) -> str | None:
+        """``"move"`` if no other seat has signed an entry that shows it received our last
+        move, else ``"deck"`` if none shows our last deck entry, else ``None``: what we send
+        may reach nobody (a link broken one way), and a seat whose step follows it may never
+        have seen it (the referee's ``Links.unheard``)."""
+        for kind, seq in (("move", self._last_move), ("deck", self._last_deck)):
+            if seq is not None and self._echo_of_us <= seq:
+                return kind
+        return None
+
+    def stopped_before_the_end(self) -> int | None:
+        """A seat whose ``stop`` came before its seed (it stopped its game rather than reach the
+        end's reveal), handed on before our game ended: the first, or ``None``. Our game then
+        did not finish either, though it reached its result (a private message of that seat to
+        another seat, which only its receiver waits for, may be missing): it stops, naming
+        nobody, as verify of our file judges it (a stop after its seed changes nothing: the
+        seat had finished, and a seat that lost cannot spoil the others' finish so)."""
+        # (A seat that dropped out never reveals its seed, and plays no part any more.)
+        return next(
+            (
+                seat
+                for seat in sorted(self.halted)
+                if seat not in self._revealed_before_stop and seat not in self.drop_outs.seq
+            ),
+            None,
+        )
 
     def held_back(self, seat: int) -> set[int]:
         """The seats whose entries ``seat``'s entries held here wait for (empty if none of its

@@ -163,11 +163,17 @@ class Links:
     #: Seats that signed a ``stop`` (they will not act again), and that signed a ``bye``.
     halted: Set[int] = frozenset()
     left: Set[int] = frozenset()
+    #: Seats of which our log holds no entry at all: one that also left never joined the game
+    #: (its program could not connect to every seat, or stopped before its first step).
+    unsigned: Set[int] = frozenset()
     #: We are connected to no other seat and every link we lost went silent: we may be the one
     #: cut off, and can tell nothing about the others.
     cut_off: bool = False
     #: The last ``links`` notice of each other seat (a partial partition: table.md section 5).
     reports: Mapping[int, Report] = field(default_factory=dict)
+    #: ``"move"``: no other seat has signed an entry showing it received our last move;
+    #: ``"deck"``: our last deck entry (signed facts: the echoes of the entries handed on to us).
+    unheard: str | None = None
 
     def is_connected(self, seat: int) -> bool:
         return seat in self.connected
@@ -222,8 +228,10 @@ class Links:
 
     def waits_elsewhere(self, seat: int, timings: Timings) -> list[tuple[int, str]]:
         """What ``seat``, connected to us, says it waits on, as far as we can believe it: a
-        seat away from it (not one it says it reaches, not us, whom it reaches, and not one
-        whose own fresh notice says it reaches ``seat``), or a seat's absent statement."""
+        seat away from it (not one it says it reaches, not us, whom it reaches, not one whose
+        own fresh notice says it reaches ``seat``, and not one that stopped its game: its stop,
+        which we hold, reaches ``seat`` when it asks around, and ends its wait), or a seat's
+        absent statement."""
         report = self.report(seat, timings)
         if report is None:
             return []
@@ -233,7 +241,8 @@ class Links:
                 continue
             if why == "away":
                 theirs = self.report(other, timings)
-                if other == self.me or other in report.connected or (theirs is not None and seat in theirs.connected):
+                refuted = other in report.connected or (theirs is not None and seat in theirs.connected)
+                if other == self.me or other in self.halted or refuted:
                     continue
             elif why != "statements":
                 continue
@@ -324,10 +333,23 @@ def report_due(links: Links, timings: Timings, waiting: bool) -> bool:
 
 def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> TableAborted:
     """Why the game stops when ``seat`` stayed away past the grace period: it left and did
-    not come back in time, or, if we were cut off from every seat, nobody is named."""
+    not come back in time, or, if we were cut off from every seat, nobody is named. A seat
+    that said goodbye before signing anything never joined the game: its program could not
+    connect to every seat (it may be the one cut off, or another seat may have failed to reach
+    it) or stopped before its first step, and nobody is named."""
     if links.cut_off:
         return TableAborted(CUT_OFF, None, step)
+    if seat in links.left and seat in links.unsigned:
+        return TableAborted(not_joined(names[seat]), None, step)
     return TableAborted(f"{names[seat]} left and did not come back in time", seat, step)
+
+
+def not_joined(name: str) -> str:
+    """The words for a seat that never joined the game (:func:`gone_verdict`)."""
+    return (
+        f"{name} could not join the game: its program went away before signing anything "
+        f"(it could not connect to every seat, or stopped before the first step); nobody is to blame"
+    )
 
 
 # -- one wait -------------------------------------------------------------------------------------
@@ -454,6 +476,22 @@ class Wait:
                 self.deadline = min(bound, now + timings.quiet)
                 return effects
             effects.append(End(self._waits_elsewhere(owed[0][0], owed[0][1], elsewhere)))
+            return effects
+        # Nobody has signed anything that shows it received our last move (or deck entry):
+        # what we send may reach nobody (a link broken one way), and the seat we would charge
+        # may owe this step only because of it, which it never saw. It then waits on us itself
+        # (a move: a turn's wait; a deck entry: a deck step's) and stops by that wait's bound,
+        # before ours; its stop ends our wait naming nobody, as verify of our file does (its
+        # stop's echo lacks our entry: table/stall.py, rule 3). A seat that did see it and
+        # stalls is charged past that bound (review of issue 28: a seat whose sends were lost
+        # named the seat that waited on it).
+        # Only in a deck step: a move follows the seat before it, whose own wait on us names us
+        # first; a free-order opening follows the round's commitments, not our opening. (In a
+        # turn's wait on a staller every honest seat's last move may be unheard, and waiting
+        # longer there only lets the seats stop one after another, each with less in its file.)
+        unheard_until = {"move": self.settle_latest, "deck": self.latest}.get(links.unheard or "", 0.0)
+        if self.phase == "deck" and now < unheard_until:
+            self.deadline = min(unheard_until, now + timings.quiet)
             return effects
         if links.away_others(seats, timings) and now < self.latest:
             # It may be waiting on a seat that is away (the keys of cards it picks up, a

@@ -33,6 +33,10 @@ rule never names a seat on a fact it was not given. In order:
 6. its own ``links`` notice says it waits on a seat away from it, or on a seat's statement,
    past the wait's last call (live only; a file holds no notices): nobody, as its word cannot
    name anyone and a link cannot be told from a stall;
+6b. it signed a ``stop`` where it owed (its own game stopped: a plugin that failed at that seat
+   only, say): it is named, as the seat whose game ended this one, with its stop's words shown
+   as its words, not as one that stalled (verify only: live, a seat we wait on that stops ends
+   our wait on its stop, and its file's verdict is then taken: net/table._judge_the_stopper);
 7. otherwise it stalled: it is named ("did not move in time", "did not send its deck message
    in time"; for the opening of a sealed free-order response, which its client signs by
    itself once the round is sealed, "withheld the opening": protocol/table.md section 9).
@@ -115,6 +119,9 @@ class StallFacts:
     #: ``(author, bye seq, stopper, stop seq)``: a signed ``bye`` that a ``stop`` entry of
     #: another seat does not count (``goodbye`` is then None).
     goodbye_overtaken: tuple[int, int, int, int] | None = None
+    #: ``(seq, reason)``: the waited-on seat's own ``stop`` entry, signed where it owed (its
+    #: game stopped instead of going on); ``reason`` as it wrote it (its words).
+    own_stop: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +205,14 @@ def decide(facts: StallFacts, names: Sequence[str]) -> Stall:
         other, why = facts.waits_on[0]
         what = "is away from it" if why == "away" else "has not stated"
         return Stall(None, f"{name} waits on {names[other]}, who {what} (its own word), past the last call")
+    if facts.own_stop is not None:
+        number, words = facts.own_stop
+        owed = {"turn": "move", "open": "opening"}.get(facts.phase, "deck message")
+        return Stall(
+            seat,
+            f"{name} stopped its own game where it owed its {owed} (its stop entry #{number}; "
+            f"it said: {verdict.peer_words(words)})",
+        )
     if facts.phase == "turn":
         return Stall(seat, f"{name} did not move in time")
     if facts.phase == "open":

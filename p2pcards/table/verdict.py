@@ -119,6 +119,12 @@ def signed_after_stop(kind: str) -> str:
     )
 
 
+def signed_after_drop(kind: str) -> str:
+    """The verdict on a seat that signed a move, an opening or an absent statement after its
+    own drop-out move (issue 30): proven by its chain, at every seat and in verify alike."""
+    return f"signed an {kind} entry after dropping out (a seat that dropped out makes no more moves)"
+
+
 def plays_on(kind: str, body: Any) -> bool:
     """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
     opening of a sealed one), an ``absent`` statement, a result or a deck step other than its

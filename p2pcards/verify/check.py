@@ -18,7 +18,9 @@ from ..deck.proofs import deferred_confirmations
 from ..engine import PlayerError
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
+from ..table.dropouts import DropOuts
 from ..table.header import TableHeader
+from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
 from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
@@ -288,6 +290,11 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     check_after_stops(log, names)
     check_absent_entries(log, names)
     check_openings(log, names)
+    dropped = check_drop_outs(log, names)
+    report.dropped = list(dropped)
+    report.left_to_bot = left_to_bot_turns(log, len(names))
+    for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
+        report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
         verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
@@ -316,6 +323,9 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
                 f"commitment it signed (the end record is not signed: it was altered)",
             )
     missing = [s for s in range(lobby.players) if s not in revealed]
+    if missing and set(missing) <= set(dropped):
+        _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
+        return
     if missing:
         report.notes.append(
             f"the end record says the game finished, but no seed of "
@@ -416,3 +426,115 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
         "opens only with its recipient's key; the deck audit re-derives what "
         "each carried from the seeds"
     )
+
+
+def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
+    """Every seat that signed the table's drop-out move (issue 30), with that entry, in seat
+    order; a seat that signed a move, an opening or an absent statement after
+    its own drop-out move is named, as every seat names it when it arrives (table.md section 4,
+    "Dropping out")."""
+    drop_outs, dropped = DropOuts(), dict[int, Any]()
+    for seat in range(len(names)):
+        for entry in log.entries(seat):
+            after_drop = drop_outs.note(entry)
+            if after_drop is not None:
+                raise Failed(f"log #{entry.seq} of {names[seat]}", f"{names[seat]} {after_drop}", seat)
+            if seat in drop_outs.seq and seat not in dropped:
+                dropped[seat] = entry
+    return dropped
+
+
+def _verify_with_drop_outs(
+    log: Any,
+    lobby: TableHeader,
+    game: Game,
+    names: Sequence[str],
+    report: Report,
+    watch: Watch | None,
+    dropped: Mapping[int, Any],
+) -> None:
+    """A finished game that some seats dropped out of (issue 30): they never reveal their deck
+    seeds (protocol/deck.md §4.6), so the deck cannot be derived again. What every seat checked
+    as the game went is checked here the same way, without any seed: every shuffle pass and
+    re-handling with its proof, the cards opened to all, and every signed move by the game's
+    public rules in the table's order, each drop-out at the turn it was signed for, to the
+    game's end; then each seat's signed result against the one the rules reach. The cards
+    nobody opened are not checked (the live table's audit of those hands checks nothing
+    either: deck.md §7)."""
+    from .seedless import public_moves, public_setup
+
+    seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
+    public_setup(log, lobby, game)
+    replay = Replay(game, lobby.options, names, seats, [], b"", log=log, watch=watch)
+    ended = public_moves(replay, lobby, game, report, unrevealed=list(dropped))
+    if ended is None:
+        raise Failed(
+            "end record",
+            "finished, yet the signed moves, replayed by the game's public rules, do not reach "
+            "the game's end; not verified",
+        )
+    result, faces = ended
+    # The game's audit over the faces turned up for everyone, as the live table's audit of a
+    # hand a seat dropped out of sees them (deck.md §7).
+    assert replay.replica is not None, "the public replay ran"
+    try:
+        violations = game.audit(replay.replica.state, replay.replica.actions, faces)
+    except Exception as exc:
+        plugin_failed(exc, game, replay.turn)
+        raise Failed("game audit", f"the game's audit stopped: {type(exc).__name__}: {exc}") from None
+    if watch is not None:
+        watch.opened(faces)
+    report.violations = [v.to_wire() for v in violations]
+    if violations:
+        v = violations[0]
+        raise Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
+    for mine in seats:
+        mine.skip_void()
+        if mine.next_action < len(mine.actions):
+            entry = mine.actions[mine.next_action]
+            raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
+    report.checked.update(moves=replay.turn, cards=len(faces))
+    report.timeline = with_faces(replay.timeline, faces)
+    report.result = result
+    report.result_text = result_words(game, result)
+    results_signed = 0
+    for mine in seats:
+        for entry in mine.results:
+            body = entry.body
+            got = body.get("result") if isinstance(body, dict) else None
+            if not same_data(got, result.to_wire()):
+                raise Failed(
+                    f"result (log #{entry.seq} of seat {mine.seat})",
+                    f"its signed result differs from the recomputed one (first "
+                    f"difference: {difference(got, result.to_wire())})",
+                    mine.seat,
+                )
+            results_signed += 1
+    report.checked["results"] = results_signed
+    for seat, entry in dropped.items():
+        report.notes.append(
+            f"{names[seat]} dropped out at turn {entry.body.get('turn')}: its cards were set aside "
+            f"unseen and its deck seed is never revealed, so the deck is checked without seeds "
+            f"(every proof, the cards opened to all, the moves by the game's public rules; the "
+            f"cards nobody opened are not checked)"
+        )
+
+
+def left_to_bot_turns(log: Any, players: int) -> dict[int, int | None]:
+    """Each seat that signed the chat line :data:`~p2pcards.table.protocol.LEFT_TO_BOT` (its
+    player left, a bot of its own program plays on; only its own entry says so), and the turn
+    of its first move signed after it (``None``: none), from the entries a seat could act on."""
+    said: dict[int, int] = {}
+    turns: dict[int, int | None] = {}
+    for entry in log.closed():
+        if not 0 <= entry.sender < players:
+            continue
+        body = entry.body if isinstance(entry.body, dict) else {}
+        if entry.kind == "chat" and body.get("text") == LEFT_TO_BOT and entry.sender not in said:
+            said[entry.sender] = entry.seq
+            turns[entry.sender] = None
+        elif entry.kind == "action" and entry.sender in said and turns[entry.sender] is None:
+            turn = body.get("turn")
+            if entry.seq > said[entry.sender] and type(turn) is int:
+                turns[entry.sender] = turn
+    return turns

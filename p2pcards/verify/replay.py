@@ -27,6 +27,7 @@ from ..game import Action, Bot, Game, Round
 from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
+from ..table.dropouts import is_drop_out_entry
 from ..table.rounds import (
     SEALED,
     is_sealed,
@@ -231,6 +232,8 @@ class Replay:
         for entry in log.closed() if log is not None else ():
             if entry.kind == "absent":
                 self.absences.add(entry)
+            elif is_drop_out_entry(entry):
+                self.absences.gone.add(entry.sender)  # a seat that dropped out states nothing
 
     def show(self, step: Any = None) -> None:
         """Tell the watch of the timeline's new events, with the state after them (called

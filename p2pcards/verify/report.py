@@ -129,7 +129,13 @@ class Report:
     checked: dict[str, int] = field(default_factory=dict)
     violations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Seats that dropped out of the game (issue 30), in the order they did.
+    dropped: list[int] = field(default_factory=list)
     timeline: list[dict[str, Any]] = field(default_factory=list)
+    #: Each seat whose player left and let a bot play the seat to the end (its own signed
+    #: chat line, table.protocol.LEFT_TO_BOT): the turn of the first move the bot signed
+    #: (``None``: it signed none). An honest seat: a fact for people, never a fault.
+    left_to_bot: dict[int, int | None] = field(default_factory=dict)
     seconds: float = 0.0
     size: int = 0
 
@@ -198,6 +204,11 @@ class Report:
             "checked": self.checked,
             "violations": [{**v, "name": self.name(v.get("seat"))} for v in self.violations],
             "notes": self.notes,
+            "dropped": [{"seat": seat, "name": self.name(seat)} for seat in self.dropped],
+            "left_to_bot": [
+                {"seat": seat, "name": self.name(seat), "from_turn": turn}
+                for seat, turn in sorted(self.left_to_bot.items())
+            ],
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
         }
@@ -217,7 +228,8 @@ class Report:
     def to_text(self, *, show_hands: bool = False) -> str:
         lines = [f"transcript: {self.file}"]
         if self.status == EXIT_VERIFIED:
-            lines.append("verdict: VERIFIED")
+            dropped = "".join(f"; {self.name(seat)} dropped out" for seat in self.dropped)
+            lines.append(f"verdict: VERIFIED{dropped}")
         elif self.status == EXIT_FAILED:
             lines.append(f"verdict: FAILED at {self.problem_line()}")
         elif self.status == EXIT_LEFT:

@@ -11,7 +11,7 @@ from typing import Any, TypeGuard
 
 from ..cards import Card
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, claim_refusal
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, claim_refusal
 from ..deck.passes import (
     PassError,
     check_pass,
@@ -22,7 +22,7 @@ from ..deck.passes import (
 )
 from ..deck.public import NotOpened, PublicCards
 from ..engine import PlayerError, Replica, play
-from ..game import Action, Game
+from ..game import Action, Done, Game, Result
 from ..table import verdict
 from ..table.header import TableHeader
 from ..wire.log import encode_header
@@ -57,6 +57,8 @@ class PublicHandles:
         self.steps = 0  # deck steps so far (each is one deck operation)
         # The public record of holders, for hidden claims: handle -> (holder, hand); moved ones go.
         self.holders: dict[int, tuple[int, int]] = {}
+        self.dropped: dict[int, int] = {}  # seat -> the deck operation it dropped out at
+        self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
 
     def shuffle(self) -> list[int]:
         self._passes(self.steps)
@@ -71,12 +73,13 @@ class PublicHandles:
         if self.log is None:
             return
         players = len(self.log.roster)
+        seats = shuffling(players, {s: (at, None) for s, at in self.dropped.items()}, op)
         have = {
             (e.body["msg"]["type"], e.sender)
             for e in self.log.closed()
             if (public_message(e, "shuffle") or public_message(e, "relock")) and e.body["msg"].get("op") == op
         }
-        for kind, seat in pass_order(players):
+        for kind, seat in pass_order(players, seats):
             if (kind, seat) not in have:
                 what = f"{kind} message of deck operation {op} (shuffle)"
                 raise Stopped(f"deck, {what}", seat, what)
@@ -127,6 +130,7 @@ class PublicHandles:
         except NotOpened:
             raise _NeedsFaces("a reveal") from None
         self.steps += 1
+        self.shown.update(faces)
         return faces
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
@@ -164,6 +168,13 @@ class PublicHandles:
         except PassError:
             return
         self.cards.rehandled(new[0], msg["points"], msg["key"], moved, to)
+
+    def drop_out(self, seat: int) -> None:
+        """A seat drops out (protocol/deck.md §4.6): one deck operation; its keys of the
+        stock open the stock's cards from now on (public_passes gives them to the public
+        cards), and later shuffles go on without it."""
+        self.dropped.setdefault(seat, self.steps)
+        self.steps += 1
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return {}
@@ -237,6 +248,7 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
     n = len(cards)
     table = card_table(deck_context(lobby, game), tuple(c.label() for c in cards))
     public = PublicCards(game_id, table, cards)
+    drops = dropped_at(log)
     by_op: dict[int, dict[tuple[str, int], Entry]] = {}
     for entry in log.canonical():
         if entry.kind != "deck" or not any(public_message(entry, t) for t in ("shuffle", "relock", "rehandle")):
@@ -286,10 +298,12 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 next_handle += 1
             continue
         deck, keys, locks = list(table), dict[int, bytes](), dict[int, list[bytes]]()
+        # The seats that dropped out before this shuffle take no part in it (deck.md §4.6).
+        seats = shuffling(lobby.players, drops, op)
         if game_id is not None:  # its shuffle proofs at once first: check_pass finds them checked
-            order = list(takewhile(lambda step: step in messages, pass_order(lobby.players)))
+            order = list(takewhile(lambda step: step in messages, pass_order(lobby.players, seats)))
             check_shuffles_together(game_id, op, [(k, s, messages[(k, s)].body["msg"]) for k, s in order], table)
-        for kind, seat in pass_order(lobby.players):
+        for kind, seat in pass_order(lobby.players, seats):
             entry = messages.get((kind, seat))
             if entry is None:
                 return public  # the game stopped here: what came after is judged elsewhere
@@ -311,17 +325,39 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 locks[seat] = msg["keys"]
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
         if game_id is not None:
-            public.shuffled(epochs * n, deck, [locks[s] for s in range(lobby.players)])
+            public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
         epochs += 1
+    for seat, (_, message) in drops.items():
+        public.dropped(seat, message)
     return public
+
+
+def dropped_at(log: Any) -> dict[int, tuple[int, dict[str, Any]]]:
+    """Each seat that sent a ``drop`` deck message (protocol/deck.md §4.6), a seat a table let
+    act on: the operation it dropped out at, and the message (its first)."""
+    drops: dict[int, tuple[int, dict[str, Any]]] = {}
+    for entry in log.closed():
+        if public_message(entry, "drop") and entry.sender not in drops:
+            op = entry.body["msg"].get("op")
+            if type(op) is int and op >= 0:
+                drops[entry.sender] = (op, entry.body["msg"])
+    return drops
+
+
+def shuffling(players: int, drops: Mapping[int, tuple[int, Any]], op: int) -> list[int]:
+    """The seats that take part in the shuffle at deck operation ``op``: every seat but those
+    that dropped out at an earlier operation."""
+    return [s for s in range(players) if not (s in drops and drops[s][0] < op)]
 
 
 def public_moves(
     replay: Replay, lobby: TableHeader, game: Game, report: Report, *, unrevealed: Sequence[int] = ()
-) -> None:
+) -> tuple[Result, dict[int, Card]] | None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
-    that never revealed their seed."""
+    that never revealed their seed. Returns the game's result and every face turned up for
+    everyone if the replay reached its end (only the audit, which needs the hidden faces, is
+    left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
     cards = public_passes(replay.log, lobby, game)
     deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
@@ -337,6 +373,13 @@ def public_moves(
     replay.replica = Replica(game, lobby.options, lobby.players, claims=deck.check_claim)
     replay.known_of = deck.known
     stop: Stopped | None = None
+    ended: list[Result] = []
+
+    def on_step(step: Any) -> None:
+        if isinstance(step, Done):
+            ended.append(step.result)
+        replay.show(step)
+
     try:
         play(
             game,
@@ -347,11 +390,12 @@ def public_moves(
             check_own=False,
             round_order=replay.round_order,
             replica=replay.replica,
-            on_step=replay.show,
+            on_step=on_step,
             prove_claims=False,
         )
     except _NeedsFaces as exc:
-        report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
+        if not ended:
+            report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
         replay.pending = None
     except Stopped as exc:
         stop = exc
@@ -417,3 +461,4 @@ def public_moves(
             f"{replay.names[stop.seat]} after a deck step that cannot be "
             f"checked without every seed"
         )
+    return (ended[0], deck.shown) if ended and stop is None else None

@@ -11,6 +11,7 @@ from ..deck import judge
 from ..deck.group import is_valid_point
 from ..deck.party import AuditOp
 from ..table import stall, verdict
+from ..table.dropouts import is_drop_out_entry
 from ..table.stall import StallFacts, Statements, StoppedOnPrivate, Unreceived
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
@@ -79,7 +80,14 @@ def _goodbye_entry(log: Any) -> tuple[Any, tuple[int, int] | None] | None:
     does not count it, if any."""
     if log is None:
         return None
-    entry = next((e for e in log.closed() if e.kind == "bye"), None)
+    dropped: set[int] = set()  # seats whose drop-out move came first: their goodbye ends nothing
+    entry = None
+    for e in log.closed():
+        if is_drop_out_entry(e):
+            dropped.add(e.sender)
+        elif e.kind == "bye" and e.sender not in dropped:
+            entry = e
+            break
     if entry is None:
         return None
     stops = [(e.sender, e.seq, e.body["seen"][entry.sender][0]) for e in log.closed() if e.kind == "stop"]
@@ -102,6 +110,7 @@ def stall_verdict(replay: Replay, stop: Stopped) -> Failed:
         stopped_on_private=_stopped_on_private(replay, stop.seat),
         statements_on_it=statements_on(replay, stop),
         statement_owed=statement_owed(replay, stop.seat),
+        own_stop=_own_stop(replay, stop.seat),
     )
     found = stall.decide(facts, replay.names)
     if facts.goodbye is not None:
@@ -144,11 +153,7 @@ def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
     last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
     if last is None or last.kind != "deck" or not public_message(last, "seed"):
         return None
-    used = [
-        e
-        for mine in replay.seats
-        for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action] + mine.opens[: mine.next_open]
-    ] + replay.statements_used
+    used = _used(replay)
     after = max((e.seq for e in used if e.sender == seat), default=-1)
     last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
     for other in range(len(replay.seats)):
@@ -164,6 +169,29 @@ def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
         count = echo.body["seen"][other][0]
         return Unreceived(other, count - 1, last.seq, last.kind == "stop", (echo.sender, echo.seq))
     return None
+
+
+def _own_stop(replay: Replay, seat: int) -> tuple[int, str] | None:
+    """The waited-on seat's ``stop`` entry, signed after everything the game used of it (it
+    stopped its game where it owed), with its reason as it wrote it."""
+    log = replay.log
+    if log is None:
+        return None
+    after = max((e.seq for e in _used(replay) if e.sender == seat), default=-1)
+    stop = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), None)
+    if stop is None:
+        return None
+    reason = stop.body.get("reason")
+    return stop.seq, reason if isinstance(reason, str) else "no reason given"
+
+
+def _used(replay: Replay) -> list[Entry]:
+    """Every entry the replay used: deck messages, moves, openings and absent statements."""
+    return [
+        e
+        for mine in replay.seats
+        for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action] + mine.opens[: mine.next_open]
+    ] + replay.statements_used
 
 
 def _stopped_on_private(replay: Replay, seat: int) -> StoppedOnPrivate | None:
@@ -210,7 +238,7 @@ def _awaited_statements(replay: Replay, seat: int) -> Statements | None:
         if any(e.body.get("turn", -1) > turn for e in mine.actions[: mine.next_action]):
             continue
         if replay.absences.passed(turn, other, replay.log.entries(other)) is None:
-            missing = set(range(len(replay.names))) - {other} - replay.absences.stated(turn, other)
+            missing = replay.absences.missing(turn, other)
             return Statements(turn, other, frozenset(missing))
     return None
 
@@ -228,7 +256,7 @@ def statements_on(replay: Replay, stop: Stopped) -> Statements | None:
     stated = replay.absences.stated(turn, seat)
     if not stated:
         return None
-    missing = set(range(len(replay.names))) - {seat} - stated
+    missing = replay.absences.missing(turn, seat)
     return Statements(turn, seat, frozenset(missing)) if missing else None
 
 

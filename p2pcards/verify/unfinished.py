@@ -164,9 +164,23 @@ def verify_unfinished(
     public_setup(log, lobby, game)
     if missing:
         provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
-        withheld_after_accusation(seats, missing)
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
-        public_moves(replay, lobby, game, report, unrevealed=missing)
+        withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
+        # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
+        # nothing of who left or was cut off.
+        public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
+        silent = [s for s in range(lobby.players) if not log.entries(s)]
+        if silent:
+            # Seats that signed nothing never joined the game: their programs could not connect
+            # to every seat (a seat cut off, or one the others could not reach) or stopped
+            # before the first step. Not that they left: nobody is to blame.
+            shown = [names[s] for s in silent]
+            who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+            raise Failed(
+                "end record",
+                f"{end.status}; not verified: the game never started: {who} signed nothing at this "
+                f"table (could not connect to every seat, or stopped before the first step); nobody is to blame",
+            )
         raise Failed(
             "end record",
             f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",

@@ -57,7 +57,9 @@ VIRTUAL_THINK = 0.05
 #: seconds (pytest-trio's ``autojump_clock`` uses 0). With 0, 4 runs in 15 of one test failed
 #: and two tables hit their limit, seats timing out on what was about to arrive: most likely the
 #: clock jumped while a message was still on its way through loopback or the journal's fsync
-#: thread ran (inferred, not proven). With 2 ms of real idleness it passed 12 runs in 12.
+#: thread ran. With 2 ms of real idleness it passed 12 runs in 12. (The fsync thread was the
+#: cause of a table that ran out its 120 virtual seconds under load: on a virtual clock the
+#: peers now do such work in the loop, net/threads.py.)
 AUTOJUMP_THRESHOLD = 0.002
 
 
@@ -186,28 +188,89 @@ async def _run_table(
         await seat(identities[index], result, scopes)
 
     scopes: list[trio.CancelScope] = []
-    with trio.fail_after(TABLE_SECONDS):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(run_host)
-            for index in range(1, players):
-                # One at a time, so joiner ``index`` gets seat ``index``.
-                nursery.start_soon(run_joiner, index, port)
-                while len(lobby.sitters) < index:
-                    await trio.sleep(0.005)
-            if outsider is not None:
-                await all_started.wait()
-                nursery.start_soon(outsider, started, run.outsider)
-            await honest_done.wait()
-            # The cheater may be stuck (it stalls, or its own replica refused its move):
-            # give it the honest seats' linger to finish, then stop it.
-            with trio.move_on_after(LINGER):
-                await stragglers_done.wait()
-            nursery.cancel_scope.cancel()
+    stuck: list[str] = []
+    try:
+        with trio.fail_after(TABLE_SECONDS):
+            async with trio.open_nursery() as nursery:
+
+                async def watchdog() -> None:
+                    await trio.sleep(TABLE_SECONDS * 0.999)
+                    stuck.append(_stuck(players, outcomes, peers))  # while the tasks still run
+
+                nursery.start_soon(watchdog)
+                port = await nursery.start(run_host)
+                for index in range(1, players):
+                    # One at a time, so joiner ``index`` gets seat ``index``.
+                    nursery.start_soon(run_joiner, index, port)
+                    while len(lobby.sitters) < index:
+                        await trio.sleep(0.005)
+                if outsider is not None:
+                    await all_started.wait()
+                    nursery.start_soon(outsider, started, run.outsider)
+                await honest_done.wait()
+                # The cheater may be stuck (it stalls, or its own replica refused its move):
+                # give it the honest seats' linger to finish, then stop it.
+                with trio.move_on_after(LINGER):
+                    await stragglers_done.wait()
+                nursery.cancel_scope.cancel()
+    except trio.TooSlowError:
+        # Say which seats never ended and what they waited on: a bare TooSlowError says nothing.
+        raise AssertionError(
+            f"the table ran past {TABLE_SECONDS} virtual seconds:\n{stuck[0] if stuck else ''}"
+        ) from None
     run.cheater_peer = peers.get(cheater)
     run.header = started[0].header if 0 in started else None
     for s in range(players):
         outcomes.setdefault(s, None)
     return run
+
+
+def _stuck(players: int, outcomes: Mapping[int, SeatOutcome | None], peers: Mapping[int, Peer]) -> str:
+    """Each seat's state when a table ran out of time: ended (how), or what it waits on."""
+    lines = []
+    for seat in range(players):
+        peer = peers.get(seat)
+        if seat in outcomes:
+            outcome = outcomes[seat]
+            ended = "cancelled" if outcome is None else (outcome.aborted or "finished")
+            lines.append(f"  seat {seat}: ended: {ended}")
+        elif peer is None:
+            lines.append(f"  seat {seat}: never started")
+        else:
+            step = getattr(peer.session, "step", None) if getattr(peer, "session", None) else None
+            lines.append(
+                f"  seat {seat}: running at turn {peer.turns}, step {step!r}, waits on {peer._waits_on[0]}, "
+                f"connected to {sorted(peer.connections)}, aborted {peer.aborted}"
+            )
+    return "\n".join(lines + _task_stacks())
+
+
+def _task_stacks(limit: int = 60) -> list[str]:
+    """Where each running trio task waits (its innermost frames): what a hung seat is stuck on."""
+    found: list[str] = []
+
+    def frames(coro: Any) -> list[str]:
+        out = []
+        while coro is not None and len(out) < 40:
+            frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+            if frame is None:
+                break
+            out.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno} {frame.f_code.co_name}")
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        return out
+
+    def walk(task: trio.lowlevel.Task) -> None:
+        if len(found) >= limit:
+            return
+        if not task.child_nurseries:
+            here = [f for f in frames(task.coro) if "/trio/" not in f and not f.startswith("_")]
+            found.append(f"  task {task.name.rsplit('.', 1)[-1]}: {' > '.join(here[-4:])}")
+        for nursery in task.child_nurseries:
+            for child in nursery.child_tasks:
+                walk(child)
+
+    walk(trio.lowlevel.current_root_task())
+    return found
 
 
 async def _within_real_seconds(seconds: float, play: Callable[[], Any]) -> Any:

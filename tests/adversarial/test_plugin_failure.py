@@ -16,6 +16,7 @@ import pytest
 
 from p2pcards.net.peer import Peer
 from p2pcards.plugins import PLUGIN_STEP, load_plugins
+from p2pcards.verify import EXIT_LEFT
 
 from . import adv_table
 from .adv_table import run_table, verify
@@ -77,6 +78,8 @@ class Buggy(Game):
         state.pending = None
 
     def legal_actions(self, state, seat, known):
+        if self.where == "legal" and seat == 1:
+            return 1 // 0  # a bug, met only by seat 1's own bot as it chooses
         return [{"type": "show", "card": h} for h in state.hands[seat]]
 
     def check(self, state, seat, action):
@@ -110,10 +113,16 @@ class BugInCheck(Buggy):
     where = "check"
 
 
+class BugInLegal(Buggy):
+    id = "bug-legal"
+    where = "legal"
+
+
 @hookimpl
 def register_games(register):
     register(BugInApply())
     register(BugInCheck())
+    register(BugInLegal())
 '''
 
 
@@ -123,7 +132,7 @@ def buggy(make_distribution):
     site = make_distribution("p2pcards-buggyhigh", {"p2pcards_buggyhigh": BUGGY}, {"buggyhigh": "p2pcards_buggyhigh"})
     sys.path.insert(0, str(site))
     adv_table.plugins.cache_clear()
-    assert {"bug-apply", "bug-check"} <= set(load_plugins(fresh=True).games)
+    assert {"bug-apply", "bug-check", "bug-legal"} <= set(load_plugins(fresh=True).games)
     try:
         yield site
     finally:
@@ -154,6 +163,26 @@ def test_a_plugin_bug_on_a_legal_move_stops_the_table_naming_nobody(buggy, tmp_p
     _stopped_on_the_plugin(run, "bug-apply", (0, 1))
     reason = run.outcomes[0].aborted.reason
     assert "ZeroDivisionError at p2pcards_buggyhigh.py line" in reason and "nobody is named" in reason, reason
+
+
+def test_a_plugin_that_fails_at_one_seat_only_makes_that_seat_leave(buggy, tmp_path):
+    """``legal_actions`` raises for seat 1 only, as its own bot chooses its move: code no other
+    seat runs. Seat 1's program failed, not the rules: it leaves with a signed goodbye (as a
+    player who quits), the others end the game on it, and verify says it left (exit 3), not
+    that it stalled nor that it cheated."""
+    run = run_table("bug-legal", 3, {}, cheater=2, peer_factory=Peer, transcript_dir=tmp_path)
+    info = run.describe()
+    left = run.outcomes[1]
+    assert left is not None and left.aborted is not None and left.aborted.seat == 1, info
+    assert "at this seat only" in left.aborted.reason and "ZeroDivisionError" in left.aborted.reason, info
+    other = run.outcomes[0]
+    assert other is not None and other.aborted is not None and other.aborted.seat == 1, info
+    assert "left" in other.aborted.reason, info
+    for outcome in (left, other):
+        assert not outcome.peer.blames, info
+        status, report = verify(outcome.transcript)
+        assert status == EXIT_LEFT and report["problem"]["seat"] == 1, report
+        assert "left" in report["problem"]["reason"], report
 
 
 class TripsThePlugin(Cheater):

@@ -364,3 +364,39 @@ def test_an_empty_enter_plays_a_forced_set_aside_and_nothing_where_several_moves
     assert seen["forced"].startswith(" your turn: set ")
     assert "(your only move): press Enter, or type 'set aside " in seen["forced"], seen["forced"]
     assert seen["forced"].isascii()
+
+
+@pytest.mark.parametrize(
+    ("game_id", "players", "offered"),
+    [("cals-bs", 4, "drop: drop out, your cards set aside unseen"), ("calypso", 4, "(no drop out: Calypso cannot")],
+)
+def test_the_leave_offer_says_whether_the_rules_let_you_drop_out(host, game_id, players, offered):
+    """At a table others play (a network table sets the session's leave hooks; here they only
+    record), the first 'quit' offers dropping out where the game's rules allow it now and says
+    the game's reason where they do not, before anything is confirmed (issue 30); 'drop' takes
+    it only where they allow it."""
+    require_game(host, game_id)
+    tables = iter([table(host, game_id, players=players, me=1, seed=3, bot_delay=0.05)])
+    dropped: list = []
+
+    async def script(driver):
+        console = driver.console
+        # At our first turn: the state stands still while the table waits for us, and no set
+        # of ours is on the pile yet (Cal's BS allows the drop there).
+        await driver.until(lambda: console.session is not None and console.session.my_turn, 20)
+        console.session.leave_to_bot = lambda bot: None
+        console.session.leave_to_drop_out = dropped.append
+        await driver.enter("quit")
+        assert offered in console.message.message, console.message.message
+        assert console.session.result is None and not console.stopped
+        await driver.enter("drop")
+        if game_id == "calypso":
+            assert not dropped and "you cannot drop out: Calypso cannot" in console.message.message
+            assert not console.left_to_bot
+        else:
+            assert len(dropped) == 1 and console.left_to_bot
+            assert "you drop out at your next turn" in console.message.message
+        await driver.keys("\x03")
+        await driver.keys("\x03")
+
+    run_console(lambda: next(tables), script, timeout=30, confirm_leaving=True)

@@ -194,7 +194,15 @@ async def test_a_started_table_is_listed_to_watch_and_watched_from_the_lobby(tmp
         alices = a.session()
         shown = {}
         with trio.fail_after(120):
-            await runner(TableStart(lambda session, **kw: shown.setdefault("session", session), lambda text: None))
+            # After the game the spectator's screen follows the table into a rematch, until
+            # the player chooses ('new': back to the lobby).
+            def chosen() -> str | None:
+                done = "session" in shown and shown["session"].result is not None and runner.report is not None
+                return "new" if done else None
+
+            await runner(
+                TableStart(lambda session, **kw: shown.setdefault("session", session), lambda text: None, None, chosen)
+            )
             end_a = await a.game_over()
         assert shown["session"].result is not None and runner.report is not None
         assert runner.report.verdict == "verified"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from p2pcards.console.app import ConsoleApp
 from p2pcards.console.lan import LanLobby, game_choices
@@ -282,20 +283,31 @@ def test_the_play_lobby_offers_again_at_once_and_plays_the_rematch(tmp_path):
 
         console.lobby._queue("creating", create)
         await driver.until(lambda: not console.in_lobby and console.session is not None, 30, "the table screen")
+        seen["title 1"] = fragment_list_to_text(console._title())
         await play_to_the_end(driver, prefer=("pass", "play"))
         assert console.session.result is not None, console.stopped
         seen["end"] = console.end_text()
         await driver.enter("again")
         assert "one table per run" not in console.message.message
         await driver.until(lambda: console.games_played == 2 and console.session.result is None, 60, "game 2")
+        seen["title 2"] = fragment_list_to_text(console._title())
         await play_to_the_end(driver, prefer=("pass", "play"))
         await driver.until(lambda: "score after 2 games" in console.end_text(), 30, "the rematch offer")
         seen["second"] = console.end_text()
         await driver.enter("new")
         await driver.until(lambda: console.in_lobby, 20, "back in the lobby")
+        # A table of its own from the lobby: not "game 3" of anything.
+        console.lobby._queue("creating", create)
+        await driver.until(lambda: not console.in_lobby and console.games_played == 3, 30, "a new table")
+        seen["title 3"] = fragment_list_to_text(console._title())
+        await driver.enter("quit")
         await driver.enter("quit")
 
     run_console(None, script, glyphs=ASCII, colour=False, timeout=200, lobby=me)
     assert "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave" in seen["end"]
     assert "type 'again' for a rematch, 'new' for the lobby" in seen["second"]
+    # The title numbers a rematch, in words; a first game, or a new table, has no number.
+    assert "game" not in seen["title 1"].replace("games", ""), seen["title 1"]
+    assert "3 players - rematch: game 2" in seen["title 2"], seen["title 2"]
+    assert "game" not in seen["title 3"].replace("games", ""), seen["title 3"]
     assert len(me.transcripts) == 2

@@ -82,7 +82,8 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
         P2PCARDS_HOME=str(tmp_path / "carol"),
     )
     term.wait_for(r"table words: \w+ \w+ \w+ \w+ \w+", timeout=30)
-    term.wait_for(r"game 1")
+    head = term.wait_for(r"Crazy Eights · 3 players").string
+    assert "game 1" not in head and "game 2" not in head, head  # a table of its own has no number
     first = play_crazy_eights(term)
     assert "audit: clean, every card checked" in first
     # 'again' is offered at once; the running score comes with the rematch room.
@@ -98,9 +99,9 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
         "both bots to agree",
     )
     term.type_line("again")
-    # A new table (new words), game 2, with the score so far in the log.
-    term.wait_for(r"game 2 · table words", timeout=30)
-    term.wait_for(r"rematch: score after 1 game", timeout=10)
+    # A new table (new words), game 2, said in words, with the score so far in the log.
+    term.wait_for(r"players · rematch: game 2", timeout=30)
+    term.wait_for(r"rematch: game 2; score after 1 game", timeout=10)
     second = play_crazy_eights(term)
     assert "audit: clean, every card checked" in second
     screen = term.wait_for(r"score after 2 games: ", timeout=30).string
@@ -140,13 +141,13 @@ def test_again_at_game_over_is_taken_at_once_at_80x24(terminal, tmp_path):
         size=(80, 24),
         P2PCARDS_HOME=str(tmp_path / "carol"),
     )
-    term.wait_for(r"game 1", timeout=30)
+    term.wait_for(r"Crazy Eights · \d players", timeout=30)
     first = play_crazy_eights(term)
     assert "type 'again' for a rematch" in _left(first), first
     term.type_line("again")
     screen = term.wait_for(r"you agreed to a rematch", timeout=10).string
     assert "one table per run" not in screen
-    term.wait_for(r"game 2", timeout=30)
+    term.wait_for(r"rematch: game 2", timeout=30)
     second = play_crazy_eights(term)
     assert "type 'again' for a rematch" in _left(second), second
     term.type_line("again")
@@ -211,7 +212,7 @@ def test_a_host_back_from_resume_offers_again_too(terminal, tmp_path):
         play_crazy_eights(back)
         back.wait_for(r"type 'again' for a rematch", timeout=30)
         back.type_line("again")
-        back.wait_for(r"game 2", timeout=60)
+        back.wait_for(r"rematch: game 2", timeout=60)
         play_crazy_eights(back)
         back.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
         back.type_line("quit")
@@ -284,7 +285,7 @@ def test_a_joiner_who_quits_at_the_end_screen_leaves_the_rematch_to_the_others(t
         )
         assert "type 'again' for a rematch or 'quit' to leave" in screen, screen
         carol.type_line("again")
-        carol.wait_for(r"Crazy Eights · 2 players · game 2", timeout=30)
+        carol.wait_for(r"Crazy Eights · 2 players · rematch: game 2", timeout=30)
         play_crazy_eights(carol)
         carol.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
         carol.type_line("quit")

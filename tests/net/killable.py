@@ -160,12 +160,29 @@ def instant_reactions() -> None:
     session.BotSeat.__init__ = instant  # type: ignore[method-assign]
 
 
+def drop_out_when_allowed() -> None:
+    """With ``P2PCARDS_TEST_DROP_OUT`` set: this seat's player drops out (issue 30) at its first
+    turn where the rules allow it, as the console's ``drop`` has it (its bot plays until then);
+    a resumed seat too, until the drop-out is made."""
+    from p2pcards.net.seats import LocalSeat
+    from p2pcards.session import DroppingOut
+
+    init = LocalSeat.__init__
+
+    def dropping(self, peer, agent):
+        init(self, peer, DroppingOut(agent))
+
+    LocalSeat.__init__ = dropping  # type: ignore[method-assign]
+
+
 def main(phase: str, from_hand: int, done: str, args: list[str]) -> int:
     """Arm this process, then run ``p2pcards args``: its exit status."""
     assert phase in ("never", *PHASES), phase
     report()
     skip_history()
     instant_reactions()
+    if os.environ.get("P2PCARDS_TEST_DROP_OUT"):
+        drop_out_when_allowed()
     if phase != "never":
         track_durable_size()
         arm(phase, from_hand, set(filter(None, done.split(","))))

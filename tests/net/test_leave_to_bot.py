@@ -107,6 +107,12 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
     for outcome in outcomes:
         report = verify_file(outcome.transcript)
         assert report.status == EXIT_VERIFIED, report.to_text()
+        # As the table said it live: a fact in verify's report, never a fault.
+        first_bot_move = report.left_to_bot[dave]
+        assert set(report.left_to_bot) == {dave} and isinstance(first_bot_move, int), report.left_to_bot
+        assert "dave left; a bot plays dave's seat to the end" in report.to_text()
+        assert report.to_json()["left_to_bot"] == [{"seat": dave, "name": "dave", "from_turn": first_bot_move}]
+    _replay_and_history_say_dave_left(outcomes[0].transcript, dave, first_bot_move, tmp_path)
     # dave's program ends with the game: the rematch does not wait for him. Cal's BS needs 3
     # players, so there is none, said at once (not after the room's ten minutes).
     agreed = trio.Event()
@@ -120,3 +126,24 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path):
             agreement=agreed,
         )
     assert str(caught.value) == "dave left during the game; Cal's BS needs at least 3 players: no rematch"
+
+
+def _replay_and_history_say_dave_left(path, dave, turn, tmp_path):
+    """``p2pcards replay`` says it where it happened (just before the bot's first move of the
+    seat), and ``p2pcards history`` says it under the game, in the table's words."""
+    from p2pcards.history import History, games_text, record_transcript
+    from p2pcards.replay import load_replay
+
+    replay = load_replay(path)
+    line = ("notice", "dave left; a bot plays dave's seat to the end")
+    at = replay.turn_step(turn)
+    assert at is not None
+    lines = replay.describe(at, None)
+    assert lines[0] == line and lines[1][0] == "action" and lines[1][1].startswith("dave "), lines
+    before = replay.log(at - 1, None)
+    assert line not in before and replay.log(len(replay.steps) - 1, None).count(line) == 1
+    rec, new = record_transcript(path, our_seat=0, home=tmp_path / "home")
+    assert new and rec.result["left_to_bot"] == [dave]
+    with History.open(tmp_path / "home") as history:
+        text = games_text(history.games(5))
+    assert "\n    dave left; a bot plays dave's seat to the end" in text, text

@@ -183,7 +183,12 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path):
 
 
 async def first_game(
-    plugins: Any, game_id: str, names: list[str], rng: random.Random, leaver: str | None = None
+    plugins: Any,
+    game_id: str,
+    names: list[str],
+    rng: random.Random,
+    leaver: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, SeatOutcome]:
     """Game 1 between peers of their own: ``names[0]`` hosts, the others join in that order
     (so that each sits in its place); every seat a random bot. Each one's outcome, by name.
@@ -209,7 +214,7 @@ async def first_game(
                     plugins,
                     ids[names[0]],
                     game_id,
-                    options={},
+                    options=options or {},
                     players=len(names),
                     agent=bot_agent(plugins, game, "random", rng),
                     name=names[0],
@@ -367,6 +372,71 @@ async def test_a_player_who_left_during_the_game_is_not_waited_for(tmp_path):
     assert rosters[-1].note == "carol left during the game; the rematch is alice and bob"
 
 
+@pytest.mark.slow  # two games of four over loopback TCP, in real time (about 7 s each)
+@pytest.mark.parametrize(
+    "leaver, dealer, words",
+    [
+        # bob left: dave, the volunteer, is in seat 2 now (seat 3 is no seat of three).
+        ("bob", 2, "bob left during the game; the rematch is alice, carol and dave"),
+        # dave, the volunteer, left: the first dealer is drawn by lot.
+        (
+            "dave",
+            -1,
+            "dave left during the game; the rematch is alice, bob and carol; first dealer: dave left, now by lot",
+        ),
+    ],
+)
+async def test_a_smaller_rematch_gives_an_option_that_names_a_seat_to_its_player(tmp_path, leaver, dealer, words):
+    """Cal's BS's first_dealer names the seat that volunteered to deal first (dave's, 3). A
+    player leaves during game 1: the rematch of three keeps dave's volunteering in dave's new
+    seat, or draws by lot if dave left; the joiners accept that header (lobby.rematch_problem)."""
+    plugins = load_plugins()
+    if "cals-bs" not in plugins.games:
+        pytest.skip("cals-bs is not installed")
+    game = plugins.game("cals-bs")
+    rng = random.Random(8)
+    names = ["alice", "bob", "carol", "dave"]
+    with trio.fail_after(180):
+        first = await first_game(
+            plugins, "cals-bs", names, rng, leaver=leaver, options={"match_target": 1, "first_dealer": 3}
+        )
+        second: dict[str, Any] = {}
+        rosters: list[Roster] = []
+        async with trio.open_nursery() as nursery:
+
+            async def host_again() -> None:
+                agreed = trio.Event()
+                agreed.set()
+                second["alice"] = await host_rematch(
+                    plugins,
+                    [first["alice"]],
+                    interface=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    agreement=agreed,
+                    on_roster=rosters.append,
+                )
+
+            async def join_again(name: str) -> None:
+                second[name] = await join_rematch(
+                    plugins,
+                    first[name],
+                    listen_host=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    agreement=True,
+                )
+
+            nursery.start_soon(host_again)
+            for name in names[1:]:
+                if name != leaver:
+                    nursery.start_soon(join_again, name)
+    game2 = [second["alice"][0]] + [second[name] for name in names[1:] if name != leaver]
+    _check(game2)
+    header2 = game2[0].peer.header
+    assert [s.name for s in header2.seats] == [n for n in names if n != leaver]
+    assert header2.options["first_dealer"] == dealer
+    assert rosters[-1].note == words
+
+
 async def test_too_few_left_ends_the_rematch_for_everyone(tmp_path):
     """Cal's BS needs 3 players: carol quits a rematch of three, and every screen is told
     plainly that there is none."""
@@ -500,3 +570,56 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path):
             nursery.start_soon(host_leaves)
             nursery.start_soon(bob_again)
     assert told == ["alice (the host) declined the rematch"]
+
+
+@pytest.mark.slow  # two games in real time, then 2 s of looking for a third
+async def test_a_bot_seat_follows_its_table_into_the_rematch(tmp_path):
+    """``join --play-as-bot --rematches``: bob's bot seat sits down in alice's rematch room and
+    agrees at once, plays it, and stops when no further rematch opens, saying why."""
+    from p2pcards.net.rematch import follow_rematches
+
+    plugins = load_plugins()
+    game = plugins.game(GAME)
+    rng = random.Random(9)
+    with trio.fail_after(120):
+        first = await first_game(plugins, GAME, ["alice", "bob"], rng)
+        followed: list[SeatOutcome] = []
+        second: dict[str, Any] = {}
+        async with trio.open_nursery() as nursery:
+
+            async def host_again() -> None:
+                agreed = trio.Event()
+                agreed.set()
+                second["alice"] = await host_rematch(
+                    plugins,
+                    [first["alice"]],
+                    interface=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    agreement=agreed,
+                )
+
+            async def bob_follows() -> None:
+                second["why"] = await follow_rematches(
+                    plugins,
+                    first["bob"],
+                    listen_host=LOOPBACK,
+                    agent=bot_agent(plugins, game, "random", rng),
+                    on_outcome=followed.append,
+                    find_seconds=2,
+                )
+
+            nursery.start_soon(host_again)
+            nursery.start_soon(bob_follows)
+    assert len(followed) == 1
+    _check([second["alice"][0], followed[0]])
+    assert followed[0].peer.header.table == second["alice"][0].peer.header.table != first["bob"].peer.header.table
+    assert second["why"].startswith("no rematch: alice did not open the table again within 2 s"), second["why"]
+
+
+def test_join_as_a_bot_takes_rematches_when_asked():
+    """``join --play-as-bot KIND --rematches`` (cli.cmd_join then calls follow_rematches)."""
+    from p2pcards.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["join", "alice", "--play-as-bot", "random", "--rematches"]).rematches is True
+    assert parser.parse_args(["join", "alice", "--play-as-bot", "random"]).rematches is False

@@ -84,3 +84,47 @@ def test_how_many_a_smaller_rematch_needs_in_words():
         options = game.resolve_options({}, min(counts))
         assert {n for n in range(1, 9) if playable(game, options, n)} == counts, game_id
         assert too_few(game, options) == words
+
+
+def four_seats(first_dealer: int) -> TableHeader:
+    keys = [Identity.generate().public for _ in range(4)]
+    seats = tuple(Seat(name, k, "127.0.0.1", 40000 + i) for i, (name, k) in enumerate(zip("abcd", keys)))
+    options = {"match_target": 1, "first_dealer": first_dealer}
+    return TableHeader(new_table_id(), "cals-bs", "2", options, seats, PROTOCOL_VERSION)
+
+
+@pytest.mark.parametrize(
+    "volunteer, kept, now",
+    [
+        (3, (0, 1, 2), -1),  # the volunteer left: by lot
+        (3, (0, 2, 3), 2),  # a seat before the volunteer's left: its new seat
+        (1, (0, 1, 3), 1),  # a seat after it left: the same seat
+        (-1, (0, 1, 3), -1),  # by lot stays by lot
+    ],
+)
+def test_an_option_that_names_a_seat_follows_its_player_to_a_smaller_rematch(volunteer, kept, now):
+    """Cal's BS's first_dealer names a seat: at a smaller rematch it names the same player's
+    seat there, or takes its default if that player left; any other value is refused."""
+    from p2pcards.game import seat_options
+    from p2pcards.net.lobby import rematch_options
+    from p2pcards.plugins import load_plugins
+
+    plugins = load_plugins()
+    if "cals-bs" not in plugins.games:
+        pytest.skip("cals-bs is not installed")
+    by_seat = seat_options(plugins.game("cals-bs"))
+    assert by_seat == {"first_dealer": -1}
+    previous = four_seats(volunteer)
+    assert rematch_options(previous.options, by_seat, list(kept)) == {"match_target": 1, "first_dealer": now}
+    seats = tuple(previous.seats[i] for i in kept)
+    for dealer in (-1, 0, 1, 2):
+        header = replace(
+            previous, table=new_table_id(), seats=seats, options={"match_target": 1, "first_dealer": dealer}
+        )
+        problem = rematch_problem(previous, header, by_seat)
+        assert (problem is None) == (dealer == now), (dealer, problem)
+        if problem is not None:
+            assert "options" in problem
+    # A rematch of every seat keeps the option as it was.
+    same = replace(previous, table=new_table_id())
+    assert rematch_problem(previous, same, by_seat) is None

@@ -530,6 +530,27 @@ def test_a_seed_reveal_blame_or_chat_after_a_stop_is_allowed():
         assert not named(t.me.meaning(*t.ready()))
 
 
+def test_a_stop_before_its_authors_seed_means_our_game_did_not_finish():
+    """A seat that stopped its game (stop, then seed) before ours reached its end: ours then
+    stops too, naming nobody, even if it reached its result (that seat's private message to
+    another seat, which only that seat waits for, may be missing: review of issue 28). A stop
+    signed after its seed (the seat had finished) changes nothing: a loser cannot spoil a
+    finish so."""
+    seed = {"msg": {"type": "seed", "seed": b"s" * 32}}
+    t = Table()
+    t.receive(2, t.sign(2, "stop", {"reason": "timeout", "seat": 1}))
+    t.me.meaning(*t.ready())
+    t.receive(2, t.sign(2, "deck", seed))
+    t.me.meaning(*t.ready())
+    assert t.me.stopped_before_the_end() == 2
+    t = Table()
+    t.receive(2, t.sign(2, "deck", seed))
+    t.me.meaning(*t.ready())
+    t.receive(2, t.sign(2, "stop", {"reason": "spoiling", "seat": 1}))
+    t.me.meaning(*t.ready())
+    assert t.me.stopped_before_the_end() is None
+
+
 def test_after_our_own_stop_we_sign_our_seed_but_no_move_or_deck_step():
     t = Table()
     t.me.sign("stop", lambda: {"reason": "timeout", "seat": None})

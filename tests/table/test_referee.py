@@ -638,6 +638,42 @@ PARTITION = [
         settling=frozenset({1}),
     ),
     Row(
+        "while nobody has signed that it received our last move, a deck step is not charged at its "
+        "last call: the seat that owes it may never have seen that move (our sends may be lost)",
+        "deck",
+        [(1, "open")],
+        [(LAST["deck"] + 1, {"unheard": "move"})],
+        None,
+    ),
+    Row(
+        "past a turn's bound it is charged: a seat that never saw our move has stopped by then",
+        "deck",
+        [(1, "open")],
+        [(LAST["turn"], {"unheard": "move"})],
+        (1, "p1 (seat 1) did not send its deck message in time", "open"),
+    ),
+    Row(
+        "our last deck entry unheard: not charged at a deck step's deadline, charged at its last call",
+        "deck",
+        [(1, "open")],
+        [(DECK, {"unheard": "deck"}), (LAST["deck"], {"unheard": "deck"})],
+        (1, "p1 (seat 1) did not send its deck message in time", "open"),
+    ),
+    Row(
+        "a turn's wait is charged at its deadline all the same (only a deck step follows our entry)",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"unheard": "move"})],
+        (1, "p1 did not move in time", "action"),
+    ),
+    Row(
+        "waiting on a seat that stopped its game counts for nothing (its stop, relayed, ends that wait)",
+        "turn",
+        [(1, "action")],
+        [(TURN, {"halted": {2}, "reports": {1: reach(TURN, {0}, ((2, "away"),))}})],
+        (1, "p1 did not move in time", "action"),
+    ),
+    Row(
         "a stale claim to wait counts for nothing",
         "turn",
         [(1, "action")],

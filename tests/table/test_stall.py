@@ -27,6 +27,19 @@ class Row:
 
 ROWS = [
     Row(
+        "a seat that signed a stop where it owed its move is named as the one whose game stopped, "
+        "its words shown as its words (not as one that stalled)",
+        StallFacts(1, "turn", "move for turn 3", own_stop=(7, "my\x1b[31m plugin failed")),
+        1,
+        "p1 stopped its own game where it owed its move (its stop entry #7; it said: my\\x1b[31m plugin failed)",
+    ),
+    Row(
+        "its stop's echo showing it never received what the game reached still comes first: nobody",
+        StallFacts(1, "deck", "step 'open'", own_stop=(7, "x"), unreceived=Unreceived(0, 4, 7)),
+        None,
+        "the game waited on p1, but its stop entry (#7) shows it never received p0's entry #4",
+    ),
+    Row(
         "a move not signed by its timeout names the seat",
         StallFacts(1, "turn", "move for turn 3"),
         1,

@@ -210,6 +210,7 @@ class CalsBS(Game[BSState]):
             maximum=max_players - 1,  # the table's own count is checked in validate_options
             label="first dealer",
             values=((BY_LOT, "by lot", "nobody volunteered: the first dealer is drawn by lot"),),
+            seat=True,  # a smaller rematch: the same volunteer's new seat, or by lot if it left
         ),
     )
     variants = {
