@@ -1271,6 +1271,9 @@ class Party:
         expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
             for sender, items in self._required(handles, receiver).items():
+                if sender in self.dropped:
+                    # A public re-handled card it holds that moves: only it knows the scalar.
+                    raise ValueError(f"operation {index}: a card only a seat that dropped out could open")
                 expected[(sender, receiver)] = items
         self._expected_openings[index] = expected
         for sender, receiver in expected:
