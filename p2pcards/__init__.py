@@ -4,15 +4,21 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 10  # 10: the table's drop-out move (issue 30): a seat drops out by signing
-#                        {"type": "drop out"} as its move at its own turn, where the game's
-#                        rules allow it then; every seat applies it at that turn, then the
-#                        deck's DropOp; a move, opening or absent statement signed after it
-#                        names its signer (protocol/table.md section 4, "Dropping out");
-#                        verify checks a finished game without the dropped seats' seeds. And
-#                        at a smaller rematch an option that names a seat (Cal's BS's
-#                        first_dealer) names the same player's seat, or its default if that
-#                        player left; a joiner checks it (protocol/table.md section 2, "A rematch")
+PROTOCOL_VERSION = 10  # 10: three changes. The table's drop-out move (issue 30): a seat drops
+#                        out by signing {"type": "drop out"} as its move at its own turn, where
+#                        the game's rules allow it then; every seat applies it at that turn, then
+#                        the deck's DropOp; a move, opening or absent statement signed after it
+#                        names its signer (protocol/table.md section 4, "Dropping out"); verify
+#                        checks a finished game without the dropped seats' seeds. At a smaller
+#                        rematch an option that names a seat (Cal's BS's first_dealer) names the
+#                        same player's seat, or its default if that player left; a joiner checks
+#                        it (protocol/table.md section 2, "A rematch"). Deck protocol 3, first
+#                        step (issue 32): a re-handled card is passed on by its cumulative scalar
+#                        (no chains, no link proofs), shown to all by a face proof of its
+#                        holder's, and gets a factor of its own after its transfer's one scalar
+#                        (`rehandle` gains `sorted` and `factors`); a public re-handled card that
+#                        moves is opened to its receiver by its holder (protocol/deck.md 4.2,
+#                        5.3); a Cal's BS quads lead carries its leader's set proof (deck.md 5.4)
 #                     9: a seat may drop out where the game's rules allow it (issue 30): the
 #                        deck's `drop` message and DropOp, later shuffles without the dropped
 #                        seat, no seed from it, blind hands in the audit (protocol/deck.md 4.6, 7);

@@ -243,6 +243,10 @@ class Replica:
     actions: ActionLog = field(default_factory=ActionLog)
     #: Seats that dropped out, each with the number of actions before its drop.
     dropped: list[tuple[int, int]] = field(default_factory=list)
+    #: Checks a hidden claim's proof (``Game.hidden_claim``): ``(index, seat, handles, sets,
+    #: proof)`` -> why it is refused, or None. The mental-poker deck's ``check_claim``; None
+    #: (the local dealer's tables): claims are not proven.
+    claims: Callable[[int, int, list[int], list[list[Card]], Any], str | None] | None = None
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -272,6 +276,12 @@ class Replica:
         except FrameError as exc:
             raise IllegalAction(f"an action must be plain data: {exc.reason}") from None
         self.game.check(self.state, seat, action)
+        if self.claims is not None:
+            claim = self.game.hidden_claim(self.state, seat, action)
+            if claim is not None:
+                reason = self.claims(len(self.actions), seat, claim[0], claim[1], action.get("proof"))
+                if reason is not None:
+                    raise IllegalAction(f"a hidden claim refused: {reason}")
         self.game.apply(self.state, seat, action)
         self.actions.append((seat, action))
         return len(self.actions) - 1
@@ -353,6 +363,7 @@ def play(
     round_order: Callable[[Round, dict[int, Action]], list[tuple[int, Action]]] | None = None,
     replica: Replica | None = None,
     on_step: Callable[[Step], None] | None = None,
+    prove_claims: bool = True,
 ) -> GameRecord:
     """Run one whole game with ``bots[seat]`` choosing for each seat.
 
@@ -364,9 +375,15 @@ def play(
     ``replica`` plays on from a game already under way (a test's scenario, whose ``deck`` is
     the one it was dealt with) instead of a new one; the bots are told only what happens from
     then on. ``on_step`` is called with every step before it is carried out or answered (a
-    test's record of the game, :mod:`p2pcards.testing`)."""
+    test's record of the game, :mod:`p2pcards.testing`).
+
+    With a deck that proves hidden claims (the mental-poker deck's ``check_claim`` and
+    ``prove_claim``), the replica checks every claim (``Game.hidden_claim``), and with
+    ``prove_claims`` a bot's claim is proven by its seat's party before it is acted on (one it
+    cannot prove, a false one, goes without a proof and is refused). ``p2pcards verify`` plays
+    the signed moves, proofs included: ``prove_claims=False``."""
     if replica is None:
-        replica = Replica(game, options, players)
+        replica = Replica(game, options, players, claims=getattr(deck, "check_claim", None))
     state = replica.state
     # Only bots that override Bot.observe (a no-op) need to be told anything.
     watching = [seat for seat in range(players) if _observes(bots[seat])]
@@ -393,6 +410,8 @@ def play(
                     drop_out(seat)
                 tell({"kind": "dropped", "seat": seat})
                 continue
+            if prove_claims:
+                action = with_claim_proof(game, replica, deck, seat, action)
             try:
                 if check_own:
                     game.check_own(state, seat, action, known)
@@ -440,6 +459,27 @@ def play(
         else:  # pragma: no cover - Replica.next_step refuses anything that is not a Step
             raise TypeError(f"{game.id}: next_step returned {step!r}, not a Step")
     raise RuntimeError(f"{game.id}: no result after {MAX_STEPS} steps (a loop in the rules?)")
+
+
+def with_claim_proof(game: Game, replica: Replica, deck: Any, seat: int, action: Action) -> Action:
+    """``action`` with the proof of its hidden claim (``Game.hidden_claim``) made by ``seat``'s
+    side of ``deck`` (its ``prove_claim``), where it makes one and the deck proves claims; the
+    action unchanged otherwise, and where it cannot be proven (a false claim, a move the public
+    rules refuse, a plugin that fails on it: the table's own checks then refuse it, or stop on
+    the plugin, as they would without a claim)."""
+    prove = getattr(deck, "prove_claim", None)
+    if prove is None or not isinstance(action, dict) or "proof" in action:
+        return action
+    try:
+        claim = game.hidden_claim(replica.state, seat, action)
+    except Exception:  # noqa: BLE001 - a move the rules refuse, or a plugin bug: the table's checks say which
+        return action
+    if claim is None:
+        return action
+    try:
+        return {**action, "proof": prove(seat, len(replica.actions), claim[0], claim[1])}
+    except ValueError:
+        return action
 
 
 def _step_problem(step: Any, players: int) -> str | None:

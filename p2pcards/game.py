@@ -475,6 +475,17 @@ class Game(abc.ABC, Generic[S]):
         catches a client that skips it. Defaults to :meth:`check`."""
         self.check(state, seat, action)
 
+    def hidden_claim(self, state: S, seat: int, action: Action) -> tuple[list[int], list[list[Card]]] | None:
+        """The claim about hidden cards that ``action`` makes, proven when it is made (deck
+        protocol 3, issue 32), or ``None`` (the default): ``(handles, sets)``, saying that the
+        cards ``handles`` (the actor's) all lie in one of ``sets`` (lists of faces), without
+        saying which set (Cal's BS quads: four cards of one rank, the 13 ranks' four suits).
+        Public information only (every seat and ``p2pcards verify`` compute it alike). At a
+        table with the mental-poker deck the actor's client adds the proof to the action
+        (``"proof"``) and every seat checks it before the move stands: a missing or false
+        proof is refused like an illegal move. Asked only of actions :meth:`check` allowed."""
+        return None
+
     def idle_action(self, state: S, seat: int, known: Mapping[int, Card]) -> Action | None:
         """What ``seat``'s own client plays for a player who lets the turn time run out, where
         the game's rules say what happens then (Cal's BS rule 28: a follower passes). ``None``

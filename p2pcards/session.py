@@ -289,7 +289,7 @@ class TableSession:
         self.seats = list(seats)
         self.me = me
         self.names = list(names) if names else [f"seat {i}" for i in range(players)]
-        self.replica = Replica(game, self.options, players)
+        self.replica = Replica(game, self.options, players, claims=getattr(deck, "check_claim", None))
         self.step: Step | None = None
         self.phase = "starting"
         self.result: Result | None = None

@@ -41,7 +41,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.cards import Card
-from p2pcards.deck import derive, group, passes, proofs
+from p2pcards.deck import derive, faceproofs, group, passes, proofs, public
+from p2pcards.deck import party as party_module
 from p2pcards.deck.party import AuditOp, CoinOp, DealOp, DropOp, Party, RevealOp, ShuffleOp, TransferOp
 from p2pcards.engine import Replica, is_drop_out, learn
 from p2pcards.game import Coin, Deal, Done, Reveal, Shuffle, Transfer, Turn
@@ -604,6 +605,7 @@ def _secrets(inp):
         "permutations": [sec.permutation(e, inp["n"]) for e in inp["epochs"]],
         "card_keys": [sec.card_key(h).hex() for h in inp["handles"]],
         "rehandle_keys": [sec.rehandle_key(op).hex() for op in inp["rehandles"]],
+        "rehandle_factors": [[sec.rehandle_factor(op, j).hex() for j in range(2)] for op in inp["rehandles"]],
         "proof_key": sec.proof_key().hex(),
     }
 
@@ -756,16 +758,21 @@ def _rehandle_check(inp):
     the card points of ``labels``, honest or bent; checked as every seat checks it."""
     context, game_id, op, seat = b(inp["context"]), b(inp["game_id"]), inp["op"], inp["seat"]
     handles, moved = inp["handles"], [group.card_point(context, label) for label in inp["labels"]]
-    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]), b(inp["nonce_key"]))
+    factors = [b(f) for f in inp["factors"][: len(handles)]]
+    message, _ = passes.make_rehandle(game_id, op, seat, handles, moved, b(inp["scalar"]), factors, b(inp["nonce_key"]))
     bend = inp["bend"]
+    stranger = group.card_point(b"\x00" * 32, "not a card")
     if bend == "other handles named":
         message["moved"] = [h + 1 for h in handles]
     elif bend == "points not sorted":
-        message["points"] = message["points"][::-1]
+        message["sorted"] = message["sorted"][::-1]
     elif bend == "a point substituted":
-        stranger = group.card_point(b"\x00" * 32, "not a card")
-        message["points"][0] = group.multiply(b(inp["scalar"]), stranger)
-        message["points"].sort()
+        message["sorted"][0] = group.multiply(b(inp["scalar"]), stranger)
+        message["sorted"].sort()
+    elif bend == "a card substituted after its factor":
+        message["points"][0] = group.multiply(factors[0], stranger)
+    elif bend == "two factor proofs swapped":
+        message["factors"][:2] = message["factors"][1::-1]
     elif bend == "another key":
         message["key"] = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
     try:
@@ -776,34 +783,79 @@ def _rehandle_check(inp):
     return {"moved_points": [x.hex() for x in moved], "message": framing.encode(message).hex(), "valid": valid}
 
 
-@kind("link-proof")
-def _link_proof(inp):
-    """A link proof (deck.md section 5.3): ``point = y * parent`` under ``key = y * B``, in the
-    context ``pass(handle, "link", parent handle)``; bent by checking it against another parent,
-    key or context."""
-    game_id, y = b(inp["game_id"]), b(inp["scalar"])
-    parent = group.card_point(b(inp["context"]), inp["label"])
-    point, key = group.multiply(y, parent), proofs.public_key(y)
-    context = passes.pass_context(game_id, inp["handle"], "link", inp["parent_handle"])
-    proof = proofs.prove_link(context, parent, point, key, y, b(inp["nonce_key"]))
+@kind("face-proof")
+def _face_proof(inp):
+    """A face proof (deck.md section 5.3): ``point = x * F`` for the card point ``F`` of
+    ``label``, in the context of a public reveal (game, operation, handle, holder); bent by
+    checking it against another face, another handle or holder, or with its scalars swapped."""
+    game_id, x = b(inp["game_id"]), b(inp["scalar"])
+    face = group.card_point(b(inp["context"]), inp["label"])
+    point = group.multiply(x, face)
+    context = public.face_context(game_id, inp["op"], inp["handle"], inp["seat"])
+    proof = faceproofs.prove_face(context, point, face, x, b(inp["nonce_key"]))
     bend = inp["bend"]
-    if bend == "another parent":
-        parent = group.card_point(b(inp["context"]), "2c#0")
-    elif bend == "another key":
-        key = proofs.public_key(group.prf_scalar(b"\x01" * 32, "other key"))
+    checked, shown = context, face
+    if bend == "another face":
+        shown = group.card_point(b(inp["context"]), "2c#0")
     elif bend == "another handle":
-        context = passes.pass_context(game_id, inp["handle"] + 1, "link", inp["parent_handle"])
+        checked = public.face_context(game_id, inp["op"], inp["handle"] + 1, inp["seat"])
+    elif bend == "another holder":
+        checked = public.face_context(game_id, inp["op"], inp["handle"], inp["seat"] + 1)
+    elif bend == "scalars swapped":
+        proof = proof[::-1]
     try:
-        proofs.verify_link(context, parent, point, key, proof)
+        faceproofs.verify_face(checked, point, shown, proof)
         valid = True
     except proofs.InvalidProof:
         valid = False
     return {
         "context": context.hex(),
-        "parent": parent.hex(),
+        "face": face.hex(),
         "point": point.hex(),
-        "key": key.hex(),
         "proof": [x.hex() for x in proof],
+        "valid": valid,
+    }
+
+
+@kind("set-proof")
+def _set_proof(inp):
+    """A set claim proof (deck.md section 5.4): the cards ``cards`` (labels, each under its
+    scalar) lie in one of the sets ``sets`` (lists of labels), in the context of move ``index``
+    by ``seat`` over ``handles``; bent by checking it with a card of another set, a joker, at
+    another move, for another seat, or over the cards in another order."""
+    table, game_id = b(inp["context"]), b(inp["game_id"])
+    sets = [[group.card_point(table, label) for label in each] for each in inp["sets"]]
+    faces = [group.card_point(table, label) for label in inp["cards"]]
+    xs = [b(x) for x in inp["scalars"]]
+    points = [group.multiply(x, face) for x, face in zip(xs, faces)]
+    chosen = inp["chosen"]
+    names = inp["sets"][chosen]
+    openings = [(names.index(label), x) for label, x in zip(inp["cards"], xs)]
+    index, seat, handles = inp["index"], inp["seat"], list(inp["handles"])
+    context = party_module.claim_context(game_id, index, seat, handles)
+    proof = faceproofs.prove_in_one_set(context, points, sets, chosen, openings, b(inp["nonce_key"]))
+    bend = inp["bend"]
+    checked, shown = context, list(points)
+    if bend == "a card of another set":
+        shown[0] = group.multiply(xs[0], group.card_point(table, inp["other"]))
+    elif bend == "a joker":
+        shown[0] = group.multiply(xs[0], group.card_point(table, "JK#0"))
+    elif bend == "another move":
+        checked = party_module.claim_context(game_id, index + 1, seat, handles)
+    elif bend == "another seat":
+        checked = party_module.claim_context(game_id, index, seat + 1, handles)
+    elif bend == "the cards in another order":
+        checked = party_module.claim_context(game_id, index, seat, handles[::-1])
+        shown = shown[::-1]
+    try:
+        faceproofs.verify_in_one_set(checked, shown, sets, proof)
+        valid = True
+    except proofs.InvalidProof:
+        valid = False
+    return {
+        "claim_context": context.hex(),
+        "points": [p.hex() for p in points],
+        "proof": framing.encode(proof).hex(),
         "valid": valid,
     }
 

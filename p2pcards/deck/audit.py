@@ -237,14 +237,17 @@ def _audit(party: Party, *, full: bool, fallback: bool, use_store: bool = True) 
                 kind, seat = party.pass_order(handle // n)[-1]
                 return blame(kind, seat, last_shuffle[handle // n], f"invalid point at position {handle % n}")
             order = sorted(range(len(moved)), key=expected.__getitem__)
-            if kept is not None and rehandle_digest(public_key(scalar), [expected[i] for i in order]) != kept:
+            # Then each card by a factor of its own, in place (deck protocol 3).
+            factors = [receiver.rehandle_factor(op_index, j) for j in range(len(moved))]
+            final = parallel_multiply_many(factors, [expected[i] for i in order]) if moved else []
+            if kept is not None and rehandle_digest(public_key(scalar), final) != kept:
                 if found := full_audit(f"the re-handling of deck operation {op_index}"):
                     return found
             for j, (handle, i) in enumerate(zip(new, order)):
-                if message is not None and message["points"][j] != expected[i]:
+                if message is not None and (message["sorted"][j] != expected[i] or message["points"][j] != final[j]):
                     what = "not a re-handling of the cards received (a substituted card)"
                     return blame("rehandle", op.to, op_index, f"position {j}: {what}")
-                points[handle] = expected[i]
+                points[handle] = final[j]
                 if moved[i] in faces:
                     faces[handle] = faces[moved[i]]
 

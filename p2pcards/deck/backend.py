@@ -150,6 +150,17 @@ class MentalPokerDeck:
             raise RuntimeError("seats numbered a transfer's new handles differently")
         return new
 
+    def prove_claim(self, seat: int, index: int, handles: Sequence[int], sets: Sequence[Sequence[Card]]) -> Any:
+        """Seat ``seat``'s proof of a hidden claim at move ``index`` (Party.prove_claim)."""
+        return self.parties[seat].prove_claim(index, handles, sets)
+
+    def check_claim(
+        self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """Why every seat refuses the claim (they decide alike: the first seat still playing
+        says it), or None (Party.check_claim)."""
+        return self.playing[0].check_claim(index, seat, handles, sets, proof)
+
     def known(self, seat: int) -> Mapping[int, Card]:
         return self.parties[seat].known
 

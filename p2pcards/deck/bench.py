@@ -189,6 +189,7 @@ def proof_costs(players: int, n: int, repeat: int = 3) -> dict[str, Any]:
     verify_r, _ = best(lambda: verify_relock(b"bench", shuffled, relocked, key, keys, relock_proof))
     without = pass_shuffle + pass_relock
     with_proofs = without + prove_s + prove_r + (players - 1) * (verify_s + verify_r)
+    claims = claim_costs(best)
 
     def ms(seconds: float) -> float:
         return round(seconds * 1e3, 3)
@@ -206,4 +207,33 @@ def proof_costs(players: int, n: int, repeat: int = 3) -> dict[str, Any]:
         "peer_passes_without_proofs_ms": ms(without),
         "peer_passes_with_proofs_ms": ms(with_proofs),
         "proof_cost_ratio": round(with_proofs / without, 2) if without else None,
+        **{name: ms(value) if name.endswith("_ms") else value for name, value in claims.items()},
+    }
+
+
+def claim_costs(best: Any) -> dict[str, Any]:
+    """Deck protocol 3's proofs (issue 32): a face proof (a moved card shown to all, and each
+    moved card's own factor at a transfer: one each per card) and Cal's BS quads claim (4 cards
+    over the 13 ranks' 4 suits), to make and to check, seconds (``best``: the best of a few)."""
+    import msgpack
+
+    from ..cards import Card, Rank, Suit
+    from .faceproofs import prove_face, prove_in_one_set, verify_face, verify_in_one_set
+    from .group import card_point, multiply, prf_scalar
+
+    sets = [[card_point(b"bench", Card(rank, suit).label()) for suit in Suit] for rank in Rank]
+    xs = [prf_scalar(b"c" * 32, "bench", i) for i in range(4)]
+    points = [multiply(x, sets[6][i]) for i, x in enumerate(xs)]
+    face_prove, face = best(lambda: prove_face(b"bench", points[0], sets[6][0], xs[0], b"n" * 32))
+    face_verify, _ = best(lambda: verify_face(b"bench", points[0], sets[6][0], face))
+    openings = [(i, x) for i, x in enumerate(xs)]
+    quads_prove, quads = best(lambda: prove_in_one_set(b"bench", points, sets, 6, openings, b"n" * 32))
+    quads_verify, _ = best(lambda: verify_in_one_set(b"bench", points, sets, quads))
+    return {
+        "face_proof_prove_ms": face_prove,
+        "face_proof_verify_ms": face_verify,
+        "face_proof_bytes": len(msgpack.packb(face)),
+        "quads_claim_prove_ms": quads_prove,
+        "quads_claim_verify_ms": quads_verify,
+        "quads_claim_bytes": len(msgpack.packb(quads)),
     }

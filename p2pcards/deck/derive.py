@@ -108,5 +108,11 @@ class Secrets:
         """The one scalar that re-handles every card a transfer (operation ``op``) moves to us."""
         return prf_scalar(self.seed, "rehandle-key", self.game_id, op)
 
+    def rehandle_factor(self, op: int, j: int) -> bytes:
+        """The factor of its own that card ``j`` (in sorted order) of transfer ``op`` gets after
+        the one re-handling scalar (deck protocol 3): what a seat that gets the card back learns
+        of this seat's re-handling is this one card's combined factor, nothing of the others'."""
+        return prf_scalar(self.seed, "rehandle-factor", self.game_id, op, j)
+
     def permutation(self, epoch: int, n: int) -> list[int]:
         return derive_permutation(n, words(prf_stream(self.seed, "permutation", self.game_id, epoch)))

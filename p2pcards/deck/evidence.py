@@ -18,7 +18,7 @@ The rules, in one place:
   (non-negative) and a lock in ``0 .. N`` (``N``: a re-handled card's one lock);
 * a decode failure's evidence is ``{"handles", "scalars"[, "chains"]}``: 1 to ``n`` distinct
   handles (``n`` the cards of the deck), for each every lock ``0 .. N-1`` in order with a
-  32-byte scalar, and for each a chain (a list; absent: none);
+  32-byte scalar, and for each a chain (a list, empty since deck protocol 3; absent: none);
 * a private message's evidence names its sender by seat, and on the wire its entry by a
   non-negative sequence number and a message key of bytes.
 
@@ -107,8 +107,8 @@ def reuse_reason(first: int, second: int) -> str:
 
 def decode_evidence(evidence: Any, players: int, n: int) -> tuple[list[int], list[list[bytes]], list[Any]] | None:
     """(handles, each one's scalars for locks 0 .. N-1, each one's chain) of a decode
-    failure's evidence; ``None`` if malformed. A chain's links are checked by the judge,
-    which walks them (so a chain is never longer than the card's real one plus one)."""
+    failure's evidence; ``None`` if malformed. Since deck protocol 3 only shuffled handles
+    are accused so (a chain, if any, must be empty: the judge names the accuser otherwise)."""
     if not isinstance(evidence, dict) or not {"handles", "scalars"} <= set(evidence) <= {
         "handles",
         "scalars",

@@ -1,14 +1,19 @@
 """Proofs about the face behind a card's point, shown or kept hidden (issue 32, deck protocol 3).
 
-Sans-IO primitives, not wired into the deck yet (:mod:`p2pcards.deck.party` does not call them;
-no protocol byte uses them so far). A handle's point is ``P = x * F``: ``F`` the face's card
-point (:func:`~p2pcards.deck.group.card_point`, a hash to the curve) and ``x`` the product of
-every scalar that locked and re-handled it. Whoever knows ``x`` can prove, without showing it:
+Sans-IO primitives. Deck protocol 3 (protocol version 10) uses the face proof for a public
+reveal of a re-handled card and for each moved card's own factor (protocol/deck.md §4.2,
+§5.3), the set proof for a move's hidden claim (§5.4: Cal's BS quads). A handle's
+point is ``P = x * F``: ``F`` the face's card point (:func:`~p2pcards.deck.group.card_point`, a
+hash to the curve) and ``x`` the product of every scalar that locked and re-handled it.
+Whoever knows ``x`` can prove, without showing it:
 
 * :func:`prove_face` / :func:`verify_face`: "``P`` is the card ``F``": a Schnorr proof of
   knowledge of ``x`` with ``P = x * F`` (base ``F``). For a public reveal that must not
   publish ``x`` (an earlier holder who knows ``x_parent`` would read the re-handling scalar
   ``x / x_parent`` from it, and with it undo that transfer's whole re-handling).
+* :func:`prove_in_one_set` / :func:`verify_in_one_set`: "``P_1 .. P_k`` all lie in one of the
+  sets ``S_1 .. S_m``", hiding which set and which faces (Cal's BS quads over the 13 ranks:
+  the rank stays hidden; the proof of each function says how).
 * :func:`prove_one_of` / :func:`verify_one_of`: "``P`` is one of the cards ``F_1 .. F_n``"
   (1 <= n <= :data:`MAX_CANDIDATES`, distinct), without saying which: the
   Cramer-Damgard-Schoenmakers disjunction of those Schnorr proofs (a hidden claim, such as
@@ -99,11 +104,17 @@ from .proofs import InvalidProof, ProofNonces, _Transcript
 __all__ = [
     "MAX_CANDIDATES",
     "InvalidProof",
+    "MAX_BRANCHES",
+    "MAX_CLAIM_CARDS",
+    "MAX_SETS",
     "face_proof_size",
     "one_of_proof_size",
     "prove_face",
+    "prove_in_one_set",
     "prove_one_of",
+    "set_proof_size",
     "verify_face",
+    "verify_in_one_set",
     "verify_one_of",
 ]
 
@@ -294,3 +305,163 @@ def verify_one_of(context: bytes, point: bytes, faces: Sequence[bytes], proof: A
     cs = [_nonzero_scalar(c, "c") for c in proof["c"]]
     fs = [_nonzero_scalar(f, "f") for f in proof["f"]]
     _verify(_ONE_OF, context, point, faces, cs, fs)
+
+
+# -- "these k cards all lie in one of these sets", without saying which (deck protocol 3) ---------
+
+#: The most cards one set claim may name, the most sets, and the most (set, card, face) branches
+#: in all (Cal's BS quads: 4 cards, 13 ranks of 4 suits, 208 branches).
+MAX_CLAIM_CARDS = 8
+MAX_SETS = 16
+MAX_BRANCHES = 512
+_ONE_SET = "one-set"
+
+
+def _set_statement(context: Any, points: Any, sets: Any) -> tuple[bytes, list[bytes], list[list[bytes]]]:
+    if not isinstance(context, bytes):
+        raise InvalidProof("the context is bytes")
+    if not isinstance(points, (list, tuple)) or not 1 <= len(points) <= MAX_CLAIM_CARDS:
+        raise InvalidProof(f"a set claim names 1 to {MAX_CLAIM_CARDS} cards")
+    if not all(isinstance(p, bytes) and len(p) == 32 for p in points) or len(set(points)) != len(points):
+        raise InvalidProof("a set claim's cards are distinct points of 32 bytes")
+    if not isinstance(sets, (list, tuple)) or not 1 <= len(sets) <= MAX_SETS:
+        raise InvalidProof(f"a set claim names 1 to {MAX_SETS} sets")
+    faces: list[bytes] = []
+    for each in sets:
+        if not isinstance(each, (list, tuple)) or not 1 <= len(each) <= MAX_CANDIDATES:
+            raise InvalidProof(f"a set holds 1 to {MAX_CANDIDATES} faces")
+        if not all(isinstance(face, bytes) and len(face) == 32 for face in each):
+            raise InvalidProof("a face is a point of 32 bytes")
+        faces += each
+    if len(set(faces)) != len(faces):
+        raise InvalidProof("a face named twice")
+    if len(points) * len(faces) > MAX_BRANCHES:
+        raise InvalidProof(f"a set claim of more than {MAX_BRANCHES} branches")
+    return context, list(points), [list(each) for each in sets]
+
+
+def _set_transcript(context: bytes, points: Sequence[bytes], sets: Sequence[Sequence[bytes]]) -> _Transcript:
+    t = _Transcript(_ONE_SET, context)
+    t.absorb(len(points), *points, len(sets))
+    for each in sets:
+        t.absorb(len(each), *each)
+    return t
+
+
+def set_proof_size(cards: int, faces: int) -> int:
+    """Bytes of scalars in a set claim's proof of ``cards`` cards over ``faces`` faces in all."""
+    return 64 * cards * faces
+
+
+def prove_in_one_set(
+    context: bytes,
+    points: Sequence[bytes],
+    sets: Sequence[Sequence[bytes]],
+    chosen: int,
+    openings: Sequence[tuple[int, bytes]],
+    nonce_key: bytes,
+) -> dict[str, list[list[list[bytes]]]]:
+    """Prove that every one of ``points`` is one of the faces of ``sets[chosen]``, without
+    saying which set nor which face (Cal's BS quads: four cards, all of one rank, the sets the
+    13 ranks' four suits; the rank stays hidden). ``openings[i] = (s, x)``: ``points[i] == x *
+    sets[chosen][s]``. The proof is ``{"c": [[[c per face] per card] per set], "f": (alike)}``.
+
+    Cramer-Damgard-Schoenmakers over the formula OR_u AND_i OR_s [P_i = x * F_u,s]: one
+    challenge ``c = H(statement, every R)``; the sets' challenges ``c_u`` sum to ``c``; for
+    every set u and card i the faces' challenges ``c_u,i,s`` sum to ``c_u`` (the AND: every
+    card of a set answers the same challenge). The real set's cards answer their real face with
+    ``f = r + c x``; every other branch is simulated (``R = f F - c P``). Raises ValueError
+    (:class:`InvalidProof` for a malformed statement) if an opening does not hold."""
+    context, points, sets = _set_statement(context, points, sets)
+    if type(chosen) is not int or not 0 <= chosen < len(sets):
+        raise ValueError("chosen names one of the sets")
+    if not isinstance(openings, (list, tuple)) or len(openings) != len(points):
+        raise ValueError("one opening per card")
+    xs, real = [], []
+    for point, opening in zip(points, openings):
+        s, x = opening
+        xs.append(_witness(point, sets[chosen], s, x))
+        real.append(s)
+    if not isinstance(nonce_key, bytes) or not 16 <= len(nonce_key) <= 64:
+        raise ValueError("a nonce key is 16 to 64 bytes")
+    t = _set_transcript(context, points, sets)
+    nonces = ProofNonces(nonce_key, encode_parts((t.state(), chosen, *real, *(x for _, x in openings))))
+    k = len(points)
+    cs = [[[0] * len(each) for _ in range(k)] for each in sets]
+    fs = [[[0] * len(each) for _ in range(k)] for each in sets]
+    commitments: list[bytes] = []
+    flat = 0
+    for u, each in enumerate(sets):
+        # A simulated set: its challenge at random, split at random over each card's faces.
+        c_u = nonces("cu", u) % L if u != chosen else 0
+        for i, point in enumerate(points):
+            for s, face in enumerate(each):
+                flat += 1
+                if u == chosen and s == real[i]:
+                    commitments.append(_mult(nonces("r", i), face))
+                    continue
+                if u != chosen and s == len(each) - 1:  # the rest of the set's challenge
+                    c = (c_u - sum(cs[u][i][:s])) % L
+                else:
+                    c = nonces("c", flat) % L
+                f = nonces("f", flat) % L
+                cs[u][i][s], fs[u][i][s] = c, f
+                commitments.append(_sub(_mult(f, face), _mult(c, point)))
+    t.absorb(*commitments)
+    challenge = t.challenge("c")
+    c_chosen = (challenge - sum(sum(cs[u][0]) for u in range(len(sets)) if u != chosen)) % L
+    for i in range(k):
+        s = real[i]
+        cs[chosen][i][s] = (c_chosen - sum(c for j, c in enumerate(cs[chosen][i]) if j != s)) % L
+        fs[chosen][i][s] = (nonces("r", i) + cs[chosen][i][s] * xs[i]) % L
+    if any(c == 0 for row in cs for card in row for c in card) or any(
+        f == 0 for row in fs for card in row for f in card
+    ):
+        raise ValueError("degenerate proof")  # chance about 2^-245
+    return {
+        "c": [[[_b(c) for c in card] for card in row] for row in cs],
+        "f": [[[_b(f) for f in card] for card in row] for row in fs],
+    }
+
+
+def verify_in_one_set(context: bytes, points: Sequence[bytes], sets: Sequence[Sequence[bytes]], proof: Any) -> None:
+    """Raise :class:`InvalidProof` unless ``proof`` shows every one of ``points`` is a face of
+    one and the same set of ``sets`` under scalars its prover knows (checks every point and
+    face: 1 to :data:`MAX_CLAIM_CARDS` distinct cards, 1 to :data:`MAX_SETS` sets of distinct
+    faces, at most :data:`MAX_BRANCHES` branches; each point of the prime-order group)."""
+    context, points, sets = _set_statement(context, points, sets)
+    k = len(points)
+
+    def shaped(value: Any) -> bool:
+        return (
+            isinstance(value, list)
+            and len(value) == len(sets)
+            and all(
+                isinstance(row, list)
+                and len(row) == k
+                and all(isinstance(card, list) and len(card) == len(each) for card in row)
+                for row, each in zip(value, sets)
+            )
+        )
+
+    if not (isinstance(proof, dict) and set(proof) == {"c", "f"} and shaped(proof["c"]) and shaped(proof["f"])):
+        raise InvalidProof("malformed set proof: a challenge and a response per set, card and face")
+    cs = [[[_nonzero_scalar(c, "c") for c in card] for card in row] for row in proof["c"]]
+    fs = [[[_nonzero_scalar(f, "f") for f in card] for card in row] for row in proof["f"]]
+    total = 0
+    for row in cs:
+        c_u = sum(row[0]) % L
+        if any(sum(card) % L != c_u for card in row):
+            raise InvalidProof("the cards of a set answer different challenges")
+        total += c_u
+    t = _set_transcript(context, points, sets)
+    t.absorb(
+        *(
+            _sub(_mult(f, face), _mult(c, point))
+            for u, each in enumerate(sets)
+            for i, point in enumerate(points)
+            for c, f, face in zip(cs[u][i], fs[u][i], each)
+        )
+    )
+    if t.challenge("c") != total % L:
+        raise InvalidProof("the cards are not shown to lie in one of the claimed sets")

@@ -15,8 +15,10 @@ network encrypts the private ones and signs all of them) and events (:class:`OpD
 Handles number the cards of shuffle epoch ``e`` as ``e*n .. e*n+n-1``, as the local dealer does.
 A transfer renames the cards it moves: the new holder re-randomises them and publishes the new
 points sorted, and every seat numbers them ``FIRST_REHANDLED, FIRST_REHANDLED+1, ...`` (one counter
-for the game) in that order. Only the new holder knows which old handle became which new one; it
-proves the link (the parent handle and its re-handling scalar) whenever it opens the card.
+for the game) in that order, each then multiplied by a factor of its own. Only the new holder
+knows which old handle became which new one, and each card's cumulative scalar (``point = x *
+card``): it opens the card to its next holder with ``x`` and to everyone with a proof of its
+face, never ``x`` (deck protocol 3).
 """
 
 from __future__ import annotations
@@ -42,12 +44,14 @@ from .derive import (
     seed_commitment,
 )
 from .evidence import accused_of, decode_evidence, is_index, reuse_evidence, reuse_reason, step_of
+from .faceproofs import prove_face, prove_in_one_set, verify_face, verify_in_one_set
 from .group import (
     InvalidPoint,
     InvalidScalar,
     MultiplyMany,
     batch_invert,
     check_scalar,
+    digest,
     invert,
     mul,
     multiply,
@@ -63,10 +67,10 @@ from .passes import (
     make_rehandle,
     make_relock,
     make_shuffle,
-    pass_context,
     pass_order,
 )
-from .proofs import InvalidProof, prove_link, public_key, verify_link
+from .proofs import InvalidProof, public_key
+from .public import face_context
 from .store import MemoryStore, Record, TranscriptStore
 
 #: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.6): the scalar 1,
@@ -225,18 +229,17 @@ class _DecodeFailure(Exception):
 
 @dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
 class _Link:
-    """How a re-handled card came to be: ``point = y * point of parent`` for the transfer's one
-    scalar ``y`` behind ``key``, ``parent`` one of ``sources`` (the handles its transfer moved).
-    Public: author, key, sources; the parent and the proof of the link are known to its
-    holders, and to whoever the card is opened to (``y`` itself is never revealed: it
-    re-handled every card of that transfer)."""
+    """How a re-handled card came to be: ``point = z * y * point of parent`` for the transfer's
+    one scalar ``y`` behind ``key`` and the card's own factor ``z``, ``parent`` one of
+    ``sources`` (the handles its transfer moved). Public: author, key, sources; the parent is
+    known to the transfer's receiver alone (deck protocol 3: nobody else ever learns which old
+    handle became which new one, nor ``y`` or ``z``)."""
 
     author: int
     key: bytes  # y * B
     sources: tuple[int, ...]
     op: int  # the transfer that made it
-    parent: int | None = None
-    proof: list[bytes] | None = None  # proofs.prove_link, once known
+    parent: int | None = None  # known to the receiver only
 
 
 @dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
@@ -249,8 +252,12 @@ class _Card:
     scalars: dict[int, bytes]  # lock index -> scalar, those this seat knows
     holder: int | None = None
     public: bool = False
-    root: int | None = None  # the shuffled handle it descends from, once this seat knows it
+    root: int | None = None  # a shuffled handle: itself
     link: _Link | None = None  # re-handled cards only
+    #: A re-handled card held or opened here: ``point = x * card point`` (its cumulative
+    #: scalar, deck protocol 3) and the card's index in the deck.
+    x: bytes | None = None
+    face: int | None = None
     retired: bool = False  # transferred: renamed, never used again
 
 
@@ -372,16 +379,29 @@ def _ints(values: object) -> bool:
     return isinstance(values, list) and all(_is_int(v) for v in values)
 
 
-def _parent_of(card: _Card) -> int:
-    """The handle a re-handled card came from, known to this seat wherever this is asked."""
-    assert card.link is not None and card.link.parent is not None, "a re-handled card with a known parent"
-    return card.link.parent
+def claim_context(game_id: bytes, index: int, seat: int, handles: Sequence[int]) -> bytes:
+    """What a hidden claim's proof is bound to (deck protocol 3): the game, the move's index,
+    the claiming seat and the handles in the order claimed."""
+    return digest("claim", game_id, index, seat, len(handles), *handles)
 
 
-def _root_of(card: _Card) -> int:
-    """The shuffled handle a card descends from, known to this seat wherever this is asked."""
-    assert card.root is not None, "the card's root is known"
-    return card.root
+def claim_refusal(
+    game_id: bytes,
+    index: int,
+    seat: int,
+    handles: Sequence[int],
+    points: Sequence[bytes],
+    sets: Sequence[Sequence[bytes]],
+    proof: Any,
+) -> str | None:
+    """Why a hidden claim's proof does not stand (its cards' ``points``, the sets' card points),
+    or None: the check every seat and ``p2pcards verify`` make, once the claim names cards the
+    seat holds."""
+    try:
+        verify_in_one_set(claim_context(game_id, index, seat, handles), points, sets, proof)
+    except InvalidProof:
+        return "the claim's proof does not hold: the cards are not shown to lie in one of the claimed sets"
+    return None
 
 
 def _complete(values: Sequence[bytes | None]) -> list[bytes]:
@@ -957,6 +977,78 @@ class Party:
         before it (-1: before the first)."""
         return bisect_right(self._shuffle_ops, op) - 1
 
+    # -- hidden claims (deck protocol 3) ---------------------------------------------------------
+
+    def claim_context(self, index: int, seat: int, handles: Sequence[int]) -> bytes:
+        """What a hidden claim's proof is bound to: the game, the move's index in the game's
+        actions (a proof replayed at another move fails), the claiming seat (one seat's proof
+        is not another's) and the handles, in the order claimed."""
+        return claim_context(self._game_id, index, seat, handles)
+
+    def prove_claim(self, index: int, handles: Sequence[int], sets: Sequence[Sequence[Card]]) -> dict[str, Any]:
+        """Prove that the cards ``handles``, all held by this seat, lie in one of ``sets``
+        (lists of faces), without saying which (:func:`~p2pcards.deck.faceproofs.
+        prove_in_one_set`): Cal's BS quads, four cards of one rank. ValueError if this seat
+        does not hold them or no set holds them all (a client about to make a false claim)."""
+        if self.claim_problem(self.seat, handles, sets) is not None:
+            raise ValueError(self.claim_problem(self.seat, handles, sets))
+        faces = [self._face_index(h) for h in handles]
+        indices = [[self._card_index[c] for c in each] for each in sets]
+        chosen = next((u for u, each in enumerate(indices) if set(faces) <= set(each)), None)
+        if chosen is None:
+            raise ValueError("no set of the claim holds all the cards")
+        openings = [(indices[chosen].index(f), self._x_of(h)) for h, f in zip(handles, faces)]
+        return prove_in_one_set(
+            self.claim_context(index, self.seat, handles),
+            [self.cards_by_handle[h].point for h in handles],
+            [[self.table[i] for i in each] for each in indices],
+            chosen,
+            openings,
+            self._own_secrets.proof_key(),
+        )
+
+    def claim_problem(self, seat: int, handles: Any, sets: Sequence[Sequence[Card]]) -> str | None:
+        """Why ``seat`` cannot make a claim about ``handles`` at all, from the public record
+        (the same at every seat), or None: each a live handle of the hand in progress, distinct,
+        held by ``seat`` (a proof about another seat's card is refused whatever it shows)."""
+        if not (isinstance(handles, list) and handles and all(_is_int(h) for h in handles)):
+            return "a claim names one or more cards"
+        if len(set(handles)) != len(handles):
+            return "a claim names a card twice"
+        for handle in handles:
+            card = self.cards_by_handle.get(handle)
+            if (
+                card is None
+                or card.retired
+                or handle in self.set_aside
+                or self._hand_of_handle(handle) != self.epochs - 1
+            ):
+                return f"card {handle} is not in play"
+            if card.holder != seat:
+                return f"card {handle} is not held by seat {seat}"
+        if not all(c in self._card_index for each in sets for c in each):
+            return "a claimed face is not a card of this deck"
+        return None
+
+    def check_claim(
+        self, index: int, seat: int, handles: Any, sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """Why the claim of ``seat`` at move ``index`` that ``handles`` lie in one of ``sets``
+        is refused, or None: it stands. Every seat decides alike (public record and proof only),
+        and ``p2pcards verify`` with the same checks; a refused claim is an illegal move."""
+        problem = self.claim_problem(seat, handles, sets)
+        if problem is not None:
+            return problem
+        return claim_refusal(
+            self._game_id,
+            index,
+            seat,
+            handles,
+            [self.cards_by_handle[h].point for h in handles],
+            [[self.table[self._card_index[c]] for c in each] for each in sets],
+            proof,
+        )
+
     def hand_of_handle(self, handle: int) -> int:
         """The hand a handle was made in (for the audit)."""
         return self._hand_of_handle(handle)
@@ -1135,16 +1227,23 @@ class Party:
 
     def _required(self, handles: list[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
         """Who must send ``receiver`` (None: everyone) which locks of which handles, as the
-        public record of holders says: a held card is opened by its holder (every lock of its
-        shuffled handle, and its chain if re-handled), a card nobody holds by every other seat
-        (its own lock), a public or own card by nobody."""
+        public record of holders says: a held card is opened by its holder (every lock of a
+        shuffled handle; a re-handled one: its cumulative scalar, lock N, to one receiver, a
+        proof of its face to all), a card nobody holds by every other seat (its own lock), an
+        own card by nobody, and a public card by nobody unless it is re-handled, held, and
+        moves to another seat (the receiver needs its scalar to show or prove it later; only
+        its holder knows it: deck protocol 3)."""
         need: dict[int, list[tuple[int, list[int]]]] = {}
         for handle in handles:
             card = self.cards_by_handle[handle]
-            if card.public or (receiver is not None and card.holder == receiver):
+            if receiver is not None and card.holder == receiver:
+                continue
+            if card.public and (receiver is None or card.holder is None or card.link is None):
                 continue
             epoch = self._hand_of_handle(handle)
-            if card.holder is not None:
+            if card.holder is not None and card.link is not None:
+                need.setdefault(card.holder, []).append((handle, [self.players]))
+            elif card.holder is not None:
                 locks = [s for s in range(self.players) if not self._implicit(epoch, s)]
                 need.setdefault(card.holder, []).append((handle, locks))
             else:
@@ -1172,6 +1271,9 @@ class Party:
         expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
             for sender, items in self._required(handles, receiver).items():
+                if sender in self.dropped:
+                    # A public re-handled card it holds that moves: only it knows the scalar.
+                    raise ValueError(f"operation {index}: a card only a seat that dropped out could open")
                 expected[(sender, receiver)] = items
         self._expected_openings[index] = expected
         for sender, receiver in expected:
@@ -1180,7 +1282,7 @@ class Party:
         # Send what the public state says this seat owes, and nothing else.
         for (sender, receiver), items in expected.items():
             if sender == self.seat:
-                message = self._make_opening(index, items)
+                message = self._make_opening(index, items, receiver)
                 if receiver is None:
                     self._broadcast(message)
                 else:
@@ -1238,10 +1340,7 @@ class Party:
                     self._apply_rehandle(index, transfer_to, moved, message)
                 new = self.rehandled[index]
                 if transfer_to == self.seat:
-                    for handle in new:  # the openings just told us where each moved card came from
-                        card = self.cards_by_handle[handle]
-                        card.root = self.cards_by_handle[_parent_of(card)].root
-                    faces = faces | self._decode(list(new))
+                    faces = faces | self._own_rehandled(index, new)
                 for handle in moved:
                     self.cards_by_handle[handle].retired = True
             else:
@@ -1261,39 +1360,35 @@ class Party:
         st["progress"] = progress
         self._state = st
 
-    def _chain(self, handle: int) -> tuple[list[list[Any]], int]:
-        """``[[parent, proof], ...]`` from ``handle`` down to its shuffled handle (which is
-        returned too), as this seat knows it (it holds the card, or saw it opened)."""
-        links: list[list[Any]] = []
-        card = self.cards_by_handle[handle]
-        while card.link is not None:
-            link = card.link
-            parent = _parent_of(card)
-            if link.proof is None:  # our own re-handling: prove the link now, when it is shown
-                link.proof = prove_link(
-                    self._link_context(handle, parent),
-                    self.cards_by_handle[parent].point,
-                    card.point,
-                    link.key,
-                    self._rehandle_key(link.op),
-                    self._own_secrets.proof_key(),
-                )
-            links.append([parent, link.proof])
-            handle = parent
-            card = self.cards_by_handle[handle]
-        return links, handle
+    def _face_context(self, op: int, handle: int, seat: int) -> bytes:
+        """What a face proof of a public reveal is bound to: the game, the reveal, the handle
+        and its holder (deck protocol 3)."""
+        return face_context(self._game_id, op, handle, seat)
 
-    def _link_context(self, handle: int, parent: int) -> bytes:
-        return pass_context(self._game_id, handle, "link", parent)
-
-    def _make_opening(self, index: int, items: list[tuple[int, list[int]]]) -> dict[str, Any]:
-        handles, scalars, chains = [], [], []
+    def _make_opening(self, index: int, items: list[tuple[int, list[int]]], receiver: int | None) -> dict[str, Any]:
+        """Our opening of ``items`` to ``receiver`` (None: everyone): the locks of a shuffled
+        handle; of a re-handled one its cumulative scalar to one receiver, or a proof of its
+        face (not the scalar: an earlier holder would read our re-handling from it) to all."""
+        handles: list[int] = []
+        scalars: list[Any] = []
+        faces: list[Any] = []
         for handle, locks in items:
-            links, root = self._chain(handle)
+            card = self.cards_by_handle[handle]
             handles.append(handle)
-            scalars.append([[lock, self.cards_by_handle[root].scalars[lock]] for lock in locks])
-            chains.append(links)
-        return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "chains": chains}
+            if card.link is None:
+                scalars.append([[lock, card.scalars[lock]] for lock in locks])
+                faces.append(None)
+                continue
+            assert card.x is not None and card.face is not None, "a re-handled card we hold"
+            if receiver is not None:
+                scalars.append([[self.players, card.x]])
+                faces.append(None)
+            else:
+                context = self._face_context(index, handle, self.seat)
+                proof = prove_face(context, card.point, self.table[card.face], card.x, self._own_secrets.proof_key())
+                scalars.append([])
+                faces.append([card.face, proof])
+        return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "faces": faces}
 
     def _lock(self, handle: int, lock: int) -> tuple[int, bytes]:
         """(author, commitment) of lock ``lock`` of ``handle``: a per-card key (lock < N) of a
@@ -1320,62 +1415,32 @@ class Party:
             )
         fresh[scalar] = where
 
-    def _verify_chain(self, sender: int, handle: int, links: Any) -> int:
-        """Check ``links`` (``[[parent, proof], ...]``) from ``handle`` down to a shuffled
-        handle, which is returned: each parent was moved by that card's transfer, and its proof
-        shows the card is the parent under the transfer's scalar."""
-        if not isinstance(links, list):
-            raise _Deviation("open", sender, f"handle {handle}: malformed chain")
-        current = handle
-        for link in links:
-            card = self.cards_by_handle[current]
-            if card.link is None:
-                raise _Deviation("open", sender, f"handle {handle}: chain goes on past shuffled handle {current}")
-            if not (isinstance(link, list) and len(link) == 2 and _is_int(link[0]) and link[0] in card.link.sources):
-                raise _Deviation("open", sender, f"handle {current}: parent not moved by its transfer")
-            parent, proof = link
-            known = card.link.parent == parent and card.link.proof == proof
-            if not known:
-                try:
-                    verify_link(
-                        self._link_context(current, parent),
-                        self.cards_by_handle[parent].point,
-                        card.point,
-                        card.link.key,
-                        proof,
-                    )
-                except InvalidProof:
-                    raise _Deviation(
-                        "open", sender, f"handle {current}: not a re-handling of handle {parent}"
-                    ) from None
-            current = parent
-        if self.cards_by_handle[current].link is not None:
-            raise _Deviation("open", sender, f"handle {handle}: chain stops at re-handled handle {current}")
-        return current
-
     def _check_opening(
         self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True
     ) -> None:
-        """Check an opening against the public record and the commitments; learn its scalars."""
+        """Check an opening against the public record and the commitments; learn its scalars.
+        A re-handled card's cumulative scalar must open its point to a card of the table, its
+        face proof (a reveal to all) must hold (deck protocol 3)."""
         items = self._expected_openings[index][(sender, receiver)]
-        handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
+        handles, scalars, faces = message.get("handles"), message.get("scalars"), message.get("faces")
         if (
             not _ints(handles)
             or handles != [h for h, _ in items]
             or not isinstance(scalars, list)
             or len(scalars) != len(items)
-            or not isinstance(chains, list)
-            or len(chains) != len(items)
+            or not isinstance(faces, list)
+            or len(faces) != len(items)
         ):
             raise _Deviation("open", sender, "opening for other cards than the operation requires")
         fresh: dict[bytes, tuple[int, int, int]] = {}
-        roots = []
-        for (handle, locks), pairs, links in zip(items, scalars, chains):
-            if self.cards_by_handle[handle].link is None and links != []:
-                raise _Deviation("open", sender, f"handle {handle}: a chain for a shuffled handle")
-            root = self._verify_chain(sender, handle, links)
-            roots.append(root)
-            card = self.cards_by_handle[root]
+        opened: dict[int, tuple[bytes | None, int]] = {}  # re-handled handle -> (x, card index)
+        for (handle, locks), pairs, shown in zip(items, scalars, faces):
+            card = self.cards_by_handle[handle]
+            if card.link is not None:
+                opened[handle] = self._check_rehandled_opening(index, sender, receiver, handle, pairs, shown)
+                continue
+            if shown is not None:
+                raise _Deviation("open", sender, f"handle {handle}: a face proof for a shuffled handle")
             if (
                 not isinstance(pairs, list)
                 or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs])
@@ -1388,37 +1453,64 @@ class Party:
                 except InvalidScalar as exc:
                     raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
                 author = card.authors[lock]
-                if not self._opens_lock(root, lock, scalar):
+                if not self._opens_lock(handle, lock, scalar):
                     raise _Deviation(
                         "open", sender, f"handle {handle}: key {lock} is not the one behind its public key"
                     )
-                self._note_scalar(scalar, (author, root, lock), fresh)
+                self._note_scalar(scalar, (author, handle, lock), fresh)
         if learn:
             self._seen_scalars.update(fresh)
-            for (handle, _), pairs, links, root in zip(items, scalars, chains, roots):
-                self.cards_by_handle[root].scalars.update({lock: scalar for lock, scalar in pairs})
-                current = handle
-                for parent, proof in links:
-                    card = self.cards_by_handle[current]
-                    link = card.link
-                    assert link is not None, "a card with a chain was re-handled"
-                    card.root, link.parent, link.proof = root, parent, proof
-                    current = parent
+            for (handle, _), pairs in zip(items, scalars):
+                card = self.cards_by_handle[handle]
+                if card.link is None:
+                    card.scalars.update({lock: scalar for lock, scalar in pairs})
+                else:
+                    x, face = opened[handle]
+                    card.face = face
+                    if x is not None:
+                        card.x = x
 
-    def _lineage(self, handle: int) -> set[int]:
-        """The handle and every handle it was re-handled from, as far as this seat knows."""
-        out = {handle}
+    def _check_rehandled_opening(
+        self, index: int, sender: int, receiver: int | None, handle: int, pairs: Any, shown: Any
+    ) -> tuple[bytes | None, int]:
+        """A re-handled card opened by its holder: to one receiver its cumulative scalar, which
+        must take its point to a card of the table; to all a proof of its face. Returns the
+        scalar (None for a proof) and the card's index."""
         card = self.cards_by_handle[handle]
-        while card.link is not None and card.link.parent is not None:
-            out.add(card.link.parent)
-            card = self.cards_by_handle[card.link.parent]
-        return out
+        if receiver is None:
+            if pairs != [] or not (isinstance(shown, list) and len(shown) == 2 and _is_int(shown[0])):
+                raise _Deviation("open", sender, f"handle {handle}: a card shown to all needs its face and proof")
+            face, proof = shown
+            if not 0 <= face < self.n:
+                raise _Deviation("open", sender, f"handle {handle}: no such card")
+            try:
+                verify_face(self._face_context(index, handle, sender), card.point, self.table[face], proof)
+            except InvalidProof:
+                raise _Deviation("open", sender, f"handle {handle}: its face proof fails") from None
+            return None, face
+        if shown is not None or not (
+            isinstance(pairs, list) and len(pairs) == 1 and isinstance(pairs[0], list) and len(pairs[0]) == 2
+        ):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        lock, x = pairs[0]
+        if not (_is_int(lock) and lock == self.players):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        try:
+            check_scalar(x)
+            point = multiply(invert(x), card.point)
+        except InvalidScalar as exc:
+            raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
+        face_index = self._table_index.get(point)
+        if face_index is None:
+            raise _Deviation("open", sender, f"handle {handle}: its scalar does not open it to a card")
+        return x, face_index
 
     def _decode(self, handles: list[int]) -> dict[int, Card]:
-        """Faces of handles whose every lock (and chain) this seat knows: decode each shuffled
-        handle once; a card met again under a new handle must descend from the old one."""
-        roots = {h: _root_of(self.cards_by_handle[h]) for h in handles}
-        todo = sorted({r for r in roots.values() if r not in self._root_faces})
+        """Faces of handles this seat can open: a shuffled handle whose every lock it knows
+        (decoded once; no two shuffled handles of an epoch may hold one card), a re-handled
+        one whose face its opening showed (checked there, deck protocol 3)."""
+        shuffled = [h for h in handles if self.cards_by_handle[h].link is None]
+        todo = sorted({h for h in shuffled if h not in self._root_faces})
         if todo:
             cards = [self.cards_by_handle[r] for r in todo]
             inverses = batch_invert([scalar_product(c.scalars[i] for i in range(self.players)) for c in cards])
@@ -1429,19 +1521,52 @@ class Party:
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
                 if card_index is None:
-                    raise _DecodeFailure(
-                        [h for h in handles if roots[h] == root], f"handle {root} decodes outside the card table"
-                    )
+                    raise _DecodeFailure([root], f"handle {root} decodes outside the card table")
                 self._root_faces[root] = card_index
         faces = {}
         for handle in handles:
-            card_index = self._root_faces[roots[handle]]
-            seen = self._epoch_faces[roots[handle] // self.n]
-            other = seen.get(card_index, handle)
-            if other not in self._lineage(handle):
-                raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
-            seen[card_index] = handle
+            card = self.cards_by_handle[handle]
+            if card.link is None:
+                card_index = self._root_faces[handle]
+                seen = self._epoch_faces[handle // self.n]
+                other = seen.get(card_index, handle)
+                if other != handle:
+                    raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
+                seen[card_index] = handle
+            else:
+                assert card.face is not None, "a re-handled card opened here"
+                card_index = card.face
             faces[handle] = self.known[handle] = self.cards[card_index]
+        return faces
+
+    def _x_of(self, handle: int) -> bytes:
+        """The cumulative scalar of a card this seat can open: ``point = x * card point``."""
+        card = self.cards_by_handle[handle]
+        if card.link is not None:
+            assert card.x is not None, "a re-handled card opened here"
+            return card.x
+        return scalar_product(card.scalars[i] for i in range(self.players))
+
+    def _face_index(self, handle: int) -> int:
+        card = self.cards_by_handle[handle]
+        if card.link is None:
+            return self._root_faces[handle]
+        assert card.face is not None, "a re-handled card opened here"
+        return card.face
+
+    def _own_rehandled(self, index: int, new: Sequence[int]) -> dict[int, Card]:
+        """The cards of our own re-handling (transfer ``index``), once every moved card is
+        opened here: each new handle's cumulative scalar ``z_j * y * x_parent`` and face."""
+        y = self._rehandle_key(index)
+        faces = {}
+        for j, handle in enumerate(new):
+            card = self.cards_by_handle[handle]
+            assert card.link is not None and card.link.parent is not None, "our own re-handling"
+            parent = card.link.parent
+            factor = mul(self._own_secrets.rehandle_factor(index, j), y)
+            card.x = mul(factor, self._x_of(parent))
+            card.face = self._face_index(parent)
+            faces[handle] = self.known[handle] = self.cards[card.face]
         return faces
 
     def _new_handles(self, count: int) -> list[int]:
@@ -1462,13 +1587,14 @@ class Party:
             handles,
             moved,
             self._rehandle_key(index),
+            [self._own_secrets.rehandle_factor(index, j) for j in range(len(handles))],
             self._own_secrets.proof_key(),
             self._multiply_many,
         )
         new = self.rehandled[index] = self._new_handles(len(handles))
         for handle, point, j in zip(new, message["points"], order):
             link = _Link(self.seat, message["key"], tuple(handles), index, handles[j])
-            # Its root is set once the openings have shown where the old handle came from.
+            # Its scalar and face are set once the openings have opened every moved card here.
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=self.seat, link=link)
         self.transcript[index][("rehandle", self.seat)] = message
         return message
@@ -1662,32 +1788,32 @@ class Party:
             return False
         handles, scalars, chains = checked
         try:
-            points, lineages = [], []
+            points = []
             for handle, keys, links in zip(handles, scalars, chains):
                 if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
                     return False  # only the accused operation's hand (protocol/deck.md §6)
-                root = self._verify_chain(-1, handle, links)
-                lineages.append({handle, *(parent for parent, _ in links)})
+                root = handle
                 card = self.cards_by_handle[root]
+                if card.link is not None or links != []:
+                    return False  # a re-handled card is opened by its scalar, checked as an opening
+
                 for lock, scalar in enumerate(keys):
                     check_scalar(scalar)
                     if not self._opens_lock(root, lock, scalar):
                         return False
                 product = scalar_product(keys)
                 points.append((root, multiply(invert(product), card.point)))
-        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint, _Deviation):
+        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint):
             return False  # (a second line: the evidence was read above, field by field)
         found = [self._table_index.get(p) for _, p in points]
         if None in found:
             return True
         indices = [i for i in found if i is not None]  # (all of them)
         for i, (handle, index) in enumerate(zip(handles, indices)):
-            for j in range(i):  # the same card twice, not one handle renamed into the other
-                if indices[j] == index and handles[j] not in lineages[i] and handle not in lineages[j]:
-                    return True
+            if index in indices[:i]:  # the same card under two shuffled handles
+                return True
             # a card equal to one this seat already knows in the same epoch is a duplicate too
-            other = self._epoch_faces.get(points[i][0] // self.n, {}).get(index, handle)
-            if other not in lineages[i] and handle not in self._lineage(other):
+            if self._epoch_faces.get(handle // self.n, {}).get(index, handle) != handle:
                 return True
         return False
 
@@ -1699,13 +1825,11 @@ class Party:
         """A decode failed with keys that open their commitments: some pass was wrong. Reveal
         the seeds and let the audit find whose (or blame the accuser if none was)."""
         if failure is not None:
-            chains = [self._chain(h) for h in failure.handles]
             evidence = {
                 "handles": failure.handles,
                 "scalars": [
-                    [[i, self.cards_by_handle[root].scalars[i]] for i in range(self.players)] for _, root in chains
+                    [[i, self.cards_by_handle[h].scalars[i]] for i in range(self.players)] for h in failure.handles
                 ],
-                "chains": [links for links, _ in chains],
             }
             self._broadcast(
                 {

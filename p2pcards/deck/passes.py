@@ -20,10 +20,10 @@ from typing import Any
 
 import msgpack
 
+from .faceproofs import prove_face, verify_face
 from .group import MultiplyMany, digest, multiply_many, remember_products
 from .proofs import (
     InvalidProof,
-    made_links,
     prove_relock,
     prove_shuffle,
     public_key,
@@ -39,6 +39,7 @@ __all__ = [
     "check_rehandle",
     "check_shuffles_together",
     "derived_messages",
+    "factor_context",
     "make_rehandle",
     "make_relock",
     "make_shuffle",
@@ -186,8 +187,7 @@ def derived_messages() -> Iterator[None]:
     so that nothing outside the replay (another table in the same process) is ever affected."""
     token = _derived.set(set())
     try:
-        with made_links():  # the links of the openings, made from the seeds, likewise
-            yield
+        yield
     finally:
         _derived.reset(token)
 
@@ -244,6 +244,12 @@ def make_relock(
     return {"type": "relock", "op": op, "points": outputs, "keys": card_keys, "proof": proof}
 
 
+def factor_context(game_id: bytes, op: int, seat: int, j: int) -> bytes:
+    """What the proof of a re-handled card's own factor is bound to (deck protocol 3, §4.2):
+    the game, the transfer, its receiver and the card's position among the new handles."""
+    return digest("factor", game_id, op, seat, j)
+
+
 def make_rehandle(
     game_id: bytes,
     op: int,
@@ -251,22 +257,44 @@ def make_rehandle(
     handles: Sequence[int],
     moved: Sequence[bytes],
     scalar: bytes,
+    factors: Sequence[bytes],
     nonce_key: bytes,
     multiply: MultiplyMany = multiply_many,
 ) -> tuple[dict[str, Any], list[int]]:
     """The re-handling of a transfer's ``handles`` (ascending; their points ``moved``) by their
-    new holder: every point times one fresh ``scalar``, sorted, with a shuffle proof. Returns the
-    message and, for each output position, the index in ``moved`` it came from. The message
-    names the moved handles (public: the transfer says which they are; not which became which),
-    so a reader of the transcript can check the proof without replaying the game."""
+    new holder: every point times one fresh ``scalar``, sorted, with a shuffle proof; then card
+    ``j`` of the sorted list times its own ``factors[j]``, in place, with a proof of knowledge
+    of that factor (:func:`~p2pcards.deck.faceproofs.prove_face` to the base of the sorted
+    point). Returns the message and, for each output position, the index in ``moved`` it came
+    from. The message names the moved handles (public: the transfer says which they are; not
+    which became which), so a reader of the transcript can check the proofs without replaying
+    the game. The per-card factor is what keeps the one ``scalar`` secret from a seat that gets
+    one of these cards back later and knows its scalar before and after (deck protocol 3)."""
     points = multiply([scalar] * len(moved), list(moved))
     remember_products(scalar, moved, points)  # (verify's audits multiply them again: group.py)
     order = sorted(range(len(moved)), key=points.__getitem__)
     outputs = [points[i] for i in order]
     public = public_key(scalar)
     proof = prove_shuffle(pass_context(game_id, op, "rehandle", seat), moved, outputs, public, scalar, order, nonce_key)
-    message = {"type": "rehandle", "op": op, "moved": list(handles), "points": outputs, "key": public, "proof": proof}
+    final = multiply(list(factors), outputs) if outputs else []
+    proofs = [
+        prove_face(factor_context(game_id, op, seat, j), final[j], outputs[j], factors[j], nonce_key)
+        for j in range(len(outputs))
+    ]
+    message = {
+        "type": "rehandle",
+        "op": op,
+        "moved": list(handles),
+        "sorted": outputs,
+        "key": public,
+        "proof": proof,
+        "points": final,
+        "factors": proofs,
+    }
     return message, order
+
+
+REHANDLE_FIELDS = frozenset({"type", "op", "moved", "sorted", "key", "proof", "points", "factors"})
 
 
 def check_rehandle(
@@ -274,25 +302,35 @@ def check_rehandle(
 ) -> None:
     """Raise :class:`PassError` unless ``message`` re-handles exactly ``handles`` (ascending;
     their points ``moved``, valid): the same cards under one new scalar, sorted (any other order
-    could carry the old one), proven."""
+    could carry the old one), proven; then each card under a factor of its own, in place, with
+    a proof of knowledge of that factor."""
     k = len(moved)
-    if not isinstance(message, dict) or set(message) != {"type", "op", "moved", "points", "key", "proof"}:
-        raise PassError("a re-handling holds type, op, moved, points, key, proof")
+    if not isinstance(message, dict) or set(message) != REHANDLE_FIELDS:
+        raise PassError("a re-handling holds type, op, moved, sorted, key, proof, points, factors")
     named = message["moved"]
     if not (isinstance(named, list) and all(type(h) is int for h in named) and named == list(handles)):
         raise PassError("a re-handling of other cards than the transfer moved")
-    points = message["points"]
-    if not _is_points(points, k):
-        raise PassError(f"a re-handling of {k} cards holds {k} points of 32 bytes")
-    if points != sorted(set(points)):
-        raise PassError("points not sorted or not distinct")
+    shuffled, points, factors = message["sorted"], message["points"], message["factors"]
+    if not (_is_points(shuffled, k) and _is_points(points, k)):
+        raise PassError(f"a re-handling of {k} cards holds {k} sorted points and {k} points of 32 bytes")
+    if shuffled != sorted(set(shuffled)):
+        raise PassError("sorted points not sorted or not distinct")
+    if len(set(points)) != k:
+        raise PassError("two re-handled cards with one point")
+    if not (isinstance(factors, list) and len(factors) == k):
+        raise PassError(f"a re-handling of {k} cards holds {k} factor proofs")
     context = pass_context(game_id, op, "rehandle", seat)
     # Checked once per process, as a pass is (every other seat of an in-process table checks it).
     memo = hashlib.blake2b(msgpack.packb([context, list(moved), message]), digest_size=32).digest()
     if memo in _verified or _vouched(message):
         return
     try:
-        verify_shuffle(context, moved, points, message["key"], message["proof"])
+        verify_shuffle(context, moved, shuffled, message["key"], message["proof"])
     except InvalidProof as exc:
         raise PassError(f"proof fails: {exc}") from None
+    for j in range(k):
+        try:
+            verify_face(factor_context(game_id, op, seat, j), points[j], shuffled[j], factors[j])
+        except InvalidProof as exc:
+            raise PassError(f"factor proof of card {j} fails: {exc}") from None
     _remember(memo)

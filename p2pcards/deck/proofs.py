@@ -65,14 +65,11 @@ __all__ = [
     "remembered_public_keys",
     "ProofNonces",
     "generators",
-    "made_links",
     "public_key",
-    "prove_link",
     "prove_relock",
     "prove_shuffle",
     "shuffle_proof_size",
     "relock_proof_size",
-    "verify_link",
     "verify_relock",
     "verify_shuffle",
     "verify_shuffles",
@@ -856,74 +853,6 @@ def verify_relock(
         t.absorb(first, add(_not_identity(products[2 * n + j]), _not_identity(products[3 * n + j])))
     if t.challenge("c") != c:
         raise InvalidProof("an output is not its input under the key it publishes")
-
-
-# -- one link: a re-handled card's parent -----------------------------------------------------------
-
-
-def prove_link(context: bytes, parent: bytes, point: bytes, key: bytes, scalar: bytes, nonce_key: bytes) -> list[bytes]:
-    """Prove ``point == scalar * parent`` and ``key == scalar * B`` (Chaum-Pedersen) without
-    revealing ``scalar``, which re-handled every other card of the same transfer too."""
-    t = _statement("link", context, key, [parent], [point])
-    delta = ProofNonces(nonce_key, t.state())("d")
-    # (delta * B by the fixed-base multiplication: the same point at a fifth of the cost.)
-    t.absorb(_not_identity(_mul(delta, parent)), _not_identity(_base(delta)))
-    c = t.challenge("c")
-    proof = [_b(c), _b(delta + c * _i(scalar))]
-    made = _made_links.get()
-    digest_made = _link_digest(context, parent, point, key, proof) if made is not None else None
-    if made is not None and digest_made is not None:
-        made.add(digest_made)
-    return proof
-
-
-# Links :func:`prove_link` made while :func:`made_links` lasts (``p2pcards verify``'s replay,
-# where every link is made from its author's seed by the honest code): their digests.
-_made_links: ContextVar[set[bytes] | None] = ContextVar("p2pcards_made_links", default=None)
-
-
-@contextmanager
-def made_links() -> Iterator[None]:
-    """While it lasts, :func:`verify_link` does not check again a link proof that
-    :func:`prove_link` made in this context for the very same statement (context, parent,
-    point, key) and proof bytes: an honestly made proof of a true statement (the prover
-    computed the point from the parent itself) always verifies, so checking it could only
-    cost time. For the replay with every seed (passes.derived_messages), whose receivers
-    check the links their re-simulated senders just made."""
-    token = _made_links.set(set())
-    try:
-        yield
-    finally:
-        _made_links.reset(token)
-
-
-def _link_digest(context: bytes, parent: bytes, point: bytes, key: bytes, proof: Any) -> bytes | None:
-    if not (isinstance(proof, list) and all(isinstance(p, bytes) for p in proof)):
-        return None
-    return hashlib.blake2b(encode_parts((context, parent, point, key, *proof)), digest_size=32).digest()
-
-
-def verify_link(context: bytes, parent: bytes, point: bytes, key: bytes, proof: Any) -> None:
-    """Raise :class:`InvalidProof` unless ``point`` is ``parent`` under the scalar behind ``key``."""
-    _shaped([parent, point, key], 3, "link")
-    if not (isinstance(proof, list) and len(proof) == 2):
-        raise InvalidProof("malformed link proof")
-    made = _made_links.get()
-    if made and _link_digest(context, parent, point, key, proof) in made:
-        return
-    c, f = _scalar(proof[0], "c"), _scalar(proof[1], "f")
-    if c == 0 or f == 0:
-        raise InvalidProof("zero challenge or response")
-    t = _statement("link", context, key, [parent], [point])
-    minus_c = _b(-c)
-    mult, add = _na.crypto_scalarmult_ed25519_noclamp, _na.crypto_core_ed25519_add
-    try:
-        fixed = _na.crypto_scalarmult_ed25519_base_noclamp(_b(f))  # f * B (f is nonzero), fixed-base
-        t.absorb(add(mult(_b(f), parent), mult(minus_c, point)), add(fixed, mult(minus_c, key)))
-    except _NaclError:
-        raise InvalidProof("a point outside the prime-order group") from None
-    if t.challenge("c") != c:
-        raise InvalidProof("the card is not its claimed parent re-handled")
 
 
 # -- helpers ----------------------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 The shuffle and re-lock passes give every shuffled handle its point and its per-card public
 keys; a re-handling gives each moved card a new handle, its point and the transfer's public key
-(protocol/deck.md sections 4 and 5). A card opened to everyone (a reveal with no owner) has
-every scalar behind its locks published, with the chain that links a re-handled handle back to
-the shuffled one: with those, anyone decodes its face. ``p2pcards verify`` uses this to replay
+(protocol/deck.md sections 4 and 5). A shuffled card opened to everyone (a reveal) has every
+scalar behind its locks published: with those, anyone decodes its face; a re-handled one is
+shown by its holder's proof of its face (deck protocol 3: never its scalar). ``p2pcards verify`` uses this to replay
 a game whose seeds were not all revealed past its public reveals (the challenges of Cal's BS).
 
 Nothing here names anyone: the seats checked every message on arrival, and a message that does
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cards import Card
-from .group import InvalidPoint, InvalidScalar, check_scalar, invert, multiply, scalar_product
-from .passes import pass_context
-from .proofs import InvalidProof, public_key, verify_link
+from .faceproofs import verify_face
+from .group import InvalidPoint, InvalidScalar, check_scalar, digest, invert, multiply, scalar_product
+from .proofs import InvalidProof, public_key
 
 
 class NotOpened(Exception):
@@ -30,10 +30,18 @@ class NotOpened(Exception):
 
 @dataclass(frozen=True)
 class _Link:
-    """A re-handled handle: its transfer's public key and the handles that transfer moved."""
+    """A re-handled handle: its transfer's public key, the handles that transfer moved, and its
+    holder (the transfer's receiver: a re-handled handle never changes hands, it is renamed)."""
 
     key: bytes
     sources: tuple[int, ...]
+    holder: int | None = None
+
+
+def face_context(game_id: bytes, op: int, handle: int, seat: int) -> bytes:
+    """What the proof of a re-handled card's face in a public reveal is bound to: the game, the
+    reveal's operation, the handle and its holder (deck protocol 3)."""
+    return digest("face", game_id, op, handle, seat)
 
 
 class PublicCards:
@@ -41,6 +49,8 @@ class PublicCards:
 
     def __init__(self, game_id: bytes | None, table: Sequence[bytes], cards: Sequence[Card]):
         self.game_id = game_id
+        self._table = list(table)
+        self._cards = list(cards)
         self._faces_by_point = {point: card for point, card in zip(table, cards, strict=True)}
         self.points: dict[int, bytes] = {}  # every handle ever made, moved ones too
         self._locks: dict[int, list[bytes]] = {}  # shuffled handle -> seat i's public key at i
@@ -72,37 +82,46 @@ class PublicCards:
             if locks is not None and 0 <= seat < len(locks) and _opens(scalar, locks[seat]):
                 self._known.setdefault(handle, {})[seat] = scalar
 
-    def rehandled(self, first: int, points: Sequence[bytes], key: bytes, sources: Sequence[int]) -> None:
-        """A re-handling's cards, handles ``first..``, each one of ``sources`` under ``key``."""
+    def rehandled(
+        self, first: int, points: Sequence[bytes], key: bytes, sources: Sequence[int], holder: int | None = None
+    ) -> None:
+        """A re-handling's cards, handles ``first..``, each one of ``sources`` under ``key``,
+        held by ``holder`` (the transfer's receiver)."""
         for j, point in enumerate(points):
             self.points[first + j] = point
-            self._links[first + j] = _Link(key, tuple(sources))
+            self._links[first + j] = _Link(key, tuple(sources), holder)
 
     def opened(self, handles: Sequence[int], openings: Sequence[Mapping[str, Any]]) -> dict[int, Card]:
         """The faces of ``handles`` from the public openings of their reveal; raise
-        :class:`NotOpened` unless every lock of each is opened by a scalar its public key
-        confirms, through a chain whose proofs hold."""
-        roots: dict[int, int] = {}
+        :class:`NotOpened` unless every lock of each shuffled handle is opened by a scalar its
+        public key confirms, and each re-handled one is shown by a face proof of its holder's
+        that holds (deck protocol 3)."""
         scalars: dict[int, dict[int, bytes]] = {}
+        proven: dict[int, Card] = {}
         for message in openings:
-            for handle, pairs, chain in _items(message):
-                root = self._root(handle, chain)
-                if root is None:
+            for handle, pairs, shown in _items(message):
+                if handle in self._links:
+                    face = self._proven_face(message.get("op"), handle, shown)
+                    if face is not None:
+                        proven[handle] = face
                     continue
-                roots.setdefault(handle, root)
-                locks = self._locks[root]
+                if handle not in self._locks:
+                    continue
+                locks = self._locks[handle]
                 for pair in pairs:
                     lock, scalar = _pair(pair)
                     if lock is not None and 0 <= lock < len(locks) and _opens(scalar, locks[lock]):
-                        scalars.setdefault(root, {})[lock] = scalar
+                        scalars.setdefault(handle, {})[lock] = scalar
         faces: dict[int, Card] = {}
         for handle in handles:
-            root = roots.get(handle, handle if handle in self._locks else None)
-            known = {**self._known.get(root, {}), **scalars.get(root, {})} if root is not None else {}
-            if root is None or len(known) != len(self._locks[root]):
+            if handle in proven:
+                faces[handle] = proven[handle]
+                continue
+            known = {**self._known.get(handle, {}), **scalars.get(handle, {})} if handle in self._locks else {}
+            if handle not in self._locks or len(known) != len(self._locks[handle]):
                 raise NotOpened(f"handle {handle}")
             try:
-                point = multiply(invert(scalar_product(known.values())), self.points[root])
+                point = multiply(invert(scalar_product(known.values())), self.points[handle])
             except InvalidPoint:
                 raise NotOpened(f"handle {handle}") from None
             face = self._faces_by_point.get(point)
@@ -111,43 +130,42 @@ class PublicCards:
             faces[handle] = face
         return faces
 
-    def _root(self, handle: Any, chain: Any) -> int | None:
-        """The shuffled handle ``chain`` (``[[parent, proof], ...]``) leads ``handle`` back to,
-        if every link's proof holds."""
-        if type(handle) is not int or handle not in self.points or not isinstance(chain, list):
+    def table_points(self, sets: Sequence[Sequence[Card]]) -> list[list[bytes]] | None:
+        """The card points of faces (a hidden claim's sets), or None if one is not in the deck."""
+        index = {card: i for i, card in enumerate(self._cards)}
+        if not all(card in index for each in sets for card in each):
             return None
-        current = handle
-        for link in chain:
-            known = self._links.get(current)
-            if known is None or self.game_id is None or not (isinstance(link, list) and len(link) == 2):
-                return None
-            parent, proof = link
-            if type(parent) is not int or parent not in known.sources or parent not in self.points:
-                return None
-            try:
-                verify_link(
-                    pass_context(self.game_id, current, "link", parent),
-                    self.points[parent],
-                    self.points[current],
-                    known.key,
-                    proof,
-                )
-            except InvalidProof:
-                return None
-            current = parent
-        return current if current in self._locks else None
+        return [[self._table[index[card]] for card in each] for each in sets]
+
+    def _proven_face(self, op: Any, handle: int, shown: Any) -> Card | None:
+        """The face a re-handled card's holder proved in a public opening, if the proof holds."""
+        link = self._links[handle]
+        if self.game_id is None or link.holder is None or type(op) is not int or op < 0:
+            return None
+        if not (isinstance(shown, list) and len(shown) == 2 and type(shown[0]) is int):
+            return None
+        face, proof = shown
+        if not 0 <= face < len(self._table):
+            return None
+        try:
+            verify_face(
+                face_context(self.game_id, op, handle, link.holder), self.points[handle], self._table[face], proof
+            )
+        except InvalidProof:
+            return None
+        return self._cards[face]
 
 
 def _items(message: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
-    handles, scalars, chains = message.get("handles"), message.get("scalars"), message.get("chains")
+    handles, scalars, faces = message.get("handles"), message.get("scalars"), message.get("faces")
     if not (
         isinstance(handles, list)
         and isinstance(scalars, list)
-        and isinstance(chains, list)
-        and len(handles) == len(scalars) == len(chains)
+        and isinstance(faces, list)
+        and len(handles) == len(scalars) == len(faces)
     ):
         return []
-    return [(h, s, c) for h, s, c in zip(handles, scalars, chains) if isinstance(s, list)]
+    return [(h, s, f) for h, s, f in zip(handles, scalars, faces) if type(h) is int and isinstance(s, list)]
 
 
 def _pair(pair: Any) -> tuple[int | None, Any]:

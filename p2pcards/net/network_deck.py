@@ -44,6 +44,17 @@ class NetworkDeck:
         self.blame: DeckBlame | None = None
         self._started = False
 
+    def prove_claim(self, seat: int, index: int, handles: Sequence[int], sets: Sequence[Sequence[Card]]) -> Any:
+        """Our proof of a hidden claim at move ``index`` (Party.prove_claim; ``seat`` is ours)."""
+        assert seat == self.party.seat, "only our own claims"
+        return self.party.prove_claim(index, handles, sets)
+
+    def check_claim(
+        self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """Why a seat's hidden claim is refused, or None (Party.check_claim)."""
+        return self.party.check_claim(index, seat, list(handles), sets, proof)
+
     # The party is called from several tasks (each connection's receive loop, the game loop);
     # the lock keeps each call and the publishing of its output together and in order.
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import trio
 
-from ..engine import is_drop_out
+from ..engine import is_drop_out, with_claim_proof
 from ..game import Action, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import SeatAgent, TableSession
@@ -319,6 +319,9 @@ class LocalSeat:
             body = rounds.sealed_body(self._secret(), self.peer.header.table, self.peer.seat, turn, action)
             self.committed = (turn, action)
         else:
+            # A hidden claim (a Cal's BS quads lead) goes with its proof (deck protocol 3).
+            session = self.peer.session
+            action = with_claim_proof(session.game, session.replica, session.deck, self.peer.seat, action)
             body = {"turn": turn, "action": action}
         with shielded():
             self.last_entry = await self.peer.publish("action", body)

@@ -581,7 +581,8 @@ class Replay:
         self.deck = deck
         bots = [SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
         noting = _NotingDeck(deck, self)
-        self.replica = Replica(self.game, self.options, len(self.seats))
+        # Every hidden claim (a Cal's BS quads lead) is checked on the proof its seat signed.
+        self.replica = Replica(self.game, self.options, len(self.seats), claims=deck.check_claim)
         self.known_of = noting.known
         # Each shuffle proof a seat makes again is confirmed against the one it signed
         # instead of computed point by point (the same proof results: proofs.claimed_proofs).
@@ -605,6 +606,7 @@ class Replay:
                 round_order=self.round_order,
                 replica=self.replica,
                 on_step=self.show,
+                prove_claims=False,
             )
         return record, deck
 

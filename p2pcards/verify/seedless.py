@@ -11,7 +11,7 @@ from typing import Any, TypeGuard
 
 from ..cards import Card
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, claim_refusal
 from ..deck.passes import (
     PassError,
     check_pass,
@@ -55,6 +55,8 @@ class PublicHandles:
         self.game_id = game_id
         self.log, self.cards = log, cards
         self.steps = 0  # deck steps so far (each is one deck operation)
+        # The public record of holders, for hidden claims: handle -> (holder, hand); moved ones go.
+        self.holders: dict[int, tuple[int, int]] = {}
         self.dropped: dict[int, int] = {}  # seat -> the deck operation it dropped out at
         self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
 
@@ -90,6 +92,29 @@ class PublicHandles:
 
     def deal(self, to: Mapping[int, int]) -> None:
         self.steps += 1
+        self.holders.update((h, (seat, self.epochs - 1)) for h, seat in to.items())
+
+    def check_claim(
+        self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """A hidden claim (a Cal's BS quads lead) checked as every seat checked it: the cards are
+        the seat's, of the hand in progress, and the proof it signed holds over their public
+        points (Party.check_claim)."""
+        if self.game_id is None or self.cards is None:
+            raise _NeedsFaces("a hidden claim (not every nonce was revealed)")
+        if len(set(handles)) != len(handles):
+            return "a claim names a card twice"
+        for handle in handles:
+            if self.holders.get(handle) != (seat, self.epochs - 1):
+                return f"card {handle} is not held by seat {seat}"
+        if any(h not in self.cards.points for h in handles):
+            raise _NeedsFaces("a hidden claim (a card's point is not known from the passes)")
+        table = self.cards.table_points(sets)
+        if table is None:
+            return "a claimed face is not a card of this deck"
+        return claim_refusal(
+            self.game_id, index, seat, list(handles), [self.cards.points[h] for h in handles], table, proof
+        )
 
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         """Faces turned up for everyone, from the reveal's signed public openings."""
@@ -114,6 +139,9 @@ class PublicHandles:
         moved = sorted(set(handles))
         new = list(range(self.next, self.next + len(moved)))
         self.next += len(moved)
+        for handle in moved:
+            self.holders.pop(handle, None)
+        self.holders.update((h, (to, self.epochs - 1)) for h in new)
         self._rehandled(op, moved, to, new)
         return new
 
@@ -139,7 +167,7 @@ class PublicHandles:
             check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
         except PassError:
             return
-        self.cards.rehandled(new[0], msg["points"], msg["key"], moved)
+        self.cards.rehandled(new[0], msg["points"], msg["key"], moved, to)
 
     def drop_out(self, seat: int) -> None:
         """A seat drops out (protocol/deck.md §4.6): one deck operation; its keys of the
@@ -342,7 +370,7 @@ def public_moves(
         moved_at[0] = deck.steps
 
     replay.moved = moved  # type: ignore[method-assign]
-    replay.replica = Replica(game, lobby.options, lobby.players)
+    replay.replica = Replica(game, lobby.options, lobby.players, claims=deck.check_claim)
     replay.known_of = deck.known
     stop: Stopped | None = None
     ended: list[Result] = []
@@ -363,6 +391,7 @@ def public_moves(
             round_order=replay.round_order,
             replica=replay.replica,
             on_step=on_step,
+            prove_claims=False,
         )
     except _NeedsFaces as exc:
         if not ended:

@@ -326,6 +326,43 @@ class InvalidRehandle(Cheater):
         return {**message, "points": sorted(points)}
 
 
+class WrongScalarOfMovedCard(Cheater):
+    """Passing on a card it picked up (a re-handled card, Cal's BS: its placed set picked up by
+    another seat), sends a wrong cumulative scalar for it (deck protocol 3, protocol/deck.md
+    §4.2): the receiver cannot open the card to one of the table, accuses with the signed entry,
+    and every seat (and ``p2pcards verify``) names the sender."""
+
+    deviation = "wrong scalar of a moved card"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is None or message.get("type") != "open":
+            return message
+        scalars = [list(map(list, s)) for s in message["scalars"]]
+        for item in scalars:
+            if len(item) == 1 and item[0][0] == self.header.players:  # lock N: a moved card's scalar
+                item[0][1] = WRONG_SCALAR
+                return {**message, "scalars": scalars}
+        return message
+
+
+class FalseFaceOfMovedCard(Cheater):
+    """Showing a card it picked up to everyone (a doubted set), names another face with the
+    proof of the true one (deck protocol 3, §5.3): every seat checks the face proof as it
+    arrives and names it."""
+
+    deviation = "false face of a moved card shown to all"
+
+    def tamper_deck(self, to, message):
+        if self.cheated or to is not None or message.get("type") != "open":
+            return message
+        faces = list(message.get("faces") or [])
+        for i, shown in enumerate(faces):
+            if shown is not None:
+                faces[i] = [(shown[0] + 1) % 54, shown[1]]
+                return {**message, "faces": faces}
+        return message
+
+
 class JamsThenWrongKey(WrongKey):
     """As the first deal begins, accuses seat 0 of a reused key in a deck operation no game
     reaches (every seat keeps it aside until then), then sends a wrong private key. The
@@ -637,9 +674,11 @@ class PlaysCardNotHeld(Cheater):
 
 class FakeQuads(Cheater):
     """Cal's BS with quads: leads four cards that are not four of a kind (its client skips
-    check_own; every public check passes)."""
+    check_own; every public check passes). Its claim cannot be proven (deck protocol 3): it
+    goes without a proof, and every seat refuses the lead as it arrives, naming it."""
 
     deviation = "fake quads"
+    hang_after_move = True  # its own replica refuses the lead too
 
     def cheat_move(self, session, seat):
         from p2pcards_cals_bs.rules import is_valid_quads
@@ -654,6 +693,25 @@ class FakeQuads(Cheater):
             if not is_valid_quads([known[h] for h in four]):
                 return {"type": "quads", "cards": four}
         return None
+
+
+class FakeQuadsWithAnotherProof(FakeQuads):
+    """Leads fake quads with a proof that holds, but of another claim: that its four cards lie
+    in the set of their own four faces (made by its party, bound to this move and seat). Every
+    seat checks the claim the rules make (four of one rank, over the 13 ranks), refuses the lead
+    and names it; so does ``p2pcards verify``."""
+
+    deviation = "fake quads with the proof of another claim"
+
+    def cheat_move(self, session, seat):
+        action = super().cheat_move(session, seat)
+        if action is None:
+            return None
+        handles = action["cards"]
+        faces = [self.party.known[h] for h in handles]
+        # (below the seam: the party proves any claim true of its cards, here one of its own making)
+        proof = self.party.prove_claim(len(session.replica.actions), handles, [faces])
+        return {**action, "proof": proof}
 
 
 class Revokes(Cheater):
@@ -989,6 +1047,8 @@ CHEATERS = {
         TaggedCard,
         InvalidFinalPoint,
         InvalidRehandle,
+        WrongScalarOfMovedCard,
+        FalseFaceOfMovedCard,
         StallsDeck,
         ShufflesOffSeed,
         JamsThenWrongKey,
@@ -1000,6 +1060,7 @@ CHEATERS = {
         FuzzesAccusation,
         PlaysCardNotHeld,
         FakeQuads,
+        FakeQuadsWithAnotherProof,
         Revokes,
         StallsTurnPeer,
         OutOfTurn,

@@ -41,6 +41,8 @@ STALL = Timeouts(deck=1.0, turn=1.0, grace=0.3)
 BS = ("cals-bs", 3, {"match_target": 1})
 BS4 = ("cals-bs", 4, {"match_target": 1})
 BS_QUADS = ("cals-bs", 3, {"match_target": 1, "quads": "on"})
+# Longer matches: more piles picked up and passed on again (a moved card's scalar or face proof).
+BS_LONG = ("cals-bs", 3, {"match_target": 3})
 CALYPSO = ("calypso", 3, {"mode": "three"})
 
 # Faults that verify can only prove when the public replay (without the cheater's seed) reaches
@@ -95,8 +97,11 @@ CASES = {
     "substituted card at a pickup, seed withheld": Case("SubstitutesAtRehandleHidesSeed"),
     "invalid point in the final deck": Case("InvalidFinalPoint"),
     "invalid re-handled point": Case("InvalidRehandle"),
+    "wrong scalar of a moved card": Case("WrongScalarOfMovedCard", BS_LONG),
+    "false face of a moved card": Case("FalseFaceOfMovedCard", BS_LONG),
     "card not held": Case("PlaysCardNotHeld"),
-    "fake quads": Case("FakeQuads", BS_QUADS, AUDIT),
+    "fake quads": Case("FakeQuads", BS_QUADS),  # refused at the lead: its claim has no proof
+    "fake quads, the proof of another claim": Case("FakeQuadsWithAnotherProof", BS_QUADS),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),
     "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),

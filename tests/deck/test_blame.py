@@ -92,13 +92,65 @@ def test_a_number_sent_as_a_float_or_bool_names_its_sender(where):
     assert verdict(info, cheater=2) == ("open", 2)
 
 
-def test_a_float_parent_in_a_chain_names_its_sender():
+def test_a_float_lock_of_a_rehandled_card_names_its_sender():
+    """A re-handled card goes on by its cumulative scalar, lock N (deck protocol 3): a float
+    for N is no lock, and the receiver's evidence names the sender at every seat."""
+
     def floats(message):
-        if message["chains"] and message["chains"][0]:  # the opening of a re-handled card
-            message["chains"][0][0][0] = float(message["chains"][0][0][0])
+        if message["scalars"][0][0][0] == 3:  # a re-handled card's scalar (not a deal's lock)
+            message["scalars"][0][0][0] = float(message["scalars"][0][0][0])
         return message
 
-    deck = make_deck(3, tamper=tamper_when("open", 1, floats))
+    deck = make_deck(3, tamper=tamper_when("open", 1, floats, receiver=2))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([handles[0], handles[2]], 1)
+    with pytest.raises(DeckFault) as info:
+        deck.transfer(new, 2)
+    assert verdict(info, cheater=1) == ("open", 1)
+
+
+def test_a_wrong_cumulative_scalar_names_its_sender_at_every_seat():
+    """The holder of a re-handled card passes it on with its scalar x (point = x * card): one
+    that does not open the point to a card of the table names the sender, at the receiver
+    and, through its evidence, at every other seat (deck protocol 3)."""
+
+    def wrong(message):
+        if message["scalars"][0][0][0] == 3:  # a re-handled card's scalar (not a deal's lock)
+            message["scalars"][0][0][1] = prf_scalar(b"x" * 32, "wrong")
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("open", 1, wrong, receiver=0))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    new = deck.transfer([handles[0], handles[2]], 1)
+    with pytest.raises(DeckFault) as info:
+        deck.transfer(new, 0)
+    assert verdict(info, cheater=1) == ("open", 1)
+    assert "does not open it to a card" in info.value.blames[2].reason
+    assert set(info.value.blames) >= {0, 2}, "the third seat checked the receiver's evidence"
+
+
+@pytest.mark.parametrize("how", ["another face", "another proof", "a scalar"])
+def test_a_false_face_proof_in_a_public_reveal_names_the_holder(how):
+    """A re-handled card is shown to all by a proof of its face, never its scalar (deck
+    protocol 3): a proof for another face, a proof that does not hold, or the scalar in its
+    place names the holder at every seat as it arrives."""
+
+    def forge(message):
+        if message["faces"][0] is None:  # a deal's locks
+            return message
+        face, proof = message["faces"][0]
+        if how == "another face":
+            message["faces"][0] = [(face + 1) % 9, proof]
+        elif how == "another proof":
+            message["faces"][0] = [face, [proof[1], proof[0]]]
+        else:
+            message["scalars"][0] = [[3, prf_scalar(b"x" * 32, "x")]]
+            message["faces"][0] = None
+        return message
+
+    deck = make_deck(3, 9, tamper=tamper_when("open", 1, forge))
     handles = deck.shuffle()
     deck.deal({h: h % 3 for h in handles[:9]})
     new = deck.transfer([handles[0], handles[2]], 1)
@@ -210,7 +262,7 @@ def test_invalid_point_in_rehandling_is_caught_at_the_rehandling():
     group (or any card that is not a moved one) names the new holder at the transfer."""
 
     def poison(message):
-        bad, points = bad_points()["mixed-order"], message["points"]
+        bad, points = bad_points()["mixed-order"], message["sorted"]
         points[min(sum(p < bad for p in points), len(points) - 1)] = bad
         return message
 
@@ -406,8 +458,8 @@ def test_false_accusation_blames_the_accuser(accusation):
 def substitute_at_rehandle(message):
     """The new holder publishes a card that is not one it received (a fresh point), re-sorted
     so that the shape checks pass."""
-    message["points"][0] = random_point()
-    message["points"].sort()
+    message["sorted"][0] = random_point()
+    message["sorted"].sort()
     return message
 
 
@@ -423,9 +475,33 @@ def test_substitution_at_rehandling_is_caught_at_the_transfer():
     assert "proof fails" in info.value.blames[0].reason
 
 
+@pytest.mark.parametrize("how", ["substitute", "swap", "proof of another card"])
+def test_a_false_per_card_factor_names_the_new_holder(how):
+    """After the one scalar, each card gets a factor of its own with a proof of knowledge
+    (deck protocol 3): a card substituted there, two cards swapped, or a proof moved to
+    another card names the new holder at the transfer."""
+
+    def cheat(message):
+        if how == "substitute":
+            message["points"][0] = random_point()
+        elif how == "swap":
+            message["points"][:2] = message["points"][1::-1]
+        else:
+            message["factors"][:2] = message["factors"][1::-1]
+        return message
+
+    deck = make_deck(3, tamper=tamper_when("rehandle", 1, cheat))
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    with pytest.raises(DeckFault) as info:
+        deck.transfer([0, 2, 5], 1)
+    assert verdict(info, cheater=1) == ("rehandle", 1)
+    assert "factor proof of card" in info.value.blames[0].reason
+
+
 def test_unsorted_rehandling_blames_the_new_holder():
     def unsort(message):
-        message["points"].reverse()
+        message["sorted"].reverse()
         return message
 
     deck = make_deck(3, tamper=tamper_when("rehandle", 2, unsort))

@@ -74,9 +74,11 @@ def test_transfer_rehandles_and_new_holder_reveals():
     for party in deck.parties:
         cards = [party.cards_by_handle[h] for h in new]
         assert all(c.holder == 2 for c in cards) and not {c.point for c in cards} & old_points
-        assert [c.point for c in cards] == sorted(c.point for c in cards)
+        message = party.transcript[len(party.ops) - 1][("rehandle", 2)]
+        assert message["sorted"] == sorted(message["sorted"])  # one scalar, sorted...
+        assert [c.point for c in cards] == message["points"]  # ...then a factor per card, in place
         assert all(party.cards_by_handle[h].retired for h in moved)
-    # the new holder alone opens them now, proving each link back to the shuffled handle
+    # the new holder alone opens them now, proving each face (not its scalar) to everyone
     faces = deck.reveal(new, 2)
     assert faces == {h: deck.known(2)[h] for h in new}
     assert all(deck.known(s)[h] == faces[h] for s in range(3) for h in new)
@@ -84,7 +86,7 @@ def test_transfer_rehandles_and_new_holder_reveals():
     assert {h: everything[h] for h in new} == faces
 
 
-def test_a_card_transferred_twice_opens_through_its_whole_chain():
+def test_a_card_transferred_twice_opens_by_its_holders_scalar():
     deck = make_deck(4, 24)
     handles = deck.shuffle()
     deck.deal({h: h % 4 for h in handles[:16]})

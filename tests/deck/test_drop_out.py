@@ -113,3 +113,61 @@ def test_a_set_aside_card_cannot_be_named_by_a_later_operation():
         deck.reveal([theirs], DROPPER)
     with pytest.raises(ValueError):
         deck.run_op(DropOp(DROPPER))  # once only
+
+
+def _drop_with_moved_cards():
+    """Deck protocol 3 with a drop-out: seat 0 passes its two cards to the dropper (a transfer,
+    so the dropper re-handles them: its scalar and per-card factors, from a seed it never
+    reveals), the dropper shows the first to all (a face proof, no scalar), then drops out."""
+    deck = make_deck(3, 12)
+    handles = deck.shuffle()
+    deck.deal({h: i % 3 for i, h in enumerate(handles[:6])})
+    seat0 = deck.parties[0]
+    mine = [h for h in handles[:6] if seat0.cards_by_handle[h].holder == 0]
+    before = [seat0._x_of(h) for h in mine]
+    moved = deck.transfer(mine, DROPPER)
+    shown = deck.reveal([moved[0]], DROPPER)
+    deck.drop_out(DROPPER)
+    return deck, before, moved, shown
+
+
+@pytest.mark.parametrize("step", ["transfer", "reveal"])
+def test_no_later_operation_may_need_the_droppers_scalar_of_a_moved_card(step):
+    """Its public re-handled card cannot be moved on (its receiver would need the scalar only
+    the dropper knows), its hidden one is set aside: a game that tried either is a
+    programming error at every seat, not a stall naming the seat that dropped out."""
+    deck, _before, moved, _shown = _drop_with_moved_cards()
+    if step == "transfer":
+        with pytest.raises(ValueError, match="only a seat that dropped out"):
+            deck.transfer([moved[0]], 2)
+    else:
+        with pytest.raises(ValueError, match="set aside"):
+            deck.reveal([moved[1]], DROPPER)
+
+
+@pytest.mark.slow  # an audit
+def test_a_moved_card_the_dropper_holds_stays_hidden():
+    """Its hidden re-handled card stays hidden even to seat 0, which knew that card's scalar
+    before the transfer, with every seed but the dropper's revealed at the end; the public
+    one keeps the face its proof showed."""
+    deck, before, moved, shown = _drop_with_moved_cards()
+    seat0 = deck.parties[0]
+    drop_message = seat0.transcript[len(seat0.ops) - 1][("drop", DROPPER)]
+    assert not set(drop_message["handles"]) & set(moved)  # no key for a card it holds
+    hidden = moved[1]
+    faces = deck.open_all()
+    assert [p.blame for p in deck.playing] == [None, None]
+    assert faces.get(moved[0]) == shown[moved[0]]
+    assert hidden not in faces
+    table = set(seat0.table)
+    point = seat0.cards_by_handle[hidden].point
+    game_id = seat0.game_id
+    others = [Secrets(seat0.seeds[s], game_id) for s in range(deck.players) if s != DROPPER]
+    op = next(i for i, o in enumerate(seat0.ops) if type(o).__name__ == "TransferOp")
+    guesses = list(before)
+    guesses += [group.mul(k.rehandle_factor(op, j), x) for k in others for j in range(2) for x in before]
+    for guess in guesses:
+        assert group.multiply(group.invert(guess), point) not in table
+    # The dropper itself decodes it.
+    x = deck.parties[DROPPER].cards_by_handle[hidden].x
+    assert x is not None and group.multiply(group.invert(x), point) in table

@@ -3,8 +3,8 @@ proven without showing the scalar or which face. Completeness for every index, s
 against a wrong face and a cheating prover, every field bound, hostile input refused as
 InvalidProof only, the real branch hidden among simulated ones, and the cost.
 
-Not here yet: a cheating seat in tests/adversarial/ (no protocol step uses these proofs so far;
-the next step wires them into deck protocol 3's public reveals and Cal's BS quads claim)."""
+The protocol's use of face proofs (public reveals, re-handling factors) and its cheaters are
+in test_blame.py and test_public.py; set claims (quads) in test_setproofs.py."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def _placed_card_position(seed):
     assert all(placer.cards_by_handle[h].link.parent is None for h in new)
     rehandle = placer.transcript[len(placer.ops) - 1][("rehandle", 2)]
     # which handles moved is public (the transfer says so); which became which is not
-    assert set(rehandle) == {"type", "op", "moved", "points", "key", "proof"}
+    assert set(rehandle) == {"type", "op", "moved", "sorted", "key", "proof", "points", "factors"}
     assert rehandle["moved"] == sorted(pile)
     mine = deck.known(0)[handles[0]]
     return [deck.known(2)[h] for h in new].index(mine)
@@ -129,3 +129,32 @@ def _placed_card_position(seed):
 def test_after_a_pickup_the_placer_cannot_find_its_card_among_the_new_handles():
     positions = Counter(_placed_card_position(seed) for seed in range(24))
     assert set(positions) == {0, 1, 2}, positions  # sorted points: the old order is gone
+
+
+def test_a_card_that_comes_back_shows_nothing_of_the_other_cards_moved_with_it():
+    """Deck protocol 3's per-card factor (the lead's correction of issue 32): seat 0 puts two
+    cards down, seat 1 picks them up, and one of them comes back to seat 0, which then knows
+    that card's scalar before and after seat 1's re-handling. Their ratio is that card's own
+    factor times seat 1's scalar: applied to seat 0's other card it does not give that card's
+    new point (with one scalar for the whole transfer it would, and seat 0 would know which of
+    seat 1's hidden cards is its own)."""
+    deck = make_deck(3, 20)
+    handles = deck.shuffle()
+    deck.deal({h: h % 3 for h in handles[:9]})
+    seat0, seat1 = deck.parties[0], deck.parties[1]
+    mine = [handles[0], handles[3]]
+    before = {h: seat0._x_of(h) for h in mine}  # seat 0 holds both: every lock of each
+    picked = deck.transfer(mine, 1)
+    back = next(h for h in picked if deck.known(1)[h] == deck.known(0)[handles[0]])
+    other = next(h for h in picked if h != back)
+    deck.transfer([back], 0)
+    after = seat0.cards_by_handle[back].x  # what seat 1 opened it to seat 0 with
+    assert after is not None
+    ratio = group.mul(after, group.invert(before[handles[0]]))
+    point_of_other = seat0.cards_by_handle[handles[3]].point
+    assert group.multiply(ratio, point_of_other) != seat0.cards_by_handle[other].point
+    # (what it is instead: seat 1's own factor for that card, which seat 0 never learns)
+    j = list(picked).index(other)
+    y = seat1._rehandle_key(len(seat1.ops) - 2)
+    factor = group.mul(seat1._own_secrets.rehandle_factor(len(seat1.ops) - 2, j), y)
+    assert group.multiply(factor, point_of_other) == seat0.cards_by_handle[other].point

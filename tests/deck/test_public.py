@@ -19,10 +19,10 @@ def public_cards(deck) -> PublicCards:
     cards = PublicCards(party.game_id, party.table, party.cards)
     epoch = 0
     for op, messages in sorted(party.transcript.items()):
-        rehandles = [m for (kind, _), m in messages.items() if kind == "rehandle"]
+        rehandles = [(seat, m) for (kind, seat), m in messages.items() if kind == "rehandle"]
         if rehandles:
-            message = rehandles[0]
-            cards.rehandled(party.rehandled[op][0], message["points"], message["key"], message["moved"])
+            seat, message = rehandles[0]
+            cards.rehandled(party.rehandled[op][0], message["points"], message["key"], message["moved"], seat)
         elif ("relock", 0) in messages:
             last = messages[pass_order(deck.players)[-1]]["points"]
             cards.shuffled(epoch * deck.n, last, [messages[("relock", s)]["keys"] for s in range(deck.players)])
@@ -39,7 +39,7 @@ def openings(deck, op: int) -> list[dict]:
 @pytest.fixture(scope="module")
 def table():
     """Three seats: a shuffle, a deal, a transfer of two of seat 0's cards to seat 1, then one
-    reveal of a re-handled card (opened with its chain), a held card and an undealt card."""
+    reveal of a re-handled card (shown by its holder's face proof), a held card and an undealt card."""
     deck = make_deck(3, 20)
     handles = deck.shuffle()
     deck.deal({h: i % 3 for i, h in enumerate(handles[:9])})
@@ -68,20 +68,22 @@ def _altered(deck, op, change) -> list[dict]:
     return messages
 
 
-@pytest.mark.parametrize("change", ["scalar", "chain", "parent"])
+@pytest.mark.parametrize("change", ["scalar", "proof", "face", "handle"])
 def test_an_opening_that_does_not_check_out_shows_no_face(table, change):
     deck, shown, faces, op, _ = table
     cards = public_cards(deck)
 
     def alter(messages):
         for message in messages:
-            for handle, pairs, chain in zip(message["handles"], message["scalars"], message["chains"]):
+            for i, (handle, pairs, face) in enumerate(zip(message["handles"], message["scalars"], message["faces"])):
                 if change == "scalar" and handle == shown[1]:
                     pairs[0][1] = pairs[1][1]  # another lock's key
-                elif change == "chain" and chain:
-                    chain[0][1] = list(reversed(chain[0][1]))  # a broken proof
-                elif change == "parent" and chain:
-                    chain[0][0] = shown[1]  # a parent its transfer did not move
+                elif change == "proof" and face:
+                    face[1] = list(reversed(face[1]))  # a broken proof
+                elif change == "face" and face:
+                    face[0] = (face[0] + 1) % deck.n  # a proof of one face shown as another
+                elif change == "handle" and face:
+                    message["handles"][i] = shown[1]  # the proof of one card shown for another
 
     with pytest.raises(NotOpened):
         cards.opened(shown, _altered(deck, op, alter))

@@ -123,7 +123,14 @@ def test_a_rehandling_signed_for_another_operation_names_nobody_else(bs_table, t
     points = _points_before(log, lobby, game, op)
     scalar = (int.from_bytes(os.urandom(32), "little") % (GROUP_ORDER - 1) + 1).to_bytes(32, "little")
     message, _ = make_rehandle(
-        public_game_id(log, lobby, game), op - 1, cheater, moved, [points[h] for h in moved], scalar, os.urandom(32)
+        public_game_id(log, lobby, game),
+        op - 1,
+        cheater,
+        moved,
+        [points[h] for h in moved],
+        scalar,
+        [scalar] * len(moved),
+        os.urandom(32),
     )
     chains = chains_of(transcript.entries)
     counts = {s: sum(1 for e in chain if _not_ending(e)) for s, chain in chains.items()}

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from p2pcards.cards import Card, CardParseError, Rank, build_deck, parse_rank
+from p2pcards.cards import Card, CardParseError, Rank, Suit, build_deck, parse_rank
 from p2pcards.game import (
     Action,
     Coin,
@@ -70,6 +70,11 @@ def is_truthful(cards: Sequence[Card], rank: Rank | None) -> bool:
     """Rule 10: every card is a joker or of ``rank``. With ``rank`` None (unknowable), only an
     all-joker set is truthful."""
     return all(c.is_joker or c.rank == rank for c in cards)
+
+
+#: What a quads lead claims of its four cards (rule 30): all in one of these sets, the four
+#: cards of a rank (copy 0: the deck is one pack), jokers in none.
+QUADS_SETS = [[Card(rank, suit) for suit in Suit] for rank in Rank]
 
 
 def is_valid_quads(cards: Sequence[Card]) -> bool:
@@ -343,6 +348,14 @@ class CalsBS(Game[BSState]):
         self._check_public(state, seat, action)
         # Faces already public (cards revealed earlier) must not contradict the play either.
         self._check_faces(state, seat, action, state.faces, complete=False)
+
+    def hidden_claim(self, state: BSState, seat: int, action: Action) -> tuple[list[int], list[list[Card]]] | None:
+        """A quads lead (rule 30) claims its four cards are of one rank, no joker: proven at
+        the lead, without showing the rank (deck protocol 3; every seat checks the proof before
+        the lead stands, a false one is refused like an illegal move)."""
+        if action.get("type") != "quads":
+            return None
+        return list(_handles(action)), QUADS_SETS
 
     def check_own(self, state: BSState, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         self._check_public(state, seat, action)

@@ -259,6 +259,40 @@ def test_fake_quads_are_named_by_the_audit():
     assert seat == 2 and action["type"] == "quads"
 
 
+def _quads_leads(record):
+    return [(seat, action) for seat, action in record.actions if action["type"] == "quads"]
+
+
+@pytest.mark.slow  # whole games on the mental-poker deck
+def test_quads_are_proven_at_the_lead_on_the_mental_poker_deck():
+    """Deck protocol 3 (issue 32): a quads lead carries its seat's proof that its four cards
+    are of one rank (the rank hidden), and every seat checked it before the lead stood."""
+    backend = pytest.importorskip("p2pcards.deck.backend")
+    game = the_game()
+    options = game.resolve_options({"quads": True, "match_target": 3}, 4)
+    for attempt in range(6):
+        deck = backend.mental_poker_factory(seed=f"cals-bs-quads/{attempt}")(game, options, 4, 0)
+        record = run(4, options, names=["strategic"] * 4, seed=attempt, deck=deck)
+        leads = _quads_leads(record)
+        if leads:
+            assert all(isinstance(action.get("proof"), dict) for _, action in leads)
+            assert record.violations == []
+            return
+    pytest.skip("no quads were led in 6 games")
+
+
+def test_fake_quads_are_refused_at_the_lead_on_the_mental_poker_deck():
+    """A quads lead that is not four of a kind cannot be proven: it goes without a proof, and
+    the table refuses it at the lead, naming its seat (no audit needed)."""
+    backend = pytest.importorskip("p2pcards.deck.backend")
+    game = the_game()
+    options = game.resolve_options({"quads": True}, 4)
+    deck = backend.mental_poker_factory(seed="cals-bs-fake-quads")(game, options, 4, 0)
+    with pytest.raises(PlayerError) as info:
+        run(4, options, deck=deck, bot_classes=[RandomBot, RandomBot, FakeQuadsBot, RandomBot], check_own=False)
+    assert info.value.seat == 2 and "hidden claim refused" in info.value.reason
+
+
 def test_fake_quads_are_refused_by_an_honest_client():
     with pytest.raises(PlayerError) as info:
         run(4, {"quads": True}, bot_classes=[RandomBot, RandomBot, FakeQuadsBot, RandomBot])
