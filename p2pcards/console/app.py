@@ -516,12 +516,11 @@ class ConsoleApp:
             # Leaving with a bot first: the others play on. Ending it for everyone is the last.
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
             refusal = self._drop_out_refusal()
-            drop = (
-                "drop: drop out, your cards set aside unseen · " if refusal is None else f"(no drop out: {refusal}) · "
-            )
+            # The choices first, the reason there is no drop out last: at 80 columns a long
+            # reason is cut at the message's second line, never the way to end the game.
+            drop = "drop: drop out, your cards set aside unseen" if refusal is None else f"(no drop out: {refusal})"
             self.message = Feedback(
-                "leave: a bot plays your seat to the end (this program runs until then) · "
-                f"{drop}{ender}: end the game for everyone · stay",
+                f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay · {drop}",
                 error=True,
             )
         else:
