@@ -90,7 +90,8 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     screen = term.wait_for(r"score after 1 game", timeout=30).string
     after_one = _score(screen, 1)
     assert set(after_one) == {"carol", "strategic bot 1", "strategic bot 2"}, screen
-    assert sum(after_one.values()) == 1, screen
+    # One win for each winner: a blocked game's lowest hands may tie (two winners, CI run 13).
+    assert 1 <= sum(after_one.values()) <= 3, screen
     # The bots sat down again and agreed at once: only carol is missing.
     term.wait_until(
         lambda screen: re.search(
@@ -106,7 +107,7 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     assert "audit: clean, every card checked" in second
     screen = term.wait_for(r"score after 2 games: ", timeout=30).string
     after_two = _score(screen, 2)
-    assert sum(after_two.values()) == 2, screen
+    assert 1 <= sum(after_two.values()) - sum(after_one.values()) <= 3, screen
     assert all(after_two[name] >= wins for name, wins in after_one.items()), screen
     term.wait_for(r"type 'again' for a rematch or 'quit' to leave", timeout=30)
     term.type_line("quit")
