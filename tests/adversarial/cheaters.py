@@ -334,6 +334,11 @@ class WrongScalarOfMovedCard(Cheater):
 
     deviation = "wrong scalar of a moved card"
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        seat = self.session.seats[self.seat]
+        seat.agent = _PlaysMovedCards(seat.agent, self)
+
     def tamper_deck(self, to, message):
         if self.cheated or to is None or message.get("type") != "open":
             return message
@@ -345,12 +350,72 @@ class WrongScalarOfMovedCard(Cheater):
         return message
 
 
+class _DoubtsEveryClaim:
+    """An agent that doubts every claim it may doubt, and otherwise plays as ``inner``."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    async def choose(self, session: Any, seat: int) -> Any:
+        doubt = {"type": "doubt"}
+        legal = session.game.legal_actions(session.replica.state, seat, session.deck.known(seat))
+        if doubt in legal:
+            return doubt
+        return await self.inner.choose(session, seat)
+
+    def __getattr__(self, name: str) -> Any:  # observe, delay, ... as the inner agent's
+        return getattr(self.inner, name)
+
+
+class _PlaysMovedCards:
+    """Plays as ``inner``, but a set it places is one card: one it picked up, when it holds
+    one (claimed as its own rank when it leads), else a lie (a legal move). When the seat after
+    it doubts every claim (``DoubtsEveryClaim``), each lie makes it pick up the pile, and each
+    set it places after shows a moved card, which the doubter picks up if the claim was true."""
+
+    def __init__(self, inner: Any, peer: Cheater):
+        self.inner, self.peer = inner, peer
+
+    async def choose(self, session: Any, seat: int) -> Any:
+        action = await self.inner.choose(session, seat)
+        if action.get("type") != "play" or "rank" not in action:
+            return action
+        state, known = session.replica.state, session.deck.known(seat)
+        ranked = [h for h in state.hands[seat] if h in known and known[h].rank is not None]
+        moved = [h for h in ranked if self.peer.party.cards_by_handle[h].link is not None]
+        if moved:
+            true = [h for h in moved if known[h].rank.symbol == action["rank"]]
+            if state.must_lead or not true:
+                return {**action, "cards": moved[:1], "rank": known[moved[0]].rank.symbol if state.must_lead else action["rank"]}
+            return {**action, "cards": true[:1]}
+        lies = [h for h in ranked if known[h].rank.symbol != action["rank"]]
+        return {**action, "cards": lies[:1]} if lies else action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class DoubtsEveryClaim(Peer):
+    """An honest seat whose bot doubts every claim (Cal's BS): after a cheater that plays the
+    cards it picked up (``_PlaysMovedCards``), it gives it its chance in every game."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        seat = self.session.seats[self.seat]
+        seat.agent = _DoubtsEveryClaim(seat.agent)
+
+
 class FalseFaceOfMovedCard(Cheater):
     """Showing a card it picked up to everyone (a doubted set), names another face with the
     proof of the true one (deck protocol 3, §5.3): every seat checks the face proof as it
     arrives and names it."""
 
     deviation = "false face of a moved card shown to all"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        seat = self.session.seats[self.seat]
+        seat.agent = _PlaysMovedCards(seat.agent, self)
 
     def tamper_deck(self, to, message):
         if self.cheated or to is not None or message.get("type") != "open":

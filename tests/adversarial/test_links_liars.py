@@ -25,6 +25,7 @@ class LinksLiar(Cheater):
     deviation = "false links notices"
     claims: tuple[str, ...] = ("away", "statements")
     reached: bool = True  # claims to reach every seat (else none)
+    stalls: bool = False  # a staller has cheated when it stalls, not when it starts lying
 
     def links_notice(self) -> LinksNotice:  # the seam our notices are made by
         connected = tuple(self.others) if self.reached else ()
@@ -33,7 +34,8 @@ class LinksLiar(Cheater):
 
     async def misbehave(self) -> None:
         await self.until_turns(1)
-        self.cheated = True
+        if not self.stalls:
+            self.cheated = True
         for _ in range(400):  # bounded: 200 virtual seconds at most
             notice = self.links_notice().to_wire()
             for conn in list(self.connections.values()):
@@ -46,7 +48,11 @@ class LinksLiar(Cheater):
 
 
 class StallingLiar(LinksLiar, StallsTurnPeer):
-    """Stalls at its first lead and claims, in its notices, to wait on the others."""
+    """Stalls at its first lead and claims, in its notices, to wait on the others. A game may
+    end before its first lead: ``cheated`` is set by the stall (``_StallsLeadSeat``), so that
+    ``run_cheating_bs`` plays again."""
+
+    stalls = True
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
