@@ -451,10 +451,17 @@ class Peer(PeerHooks):
                     return
 
     def all_stopped(self) -> bool:
-        """After the game stopped: every seat still connected has published its deck seed, the
-        last entry a stopping seat signs (so nobody is cut off before it has everyone's)."""
+        """After the game stopped: every seat still connected has signed its ``stop`` (or its
+        ``bye``) and published its deck seed, so nobody is cut off before it has everyone's.
+        Either may come last: a seat stopping on its own signs its stop, then its seed; a seat
+        whose deck aborted first (another seat's seed came) reveals its seed, then stops. On the
+        seed alone, a seat that stopped first left before the other's stop came, and the two
+        transcripts differed by that entry."""
         return all(
-            s == self.seat or not self.connected(s) or self._revealed_seed(s) for s in range(self.header.players)
+            s == self.seat
+            or not self.connected(s)
+            or (self._revealed_seed(s) and (s in self.protocol.halted or s in self.left))
+            for s in range(self.header.players)
         )
 
     def known_seeds(self) -> dict[int, bytes]:
