@@ -79,6 +79,7 @@ def test_whole_match_every_bot_and_going_out_mode(going_out):
 
 
 @pytest.mark.slow  # whole games on the mental-poker deck
+@pytest.mark.sample(4)  # of the 10 (about 80 s of a CI worker), from the sample seed; all with --full
 @pytest.mark.parametrize("quads", [False, True])
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
 def test_whole_games_mental_poker_deck(players, quads):
