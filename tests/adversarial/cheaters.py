@@ -270,15 +270,24 @@ class SubstitutesAtRehandleHidesSeed(Cheater):
     which checks it from the moved handles the message names."""
 
     deviation = "substituted card at a pickup, seed withheld"
+    substituted = False
 
     def tamper_deck(self, to, message):
         if message.get("type") == "seed":
             return None
-        if self.cheated or message.get("type") != "rehandle":
+        if self.substituted or message.get("type") != "rehandle":
             return message
+        self.substituted = True
         points = list(message["points"])
         points[0] = random_point()
         return {**message, "points": sorted(points)}
+
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
+        # Its chance is a pickup of its own: a game that ends before it picks up any pile (1 in
+        # 12 here) withholds only the seed, which is not the cheat this case is about.
+        kept = await super().deck_output(sends)
+        self.cheated = self.substituted
+        return kept
 
 
 class TaggedCard(Cheater):
