@@ -108,7 +108,9 @@ class DeckBackend(Protocol):
         """Every face ``seat`` can see: its own cards, cards it held, every public card."""
 
     def open_all(self) -> dict[int, Card]:
-        """At the end: every face of every handle ever used."""
+        """At the end: the faces the game's audit reads. The mental-poker deck gives the faces
+        the table saw (every card opened to all, protocol/deck.md §7); the open-faced local
+        dealer, which hides nothing from itself, every face of every handle ever used."""
 
 
 #: The steps a deck carries out (the others are a seat's turn and the end).

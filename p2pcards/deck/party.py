@@ -142,7 +142,8 @@ class DropOp:
 
 @dataclass(frozen=True)
 class AuditOp:
-    """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
+    """End of game: reveal seeds and recompute the deck (every hand checked); return the faces
+    the table saw (every card opened to all), which is all the game's audit reads."""
 
 
 @dataclass(frozen=True)
@@ -524,6 +525,8 @@ class Party:
         #: Every face opened to all: the audit returns them for the hands it cannot derive
         #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
         self.public_faces: dict[int, Card] = {}
+        #: After the end-of-game audit: every face the revealed seeds derive (see _progress_seeds).
+        self.derived_faces: dict[int, Card] = {}
         # (sender, receiver) -> private boxes received in the sender's signed entries (every
         # seat's, opened here or not: judge.PrivateBoxes), and the private openings the
         # operations begun call for: at the audit, a box beyond them is one the protocol never
@@ -1349,8 +1352,7 @@ class Party:
                         card = self.cards_by_handle[handle]
                         if receiver is None:
                             card.public = True
-                            # What the audit returns where it cannot derive faces: the hands a
-                            # seat that dropped out shuffled (its seed is never revealed).
+                            # What the end-of-game audit returns: the faces the table saw.
                             self.public_faces[handle] = faces[handle]
                         else:
                             card.holder = receiver
@@ -1913,7 +1915,15 @@ class Party:
             self._fail(result.blame.step, result.blame.seat, result.blame.reason, result.blame.op)
             return
         if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
-            self._out.events.append(OpDone(self.current, self.ops[self.current], faces=dict(result.faces)))
+            # The faces the table saw (every card opened to all): all the game's audit reads
+            # (protocol/deck.md §7), the same at every seat, and all a transcript shows once
+            # the seeds are no longer revealed (issue 32). The seeds still check the deck.
+            # (The audit checked that they are the faces the seeds derive.) Every face the seeds
+            # derive stays in ``derived_faces`` while seeds are revealed: verify's report of
+            # every hand reads it; it goes with the seed reveal (issue 32, step 2).
+            self.derived_faces = dict(result.faces)
+            shown = dict(self.public_faces)
+            self._out.events.append(OpDone(self.current, self.ops[self.current], faces=shown))
             self.current += 1
             self._state = {}
             return

@@ -358,9 +358,9 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
         private=replay.private,
         operations=len(deck.parties[0].ops),
         moves=replay.turn,
-        cards=len(record.faces),
+        cards=len(replay.seed_faces),
     )
-    report.timeline = with_faces(replay.timeline, record.faces)
+    report.timeline = with_faces(replay.timeline, replay.seed_faces)
 
     for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
         raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))

@@ -210,6 +210,8 @@ class Replay:
         self.seats = seats
         self.seeds = seeds
         self.header = header
+        #: Every face the revealed seeds derive, once the replay reached the game's end.
+        self.seed_faces: dict[int, Card] = {}
         self.public = self.private = 0
         self.timeline: list[dict[str, Any]] = []
         self.reached = 0  # deck operations completed at every seat
@@ -747,9 +749,12 @@ class _NotingDeck:
         return self.deck.known(seat)
 
     def open_all(self) -> dict[int, Card]:
+        """The faces the table saw, for the game's audit; every face the seeds derive, for the
+        report's hands (:attr:`Replay.seed_faces`) while the seeds are revealed."""
         faces = self._done(self.deck.open_all())
+        self.replay.seed_faces = {**self.deck.parties[0].derived_faces, **faces}
         if self.replay.watch is not None:
-            self.replay.watch.opened(faces)
+            self.replay.watch.opened(self.replay.seed_faces)
         return faces
 
 
