@@ -365,19 +365,14 @@ class CrazyEights(Game[EightsState]):
     def audit(self, state: EightsState, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
         found = []
         for index, ((seat, action), seen) in enumerate(zip(actions, state.history)):
-            if seen.top not in faces:
-                continue  # (the top card is always shown: a deck that gives no faces)
             top = faces[seen.top]
-            if action["type"] == "play" and action["card"] in faces:
+            if action["type"] == "play":
                 problem = _play_problem(faces[action["card"]], top, seen.suit, action.get("suit"))
                 if problem:
                     found.append(Violation(seat, index, problem))
             elif action["type"] == "pass" and seen.must_be_unable:
                 if any(h not in faces for h in seen.hand):
-                    # Every card of a passer's hand is played face up or shown for scoring at
-                    # the hand's end (issue 32): but a seat that dropped out later, whose hand
-                    # was never opened.
-                    continue
+                    continue  # a seat that dropped out later: its hand was never opened
                 playable = [faces[h] for h in seen.hand if can_play(faces[h], top, seen.suit)]
                 if playable:
                     found.append(Violation(seat, index, f"passed while holding {playable[0]}, which could be played"))
