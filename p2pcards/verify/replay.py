@@ -109,8 +109,8 @@ def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: 
     """The verdict every seat reaches on the signed accusation ``entry`` as it arrives, without
     any seed, in the order the table applies the rules (p2pcards.deck.judge): its form, a
     finished hand, and an accusation about a public message judged on the copy its echo saw.
-    ``None``: those rules do not decide it (a private opening, a reused key, a decode failure,
-    judged once its operation is reached)."""
+    ``None``: those rules do not decide it (a private opening, a reused key, judged once its
+    operation is reached)."""
     message = entry.body["msg"]
     verdict = judge.malformed(mine.seat, message, len(seats))
     if verdict is not None:
@@ -126,7 +126,7 @@ def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: 
     step, evidence = message.get("step"), message.get("evidence")
     if step == "open" and not isinstance(evidence, dict):
         return judged(entry, judge.without_evidence(mine.seat))
-    if step not in ("open", "decode"):
+    if step != "open":  # (a `decode` accusation too: gone in protocol version 11)
         return judged(entry, judge.unknown_kind(mine.seat))
     return None
 

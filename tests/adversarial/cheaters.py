@@ -540,6 +540,35 @@ class AccusesReusedKeyTwice(Cheater):
         await self.publish_deck([Send(None, accusation)])
 
 
+class AccusesDecodeFailure(AccusesReusedKeyTwice):
+    """Once a deal has opened a card to it, accuses a decode failure of that card with its every
+    true lock (the protocol-version-10 form, which aborted the game into an audit with every seed
+    revealed). Since protocol version 11 there is no such accusation: every pass is proven and
+    every lock checked, so no card can fail to decode (issue 32). Its reason is its own words."""
+
+    deviation = "decode-failure accusation (no such kind since protocol version 11)"
+
+    def accusation(self) -> dict[str, Any] | None:
+        party = self.party
+        for index, op in enumerate(party.ops[: party.current]):
+            if not isinstance(op, DealOp):
+                continue
+            for handle, seat in sorted(op.to.items()):
+                card = party.cards_by_handle.get(handle)
+                if seat == self.seat and card is not None and card.link is None:
+                    pairs = [[lock, card.scalars[lock]] for lock in range(self.header.players)]
+                    evidence = {"handles": [handle], "scalars": [pairs]}
+                    return {
+                        "type": "accuse",
+                        "op": index,
+                        "step": "decode",
+                        "seat": self.seat,
+                        "reason": self.REASON,
+                        "evidence": evidence,
+                    }
+        return None
+
+
 #: Numbers a peer may put where an index goes (see tests/deck/test_evidence.py).
 ODD_NUMBERS = [0, 1, 2, 3, -1, -2, -3, True, False, 1.0, 2**31, -(2**63), None, "1", b"\x01"]
 

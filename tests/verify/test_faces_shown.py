@@ -53,10 +53,13 @@ SEEDS_STILL_REVEALED = pytest.mark.xfail(
     [
         pytest.param("bs_table", marks=SEEDS_STILL_REVEALED),
         "calypso_table",  # every card of a deal is played face up: nothing stays hidden
-        pytest.param("eights_table", marks=SEEDS_STILL_REVEALED),  # the stock, undrawn
+        "eights_table",  # the stock left undrawn, if any, stays hidden at the table
     ],
 )
 def test_a_finished_game_shows_no_more_than_the_table_saw(table, request):
     report = verify_file(request.getfixturevalue(table).path)
     assert report.faces_shown is not None and report.faces_decodable is not None
+    if table == "eights_table" and set(report.faces_decodable) != set(report.faces_shown):
+        # (Its real shuffle decides whether the stock was drawn out: then all was shown.)
+        pytest.xfail("the undrawn stock: seeds are still revealed at the end (issue 32)")
     assert set(report.faces_decodable) == set(report.faces_shown)
