@@ -7,7 +7,8 @@ methods of :class:`DeckBackend`.
 
 :class:`Replica` holds one copy of a game's public state and its ordered log of actions; it is
 what every peer keeps in step. :func:`play` drives a replica with bots until the game is done,
-then opens every card and runs the game's audit.
+then runs the game's audit over the faces the deck gives at the end (the ones shown at the table,
+on the mental-poker deck).
 
 Events shown to bots (``Bot.observe``) are plain dicts:
 
