@@ -762,6 +762,27 @@ class Revokes(Cheater):
         return None
 
 
+class LiesGoingOutFaceUp(Cheater):
+    """Cal's BS (going out face up): once, goes out with cards that are not all the declared
+    rank, none of them public yet (its client skips check_own; every public check passes). The
+    set is turned up at the table: the liar takes the pile (rule 35) and the game goes on; the
+    audit, which reads only the faces shown at the table since protocol version 11, names it at
+    that move at every seat, and so does ``p2pcards verify``."""
+
+    deviation = "false face-up going out"
+
+    def cheat_move(self, session, seat):
+        state = session.state
+        hand = list(state.hands[seat])
+        if state.in_quads_context or not 1 <= len(hand) <= 6 or any(h in state.faces for h in hand):
+            return None
+        rank = "A" if state.must_lead else state.current_rank.symbol
+        known = session.deck.known(seat)
+        if all(known[h].is_joker or known[h].rank.symbol == rank for h in hand):
+            return None
+        return {"type": "play", "cards": hand, "rank": rank}
+
+
 class StallsTurnSeat(CheatingSeat):
     async def choose(self, session, seat):
         self.peer.cheated = True
@@ -1091,6 +1112,7 @@ CHEATERS = {
         FakeQuads,
         FakeQuadsWithAnotherProof,
         Revokes,
+        LiesGoingOutFaceUp,
         StallsTurnPeer,
         OutOfTurn,
         Equivocates,
