@@ -4,7 +4,12 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 10  # 10: three changes. The table's drop-out move (issue 30): a seat drops
+PROTOCOL_VERSION = 11  # 11: the deck's end-of-game audit returns only the faces the table saw
+#                        (every card opened to all), all a game's audit reads; the bundled games'
+#                        audits check what those faces show (issue 32; protocol/deck.md 7); no
+#                        `decode` accusation (no card can fail to decode once every pass is
+#                        proven: one names its accuser as of no known kind, deck.md 4.2, 6).
+#                     10: three changes. The table's drop-out move (issue 30): a seat drops
 #                        out by signing {"type": "drop out"} as its move at its own turn, where
 #                        the game's rules allow it then; every seat applies it at that turn, then
 #                        the deck's DropOp; a move, opening or absent statement signed after it

@@ -7,7 +7,8 @@ methods of :class:`DeckBackend`.
 
 :class:`Replica` holds one copy of a game's public state and its ordered log of actions; it is
 what every peer keeps in step. :func:`play` drives a replica with bots until the game is done,
-then opens every card and runs the game's audit.
+then runs the game's audit over the faces the deck gives at the end (the ones shown at the table,
+on the mental-poker deck).
 
 Events shown to bots (``Bot.observe``) are plain dicts:
 
@@ -108,7 +109,9 @@ class DeckBackend(Protocol):
         """Every face ``seat`` can see: its own cards, cards it held, every public card."""
 
     def open_all(self) -> dict[int, Card]:
-        """At the end: every face of every handle ever used."""
+        """At the end: the faces the game's audit reads. The mental-poker deck gives the faces
+        the table saw (every card opened to all, protocol/deck.md §7); the open-faced local
+        dealer, which hides nothing from itself, every face of every handle ever used."""
 
 
 #: The steps a deck carries out (the others are a seat's turn and the end).

@@ -524,7 +524,13 @@ class Game(abc.ABC, Generic[S]):
         """Perform an action that passed :meth:`check`."""
 
     def audit(self, state: S, actions: Sequence[tuple[int, Action]], faces: Mapping[int, Card]) -> list[Violation]:
-        """Once every face is known: re-check what public information could not.
+        """At the game's end: re-check what the public rules could not as the moves came.
+
+        ``faces`` are the faces the table saw: on the mental-poker deck every card opened to all
+        (a reveal), never a card only its holder saw (protocol/deck.md §7, issue 32); the
+        open-faced local dealer gives every face. An audit checks what those faces show and
+        names nobody for a card whose face it lacks: a hidden claim is proven when it is made
+        (``hidden_claim``), not after the game.
 
         ``actions`` is every action of the game, in order, as ``(seat, action)``; a violation's
         ``action_index`` indexes it. ``state`` is the final state. Lying where the rules allow

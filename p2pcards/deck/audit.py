@@ -1,4 +1,4 @@
-"""The end-of-game (or abort) audit: recompute the game from the revealed seeds (protocol/deck.md §7).
+"""The end-of-game audit: recompute the game from the revealed seeds (protocol/deck.md §7).
 
 With every seed known, each seat's shuffle key, permutations, per-card keys and re-handling
 scalars are known, so every pass can be recomputed from the pass before it *as it was received*

@@ -165,7 +165,8 @@ class MentalPokerDeck:
         return self.parties[seat].known
 
     def open_all(self) -> dict[int, Card]:
-        """Reveal every seed and audit the whole game; raises DeckFault naming step and seat."""
+        """Reveal every seed and audit the whole game; raises DeckFault naming step and seat.
+        Returns the faces the table saw (every card opened to all): all the game's audit reads."""
         done = self.run_op(AuditOp())
         faces = dict(done[0].faces)
         if any(dict(d.faces) != faces for d in done):  # pragma: no cover

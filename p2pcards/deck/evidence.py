@@ -16,9 +16,8 @@ The rules, in one place:
 * a reused key's evidence is ``{"scalar", "author", "places"}``: a 32-byte scalar, ``author``
   the accused seat, and exactly two distinct places ``[handle, lock]``, each a handle
   (non-negative) and a lock in ``0 .. N`` (``N``: a re-handled card's one lock);
-* a decode failure's evidence is ``{"handles", "scalars"[, "chains"]}``: 1 to ``n`` distinct
-  handles (``n`` the cards of the deck), for each every lock ``0 .. N-1`` in order with a
-  32-byte scalar, and for each a chain (a list, empty since deck protocol 3; absent: none);
+* (a decode failure's accusation is gone since protocol version 11: every pass is proven and
+  every lock checked, so no card can fail to decode; one names its accuser as of no known kind);
 * a private message's evidence names its sender by seat, and on the wire its entry by a
   non-negative sequence number and a message key of bytes.
 
@@ -33,7 +32,6 @@ from typing import Any, TypeGuard
 
 __all__ = [
     "accused_of",
-    "decode_evidence",
     "is_index",
     "is_int",
     "reuse_evidence",
@@ -103,42 +101,6 @@ def reuse_evidence(evidence: Any, accused: int, players: int) -> tuple[bytes, li
 def reuse_reason(first: int, second: int) -> str:
     """The verdict's reason when a key is proven reused at handles ``first`` and ``second``."""
     return f"reused key (handles {first} and {second})"
-
-
-def decode_evidence(evidence: Any, players: int, n: int) -> tuple[list[int], list[list[bytes]], list[Any]] | None:
-    """(handles, each one's scalars for locks 0 .. N-1, each one's chain) of a decode
-    failure's evidence; ``None`` if malformed. Since deck protocol 3 only shuffled handles
-    are accused so (a chain, if any, must be empty: the judge names the accuser otherwise)."""
-    if not isinstance(evidence, dict) or not {"handles", "scalars"} <= set(evidence) <= {
-        "handles",
-        "scalars",
-        "chains",
-    }:
-        return None
-    handles, scalars, chains = evidence["handles"], evidence["scalars"], evidence.get("chains")
-    if not (isinstance(handles, list) and 1 <= len(handles) <= n):
-        return None
-    if not all(is_int(h) and h >= 0 for h in handles) or len(set(handles)) != len(handles):
-        return None
-    if chains is None:
-        chains = [[] for _ in handles]
-    if not (isinstance(scalars, list) and isinstance(chains, list) and len(scalars) == len(chains) == len(handles)):
-        return None
-    keys: list[list[bytes]] = []
-    for pairs in scalars:
-        if not (isinstance(pairs, list) and len(pairs) == players):
-            return None
-        row = []
-        for lock, pair in enumerate(pairs):
-            if not (isinstance(pair, list) and len(pair) == 2 and is_int(pair[0]) and pair[0] == lock):
-                return None
-            if not _is_bytes(pair[1], 32):
-                return None
-            row.append(pair[1])
-        keys.append(row)
-    if not all(isinstance(links, list) for links in chains):
-        return None
-    return list(handles), keys, list(chains)
 
 
 def wire_private_evidence(evidence: Any, players: int) -> tuple[int, int, bytes] | None:

@@ -201,7 +201,7 @@ def unknown_kind(accuser: int) -> Verdict:
 
 
 def opens_no_cards(accuser: int, step: str, op: int) -> Verdict:
-    """A private-opening, reused-key or decode accusation about an operation that opens no
+    """A private-opening or reused-key accusation about an operation that opens no
     cards names its accuser, once its operation is reached; so does one about an operation at
     or past the end-of-game audit, where nobody accuses."""
     return Verdict(ACCUSE, accuser, f"accusation ({step}) about operation {op}, which opens no cards")

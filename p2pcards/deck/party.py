@@ -43,7 +43,7 @@ from .derive import (
     nonce_of,
     seed_commitment,
 )
-from .evidence import accused_of, decode_evidence, is_index, reuse_evidence, reuse_reason, step_of
+from .evidence import accused_of, is_index, reuse_evidence, reuse_reason, step_of
 from .faceproofs import prove_face, prove_in_one_set, verify_face, verify_in_one_set
 from .group import (
     InvalidPoint,
@@ -142,7 +142,8 @@ class DropOp:
 
 @dataclass(frozen=True)
 class AuditOp:
-    """End of game: reveal seeds, recompute, return every face. Reveals every hand."""
+    """End of game: reveal seeds and recompute the deck (every hand checked); return the faces
+    the table saw (every card opened to all), which is all the game's audit reads."""
 
 
 @dataclass(frozen=True)
@@ -217,14 +218,6 @@ class _Deviation(Exception):
         # only this seat multiplies), so publish an accusation they can check.
         self.accuse, self.evidence = accuse, evidence
         self.op = op  # the operation whose message is at fault, when not the current one
-
-
-class _DecodeFailure(Exception):
-    """Scalars that open their commitments but do not decode to distinct cards of the table."""
-
-    def __init__(self, handles: list[int], reason: str):
-        super().__init__(reason)
-        self.handles, self.reason = handles, reason
 
 
 @dataclass(slots=True)  # one per card and hand: no __dict__ each (issue 23)
@@ -478,7 +471,6 @@ class Party:
         self.epochs = 0
         self.cards_by_handle: dict[int, _Card] = {}
         self.known: dict[int, Card] = {}
-        self._epoch_faces: dict[int, dict[int, int]] = {}  # epoch -> card index -> handle
         self._prepared_keys: dict[int, list[bytes]] = {}  # epoch -> our per-card public keys
         self._shuffle_ops: list[int] = []  # epoch -> the operation that shuffled it
         self._root_faces: dict[int, int] = {}  # shuffled handle -> card index, once decoded
@@ -524,6 +516,8 @@ class Party:
         #: Every face opened to all: the audit returns them for the hands it cannot derive
         #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
         self.public_faces: dict[int, Card] = {}
+        #: After the end-of-game audit: every face the revealed seeds derive (see _progress_seeds).
+        self.derived_faces: dict[int, Card] = {}
         # (sender, receiver) -> private boxes received in the sender's signed entries (every
         # seat's, opened here or not: judge.PrivateBoxes), and the private openings the
         # operations begun call for: at the audit, a box beyond them is one the protocol never
@@ -533,7 +527,6 @@ class Party:
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
         self._audited = False
-        self._accuser: int | None = None
         self._started = False
         self._out = Output()
 
@@ -784,9 +777,6 @@ class Party:
             except _Deviation as d:
                 self._fail_deviation(d)
                 return
-            except _DecodeFailure as f:
-                self._start_abort(f)
-                continue
             # the op is complete
             self._state = {}
             self.current += 1
@@ -887,7 +877,6 @@ class Party:
                 handle = base + j
                 scalars = {self.seat: self._card_key(handle)} | {s: ONE for s in implicit}
                 self.cards_by_handle[handle] = _Card(point, locks, list(range(self.players)), scalars, root=handle)
-            self._epoch_faces[epoch] = {}
             self._prepared_keys.pop(epoch, None)
             # Every seat has sent its passes of this shuffle, so every other seat had finished
             # the hands before it: an accusation about one of them is refused from now on
@@ -1135,7 +1124,6 @@ class Party:
             self.cards_by_handle.pop(handle, None)
         self._seen_scalars = {s: w for s, w in self._seen_scalars.items() if not first <= w[1] < last}
         self._public_keys = {k: w for k, w in self._public_keys.items() if not first <= w[1] < last}
-        self._epoch_faces.pop(epoch, None)
         # Messages for an operation this seat has done were never asked for (nothing reads them).
         self._inbox = {k: m for k, m in self._inbox.items() if k[0] >= self.current}
 
@@ -1349,8 +1337,7 @@ class Party:
                         card = self.cards_by_handle[handle]
                         if receiver is None:
                             card.public = True
-                            # What the audit returns where it cannot derive faces: the hands a
-                            # seat that dropped out shuffled (its seed is never revealed).
+                            # What the end-of-game audit returns: the faces the table saw.
                             self.public_faces[handle] = faces[handle]
                         else:
                             card.holder = receiver
@@ -1507,8 +1494,10 @@ class Party:
 
     def _decode(self, handles: list[int]) -> dict[int, Card]:
         """Faces of handles this seat can open: a shuffled handle whose every lock it knows
-        (decoded once; no two shuffled handles of an epoch may hold one card), a re-handled
-        one whose face its opening showed (checked there, deck protocol 3)."""
+        (decoded once), a re-handled one whose face its opening showed (checked there, deck
+        protocol 3). Every pass is proven and every lock checked against its public key, so a
+        shuffled handle always decodes to a card of the table, no two of an epoch to one card
+        (a failure would break the proofs: a bug here, never a seat's fault, §4.2)."""
         shuffled = [h for h in handles if self.cards_by_handle[h].link is None]
         todo = sorted({h for h in shuffled if h not in self._root_faces})
         if todo:
@@ -1520,19 +1509,14 @@ class Party:
                 raise self._invalid_point(todo[exc.index]) from None
             for root, point in zip(todo, points):
                 card_index = self._table_index.get(point)
-                if card_index is None:
-                    raise _DecodeFailure([root], f"handle {root} decodes outside the card table")
+                if card_index is None:  # (see above: the proofs rule it out)
+                    raise AssertionError(f"handle {root} decodes outside the card table")
                 self._root_faces[root] = card_index
         faces = {}
         for handle in handles:
             card = self.cards_by_handle[handle]
             if card.link is None:
                 card_index = self._root_faces[handle]
-                seen = self._epoch_faces[handle // self.n]
-                other = seen.get(card_index, handle)
-                if other != handle:
-                    raise _DecodeFailure([other, handle], f"handles {other} and {handle} hold the same card")
-                seen[card_index] = handle
             else:
                 assert card.face is not None, "a re-handled card opened here"
                 card_index = card.face
@@ -1708,7 +1692,7 @@ class Party:
             self._rule(judge.without_evidence(accuser))
             return True
         reuse = step == "open" and isinstance(evidence, dict) and "scalar" in evidence
-        if not (private or reuse or step == "decode"):
+        if not (private or reuse):  # (a `decode` accusation too: gone in protocol version 11)
             self._rule(judge.unknown_kind(accuser))
             return True
         if not self._reached(op):
@@ -1723,27 +1707,21 @@ class Party:
             else:
                 self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
             return True
-        if private:
-            sender = evidence.get("sender")
-            try:
-                if not is_index(sender, self.players) or (sender, accuser) not in self._expected_openings[op]:
-                    raise ValueError("no such private message was due")
-                self._check_opening(op, sender, accuser, evidence["message"], learn=False)
-            except _Deviation as d:
-                if d.seat == accused:
-                    self._fail(d.step, d.seat, d.reason, op)
-                else:
-                    self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
-            except (ValueError, KeyError, TypeError, AttributeError):
-                self._fail("accuse", accuser, "accusation without valid evidence")
+        # A private opening (the only kind left).
+        sender = evidence.get("sender")
+        try:
+            if not is_index(sender, self.players) or (sender, accuser) not in self._expected_openings[op]:
+                raise ValueError("no such private message was due")
+            self._check_opening(op, sender, accuser, evidence["message"], learn=False)
+        except _Deviation as d:
+            if d.seat == accused:
+                self._fail(d.step, d.seat, d.reason, op)
             else:
-                self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
-            return True
-        # decode
-        if not self._confirm_decode_failure(evidence, op):
-            self._fail("accuse", accuser, "false accusation: the cards decode correctly")
-            return True
-        self._start_abort(None, f"seat {accuser} showed cards of operation {op} that do not decode", accuser)
+                self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self._fail("accuse", accuser, "accusation without valid evidence")
+        else:
+            self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
         return True
 
     def _proves_reuse(self, author: int, evidence: Any, op: int) -> tuple[int, int] | None:
@@ -1779,71 +1757,7 @@ class Party:
         link = self.cards_by_handle[handle].link
         return (handle, lock) if link is None else (-1 - link.op, self.players)
 
-    def _confirm_decode_failure(self, evidence: Any, op: int) -> bool:
-        """True when the evidence (every lock of some handles' shuffled handles, and their chains)
-        opens its commitments and yet does not decode to distinct cards: then some pass or
-        re-handling was wrong, and the audit finds it."""
-        checked = decode_evidence(evidence, self.players, self.n)
-        if checked is None:
-            return False
-        handles, scalars, chains = checked
-        try:
-            points = []
-            for handle, keys, links in zip(handles, scalars, chains):
-                if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
-                    return False  # only the accused operation's hand (protocol/deck.md §6)
-                root = handle
-                card = self.cards_by_handle[root]
-                if card.link is not None or links != []:
-                    return False  # a re-handled card is opened by its scalar, checked as an opening
-
-                for lock, scalar in enumerate(keys):
-                    check_scalar(scalar)
-                    if not self._opens_lock(root, lock, scalar):
-                        return False
-                product = scalar_product(keys)
-                points.append((root, multiply(invert(product), card.point)))
-        except (KeyError, TypeError, ValueError, IndexError, InvalidScalar, InvalidPoint):
-            return False  # (a second line: the evidence was read above, field by field)
-        found = [self._table_index.get(p) for _, p in points]
-        if None in found:
-            return True
-        indices = [i for i in found if i is not None]  # (all of them)
-        for i, (handle, index) in enumerate(zip(handles, indices)):
-            if index in indices[:i]:  # the same card under two shuffled handles
-                return True
-            # a card equal to one this seat already knows in the same epoch is a duplicate too
-            if self._epoch_faces.get(handle // self.n, {}).get(index, handle) != handle:
-                return True
-        return False
-
     # -- seeds and the audit ----------------------------------------------------------------------
-
-    def _start_abort(
-        self, failure: _DecodeFailure | None, reason: str | None = None, accuser: int | None = None
-    ) -> None:
-        """A decode failed with keys that open their commitments: some pass was wrong. Reveal
-        the seeds and let the audit find whose (or blame the accuser if none was)."""
-        if failure is not None:
-            evidence = {
-                "handles": failure.handles,
-                "scalars": [
-                    [[i, self.cards_by_handle[h].scalars[i]] for i in range(self.players)] for h in failure.handles
-                ],
-            }
-            self._broadcast(
-                {
-                    "type": "accuse",
-                    "op": self.current,
-                    "step": "decode",
-                    "seat": self.seat,
-                    "reason": failure.reason,
-                    "evidence": evidence,
-                }
-            )
-            reason, accuser = failure.reason, self.seat
-        self._accuser = accuser
-        self._start_seeds(reason or "abort")
 
     def _start_seeds(self, reason: str) -> None:
         if self.audit_reason is not None:
@@ -1883,8 +1797,7 @@ class Party:
         """At the end-of-game audit every seat has begun every operation, and every seat's
         private boxes came before its seed (its chain's order): a sender with more boxes to a
         seat than the openings of those operations call for signed one the protocol never called
-        for, which its signed entry proves at every seat, opened or not (deck.md section 7).
-        (Only then: after an abort a faster seat may have begun an operation we have not.)"""
+        for, which its signed entry proves at every seat, opened or not (deck.md section 7)."""
         for (sender, receiver), count in sorted(self._boxes.items()):
             if count > self._boxes_due.get((sender, receiver), 0):
                 self._fail(
@@ -1902,24 +1815,25 @@ class Party:
         from .audit import audit  # the audit is heavy and only needed at the end
 
         self._audited = True
-        if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
-            self._check_boxes()
-            if self.blame is not None:
-                return
-        result = audit(self, full=self.full_audit or self._accuser is not None)
+        # The audit is begun only by AuditOp (since protocol version 11 no accusation aborts
+        # the game into it): every seat has begun every operation.
+        assert isinstance(self.ops[self.current], AuditOp), "the end-of-game audit"
+        self._check_boxes()
+        if self.blame is not None:
+            return
+        result = audit(self, full=self.full_audit)
         self.audit_incomplete = result.incomplete
         if result.blame is not None:
             # Its op is the operation whose message deviated (a shuffle, a transfer), not the audit.
             self._fail(result.blame.step, result.blame.seat, result.blame.reason, result.blame.op)
             return
-        if self._accuser is None and self.current < len(self.ops) and isinstance(self.ops[self.current], AuditOp):
-            self._out.events.append(OpDone(self.current, self.ops[self.current], faces=dict(result.faces)))
-            self.current += 1
-            self._state = {}
-            return
-        # An abort whose audit found every pass correct: the accusation was false.
-        self._fail(
-            "accuse",
-            self._accuser if self._accuser is not None else self.seat,
-            "false accusation: the audit found every pass correct",
-        )
+        # The faces the table saw (every card opened to all): all the game's audit reads
+        # (protocol/deck.md §7), the same at every seat, and all a transcript shows once the
+        # seeds are no longer revealed (issue 32). (The audit checked that they are the faces
+        # the seeds derive.) Every face the seeds derive stays in ``derived_faces`` while seeds
+        # are revealed: verify's report of every hand reads it; it goes with the seed reveal.
+        self.derived_faces = dict(result.faces)
+        shown = dict(self.public_faces)
+        self._out.events.append(OpDone(self.current, self.ops[self.current], faces=shown))
+        self.current += 1
+        self._state = {}

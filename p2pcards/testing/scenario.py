@@ -346,7 +346,7 @@ class ScenarioTable:
     def advance(self) -> Step:
         """Carry out every step that is not a seat's, as the engine does, until a seat must act
         (and :meth:`answer` does not answer) or the game is done; returns that step. At the end
-        the audit runs once every card is open."""
+        the audit runs, over the faces the deck gives then."""
         game = self.game
         for _ in range(MAX_STEPS):
             step = self.replica.next_step()

@@ -358,9 +358,10 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
         private=replay.private,
         operations=len(deck.parties[0].ops),
         moves=replay.turn,
-        cards=len(record.faces),
+        cards=len(replay.seed_faces),
     )
-    report.timeline = with_faces(replay.timeline, record.faces)
+    report.timeline = with_faces(replay.timeline, replay.seed_faces)
+    _note_faces(report, record.faces, replay.seed_faces, range(lobby.players))
 
     for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
         raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
@@ -495,6 +496,7 @@ def _verify_with_drop_outs(
             raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
     report.checked.update(moves=replay.turn, cards=len(faces))
     report.timeline = with_faces(replay.timeline, faces)
+    _note_faces(report, faces, faces, range(lobby.players))
     report.result = result
     report.result_text = result_words(game, result)
     results_signed = 0
@@ -518,6 +520,15 @@ def _verify_with_drop_outs(
             f"(every proof, the cards opened to all, the moves by the game's public rules; the "
             f"cards nobody opened are not checked)"
         )
+
+
+def _note_faces(
+    report: Report, shown: Mapping[int, Card], decodable: Mapping[int, Card], seeing: Sequence[int]
+) -> None:
+    """``faces_shown``: the cards opened to all (the game's audit read them), each seen by
+    ``seeing`` (the seats at the table); ``faces_decodable``: what the file lets anyone decode."""
+    report.faces_shown = {h: (card, tuple(seeing)) for h, card in shown.items()}
+    report.faces_decodable = {**decodable, **shown}
 
 
 def left_to_bot_turns(log: Any, players: int) -> dict[int, int | None]:

@@ -109,8 +109,8 @@ def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: 
     """The verdict every seat reaches on the signed accusation ``entry`` as it arrives, without
     any seed, in the order the table applies the rules (p2pcards.deck.judge): its form, a
     finished hand, and an accusation about a public message judged on the copy its echo saw.
-    ``None``: those rules do not decide it (a private opening, a reused key, a decode failure,
-    judged once its operation is reached)."""
+    ``None``: those rules do not decide it (a private opening, a reused key, judged once its
+    operation is reached)."""
     message = entry.body["msg"]
     verdict = judge.malformed(mine.seat, message, len(seats))
     if verdict is not None:
@@ -126,7 +126,7 @@ def provable_accusation(seats: Sequence[SeatEntries], mine: SeatEntries, entry: 
     step, evidence = message.get("step"), message.get("evidence")
     if step == "open" and not isinstance(evidence, dict):
         return judged(entry, judge.without_evidence(mine.seat))
-    if step not in ("open", "decode"):
+    if step != "open":  # (a `decode` accusation too: gone in protocol version 11)
         return judged(entry, judge.unknown_kind(mine.seat))
     return None
 
@@ -210,6 +210,8 @@ class Replay:
         self.seats = seats
         self.seeds = seeds
         self.header = header
+        #: Every face the revealed seeds derive, once the replay reached the game's end.
+        self.seed_faces: dict[int, Card] = {}
         self.public = self.private = 0
         self.timeline: list[dict[str, Any]] = []
         self.reached = 0  # deck operations completed at every seat
@@ -747,9 +749,12 @@ class _NotingDeck:
         return self.deck.known(seat)
 
     def open_all(self) -> dict[int, Card]:
+        """The faces the table saw, for the game's audit; every face the seeds derive, for the
+        report's hands (:attr:`Replay.seed_faces`) while the seeds are revealed."""
         faces = self._done(self.deck.open_all())
+        self.replay.seed_faces = {**self.deck.parties[0].derived_faces, **faces}
         if self.replay.watch is not None:
-            self.replay.watch.opened(faces)
+            self.replay.watch.opened(self.replay.seed_faces)
         return faces
 
 

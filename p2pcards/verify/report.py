@@ -136,6 +136,14 @@ class Report:
     #: chat line, table.protocol.LEFT_TO_BOT): the turn of the first move the bot signed
     #: (``None``: it signed none). An honest seat: a fact for people, never a fault.
     left_to_bot: dict[int, int | None] = field(default_factory=dict)
+    #: The cards whose face the table saw (issue 32): each card opened to all during the game,
+    #: by handle, and the seats that saw it (every seat at the table then). ``None``: the
+    #: replay did not reach the game's end.
+    faces_shown: dict[int, tuple[Card, tuple[int, ...]]] | None = None
+    #: The cards whose face anyone holding the transcript can decode (every seat's transcript
+    #: put together: the openings to all, and every face the seeds derive where every seed is
+    #: revealed). Equal to ``faces_shown`` only once no seed is revealed (issue 32, step 2).
+    faces_decodable: dict[int, Card] | None = None
     seconds: float = 0.0
     size: int = 0
 
@@ -209,6 +217,15 @@ class Report:
                 {"seat": seat, "name": self.name(seat), "from_turn": turn}
                 for seat, turn in sorted(self.left_to_bot.items())
             ],
+            "faces_shown": None
+            if self.faces_shown is None
+            else [
+                {"handle": h, "card": card.label(), "seen_by": list(seen)}
+                for h, (card, seen) in sorted(self.faces_shown.items())
+            ],
+            "faces_decodable": None
+            if self.faces_decodable is None
+            else [{"handle": h, "card": card.label()} for h, card in sorted(self.faces_decodable.items())],
             "seconds": round(self.seconds, 3),
             "bytes": self.size,
         }
@@ -255,6 +272,12 @@ class Report:
         if self.checked:
             before = "" if self.status == EXIT_VERIFIED else " (before it stopped)"
             lines.append(f"checked{before}: " + _describe_checks(self.checked))
+        if self.faces_shown is not None and self.faces_decodable is not None:
+            hidden = len(self.faces_decodable) - len(self.faces_shown)
+            lines.append(
+                f"faces: {len(self.faces_shown)} cards shown at the table; "
+                + (f"{hidden} more decodable from this file (the revealed seeds)" if hidden else "no other decodable")
+            )
         for note in self.notes:
             lines.append(f"note: {self.named(note)}")
         if show_hands and self.timeline:

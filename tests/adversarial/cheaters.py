@@ -614,6 +614,35 @@ class AccusesReusedKeyTwice(Cheater):
         await self.publish_deck([Send(None, accusation)])
 
 
+class AccusesDecodeFailure(AccusesReusedKeyTwice):
+    """Once a deal has opened a card to it, accuses a decode failure of that card with its every
+    true lock (the protocol-version-10 form, which aborted the game into an audit with every seed
+    revealed). Since protocol version 11 there is no such accusation: every pass is proven and
+    every lock checked, so no card can fail to decode (issue 32). Its reason is its own words."""
+
+    deviation = "decode-failure accusation (no such kind since protocol version 11)"
+
+    def accusation(self) -> dict[str, Any] | None:
+        party = self.party
+        for index, op in enumerate(party.ops[: party.current]):
+            if not isinstance(op, DealOp):
+                continue
+            for handle, seat in sorted(op.to.items()):
+                card = party.cards_by_handle.get(handle)
+                if seat == self.seat and card is not None and card.link is None:
+                    pairs = [[lock, card.scalars[lock]] for lock in range(self.header.players)]
+                    evidence = {"handles": [handle], "scalars": [pairs]}
+                    return {
+                        "type": "accuse",
+                        "op": index,
+                        "step": "decode",
+                        "seat": self.seat,
+                        "reason": self.REASON,
+                        "evidence": evidence,
+                    }
+        return None
+
+
 #: Numbers a peer may put where an index goes (see tests/deck/test_evidence.py).
 ODD_NUMBERS = [0, 1, 2, 3, -1, -2, -3, True, False, 1.0, 2**31, -(2**63), None, "1", b"\x01"]
 
@@ -805,6 +834,27 @@ class Revokes(Cheater):
         if follow and off:
             return {"type": "play", "card": off[0]}
         return None
+
+
+class LiesGoingOutFaceUp(Cheater):
+    """Cal's BS (going out face up): once, goes out with cards that are not all the declared
+    rank, none of them public yet (its client skips check_own; every public check passes). The
+    set is turned up at the table: the liar takes the pile (rule 35) and the game goes on; the
+    audit, which reads only the faces shown at the table since protocol version 11, names it at
+    that move at every seat, and so does ``p2pcards verify``."""
+
+    deviation = "false face-up going out"
+
+    def cheat_move(self, session, seat):
+        state = session.state
+        hand = list(state.hands[seat])
+        if state.in_quads_context or not 1 <= len(hand) <= 6 or any(h in state.faces for h in hand):
+            return None
+        rank = "A" if state.must_lead else state.current_rank.symbol
+        known = session.deck.known(seat)
+        if all(known[h].is_joker or known[h].rank.symbol == rank for h in hand):
+            return None
+        return {"type": "play", "cards": hand, "rank": rank}
 
 
 class StallsTurnSeat(CheatingSeat):
@@ -1136,6 +1186,7 @@ CHEATERS = {
         FakeQuads,
         FakeQuadsWithAnotherProof,
         Revokes,
+        LiesGoingOutFaceUp,
         StallsTurnPeer,
         OutOfTurn,
         Equivocates,

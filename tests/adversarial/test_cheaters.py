@@ -112,6 +112,8 @@ CASES = {
     "fake quads": Case("FakeQuads", BS_QUADS),  # refused at the lead: its claim has no proof
     "fake quads, the proof of another claim": Case("FakeQuadsWithAnotherProof", BS_QUADS),
     "revoke (calypso)": Case("Revokes", CALYPSO, AUDIT),
+    # Named from the faces shown at the table (protocol version 11): its set is turned up.
+    "false face-up going out": Case("LiesGoingOutFaceUp", BS, AUDIT),
     "equivocation": Case("Equivocates"),
     "replay": Case("Replays", expect=IGNORED, in_transcript=False),
     "out of turn": Case("OutOfTurn"),

@@ -68,7 +68,9 @@ def _hostile_accusations(good: dict[str, Any]) -> list[Any]:
         *([far] * FLOOD),  # the same accusation, again and again, kept aside
         {**far, "evidence": {**good["evidence"], "places": deep}},  # nested, kept aside
         {**far, "evidence": {**good["evidence"], "junk": b"\xff" * (200 << 10)}},  # 200 KiB
-        {**far, "step": "decode", "evidence": {"handles": list(range(10_000)), "scalars": [[]] * 10_000}},
+        # 10,000 places, kept aside (a `decode` accusation, of no known kind since protocol 11,
+        # names its accuser as it arrives: no longer one of these)
+        {**far, "evidence": {**good["evidence"], "places": [[h, 0] for h in range(10_000)]}},
         good,  # judged as it arrives: names its accuser, who must be the only seat named
     ]
 

@@ -29,3 +29,17 @@ def bad_points() -> dict[str, bytes]:
 def make_deck(players: int, cards: int = 20, seed: object = "test", **kwargs) -> MentalPokerDeck:
     deck = deck_of_size(cards) if cards >= 52 else build_deck()[:cards]
     return MentalPokerDeck(deck, players, simulation_seeds(seed, 0, players), **kwargs)
+
+
+def every_face(deck: MentalPokerDeck) -> dict:
+    """End the game (the deck's audit, every seed revealed), then every face the seeds derive:
+    the deck tests' check of the deck itself. ``open_all`` returns only the faces the table saw
+    (every card opened to all, issue 32), the same at every seat, all the game's audit reads."""
+    from p2pcards.deck.audit import audit
+
+    shown = deck.open_all()
+    party = deck.playing[0]
+    assert all(shown == p.public_faces for p in deck.playing)
+    faces = dict(audit(party, full=False).faces)
+    assert all(faces.get(h, c) == c for h, c in shown.items())
+    return {**faces, **shown}

@@ -43,10 +43,12 @@ def jam(kind: str, accuser: Party) -> dict:
     raise ValueError(kind)
 
 
-#: Refused as they arrive: a public message the accuser cannot have received, or no evidence.
-REFUSED = ["shuffle far", "relock not begun", "rehandle far", "open, no evidence"]
+#: Refused as they arrive: a public message the accuser cannot have received, or no evidence;
+#: a decode failure, an accusation of no known kind since protocol version 11 (issue 32: every
+#: pass is proven and every lock checked, so no card fails to decode).
+REFUSED = ["shuffle far", "relock not begun", "rehandle far", "open, no evidence", "decode far"]
 #: Kept aside until their operation is reached (here: never, so until the end of the game).
-KEPT = ["open far", "reused key far", "decode far"]
+KEPT = ["open far", "reused key far"]
 
 
 def jammer(kind: str):

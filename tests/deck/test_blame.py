@@ -420,7 +420,7 @@ class FalseAccuser(Party):
             self._accused = True
             evidence = {"sender": sender, "message": message}
             step, seat = self.accusation, sender
-            if self.accusation == "decode":  # the keys decode fine
+            if self.accusation == "decode":  # the keys decode fine (no such kind since protocol 11)
                 h = message["handles"][0]
                 evidence = {
                     "handles": [h],

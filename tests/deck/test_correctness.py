@@ -11,7 +11,7 @@ from p2pcards.deck.backend import MentalPokerDeck, simulation_seeds
 from p2pcards.deck.bench import deck_of_size
 from p2pcards.deck.party import FIRST_REHANDLED, AuditOp, DealOp, OpDone, Party
 
-from .deck_helpers import make_deck
+from .deck_helpers import every_face, make_deck
 
 # Every player count with 54 cards, and the bigger decks at the table sizes they are played at
 # (Calypso: 4 x 208) plus the extremes, so the suite stays at a few seconds.
@@ -44,7 +44,7 @@ def test_deal_reveal_and_audit(players, cards):
     faces = deck.reveal([handles[1]] + stock, None)
     for party in deck.parties:
         assert {h: party.known[h] for h in faces} == faces
-    everything = deck.open_all()
+    everything = every_face(deck)
     assert Counter(everything.values()) == Counter(faces_in_deck), "every card exactly once"
     for seat in range(players):
         assert all(everything[h] == card for h, card in deck.known(seat).items())
@@ -59,7 +59,7 @@ def test_all_cards_dealt_exactly_once():
         assert len(deck.known(seat)) == len(handles) // 4 + (seat < len(handles) % 4)
         seen.update(deck.known(seat).values())
     assert sorted(seen.values()) == [1] * 54
-    assert Counter(deck.open_all().values()) == Counter(deck_of_size(54))
+    assert Counter(every_face(deck).values()) == Counter(deck_of_size(54))
 
 
 def test_transfer_rehandles_and_new_holder_reveals():
@@ -82,7 +82,7 @@ def test_transfer_rehandles_and_new_holder_reveals():
     faces = deck.reveal(new, 2)
     assert faces == {h: deck.known(2)[h] for h in new}
     assert all(deck.known(s)[h] == faces[h] for s in range(3) for h in new)
-    everything = deck.open_all()
+    everything = every_face(deck)
     assert {h: everything[h] for h in new} == faces
 
 
@@ -97,7 +97,7 @@ def test_a_card_transferred_twice_opens_by_its_holders_scalar():
     assert faces == {h: deck.known(1)[h] for h in third}
     for party in deck.parties:
         assert {h: party.known[h] for h in third} == faces
-    everything = deck.open_all()
+    everything = every_face(deck)
     assert Counter(everything[h] for h in handles) == Counter(everything[h] for h in range(24))
     assert all(everything[h] == faces[h] for h in third)
     assert len({everything[h] for h in third}) == len(third)
@@ -111,7 +111,7 @@ def test_several_shuffles_number_handles_by_epoch_and_coins_agree():
     second = deck.shuffle()
     assert first == list(range(12)) and second == list(range(12, 24))
     deck.deal({second[0]: 1, second[1]: 2})
-    faces = deck.open_all()
+    faces = every_face(deck)
     assert len(faces) == 24
     assert Counter(faces[h] for h in second) == Counter(faces[h] for h in first)
 

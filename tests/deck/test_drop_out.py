@@ -10,7 +10,7 @@ from p2pcards.deck import group
 from p2pcards.deck.derive import Secrets
 from p2pcards.deck.party import DropOp
 
-from .deck_helpers import make_deck
+from .deck_helpers import every_face, make_deck
 from .test_privacy_fairness import _leaves
 
 DROPPER = 1
@@ -59,7 +59,7 @@ def test_the_game_goes_on_without_the_seat_and_the_audit_needs_no_seed_of_it():
     assert [m["type"] for s, _, m in pooled[first:] if s == DROPPER] == ["drop"] * (deck.players - 1)
     party = deck.parties[0]
     assert party.pass_order(1) == [("shuffle", 0), ("shuffle", 2), ("relock", 2), ("relock", 0)]
-    faces = deck.open_all()
+    faces = every_face(deck)
     assert [p.blame for p in deck.playing] == [None, None]
     assert deck.parties[0].seeds[DROPPER] is None
     # The first hand is blind (seat 1 shuffled it): only the faces opened to all are returned;
@@ -155,7 +155,7 @@ def test_a_moved_card_the_dropper_holds_stays_hidden():
     drop_message = seat0.transcript[len(seat0.ops) - 1][("drop", DROPPER)]
     assert not set(drop_message["handles"]) & set(moved)  # no key for a card it holds
     hidden = moved[1]
-    faces = deck.open_all()
+    faces = every_face(deck)
     assert [p.blame for p in deck.playing] == [None, None]
     assert faces.get(moved[0]) == shown[moved[0]]
     assert hidden not in faces

@@ -5,8 +5,9 @@ grammar in :mod:`p2pcards_cals_bs.grammar`.
 The state holds handles only. A face enters it only through ``on_reveal`` (a doubted top set, a
 face-up going-out play, the quads set behind a "+N" claim). What public information cannot check
 (a quads lead really is four of a kind; a face-up going-out play is truthful) is checked by the
-actor's own client in :meth:`CalsBS.check_own`, by every peer when the cards are revealed, and
-by :meth:`CalsBS.audit` once every face is open.
+actor's own client in :meth:`CalsBS.check_own`, by every peer when the cards are revealed (a
+quads lead by its proof, :meth:`CalsBS.hidden_claim`), and by :meth:`CalsBS.audit` from the
+faces shown at the table.
 
 Actions (plain data, see ``p2pcards.game``)::
 
@@ -730,13 +731,12 @@ class CalsBS(Game[BSState]):
             def violation(message: str) -> None:
                 violations.append(Violation(record.seat, record.index, message))
 
-            hand = set(record.hand)
-            if state.out and all(h in hand for h in record.handles) and any(h not in faces for h in record.handles):
-                # A seat dropped out: the hands it shuffled cannot be derived without its seed,
-                # which it never reveals; only the cards shown to all are known (docs/games).
-                continue
-            if any(h not in hand or h not in faces for h in record.handles):
+            if any(h not in record.hand for h in record.handles):
                 violation("placed cards it did not hold")
+                continue
+            if any(h not in faces for h in record.handles):
+                # Never shown at the table (an undoubted set, a quads lead proven when it was
+                # made, the hand of a seat that dropped out): nothing to check (issue 32).
                 continue
             cards = [faces[h] for h in record.handles]
             if record.quads:

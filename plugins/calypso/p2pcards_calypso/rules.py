@@ -759,7 +759,9 @@ class Calypso(Game[CalypsoState]):
         violations = self._audit_removed_suit(state, faces)
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
-                if handle in state.faces and faces.get(handle) != state.faces[handle]:
+                # (Moot on the mental-poker deck, whose audit faces are those shown: kept for
+                # the open-faced dealer's.)
+                if handle in state.faces and handle in faces and faces[handle] != state.faces[handle]:
                     violations.append(
                         Violation(
                             seat, index, f"card {handle} was shown as {state.faces[handle]} but is {faces.get(handle)}"
@@ -788,7 +790,7 @@ class Calypso(Game[CalypsoState]):
         found = [
             Violation(seat, index, f"set aside {faces.get(handle)}, not a card of the removed suit ({removed})")
             for seat, handle, index in state.aside_log
-            if _suit_of(faces, handle) != state.removed_suit
+            if handle in faces and _suit_of(faces, handle) != state.removed_suit
         ]
         for number, record in enumerate(state.deals, start=1):
             for seat, handle, index in (p for trick in record.tricks for p in trick):
@@ -854,7 +856,7 @@ def _check_in_hand(state: CalypsoState, seat: int, handle: Any) -> None:
 def _honour_violations(
     state: CalypsoState, deal: int, record: DealRecord, faces: Mapping[int, Card]
 ) -> list[Violation]:
-    """Honour mode (rule 30), once every face is known: an established revoke its player did not
+    """Honour mode (rule 30), from the faces shown at the table: an established revoke its player did not
     own to, a revoke owned to that was none, and a correction whose new card does not follow
     suit (so the card taken back was no revoke, or the new one is one)."""
     violations = []
@@ -879,7 +881,7 @@ def _honour_violations(
                 Violation(d.seat, d.action_index, f"owned to a revoke it did not make (deal {deal}, trick {d.trick})")
             )
     for c in state.corrections:
-        if c.deal == deal and faces[c.card].suit != c.led:
+        if c.deal == deal and c.card in faces and faces[c.card].suit != c.led:
             violations.append(
                 Violation(
                     c.seat,

@@ -288,9 +288,15 @@ def find_revokes(
     holding = {seat: set(handles) for seat, handles in hands.items()}
     found = []
     for number, trick in enumerate(tricks, start=1):
+        if trick[0][1] not in faces:
+            continue  # never shown (a deal a seat dropped out of): nothing to check
         led = suit_of(faces[trick[0][1]])
         for seat, handle, index in trick[1:]:
-            if faces[handle].suit != led and any(faces[h].suit == led for h in holding[seat]):
+            if handle not in faces or faces[handle].suit == led:
+                continue
+            # Only a card shown at the table proves the player held the led suit (every card
+            # of a finished deal is played face up by its end, issue 32).
+            if any(h in faces and faces[h].suit == led for h in holding.get(seat, ())):
                 found.append(Revoke(seat, deal, number, handle, index, led))
         for seat, handle, _ in trick:
             holding[seat].discard(handle)

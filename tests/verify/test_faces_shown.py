@@ -1,0 +1,65 @@
+"""``p2pcards verify --json`` says what a transcript shows (issue 32): ``faces_shown``, the cards
+whose face the table saw (opened to all, with the seats that saw them), and ``faces_decodable``,
+the cards anyone holding the file can decode. On real networked games of the three bundled
+games: the shown faces are exactly the cards the game's reveals turned up, every seat saw each,
+and they are all the game's audit read. While the seeds are still revealed at the end, every
+card is decodable from the file: the equality the issue asks for holds for Calypso (every card
+is played face up) and waits for the reveal to go for the others (a strict xfail, which fails
+as soon as it holds, so that it is then made a plain test)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from p2pcards.verify import EXIT_VERIFIED, verify_file
+
+TABLES = ["bs_table", "calypso_table", "eights_table"]
+
+
+def _reveals(timeline):
+    """The faces the timeline's reveal events turned up (by face, as the report writes them)."""
+    return [card for event in timeline if event["kind"] == "reveal" for card in event["cards"]]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_faces_shown_are_the_cards_turned_up_for_everyone(table, request, cli):
+    table = request.getfixturevalue(table)
+    done = cli("verify", str(table.path), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    players = len(report["players"])
+    shown, decodable = report["faces_shown"], report["faces_decodable"]
+    assert shown, "every bundled game turns cards up"
+    assert all(entry["seen_by"] == list(range(players)) for entry in shown)
+    # Each shown card is decodable, with the same face.
+    faces = {e["handle"]: e["card"] for e in decodable}
+    assert all(faces[e["handle"]] == e["card"] for e in shown)
+    # The same cards the game's reveals turned up.
+    checked = verify_file(table.path)
+    assert checked.status == EXIT_VERIFIED and checked.faces_shown is not None
+    # (as sets of faces: a card public already may be turned up again, a going-out play say)
+    assert {card.unicode() for card, _ in checked.faces_shown.values()} == set(_reveals(checked.timeline))
+
+
+SEEDS_STILL_REVEALED = pytest.mark.xfail(
+    strict=True, reason="seeds are still revealed at the end: every hidden card is decodable (issue 32)"
+)
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pytest.param("bs_table", marks=SEEDS_STILL_REVEALED),
+        "calypso_table",  # every card of a deal is played face up: nothing stays hidden
+        "eights_table",  # the stock left undrawn, if any, stays hidden at the table
+    ],
+)
+def test_a_finished_game_shows_no_more_than_the_table_saw(table, request):
+    report = verify_file(request.getfixturevalue(table).path)
+    assert report.faces_shown is not None and report.faces_decodable is not None
+    if table == "eights_table" and set(report.faces_decodable) != set(report.faces_shown):
+        # (Its real shuffle decides whether the stock was drawn out: then all was shown.)
+        pytest.xfail("the undrawn stock: seeds are still revealed at the end (issue 32)")
+    assert set(report.faces_decodable) == set(report.faces_shown)
