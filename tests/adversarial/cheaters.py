@@ -394,9 +394,9 @@ class _PlaysMovedCards:
         moved = [h for h in ranked if self.peer.party.cards_by_handle[h].link is not None]
         if moved:
             true = [h for h in moved if known[h].rank.symbol == action["rank"]]
-            if state.must_lead or not true:
-                return {**action, "cards": moved[:1], "rank": known[moved[0]].rank.symbol if state.must_lead else action["rank"]}
-            return {**action, "cards": true[:1]}
+            if state.must_lead:  # its own rank: a true claim
+                return {**action, "cards": moved[:1], "rank": known[moved[0]].rank.symbol}
+            return {**action, "cards": (true or moved)[:1]}
         lies = [h for h in ranked if known[h].rank.symbol != action["rank"]]
         return {**action, "cards": lies[:1]} if lies else action
 

@@ -30,9 +30,9 @@ import pytest
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.transcript import read_transcript
 
+from . import cheaters
 from .adv_table import FAST, TableRun, plugins, run_table, verify
 from .agreement import JUDGED, judge
-from . import cheaters
 from .cheaters import CHEATERS
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
