@@ -346,6 +346,24 @@ def _lobby_error(group: BaseExceptionGroup) -> LobbyError | None:
     return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], LobbyError) else None
 
 
+def _no_rematch_after_leavers(host: PluginHost, header: TableHeader, bot_played: Any, me: int) -> None:
+    """A joiner knows, as the host does, who left during the game and let a bot finish the
+    seat (each seat's own signed word): those programs end with the game. When the host is one
+    of them, or too few are left for the game, there is no rematch: :class:`~.lobby.LobbyError`
+    says so at once, in the host's words, instead of looking for a table that never opens."""
+    gone = sorted(s for s in bot_played if type(s) is int and 0 <= s < header.players and s != me)
+    if not gone:
+        return
+    if gone[0] == 0:
+        raise LobbyError(f"{printable(header.seats[0].name)} (the host) left during the game: no rematch")
+    game = host.game(header.game)
+    kept = [s for s in range(header.players) if s not in gone]
+    options = rematch_options(header.options, seat_options(game), kept)
+    if not playable(game, options, len(kept)):
+        who = names_text([header.seats[s].name for s in gone])
+        raise LobbyError(f"{who} left during the game; {too_few(game, options)}: no rematch")
+
+
 async def join_rematch(
     host: PluginHost,
     last: SeatOutcome,
@@ -370,6 +388,7 @@ async def join_rematch(
     ``find_seconds``, or naming who declined."""
     header, me = last.peer.header, last.peer.seat
     target = header.seats[0]
+    _no_rematch_after_leavers(host, header, last.peer.bot_played, me)
     deadline = trio.current_time() + find_seconds
     seated = False
     seat_now = me
