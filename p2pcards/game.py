@@ -540,7 +540,8 @@ class Game(abc.ABC, Generic[S]):
 
         * ``"hand"``: the seat's own cards as faces (``Card``), in the order to show them;
         * ``"seats"``: one dict per seat of public facts, shown as columns next to the seat's
-          name, e.g. ``{"cards": 11, "trump": "♥", "score": 2}`` (values are short text or ints);
+          name, e.g. ``{"cards": 11, "trump": "♥", "score": 2}`` (values are short text or ints;
+          ``True`` is a mark shown by its key alone, e.g. ``{"dropped out": True}``);
         * ``"table"``: lines describing the middle of the table (the pile, the current trick);
         * ``"status"``: one line: whose turn it is and what they may do.
         """
