@@ -55,6 +55,7 @@ __all__ = [
     "follow_rematches",
     "host_rematch",
     "join_rematch",
+    "no_rematch_after_leavers",
 ]
 
 #: How long a joiner looks for the host's rematch table (the host opens it once its own game
@@ -346,9 +347,9 @@ def _lobby_error(group: BaseExceptionGroup) -> LobbyError | None:
     return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], LobbyError) else None
 
 
-def _no_rematch_after_leavers(host: PluginHost, header: TableHeader, bot_played: Any, me: int) -> None:
-    """A joiner knows, as the host does, who left during the game and let a bot finish the
-    seat (each seat's own signed word): those programs end with the game. When the host is one
+def no_rematch_after_leavers(host: PluginHost, header: TableHeader, bot_played: Any, me: int) -> None:
+    """A joiner (or a spectator: ``me`` -1) knows, as the host does, who left during the game
+    and let a bot finish the seat (each seat's own signed word): those programs end with the game. When the host is one
     of them, or too few are left for the game, there is no rematch: :class:`~.lobby.LobbyError`
     says so at once, in the host's words, instead of looking for a table that never opens."""
     gone = sorted(s for s in bot_played if type(s) is int and 0 <= s < header.players and s != me)
@@ -388,7 +389,7 @@ async def join_rematch(
     ``find_seconds``, or naming who declined."""
     header, me = last.peer.header, last.peer.seat
     target = header.seats[0]
-    _no_rematch_after_leavers(host, header, last.peer.bot_played, me)
+    no_rematch_after_leavers(host, header, last.peer.bot_played, me)
     deadline = trio.current_time() + find_seconds
     seated = False
     seat_now = me
