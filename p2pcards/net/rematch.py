@@ -68,6 +68,9 @@ FIND_EVERY = 0.3
 #: How long a joiner whose rematch room closed (a seat left) looks for the smaller room the
 #: host opens at once when the game can be played without that seat.
 REOPEN_SECONDS = 5.0
+#: What the host's ``bye`` says when it opens that smaller room ("dave left; the rematch is
+#: carol, alice and bob"); any other bye closes the rematch for good.
+REOPENS = "; the rematch is "
 
 
 def names_text(names: Sequence[str]) -> str:
@@ -429,9 +432,14 @@ async def join_rematch(
             )
         except LobbyError as exc:
             if seated:  # it was open, and it closed: a seat left (or the host)
-                # The host opens a smaller room at once if the game allows it: look for it a
-                # little while (what the host said is only shown; the header decides who plays).
+                # The host opens a smaller room at once if the game allows it, and its bye says
+                # so ("dave left; the rematch is ..."): look for it a little while (what the host
+                # said is only shown; the header decides who plays). Any other bye ("alice (the
+                # host) declined the rematch", "...: no rematch") ends it now: no screen that
+                # says "declined" next to "looking for alice's table" for five seconds.
                 seated, note = False, printable(str(exc))[:300]
+                if REOPENS not in note:
+                    raise LobbyError(note) from None
                 deadline = trio.current_time() + REOPEN_SECONDS
                 if on_roster is not None:
                     on_roster(Roster([], [], me=seat_now, note=note))
