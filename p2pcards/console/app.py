@@ -566,7 +566,9 @@ class ConsoleApp:
         self.dropping = True
         self._leave_asked = None
         self._intent = "quit"
-        self.message = Feedback("you left the table: you drop out at your next turn; the others play on")
+        # True before the drop and after it (it stays on screen): the status line below says
+        # which ("... until you drop out at your next turn", then "you dropped out").
+        self.message = Feedback("you left the table to drop out; the others play on")
         self.application.invalidate()
 
     def _leave_to_bot(self) -> None:

@@ -398,7 +398,9 @@ def test_the_leave_offer_says_whether_the_rules_let_you_drop_out(host, game_id, 
             assert not console.left_to_bot
         else:
             assert len(dropped) == 1 and console.left_to_bot
-            assert "you drop out at your next turn" in console.message.message
+            # The message stays on screen after the drop: it must not say "at your next turn".
+            assert console.message.message == "you left the table to drop out; the others play on"
+            assert "until you drop out at your next turn" in "".join(t for _, t in console._status())
         await driver.keys("\x03")
         await driver.keys("\x03")
 
