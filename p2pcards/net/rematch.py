@@ -123,9 +123,11 @@ class Score:
         return {self.names[key]: wins for key, wins in self.wins.items()}
 
     def text(self) -> str:
-        """``score after 2 games: alice 2, bob 0, carol 0`` (most wins first)."""
+        """``score after 2 games: alice won 2, bob won 0`` (most wins first; "won" keeps a
+        count apart from a name that ends in a number: "strategic bot 1 won 0", not
+        "strategic bot 1 0")."""
         ranked = sorted(self.wins.items(), key=lambda item: (-item[1], self.names[item[0]].lower()))
-        shown = ", ".join(f"{printable(self.names[key])} {wins}" for key, wins in ranked)
+        shown = ", ".join(f"{printable(self.names[key])} won {wins}" for key, wins in ranked)
         return f"score after {self.games} game{'s' * (self.games != 1)}: {shown}"
 
 

@@ -180,6 +180,8 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path, vir
     assert score.by_name() == expected
     assert sum(expected.values()) >= 2
     assert score.text().startswith("score after 2 games: ")
+    # Each count says "won": a name that ends in a number stays apart from its count.
+    assert all(f"{name} won {wins}" in score.text() for name, wins in expected.items()), score.text()
 
 
 async def first_game(
