@@ -474,11 +474,11 @@ def _mark_data_folder() -> str | None:
 
 
 def _need_terminal(command: str) -> None:
-    """Without --bot the person at the console plays the seat: that needs a terminal."""
+    """Without --play-as-bot the person at the console plays the seat: that needs a terminal."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
-            f"'p2pcards {command}' without --bot is played in person in the console: "
-            "run it in a terminal, or give --bot NAME to let a bot play this seat"
+            f"'p2pcards {command}' without --play-as-bot is played in person in the console: "
+            "run it in a terminal, or give --play-as-bot KIND to let a bot play this seat"
         )
 
 

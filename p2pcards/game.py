@@ -546,7 +546,8 @@ class Game(abc.ABC, Generic[S]):
 
         * ``"hand"``: the seat's own cards as faces (``Card``), in the order to show them;
         * ``"seats"``: one dict per seat of public facts, shown as columns next to the seat's
-          name, e.g. ``{"cards": 11, "trump": "♥", "score": 2}`` (values are short text or ints);
+          name, e.g. ``{"cards": 11, "trump": "♥", "score": 2}`` (values are short text or ints;
+          ``True`` is a mark shown by its key alone, e.g. ``{"dropped out": True}``);
         * ``"table"``: lines describing the middle of the table (the pile, the current trick);
         * ``"status"``: one line: whose turn it is and what they may do.
         """
@@ -648,10 +649,13 @@ class Bot(abc.ABC):
 def options_words(described: Iterable[OptionWords], options: Mapping[str, Any]) -> str:
     r"""A table's options in words ("quads: off, first dealer: by lot"), each by the option of
     ``described`` (a game's :class:`Option`\ s, or the lobby's choices) that has its name; an
-    option none describes (a game not installed here): ``key=value`` (a bool ``on``/``off``)."""
+    option none describes (a game not installed here): ``key=value`` (a bool ``on``/``off``).
+    In the game's order of its options, those it does not describe last: the same at every
+    seat, whatever order the table's options came in (a header's map arrives sorted by key)."""
     known = {option.name: option for option in described}
+    order = {name: index for index, name in enumerate(known)}
     out = []
-    for key, value in options.items():
+    for key, value in sorted(options.items(), key=lambda item: order.get(item[0], len(order))):
         option = known.get(key)
         if option is not None:
             out.append(f"{option.title}: {option.value_text(value)}")

@@ -313,6 +313,9 @@ def _game_record(
         left = sorted(getattr(report, "left_to_bot", None) or {})
         if left:  # who left and let a bot finish the seat, as the table said it (verify's word)
             result["left_to_bot"] = [s for s in left if 0 <= s < len(header.roster)]
+        dropped = getattr(report, "dropped", None) or []
+        if dropped:  # who dropped out, in the order they did (verify's word)
+            result["dropped"] = [s for s in dropped if type(s) is int and 0 <= s < len(header.roster)]
     winners = set(result["winners"]) if result else set()
     scores = result["scores"] if result else []
     players = [
@@ -784,21 +787,29 @@ def outcome_text(game: dict[str, Any]) -> str:
 
 def left_to_bot_text(game: dict[str, Any]) -> str:
     """Who left the game and let a bot play the seat to the end, as the table said it live
-    ("bob left; a bot plays bob's seat to the end"; "you left; a bot played your seat ...")."""
+    ("bob left; a bot plays bob's seat to the end"; "you left; a bot played your seat ..."),
+    then who dropped out ("carol dropped out; carol's cards were set aside unseen")."""
     from .table.protocol import left_to_bot_words
 
     result = game.get("result") or {}
     seats = result.get("left_to_bot") if isinstance(result, dict) else None
-    if not isinstance(seats, list):
-        return ""
     lines = []
-    for seat in seats:
+    for seat in seats if isinstance(seats, list) else []:
         if not isinstance(seat, int) or isinstance(seat, bool):
             continue
         if seat == game["our_seat"]:
             lines.append("you left; a bot played your seat to the end")
         else:
             lines.append(left_to_bot_words(_names(game, [seat])[0]))
+    dropped = result.get("dropped") if isinstance(result, dict) else None
+    for seat in dropped if isinstance(dropped, list) else []:
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            continue
+        if seat == game["our_seat"]:
+            lines.append("you dropped out; your cards were set aside unseen")
+        else:
+            name = _names(game, [seat])[0]
+            lines.append(f"{name} dropped out; {name}'s cards were set aside unseen")
     return "\n    ".join(lines)
 
 
@@ -810,6 +821,9 @@ def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
         return "pending", "checked live at the table; the full verification of its transcript is pending"
     problem = game["problem"] or {}
     if game["verdict"] == "left":  # a goodbye, not a fault: who left, in its own words
+        seat = problem.get("seat")
+        if type(seat) is int and seat == game["our_seat"]:  # our own goodbye: say "you"
+            return "left", "not verified: you left the table (a signed goodbye)"
         return "left", f"not verified: {problem.get('reason') or 'a player left the table'}"
     seats = [p["seat"] for p in game["players"]]
     names = _names(game, range(max(seats, default=-1) + 1))

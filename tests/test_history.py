@@ -283,6 +283,31 @@ def test_marks_for_each_verdict():
     assert hist.outcome_text(game) == "abandoned"
     game.update(status="finished", result={"winners": []}, verdict="verified", problem=None)
     assert (hist.verdict_mark(game), hist.outcome_text(game)) == (("verified", ""), "a draw")
+    # A goodbye: the others read who left in verify's words, the leaver reads "you" (issue 30).
+    bye = {"step": "bye entry of seat 1 (log #9)", "reason": "bob left the table (a signed goodbye)", "seat": 1}
+    game.update(status="abandoned", result=None, verdict="left", problem=bye)
+    assert hist.verdict_mark(game) == ("left", "not verified: bob left the table (a signed goodbye)")
+    game.update(our_seat=1)
+    assert hist.verdict_mark(game) == ("left", "not verified: you left the table (a signed goodbye)")
+
+
+def test_who_left_to_a_bot_and_who_dropped_out_by_name():
+    """The lines under a game: who let a bot finish the seat, then who dropped out (issue 30:
+    a drop-out game said nothing of it in the history of the one who dropped out, nor of the
+    others), "you" for our own seat; a value that is not a seat number is skipped."""
+    game = {
+        "our_seat": 0,
+        "players": [{"seat": s, "name": n} for s, n in enumerate(["alice", "bob", "carol", "dave"])],
+        "status": "finished",
+        "result": {"winners": [0], "left_to_bot": [1], "dropped": [2, "x", True, 0]},
+    }
+    assert hist.left_to_bot_text(game).split("\n    ") == [
+        "bob left; a bot plays bob's seat to the end",
+        "carol dropped out; carol's cards were set aside unseen",
+        "you dropped out; your cards were set aside unseen",
+    ]
+    game["result"] = {"winners": [0], "dropped": "carol"}
+    assert hist.left_to_bot_text(game) == ""
 
 
 WRITER = """

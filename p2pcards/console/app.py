@@ -519,6 +519,9 @@ class ConsoleApp:
             # The choices first, the reason there is no drop out last: at 80 columns a long
             # reason is cut at the message's second line, never the way to end the game.
             drop = "drop: drop out, your cards set aside unseen" if refusal is None else f"(no drop out: {refusal})"
+            if refusal is not None and self.tracker is not None:
+                # The message may be cut at 80 columns: the log keeps the game's reason whole.
+                self.tracker.note("notice", f"no drop out now: {refusal}")
             self.message = Feedback(
                 f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay · {drop}",
                 error=True,
@@ -563,7 +566,9 @@ class ConsoleApp:
         self.dropping = True
         self._leave_asked = None
         self._intent = "quit"
-        self.message = Feedback("you left the table: you drop out at your next turn; the others play on")
+        # True before the drop and after it (it stays on screen): the status line below says
+        # which ("... until you drop out at your next turn", then "you dropped out").
+        self.message = Feedback("you left the table to drop out; the others play on")
         self.application.invalidate()
 
     def _leave_to_bot(self) -> None:

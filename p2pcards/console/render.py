@@ -217,13 +217,13 @@ def seats_fragments(model: TableModel, glyphs: Glyphs, width: int | None = None)
             out.append((f"class:presence.{seat.presence or 'online'}", mark.ljust(width_mark)))
         column = indent
         for label, value in seat.facts:
-            cell = text_fragments(value, glyphs, "class:seat.fact")
-            size = len(printable(label)) + 1 + sum(len(f[1]) for f in cell)
+            cell = text_fragments(value, glyphs, "class:seat.fact") if value else []
+            size = len(printable(label)) + (1 if value else 0) + sum(len(f[1]) for f in cell)
             if width and column > indent and column + 2 + size > width:
                 out.append(("", "\n" + " " * indent))
                 column = indent
             out.append(("", "  "))
-            out.append(("class:seat.label", f"{printable(label)} "))
+            out.append(("class:seat.label", f"{printable(label)} " if value else printable(label)))
             out += cell
             column += 2 + size
         out.append(("", "\n"))

@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from ..game import Game
+from ..game import Game, options_words
 from ..net.lobby import ANY_ADDRESS, HostBot, LobbyError, Roster, TableTerms
 from ..net.peer import Peer
 from ..net.rematch import Score, host_rematch, join_rematch
@@ -448,6 +448,15 @@ def hosted_seat(
     return SeatTable(play, connection=f"on the network ({where(interface)})", rematch=again if rematch else None)
 
 
+def terms_text(host: PluginHost, terms: TableTerms) -> str:
+    """What a joiner's screen says of the table it sat at, before the game starts: the game by
+    its name, its options in words (as the lobby's room shows them) and its timeouts."""
+    game = host.games.get(terms.game)  # its name ("Cal's BS"), not its id
+    name = printable(game.name if game is not None else str(terms.game))
+    options = options_words(game.options if game is not None else (), terms.options)
+    return f"{name}{': ' + options if options else ''}\ntimeouts: {terms.timeouts.describe()}"
+
+
 def joined_seat(
     host: PluginHost,
     identity: Identity,
@@ -475,8 +484,7 @@ def joined_seat(
 
         def on_seated(seat: int, terms: TableTerms) -> None:
             nonlocal shown
-            game = host.games.get(terms.game)  # its name ("Cal's BS"), not its id
-            shown = f"\n{game.name if game is not None else terms.game}, timeouts: {terms.timeouts.describe()}"
+            shown = "\n" + terms_text(host, terms)
 
         def on_roster(roster: Roster) -> None:
             waiting(roster_text(roster.names, roster.ready, roster.bots) + shown)

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ..game import seat_options
-from ..net.lobby import rematch_problem
-from ..net.rematch import ROOM_SECONDS, names_text
+from ..net.lobby import LobbyError, rematch_problem
+from ..net.rematch import ROOM_SECONDS, names_text, no_rematch_after_leavers
 from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
 from ..net.watch import Watched, WatchError, watch_table
 from ..plugins import PluginHost
 from ..session import TableSession
 from ..table.header import TableHeader
+from ..table.protocol import LEFT_TO_BOT
 from ..text import printable
 from ..verify import Report
 from ..wire.identity import Identity
@@ -71,6 +72,8 @@ class WatchTable:
         self.name = name
         self.transcript_dir = transcript_dir
         self.session: TableSession | None = None
+        #: The public entries of the table watched last (who left and let a bot play on).
+        self.feed: SpectatorFeed | None = None
         self.watched: Watched | None = None
         #: How it ended: the transcript's verdict line, or why watching stopped.
         self.outcome: str | None = None
@@ -102,6 +105,22 @@ class WatchTable:
                 shown.add(kind)
                 session.publish("notice", text)
 
+        # Who left during the game and let a bot finish the seat (that seat's own signed word):
+        # when the host is one, or too few are left, no rematch can come: say so now, in the
+        # players' words, instead of "the players are starting a rematch" for ten minutes.
+        feed = self.feed if self.feed is not None and self.feed.header.table == last.table else None
+        gone = {
+            seat
+            for seat, entries in enumerate(feed.by_seat if feed is not None else [])
+            for entry in entries.values()
+            if entry.kind == "chat" and isinstance(entry.body, dict) and entry.body.get("text") == LEFT_TO_BOT
+        }
+        try:
+            no_rematch_after_leavers(self.plugins, last, gone, -1)
+        except LobbyError as exc:
+            reason = str(exc).removesuffix(": no rematch")
+            tell("none", f"no rematch: {reason}; type 'quit' to leave")
+            return None
         tell(
             "looking",
             f"if the players start a rematch, this screen follows it ({printable(names[0])}'s table, "
@@ -175,7 +194,7 @@ class WatchTable:
                     # The header is the seat's word: options the game cannot play end the
                     # watch with a reason, not an exception that takes the screen down.
                     game.check_table_options(header.options, header.players)
-                    feed = SpectatorFeed(header)
+                    feed = self.feed = SpectatorFeed(header)
                     session = spectator_session(header, game, feed)
                 except Exception as exc:
                     raise WatchError(f"the table's header does not fit its game: {printable(str(exc))[:300]}") from None

@@ -112,7 +112,9 @@ def _short(value: Any) -> str | None:
 
 def seat_facts(view: Mapping[str, Any], players: int) -> list[list[tuple[str, str]]]:
     """Short ``(label, value)`` columns for each seat: the game's ``seats`` dicts, in its order
-    of keys, each key its own label."""
+    of keys, each key its own label. A key whose value is ``True`` is a mark shown by its label
+    alone (``{"dropped out": True}`` reads "dropped out", not "dropped out yes"), with the value
+    ``""``; ``False`` hides it."""
     facts: list[list[tuple[str, str]]] = [[] for _ in range(players)]
     rows = view.get("seats")
     if not isinstance(rows, (list, tuple)):
@@ -121,7 +123,7 @@ def seat_facts(view: Mapping[str, Any], players: int) -> list[list[tuple[str, st
         if not isinstance(row, Mapping):
             continue
         for key, value in row.items():
-            text = _short(value)
+            text = "" if value is True else None if value is False else _short(value)
             if key not in _SEAT_SKIP and text is not None:
                 facts[seat].append((str(key), text))
     return facts

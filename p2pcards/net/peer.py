@@ -345,6 +345,10 @@ class Peer(PeerHooks):
         """:meth:`presence` as the seat list shows it: ``bot`` for a seat here whose player
         left and whose program plays on with a bot."""
         presence = self.presence(seat)
+        if presence.state == "away" and self.aborted is not None:
+            # Our game stopped: nobody is waited for any more, so no grace period counts down
+            # ("carol away 1:27" under "the game stopped" read as if the table waited for her).
+            return SeatPresence("gone")
         return SeatPresence("bot") if presence.state == "online" and seat in self.bot_played else presence
 
     def _watchers_changed(self, names: list[str]) -> None:

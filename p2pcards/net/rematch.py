@@ -55,6 +55,7 @@ __all__ = [
     "follow_rematches",
     "host_rematch",
     "join_rematch",
+    "no_rematch_after_leavers",
 ]
 
 #: How long a joiner looks for the host's rematch table (the host opens it once its own game
@@ -67,6 +68,9 @@ FIND_EVERY = 0.3
 #: How long a joiner whose rematch room closed (a seat left) looks for the smaller room the
 #: host opens at once when the game can be played without that seat.
 REOPEN_SECONDS = 5.0
+#: What the host's ``bye`` says when it opens that smaller room ("dave left; the rematch is
+#: carol, alice and bob"); any other bye closes the rematch for good.
+REOPENS = "; the rematch is "
 
 
 def names_text(names: Sequence[str]) -> str:
@@ -119,9 +123,11 @@ class Score:
         return {self.names[key]: wins for key, wins in self.wins.items()}
 
     def text(self) -> str:
-        """``score after 2 games: alice 2, bob 0, carol 0`` (most wins first)."""
+        """``score after 2 games: alice won 2, bob won 0`` (most wins first; "won" keeps a
+        count apart from a name that ends in a number: "strategic bot 1 won 0", not
+        "strategic bot 1 0")."""
         ranked = sorted(self.wins.items(), key=lambda item: (-item[1], self.names[item[0]].lower()))
-        shown = ", ".join(f"{printable(self.names[key])} {wins}" for key, wins in ranked)
+        shown = ", ".join(f"{printable(self.names[key])} won {wins}" for key, wins in ranked)
         return f"score after {self.games} game{'s' * (self.games != 1)}: {shown}"
 
 
@@ -346,6 +352,24 @@ def _lobby_error(group: BaseExceptionGroup) -> LobbyError | None:
     return leaves[0] if len(leaves) == 1 and isinstance(leaves[0], LobbyError) else None
 
 
+def no_rematch_after_leavers(host: PluginHost, header: TableHeader, bot_played: Any, me: int) -> None:
+    """A joiner (or a spectator: ``me`` -1) knows, as the host does, who left during the game
+    and let a bot finish the seat (each seat's own signed word): those programs end with the game. When the host is one
+    of them, or too few are left for the game, there is no rematch: :class:`~.lobby.LobbyError`
+    says so at once, in the host's words, instead of looking for a table that never opens."""
+    gone = sorted(s for s in bot_played if type(s) is int and 0 <= s < header.players and s != me)
+    if not gone:
+        return
+    if gone[0] == 0:
+        raise LobbyError(f"{printable(header.seats[0].name)} (the host) left during the game: no rematch")
+    game = host.game(header.game)
+    kept = [s for s in range(header.players) if s not in gone]
+    options = rematch_options(header.options, seat_options(game), kept)
+    if not playable(game, options, len(kept)):
+        who = names_text([header.seats[s].name for s in gone])
+        raise LobbyError(f"{who} left during the game; {too_few(game, options)}: no rematch")
+
+
 async def join_rematch(
     host: PluginHost,
     last: SeatOutcome,
@@ -370,6 +394,7 @@ async def join_rematch(
     ``find_seconds``, or naming who declined."""
     header, me = last.peer.header, last.peer.seat
     target = header.seats[0]
+    no_rematch_after_leavers(host, header, last.peer.bot_played, me)
     deadline = trio.current_time() + find_seconds
     seated = False
     seat_now = me
@@ -409,9 +434,14 @@ async def join_rematch(
             )
         except LobbyError as exc:
             if seated:  # it was open, and it closed: a seat left (or the host)
-                # The host opens a smaller room at once if the game allows it: look for it a
-                # little while (what the host said is only shown; the header decides who plays).
+                # The host opens a smaller room at once if the game allows it, and its bye says
+                # so ("dave left; the rematch is ..."): look for it a little while (what the host
+                # said is only shown; the header decides who plays). Any other bye ("alice (the
+                # host) declined the rematch", "...: no rematch") ends it now: no screen that
+                # says "declined" next to "looking for alice's table" for five seconds.
                 seated, note = False, printable(str(exc))[:300]
+                if REOPENS not in note:
+                    raise LobbyError(note) from None
                 deadline = trio.current_time() + REOPEN_SECONDS
                 if on_roster is not None:
                     on_roster(Roster([], [], me=seat_now, note=note))

@@ -326,9 +326,26 @@ _CHECKS = {
 }
 
 
+#: The same checks, for a count of one ("1 seed against its commitment", not "1 seeds").
+_CHECK = {
+    "entries": "signed entry (signature, per-seat hash chain)",
+    "seeds": "seed against its commitment",
+    "public": "public deck message recomputed byte for byte",
+    "private": "private deck message (recipient only; a sealed box cannot be opened without the recipient's key)",
+    "operations": "deck operation",
+    "moves": "move replayed with the rules",
+    "cards": "card handle decoded by the audit",
+    "results": "signed result",
+}
+
+
 def _describe_checks(checked: Mapping[str, int]) -> str:
     """The checks that ran (a run that stopped early lists only those it reached)."""
-    return "; ".join(f"{checked[key]} {what}" for key, what in _CHECKS.items() if key in checked)
+    return "; ".join(
+        f"{checked[key]} {_CHECK[key] if checked[key] == 1 else what}"
+        for key, what in _CHECKS.items()
+        if key in checked
+    )
 
 
 def describe_seats(seats: set[int]) -> str:

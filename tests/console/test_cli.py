@@ -25,7 +25,8 @@ def test_host_and_join_in_person_need_a_terminal(highcard_path):
     for args in (["host", "--game", "high-card", "--interface", "127.0.0.1"], ["join", "127.0.0.1:9"]):
         done = run_cli(*args, pythonpath=[highcard_path])
         assert done.returncode == 2, done.stderr
-        assert "run it in a terminal, or give --bot NAME" in done.stderr and "Traceback" not in done.stderr
+        # The flag as --help names it (issue 30: one vocabulary; --bot is only its short alias).
+        assert "run it in a terminal, or give --play-as-bot KIND" in done.stderr and "Traceback" not in done.stderr
     assert "you play it in the console" in " ".join(run_cli("host", "--help").stdout.split())
 
 

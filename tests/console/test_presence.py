@@ -11,7 +11,7 @@ from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from p2pcards.cards import parse_card
 from p2pcards.console.render import ASCII, bell_enabled, hand_fragments, seats_fragments
-from p2pcards.console.viewmodel import FRESH_SECONDS, SeatLine, TableModel, TableTracker, clock, turn_clock
+from p2pcards.console.viewmodel import FRESH_SECONDS, SeatLine, TableModel, TableTracker, clock, seat_facts, turn_clock
 from p2pcards.net.peer import Peer
 from p2pcards.net.stallclock import StallClock
 from p2pcards.session import SeatPresence, TableEvent
@@ -59,6 +59,19 @@ def test_seats_show_presence_and_keep_columns_whole_when_narrow():
     ]
     for line in narrow:  # no column cut in two
         assert "sc\n" not in line and not line.rstrip().endswith(("sc", "calyp"))
+
+
+def test_a_mark_fact_shows_its_label_alone():
+    """``{"dropped out": True}`` reads "dropped out" (issue 30's review: "out dropped out" under
+    a seat that dropped out); ``False`` hides the mark."""
+    view = {"seats": [{"cards": 0, "dropped out": True}, {"cards": 4, "dropped out": False}]}
+    facts = seat_facts(view, 2)
+    assert facts == [[("cards", "0"), ("dropped out", "")], [("cards", "4")]]
+    model = _model([SeatLine(s, n, tuple(facts[s]), False, False, "online") for s, n in enumerate(["carol", "bob"])])
+    lines = fragment_list_to_text(seats_fragments(model, ASCII, 120)).splitlines()
+    assert lines == ["  carol  online  cards 0  dropped out", "  bob    online  cards 4"]
+    narrow = fragment_list_to_text(seats_fragments(model, ASCII, 30)).splitlines()
+    assert narrow[:2] == ["  carol  online  cards 0", " " * 15 + "  dropped out"], narrow
 
 
 def test_hand_highlights_cards_just_picked_up():

@@ -14,7 +14,7 @@ import trio.testing
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.console.app import ConsoleApp
 from p2pcards.console.render import ASCII
-from p2pcards.console.seat import hosted_seat, joined_seat, roster_text
+from p2pcards.console.seat import hosted_seat, joined_seat, roster_text, terms_text
 from p2pcards.console.viewmodel import TableTracker
 from p2pcards.net.peer import Peer
 from p2pcards.net.runner import bot_agent, join_table
@@ -288,3 +288,20 @@ async def test_quit_at_the_end_screen_tells_the_room_then_returns(seated, autoju
         offers[0].decline()
     assert left_at and left_at[0] - start == pytest.approx(0 if seated else DECLINE_SECONDS, abs=0.1)
     assert offers[0].lines()[-1] == "no rematch: you left"
+
+
+def test_a_joiner_reads_the_table_options_in_words_before_it_starts(host):
+    """``p2pcards join`` showed "Cal's BS, timeouts: ..." while waiting: not that the table plays
+    a single hand in free order (the lobby's room says so). Now the options too, in words, in
+    the game's order; a game not installed here by its id and ``key=value``."""
+    from p2pcards.net.lobby import TableTerms
+
+    options = {"turn_mode": "free", "first_dealer": -1, "match_target": 1, "quads": False}
+    terms = TableTerms("cals-bs", "2", dict(sorted(options.items())), Timeouts())
+    text = terms_text(host, terms)
+    assert text.splitlines() == [
+        "Cal's BS: quads: off, hands to win: 1 (a single hand), turn order: free order, first dealer: by lot",
+        "timeouts: a deck step 30 s, a move 600 s, a dropped player 90 s to come back",
+    ]
+    other = TableTerms("no-such-game\x1b[2J", "1", {"size": 3}, Timeouts())
+    assert terms_text(host, other).splitlines()[0] == "no-such-game\\x1b[2J: size=3"

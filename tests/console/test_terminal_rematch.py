@@ -56,9 +56,11 @@ def _left(screen: str) -> str:
 def _score(screen: str, games: int) -> dict[str, int]:
     """The running score on the end panel."""
     left = _left(screen)
-    found = re.search(rf"score after {games} games?: ((?:[\w ]+? \d+(?:, |(?= rematch| no rematch| looking)))+)", left)
+    found = re.search(
+        rf"score after {games} games?: ((?:[\w ]+? won \d+(?:, |(?= rematch| no rematch| looking)))+)", left
+    )
     assert found, screen
-    return {name.strip(): int(wins) for name, wins in re.findall(r"([\w ]+?) (\d+)(?:,|$)", found.group(1).strip())}
+    return {name.strip(): int(wins) for name, wins in re.findall(r"([\w ]+?) won (\d+)(?:,|$)", found.group(1).strip())}
 
 
 def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):

@@ -208,8 +208,12 @@ def test_the_room_says_the_table_options_in_words(host):
     ad = TableAd("a1", "cals-bs", "Cal's BS", "alice", 1, 3, options={"first_dealer": -1, "turn_mode": "free"})
     room = TableRoom(ad, (SeatInfo(0, "alice", True, me=True),))
     lines = room_lines(room, game_choices(host))
-    assert "options: first dealer: by lot, turn order: free order" in lines
+    # In the game's order, as the host's form lists them (issue 30's review: a joiner's room
+    # listed them by key, the host's in the game's order), whatever order they came in.
+    assert "options: turn order: free order, first dealer: by lot" in lines
     assert "options: first_dealer=-1, turn_mode=free" in room_lines(room)  # a game not installed here
+    ad = TableAd("a1", "cals-bs", "Cal's BS", "alice", 1, 3, options={"turn_mode": "free", "first_dealer": -1})
+    assert room_lines(TableRoom(ad, room.seats), game_choices(host)) == lines
 
 
 def test_the_demo_asks_for_a_variant_in_words(host):

@@ -147,6 +147,17 @@ async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path, ga
         assert "verdict: VERIFIED; dave dropped out" in report.to_text()
         assert report.to_json()["dropped"] == [{"seat": seat, "name": "dave"}]
     assert len({outcome.transcript.read_bytes() for outcome in outcomes}) == 1  # the same file
+    # The history says it under the game, by name, and "you" in dave's own (issue 30: it said
+    # nothing of a drop-out).
+    from p2pcards.history import History, games_text, record_transcript
+
+    for our_seat, line in [(0, "dave dropped out; dave's cards were"), (seat, "you dropped out; your cards were")]:
+        home = tmp_path / f"history-{our_seat}"
+        rec, new = record_transcript(outcomes[0].transcript, our_seat=our_seat, home=home)
+        assert new and rec.result["dropped"] == [seat]
+        with History.open(home) as history:
+            text = games_text(history.games(5))
+        assert f"\n    {line} set aside unseen" in text, text
     # The spectator's table reached the players' result, and was told of the drop-out.
     session = watched["session"]
     assert session.result is not None and session.result.to_wire() == outcomes[0].result.to_wire()

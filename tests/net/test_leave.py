@@ -81,6 +81,13 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
         assert outcome.aborted is not None and "dave left the table" in outcome.aborted.reason
         assert outcome.peer.header.seats[outcome.aborted.seat].name == "dave"
         assert set(outcome.peer.left) == {outcome.aborted.seat}
+        # The game stopped: the seat list counts down no grace period ("away 0:59" read as if
+        # the table still waited for the seat); a seat no longer connected is gone.
+        shown = [(p.state, p.grace_left) for p in outcome.peer.session.presence()]
+        me = outcome.peer.seat
+        assert shown[me] == ("online", None)
+        assert all(p in (("gone", None), ("online", None)) for s, p in enumerate(shown) if s != me), shown
+        assert shown[outcome.aborted.seat] == ("gone", None)
     assert ("connection", "dave left the table (it said: quit before the game ended)") in events
 
 

@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from p2pcards.net.lobby import LobbyError
-from p2pcards.net.rematch import host_rematch
+from p2pcards.net.rematch import host_rematch, join_rematch
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
 from p2pcards.session import BotSeat, HumanSeat
@@ -124,6 +124,16 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path, virt
             interface=LOOPBACK,
             agent=bot_agent(host, game, "random", random.Random(2)),
             agreement=agreed,
+        )
+    assert str(caught.value) == "dave left during the game; Cal's BS needs at least 3 players: no rematch"
+    # The other joiner (the host's bot peer here) knows it too, from dave's own signed word: it
+    # says the same at once, not "alice did not open the table again within 30 s" (with a
+    # firewall hint) after looking for a table that never opens.
+    other = next(o for o in outcomes if o.peer.seat not in (0, dave))
+    assert other.peer.bot_played == {dave}
+    with trio.fail_after(1), pytest.raises(LobbyError) as caught:
+        await join_rematch(
+            host, other, listen_host=LOOPBACK, agent=bot_agent(host, game, "random", random.Random(4)), agreement=True
         )
     assert str(caught.value) == "dave left during the game; Cal's BS needs at least 3 players: no rematch"
 

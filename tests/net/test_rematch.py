@@ -180,6 +180,8 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path, vir
     assert score.by_name() == expected
     assert sum(expected.values()) >= 2
     assert score.text().startswith("score after 2 games: ")
+    # Each count says "won": a name that ends in a number stays apart from its count.
+    assert all(f"{name} won {wins}" in score.text() for name, wins in expected.items()), score.text()
 
 
 async def first_game(
@@ -543,6 +545,8 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path, virtual_cloc
             nursery.start_soon(run_bob)
 
         told: list[str] = []
+        bob_rosters: list[Roster] = []
+        times: dict[str, float] = {}
         async with trio.open_nursery() as nursery:
 
             async def host_leaves() -> None:
@@ -551,6 +555,7 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path, virtual_cloc
 
                     def on_roster(roster: Roster) -> None:
                         if roster.ready[1]:
+                            times.setdefault("quit", trio.current_time())
                             room.cancel()  # bob agreed; alice quits instead
 
                     await host_rematch(
@@ -570,12 +575,18 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path, virtual_cloc
                         listen_host=LOOPBACK,
                         agent=bot_agent(plugins, game, "random", rng),
                         agreement=True,
+                        on_roster=bob_rosters.append,
                     )
+                times["told"] = trio.current_time()
                 told.append(str(caught.value))
 
             nursery.start_soon(host_leaves)
             nursery.start_soon(bob_again)
     assert told == ["alice (the host) declined the rematch"]
+    # Said at once: bob's screen did not look for a smaller room the host never opens (it read
+    # "declined" next to "looking for alice's table for a rematch" for five seconds).
+    assert times["told"] - times["quit"] < 1.0, times
+    assert not [r for r in bob_rosters if r.note], [r.note for r in bob_rosters]
 
 
 @pytest.mark.slow  # two games in real time, then 2 s of looking for a third

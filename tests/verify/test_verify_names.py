@@ -64,3 +64,15 @@ def test_names_shared_or_empty_keep_the_seat_number_so_blame_names_one_player():
         {"seat": 2, "action_index": 4, "message": "led quads on seat 0's turn", "name": "carol"}
     ]
     assert data["problem"]["seat"] == 1 and data["problem"]["name"] == "bot (seat 1)"
+
+
+def test_a_count_of_one_check_is_said_in_the_singular():
+    """``1 seed against its commitment``, not ``1 seeds against their commitments`` (issue 30's
+    review: the leaver's own transcript of an ended game holds one revealed seed)."""
+    from p2pcards.verify.report import _describe_checks
+
+    text = _describe_checks({"entries": 29, "seeds": 1, "moves": 4, "results": 1})
+    assert text == (
+        "29 signed entries (signatures, per-seat hash chains); 1 seed against its commitment; "
+        "4 moves replayed with the rules; 1 signed result"
+    )

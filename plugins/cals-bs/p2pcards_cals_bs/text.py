@@ -30,7 +30,7 @@ def view(game: Game[BSState], state: BSState, seat: int | None, known: Mapping[i
         pile.append(entry)
     out: dict[str, Any] = {
         "seats": [
-            {"cards": len(hand), "hands won": won, **({"out": "dropped out"} if s in state.out else {})}
+            {"cards": len(hand), "hands won": won, **({"dropped out": True} if s in state.out else {})}
             for s, (hand, won) in enumerate(zip(state.hands, state.scores))
         ],
         "table": _table_lines(state, pile),

@@ -383,7 +383,7 @@ class CrazyEights(Game[EightsState]):
     def view(self, state: EightsState, seat: int | None, known: Mapping[int, Card]) -> dict[str, Any]:
         hand = [] if seat is None else [known[h] for h in state.hands[seat] if h in known]
         seats: list[dict[str, Any]] = [
-            {"cards": len(h), **({"out": "dropped out"} if s in state.out else {})} for s, h in enumerate(state.hands)
+            {"cards": len(h), **({"dropped out": True} if s in state.out else {})} for s, h in enumerate(state.hands)
         ]
         if state.dealer is not None:
             seats[state.dealer]["dealer"] = "D"

@@ -35,7 +35,7 @@ def test_a_dropped_hand_is_set_aside_and_the_turns_skip_it():
     # Everyone still playing passed: the placer leads again (two passes, not three).
     assert t.turn == 0 and t.state.must_lead
     assert "player 2 dropped out; 13 cards set aside unseen" in t.story()
-    assert t.view(None)["seats"][2]["out"] == "dropped out"
+    assert t.view(None)["seats"][2]["dropped out"] is True
     # No step of the game ever opens or moves a set-aside card.
     assert not any(set(h) & set(held) for h, _ in t.reveals)
     assert not any(set(tr.handles) & set(held) for tr in t.transfers)

@@ -33,7 +33,7 @@ def test_the_hand_is_set_aside_and_the_turns_skip_it():
     assert t.turn == 2  # draws until it can play
     assert not any(set(step.handles) & set(held) for step in t.steps if isinstance(step, Reveal))
     assert "player 1 dropped out; 3 cards set aside unseen" in t.story()
-    assert t.view(None)["seats"][1]["out"] == "dropped out"
+    assert t.view(None)["seats"][1]["dropped out"] is True
 
 
 def test_the_player_to_act_drops_out_and_the_next_one_plays():
