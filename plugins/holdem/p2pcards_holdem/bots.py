@@ -1,7 +1,7 @@
-"""Hold'em bots: ``sensible`` (hand strength and pot odds) and ``calling`` (the script it is
+"""Hold'em bots: ``strategic`` (hand strength and pot odds) and ``calling`` (the script it is
 measured against: it checks or calls whatever the bet, and never raises).
 
-The sensible bot estimates its chance to win at a showdown (its *equity*) by dealing the
+The strategic bot estimates its chance to win at a showdown (its *equity*) by dealing the
 unseen cards at random ``SAMPLES`` times: the opponents still in the hand get two each, the
 board is completed, and the hands are ranked. It then
 
@@ -112,8 +112,8 @@ def equity(hole: Sequence[Card], board: Sequence[Card], opponents: int, samples:
     return won / samples
 
 
-class SensibleBot(Bot):
-    name = "sensible"
+class StrategicBot(Bot):
+    name = "strategic"
 
     def choose(self, state: HoldemState, known: Mapping[int, Card]) -> Action:
         seat = self.seat

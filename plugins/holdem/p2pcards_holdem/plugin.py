@@ -2,7 +2,7 @@
 
 from p2pcards import hookimpl
 
-from .bots import CallingBot, SensibleBot
+from .bots import CallingBot, StrategicBot
 from .rules import Holdem
 
 
@@ -14,5 +14,5 @@ def register_games(register):
 @hookimpl
 def register_bots(register):
     # The core's "random" bot plays any game through legal_actions(); these play better.
-    register(SensibleBot, game=Holdem.id)
+    register(StrategicBot, game=Holdem.id)
     register(CallingBot, game=Holdem.id)

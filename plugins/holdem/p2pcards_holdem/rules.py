@@ -68,7 +68,7 @@ def make_pots(total: Sequence[int], live: Sequence[int]) -> list[Pot]:
 
 def split(amount: int, winners: Sequence[int], button: int, players: int) -> dict[int, int]:
     """Share ``amount`` among ``winners``; the odd chips go one each to the winners nearest
-    the button's left (Robert's Rules, "Split pots" 1; TDA rule 20)."""
+    the button's left (docs/games/holdem.md, rule 14)."""
     share, odd = divmod(amount, len(winners))
     order = sorted(winners, key=lambda s: (s - button - 1) % players)
     return {s: share + (1 if i < odd else 0) for i, s in enumerate(order)}
@@ -143,7 +143,7 @@ class Holdem(Game[HoldemState]):
             assert state.result is not None
             return Done(state.result)
         if state.phase == "button":
-            return Coin("button", state.players)  # Robert's Rules: the button is drawn for
+            return Coin("button", state.players)  # the first button is drawn by lot (rule 2)
         if state.phase == "shuffle":
             return Shuffle()
         if state.phase == "deal":
@@ -180,10 +180,8 @@ class Holdem(Game[HoldemState]):
             )  # fmt: skip
         else:
             state.shown.add(seat)
-            entry: dict[str, Any] = {"event": "show", "seat": seat, "cards": [str(faces[h]) for h in handles]}
-            if len(state.board) == 5:
-                entry["hand"] = describe(self._hand_of(state, seat))
-            state.story.append(entry)
+            if len(state.board) == 5:  # (the table itself says which cards were shown)
+                state.story.append({"event": "show", "seat": seat, "hand": describe(self._hand_of(state, seat))})
         if state.reveal:
             return
         if state.phase == "showdown":
@@ -216,7 +214,7 @@ class Holdem(Game[HoldemState]):
             state.seated.append(state.after(state.seated[-1], playing))
         if len(playing) == 2:
             # Heads-up the button posts the small blind and acts first before the flop
-            # (Robert's Rules, "Button and blind use" 9; TDA rule 34).
+            # (docs/games/holdem.md, rule 3).
             state.sb_seat, state.bb_seat = button, state.seated[0]
         else:
             state.sb_seat, state.bb_seat = state.seated[0], state.seated[1]
@@ -266,7 +264,7 @@ class Holdem(Game[HoldemState]):
         self._end_round(state)
 
     def _end_round(self, state: HoldemState) -> None:
-        # An uncalled bet (or the part nobody matched) goes back (Robert's Rules, "Betting" 10).
+        # An uncalled bet (or the part nobody matched) goes back (rule 8).
         order = sorted(range(state.players), key=lambda s: state.bets[s], reverse=True)
         top, second = order[0], order[1]
         if state.bets[top] > state.bets[second]:
@@ -288,7 +286,7 @@ class Holdem(Game[HoldemState]):
             self._start_showdown(state)
             return
         if len(state.can_act()) <= 1 and not state.tabled:
-            # No more betting with an all-in: every hand is turned up now (TDA rule 16).
+            # No more betting with an all-in: every hand is turned up now (rule 11).
             state.tabled = True
             for seat in self._show_order(state):
                 state.reveal.append((seat, tuple(state.hole[seat])))
@@ -322,7 +320,7 @@ class Holdem(Game[HoldemState]):
 
     def _show_order(self, state: HoldemState) -> list[int]:
         """The last aggressor of the last betting round first, else the first live seat left of
-        the button; then clockwise (Robert's Rules, "Showdown" 7; TDA rule 16)."""
+        the button; then clockwise (docs/games/holdem.md, rule 12)."""
         live = state.live()
         assert state.button is not None
         first = state.aggressor if state.aggressor in live else state.after(state.button, live)
@@ -387,7 +385,7 @@ class Holdem(Game[HoldemState]):
         state.turn = None
         state.reveal = []
         busted = [s for s in state.seated if state.stacks[s] == 0]
-        # Several out in one hand: who started it with more chips finishes higher (TDA rule 21).
+        # Several out in one hand: who started it with more chips finishes higher (rule 15).
         for seat in sorted(busted, key=lambda s: state.total[s]):
             state.out.append(seat)
             state.story.append({"event": "busted", "seat": seat, "place": state.players - len(state.out) + 1})
@@ -528,7 +526,7 @@ class Holdem(Game[HoldemState]):
 
     def idle_action(self, state: HoldemState, seat: int, known: Mapping[int, Card]) -> Action | None:
         """A player who lets the time run out checks if they may, else folds (mucks at a
-        showdown): TDA rule 30, a hand whose clock runs out is dead."""
+        showdown): a hand whose clock runs out is dead (docs/games/holdem.md, rule 16)."""
         if state.turn != seat:
             return None
         if state.phase == "showdown":

@@ -62,7 +62,7 @@ class HoldemState:
     acted_at: dict[int, int] = field(default_factory=dict)  # seat -> the bet it last acted against
     turn: int | None = None
     aggressor: int | None = None  # last seat to bet or raise (fully or not) this round
-    tabled: bool = False  # all-in and no more betting: every hand is turned up (TDA rule 16)
+    tabled: bool = False  # all-in and no more betting: every hand is turned up (rule 11)
     reveal: list[tuple[int | None, tuple[int, ...]]] = field(default_factory=list)  # pending: (seat, handles)
     pots: list[Pot] = field(default_factory=list)  # at the showdown
     order: list[int] = field(default_factory=list)  # showdown order
@@ -104,7 +104,7 @@ class HoldemState:
     def may_raise(self, seat: int) -> bool:
         """Whether ``seat`` may (re)raise: it has not acted this round, or the bet has gone up by
         at least a full raise since it did (an all-in short of a full raise does not reopen the
-        betting: Robert's Rules, "Betting and raising" 7; TDA rule 43). It must also have more
+        betting: docs/games/holdem.md, rule 7). It must also have more
         chips than a call takes, and someone else must be able to answer."""
         if self.stacks[seat] <= self.current - self.bets[seat]:
             return False

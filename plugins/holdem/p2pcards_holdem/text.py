@@ -171,11 +171,12 @@ def tell(entry: Mapping[str, Any], names: Sequence[str]) -> str:
                 f"{_chips(entry['sb'])}, {bb} {agree(bb, 'posts')} {_chips(entry['bb'])}")  # fmt: skip
     if event == "board":
         street = STREETS[entry.get("street", 1)]
-        return f"the {street}: {' '.join(entry['cards'])} (board {' '.join(entry['board'])})"
+        if entry.get("street", 1) == 1:
+            return f"the flop: {' '.join(entry['cards'])}"
+        return f"the {street}: {' '.join(entry['cards'])}, the board {' '.join(entry['board'])}"
     if event == "show":
         who = _name(names, entry.get("seat"))
-        hand = f": {entry['hand']}" if entry.get("hand") else ""
-        return f"{who} {agree(who, 'shows')} {' '.join(entry['cards'])}{hand}"
+        return f"{who} {agree(who, 'has')} {entry.get('hand')}"
     if event == "returned":
         who = _name(names, entry.get("seat"))
         return f"{_chips(entry['amount'])} uncalled goes back to {who}"

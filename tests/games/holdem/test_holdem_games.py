@@ -18,7 +18,7 @@ from .holdem_table import the_game
 def test_the_game_and_its_bots_are_installed():
     host = load_plugins()
     assert "holdem" in host.games
-    assert {"random", "sensible", "calling"} <= set(host.bots_for("holdem"))
+    assert {"random", "strategic", "calling"} <= set(host.bots_for("holdem"))
 
 
 def test_the_core_does_not_import_pokerkit():
@@ -37,7 +37,7 @@ def test_whole_matches_pass_every_check():
 
 @pytest.mark.parametrize("players", [2, 3, 6, 9])
 def test_whole_matches_with_the_games_bots(players):
-    bots = (["sensible", "calling", "random"] * 3)[:players]
+    bots = (["strategic", "calling", "random"] * 3)[:players]
     for check in check_game("holdem", players=players, bots=bots, variants=["fifty-hands"], games=1):
         result = check.record.result
         assert result.winners and sum(result.scores) == 1500 * players
@@ -47,7 +47,7 @@ def _record(players, options, seed, deck=None, names=None):
     game = the_game()
     resolved = game.resolve_options(options, players)
     available = load_plugins().bots_for("holdem")
-    names = names or (["sensible", "random"] * 5)[:players]
+    names = names or (["strategic", "random"] * 5)[:players]
     bots = [available[n](game, s, resolved, seeded_rng(seed, "bot", s)) for s, n in enumerate(names)]
     if deck is None:
         deck = LocalDealer(game.deck(resolved, players), players, seeded_rng(seed, "deck"))
@@ -78,7 +78,7 @@ def test_folded_and_mucked_hands_are_never_asked_for():
         resolved = game.resolve_options({"hand_limit": 25}, 4)
         deck = LocalDealer(game.deck(resolved, 4), 4, seeded_rng(seed, "deck"))
         available = load_plugins().bots_for("holdem")
-        names = ["sensible", "sensible", "calling", "random"]
+        names = ["strategic", "strategic", "calling", "random"]
         bots = [available[n](game, s, resolved, seeded_rng(seed, "bot", s)) for s, n in enumerate(names)]
         record = play(game, resolved, 4, deck, bots)
         assert record.violations == []
@@ -96,7 +96,8 @@ def test_a_match_on_the_mental_poker_deck():
     deck = backend.mental_poker_factory(seed="holdem-3")(game, options, 3, 0)
     available = load_plugins().bots_for("holdem")
     bots = [
-        available[n](game, s, options, seeded_rng(1, "bot", s)) for s, n in enumerate(["sensible", "calling", "random"])
+        available[n](game, s, options, seeded_rng(1, "bot", s))
+        for s, n in enumerate(["strategic", "calling", "random"])
     ]
     record = play(game, options, 3, deck, bots)
     assert record.result.winners and record.violations == []
@@ -108,7 +109,7 @@ def test_one_table_over_loopback_verifies(tmp_path):
     from p2pcards.verify import EXIT_VERIFIED, verify_file
 
     table = run_loopback(
-        "holdem", 3, {"hand_limit": 4}, seats=["sensible", "calling", "random"], seed=2, transcript_dir=tmp_path
+        "holdem", 3, {"hand_limit": 4}, seats=["strategic", "calling", "random"], seed=2, transcript_dir=tmp_path
     )
     result = table.check()
     assert result.winners and result.details["hands"] <= 4
@@ -117,3 +118,12 @@ def test_one_table_over_loopback_verifies(tmp_path):
     report = verify_file(transcript)
     assert report.status == EXIT_VERIFIED, report.problem
     assert report.result == result
+    # The replay reads the match by name, hand by hand.
+    from p2pcards.cli import main
+    from p2pcards.console.replay import print_replay
+    from p2pcards.replay import load_replay
+
+    replay = load_replay(transcript)
+    text = print_replay(replay, 0)
+    assert "hand 1: " in text and "posts" in text and (" wins " in text), text[-2000:]
+    assert main(["replay", "--print", str(transcript)]) == EXIT_VERIFIED

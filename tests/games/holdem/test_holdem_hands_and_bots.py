@@ -1,5 +1,5 @@
-"""Hands in words (pokerkit ranks them), the sensible bot's own evaluator against pokerkit's,
-and the bots: legal moves only, and the sensible bot ahead of the calling script and of random
+"""Hands in words (pokerkit ranks them), the strategic bot's own evaluator against pokerkit's,
+and the bots: legal moves only, and the strategic bot ahead of the calling script and of random
 play over hundreds of hands."""
 
 from __future__ import annotations
@@ -46,14 +46,14 @@ def test_the_bots_evaluator_orders_hands_as_pokerkit_does():
 
 
 @pytest.mark.slow  # hundreds of hands with Monte Carlo decisions
-def test_the_sensible_bot_beats_the_calling_script_and_random_play():
+def test_the_strategic_bot_beats_the_calling_script_and_random_play():
     # Heads-up, matches of at most 15 hands, the bot in each seat in turn, until 200 hands or
     # more were played (random play busts fast, so it takes more matches).
     host = load_plugins()
     for opponent, games in (("calling", 10), ("random", 40)):
         chips = hands = 0
         for first in (0, 1):
-            bots = ["sensible", opponent] if first == 0 else [opponent, "sensible"]
+            bots = ["strategic", opponent] if first == 0 else [opponent, "strategic"]
             report = simulate(
                 host, "holdem", players=2, bots=bots, games=games, seed=3, options={"hand_limit": 15}, keep_results=True
             )

@@ -26,7 +26,7 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_then_last():
     assert table.story(["alice", "bob"])[:3] == [
         "alice has the button (drawn by lot)",
         "hand 1: alice deals; alice posts 10, bob posts 20",
-        "the flop: 2c 7d 9h (board 2c 7d 9h)",
+        "the flop: 2c 7d 9h",
     ]
 
 
@@ -155,8 +155,9 @@ def test_the_loser_mucks_and_the_mucked_hand_is_never_opened():
     assert table.stacks() == [1620, 1380]
     assert table.state.hand == 2
     story = table.story(["ann", "bob"])
-    assert "ann shows As Ks: two pair, aces and kings" in story
-    assert story[-1] == "ann wins 240 with two pair, aces and kings" or "ann wins 240" in story[-2]
+    assert "ann has two pair, aces and kings" in story
+    assert "bob mucks" not in story  # the log says so (the move); the story tells outcomes
+    assert "ann wins 240 with two pair, aces and kings" in story
 
 
 def test_a_pot_won_uncontested_is_not_shown():
@@ -213,3 +214,30 @@ def test_a_short_big_blind_is_all_in_and_the_full_blind_is_still_the_bet():
     table.state.total[2] = 5
     assert table.turn == 0 and table.state.current == 20
     assert "calls" in table.legal(0)
+
+
+def test_the_view_at_a_seat_and_for_a_spectator():
+    table = Table({0: "As Kd", 1: "7c 2d", 2: "Qh Qs"}, "2c 7d 9h Js 3s", button=2)
+    table.act(2, "raise 60")
+    mine = table.view(0)
+    assert [str(c) for c in mine["hand"]] == ["As", "Kd"]
+    assert mine["status"] == "you to act: 50 to call, raise to 100+"
+    assert mine["seats"][1]["bet"] == "20" and mine["seats"][2]["button"] == "D"
+    assert mine["table"] == ["hand 1 · blinds 10/20 · preflop", "board: -", "pot: 90"]
+    watcher = table.view(None)
+    assert watcher["hand"] == [] and watcher["status"] == "seat 0 to act: 50 to call, raise to 100+"
+    assert not any("A" in str(v) for seat in watcher["seats"] for v in seat.values())
+
+
+def test_what_a_player_types():
+    table = Table({0: "As Kd", 1: "7c 2d", 2: "Qh Qs"}, "2c 7d 9h Js 3s", button=2)
+    assert table.parse(2, "raise 60") == {"type": "raise", "to": 60}
+    assert table.parse(2, "raises to 60") == {"type": "raise", "to": 60}
+    assert table.parse(2, "bet 60") == {"type": "raise", "to": 60}  # facing the big blind
+    assert table.parse(2, "r 1,500") == {"type": "all-in"}  # every chip
+    assert table.parse(2, "all in") == table.parse(2, "goes all in") == table.parse(2, "shove") == {"type": "all-in"}
+    assert table.parse(2, "c") == {"type": "call"} and table.parse(2, "f") == {"type": "fold"}
+    with pytest.raises(IllegalAction, match="say how much"):
+        table.parse(2, "raise")
+    with pytest.raises(IllegalAction, match="expected fold, check, call"):
+        table.parse(2, "play 9h")
