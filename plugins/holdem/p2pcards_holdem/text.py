@@ -90,24 +90,27 @@ def view(game: Holdem, state: HoldemState, seat: int | None, known: Mapping[int,
         hand = [known[h] for h in state.hole[seat] if h in known]
     seats: list[dict[str, Any]] = []
     for s in range(state.players):
+        # Short columns (a seat list of 9 at 80x24): the chips, the bet in front, and flags
+        # whose label is the fact ("D" for the button, "folded", "all in", "mucked").
         facts: dict[str, Any] = {"chips": _chips(state.stacks[s])}
         if s in state.out:
-            facts["out"] = "busted"
+            facts["out"] = ""
             seats.append(facts)
             continue
+        live_hand = state.phase not in ("button", "over") and s in state.seated
+        if live_hand and state.bets[s]:
+            facts["bet"] = _chips(state.bets[s])
         if s == state.button:
-            facts["button"] = "D"
-        if state.phase not in ("button", "over") and s in state.seated:
+            facts["D"] = ""
+        if live_hand:
             if s in state.folded:
-                facts["hand"] = "folded"
+                facts["folded"] = ""
             elif s in state.mucked:
-                facts["hand"] = "mucked"
+                facts["mucked"] = ""
             elif s in state.shown:
-                facts["hand"] = " ".join(state.faces[h].unicode() for h in state.hole[s])
+                facts["shows"] = " ".join(state.faces[h].unicode() for h in state.hole[s])
             elif state.stacks[s] == 0:
-                facts["hand"] = "all in"
-            if state.bets[s]:
-                facts["bet"] = _chips(state.bets[s])
+                facts["all in"] = ""
         seats.append(facts)
     table = []
     if state.hand:

@@ -222,7 +222,8 @@ def test_the_view_at_a_seat_and_for_a_spectator():
     mine = table.view(0)
     assert [str(c) for c in mine["hand"]] == ["As", "Kd"]
     assert mine["status"] == "you to act: 50 to call, raise to 100+"
-    assert mine["seats"][1]["bet"] == "20" and mine["seats"][2]["button"] == "D"
+    assert mine["seats"] == [{"chips": "1,490", "bet": "10"}, {"chips": "1,480", "bet": "20"},
+                             {"chips": "1,440", "bet": "60", "D": ""}]  # fmt: skip
     assert mine["table"] == ["hand 1 · blinds 10/20 · preflop", "board: -", "pot: 90"]
     watcher = table.view(None)
     assert watcher["hand"] == [] and watcher["status"] == "seat 0 to act: 50 to call, raise to 100+"
@@ -241,3 +242,45 @@ def test_what_a_player_types():
         table.parse(2, "raise")
     with pytest.raises(IllegalAction, match="expected fold, check, call"):
         table.parse(2, "play 9h")
+
+
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "raise", "to": True}, "whole number"),  # True is 1 to Python: not a number of chips
+        ({"type": "raise", "to": 60.0}, "whole number"),
+        ({"type": "raise", "to": "60"}, "whole number"),
+        ({"type": "raise", "to": -5}, "smallest you may raise to is 40"),
+        ({"type": "raise", "to": 10**40}, "all your chips"),
+        ({"type": "raise"}, "says how much"),
+        ({"type": "call", "to": 20}, "takes no amount"),
+        ({"type": "check"}, "cannot check: 20 to call"),
+        ({"type": "bet", "to": 60}, "there is a bet already"),
+        ({"type": "show"}, "expected fold, check"),
+        ({"type": ["raise"]}, "expected fold, check"),
+        ({"type": "fold", "cards": [1, 2]}, "takes no amount"),
+    ],
+)
+def test_a_modified_clients_move_is_refused_by_every_peer(action, message):
+    # check() is what every peer runs on a move it receives; the refusal never repeats the
+    # sender's values.
+    table = Table({0: "As Kd", 1: "7c 2d", 2: "Qh Qs"}, "2c 7d 9h Js 3s", button=2)
+    with pytest.raises(IllegalAction, match=message) as refused:
+        table.game.check(table.state, 2, action)
+    assert "1000000000000" not in str(refused.value) and "True" not in str(refused.value)
+    with pytest.raises(IllegalAction, match="not your turn"):
+        table.game.check(table.state, 0, {"type": "fold"})
+
+
+def test_a_player_whose_time_runs_out_checks_or_folds_and_mucks_at_a_showdown():
+    table = Table({0: "As Ks", 1: "7c 2d"}, "Ac Kd 9h 4s 3c", button=0)
+    idle = table.game.idle_action
+    assert idle(table.state, 0, table.known(0)) == {"type": "fold"}
+    assert idle(table.state, 1, table.known(1)) is None  # not its turn
+    table.act(0, "call")
+    assert idle(table.state, 1, table.known(1)) == {"type": "check"}
+    table.act(1, "check")
+    for _ in range(3):
+        table.act(1, "check")
+        table.act(0, "check")
+    assert table.state.phase == "showdown" and idle(table.state, 1, table.known(1)) == {"type": "muck"}
