@@ -127,3 +127,17 @@ def test_one_table_over_loopback_verifies(tmp_path):
     text = print_replay(replay, 0)
     assert "hand 1: " in text and "posts" in text and (" wins " in text), text[-2000:]
     assert main(["replay", "--print", str(transcript)]) == EXIT_VERIFIED
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"starting_stack": 40, "small_blind": 7, "big_blind": 13},  # short stacks, odd chips
+        {"starting_stack": 100, "small_blind": 3, "big_blind": 5, "blinds_up_every": 2},
+    ],
+)
+def test_short_stacks_and_odd_blinds_keep_every_chip(options):
+    # All-in blinds, all-ins of every size and odd splits, 2-9 players: every check passes and
+    # no chip is made or lost.
+    for check in check_game("holdem", games=4, variants=[None], options=options, seed=9):
+        assert sum(check.record.result.scores) == options["starting_stack"] * check.players

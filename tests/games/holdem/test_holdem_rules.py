@@ -284,3 +284,28 @@ def test_a_player_whose_time_runs_out_checks_or_folds_and_mucks_at_a_showdown():
         table.act(1, "check")
         table.act(0, "check")
     assert table.state.phase == "showdown" and idle(table.state, 1, table.known(1)) == {"type": "muck"}
+
+
+def test_pots_always_add_up_to_what_was_put_in():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(500):
+        players = rng.randint(2, 9)
+        total = [rng.choice([0, 5, 10, 20, 35, 100, 250]) for _ in range(players)]
+        live = [s for s in range(players) if total[s] and rng.random() < 0.7] or [
+            max(range(players), key=total.__getitem__)
+        ]
+        pots = make_pots(total, live)
+        assert sum(p.amount for p in pots) == sum(total)
+        assert all(set(p.eligible) <= set(live) and p.eligible for p in pots)
+
+
+def test_a_big_blind_short_of_the_small_blind_gets_the_rest_back_to_the_caller():
+    # Heads-up: seat 1, the big blind, had only 5 chips; the button calls the full 20, and the
+    # 15 nobody could match goes back before the board is run out.
+    table = Table({0: "As Ad", 1: "7c 2d"}, "Ac Kd 9h 4s 3c", button=0)
+    table.state.stacks[1], table.state.bets[1], table.state.total[1] = 0, 5, 5
+    table.act(0, "call")
+    assert "15 uncalled goes back to ann" in table.story(["ann", "bob"])
+    assert table.done and table.result.scores == (1505.0, 0.0)  # ann: 1500 less 5 in, plus the pot of 10
