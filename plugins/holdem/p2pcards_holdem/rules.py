@@ -358,6 +358,9 @@ class Holdem(Game[HoldemState]):
         button = state.button
         assert button is not None
         hands = {s: self._hand_of(state, s) for s in state.shown}
+        if state.tabled:  # turned up before the board was out: what each one made, now
+            for seat in state.live():
+                state.story.append({"event": "show", "seat": seat, "hand": describe(hands[seat])})
         many = len(state.pots) > 1
         for index, pot in enumerate(state.pots):
             if index in state.locked:

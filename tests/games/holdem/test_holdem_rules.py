@@ -102,6 +102,7 @@ def test_side_pots_with_three_all_ins():
     assert table.stacks() == [600, 620, 890, 400]
     names = ["ann", "bob", "cy", "dee"]
     story = table.story(names)
+    assert "cy has jack high" in story and "dee has a pair of aces" in story
     assert "dee wins the main pot, 400 with a pair of aces" in story
     assert "ann wins side pot 1, 600 with a pair of kings" in story
     assert "bob wins side pot 2, 620 with a pair of queens" in story
