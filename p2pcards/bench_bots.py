@@ -2,7 +2,7 @@
 
 ``p2pcards bench-bots`` plays, for each bundled game, one strategic bot against opponents that
 are all the same baseline bot: the game's script (``truthful`` in Cal's BS, ``simple`` in
-Calypso and Crazy Eights) or ``random``. The strategic bot takes each seat in turn (game ``i``
+Calypso and Crazy Eights, ``calling`` in Hold'em) or ``random``. The strategic bot takes each seat in turn (game ``i``
 seats it at ``i mod players``), so the position at the table does not bias the figure, and the
 win rate is set against its fair share, ``1 / players``.
 
@@ -41,6 +41,7 @@ CASES = (
     BenchCase("cals-bs", 4, (), "truthful", "a match to 3 hand wins"),
     BenchCase("calypso", 4, (("mode", "solo"),), "simple", "solo: 4 deals, each for themselves"),
     BenchCase("crazy-eights", 3, (), "simple", "one hand"),
+    BenchCase("holdem", 3, (("hand_limit", 30),), "calling", "a match of at most 30 hands, most chips wins"),
 )
 
 

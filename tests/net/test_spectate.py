@@ -180,7 +180,12 @@ async def test_no_spectator_chat_unless_the_table_allows_it(tmp_path: Path, virt
 @pytest.mark.slow  # whole games on the mental-poker deck
 @pytest.mark.parametrize(
     "game_id, players, options",
-    [("crazy-eights", 3, {}), ("calypso", 4, {}), ("cals-bs", 3, {"turn_mode": "free", "match_target": 1})],
+    [
+        ("crazy-eights", 3, {}),
+        ("calypso", 4, {}),
+        ("cals-bs", 3, {"turn_mode": "free", "match_target": 1}),
+        ("holdem", 3, {"hand_limit": 3}),  # folds, showdowns, a match of hands
+    ],
 )
 async def test_a_spectators_table_follows_the_other_bundled_games(
     tmp_path: Path, game_id: str, players: int, options: dict, virtual_clock

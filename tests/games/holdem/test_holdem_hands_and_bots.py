@@ -1,0 +1,63 @@
+"""Hands in words (pokerkit ranks them), the strategic bot's own evaluator against pokerkit's,
+and the bots: legal moves only, and the strategic bot ahead of the calling script and of random
+play over hundreds of hands."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from p2pcards_holdem.bots import _pair, rank7
+from p2pcards_holdem.hands import best_hand, describe
+
+from p2pcards.cards import build_deck, parse_cards
+from p2pcards.plugins import load_plugins
+from p2pcards.simulate import simulate
+
+
+@pytest.mark.parametrize(
+    "hole, board, words",
+    [
+        ("Kh Kd", "9c 9s 2d 3h 7c", "two pair, kings and nines"),
+        ("Ah 2d", "3c 4s 5h 9d Ks", "a straight, five high"),
+        ("Ah Kh", "Qh Jh Th 2c 3d", "a royal flush"),
+        ("9h 8h", "7h 6h 5h 2c 3d", "a straight flush, nine high"),
+        ("Kh Kd", "Kc 9s 9d 3h 7c", "a full house, kings full of nines"),
+        ("6h 6d", "6c 6s 2d 3h 7c", "four of a kind, sixes"),
+        ("Ah 4h", "9h 2h Jh 3c 3d", "a flush, ace high"),
+        ("7h 7d", "7c 9s 2d 3h Kc", "three of a kind, sevens"),
+        ("Qh Qd", "9c 4s 2d 3h 7c", "a pair of queens"),
+        ("Ah Jd", "9c 4s 2d 3h 7c", "ace high"),
+    ],
+)
+def test_hands_in_words(hole, board, words):
+    assert describe(best_hand(parse_cards(hole), parse_cards(board))) == words
+
+
+def test_the_bots_evaluator_orders_hands_as_pokerkit_does():
+    rng = random.Random(7)
+    deck = build_deck()
+    for _ in range(600):
+        cards = rng.sample(deck, 9)
+        board, a, b = cards[:5], cards[5:7], cards[7:9]
+        kit = best_hand(a, board), best_hand(b, board)
+        ours = rank7([_pair(c) for c in a + board]), rank7([_pair(c) for c in b + board])
+        assert (kit[0] > kit[1]) == (ours[0] > ours[1]) and (kit[0] == kit[1]) == (ours[0] == ours[1]), cards
+
+
+@pytest.mark.slow  # hundreds of hands with Monte Carlo decisions
+def test_the_strategic_bot_beats_the_calling_script_and_random_play():
+    # Heads-up, matches of at most 15 hands, the bot in each seat in turn, until 200 hands or
+    # more were played (random play busts fast, so it takes more matches).
+    host = load_plugins()
+    for opponent, games in (("calling", 10), ("random", 40)):
+        chips = hands = 0
+        for first in (0, 1):
+            bots = ["strategic", opponent] if first == 0 else [opponent, "strategic"]
+            report = simulate(
+                host, "holdem", players=2, bots=bots, games=games, seed=3, options={"hand_limit": 15}, keep_results=True
+            )
+            assert report.violations == []
+            chips += sum(result["scores"][first] - 1500 for result in report.results)
+            hands += sum(result["details"]["hands"] for result in report.results)
+        assert hands >= 200 and chips > 0, (opponent, chips, hands)
