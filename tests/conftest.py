@@ -34,8 +34,10 @@ from __future__ import annotations
 import os
 import random
 import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
@@ -167,6 +169,15 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pip_install_target(source: Path, target: Path) -> None:
+    # From a copy: setuptools builds in the source folder (build/, *.egg-info), and two workers
+    # building one fixture there at once failed ("File exists: build/bdist...").
+    with tempfile.TemporaryDirectory(prefix="p2pcards-build-") as scratch:
+        copy = Path(scratch) / source.name
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        _pip_install(copy, target)
+
+
+def _pip_install(source: Path, target: Path) -> None:
     subprocess.run(
         [
             sys.executable,
