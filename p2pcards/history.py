@@ -308,7 +308,7 @@ def _game_record(
     # before verification, our own seat's).
     recomputed = report.result if report is not None else None
     result = _result(recomputed if recomputed is not None else end.result, len(header.roster))
-    if result is not None:  # the game's own words ("hands won: seat 0 2, ..."), named when shown
+    if result is not None:  # the game's own words ("hands: seat 0 won 2, ..."), named when shown
         result["summary"] = _result_words(report, header.game, result)
         left = sorted(getattr(report, "left_to_bot", None) or {})
         if left:  # who left and let a bot finish the seat, as the table said it (verify's word)

@@ -194,7 +194,7 @@ def test_the_printout_after_a_network_game_names_the_players(capsys):
     out = capsys.readouterr().out
     assert out.splitlines() == [
         # each count next to its player's name, not "0-2-0" in seat order
-        "result: bob wins the match (hands won: alice 0, bob 2, carol 0)",
+        "result: bob wins the match (hands: alice won 0, bob won 2, carol won 0)",
         "audit: 1 violations",
         "  carol, action 7: passed on alice's lead",
     ]

@@ -121,7 +121,7 @@ def test_cals_bs_result_names_each_count_next_to_its_player():
     game = load_plugins().game("cals-bs")
     result = Result((2,), (2.0, 0.0, 3.0), "seat 2 wins the match (2-0-3 in hands won)")
     text = name_seats(result_words(game, result), ["you", "bob", "carol"])
-    assert text == "carol wins the match (hands won: you 2, bob 0, carol 3)"
+    assert text == "carol wins the match (hands: you won 2, bob won 0, carol won 3)"
     # A result from a file that does not fit: the recorded summary, not a crash.
     odd = Result((2,), ("x",), "seat 2 wins")  # type: ignore[arg-type]
     assert result_words(game, odd) == "seat 2 wins"

@@ -59,11 +59,11 @@ def test_quit_offers_drop_out_and_the_game_goes_on_without_the_seat(tmp_path):
         term.wait_for(r"drop: drop\s+out", timeout=10)  # (it may wrap at 80 columns)
         term.type_line("drop")
         term.wait_for(r"EXITED 0", timeout=120)
-        assert "erin 0 (dropped out)" in " ".join(term.screen().split()), term.screen()
+        assert "erin won 0 (dropped out)" in " ".join(term.screen().split()), term.screen()
         host.wait(timeout=60)
         host_out = log.read_text()
         assert host.returncode == 0, host_out
-        assert "erin 0 (dropped out)" in host_out, host_out
+        assert "erin won 0 (dropped out)" in host_out, host_out
         saved = sorted(transcripts.glob("*.p2pt"))
         assert len(saved) == 4
         for path in saved:

@@ -34,7 +34,7 @@ def test_a_verified_report_names_the_winners_in_text_and_json(bs_table):
     text = report.to_text()
     result_line = next(line for line in text.splitlines() if line.startswith("result: "))
     assert names[winners[0]] in result_line and "seat" not in result_line
-    assert "in hands won" not in result_line and f"hands won: {names[0]} " in result_line  # each count by its name
+    assert "in hands won" not in result_line and f"hands: {names[0]} won " in result_line  # each count by its name
     data = report.to_json()
     assert data["result_text"] == result_line.removeprefix("result: ")
     assert data["result"]["winners"] == list(winners)  # the signed result, as it is

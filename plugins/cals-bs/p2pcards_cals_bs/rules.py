@@ -233,8 +233,9 @@ class CalsBS(Game[BSState]):
     # -- setup ------------------------------------------------------------------------------
 
     def result_text(self, result: Result) -> str:
-        """ "seat 2 wins the match (hands won: seat 0 2, seat 1 0, seat 2 3)": each count next
-        to its seat (the summary's "2-0-3" left the reader to count seats)."""
+        """ "seat 2 wins the match (hands: seat 0 won 2, seat 1 won 0, seat 2 won 3)": each count
+        next to its seat (the summary's "2-0-3" left the reader to count seats), with a verb
+        between name and count ("strategic bot 1 1" read as one name)."""
         winners, scores = result.winners, result.scores
         if len(winners) != 1 or not isinstance(winners[0], int) or not scores:
             return result.summary
@@ -243,9 +244,9 @@ class CalsBS(Game[BSState]):
         out = result.details.get("out") if isinstance(result.details, Mapping) else None
         out = [s for s in out if isinstance(s, int)] if isinstance(out, list) else []
         hands = ", ".join(
-            f"seat {seat} {int(v)}{' (dropped out)' if seat in out else ''}" for seat, v in enumerate(scores)
+            f"seat {seat} won {int(v)}{' (dropped out)' if seat in out else ''}" for seat, v in enumerate(scores)
         )
-        return f"seat {winners[0]} wins the match (hands won: {hands})"
+        return f"seat {winners[0]} wins the match (hands: {hands})"
 
     def validate_options(self, options: Mapping[str, Any], players: int) -> None:
         volunteer = options["first_dealer"]

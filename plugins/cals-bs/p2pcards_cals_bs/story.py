@@ -110,6 +110,6 @@ def tell(entry: Mapping[str, Any], names: Sequence[str]) -> str:
 def _standings(entry: Mapping[str, Any], names: Sequence[str]) -> str:
     scores = entry.get("scores") or []
     target = entry.get("target")
-    table = ", ".join(f"{_name(names, seat)} {score}" for seat, score in enumerate(scores))
+    table = ", ".join(f"{_name(names, seat)} won {score}" for seat, score in enumerate(scores))
     goal = "" if not isinstance(target, int) else f"; first to {target} wins the match"
-    return f"hands won: {table}{goal}"
+    return f"hands: {table}{goal}"

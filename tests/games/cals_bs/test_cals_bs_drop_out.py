@@ -96,7 +96,7 @@ def test_a_dropped_seat_cannot_win_and_ranks_below_the_others():
     assert t.done and t.result.winners == (0,)
     assert t.result.details["out"] == [3]
     assert "seat 3 dropped out" in t.result.summary
-    assert "seat 3 0 (dropped out)" in game.result_text(t.result)
+    assert "seat 3 won 0 (dropped out)" in game.result_text(t.result)
 
 
 def test_free_order_only_while_the_table_is_open():

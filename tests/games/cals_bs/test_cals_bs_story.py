@@ -59,7 +59,7 @@ def test_going_out_face_up_says_the_cards_were_true_then_the_hand_and_what_comes
     t.act(0, "play 7h as 7")
     assert told(t)[1:] == [
         "alice goes out: 7h was true",
-        "hand 1: alice wins (hands won: alice 1, bob 0, carol 0; first to 2 wins the match)",
+        "hand 1: alice wins (hands: alice won 1, bob won 0, carol won 0; first to 2 wins the match)",
         "next, hand 2: alice deals, bob leads",
     ]
 
@@ -76,7 +76,7 @@ def test_the_last_hand_of_the_match_has_no_next_hand():
     t = Table(3, {0: "7h"}, match_target=1)
     t.keep_only(0, "7h")
     t.act(0, "play 7h as 7")
-    assert told(t)[-1] == "hand 1: alice wins (hands won: alice 1, bob 0, carol 0; first to 1 wins the match)"
+    assert told(t)[-1] == "hand 1: alice wins (hands: alice won 1, bob won 0, carol won 0; first to 1 wins the match)"
 
 
 CHALLENGEABLE = {"going_out": "challengeable", "match_target": 1}
