@@ -19,7 +19,7 @@ from typing import Any
 from . import __version__
 from .engine import PlayerError
 from .game import OptionError
-from .plugins import UnknownName, load_plugins
+from .plugins import PluginHost, UnknownName, load_plugins
 from .table.timeouts import Timeouts, check_seconds
 from .text import printable, printable_json, unshowable
 
@@ -632,6 +632,11 @@ def _host_in_person(host, game, options: dict[str, str], players: int, args: arg
     return _play_in_console(table, args)
 
 
+def _game_names(host: PluginHost) -> dict[str, str]:
+    """The installed games' names by id (a table found on the network names its game by id)."""
+    return {game_id: game.name for game_id, game in host.games.items()}
+
+
 def cmd_join(args: argparse.Namespace) -> int:
     import trio
 
@@ -661,7 +666,9 @@ def cmd_join(args: argparse.Namespace) -> int:
             return address, int(port)
         if found:  # looked up before the screen opened
             return found.pop()
-        advert = await find_table(_announce_interface(_interface(args)), target, timeout=args.timeout)
+        advert = await find_table(
+            _announce_interface(_interface(args)), target, timeout=args.timeout, game_names=_game_names(host)
+        )
         return advert.host, advert.port
 
     if not args.bot and not (sep and port_text.isdigit()):
@@ -756,7 +763,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     async def where() -> tuple[str, int]:
         if sep:
             return address, int(port_text)
-        advert = await find_table(_announce_interface(_interface(args)), args.table, timeout=args.timeout, playing=True)
+        advert = await find_table(
+            _announce_interface(_interface(args)),
+            args.table,
+            timeout=args.timeout,
+            playing=True,
+            game_names=_game_names(host),
+        )
         return advert.host, advert.port
 
     if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():

@@ -438,10 +438,18 @@ def _table_game(host: PluginHost, header: Any) -> Game:
     return game
 
 
-async def find_table(interface: str | None, table: str, *, timeout: float = 5.0, playing: bool = False) -> TableAdvert:
+async def find_table(
+    interface: str | None,
+    table: str,
+    *,
+    timeout: float = 5.0,
+    playing: bool = False,
+    game_names: Mapping[str, str] | None = None,
+) -> TableAdvert:
     """The advert of the table named ``table`` (its id or its name), found by zeroconf as soon
     as it appears: one still in its lobby, or with ``playing`` one whose game has started
-    (to watch it)."""
+    (to watch it). ``game_names``: the installed games' names by id, for the error that lists
+    the tables there."""
     found: list[TableAdvert] = []
     started: list[TableAdvert] = []
     seen: dict[str, TableAdvert] = {}  # every table heard of, to name them if ours is not there
@@ -464,18 +472,20 @@ async def find_table(interface: str | None, table: str, *, timeout: float = 5.0,
             raise LobbyError(f"the table {table!r} has not started yet: join it, or watch it once it starts")
         raise LobbyError(f"the table {table!r} has started: 'p2pcards watch {table}' watches it")
     if not found:
-        there = tables_there(seen.values())
+        there = tables_there(seen.values(), game_names=game_names)
         listed = f"; the tables there: {there}" if there else "; no tables were found at all"
         raise LobbyError(f"no table {table!r} found on the network{listed} (try HOST:PORT, or 'p2pcards doctor')")
     return found[0]
 
 
-def tables_there(adverts: Iterable[TableAdvert], most: int = 8) -> str:
-    """The tables a lookup heard of, for a person: "'alice' (cals-bs, 1 of 3 seats free), ..."."""
+def tables_there(adverts: Iterable[TableAdvert], most: int = 8, *, game_names: Mapping[str, str] | None = None) -> str:
+    """The tables a lookup heard of, for a person: "'alice' (Cal's BS, 1 of 3 seats free), ...":
+    a game by its name where it is installed here (``game_names``), else by its id."""
     out = []
     for advert in sorted(adverts, key=lambda a: a.name.lower())[:most]:
         state = "playing" if advert.playing else f"{advert.free} of {advert.seats} seats free"
-        out.append(f"{printable(advert.name)!r} ({printable(advert.game)}, {state})")
+        game = (game_names or {}).get(advert.game, advert.game)
+        out.append(f"{printable(advert.name)!r} ({printable(game)}, {state})")
     return ", ".join(out)
 
 

@@ -122,7 +122,7 @@ def test_join_a_table_that_is_not_there_fails_before_the_screen_naming_those_the
         term.wait_for(r"EXITED 2", timeout=30)
         screen = "".join(term.screen().splitlines())  # the error wraps at 80 columns
         assert "no table 'Nobody' found on the network; the tables there: " in screen, screen
-        assert f"'{table}' (cals-bs, 2 of 3 seats free)" in screen, screen
+        assert f"'{table}' (Cal's BS, 2 of 3 seats free)" in screen, screen
         assert "Seats" not in screen and "Log" not in screen  # the full screen never opened
     finally:
         host.kill()
