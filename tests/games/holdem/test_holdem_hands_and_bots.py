@@ -11,8 +11,6 @@ from p2pcards_holdem.bots import _pair, rank7
 from p2pcards_holdem.hands import best_hand, describe
 
 from p2pcards.cards import build_deck, parse_cards
-from p2pcards.plugins import load_plugins
-from p2pcards.simulate import simulate
 
 
 @pytest.mark.parametrize(
@@ -43,21 +41,3 @@ def test_the_bots_evaluator_orders_hands_as_pokerkit_does():
         kit = best_hand(a, board), best_hand(b, board)
         ours = rank7([_pair(c) for c in a + board]), rank7([_pair(c) for c in b + board])
         assert (kit[0] > kit[1]) == (ours[0] > ours[1]) and (kit[0] == kit[1]) == (ours[0] == ours[1]), cards
-
-
-@pytest.mark.slow  # hundreds of hands with Monte Carlo decisions
-def test_the_strategic_bot_beats_the_calling_script_and_random_play():
-    # Heads-up, matches of at most 15 hands, the bot in each seat in turn, until 200 hands or
-    # more were played (random play busts fast, so it takes more matches).
-    host = load_plugins()
-    for opponent, games in (("calling", 10), ("random", 40)):
-        chips = hands = 0
-        for first in (0, 1):
-            bots = ["strategic", opponent] if first == 0 else [opponent, "strategic"]
-            report = simulate(
-                host, "holdem", players=2, bots=bots, games=games, seed=3, options={"hand_limit": 15}, keep_results=True
-            )
-            assert report.violations == []
-            chips += sum(result["scores"][first] - 1500 for result in report.results)
-            hands += sum(result["details"]["hands"] for result in report.results)
-        assert hands >= 200 and chips > 0, (opponent, chips, hands)
