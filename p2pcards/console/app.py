@@ -71,11 +71,12 @@ from .render import (
     choose_glyphs,
     colour_enabled,
     console_style,
-    end_fragments,
+    end_parts,
     hand_fragments,
     lines_fragments,
     log_fragments,
     screen_fragments,
+    screen_rows,
     seats_fragments,
     text_fragments,
     word_wrap,
@@ -770,7 +771,12 @@ class ConsoleApp:
                         [
                             # What happened, then right below it what to type (the rest of
                             # the pane is the tail's, blank): the details are cut first.
-                            Window(WrappedTextControl(self._end_body), wrap_lines=True, dont_extend_height=True),
+                            # (cut between its lines, never in one: fit_lines)
+                            Window(
+                                WrappedTextControl(self._end_body, whole_lines=True),
+                                wrap_lines=True,
+                                dont_extend_height=True,
+                            ),
                             Window(self._end_tail_control, height=self._end_tail_height, wrap_lines=True),
                         ]
                     ),
@@ -933,8 +939,7 @@ class ConsoleApp:
     def _end_tail_height(self) -> Dimension:
         """The rows the end panel's last lines take (the rematch and what to type): always
         shown in full, the panel's other lines above them cut first on a small terminal."""
-        width = self._end_tail_control._width
-        rows = fragment_list_to_text(word_wrap(screen_fragments(self._end_tail()), width)).count("\n") + 1
+        rows = screen_rows(screen_fragments(self._end_tail()), self._end_tail_control._width)
         room = max(1, self.application.output.get_size().rows - 14)
         return Dimension(min=min(rows, room), preferred=rows)
 
@@ -949,8 +954,9 @@ class ConsoleApp:
         end = end_model(self.session) if self.session else None
         if end is None:
             return [], []
-        body = end_fragments(end, self.glyphs, again=again)
-        tail: StyleAndTextTuples = [body.pop()]  # the hint: what to type now
+        # Where the transcript is heads the part never cut: the only place a joiner's screen
+        # with a rematch offer says it (until 'quit').
+        body, transcript, tail = end_parts(end, self.glyphs, again=again)
         if self.rematch is not None:
             tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
@@ -975,6 +981,7 @@ class ConsoleApp:
                 tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        tail = transcript + tail
         if body and body[-1][1].endswith("\n"):  # the tail's window starts the next row
             body[-1] = (body[-1][0], body[-1][1][:-1])
         return body, tail
