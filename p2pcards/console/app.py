@@ -517,16 +517,17 @@ class ConsoleApp:
             # Leaving with a bot first: the others play on. Ending it for everyone is the last.
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
             refusal = self._drop_out_refusal()
-            # The choices first, the reason there is no drop out last: at 80 columns a long
-            # reason is cut at the message's second line, never the way to end the game.
-            drop = "drop: drop out, your cards set aside unseen" if refusal is None else f"(no drop out: {refusal})"
-            if refusal is not None and self.tracker is not None:
-                # The message may be cut at 80 columns: the log keeps the game's reason whole.
-                self.tracker.note("notice", f"no drop out now: {refusal}")
-            self.message = Feedback(
-                f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay · {drop}",
-                error=True,
-            )
+            offer = f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay"
+            if refusal is None:
+                offer += " · drop: drop out, your cards set aside unseen"
+            else:
+                # The log keeps the game's reason whole; the offer says it where its two rows
+                # have room (at 80 columns a long reason was cut mid-sentence).
+                if self.tracker is not None:
+                    self.tracker.note("notice", f"no drop out now: {refusal}")
+                whole = f"{offer} · (no drop out: {refusal})"
+                offer = whole if self._message_fits(whole, error=True) else f"{offer} · no drop out now (the log says why)"
+            self.message = Feedback(offer, error=True)
         else:
             self.message = Feedback(
                 f"leaving now ends this game for everyone at the table: {again} to leave", error=True
@@ -1101,6 +1102,11 @@ class ConsoleApp:
         style = "class:message.error" if self.message.error else "class:message.info"
         mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
         return [(style, f" {mark}{self.message.message}")]
+
+    def _message_fits(self, text: str, *, error: bool = False) -> bool:
+        """``text`` fits the message's two rows at the terminal's width, whole."""
+        mark = ("✗ " if self.glyphs.unicode else "! ") if error else ""
+        return fragment_list_to_text(word_wrap([("", f" {mark}{text}")], self._columns())).count("\n") < 2
 
     def _message_fitted(self, width: int | None) -> StyleAndTextTuples:
         """The message line in the two rows it has: a longer one (the legal moves of a big
