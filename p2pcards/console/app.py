@@ -526,7 +526,8 @@ class ConsoleApp:
                 if self.tracker is not None:
                     self.tracker.note("notice", f"no drop out now: {refusal}")
                 whole = f"{offer} · (no drop out: {refusal})"
-                offer = whole if self._message_fits(whole, error=True) else f"{offer} · no drop out now (the log says why)"
+                short = f"{offer} · no drop out now (the log says why)"
+                offer = whole if self._message_fits(whole, error=True) else short
             self.message = Feedback(offer, error=True)
         else:
             self.message = Feedback(
