@@ -183,6 +183,19 @@ def _is_runner(new_table: Callable[..., Any]) -> TypeGuard[TableRunner]:
     )
 
 
+def _select_all(buffer: Buffer) -> None:
+    """Select the line kept after a refusal, as a text field selected with Shift: what is typed
+    next replaces it ("play 8splay 8s hearts" was the refused line and the new one run
+    together), Enter sends it again, an arrow key or Backspace edits it."""
+    if not buffer.text:
+        return
+    buffer.cursor_position = 0
+    buffer.start_selection()
+    buffer.cursor_position = len(buffer.text)
+    if buffer.selection_state is not None:
+        buffer.selection_state.enter_shift_mode()
+
+
 class ConsoleApp:
     """The table screen and its trio side."""
 
@@ -660,6 +673,8 @@ class ConsoleApp:
             self._choose(feedback.intent)
         self.log_back = 0
         self.application.invalidate()
+        if feedback.keep_text:
+            _select_all(buffer)
         return feedback.keep_text
 
     def _accept_lobby(self, text: str) -> bool:

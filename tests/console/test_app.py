@@ -113,6 +113,14 @@ def test_help_say_and_not_your_turn(host):
         await driver.enter("show 2h")
         assert console.message.error and "not yours" in console.message.message
         assert console.input_area.text == "show 2h"
+        # Kept, selected: what is typed next replaces it (issue 30's review typed a move again
+        # after a refusal and got "play 8splay 8s hearts"), Backspace clears it.
+        await driver.keys("say hi")
+        await driver.until(lambda: console.input_area.text == "say hi", 2, "the typed text to replace it")
+        await driver.enter("show 2h")
+        await driver.keys("\x7f")  # Backspace
+        await driver.until(lambda: console.input_area.text == "", 2, "Backspace to clear it")
+        await driver.enter("show 2h")
         await driver.clear_line()
         await driver.keys("\x1bOP")  # F1
         await driver.until(lambda: console.show_help, 2, "F1 opens help")
