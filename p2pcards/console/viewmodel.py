@@ -241,7 +241,7 @@ def presence_lines(session: TableSession) -> list[tuple[str | None, int | None]]
     if presence is None:
         return [(None, None)] * session.players
     return [
-        (p.state, None if p.grace_left is None else int(math.ceil(p.grace_left)))
+        (p.state or None, None if p.grace_left is None else int(math.ceil(p.grace_left)))
         for p in list(presence)[: session.players]
     ] + [(None, None)] * max(0, session.players - len(presence))
 
