@@ -71,11 +71,12 @@ from .render import (
     choose_glyphs,
     colour_enabled,
     console_style,
-    end_fragments,
+    end_parts,
     hand_fragments,
     lines_fragments,
     log_fragments,
     screen_fragments,
+    screen_rows,
     seats_fragments,
     text_fragments,
     word_wrap,
@@ -180,6 +181,19 @@ def _is_runner(new_table: Callable[..., Any]) -> TypeGuard[TableRunner]:
     return inspect.iscoroutinefunction(new_table) or inspect.iscoroutinefunction(
         getattr(new_table, "__call__", None)  # noqa: B004 - the method itself, to ask if it is async
     )
+
+
+def _select_all(buffer: Buffer) -> None:
+    """Select the line kept after a refusal, as a text field selected with Shift: what is typed
+    next replaces it ("play 8splay 8s hearts" was the refused line and the new one run
+    together), Enter sends it again, an arrow key or Backspace edits it."""
+    if not buffer.text:
+        return
+    buffer.cursor_position = 0
+    buffer.start_selection()
+    buffer.cursor_position = len(buffer.text)
+    if buffer.selection_state is not None:
+        buffer.selection_state.enter_shift_mode()
 
 
 class ConsoleApp:
@@ -516,16 +530,18 @@ class ConsoleApp:
             # Leaving with a bot first: the others play on. Ending it for everyone is the last.
             ender = "Ctrl-C again" if again.startswith("press Ctrl-C") else "quit"
             refusal = self._drop_out_refusal()
-            # The choices first, the reason there is no drop out last: at 80 columns a long
-            # reason is cut at the message's second line, never the way to end the game.
-            drop = "drop: drop out, your cards set aside unseen" if refusal is None else f"(no drop out: {refusal})"
-            if refusal is not None and self.tracker is not None:
-                # The message may be cut at 80 columns: the log keeps the game's reason whole.
-                self.tracker.note("notice", f"no drop out now: {refusal}")
-            self.message = Feedback(
-                f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay · {drop}",
-                error=True,
-            )
+            offer = f"leave: a bot plays your seat to the end · {ender}: end the game for everyone · stay"
+            if refusal is None:
+                offer += " · drop: drop out, your cards set aside unseen"
+            else:
+                # The log keeps the game's reason whole; the offer says it where its two rows
+                # have room (at 80 columns a long reason was cut mid-sentence).
+                if self.tracker is not None:
+                    self.tracker.note("notice", f"no drop out now: {refusal}")
+                whole = f"{offer} · (no drop out: {refusal})"
+                short = f"{offer} · no drop out now (the log says why)"
+                offer = whole if self._message_fits(whole, error=True) else short
+            self.message = Feedback(offer, error=True)
         else:
             self.message = Feedback(
                 f"leaving now ends this game for everyone at the table: {again} to leave", error=True
@@ -657,6 +673,8 @@ class ConsoleApp:
             self._choose(feedback.intent)
         self.log_back = 0
         self.application.invalidate()
+        if feedback.keep_text:
+            _select_all(buffer)
         return feedback.keep_text
 
     def _accept_lobby(self, text: str) -> bool:
@@ -770,7 +788,12 @@ class ConsoleApp:
                         [
                             # What happened, then right below it what to type (the rest of
                             # the pane is the tail's, blank): the details are cut first.
-                            Window(WrappedTextControl(self._end_body), wrap_lines=True, dont_extend_height=True),
+                            # (cut between its lines, never in one: fit_lines)
+                            Window(
+                                WrappedTextControl(self._end_body, whole_lines=True),
+                                wrap_lines=True,
+                                dont_extend_height=True,
+                            ),
                             Window(self._end_tail_control, height=self._end_tail_height, wrap_lines=True),
                         ]
                     ),
@@ -933,8 +956,7 @@ class ConsoleApp:
     def _end_tail_height(self) -> Dimension:
         """The rows the end panel's last lines take (the rematch and what to type): always
         shown in full, the panel's other lines above them cut first on a small terminal."""
-        width = self._end_tail_control._width
-        rows = fragment_list_to_text(word_wrap(screen_fragments(self._end_tail()), width)).count("\n") + 1
+        rows = screen_rows(screen_fragments(self._end_tail()), self._end_tail_control._width)
         room = max(1, self.application.output.get_size().rows - 14)
         return Dimension(min=min(rows, room), preferred=rows)
 
@@ -949,8 +971,9 @@ class ConsoleApp:
         end = end_model(self.session) if self.session else None
         if end is None:
             return [], []
-        body = end_fragments(end, self.glyphs, again=again)
-        tail: StyleAndTextTuples = [body.pop()]  # the hint: what to type now
+        # Where the transcript is heads the part never cut: the only place a joiner's screen
+        # with a rematch offer says it (until 'quit').
+        body, transcript, tail = end_parts(end, self.glyphs, again=again)
         if self.rematch is not None:
             tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"
@@ -975,6 +998,7 @@ class ConsoleApp:
                 tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
+        tail = transcript + tail
         if body and body[-1][1].endswith("\n"):  # the tail's window starts the next row
             body[-1] = (body[-1][0], body[-1][1][:-1])
         return body, tail
@@ -1094,6 +1118,11 @@ class ConsoleApp:
         style = "class:message.error" if self.message.error else "class:message.info"
         mark = ("✗ " if self.glyphs.unicode else "! ") if self.message.error else ""
         return [(style, f" {mark}{self.message.message}")]
+
+    def _message_fits(self, text: str, *, error: bool = False) -> bool:
+        """``text`` fits the message's two rows at the terminal's width, whole."""
+        mark = ("✗ " if self.glyphs.unicode else "! ") if error else ""
+        return fragment_list_to_text(word_wrap([("", f" {mark}{text}")], self._columns())).count("\n") < 2
 
     def _message_fitted(self, width: int | None) -> StyleAndTextTuples:
         """The message line in the two rows it has: a longer one (the legal moves of a big

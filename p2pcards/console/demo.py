@@ -108,14 +108,23 @@ def ask_game(host: PluginHost, *, stdin: TextIO = sys.stdin, stdout: TextIO = sy
 def ask_variant(
     host: PluginHost, game_id: str, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
 ) -> str | None:
-    """Ask which way to play a game with named variants, each said in words ("free order:
-    turn order free order"); ``""`` for the standard rules, ``None`` to stop."""
+    """Ask which way to play a game with named variants, each said in words ("free order (turn
+    order: free order)"); ``""`` for the standard rules, ``None`` to stop."""
     from ..plugins import variant_text
 
     game = host.game(game_id)
     if not game.variants:
         return ""
-    choices = [("", "standard rules")] + [(v, f"{v}: {variant_text(game, v)}") for v in game.variants]
+
+    def shown(variant: str) -> str:
+        # "free order (turn order: free order)"; a variant named after its one option says it
+        # once: "quads: on", not "quads: quads: on".
+        words, text = variant.replace("-", " "), variant_text(game, variant)
+        if not text or text == words or text.startswith(f"{words}: "):
+            return text or words
+        return f"{words} ({text})"
+
+    choices = [("", "standard rules")] + [(v, shown(v)) for v in game.variants]
     print(f"How do you want to play {game.name}?", file=stdout)
     for number, (_, text) in enumerate(choices, 1):
         print(f"  {number}. {text}", file=stdout)

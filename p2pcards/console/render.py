@@ -39,9 +39,12 @@ __all__ = [
     "colour_enabled",
     "console_style",
     "end_fragments",
+    "end_parts",
+    "fit_lines",
     "hand_fragments",
     "log_fragments",
     "screen_fragments",
+    "screen_rows",
     "ScreenTextControl",
     "bell_enabled",
     "SizedTextControl",
@@ -258,23 +261,36 @@ def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuple
 
 def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new game") -> StyleAndTextTuples:
     """The game-over panel; ``again`` says what ``new`` does (``None``: there is no ``new``)."""
+    body, transcript, hint = end_parts(end, glyphs, again)
+    return body + transcript + hint
+
+
+def end_parts(
+    end: EndModel, glyphs: Glyphs, again: str | None = "for a new game"
+) -> tuple[StyleAndTextTuples, StyleAndTextTuples, StyleAndTextTuples]:
+    """The game-over panel in three: what happened (the winner, the result, the scores, the
+    audit, the command that checks the transcript), where the transcript is (one line), and
+    what to type now (no line break at its end)."""
     out: StyleAndTextTuples = [("class:end.title", f"game over: {printable(end.winners)}\n")]
     out += text_fragments(f"result: {end.result}", glyphs) + [("", "\n")]
-    if end.scores:
-        out.append(("", printable("scores: " + f" {glyphs.dot} ".join(end.scores)) + "\n"))
+    # The audit before the scores: a short panel keeps its first lines (fit_lines).
     for index, line in enumerate(end.audit):
         bad = not end.audit[0].startswith("audit: clean")
         out.append(("class:end.bad" if bad and index == 0 else "", printable(line) + "\n"))
+    if end.scores:
+        out.append(("", printable("scores: " + f" {glyphs.dot} ".join(end.scores)) + "\n"))
+    transcript: StyleAndTextTuples
     if end.transcript and not end.saved:
         # One short line: the hint below must fit the panel at 80x24 (the path comes once saved).
-        out.append(("class:seat.label", "transcript: not saved yet\n"))
+        transcript = [("class:seat.label", "transcript: not saved yet\n")]
     elif end.transcript:
-        out.append(("", f"transcript saved to {printable(end.transcript)}\n"))
-        out.append(("class:end.hint", f"check it any time with: {printable(end.verify)}\n"))
+        transcript = [("", f"transcript saved to {printable(end.transcript)}\n")]
+        # Above the transcript's line on the end panel (that one is never cut): it names it.
+        out.append(("class:end.hint", f"check the transcript any time with: {printable(end.verify)}\n"))
     else:
-        out.append(("class:seat.label", "no transcript was saved for this table\n"))
-    out.append(("class:end.hint", f"type 'new' {again} or 'quit' to leave" if again else "type 'quit' to leave"))
-    return out
+        transcript = [("class:seat.label", "no transcript was saved for this table\n")]
+    hint = f"type 'new' {again} or 'quit' to leave" if again else "type 'quit' to leave"
+    return out, transcript, [("class:end.hint", hint)]
 
 
 def screen_fragments(fragments: StyleAndTextTuples) -> StyleAndTextTuples:
@@ -305,7 +321,8 @@ class SizedTextControl(FormattedTextControl):
     layout), shown through :func:`screen_fragments`. With ``wrap`` it is then broken between
     words (:func:`word_wrap`; prompt-toolkit's own wrapping cuts anywhere). With
     ``cursor_at_end`` the (hidden) cursor sits at the end, so a window shows the last lines (the
-    log)."""
+    log). With ``whole_lines`` a window too short for the text shows as many of its first lines
+    as fit, each whole (:func:`fit_lines`): never a sentence cut in its middle."""
 
     def __init__(
         self,
@@ -313,21 +330,27 @@ class SizedTextControl(FormattedTextControl):
         *,
         wrap: bool = False,
         cursor_at_end: bool = False,
+        whole_lines: bool = False,
         **kwargs: Any,
     ):
         self._width: int | None = None
+        self._height: int | None = None  # the window's rows when drawn (None: measuring)
 
         def sized() -> StyleAndTextTuples:
             out = screen_fragments(list(text(self._width)))
+            if whole_lines:
+                out = fit_lines(out, self._width, self._height)
             if wrap:
                 out = word_wrap(out, self._width)
             return out + [("[SetCursorPosition]", "")] if cursor_at_end else out
 
+        self._whole_lines = whole_lines
         super().__init__(sized, **kwargs)
 
     def create_content(self, width: int, height: int | None):
-        if width != self._width:
+        if width != self._width or (self._whole_lines and height != self._height):
             self._width = width
+            self._height = height
             self._fragment_cache.clear()
         return super().create_content(width, height)
 
@@ -335,8 +358,52 @@ class SizedTextControl(FormattedTextControl):
 class WrappedTextControl(SizedTextControl):
     """Formatted text broken between words at the window's width (see :class:`SizedTextControl`)."""
 
-    def __init__(self, text: Callable[[], StyleAndTextTuples], *, cursor_at_end: bool = False, **kwargs: Any):
-        super().__init__(lambda width: text(), wrap=True, cursor_at_end=cursor_at_end, **kwargs)
+    def __init__(
+        self,
+        text: Callable[[], StyleAndTextTuples],
+        *,
+        cursor_at_end: bool = False,
+        whole_lines: bool = False,
+        **kwargs: Any,
+    ):
+        super().__init__(
+            lambda width: text(), wrap=True, cursor_at_end=cursor_at_end, whole_lines=whole_lines, **kwargs
+        )
+
+
+def screen_rows(fragments: StyleAndTextTuples, width: int | None) -> int:
+    """The rows ``fragments`` take in a window ``width`` columns wide that breaks lines between
+    words (:func:`word_wrap`) and wraps a word longer than the width (a path) itself."""
+    from prompt_toolkit.formatted_text import fragment_list_to_text
+    from prompt_toolkit.utils import get_cwidth
+
+    text = fragment_list_to_text(word_wrap(fragments, width))
+    if not width:
+        return text.count("\n") + 1
+    return sum(max(1, -(-get_cwidth(line) // width)) for line in text.split("\n"))
+
+
+def fit_lines(fragments: StyleAndTextTuples, width: int | None, height: int | None) -> StyleAndTextTuples:
+    """The first lines of ``fragments`` that fit ``height`` rows at ``width`` columns, each one
+    whole (a line that would be cut is left out, with the lines after it); at least the first
+    line. ``None`` (not drawn yet): all of them."""
+    if not width or not height or screen_rows(fragments, width) <= height:
+        return fragments
+    lines: list[StyleAndTextTuples] = [[]]
+    for style, text, *rest in fragments:
+        parts = text.split("\n")
+        for index, part in enumerate(parts):
+            if index:
+                lines.append([])
+            if part:
+                lines[-1].append((style, part, *rest))  # type: ignore[arg-type]
+    out: StyleAndTextTuples = list(lines[0])
+    for line in lines[1:]:
+        longer = out + [("", "\n")] + line
+        if screen_rows(longer, width) > height:
+            break
+        out = longer
+    return out
 
 
 _WORD = re.compile(r"\n| +|[^ \n]+")

@@ -10,6 +10,7 @@ verified, and the audit shows every card.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +18,9 @@ import trio
 
 from ..game import seat_options
 from ..net.lobby import LobbyError, rematch_problem
-from ..net.rematch import ROOM_SECONDS, names_text, no_rematch_after_leavers
+from ..net.rematch import FIND_SECONDS, ROOM_SECONDS, names_text, no_rematch_after_leavers
 from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
+from ..net.transport import Connection, ConnectionClosed, connect
 from ..net.watch import Watched, WatchError, watch_table
 from ..plugins import PluginHost
 from ..session import TableSession
@@ -40,10 +42,25 @@ MAX_SAID = 1000
 #: as long for every player to agree: net/rematch.ROOM_SECONDS), and between two looks.
 FOLLOW_SECONDS = ROOM_SECONDS
 FOLLOW_EVERY = 2.0
+#: Once the rematch's room was seen open, how long nothing may listen at the host's address
+#: before the spectator says there is no rematch (a room that closes because a player left
+#: opens again at once, smaller, when the game allows it).
+CLOSED_SECONDS = 2.0
 
 
-class _Seen(Exception):
-    """A look at the host's address found a table (its header is kept)."""
+class _NotTheRematch(Exception):
+    """A look at the host's address found a table that is not the rematch to follow: the
+    last game's own (its seat still lingers: ``problem`` None, look again), or another table
+    (``problem`` says why)."""
+
+    def __init__(self, problem: str | None = None):
+        super().__init__(problem or "the last game's table")
+        self.problem = problem
+
+
+class _NoTable(Exception):
+    """A look reached the host's program but no table there let us watch (its rematch room:
+    the players are agreeing)."""
 
 
 def header_of(watched: Watched) -> TableHeader:
@@ -85,16 +102,16 @@ class WatchTable:
         header = await self._watch(started, self.host, self.port)
         number = 1
         while self.follow and header is not None:
-            found = await self._find_rematch(started, header)
-            if found is None:
-                return
             number += 1
-            header = await self._watch(started, header.seats[0].host, header.seats[0].port, found, number)
+            header = await self._find_rematch(started, header, number)
 
-    async def _find_rematch(self, started: TableStart, last: TableHeader) -> TableHeader | None:
+    async def _find_rematch(self, started: TableStart, last: TableHeader, number: int = 2) -> TableHeader | None:
         """After a finished game: look at its host's address for the rematch (the players'
         programs open it there once they have agreed to one, p2pcards/net/rematch.py) until it
-        starts, the player leaves, or :data:`FOLLOW_SECONDS` pass; its header, or ``None``."""
+        starts, the player leaves, there is none (the room closed, or never opened), or
+        :data:`FOLLOW_SECONDS` pass. The look that finds the rematch goes on as its watch
+        (game ``number`` of the series: one connection, so the players read "eve is watching
+        the table" once); returns that game's header once it finished, else ``None``."""
         session = self.session
         host, port = last.seats[0].host, last.seats[0].port
         names = [printable(s.name) for s in last.seats]
@@ -127,40 +144,59 @@ class WatchTable:
             f"{printable(host)}:{port}); type 'quit' to leave",
         )
         by_seat = seat_options(self.plugins.games.get(last.game))
-        deadline = trio.current_time() + FOLLOW_SECONDS
+
+        def accept(header: TableHeader) -> None:
+            """The header of the table found there: the rematch is watched on; else the look ends."""
+            if header.table == last.table:
+                raise _NotTheRematch()
+            problem = rematch_problem(last, header, by_seat)
+            if problem is not None:
+                raise _NotTheRematch(problem)
+            tell("found", f"the rematch starts: {names_text([s.name for s in header.seats])}")
+
+        start = trio.current_time()
+        deadline = start + FOLLOW_SECONDS
+        room_seen = False  # a look reached the rematch's room (the players are agreeing)
+        gone_since: float | None = None  # since when the host's address answers no more
         while trio.current_time() < deadline:
             if started.chosen() is not None:
                 return None
-            seen: list[TableHeader] = []
-
-            def on_header(header: TableHeader) -> None:
-                seen.append(header)
-                raise _Seen()  # only a look: the watch itself comes next
-
+            wait = FOLLOW_EVERY
             try:
-                await watch_table(
-                    host,
-                    port,
-                    self.identity,
-                    name=self.name,
-                    games=self.plugins.rules_versions(),
-                    on_header=on_header,
-                )
-            except _Seen:
-                pass
-            except WatchError as exc:
-                # Refused while no table plays there: the room is open (the players are
-                # agreeing) once the host's program answers at all.
-                if "does not let us watch" in str(exc) or "closed the connection" in str(exc):
-                    tell("room", "the players are starting a rematch: this screen follows it when it starts")
-            if seen and seen[0].table != last.table:
-                problem = rematch_problem(last, seen[0], by_seat)
-                if problem is not None:
-                    tell("other", f"the table at {printable(host)}:{port} is not a rematch of this one: {problem}")
+                conn = await connect(host, port)
+            except ConnectionClosed:
+                # Nothing listens there. Once the room was open, it closed: a player left it
+                # (the host's bye reaches only the seated players; the host opens a smaller
+                # room at once when the game allows it, so look once more first). Never open
+                # within the time a joiner gives it: the host's program is gone.
+                now = trio.current_time()
+                gone_since = now if gone_since is None else gone_since
+                if room_seen and now - gone_since >= CLOSED_SECONDS:
+                    tell("none", "no rematch: the players' room closed (a player left it); type 'quit' to leave")
                     return None
-                tell("found", f"the rematch starts: {names_text([s.name for s in seen[0].seats])}")
-                return seen[0]
-            with trio.move_on_after(FOLLOW_EVERY):
+                if not room_seen and now - start >= FIND_SECONDS:
+                    tell(
+                        "none",
+                        f"no rematch: {printable(names[0])}'s table did not open again within "
+                        f"{FIND_SECONDS:g} s; type 'quit' to leave",
+                    )
+                    return None
+                wait = CLOSED_SECONDS / 2 if room_seen else FOLLOW_EVERY
+            else:
+                gone_since = None
+                try:
+                    return await self._watch(started, host, port, last, number, accept=accept, conn=conn)
+                except _NotTheRematch as exc:
+                    if exc.problem is not None:
+                        other = f"the table at {printable(host)}:{port} is not a rematch of this one"
+                        tell("other", f"{other}: {exc.problem}")
+                        return None
+                except _NoTable:
+                    # Refused while no table plays there: the room is open (the players are
+                    # agreeing): the host's program answers, and no table lets us watch.
+                    room_seen = True
+                    tell("room", "the players are starting a rematch: this screen follows it when it starts")
+            with trio.move_on_after(wait):
                 while started.chosen() is None:
                     await trio.sleep(0.1)
         tell("none", f"no rematch started within {FOLLOW_SECONDS:g} s; type 'quit' to leave")
@@ -173,12 +209,20 @@ class WatchTable:
         port: int,
         rematch_of: TableHeader | None = None,
         number: int = 0,
+        *,
+        accept: Callable[[TableHeader], None] | None = None,
+        conn: Connection | None = None,
     ) -> TableHeader | None:
-        """Watch the table whose seat listens at ``host:port`` to its end (a rematch: game
-        ``number`` of the series); its header if the game finished (a rematch may follow)."""
+        """Watch the table whose seat listens at ``host:port`` (on ``conn`` if given) to its
+        end (a rematch: game ``number`` of the series); its header if the game finished (a
+        rematch may follow). With ``accept`` this is a look first: ``accept(header)`` raises
+        :class:`_NotTheRematch` for a table not to watch, and a watch refused before any
+        header raises :class:`_NoTable` (both out of this method)."""
         feed: SpectatorFeed | None = None
         failure: BaseException | None = None
         refused: WatchError | None = None
+        looked: Exception | None = None  # why a look (``accept``) watches nothing
+        accepted = False
         watched: Watched | None = None
         problem: str | None = None
         say_send, say = trio.open_memory_channel[str](16)
@@ -186,7 +230,10 @@ class WatchTable:
         async with trio.open_nursery() as nursery:
 
             def on_header(header: TableHeader) -> None:
-                nonlocal feed
+                nonlocal feed, accepted
+                if accept is not None:
+                    accept(header)
+                accepted = True
                 game = self.plugins.games.get(header.game)
                 if game is None:
                     raise WatchError(f"this computer does not have the table's game {printable(header.game)!r}")
@@ -261,11 +308,22 @@ class WatchTable:
                     on_entry=on_entry,
                     on_said=on_said,
                     say=say,
+                    conn=conn,
                 )
+            except _NotTheRematch as exc:
+                looked = exc
+                nursery.cancel_scope.cancel()
             except WatchError as exc:
                 # Raised after the nursery: inside it, trio would wrap it in an ExceptionGroup
                 # that the console does not take for a table that stopped.
-                refused = exc
+                if accept is not None and not accepted and "closed the connection" in str(exc):
+                    # The room's way with a 'watch': its connection closed, no word (a seat
+                    # that lingers after its game says "no more spectators" in a bye).
+                    looked = _NoTable(str(exc))
+                elif accept is not None and not accepted:
+                    looked = _NotTheRematch()  # not a table to watch (yet): look again
+                else:
+                    refused = exc
                 nursery.cancel_scope.cancel()
             else:
                 watched = self.watched
@@ -274,6 +332,8 @@ class WatchTable:
                     problem = f"the table's game did not finish ({printable(watched.end.status)})"
                 if feed is not None:
                     feed.close(problem, watched.transcript)
+        if looked is not None:
+            raise looked
         if refused is not None:
             self.outcome = str(refused)
             if rematch_of is not None:  # the last game's screen stays; say why this one did not

@@ -196,11 +196,17 @@ def forced_status(forced: ForcedMove, names: Sequence[str]) -> str:
     return f"your turn: {name_seats(forced.description, names)} (your only move): press Enter{typed}"
 
 
+def your_turn(status: str) -> str:
+    """One wording for the player's turn whatever the game says: "you to play: play a heart"
+    (Crazy Eights' "seat 0 to play" named) reads "your turn: play a heart", as Cal's BS says."""
+    return "your turn" + status[len("you to play") :] if status.startswith("you to play") else status
+
+
 def _status(view: Mapping[str, Any], session: TableSession, turn: int | None, forced: ForcedMove | None = None) -> str:
     if forced is not None and session.my_turn and session.result is None:
         return forced_status(forced, session.names)
     if isinstance(view.get("status"), str) and view["status"]:
-        status = name_seats(view["status"], session.names)
+        status = your_turn(name_seats(view["status"], session.names))
         return f"{status} ({HINT})" if session.my_turn and session.result is None else status
     if session.result is not None:
         return "the game is over"
@@ -235,7 +241,7 @@ def presence_lines(session: TableSession) -> list[tuple[str | None, int | None]]
     if presence is None:
         return [(None, None)] * session.players
     return [
-        (p.state, None if p.grace_left is None else int(math.ceil(p.grace_left)))
+        (p.state or None, None if p.grace_left is None else int(math.ceil(p.grace_left)))
         for p in list(presence)[: session.players]
     ] + [(None, None)] * max(0, session.players - len(presence))
 

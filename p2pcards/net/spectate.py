@@ -28,7 +28,7 @@ import trio
 from ..cards import Card
 from ..deck.public import NotOpened
 from ..game import Action, Game, Round
-from ..session import TableEvent, TableSession
+from ..session import SeatPresence, TableEvent, TableSession
 from ..table import rounds
 from ..table.absence import Absences
 from ..table.header import TableHeader
@@ -373,6 +373,7 @@ def spectator_session(header: TableHeader, game: Game, feed: SpectatorFeed) -> T
         name = names[entry.sender]
         body = entry.body if isinstance(entry.body, dict) else {}
         if entry.kind == "chat" and body.get("text") == LEFT_TO_BOT:  # as the players' screens say it
+            bot_played.add(entry.sender)  # (its own signed word, as peer.bot_played)
             session.publish("notice", left_to_bot_words(name), seat=entry.sender)
         elif entry.kind == "chat":
             text = printable(" ".join(str(body.get("text", "")).split()))[:MAX_CHAT]
@@ -384,5 +385,10 @@ def spectator_session(header: TableHeader, game: Game, feed: SpectatorFeed) -> T
             reason = printable(str(body.get("reason", "")))[:200]
             session.publish("connection", f"{name} stopped its game: {reason}", seat=entry.sender)
 
+    # The seat list marks a seat whose player left and whose program lets a bot finish it
+    # ("bot plays"), as the players' lists do; of the others' connections a spectator knows
+    # nothing, and says nothing.
+    bot_played: set[int] = set()
+    session.presence_of = lambda seat: SeatPresence("bot" if seat in bot_played else "")
     feed.on_entry = on_entry
     return session

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -75,6 +76,39 @@ class Driver:
         )
 
 
+class SizedOutput(DummyOutput):
+    """A dummy output of a given terminal size (``columns``, ``rows``): the screen is laid out
+    and drawn as in that terminal (:func:`screen_text` reads it), nothing is written."""
+
+    def __init__(self, size: tuple[int, int]):
+        super().__init__()
+        self.size = Size(rows=size[1], columns=size[0])
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+def screen_text(console: ConsoleApp) -> str:
+    """What the console's last drawing put on the screen, row by row (trailing blanks cut)."""
+    screen = console.application.renderer._last_screen
+    assert screen is not None, "the screen was not drawn yet"
+    size = console.application.output.get_size()
+    rows = []
+    for y in range(size.rows):
+        row = screen.data_buffer[y]
+        rows.append("".join(row[x].char for x in range(size.columns)).rstrip())
+    return "\n".join(rows)
+
+
+async def drawn(driver: Driver) -> str:
+    """The screen once drawn again from the console's current state."""
+    app = driver.console.application
+    before = app.render_counter
+    app.invalidate()
+    await driver.until(lambda: app.render_counter > before, 5, "a new drawing")
+    return screen_text(driver.console)
+
+
 def run_console(
     new_table: Callable[[], TableSession] | None,
     script,
@@ -83,15 +117,18 @@ def run_console(
     colour=True,
     timeout=60.0,
     lobby=None,
+    size: tuple[int, int] | None = None,
     **options,
 ):
     """Run the console on a pipe input until it exits; ``script(driver)`` is an async function
-    that types into it (``options`` go to :class:`ConsoleApp`). Returns the console."""
+    that types into it (``options`` go to :class:`ConsoleApp`; ``size``: the terminal's columns
+    and rows, read back with :func:`drawn`). Returns the console."""
 
     async def main() -> ConsoleApp:
         with create_pipe_input() as pipe:
+            output = SizedOutput(size) if size is not None else DummyOutput()
             console = ConsoleApp(
-                new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe, output=DummyOutput(), **options
+                new_table, lobby=lobby, glyphs=glyphs, colour=colour, input=pipe, output=output, **options
             )
             driver = Driver(console, pipe)
 

@@ -41,7 +41,7 @@ def test_play_lobby_in_a_terminal(terminal, tmp_path):
     final = play_by_keystrokes(term)
     assert "audit: clean, every card checked" in final
     term.wait_for(r"transcript saved to", timeout=20)
-    term.wait_for(r"check it any time with:")
+    term.wait_for(r"check the transcript any time with:")
     assert list((tmp_path / "transcripts").glob("*.p2pt")), "no transcript was written"
     term.type_line("new")
     term.wait_for(r"Tables on the network", timeout=30)

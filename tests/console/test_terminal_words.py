@@ -135,8 +135,9 @@ def test_the_demo_prompt_offers_free_order_in_words(terminal, tmp_path):
     term.type_line("cals-bs")
     term.wait_for(r"How do you want to play Cal's BS\?")
     screen = term.screen()
-    assert "free-order: turn order: free order" in screen, screen
-    assert "classic-cheat: going out: face down, may be doubted" in screen
+    assert "free order (turn order: free order)" in screen, screen
+    assert "classic cheat (going out: face down, may be doubted)" in screen
+    assert "2. quads: on" in screen and "quads: quads" not in screen, screen
     term.type_line("free order")
     term.wait_for(r"Cal's BS", timeout=30)
     term.wait_for(r"Seats", timeout=30)

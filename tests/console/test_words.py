@@ -224,7 +224,9 @@ def test_the_demo_asks_for_a_variant_in_words(host):
     out = io.StringIO()
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("free order\n"), stdout=out) == "free-order"
     shown = out.getvalue()
-    assert "1. standard rules" in shown and "free-order: turn order: free order" in shown
+    assert "1. standard rules" in shown and "free order (turn order: free order)" in shown
+    # A variant named after its option says it once (issue 30's review read "2. quads: quads: on").
+    assert "\n  2. quads: on\n" in shown and "quads: quads" not in shown, shown
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("\n"), stdout=io.StringIO()) == ""
     assert ask_variant(host, "cals-bs", stdin=io.StringIO("9\n2\n"), stdout=io.StringIO()) == "quads"
     assert ask_variant(host, "cals-bs", stdin=io.StringIO(""), stdout=io.StringIO()) is None  # end of input: stop

@@ -13,6 +13,7 @@ import trio
 from p2pcards.cards import Card
 from p2pcards.console.app import TableStart
 from p2pcards.console.spectator import WatchTable
+from p2pcards.console.viewmodel import table_model
 from p2pcards.net import spectators as spectators_module
 from p2pcards.plugins import load_plugins
 from p2pcards.table.protocol import LEFT_TO_BOT, left_to_bot_words
@@ -98,6 +99,12 @@ async def test_a_spectator_is_told_a_player_left_to_a_bot_as_the_players_are(tmp
             got["session"] = session
             peer.session.say(LEFT_TO_BOT)  # seat 0's own line, as Peer.leave_to_bot signs it
 
+            def seen(event):
+                if event.kind == "notice" and "; a bot plays " in event.text:
+                    got["marks"] = [line.presence_text for line in table_model(session).seats]
+
+            session.subscribe(seen)
+
         await runner(TableStart(show, lambda text: None))
 
     with trio.fail_after(120):
@@ -108,6 +115,8 @@ async def test_a_spectator_is_told_a_player_left_to_a_bot_as_the_players_are(tmp
     assert ("notice", left_to_bot_words(name)) in events, events
     assert not [text for kind, text in events if kind == "chat" and LEFT_TO_BOT in text]
     assert ("notice", left_to_bot_words(name)) in [(e.kind, e.text) for e in peers[1].session.history]
+    # The seat list marks the seat as the players' lists do (issue 30's review: no mark there).
+    assert got["marks"] == ["bot plays", None, None], got.get("marks")
 
 
 @pytest.mark.slow  # a game in real time
