@@ -198,7 +198,13 @@ class Holdem(Game[HoldemState]):
         state.hand += 1
         if state.hand > 1:
             assert state.button is not None
+            last_bb = state.bb_seat
             state.button = state.after(state.button, playing)
+            if len(playing) == 2 and last_bb in playing and state.button != last_bb:
+                # Starting heads-up, nobody posts the big blind twice in a row: the last big
+                # blind takes the button (docs/games/holdem.md, rule 3). Heads-up the blinds
+                # alternate anyway, so this only ever moves the button when play goes to two.
+                state.button = last_bb
         elif state.button not in playing:
             state.button = state.after(state.button or 0, playing)
         button = state.button

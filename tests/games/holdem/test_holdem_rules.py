@@ -310,3 +310,26 @@ def test_a_big_blind_short_of_the_small_blind_gets_the_rest_back_to_the_caller()
     table.act(0, "call")
     assert "15 uncalled goes back to ann" in table.story(["ann", "bob"])
     assert table.done and table.result.scores == (1505.0, 0.0)  # ann: 1500 less 5 in, plus the pot of 10
+
+
+def test_going_heads_up_the_last_big_blind_does_not_post_it_again():
+    # Three-handed, ann (seat 0) has the button, bob the small blind, cy the big blind. Ann goes
+    # all in and is knocked out. Moving the button on to bob would make cy the big blind twice
+    # in a row; starting heads-up the button goes to cy instead (TDA 2019 rule 34; WSOP 87).
+    table = Table({0: "7c 2d", 1: "As Ad", 2: "Kc Kd"}, "Ac Kh 9h 4s 3c", button=0, behind={0: 100})
+    table.act(0, "all in")
+    table.act(1, "call")
+    table.act(2, "call")
+    for _ in range(3):
+        table.act(1, "check")
+        table.act(2, "check")
+    table.act(1, "show")  # no bet on the river: the first left of the button shows first
+    table.act(2, "muck")
+    table.act(0, "muck")
+    state = table.state
+    assert state.out == [0] and state.hand == 2
+    assert (state.button, state.sb_seat, state.bb_seat) == (2, 2, 1)
+    assert table.story(["ann", "bob", "cy"])[-1] == "hand 2: cy deals; cy posts 10, bob posts 20"
+    assert table.turn == 2  # heads-up the button acts first before the flop
+    table.act(2, "fold")
+    assert (state.button, state.sb_seat, state.bb_seat) == (1, 1, 2)  # then they alternate
