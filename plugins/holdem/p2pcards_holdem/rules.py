@@ -77,7 +77,7 @@ def split(amount: int, winners: Sequence[int], button: int, players: int) -> dic
 class Holdem(Game[HoldemState]):
     id = "holdem"
     name = "Texas Hold'em"
-    rules_version = "1"
+    rules_version = "2"  # 2: going heads-up, the last big blind takes the button
     lists_every_action = False  # bet and raise amounts: a few sizes are listed, any is allowed
     min_players = 2
     max_players = 9
