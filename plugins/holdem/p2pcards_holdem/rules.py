@@ -445,7 +445,7 @@ class Holdem(Game[HoldemState]):
             kind = "bet" if state.current == 0 else "raise"
             least = state.current + state.min_raise if state.current else state.min_raise
             pot = state.pot_total() + owe  # a pot-sized raise: the pot after calling, on top
-            for to in sorted({least, state.current + owe + pot, 2 * least + state.current}):
+            for to in sorted({least, state.current + pot, 2 * least + state.current}):
                 if least <= to < everything:
                     actions.append({"type": kind, "to": to})
         if everything <= state.current or state.may_raise(seat):

@@ -333,3 +333,26 @@ def test_going_heads_up_the_last_big_blind_does_not_post_it_again():
     assert table.turn == 2  # heads-up the button acts first before the flop
     table.act(2, "fold")
     assert (state.button, state.sb_seat, state.bb_seat) == (1, 1, 2)  # then they alternate
+
+
+def test_the_pot_sized_raise_offered_is_the_pot_after_calling_on_top():
+    # Heads-up, the button faces 5 more with 15 in the pot: calling makes it 20, and a raise of
+    # the pot is to 10 + 20 = 30 (it was offered as 35).
+    table = Table({0: "As Kd", 1: "7c 2d"}, "2c 7d 9h Js 3s", button=0, small_blind=5, big_blind=10)
+    assert "raises to 30" in table.legal(0) and "raises to 35" not in table.legal(0)
+
+
+def test_the_street_is_named_only_while_it_is_bet():
+    # Once the flop's betting is over the turn card is on its way (under mental poker, for a
+    # while) and the board still has three cards: the view must not call that the turn.
+    import copy
+
+    table = Table({0: "As Kd", 1: "7c 2d"}, "2c 7d 9h Js 3s", button=0)
+    table.act(0, "call")
+    table.act(1, "check")
+    assert table.view(0)["table"][:2] == ["hand 1 · blinds 10/20 · flop", "board: 2♣ 7♦ 9♥"]
+    between = copy.deepcopy(table.state)
+    table.game._deal_board(between)  # what the rules do when the flop's betting ends
+    assert between.phase == "board" and between.street == 2
+    view = table.game.view(between, 0, table.known(0))
+    assert view["table"][:2] == ["hand 1 · blinds 10/20", "board: 2♣ 7♦ 9♥"]
