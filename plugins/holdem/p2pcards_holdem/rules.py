@@ -395,9 +395,12 @@ class Holdem(Game[HoldemState]):
         state.reveal = []
         busted = [s for s in state.seated if state.stacks[s] == 0]
         # Several out in one hand: who started it with more chips finishes higher (rule 15).
+        # Two who started it with as many chips tie for the higher place (TDA).
+        left = len(state.playing()) - len(busted)
         for seat in sorted(busted, key=lambda s: state.total[s]):
             state.out.append(seat)
-            state.story.append({"event": "busted", "seat": seat, "place": state.players - len(state.out) + 1})
+            place = left + 1 + sum(state.total[o] > state.total[seat] for o in busted)
+            state.story.append({"event": "busted", "seat": seat, "place": place})
         playing = state.playing()
         if len(playing) == 1 or (state.hand_limit and state.hand >= state.hand_limit):
             self._end_match(state)

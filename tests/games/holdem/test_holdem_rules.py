@@ -356,3 +356,26 @@ def test_the_street_is_named_only_while_it_is_bet():
     assert between.phase == "board" and between.street == 2
     view = table.game.view(between, 0, table.known(0))
     assert view["table"][:2] == ["hand 1 · blinds 10/20", "board: 2♣ 7♦ 9♥"]
+
+
+def test_two_out_in_one_hand_with_equal_stacks_share_the_place():
+    # All three start the hand with 100 (after the blinds: 90, 80, 100 behind); ann wins it, bob
+    # and cy are out at once with as many chips each: they tie for 2nd (TDA), not 2nd and 3rd.
+    table = Table({0: "As Ad", 1: "Kc Kd", 2: "Qc Qd"}, "2c 7d 9h Js 3s", button=2,
+                  behind={0: 90, 1: 80, 2: 100})  # fmt: skip
+    table.act(2, "all in")
+    table.act(0, "all in")
+    table.act(1, "all in")
+    story = table.story(["ann", "bob", "cy"])
+    assert "bob is out of chips, finishing 2nd" in story and "cy is out of chips, finishing 2nd" in story
+    assert table.done and table.result.winners == (0,)
+
+
+def test_who_started_the_hand_with_more_chips_finishes_higher():
+    table = Table({0: "As Ad", 1: "Kc Kd", 2: "Qc Qd"}, "2c 7d 9h Js 3s", button=2,
+                  behind={0: 290, 1: 80, 2: 150})  # fmt: skip
+    table.act(2, "all in")
+    table.act(0, "call")
+    table.act(1, "all in")
+    story = table.story(["ann", "bob", "cy"])
+    assert "bob is out of chips, finishing 3rd" in story and "cy is out of chips, finishing 2nd" in story
