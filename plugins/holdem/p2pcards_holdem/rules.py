@@ -36,7 +36,7 @@ from p2pcards.game import (
 )
 
 from . import text
-from .hands import best_hand, describe
+from .hands import best_hand, describe, kicker
 from .state import BOARD_CARDS, HoldemState, Pot
 
 BETTING = ("fold", "check", "call", "bet", "raise", "all-in")
@@ -387,6 +387,13 @@ class Holdem(Game[HoldemState]):
             }  # fmt: skip
             if winners[0] in hands:
                 entry["hand"] = describe(hands[winners[0]])
+                # Beaten by a kicker: say it, or "wins with a pair of twos" over another pair
+                # of twos reads as a mistake.
+                beaten = [hands[s] for s in pot.eligible if s not in winners and s in hands and s not in state.mucked]
+                close = max((h for h in beaten if describe(h) == entry["hand"]), default=None)
+                decider = kicker(hands[winners[0]], close) if len(winners) == 1 and close is not None else None
+                if decider:
+                    entry["hand"] += f", {decider}"
             state.story.append(entry)
         self._finish_hand(state)
 
