@@ -73,8 +73,8 @@ def test_bench_bots_prints_one_row_per_game_and_opponent(capsys):
         ("calypso", "random", 24, 0.4),
         ("crazy-eights", "simple", 150, 1 / 3),  # 1 in 3; the figure over 200 games is about 0.4
         ("crazy-eights", "random", 60, 0.5),
-        ("holdem", "calling", 24, 0.5),  # 1 in 3; 84.5% over 200 matches of at most 30 hands
-        ("holdem", "random", 24, 0.4),  # 63.0% over 200
+        ("holdem", "calling", 24, 0.5),  # 1 in 3; 85.0% over 200 matches of at most 30 hands
+        ("holdem", "random", 24, 0.4),  # 69.5% over 200
     ],
 )
 def test_the_strategic_bot_wins_more_than_its_share(game_id, opponent, games, floor):

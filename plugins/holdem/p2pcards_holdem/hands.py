@@ -15,7 +15,7 @@ from pokerkit import StandardHighHand
 
 from p2pcards.cards import Card, Rank
 
-__all__ = ["best_hand", "describe", "kit_text"]
+__all__ = ["best_hand", "describe", "kicker", "kit_text"]
 
 _KIT_RANK = {Rank.TEN: "T", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K", Rank.ACE: "A"}
 
@@ -71,3 +71,21 @@ def describe(hand: Any) -> str:
     if label == "ONE_PAIR":
         return f"a pair of {_PLURAL[groups[0]]}"
     return f"{_SINGULAR[max(ranks)]} high"
+
+
+def _order(hand: Any) -> list[int]:
+    """The five ranks in the order hands of one kind are compared: by count, then rank."""
+    counts = Counter(_ranks_of(hand))
+    return [r for r in sorted(counts, key=lambda r: (counts[r], r), reverse=True) for _ in range(counts[r])]
+
+
+def kicker(winner: Any, loser: Any) -> str | None:
+    """What decides between two hands said in the same words ("a pair of twos" each): the
+    winner's first card that beats the loser's, as "ace kicker"; ``None`` if the words differ
+    or the hands tie."""
+    if describe(winner) != describe(loser) or not loser < winner:
+        return None
+    for mine, theirs in zip(_order(winner), _order(loser), strict=True):
+        if mine != theirs:
+            return f"{_SINGULAR[mine]} kicker"
+    return None

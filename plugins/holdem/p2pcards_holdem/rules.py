@@ -36,7 +36,7 @@ from p2pcards.game import (
 )
 
 from . import text
-from .hands import best_hand, describe
+from .hands import best_hand, describe, kicker
 from .state import BOARD_CARDS, HoldemState, Pot
 
 BETTING = ("fold", "check", "call", "bet", "raise", "all-in")
@@ -77,7 +77,7 @@ def split(amount: int, winners: Sequence[int], button: int, players: int) -> dic
 class Holdem(Game[HoldemState]):
     id = "holdem"
     name = "Texas Hold'em"
-    rules_version = "1"
+    rules_version = "2"  # 2: going heads-up, the last big blind takes the button
     lists_every_action = False  # bet and raise amounts: a few sizes are listed, any is allowed
     min_players = 2
     max_players = 9
@@ -198,7 +198,13 @@ class Holdem(Game[HoldemState]):
         state.hand += 1
         if state.hand > 1:
             assert state.button is not None
+            last_bb = state.bb_seat
             state.button = state.after(state.button, playing)
+            if len(playing) == 2 and last_bb in playing and state.button != last_bb:
+                # Starting heads-up, nobody posts the big blind twice in a row: the last big
+                # blind takes the button (docs/games/holdem.md, rule 3). Heads-up the blinds
+                # alternate anyway, so this only ever moves the button when play goes to two.
+                state.button = last_bb
         elif state.button not in playing:
             state.button = state.after(state.button or 0, playing)
         button = state.button
@@ -381,6 +387,13 @@ class Holdem(Game[HoldemState]):
             }  # fmt: skip
             if winners[0] in hands:
                 entry["hand"] = describe(hands[winners[0]])
+                # Beaten by a kicker: say it, or "wins with a pair of twos" over another pair
+                # of twos reads as a mistake.
+                beaten = [hands[s] for s in pot.eligible if s not in winners and s in hands and s not in state.mucked]
+                close = max((h for h in beaten if describe(h) == entry["hand"]), default=None)
+                decider = kicker(hands[winners[0]], close) if len(winners) == 1 and close is not None else None
+                if decider:
+                    entry["hand"] += f", {decider}"
             state.story.append(entry)
         self._finish_hand(state)
 
@@ -389,9 +402,12 @@ class Holdem(Game[HoldemState]):
         state.reveal = []
         busted = [s for s in state.seated if state.stacks[s] == 0]
         # Several out in one hand: who started it with more chips finishes higher (rule 15).
+        # Two who started it with as many chips tie for the higher place (TDA).
+        left = len(state.playing()) - len(busted)
         for seat in sorted(busted, key=lambda s: state.total[s]):
             state.out.append(seat)
-            state.story.append({"event": "busted", "seat": seat, "place": state.players - len(state.out) + 1})
+            place = left + 1 + sum(state.total[o] > state.total[seat] for o in busted)
+            state.story.append({"event": "busted", "seat": seat, "place": place})
         playing = state.playing()
         if len(playing) == 1 or (state.hand_limit and state.hand >= state.hand_limit):
             self._end_match(state)
@@ -439,7 +455,7 @@ class Holdem(Game[HoldemState]):
             kind = "bet" if state.current == 0 else "raise"
             least = state.current + state.min_raise if state.current else state.min_raise
             pot = state.pot_total() + owe  # a pot-sized raise: the pot after calling, on top
-            for to in sorted({least, state.current + owe + pot, 2 * least + state.current}):
+            for to in sorted({least, state.current + pot, 2 * least + state.current}):
                 if least <= to < everything:
                     actions.append({"type": kind, "to": to})
         if everything <= state.current or state.may_raise(seat):

@@ -115,7 +115,7 @@ def view(game: Holdem, state: HoldemState, seat: int | None, known: Mapping[int,
     table = []
     if state.hand:
         table.append(f"hand {state.hand} · blinds {_chips(state.sb)}/{_chips(state.bb)}"
-                     + (f" · {STREETS[state.street]}" if state.phase in ("betting", "board") else ""))  # fmt: skip
+                     + (f" · {STREETS[state.street]}" if state.phase == "betting" else ""))  # fmt: skip
         board = " ".join(state.faces[h].unicode() for h in state.board if h in state.faces)
         table.append(f"board: {board or '-'}")
         table.append("pot: " + _pot_text(state))

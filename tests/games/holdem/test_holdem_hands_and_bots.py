@@ -8,7 +8,7 @@ import random
 
 import pytest
 from p2pcards_holdem.bots import _pair, rank7
-from p2pcards_holdem.hands import best_hand, describe
+from p2pcards_holdem.hands import best_hand, describe, kicker
 
 from p2pcards.cards import build_deck, parse_cards
 
@@ -41,3 +41,29 @@ def test_the_bots_evaluator_orders_hands_as_pokerkit_does():
         kit = best_hand(a, board), best_hand(b, board)
         ours = rank7([_pair(c) for c in a + board]), rank7([_pair(c) for c in b + board])
         assert (kit[0] > kit[1]) == (ours[0] > ours[1]) and (kit[0] == kit[1]) == (ours[0] == ours[1]), cards
+
+
+def test_a_pot_won_on_a_kicker_says_so():
+    from .holdem_table import Table
+
+    # Both have "a pair of twos" from the board; ann's ace decides.
+    table = Table({0: "As 4d", 1: "Qh Js"}, "2c 2d 9h 7s 3c", button=0)
+    table.act(0, "call")
+    table.act(1, "check")
+    for _ in range(3):
+        table.act(1, "check")
+        table.act(0, "check")
+    table.act(1, "show")
+    table.act(0, "show")
+    story = table.story(["ann", "bob"])
+    assert "ann has a pair of twos" in story and "bob has a pair of twos" in story
+    assert "ann wins 40 with a pair of twos, ace kicker" in story
+
+
+def test_the_kicker_in_words():
+    board = parse_cards("Kc Kd 9h 7s 3c")
+    ace, queen, nine = (parse_cards(hole) for hole in ("As 2d", "Qs 2h", "9c 2s"))
+    assert kicker(best_hand(ace, board), best_hand(queen, board)) == "ace kicker"
+    assert kicker(best_hand(queen, board), best_hand(ace, board)) is None  # the loser has none
+    assert kicker(best_hand(nine, board), best_hand(ace, board)) is None  # different words
+    assert kicker(best_hand(ace, board), best_hand(ace, board)) is None  # a tie

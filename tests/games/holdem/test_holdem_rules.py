@@ -310,3 +310,72 @@ def test_a_big_blind_short_of_the_small_blind_gets_the_rest_back_to_the_caller()
     table.act(0, "call")
     assert "15 uncalled goes back to ann" in table.story(["ann", "bob"])
     assert table.done and table.result.scores == (1505.0, 0.0)  # ann: 1500 less 5 in, plus the pot of 10
+
+
+def test_going_heads_up_the_last_big_blind_does_not_post_it_again():
+    # Three-handed, ann (seat 0) has the button, bob the small blind, cy the big blind. Ann goes
+    # all in and is knocked out. Moving the button on to bob would make cy the big blind twice
+    # in a row; starting heads-up the button goes to cy instead (TDA 2019 rule 34; WSOP 87).
+    table = Table({0: "7c 2d", 1: "As Ad", 2: "Kc Kd"}, "Ac Kh 9h 4s 3c", button=0, behind={0: 100})
+    table.act(0, "all in")
+    table.act(1, "call")
+    table.act(2, "call")
+    for _ in range(3):
+        table.act(1, "check")
+        table.act(2, "check")
+    table.act(1, "show")  # no bet on the river: the first left of the button shows first
+    table.act(2, "muck")
+    table.act(0, "muck")
+    state = table.state
+    assert state.out == [0] and state.hand == 2
+    assert (state.button, state.sb_seat, state.bb_seat) == (2, 2, 1)
+    assert table.story(["ann", "bob", "cy"])[-1] == "hand 2: cy deals; cy posts 10, bob posts 20"
+    assert table.turn == 2  # heads-up the button acts first before the flop
+    table.act(2, "fold")
+    assert (state.button, state.sb_seat, state.bb_seat) == (1, 1, 2)  # then they alternate
+
+
+def test_the_pot_sized_raise_offered_is_the_pot_after_calling_on_top():
+    # Heads-up, the button faces 5 more with 15 in the pot: calling makes it 20, and a raise of
+    # the pot is to 10 + 20 = 30 (it was offered as 35).
+    table = Table({0: "As Kd", 1: "7c 2d"}, "2c 7d 9h Js 3s", button=0, small_blind=5, big_blind=10)
+    assert "raises to 30" in table.legal(0) and "raises to 35" not in table.legal(0)
+
+
+def test_the_street_is_named_only_while_it_is_bet():
+    # Once the flop's betting is over the turn card is on its way (under mental poker, for a
+    # while) and the board still has three cards: the view must not call that the turn.
+    import copy
+
+    table = Table({0: "As Kd", 1: "7c 2d"}, "2c 7d 9h Js 3s", button=0)
+    table.act(0, "call")
+    table.act(1, "check")
+    assert table.view(0)["table"][:2] == ["hand 1 · blinds 10/20 · flop", "board: 2♣ 7♦ 9♥"]
+    between = copy.deepcopy(table.state)
+    table.game._deal_board(between)  # what the rules do when the flop's betting ends
+    assert between.phase == "board" and between.street == 2
+    view = table.game.view(between, 0, table.known(0))
+    assert view["table"][:2] == ["hand 1 · blinds 10/20", "board: 2♣ 7♦ 9♥"]
+
+
+def test_two_out_in_one_hand_with_equal_stacks_share_the_place():
+    # All three start the hand with 100 (after the blinds: 90, 80, 100 behind); ann wins it, bob
+    # and cy are out at once with as many chips each: they tie for 2nd (TDA), not 2nd and 3rd.
+    table = Table({0: "As Ad", 1: "Kc Kd", 2: "Qc Qd"}, "2c 7d 9h Js 3s", button=2,
+                  behind={0: 90, 1: 80, 2: 100})  # fmt: skip
+    table.act(2, "all in")
+    table.act(0, "all in")
+    table.act(1, "all in")
+    story = table.story(["ann", "bob", "cy"])
+    assert "bob is out of chips, finishing 2nd" in story and "cy is out of chips, finishing 2nd" in story
+    assert table.done and table.result.winners == (0,)
+
+
+def test_who_started_the_hand_with_more_chips_finishes_higher():
+    table = Table({0: "As Ad", 1: "Kc Kd", 2: "Qc Qd"}, "2c 7d 9h Js 3s", button=2,
+                  behind={0: 290, 1: 80, 2: 150})  # fmt: skip
+    table.act(2, "all in")
+    table.act(0, "call")
+    table.act(1, "all in")
+    story = table.story(["ann", "bob", "cy"])
+    assert "bob is out of chips, finishing 3rd" in story and "cy is out of chips, finishing 2nd" in story
