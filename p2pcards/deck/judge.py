@@ -36,6 +36,7 @@ __all__ = [
     "finished_hand",
     "is_public",
     "NotAnOpening",
+    "ChainEnded",
     "PrivateBoxes",
     "is_opening",
     "malformed",
@@ -168,6 +169,15 @@ class PrivateBoxes:
     a peer sends decodes to it."""
 
     seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ChainEnded:
+    """The sender's signed ``result`` entry came (the table layer hands it to the deck party, in
+    the order of the sender's chain): every private box of that chain came before it, so the
+    party may count them (``Party.boxes_missing``). The end-of-game seed is no such marker once
+    it goes (issue 32), and a seat's result is signed after all its deck steps. Nothing a peer
+    sends decodes to it."""
 
 
 def no_opening(accuser: int, accused: int, sender: int) -> Verdict:

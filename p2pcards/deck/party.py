@@ -524,6 +524,9 @@ class Party:
         # called for (deck.md section 7).
         self._boxes: dict[tuple[int, int], int] = {}
         self._boxes_due: dict[tuple[int, int], int] = {}
+        # Seats whose chain has ended (the driver reported their signed ``result``:
+        # judge.ChainEnded): every private box of theirs came before it (boxes_missing).
+        self.ended: set[int] = set()
         self.blame: Blame | None = None
         self.audit_reason: str | None = None  # why seeds were revealed
         self._audited = False
@@ -646,6 +649,9 @@ class Party:
     def _receive(self, sender: int, message: Any) -> None:
         if not (isinstance(sender, int) and 0 <= sender < self.players) or sender == self.seat:
             raise ValueError(f"not a peer seat: {sender!r}")
+        if isinstance(message, judge.ChainEnded):
+            self.ended.add(sender)
+            return
         if isinstance(message, judge.PrivateBoxes):
             for receiver in message.seats:
                 self._boxes[(sender, receiver)] = self._boxes.get((sender, receiver), 0) + 1
@@ -1782,15 +1788,21 @@ class Party:
         self.seeds[sender] = seed
 
     def boxes_missing(self) -> list[tuple[int, int]]:
-        """After the end-of-game audit: ``(sender, receiver)`` of every other seat that revealed
-        its seed with fewer private boxes to ``receiver`` than the begun operations call for
-        (a box only its receiver waits for: a seat that stopped its game before sending it, or
-        withheld it). Counted from the boxes the driver reported (``judge.PrivateBoxes``, every
-        private entry delivered); ours are not counted, nor a seat's that dropped out."""
+        """After the end-of-game audit: ``(sender, receiver)`` of every other seat whose chain
+        has ended (its signed ``result`` came: :class:`~.judge.ChainEnded`, which the driver
+        reports in the chain's order, so after every private box of that chain) with fewer
+        private boxes to ``receiver`` than the begun operations call for (a box only its
+        receiver waits for, never sent). A seat whose result has not come is not counted: its
+        boxes may still be on the way. (Its seed is no such marker: it is to go, issue 32.)
+        Counted from the boxes the driver reported (``judge.PrivateBoxes``, every private
+        entry delivered); ours are not counted, nor a seat's that dropped out."""
         return sorted(
             key
             for key, due in self._boxes_due.items()
-            if key[0] != self.seat and key[0] not in self.dropped and self._boxes.get(key, 0) < due
+            if key[0] != self.seat
+            and key[0] in self.ended
+            and key[0] not in self.dropped
+            and self._boxes.get(key, 0) < due
         )
 
     def _check_boxes(self) -> None:

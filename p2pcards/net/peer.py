@@ -1325,22 +1325,11 @@ class Peer(PeerHooks):
                     self._stopped(failure)
                 chat.cancel_scope.cancel()
             if failure is None:
+                # The private boxes the others owed are counted after our result, each seat's
+                # once its own result came (Party.boxes_missing, net/table.py): waiting for the
+                # others' results before ours would deadlock, and no other entry marks the end
+                # of a seat's chain (its seed is to go: issue 32).
                 self.protocol.over = True
-                missing = self.party.boxes_missing()
-                if missing:
-                    # A seat revealed its seed before a private box it owed another seat (only
-                    # that seat waits for it): our game reached its result, but the table's did
-                    # not end as a whole. It stops, naming nobody, with nothing more signed (our
-                    # seed is out), and is judged as every stop is, by verify of our file
-                    # (net/table._judge_the_stopper): a stop signed before the box excuses or
-                    # names by the one stall verdict, a seed with no stop names the sender. A
-                    # stop after everything a seat owed, just before its seed, changes nothing.
-                    sender, receiver = missing[0]
-                    names = [s.name for s in self.header.seats]
-                    failure = self.aborted = TableAborted(
-                        verdict.box_missing(names[sender], names[receiver]), None, "stop"
-                    )
-            if failure is None:
                 await self.publish(
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
                 )

@@ -14,6 +14,7 @@ import trio
 
 from ..game import Game, Result
 from ..session import SeatAgent
+from ..table import verdict
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.files import write_problem
@@ -476,6 +477,18 @@ async def _run_seat(
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has revealed its seed).
                 await _linger(peer, linger, finished=aborted is None)
+                if aborted is None and (owed := peer.party.boxes_missing()):
+                    # A seat signed its result before a private box it owed another seat (only
+                    # that seat waits for it; every box of a chain comes before its result):
+                    # our game reached its result, but the table's did not end as a whole. It
+                    # stops, naming nobody here, with nothing more signed, and is judged as
+                    # every stop is, by verify of our file (_judge_the_stopper).
+                    sender, receiver = owed[0]
+                    names = [s.name for s in header.seats]
+                    aborted = peer.aborted = TableAborted(
+                        verdict.box_missing(names[sender], names[receiver]), None, "stop"
+                    )
+                    result = None
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
             # The spectators get the rest of the log and the end record (bounded in time).
             await peer.spectators.finish(end, _transcript_counts(peer, end))
@@ -548,6 +561,8 @@ async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
                 await peer.pass_on_results()  # (before we may leave: the others may lack one)
             if done() or (trio.current_time() >= deadline and not (finished and _awaited(peer))):
                 return
+            if finished and peer.party.boxes_missing():
+                return  # a result came without a box its seat owed: the table stops (play_seat)
             await trio.sleep(0.01)
 
 

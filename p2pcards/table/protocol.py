@@ -691,6 +691,10 @@ class TableProtocol:
             # would take the place of operation 1's real opening for an accusation about it.
             self._private_in.setdefault((sender, message["op"]), entry.seq)
             return [*counted, DeckIn(sender, message)]
+        if entry.kind == "result":
+            # The end of the sender's chain for the deck: every private box of it came before
+            # (the deck counts them now: Party.boxes_missing; no seed marks it since version 11).
+            return [DeckIn(sender, judge.ChainEnded())]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")
             sealed = rounds.parse_commitment(body) if "sealed" in body else None

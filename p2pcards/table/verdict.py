@@ -103,12 +103,12 @@ def halted(name: str) -> str:
 
 
 def box_missing(sender: str, receiver: str) -> str:
-    """The verdict of a seat whose game reached its result while ``sender`` revealed its seed
-    before a private deck message it owed ``receiver`` (which only ``receiver`` waits for): the
-    table's game did not end as a whole. Nobody is named here; the stop is judged as every stop
-    is, by the transcript."""
+    """The verdict of a seat whose game reached its result while ``sender`` signed its own
+    result before a private deck message it owed ``receiver`` (which only ``receiver`` waits
+    for; every box of a chain comes before its result): the table's game did not end as a
+    whole. Nobody is named here; the stop is judged as every stop is, by the transcript."""
     return (
-        f"{sender} revealed its deck seed before its private deck message to {receiver}: the game "
+        f"{sender} signed its result before its private deck message to {receiver}: the game "
         f"did not end as a whole at every seat (nobody is named for it here)"
     )
 

@@ -551,3 +551,17 @@ def test_entries_waiting_on_one_chain_make_one_ask_not_one_each():
     for i in range(5):
         t.receive(2, t.sign(2, body={"text": str(i)}), now=0.0)
     assert t.me.overdue_fetches(1.0, 0.25) == [SendTo(2, Fetch(TABLE, 1, 0))]
+
+
+def test_a_result_reaches_the_deck_after_every_box_of_its_chain_even_when_it_arrives_first():
+    """The end of a seat's chain for the deck's box count (Party.boxes_missing) is its signed
+    ``result``, handed on as ``ChainEnded`` in the chain's order: a box entry delayed on the
+    way (the result arrives first) is still counted before it, so a late box names nobody."""
+    t = Table()
+    box = _private_to(t, 1, 2, {"type": "open", "op": 1})
+    result = t.sign(1, "result", {"result": {"winners": [1]}, "violations": []})
+    t.receive(1, result)  # the result first: held until the entry before it comes
+    assert t.ready() == []
+    t.receive(1, box)
+    effects = [effect for entry in t.ready() for effect in t.me.meaning(entry)]
+    assert effects == [DeckIn(1, judge.PrivateBoxes((2,))), DeckIn(1, judge.ChainEnded())]
