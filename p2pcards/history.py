@@ -827,6 +827,8 @@ def verdict_mark(game: dict[str, Any]) -> tuple[str, str]:
         return "left", f"not verified: {problem.get('reason') or 'a player left the table'}"
     seats = [p["seat"] for p in game["players"]]
     names = _names(game, range(max(seats, default=-1) + 1))
+    if game["verdict"] == "not-started":  # nobody's fault: the table never got going
+        return "not started", f"not verified: {name_seats(problem.get('reason') or 'the game never started', names)}"
     # verify names seats by number ("bye entry of seat 2"): a person reads names
     line = name_seats(f"{problem.get('step') or '?'}: {problem.get('reason') or '?'}", names)
     if problem.get("seat") is not None:

@@ -29,7 +29,16 @@ from .game import Game, Transfer, result_words
 from .plugins import load_plugins
 from .table.protocol import left_to_bot_words
 from .text import command_words, name_seats, third_person
-from .verify import EXIT_FAILED, EXIT_LEFT, EXIT_PLUGIN, EXIT_UNREADABLE, EXIT_VERIFIED, Report, verify_file
+from .verify import (
+    EXIT_FAILED,
+    EXIT_LEFT,
+    EXIT_NOT_STARTED,
+    EXIT_PLUGIN,
+    EXIT_UNREADABLE,
+    EXIT_VERIFIED,
+    Report,
+    verify_file,
+)
 
 __all__ = ["Replay", "ReplayStep", "load_replay"]
 
@@ -114,6 +123,8 @@ class Replay:
             return f"FAILED at {self.report.problem_line()}"
         if self.report.status == EXIT_LEFT:
             return self.report.left_line()
+        if self.report.status == EXIT_NOT_STARTED:
+            return self.report.not_started_line()
         if self.report.status == EXIT_PLUGIN:
             return f"PLUGIN FAILED at {self.report.problem_line()}"
         return f"UNREADABLE: {self.report.problem_line()}"

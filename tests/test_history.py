@@ -281,6 +281,9 @@ def test_marks_for_each_verdict():
     game.update(status="abandoned", result=None)
     assert hist.verdict_mark(game) == ("unfinished", "not verified: turn 4: illegal move; to blame: bob")
     assert hist.outcome_text(game) == "abandoned"
+    reason = "seat 1 signed nothing at this table (...): the game never started; nobody is to blame"
+    game.update(verdict="not-started", problem={"step": "end record", "reason": reason, "seat": None})
+    assert hist.verdict_mark(game) == ("not started", f"not verified: {reason.replace('seat 1', 'bob')}")
     game.update(status="finished", result={"winners": []}, verdict="verified", problem=None)
     assert (hist.verdict_mark(game), hist.outcome_text(game)) == (("verified", ""), "a draw")
     # A goodbye: the others read who left in verify's words, the leaver reads "you" (issue 30).

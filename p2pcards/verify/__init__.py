@@ -62,6 +62,7 @@ from .check import verify_file
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
+    EXIT_NOT_STARTED,
     EXIT_PLUGIN,
     EXIT_UNREADABLE,
     EXIT_VERIFIED,
@@ -74,6 +75,7 @@ from .report import (
 __all__ = [
     "EXIT_FAILED",
     "EXIT_LEFT",
+    "EXIT_NOT_STARTED",
     "EXIT_PLUGIN",
     "EXIT_UNREADABLE",
     "EXIT_VERIFIED",

@@ -27,12 +27,14 @@ from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
+    EXIT_NOT_STARTED,
     EXIT_PLUGIN,
     EXIT_UNREADABLE,
     EXIT_VERIFIED,
     GOODBYE_STEP,
     UNSIGNED_FAULTS,
     Failed,
+    NotStarted,
     PluginFailed,
     Problem,
     Report,
@@ -94,6 +96,8 @@ def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[floa
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except PluginFailed as exc:
         report.status, report.problem = EXIT_PLUGIN, exc.problem
+    except NotStarted as exc:
+        report.status, report.problem = EXIT_NOT_STARTED, exc.problem
     except Failed as exc:
         # A player who said goodbye left the table: no fault (every other check passed first).
         # (Only when the seat named is the goodbye's author: verify/stops.py.)

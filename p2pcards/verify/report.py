@@ -23,6 +23,9 @@ EXIT_LEFT = 3
 #: The game plugin failed on the transcript (an exception other than its refusal of a move):
 #: a bug in the plugin, not a player's fault; nobody is named and nothing is verified.
 EXIT_PLUGIN = 4
+#: A table whose game never started: a seat signed nothing (its program could not connect to
+#: every seat, or stopped before the first step). Nobody is at fault and nothing is verified.
+EXIT_NOT_STARTED = 5
 
 
 VERDICTS = {
@@ -31,6 +34,7 @@ VERDICTS = {
     EXIT_UNREADABLE: "unreadable",
     EXIT_LEFT: "left",
     EXIT_PLUGIN: "plugin-failed",
+    EXIT_NOT_STARTED: "not-started",
 }
 
 #: How the step of a :class:`Problem` that is a signed goodbye begins (verify/stops.py).
@@ -81,6 +85,14 @@ class Failed(Exception):
     def __init__(self, step: str, reason: str, seat: int | None = None, *, waited_on: int | None = None):
         super().__init__(reason)
         self.problem = Problem(step, reason, seat, waited_on)
+
+
+class NotStarted(Exception):
+    """Exit 5: the game never started (:data:`EXIT_NOT_STARTED`): nobody is named."""
+
+    def __init__(self, step: str, reason: str):
+        super().__init__(reason)
+        self.problem = Problem(step, reason, None)
 
 
 class PluginFailed(Exception):
@@ -179,6 +191,12 @@ class Report:
         reason = self.named(p.reason) if p is not None else "a player left the table"
         return f"LEFT: {reason}; the game did not finish: no result to verify"
 
+    def not_started_line(self) -> str:
+        """:data:`EXIT_NOT_STARTED`: ``NOT STARTED: bob and carol signed nothing at this table
+        (...); nobody is to blame``."""
+        p = self.problem
+        return f"NOT STARTED: {self.named(p.reason) if p is not None else 'the game never started'}"
+
     def problem_line(self) -> str:
         p = self.problem
         if p is None:
@@ -253,6 +271,8 @@ class Report:
             lines.append(f"verdict: {self.left_line()}")
         elif self.status == EXIT_PLUGIN:
             lines.append(f"verdict: PLUGIN FAILED at {self.problem_line()}")
+        elif self.status == EXIT_NOT_STARTED:
+            lines.append(f"verdict: {self.not_started_line()}")
         else:
             lines.append(f"verdict: UNREADABLE: {self.problem_line()}")
         if self.game:

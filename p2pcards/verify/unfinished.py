@@ -18,7 +18,7 @@ from ..wire.errors import ProtocolError
 from ..wire.log import Blame, encode_header
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, Report, Stopped, Watch, illegal_move, plugin_failed
+from .report import Failed, NotStarted, Report, Stopped, Watch, illegal_move, plugin_failed
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
     after_stop,
@@ -176,10 +176,10 @@ def verify_unfinished(
             # before the first step. Not that they left: nobody is to blame.
             shown = [names[s] for s in silent]
             who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-            raise Failed(
+            raise NotStarted(
                 "end record",
-                f"{end.status}; not verified: the game never started: {who} signed nothing at this "
-                f"table (could not connect to every seat, or stopped before the first step); nobody is to blame",
+                f"{who} signed nothing at this table (could not connect to every seat, or stopped "
+                f"before the first step): the game never started; nobody is to blame",
             )
         raise Failed(
             "end record",

@@ -14,7 +14,7 @@ from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
 from p2pcards.table.referee import Links, gone_verdict
 from p2pcards.testing.loopback import LOOPBACK
-from p2pcards.verify import EXIT_FAILED, verify_file
+from p2pcards.verify import EXIT_NOT_STARTED, verify_file
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.transcript import read_transcript
 
@@ -82,11 +82,13 @@ async def test_a_seat_that_could_not_connect_is_not_said_to_have_left(tmp_path, 
         transcript = read_transcript(outcome.transcript)
         assert not [e for e in transcript.entries if e.kind == "bye"], name  # no goodbye signed
         report = verify_file(outcome.transcript)
-        assert report.status == EXIT_FAILED and report.problem.seat is None, (name, report.problem_line())
-        line = report.problem_line()
-        assert "left" not in line and "to blame:" not in line, line
-        assert "the game never started: bob and carol signed nothing at this table" in line, line
-        assert "nobody is to blame" in line
+        # Not a failure, nor a goodbye: a game that never started (exit 5, issue 30).
+        assert report.status == EXIT_NOT_STARTED and report.problem.seat is None, (name, report.problem_line())
+        assert report.verdict == "not-started"
+        line = report.to_text().splitlines()[1]
+        assert line.startswith("verdict: NOT STARTED: bob and carol signed nothing at this table"), line
+        assert "FAILED" not in line and "left" not in line and "to blame:" not in line, line
+        assert "the game never started; nobody is to blame" in line
 
 
 def test_a_goodbye_before_any_entry_names_nobody():
