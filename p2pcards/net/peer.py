@@ -1116,7 +1116,7 @@ class Peer(PeerHooks):
             elif isinstance(effect, Halted):
                 self.session.publish(
                     "connection",
-                    f"{self.header.seats[effect.seat].name} stopped its game (it said: {effect.reason})",
+                    f"{self.header.seats[effect.seat].name}'s program stopped the game (it said: {effect.reason})",
                     seat=effect.seat,
                 )
             elif isinstance(effect, LinksIn):

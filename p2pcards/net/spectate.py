@@ -383,7 +383,7 @@ def spectator_session(header: TableHeader, game: Game, feed: SpectatorFeed) -> T
             session.publish("connection", f"{name} left the table: {reason}", seat=entry.sender)
         elif entry.kind == "stop":
             reason = printable(str(body.get("reason", "")))[:200]
-            session.publish("connection", f"{name} stopped its game: {reason}", seat=entry.sender)
+            session.publish("connection", f"{name}'s program stopped the game: {reason}", seat=entry.sender)
 
     # The seat list marks a seat whose player left and whose program lets a bot finish it
     # ("bot plays"), as the players' lists do; of the others' connections a spectator knows

@@ -89,7 +89,7 @@ def goodbye_overtaken(author: int, bye_seq: int, stops: Iterable[tuple[int, int,
 def goodbye_overtaken_reason(author: str, bye_seq: int, stopper: str, stop_seq: int) -> str:
     """The wording of :func:`goodbye_overtaken` (it names nobody)."""
     return (
-        f"{author} signed a goodbye (log #{bye_seq}), but {stopper} had stopped its game without "
+        f"{author} signed a goodbye (log #{bye_seq}), but {stopper}'s program had stopped the game without "
         f"it (its stop entry, log #{stop_seq}, does not count it): the goodbye ended the game only "
         f"where it came first, and the transcript does not say which seat wrote it"
     )
@@ -99,7 +99,7 @@ def halted(name: str) -> str:
     """The verdict of a seat whose game stops because a seat it waits on signed a ``stop``: it
     names nobody. The stopper's reason and the seat it blames are its word, not proof, and are
     not repeated here (the table shows them as what that seat said)."""
-    return f"{name} stopped its game (its signed stop entry; whom it blames is its word, not proof)"
+    return f"{name}'s program stopped the game (its signed stop entry; whom it blames is its word, not proof)"
 
 
 def box_missing(sender: str, receiver: str) -> str:

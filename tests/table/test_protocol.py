@@ -498,7 +498,7 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     assert t.me.meaning(*t.ready()) == [Halted(3, "p1 left and did not come back in time")]
     assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
     stopped_by = t.me.halted_among({1, 3})
-    assert stopped_by is not None and stopped_by.seat is None and "p3 stopped its game" in stopped_by.reason
+    assert stopped_by is not None and stopped_by.seat is None and "p3's program stopped the game" in stopped_by.reason
 
 
 @pytest.mark.parametrize(

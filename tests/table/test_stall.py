@@ -79,7 +79,7 @@ ROWS = [
         "a goodbye that another seat's stop does not count names nobody",
         StallFacts(1, "turn", "move", goodbye_overtaken=(3, 4, 0, 7)),
         None,
-        "p3 signed a goodbye (log #4), but p0 had stopped its game without it",
+        "p3 signed a goodbye (log #4), but p0's program had stopped the game without it",
     ),
     Row(
         "entries held here waiting for entries that never came name nobody",
