@@ -20,7 +20,7 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_then_last():
     assert table.turn == 0  # the button acts first before the flop
     table.act(0, "call")
     assert table.turn == 1  # the big blind has the option
-    assert table.legal(1) == ["checks", "goes all in", "raises to 100", "raises to 40", "raises to 60"]
+    assert table.legal(1) == ["checks", "goes all in for 1480", "raises to 100", "raises to 40", "raises to 60"]
     table.act(1, "check")
     assert state.street == 1 and table.turn == 1  # after the flop the big blind acts first
     assert table.story(["alice", "bob"])[:3] == [
