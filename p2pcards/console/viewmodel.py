@@ -507,7 +507,9 @@ def end_model(session: TableSession) -> EndModel | None:
         who = "you win" if not others else "you and " + ", ".join(others) + " win"
     else:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
-    scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
+    # The winners' scores first: a short end panel leaves out its last lines (fit_lines).
+    order = sorted(range(min(len(result.scores), len(names))), key=lambda s: s not in result.winners)
+    scores = tuple(f"{names[s]}: {_score_text(result.scores[s])}" for s in order)
     if not session.violations:
         audit: tuple[str, ...] = (clean_audit_words(session),)
     else:
