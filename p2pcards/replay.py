@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import Card, sort_cards
-from .game import Game, Transfer, result_words
+from .game import Game, Reveal, Transfer, agree, result_words
 from .plugins import load_plugins
 from .table.protocol import left_to_bot_words
 from .text import command_words, name_seats, third_person
@@ -174,7 +174,15 @@ class Replay:
         told = self._told(index)
         if self.steps[index].kind == "coin" and told:
             return told  # the coin's own line ("bob cuts a queen"), not its label
-        return self._left_lines(index, before=True) + self._event_lines(index, seat) + told + self._left_lines(index)
+        lines = self._event_lines(index, seat)
+        if self.steps[index].kind == "reveal" and self._reveal_owner(index) is None and told:
+            # Cards from the stock that the game's line names ("the flop: K♣ 5♣ 2♦"): its line alone.
+            known = self.known(index, seat)
+            faces = [known[h] for h in self.steps[index].event.get("handles", ()) if h in known]
+            words = {w for _, text in told for w in text.replace(",", " ").split()}
+            if faces and all(str(c) in words or c.unicode() in words for c in faces):
+                lines = []
+        return self._left_lines(index, before=True) + lines + told + self._left_lines(index)
 
     def _left_lines(self, index: int, *, before: bool = False) -> list[tuple[str, str]]:
         """A player who left and let a bot play the seat to the end, as the table said it live
@@ -233,8 +241,12 @@ class Replay:
                 return [("deal", f"{head}: {mine}" if len(receivers) == 1 else f"{head}; {names[seat]} gets {mine}")]
             return [("deal", head)] + [("deal", f"  {names[r]} gets {got(r)}") for r in receivers if got(r)]
         if kind == "reveal":
-            faces = [known[h].unicode() for h in event["handles"] if h in known]
-            return [("reveal", "revealed: " + " ".join(faces))]
+            faces = " ".join(known[h].unicode() for h in event["handles"] if h in known)
+            # As the live table says it: whose cards they are ("bob shows 2♦ 4♣"), or none's.
+            owner = self._reveal_owner(index)
+            if owner is not None and 0 <= owner < len(names):
+                return [("reveal", f"{names[owner]} {agree(names[owner], 'shows')} {faces}")]
+            return [("reveal", f"turned face up from the stock: {faces}")]
         if kind == "transfer":
             handles, to_seat = event["handles"], event["to"]
             count = len(handles)
@@ -254,6 +266,18 @@ class Replay:
         if kind == "move":
             return [("action", self._move_text(step, known))]
         return [(kind, kind)]
+
+    def _reveal_owner(self, index: int) -> int | None:
+        """The seat whose cards step ``index`` turned face up, as the game asked for it
+        (``None``: nobody's, or not known)."""
+        if self.game is None or index == 0:
+            return None
+        try:
+            step = self.game.next_step(self.steps[index - 1].state)
+        except Exception:  # a plugin's bug must not stop the replay
+            return None
+        owner = step.owner if isinstance(step, Reveal) else None
+        return owner if isinstance(owner, int) else None
 
     def _given_handles(self, index: int) -> tuple[int, ...] | None:
         """The handles a transfer moved, as the game asked for them (the transcript's event

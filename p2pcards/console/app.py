@@ -790,7 +790,7 @@ class ConsoleApp:
                             # the pane is the tail's, blank): the details are cut first.
                             # (cut between its lines, never in one: fit_lines)
                             Window(
-                                WrappedTextControl(self._end_body, whole_lines=True),
+                                SizedTextControl(self._end_body, wrap=True, whole_lines=True),
                                 wrap_lines=True,
                                 dont_extend_height=True,
                             ),
@@ -947,8 +947,8 @@ class ConsoleApp:
         body, tail = self._end_parts()
         return body + [("", "\n")] + tail if body and tail else body + tail
 
-    def _end_body(self) -> StyleAndTextTuples:
-        return self._end_parts()[0]
+    def _end_body(self, width: int | None = None) -> StyleAndTextTuples:
+        return self._end_parts(width)[0]
 
     def _end_tail(self) -> StyleAndTextTuples:
         return self._end_parts()[1]
@@ -956,14 +956,18 @@ class ConsoleApp:
     def _end_tail_height(self) -> Dimension:
         """The rows the end panel's last lines take (the rematch and what to type): always
         shown in full, the panel's other lines above them cut first on a small terminal."""
-        rows = screen_rows(screen_fragments(self._end_tail()), self._end_tail_control._width)
+        # Before the tail is first drawn its width is not known: the seat list's is the same
+        # column's (without it, the first drawing after the game's end counted unwrapped lines
+        # and cut the rematch's lines).
+        width = self._end_tail_control._width or self._seats_control._width
+        rows = screen_rows(screen_fragments(self._end_tail()), width)
         room = max(1, self.application.output.get_size().rows - 14)
         return Dimension(min=min(rows, room), preferred=rows)
 
-    def _end_parts(self) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
+    def _end_parts(self, width: int | None = None) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
         """The game-over panel in two: what happened, then what the player can do now (the
         rematch and what to type), which a small terminal never cuts (80x24: the lines above
-        it are cut first)."""
+        it are cut first). ``width``: the panel's columns (the scores' lines fit it)."""
         again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
@@ -973,7 +977,7 @@ class ConsoleApp:
             return [], []
         # Where the transcript is heads the part never cut: the only place a joiner's screen
         # with a rematch offer says it (until 'quit').
-        body, transcript, tail = end_parts(end, self.glyphs, again=again)
+        body, transcript, tail = end_parts(end, self.glyphs, again=again, width=width)
         if self.rematch is not None:
             tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
             hint = "type 'again' for a rematch or 'quit' to leave" if self.rematch.open else "type 'quit' to leave"

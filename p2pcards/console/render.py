@@ -259,18 +259,43 @@ def log_fragments(lines: Sequence[LogLine], glyphs: Glyphs) -> StyleAndTextTuple
     return out
 
 
-def end_fragments(end: EndModel, glyphs: Glyphs, again: str | None = "for a new game") -> StyleAndTextTuples:
-    """The game-over panel; ``again`` says what ``new`` does (``None``: there is no ``new``)."""
-    body, transcript, hint = end_parts(end, glyphs, again)
+def end_fragments(
+    end: EndModel, glyphs: Glyphs, again: str | None = "for a new game", width: int | None = None
+) -> StyleAndTextTuples:
+    """The game-over panel; ``again`` says what ``new`` does (``None``: there is no ``new``);
+    ``width``: the panel's columns (the scores are broken into lines that fit)."""
+    body, transcript, hint = end_parts(end, glyphs, again, width)
     return body + transcript + hint
 
 
+def score_lines(scores: Sequence[str], glyphs: Glyphs, width: int | None = None) -> list[str]:
+    """The scores after "scores: ", in lines of at most ``width`` columns (``None``: one
+    line), broken between two players' scores, never in one ("strategic bot 4: 300" stays
+    whole): a short panel then leaves out whole lines (:func:`fit_lines`), the first kept."""
+    from prompt_toolkit.utils import get_cwidth
+
+    head, indent = "scores: ", "  "
+    lines: list[str] = []
+    line = head
+    for index, score in enumerate(scores):
+        piece = printable(score) + (f" {glyphs.dot}" if index < len(scores) - 1 else "")
+        fresh = line in (head, indent)
+        longer = line + piece if fresh else f"{line} {piece}"
+        if width and not fresh and get_cwidth(longer) > width:
+            lines.append(line)
+            line = indent + piece
+        else:
+            line = longer
+    return lines + [line]
+
+
 def end_parts(
-    end: EndModel, glyphs: Glyphs, again: str | None = "for a new game"
+    end: EndModel, glyphs: Glyphs, again: str | None = "for a new game", width: int | None = None
 ) -> tuple[StyleAndTextTuples, StyleAndTextTuples, StyleAndTextTuples]:
     """The game-over panel in three: what happened (the winner, the result, the scores, the
     audit, the command that checks the transcript), where the transcript is (one line), and
-    what to type now (no line break at its end)."""
+    what to type now (no line break at its end). ``width``: the panel's columns, which the
+    scores' lines fit (:func:`score_lines`)."""
     out: StyleAndTextTuples = [("class:end.title", f"game over: {printable(end.winners)}\n")]
     out += text_fragments(f"result: {end.result}", glyphs) + [("", "\n")]
     # The audit before the scores: a short panel keeps its first lines (fit_lines).
@@ -278,7 +303,7 @@ def end_parts(
         bad = not end.audit[0].startswith("audit: clean")
         out.append(("class:end.bad" if bad and index == 0 else "", printable(line) + "\n"))
     if end.scores:
-        out.append(("", printable("scores: " + f" {glyphs.dot} ".join(end.scores)) + "\n"))
+        out += [("", line + "\n") for line in score_lines(end.scores, glyphs, width)]
     transcript: StyleAndTextTuples
     if end.transcript and not end.saved:
         # One short line: the hint below must fit the panel at 80x24 (the path comes once saved).

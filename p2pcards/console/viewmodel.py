@@ -320,6 +320,7 @@ class TableTracker:
         self._phase: str | None = None
         self._drawing = False  # a deal in the middle of play: a draw
         self._last_mover: int | None = None
+        self._stock_faces: tuple[Any, ...] = ()  # the cards the last log line turned up from the stock
         self._hand: Counter[Card] = Counter()
         self._fresh: list[tuple[float, Card]] = []  # (when picked up, card)
         for event in self.session.history:
@@ -418,7 +419,28 @@ class TableTracker:
                 text = third_person(text, name, self._verbs)
         if kind == "done":  # the game's own summary: "seat 2 wins the match"
             text = name_seats(text, self.session.names)
-        self._log(LogLine("action" if said else kind, text))
+        line = LogLine("action" if said else kind, text)
+        if self._says_again(kind, data, line):
+            self.log[-1] = line  # one line for both: the new one says the last one's news and more
+        else:
+            self._log(line)
+        # Cards turned up from the stock: a story line naming them all says it instead.
+        faces = data.get("faces") if kind == "reveal" and data.get("owner") is None else None
+        self._stock_faces = tuple(faces.values()) if isinstance(faces, Mapping) else ()
+
+    def _says_again(self, kind: str, data: Mapping[str, Any], line: LogLine) -> bool:
+        """Whether ``line`` says all the last log line said: a seat's move and then its cards
+        turned up ("bob shows", then "bob shows J♦ 3♣"), or cards turned up from the stock and
+        then the game's line naming them ("the flop: K♣ 5♣ 2♦")."""
+        if not self.log:
+            return False
+        last = self.log[-1]
+        if kind == "reveal" and last.kind == "action":
+            return line.text.startswith(last.text + " ")
+        if kind == "story" and last.kind == "reveal" and self._stock_faces:
+            words = set(line.text.replace(",", " ").split())
+            return all(isinstance(c, Card) and (str(c) in words or c.unicode() in words) for c in self._stock_faces)
+        return False
 
     def note(self, kind: str, text: str) -> None:
         """A line of the console's own (a notice, a refused move)."""
@@ -485,7 +507,9 @@ def end_model(session: TableSession) -> EndModel | None:
         who = "you win" if not others else "you and " + ", ".join(others) + " win"
     else:
         who = ("winner: " if len(winners) == 1 else "winners: ") + ", ".join(winners)
-    scores = tuple(f"{names[s]}: {_score_text(v)}" for s, v in enumerate(result.scores) if s < len(names))
+    # The winners' scores first: a short end panel leaves out its last lines (fit_lines).
+    order = sorted(range(min(len(result.scores), len(names))), key=lambda s: s not in result.winners)
+    scores = tuple(f"{names[s]}: {_score_text(result.scores[s])}" for s in order)
     if not session.violations:
         audit: tuple[str, ...] = (clean_audit_words(session),)
     else:

@@ -7,13 +7,14 @@ makes it from a room's roster (no network here: tests/net/test_rematch.py has th
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 from p2pcards.console.seat import Rematch
 from p2pcards.net.lobby import Roster
 from p2pcards.net.rematch import Score
 
-from .support import drawn, run_console, table
+from .support import drawn, require_game, run_console, table
 from .test_app import play_to_the_end
 
 NAMES = ["carol", "bob", "alice", "dave"]
@@ -78,3 +79,51 @@ def test_at_80x24_the_end_panel_loses_whole_lines_and_keeps_the_transcript(host)
     # What is left out is the body's end (the command to check the transcript comes first).
     assert lines.index(shown[1]) == 1
     assert f"check the transcript any time with: p2pcards verify {PATH}" not in shown
+
+
+def test_the_scores_are_broken_into_lines_between_players_never_inside_one():
+    from p2pcards.console.render import UNICODE, score_lines
+
+    scores = ["strategic bot 4: 3,000"] + [f"strategic bot {n}: 0" for n in (1, 2, 3, 5, 6, 7, 8)] + ["alice: 0"]
+    lines = score_lines(scores, UNICODE, 49)
+    assert len(lines) > 1 and all(len(line) <= 49 for line in lines), lines
+    assert lines[0].startswith("scores: strategic bot 4: 3,000 ·")  # the first kept on a short panel
+    assert [s.strip(" ·") for line in lines for s in line.removeprefix("scores: ").split(" · ")] == scores
+    assert score_lines(scores, UNICODE) == ["scores: " + " · ".join(scores)]  # no width: one line
+
+
+HOLDEM_END = {"starting_stack": 100, "small_blind": 50, "big_blind": 100, "hand_limit": 1}
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "options"), [("holdem", 6, HOLDEM_END), ("holdem", 9, HOLDEM_END), ("cals-bs", 3, {})]
+)
+def test_at_80x24_the_scores_are_whole_and_the_winners_come_first(host, game, players, options):
+    # Issue 33: "scores: alice: 0 · strategic bot 1: 0 · strategic│" hid the winner's score.
+    require_game(host, game)
+    names = ["alice"] + [f"strategic bot {n}" for n in range(1, players)]
+    seen = {}
+
+    async def script(driver):
+        await play_to_the_end(driver, prefer=("all", "goes all"))
+        seen["screen"] = await drawn(driver)
+        seen["result"] = driver.console.session.result
+        await driver.enter("quit")
+
+    new = lambda: table(host, game, players=players, me=0, names=names, options=options)  # noqa: E731
+    run_console(new, script, size=(80, 24), timeout=120, again=False)
+    screen, result = seen["screen"], seen["result"]
+    rows = [row.rstrip() for row in _panel(screen)]
+    width = max(len(row) for row in screen.splitlines()[1].split("│")[:1])
+    scores = [f"{names[s]}: {v:g}" for s, v in enumerate(result.scores)]
+    at = [i for i, row in enumerate(rows) if row.startswith("scores: ")]
+    shown = " ".join(rows[at[0] :]) if at else ""
+    for score in scores:  # each one whole on one row, or not on the panel at all
+        assert any(score in row for row in rows) or score.split(":")[0] + ":" not in shown, (score, screen)
+    assert all(len(row) <= width for row in rows), screen
+    winner = result.winners[0]
+    if players < 9:  # room for every score, the winner's first
+        assert at and rows[at[0]].startswith(f"scores: {scores[winner]}"), screen
+        assert all(score in shown for score in scores), screen
+    else:  # nine seats leave the panel four rows: the result line says the winner's chips
+        assert f"{names[winner]} wins the match with {result.scores[winner]:,.0f} " in " ".join(rows), screen

@@ -247,7 +247,7 @@ def test_end_model_names_the_winner(host, me_wins):
     session.result = Result((0,) if me_wins else (1,), (9.0, 5.0), "summary")
     end = end_model(session)
     assert end.winners == ("you win" if me_wins else "winner: random bot 1")
-    assert end.scores == ("you: 9", "random bot 1: 5")
+    assert end.scores == (("you: 9", "random bot 1: 5") if me_wins else ("random bot 1: 5", "you: 9"))
 
 
 def test_word_wrap_breaks_between_words_not_inside_cards_or_addresses():

@@ -531,7 +531,7 @@ class Holdem(Game[HoldemState]):
         if kind == "fold":
             state.folded.add(seat)
         elif kind == "call":
-            self._put(state, seat, state.current - state.bets[seat])
+            state.put[seat] = self._put(state, seat, state.current - state.bets[seat])
         elif kind != "check":
             to = state.bets[seat] + state.stacks[seat] if kind == "all-in" else action["to"]
             if to > state.current:
@@ -539,7 +539,7 @@ class Holdem(Game[HoldemState]):
                     state.min_raise = to - state.current  # a full raise: the new smallest raise
                 state.current = to
                 state.aggressor = seat
-            self._put(state, seat, to - state.bets[seat])
+            state.put[seat] = self._put(state, seat, to - state.bets[seat])
         state.acted_at[seat] = state.current
         self._next_turn(state, seat)
 
@@ -571,7 +571,7 @@ class Holdem(Game[HoldemState]):
         return text.tell(entry, names)
 
     def format_action(self, state: HoldemState, seat: int, action: Action, faces: Mapping[int, Card]) -> str:
-        return text.format_action(action)
+        return text.format_action(action, text.put_in(state, seat, action))
 
     def parse_action(self, state: HoldemState, seat: int, text_: str, known: Mapping[int, Card]) -> Action:
         return text.parse_action(state, seat, text_)

@@ -60,6 +60,7 @@ class HoldemState:
     current: int = 0  # the bet to match this round
     min_raise: int = 0  # the smallest raise increment (the last full bet or raise)
     acted_at: dict[int, int] = field(default_factory=dict)  # seat -> the bet it last acted against
+    put: dict[int, int] = field(default_factory=dict)  # seat -> chips its last call or all in put in (the log's)
     turn: int | None = None
     aggressor: int | None = None  # last seat to bet or raise (fully or not) this round
     tabled: bool = False  # all-in and no more betting: every hand is turned up (rule 11)

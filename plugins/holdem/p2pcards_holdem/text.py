@@ -40,13 +40,31 @@ _WORDS = {
 }  # fmt: skip
 
 
-def format_action(action: Action) -> str:
+def put_in(state: HoldemState, seat: int, action: Action) -> int | None:
+    """The chips a call or an all in puts in, from the state before it (the seat to act) or
+    after it (as the table and a replay tell it: what it put in was noted); else ``None``."""
+    kind = action.get("type")
+    if kind not in ("call", "all-in") or not 0 <= seat < state.players:
+        return None
+    if state.phase == "betting" and state.turn == seat:
+        # Before it. (After a call that closed a round, the seat may open the next one, but
+        # then there is nothing to call; after an all in, the seat never acts again.)
+        owe = state.current - state.bets[seat]
+        return state.stacks[seat] if kind == "all-in" else min(owe, state.stacks[seat])
+    return state.put.get(seat)
+
+
+def format_action(action: Action, put: int | None = None) -> str:
+    """The action after the seat's name; ``put``: the chips a call or an all in put in
+    ("calls 20", "goes all in for 340"), as a raise says its "to" amount."""
     kind = action.get("type")
     if kind in ("bet", "raise"):
         to = action.get("to")
         return f"bets {to}" if kind == "bet" else f"raises to {to}"
     if kind == "all-in":
-        return "goes all in"
+        return f"goes all in for {put}" if put else "goes all in"
+    if kind == "call" and put:
+        return f"calls {put}"
     return {"fold": "folds", "check": "checks", "call": "calls", "show": "shows", "muck": "mucks"}.get(
         str(kind), str(kind)
     )

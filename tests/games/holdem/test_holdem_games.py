@@ -4,6 +4,8 @@ one table of peers over TCP on 127.0.0.1 whose transcripts verify."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from p2pcards.dealer import LocalDealer
@@ -126,6 +128,13 @@ def test_one_table_over_loopback_verifies(tmp_path):
     replay = load_replay(transcript)
     text = print_replay(replay, 0)
     assert "hand 1: " in text and "posts" in text and (" wins " in text), text[-2000:]
+    # Whose cards a reveal opened, by name (not "revealed: 2♦ 4♣"), and the board once, by street.
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith(("revealed:", "turned face up from the stock"))]
+    assert any(line.startswith("the flop: ") for line in lines), text[-2000:]
+    names = replay.names
+    shown = [line for line in lines if re.fullmatch(rf"({'|'.join(map(re.escape, names))}) shows \S+ \S+", line)]
+    assert shown, text[-3000:]
     assert main(["replay", "--print", str(transcript)]) == EXIT_VERIFIED
 
 

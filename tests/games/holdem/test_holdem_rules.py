@@ -20,7 +20,7 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_then_last():
     assert table.turn == 0  # the button acts first before the flop
     table.act(0, "call")
     assert table.turn == 1  # the big blind has the option
-    assert table.legal(1) == ["checks", "goes all in", "raises to 100", "raises to 40", "raises to 60"]
+    assert table.legal(1) == ["checks", "goes all in for 1480", "raises to 100", "raises to 40", "raises to 60"]
     table.act(1, "check")
     assert state.street == 1 and table.turn == 1  # after the flop the big blind acts first
     assert table.story(["alice", "bob"])[:3] == [
@@ -68,7 +68,7 @@ def test_an_all_in_short_of_a_full_raise_does_not_reopen_the_betting():
     assert "raises to 120" in table.legal(1)
     table.act(1, "call")
     assert table.turn == 2
-    assert table.legal(2) == ["calls", "folds"]
+    assert table.legal(2) == ["calls 20", "folds"]
     with pytest.raises(IllegalAction, match="does not reopen the betting"):
         table.act(2, "raise 200")
     table.act(2, "call")
@@ -189,7 +189,7 @@ def test_the_first_to_show_may_muck_and_the_other_wins_unshown():
 def test_a_player_out_of_chips_leaves_and_the_match_ends():
     table = Table({0: "As Ad", 1: "7c 2d"}, "Ac Kd 9h 4s 3c", button=0, starting_stack=200, small_blind=5, big_blind=10)
     table.act(0, "all in")
-    table.act(1, "call" if "calls" in table.legal(1) else "all in")
+    table.act(1, "call" if any(a.startswith("calls") for a in table.legal(1)) else "all in")
     assert table.done
     assert table.result.winners == (0,) and table.result.scores == (400.0, 0.0)
     assert table.result.summary == "seat 0 wins the match with all 400 chips after 1 hands"
@@ -214,7 +214,7 @@ def test_a_short_big_blind_is_all_in_and_the_full_blind_is_still_the_bet():
     table.state.bets[2] = 5  # seat 2 could post only 5 of its big blind
     table.state.total[2] = 5
     assert table.turn == 0 and table.state.current == 20
-    assert "calls" in table.legal(0)
+    assert "calls 20" in table.legal(0)
 
 
 def test_the_view_at_a_seat_and_for_a_spectator():
