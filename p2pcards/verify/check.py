@@ -57,11 +57,17 @@ from .unfinished import (
 
 
 def verify_file(
-    path: str | Path, *, watch: Watch | None = None, progress: Callable[[float], None] | None = None
+    path: str | Path,
+    *,
+    watch: Watch | None = None,
+    progress: Callable[[float], None] | None = None,
+    seedless: bool = False,
 ) -> Report:
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
     follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
-    0 to 1, as it goes (the moves replayed, of the moves signed)."""
+    0 to 1, as it goes (the moves replayed, of the moves signed). ``seedless`` (internal, issue
+    32, while the seeds are still revealed): check the game without its seeds, by the replay
+    that is to be the only one once they go, to compare its verdicts with the seeded one's."""
     began = time.perf_counter()
     # The shuffle proofs the replay makes again from the seeds are confirmed against the
     # signed ones in batches, off the replay's thread (proofs.DeferredConfirmations); only if
@@ -70,18 +76,20 @@ def verify_file(
     # that the verdict, and the seat it names, is exactly the one that check reaches.
     with deferred_confirmations() as deferred:
         try:
-            report: Report | None = _verify_file(path, watch, progress)
+            report: Report | None = _verify_file(path, watch, progress, seedless)
         except Exception:
             if deferred.confirmed():
                 raise
             report = None  # (what went wrong rested on a point not confirmed)
     if report is None or not deferred.confirmed():
-        report = _verify_file(path, watch, progress)
+        report = _verify_file(path, watch, progress, seedless)
     report.seconds = time.perf_counter() - began
     return report
 
 
-def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None) -> Report:
+def _verify_file(
+    path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None, seedless: bool = False
+) -> Report:
     report = Report(str(path))
     try:
         report.size = Path(path).stat().st_size
@@ -91,7 +99,7 @@ def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[floa
         # Each pass and re-handling the replay derives from a seed and finds as signed is not
         # checked again by the replayed seats (passes.derived_messages says why).
         with derived_messages():
-            _verify(path, report, watch if progress is None else _Progress(watch, progress))
+            _verify(path, report, watch if progress is None else _Progress(watch, progress), seedless=seedless)
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except PluginFailed as exc:
@@ -271,7 +279,7 @@ def load_game(lobby: TableHeader) -> Game:
     return game
 
 
-def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
+def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, seedless: bool = False) -> None:
     transcript, log = read_log(path)
     if isinstance(watch, _Progress):
         watch.start(log)
@@ -300,7 +308,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
         report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
-        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
         return
 
     _check_complete(log)
@@ -327,7 +335,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
                 f"commitment it signed (the end record is not signed: it was altered)",
             )
     missing = [s for s in range(lobby.players) if s not in revealed]
-    if missing and set(missing) <= set(dropped):
+    if set(missing) <= set(dropped) and (missing or seedless):
         _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
         return
     if missing:
@@ -336,7 +344,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
             f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
             f"game that did not finish (the end record is not signed)"
         )
-        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
         return
     seeds = [revealed[seat] for seat in range(lobby.players)]
 
