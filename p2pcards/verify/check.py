@@ -23,7 +23,7 @@ from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
+from .replay import Replay, SeatEntries, commitment_of, judged, public_message, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -487,6 +487,7 @@ def _verify_with_drop_outs(
             "the game's end; not verified",
         )
     result, faces = ended
+    _check_deck_ends(replay, seats, dropped)
     # The game's audit over the faces turned up for everyone, as the live table's audit of a
     # hand a seat dropped out of sees them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
@@ -532,6 +533,34 @@ def _verify_with_drop_outs(
             f"(every proof, the cards opened to all, the moves by the game's public rules; the "
             f"cards nobody opened are not checked)"
         )
+
+
+def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], dropped: Mapping[int, Any]) -> None:
+    """At the end of a finished game replayed without seeds, every seat's deck entries were
+    followed to the last operation (seedless.PublicHandles): as with every seed, an
+    accusation kept aside for an operation never reached names its accuser, and a deck
+    entry past them names its seat, but a seat's seed (revealed at the end, while the seeds
+    still are: the one message of the audit)."""
+    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
+        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
+    for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
+        rest = mine.deck[mine.next_deck :]
+        if mine.seat not in dropped and rest and public_message(rest[-1], "seed"):
+            rest = rest[:-1]
+        if rest:
+            entry = rest[0]
+            raise Failed(
+                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )
 
 
 def _note_faces(

@@ -170,7 +170,11 @@ class PublicHandles:
         for seat in range(self.players):
             self._sent(seat, None, "commit", None, "")
         seats = self.replay.seats
-        lacking = [s for s in range(self.players) if seats[s].next_deck >= len(seats[s].deck)]
+        lacking = [
+            s
+            for s in range(self.players)
+            if seats[s].next_deck >= len(seats[s].deck) or public_message(seats[s].deck[seats[s].next_deck], "seed")
+        ]
         if len(lacking) > 1:
             raise _Unfollowed("the nonces of several seats (which was awaited first the transcript does not say)")
         for seat in range(self.players):
