@@ -29,7 +29,7 @@ from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .replay import Replay, SignedMoves, _held_back, _not_in_file, public_message
-from .report import Failed, Report, Stopped, illegal_move, plugin_failed
+from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
     after_stop,
     out_of_turn,
@@ -47,9 +47,9 @@ class _NeedsFaces(Exception):
 
 
 class _Unfollowed(_NeedsFaces):
-    """A seat's deck entries are not the messages the public record calls for, in the order
-    the protocol sends them: a deviation only the seeded replay judges (with every seed, the
-    first message off its seat's seed is named; without them, nobody is)."""
+    """The public record cannot say which seat's deck message came first (several nonces
+    missing), or calls for a message only a seat that dropped out could send: the seedless
+    replay names nobody there."""
 
 
 class PublicHandles:
@@ -137,21 +137,54 @@ class PublicHandles:
             raise Stopped(f"deck, {what}", seat, what)  # it revealed its seed as the game stopped
         body = entry.body
         boxes = recipients(body)
-        off = f"{replay.names[seat]}'s deck entry #{mine.next_deck} (log #{entry.seq}) is not its {what}"
+        # The seat's signed entries in another order than the protocol sends its messages: its
+        # own chain proves it, and the seeded replay names it there too, in the same words
+        # where they need no seed (Replay.sent).
+        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
         if to is None:
-            msg = body.get("msg") if isinstance(body, dict) else None
-            if (
-                mine.boxes_left
-                or set(body) != {"msg", "seen"}
-                or not public_message(entry, kind)
-                or (op is not None and (not isinstance(msg, dict) or msg.get("op") != op))
-            ):
-                raise _Unfollowed(off)
+            if mine.boxes_left:
+                raise Failed(
+                    step,
+                    f"the rest of a private entry to several seats (boxes to "
+                    f"{describe_seats(mine.boxes_left)}) where the protocol sends a public "
+                    f"message",
+                    seat,
+                )
+            if set(body) != {"msg", "seen"}:
+                mine.next_deck += 1
+                raise Failed(
+                    step,
+                    "expected a public deck message, found " + ("a private one" if boxes else "a malformed entry"),
+                    seat,
+                )
+            msg = body["msg"]
+            other_op = op is not None and (not isinstance(msg, dict) or msg.get("op") != op)
+            if not public_message(entry, kind) or other_op:
+                raise Failed(
+                    step,
+                    f"its signed deck entry is not its {kind} message"
+                    + ("" if op is None else f" of deck operation {op}")
+                    + ": a deviation from the deck protocol",
+                    seat,
+                )
             mine.next_deck += 1
             replay.public += 1
             return
-        if not boxes or to not in (mine.boxes_left or set(boxes)):
-            raise _Unfollowed(off)
+        if not boxes:
+            mine.next_deck += 1
+            raise Failed(
+                step,
+                f"expected a private deck message to seat {to}, found "
+                + ("a public one" if "msg" in body else "a malformed entry"),
+                seat,
+            )
+        if to not in (mine.boxes_left or set(boxes)):
+            raise Failed(
+                step,
+                f"the private messages go to {describe_seats(mine.boxes_left or set(boxes))}, "
+                f"the protocol sends one to seat {to}",
+                seat,
+            )
         if not mine.boxes_left:
             mine.boxes_left = set(boxes)
         mine.boxes_left.discard(to)
