@@ -23,7 +23,7 @@ from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV, encode_header
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, commitment_of, judged, with_faces
+from .replay import Replay, SeatEntries, commitment_of, judged, public_message, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -57,11 +57,17 @@ from .unfinished import (
 
 
 def verify_file(
-    path: str | Path, *, watch: Watch | None = None, progress: Callable[[float], None] | None = None
+    path: str | Path,
+    *,
+    watch: Watch | None = None,
+    progress: Callable[[float], None] | None = None,
+    seedless: bool = False,
 ) -> Report:
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
     follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
-    0 to 1, as it goes (the moves replayed, of the moves signed)."""
+    0 to 1, as it goes (the moves replayed, of the moves signed). ``seedless`` (internal, issue
+    32, while the seeds are still revealed): check the game without its seeds, by the replay
+    that is to be the only one once they go, to compare its verdicts with the seeded one's."""
     began = time.perf_counter()
     # The shuffle proofs the replay makes again from the seeds are confirmed against the
     # signed ones in batches, off the replay's thread (proofs.DeferredConfirmations); only if
@@ -70,18 +76,20 @@ def verify_file(
     # that the verdict, and the seat it names, is exactly the one that check reaches.
     with deferred_confirmations() as deferred:
         try:
-            report: Report | None = _verify_file(path, watch, progress)
+            report: Report | None = _verify_file(path, watch, progress, seedless)
         except Exception:
             if deferred.confirmed():
                 raise
             report = None  # (what went wrong rested on a point not confirmed)
     if report is None or not deferred.confirmed():
-        report = _verify_file(path, watch, progress)
+        report = _verify_file(path, watch, progress, seedless)
     report.seconds = time.perf_counter() - began
     return report
 
 
-def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None) -> Report:
+def _verify_file(
+    path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None, seedless: bool = False
+) -> Report:
     report = Report(str(path))
     try:
         report.size = Path(path).stat().st_size
@@ -91,7 +99,7 @@ def _verify_file(path: str | Path, watch: Watch | None, progress: Callable[[floa
         # Each pass and re-handling the replay derives from a seed and finds as signed is not
         # checked again by the replayed seats (passes.derived_messages says why).
         with derived_messages():
-            _verify(path, report, watch if progress is None else _Progress(watch, progress))
+            _verify(path, report, watch if progress is None else _Progress(watch, progress), seedless=seedless)
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except PluginFailed as exc:
@@ -271,7 +279,7 @@ def load_game(lobby: TableHeader) -> Game:
     return game
 
 
-def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
+def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, seedless: bool = False) -> None:
     transcript, log = read_log(path)
     if isinstance(watch, _Progress):
         watch.start(log)
@@ -300,7 +308,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
     for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
         report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
-        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
         return
 
     _check_complete(log)
@@ -327,7 +335,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
                 f"commitment it signed (the end record is not signed: it was altered)",
             )
     missing = [s for s in range(lobby.players) if s not in revealed]
-    if missing and set(missing) <= set(dropped):
+    if set(missing) <= set(dropped) and (missing or seedless):
         _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
         return
     if missing:
@@ -336,7 +344,7 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> Non
             f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
             f"game that did not finish (the end record is not signed)"
         )
-        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
         return
     seeds = [revealed[seat] for seat in range(lobby.players)]
 
@@ -479,6 +487,7 @@ def _verify_with_drop_outs(
             "the game's end; not verified",
         )
     result, faces = ended
+    _check_deck_ends(replay, seats, dropped)
     # The game's audit over the faces turned up for everyone, as the live table's audit of a
     # hand a seat dropped out of sees them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
@@ -524,6 +533,34 @@ def _verify_with_drop_outs(
             f"(every proof, the cards opened to all, the moves by the game's public rules; the "
             f"cards nobody opened are not checked)"
         )
+
+
+def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], dropped: Mapping[int, Any]) -> None:
+    """At the end of a finished game replayed without seeds, every seat's deck entries were
+    followed to the last operation (seedless.PublicHandles): as with every seed, an
+    accusation kept aside for an operation never reached names its accuser, and a deck
+    entry past them names its seat, but a seat's seed (revealed at the end, while the seeds
+    still are: the one message of the audit)."""
+    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
+        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
+    for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
+        rest = mine.deck[mine.next_deck :]
+        if mine.seat not in dropped and rest and public_message(rest[-1], "seed"):
+            rest = rest[:-1]
+        if rest:
+            entry = rest[0]
+            raise Failed(
+                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )
 
 
 def _note_faces(

@@ -28,9 +28,10 @@ from ..table.header import TableHeader
 from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
-from .replay import Replay, SignedMoves, public_message
-from .report import Failed, Report, Stopped, illegal_move, plugin_failed
+from .replay import Replay, SignedMoves, _held_back, _not_in_file, public_message
+from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
+    after_stop,
     out_of_turn,
     signed_goodbye,
     stall_verdict,
@@ -45,12 +46,25 @@ class _NeedsFaces(Exception):
     """The seedless replay reached a step that needs the faces of cards."""
 
 
+class _Unfollowed(_NeedsFaces):
+    """The public record cannot say which seat's deck message came first (several nonces
+    missing), or calls for a message only a seat that dropped out could send: the seedless
+    replay names nobody there."""
+
+
 class PublicHandles:
     """The engine's deck without seeds: only the public numbering of handles (shuffle epoch e
     is ``e*n .. e*n+n-1``, moved cards count up from FIRST_REHANDLED); a step that needs faces
     (or a coin, which needs every nonce) ends the replay."""
 
-    def __init__(self, n: int, game_id: bytes | None, log: Any = None, cards: PublicCards | None = None):
+    def __init__(
+        self,
+        n: int,
+        game_id: bytes | None,
+        log: Any = None,
+        cards: PublicCards | None = None,
+        replay: Replay | None = None,
+    ):
         self.n, self.epochs, self.next = n, 0, FIRST_REHANDLED
         self.game_id = game_id
         self.log, self.cards = log, cards
@@ -59,6 +73,189 @@ class PublicHandles:
         self.holders: dict[int, tuple[int, int]] = {}
         self.dropped: dict[int, int] = {}  # seat -> the deck operation it dropped out at
         self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
+        self.public: set[int] = set()  # every handle a reveal opened to all (Party's card.public)
+        # With ``replay``: each seat's signed deck entries are followed as the seeded replay
+        # follows them (Replay.sent): every message the public record says a seat sends, public
+        # or private, must be its next deck entry, in the order the protocol sends them; the
+        # first one missing stops the replay naming its seat (Stopped), as with every seed.
+        self.replay = replay
+        self.players = len(log.roster) if log is not None else 0
+
+    @property
+    def follows(self) -> bool:
+        """Every deck step so far was followed entry by entry (a missing message stops the
+        replay naming its seat, as the seeded replay does)."""
+        return self.replay is not None and self.log is not None
+
+    # -- following the signed deck entries (as Replay.sent, without the messages' contents) --
+
+    def _what(self, kind: str, op: int | None, name: str) -> str:
+        """The words the seeded replay uses for a message (Replay._what)."""
+        if op is None:
+            return f"{kind} message"
+        turn = self.replay.turn if self.replay is not None else 0
+        return f"{kind} message of deck operation {op} ({name}, before turn {turn})"
+
+    def _sent(self, seat: int, to: int | None, kind: str, op: int | None, name: str) -> None:
+        """``seat`` sends a ``kind`` message of deck operation ``op`` (None: the setup) to
+        ``to`` (None: everyone), as the public record says: it must be that seat's next signed
+        deck entry (Replay.sent). A public entry is matched by its type and operation (its
+        content was checked by public_passes, or is by the reveal); a private one by its
+        recipients (its box opens only for them, as with every seed)."""
+        replay = self.replay
+        assert replay is not None, "only when following"
+        mine = replay.seats[seat]
+        what = self._what(kind, op, name)
+        if mine.next_deck >= len(mine.deck):
+            _held_back(replay.seats, mine, replay.names, f"deck, {what}", "deck", what)
+            _not_in_file(replay.log, seat, f"deck, {what}")
+            if replay.unfinished:
+                raise Stopped(f"deck, {what}", seat, what)
+            raise Failed(
+                f"deck, {what}",
+                f"{replay.names[seat]} signed no deck entry where the protocol requires this message",
+                seat,
+            )
+        entry = mine.deck[mine.next_deck]
+        if public_message(entry, "accuse") and kind != "accuse":
+            # As Replay.sent: judged by the rules that need no seed; one about an operation its
+            # seat had not begun is kept aside, and its next entry is this message.
+            replay.judge(seat, entry)
+            accused_op = entry.body["msg"].get("op")
+            begun = -1 if op is None else op
+            if not (type(accused_op) is int and accused_op > begun):
+                raise Stopped(
+                    f"deck, {what}",
+                    seat,
+                    f"{what} (it accused a seat instead, and the accusation cannot be judged here)",
+                )
+            replay.kept_aside.append((seat, entry))
+            mine.next_deck += 1
+            self._sent(seat, to, kind, op, name)
+            return
+        if replay.unfinished and public_message(entry, "seed") and kind != "seed":
+            raise Stopped(f"deck, {what}", seat, what)  # it revealed its seed as the game stopped
+        body = entry.body
+        boxes = recipients(body)
+        # The seat's signed entries in another order than the protocol sends its messages: its
+        # own chain proves it, and the seeded replay names it there too, in the same words
+        # where they need no seed (Replay.sent).
+        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
+        if to is None:
+            if mine.boxes_left:
+                raise Failed(
+                    step,
+                    f"the rest of a private entry to several seats (boxes to "
+                    f"{describe_seats(mine.boxes_left)}) where the protocol sends a public "
+                    f"message",
+                    seat,
+                )
+            if set(body) != {"msg", "seen"}:
+                mine.next_deck += 1
+                raise Failed(
+                    step,
+                    "expected a public deck message, found " + ("a private one" if boxes else "a malformed entry"),
+                    seat,
+                )
+            msg = body["msg"]
+            other_op = op is not None and (not isinstance(msg, dict) or msg.get("op") != op)
+            if not public_message(entry, kind) or other_op:
+                raise Failed(
+                    step,
+                    f"its signed deck entry is not its {kind} message"
+                    + ("" if op is None else f" of deck operation {op}")
+                    + ": a deviation from the deck protocol",
+                    seat,
+                )
+            mine.next_deck += 1
+            replay.public += 1
+            return
+        if not boxes:
+            mine.next_deck += 1
+            raise Failed(
+                step,
+                f"expected a private deck message to seat {to}, found "
+                + ("a public one" if "msg" in body else "a malformed entry"),
+                seat,
+            )
+        if to not in (mine.boxes_left or set(boxes)):
+            raise Failed(
+                step,
+                f"the private messages go to {describe_seats(mine.boxes_left or set(boxes))}, "
+                f"the protocol sends one to seat {to}",
+                seat,
+            )
+        if not mine.boxes_left:
+            mine.boxes_left = set(boxes)
+        mine.boxes_left.discard(to)
+        if not mine.boxes_left:
+            mine.next_deck += 1
+        replay.private += 1
+
+    def setup(self) -> None:
+        """The commitments and nonces every seat signs first (Party.start): the commitments
+        in seat order, as the seeded replay starts the parties; a nonce goes out as its seat
+        has every commitment, an order the transcript does not fix, so with more than one
+        missing the replay names nobody."""
+        if not self.follows:
+            return
+        assert self.replay is not None, "follows"
+        for seat in range(self.players):
+            self._sent(seat, None, "commit", None, "")
+        seats = self.replay.seats
+        lacking = [
+            s
+            for s in range(self.players)
+            if seats[s].next_deck >= len(seats[s].deck) or public_message(seats[s].deck[seats[s].next_deck], "seed")
+        ]
+        if len(lacking) > 1:
+            raise _Unfollowed("the nonces of several seats (which was awaited first the transcript does not say)")
+        for seat in range(self.players):
+            self._sent(seat, None, "nonce", None, "")
+
+    def _required(self, handles: Sequence[int], receiver: int | None) -> list[int]:
+        """The seats that send ``receiver`` (None: everyone) an opening of ``handles``, in the
+        order Party._required finds them, from the same public record of holders: a held card
+        by its holder, a card nobody holds by every other seat still in the game, an own card
+        and a public one by nobody (but a public re-handled card moving to another seat, by
+        its holder)."""
+        need: dict[int, None] = {}
+        for handle in handles:
+            held = self.holders.get(handle)
+            holder = held[0] if held is not None else None
+            if receiver is not None and holder == receiver:
+                continue
+            rehandled = handle >= FIRST_REHANDLED
+            if handle in self.public and (receiver is None or holder is None or not rehandled):
+                continue
+            if holder is not None:
+                if holder in self.dropped:
+                    raise _Unfollowed(f"card {handle}, held by a seat that dropped out")
+                need.setdefault(holder, None)
+            else:
+                for seat in range(self.players):
+                    if seat != receiver and seat not in self.dropped:
+                        need.setdefault(seat, None)
+        return list(need)
+
+    def _openings(self, op: int, name: str, by_receiver: Mapping[int | None, Sequence[int]], to: int | None) -> None:
+        """The openings of deck operation ``op`` (Party._start_openings): every seat sends them
+        as it begins the operation, in seat order (as the seeded replay begins it at every
+        party), its openings in the order of ``by_receiver``; a transfer's receiver ``to``
+        then its re-handling."""
+        if not self.follows:
+            return
+        sends: dict[int, list[int | None]] = {}
+        for receiver, handles in by_receiver.items():
+            for sender in self._required(handles, receiver):
+                sends.setdefault(sender, []).append(receiver)
+        for seat in range(self.players):
+            if seat in self.dropped:
+                continue  # it takes part in nothing after its drop-out
+            for receiver in sends.get(seat, []):
+                self._sent(seat, receiver, "open", op, name)
+            if seat == to:
+                self._sent(seat, None, "rehandle", op, name)
 
     def shuffle(self) -> list[int]:
         self._passes(self.steps)
@@ -74,6 +271,10 @@ class PublicHandles:
             return
         players = len(self.log.roster)
         seats = shuffling(players, {s: (at, None) for s, at in self.dropped.items()}, op)
+        if self.follows:
+            for kind, seat in pass_order(players, seats):
+                self._sent(seat, None, kind, op, "shuffle")
+            return
         have = {
             (e.body["msg"]["type"], e.sender)
             for e in self.log.closed()
@@ -91,6 +292,10 @@ class PublicHandles:
         return coin_value(self.game_id, label, bound)
 
     def deal(self, to: Mapping[int, int]) -> None:
+        by_receiver: dict[int | None, list[int]] = {}
+        for handle, seat in sorted(to.items()):
+            by_receiver.setdefault(seat, []).append(handle)
+        self._openings(self.steps, "deal", by_receiver, None)
         self.steps += 1
         self.holders.update((h, (seat, self.epochs - 1)) for h, seat in to.items())
 
@@ -121,6 +326,7 @@ class PublicHandles:
         if self.cards is None or self.log is None:
             raise _NeedsFaces("a reveal")
         op = self.steps
+        self._openings(op, "reveal", {None: sorted(set(handles))}, None)
         # Only entries a seat could act on (Log.closed): one held back never opened anything.
         openings = [
             e.body["msg"] for e in self.log.closed() if public_message(e, "open") and e.body["msg"].get("op") == op
@@ -131,12 +337,14 @@ class PublicHandles:
             raise _NeedsFaces("a reveal") from None
         self.steps += 1
         self.shown.update(faces)
+        self.public.update(handles)
         return faces
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
         op = self.steps
-        self.steps += 1
         moved = sorted(set(handles))
+        self._openings(op, "transfer", {to: moved}, to)
+        self.steps += 1
         new = list(range(self.next, self.next + len(moved)))
         self.next += len(moved)
         for handle in moved:
@@ -173,6 +381,8 @@ class PublicHandles:
         """A seat drops out (protocol/deck.md §4.6): one deck operation; its keys of the
         stock open the stock's cards from now on (public_passes gives them to the public
         cards), and later shuffles go on without it."""
+        if self.follows and seat not in self.dropped:
+            self._sent(seat, None, "drop", self.steps, "drop")
         self.dropped.setdefault(seat, self.steps)
         self.steps += 1
 
@@ -360,7 +570,7 @@ def public_moves(
     left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
     cards = public_passes(replay.log, lobby, game)
-    deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards)
+    deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards, replay)
     bots = [SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
     moved_at = [-1]  # deck steps before the last move
     observe = replay.moved
@@ -381,6 +591,7 @@ def public_moves(
         replay.show(step)
 
     try:
+        deck.setup()
         play(
             game,
             lobby.options,
@@ -393,6 +604,12 @@ def public_moves(
             on_step=on_step,
             prove_claims=False,
         )
+    except _Unfollowed as exc:
+        report.notes.append(
+            f"the public replay stops at turn {replay.turn}: {exc} (a deviation only the deck seeds could judge)"
+        )
+        replay.pending = None
+        ended.clear()
     except _NeedsFaces as exc:
         if not ended:
             report.notes.append(f"the public replay stops at turn {replay.turn}: {exc} needs the faces of cards")
@@ -447,6 +664,12 @@ def public_moves(
             "cannot tell which)"
         )
         stop = None
+    if stop is not None and deck.follows:
+        # Every deck step so far was followed entry by entry, as the seeded replay follows
+        # them: where the entries end is judged as with every seed (verify_unfinished).
+        after_stop(replay, replay.seats, stop)
+        stopped_by_accusation(replay.seats, stop.step, replay.cards)
+        raise stall_verdict(replay, stop)
     if stop is not None and moved_at[0] == deck.steps:
         stopped_by_accusation(replay.seats, stop.step, replay.cards)
         # The turn came right after a signed move, with no deck step between: every other

@@ -134,10 +134,15 @@ def verify_unfinished(
     names: Sequence[str],
     report: Report,
     watch: Watch | None = None,
+    *,
+    seedless: bool = False,
 ) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
-    reported as what the table recorded, never taken as proof."""
+    reported as what the table recorded, never taken as proof. ``seedless`` (internal, issue
+    32): check it without the seeds, as if none were revealed, while the seeds the signed
+    entries reveal still say who revealed one (the seedless replay, which is to be verify's
+    only one once the seeds go)."""
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"
@@ -162,7 +167,7 @@ def verify_unfinished(
     # What every seat checks as a public deck message arrives, needing no seed (its type, the
     # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
     public_setup(log, lobby, game)
-    if missing:
+    if missing or seedless:
         provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
         replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
         withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])

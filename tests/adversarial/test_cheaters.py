@@ -309,6 +309,46 @@ def test_verify_reports_the_same_blame(name):
                 assert any(f"seat {CHEATER}'s entry" in n and "echo was false" in n for n in report["notes"]), where
 
 
+#: Issue 32: the cases whose seat only the seeded replay names, each for a check that reads a
+#: seed (the seedless replay names nobody there, and is to judge them otherwise once the seeds
+#: go): a private opening judged against the one its seed derives (a wrong key, and the false
+#: or unprovable accusations about one), a public face proof of a moved card (seedless: a
+#: reveal it cannot decode), a pass off its seed (a proven fair shuffle: no fault without it).
+SEEDED_ONLY = {
+    "wrong key",
+    "wrong scalar of a moved card",
+    "false face of a moved card",
+    "shuffle off its seed (audit)",
+    "shuffle off its seed (audit, 4 players)",
+    "far-future accusation, then a wrong key",
+    "far-future accusation, then a wrong key (4 players)",
+    "false accusation (true key)",
+    "reused key: one lock named twice",
+    "reused key: one lock named twice (4 players)",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=together(n), id=n.replace(" ", "-")) for n in CASES])
+def test_verify_without_the_seeds_names_the_same_seat_or_nobody(name):
+    """Issue 32: each honest seat's transcript verified without its seeds (the seedless
+    replay, following every deck entry; verify_file's internal ``seedless``) reaches the
+    seeded replay's verdict, naming the same seat, but for the cases of SEEDED_ONLY, where it
+    names nobody. Never another seat: blame is correctness."""
+    from p2pcards.verify import verify_file
+
+    case, run = CASES[name], played(name)
+    if not case.in_transcript or case.unverifiable:
+        pytest.skip("nothing in the transcript to judge")
+    for seat, outcome in run.honest.items():
+        seeded, seedless = verify_file(outcome.transcript), verify_file(outcome.transcript, seedless=True)
+        got = [(r.status, r.problem.seat if r.problem else None) for r in (seeded, seedless)]
+        where = f"seat {seat}'s transcript: seeded {seeded.problem}, seedless {seedless.problem}"
+        if name in SEEDED_ONLY:
+            assert got[1][1] is None and got[0][1] == CHEATER, where
+        else:
+            assert got[1] == got[0], where
+
+
 def test_the_audit_names_the_shuffle_where_the_seat_deviated_not_the_audit():
     """The deck audit finds it at the end; every honest seat's verdict and verify's report
     point at the shuffle (deck operation 0), not at the audit's operation."""
