@@ -839,6 +839,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
         folder, companions = _seats_to_resume(transcripts)
     try:
         state = load_seat_state(folder)
+    except FileNotFoundError:
+        # (Also a seat whose game just ended: its program removes the folder as it leaves.)
+        raise UsageError(
+            f"nothing to resume in {folder}: no seat is saved there (a game that ended is in 'p2pcards history')"
+        ) from None
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot resume from {folder}: {exc}") from None
     bot = args.bot or state.bot

@@ -71,6 +71,15 @@ def test_joining_a_table_that_is_not_there_is_a_one_line_error(cli, tmp_path):
     assert "cannot reach 127.0.0.1:9" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_resuming_a_folder_with_no_saved_seat_says_so(cli, tmp_path):
+    # (As a seat whose game just ended: its program removed the folder as it left.)
+    gone = tmp_path / "tables" / "0123456789ab-seat1"
+    gone.mkdir(parents=True)
+    out = cli("resume", str(gone), "--transcript-dir", str(tmp_path), env={"P2PCARDS_HOME": str(tmp_path)})
+    assert out.returncode == 2, out.stderr
+    assert f"nothing to resume in {gone}: no seat is saved there" in out.stderr and "Errno" not in out.stderr
+
+
 def test_a_mistyped_address_is_refused_before_any_lookup(cli, tmp_path):
     """Not taken for a table's name (which would be looked up on the network): refused at once."""
     for target, message in (
