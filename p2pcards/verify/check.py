@@ -5,7 +5,7 @@ finish: :mod:`.unfinished`), and compare the results with the signed ones."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -375,23 +375,8 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, see
     report.timeline = with_faces(replay.timeline, replay.seed_faces)
     _note_faces(report, record.faces, replay.seed_faces, range(lobby.players))
 
-    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
-        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
+    _check_deck_ends(replay, seats, seed_last=())  # (the replay took every seed message)
     for mine in seats:
-        if mine.boxes_left:
-            entry = mine.deck[mine.next_deck]
-            raise Failed(
-                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
-                mine.seat,
-            )
-        if mine.next_deck < len(mine.deck):
-            entry = mine.deck[mine.next_deck]
-            raise Failed(
-                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                "a deck message the protocol never called for",
-                mine.seat,
-            )
         mine.skip_void()
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
@@ -487,7 +472,7 @@ def _verify_with_drop_outs(
             "the game's end; not verified",
         )
     result, faces = ended
-    _check_deck_ends(replay, seats, dropped)
+    _check_deck_ends(replay, seats, seed_last=[m.seat for m in seats if m.seat not in dropped])
     # The game's audit over the faces turned up for everyone, as the live table's audit of a
     # hand a seat dropped out of sees them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
@@ -535,12 +520,13 @@ def _verify_with_drop_outs(
         )
 
 
-def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], dropped: Mapping[int, Any]) -> None:
-    """At the end of a finished game replayed without seeds, every seat's deck entries were
-    followed to the last operation (seedless.PublicHandles): as with every seed, an
-    accusation kept aside for an operation never reached names its accuser, and a deck
-    entry past them names its seat, but a seat's seed (revealed at the end, while the seeds
-    still are: the one message of the audit)."""
+def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Container[int]) -> None:
+    """At the end of a finished game, every seat's deck entries were followed to the last
+    operation (by the seeded replay, or without seeds by seedless.PublicHandles): an
+    accusation kept aside for an operation never reached names its accuser, and a deck entry
+    past them names its seat, but the seed of a seat in ``seed_last`` (revealed at the end,
+    while the seeds still are: the one message of the audit the seedless replay does not
+    take)."""
     for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
         raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
     for mine in seats:
@@ -552,7 +538,7 @@ def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], dropped: Mapp
                 mine.seat,
             )
         rest = mine.deck[mine.next_deck :]
-        if mine.seat not in dropped and rest and public_message(rest[-1], "seed"):
+        if mine.seat in seed_last and rest and public_message(rest[-1], "seed"):
             rest = rest[:-1]
         if rest:
             entry = rest[0]

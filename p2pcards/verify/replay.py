@@ -299,12 +299,10 @@ class Replay:
         kwargs.setdefault("store", FileDeckStore())
         return _CheckedParty(seat, *args, replay=self, **kwargs)
 
-    def sent(self, party: Party, send: Send) -> None:
-        """``party`` (re-simulated from its seed) sends ``send``: it must be its seat's next
-        signed deck entry."""
-        seat, message = party.seat, send.message
+    def next_deck_entry(self, seat: int, what: str) -> Entry:
+        """``seat``'s next signed deck entry, where the protocol requires its message ``what``;
+        none left: the replay stops there (an unfinished game) or the seat is named."""
         mine = self.seats[seat]
-        what = self._what(party, message)
         if mine.next_deck >= len(mine.deck):
             _held_back(self.seats, mine, self.names, f"deck, {what}", "deck", what)
             _not_in_file(self.log, seat, f"deck, {what}")
@@ -315,7 +313,15 @@ class Replay:
                 f"{self.names[seat]} signed no deck entry where the protocol requires this message",
                 seat,
             )
-        entry = mine.deck[mine.next_deck]
+        return mine.deck[mine.next_deck]
+
+    def sent(self, party: Party, send: Send) -> None:
+        """``party`` (re-simulated from its seed) sends ``send``: it must be its seat's next
+        signed deck entry."""
+        seat, message = party.seat, send.message
+        mine = self.seats[seat]
+        what = self._what(party, message)
+        entry = self.next_deck_entry(seat, what)
         kind = message.get("type")
         if public_message(entry, "accuse") and kind != "accuse":
             # It accused someone where its seed derives another message: judge the accusation.

@@ -28,7 +28,7 @@ from ..table.header import TableHeader
 from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
-from .replay import Replay, SignedMoves, _held_back, _not_in_file, public_message
+from .replay import Replay, SignedMoves, public_message
 from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
     after_stop,
@@ -106,17 +106,7 @@ class PublicHandles:
         assert replay is not None, "only when following"
         mine = replay.seats[seat]
         what = self._what(kind, op, name)
-        if mine.next_deck >= len(mine.deck):
-            _held_back(replay.seats, mine, replay.names, f"deck, {what}", "deck", what)
-            _not_in_file(replay.log, seat, f"deck, {what}")
-            if replay.unfinished:
-                raise Stopped(f"deck, {what}", seat, what)
-            raise Failed(
-                f"deck, {what}",
-                f"{replay.names[seat]} signed no deck entry where the protocol requires this message",
-                seat,
-            )
-        entry = mine.deck[mine.next_deck]
+        entry = replay.next_deck_entry(seat, what)
         if public_message(entry, "accuse") and kind != "accuse":
             # As Replay.sent: judged by the rules that need no seed; one about an operation its
             # seat had not begun is kept aside, and its next entry is this message.
