@@ -944,39 +944,60 @@ class ConsoleApp:
         return lines_fragments(model.table, self.glyphs)
 
     def _end(self) -> StyleAndTextTuples:
-        body, tail = self._end_parts()
+        body, transcript, actions = self._end_parts()
+        tail = transcript + actions
         return body + [("", "\n")] + tail if body and tail else body + tail
 
     def _end_body(self, width: int | None = None) -> StyleAndTextTuples:
-        return self._end_parts(width)[0]
+        body, transcript, _ = self._end_parts(width)
+        if transcript and not self._transcript_fits():  # then a detail, cut first
+            body = body + [("", "\n")] + transcript if body else transcript
+            if body[-1][1].endswith("\n"):
+                body[-1] = (body[-1][0], body[-1][1][:-1])
+        return body
 
     def _end_tail(self) -> StyleAndTextTuples:
-        return self._end_parts()[1]
+        _, transcript, actions = self._end_parts()
+        return transcript + actions if self._transcript_fits() else actions
+
+    def _end_tail_width(self) -> int | None:
+        # Before the tail is first drawn its width is not known: the seat list's is the same
+        # column's (without it, the first drawing after the game's end counted unwrapped lines
+        # and cut the rematch's lines).
+        return self._end_tail_control._width or self._seats_control._width
+
+    def _end_tail_room(self) -> int:
+        return max(1, self.application.output.get_size().rows - 14)
+
+    def _transcript_fits(self) -> bool:
+        """Whether the transcript's path fits above what to type: a long path (three rows in
+        a 50-column pane) on a small terminal moves to the details, cut first, rather than cut
+        the line that says what to type ('quit' prints the path again)."""
+        _, transcript, actions = self._end_parts()
+        width = self._end_tail_width()
+        return screen_rows(screen_fragments(transcript + actions), width) <= self._end_tail_room()
 
     def _end_tail_height(self) -> Dimension:
         """The rows the end panel's last lines take (the rematch and what to type): always
         shown in full, the panel's other lines above them cut first on a small terminal."""
-        # Before the tail is first drawn its width is not known: the seat list's is the same
-        # column's (without it, the first drawing after the game's end counted unwrapped lines
-        # and cut the rematch's lines).
-        width = self._end_tail_control._width or self._seats_control._width
-        rows = screen_rows(screen_fragments(self._end_tail()), width)
-        room = max(1, self.application.output.get_size().rows - 14)
-        return Dimension(min=min(rows, room), preferred=rows)
+        rows = screen_rows(screen_fragments(self._end_tail()), self._end_tail_width())
+        return Dimension(min=min(rows, self._end_tail_room()), preferred=rows)
 
-    def _end_parts(self, width: int | None = None) -> tuple[StyleAndTextTuples, StyleAndTextTuples]:
-        """The game-over panel in two: what happened, then what the player can do now (the
-        rematch and what to type), which a small terminal never cuts (80x24: the lines above
-        it are cut first). ``width``: the panel's columns (the scores' lines fit it)."""
+    def _end_parts(self, width: int | None = None) -> tuple[StyleAndTextTuples, StyleAndTextTuples, StyleAndTextTuples]:
+        """The game-over panel in three: what happened, where the transcript is, then what the
+        player can do now (the rematch and what to type), which a small terminal never cuts
+        (80x24: the lines above it are cut first). ``width``: the panel's columns (the scores'
+        lines fit it)."""
         again = "to go back to the lobby" if self.lobby else "for a new game" if self.again else None
         if self.stopped:
             hint = f"type 'new' {again} or 'quit' to leave" if self.lobby else "type 'quit' to leave"
-            return [("class:end.bad", printable(self.stopped) + "\n")], [("class:end.hint", hint)]
+            return [("class:end.bad", printable(self.stopped) + "\n")], [], [("class:end.hint", hint)]
         end = end_model(self.session) if self.session else None
         if end is None:
-            return [], []
-        # Where the transcript is heads the part never cut: the only place a joiner's screen
-        # with a rematch offer says it (until 'quit').
+            return [], [], []
+        # Where the transcript is heads the part never cut (unless a long path would cut what
+        # to type: _transcript_fits): the only place a joiner's screen with a rematch offer
+        # says it (until 'quit').
         body, transcript, tail = end_parts(end, self.glyphs, again=again, width=width)
         if self.rematch is not None:
             tail = [("", printable(line) + "\n") for line in self.rematch.lines()]  # 'again' comes first now
@@ -1002,10 +1023,9 @@ class ConsoleApp:
                 tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
         elif self.table_running and self.lobby is not None:
             tail.append(("class:busy", "\nfinishing: waiting for every seat's result, then saving the transcript"))
-        tail = transcript + tail
         if body and body[-1][1].endswith("\n"):  # the tail's window starts the next row
             body[-1] = (body[-1][0], body[-1][1][:-1])
-        return body, tail
+        return body, transcript, tail
 
     def _before_table(self) -> StyleAndTextTuples:
         """The table pane before a table exists: what it waits for, or why it did not start."""

@@ -28,18 +28,21 @@ class Joiner:
 
     rematch = True  # the console offers 'again' (ConsoleApp.offers_rematch)
 
-    def __init__(self, host):
+    def __init__(self, host, path=PATH, note=""):
         self.host = host
+        self.path = path
+        self.note = note
 
     async def __call__(self, started) -> None:
         session = table(self.host, "cals-bs", players=4, me=1, names=NAMES, seed=7)
-        session.transcript_path = PATH
+        session.transcript_path = self.path
         started(session)
         await session.run()
         session.transcript_saved = True
         score = Score(names=dict(zip("abcd", NAMES)), wins={"a": 0, "b": 0, "c": 0, "d": 1}, games=1)
         offer = Rematch(score, 1, "carol")
         offer.on_roster(Roster(list(NAMES), [True, False, True, False]))
+        offer.note = self.note
         started.offer_rematch(offer)
         while started.chosen() is None:
             await trio.sleep(0.02)
@@ -79,6 +82,31 @@ def test_at_80x24_the_end_panel_loses_whole_lines_and_keeps_the_transcript(host)
     # What is left out is the body's end (the command to check the transcript comes first).
     assert lines.index(shown[1]) == 1
     assert f"check the transcript any time with: p2pcards verify {PATH}" not in shown
+
+
+def test_at_80x24_a_long_transcript_path_gives_way_to_what_to_type(host):
+    # CI: a pytest folder one digit longer ("pytest-1548/popen-gw2/...") made the path three
+    # rows; with a note of who left, the panel's last row ("type 'again' for a rematch...")
+    # was the one cut.
+    long_path = "/tmp/pytest-of-root/pytest-1548/popen-gw2/test_a_joiner_who_quits_at_the0/" + PATH.rsplit("/", 1)[1]
+    note = "dave left; the rematch is carol, bob and alice (dave's seat stays empty)"
+    seen = {}
+
+    async def script(driver):
+        await play_to_the_end(driver)
+        await driver.until(lambda: driver.console.rematch is not None, 20, "the rematch offer")
+        seen["screen"] = await drawn(driver)
+        await driver.enter("quit")
+
+    run_console(Joiner(host, long_path, note), script, size=(80, 24), timeout=120, again=False)
+    screen = seen["screen"]
+    panel = [row.rstrip() for row in _panel(screen)]
+    assert panel[-1] == "type 'again' for a rematch or 'quit' to leave", screen
+    assert "rematch: type 'again' to play again; agreed: carol, alice; waiting" in " ".join(panel), screen
+    assert "dave left; the rematch is carol, bob and alice (dave's seat" in " ".join(panel), screen
+    text = "".join(panel).replace(" ", "")
+    # The path moved up to the details, cut first: whole there, or not on screen at all.
+    assert long_path in text or long_path[:20] not in text, screen
 
 
 def test_the_scores_are_broken_into_lines_between_players_never_inside_one():
