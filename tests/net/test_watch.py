@@ -13,7 +13,7 @@ import trio
 from p2pcards.deck.public import NotOpened
 from p2pcards.net import spectators as spectators_module
 from p2pcards.net.lobby import handshake
-from p2pcards.net.transport import Connection
+from p2pcards.net.transport import Connection, ConnectionClosed
 from p2pcards.net.watch import watch_table
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
@@ -329,8 +329,14 @@ async def test_a_spectator_churning_floods_no_screen_and_hides_no_watcher(tmp_pa
         got["lurker_at"] = peer.turns
         # Until the end of the match (the table's own 120 s bound, below, holds it: a bound of
         # its own, 30 s, was outlasted by a six-hand match on a loaded machine).
-        while peer.session.result is None:
-            await lurker.receive()
+        # On a loaded machine (load 19) the table may drop the lurker as too slow to keep up
+        # (its queue full: net/spectators.py, by design); it was listed by then, which is what
+        # this test is about.
+        try:
+            while peer.session.result is None:
+                await lurker.receive()
+        except ConnectionClosed:
+            got["lurker_dropped"] = True
         await lurker.aclose()
 
     with trio.fail_after(120):
