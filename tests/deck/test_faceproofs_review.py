@@ -282,7 +282,9 @@ def or_of_ors_verified(context, points, sets, cs, fs) -> bool:
         )
     )
     c = t.challenge("c")
-    return all(sum(cs[u][i][s] for u in range(len(sets)) for s in range(len(sets[u]))) % L == c for i in range(len(points)))
+    return all(
+        sum(cs[u][i][s] for u in range(len(sets)) for s in range(len(sets[u]))) % L == c for i in range(len(points))
+    )
 
 
 def test_mixed_ranks_proven_card_by_card_are_refused_by_the_and():
@@ -368,7 +370,9 @@ def test_a_set_proof_is_exactly_the_one_made_with_a_witness_in_another_set(monke
                 values[("c", flat)] = cs[u][i][s]
                 values[("f", flat)] = fs[u][i][s]
     monkeypatch.setattr(fp, "ProofNonces", lambda key, statement: Chosen(values))
-    again = fp.prove_in_one_set(CONTEXT, points, sets, target, [opening(target, real[i], i) for i in range(2)], NONCE_KEY)
+    again = fp.prove_in_one_set(
+        CONTEXT, points, sets, target, [opening(target, real[i], i) for i in range(2)], NONCE_KEY
+    )
     assert again == proof
 
 
