@@ -162,6 +162,49 @@ def test_a_card_shown_to_all_is_still_claimed_by_its_holder_alone(table):
     assert all(p.check_claim(9, 0, [shown], sets, mine) is None for p in deck.parties)
 
 
+# -- what the handles say (open) ------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "review32, open: a transfer renames only the moved cards, so the receiver's new handles "
+        "are a public block apart from its hand; a seat that knows the block's faces (cards it "
+        "placed, a doubted set shown to all) reads what the receiver later plays from it, and "
+        "the rank of a quads lead made of such cards, whatever the proof hides"
+    ),
+)
+def test_a_card_picked_up_cannot_be_told_from_the_hand_it_joins():
+    """Seat 1 places two cards it knows (a pile it saw), seat 0 picks them up. At a real table
+    they vanish into seat 0's hand. Here seat 1 looks at the handles seat 0 holds and tells the
+    picked-up ones apart from the rest: their faces are the ones it placed."""
+    deck = make_deck(3, 24, seed="review32-block")
+    handles = deck.shuffle()
+    deck.deal({h: i % 3 for i, h in enumerate(handles)})
+    placed = sorted(deck.known(1))[:2]
+    new = deck.transfer(placed, 0)
+    held_by_0 = [h for h, c in deck.parties[1].cards_by_handle.items() if c.holder == 0 and not c.retired]
+    # What seat 1 can tell from the public record alone: which of seat 0's handles came from it.
+    # (Today: the two new handles, whose faces seat 1 knows, among 8 dealt ones it does not.)
+    from_the_pile = [h for h in held_by_0 if h in set(new)]
+    assert len(from_the_pile) == len(held_by_0), "a real table: the pile's cards cannot be told apart"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "review32, open: a spectator's deck (net/spectate.py SpectatorDeck) has no check_claim, "
+        "so its replica (session.py: Replica(claims=getattr(deck, 'check_claim', None))) applies "
+        "a quads lead without its proof, one every seat refused; PublicHandles.check_claim "
+        "(verify/seedless.py) is the check it could call"
+    ),
+)
+def test_a_spectator_checks_hidden_claims_as_the_seats_do():
+    from p2pcards.net.spectate import SpectatorDeck
+
+    assert callable(getattr(SpectatorDeck, "check_claim", None))
+
+
 # -- hostile msgpack -------------------------------------------------------------------------------------
 
 LEAF = st.one_of(
