@@ -162,6 +162,16 @@ def test_a_card_shown_to_all_is_still_claimed_by_its_holder_alone(table):
     assert all(p.check_claim(9, 0, [shown], sets, mine) is None for p in deck.parties)
 
 
+def test_a_claim_over_the_cards_of_a_finished_hand_is_refused():
+    """The quads of a hand that is over (the next shuffle came): its handles are not in play,
+    whatever the proof made while they were says."""
+    deck, quads, _, _ = table_with_quads()
+    proof = deck.parties[0].prove_claim(7, quads, RANK_SETS)
+    deck.shuffle()
+    got = {p.seat: p.check_claim(7, 0, quads, RANK_SETS, proof) for p in deck.parties}
+    assert all(v == f"card {quads[0]} is not in play" for v in got.values()), got
+
+
 # -- what the handles say (open) ------------------------------------------------------------------------
 
 
