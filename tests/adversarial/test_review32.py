@@ -204,7 +204,7 @@ def test_a_card_picked_up_cannot_be_told_from_the_hand_it_joins():
     strict=True,
     reason=(
         "review32, open: a spectator's deck (net/spectate.py SpectatorDeck) has no check_claim, "
-        "so its replica (session.py: Replica(claims=getattr(deck, 'check_claim', None))) applies "
+        "so its replica (session.py: Replica(claims=getattr(deck, 'check_claim', None))) would take "
         "a quads lead without its proof, one every seat refused; PublicHandles.check_claim "
         "(verify/seedless.py) is the check it could call"
     ),
