@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..game import seat_options
+from ..game import IllegalAction, seat_options
 from ..net.lobby import LobbyError, rematch_problem
 from ..net.rematch import FIND_SECONDS, ROOM_SECONDS, names_text, no_rematch_after_leavers
 from ..net.spectate import SpectatorDeck, SpectatorFeed, WatchEnded, spectator_session
@@ -280,6 +280,10 @@ class WatchTable:
                     await session.run()
                 except WatchEnded as exc:
                     failure = exc
+                except IllegalAction as exc:  # a move every seat refuses too: whose it was
+                    acting = session.acting
+                    who = session.names[acting] if acting is not None and 0 <= acting < len(session.names) else None
+                    failure = IllegalAction(f"{who}'s move was refused: {exc}") if who else exc
                 except Exception as exc:  # a plugin's bug, or an entry the game refuses
                     failure = exc
 

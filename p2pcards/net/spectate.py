@@ -37,7 +37,7 @@ from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..verify import Report, verify_file
 from ..verify.replay import public_message
-from ..verify.seedless import PublicHandles, public_game_id, public_passes, shuffling
+from ..verify.seedless import PublicHandles, _NeedsFaces, public_game_id, public_passes, shuffling
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .threads import off_the_loop
@@ -248,6 +248,18 @@ class SpectatorDeck:
             lambda: True if self.feed.public_deck("rehandle", op, to) else None, "cards to change hands"
         )
         return self.handles.transfer(handles, to)
+
+    def check_claim(
+        self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
+    ) -> str | None:
+        """Why a seat's hidden claim (a Cal's BS quads lead) is refused, or None: checked over
+        the cards' public points as every seat checks it (PublicHandles.check_claim), so the
+        screen never shows a claim the seats refused as standing (review32). A claim whose
+        cards' points this spectator lacks is left to the transcript's check at the end."""
+        try:
+            return self.handles.check_claim(index, seat, handles, sets, proof)
+        except _NeedsFaces:
+            return None
 
     def known(self, seat: int) -> Mapping[int, Card]:
         return {}

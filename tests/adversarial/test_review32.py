@@ -200,21 +200,6 @@ def test_a_card_picked_up_cannot_be_told_from_the_hand_it_joins():
     assert len(from_the_pile) == len(held_by_0), "a real table: the pile's cards cannot be told apart"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "review32, open: a spectator's deck (net/spectate.py SpectatorDeck) has no check_claim, "
-        "so its replica (session.py: Replica(claims=getattr(deck, 'check_claim', None))) would take "
-        "a quads lead without its proof, one every seat refused; PublicHandles.check_claim "
-        "(verify/seedless.py) is the check it could call"
-    ),
-)
-def test_a_spectator_checks_hidden_claims_as_the_seats_do():
-    from p2pcards.net.spectate import SpectatorDeck
-
-    assert callable(getattr(SpectatorDeck, "check_claim", None))
-
-
 # -- hostile msgpack -------------------------------------------------------------------------------------
 
 LEAF = st.one_of(
@@ -349,3 +334,56 @@ def test_a_false_quads_lead_is_refused_at_every_seat_and_by_verify(tmp_path, che
         assert all(b.startswith("seat 1 ") for b in outcome.peer.blames), info
         status, report = verify(outcome.transcript)
         assert status == 1 and report["problem"]["seat"] == 1, report
+
+
+def watching_seat_0(folder):
+    """An outsider for run_table: a spectator watching through seat 0 (the console's
+    WatchTable), its session and what stopped its table kept in the run's record."""
+
+    async def watch(started, record):
+        from p2pcards.console.app import TableStart
+        from p2pcards.console.lobby import LobbyProblem
+        from p2pcards.console.spectator import WatchTable
+        from p2pcards.plugins import load_plugins
+        from p2pcards.wire.identity import Identity
+
+        seat = started[0].header.seats[0]
+        runner = WatchTable(
+            seat.host, seat.port, Identity.generate(), load_plugins(), name="eve", transcript_dir=folder
+        )
+        show = lambda session, **kwargs: record.setdefault("session", session)  # noqa: E731
+        try:
+            await runner(TableStart(show, lambda text: None))
+        except LobbyProblem as exc:
+            record["stopped"] = str(exc)
+
+    return watch
+
+
+@pytest.mark.slow
+def test_a_spectator_refuses_a_false_quads_lead_as_the_seats_do(tmp_path):
+    """review32: a spectator's deck had no check_claim, so its screen took a quads lead every
+    seat refused (and only its end-of-game verify said otherwise). Now its replica refuses the
+    lead as it arrives, with the seats' reason."""
+    run = None
+    for attempt in range(6):
+        run = run_table(
+            "cals-bs",
+            3,
+            {"match_target": 1, "quads": "on"},
+            cheater=1,
+            peer_factory=LeadsQuadsWithJunkProof,
+            transcript_dir=tmp_path / str(attempt),
+            seed=attempt,
+            outsider=watching_seat_0(tmp_path / f"eve{attempt}"),
+        )
+        if run.cheater_peer is not None and run.cheater_peer.cheated:
+            break
+    assert run is not None and run.cheater_peer.cheated, "the cheater never led"
+    stopped = run.outsider.get("stopped", "")
+    name = run.header.seats[1].name
+    assert stopped.startswith(f"{name}'s move was refused: a hidden claim refused"), (stopped, run.describe())
+    session = run.outsider["session"]
+    assert not any("quads" in e.text and e.seat == 1 for e in session.history if e.kind == "action"), [
+        e.text for e in session.history
+    ]
