@@ -21,7 +21,7 @@ from .engine import PlayerError
 from .game import OptionError
 from .plugins import PluginHost, UnknownName, load_plugins
 from .table.timeouts import Timeouts, check_seconds
-from .text import printable, printable_json, unshowable
+from .text import printable, printable_json, table_called, unshowable
 
 __all__ = ["main"]
 
@@ -568,7 +568,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     def on_port(port: int) -> None:
         where = f"{args.interface}:{port}" if args.interface else f"port {port} on every interface"
         print(
-            f"table '{args.table_name}' ({game.name}, {players} seats) is open at {where}; "
+            f"{printable(table_called(args.table_name))} ({game.name}, {players} seats) is open at {where}; "
             f"waiting for {players - 1 - args.bots} player(s)",
             flush=True,
         )
@@ -983,10 +983,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         # Every field but the numbers is what a stranger's zeroconf record says. The game by
         # its name where it is installed here ("Cal's BS"), else by its id; the table's id is
         # for programs (--json).
+        # Named as the lobby names it ("alice's table"; 'join alice' or "join \"alice's table\"").
         game = games.get(t.game)
         print(
-            f"{t.name!r}  {printable(game.name if game is not None else t.game)}  {t.seats - t.free}/{t.seats} "
-            f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
+            f"{printable(table_called(t.name))}  {printable(game.name if game is not None else t.game)}  "
+            f"{t.seats - t.free}/{t.seats} seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
         )
     return 0
 
