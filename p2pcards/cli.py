@@ -21,7 +21,7 @@ from .engine import PlayerError
 from .game import OptionError
 from .plugins import PluginHost, UnknownName, load_plugins
 from .table.timeouts import Timeouts, check_seconds
-from .text import printable, printable_json, unshowable
+from .text import printable, printable_json, table_called, unshowable
 
 __all__ = ["main"]
 
@@ -568,7 +568,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     def on_port(port: int) -> None:
         where = f"{args.interface}:{port}" if args.interface else f"port {port} on every interface"
         print(
-            f"table '{args.table_name}' ({game.name}, {players} seats) is open at {where}; "
+            f"{printable(table_called(args.table_name))} ({game.name}, {players} seats) is open at {where}; "
             f"waiting for {players - 1 - args.bots} player(s)",
             flush=True,
         )
@@ -983,10 +983,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         # Every field but the numbers is what a stranger's zeroconf record says. The game by
         # its name where it is installed here ("Cal's BS"), else by its id; the table's id is
         # for programs (--json).
+        # Named as the lobby names it ("alice's table"; 'join alice' or "join \"alice's table\"").
         game = games.get(t.game)
         print(
-            f"{t.name!r}  {printable(game.name if game is not None else t.game)}  {t.seats - t.free}/{t.seats} "
-            f"seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
+            f"{printable(table_called(t.name))}  {printable(game.name if game is not None else t.game)}  "
+            f"{t.seats - t.free}/{t.seats} seated  at {printable(t.address)}  host key {printable(t.fingerprint)}"
         )
     return 0
 
@@ -1009,7 +1010,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Verify a transcript, then step through it: on screen, or every step as text."""
-    from .replay import load_replay, seat_of_file
+    from .replay import SPECTATOR, is_spectator_file, load_replay, seat_of_file
     from .verify import EXIT_UNREADABLE
 
     if not args.print and not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -1029,7 +1030,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise UsageError(f"--seat {args.seat}: this table has seats 0 to {replay.players - 1}")
     if args.all and replay.faces is None:
         raise UsageError("--all: the audit did not open every card of this game (it did not finish): choose a --seat")
-    seat = None if args.all else args.seat if args.seat is not None else seat_of_file(args.file, replay.players)
+    # A seat's own file is replayed as that seat saw it, and says "you" of it; a spectator's
+    # (``p2pcards watch``) as the table saw it: only the cards turned up for everyone.
+    replay.from_spectator = is_spectator_file(args.file)
+    replay.own = None if replay.from_spectator else seat_of_file(args.file, replay.players)
+    default = SPECTATOR if replay.from_spectator else replay.own
+    seat = None if args.all else SPECTATOR if args.table else args.seat if args.seat is not None else default
     if not replay.steps:
         print(f"verdict: {replay.verdict_line()}", file=sys.stderr if args.print else sys.stdout)
         print("p2pcards: nothing to replay: the file failed before the game could be replayed", file=sys.stderr)
@@ -1326,6 +1332,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--seat", type=int, metavar="N", help="show what seat N saw (default: the seat that saved the file)"
     )
     shown.add_argument("--all", action="store_true", help="show every hand (once the audit opened every card)")
+    shown.add_argument(
+        "--table",
+        action="store_true",
+        help="show only what the table saw face up, as a spectator (the default for a file of 'p2pcards watch')",
+    )
     p.add_argument("--print", action="store_true", help="print every step as text instead of opening the screen")
     p.add_argument("--ascii", action="store_true", help="ASCII cards and markers (also P2PCARDS_ASCII=1)")
     p.set_defaults(func=cmd_replay)

@@ -10,8 +10,11 @@ as far as it replayed.
 
 A seat's view of a step is the game's own ``view(state, seat, known)`` with that seat's faces,
 as the console showed it at the table; every face of the game (``all``) is offered only once the
-end-of-game audit opened them (:attr:`Replay.faces`). The text of each step is written for
-the viewer too: another seat's face-down play is shown without its faces.
+end-of-game audit opened them (:attr:`Replay.faces`); the table's view (:data:`SPECTATOR`) is
+what a spectator saw: the game's view for no seat, with only the faces turned up for everyone
+so far. The text of each step is written for the viewer too: another seat's face-down play is
+shown without its faces, and the seat whose file it is (:attr:`Replay.own`) is "you", as its
+own console said it.
 
 No IO besides reading the file, no terminal: :mod:`p2pcards.console.replay` draws these.
 """
@@ -28,7 +31,7 @@ from .cards import Card, sort_cards
 from .game import Game, Reveal, Transfer, agree, result_words
 from .plugins import load_plugins
 from .table.protocol import left_to_bot_words
-from .text import command_words, name_seats, third_person
+from .text import command_words, name_seats, second_person, third_person
 from .verify import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -40,7 +43,11 @@ from .verify import (
     verify_file,
 )
 
-__all__ = ["Replay", "ReplayStep", "load_replay"]
+__all__ = ["SPECTATOR", "Replay", "ReplayStep", "is_spectator_file", "load_replay"]
+
+#: The viewer "the table" (a spectator): no seat's hidden cards, only what was turned up for
+#: everyone. Passed where a seat number goes (``None`` there is every face, from the audit).
+SPECTATOR = -1
 
 
 @dataclass(frozen=True)
@@ -101,11 +108,27 @@ class Replay:
     names: tuple[str, ...]
     steps: list[ReplayStep] = field(default_factory=list)
     faces: dict[int, Card] | None = None
+    #: The seat whose transcript this is (``<table>-seatN.p2pt``), named "you" in the text of
+    #: the steps as its console named it; ``None`` for a spectator's file or a file whose name
+    #: does not say.
+    own: int | None = None
+    #: The file was saved by a spectator (``p2pcards watch``): the replay starts as the table
+    #: saw it (:data:`SPECTATOR`) and says whose file it is.
+    from_spectator: bool = False
     _revealed_cache: dict[int, int] | None = field(default=None, init=False, repr=False, compare=False)
+    _public_cache: list[Mapping[int, Card]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def players(self) -> int:
         return len(self.names)
+
+    @property
+    def speaking_names(self) -> tuple[str, ...]:
+        """The names the steps' text uses: :attr:`names`, with "you" for :attr:`own`."""
+        own = self.own
+        if own is None or not 0 <= own < self.players:
+            return self.names
+        return tuple("you" if s == own else n for s, n in enumerate(self.names))
 
     @property
     def verified(self) -> bool:
@@ -142,19 +165,41 @@ class Replay:
     # -- what a seat sees ---------------------------------------------------------------------
 
     def known(self, index: int, seat: int | None) -> Mapping[int, Card]:
-        """The faces shown at step ``index``: ``seat``'s, or every face (``None``, once the
-        audit opened them)."""
+        """The faces shown at step ``index``: ``seat``'s, every face (``None``, once the
+        audit opened them), or those turned up for everyone so far (:data:`SPECTATOR`)."""
         if seat is None:
             if self.faces is None:
                 raise ValueError("the audit did not open every card: choose a seat")
             return self.faces
+        if seat == SPECTATOR:
+            return self._public()[index]
         return self.steps[index].known[seat]
 
     def view(self, index: int, seat: int | None) -> dict[str, Any]:
-        """The game's view at step ``index``: what ``seat`` saw, or (``None``) a spectator's
-        view with every face."""
+        """The game's view at step ``index``: what ``seat`` saw, or a view for no seat: with
+        every face (``None``), or as a spectator saw it (:data:`SPECTATOR`)."""
         assert self.game is not None, "a replay with steps has its game"
-        return self.game.view(self.steps[index].state, seat, self.known(index, seat))
+        return self.game.view(self.steps[index].state, _game_seat(seat), self.known(index, seat))
+
+    def _public(self) -> list[Mapping[int, Card]]:
+        """For each step, the faces turned up for everyone by then: each handle a reveal
+        opened, with the face the seats learnt from it. A card handed on hidden afterwards has a
+        new handle nobody outside its holder can name: not among them, as at the table."""
+        if self._public_cache is None:
+            built: list[Mapping[int, Card]] = []
+            faces: dict[int, Card] = {}
+            for step in self.steps:
+                if step.kind == "reveal":
+                    faces = dict(faces)
+                    for h in step.event.get("handles", ()):
+                        face = next((k[h] for k in step.known if h in k), None)
+                        if face is None and self.faces is not None:
+                            face = self.faces.get(h)
+                        if face is not None:
+                            faces[h] = face
+                built.append(faces)  # (shared by the steps between two reveals)
+            self._public_cache = built
+        return self._public_cache
 
     def hands(self, index: int) -> list[list[Card]]:
         """Every seat's hand at step ``index``, with the audit's faces."""
@@ -199,7 +244,9 @@ class Replay:
                 else turn is None and index == len(self.steps) - 1
             )
             if here:
-                out.append(("notice", left_to_bot_words(self.names[seat])))
+                name = self.speaking_names[seat]
+                words = "you left; a bot plays your seat to the end" if name == "you" else left_to_bot_words(name)
+                out.append(("notice", words))
         return out
 
     def _told(self, index: int) -> list[tuple[str, str]]:
@@ -209,7 +256,8 @@ class Replay:
         try:
             before = len(self.game.story(self.steps[index - 1].state)) if index > 0 else 0
             state = self.steps[index].state
-            return [("story", self.game.tell(state, e, self.names)) for e in list(self.game.story(state))[before:]]
+            names = self.speaking_names
+            return [("story", self.game.tell(state, e, names)) for e in list(self.game.story(state))[before:]]
         except Exception:  # a plugin's wording must not stop the replay
             return []
 
@@ -217,7 +265,7 @@ class Replay:
         step = self.steps[index]
         event, kind = step.event, step.kind
         known = self.known(index, seat)
-        names = self.names
+        names = self.speaking_names
         if kind == "shuffle":
             return [("shuffle", "the deck is shuffled")]
         if kind == "coin":
@@ -234,12 +282,15 @@ class Replay:
                 faces = sort_cards(known[h] for h, s in to.items() if s == receiver and h in known)
                 return " ".join(c.unicode() for c in faces)
 
-            if seat is not None:  # one line: what the viewer got, if anything
+            if seat is not None and seat != SPECTATOR:  # one line: what the viewer got, if anything
                 mine = got(seat) if seat in receivers else ""
                 if not mine:
                     return [("deal", head)]
-                return [("deal", f"{head}: {mine}" if len(receivers) == 1 else f"{head}; {names[seat]} gets {mine}")]
-            return [("deal", head)] + [("deal", f"  {names[r]} gets {got(r)}") for r in receivers if got(r)]
+                gets = f"{names[seat]} {agree(names[seat], 'gets')} {mine}"
+                return [("deal", f"{head}: {mine}" if len(receivers) == 1 else f"{head}; {gets}")]
+            return [("deal", head)] + [
+                ("deal", f"  {names[r]} {agree(names[r], 'gets')} {got(r)}") for r in receivers if got(r)
+            ]
         if kind == "reveal":
             faces = " ".join(known[h].unicode() for h in event["handles"] if h in known)
             # As the live table says it: whose cards they are ("bob shows 2♦ 4♣"), or none's.
@@ -305,11 +356,13 @@ class Replay:
     def _move_text(self, step: ReplayStep, known: Mapping[int, Card]) -> str:
         assert self.game is not None, "a replay with steps has its game"
         seat, action = step.event["seat"], step.event["action"]
-        name = self.names[seat] if 0 <= seat < self.players else f"seat {seat}"
+        name = self.speaking_names[seat] if 0 <= seat < self.players else f"seat {seat}"
         try:
             text = f"{name} {self.game.format_action(step.state, seat, action, known)}"
         except Exception:  # a plugin's wording must not stop the replay
             text = f"{name} {action.get('type', 'moves')}"
+        if name == "you":  # as the live console says it (console/viewmodel.py)
+            return second_person(text)
         return third_person(text, name, command_words(self.game.commands_help()))
 
     def log(self, index: int, seat: int | None) -> list[tuple[str, str]]:
@@ -323,7 +376,7 @@ class Replay:
         result = self.report.result
         if result is None:
             return None
-        return name_seats(result_words(self.game, result), self.names)
+        return name_seats(result_words(self.game, result), self.speaking_names)
 
     # -- finding steps ------------------------------------------------------------------------
 
@@ -365,6 +418,20 @@ def _numbers(game: Game, state: Any, shuffles: int) -> tuple[int, int | None]:
     trick = view.get("trick_number")
     trick = trick if isinstance(trick, int) and not isinstance(trick, bool) and trick > 0 else None
     return (shuffles if hand is None else hand), trick
+
+
+def _game_seat(seat: int | None) -> int | None:
+    """The seat to ask the game's ``view`` for: none for every face and for the table's view."""
+    return None if seat is None or seat == SPECTATOR else seat
+
+
+def is_spectator_file(path: str | Path) -> bool:
+    """Whether the file is a spectator's, by the name ``p2pcards watch`` saves it under
+    (``watch-<table>.p2pt``; a seat's own is ``<table>-seat2.p2pt``). The bytes are the
+    players' own transcript: only the name says who saved it."""
+    import re
+
+    return re.fullmatch(r"watch-[0-9a-f]+\.p2pt", Path(path).name) is not None
 
 
 def seat_of_file(path: str | Path, players: int) -> int:

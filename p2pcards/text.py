@@ -27,6 +27,8 @@ __all__ = [
     "printable",
     "printable_json",
     "second_person",
+    "names_table",
+    "table_called",
     "third_person",
     "unshowable",
 ]
@@ -147,3 +149,16 @@ def third_person(text: str, name: str, verbs: Sequence[str]) -> str:
         return text
     verb += "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
     return f"{name} {verb}{sep}{rest}"
+
+
+def table_called(name: str) -> str:
+    """A table as every screen names it (the lobby, ``list``, ``host``, ``join``): a table
+    named for its host, as it is unless ``--table-name`` says otherwise ("alice"), is "alice's
+    table"; a name that says table already ("Friday poker table") is itself."""
+    return name if re.search(r"\btable\b", name, re.IGNORECASE) else f"{name}'s table"
+
+
+def names_table(typed: str, name: str) -> bool:
+    """Whether ``typed`` (what a person gave ``join`` or ``watch``) names the table called
+    ``name``: its name, or the name as :func:`table_called` says it ("alice's table")."""
+    return typed in (name, table_called(name))

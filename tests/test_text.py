@@ -61,3 +61,13 @@ def test_name_seats_names_once_even_when_a_name_holds_a_seat_number():
 
     names = ["bot (seat 0)", "bot (seat 1)", "carol"]
     assert name_seats("seats 0 and 2 win; seat 1's turn", names) == "bot (seat 0) and carol win; bot (seat 1)'s turn"
+
+
+def test_a_table_is_called_as_the_lobby_calls_it():
+    from p2pcards.text import names_table, table_called
+
+    assert table_called("alice") == "alice's table"
+    assert table_called("Friday poker table") == "Friday poker table"
+    assert table_called("Bob's Table") == "Bob's Table"
+    assert names_table("alice", "alice") and names_table("alice's table", "alice")
+    assert not names_table("alic", "alice") and not names_table("alice's", "alice")

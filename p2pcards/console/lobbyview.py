@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..game import options_words
+from ..text import table_called
 from .lobby import GameChoice, OptionChoice, TableAd, TableRoom
 
 __all__ = [
@@ -50,7 +51,7 @@ def room_lines(room: TableRoom, games: Sequence[GameChoice] = ()) -> list[str]:
     the table's options (in words, when ``games``, the installed ones, has the table's game)
     and timeouts, and what comes next."""
     t = room.table
-    head = f"{t.game_name} at {t.host_name}'s table" if t.game_name != "?" else f"table at {t.address}"
+    head = f"{t.game_name} at {table_called(t.host_name)}" if t.game_name != "?" else f"table at {t.address}"
     lines = [head + ("  (you host it)" if room.hosting else "")]
     # The seats first: on a short terminal they are what the room must show.
     for seat in room.seats:

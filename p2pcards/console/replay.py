@@ -30,7 +30,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import TextArea
 
 from ..cards import Card
-from ..replay import Replay
+from ..replay import SPECTATOR, Replay
 from ..text import printable
 from .controller import Feedback
 from .render import (
@@ -53,7 +53,7 @@ __all__ = ["REPLAY_HELP", "ReplayApp", "ReplayCursor", "print_replay", "replay_m
 
 REPLAY_HELP = (
     "n, Space, Right or Enter: next step  p or Left: previous  first, last (Home, End)  "
-    "hand N  trick N  turn N  seat N or all  q: quit"
+    "hand N  trick N  turn N  seat N, all or table  q: quit"
 )
 
 
@@ -63,16 +63,18 @@ REPLAY_HELP = (
 
 def replay_model(replay: Replay, index: int, seat: int | None) -> TableModel:
     """Step ``index`` as the table screen showed it to ``seat`` (``None``: every face, with no
-    hand of its own; :func:`all_hands` has every seat's)."""
+    hand of its own; :func:`all_hands` has every seat's; :data:`~p2pcards.replay.SPECTATOR`:
+    as a spectator saw it, no hand)."""
     view = replay.view(index, seat)
-    names = list(replay.names)
+    names = list(replay.speaking_names)
     over = index == len(replay.steps) - 1 and replay.report.result is not None
     acting = None if over else acting_seat(view)
     facts = seat_facts(view, replay.players)
     seats = tuple(SeatLine(s, names[s], tuple(facts[s]), s == acting, s == seat) for s in range(replay.players))
-    if seat is not None:
+    if seat is not None and seat != SPECTATOR:
         hand, label = hand_cards(view, replay.known(index, seat))
-        label = f"{names[seat]}'s hand" if label == "your hand" else f"cards {names[seat]} could see"
+        whose = "your" if names[seat] == "you" else f"{names[seat]}'s"
+        label = f"{whose} hand" if label == "your hand" else f"cards {names[seat]} could see"
     else:
         hand, label = [], ""
     if over:
@@ -134,6 +136,8 @@ class ReplayCursor:
     def viewer(self) -> str:
         if self.seat is None:
             return "every hand (the audit opened every card)"
+        if self.seat == SPECTATOR:
+            return "the table"
         return self.replay.report.names()[self.seat]  # a name; "(seat 2)" only where two share one
 
     def _refresh(self) -> None:
@@ -172,13 +176,15 @@ class ReplayCursor:
             return Feedback(REPLAY_HELP)
         if verb == "all" and not args:
             return self.show_seat(None)
+        if verb == "table" and not args:
+            return self.show_seat(SPECTATOR)
         number = _number(args)
         if verb == "seat":
             if args == ["all"]:
                 return self.show_seat(None)
             if number is None:
                 last = self.replay.players - 1
-                return Feedback(f"say which seat: seat 0 to seat {last}, or all", keep_text=True, error=True)
+                return Feedback(f"say which seat: seat 0 to seat {last}, all or table", keep_text=True, error=True)
             return self.show_seat(number)
         if verb in ("hand", "deal", "trick", "turn", "step", "move") and number is None:
             return Feedback(f"say which {verb}: {verb} N", error=True, keep_text=True)
@@ -211,10 +217,12 @@ class ReplayCursor:
                 "transcript's did not: choose a seat",
                 error=True,
             )
-        if seat is not None and not 0 <= seat < self.replay.players:
+        if seat is not None and seat != SPECTATOR and not 0 <= seat < self.replay.players:
             return Feedback(f"no seat {seat}: seats 0 to {self.replay.players - 1}", error=True, keep_text=True)
         self.seat = seat
         self._refresh()
+        if seat == SPECTATOR:
+            return Feedback("now showing what the table saw face up (no hidden hand)")
         return Feedback(f"now showing what {self.viewer} saw" if seat is not None else f"now showing {self.viewer}")
 
 
@@ -238,7 +246,9 @@ def step_text(replay: Replay, index: int, seat: int | None) -> list[str]:
     out += [_plain(text) for _, text in replay.describe(index, seat)]
     for line in model.table:
         out.append(f"   | {_plain(line)}")
-    if seat is not None:
+    if seat == SPECTATOR:
+        pass  # a spectator saw no hand
+    elif seat is not None:
         out.append(f"   {model.hand_label}: {' '.join(c.unicode() for c in model.hand) or '(no cards)'}")
     else:
         for name, hand in all_hands(replay, index):
@@ -248,11 +258,20 @@ def step_text(replay: Replay, index: int, seat: int | None) -> list[str]:
     return [printable(line) for line in out]
 
 
+def _seen(replay: Replay, seat: int | None) -> str:
+    if seat is None:
+        return "every hand"
+    if seat == SPECTATOR:
+        return "what the table saw face up, as a spectator saw it (no seat's hidden hand)"
+    return f"what {replay.report.names()[seat]} saw"  # a name; a seat only if shared
+
+
 def print_replay(replay: Replay, seat: int | None) -> str:
     """The whole replay as text: the verdict, then every step."""
-    seen = "every hand" if seat is None else f"what {replay.report.names()[seat]} saw"  # a name; a seat only if shared
+    seen = _seen(replay, seat)
+    whose = " (a spectator's, saved by p2pcards watch)" if replay.from_spectator else ""
     lines = [
-        f"transcript: {replay.report.file}",
+        f"transcript: {replay.report.file}{whose}",
         f"verdict: {replay.verdict_line()}",
         f"{replay.game.name if replay.game else replay.report.game.get('id', '')}: {seen}",
     ]
@@ -288,11 +307,14 @@ class ReplayApp:
         self.cursor = ReplayCursor(replay, seat)
         self.glyphs = glyphs or choose_glyphs()
         self.colour = colour_enabled() if colour is None else colour
-        self.message = Feedback(
+        keys = (
             "n or Space: next step, p: previous, hand N, trick N, seat N, all, q: quit"
             if replay.has_tricks
             else "n or Space: next step, p: previous, hand N, turn N, seat N, all, q: quit"
         )
+        if replay.from_spectator:
+            keys = "a spectator's transcript: what the table saw face up. " + keys
+        self.message = Feedback(keys)
         self.input_area = TextArea(
             multiline=False,
             prompt=[("class:prompt", "> ")],
@@ -423,11 +445,15 @@ class ReplayApp:
     def _hand_title(self) -> str:
         if self.cursor.seat is None:
             return "Every hand (from the audit)"
+        if self.cursor.seat == SPECTATOR:
+            return "Hands: hidden from the table"
         model = self.model()
         count = len(model.hand)
         return f"{model.hand_label}: {count} card{'s' * (count != 1)}"
 
     def _hand(self) -> StyleAndTextTuples:
+        if self.cursor.seat == SPECTATOR:
+            return []
         if self.cursor.seat is not None:
             return hand_fragments(self.model(), self.glyphs)
         out: StyleAndTextTuples = []
@@ -465,10 +491,11 @@ class ReplayApp:
 
     def _toolbar(self) -> StyleAndTextTuples:
         dot = self.glyphs.dot
-        seen = "every hand" if self.cursor.seat is None else self.replay.names[self.cursor.seat]
+        seat = self.cursor.seat
+        seen = "every hand" if seat is None else "the table" if seat == SPECTATOR else self.replay.names[seat]
         return [
             ("class:toolbar.turn", f" {where(self.replay, self.cursor.index, dot)} "),
-            ("", f" {dot} seeing: {seen} {dot} n/p step  hand N  seat N|all  q quit"),
+            ("", f" {dot} seeing: {seen} {dot} n/p step  hand N  seat N|all|table  q quit"),
         ]
 
 

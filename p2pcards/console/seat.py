@@ -31,7 +31,7 @@ from ..net.transport import ConnectionClosed
 from ..plugins import PluginHost
 from ..session import HumanSeat, SeatAgent
 from ..table.timeouts import Timeouts
-from ..text import printable
+from ..text import printable, table_called
 from ..wire.identity import Identity, TableWords
 from .app import TableStart
 from .lobby import LobbyProblem
@@ -395,7 +395,8 @@ def hosted_seat(
         def on_port(bound: int) -> None:
             nonlocal opened, bound_port
             bound_port = bound
-            opened = f"table '{table_name or name}' ({game.name}, {players} seats) is open at {where(interface, bound)}"
+            called = printable(table_called(table_name or name))
+            opened = f"{called} ({game.name}, {players} seats) is open at {where(interface, bound)}"
             waiting(f"{opened}\nwaiting for {players - 1 - bots} player(s)")
 
         def on_roster(roster: Roster) -> None:

@@ -26,7 +26,7 @@ from ..plugins import PluginHost
 from ..session import BotSeat, SeatAgent
 from ..table.header import TableHeader
 from ..table.timeouts import Timeouts
-from ..text import printable
+from ..text import names_table, printable, table_called
 from ..wire.identity import Identity, PublicIdentity, TableWords
 from .discovery import TableAdvert, advertise, watch
 from .lobby import HostedLobby, LobbyError, Roster, TableTerms, host_lobby, join_lobby
@@ -458,9 +458,10 @@ async def find_table(
     def update(tables: dict[str, TableAdvert]) -> None:
         seen.update(tables)
         for advert in tables.values():
-            if table in (advert.table, advert.name) and advert.playing != playing:
+            named = table == advert.table or names_table(table, advert.name)  # "alice" or "alice's table"
+            if named and advert.playing != playing:
                 started.append(advert)
-            elif table in (advert.table, advert.name) and not found:
+            elif named and not found:
                 found.append(advert)
                 appeared.set()
 
@@ -479,13 +480,14 @@ async def find_table(
 
 
 def tables_there(adverts: Iterable[TableAdvert], most: int = 8, *, game_names: Mapping[str, str] | None = None) -> str:
-    """The tables a lookup heard of, for a person: "'alice' (Cal's BS, 1 of 3 seats free), ...":
-    a game by its name where it is installed here (``game_names``), else by its id."""
+    """The tables a lookup heard of, for a person: "alice's table (Cal's BS, 1 of 3 seats
+    free), ...", as the lobby names them (:func:`~p2pcards.text.table_called`): a game by its
+    name where it is installed here (``game_names``), else by its id."""
     out = []
     for advert in sorted(adverts, key=lambda a: a.name.lower())[:most]:
         state = "playing" if advert.playing else f"{advert.free} of {advert.seats} seats free"
         game = (game_names or {}).get(advert.game, advert.game)
-        out.append(f"{printable(advert.name)!r} ({printable(game)}, {state})")
+        out.append(f"{printable(table_called(advert.name))} ({printable(game)}, {state})")
     return ", ".join(out)
 
 

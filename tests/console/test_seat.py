@@ -156,7 +156,7 @@ def test_host_in_person_waits_for_a_player_then_chat_crosses_the_table(host, tmp
     finally:
         for peer in joiner:
             peer.join()
-    assert "table 'carol' (High card, 2 seats) is open at 127.0.0.1:" in seen["waiting"]
+    assert "carol's table (High card, 2 seats) is open at 127.0.0.1:" in seen["waiting"]
     assert seen["waiting"].endswith("\nwaiting for 1 player(s)") and "waiting for 1 player(s)" in seen["status"]
     assert "waiting for the table to start" in seen["toolbar"]
     chat = [line.text for line in console.tracker.log if line.kind == "chat"]

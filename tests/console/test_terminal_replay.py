@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 
 import pytest
 import trio
@@ -20,6 +21,9 @@ pytestmark = [
     pytest.mark.skipif(TMUX is None, reason="needs tmux (apt-get install tmux)"),
     pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed"),
 ]
+
+
+CARD = re.compile(r"(?<![\w])(10|[2-9JQKA])[♠♥♦♣]")
 
 
 def step_on(screen: str) -> int:
@@ -51,8 +55,8 @@ def test_stepping_through_a_replay(tmp_path):
         # The deal: alice sees her own cards and nobody else's.
         term.keys("n")
         screen = term.wait_for(r"step 3 of").string
-        assert "15 cards dealt; alice gets " in screen
-        hand = re.search(r"alice's hand: 5 cards *│.*\n((?:(?:10|[2-9JQKA])[♠♥♦♣] ?){5}) ", screen)
+        assert "15 cards dealt; you get " in screen  # her own file: "you", as her table said it
+        hand = re.search(r"your hand: 5 cards *│.*\n((?:(?:10|[2-9JQKA])[♠♥♦♣] ?){5}) ", screen)
         assert hand, screen
         # Commands: a move by its turn number, another seat, every hand, the end.
         term.type_line("turn 4")
@@ -70,6 +74,23 @@ def test_stepping_through_a_replay(tmp_path):
         term.type_line("hand 7")
         term.wait_for(r"no hand 7: this game has hands 1 to 1")
         term.keys("C-u", "q")
+        term.wait_for(r"EXITED 0", timeout=10)
+    finally:
+        term.close()
+
+    # The same game saved by a spectator (``p2pcards watch`` saves the players' bytes under
+    # watch-TABLE.p2pt): the table's view, no hand, and it says whose file it is.
+    watched = tmp_path / f"watch-{path.name.split('-seat')[0]}.p2pt"
+    shutil.copy(path, watched)
+    term = Terminal(tmp_path / "tmux2.sock", [str(P2PCARDS), "replay", str(watched)], env)
+    try:
+        screen = term.wait_for(r"step 1 of").string
+        assert "a spectator's transcript" in screen and "seeing: the table" in screen
+        term.type_line("step 3")  # the deal
+        screen = term.wait_for(r"step 3 of").string
+        assert "15 cards dealt" in screen and " gets " not in screen and " get " not in screen
+        assert "Hands: hidden from the table" in screen and not CARD.search(screen.split("Hands:")[1])
+        term.keys("q")
         term.wait_for(r"EXITED 0", timeout=10)
     finally:
         term.close()

@@ -65,7 +65,7 @@ def test_host_at_80x24_shows_all_five_table_words_and_marks_your_row(terminal, t
         P2PCARDS_HOME=str(tmp_path / "carol"),
     )
     port = term.wait_for(r"is open at[\s│|]*127\.0\.0\.1:(\d+)").group(1)
-    term.wait_for(r"table 'Fridays'")
+    term.wait_for(r"Fridays's table \(Cal's BS")  # as the lobby names a table
     joiner = _bot_joiner(f"127.0.0.1:{port}", "dave", tmp_path / "dave", transcripts)
     try:
         # All five, whole: at the end of the title line when they fit, else on their own line.
@@ -122,7 +122,7 @@ def test_join_a_table_that_is_not_there_fails_before_the_screen_naming_those_the
         term.wait_for(r"EXITED 2", timeout=30)
         screen = "".join(term.screen().splitlines())  # the error wraps at 80 columns
         assert "no table 'Nobody' found on the network; the tables there: " in screen, screen
-        assert f"'{table}' (Cal's BS, 2 of 3 seats free)" in screen, screen
+        assert f"{table}'s table (Cal's BS, 2 of 3 seats free)" in screen, screen
         assert "Seats" not in screen and "Log" not in screen  # the full screen never opened
     finally:
         host.kill()

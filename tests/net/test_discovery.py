@@ -155,4 +155,29 @@ async def test_list_names_the_game_and_the_table_for_people(cli):
                 line = next((x for x in done.stdout.splitlines() if name in x), None)
                 if line is not None:
                     break
-    assert line == f"{name!r}  Cal's BS  2/4 seated  at {LOOPBACK}:40999  host key ab12-cd34", done.stdout
+    assert line == f"{name}  Cal's BS  2/4 seated  at {LOOPBACK}:40999  host key ab12-cd34", done.stdout
+
+
+async def test_list_and_the_lobby_name_a_table_alike_and_join_takes_either(cli):
+    """A table named for its host ("dan", as 'host' names it by default): 'list' says "dan's
+    table" as the lobby's room does (issue 30), and 'join' finds it by either."""
+    from p2pcards.console.lobby import TableAd, TableRoom
+    from p2pcards.console.lobbyview import room_lines
+    from p2pcards.net.runner import find_table
+
+    name = f"dan-{RUN}"
+    with trio.fail_after(60):
+        async with advertise(advert(f"t4-{RUN}", name=name), LOOPBACK):
+            for _ in range(4):  # as above: an answer can come late on a loaded machine
+                done = await trio.to_thread.run_sync(
+                    lambda: cli("list", "--interface", LOOPBACK, "--timeout", "2", timeout=30)
+                )
+                line = next((x for x in done.stdout.splitlines() if name in x), None)
+                if line is not None:
+                    break
+            by_words = await find_table(LOOPBACK, f"{name}'s table", timeout=10)
+            by_name = await find_table(LOOPBACK, name, timeout=10)
+    assert line is not None and line.startswith(f"{name}'s table  Cal's BS  2/4 seated"), done.stdout
+    room = TableRoom(TableAd(f"t4-{RUN}", "cals-bs", "Cal's BS", name, 2, 4), ())
+    assert room_lines(room)[0] == f"Cal's BS at {name}'s table"
+    assert by_words.table == by_name.table == f"t4-{RUN}"

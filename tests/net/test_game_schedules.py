@@ -32,6 +32,8 @@ CASES = [
     # Slow tier: a whole Calypso game (~7 s); its schedule's rules are run in the fast tier by
     # the Calypso vectors (tests/test_vectors.py), the two other games' tables here.
     pytest.param("calypso", 3, {"mode": "three", "removed_suit": "random"}, marks=pytest.mark.slow, id="calypso"),
+    # Slow tier too (~3.5 s): three hands of Hold'em; the Hold'em vectors run its schedule fast.
+    pytest.param("holdem", 3, {"starting_stack": 200, "hand_limit": 3}, marks=pytest.mark.slow, id="holdem"),
 ]
 
 

@@ -3,13 +3,18 @@ seat is shown at each step, moving about, and ``--print``."""
 
 from __future__ import annotations
 
+import random
 import re
+import shutil
 
 import pytest
 
 from p2pcards.cli import main
 from p2pcards.console.replay import ReplayCursor, print_replay, replay_model, step_text
-from p2pcards.replay import load_replay, seat_of_file
+from p2pcards.plugins import load_plugins
+from p2pcards.replay import SPECTATOR, is_spectator_file, load_replay, seat_of_file
+from p2pcards.session import BotSeat, DroppingOut
+from p2pcards.testing import run_loopback
 from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, verify_file
 
 from .verify_tables import resign, write
@@ -125,6 +130,8 @@ def test_moving_about(replays):
     assert cursor.handle("seat 3").message and cursor.seat == 3
     assert cursor.handle("seat 7").error and cursor.seat == 3
     assert cursor.handle("all").message and cursor.seat is None
+    assert "face up" in cursor.handle("table").message and cursor.seat == SPECTATOR
+    assert not any(line.text.startswith("  ") for line in cursor.log)  # nobody's dealt cards
     assert cursor.handle("seat 0") and cursor.seat == 0
     assert cursor.handle("dance").error
     assert cursor.handle("q").intent == "quit"
@@ -207,3 +214,79 @@ def test_a_pile_of_cards_seen_face_up_is_not_called_hidden(replays):
         assert "hidden" not in line and "seen face up)" in line, line
         checked += 1
     assert checked  # the bots doubt in every hand
+
+
+# -- a spectator's file, and one's own (issue 33; issue 30's "you") -----------------------------
+
+
+def _spectators_copy(table, tmp_path):
+    """A spectator's transcript of ``table``: the players' own bytes (tests/net/test_watch.py
+    checks that a watcher's file is), under the name ``p2pcards watch`` saves it by."""
+    path = tmp_path / f"watch-{table.paths[0].name.split('-seat')[0]}.p2pt"
+    shutil.copy(table.paths[0], path)
+    return path
+
+
+def _public(timeline: list[dict]) -> list[set[str]]:
+    """The faces turned up for everyone after each event of the verify timeline."""
+    seen: set[str] = set()
+    out = []
+    for event in timeline:
+        if event["kind"] == "reveal":
+            seen |= set(event["cards"])
+        out.append(set(seen))
+    return out
+
+
+def test_a_spectators_file_is_replayed_as_the_table_saw_it(eights_table, tmp_path, capsys):
+    path = _spectators_copy(eights_table, tmp_path)
+    assert is_spectator_file(path) and not any(is_spectator_file(p) for p in eights_table.paths)
+    assert main(["replay", "--print", str(path)]) == EXIT_VERIFIED
+    out = capsys.readouterr().out
+    head, *steps = out.split("\n== ")
+    assert "a spectator's" in head.splitlines()[0]
+    assert "what the table saw face up" in head.splitlines()[2]
+    public = _public(verify_file(path).timeline)
+    replay = load_replay(path)
+    assert len(steps) == len(replay.steps) == len(public)
+    dealt = set()
+    for index, text in enumerate(steps):
+        shown = {m.group(0) for m in CARD.finditer(text)}
+        assert shown <= public[index], f"step {index + 1}: {shown - public[index]}"
+        assert "hand:" not in text and " gets " not in text  # no seat's hand, no deal's faces
+        dealt |= {c.unicode() for c in replay.steps[index].known[0].values()}
+        assert set(replay.known(index, SPECTATOR).values()) <= set(replay.faces.values())
+    assert dealt - public[len(steps) - 1] or dealt - public[0], "seat 0 held cards the table never saw"
+    # --seat and --all still choose another view of the same bytes.
+    assert main(["replay", "--print", "--seat", "1", str(path)]) == EXIT_VERIFIED
+    assert f"what {replay.names[1]} saw" in capsys.readouterr().out
+    # A seat's own file asks for the table's view with --table.
+    assert main(["replay", "--print", "--table", str(eights_table.paths[0])]) == EXIT_VERIFIED
+    assert "what the table saw face up" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def dropped_table(tmp_path_factory):
+    """Crazy Eights, 3 bot peers on 127.0.0.1, seat 2's player drops out at its first turn."""
+    host = load_plugins()
+
+    def seat(game, s, options):
+        agent = BotSeat(host.bots_for(game.id)["random"](game, s, options, random.Random(s)))
+        return DroppingOut(agent) if s == 2 else agent
+
+    folder = tmp_path_factory.mktemp("dropped")
+    table = run_loopback("crazy-eights", 3, {"hand_size": 3}, seats=seat, seed=1, transcript_dir=folder)
+    paths = [p for p in table.transcripts if p is not None]
+    assert len(paths) == 3, table.problems()
+    return paths
+
+
+def test_ones_own_file_says_you(dropped_table, capsys):
+    names = load_replay(dropped_table[0]).names
+    assert main(["replay", "--print", str(dropped_table[2])]) == EXIT_VERIFIED
+    own = capsys.readouterr().out
+    assert "you dropped out" in own and f"{names[2]} dropped out" not in own
+    assert "game over: " in own and own.count("you dropped out") >= 2  # the story and the result
+    assert main(["replay", "--print", str(dropped_table[0])]) == EXIT_VERIFIED
+    other = capsys.readouterr().out
+    assert f"{names[2]} dropped out" in other and "you dropped out" not in other
