@@ -12,9 +12,6 @@ A seat's folder (:mod:`.store`) stays on disk while its game may still go on, so
 * another seat's signed ``bye`` is in it: that ends the game at every seat (protocol/table.md
   section 5), unless that seat had dropped out before it (section 4: its goodbye ends nothing).
 
-A seat that dropped out never puts its own deck seed in an end record (it would open its
-set-aside cards: deck.md section 4.6).
-
 Another seat's ``stop`` alone is not enough (a seat not waiting on the stopper plays on until it
 needs it): such a seat is resumed, and the other seats' answers decide (:mod:`.table`).
 
@@ -66,26 +63,12 @@ def _reason(body: object) -> str:
     return " ".join(reason.split())[:300] if isinstance(reason, str) and reason.strip() else "no reason given"
 
 
-def _seeds(entries: Sequence[Entry], me: int, seed: bytes) -> dict[int, bytes]:
-    """Seeds revealed in signed ``seed`` messages, and ours (the game is over for us: the
-    audit checks it against our signed commitment)."""
-    seeds: dict[int, bytes] = {}
-    for entry in entries:
-        msg = entry.body.get("msg") if entry.kind == "deck" and isinstance(entry.body, dict) else None
-        if isinstance(msg, dict) and msg.get("type") == "seed" and isinstance(msg.get("seed"), bytes):
-            seeds.setdefault(entry.sender, msg["seed"])
-    if any(e.sender == me and is_drop_out_entry(e) for e in entries):
-        return seeds  # we dropped out: our seed would open our set-aside cards (deck.md 4.6)
-    if any(e.sender == me and e.kind == "deck" for e in entries):  # we committed to it
-        seeds[me] = seed
-    return seeds
-
-
 def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[str]) -> GameOver | None:
     """What ``entries`` (a seat's journal, or its log) show about the end of its game, for seat
-    ``me`` (whose deck seed is ``seed``); ``None`` if the game may still go on."""
+    ``me`` (``seed``, its deck seed, is never revealed: protocol version 11); ``None`` if the
+    game may still go on."""
     own = [e for e in entries if e.sender == me]
-    seeds = _seeds(entries, me, seed)
+    seeds: dict[int, bytes] = {}
     for entry in own:
         if entry.kind == "result":
             body = entry.body if isinstance(entry.body, dict) else {}
