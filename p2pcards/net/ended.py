@@ -63,18 +63,17 @@ def _reason(body: object) -> str:
     return " ".join(reason.split())[:300] if isinstance(reason, str) and reason.strip() else "no reason given"
 
 
-def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[str]) -> GameOver | None:
+def ended_game(entries: Sequence[Entry], me: int, names: Sequence[str]) -> GameOver | None:
     """What ``entries`` (a seat's journal, or its log) show about the end of its game, for seat
-    ``me`` (``seed``, its deck seed, is never revealed: protocol version 11); ``None`` if the
-    game may still go on."""
+    ``me``; ``None`` if the game may still go on. (No deck seed goes in its end record: none is
+    revealed since protocol version 12.)"""
     own = [e for e in entries if e.sender == me]
-    seeds: dict[int, bytes] = {}
     for entry in own:
         if entry.kind == "result":
             body = entry.body if isinstance(entry.body, dict) else {}
             return GameOver(
                 "the game is over: this seat already has its result",
-                TranscriptEnd("finished", body.get("result"), seeds),
+                TranscriptEnd("finished", body.get("result")),
                 exchange_results=True,
             )
     for entry in own:
@@ -82,12 +81,12 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
             why = _reason(entry.body)
             return GameOver(
                 f"you left this game ({why}): it ended for everyone at the table",
-                TranscriptEnd("abandoned", None, seeds, (me,), f"{names[me]} left the table: {why}"[:1000]),
+                TranscriptEnd("abandoned", None, (me,), f"{names[me]} left the table: {why}"[:1000]),
             )
         if entry.kind == "stop":
             why = _reason(entry.body)
             return GameOver(
-                f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, seeds, (), why[:1000])
+                f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, (), why[:1000])
             )
     dropped = {e.sender: e.seq for e in reversed(entries) if is_drop_out_entry(e)}  # (the first of each)
     for entry in entries:
@@ -96,7 +95,7 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
         if entry.kind == "bye" and entry.sender != me and 0 <= entry.sender < len(names):
             text = verdict.goodbye(names[entry.sender], entry.body)
             return GameOver(
-                f"the game has ended: {text}", TranscriptEnd("abandoned", None, seeds, (entry.sender,), text[:1000])
+                f"the game has ended: {text}", TranscriptEnd("abandoned", None, (entry.sender,), text[:1000])
             )
     return None
 
@@ -114,7 +113,7 @@ def game_over_in(folder: Path) -> GameOver | None:
     names = journal.header.names
     if journal.end is not None:
         return GameOver("the game has ended: its journal is closed", journal.end)
-    return ended_game(journal.entries, state.seat, state.seed, names)
+    return ended_game(journal.entries, state.seat, names)
 
 
 def close_ended_seat(folder: Path, over: GameOver, transcript_dir: Path | None, *, locked: bool = False) -> Path | None:

@@ -28,7 +28,7 @@ from typing import Any, cast
 
 import trio
 
-from ..deck.party import Party, Send
+from ..deck.party import Party
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import DroppingOut, SeatAgent, SeatPresence, TableSession

@@ -662,14 +662,14 @@ def _ended_in_log(peer: Peer) -> GameOver | None:
     entries = peer.ending_entries()  # the entries ended_game reads, not the whole log
     logged = len(entries)
     entries += list(peer.protocol.replay_own)  # ours from the journal, and those taken back
-    over = ended_game(entries, me, peer.party._seed, [s.name for s in peer.header.seats])
+    over = ended_game(entries, me, [s.name for s in peer.header.seats])
     if over is not None and not over.exchange_results:  # else: back to the table for the results
         return over
     halted = {e.sender for e in entries[:logged] if e.kind in ("stop", "bye")}
     if halted >= set(range(peer.header.players)) - {me}:
         return GameOver(
             "the game has ended: every other seat has stopped its game",
-            TranscriptEnd("aborted", None, {}, (), "every other seat stopped its game"),
+            TranscriptEnd("aborted", None, (), "every other seat stopped its game"),
         )
     return None
 
@@ -836,14 +836,13 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
         return None
     note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"
     try:
-        path, _ = _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, {}, (peer.seat,), note))
+        path, _ = _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, (peer.seat,), note))
     except (OSError, ValueError):
         return None  # we are leaving all the same; 'resume' closes the seat from its journal later
     return path
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
-    seeds: dict[int, bytes] = {}  # no seed is revealed since protocol version 11
     if aborted is not None:
         # Gone: its connection is down, or it signed a goodbye (it may linger a moment).
         seat = aborted.seat
@@ -853,5 +852,5 @@ def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None)
         if not absent and aborted.step == "resume":  # back after a restart: who never answered
             absent = tuple(s for s in range(peer.header.players) if s != peer.seat and not peer.connected(s))
         status = "abandoned" if absent else "aborted"
-        return TranscriptEnd(status, None, seeds, absent, aborted.reason[:1000])
-    return TranscriptEnd("finished", result.to_wire() if result else None, seeds)
+        return TranscriptEnd(status, None, absent, aborted.reason[:1000])
+    return TranscriptEnd("finished", result.to_wire() if result else None)

@@ -38,7 +38,7 @@ from .stops import (
     statement_owed,
     statements_on,
     stopped_by_accusation,
-    stopped_while_others_kept_seeds,
+    stopped_while_others_did_not,
 )
 
 
@@ -555,7 +555,8 @@ def public_moves(
 ) -> tuple[Result, dict[int, Card]] | None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
-    that never revealed their seed. Returns the game's result and every face turned up for
+    that never signed their stop, bye or result (:func:`~p2pcards.table.verdict.ended_its_game`;
+    the name is from when they revealed a seed instead). Returns the game's result and every face turned up for
     everyone if the replay reached its end (only the audit, which needs the hidden faces, is
     left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
@@ -617,18 +618,18 @@ def public_moves(
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
     out_of_turn(replay, replay.seats)
-    if stop is not None and stopped_while_others_kept_seeds(replay, stop.seat, unrevealed):
+    if stop is not None and stopped_while_others_did_not(replay, stop.seat, unrevealed):
         report.notes.append(
             f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
-            f"which signed its stop and revealed its seed instead; "
-            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
+            f"which signed its stop instead; "
+            f"{', '.join(replay.names[s] for s in unrevealed)} never signed theirs "
             f"(gone, or a lost connection: the transcript cannot tell which)"
         )
         stop = None
     if stop is not None and stop.seat in unrevealed:
-        # The seat the game waited on never revealed its seed, as every seat does when its game
-        # stops: gone, or the seat that wrote this file was cut off from it; the file tells
-        # which only when it alone kept its seed (protocol/table.md section 5).
+        # The seat the game waited on never signed its stop (or bye), as every seat does when
+        # its game stops: gone, or the seat that wrote this file was cut off from it; the file
+        # tells which only when it alone signed neither (protocol/table.md section 5).
         left = signed_goodbye(replay.log, replay.names)
         if left is not None:
             raise left
@@ -637,19 +638,19 @@ def public_moves(
             # Stated absent by some seats, not all: the statements were to decide on its move,
             # and the game stopped on them (table/stall.py), as the seats that stated did.
             raise stall_verdict(replay, stop)
-        if verdict.left_without_seed(stop.seat, unrevealed, lobby.players):
+        if verdict.left_without_stop(stop.seat, unrevealed, lobby.players):
             raise Failed(
                 stop.step,
                 f"the game stopped waiting for {replay.names[stop.seat]}'s "
-                f"{stop.what}, which it never signed, and it never revealed its deck seed "
+                f"{stop.what}, which it never signed, and it never signed its stop "
                 f"as every seat does when a game stops: it left the table",
                 stop.seat,
             )
         others = [replay.names[s] for s in unrevealed if s != stop.seat]
         report.notes.append(
             f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, which "
-            f"never revealed its seed; "
-            + (f"neither did {', '.join(others)}" if others else "only one other seat revealed its seed")
+            f"never signed its stop; "
+            + (f"neither did {', '.join(others)}" if others else "only one other seat signed its stop")
             + ": gone, or the seat that wrote this file was cut off from the others (one file "
             "cannot tell which)"
         )

@@ -60,7 +60,7 @@ def _stopped_file(table, tmp_path, *, waited_on: int, revealed: list[int], name:
         seeds[seat] = transcript.end.seeds[seat]
         body = {"msg": {"type": "seed", "seed": seeds[seat]}}
         entries = _append(table.identities[seat], entries, seat, "deck", body)
-    end = TranscriptEnd("aborted", None, seeds, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     return write(tmp_path / name, transcript, entries, end=end)
 
 

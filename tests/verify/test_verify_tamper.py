@@ -123,7 +123,7 @@ def test_a_seed_missing_from_the_end_record_names_nobody(bs_table, tmp_path):
     transcript = bs_table.read()
     seeds = dict(transcript.end.seeds)
     del seeds[2]
-    end = TranscriptEnd(transcript.end.status, transcript.end.result, seeds)
+    end = TranscriptEnd(transcript.end.status, transcript.end.result)
     report = verified(write(tmp_path / "noseed.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None
     assert report.problem.step == "end record" and "signed seed message" in report.problem.reason
@@ -388,7 +388,7 @@ def test_a_signed_result_that_differs(bs_table, tmp_path):
 
 def test_an_altered_end_record_result(bs_table, tmp_path):
     transcript = bs_table.read()
-    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"}, transcript.end.seeds)
+    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"})
     report = verified(write(tmp_path / "end.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None
     assert report.problem.step == "end record"
@@ -422,7 +422,7 @@ def tiny_table(tmp_path, game: str, rules: str):
     with TranscriptWriter.create(path, header) as writer:
         for seat, identity in enumerate(identities):
             writer.append_entry(log.make_entry(identity, seat, "chat", {"text": "hello"}))
-        writer.write_end(TranscriptEnd("finished", None, {}))
+        writer.write_end(TranscriptEnd("finished", None))
     return path
 
 
@@ -452,7 +452,7 @@ def test_an_unsigned_abort_record_names_nobody(bs_table, tmp_path):
     """The end record is not signed: relabelling a whole game 'abandoned', with seat 2 absent
     and no seeds, is not verified, and blames nobody (the seeds come from the signed log)."""
     transcript = bs_table.read()
-    end = TranscriptEnd("abandoned", None, {}, (2,), "seat 2 cheated")
+    end = TranscriptEnd("abandoned", None, (2,), "seat 2 cheated")
     report = verified(write(tmp_path / "relabelled.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
     assert "did not finish" in report.problem.reason
@@ -473,7 +473,7 @@ def test_an_invalid_point_in_a_public_message_names_its_signer_without_any_seed(
     points[0] = bindings.crypto_core_ed25519_add(points[0], order_8)
     message["points"] = sorted(points) if kind == "rehandle" else points
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "invalid.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
     assert "invalid point" in report.problem.reason and kind in report.problem.step
@@ -495,7 +495,7 @@ def test_a_malformed_setup_message_names_its_signer_without_any_seed(bs_table, t
     transcript = bs_table.read()
     entry = [e for e in transcript.entries if e.sender == seat and e.kind == "deck"][index]
     entries = _setup_only(resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}))
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "setup.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == seat, report.problem_line()
     assert fault in report.problem.reason
@@ -570,7 +570,7 @@ def test_a_pass_its_proof_does_not_cover_names_its_signer_without_any_seed(bs_ta
     entries = _before_seeds(
         resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}), message["op"]
     )
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "proof.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
     assert "proof fails" in report.problem.reason and kind in report.problem.step
@@ -604,7 +604,7 @@ def test_a_pass_for_no_operation_names_its_signer(bs_table, tmp_path):
     entry = _first(transcript, "shuffle")
     message = {**entry.body["msg"], "op": [0]}
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "op.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
 
@@ -740,7 +740,7 @@ def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_t
         seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain)) for seat, chain in chains.items()
     }
     entries = backed(chains, counts)  # keep only entries whose echoes the cut file backs
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "cut.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED, report.problem_line()
     assert report.checked["moves"] > doubt.body["turn"], report.to_text()
