@@ -310,6 +310,11 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, see
     # No seed is revealed (protocol version 12): every finished game is checked as every seat
     # checked it, from what the table saw.
     _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
+    # (Kept from the seeded replay, which checked them: the end record is not signed.)
+    if not same_data(end.result, report.result.to_wire() if report.result is not None else None):
+        raise Failed(
+            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+        )
 
 
 def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
@@ -384,6 +389,8 @@ def _verify_with_drop_outs(
     report.result_text = result_words(game, result)
     results_signed = 0
     for mine in seats:
+        if not mine.results and mine.seat not in dropped:
+            report.notes.append(f"{names[mine.seat]} signed no result")
         for entry in mine.results:
             body = entry.body
             got = body.get("result") if isinstance(body, dict) else None

@@ -666,6 +666,8 @@ def public_moves(
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
         raise stall_verdict(replay, stop)
+    if stop is None and ended:
+        return ended[0], deck.shown  # a goodbye after the game's end changes nothing
     left = signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left

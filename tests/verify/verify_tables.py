@@ -131,10 +131,6 @@ def write(
     return path
 
 
-def with_seed(transcript: Transcript, seat: int, seed: bytes) -> TranscriptEnd:
-    return replace(transcript.end, seeds={**transcript.end.seeds, seat: seed})
-
-
 def resign(transcript: Transcript, identities: list[Identity], entry: Entry, body: dict[str, Any]) -> list[Entry]:
     """The transcript's entries with ``entry`` given another body, as if its seat had signed
     that at the table: it and every entry that depends on it (the seat's later entries through
