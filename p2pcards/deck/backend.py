@@ -183,8 +183,6 @@ def mental_poker_factory(seed: Any = None, *, workers: int = 1):
             default=str,
         ).encode()
         seeds = None if seed is None else simulation_seeds(seed, index, players)
-        return MentalPokerDeck(
-            game.deck(options, players), players, seeds, header=header, workers=workers
-        )
+        return MentalPokerDeck(game.deck(options, players), players, seeds, header=header, workers=workers)
 
     return factory

@@ -85,9 +85,7 @@ def ended_game(entries: Sequence[Entry], me: int, names: Sequence[str]) -> GameO
             )
         if entry.kind == "stop":
             why = _reason(entry.body)
-            return GameOver(
-                f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, (), why[:1000])
-            )
+            return GameOver(f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, (), why[:1000]))
     dropped = {e.sender: e.seq for e in reversed(entries) if is_drop_out_entry(e)}  # (the first of each)
     for entry in entries:
         if entry.kind == "bye" and entry.seq > dropped.get(entry.sender, entry.seq):

@@ -757,8 +757,9 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
     the seats that stopped on a later goodbye named the player who quit).
 
     Our game stopped naming a seat whose deck message or move did not come in time (a stall),
-    and that seat stopped its game too (its ``stop`` came while we wound down): the one stall verdict on what its stop shows (table/stall.py: that it never received
-    an entry the game had reached, say) is ours too. If it names nobody, nobody is named (the
+    and that seat stopped its game too (its ``stop`` came while we wound down): the one stall
+    verdict on what its stop shows (table/stall.py: that it never received an entry the game had
+    reached, say) is ours too. If it names nobody, nobody is named (the
     review closing issue 28: a seat whose sends were all lost waited on the next seat, which
     waited on it, and named it; its stop, which came just after, showed it never received the
     entry it was to answer). The replay takes seconds on a long match's transcript: it runs off
@@ -770,11 +771,7 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
         goodbye = (
             named is not None and aborted.step == "connection" and any(e.kind == "bye" for e in peer.log.entries(named))
         )
-        stalled = (
-            named is not None
-            and aborted.stall
-            and any(e.kind == "stop" for e in peer.log.entries(named))
-        )
+        stalled = named is not None and aborted.stall and any(e.kind == "stop" for e in peer.log.entries(named))
     except OSError:  # our spill cannot give its entries back: our transcript says so
         goodbye = stalled = False
     if not (halted or goodbye or stalled):

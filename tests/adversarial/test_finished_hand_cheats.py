@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from p2pcards.net.deckstore import FileDeckStore, journal_folder
 
 from p2pcards.deck.party import Party, Send, ShuffleOp
-from p2pcards.net.deckstore import FileDeckStore, journal_folder
 from p2pcards.net.peer import Peer
 
 from .adv_table import TableRun, run_table, verify

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-from collections import Counter
 import os
+from collections import Counter
 
 import pytest
 from nacl import bindings as na
