@@ -439,7 +439,7 @@ class Peer(PeerHooks):
 
     def all_stopped(self) -> bool:
         """After the game stopped: every seat still connected has signed its ``stop`` (or its
-        ``bye``), so nobody is cut off before it has everyone's (since protocol version 11 no
+        ``bye``), so nobody is cut off before it has everyone's (since protocol version 12 no
         seed follows it)."""
         return all(
             s == self.seat or not self.connected(s) or s in self.protocol.halted or s in self.left
