@@ -462,6 +462,10 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
     retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
+    # Every per-card public key published so far -> (seat, handle, epoch): one published again
+    # names the later pass's author, as every seat names it (Party._note_public_keys). The seeded
+    # replay found it as a pass its seed does not derive; no seed is revealed since version 12.
+    card_keys: dict[bytes, tuple[int, int, int]] = {}
     epochs, next_handle = 0, FIRST_REHANDLED
     for op in sorted(by_op):
         messages = by_op[op]
@@ -523,6 +527,16 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 keys[seat] = msg["key"]
             else:
                 locks[seat] = msg["keys"]
+                for j, key in enumerate(msg["keys"]):
+                    first = card_keys.get(key)
+                    if first is not None:
+                        reused = (
+                            "a per-card key of a finished hand"
+                            if first[2] < epochs - 1
+                            else f"the per-card key of seat {first[0]} at handle {first[1]}"
+                        )
+                        raise Failed(what, f"position {j} reuses {reused}", seat)
+                    card_keys[key] = (seat, epochs * n + j, epochs)
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
         if game_id is not None:
             public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
