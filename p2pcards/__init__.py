@@ -4,7 +4,12 @@ from .hookspecs import hookimpl
 
 __version__ = "0.2.0"
 #: Version of the wire and deck protocols; peers must agree on it exactly.
-PROTOCOL_VERSION = 11  # 11: the deck's end-of-game audit returns only the faces the table saw
+PROTOCOL_VERSION = 12  # 12: no seed reveal (issue 32): no `seed` deck message (one is of no
+#                        known type), the end-of-game step (AuditOp) sends nothing and
+#                        recomputes nothing, the end record has no `seeds`; the stop rules read
+#                        "signed its stop (or bye)" where they read "revealed its seed"
+#                        (protocol/deck.md 4.3, 6, 7; table.md 5; transcript.md 3).
+#                     11: the deck's end-of-game audit returns only the faces the table saw
 #                        (every card opened to all), all a game's audit reads; the bundled games'
 #                        audits check what those faces show (issue 32; protocol/deck.md 7); no
 #                        `decode` accusation (no card can fail to decode once every pass is

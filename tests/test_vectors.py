@@ -860,7 +860,7 @@ def _set_proof(inp):
     }
 
 
-_STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "drop", "seed", "accuse")
+_STEP_ORDER = ("commit", "nonce", "shuffle", "relock", "open", "rehandle", "drop", "accuse")
 
 
 def _op_of(name: str, arg: Any):
@@ -926,8 +926,8 @@ class _Parties:
 
     def ordered_messages(self) -> list[tuple[int, int | None, dict[str, Any]]]:
         """Every message sent, in the vectors' order (protocol/README.md): by operation (-1 for
-        the messages that carry none: commit, nonce, seed), then step (commit, nonce, shuffle,
-        relock, open, rehandle, seed, accuse), sender, receiver (a broadcast first); ties in
+        the messages that carry none: commit, nonce), then step (commit, nonce, shuffle,
+        relock, open, rehandle, drop, accuse), sender, receiver (a broadcast first); ties in
         the order they were sent."""
 
         def order(item):

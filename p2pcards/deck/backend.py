@@ -35,12 +35,7 @@ class MentalPokerDeck:
     """A DeckBackend whose cards nobody sees: N parties in this process.
 
     ``multiply_many`` (default: :func:`~p2pcards.deck.local.multiplier` of ``workers``) is
-    what every party multiplies with.
-
-    ``full_audit``: "all" (every party recomputes every pass at the end), "one" (party 0 does;
-    the others check hashes and the faces they saw: in one process they received byte-identical
-    broadcasts, so one full recomputation covers them all), or "none" (hashes and faces only,
-    with a full recomputation on any mismatch)."""
+    what every party multiplies with."""
 
     def __init__(
         self,
@@ -50,7 +45,6 @@ class MentalPokerDeck:
         *,
         header: bytes = b"",
         workers: int = 1,
-        full_audit: str = "one",
         party_factory: Callable[..., Party] = Party,
         tamper: Tamper | None = None,
         multiply_many: MultiplyMany | None = None,
@@ -69,7 +63,6 @@ class MentalPokerDeck:
                 cards,
                 seeds[seat],
                 multiply_many=multiply,
-                full_audit=full_audit == "all" or (full_audit == "one" and seat == 0),
             )
             for seat in range(players)
         ]
@@ -179,7 +172,7 @@ def simulation_seeds(seed: Any, index: int, players: int) -> list[bytes]:
     return [digest("simulation-seed", str(seed), index, seat) for seat in range(players)]
 
 
-def mental_poker_factory(seed: Any = None, *, workers: int = 1, full_audit: str = "one"):
+def mental_poker_factory(seed: Any = None, *, workers: int = 1):
     """``factory(game, options, players, game_index) -> MentalPokerDeck``, like
     ``simulate.local_deck(seed)``. ``seed=None``: secret seeds from :mod:`secrets`."""
 
@@ -190,8 +183,6 @@ def mental_poker_factory(seed: Any = None, *, workers: int = 1, full_audit: str 
             default=str,
         ).encode()
         seeds = None if seed is None else simulation_seeds(seed, index, players)
-        return MentalPokerDeck(
-            game.deck(options, players), players, seeds, header=header, workers=workers, full_audit=full_audit
-        )
+        return MentalPokerDeck(game.deck(options, players), players, seeds, header=header, workers=workers)
 
     return factory

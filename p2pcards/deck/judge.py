@@ -175,8 +175,8 @@ class PrivateBoxes:
 class ChainEnded:
     """The sender's signed ``result`` entry came (the table layer hands it to the deck party, in
     the order of the sender's chain): every private box of that chain came before it, so the
-    party may count them (``Party.boxes_missing``). The end-of-game seed is no such marker once
-    it goes (issue 32), and a seat's result is signed after all its deck steps. Nothing a peer
+    party may count them (``Party.boxes_missing``). No seed marks the end of a chain (none is
+    revealed since protocol version 12), and a seat's result is signed after all its deck steps. Nothing a peer
     sends decodes to it."""
 
 

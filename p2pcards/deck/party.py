@@ -23,7 +23,6 @@ face, never ``x`` (deck protocol 3).
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 from array import array
 from bisect import bisect_left, bisect_right
@@ -71,7 +70,6 @@ from .passes import (
 )
 from .proofs import InvalidProof, public_key
 from .public import face_context
-from .store import MemoryStore, Record, TranscriptStore
 
 #: The lock of a seat that dropped out before a shuffle (protocol/deck.md §4.6): the scalar 1,
 #: public, whose public key is the base point. No opening carries it; every seat knows it.
@@ -98,7 +96,7 @@ __all__ = [
 #: far above any shuffle epoch's ``e*n + j``.
 FIRST_REHANDLED = 1 << 24
 #: Every type of deck message (protocol/deck.md); a public one of another type is its signer's fault.
-MESSAGE_TYPES = frozenset({"commit", "nonce", "seed", "accuse", "shuffle", "relock", "open", "rehandle", "drop"})
+MESSAGE_TYPES = frozenset({"commit", "nonce", "accuse", "shuffle", "relock", "open", "rehandle", "drop"})
 
 # -- operations: what the public game state asks of the deck --------------------------------------
 
@@ -142,8 +140,9 @@ class DropOp:
 
 @dataclass(frozen=True)
 class AuditOp:
-    """End of game: reveal seeds and recompute the deck (every hand checked); return the faces
-    the table saw (every card opened to all), which is all the game's audit reads."""
+    """End of game, with no message (protocol/deck.md §7): check the private boxes counted so far
+    against the operations begun, and return the faces the table saw (every card opened to all),
+    which is all the game's audit reads. No seed is ever revealed (protocol version 12)."""
 
 
 @dataclass(frozen=True)
@@ -254,73 +253,6 @@ class _Card:
     retired: bool = False  # transferred: renamed, never used again
 
 
-def keys_digest(keys: Sequence[bytes]) -> bytes:
-    """What a finished hand keeps of its passes' public keys (every shuffle key and per-card
-    key, in pass order): the light audit derives them again and compares this digest."""
-    return hashlib.blake2b(b"".join(keys), digest_size=32, person=b"p2pcards-d-keys").digest()
-
-
-def rehandle_digest(key: bytes, points: Sequence[bytes]) -> bytes:
-    """What a finished hand keeps of a re-handling: its public key and sorted points, digested."""
-    return hashlib.blake2b(key + b"".join(points), digest_size=32, person=b"p2pcards-d-rehd").digest()
-
-
-@dataclass(slots=True)
-class _FinishedHand:
-    """What a party keeps of a finished hand (protocol/deck.md §6, "Finished hands"): enough for
-    the light audit, packed; the full audit reads the hand's messages back from the store.
-
-    ``keys``: :func:`keys_digest` of every public key of its shuffle's passes; ``final``: the
-    last pass's points (n x 32 bytes: the inputs of the hand's re-handlings); ``transfers``:
-    its transfer operations, ``receivers`` their receivers (a byte each), ``moved`` the
-    distinct handles each moved (ascending, one after the other: ``moved_at`` says where each
-    one's start), ``firsts`` the first of the new handles of each, and ``rehandles`` their
-    :func:`rehandle_digest` (32 bytes each, in that order);
-    ``known``/``faces``: the handles this seat decoded and their cards (indices into the
-    deck), for the audit's check of what this seat saw."""
-
-    epoch: int
-    keys: bytes
-    final: bytes
-    transfers: array
-    receivers: bytes
-    moved: array
-    moved_at: array
-    firsts: array
-    rehandles: bytes
-    known: array
-    faces: array
-
-    def seen(self) -> list[tuple[int, int]]:
-        """(handle, card index) of every card this seat decoded in the hand."""
-        return list(zip(self.known, self.faces))
-
-    def final_points(self) -> list[bytes]:
-        return [self.final[i : i + 32] for i in range(0, len(self.final), 32)]
-
-    def _transfer(self, op: int) -> int | None:
-        i = bisect_left(self.transfers, op)
-        return i if i < len(self.transfers) and self.transfers[i] == op else None
-
-    def rehandle(self, op: int) -> bytes | None:
-        i = self._transfer(op)
-        return None if i is None else self.rehandles[32 * i : 32 * i + 32]
-
-    def transfer(self, op: int) -> TransferOp | None:
-        """Transfer ``op`` of the hand (its distinct handles, ascending), if it is one."""
-        i = self._transfer(op)
-        if i is None:
-            return None
-        return TransferOp(tuple(self.moved[self.moved_at[i] : self.moved_at[i + 1]]), self.receivers[i])
-
-    def new_handles(self, op: int) -> range | None:
-        """The handles transfer ``op`` made."""
-        i = self._transfer(op)
-        if i is None:
-            return None
-        return range(self.firsts[i], self.firsts[i] + self.moved_at[i + 1] - self.moved_at[i])
-
-
 class _KeyPrefixes:
     """The per-card public keys of every finished hand, as sorted 96-bit prefixes (12 bytes a
     key instead of a set entry of ~100): a key published again in a later hand is found by
@@ -413,11 +345,8 @@ class Party:
     ``header`` is the lobby's agreed header (bytes); ``cards`` the deck in the agreed order;
     ``seed`` 32 secret bytes (from :mod:`secrets` in real play). ``multiply_many`` (default: split
     over this machine's cores, :func:`~p2pcards.deck.group.parallel_multiply_many`) may be another
-    implementation. ``full_audit=False`` checks the end-of-game audit by hashes and
-    the faces this seat saw, and falls back to the full recomputation only on a mismatch.
-    ``store`` (default: :class:`~p2pcards.deck.store.MemoryStore`) keeps the messages of each
-    finished hand (protocol/deck.md §6, "Finished hands"), of which the party keeps only a
-    packed summary; the full audit reads them back.
+    implementation. The seed is never revealed (protocol version 12): every pass is proven as
+    it arrives, and nothing recomputes the deck from the seeds at the end.
     """
 
     def __init__(
@@ -429,9 +358,7 @@ class Party:
         seed: bytes,
         *,
         multiply_many: MultiplyMany = parallel_multiply_many,
-        full_audit: bool = True,
         send_first: bool = False,
-        store: TranscriptStore | None = None,
     ):
         if players < 2 or not 0 <= seat < players:
             raise ValueError("need 2 or more players and a seat among them")
@@ -446,11 +373,10 @@ class Party:
         self.context = context_digest(header, players, self.labels)
         self._seed = seed
         self._multiply_many = multiply_many
-        self.full_audit = full_audit
-        # The driver sends each output before it calls proceed(): heavy work (decoding cards,
-        # the audit) then waits until our messages have gone out, so that no seat waits for
-        # them while we work (a seat that had every other opening of the deal decoded its hand
-        # before it sent its own; the last seat to reach the audit ran it before its seed).
+        # The driver sends each output before it calls proceed(): heavy work (decoding cards)
+        # then waits until our messages have gone out, so that no seat waits for them while we
+        # work (a seat that had every other opening of the deal decoded its hand before it sent
+        # its own).
         self.send_first = send_first
         self._deferred = False
         self.nonce = nonce_of(seed, self.context)
@@ -458,7 +384,6 @@ class Party:
         self.nonce_commits: list[bytes | None] = [None] * players
         self.nonces: list[bytes | None] = [None] * players
         self._early_nonces: dict[int, dict[str, Any]] = {}  # seat -> nonce that came early
-        self.seeds: list[bytes | None] = [None] * players
         self.game_id: bytes | None = None
         self.secrets: Secrets | None = None
         # Known from the lobby alone: derived as the table starts, before our commitment, not
@@ -495,18 +420,14 @@ class Party:
         self._arrived = 0  # accusations received, to keep their order
         self._audit_at: int | None = None  # the index of the first AuditOp in ``ops``
         self._audit_swept = False  # the ones kept aside about it or past it taken out
-        # The transcript the audit recomputes: op -> {(kind, seat): message}, for the hands not
-        # finished yet; a finished hand's records go to ``store`` (issue 23).
-        self.transcript: dict[int, Record] = {}
-        self.store: TranscriptStore = store if store is not None else MemoryStore()
+        # The messages of the hands not finished yet: op -> {(kind, seat): message} (an
+        # accusation is judged against the accused message; a finished hand's are dropped).
+        self.transcript: dict[int, dict[tuple[str, int], dict[str, Any]]] = {}
         # Per seat: the latest operation of a shuffle or re-lock pass received from it (-1: none).
         self._shuffled_at = [-1] * players
         self._hand_handles: list[int] = []  # epoch -> the re-handled counter as its shuffle began
-        self._finished: list[_FinishedHand] = []  # epoch -> what is kept of it, once finished
+        self._finished = 0  # hands 0 .. _finished - 1 are finished (their key prefixes kept)
         self._old_keys = _KeyPrefixes()  # the per-card public keys of the finished hands
-        #: Set when the full audit could not read a finished hand back from ``store``: the
-        #: audit then checked what memory holds (keys and faces) and says so here.
-        self.audit_incomplete: str | None = None
         self._expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]] = {}
         #: Seats that dropped out (protocol/deck.md §4.6) -> the number of shuffles begun before
         #: their drop: they take no part in a later one, and never reveal their seed.
@@ -516,8 +437,6 @@ class Party:
         #: Every face opened to all: the audit returns them for the hands it cannot derive
         #: without the seed of a seat that dropped out (protocol/deck.md §4.6, §7).
         self.public_faces: dict[int, Card] = {}
-        #: After the end-of-game audit: every face the revealed seeds derive (see _progress_seeds).
-        self.derived_faces: dict[int, Card] = {}
         # (sender, receiver) -> private boxes received in the sender's signed entries (every
         # seat's, opened here or not: judge.PrivateBoxes), and the private openings the
         # operations begun call for: at the audit, a box beyond them is one the protocol never
@@ -528,8 +447,6 @@ class Party:
         # judge.ChainEnded): every private box of theirs came before it (boxes_missing).
         self.ended: set[int] = set()
         self.blame: Blame | None = None
-        self.audit_reason: str | None = None  # why seeds were revealed
-        self._audited = False
         self._started = False
         self._out = Output()
 
@@ -575,8 +492,6 @@ class Party:
             return [(s, "commit") for s, c in enumerate(self.seed_commits) if c is None]
         if self.game_id is None:
             return [(s, "nonce") for s, c in enumerate(self.nonces) if c is None]
-        if "seeds" in self._state or self.audit_reason is not None:
-            return [(s, "seed") for s, c in enumerate(self.seeds) if c is None and s not in self.dropped]
         waiting = self._state.get("waiting")
         return list(waiting()) if waiting else []
 
@@ -673,8 +588,6 @@ class Party:
             self._on_commit(sender, message)
         elif kind == "nonce":
             self._on_nonce(sender, message)
-        elif kind == "seed":
-            self._on_seed(sender, message)
         elif kind == "accuse":
             # Whether its accuser had already sent a pass of a later shuffle (so had finished the
             # hand it accuses about) depends only on what came before it in the accuser's
@@ -768,16 +681,10 @@ class Party:
                 self._resolve_accusations()
                 if self.blame is not None:
                     return
-                if self.audit_reason is not None:
-                    if not self._audited:
-                        self._progress_seeds()
-                    return
                 if not self._state:
                     if self.current == len(self.ops):
                         return
                     self._start_op(self.ops[self.current])
-                    if self.audit_reason is not None:
-                        continue
                 if not self._state["progress"]():
                     return
             except _Deviation as d:
@@ -807,7 +714,7 @@ class Party:
         elif isinstance(op, DropOp):
             self._start_drop(index, op.seat)
         elif isinstance(op, AuditOp):
-            self._start_seeds("end of game")
+            self._state = {"progress": lambda: self._end_of_game(index, op)}
         else:
             raise TypeError(f"not a deck operation: {op!r}")
 
@@ -887,8 +794,8 @@ class Party:
             # Every seat has sent its passes of this shuffle, so every other seat had finished
             # the hands before it: an accusation about one of them is refused from now on
             # (protocol/deck.md §6), and what they hold can be packed.
-            while len(self._finished) < epoch:
-                self._finish_hand(len(self._finished))
+            while self._finished < epoch:
+                self._finish_hand(self._finished)
             return self._done(OpDone(index, ShuffleOp(), handles=tuple(range(base, base + self.n))))
 
         st["waiting"] = waiting
@@ -1057,68 +964,35 @@ class Party:
 
     @property
     def finished_hands(self) -> int:
-        """Hands ``0 .. finished_hands - 1`` are finished and packed (protocol/deck.md §6)."""
-        return len(self._finished)
-
-    def finished_hand(self, epoch: int) -> _FinishedHand | None:
-        return self._finished[epoch] if 0 <= epoch < len(self._finished) else None
-
-    def finished_faces(self) -> list[tuple[int, Card]]:
-        """(handle, face) of every card this seat decoded in the finished hands."""
-        return [(h, self.cards[c]) for hand in self._finished for h, c in hand.seen()]
+        """Hands ``0 .. finished_hands - 1`` are finished (protocol/deck.md §6)."""
+        return self._finished
 
     def _finish_hand(self, epoch: int) -> None:
-        """Pack hand ``epoch``, once the next hand's shuffle is complete: every other seat sent
+        """Drop hand ``epoch``, once the next hand's shuffle is complete: every other seat sent
         its passes of it, so every seat had finished this hand's operations, and from now on an
         accusation about one of them is refused as it arrives, whatever it says (§6). What stays
-        in memory is :class:`_FinishedHand` (the light audit's inputs) and the hand's per-card
-        public keys as 96-bit prefixes (the reuse check); its messages go to the store."""
+        in memory is the hand's per-card public keys as 96-bit prefixes (the reuse check) and
+        the faces opened to all (``public_faces``): no seed is revealed, so nothing reads the
+        hand's messages again (protocol version 12)."""
         start, end = self._shuffle_ops[epoch], self._shuffle_ops[epoch + 1]
         first, last = epoch * self.n, (epoch + 1) * self.n
         re_first, re_last = self._hand_handles[epoch], self._hand_handles[epoch + 1]
         shuffle = self.transcript[start]
-        keys: list[bytes] = []
         card_keys: list[bytes] = []
         for kind, seat in self.pass_order(epoch):
-            message = shuffle[(kind, seat)]
-            if kind == "shuffle":
-                keys.append(message["key"])
-            else:
-                keys += message["keys"]
-                card_keys += message["keys"]
-        transfers, firsts, moved, moved_at = array("I"), array("I"), array("I"), array("I", [0])
-        receivers, rehandles = bytearray(), []
+            if kind == "relock":
+                card_keys += shuffle[(kind, seat)]["keys"]
         for op in range(start, end):
-            transfer = self.ops[op]
-            if isinstance(transfer, TransferOp):
-                message = self.transcript[op][("rehandle", transfer.to)]
-                transfers.append(op)
-                receivers.append(transfer.to)
-                moved.extend(sorted(set(transfer.handles)))
-                moved_at.append(len(moved))
-                firsts.append(self.rehandled[op][0] if self.rehandled[op] else 0)
-                rehandles.append(rehandle_digest(message["key"], message["points"]))
+            if isinstance(self.ops[op], TransferOp):
                 del self.rehandled[op]
-            if not isinstance(transfer, ShuffleOp):
-                # A deal, a reveal, a coin: nothing of it is read again; a transfer: packed above.
+            if not isinstance(self.ops[op], ShuffleOp):
+                # A deal, a reveal, a coin, a transfer: nothing of it is read again.
                 self.ops[op] = _FINISHED_OP
-        known = sorted(h for h in self.known if first <= h < last or re_first <= h < re_last)
-        self._finished.append(
-            _FinishedHand(
-                epoch,
-                keys_digest(keys),
-                b"".join(shuffle[self.pass_order(epoch)[-1]]["points"]),
-                transfers,
-                bytes(receivers),
-                moved,
-                moved_at,
-                firsts,
-                b"".join(rehandles),
-                array("I", known),
-                array("H", (self._card_index[self.known.pop(h)] for h in known)),
-            )
-        )
-        self.store.put(epoch, {op: self.transcript.pop(op) for op in range(start, end) if op in self.transcript})
+        for handle in [h for h in self.known if first <= h < last or re_first <= h < re_last]:
+            del self.known[handle]
+        for op in range(start, end):
+            self.transcript.pop(op, None)
+        self._finished += 1
         self._old_keys.add(card_keys)
         for op in range(start, end):
             self._expected_openings.pop(op, None)
@@ -1763,39 +1637,17 @@ class Party:
         link = self.cards_by_handle[handle].link
         return (handle, lock) if link is None else (-1 - link.op, self.players)
 
-    # -- seeds and the audit ----------------------------------------------------------------------
-
-    def _start_seeds(self, reason: str) -> None:
-        if self.audit_reason is not None:
-            return
-        self.audit_reason = reason
-        self._state = {"seeds": True}
-        if self.seat in self.dropped:
-            # A seat that dropped out never reveals its seed (it would open its set-aside
-            # cards); its program may still follow the game to its audit (issue 30).
-            return
-        message = {"type": "seed", "seed": self._seed}
-        self._broadcast(message)
-        self._on_seed(self.seat, message)
-
-    def _on_seed(self, sender: int, message: dict[str, Any]) -> None:
-        # Kept until this seat reaches the audit too (a faster seat may get there first).
-        if self.seeds[sender] is not None:
-            raise _Deviation("seed", sender, "revealed twice")
-        seed = message.get("seed")
-        if not _is_bytes(seed, 32) or seed_commitment(self.context, sender, seed) != self.seed_commits[sender]:
-            raise _Deviation("seed", sender, "seed does not open its commitment")
-        self.seeds[sender] = seed
+    # -- the end of the game --------------------------------------------------------------------
 
     def boxes_missing(self) -> list[tuple[int, int]]:
-        """After the end-of-game audit: ``(sender, receiver)`` of every other seat whose chain
-        has ended (its signed ``result`` came: :class:`~.judge.ChainEnded`, which the driver
-        reports in the chain's order, so after every private box of that chain) with fewer
-        private boxes to ``receiver`` than the begun operations call for (a box only its
-        receiver waits for, never sent). A seat whose result has not come is not counted: its
-        boxes may still be on the way. (Its seed is no such marker: it is to go, issue 32.)
-        Counted from the boxes the driver reported (``judge.PrivateBoxes``, every private
-        entry delivered); ours are not counted, nor a seat's that dropped out."""
+        """After the end-of-game step: ``(sender, receiver)`` of every other seat whose chain has
+        ended (its signed ``result`` came: :class:`~.judge.ChainEnded`, reported by the driver in
+        the chain's order, so after every private box of that chain) with fewer private boxes to
+        ``receiver`` than the begun operations call for (a box only its receiver waits for, never
+        sent). A seat whose result has not come is not counted: its boxes may still be on the
+        way (no seed marks the end of a chain since protocol version 12). Counted from the boxes
+        the driver reported (``judge.PrivateBoxes``, every private entry delivered); ours are
+        not counted, nor a seat's that dropped out."""
         return sorted(
             key
             for key, due in self._boxes_due.items()
@@ -1806,10 +1658,10 @@ class Party:
         )
 
     def _check_boxes(self) -> None:
-        """At the end-of-game audit every seat has begun every operation, and every seat's
-        private boxes came before its seed (its chain's order): a sender with more boxes to a
+        """At our end-of-game step we have begun every operation: a sender with more boxes to a
         seat than the openings of those operations call for signed one the protocol never called
-        for, which its signed entry proves at every seat, opened or not (deck.md section 7)."""
+        for, which its signed entry proves at every seat, opened or not (deck.md section 7). (A
+        box that comes after our end-of-game step is left to verify, which has every chain.)"""
         for (sender, receiver), count in sorted(self._boxes.items()):
             if count > self._boxes_due.get((sender, receiver), 0):
                 self._fail(
@@ -1820,32 +1672,12 @@ class Party:
                 )
                 return
 
-    def _progress_seeds(self) -> None:
-        missing = any(c is None and s not in self.dropped for s, c in enumerate(self.seeds))
-        if missing or self.blame is not None or self._hold_for_send():
-            return
-        from .audit import audit  # the audit is heavy and only needed at the end
-
-        self._audited = True
-        # The audit is begun only by AuditOp (since protocol version 11 no accusation aborts
-        # the game into it): every seat has begun every operation.
-        assert isinstance(self.ops[self.current], AuditOp), "the end-of-game audit"
+    def _end_of_game(self, index: int, op: AuditOp) -> bool:
+        """The end-of-game step (protocol/deck.md §7): no message, no seed. Every seat has begun
+        every operation, so a box beyond what they call for is proven now by its signed entry."""
         self._check_boxes()
         if self.blame is not None:
-            return
-        result = audit(self, full=self.full_audit)
-        self.audit_incomplete = result.incomplete
-        if result.blame is not None:
-            # Its op is the operation whose message deviated (a shuffle, a transfer), not the audit.
-            self._fail(result.blame.step, result.blame.seat, result.blame.reason, result.blame.op)
-            return
-        # The faces the table saw (every card opened to all): all the game's audit reads
-        # (protocol/deck.md §7), the same at every seat, and all a transcript shows once the
-        # seeds are no longer revealed (issue 32). (The audit checked that they are the faces
-        # the seeds derive.) Every face the seeds derive stays in ``derived_faces`` while seeds
-        # are revealed: verify's report of every hand reads it; it goes with the seed reveal.
-        self.derived_faces = dict(result.faces)
-        shown = dict(self.public_faces)
-        self._out.events.append(OpDone(self.current, self.ops[self.current], faces=shown))
-        self.current += 1
-        self._state = {}
+            return False
+        # The faces the table saw (every card opened to all): all the game's audit reads, the
+        # same at every seat, and all a transcript shows (issue 32).
+        return self._done(OpDone(index, op, faces=dict(self.public_faces)))

@@ -12,9 +12,6 @@ A seat's folder (:mod:`.store`) stays on disk while its game may still go on, so
 * another seat's signed ``bye`` is in it: that ends the game at every seat (protocol/table.md
   section 5), unless that seat had dropped out before it (section 4: its goodbye ends nothing).
 
-A seat that dropped out never puts its own deck seed in an end record (it would open its
-set-aside cards: deck.md section 4.6).
-
 Another seat's ``stop`` alone is not enough (a seat not waiting on the stopper plays on until it
 needs it): such a seat is resumed, and the other seats' answers decide (:mod:`.table`).
 
@@ -66,32 +63,17 @@ def _reason(body: object) -> str:
     return " ".join(reason.split())[:300] if isinstance(reason, str) and reason.strip() else "no reason given"
 
 
-def _seeds(entries: Sequence[Entry], me: int, seed: bytes) -> dict[int, bytes]:
-    """Seeds revealed in signed ``seed`` messages, and ours (the game is over for us: the
-    audit checks it against our signed commitment)."""
-    seeds: dict[int, bytes] = {}
-    for entry in entries:
-        msg = entry.body.get("msg") if entry.kind == "deck" and isinstance(entry.body, dict) else None
-        if isinstance(msg, dict) and msg.get("type") == "seed" and isinstance(msg.get("seed"), bytes):
-            seeds.setdefault(entry.sender, msg["seed"])
-    if any(e.sender == me and is_drop_out_entry(e) for e in entries):
-        return seeds  # we dropped out: our seed would open our set-aside cards (deck.md 4.6)
-    if any(e.sender == me and e.kind == "deck" for e in entries):  # we committed to it
-        seeds[me] = seed
-    return seeds
-
-
-def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[str]) -> GameOver | None:
+def ended_game(entries: Sequence[Entry], me: int, names: Sequence[str]) -> GameOver | None:
     """What ``entries`` (a seat's journal, or its log) show about the end of its game, for seat
-    ``me`` (whose deck seed is ``seed``); ``None`` if the game may still go on."""
+    ``me``; ``None`` if the game may still go on. (No deck seed goes in its end record: none is
+    revealed since protocol version 12.)"""
     own = [e for e in entries if e.sender == me]
-    seeds = _seeds(entries, me, seed)
     for entry in own:
         if entry.kind == "result":
             body = entry.body if isinstance(entry.body, dict) else {}
             return GameOver(
                 "the game is over: this seat already has its result",
-                TranscriptEnd("finished", body.get("result"), seeds),
+                TranscriptEnd("finished", body.get("result")),
                 exchange_results=True,
             )
     for entry in own:
@@ -99,13 +81,11 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
             why = _reason(entry.body)
             return GameOver(
                 f"you left this game ({why}): it ended for everyone at the table",
-                TranscriptEnd("abandoned", None, seeds, (me,), f"{names[me]} left the table: {why}"[:1000]),
+                TranscriptEnd("abandoned", None, (me,), f"{names[me]} left the table: {why}"[:1000]),
             )
         if entry.kind == "stop":
             why = _reason(entry.body)
-            return GameOver(
-                f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, seeds, (), why[:1000])
-            )
+            return GameOver(f"this seat's game had stopped: {why}", TranscriptEnd("aborted", None, (), why[:1000]))
     dropped = {e.sender: e.seq for e in reversed(entries) if is_drop_out_entry(e)}  # (the first of each)
     for entry in entries:
         if entry.kind == "bye" and entry.seq > dropped.get(entry.sender, entry.seq):
@@ -113,7 +93,7 @@ def ended_game(entries: Sequence[Entry], me: int, seed: bytes, names: Sequence[s
         if entry.kind == "bye" and entry.sender != me and 0 <= entry.sender < len(names):
             text = verdict.goodbye(names[entry.sender], entry.body)
             return GameOver(
-                f"the game has ended: {text}", TranscriptEnd("abandoned", None, seeds, (entry.sender,), text[:1000])
+                f"the game has ended: {text}", TranscriptEnd("abandoned", None, (entry.sender,), text[:1000])
             )
     return None
 
@@ -131,7 +111,7 @@ def game_over_in(folder: Path) -> GameOver | None:
     names = journal.header.names
     if journal.end is not None:
         return GameOver("the game has ended: its journal is closed", journal.end)
-    return ended_game(journal.entries, state.seat, state.seed, names)
+    return ended_game(journal.entries, state.seat, names)
 
 
 def close_ended_seat(folder: Path, over: GameOver, transcript_dir: Path | None, *, locked: bool = False) -> Path | None:

@@ -157,7 +157,4 @@ class NetworkDeck:
         return self.party.known if seat == self.peer.seat else {}
 
     async def open_all(self) -> dict[int, Card]:
-        faces = dict((await self._run(AuditOp())).faces)
-        if self.party.audit_incomplete is not None:  # our deck store failed: nobody is named for it
-            self.peer.session.publish("notice", self.party.audit_incomplete)
-        return faces
+        return dict((await self._run(AuditOp())).faces)

@@ -28,7 +28,7 @@ from typing import Any, cast
 
 import trio
 
-from ..deck.party import Party, Send
+from ..deck.party import Party
 from ..game import Action, Game, IllegalAction, Round, Turn
 from ..plugins import PLUGIN_STEP, plugin_failure
 from ..session import DroppingOut, SeatAgent, SeatPresence, TableSession
@@ -69,7 +69,6 @@ from ..wire.log import SEEN, Log, encode_header
 from ..wire.messages import Bye, Entry, Fetch, Fetched, LinksNotice, SpectatorSays, Watchers
 from ..wire.sealed import seal_bodies, seal_body
 from ..wire.spill import SpillError
-from .deckstore import FileDeckStore, journal_folder
 from .hooks import PeerHooks
 from .network_deck import NetworkDeck
 from .seats import LocalSeat, RemoteSeat
@@ -108,13 +107,10 @@ class CannotWrite(TableAborted):
 
 
 def is_goodbye(entry: Entry) -> bool:
-    """An entry of the goodbye a seat signs on its way out (its ``stop``, its ``bye``, its seed
-    reveal): after our journal failed, these are the only ones still signed, unjournaled (the
-    seats we send them to keep them, and a restart takes them back, recover_own)."""
-    if entry.kind in ("bye", "stop"):
-        return True
-    msg = entry.body.get("msg") if entry.kind == "deck" else None
-    return isinstance(msg, dict) and msg.get("type") == "seed"
+    """An entry of the goodbye a seat signs on its way out (its ``stop``, its ``bye``): after our
+    journal failed, these are the only ones still signed, unjournaled (the seats we send them to
+    keep them, and a restart takes them back, recover_own)."""
+    return entry.kind in ("bye", "stop")
 
 
 def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], waiting: set[int]) -> list[int]:
@@ -124,12 +120,6 @@ def send_order(me: int, players: int, seats: Sequence[int] | Mapping[int, Any], 
     one with work to do should not be woken last (7 players on 2 cores: the next shuffle pass
     was often the sixth to get the previous one, 1.5-2 ms later than the first)."""
     return sorted(seats, key=lambda seat: (seat not in waiting, (seat - me) % players))
-
-
-def _is_seed(entry: Entry) -> bool:
-    """A deck entry with a seed message (``verify`` checks the seed against the commitment)."""
-    msg = entry.body.get("msg") if entry.kind == "deck" and isinstance(entry.body, dict) else None
-    return isinstance(msg, dict) and msg.get("type") == "seed"
 
 
 class Peer(PeerHooks):
@@ -195,11 +185,7 @@ class Peer(PeerHooks):
         self._goodbye_said = False
         seed = seed if seed is not None else secrets.token_bytes(32)
         cards = game.deck(header.options, header.players)
-        # A finished hand's deck messages go to a file beside the journal (issue 23).
-        store = FileDeckStore(lambda: journal_folder(self.journal))
-        self.party = Party(
-            seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True, store=store
-        )
+        self.party = Party(seat, header.players, encode_header(self.header_wire), cards, seed, send_first=True)
         self.deck = NetworkDeck(self, self.party)
         seats: list[Any] = []
         for index in range(header.players):
@@ -235,14 +221,11 @@ class Peer(PeerHooks):
             on_say=self._spectator_said,
         )
         self._relayed = RelayedChat()
-        # Per seat, the seq of its result entries, of its deck seed messages and of every
-        # entry that bears on the game's end: kept as entries come, so that the loops that
-        # ask (every 10 ms while lingering) never read the log's spilled entries (issue 23).
+        # Per seat, the seq of its result entries and of every entry that bears on the game's
+        # end: kept as entries come, so that the loops that ask (every 10 ms while lingering)
+        # never read the log's spilled entries (issue 23).
         self.results = self.log.index(lambda e: e.kind == "result")
-        self.seed_entries = self.log.index(_is_seed)
-        self.endings = self.log.index(
-            lambda e: e.kind in ("result", "bye", "stop") or _is_seed(e) or is_drop_out_entry(e)
-        )
+        self.endings = self.log.index(lambda e: e.kind in ("result", "bye", "stop") or is_drop_out_entry(e))
         self.first_deck = self.log.index(lambda e: e.kind == "deck", first=True)
         self._endings_read: tuple[tuple[bytes, ...], list[Entry]] | None = None
         self._watching: list[str] = []
@@ -456,40 +439,16 @@ class Peer(PeerHooks):
 
     def all_stopped(self) -> bool:
         """After the game stopped: every seat still connected has signed its ``stop`` (or its
-        ``bye``) and published its deck seed, so nobody is cut off before it has everyone's.
-        Either may come last: a seat stopping on its own signs its stop, then its seed; a seat
-        whose deck aborted first (another seat's seed came) reveals its seed, then stops. On the
-        seed alone, a seat that stopped first left before the other's stop came, and the two
-        transcripts differed by that entry."""
+        ``bye``), so nobody is cut off before it has everyone's (since protocol version 12 no
+        seed follows it)."""
         return all(
-            s == self.seat
-            or not self.connected(s)
-            or (self._revealed_seed(s) and (s in self.protocol.halted or s in self.left))
+            s == self.seat or not self.connected(s) or s in self.protocol.halted or s in self.left
             for s in range(self.header.players)
         )
 
-    def known_seeds(self) -> dict[int, bytes]:
-        """Every seat's deck seed we know, for our end record: those our party took, and those
-        revealed in signed ``seed`` messages it did not act on (our game had stopped first).
-        Every seat holding the same log then writes the same end record."""
-        seeds = {s: seed for s, seed in enumerate(self.party.seeds) if seed is not None}
-        for seat in range(self.header.players):
-            for seq in self.seed_entries[seat] if seat not in seeds else ():
-                try:
-                    seed = self.log.entry(seat, seq).body["msg"].get("seed")
-                except SpillError:  # our spill fails: so will our transcript, which says so
-                    break
-                if isinstance(seed, bytes) and len(seed) == len(self.party._seed):
-                    seeds[seat] = seed  # (verify checks it against the seat's commitment)
-                    break
-        return seeds
-
-    def _revealed_seed(self, seat: int) -> bool:
-        return bool(self.seed_entries[seat])
-
     def ending_entries(self) -> list[Entry]:
-        """Every entry of the log that bears on the game's end (results, goodbyes, stops, deck
-        seeds, each seat's first deck entry): what :func:`~.ended.ended_game` reads, without
+        """Every entry of the log that bears on the game's end (results, goodbyes, stops, each
+        seat's first deck entry): what :func:`~.ended.ended_game` reads, without
         the rest of the log, in canonical order. Read again only when the log changed (asked
         every 50 ms while we recover, and the older ones come from the log's spill)."""
         counts = tuple(self.log.head(s) for s in range(self.header.players))  # (a retraction too)
@@ -1207,7 +1166,7 @@ class Peer(PeerHooks):
         try:
             self._stop_entry, _ = self.protocol.sign("stop", lambda: {"reason": exc.reason[:1000], "seat": exc.seat})
         except TableAborted:
-            pass  # past our budget: the seed still goes out if it fits
+            pass  # past our budget: the goodbye frame still says it
 
     def _own_fault(self, exc: TableAborted | None) -> bool:
         """A stop for a reason of our own: we cannot write, or it names us (a fault we found
@@ -1228,8 +1187,7 @@ class Peer(PeerHooks):
         even while being cancelled), once: a signed ``bye`` entry with ``reason``, so they end
         the game at once instead of waiting for us and the transcript shows who left (after a
         stop the table caused, our ``stop`` entry instead: a bye would name us in verify for
-        it); our deck seed, as at any stop; then a goodbye frame with ``reason`` on every
-        connection."""
+        it); then a goodbye frame with ``reason`` on every connection."""
         if self._goodbye_said:
             return
         self._goodbye_said = True
@@ -1244,10 +1202,8 @@ class Peer(PeerHooks):
                         await self.publish("bye", {"reason": reason})
                 except TableAborted:
                     pass  # past our budget: the frame still says it
-                await self._reveal_seed()
             elif not self.recovering:
                 await self._publish_stop()
-                await self._reveal_seed()
             # Every connection, even one marked closed: being cancelled, its reader marked it
             # so on the way out, while the socket itself is still open.
             for conn in list(self.connections.values()):
@@ -1326,9 +1282,8 @@ class Peer(PeerHooks):
                 chat.cancel_scope.cancel()
             if failure is None:
                 # The private boxes the others owed are counted after our result, each seat's
-                # once its own result came (Party.boxes_missing, net/table.py): waiting for the
-                # others' results before ours would deadlock, and no other entry marks the end
-                # of a seat's chain (its seed is to go: issue 32).
+                # once its own result came (Party.boxes_missing, net/table.py): no seed marks the
+                # end of a chain, and waiting for the others' results before ours would deadlock.
                 self.protocol.over = True
                 await self.publish(
                     "result", {"result": result.to_wire(), "violations": [v.to_wire() for v in self.session.violations]}
@@ -1336,39 +1291,19 @@ class Peer(PeerHooks):
                 return result
         assert self.aborted is not None, "set by _stopped"
         if self._own_fault(self.aborted):
-            raise self.aborted  # we leave: the table driver says goodbye (bye, then seed)
+            raise self.aborted  # we leave: the table driver says goodbye (a bye)
         await self._publish_stop()  # first: signed when we stopped, it comes before the rest
         await self._publish_evidence()
-        await self._reveal_seed()
         raise self.aborted
 
     async def _publish_stop(self) -> None:
-        """Tell every seat that our game has stopped, and why, before our seed: a seat waiting
-        on us then stops at once instead of waiting out a timeout and naming us for it."""
+        """Tell every seat that our game has stopped, and why: a seat waiting on us then stops at
+        once instead of waiting out a timeout and naming us for it."""
         if self._stop_entry is None or self._stop_sent:
             return
         self._stop_sent = True
         with shielded():
             await self._write_out([self._stop_entry], [self._stop_entry])
-
-    async def _reveal_seed(self) -> None:
-        """The game is over without its audit: reveal our deck seed anyway (a signed public
-        ``seed`` deck message, as the audit sends it), so that anyone holding the transcript
-        can re-derive our side of the deck and see that it was honest (protocol/deck.md 4.3).
-        The hands are over, so it gives nothing away that matters."""
-        party = self.party
-        if not party._started or party.seeds[self.seat] is not None:
-            return  # nothing committed yet, or already revealed (the audit, a deck abort)
-        if self.seat in party.dropped:
-            return  # we dropped out: our seed would open our set-aside cards (deck.md §4.6)
-        message = {"type": "seed", "seed": party._seed}
-        party.seeds[self.seat] = party._seed  # for our end record
-        with shielded():
-            async with self.send_lock:
-                try:
-                    await self.publish_deck([Send(None, message)])
-                except TableAborted:
-                    pass  # past our budget: the end record keeps the seed
 
     async def _publish_evidence(self) -> None:
         """Tell every seat what we can prove, so they stop too and name the same seat."""

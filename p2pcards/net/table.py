@@ -425,8 +425,8 @@ async def _run_seat(
             aborted = exc
         if aborted is not None and peer.leaves:
             # We leave for a reason of our own (we cannot write, a fault of ours): the others
-            # are told now, so that they stop (and reveal their seeds, which we wait for
-            # below) instead of waiting the grace period for us.
+            # are told now, so that they stop (their stops, which we wait for below) instead
+            # of waiting the grace period for us.
             await peer.say_goodbye(aborted.reason)
 
     leaving = "quit before the game ended"
@@ -475,7 +475,7 @@ async def _run_seat(
                     await play()
             if aborted is None or full_mesh.is_set() or played:
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
-                # (after a stop: until every seat still here has revealed its seed).
+                # (after a stop: until every seat still here has signed its stop).
                 await _linger(peer, linger, finished=aborted is None)
                 if aborted is None and (owed := peer.party.boxes_missing()):
                     # A seat signed its result before a private box it owed another seat (only
@@ -546,7 +546,7 @@ async def _run_seat(
 
 async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
     """After our game ended: keep serving the others until every seat has its result
-    (``finished``; else until every seat still connected revealed its seed), for ``linger``
+    (``finished``; else until every seat still connected signed its stop), for ``linger``
     seconds, and after a finished game for as long as a seat whose result we lack is still
     connected or away within its grace period: it may have crashed, and comes back
     (``resume``) to replay the game, send its result and take the others' (issue 23; a
@@ -662,14 +662,14 @@ def _ended_in_log(peer: Peer) -> GameOver | None:
     entries = peer.ending_entries()  # the entries ended_game reads, not the whole log
     logged = len(entries)
     entries += list(peer.protocol.replay_own)  # ours from the journal, and those taken back
-    over = ended_game(entries, me, peer.party._seed, [s.name for s in peer.header.seats])
+    over = ended_game(entries, me, [s.name for s in peer.header.seats])
     if over is not None and not over.exchange_results:  # else: back to the table for the results
         return over
     halted = {e.sender for e in entries[:logged] if e.kind in ("stop", "bye")}
     if halted >= set(range(peer.header.players)) - {me}:
         return GameOver(
             "the game has ended: every other seat has stopped its game",
-            TranscriptEnd("aborted", None, {}, (), "every other seat stopped its game"),
+            TranscriptEnd("aborted", None, (), "every other seat stopped its game"),
         )
     return None
 
@@ -753,13 +753,13 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
     section 5, "Stops in the transcript"): that is what ``p2pcards verify`` does with our
     transcript. Now that it is written, we run the same check on it, and a seat it names is our
     verdict too (issue 28: verify named a stopper that held everything it owed, while the seats
-    that stopped on it named nobody; and a seat whose deviation the seeds prove, while the
-    seats that stopped on a later goodbye named the player who quit).
+    that stopped on it named nobody; and a seat whose deviation the signed entries prove, while
+    the seats that stopped on a later goodbye named the player who quit).
 
     Our game stopped naming a seat whose deck message or move did not come in time (a stall),
-    and that seat stopped its game too and revealed its seed (its ``stop`` came while we wound
-    down): the one stall verdict on what its stop shows (table/stall.py: that it never received
-    an entry the game had reached, say) is ours too. If it names nobody, nobody is named (the
+    and that seat stopped its game too (its ``stop`` came while we wound down): the one stall
+    verdict on what its stop shows (table/stall.py: that it never received an entry the game had
+    reached, say) is ours too. If it names nobody, nobody is named (the
     review closing issue 28: a seat whose sends were all lost waited on the next seat, which
     waited on it, and named it; its stop, which came just after, showed it never received the
     entry it was to answer). The replay takes seconds on a long match's transcript: it runs off
@@ -771,12 +771,7 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
         goodbye = (
             named is not None and aborted.step == "connection" and any(e.kind == "bye" for e in peer.log.entries(named))
         )
-        stalled = (
-            named is not None
-            and aborted.stall
-            and bool(peer.seed_entries[named])
-            and any(e.kind == "stop" for e in peer.log.entries(named))
-        )
+        stalled = named is not None and aborted.stall and any(e.kind == "stop" for e in peer.log.entries(named))
     except OSError:  # our spill cannot give its entries back: our transcript says so
         goodbye = stalled = False
     if not (halted or goodbye or stalled):
@@ -836,19 +831,17 @@ def _finish_after_leaving(peer: Peer, transcript_dir: Path | None, folder: Path 
         return None
     if not any(peer.log.entry(peer.seat, q).kind in ("bye", "stop") for q in peer.endings[peer.seat]):
         return None
-    seeds = {s: seed for s, seed in enumerate(peer.party.seeds) if seed is not None}
     note = f"{peer.header.seats[peer.seat].name} left the table: quit before the game ended"
     try:
-        path, _ = _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, seeds, (peer.seat,), note))
+        path, _ = _finish(peer, transcript_dir, folder, TranscriptEnd("abandoned", None, (peer.seat,), note))
     except (OSError, ValueError):
         return None  # we are leaving all the same; 'resume' closes the seat from its journal later
     return path
 
 
 def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None) -> TranscriptEnd:
-    seeds = peer.known_seeds()
     if aborted is not None:
-        # Gone: its connection is down, or it signed a goodbye (it may linger to collect seeds).
+        # Gone: its connection is down, or it signed a goodbye (it may linger a moment).
         seat = aborted.seat
         absent: tuple[int, ...] = (
             (seat,) if seat is not None and (not peer.connected(seat) or seat in peer.left) else ()
@@ -856,5 +849,5 @@ def _end_record(peer: Peer, result: Result | None, aborted: TableAborted | None)
         if not absent and aborted.step == "resume":  # back after a restart: who never answered
             absent = tuple(s for s in range(peer.header.players) if s != peer.seat and not peer.connected(s))
         status = "abandoned" if absent else "aborted"
-        return TranscriptEnd(status, None, seeds, absent, aborted.reason[:1000])
-    return TranscriptEnd("finished", result.to_wire() if result else None, seeds)
+        return TranscriptEnd(status, None, absent, aborted.reason[:1000])
+    return TranscriptEnd("finished", result.to_wire() if result else None)

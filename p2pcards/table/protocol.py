@@ -693,7 +693,7 @@ class TableProtocol:
             return [*counted, DeckIn(sender, message)]
         if entry.kind == "result":
             # The end of the sender's chain for the deck: every private box of it came before
-            # (the deck counts them now: Party.boxes_missing; no seed marks it since version 11).
+            # (the deck counts them now: Party.boxes_missing; no seed marks it since version 12).
             return [DeckIn(sender, judge.ChainEnded())]
         if entry.kind == "action":
             turn, action = body.get("turn"), body.get("action")

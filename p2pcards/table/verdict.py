@@ -14,7 +14,6 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..deck.evidence import is_index
 from ..text import printable
 
 __all__ = [
@@ -26,12 +25,12 @@ __all__ = [
     "goodbye_words",
     "halted",
     "peer_words",
-    "left_without_seed",
+    "ended_its_game",
+    "left_without_stop",
     "played_after_stop",
     "plays_on",
     "signed_after_stop",
-    "stop_excused_by_kept_seeds",
-    "withheld_seed",
+    "stop_excused_by_unstopped",
     "stopped_on_private",
     "stopped_on_private_reason",
     "withheld_opening",
@@ -122,11 +121,11 @@ def withheld_opening(name: str, what: str) -> str:
 
 
 def signed_after_stop(kind: str) -> str:
-    """The verdict on a seat that signed a move, result, statement or deck step (but its seed)
-    after its own ``stop`` entry: proven by its chain."""
+    """The verdict on a seat that signed a move, result, statement or deck step after its own
+    ``stop`` entry: proven by its chain."""
     return (
         f"it signed a {kind} entry after its own stop entry (a seat that stops signs nothing for "
-        f"the game but its evidence and its seed)"
+        f"the game but its evidence)"
     )
 
 
@@ -138,15 +137,10 @@ def signed_after_drop(kind: str) -> str:
 
 def plays_on(kind: str, body: Any) -> bool:
     """An entry that a seat which has signed its ``stop`` entry must not sign: a move (or the
-    opening of a sealed one), an ``absent`` statement, a result or a deck step other than its
-    seed reveal (protocol/table.md section 5). Its evidence (``blame``), its ``bye`` and chat
-    are not part of the game."""
-    if kind in ("action", "open", "absent", "result"):
-        return True
-    if kind != "deck":
-        return False
-    msg = body.get("msg") if isinstance(body, dict) else None
-    return not (isinstance(msg, dict) and msg.get("type") == "seed")
+    opening of a sealed one), an ``absent`` statement, a result or a deck step (protocol/table.md
+    section 5; since protocol version 12 no seed reveal follows a stop). Its evidence
+    (``blame``), its ``bye`` and chat are not part of the game."""
+    return kind in ("action", "open", "absent", "result", "deck")
 
 
 @dataclass(frozen=True)
@@ -182,43 +176,35 @@ def played_after_stop(players: int, chain: Callable[[int], Iterable[Any]]) -> Pl
     return None
 
 
-def left_without_seed(waited_on: int, unrevealed: Collection[int], players: int) -> bool:
-    """A game stopped waiting for ``waited_on``, which never revealed its deck seed (every seat
-    reveals it when its game stops): does one transcript show that it left?
+def ended_its_game(kinds: Iterable[str]) -> bool:
+    """A seat's chain (the kinds of its signed entries) shows that its game ended: it signed its
+    ``stop`` or its ``bye`` (every seat signs one when its game stops or it leaves, protocol/
+    table.md section 5), or its ``result`` (its game reached its end). Since protocol version 12
+    this is what a seed reveal showed before: no seed is revealed any more."""
+    return any(kind in ("stop", "bye", "result") for kind in kinds)
 
-    Only if it alone kept its seed while at least two other seats revealed theirs. A seat cut
-    off from every other one holds only its own seed (no other reached it), and from its file
+
+def left_without_stop(waited_on: int, unstopped: Collection[int], players: int) -> bool:
+    """A game stopped waiting for ``waited_on``, which never signed its ``stop`` or ``bye``
+    (every seat signs one when its game stops: :func:`ended_its_game`): does one transcript
+    show that it left?
+
+    Only if it alone signed neither while at least two other seats signed theirs. A seat cut
+    off from every other one holds only its own stop (no other reached it), and from its file
     "the others left" and "I was cut off" look the same; so does the file of either side of a
     table split in two. Nobody is named then (a live seat in that place knows which of its
     links went silent, and names nobody too). With only two seats, one file can never tell."""
     others = players - 1
-    return set(unrevealed) == {waited_on} and others >= 2
+    return set(unstopped) == {waited_on} and others >= 2
 
 
-#: The wording of :func:`withheld_seed` (protocol/deck.md section 6).
-WITHHELD_SEED = (
-    "it withheld its deck seed: every seat reveals it after an accusation, so that the deck can be re-checked"
-)
-
-
-def withheld_seed(accused: Any, withheld: Sequence[int], players: int) -> int | None:
-    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6).
-    ``withheld``: the seats that did not, while others did, though they signed something after
-    the accusation had reached them (so they were there to reveal it; one that signed nothing
-    after it may have crashed or lost its link). The seat named: the accused, if it is among
-    them (``accused`` as the accusation gives it: any value), else the first; None if none."""
-    if not withheld:
-        return None
-    return accused if is_index(accused, players) and accused in withheld else withheld[0]
-
-
-def stop_excused_by_kept_seeds(waited_on: int, stopped_after_use: bool, unrevealed: Collection[int]) -> bool:
+def stop_excused_by_unstopped(waited_on: int, stopped_after_use: bool, unstopped: Collection[int]) -> bool:
     """The seat the game waited on signed a ``stop`` past everything the game used of it
-    (``stopped_after_use``) and revealed its seed, while other seats never revealed theirs: a
-    seat stops when another is gone past its grace period (protocol/table.md section 5), and
-    whether one was, or a link failed, one transcript cannot tell; so it is not named as a
-    staller (the live table names nobody for a stop either)."""
-    return bool(unrevealed) and waited_on not in unrevealed and stopped_after_use
+    (``stopped_after_use``), while other seats never signed theirs (``unstopped``): a seat stops
+    when another is gone past its grace period (protocol/table.md section 5), and whether one
+    was, or a link failed, one transcript cannot tell; so it is not named as a staller (the
+    live table names nobody for a stop either)."""
+    return bool(unstopped) and waited_on not in unstopped and stopped_after_use
 
 
 def stopped_on_private(

@@ -1,29 +1,26 @@
 """``p2pcards verify``'s entry point, :func:`verify_file`: read the transcript, rebuild and check
-the log, load the game it names, replay it (with every seed: :mod:`.replay`; a game that did not
-finish: :mod:`.unfinished`), and compare the results with the signed ones."""
+the log, load the game it names, replay it from what the table saw (:mod:`.seedless`; a game that
+did not finish: :mod:`.unfinished`), and compare the results with the signed ones."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..cards import Card
 from ..deck import judge
-from ..deck.local import DeckFault
 from ..deck.passes import derived_messages
 from ..deck.proofs import deferred_confirmations
-from ..engine import PlayerError
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.dropouts import DropOuts
 from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
-from ..wire.log import STALE_PREV, encode_header
+from ..wire.log import STALE_PREV
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, commitment_of, judged, public_message, with_faces
+from .replay import Replay, SeatEntries, judged, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -42,7 +39,6 @@ from .report import (
     Watch,
     describe_seats,
     difference,
-    illegal_move,
     plugin_failed,
     same_data,
 )
@@ -51,7 +47,6 @@ from .unfinished import (
     check_after_stops,
     check_blames,
     check_openings,
-    revealed_seeds,
     verify_unfinished,
 )
 
@@ -312,118 +307,14 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, see
         return
 
     _check_complete(log)
-    # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
-    # the end record is not signed: where it says otherwise, the file was altered, and a seed
-    # of it that does not open its seat's signed commitment is not used (transcript.md
-    # section 5). Its status is not signed either: a file lacking a seat's seed is checked as a
-    # game that did not finish, so that the status never decides whom the file names.
-    signed = revealed_seeds(log, lobby, game, replace(end, seeds={}), Report(report.file))
-    revealed = revealed_seeds(log, lobby, game, end, Report(report.file))
-    for seat in range(lobby.players):
-        seed = end.seeds.get(seat)
-        if seat in signed and seed != signed[seat]:
-            raise Failed(
-                "end record",
-                f"the deck seed of {names[seat]} is not the one it "
-                f"revealed in its signed seed message (the end record is not signed: "
-                f"it was altered)",
-            )
-        if seed is not None and seat not in revealed and commitment_of(log, seat) is not None:
-            raise Failed(
-                "end record",
-                f"the deck seed of {names[seat]} does not open the seed "
-                f"commitment it signed (the end record is not signed: it was altered)",
-            )
-    missing = [s for s in range(lobby.players) if s not in revealed]
-    if set(missing) <= set(dropped) and (missing or seedless):
-        _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
-        return
-    if missing:
-        report.notes.append(
-            f"the end record says the game finished, but no seed of "
-            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
-            f"game that did not finish (the end record is not signed)"
-        )
-        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
-        return
-    seeds = [revealed[seat] for seat in range(lobby.players)]
-
-    seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
-    replay = Replay(
-        game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log, watch=watch
-    )
-    try:
-        record, deck = replay.run()
-    except Failed:
-        raise
-    except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
-    except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
-        raise Failed("deck", str(exc), exc.blame.seat) from None
-    except Exception as exc:  # the rules or the deck refused what the signed entries ask
-        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
-        plugin_failed(exc, game, turn)
-        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
-    report.checked.update(
-        seeds=len(seeds),
-        public=replay.public,
-        private=replay.private,
-        operations=len(deck.parties[0].ops),
-        moves=replay.turn,
-        cards=len(replay.seed_faces),
-    )
-    report.timeline = with_faces(replay.timeline, replay.seed_faces)
-    _note_faces(report, record.faces, replay.seed_faces, range(lobby.players))
-
-    _check_deck_ends(replay, seats, seed_last=())  # (the replay took every seed message)
-    for mine in seats:
-        mine.skip_void()
-        if mine.next_action < len(mine.actions):
-            entry = mine.actions[mine.next_action]
-            raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
-
-    report.violations = [v.to_wire() for v in record.violations]
-    if record.violations:
-        v = record.violations[0]
-        raise Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
-
-    result = record.result
-    report.result = result
-    if result is not None:
-        report.result_text = result_words(game, result)  # "seat 1 wins ... (hands won: seat 0 2, ...)"
-    violations: list[Any] = []
-    results_signed = 0
-    for mine in seats:
-        if not mine.results:
-            report.notes.append(f"{names[mine.seat]} signed no result")
-        for entry in mine.results:
-            body = entry.body
-            got = body.get("result") if isinstance(body, dict) else None
-            step = f"result (log #{entry.seq} of seat {mine.seat})"
-            if not same_data(got, result.to_wire()):
-                raise Failed(
-                    step,
-                    f"its signed result differs from the recomputed one (first "
-                    f"difference: {difference(got, result.to_wire())})",
-                    mine.seat,
-                )
-            if not same_data(body.get("violations"), violations):
-                raise Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
-            results_signed += 1
-    report.checked["results"] = results_signed
-    if end.status != "finished":
-        report.notes.append(
-            f"the end record says {end.status!r} ({end.note}), yet the signed entries hold a whole game"
-        )
-    elif not same_data(end.result, result.to_wire()):
+    # No seed is revealed (protocol version 12): every finished game is checked as every seat
+    # checked it, from what the table saw.
+    _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
+    # (Kept from the seeded replay, which checked them: the end record is not signed.)
+    if not same_data(end.result, report.result.to_wire() if report.result is not None else None):
         raise Failed(
             "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
         )
-    report.notes.append(
-        "private deck messages are checked by recipient only: a sealed box "
-        "opens only with its recipient's key; the deck audit re-derives what "
-        "each carried from the seeds"
-    )
 
 
 def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
@@ -451,14 +342,13 @@ def _verify_with_drop_outs(
     watch: Watch | None,
     dropped: Mapping[int, Any],
 ) -> None:
-    """A finished game that some seats dropped out of (issue 30): they never reveal their deck
-    seeds (protocol/deck.md §4.6), so the deck cannot be derived again. What every seat checked
-    as the game went is checked here the same way, without any seed: every shuffle pass and
-    re-handling with its proof, the cards opened to all, and every signed move by the game's
-    public rules in the table's order, each drop-out at the turn it was signed for, to the
-    game's end; then each seat's signed result against the one the rules reach. The cards
-    nobody opened are not checked (the live table's audit of those hands checks nothing
-    either: deck.md §7)."""
+    """A finished game, with or without drop-outs (issue 30). No seed is revealed (protocol
+    version 12), so the deck is never derived again: what every seat checked as the game went
+    is checked here the same way: every shuffle pass and re-handling with its proof, the cards
+    opened to all, and every signed move by the game's public rules in the table's order, each
+    drop-out at the turn it was signed for, to the game's end; then each seat's signed result
+    against the one the rules reach. The cards nobody opened are not checked (the live table's
+    end of game checks nothing of them either: deck.md §7)."""
     from .seedless import public_moves, public_setup
 
     seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
@@ -472,7 +362,7 @@ def _verify_with_drop_outs(
             "the game's end; not verified",
         )
     result, faces = ended
-    _check_deck_ends(replay, seats, seed_last=[m.seat for m in seats if m.seat not in dropped])
+    _check_deck_ends(replay, seats)
     # The game's audit over the faces turned up for everyone, as the live table's audit of a
     # hand a seat dropped out of sees them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
@@ -499,6 +389,8 @@ def _verify_with_drop_outs(
     report.result_text = result_words(game, result)
     results_signed = 0
     for mine in seats:
+        if not mine.results and mine.seat not in dropped:
+            report.notes.append(f"{names[mine.seat]} signed no result")
         for entry in mine.results:
             body = entry.body
             got = body.get("result") if isinstance(body, dict) else None
@@ -514,19 +406,15 @@ def _verify_with_drop_outs(
     for seat, entry in dropped.items():
         report.notes.append(
             f"{names[seat]} dropped out at turn {entry.body.get('turn')}: its cards were set aside "
-            f"unseen and its deck seed is never revealed, so the deck is checked without seeds "
-            f"(every proof, the cards opened to all, the moves by the game's public rules; the "
-            f"cards nobody opened are not checked)"
+            f"unseen (never opened, like every card nobody opened)"
         )
 
 
-def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Container[int]) -> None:
+def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries]) -> None:
     """At the end of a finished game, every seat's deck entries were followed to the last
-    operation (by the seeded replay, or without seeds by seedless.PublicHandles): an
-    accusation kept aside for an operation never reached names its accuser, and a deck entry
-    past them names its seat, but the seed of a seat in ``seed_last`` (revealed at the end,
-    while the seeds still are: the one message of the audit the seedless replay does not
-    take)."""
+    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
+    names its accuser, and a deck entry past them names its seat (a ``seed`` message too: none
+    is revealed since protocol version 12, and the end of the game sends nothing)."""
     for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
         raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
     for mine in seats:
@@ -538,8 +426,6 @@ def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Co
                 mine.seat,
             )
         rest = mine.deck[mine.next_deck :]
-        if mine.seat in seed_last and rest and public_message(rest[-1], "seed"):
-            rest = rest[:-1]
         if rest:
             entry = rest[0]
             raise Failed(

@@ -24,7 +24,6 @@ from ..deck.passes import pass_context, vouch
 from ..deck.proofs import claimed_proofs, known_logs, remembered_public_keys
 from ..engine import Replica, play
 from ..game import Action, Bot, Game, Round
-from ..net.deckstore import FileDeckStore
 from ..table import stall
 from ..table.absence import Absences
 from ..table.dropouts import is_drop_out_entry
@@ -294,9 +293,6 @@ class Replay:
     # -- deck -----------------------------------------------------------------------------
 
     def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
-        # A finished hand's messages go to a scratch file, not to memory (three or more
-        # parties' copies of a long match's passes held a hundred megabytes).
-        kwargs.setdefault("store", FileDeckStore())
         return _CheckedParty(seat, *args, replay=self, **kwargs)
 
     def next_deck_entry(self, seat: int, what: str) -> Entry:
@@ -582,7 +578,6 @@ class Replay:
             len(self.seats),
             self.seeds,
             header=self.header,
-            full_audit="none",
             party_factory=self.party,
             multiply_many=self.products,
         )
@@ -758,7 +753,7 @@ class _NotingDeck:
         """The faces the table saw, for the game's audit; every face the seeds derive, for the
         report's hands (:attr:`Replay.seed_faces`) while the seeds are revealed."""
         faces = self._done(self.deck.open_all())
-        self.replay.seed_faces = {**self.deck.parties[0].derived_faces, **faces}
+        self.replay.seed_faces = dict(faces)  # (no seed derives more: protocol version 12)
         if self.replay.watch is not None:
             self.replay.watch.opened(self.replay.seed_faces)
         return faces

@@ -38,7 +38,7 @@ from .stops import (
     statement_owed,
     statements_on,
     stopped_by_accusation,
-    stopped_while_others_kept_seeds,
+    stopped_while_others_did_not,
 )
 
 
@@ -462,6 +462,10 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
     retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
+    # Every per-card public key published so far -> (seat, handle, epoch): one published again
+    # names the later pass's author, as every seat names it (Party._note_public_keys). The seeded
+    # replay found it as a pass its seed does not derive; no seed is revealed since version 12.
+    card_keys: dict[bytes, tuple[int, int, int]] = {}
     epochs, next_handle = 0, FIRST_REHANDLED
     for op in sorted(by_op):
         messages = by_op[op]
@@ -523,6 +527,16 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 keys[seat] = msg["key"]
             else:
                 locks[seat] = msg["keys"]
+                for j, key in enumerate(msg["keys"]):
+                    first = card_keys.get(key)
+                    if first is not None:
+                        reused = (
+                            "a per-card key of a finished hand"
+                            if first[2] < epochs - 1
+                            else f"the per-card key of seat {first[0]} at handle {first[1]}"
+                        )
+                        raise Failed(what, f"position {j} reuses {reused}", seat)
+                    card_keys[key] = (seat, epochs * n + j, epochs)
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
         if game_id is not None:
             public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
@@ -555,7 +569,8 @@ def public_moves(
 ) -> tuple[Result, dict[int, Card]] | None:
     """Without every seed: replay the signed moves with the game's public rules (turn order,
     handles held, every public check) as far as no face is needed. ``unrevealed``: the seats
-    that never revealed their seed. Returns the game's result and every face turned up for
+    that never signed their stop, bye or result (:func:`~p2pcards.table.verdict.ended_its_game`;
+    the name is from when they revealed a seed instead). Returns the game's result and every face turned up for
     everyone if the replay reached its end (only the audit, which needs the hidden faces, is
     left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
@@ -617,18 +632,18 @@ def public_moves(
         raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", seat) from None
     report.checked["moves"] = replay.turn
     out_of_turn(replay, replay.seats)
-    if stop is not None and stopped_while_others_kept_seeds(replay, stop.seat, unrevealed):
+    if stop is not None and stopped_while_others_did_not(replay, stop.seat, unrevealed):
         report.notes.append(
             f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, "
-            f"which signed its stop and revealed its seed instead; "
-            f"{', '.join(replay.names[s] for s in unrevealed)} never revealed theirs "
+            f"which signed its stop instead; "
+            f"{', '.join(replay.names[s] for s in unrevealed)} never signed theirs "
             f"(gone, or a lost connection: the transcript cannot tell which)"
         )
         stop = None
     if stop is not None and stop.seat in unrevealed:
-        # The seat the game waited on never revealed its seed, as every seat does when its game
-        # stops: gone, or the seat that wrote this file was cut off from it; the file tells
-        # which only when it alone kept its seed (protocol/table.md section 5).
+        # The seat the game waited on never signed its stop (or bye), as every seat does when
+        # its game stops: gone, or the seat that wrote this file was cut off from it; the file
+        # tells which only when it alone signed neither (protocol/table.md section 5).
         left = signed_goodbye(replay.log, replay.names)
         if left is not None:
             raise left
@@ -637,19 +652,19 @@ def public_moves(
             # Stated absent by some seats, not all: the statements were to decide on its move,
             # and the game stopped on them (table/stall.py), as the seats that stated did.
             raise stall_verdict(replay, stop)
-        if verdict.left_without_seed(stop.seat, unrevealed, lobby.players):
+        if verdict.left_without_stop(stop.seat, unrevealed, lobby.players):
             raise Failed(
                 stop.step,
                 f"the game stopped waiting for {replay.names[stop.seat]}'s "
-                f"{stop.what}, which it never signed, and it never revealed its deck seed "
+                f"{stop.what}, which it never signed, and it never signed its stop "
                 f"as every seat does when a game stops: it left the table",
                 stop.seat,
             )
         others = [replay.names[s] for s in unrevealed if s != stop.seat]
         report.notes.append(
             f"the game stopped at turn {replay.turn}, waiting for {replay.names[stop.seat]}, which "
-            f"never revealed its seed; "
-            + (f"neither did {', '.join(others)}" if others else "only one other seat revealed its seed")
+            f"never signed its stop; "
+            + (f"neither did {', '.join(others)}" if others else "only one other seat signed its stop")
             + ": gone, or the seat that wrote this file was cut off from the others (one file "
             "cannot tell which)"
         )
@@ -665,6 +680,8 @@ def public_moves(
         # The turn came right after a signed move, with no deck step between: every other
         # seat had what it needed; this one never signed its move.
         raise stall_verdict(replay, stop)
+    if stop is None and ended:
+        return ended[0], deck.shown  # a goodbye after the game's end changes nothing
     left = signed_goodbye(replay.log, replay.names)
     if left is not None:
         raise left

@@ -143,16 +143,17 @@ def _overtaken(log: Any) -> tuple[int, int, int, int] | None:
 
 
 def _unreceived(replay: Replay, seat: int) -> Unreceived | None:
-    """A waiting seat that stopped (it revealed its seed, as every seat does at a stop): what
-    its head echo shows it never received, an entry the game had reached or an entry that one
-    the game used had seen (a seat hands an entry on only after everything its author had
-    seen, protocol/table.md section 4). Its echo is that of its stop entry (signed before its
-    seed), if it signed one after what the game used of it: what reached it after that it no
-    longer acted on."""
+    """A waiting seat that stopped (it signed its ``stop`` or ``bye``, as every seat does when
+    its game stops): what its head echo shows it never received, an entry the game had reached
+    or an entry that one the game used had seen (a seat hands an entry on only after
+    everything its author had seen, protocol/table.md section 4). Its echo is that of its stop
+    entry, if it signed one after what the game used of it (what reached it after that it no
+    longer acted on), else of its last stop or bye."""
     log = replay.log
-    last = log.entries(seat)[-1] if log is not None and log.entries(seat) else None
-    if last is None or last.kind != "deck" or not public_message(last, "seed"):
+    endings = [e for e in log.entries(seat) if e.kind in ("stop", "bye")] if log is not None else []
+    if log is None or not endings:
         return None
+    last = endings[-1]
     used = _used(replay)
     after = max((e.seq for e in used if e.sender == seat), default=-1)
     last = next((e for e in log.entries(seat) if e.seq > after and e.kind == "stop"), last)
@@ -199,8 +200,6 @@ def _stopped_on_private(replay: Replay, seat: int) -> StoppedOnPrivate | None:
     (p2pcards.table.verdict.stopped_on_private): which, with the stop's number."""
     log = replay.log
     entries = log.entries(seat) if log is not None else []
-    if not entries or entries[-1].kind != "deck" or not public_message(entries[-1], "seed"):
-        return None
     stop_entry = next((e for e in reversed(entries) if e.kind == "stop"), None)
     if stop_entry is None:
         return None
@@ -342,32 +341,12 @@ def invalid_public_points(seats: Sequence[SeatEntries]) -> None:
                 )
 
 
-def withheld_after_accusation(seats: Sequence[SeatEntries], missing: Sequence[int]) -> None:
-    """After a signed accusation every seat reveals its seed (protocol/deck.md section 6): a
-    seat that did not, while the others did, withheld it, if it signed something after the
-    accusation had reached it (its head echo shows it) and so was there to reveal it. A seat
-    that signed nothing after it may have crashed or lost its link: not named for that."""
-    accusations = [(mine.seat, e) for mine in seats for e in mine.deck if public_message(e, "accuse")]
-    if not accusations or len(missing) == len(seats):
-        return
-    accuser, entry = accusations[0]
-    accused = entry.body["msg"].get("seat")
-
-    def informed(seat: int) -> bool:
-        return any(later.body["seen"][accuser][0] > entry.seq for later in seats[seat].entries)
-
-    seat = verdict.withheld_seed(accused, [s for s in missing if informed(s)], len(seats))
-    if seat is None:
-        return
-    raise Failed(f"seeds after seat {accuser}'s accusation (log #{entry.seq})", verdict.WITHHELD_SEED, seat)
-
-
-def stopped_while_others_kept_seeds(replay: Replay, seat: int, unrevealed: Sequence[int]) -> bool:
-    """The facts of :func:`p2pcards.table.verdict.stop_excused_by_kept_seeds` from the
+def stopped_while_others_did_not(replay: Replay, seat: int, unstopped: Sequence[int]) -> bool:
+    """The facts of :func:`p2pcards.table.verdict.stop_excused_by_unstopped` from the
     transcript: did ``seat`` sign a ``stop`` past everything the game used of it?"""
     mine = replay.seats[seat]
     if replay.log is None:
         return False
     used = max((e.seq for e in mine.deck[: mine.next_deck] + mine.actions[: mine.next_action]), default=-1)
     after = any(e.kind == "stop" and e.seq > used for e in replay.log.entries(seat))
-    return verdict.stop_excused_by_kept_seeds(seat, after, unrevealed)
+    return verdict.stop_excused_by_unstopped(seat, after, unstopped)

@@ -1,33 +1,23 @@
 """The checks of a game that did not finish (aborted, abandoned), and the parts every
-transcript gets: provable blames, the seeds revealed against their commitments, statements
-of absence, and the replay as far as the signed entries go (:func:`verify_unfinished`)."""
+transcript gets: provable blames, statements of absence, and the replay as far as the signed
+entries go (:func:`verify_unfinished`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ..deck.derive import seed_commitment
-from ..deck.local import DeckFault
-from ..engine import PlayerError
 from ..game import Game
 from ..table import rounds, verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
-from ..wire.log import Blame, encode_header
+from ..wire.log import Blame
 from ..wire.transcript import Transcript
-from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, NotStarted, Report, Stopped, Watch, illegal_move, plugin_failed
-from .seedless import deck_context, public_moves, public_setup
-from .stops import (
-    after_stop,
-    invalid_public_points,
-    provable_accusations,
-    stall_verdict,
-    stopped_by_accusation,
-    withheld_after_accusation,
-)
+from .replay import Replay, SeatEntries
+from .report import Failed, NotStarted, Report, Watch
+from .seedless import public_moves, public_setup
+from .stops import invalid_public_points, provable_accusations
 
 
 def check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
@@ -64,42 +54,9 @@ def check_blames(transcript: Transcript, log: Any, lobby: TableHeader) -> None:
         raise Failed(step, "it publishes evidence that proves nothing", entry.sender)
 
 
-def revealed_seeds(log: Any, lobby: TableHeader, game: Game, end: Any, report: Report) -> dict[int, bytes]:
-    """Every seed that opens its seat's signed commitment: revealed in a signed ``seed`` deck
-    message (at the audit, or as the game stopped) or found in the end record (unsigned, but a
-    seed that opens its commitment is the seat's, wherever it comes from)."""
-    context = deck_context(lobby, game)
-    seeds: dict[int, bytes] = {}
-    for seat in range(lobby.players):
-        deck = [e for e in log.entries(seat) if e.kind == "deck"]
-        commit = commitment_of(log, seat)
-        if commit is None:
-            continue
-        for entry in deck:
-            if public_message(entry, "seed"):
-                seed = entry.body["msg"].get("seed")
-                if seed_commitment(context, seat, seed) != commit.get("seed") if isinstance(seed, bytes) else True:
-                    raise Failed(
-                        f"seed of seat {seat} (log #{entry.seq})",
-                        "the seed it revealed does not open its signed commitment",
-                        seat,
-                    )
-                seeds[seat] = seed
-        seed = end.seeds.get(seat)
-        if seat not in seeds and isinstance(seed, bytes):
-            if seed_commitment(context, seat, seed) == commit.get("seed"):
-                seeds[seat] = seed
-            else:
-                report.notes.append(
-                    f"the end record's seed of seat {seat} does not open its "
-                    f"commitment (the end record is not signed); not used"
-                )
-    return seeds
-
-
 def check_after_stops(log: Any, names: Sequence[str]) -> None:
-    """From its ``stop`` entry on, a seat signs no move, result or deck step but its seed reveal
-    (protocol/table.md section 5): one it did sign is its fault, proven by its own chain, and
+    """From its ``stop`` entry on, a seat signs no move, result or deck step (protocol/table.md
+    section 5): one it did sign is its fault, proven by its own chain, and
     it may have made another seat's wait look like a stall (the seats that stopped for it had
     stopped acting). The rule is the table's (:func:`p2pcards.table.verdict.played_after_stop`),
     which a live seat that stopped naming nobody applies to its log too."""
@@ -139,10 +96,8 @@ def verify_unfinished(
 ) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
-    reported as what the table recorded, never taken as proof. ``seedless`` (internal, issue
-    32): check it without the seeds, as if none were revealed, while the seeds the signed
-    entries reveal still say who revealed one (the seedless replay, which is to be verify's
-    only one once the seeds go)."""
+    reported as what the table recorded, never taken as proof. No seed is revealed (protocol
+    version 12): the game is checked from what the table saw (``seedless``: no longer read)."""
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"
@@ -151,79 +106,39 @@ def verify_unfinished(
     if end.note:
         recorded += f" ({end.note})"
     report.notes.append(recorded + " (the end record is not signed: information only)")
-    seeds = revealed_seeds(log, lobby, game, end, report)
-    report.checked["seeds"] = len(seeds)
     delivered = _delivered(log, lobby.players)
     seats = [SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
-    missing = [s for s in range(lobby.players) if s not in seeds]
     invalid_public_points(seats)
-    if missing:
-        report.notes.append(
-            "no revealed seed for "
-            + ", ".join(names[s] for s in missing)
-            + ": the deck cannot be re-derived, and the moves are checked with "
-            "the public rules only"
-        )
-    # What every seat checks as a public deck message arrives, needing no seed (its type, the
-    # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
+    # What every seat checks as a public deck message arrives (its type, the commitment, the
+    # nonce): a message that fails names its signer, wherever the replay stops.
     public_setup(log, lobby, game)
-    if missing or seedless:
-        provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
-        replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
-        withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
-        # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
-        # nothing of who left or was cut off.
-        public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
-        silent = [s for s in range(lobby.players) if not log.entries(s)]
-        if silent:
-            # Seats that signed nothing never joined the game: their programs could not connect
-            # to every seat (a seat cut off, or one the others could not reach) or stopped
-            # before the first step. Not that they left: nobody is to blame.
-            shown = [names[s] for s in silent]
-            who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-            raise NotStarted(
-                "end record",
-                f"{who} signed nothing at this table (could not connect to every seat, or stopped "
-                f"before the first step): the game never started; nobody is to blame",
-            )
-        raise Failed(
+    provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))
+    replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
+    # Every seat signs its ``stop`` (or ``bye``) when its game stops (protocol/table.md section
+    # 5; since protocol version 12 no seed follows it), or its result: the seats that signed
+    # none are gone, or cut off from the seat that wrote this file. A seat that dropped out
+    # stops nothing.
+    unstopped = [
+        s
+        for s in range(lobby.players)
+        if s not in replay.absences.gone and not verdict.ended_its_game(e.kind for e in log.entries(s))
+    ]
+    public_moves(replay, lobby, game, report, unrevealed=unstopped)
+    silent = [s for s in range(lobby.players) if not log.entries(s)]
+    if silent:
+        # Seats that signed nothing never joined the game: their programs could not connect
+        # to every seat (a seat cut off, or one the others could not reach) or stopped
+        # before the first step. Not that they left: nobody is to blame.
+        shown = [names[s] for s in silent]
+        who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+        raise NotStarted(
             "end record",
-            f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
+            f"{who} signed nothing at this table (could not connect to every seat, or stopped "
+            f"before the first step): the game never started; nobody is to blame",
         )
-    replay = Replay(
-        game,
-        lobby.options,
-        names,
-        seats,
-        [seeds[s] for s in range(lobby.players)],
-        encode_header(transcript.header.lobby),
-        log=log,
-        unfinished=True,
-        watch=watch,
-    )
-    try:
-        record, deck = replay.run()
-    except Stopped as stop:
-        report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
-        after_stop(replay, seats, stop)
-        stopped_by_accusation(seats, stop.step, replay.cards)
-        raise stall_verdict(replay, stop) from None
-    except Failed:
-        raise
-    except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
-    except DeckFault as exc:
-        raise Failed("deck", str(exc), exc.blame.seat) from None
-    except Exception as exc:
-        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
-        plugin_failed(exc, game, turn)
-        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
-    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
-    report.result = record.result
     raise Failed(
         "end record",
-        f"{end.status}, yet the signed entries hold a whole game with "
-        f"its result; not verified: the game did not finish at the table",
+        f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
     )
 
 

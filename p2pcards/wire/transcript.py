@@ -15,7 +15,7 @@ Records, in order: one ``header`` (table, roster and keys, game, rules version, 
 protocol version, the lobby header), then ``entry`` records (every signed log entry once, in the
 order the writer accepted them: any interleaving of the seats' chains that keeps each seat's
 entries in ``seq`` order) and ``blame`` records (evidence found during play) as they happen, then
-at most one ``end`` (status, result, the seeds revealed at the end, absent seats). Peers that
+at most one ``end`` (status, result, absent seats). Peers that
 write their entries in the log's canonical order (:meth:`~p2pcards.wire.log.Log.canonical`:
 seat, then seq) and the same other records write byte-identical files.
 
@@ -157,7 +157,6 @@ END = Record(
         "type": Str(16),
         "status": Str(16),
         "result": Nullable(AnyData()),
-        "seeds": ListOf(Record({"seat": Int(0, MAX_SEATS - 1), "seed": Bytes(max_len=1024)}), MAX_SEATS),
         "absent": ListOf(Int(0, MAX_SEATS - 1), MAX_SEATS),
         "note": Str(1000),
     }
@@ -229,13 +228,11 @@ class TranscriptHeader:
 
 @dataclass(frozen=True)
 class TranscriptEnd:
-    """The last record: how the table ended. ``seeds`` are the deck seeds revealed at the end
-    ({seat: seed}); each is checked against its seat's signed commitment by the deck audit, so a
-    changed seed is caught even though this record is not signed."""
+    """The last record: how the table ended (not signed). No deck seed is in it: none is
+    revealed since protocol version 12."""
 
     status: str
     result: Any = None
-    seeds: Mapping[int, bytes] = field(default_factory=dict)
     absent: tuple[int, ...] = ()
     note: str = ""
 
@@ -244,7 +241,6 @@ class TranscriptEnd:
             "type": "end",
             "status": self.status,
             "result": self.result,
-            "seeds": [{"seat": s, "seed": v} for s, v in sorted(self.seeds.items())],
             "absent": list(self.absent),
             "note": self.note,
         }
@@ -254,13 +250,9 @@ class TranscriptEnd:
         _check(END, obj, "end")
         if obj["status"] not in END_STATUSES:
             raise TranscriptError(f"end: unknown status {obj['status']!r}")
-        seats = [s["seat"] for s in obj["seeds"]]
-        if len(set(seats)) != len(seats):
-            raise TranscriptError("end: a seat's seed appears twice")
         return cls(
             obj["status"],
             obj["result"],
-            {s["seat"]: s["seed"] for s in obj["seeds"]},
             tuple(obj["absent"]),
             obj["note"],
         )
@@ -442,10 +434,10 @@ def _parse(data: bytes, *, allow_torn: bool, verify: bool) -> Transcript:
             elif kind == "end":
                 end = TranscriptEnd.from_wire(obj)
                 players = len(transcript.header.roster)
-                strangers = sorted({s for s in (*end.seeds, *end.absent) if s >= players})
+                strangers = sorted({s for s in end.absent if s >= players})
                 if strangers:
                     # No writer puts them there: an unsigned record that was altered, or not
-                    # written by a table (and a seed nobody's commitment can check).
+                    # written by a table.
                     raise TranscriptError(
                         f"end: seat {strangers[0]} is not at the table (its roster has {players} seats)"
                     )

@@ -253,15 +253,12 @@ class SumsCards(Cheater):
 
 
 class CopiesCardHidesSeed(CopiesCard):
-    """Copies a card, then never reveals its seed when the game stops: the proofs name it
-    without any seed, at the table and in ``p2pcards verify``."""
+    """Copies a card and never reveals its seed: the proofs name it without any seed, at the
+    table and in ``p2pcards verify``. (Since protocol version 12 no seat reveals its seed, so
+    this is :class:`CopiesCard`; kept as the case written when withholding the seed was a
+    cheater's choice.)"""
 
     deviation = "copied card, seed withheld"
-
-    def tamper_deck(self, to, message):
-        if message.get("type") == "seed":
-            return None
-        return super().tamper_deck(to, message)
 
 
 class SubstitutesAtRehandleHidesSeed(Cheater):
@@ -273,8 +270,7 @@ class SubstitutesAtRehandleHidesSeed(Cheater):
     substituted = False
 
     def tamper_deck(self, to, message):
-        if message.get("type") == "seed":
-            return None
+        # (No seed to withhold since protocol version 12: no seat reveals one.)
         if self.substituted or message.get("type") != "rehandle":
             return message
         self.substituted = True
@@ -283,8 +279,8 @@ class SubstitutesAtRehandleHidesSeed(Cheater):
         return {**message, "points": sorted(points)}
 
     async def deck_output(self, sends: list[Send]) -> list[Send]:
-        # Its chance is a pickup of its own: a game that ends before it picks up any pile (1 in
-        # 12 here) withholds only the seed, which is not the cheat this case is about.
+        # Its chance is a pickup of its own (a game may end before it picks up any pile, 1 in
+        # 12 here: then it is played again).
         kept = await super().deck_output(sends)
         self.cheated = self.substituted
         return kept
@@ -482,9 +478,10 @@ class _OffSeedParty(Party):
 
 
 class ShufflesOffSeed(Cheater):
-    """Every shuffle pass is a proven, fair shuffle, but not the one its committed seed derives:
-    nothing shows it until the end-of-game audit recomputes the passes from the seeds, which
-    names the shuffle (its deck operation), not the audit."""
+    """Every shuffle pass is a proven, fair shuffle, but not the one its committed seed derives.
+    Before protocol version 12 the end-of-game audit recomputed the passes from the revealed
+    seeds and named the shuffle; with no seed revealed and every pass proven, it is a fair
+    shuffle like any: no fault, nothing to name, at the table or in ``p2pcards verify``."""
 
     deviation = "shuffle off its seed"
 
@@ -492,6 +489,22 @@ class ShufflesOffSeed(Cheater):
         super().__init__(*args, **kwargs)
         self.party.__class__ = _OffSeedParty
         self.cheated = True
+
+
+class SendsSeed(Cheater):
+    """Still reveals its deck seed, as every seat did before protocol version 12: a public
+    ``seed`` deck message, sent with its first shuffle or re-lock pass. It is of no known type
+    now: every honest seat names its signer as the message arrives, and so does ``p2pcards
+    verify`` (a public deck message of no known type)."""
+
+    deviation = "a seed message (none since protocol version 12)"
+
+    async def deck_output(self, sends: list[Send]) -> list[Send]:
+        kept = await super().deck_output(sends)
+        if not self.cheated and any(s.to is None and s.message.get("type") in ("shuffle", "relock") for s in kept):
+            self.cheated = True
+            kept.append(Send(None, {"type": "seed", "seed": self.party._seed}))
+        return kept
 
 
 class StallsDeck(Cheater):
@@ -1175,6 +1188,7 @@ CHEATERS = {
         FalseFaceOfMovedCard,
         StallsDeck,
         ShufflesOffSeed,
+        SendsSeed,
         JamsThenWrongKey,
         AccusesUnreceivedPass,
         ForgesAccusation,

@@ -53,10 +53,20 @@ def test_a_pass_or_move_withheld_from_the_next_seat_reaches_it_through_the_other
 @pytest.mark.parametrize("players", [3, 4])
 def test_an_unsigned_goodbye_counts_against_the_leaver_not_the_seat_to_move(tmp_path, players):
     run = play(tmp_path, "SaysByeUnsigned", players)
+    info = run.describe()
+    if all(o.aborted is None and o.result is not None for o in run.honest.values()):
+        # The rules passed for the leaver to the game's end (Cal's BS rule 28, an absent
+        # follower): since protocol version 12 the end of a game waits for no seat's seed, so the
+        # others finish without it, naming nobody, and their transcripts verify.
+        for seat, outcome in run.honest.items():
+            assert outcome.peer.blames == [], info
+            status, report = verify(outcome.transcript)
+            assert status == 0, f"seat {seat}: {report.get('problem')}\n{info}"
+        return
     # The seat the game needs the leaver for names it; a seat waiting on that one stops on its
     # stop entry, naming nobody.
     assert_cheater_or_nobody(run)
-    assert any(o.aborted.seat == CHEATER for o in run.honest.values()), run.describe()
+    assert any(o.aborted.seat == CHEATER for o in run.honest.values()), info
 
 
 @pytest.mark.parametrize("players", [3, 4])

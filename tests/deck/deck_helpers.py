@@ -32,14 +32,23 @@ def make_deck(players: int, cards: int = 20, seed: object = "test", **kwargs) ->
 
 
 def every_face(deck: MentalPokerDeck) -> dict:
-    """End the game (the deck's audit, every seed revealed), then every face the seeds derive:
-    the deck tests' check of the deck itself. ``open_all`` returns only the faces the table saw
-    (every card opened to all, issue 32), the same at every seat, all the game's audit reads."""
-    from p2pcards.deck.audit import audit
-
-    shown = deck.open_all()
+    """Every card's face, for the deck tests' check of the deck itself (no seed is revealed since
+    protocol version 12, so nothing derives them from seeds): every current card nobody holds is
+    first opened to all, then the game ends (its message-free end step, which returns only the
+    faces the table saw, the same at every seat); a held card is taken as its holder decoded it.
+    A finished hand's stock is not opened (nothing of it can be any more): a test opens it first."""
     party = deck.playing[0]
+    stock = sorted(
+        h
+        for h, card in party.cards_by_handle.items()
+        if card.holder is None and not card.retired and not card.public and h not in party.set_aside
+    )
+    if stock:
+        deck.reveal(stock, None)
+    shown = deck.open_all()
     assert all(shown == p.public_faces for p in deck.playing)
-    faces = dict(audit(party, full=False).faces)
-    assert all(faces.get(h, c) == c for h, c in shown.items())
-    return {**faces, **shown}
+    faces = dict(shown)
+    for p in deck.playing:  # (a retired handle too; not a dropped seat's: its cards are set aside)
+        for h, card in p.known.items():
+            assert faces.setdefault(h, card) == card, "every seat that decoded a card agrees"
+    return faces

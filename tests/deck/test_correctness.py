@@ -25,11 +25,9 @@ SLOW_SIZE = 5 * 54
     ("players", "cards"),
     [pytest.param(p, c, id=f"{p}x{c}", marks=[pytest.mark.slow] if p * c >= SLOW_SIZE else []) for p, c in SIZES],
 )
-def test_deal_reveal_and_audit(players, cards):
+def test_deal_reveal_and_end(players, cards):
     faces_in_deck = deck_of_size(cards)
-    # the light audit here (hashes and decoded faces); test_blame covers the full recomputation
-    audit = "one" if (players, cards) == (4, 208) else "none"
-    deck = MentalPokerDeck(faces_in_deck, players, simulation_seeds("grid", cards, players), full_audit=audit)
+    deck = MentalPokerDeck(faces_in_deck, players, simulation_seeds("grid", cards, players))
     handles = deck.shuffle()
     assert handles == list(range(cards))
     each = 5
@@ -107,11 +105,14 @@ def test_several_shuffles_number_handles_by_epoch_and_coins_agree():
     deck = make_deck(3, 12)
     first = deck.shuffle()
     deck.deal({first[0]: 1})
+    # The first hand's cards as the table and their holder saw them while it went on (a
+    # finished hand keeps no face: every_face cannot open it later).
+    held = {first[0]: deck.known(1)[first[0]], **deck.reveal(first[1:], None)}
     assert 0 <= deck.coin("first-dealer", 3) < 3
     second = deck.shuffle()
     assert first == list(range(12)) and second == list(range(12, 24))
     deck.deal({second[0]: 1, second[1]: 2})
-    faces = every_face(deck)
+    faces = {**held, **every_face(deck)}
     assert len(faces) == 24
     assert Counter(faces[h] for h in second) == Counter(faces[h] for h in first)
 
@@ -135,23 +136,18 @@ def test_seeded_runs_repeat_and_secret_seeds_differ():
     assert c.parties[0].game_id != a.parties[0].game_id
 
 
-def test_with_send_first_a_seat_sends_its_seed_before_it_audits():
-    """The last seat to reach the audit has every other seed already: with ``send_first`` its
-    seed goes out in one output and the audit runs in the next (proceed), so nobody waits for
-    its seed while it audits."""
+def test_the_end_of_game_step_sends_nothing_and_waits_for_nobody():
+    """No seed is revealed (protocol version 12): the end-of-game step is message-free, so each
+    seat ends on its own, at once, with the faces the table saw, even with ``send_first``."""
     deck = make_deck(3, party_factory=lambda seat, *args, **kw: Party(seat, *args, **kw, send_first=seat == 2))
     handles = deck.shuffle()
     deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
-    first, second, last = deck.parties
-    for party in (first, second):  # they reach the audit first: their seeds are on the way
-        deck.net.call(party.seat, party.begin, AuditOp())
-    deck.net.run()
-    out = last.begin(AuditOp())
-    assert [s.message["type"] for s in out.sends] == ["seed"] and out.events == []
-    assert last.deferred
-    later = last.proceed()
-    assert later.sends == [] and [type(e) for e in later.events] == [OpDone]
-    assert not last.deferred and last.done
+    shown = deck.reveal([handles[3]], None)
+    for party in deck.parties:
+        out = party.begin(AuditOp())
+        assert out.sends == [] and not party.deferred and party.done
+        assert [type(e) for e in out.events] == [OpDone] and dict(out.events[0].faces) == shown
+        assert party.owed() == []
 
 
 @pytest.mark.parametrize("send_first", [True, False])
@@ -193,7 +189,7 @@ def test_the_in_process_setup_bench_counts_every_sequential_hop():
 
 
 def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sent():
-    """Party.boxes_missing: after the end-of-game audit, the private boxes another seat owed a
+    """Party.boxes_missing: after the end-of-game step, the private boxes another seat owed a
     third seat (by the operations begun) that the driver never reported (``PrivateBoxes``, as
     the table layer hands every private entry on at every seat), counted only for a seat whose
     chain has ended (its signed ``result``: ``ChainEnded``, handed on in its chain's order, after
@@ -205,8 +201,8 @@ def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sen
     me = deck.parties[2]
     due = dict(me._boxes_due)
     assert due and all(sender != 2 or receiver != 2 for sender, receiver in due)
-    # No result of theirs yet: their boxes may still be on the way (their seeds mark nothing:
-    # they are to go, issue 32), so a box that comes late names nobody and stops nothing.
+    # No result of theirs yet: their boxes may still be on the way (no seed marks a chain's
+    # end any more), so a box that comes late names nobody and stops nothing.
     assert me.boxes_missing() == []
     for seat in (0, 1):
         me.receive(seat, judge.ChainEnded())

@@ -61,12 +61,11 @@ def test_the_game_goes_on_without_the_seat_and_the_audit_needs_no_seed_of_it():
     assert party.pass_order(1) == [("shuffle", 0), ("shuffle", 2), ("relock", 2), ("relock", 0)]
     faces = every_face(deck)
     assert [p.blame for p in deck.playing] == [None, None]
-    assert deck.parties[0].seeds[DROPPER] is None
-    # The first hand is blind (seat 1 shuffled it): only the faces opened to all are returned;
-    # the second is derived in full from seats 0 and 2's seeds.
+    # The first hand is finished: only the faces opened to all, or held by a seat still
+    # playing, are known; the second is known in full (its stock opened by every_face).
     assert faces[stock[0]] == starter[stock[0]] and set(shown) <= set(faces)
     assert not set(set_aside) & set(faces)
-    assert stock[1] not in faces  # dealt to seat 2 and never shown
+    assert stock[1] not in party.public_faces  # dealt to seat 2 and never shown
     n = party.n
     assert all(h in faces for h in range(n, 2 * n))
 
@@ -74,12 +73,13 @@ def test_the_game_goes_on_without_the_seat_and_the_audit_needs_no_seed_of_it():
 @pytest.mark.slow
 def test_the_set_aside_cards_cannot_be_decoded_from_every_transcript_put_together():
     """Every message any seat sent to anyone (private openings included), every seed revealed
-    at the end: with all of it, the cards the dropper set aside stay locked under its key."""
+    and the seeds of every other seat (their data folders): with all of it, the cards the dropper
+    set aside stay locked under its key."""
     deck, pooled, set_aside, _stock, _starter, _shown, _deal = _play_a_drop()
     deck.open_all()
     party = deck.parties[0]
     game_id = party.game_id
-    others = [Secrets(party.seeds[s], game_id) for s in range(deck.players) if s != DROPPER]
+    others = [Secrets(deck.parties[s]._seed, game_id) for s in range(deck.players) if s != DROPPER]
     dropper = Secrets(deck.parties[DROPPER]._seed, game_id)  # the test knows it; nobody else
     leaves = set(_leaves([m for _, _, m in pooled]))
     assert not {dropper.card_key(h) for h in set_aside} & leaves, "its keys of its own cards never left it"
@@ -91,8 +91,8 @@ def test_the_set_aside_cards_cannot_be_decoded_from_every_transcript_put_togethe
         except group.InvalidScalar:
             pass
     table = set(party.table)
-    # What an honest seat's records hold of those cards: every other seat's lock is known to
-    # all by now (their seeds), the dropper's lock is not.
+    # What the other seats' folders hold of those cards: every other seat's lock (their
+    # seeds), not the dropper's.
     for handle in set_aside:
         point = deck.parties[DROPPER].cards_by_handle[handle].point
         stripped = group.multiply(group.invert(group.scalar_product(k.card_key(handle) for k in others)), point)
@@ -148,7 +148,7 @@ def test_no_later_operation_may_need_the_droppers_scalar_of_a_moved_card(step):
 @pytest.mark.slow  # an audit
 def test_a_moved_card_the_dropper_holds_stays_hidden():
     """Its hidden re-handled card stays hidden even to seat 0, which knew that card's scalar
-    before the transfer, with every seed but the dropper's revealed at the end; the public
+    before the transfer, with every seed but the dropper's (their data folders); the public
     one keeps the face its proof showed."""
     deck, before, moved, shown = _drop_with_moved_cards()
     seat0 = deck.parties[0]
@@ -162,7 +162,7 @@ def test_a_moved_card_the_dropper_holds_stays_hidden():
     table = set(seat0.table)
     point = seat0.cards_by_handle[hidden].point
     game_id = seat0.game_id
-    others = [Secrets(seat0.seeds[s], game_id) for s in range(deck.players) if s != DROPPER]
+    others = [Secrets(deck.parties[s]._seed, game_id) for s in range(deck.players) if s != DROPPER]
     op = next(i for i, o in enumerate(seat0.ops) if type(o).__name__ == "TransferOp")
     guesses = list(before)
     guesses += [group.mul(k.rehandle_factor(op, j), x) for k in others for j in range(2) for x in before]

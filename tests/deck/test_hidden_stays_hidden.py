@@ -5,10 +5,9 @@ never shown at the table: neither a card dealt to it, nor one passed to it (re-h
 
 The decoder tries everything it can find: the seeds it holds, every 32-byte value in any message
 that opens a seat's seed commitment (a revealed seed), and every scalar any message carried.
-While the seeds are still revealed at the end of a game (protocol version 11; removing that is
-the rest of issue 32, step 2) it finds the last seat's seed in its ``seed`` message and decodes
-every card: the test is a strict xfail until the reveal goes, and then a plain test. The same
-decoder, given that seat's seed too, decodes every card (it works)."""
+Since protocol version 12 no seed is revealed at the end of a game (before, it found the last
+seat's seed in its ``seed`` message and decoded every card). The same decoder, given that seat's
+seed too, decodes every card (it works)."""
 
 from __future__ import annotations
 
@@ -27,7 +26,7 @@ PLAYERS, CARDS, VICTIM = 3, 20, 2
 def _finished_game():
     """Shuffle, deal 4 cards each, the victim shows one of its cards to all, seat 0 passes
     two of its cards to the victim (re-handled by the victim, never shown), a stock card is
-    shown; the game's end (the deck's audit). Every message any seat sent, to anyone."""
+    shown; the game's end (the deck's message-free end step). Every message any seat sent, to anyone."""
     pooled: list[dict] = []
 
     def record(sender, receiver, message):
@@ -92,8 +91,7 @@ def _decodable(deck, pooled, folders: dict[int, bytes], hidden) -> set[int]:
     return found
 
 
-@pytest.mark.slow  # a whole small game with proofs and the audit
-@pytest.mark.xfail(strict=True, reason="seeds are still revealed at the end of a game (issue 32, step 2)")
+@pytest.mark.slow  # a whole small game with proofs
 def test_no_card_of_a_seat_never_shown_is_decodable_from_everything_else():
     deck, pooled, hidden, moved = _finished_game()
     assert hidden and set(moved) & set(hidden), "hidden dealt cards and hidden passed cards"

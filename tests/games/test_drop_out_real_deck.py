@@ -47,4 +47,4 @@ def test_a_real_deck_game_goes_on_to_its_audit_after_a_drop_out(game_id, players
     assert record.violations == []
     assert not set(set_aside) & set(record.faces)  # never opened, not even by the audit
     assert all(p.blame is None for p in deck.playing)
-    assert all(p.seeds[dropper] is None for p in deck.playing)
+    assert all(dropper in p.dropped for p in deck.playing)

@@ -1,4 +1,4 @@
-"""What one peer holds after a Cal's BS match, by owner, and how the audit and ``verify`` scale
+"""What one peer holds after a Cal's BS match, by owner, and how ``verify`` scales
 (docs/performance.md, "Memory over a long match"): loopback only, random bots, every seat a
 peer of its own in this process, each with its journal on disk as ``p2pcards host``/``join``
 keep it.
@@ -11,9 +11,9 @@ Prints a JSON line per match: hands, entries, the bytes seat 0's peer holds (``s
 summed over every object reached from it, each counted once, for the first owner that reaches
 it, in the order below; with ``--party-first`` the deck party's rows come first, so that
 what it shares with the log counts as its own), per entry and per hand; with ``--timings``,
-the light and the full deck audit of seat 0's party run again at the end, ``verify_file`` of
-its transcript, and reading the whole log back in canonical order (``read_back_ms``: from the
-spill file, as the final transcript does).
+``verify_file`` of seat 0's transcript, and reading the whole log back in canonical order
+(``read_back_ms``: from the spill file, as the final transcript does). (The deck audit's
+timings went with the audit: protocol version 12 has no end-of-game recomputation.)
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from typing import Any
 
 import trio
 
-from p2pcards.deck.audit import audit
 from p2pcards.deck.party import ShuffleOp
 from p2pcards.net.runner import play_local_table
 from p2pcards.testing.loopback import LoopbackTable, _agents, _host_for
@@ -142,10 +141,6 @@ def measure(target: int, players: int, timings: bool, party_first: bool = False)
             started = time.perf_counter()
             assert sum(1 for _ in peer.log.closed()) <= len(peer.log)  # read back from the spill
             row["read_back_ms"] = round((time.perf_counter() - started) * 1e3)
-            for full in (False, True):
-                started = time.perf_counter()
-                audit(peer.party, full=full)
-                row["full_audit_ms" if full else "light_audit_ms"] = round((time.perf_counter() - started) * 1e3)
             transcript = table.transcripts[0]
             assert transcript is not None
             started = time.perf_counter()
@@ -160,7 +155,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", type=int, default=[1, 3, 9], help="match targets (hand wins)")
     parser.add_argument("--players", type=int, default=3)
-    parser.add_argument("--timings", action="store_true", help="time the audits and verify too")
+    parser.add_argument("--timings", action="store_true", help="time verify and reading the log back too")
     parser.add_argument("--party-first", action="store_true", help="count the deck party's rows before the log's")
     args = parser.parse_args()
     for target in args.targets:

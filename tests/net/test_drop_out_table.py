@@ -134,9 +134,10 @@ async def test_a_player_who_drops_out_leaves_the_game_to_the_others(tmp_path, ga
     moves = [e for e in outcomes[0].peer.log.entries(seat) if e.kind == "action"]
     assert is_drop_out(moves[-1].body["action"])
     assert sum(is_drop_out(e.body["action"]) for e in moves) == 1
-    # dave's deck seed was never revealed: its set-aside cards stay hidden forever.
+    # No deck seed is revealed: dave's set-aside cards stay hidden forever.
     for outcome in outcomes:
-        assert outcome.peer.party.seeds[seat] is None
+        deck = [e.body.get("msg", {}) for e in outcome.peer.log.entries(seat) if e.kind == "deck"]
+        assert not [msg for msg in deck if msg.get("type") == "seed"]
         assert seat in outcome.peer.party.dropped
         assert "dropped out" in outcome.result.summary
     texts = []
@@ -190,9 +191,7 @@ async def test_a_player_who_drops_out_and_quits_at_once_ends_nothing(tmp_path, v
     assert len(others) == 3
     for outcome in others:
         assert outcome.aborted is None and outcome.result is not None, outcome.aborted
-        assert outcome.peer.party.seeds[dave.seat] is None
         assert not [e for e in outcome.peer.log.entries(dave.seat) if e.kind in ("bye", "stop")]
         report = verify_file(outcome.transcript)
         assert report.status == EXIT_VERIFIED, report.to_text()
         assert "dave dropped out" in report.to_text()
-    assert dave.party.seeds[dave.seat] is None

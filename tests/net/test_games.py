@@ -49,6 +49,7 @@ async def test_whole_game_over_loopback_with_discovery(game, players, options, t
     assert all(filecmp.cmp(same_table[0], other, shallow=False) for other in same_table[1:])
     transcript = read_transcript(same_table[0])
     assert transcript.complete and transcript.end.status == "finished"
-    assert len(transcript.end.seeds) == players
+    assert "seeds" not in transcript.end.to_wire()  # no seed is revealed (protocol version 12)
+    assert not any(e.kind == "deck" and e.body.get("msg", {}).get("type") == "seed" for e in transcript.entries)
     kinds = {entry.kind for entry in transcript.entries}
     assert {"deck", "action", "result"} <= kinds

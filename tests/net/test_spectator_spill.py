@@ -129,7 +129,7 @@ async def test_the_end_of_a_long_match_sends_spectators_the_rest_without_reading
         nursery.start_soon(spectators.serve, StuckConn(takes=1), "s")
         await trio.sleep(0.05)
         store.reads = 0
-        end = TranscriptEnd("aborted", None, {}, (), "test")
+        end = TranscriptEnd("aborted", None, (), "test")
         with trio.move_on_after(0.2):
             await spectators.finish(end, [log.next_seq(0)])
         assert store.reads <= 3, store.reads
@@ -147,7 +147,7 @@ async def test_the_rest_is_what_a_spectator_had_not_had():
         await trio.sleep(0.05)
         for n in range(ENTRIES, ENTRIES + 3):
             spectators.offer([log.make_entry(ME, 0, "action", {"n": n})])
-        end = TranscriptEnd("aborted", None, {}, (), "test")
+        end = TranscriptEnd("aborted", None, (), "test")
         await spectators.finish(end, [log.next_seq(0)])
         nursery.cancel_scope.cancel()
     got = [Entry.from_wire(decode(f[4:])).seq for f in conn.frames]

@@ -131,14 +131,13 @@ async def test_a_spectator_sees_the_public_game_only_and_verifies_it(tmp_path, v
     assert boxes, "the game had private messages"
     stream = b"".join(encode(frame) for frame in watched.frames)
     assert not any(box in stream for box in boxes)
-    # No seed before the game's last move (seeds come with the audit, at the end).
+    # No seed at all (none is revealed since protocol version 12).
     kinds = [(e.kind, e.body.get("msg", {}).get("type") if e.kind == "deck" else None) for e in during]
-    last_move = max(i for i, (kind, _) in enumerate(kinds) if kind == "action")
-    assert all(i > last_move for i, (_, msg) in enumerate(kinds) if msg == "seed")
+    assert not [msg for _, msg in kinds if msg == "seed"]
 
-    # Every face the spectator can decode from what it got during the game (no seed: the public
-    # passes and every public opening) is one the game turned up for everyone.
-    before_seeds = [e for e in during if not (e.kind == "deck" and e.body["msg"].get("type") == "seed")]
+    # Every face the spectator can decode from what it got during the game (the public passes
+    # and every public opening) is one the game turned up for everyone.
+    before_seeds = during
     game = load_plugins().game(GAME)
     cards = public_passes(_Stub(before_seeds), peers[0].header, game)
     openings = [e.body["msg"] for e in before_seeds if e.kind == "deck" and e.body["msg"].get("type") == "open"]

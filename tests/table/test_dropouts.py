@@ -121,21 +121,22 @@ def test_turn_drop_where_the_rules_refuse_it_changes_nothing():
     assert replica.dropped == [] and replica.next_step() == step
 
 
-def test_a_saved_seat_that_dropped_out_keeps_its_seed_out_of_the_end_record():
-    """``resume`` closing a seat from its journal (net/ended.py): a seat that dropped out never
-    puts its own seed in the end record, and another seat's goodbye after its own drop-out does
-    not end the game."""
+def test_a_saved_seat_that_dropped_out_ends_its_game_and_anothers_later_goodbye_does_not():
+    """``resume`` closing a seat from its journal (net/ended.py): a seat that dropped out and
+    signed its result has ended its game (its end record holds no seed: none is revealed since
+    protocol version 12), and another seat's goodbye after its own drop-out does not end the
+    game."""
     from p2pcards.net.ended import ended_game
 
     seats = Seats()
     names = [f"p{s}" for s in range(4)]
-    seed = bytes(range(32))
     commit = seats.sign(DROPPER, "deck", {"msg": {"type": "commit", "commit": bytes(32)}})
     drop = _drop(seats)
     result = seats.sign(DROPPER, "result", {"result": {}, "violations": []})
-    over = ended_game([commit, drop, result], DROPPER, seed, names)
-    assert over is not None and DROPPER not in over.end.seeds
+    over = ended_game([commit, drop, result], DROPPER, names)
+    assert over is not None and over.end.status == "finished"
+    assert "seeds" not in over.end.to_wire()
     # Seat 3 dropped out, then said goodbye: for seat 0, the game goes on.
     later = [_drop(seats, seat=3, turn=9), seats.sign(3, "bye", {"reason": "quit"})]
-    assert ended_game(later, 0, seed, names) is None
-    assert ended_game([seats.sign(2, "bye", {"reason": "quit"})], 0, seed, names) is not None
+    assert ended_game(later, 0, names) is None
+    assert ended_game([seats.sign(2, "bye", {"reason": "quit"})], 0, names) is not None

@@ -521,27 +521,29 @@ def test_a_move_or_deck_step_signed_after_its_authors_stop_names_the_author(kind
     assert named(effects) == [1] and stopped(effects) == [1]
 
 
-def test_a_seed_reveal_blame_or_chat_after_a_stop_is_allowed():
+def test_chat_after_a_stop_is_allowed_but_a_seed_message_names_its_signer():
+    """No seed is revealed since protocol version 12: a ``seed`` deck message after its
+    signer's stop is a deck step played after it, named like any (protocol/table.md §5)."""
     t = Table()
     t.receive(2, t.sign(2, "stop", {"reason": "timeout", "seat": None}))
     t.me.meaning(*t.ready())
-    for kind, body in [("deck", {"msg": {"type": "seed", "seed": b"s" * 32}}), ("chat", {"text": "gg"})]:
-        t.receive(2, t.sign(2, kind, body))
-        assert not named(t.me.meaning(*t.ready()))
+    t.receive(2, t.sign(2, "chat", {"text": "gg"}))
+    assert not named(t.me.meaning(*t.ready()))
+    t.receive(2, t.sign(2, "deck", {"msg": {"type": "seed", "seed": b"s" * 32}}))
+    assert named(t.me.meaning(*t.ready()))
 
 
-def test_after_our_own_stop_we_sign_our_seed_but_no_move_or_deck_step():
+def test_after_our_own_stop_we_sign_no_move_or_deck_step_not_even_a_seed():
     t = Table()
     t.me.sign("stop", lambda: {"reason": "timeout", "seat": None})
     for kind, body in [
         ("action", {"turn": 1, "action": {"type": "pass"}}),
         ("deck", {"msg": {"type": "shuffle", "op": 1}}),
         ("deck", {"to": 2, "box": b""}),
+        ("deck", {"msg": {"type": "seed", "seed": b"s" * 32}}),  # (none since protocol version 12)
     ]:
         with pytest.raises(TableAborted, match="our game has stopped"):
             t.me.sign(kind, lambda body=body: body)
-    entry, fresh = t.me.sign("deck", lambda: {"msg": {"type": "seed", "seed": b"s" * 32}})
-    assert fresh and entry.kind == "deck"
 
 
 def test_entries_waiting_on_one_chain_make_one_ask_not_one_each():

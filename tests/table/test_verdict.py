@@ -1,4 +1,4 @@
-"""The table's verdicts on goodbyes, stops and seeds kept (p2pcards.table.verdict), shared by
+"""The table's verdicts on goodbyes, stops and stops never signed (p2pcards.table.verdict), shared by
 the live table and ``p2pcards verify``: synchronous, one row per case."""
 
 from __future__ import annotations
@@ -9,19 +9,33 @@ from p2pcards.table import verdict
 
 
 @pytest.mark.parametrize(
-    ("waited_on", "unrevealed", "players", "left"),
+    ("waited_on", "unstopped", "players", "left"),
     [
-        (0, {0}, 3, True),  # it alone kept its seed; two others revealed theirs
+        (0, {0}, 3, True),  # it alone signed no stop; two others signed theirs
         (0, {0}, 4, True),
-        (0, {0, 1}, 3, False),  # the file of seat 2, cut off from both: its own seed only
+        (0, {0, 1}, 3, False),  # the file of seat 2, cut off from both: its own stop only
         (0, {0, 1}, 4, False),  # one side of a table split two and two
         (0, {0}, 2, False),  # two seats: one file never tells who was cut off
-        (1, {0}, 3, False),  # it revealed its seed: judged as a stall, not as gone
+        (1, {0}, 3, False),  # it signed its stop: judged as a stall, not as gone
         (0, set(), 3, False),
     ],
 )
-def test_a_seat_that_kept_its_seed_left_only_where_the_file_can_tell(waited_on, unrevealed, players, left):
-    assert verdict.left_without_seed(waited_on, unrevealed, players) is left
+def test_a_seat_that_signed_no_stop_left_only_where_the_file_can_tell(waited_on, unstopped, players, left):
+    assert verdict.left_without_stop(waited_on, unstopped, players) is left
+
+
+@pytest.mark.parametrize(
+    ("kinds", "ended"),
+    [
+        (["deck", "action", "stop"], True),
+        (["deck", "bye"], True),
+        (["deck", "action", "result"], True),
+        (["deck", "action", "chat", "blame"], False),  # evidence alone is no end of its game
+        ([], False),
+    ],
+)
+def test_a_seat_ended_its_game_by_its_stop_bye_or_result(kinds, ended):
+    assert verdict.ended_its_game(kinds) is ended
 
 
 def test_a_goodbye_names_its_author_in_our_words_and_shows_its_reason_apart_escaped():
@@ -68,7 +82,6 @@ class _E:
         self.seq, self.kind, self.body = seq, kind, body if body is not None else {}
 
 
-SEED = {"msg": {"type": "seed", "seed": b"s"}}
 PASS = {"msg": {"type": "shuffle"}}
 
 
@@ -77,8 +90,10 @@ PASS = {"msg": {"type": "shuffle"}}
     [
         # seat 1 stopped, then signed a pass: named, with its stop's number
         ([[_E(0, "deck", PASS)], [_E(0, "deck", PASS), _E(1, "stop"), _E(2, "deck", PASS)]], (1, 2, "deck", 1)),
-        # its seed, chat, evidence and goodbye after its stop are no fault
-        ([[_E(0, "stop"), _E(1, "deck", SEED), _E(2, "chat"), _E(3, "blame"), _E(4, "bye")]], None),
+        # chat, evidence and goodbye after its stop are no fault
+        ([[_E(0, "stop"), _E(2, "chat"), _E(3, "blame"), _E(4, "bye")]], None),
+        # a seed message after it is (no seed is revealed since protocol version 12)
+        ([[_E(0, "stop"), _E(1, "deck", {"msg": {"type": "seed", "seed": b"s"}})]], (0, 1, "deck", 0)),
         # a move, a statement, a result after it are
         ([[_E(0, "stop"), _E(1, "absent")]], (0, 1, "absent", 0)),
         ([[_E(0, "result")], [_E(0, "stop"), _E(1, "result")]], (1, 1, "result", 0)),
@@ -108,22 +123,8 @@ def test_a_goodbye_names_its_author_only_where_no_seat_had_stopped_without_it(st
     assert "does not say which seat wrote it" in verdict.goodbye_overtaken_reason("b", 4, "a", 7)
 
 
-@pytest.mark.parametrize(
-    ("accused", "withheld", "named"),
-    [
-        (2, [1, 2], 2),  # the accused among them
-        (0, [1, 2], 1),  # else the first
-        (True, [1], 1),  # a bool is no seat
-        (7, [2], 2),
-        (1, [], None),
-    ],
-)
-def test_a_seed_withheld_after_an_accusation_names_the_accused_first(accused, withheld, named):
-    assert verdict.withheld_seed(accused, withheld, 3) == named
-
-
-def test_a_stop_past_what_the_game_used_is_excused_only_while_other_seats_kept_their_seeds():
-    assert verdict.stop_excused_by_kept_seeds(1, True, {2})
-    assert not verdict.stop_excused_by_kept_seeds(1, True, set())
-    assert not verdict.stop_excused_by_kept_seeds(1, True, {1, 2})
-    assert not verdict.stop_excused_by_kept_seeds(1, False, {2})
+def test_a_stop_past_what_the_game_used_is_excused_only_while_other_seats_signed_none():
+    assert verdict.stop_excused_by_unstopped(1, True, {2})
+    assert not verdict.stop_excused_by_unstopped(1, True, set())
+    assert not verdict.stop_excused_by_unstopped(1, True, {1, 2})
+    assert not verdict.stop_excused_by_unstopped(1, False, {2})

@@ -30,11 +30,11 @@ def _append(identity, entries, seat: int, kind: str, body: dict) -> list:
     return [*entries, entry]
 
 
-def _stopped_file(table, tmp_path, *, waited_on: int, revealed: list[int], name: str):
+def _stopped_file(table, tmp_path, *, waited_on: int, stopped: list[int], name: str):
     """A file of a game stopped in play while it waited on ``waited_on``'s move: every chain up
-    to that move, then the stop (naming nobody) and seed reveal of each seat of ``revealed``,
-    and no other seat's seed. With one seat revealed, it is the file of that seat cut off from
-    every other one."""
+    to that move, then the stop (naming nobody) of each seat of ``stopped``, and no other
+    seat's (no seed follows a stop since protocol version 12). With one seat stopped, it is the
+    file of that seat cut off from every other one."""
     transcript = table.read()
     moves = [e for e in transcript.entries if e.kind == "action"]
     # The first move of ``waited_on`` after the third move: the cut comes just before it.
@@ -54,30 +54,27 @@ def _stopped_file(table, tmp_path, *, waited_on: int, revealed: list[int], name:
             len(chain),
         )
     entries = backed(chains, counts)
-    seeds = {}
-    for seat in revealed:
+    for seat in stopped:
         entries = _append(table.identities[seat], entries, seat, "stop", {"reason": "cut off", "seat": None})
-        seeds[seat] = transcript.end.seeds[seat]
-        body = {"msg": {"type": "seed", "seed": seeds[seat]}}
-        entries = _append(table.identities[seat], entries, seat, "deck", body)
-    end = TranscriptEnd("aborted", None, seeds, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     return write(tmp_path / name, transcript, entries, end=end)
 
 
 def test_the_file_of_a_seat_cut_off_from_every_other_names_nobody(bs_table, tmp_path):
     """From one seat's file "the others left" and "I was cut off" look the same: after a cut in
-    play, the cut seat's own file (its seed the only one revealed) names nobody, not the seat
+    play, the cut seat's own file (its stop the only one signed) names nobody, not the seat
     the game waited on, which was alive throughout (issue 28, section 2)."""
-    report = verify_file(_stopped_file(bs_table, tmp_path, waited_on=0, revealed=[2], name="cut.p2pt"))
+    report = verify_file(_stopped_file(bs_table, tmp_path, waited_on=0, stopped=[2], name="cut.p2pt"))
     assert report.status == EXIT_FAILED
     assert report.problem is not None and report.problem.seat is None, report.problem_line()
 
 
-def test_a_seat_that_alone_kept_its_seed_while_the_others_revealed_theirs_left(bs_table, tmp_path):
-    """The control: the file of a seat that can still reach another one (both their seeds in
-    it) names the seat the game waited on, which alone kept its seed, as having left
-    (protocol/table.md section 5), as the live seats name it after the grace period."""
-    report = verify_file(_stopped_file(bs_table, tmp_path, waited_on=0, revealed=[1, 2], name="left.p2pt"))
+def test_a_seat_that_alone_signed_no_stop_while_the_others_signed_theirs_left(bs_table, tmp_path):
+    """The control: the file of a seat that can still reach another one (both their stops in
+    it) names the seat the game waited on, which alone signed no stop (since protocol version
+    12 the reading of "kept its seed"), as having left (protocol/table.md section 5), as the
+    live seats name it after the grace period."""
+    report = verify_file(_stopped_file(bs_table, tmp_path, waited_on=0, stopped=[1, 2], name="left.p2pt"))
     assert report.status == EXIT_FAILED
     assert report.problem is not None and report.problem.seat == 0, report.problem_line()
     assert "left the table" in report.problem.reason

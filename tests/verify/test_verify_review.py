@@ -28,7 +28,7 @@ def _msg(entry):
 
 
 def _stopped(transcript, seeds) -> TranscriptEnd:
-    return TranscriptEnd("aborted", None, {s: transcript.end.seeds[s] for s in seeds}, (), "stopped")
+    return TranscriptEnd("aborted", None, (), "stopped")
 
 
 def _not_ending(entry) -> bool:

@@ -12,9 +12,9 @@ from p2pcards.wire import framing
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import CHAT_ENTRIES, Log
 from p2pcards.wire.messages import new_table_id, sign_entry
-from p2pcards.wire.transcript import TranscriptEnd, TranscriptHeader, TranscriptWriter
+from p2pcards.wire.transcript import TranscriptEnd, TranscriptError, TranscriptHeader, TranscriptWriter
 
-from .verify_tables import backed, chains_of, flip, rechain, records, resign, resign_own, with_seed, write
+from .verify_tables import backed, chains_of, flip, rechain, records, resign, resign_own, write
 
 SAMPLES = 60
 
@@ -46,9 +46,10 @@ def assert_refused(report, what: str) -> None:
 def test_flipping_any_byte_is_caught(bs_table, tmp_path):
     data = bs_table.path.read_bytes()
     transcript = bs_table.read()
-    seeds = [data.find(seed) for seed in transcript.end.seeds.values()]
     header_at, header_len = records(data)[0]
-    positions = spread(0, len(data), SAMPLES) + [header_at + header_len // 2, seeds[0] + 5]
+    end_at, end_len = records(data)[-1]
+    assert transcript.end is not None  # (no seed in it: none is revealed since protocol version 12)
+    positions = spread(0, len(data), SAMPLES) + [header_at + header_len // 2, end_at + end_len // 3]
     for position in positions:
         report = verified(save(tmp_path, f"flip{position}.p2pt", flip(data, position)))
         assert_refused(report, f"byte {position}")
@@ -68,17 +69,15 @@ def _informational_spans(data: bytes, transcript) -> list[range]:
 
 def test_a_forger_who_fixes_the_checks_is_caught_too(bs_table, tmp_path):
     """The record checks are not a signature: flip a byte inside a record and recompute every
-    check. Signatures, the genesis hash, the seeds' commitments and the recomputed result must
-    still catch it."""
+    check. Signatures, the genesis hash and the recomputed result must still catch it."""
     data = bs_table.path.read_bytes()
     transcript = bs_table.read()
     skip = _informational_spans(data, transcript)
     bodies = [p for at, length in records(data) for p in range(at, at + length)]
     candidates = [p for p in bodies if not any(p in span for span in skip)]
-    seeds = [data.find(seed) + 7 for seed in transcript.end.seeds.values()]
     chosen = [candidates[i * (len(candidates) - 1) // (SAMPLES - 1)] for i in range(SAMPLES)]
     failed = 0
-    for position in chosen + seeds:
+    for position in chosen:
         report = verified(save(tmp_path, f"forged{position}.p2pt", rechain(flip(data, position))))
         assert_refused(report, f"byte {position}")
         failed += report.status == EXIT_FAILED
@@ -104,29 +103,18 @@ def test_a_transcript_without_its_end_is_incomplete(bs_table, tmp_path):
 # -- forgery and cheating: re-signed content ---------------------------------------------------
 
 
-def test_a_tampered_end_record_seed_names_nobody(bs_table, tmp_path, cli):
-    """Every seat of a finished game revealed its seed in a signed message: an end record
-    (unsigned) that says otherwise was altered, by no seat."""
+def test_an_end_record_with_seeds_is_malformed(bs_table, tmp_path):
+    """No seed is revealed since protocol version 12 and the end record has no ``seeds`` field
+    (transcript.md section 3): a record with one (the altered record of a file, or a file of an
+    older table) is refused as malformed, naming nobody."""
+    data = bs_table.path.read_bytes()
     transcript = bs_table.read()
-    seed = bytearray(transcript.end.seeds[1])
-    seed[0] ^= 0xFF
-    path = write(tmp_path / "seed.p2pt", transcript, end=with_seed(transcript, 1, bytes(seed)))
-    done = cli("verify", str(path))
-    assert done.returncode == EXIT_FAILED, done.stdout + done.stderr
-    assert "FAILED at end record" in done.stdout and "seed" in done.stdout
-    assert "to blame" not in done.stdout
-    report = verified(path)
-    assert report.problem.seat is None
-
-
-def test_a_seed_missing_from_the_end_record_names_nobody(bs_table, tmp_path):
-    transcript = bs_table.read()
-    seeds = dict(transcript.end.seeds)
-    del seeds[2]
-    end = TranscriptEnd(transcript.end.status, transcript.end.result, seeds)
-    report = verified(write(tmp_path / "noseed.p2pt", transcript, end=end))
-    assert report.status == EXIT_FAILED and report.problem.seat is None
-    assert report.problem.step == "end record" and "signed seed message" in report.problem.reason
+    path = write(tmp_path / "plain.p2pt", transcript)
+    end_at, _ = records(data)[-1]
+    body = {**transcript.end.to_wire(), "seeds": [{"seat": 1, "seed": bytes(32)}]}
+    with pytest.raises(TranscriptError, match="unknown field 'seeds'"):
+        TranscriptEnd.from_wire(body)
+    assert verified(path).verdict == "verified"
 
 
 def test_a_result_cut_from_the_file_that_an_echo_counts_names_nobody(bs_table, tmp_path):
@@ -164,63 +152,6 @@ def test_a_result_nobody_echoed_may_be_missing(bs_table, tmp_path):
     report = verified(write(tmp_path / "no-result.p2pt", transcript, entries))
     assert report.verdict == "verified", report.problem_line()
     assert any("signed no result" in note for note in report.notes)
-
-
-def _before(transcript, seat: int, seq: int):
-    """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
-    anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
-    left out (a file cut there, consistent in every echo)."""
-    kept = {s: len([e for e in transcript.entries if e.sender == s]) for s in range(len(transcript.header.roster))}
-    kept[seat] = seq
-    changed = True
-    while changed:
-        changed = False
-        for e in transcript.entries:
-            counts = enumerate(e.body["seen"])
-            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in counts):
-                kept[e.sender], changed = e.seq, True
-    return [e for e in transcript.entries if e.seq < kept[e.sender]]
-
-
-def _seed_entry(transcript, seat: int):
-    return next(
-        e
-        for e in transcript.entries
-        if e.sender == seat
-        and e.kind == "deck"
-        and isinstance(e.body.get("msg"), dict)
-        and e.body["msg"].get("type") == "seed"
-    )
-
-
-def test_an_end_record_seed_that_does_not_open_its_commitment_names_nobody(bs_table, tmp_path):
-    """A seat whose signed seed reveal is not in the file, and an end record (unsigned) whose
-    seed for it does not open the commitment it signed: the record was altered, by no seat."""
-    transcript = bs_table.read()
-    entries = _before(transcript, 1, _seed_entry(transcript, 1).seq)
-    bogus = bytes(32)
-    report = verified(write(tmp_path / "bogus-seed.p2pt", transcript, entries, end=with_seed(transcript, 1, bogus)))
-    assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
-    assert report.problem.step == "end record" and "does not open" in report.problem.reason
-
-
-def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
-    """A file cut before a seat revealed its seed, with no seed of it in the end record: whether
-    the (unsigned) end record says finished or aborted, the verdict names the same seat, or
-    nobody: a file lacking a seat's seed is checked as a game that did not finish."""
-    from dataclasses import replace
-
-    transcript = bs_table.read()
-    entries = _before(transcript, 2, _seed_entry(transcript, 2).seq)
-    seeds = {s: seed for s, seed in transcript.end.seeds.items() if s != 2}
-    reports = {}
-    for status in ("finished", "aborted"):
-        end = replace(transcript.end, status=status, result=None, seeds=seeds)
-        reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
-    finished, aborted = reports["finished"], reports["aborted"]
-    assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
-    assert finished.problem.seat == aborted.problem.seat, (finished.problem_line(), aborted.problem_line())
-    assert any("checked as a game that did not finish" in note for note in finished.notes)
 
 
 @pytest.mark.parametrize("evidence", [0, 1, 2])
@@ -388,7 +319,7 @@ def test_a_signed_result_that_differs(bs_table, tmp_path):
 
 def test_an_altered_end_record_result(bs_table, tmp_path):
     transcript = bs_table.read()
-    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"}, transcript.end.seeds)
+    end = TranscriptEnd("finished", {**transcript.end.result, "summary": "nobody wins"})
     report = verified(write(tmp_path / "end.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None
     assert report.problem.step == "end record"
@@ -422,7 +353,7 @@ def tiny_table(tmp_path, game: str, rules: str):
     with TranscriptWriter.create(path, header) as writer:
         for seat, identity in enumerate(identities):
             writer.append_entry(log.make_entry(identity, seat, "chat", {"text": "hello"}))
-        writer.write_end(TranscriptEnd("finished", None, {}))
+        writer.write_end(TranscriptEnd("finished", None))
     return path
 
 
@@ -452,7 +383,7 @@ def test_an_unsigned_abort_record_names_nobody(bs_table, tmp_path):
     """The end record is not signed: relabelling a whole game 'abandoned', with seat 2 absent
     and no seeds, is not verified, and blames nobody (the seeds come from the signed log)."""
     transcript = bs_table.read()
-    end = TranscriptEnd("abandoned", None, {}, (2,), "seat 2 cheated")
+    end = TranscriptEnd("abandoned", None, (2,), "seat 2 cheated")
     report = verified(write(tmp_path / "relabelled.p2pt", transcript, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat is None, report.problem_line()
     assert "did not finish" in report.problem.reason
@@ -473,7 +404,7 @@ def test_an_invalid_point_in_a_public_message_names_its_signer_without_any_seed(
     points[0] = bindings.crypto_core_ed25519_add(points[0], order_8)
     message["points"] = sorted(points) if kind == "rehandle" else points
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "invalid.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
     assert "invalid point" in report.problem.reason and kind in report.problem.step
@@ -495,11 +426,10 @@ def test_a_malformed_setup_message_names_its_signer_without_any_seed(bs_table, t
     transcript = bs_table.read()
     entry = [e for e in transcript.entries if e.sender == seat and e.kind == "deck"][index]
     entries = _setup_only(resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}))
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "setup.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == seat, report.problem_line()
     assert fault in report.problem.reason
-    assert "no revealed seed" in " ".join(report.notes)
 
 
 def _setup_only(entries):
@@ -570,11 +500,10 @@ def test_a_pass_its_proof_does_not_cover_names_its_signer_without_any_seed(bs_ta
     entries = _before_seeds(
         resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message}), message["op"]
     )
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "proof.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
     assert "proof fails" in report.problem.reason and kind in report.problem.step
-    assert "no revealed seed" in " ".join(report.notes)
 
 
 def _before_seeds(entries, last_op):
@@ -604,7 +533,7 @@ def test_a_pass_for_no_operation_names_its_signer(bs_table, tmp_path):
     entry = _first(transcript, "shuffle")
     message = {**entry.body["msg"], "op": [0]}
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "op.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
 
@@ -740,7 +669,7 @@ def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_t
         seat: next((i for i, e in enumerate(chain) if past_the_cut(e)), len(chain)) for seat, chain in chains.items()
     }
     entries = backed(chains, counts)  # keep only entries whose echoes the cut file backs
-    end = TranscriptEnd("aborted", None, {}, (), "stopped")
+    end = TranscriptEnd("aborted", None, (), "stopped")
     report = verified(write(tmp_path / "cut.p2pt", transcript, entries, end=end))
     assert report.status == EXIT_FAILED, report.problem_line()
     assert report.checked["moves"] > doubt.body["turn"], report.to_text()

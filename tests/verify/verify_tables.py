@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -129,10 +129,6 @@ def write(
             writer.append_blame(blame)
         writer.write_end(end or transcript.end)
     return path
-
-
-def with_seed(transcript: Transcript, seat: int, seed: bytes) -> TranscriptEnd:
-    return replace(transcript.end, seeds={**transcript.end.seeds, seat: seed})
 
 
 def resign(transcript: Transcript, identities: list[Identity], entry: Entry, body: dict[str, Any]) -> list[Entry]:

@@ -54,7 +54,7 @@ def _transcript_bytes(tmp_path_factory) -> bytes:
     )
     with TranscriptWriter.create(path, header) as writer:
         writer.append_entries(ENTRIES)
-        writer.write_end(TranscriptEnd("finished", {"winners": [0]}, {0: b"s" * 32}))
+        writer.write_end(TranscriptEnd("finished", {"winners": [0]}))
     return path.read_bytes()
 
 

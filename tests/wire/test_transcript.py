@@ -32,7 +32,7 @@ def header(roster):
     )
 
 
-END = TranscriptEnd("finished", {"winners": [1]}, {s: bytes([s]) * 32 for s in range(3)})
+END = TranscriptEnd("finished", {"winners": [1]})
 
 
 def write_game(path, header, players, n=12, end=True):
@@ -57,7 +57,7 @@ def test_round_trip(tmp_path, header, players):
     assert transcript.entries == [
         e for i in range(4) for e in (log.entries(0)[i], log.entries(1)[i], log.entries(2)[i])
     ]
-    assert transcript.end.seeds[2] == b"\x02" * 32
+    assert transcript.end == END and "seeds" not in END.to_wire()  # (none revealed: version 12)
     assert transcript.log().seen() == log.seen()
 
 
@@ -202,7 +202,7 @@ def test_resume_cuts_the_torn_tail_and_continues(tmp_path, header, players):
     with writer:
         entry = log.make_entry(players[0], 0, "action", {"after": "restart"})
         writer.append_entry(entry)
-        writer.write_end(TranscriptEnd("abandoned", None, {}, (2,), "seat 2 never came back"))
+        writer.write_end(TranscriptEnd("abandoned", None, (2,), "seat 2 never came back"))
     again = read_transcript(path)
     assert again.complete and again.entries[-1] == entry and again.end.absent == (2,)
     with pytest.raises(TranscriptError, match="already closed"):
@@ -318,16 +318,15 @@ def test_an_entry_map_that_breaks_the_entry_schema_is_a_reading_failure(tmp_path
 @pytest.mark.parametrize(
     "end, seat",
     [
-        (TranscriptEnd("finished", None, {0: b"\x00" * 32, 3: b"\x03" * 32}), 3),
-        (TranscriptEnd("aborted", None, {15: b"\x0f" * 32}), 15),
-        (TranscriptEnd("abandoned", None, {}, (1, 7)), 7),
+        (TranscriptEnd("abandoned", None, (3,)), 3),
+        (TranscriptEnd("aborted", None, (0, 15)), 15),
+        (TranscriptEnd("abandoned", None, (1, 7)), 7),
     ],
 )
 def test_an_end_record_naming_a_seat_not_at_the_table_is_refused(tmp_path, header, players, end, seat):
-    """transcript.md section 2: the end record's seeds and absent seats are seats of the
-    roster. A seed of a seat that is not at the table has no commitment to check it against
-    and no writer puts one there: the unsigned record was altered, and the file is refused as
-    malformed (a reading failure), not read with the seed ignored."""
+    """transcript.md section 2: the end record's absent seats are seats of the roster. No
+    writer puts another there: the unsigned record was altered, and the file is refused as
+    malformed (a reading failure)."""
     path = tmp_path / "game.p2pt"
     write_game(path, header, players, end=False)
     whole = read_transcript(path)
@@ -335,7 +334,7 @@ def test_an_end_record_naming_a_seat_not_at_the_table_is_refused(tmp_path, heade
     with pytest.raises(TranscriptError, match=f"end: seat {seat} is not at the table"):
         read_transcript(path.read_bytes() + record)
     # The seats of the table, some of them or none, are read as they are.
-    fine = TranscriptEnd("aborted", None, {s: bytes([s]) * 32 for s in (0, 2)}, (1,))
+    fine = TranscriptEnd("aborted", None, (1,))
     record, _ = _record(whole.last_check, fine.to_wire())
     assert read_transcript(path.read_bytes() + record).end == fine
 
