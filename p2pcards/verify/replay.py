@@ -222,6 +222,9 @@ class Replay:
         # Signed accusations about an operation their seat had not begun: kept aside, as every
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
+        # Without seeds: the public replay's deck (verify.seedless.PublicHandles), whose referee
+        # judges an accusation as every seat did, with the same code (deck.party.OpeningReferee).
+        self.referee: Any = None
         self.deck: MentalPokerDeck | None = None
         self._claims: dict[bytes, Any] | None = None  # proof context -> the proof signed for it
         self.public_keys: dict[bytes, bytes] = {}  # scalar -> its public key, this hand's
@@ -444,7 +447,19 @@ class Replay:
                 )
             want = self.derived.get((sender, seq, accuser))
             if want is None:
-                return
+                verdict = (
+                    self.referee.judged(accuser, accused, op, kind, private=(sender, payload)) if self.referee else None
+                )
+                if verdict is None:
+                    return
+                if verdict.seat == accuser:
+                    raise judged(entry, verdict)
+                raise Failed(
+                    f"deck entry of seat {sender} (log #{seq}), opened with the key seat {accuser} revealed",
+                    f"{verdict.reason}: its private message fails the check its receiver made on it "
+                    f"(a deviation from the deck protocol)",
+                    verdict.seat,
+                )
             if same_data(payload, want):
                 raise Failed(
                     step,
@@ -460,6 +475,10 @@ class Replay:
                 f"{difference(payload, want)}): a deviation from the deck protocol",
                 sender,
             )
+        if self.referee is not None and isinstance(evidence, dict):
+            verdict = self.referee.judged(accuser, accused, op, str(kind), reuse=evidence)
+            if verdict is not None:
+                raise judged(entry, verdict)
         if op < self.ops_reached():
             # Every public deck message up to here is the one its seat's seed derives.
             raise Failed(

@@ -10,8 +10,9 @@ from itertools import takewhile
 from typing import Any, TypeGuard
 
 from ..cards import Card
+from ..deck import judge
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, claim_refusal
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, PublicReferee, claim_refusal
 from ..deck.passes import (
     PassError,
     check_pass,
@@ -80,6 +81,18 @@ class PublicHandles:
         # first one missing stops the replay naming its seat (Stopped), as with every seed.
         self.replay = replay
         self.players = len(log.roster) if log is not None else 0
+        # The referee of openings and accusations on the public record (the code every seat
+        # runs: deck.party.OpeningReferee), fed as the operations are replayed; what it needs
+        # is known only with the game id (the proofs) and the public cards.
+        self.referee: PublicReferee | None = None
+        if cards is not None and game_id is not None and self.players:
+            self.referee = PublicReferee(self.players, n, game_id, cards.table)
+        self.shuffle_ops: list[int] = []  # epoch -> the deck operation that shuffled it
+        # (seat, kind, op) -> the public deck entry followed for it
+        self.followed: dict[tuple[int, str, int | None], Entry] = {}
+        self.referee_whole = True  # every hand and re-handling so far told to the referee
+        if replay is not None:
+            replay.referee = self
 
     @property
     def follows(self) -> bool:
@@ -159,6 +172,7 @@ class PublicHandles:
                 )
             mine.next_deck += 1
             replay.public += 1
+            self.followed[(seat, kind, op)] = entry
             return
         if not boxes:
             mine.next_deck += 1
@@ -203,13 +217,14 @@ class PublicHandles:
         for seat in range(self.players):
             self._sent(seat, None, "nonce", None, "")
 
-    def _required(self, handles: Sequence[int], receiver: int | None) -> list[int]:
-        """The seats that send ``receiver`` (None: everyone) an opening of ``handles``, in the
-        order Party._required finds them, from the same public record of holders: a held card
-        by its holder, a card nobody holds by every other seat still in the game, an own card
-        and a public one by nobody (but a public re-handled card moving to another seat, by
-        its holder)."""
-        need: dict[int, None] = {}
+    def _required(self, handles: Sequence[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
+        """The seats that send ``receiver`` (None: everyone) an opening of ``handles``, with the
+        locks of each handle they open, in the order Party._required finds them, from the same
+        public record of holders: a held card by its holder (a shuffled one: every lock of the
+        seats in its hand; a re-handled one: its scalar, lock N), a card nobody holds by every
+        other seat still in the game (its own lock), an own card and a public one by nobody
+        (but a public re-handled card moving to another seat, by its holder)."""
+        need: dict[int, list[tuple[int, list[int]]]] = {}
         for handle in handles:
             held = self.holders.get(handle)
             holder = held[0] if held is not None else None
@@ -221,12 +236,20 @@ class PublicHandles:
             if holder is not None:
                 if holder in self.dropped:
                     raise _Unfollowed(f"card {handle}, held by a seat that dropped out")
-                need.setdefault(holder, None)
+                locks = [self.players] if rehandled else self._locks_of_hand(handle)
+                need.setdefault(holder, []).append((handle, locks))
             else:
                 for seat in range(self.players):
                     if seat != receiver and seat not in self.dropped:
-                        need.setdefault(seat, None)
-        return list(need)
+                        need.setdefault(seat, []).append((handle, [seat]))
+        return need
+
+    def _locks_of_hand(self, handle: int) -> list[int]:
+        """The locks of a shuffled handle its holder opens: those of the seats that took part in
+        its shuffle (a seat that dropped out before it locked it with the public scalar 1)."""
+        epoch = handle // self.n
+        shuffled_at = self.shuffle_ops[epoch] if epoch < len(self.shuffle_ops) else self.steps
+        return [s for s in range(self.players) if not (s in self.dropped and self.dropped[s] < shuffled_at)]
 
     def _openings(self, op: int, name: str, by_receiver: Mapping[int | None, Sequence[int]], to: int | None) -> None:
         """The openings of deck operation ``op`` (Party._start_openings): every seat sends them
@@ -236,9 +259,13 @@ class PublicHandles:
         if not self.follows:
             return
         sends: dict[int, list[int | None]] = {}
+        expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
-            for sender in self._required(handles, receiver):
+            for sender, items in self._required(handles, receiver).items():
                 sends.setdefault(sender, []).append(receiver)
+                expected[(sender, receiver)] = items
+        if self.referee is not None:
+            self.referee.openings(op, expected)
         for seat in range(self.players):
             if seat in self.dropped:
                 continue  # it takes part in nothing after its drop-out
@@ -249,8 +276,18 @@ class PublicHandles:
 
     def shuffle(self) -> list[int]:
         self._passes(self.steps)
+        self.shuffle_ops.append(self.steps)
+        base = self.epochs * self.n
+        if self.referee is not None and self.cards is not None:
+            handles = range(base, base + self.n)
+            locks = [self.cards.locks(h) for h in handles]
+            if all(h in self.cards.points for h in handles) and all(lk is not None for lk in locks):
+                points = [self.cards.points[h] for h in handles]
+                self.referee.shuffled(self.steps, self.next, base, points, [lk or [] for lk in locks])
+            else:
+                self.referee_whole = False
         self.steps += 1
-        base, self.epochs = self.epochs * self.n, self.epochs + 1
+        self.epochs += 1
         return list(range(base, base + self.n))
 
     def _passes(self, op: int) -> None:
@@ -317,6 +354,7 @@ class PublicHandles:
             raise _NeedsFaces("a reveal")
         op = self.steps
         self._openings(op, "reveal", {None: sorted(set(handles))}, None)
+        self._check_public_openings(op)
         # Only entries a seat could act on (Log.closed): one held back never opened anything.
         openings = [
             e.body["msg"] for e in self.log.closed() if public_message(e, "open") and e.body["msg"].get("op") == op
@@ -329,6 +367,56 @@ class PublicHandles:
         self.shown.update(faces)
         self.public.update(handles)
         return faces
+
+    def _check_public_openings(self, op: int) -> None:
+        """Each public opening of the reveal ``op``, followed as its seat's deck entry, checked
+        as every seat checked it as it arrived (deck.party.OpeningReferee: the same code): a
+        face proof of a re-handled card that fails, a scalar that does not open its lock, name
+        the seat the check names, at every seat alike (public)."""
+        if self.referee is None or not self.follows:
+            return
+        for (sender, receiver), _ in self.referee.expected(op).items():
+            entry = self.followed.get((sender, "open", op))
+            if receiver is not None or entry is None or not self.referee.knows(op, sender, None):
+                continue
+            verdict = self.referee.public_opening(op, sender, entry.body["msg"])
+            if verdict is not None:
+                seats = self.replay.seats if self.replay is not None else []
+                number = seats[sender].deck.index(entry) if sender < len(seats) else "?"
+                raise Failed(
+                    f"deck entry #{number} of seat {sender} (log #{entry.seq}), {self._what('open', op, 'reveal')}",
+                    f"{verdict.reason}: its public opening fails the check every seat made as it arrived",
+                    verdict.seat,
+                )
+
+    def judged(
+        self,
+        accuser: int,
+        accused: int,
+        op: int,
+        step: str,
+        *,
+        reuse: Any = None,
+        private: tuple[int, Any] | None = None,
+    ) -> judge.Verdict | None:
+        """The verdict every seat reached on an accusation about operation ``op`` once it had
+        reached it, by the same referee (deck.party.OpeningReferee) on the public record:
+        ``reuse``, a reused key's evidence; ``private``, (sender, payload) of the signed private
+        entry its evidence opens. ``None``: not decided here (the operation not reached, or the
+        public record of its cards not followed)."""
+        referee = self.referee
+        if referee is None or not self.follows or not self.referee_whole:
+            return None
+        if not referee.opens_cards(op):
+            # Reached, and it opened no cards (a shuffle, a coin, a drop-out): deck.md section 6.
+            return judge.opens_no_cards(accuser, step, op) if op < self.steps else None
+        if reuse is not None:
+            return referee.judge_reuse(accuser, accused, op, reuse)
+        assert private is not None, "a private opening or a reused key"
+        sender, payload = private
+        if not referee.knows(op, sender, accuser):
+            return None
+        return referee.judge_opening(accuser, accused, op, sender, payload)
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
         op = self.steps
@@ -360,12 +448,16 @@ class PublicHandles:
             None,
         )
         if msg is None or not all(h in self.cards.points for h in moved):
+            self.referee_whole = False
             return
         try:
             check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
         except PassError:
+            self.referee_whole = False
             return
         self.cards.rehandled(new[0], msg["points"], msg["key"], moved, to)
+        if self.referee is not None:
+            self.referee.rehandled(op, to, msg["key"], moved, new[0], msg["points"])
 
     def drop_out(self, seat: int) -> None:
         """A seat drops out (protocol/deck.md §4.6): one deck operation; its keys of the
