@@ -1,29 +1,24 @@
 """``p2pcards verify``'s entry point, :func:`verify_file`: read the transcript, rebuild and check
-the log, load the game it names, replay it (with every seed: :mod:`.replay`; a game that did not
-finish: :mod:`.unfinished`), and compare the results with the signed ones."""
+the log, load the game it names, replay it with what the table saw (:mod:`.seedless`; a game
+that did not finish: :mod:`.unfinished`), and compare the results with the signed ones."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..cards import Card
 from ..deck import judge
-from ..deck.local import DeckFault
-from ..deck.passes import derived_messages
-from ..deck.proofs import deferred_confirmations
-from ..engine import PlayerError
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.dropouts import DropOuts
 from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
-from ..wire.log import STALE_PREV, encode_header
+from ..wire.log import STALE_PREV
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, commitment_of, judged, public_message, with_faces
+from .replay import Replay, SeatEntries, judged, public_message, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -42,7 +37,6 @@ from .report import (
     Watch,
     describe_seats,
     difference,
-    illegal_move,
     plugin_failed,
     same_data,
 )
@@ -51,7 +45,6 @@ from .unfinished import (
     check_after_stops,
     check_blames,
     check_openings,
-    revealed_seeds,
     verify_unfinished,
 )
 
@@ -61,45 +54,20 @@ def verify_file(
     *,
     watch: Watch | None = None,
     progress: Callable[[float], None] | None = None,
-    seedless: bool = False,
 ) -> Report:
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
     follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
-    0 to 1, as it goes (the moves replayed, of the moves signed). ``seedless`` (internal, issue
-    32, while the seeds are still revealed): check the game without its seeds, by the replay
-    that is to be the only one once they go, to compare its verdicts with the seeded one's."""
+    0 to 1, as it goes (the moves replayed, of the moves signed). The game is checked with what
+    the table saw (issue 32): signatures, chains, every proof, the public openings, the moves
+    and the result; a deck seed a file still holds is not used."""
     began = time.perf_counter()
-    # The shuffle proofs the replay makes again from the seeds are confirmed against the
-    # signed ones in batches, off the replay's thread (proofs.DeferredConfirmations); only if
-    # a batch fails (a signed proof's point is not the one its seed gives: a tampered or
-    # deviating proof) is the file verified again with each proof confirmed as it is made, so
-    # that the verdict, and the seat it names, is exactly the one that check reaches.
-    with deferred_confirmations() as deferred:
-        try:
-            report: Report | None = _verify_file(path, watch, progress, seedless)
-        except Exception:
-            if deferred.confirmed():
-                raise
-            report = None  # (what went wrong rested on a point not confirmed)
-    if report is None or not deferred.confirmed():
-        report = _verify_file(path, watch, progress, seedless)
-    report.seconds = time.perf_counter() - began
-    return report
-
-
-def _verify_file(
-    path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None, seedless: bool = False
-) -> Report:
     report = Report(str(path))
     try:
         report.size = Path(path).stat().st_size
     except OSError:
         pass
     try:
-        # Each pass and re-handling the replay derives from a seed and finds as signed is not
-        # checked again by the replayed seats (passes.derived_messages says why).
-        with derived_messages():
-            _verify(path, report, watch if progress is None else _Progress(watch, progress), seedless=seedless)
+        _verify(path, report, watch if progress is None else _Progress(watch, progress))
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except PluginFailed as exc:
@@ -114,6 +82,7 @@ def _verify_file(
         report.status, report.problem = EXIT_LEFT if goodbye else EXIT_FAILED, exc.problem
     else:
         report.status = EXIT_VERIFIED
+    report.seconds = time.perf_counter() - began
     return report
 
 
@@ -279,7 +248,7 @@ def load_game(lobby: TableHeader) -> Game:
     return game
 
 
-def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, seedless: bool = False) -> None:
+def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
     transcript, log = read_log(path)
     if isinstance(watch, _Progress):
         watch.start(log)
@@ -308,122 +277,28 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, see
     for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
         report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
-        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
 
     _check_complete(log)
-    # A seed revealed in a signed seed message (checked against its commitment) is the seat's;
-    # the end record is not signed: where it says otherwise, the file was altered, and a seed
-    # of it that does not open its seat's signed commitment is not used (transcript.md
-    # section 5). Its status is not signed either: a file lacking a seat's seed is checked as a
-    # game that did not finish, so that the status never decides whom the file names.
-    signed = revealed_seeds(log, lobby, game, replace(end, seeds={}), Report(report.file))
-    revealed = revealed_seeds(log, lobby, game, end, Report(report.file))
-    for seat in range(lobby.players):
-        seed = end.seeds.get(seat)
-        if seat in signed and seed != signed[seat]:
-            raise Failed(
-                "end record",
-                f"the deck seed of {names[seat]} is not the one it "
-                f"revealed in its signed seed message (the end record is not signed: "
-                f"it was altered)",
-            )
-        if seed is not None and seat not in revealed and commitment_of(log, seat) is not None:
-            raise Failed(
-                "end record",
-                f"the deck seed of {names[seat]} does not open the seed "
-                f"commitment it signed (the end record is not signed: it was altered)",
-            )
-    missing = [s for s in range(lobby.players) if s not in revealed]
-    if set(missing) <= set(dropped) and (missing or seedless):
-        _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
-        return
-    if missing:
-        report.notes.append(
-            f"the end record says the game finished, but no seed of "
-            f"{', '.join(names[s] for s in missing)} is revealed: checked as a "
-            f"game that did not finish (the end record is not signed)"
-        )
-        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
-        return
-    seeds = [revealed[seat] for seat in range(lobby.players)]
-
-    seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
-    replay = Replay(
-        game, lobby.options, names, seats, seeds, encode_header(transcript.header.lobby), log=log, watch=watch
-    )
+    # The end record's status is not signed: where the signed entries stop before the game's
+    # end, they are judged as a game that did not finish (a stop by the rules of one), and a
+    # replay that does not reach the end is checked again as one, so that the status never
+    # changes whom the file names (transcript.md section 5).
+    notes = len(report.notes)
     try:
-        record, deck = replay.run()
-    except Failed:
-        raise
-    except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
-    except DeckFault as exc:  # the re-simulation disagrees with itself: not expected
-        raise Failed("deck", str(exc), exc.blame.seat) from None
-    except Exception as exc:  # the rules or the deck refused what the signed entries ask
-        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
-        plugin_failed(exc, game, turn)
-        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
-    report.checked.update(
-        seeds=len(seeds),
-        public=replay.public,
-        private=replay.private,
-        operations=len(deck.parties[0].ops),
-        moves=replay.turn,
-        cards=len(replay.seed_faces),
-    )
-    report.timeline = with_faces(replay.timeline, replay.seed_faces)
-    _note_faces(report, record.faces, replay.seed_faces, range(lobby.players))
-
-    _check_deck_ends(replay, seats, seed_last=())  # (the replay took every seed message)
-    for mine in seats:
-        mine.skip_void()
-        if mine.next_action < len(mine.actions):
-            entry = mine.actions[mine.next_action]
-            raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
-
-    report.violations = [v.to_wire() for v in record.violations]
-    if record.violations:
-        v = record.violations[0]
-        raise Failed(f"turn {v.action_index} (game audit)", v.message, v.seat)
-
-    result = record.result
-    report.result = result
-    if result is not None:
-        report.result_text = result_words(game, result)  # "seat 1 wins ... (hands won: seat 0 2, ...)"
-    violations: list[Any] = []
-    results_signed = 0
-    for mine in seats:
-        if not mine.results:
-            report.notes.append(f"{names[mine.seat]} signed no result")
-        for entry in mine.results:
-            body = entry.body
-            got = body.get("result") if isinstance(body, dict) else None
-            step = f"result (log #{entry.seq} of seat {mine.seat})"
-            if not same_data(got, result.to_wire()):
-                raise Failed(
-                    step,
-                    f"its signed result differs from the recomputed one (first "
-                    f"difference: {difference(got, result.to_wire())})",
-                    mine.seat,
-                )
-            if not same_data(body.get("violations"), violations):
-                raise Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
-            results_signed += 1
-    report.checked["results"] = results_signed
-    if end.status != "finished":
+        verify_finished(log, lobby, game, names, report, watch, dropped, end.result)
+    except _NotWhole:
+        del report.notes[notes:]
         report.notes.append(
-            f"the end record says {end.status!r} ({end.note}), yet the signed entries hold a whole game"
+            "the end record says the game finished, but the signed moves do not reach its end: "
+            "checked as a game that did not finish (the end record is not signed)"
         )
-    elif not same_data(end.result, result.to_wire()):
-        raise Failed(
-            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
-        )
-    report.notes.append(
-        "private deck messages are checked by recipient only: a sealed box "
-        "opens only with its recipient's key; the deck audit re-derives what "
-        "each carried from the seeds"
-    )
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+
+
+class _NotWhole(Exception):
+    """A finished game's signed moves, replayed, do not reach the game's end."""
 
 
 def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
@@ -442,7 +317,7 @@ def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
     return dropped
 
 
-def _verify_with_drop_outs(
+def verify_finished(
     log: Any,
     lobby: TableHeader,
     game: Game,
@@ -450,31 +325,30 @@ def _verify_with_drop_outs(
     report: Report,
     watch: Watch | None,
     dropped: Mapping[int, Any],
+    end_result: Any,
 ) -> None:
-    """A finished game that some seats dropped out of (issue 30): they never reveal their deck
-    seeds (protocol/deck.md §4.6), so the deck cannot be derived again. What every seat checked
-    as the game went is checked here the same way, without any seed: every shuffle pass and
-    re-handling with its proof, the cards opened to all, and every signed move by the game's
-    public rules in the table's order, each drop-out at the turn it was signed for, to the
-    game's end; then each seat's signed result against the one the rules reach. The cards
-    nobody opened are not checked (the live table's audit of those hands checks nothing
-    either: deck.md §7)."""
+    """A finished game, checked with what the table saw, as every seat checked it while it
+    went (issue 32: no deck seed is used): every shuffle pass and re-handling with its proof,
+    every seat's deck entries in the protocol's order, each accusation judged by the check the
+    table ran, the cards opened to all (each public opening checked as it arrived), every hidden
+    claim's proof, and every signed move by the game's public rules in the table's order (a
+    drop-out at the turn it was signed for, issue 30), to the game's end; then the game's audit
+    over the faces shown at the table (deck.md §7), and each seat's signed result against the
+    one the rules reach. The cards nobody opened are never decoded: nobody saw them."""
     from .seedless import public_moves, public_setup
 
     seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     public_setup(log, lobby, game)
-    replay = Replay(game, lobby.options, names, seats, [], b"", log=log, watch=watch)
+    # (unfinished: where the signed entries end before the game's, the replay stops and the
+    # stop is judged as in a game that did not finish, whatever the unsigned status says)
+    replay = Replay(game, lobby.options, names, seats, log=log, unfinished=True, watch=watch)
     ended = public_moves(replay, lobby, game, report, unrevealed=list(dropped))
     if ended is None:
-        raise Failed(
-            "end record",
-            "finished, yet the signed moves, replayed by the game's public rules, do not reach "
-            "the game's end; not verified",
-        )
+        raise _NotWhole
     result, faces = ended
     _check_deck_ends(replay, seats, seed_last=[m.seat for m in seats if m.seat not in dropped])
-    # The game's audit over the faces turned up for everyone, as the live table's audit of a
-    # hand a seat dropped out of sees them (deck.md §7).
+    # The game's audit over the faces turned up for everyone, as the live table's audit sees
+    # them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
     try:
         violations = game.audit(replay.replica.state, replay.replica.actions, faces)
@@ -492,41 +366,58 @@ def _verify_with_drop_outs(
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
             raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
-    report.checked.update(moves=replay.turn, cards=len(faces))
+    report.checked.update(
+        public=replay.public,
+        private=replay.private,
+        operations=replay.public_deck.steps if replay.public_deck is not None else 0,
+        moves=replay.turn,
+        cards=len(faces),
+    )
     report.timeline = with_faces(replay.timeline, faces)
     _note_faces(report, faces, faces, range(lobby.players))
     report.result = result
     report.result_text = result_words(game, result)
     results_signed = 0
     for mine in seats:
+        if not mine.results and mine.seat not in dropped:
+            report.notes.append(f"{names[mine.seat]} signed no result")
         for entry in mine.results:
             body = entry.body
             got = body.get("result") if isinstance(body, dict) else None
+            step = f"result (log #{entry.seq} of seat {mine.seat})"
             if not same_data(got, result.to_wire()):
                 raise Failed(
-                    f"result (log #{entry.seq} of seat {mine.seat})",
+                    step,
                     f"its signed result differs from the recomputed one (first "
                     f"difference: {difference(got, result.to_wire())})",
                     mine.seat,
                 )
+            if not same_data(body.get("violations"), []):
+                raise Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
             results_signed += 1
     report.checked["results"] = results_signed
+    if not same_data(end_result, result.to_wire()):
+        raise Failed(
+            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+        )
     for seat, entry in dropped.items():
         report.notes.append(
             f"{names[seat]} dropped out at turn {entry.body.get('turn')}: its cards were set aside "
-            f"unseen and its deck seed is never revealed, so the deck is checked without seeds "
-            f"(every proof, the cards opened to all, the moves by the game's public rules; the "
-            f"cards nobody opened are not checked)"
+            f"unseen (every proof, the cards opened to all and the moves by the game's public "
+            f"rules are checked; the cards nobody opened are not)"
         )
+    report.notes.append(
+        "private deck messages are checked by recipient only: a sealed box opens only with its "
+        "recipient's key; what each carried was checked by its recipient as it arrived, and an "
+        "accusation about one is judged on the box its key opens"
+    )
 
 
 def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Container[int]) -> None:
     """At the end of a finished game, every seat's deck entries were followed to the last
-    operation (by the seeded replay, or without seeds by seedless.PublicHandles): an
-    accusation kept aside for an operation never reached names its accuser, and a deck entry
-    past them names its seat, but the seed of a seat in ``seed_last`` (revealed at the end,
-    while the seeds still are: the one message of the audit the seedless replay does not
-    take)."""
+    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
+    names its accuser, and a deck entry past them names its seat, but the seed of a seat in
+    ``seed_last`` (revealed at the end while tables still reveal it: verify does not use it)."""
     for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
         raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
     for mine in seats:

@@ -92,7 +92,7 @@ class PublicHandles:
         self.followed: dict[tuple[int, str, int | None], Entry] = {}
         self.referee_whole = True  # every hand and re-handling so far told to the referee
         if replay is not None:
-            replay.referee = self
+            replay.public_deck = self
 
     @property
     def follows(self) -> bool:
@@ -288,7 +288,13 @@ class PublicHandles:
                 self.referee_whole = False
         self.steps += 1
         self.epochs += 1
+        self._note({"kind": "shuffle", "cards": self.n})
         return list(range(base, base + self.n))
+
+    def _note(self, event: dict[str, Any]) -> None:
+        """An event of the report's timeline (and of a watch: p2pcards replay)."""
+        if self.replay is not None:
+            self.replay.timeline.append(event)
 
     def _passes(self, op: int) -> None:
         """Every pass of the shuffle ``op`` is signed (checked by public_passes) and one a seat
@@ -316,7 +322,9 @@ class PublicHandles:
         if self.game_id is None:
             raise _NeedsFaces(f"coin {label} (not every nonce was revealed)")
         self.steps += 1
-        return coin_value(self.game_id, label, bound)
+        value = coin_value(self.game_id, label, bound)
+        self._note({"kind": "coin", "label": label, "value": value})
+        return value
 
     def deal(self, to: Mapping[int, int]) -> None:
         by_receiver: dict[int | None, list[int]] = {}
@@ -325,6 +333,7 @@ class PublicHandles:
         self._openings(self.steps, "deal", by_receiver, None)
         self.steps += 1
         self.holders.update((h, (seat, self.epochs - 1)) for h, seat in to.items())
+        self._note({"kind": "deal", "to": dict(to)})
 
     def check_claim(
         self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
@@ -366,6 +375,7 @@ class PublicHandles:
         self.steps += 1
         self.shown.update(faces)
         self.public.update(handles)
+        self._note({"kind": "reveal", "handles": list(handles)})
         return faces
 
     def _check_public_openings(self, op: int) -> None:
@@ -429,6 +439,7 @@ class PublicHandles:
             self.holders.pop(handle, None)
         self.holders.update((h, (to, self.epochs - 1)) for h in new)
         self._rehandled(op, moved, to, new)
+        self._note({"kind": "transfer", "to": to, "handles": list(new)})
         return new
 
     def _rehandled(self, op: int, moved: list[int], to: int, new: list[int]) -> None:
@@ -758,7 +769,7 @@ def public_moves(
         # seat had what it needed; this one never signed its move.
         raise stall_verdict(replay, stop)
     left = signed_goodbye(replay.log, replay.names)
-    if left is not None:
+    if left is not None and (stop is not None or not ended):  # (a goodbye after the end: nothing)
         raise left
     if stop is not None:
         report.notes.append(

@@ -8,24 +8,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..deck.derive import seed_commitment
-from ..deck.local import DeckFault
-from ..engine import PlayerError
 from ..game import Game
 from ..table import rounds, verdict
 from ..table.absence import absent_body
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
-from ..wire.log import Blame, encode_header
+from ..wire.log import Blame
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
-from .report import Failed, NotStarted, Report, Stopped, Watch, illegal_move, plugin_failed
+from .report import Failed, NotStarted, Report, Watch
 from .seedless import deck_context, public_moves, public_setup
 from .stops import (
-    after_stop,
     invalid_public_points,
     provable_accusations,
-    stall_verdict,
-    stopped_by_accusation,
     withheld_after_accusation,
 )
 
@@ -134,15 +129,12 @@ def verify_unfinished(
     names: Sequence[str],
     report: Report,
     watch: Watch | None = None,
-    *,
-    seedless: bool = False,
 ) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
-    reported as what the table recorded, never taken as proof. ``seedless`` (internal, issue
-    32): check it without the seeds, as if none were revealed, while the seeds the signed
-    entries reveal still say who revealed one (the seedless replay, which is to be verify's
-    only one once the seeds go)."""
+    reported as what the table recorded, never taken as proof. No deck seed is used (issue 32):
+    the replay follows what the table saw, while a seed a seat revealed as the game stopped
+    still says that it stopped (the stop rules of verify/stops.py)."""
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"
@@ -152,78 +144,34 @@ def verify_unfinished(
         recorded += f" ({end.note})"
     report.notes.append(recorded + " (the end record is not signed: information only)")
     seeds = revealed_seeds(log, lobby, game, end, report)
-    report.checked["seeds"] = len(seeds)
     delivered = _delivered(log, lobby.players)
     seats = [SeatEntries(s, log.entries(s), delivered[s]) for s in range(lobby.players)]
     missing = [s for s in range(lobby.players) if s not in seeds]
     invalid_public_points(seats)
-    if missing:
-        report.notes.append(
-            "no revealed seed for "
-            + ", ".join(names[s] for s in missing)
-            + ": the deck cannot be re-derived, and the moves are checked with "
-            "the public rules only"
-        )
     # What every seat checks as a public deck message arrives, needing no seed (its type, the
     # commitment, the nonce): a message that fails names its signer, wherever the replay stops.
     public_setup(log, lobby, game)
-    if missing or seedless:
-        provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
-        replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
-        withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
-        # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
-        # nothing of who left or was cut off.
-        public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
-        silent = [s for s in range(lobby.players) if not log.entries(s)]
-        if silent:
-            # Seats that signed nothing never joined the game: their programs could not connect
-            # to every seat (a seat cut off, or one the others could not reach) or stopped
-            # before the first step. Not that they left: nobody is to blame.
-            shown = [names[s] for s in silent]
-            who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
-            raise NotStarted(
-                "end record",
-                f"{who} signed nothing at this table (could not connect to every seat, or stopped "
-                f"before the first step): the game never started; nobody is to blame",
-            )
-        raise Failed(
+    provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))  # proven without any seed
+    replay = Replay(game, lobby.options, names, seats, log=log, unfinished=True, watch=watch)
+    withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
+    # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
+    # nothing of who left or was cut off.
+    public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
+    silent = [s for s in range(lobby.players) if not log.entries(s)]
+    if silent:
+        # Seats that signed nothing never joined the game: their programs could not connect
+        # to every seat (a seat cut off, or one the others could not reach) or stopped
+        # before the first step. Not that they left: nobody is to blame.
+        shown = [names[s] for s in silent]
+        who = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+        raise NotStarted(
             "end record",
-            f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
+            f"{who} signed nothing at this table (could not connect to every seat, or stopped "
+            f"before the first step): the game never started; nobody is to blame",
         )
-    replay = Replay(
-        game,
-        lobby.options,
-        names,
-        seats,
-        [seeds[s] for s in range(lobby.players)],
-        encode_header(transcript.header.lobby),
-        log=log,
-        unfinished=True,
-        watch=watch,
-    )
-    try:
-        record, deck = replay.run()
-    except Stopped as stop:
-        report.checked.update(public=replay.public, private=replay.private, moves=replay.turn)
-        after_stop(replay, seats, stop)
-        stopped_by_accusation(seats, stop.step, replay.cards)
-        raise stall_verdict(replay, stop) from None
-    except Failed:
-        raise
-    except PlayerError as exc:
-        raise illegal_move(replay.turn, exc.seat, exc.reason) from None
-    except DeckFault as exc:
-        raise Failed("deck", str(exc), exc.blame.seat) from None
-    except Exception as exc:
-        turn, stopped_seat = replay.pending if replay.pending is not None else (replay.turn, None)
-        plugin_failed(exc, game, turn)
-        raise Failed(f"turn {turn}", f"the replay stopped: {type(exc).__name__}: {exc}", stopped_seat) from None
-    report.checked.update(public=replay.public, private=replay.private, moves=replay.turn, cards=len(record.faces))
-    report.result = record.result
     raise Failed(
         "end record",
-        f"{end.status}, yet the signed entries hold a whole game with "
-        f"its result; not verified: the game did not finish at the table",
+        f"{end.status}; not verified: the game did not finish, and the transcript proves no fault by any seat",
     )
 
 

@@ -2,10 +2,9 @@
 whose face the table saw (opened to all, with the seats that saw them), and ``faces_decodable``,
 the cards anyone holding the file can decode. On real networked games of the three bundled
 games: the shown faces are exactly the cards the game's reveals turned up, every seat saw each,
-and they are all the game's audit read. While the seeds are still revealed at the end, every
-card is decodable from the file: the equality the issue asks for holds for Calypso (every card
-is played face up) and waits for the reveal to go for the others (a strict xfail, which fails
-as soon as it holds, so that it is then made a plain test)."""
+and they are all the game's audit read. Verify uses no deck seed (issue 32, branch verify32):
+a card is decodable from a finished game's file exactly when the table saw it, for every
+bundled game (a seed a file still holds is not used)."""
 
 from __future__ import annotations
 
@@ -43,23 +42,8 @@ def test_faces_shown_are_the_cards_turned_up_for_everyone(table, request, cli):
     assert {card.unicode() for card, _ in checked.faces_shown.values()} == set(_reveals(checked.timeline))
 
 
-SEEDS_STILL_REVEALED = pytest.mark.xfail(
-    strict=True, reason="seeds are still revealed at the end: every hidden card is decodable (issue 32)"
-)
-
-
-@pytest.mark.parametrize(
-    "table",
-    [
-        pytest.param("bs_table", marks=SEEDS_STILL_REVEALED),
-        "calypso_table",  # every card of a deal is played face up: nothing stays hidden
-        "eights_table",  # the stock left undrawn, if any, stays hidden at the table
-    ],
-)
+@pytest.mark.parametrize("table", TABLES)
 def test_a_finished_game_shows_no_more_than_the_table_saw(table, request):
     report = verify_file(request.getfixturevalue(table).path)
     assert report.faces_shown is not None and report.faces_decodable is not None
-    if table == "eights_table" and set(report.faces_decodable) != set(report.faces_shown):
-        # (Its real shuffle decides whether the stock was drawn out: then all was shown.)
-        pytest.xfail("the undrawn stock: seeds are still revealed at the end (issue 32)")
     assert set(report.faces_decodable) == set(report.faces_shown)
