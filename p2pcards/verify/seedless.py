@@ -480,7 +480,9 @@ class PublicHandles:
         self.steps += 1
 
     def known(self, seat: int) -> Mapping[int, Card]:
-        return {}
+        """The faces ``seat`` knew that the file shows: those turned up for everyone (its own
+        face-down cards are in boxes only its key opens)."""
+        return dict(self.shown)
 
     def open_all(self) -> dict[int, Card]:
         raise _NeedsFaces("the audit")
