@@ -27,7 +27,7 @@ import hashlib
 import heapq
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -360,6 +360,27 @@ class _KeyPrefixes:
         return False
 
 
+def public_key_reuse(
+    seat: int, base: int, keys: Sequence[bytes], seen: dict[bytes, tuple[int, int]], old: Container[bytes]
+) -> str | None:
+    """The check every seat makes on a re-lock pass's per-card public keys as it arrives (one
+    rule for the table and ``p2pcards verify``): a per-card key is never used twice in a game,
+    so one published again (a key its author saw opened, say an honest seat's from an earlier
+    hand, or its own twice) names the author of the later pass, at that pass, before any card
+    under it is opened. ``seen``: this hand's keys so far, key -> (author, handle), taken in
+    here if none is reused; ``old``: the finished hands' keys. The reason, or ``None``."""
+    fresh: dict[bytes, tuple[int, int]] = {}
+    for j, key in enumerate(keys):
+        first = seen.get(key) or fresh.get(key)
+        if first is not None:
+            return f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
+        if key in old:  # (at a seat: the finished hands' keys, by their 96-bit prefixes)
+            return f"position {j} reuses a per-card key of a finished hand"
+        fresh[key] = (seat, base + j)
+    seen.update(fresh)
+    return None
+
+
 def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == size
 
@@ -623,6 +644,27 @@ class OpeningReferee:
             return None  # one lock named twice: nothing was used twice
         return places[0][0], places[1][0]
 
+    def _check_drop(self, seat: int, handles: list[int], message: dict[str, Any]) -> None:
+        """Every seat checks the keys a dropping seat publishes, as they arrive: exactly the
+        cards nobody holds, each key the one behind that seat's lock. Else its author is named."""
+        if set(message) != {"type", "op", "handles", "scalars"}:
+            raise _Deviation("drop", seat, "malformed drop-out message")
+        got, scalars = message["handles"], message["scalars"]
+        if not _ints(got) or got != handles:
+            raise _Deviation("drop", seat, "keys for other cards than the ones nobody holds")
+        if not isinstance(scalars, list) or len(scalars) != len(handles):
+            raise _Deviation("drop", seat, "not one key per card nobody holds")
+        fresh: dict[bytes, tuple[int, int, int]] = {}
+        for handle, scalar in zip(handles, scalars):
+            try:
+                check_scalar(scalar)
+            except InvalidScalar as exc:
+                raise _Deviation("drop", seat, f"handle {handle}: {exc}") from None
+            if not self._opens_lock(handle, seat, scalar):
+                raise _Deviation("drop", seat, f"handle {handle}: its key is not the one behind its public key")
+            self._note_scalar(scalar, (seat, handle, seat), fresh)
+        self._seen_scalars.update(fresh)
+
     def _lock_id(self, handle: int, lock: int) -> tuple[int, int]:
         """Which lock ``lock`` of ``handle`` is: a shuffled handle's own (its handle and
         index), or a re-handled card's, which is its transfer's one scalar for every card that
@@ -685,6 +727,16 @@ class PublicReferee(OpeningReferee):
         of, if it is one the operation calls for, is known here (else nothing is judged)."""
         items = self._expected_openings.get(op, {}).get((sender, receiver)) if is_index(sender, self.players) else []
         return all(handle in self.cards_by_handle for handle, _ in items or [])
+
+    def public_drop(self, op: int, seat: int, handles: list[int], message: Any) -> judge.Verdict | None:
+        """``seat``'s drop-out message of operation ``op`` checked as every seat checks it as
+        it arrives (:meth:`_check_drop`: the keys of exactly ``handles``, the cards nobody
+        holds, each behind its lock): the seat named, or ``None`` if it holds."""
+        try:
+            self._check_drop(seat, handles, message)
+        except _Deviation as d:
+            return judge.Verdict(d.step, d.seat, d.reason, op)
+        return None
 
     def public_opening(self, op: int, sender: int, message: Any) -> judge.Verdict | None:
         """``sender``'s public opening of operation ``op`` checked as every seat checks it as it
@@ -1235,20 +1287,10 @@ class Party(OpeningReferee):
         return keys
 
     def _note_public_keys(self, seat: int, base: int, keys: list[bytes]) -> None:
-        """A per-card key is never used twice in a game: one published again (a key its author
-        saw opened, say an honest seat's from an earlier hand, or its own twice) names the
-        author of the later pass, at that pass, before any card under it is opened."""
-        fresh: dict[bytes, tuple[int, int]] = {}
-        for j, key in enumerate(keys):
-            first = self._public_keys.get(key) or fresh.get(key)
-            if first is not None:
-                raise _Deviation(
-                    "relock", seat, f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
-                )
-            if key in self._old_keys:  # the finished hands' keys, by their 96-bit prefixes
-                raise _Deviation("relock", seat, f"position {j} reuses a per-card key of a finished hand")
-            fresh[key] = (seat, base + j)
-        self._public_keys.update(fresh)
+        """A per-card key is never used twice in a game (:func:`public_key_reuse`)."""
+        reused = public_key_reuse(seat, base, keys, self._public_keys, self._old_keys)
+        if reused is not None:
+            raise _Deviation("relock", seat, reused)
 
     # -- hands: what a finished one leaves behind (issue 23) ------------------------------------
 
@@ -1458,27 +1500,6 @@ class Party(OpeningReferee):
             return self._done(OpDone(index, DropOp(seat)))
 
         self._state = {"waiting": waiting, "progress": progress}
-
-    def _check_drop(self, seat: int, handles: list[int], message: dict[str, Any]) -> None:
-        """Every seat checks the keys a dropping seat publishes, as they arrive: exactly the
-        cards nobody holds, each key the one behind that seat's lock. Else its author is named."""
-        if set(message) != {"type", "op", "handles", "scalars"}:
-            raise _Deviation("drop", seat, "malformed drop-out message")
-        got, scalars = message["handles"], message["scalars"]
-        if not _ints(got) or got != handles:
-            raise _Deviation("drop", seat, "keys for other cards than the ones nobody holds")
-        if not isinstance(scalars, list) or len(scalars) != len(handles):
-            raise _Deviation("drop", seat, "not one key per card nobody holds")
-        fresh: dict[bytes, tuple[int, int, int]] = {}
-        for handle, scalar in zip(handles, scalars):
-            try:
-                check_scalar(scalar)
-            except InvalidScalar as exc:
-                raise _Deviation("drop", seat, f"handle {handle}: {exc}") from None
-            if not self._opens_lock(handle, seat, scalar):
-                raise _Deviation("drop", seat, f"handle {handle}: its key is not the one behind its public key")
-            self._note_scalar(scalar, (seat, handle, seat), fresh)
-        self._seen_scalars.update(fresh)
 
     def _dropped(self, seat: int) -> None:
         self.dropped[seat] = self.epochs

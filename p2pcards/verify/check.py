@@ -5,12 +5,11 @@ that did not finish: :mod:`.unfinished`), and compare the results with the signe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..cards import Card
-from ..deck import judge
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.dropouts import DropOuts
@@ -18,7 +17,7 @@ from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, judged, public_message, with_faces
+from .replay import Replay, SeatEntries, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -35,7 +34,6 @@ from .report import (
     Report,
     Unreadable,
     Watch,
-    describe_seats,
     difference,
     plugin_failed,
     same_data,
@@ -335,7 +333,7 @@ def verify_finished(
     drop-out at the turn it was signed for, issue 30), to the game's end; then the game's audit
     over the faces shown at the table (deck.md §7), and each seat's signed result against the
     one the rules reach. The cards nobody opened are never decoded: nobody saw them."""
-    from .seedless import public_moves, public_setup
+    from .seedless import check_deck_ends, public_moves, public_setup
 
     seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     public_setup(log, lobby, game)
@@ -346,7 +344,7 @@ def verify_finished(
     if ended is None:
         raise _NotWhole
     result, faces = ended
-    _check_deck_ends(replay, seats, seed_last=[m.seat for m in seats if m.seat not in dropped])
+    check_deck_ends(replay, seats, seed_last=[m.seat for m in seats if m.seat not in dropped])
     # The game's audit over the faces turned up for everyone, as the live table's audit sees
     # them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
@@ -411,33 +409,6 @@ def verify_finished(
         "recipient's key; what each carried was checked by its recipient as it arrived, and an "
         "accusation about one is judged on the box its key opens"
     )
-
-
-def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Container[int]) -> None:
-    """At the end of a finished game, every seat's deck entries were followed to the last
-    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
-    names its accuser, and a deck entry past them names its seat, but the seed of a seat in
-    ``seed_last`` (revealed at the end while tables still reveal it: verify does not use it)."""
-    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
-        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
-    for mine in seats:
-        if mine.boxes_left:
-            entry = mine.deck[mine.next_deck]
-            raise Failed(
-                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
-                mine.seat,
-            )
-        rest = mine.deck[mine.next_deck :]
-        if mine.seat in seed_last and rest and public_message(rest[-1], "seed"):
-            rest = rest[:-1]
-        if rest:
-            entry = rest[0]
-            raise Failed(
-                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
-                "a deck message the protocol never called for",
-                mine.seat,
-            )
 
 
 def _note_faces(

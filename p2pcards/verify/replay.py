@@ -407,7 +407,7 @@ class Replay:
     def moved(self, state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         try:
             text = self.game.format_action(state, seat, action, known)
-        except Exception:  # without the faces (an unfinished game without every seed)
+        except Exception:  # without the faces (a card nobody turned up)
             text = repr(action)
         cards = [known[h] for h in _handles(action) if h in known]
         unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]

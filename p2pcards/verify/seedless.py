@@ -1,18 +1,19 @@
-"""Checking a game without every seed: the public checks of every shuffle pass and
-re-handling with their proofs (:func:`public_passes`), the faces of cards revealed to everyone
-(:class:`~p2pcards.deck.public.PublicCards`), and a replay of the signed moves with the
-game's public rules as far as no hidden face is needed (:func:`public_moves`)."""
+"""Checking a game with what the table saw, no seed (verify's one path, issue 32): the public
+checks of every shuffle pass and re-handling with their proofs (:func:`public_passes`), the
+faces of cards revealed to everyone (:class:`~p2pcards.deck.public.PublicCards`), and a replay
+of the signed moves with the game's rules, following every seat's deck entries
+(:class:`PublicHandles`) to the game's end (:func:`public_moves`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from itertools import takewhile
 from typing import Any, TypeGuard
 
 from ..cards import Card
 from ..deck import judge
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, PublicReferee, claim_refusal
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, PublicReferee, claim_refusal, public_key_reuse
 from ..deck.passes import (
     PassError,
     check_pass,
@@ -29,7 +30,7 @@ from ..table.header import TableHeader
 from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
-from .replay import Replay, SignedMoves, public_message
+from .replay import Replay, SeatEntries, SignedMoves, judged, public_message
 from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
     after_stop,
@@ -75,10 +76,11 @@ class PublicHandles:
         self.dropped: dict[int, int] = {}  # seat -> the deck operation it dropped out at
         self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
         self.public: set[int] = set()  # every handle a reveal opened to all (Party's card.public)
-        # With ``replay``: each seat's signed deck entries are followed as the seeded replay
-        # follows them (Replay.sent): every message the public record says a seat sends, public
-        # or private, must be its next deck entry, in the order the protocol sends them; the
-        # first one missing stops the replay naming its seat (Stopped), as with every seed.
+        self.retired: set[int] = set()  # every handle a transfer moved (renamed)
+        # With ``replay``: each seat's signed deck entries are followed: every message the
+        # public record says a seat sends, public or private, must be its next deck entry, in
+        # the order the protocol sends them; the first one missing stops the replay naming its
+        # seat (Stopped), judged by the stop rules (verify/stops.py).
         self.replay = replay
         self.players = len(log.roster) if log is not None else 0
         # The referee of openings and accusations on the public record (the code every seat
@@ -97,13 +99,13 @@ class PublicHandles:
     @property
     def follows(self) -> bool:
         """Every deck step so far was followed entry by entry (a missing message stops the
-        replay naming its seat, as the seeded replay does)."""
+        replay naming its seat)."""
         return self.replay is not None and self.log is not None
 
-    # -- following the signed deck entries (as Replay.sent, without the messages' contents) --
+    # -- following the signed deck entries (by type, operation and recipients) --
 
     def _what(self, kind: str, op: int | None, name: str) -> str:
-        """The words the seeded replay uses for a message (Replay._what)."""
+        """The words for a message of a deck operation, in the report's steps."""
         if op is None:
             return f"{kind} message"
         turn = self.replay.turn if self.replay is not None else 0
@@ -112,16 +114,16 @@ class PublicHandles:
     def _sent(self, seat: int, to: int | None, kind: str, op: int | None, name: str) -> None:
         """``seat`` sends a ``kind`` message of deck operation ``op`` (None: the setup) to
         ``to`` (None: everyone), as the public record says: it must be that seat's next signed
-        deck entry (Replay.sent). A public entry is matched by its type and operation (its
+        deck entry. A public entry is matched by its type and operation (its
         content was checked by public_passes, or is by the reveal); a private one by its
-        recipients (its box opens only for them, as with every seed)."""
+        recipients (its box opens only for them)."""
         replay = self.replay
         assert replay is not None, "only when following"
         mine = replay.seats[seat]
         what = self._what(kind, op, name)
         entry = replay.next_deck_entry(seat, what)
         if public_message(entry, "accuse") and kind != "accuse":
-            # As Replay.sent: judged by the rules that need no seed; one about an operation its
+            # Judged by the rules every seat applies (Replay.judge); one about an operation its
             # seat had not begun is kept aside, and its next entry is this message.
             replay.judge(seat, entry)
             accused_op = entry.body["msg"].get("op")
@@ -141,8 +143,7 @@ class PublicHandles:
         body = entry.body
         boxes = recipients(body)
         # The seat's signed entries in another order than the protocol sends its messages: its
-        # own chain proves it, and the seeded replay names it there too, in the same words
-        # where they need no seed (Replay.sent).
+        # own chain proves it.
         step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
         if to is None:
             if mine.boxes_left:
@@ -198,7 +199,7 @@ class PublicHandles:
 
     def setup(self) -> None:
         """The commitments and nonces every seat signs first (Party.start): the commitments
-        in seat order, as the seeded replay starts the parties; a nonce goes out as its seat
+        in seat order, as the parties start; a nonce goes out as its seat
         has every commitment, an order the transcript does not fix, so with more than one
         missing the replay names nobody."""
         if not self.follows:
@@ -253,9 +254,8 @@ class PublicHandles:
 
     def _openings(self, op: int, name: str, by_receiver: Mapping[int | None, Sequence[int]], to: int | None) -> None:
         """The openings of deck operation ``op`` (Party._start_openings): every seat sends them
-        as it begins the operation, in seat order (as the seeded replay begins it at every
-        party), its openings in the order of ``by_receiver``; a transfer's receiver ``to``
-        then its re-handling."""
+        as it begins the operation, in seat order, its openings in the order of
+        ``by_receiver``; a transfer's receiver ``to`` then its re-handling."""
         if not self.follows:
             return
         sends: dict[int, list[int | None]] = {}
@@ -437,6 +437,7 @@ class PublicHandles:
         self.next += len(moved)
         for handle in moved:
             self.holders.pop(handle, None)
+        self.retired.update(moved)
         self.holders.update((h, (to, self.epochs - 1)) for h in new)
         self._rehandled(op, moved, to, new)
         self._note({"kind": "transfer", "to": to, "handles": list(new)})
@@ -476,8 +477,34 @@ class PublicHandles:
         cards), and later shuffles go on without it."""
         if self.follows and seat not in self.dropped:
             self._sent(seat, None, "drop", self.steps, "drop")
+            self._check_drop(seat)
         self.dropped.setdefault(seat, self.steps)
         self.steps += 1
+
+    def _check_drop(self, seat: int) -> None:
+        """The drop-out message ``seat`` signed, checked as every seat checked it as it arrived
+        (deck.party.OpeningReferee._check_drop): the keys of exactly the cards of the hand in
+        progress nobody holds and nobody has seen (Party.drop_shares), each behind its lock."""
+        op = self.steps
+        entry = self.followed.get((seat, "drop", op))
+        if self.referee is None or not self.referee_whole or entry is None or not self.epochs:
+            return
+        first = (self.epochs - 1) * self.n
+        shares = [
+            h
+            for h in range(first, first + self.n)
+            if h not in self.holders and h not in self.public and h not in self.retired
+        ]
+        if not all(h in self.referee.cards_by_handle for h in shares):
+            return
+        verdict = self.referee.public_drop(op, seat, shares, entry.body["msg"])
+        if verdict is not None:
+            number = self.replay.seats[seat].deck.index(entry) if self.replay is not None else "?"
+            raise Failed(
+                f"deck entry #{number} of seat {seat} (log #{entry.seq}), {self._what('drop', op, 'drop')}",
+                f"{verdict.reason}: its drop-out message fails the check every seat made as it arrived",
+                verdict.seat,
+            )
 
     def known(self, seat: int) -> Mapping[int, Card]:
         """The faces ``seat`` knew that the file shows: those turned up for everyone (its own
@@ -566,6 +593,11 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
             raise Failed(what, "a deck message for no operation (its op is not a non-negative number)", entry.sender)
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
+    # Every per-card public key published so far (the reuse rule every seat applies to a
+    # re-lock pass: deck.party.public_key_reuse): this hand's and the last one's, and the
+    # finished hands' (a hand is finished once the next one's shuffle is complete).
+    seen_keys: dict[bytes, tuple[int, int]] = {}
+    old_keys: set[bytes] = set()
     retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
     epochs, next_handle = 0, FIRST_REHANDLED
     for op in sorted(by_op):
@@ -623,12 +655,20 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 raise Failed(
                     what, f"{exc}: the pass is not the one before it honestly shuffled or re-locked", seat
                 ) from None
+            if kind == "relock":
+                reused = public_key_reuse(seat, epochs * n, msg["keys"], seen_keys, old_keys)
+                if reused is not None:
+                    raise Failed(what, f"{reused}: a per-card key is never used twice in a game", seat)
             deck = msg["points"]
             if kind == "shuffle":
                 keys[seat] = msg["key"]
             else:
                 locks[seat] = msg["keys"]
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
+        if epochs:  # the hand before is finished: its keys checked as a finished hand's
+            finished = range((epochs - 1) * n, epochs * n)
+            old_keys.update(key for key, (_, handle) in seen_keys.items() if handle in finished)
+            seen_keys = {key: at for key, at in seen_keys.items() if at[1] not in finished}
         if game_id is not None:
             public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
         epochs += 1
@@ -760,8 +800,8 @@ def public_moves(
         )
         stop = None
     if stop is not None and deck.follows:
-        # Every deck step so far was followed entry by entry, as the seeded replay follows
-        # them: where the entries end is judged as with every seed (verify_unfinished).
+        # Every deck step so far was followed entry by entry: where the entries end is judged
+        # by the stop rules (verify/stops.py).
         after_stop(replay, replay.seats, stop)
         stopped_by_accusation(replay.seats, stop.step, replay.cards)
         raise stall_verdict(replay, stop)
@@ -780,3 +820,30 @@ def public_moves(
             f"checked without every seed"
         )
     return (ended[0], deck.shown) if ended and stop is None else None
+
+
+def check_deck_ends(replay: Replay, seats: Sequence[SeatEntries], seed_last: Container[int]) -> None:
+    """At the end of a finished game, every seat's deck entries were followed to the last
+    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
+    names its accuser, and a deck entry past them names its seat, but the seed of a seat in
+    ``seed_last`` (revealed at the end while tables still reveal it: verify does not use it)."""
+    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
+        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
+    for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
+        rest = mine.deck[mine.next_deck :]
+        if mine.seat in seed_last and rest and public_message(rest[-1], "seed"):
+            rest = rest[:-1]
+        if rest:
+            entry = rest[0]
+            raise Failed(
+                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )

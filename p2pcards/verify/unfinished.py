@@ -17,7 +17,7 @@ from ..wire.log import Blame
 from ..wire.transcript import Transcript
 from .replay import Replay, SeatEntries, commitment_of, public_message
 from .report import Failed, NotStarted, Report, Watch
-from .seedless import deck_context, public_moves, public_setup
+from .seedless import check_deck_ends, deck_context, public_moves, public_setup
 from .stops import (
     invalid_public_points,
     provable_accusations,
@@ -156,7 +156,13 @@ def verify_unfinished(
     withheld_after_accusation(seats, [s for s in missing if s not in replay.absences.gone])
     # A seat that dropped out never reveals its seed (deck.md §4.6): its missing seed says
     # nothing of who left or was cut off.
-    public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
+    ended = public_moves(replay, lobby, game, report, unrevealed=[s for s in missing if s not in replay.absences.gone])
+    left = [e for mine in seats for e in mine.deck[mine.next_deck :]]
+    if ended is not None and not any(public_message(e, "accuse") for e in left):
+        # The signed moves reach the game's end (it stopped at the end-of-game checks): a deck
+        # entry past the last operation is judged as in a finished game, as every seat judged
+        # it there (a private box the protocol never called for, protocol/deck.md section 7).
+        check_deck_ends(replay, seats, seed_last=range(lobby.players))
     silent = [s for s in range(lobby.players) if not log.entries(s)]
     if silent:
         # Seats that signed nothing never joined the game: their programs could not connect
