@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -78,6 +78,8 @@ ONE_KEY = public_key(ONE)
 
 __all__ = [
     "AuditOp",
+    "OpeningReferee",
+    "PublicReferee",
     "Blame",
     "CoinOp",
     "DealOp",
@@ -290,6 +292,27 @@ class _KeyPrefixes:
         return False
 
 
+def public_key_reuse(
+    seat: int, base: int, keys: Sequence[bytes], seen: dict[bytes, tuple[int, int]], old: Container[bytes]
+) -> str | None:
+    """The check every seat makes on a re-lock pass's per-card public keys as it arrives (one
+    rule for the table and ``p2pcards verify``): a per-card key is never used twice in a game,
+    so one published again (a key its author saw opened, say an honest seat's from an earlier
+    hand, or its own twice) names the author of the later pass, at that pass, before any card
+    under it is opened. ``seen``: this hand's keys so far, key -> (author, handle), taken in
+    here if none is reused; ``old``: the finished hands' keys. The reason, or ``None``."""
+    fresh: dict[bytes, tuple[int, int]] = {}
+    for j, key in enumerate(keys):
+        first = seen.get(key) or fresh.get(key)
+        if first is not None:
+            return f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
+        if key in old:  # (at a seat: the finished hands' keys, by their 96-bit prefixes)
+            return f"position {j} reuses a per-card key of a finished hand"
+        fresh[key] = (seat, base + j)
+    seen.update(fresh)
+    return None
+
+
 def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == size
 
@@ -339,7 +362,326 @@ def _complete(values: Sequence[bytes | None]) -> list[bytes]:
 # ---------------------------------------------------------------------------------------------------
 
 
-class Party:
+class OpeningReferee:
+    """The checks of a card opening and of a reused key's evidence on the public record of the
+    deck (protocol/deck.md sections 4.2 and 6): the one referee of both. A :class:`Party` is
+    one (the receiver's check as an opening arrives, and every seat's judgement of an
+    accusation); ``p2pcards verify`` builds one from a transcript's public messages
+    (:mod:`p2pcards.verify.seedless`), so it judges an accusation with the same code as the
+    table, without any seed. What it reads: the public record of every handle
+    (:attr:`cards_by_handle`: point, public keys of its locks, their authors, a re-handled
+    card's link), the openings each operation calls for (:attr:`_expected_openings`), the
+    scalars seen so far (the reuse check), the hands' first operations and handles."""
+
+    players: int
+    n: int
+    game_id: bytes | None
+    table: tuple[bytes, ...]
+    _table_index: dict[bytes, int]
+    cards_by_handle: dict[int, _Card]
+    _expected_openings: dict[int, dict[tuple[int, int | None], list[tuple[int, list[int]]]]]
+    _seen_scalars: dict[bytes, tuple[int, int, int]]
+    _shuffle_ops: list[int]
+    _hand_handles: list[int]
+
+    def judge_opening(self, accuser: int, accused: int, op: int, sender: Any, message: Any) -> judge.Verdict:
+        """An accusation about a private opening of operation ``op`` (reached): ``message`` is
+        ``sender``'s signed box to ``accuser``, opened with the revealed message key. The
+        receiver's check is run again on it: the accused is named if it fails, the accuser if
+        it holds (a false accusation) or if the evidence is not such a box."""
+        try:
+            if not is_index(sender, self.players) or (sender, accuser) not in self._expected_openings[op]:
+                raise ValueError("no such private message was due")
+            self._check_opening(op, sender, accuser, message, learn=False)
+        except _Deviation as d:
+            if d.seat == accused:
+                return judge.Verdict(d.step, d.seat, d.reason, op)
+            return judge.Verdict("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return judge.without_evidence(accuser)
+        return judge.Verdict("accuse", accuser, f"false accusation against seat {accused} (open)")
+
+    def judge_reuse(self, accuser: int, accused: int, op: int, evidence: Any) -> judge.Verdict:
+        """An accusation of a reused key in operation ``op`` (reached): the accused is named if
+        the evidence proves it (in our words, never the accuser's), else the accuser."""
+        proven = self._proves_reuse(accused, evidence, op)
+        if proven is not None:
+            return judge.Verdict("open", accused, reuse_reason(*proven), op)
+        return judge.Verdict("accuse", accuser, f"false accusation of a reused key against seat {accused}")
+
+    @property
+    def _game_id(self) -> bytes:
+        assert self.game_id is not None, "every nonce is in"
+        return self.game_id
+
+    def _hand_of_op(self, op: int) -> int:
+        """The hand (shuffle epoch) operation ``op`` belongs to: that of the last shuffle at or
+        before it (-1: before the first)."""
+        return bisect_right(self._shuffle_ops, op) - 1
+
+    def _hand_of_handle(self, handle: int) -> int:
+        """The hand a handle was made in: its shuffle's epoch, or for a re-handled handle the
+        hand of the transfer that made it (-1: none)."""
+        if handle < FIRST_REHANDLED:
+            return handle // self.n if handle >= 0 else -1
+        return bisect_right(self._hand_handles, handle) - 1
+
+    def _opens_lock(self, handle: int, lock: int, scalar: bytes) -> bool:
+        """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
+        return public_key(scalar) == self._lock(handle, lock)[1]
+
+    def _face_context(self, op: int, handle: int, seat: int) -> bytes:
+        """What a face proof of a public reveal is bound to: the game, the reveal, the handle
+        and its holder (deck protocol 3)."""
+        return face_context(self._game_id, op, handle, seat)
+
+    def _lock(self, handle: int, lock: int) -> tuple[int, bytes]:
+        """(author, commitment) of lock ``lock`` of ``handle``: a per-card key (lock < N) of a
+        shuffled handle, or the re-handling scalar (lock N) of a re-handled one."""
+        card = self.cards_by_handle[handle]
+        if card.link is not None:
+            if lock != self.players:
+                raise IndexError(lock)
+            return card.link.author, card.link.key
+        return card.authors[lock], card.locks[lock]
+
+    def _note_scalar(
+        self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]
+    ) -> None:
+        previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
+        if previous is not None and previous != where:
+            # Both commitments are public, so the proof is the scalar and the two places.
+            raise _Deviation(
+                "open",
+                previous[0],
+                f"reused key (handles {previous[1]} and {where[1]})",
+                accuse=True,
+                evidence={"scalar": scalar, "author": previous[0], "places": [list(previous[1:]), list(where[1:])]},
+            )
+        fresh[scalar] = where
+
+    def _check_opening(
+        self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True
+    ) -> None:
+        """Check an opening against the public record and the commitments; learn its scalars.
+        A re-handled card's cumulative scalar must open its point to a card of the table, its
+        face proof (a reveal to all) must hold (deck protocol 3)."""
+        items = self._expected_openings[index][(sender, receiver)]
+        handles, scalars, faces = message.get("handles"), message.get("scalars"), message.get("faces")
+        if (
+            not _ints(handles)
+            or handles != [h for h, _ in items]
+            or not isinstance(scalars, list)
+            or len(scalars) != len(items)
+            or not isinstance(faces, list)
+            or len(faces) != len(items)
+        ):
+            raise _Deviation("open", sender, "opening for other cards than the operation requires")
+        fresh: dict[bytes, tuple[int, int, int]] = {}
+        opened: dict[int, tuple[bytes | None, int]] = {}  # re-handled handle -> (x, card index)
+        for (handle, locks), pairs, shown in zip(items, scalars, faces):
+            card = self.cards_by_handle[handle]
+            if card.link is not None:
+                opened[handle] = self._check_rehandled_opening(index, sender, receiver, handle, pairs, shown)
+                continue
+            if shown is not None:
+                raise _Deviation("open", sender, f"handle {handle}: a face proof for a shuffled handle")
+            if (
+                not isinstance(pairs, list)
+                or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs])
+                or [p[0] for p in pairs] != locks
+            ):
+                raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+            for lock, scalar in pairs:
+                try:
+                    check_scalar(scalar)
+                except InvalidScalar as exc:
+                    raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
+                author = card.authors[lock]
+                if not self._opens_lock(handle, lock, scalar):
+                    raise _Deviation(
+                        "open", sender, f"handle {handle}: key {lock} is not the one behind its public key"
+                    )
+                self._note_scalar(scalar, (author, handle, lock), fresh)
+        if learn:
+            self._seen_scalars.update(fresh)
+            for (handle, _), pairs in zip(items, scalars):
+                card = self.cards_by_handle[handle]
+                if card.link is None:
+                    card.scalars.update({lock: scalar for lock, scalar in pairs})
+                else:
+                    x, face = opened[handle]
+                    card.face = face
+                    if x is not None:
+                        card.x = x
+
+    def _check_rehandled_opening(
+        self, index: int, sender: int, receiver: int | None, handle: int, pairs: Any, shown: Any
+    ) -> tuple[bytes | None, int]:
+        """A re-handled card opened by its holder: to one receiver its cumulative scalar, which
+        must take its point to a card of the table; to all a proof of its face. Returns the
+        scalar (None for a proof) and the card's index."""
+        card = self.cards_by_handle[handle]
+        if receiver is None:
+            if pairs != [] or not (isinstance(shown, list) and len(shown) == 2 and _is_int(shown[0])):
+                raise _Deviation("open", sender, f"handle {handle}: a card shown to all needs its face and proof")
+            face, proof = shown
+            if not 0 <= face < self.n:
+                raise _Deviation("open", sender, f"handle {handle}: no such card")
+            try:
+                verify_face(self._face_context(index, handle, sender), card.point, self.table[face], proof)
+            except InvalidProof:
+                raise _Deviation("open", sender, f"handle {handle}: its face proof fails") from None
+            return None, face
+        if shown is not None or not (
+            isinstance(pairs, list) and len(pairs) == 1 and isinstance(pairs[0], list) and len(pairs[0]) == 2
+        ):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        lock, x = pairs[0]
+        if not (_is_int(lock) and lock == self.players):
+            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
+        try:
+            check_scalar(x)
+            point = multiply(invert(x), card.point)
+        except InvalidScalar as exc:
+            raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
+        face_index = self._table_index.get(point)
+        if face_index is None:
+            raise _Deviation("open", sender, f"handle {handle}: its scalar does not open it to a card")
+        return x, face_index
+
+    def _proves_reuse(self, author: int, evidence: Any, op: int) -> tuple[int, int] | None:
+        """The two handles at which the evidence proves ``author`` used one key twice: two
+        distinct locks of its, in the accused operation's hand, both opened by the scalar.
+        ``None``: it proves nothing (the accuser is named)."""
+        checked = reuse_evidence(evidence, author, self.players)
+        if checked is None:
+            return None
+        scalar, places = checked
+        locks = set()
+        try:
+            check_scalar(scalar)
+            for handle, lock in places:
+                # Both places in the hand of the accused operation: an honest seat's evidence
+                # always is (a key of an earlier hand is caught where it is published again),
+                # and a finished hand's records are not kept (protocol/deck.md §6).
+                if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
+                    return None
+                if self._lock(handle, lock)[0] != author or not self._opens_lock(handle, lock, scalar):
+                    return None
+                locks.add(self._lock_id(handle, lock))
+        except (KeyError, IndexError, InvalidScalar):
+            return None
+        if len(locks) != 2:
+            return None  # one lock named twice: nothing was used twice
+        return places[0][0], places[1][0]
+
+    def _check_drop(self, seat: int, handles: list[int], message: dict[str, Any]) -> None:
+        """Every seat checks the keys a dropping seat publishes, as they arrive: exactly the
+        cards nobody holds, each key the one behind that seat's lock. Else its author is named."""
+        if set(message) != {"type", "op", "handles", "scalars"}:
+            raise _Deviation("drop", seat, "malformed drop-out message")
+        got, scalars = message["handles"], message["scalars"]
+        if not _ints(got) or got != handles:
+            raise _Deviation("drop", seat, "keys for other cards than the ones nobody holds")
+        if not isinstance(scalars, list) or len(scalars) != len(handles):
+            raise _Deviation("drop", seat, "not one key per card nobody holds")
+        fresh: dict[bytes, tuple[int, int, int]] = {}
+        for handle, scalar in zip(handles, scalars):
+            try:
+                check_scalar(scalar)
+            except InvalidScalar as exc:
+                raise _Deviation("drop", seat, f"handle {handle}: {exc}") from None
+            if not self._opens_lock(handle, seat, scalar):
+                raise _Deviation("drop", seat, f"handle {handle}: its key is not the one behind its public key")
+            self._note_scalar(scalar, (seat, handle, seat), fresh)
+        self._seen_scalars.update(fresh)
+
+    def _lock_id(self, handle: int, lock: int) -> tuple[int, int]:
+        """Which lock ``lock`` of ``handle`` is: a shuffled handle's own (its handle and
+        index), or a re-handled card's, which is its transfer's one scalar for every card that
+        transfer moved (the transfer's operation, and N)."""
+        link = self.cards_by_handle[handle].link
+        return (handle, lock) if link is None else (-1 - link.op, self.players)
+
+
+class PublicReferee(OpeningReferee):
+    """An :class:`OpeningReferee` on the public record alone, with no seat and no seed:
+    ``p2pcards verify`` tells it each hand, re-handling and operation's openings as it replays
+    the deck operations in the table's order (:mod:`p2pcards.verify.seedless`), and asks it the
+    judgement every seat made (:meth:`judge_opening`, :meth:`judge_reuse`, :meth:`public_opening`).
+    The scalars it has seen are those of the public openings (every seat saw them)."""
+
+    def __init__(self, players: int, n: int, game_id: bytes, table: Sequence[bytes]):
+        self.players, self.n, self.game_id = players, n, game_id
+        self.table = tuple(table)
+        self._table_index = {p: i for i, p in enumerate(self.table)}
+        self.cards_by_handle = {}
+        self._expected_openings = {}
+        self._seen_scalars = {}
+        self._shuffle_ops = []
+        self._hand_handles = []
+
+    def shuffled(
+        self, op: int, next_rehandled: int, base: int, points: Sequence[bytes], locks: Sequence[Sequence[bytes]]
+    ) -> None:
+        """Shuffle ``op`` made handles ``base ..`` with these final points and, per handle, every
+        seat's lock (its per-card public key; a seat gone before it: the public scalar 1's).
+        ``next_rehandled``: the first handle a re-handling of this hand gets."""
+        self._shuffle_ops.append(op)
+        self._hand_handles.append(next_rehandled)
+        self._seen_scalars = {}  # (a finished hand's are not kept: Party._finish_hand)
+        for j, point in enumerate(points):
+            self.cards_by_handle[base + j] = _Card(point, list(locks[j]), list(range(self.players)), {}, root=base + j)
+
+    def rehandled(
+        self, op: int, author: int, key: bytes, sources: Sequence[int], first: int, points: Sequence[bytes]
+    ) -> None:
+        """Transfer ``op``'s re-handling by its receiver ``author``: new handles ``first ..``."""
+        for j, point in enumerate(points):
+            link = _Link(author, key, tuple(sources), op)
+            self.cards_by_handle[first + j] = _Card(point, [], [], {}, holder=author, link=link)
+
+    def openings(self, op: int, expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]]) -> None:
+        """The openings operation ``op`` calls for: (sender, receiver) -> (handle, locks)."""
+        self._expected_openings[op] = expected
+
+    def opens_cards(self, op: int) -> bool:
+        """Operation ``op`` called for openings (a deal, a reveal, a transfer)."""
+        return op in self._expected_openings
+
+    def expected(self, op: int) -> dict[tuple[int, int | None], list[tuple[int, list[int]]]]:
+        """The openings operation ``op`` calls for (none: an operation that opens no cards)."""
+        return self._expected_openings.get(op, {})
+
+    def knows(self, op: int, sender: Any, receiver: int | None) -> bool:
+        """The public record of every card ``sender``'s opening of ``op`` to ``receiver`` is
+        of, if it is one the operation calls for, is known here (else nothing is judged)."""
+        items = self._expected_openings.get(op, {}).get((sender, receiver)) if is_index(sender, self.players) else []
+        return all(handle in self.cards_by_handle for handle, _ in items or [])
+
+    def public_drop(self, op: int, seat: int, handles: list[int], message: Any) -> judge.Verdict | None:
+        """``seat``'s drop-out message of operation ``op`` checked as every seat checks it as
+        it arrives (:meth:`_check_drop`: the keys of exactly ``handles``, the cards nobody
+        holds, each behind its lock): the seat named, or ``None`` if it holds."""
+        try:
+            self._check_drop(seat, handles, message)
+        except _Deviation as d:
+            return judge.Verdict(d.step, d.seat, d.reason, op)
+        return None
+
+    def public_opening(self, op: int, sender: int, message: Any) -> judge.Verdict | None:
+        """``sender``'s public opening of operation ``op`` checked as every seat checks it as it
+        arrives (a face proof of a re-handled card, the scalars of a shuffled one): the seat
+        the check names, or ``None`` if it holds (its scalars are then seen)."""
+        try:
+            self._check_opening(op, sender, None, message)
+        except _Deviation as d:
+            return judge.Verdict(d.step, d.seat, d.reason, op)
+        return None
+
+
+class Party(OpeningReferee):
     """One seat of the deck protocol.
 
     ``header`` is the lobby's agreed header (bytes); ``cards`` the deck in the agreed order;
@@ -652,11 +994,6 @@ class Party:
     # Operations run only once every nonce is in: the game id and our secrets are known then.
 
     @property
-    def _game_id(self) -> bytes:
-        assert self.game_id is not None, "every nonce is in"
-        return self.game_id
-
-    @property
     def _own_secrets(self) -> Secrets:
         assert self.secrets is not None, "every nonce is in"
         return self.secrets
@@ -857,27 +1194,12 @@ class Party:
         return keys
 
     def _note_public_keys(self, seat: int, base: int, keys: list[bytes]) -> None:
-        """A per-card key is never used twice in a game: one published again (a key its author
-        saw opened, say an honest seat's from an earlier hand, or its own twice) names the
-        author of the later pass, at that pass, before any card under it is opened."""
-        fresh: dict[bytes, tuple[int, int]] = {}
-        for j, key in enumerate(keys):
-            first = self._public_keys.get(key) or fresh.get(key)
-            if first is not None:
-                raise _Deviation(
-                    "relock", seat, f"position {j} reuses the per-card key of seat {first[0]} at handle {first[1]}"
-                )
-            if key in self._old_keys:  # the finished hands' keys, by their 96-bit prefixes
-                raise _Deviation("relock", seat, f"position {j} reuses a per-card key of a finished hand")
-            fresh[key] = (seat, base + j)
-        self._public_keys.update(fresh)
+        """A per-card key is never used twice in a game (:func:`public_key_reuse`)."""
+        reused = public_key_reuse(seat, base, keys, self._public_keys, self._old_keys)
+        if reused is not None:
+            raise _Deviation("relock", seat, reused)
 
     # -- hands: what a finished one leaves behind (issue 23) ------------------------------------
-
-    def _hand_of_op(self, op: int) -> int:
-        """The hand (shuffle epoch) operation ``op`` belongs to: that of the last shuffle at or
-        before it (-1: before the first)."""
-        return bisect_right(self._shuffle_ops, op) - 1
 
     # -- hidden claims (deck protocol 3) ---------------------------------------------------------
 
@@ -955,13 +1277,6 @@ class Party:
         """The hand a handle was made in (for the audit)."""
         return self._hand_of_handle(handle)
 
-    def _hand_of_handle(self, handle: int) -> int:
-        """The hand a handle was made in: its shuffle's epoch, or for a re-handled handle the
-        hand of the transfer that made it (-1: none)."""
-        if handle < FIRST_REHANDLED:
-            return handle // self.n if handle >= 0 else -1
-        return bisect_right(self._hand_handles, handle) - 1
-
     @property
     def finished_hands(self) -> int:
         """Hands ``0 .. finished_hands - 1`` are finished (protocol/deck.md §6)."""
@@ -1006,10 +1321,6 @@ class Party:
         self._public_keys = {k: w for k, w in self._public_keys.items() if not first <= w[1] < last}
         # Messages for an operation this seat has done were never asked for (nothing reads them).
         self._inbox = {k: m for k, m in self._inbox.items() if k[0] >= self.current}
-
-    def _opens_lock(self, handle: int, lock: int, scalar: bytes) -> bool:
-        """``scalar`` is the one behind lock ``lock`` of ``handle`` (its public key matches)."""
-        return public_key(scalar) == self._lock(handle, lock)[1]
 
     # -- dropping out (protocol/deck.md §4.6) -------------------------------------------------------
 
@@ -1063,27 +1374,6 @@ class Party:
             return self._done(OpDone(index, DropOp(seat)))
 
         self._state = {"waiting": waiting, "progress": progress}
-
-    def _check_drop(self, seat: int, handles: list[int], message: dict[str, Any]) -> None:
-        """Every seat checks the keys a dropping seat publishes, as they arrive: exactly the
-        cards nobody holds, each key the one behind that seat's lock. Else its author is named."""
-        if set(message) != {"type", "op", "handles", "scalars"}:
-            raise _Deviation("drop", seat, "malformed drop-out message")
-        got, scalars = message["handles"], message["scalars"]
-        if not _ints(got) or got != handles:
-            raise _Deviation("drop", seat, "keys for other cards than the ones nobody holds")
-        if not isinstance(scalars, list) or len(scalars) != len(handles):
-            raise _Deviation("drop", seat, "not one key per card nobody holds")
-        fresh: dict[bytes, tuple[int, int, int]] = {}
-        for handle, scalar in zip(handles, scalars):
-            try:
-                check_scalar(scalar)
-            except InvalidScalar as exc:
-                raise _Deviation("drop", seat, f"handle {handle}: {exc}") from None
-            if not self._opens_lock(handle, seat, scalar):
-                raise _Deviation("drop", seat, f"handle {handle}: its key is not the one behind its public key")
-            self._note_scalar(scalar, (seat, handle, seat), fresh)
-        self._seen_scalars.update(fresh)
 
     def _dropped(self, seat: int) -> None:
         self.dropped[seat] = self.epochs
@@ -1227,11 +1517,6 @@ class Party:
         st["progress"] = progress
         self._state = st
 
-    def _face_context(self, op: int, handle: int, seat: int) -> bytes:
-        """What a face proof of a public reveal is bound to: the game, the reveal, the handle
-        and its holder (deck protocol 3)."""
-        return face_context(self._game_id, op, handle, seat)
-
     def _make_opening(self, index: int, items: list[tuple[int, list[int]]], receiver: int | None) -> dict[str, Any]:
         """Our opening of ``items`` to ``receiver`` (None: everyone): the locks of a shuffled
         handle; of a re-handled one its cumulative scalar to one receiver, or a proof of its
@@ -1256,121 +1541,6 @@ class Party:
                 scalars.append([])
                 faces.append([card.face, proof])
         return {"type": "open", "op": index, "handles": handles, "scalars": scalars, "faces": faces}
-
-    def _lock(self, handle: int, lock: int) -> tuple[int, bytes]:
-        """(author, commitment) of lock ``lock`` of ``handle``: a per-card key (lock < N) of a
-        shuffled handle, or the re-handling scalar (lock N) of a re-handled one."""
-        card = self.cards_by_handle[handle]
-        if card.link is not None:
-            if lock != self.players:
-                raise IndexError(lock)
-            return card.link.author, card.link.key
-        return card.authors[lock], card.locks[lock]
-
-    def _note_scalar(
-        self, scalar: bytes, where: tuple[int, int, int], fresh: dict[bytes, tuple[int, int, int]]
-    ) -> None:
-        previous = self._seen_scalars.get(scalar) or fresh.get(scalar)
-        if previous is not None and previous != where:
-            # Both commitments are public, so the proof is the scalar and the two places.
-            raise _Deviation(
-                "open",
-                previous[0],
-                f"reused key (handles {previous[1]} and {where[1]})",
-                accuse=True,
-                evidence={"scalar": scalar, "author": previous[0], "places": [list(previous[1:]), list(where[1:])]},
-            )
-        fresh[scalar] = where
-
-    def _check_opening(
-        self, index: int, sender: int, receiver: int | None, message: dict[str, Any], *, learn: bool = True
-    ) -> None:
-        """Check an opening against the public record and the commitments; learn its scalars.
-        A re-handled card's cumulative scalar must open its point to a card of the table, its
-        face proof (a reveal to all) must hold (deck protocol 3)."""
-        items = self._expected_openings[index][(sender, receiver)]
-        handles, scalars, faces = message.get("handles"), message.get("scalars"), message.get("faces")
-        if (
-            not _ints(handles)
-            or handles != [h for h, _ in items]
-            or not isinstance(scalars, list)
-            or len(scalars) != len(items)
-            or not isinstance(faces, list)
-            or len(faces) != len(items)
-        ):
-            raise _Deviation("open", sender, "opening for other cards than the operation requires")
-        fresh: dict[bytes, tuple[int, int, int]] = {}
-        opened: dict[int, tuple[bytes | None, int]] = {}  # re-handled handle -> (x, card index)
-        for (handle, locks), pairs, shown in zip(items, scalars, faces):
-            card = self.cards_by_handle[handle]
-            if card.link is not None:
-                opened[handle] = self._check_rehandled_opening(index, sender, receiver, handle, pairs, shown)
-                continue
-            if shown is not None:
-                raise _Deviation("open", sender, f"handle {handle}: a face proof for a shuffled handle")
-            if (
-                not isinstance(pairs, list)
-                or not _ints([p[0] if isinstance(p, list) and len(p) == 2 else None for p in pairs])
-                or [p[0] for p in pairs] != locks
-            ):
-                raise _Deviation("open", sender, f"handle {handle}: other locks than required")
-            for lock, scalar in pairs:
-                try:
-                    check_scalar(scalar)
-                except InvalidScalar as exc:
-                    raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
-                author = card.authors[lock]
-                if not self._opens_lock(handle, lock, scalar):
-                    raise _Deviation(
-                        "open", sender, f"handle {handle}: key {lock} is not the one behind its public key"
-                    )
-                self._note_scalar(scalar, (author, handle, lock), fresh)
-        if learn:
-            self._seen_scalars.update(fresh)
-            for (handle, _), pairs in zip(items, scalars):
-                card = self.cards_by_handle[handle]
-                if card.link is None:
-                    card.scalars.update({lock: scalar for lock, scalar in pairs})
-                else:
-                    x, face = opened[handle]
-                    card.face = face
-                    if x is not None:
-                        card.x = x
-
-    def _check_rehandled_opening(
-        self, index: int, sender: int, receiver: int | None, handle: int, pairs: Any, shown: Any
-    ) -> tuple[bytes | None, int]:
-        """A re-handled card opened by its holder: to one receiver its cumulative scalar, which
-        must take its point to a card of the table; to all a proof of its face. Returns the
-        scalar (None for a proof) and the card's index."""
-        card = self.cards_by_handle[handle]
-        if receiver is None:
-            if pairs != [] or not (isinstance(shown, list) and len(shown) == 2 and _is_int(shown[0])):
-                raise _Deviation("open", sender, f"handle {handle}: a card shown to all needs its face and proof")
-            face, proof = shown
-            if not 0 <= face < self.n:
-                raise _Deviation("open", sender, f"handle {handle}: no such card")
-            try:
-                verify_face(self._face_context(index, handle, sender), card.point, self.table[face], proof)
-            except InvalidProof:
-                raise _Deviation("open", sender, f"handle {handle}: its face proof fails") from None
-            return None, face
-        if shown is not None or not (
-            isinstance(pairs, list) and len(pairs) == 1 and isinstance(pairs[0], list) and len(pairs[0]) == 2
-        ):
-            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
-        lock, x = pairs[0]
-        if not (_is_int(lock) and lock == self.players):
-            raise _Deviation("open", sender, f"handle {handle}: other locks than required")
-        try:
-            check_scalar(x)
-            point = multiply(invert(x), card.point)
-        except InvalidScalar as exc:
-            raise _Deviation("open", sender, f"handle {handle} lock {lock}: {exc}") from None
-        face_index = self._table_index.get(point)
-        if face_index is None:
-            raise _Deviation("open", sender, f"handle {handle}: its scalar does not open it to a card")
-        return x, face_index
 
     def _decode(self, handles: list[int]) -> dict[int, Card]:
         """Faces of handles this seat can open: a shuffled handle whose every lock it knows
@@ -1581,61 +1751,11 @@ class Party:
             self._rule(judge.opens_no_cards(accuser, str(step), op))
             return True
         if reuse:
-            proven = self._proves_reuse(accused, evidence, op)
-            if proven is not None:
-                self._fail("open", accused, reuse_reason(*proven), op)  # our words, never the accuser's
-            else:
-                self._fail("accuse", accuser, f"false accusation of a reused key against seat {accused}")
+            self._rule(self.judge_reuse(accuser, accused, op, evidence))
             return True
         # A private opening (the only kind left).
-        sender = evidence.get("sender")
-        try:
-            if not is_index(sender, self.players) or (sender, accuser) not in self._expected_openings[op]:
-                raise ValueError("no such private message was due")
-            self._check_opening(op, sender, accuser, evidence["message"], learn=False)
-        except _Deviation as d:
-            if d.seat == accused:
-                self._fail(d.step, d.seat, d.reason, op)
-            else:
-                self._fail("accuse", accuser, f"accusation names seat {accused}, the evidence seat {d.seat}")
-        except (ValueError, KeyError, TypeError, AttributeError):
-            self._fail("accuse", accuser, "accusation without valid evidence")
-        else:
-            self._fail("accuse", accuser, f"false accusation against seat {accused} (open)")
+        self._rule(self.judge_opening(accuser, accused, op, evidence.get("sender"), evidence["message"]))
         return True
-
-    def _proves_reuse(self, author: int, evidence: Any, op: int) -> tuple[int, int] | None:
-        """The two handles at which the evidence proves ``author`` used one key twice: two
-        distinct locks of its, in the accused operation's hand, both opened by the scalar.
-        ``None``: it proves nothing (the accuser is named)."""
-        checked = reuse_evidence(evidence, author, self.players)
-        if checked is None:
-            return None
-        scalar, places = checked
-        locks = set()
-        try:
-            check_scalar(scalar)
-            for handle, lock in places:
-                # Both places in the hand of the accused operation: an honest seat's evidence
-                # always is (a key of an earlier hand is caught where it is published again),
-                # and a finished hand's records are not kept (protocol/deck.md §6).
-                if self._hand_of_handle(handle) != self._hand_of_op(op) or handle not in self.cards_by_handle:
-                    return None
-                if self._lock(handle, lock)[0] != author or not self._opens_lock(handle, lock, scalar):
-                    return None
-                locks.add(self._lock_id(handle, lock))
-        except (KeyError, IndexError, InvalidScalar):
-            return None
-        if len(locks) != 2:
-            return None  # one lock named twice: nothing was used twice
-        return places[0][0], places[1][0]
-
-    def _lock_id(self, handle: int, lock: int) -> tuple[int, int]:
-        """Which lock ``lock`` of ``handle`` is: a shuffled handle's own (its handle and
-        index), or a re-handled card's, which is its transfer's one scalar for every card that
-        transfer moved (the transfer's operation, and N)."""
-        link = self.cards_by_handle[handle].link
-        return (handle, lock) if link is None else (-1 - link.op, self.players)
 
     # -- the end of the game --------------------------------------------------------------------
 

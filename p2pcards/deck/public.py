@@ -70,6 +70,15 @@ class PublicCards:
                 if seat_keys is None:
                     self._known.setdefault(base + j, {})[seat] = one
 
+    @property
+    def table(self) -> list[bytes]:
+        """The card table: each card's point, in the deck's order."""
+        return self._table
+
+    def locks(self, handle: int) -> list[bytes] | None:
+        """A shuffled handle's locks: seat i's per-card public key at i (None: no such handle)."""
+        return self._locks.get(handle)
+
     def dropped(self, seat: int, message: Mapping[str, Any]) -> None:
         """``seat`` dropped out: its ``drop`` message publishes its key of every card nobody
         held (deck.md §4.6). Each key its lock's public key confirms opens that lock from now on

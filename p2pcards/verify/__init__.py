@@ -1,41 +1,37 @@
 """``p2pcards verify``: re-check a whole table from its transcript, on any machine, offline.
 
-A transcript (protocol/transcript.md) holds every signed log entry of a table and, in its end
-record, every seat's deck seed. With the seeds, each seat's side of the deck protocol is fully
-determined, so the table can be played again here:
+A transcript (protocol/transcript.md) holds every signed log entry of a table (and, while the
+tables still reveal them, every seat's deck seed in its end record, which verify does not use:
+issue 32). The table is played again here with what it saw:
 
 1. read the file (torn tail, checksums, schema) and rebuild the table log: every signature and
    every seat's hash chain (:meth:`~p2pcards.wire.transcript.Transcript.log`);
 2. take the game, its rules version and options from the lobby header the log is bound to, and
    load the game from the installed plugins (:func:`~p2pcards.plugins.load_plugins`);
-3. re-simulate the deck: one :class:`~p2pcards.deck.party.Party` per seat from its revealed seed
-   and the lobby header, in the in-process :class:`~p2pcards.deck.backend.MentalPokerDeck`.
-   Every message a re-simulated seat sends must be that seat's next signed ``deck`` entry: a
-   public one byte for byte (canonical encoding), a private one addressed to the same seat (its
-   sealed box opens only with the recipient's key, so its content is not checked here: the
-   recipient checked it at the table, and the deck audit below re-derives what it carried);
-4. replay the game with :func:`~p2pcards.engine.play`, the engine's step loop (the one
-   :class:`~p2pcards.session.TableSession` runs asynchronously), each seat's moves taken from
-   its signed ``action`` entries in order, each for the turn it names;
-5. run the deck's end-of-game audit (every card decoded from the seeds) and the game's audit,
-   and recompute the result; compare it with every seat's signed ``result`` entry and the end
-   record.
+3. check every shuffle, re-lock and re-handling with its proof, as every seat checked it on
+   arrival (:func:`~p2pcards.verify.seedless.public_passes`);
+4. replay the game with :func:`~p2pcards.engine.play`, the engine's step loop, on a deck that
+   follows each seat's signed ``deck`` entries in the order the protocol calls for them (who
+   owes which message is public: :class:`~p2pcards.verify.seedless.PublicHandles`), checks each
+   opening to all and judges each accusation with the table's own code
+   (:class:`~p2pcards.deck.party.OpeningReferee`), and checks every hidden claim's proof; each
+   seat's moves are taken from its signed ``action`` entries in order, each for the turn it
+   names;
+5. run the game's audit over the faces shown at the table, and recompute the result; compare
+   it with every seat's signed ``result`` entry and the end record.
 
-If every public deck message is the one its seat's seed derives, the shuffles, re-locks,
-openings and re-handlings in the file are exactly an honest run of the protocol from those seeds:
-the full audit of protocol/deck.md section 7, done by recomputation. The first entry that differs
-names its seat.
+A private deck message (sealed to its recipient) is checked by recipient only: its recipient
+checked it at the table, and an accusation about one reveals its key, so verify opens it and
+runs the receiver's check on it. A card nobody turned up is never decoded.
 
 A game that did not finish (aborted, abandoned) is checked as far as its signed entries go
 (:func:`verify_unfinished`): provable blames; the seeds revealed in signed ``seed`` messages
-(every honest seat reveals its seed when a game stops) or the end record, each against its
-commitment; with every seed, the replay above until the entries end, judging signed
-accusations (a private message is opened with the message key the accusation reveals) and
-moves signed out of turn, then naming the seat the game waited for; without every seed, the
-public checks of the shuffle passes and a replay of the moves with the public rules only.
-The unsigned end record (status, note, absent seats) is reported, never trusted. Such a game
-is never verified: exit 1, naming a seat only for what the signed entries prove; exit 3 when
-all it shows is a player's signed goodbye (the player left: no fault).
+against their commitments (who revealed one still tells who stopped); the replay above until
+the entries end, judging signed accusations and moves signed out of turn, then naming the seat
+the game waited for, or nobody. The unsigned end record (status, note, absent seats) is
+reported, never trusted. Such a game is never verified: exit 1, naming a seat only for what
+the signed entries prove; exit 3 when all it shows is a player's signed goodbye (the player
+left: no fault).
 
 The exit status is 0 (verified), 1 (verification failed: tampering or cheating
 found, with the step and the seat to blame), 2 (an unreadable, incomplete or unsupported file,
@@ -48,10 +44,11 @@ The package, in the order its modules build on each other:
 
 - :mod:`.report`: the verdict (:class:`Report`, :class:`Problem`, exit codes) and the
   exceptions that end a check;
-- :mod:`.replay`: the replay of a table with every seed (each seat's signed entries, the
-  re-simulated deck parties, the moves taken from the log);
+- :mod:`.replay`: the replay's state (each seat's signed entries, the accusations judged, the
+  moves taken from the log);
 - :mod:`.stops`: why an unfinished game stopped, and which seat, if any, that names;
-- :mod:`.seedless`: the public checks and the replay of the moves without every seed;
+- :mod:`.seedless`: the public checks, the deck that follows every seat's deck entries, and
+  the replay of the moves (verify's one path: no seed);
 - :mod:`.unfinished`: blames, revealed seeds and the checks of a game that did not finish;
 - :mod:`.check`: :func:`verify_file`, reading the file and running all of the above.
 """

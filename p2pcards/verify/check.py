@@ -1,6 +1,6 @@
 """``p2pcards verify``'s entry point, :func:`verify_file`: read the transcript, rebuild and check
-the log, load the game it names, replay it from what the table saw (:mod:`.seedless`; a game that
-did not finish: :mod:`.unfinished`), and compare the results with the signed ones."""
+the log, load the game it names, replay it with what the table saw (:mod:`.seedless`; a game
+that did not finish: :mod:`.unfinished`), and compare the results with the signed ones."""
 
 from __future__ import annotations
 
@@ -10,9 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from ..cards import Card
-from ..deck import judge
-from ..deck.passes import derived_messages
-from ..deck.proofs import deferred_confirmations
 from ..game import Game, OptionError, options_words, result_words
 from ..plugins import load_plugins
 from ..table.dropouts import DropOuts
@@ -20,7 +17,7 @@ from ..table.header import TableHeader
 from ..table.protocol import LEFT_TO_BOT, left_to_bot_words
 from ..wire.log import STALE_PREV
 from ..wire.transcript import TornTranscript, Transcript, TranscriptError, read_transcript
-from .replay import Replay, SeatEntries, judged, with_faces
+from .replay import Replay, SeatEntries, with_faces
 from .report import (
     EXIT_FAILED,
     EXIT_LEFT,
@@ -37,7 +34,6 @@ from .report import (
     Report,
     Unreadable,
     Watch,
-    describe_seats,
     difference,
     plugin_failed,
     same_data,
@@ -56,45 +52,20 @@ def verify_file(
     *,
     watch: Watch | None = None,
     progress: Callable[[float], None] | None = None,
-    seedless: bool = False,
 ) -> Report:
     """Verify the transcript at ``path``; never raises for anything in the file. ``watch``
     follows the replay (see :class:`Watch`); ``progress`` gets the share of the work done, from
-    0 to 1, as it goes (the moves replayed, of the moves signed). ``seedless`` (internal, issue
-    32, while the seeds are still revealed): check the game without its seeds, by the replay
-    that is to be the only one once they go, to compare its verdicts with the seeded one's."""
+    0 to 1, as it goes (the moves replayed, of the moves signed). The game is checked with what
+    the table saw (issue 32): signatures, chains, every proof, the public openings, the moves
+    and the result (no seed is revealed since protocol version 12)."""
     began = time.perf_counter()
-    # The shuffle proofs the replay makes again from the seeds are confirmed against the
-    # signed ones in batches, off the replay's thread (proofs.DeferredConfirmations); only if
-    # a batch fails (a signed proof's point is not the one its seed gives: a tampered or
-    # deviating proof) is the file verified again with each proof confirmed as it is made, so
-    # that the verdict, and the seat it names, is exactly the one that check reaches.
-    with deferred_confirmations() as deferred:
-        try:
-            report: Report | None = _verify_file(path, watch, progress, seedless)
-        except Exception:
-            if deferred.confirmed():
-                raise
-            report = None  # (what went wrong rested on a point not confirmed)
-    if report is None or not deferred.confirmed():
-        report = _verify_file(path, watch, progress, seedless)
-    report.seconds = time.perf_counter() - began
-    return report
-
-
-def _verify_file(
-    path: str | Path, watch: Watch | None, progress: Callable[[float], None] | None, seedless: bool = False
-) -> Report:
     report = Report(str(path))
     try:
         report.size = Path(path).stat().st_size
     except OSError:
         pass
     try:
-        # Each pass and re-handling the replay derives from a seed and finds as signed is not
-        # checked again by the replayed seats (passes.derived_messages says why).
-        with derived_messages():
-            _verify(path, report, watch if progress is None else _Progress(watch, progress), seedless=seedless)
+        _verify(path, report, watch if progress is None else _Progress(watch, progress))
     except Unreadable as exc:
         report.status, report.problem = EXIT_UNREADABLE, Problem("reading", str(exc))
     except PluginFailed as exc:
@@ -109,6 +80,7 @@ def _verify_file(
         report.status, report.problem = EXIT_LEFT if goodbye else EXIT_FAILED, exc.problem
     else:
         report.status = EXIT_VERIFIED
+    report.seconds = time.perf_counter() - began
     return report
 
 
@@ -274,7 +246,7 @@ def load_game(lobby: TableHeader) -> Game:
     return game
 
 
-def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, seedless: bool = False) -> None:
+def _verify(path: str | Path, report: Report, watch: Watch | None = None) -> None:
     transcript, log = read_log(path)
     if isinstance(watch, _Progress):
         watch.start(log)
@@ -303,18 +275,28 @@ def _verify(path: str | Path, report: Report, watch: Watch | None = None, *, see
     for seat in report.left_to_bot:  # as the table said it live (not a fault: no verdict)
         report.notes.append(left_to_bot_words(names[seat]))
     if end.status != "finished":
-        verify_unfinished(transcript, log, lobby, game, names, report, watch, seedless=seedless)
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
         return
 
     _check_complete(log)
-    # No seed is revealed (protocol version 12): every finished game is checked as every seat
-    # checked it, from what the table saw.
-    _verify_with_drop_outs(log, lobby, game, names, report, watch, dropped)
-    # (Kept from the seeded replay, which checked them: the end record is not signed.)
-    if not same_data(end.result, report.result.to_wire() if report.result is not None else None):
-        raise Failed(
-            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+    # The end record's status is not signed: where the signed entries stop before the game's
+    # end, they are judged as a game that did not finish (a stop by the rules of one), and a
+    # replay that does not reach the end is checked again as one, so that the status never
+    # changes whom the file names (transcript.md section 5).
+    notes = len(report.notes)
+    try:
+        verify_finished(log, lobby, game, names, report, watch, dropped, end.result)
+    except _NotWhole:
+        del report.notes[notes:]
+        report.notes.append(
+            "the end record says the game finished, but the signed moves do not reach its end: "
+            "checked as a game that did not finish (the end record is not signed)"
         )
+        verify_unfinished(transcript, log, lobby, game, names, report, watch)
+
+
+class _NotWhole(Exception):
+    """A finished game's signed moves, replayed, do not reach the game's end."""
 
 
 def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
@@ -333,7 +315,7 @@ def check_drop_outs(log: Any, names: Sequence[str]) -> dict[int, Any]:
     return dropped
 
 
-def _verify_with_drop_outs(
+def verify_finished(
     log: Any,
     lobby: TableHeader,
     game: Game,
@@ -341,30 +323,30 @@ def _verify_with_drop_outs(
     report: Report,
     watch: Watch | None,
     dropped: Mapping[int, Any],
+    end_result: Any,
 ) -> None:
-    """A finished game, with or without drop-outs (issue 30). No seed is revealed (protocol
-    version 12), so the deck is never derived again: what every seat checked as the game went
-    is checked here the same way: every shuffle pass and re-handling with its proof, the cards
-    opened to all, and every signed move by the game's public rules in the table's order, each
-    drop-out at the turn it was signed for, to the game's end; then each seat's signed result
-    against the one the rules reach. The cards nobody opened are not checked (the live table's
-    end of game checks nothing of them either: deck.md §7)."""
-    from .seedless import public_moves, public_setup
+    """A finished game, checked with what the table saw, as every seat checked it while it
+    went (issue 32: no deck seed is used): every shuffle pass and re-handling with its proof,
+    every seat's deck entries in the protocol's order, each accusation judged by the check the
+    table ran, the cards opened to all (each public opening checked as it arrived), every hidden
+    claim's proof, and every signed move by the game's public rules in the table's order (a
+    drop-out at the turn it was signed for, issue 30), to the game's end; then the game's audit
+    over the faces shown at the table (deck.md §7), and each seat's signed result against the
+    one the rules reach. The cards nobody opened are never decoded: nobody saw them."""
+    from .seedless import check_deck_ends, public_moves, public_setup
 
     seats = [SeatEntries(s, log.entries(s)) for s in range(lobby.players)]
     public_setup(log, lobby, game)
-    replay = Replay(game, lobby.options, names, seats, [], b"", log=log, watch=watch)
+    # (unfinished: where the signed entries end before the game's, the replay stops and the
+    # stop is judged as in a game that did not finish, whatever the unsigned status says)
+    replay = Replay(game, lobby.options, names, seats, log=log, unfinished=True, watch=watch)
     ended = public_moves(replay, lobby, game, report, unrevealed=list(dropped))
     if ended is None:
-        raise Failed(
-            "end record",
-            "finished, yet the signed moves, replayed by the game's public rules, do not reach "
-            "the game's end; not verified",
-        )
+        raise _NotWhole
     result, faces = ended
-    _check_deck_ends(replay, seats)
-    # The game's audit over the faces turned up for everyone, as the live table's audit of a
-    # hand a seat dropped out of sees them (deck.md §7).
+    check_deck_ends(replay, seats)
+    # The game's audit over the faces turned up for everyone, as the live table's audit sees
+    # them (deck.md §7).
     assert replay.replica is not None, "the public replay ran"
     try:
         violations = game.audit(replay.replica.state, replay.replica.actions, faces)
@@ -382,7 +364,13 @@ def _verify_with_drop_outs(
         if mine.next_action < len(mine.actions):
             entry = mine.actions[mine.next_action]
             raise Failed(f"log #{entry.seq} of seat {mine.seat}", "a move signed after the game was over", mine.seat)
-    report.checked.update(moves=replay.turn, cards=len(faces))
+    report.checked.update(
+        public=replay.public,
+        private=replay.private,
+        operations=replay.public_deck.steps if replay.public_deck is not None else 0,
+        moves=replay.turn,
+        cards=len(faces),
+    )
     report.timeline = with_faces(replay.timeline, faces)
     _note_faces(report, faces, faces, range(lobby.players))
     report.result = result
@@ -394,45 +382,33 @@ def _verify_with_drop_outs(
         for entry in mine.results:
             body = entry.body
             got = body.get("result") if isinstance(body, dict) else None
+            step = f"result (log #{entry.seq} of seat {mine.seat})"
             if not same_data(got, result.to_wire()):
                 raise Failed(
-                    f"result (log #{entry.seq} of seat {mine.seat})",
+                    step,
                     f"its signed result differs from the recomputed one (first "
                     f"difference: {difference(got, result.to_wire())})",
                     mine.seat,
                 )
+            if not same_data(body.get("violations"), []):
+                raise Failed(step, "its signed result lists rule violations the audit does not find", mine.seat)
             results_signed += 1
     report.checked["results"] = results_signed
+    if not same_data(end_result, result.to_wire()):
+        raise Failed(
+            "end record", "its result differs from the recomputed one (the end record is not signed: it was altered)"
+        )
     for seat, entry in dropped.items():
         report.notes.append(
             f"{names[seat]} dropped out at turn {entry.body.get('turn')}: its cards were set aside "
-            f"unseen (never opened, like every card nobody opened)"
+            f"unseen (every proof, the cards opened to all and the moves by the game's public "
+            f"rules are checked; the cards nobody opened are not)"
         )
-
-
-def _check_deck_ends(replay: Replay, seats: Sequence[SeatEntries]) -> None:
-    """At the end of a finished game, every seat's deck entries were followed to the last
-    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
-    names its accuser, and a deck entry past them names its seat (a ``seed`` message too: none
-    is revealed since protocol version 12, and the end of the game sends nothing)."""
-    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
-        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
-    for mine in seats:
-        if mine.boxes_left:
-            entry = mine.deck[mine.next_deck]
-            raise Failed(
-                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
-                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
-                mine.seat,
-            )
-        rest = mine.deck[mine.next_deck :]
-        if rest:
-            entry = rest[0]
-            raise Failed(
-                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
-                "a deck message the protocol never called for",
-                mine.seat,
-            )
+    report.notes.append(
+        "private deck messages are checked by recipient only: a sealed box opens only with its "
+        "recipient's key; what each carried was checked by its recipient as it arrived, and an "
+        "accusation about one is judged on the box its key opens"
+    )
 
 
 def _note_faces(

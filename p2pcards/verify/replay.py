@@ -1,7 +1,8 @@
-"""The replay of a table with every seed: each seat's signed entries read in order
-(:class:`SeatEntries`), a re-simulated deck party per seat whose every message must be that
-seat's next signed ``deck`` entry (:class:`Replay`), and the moves taken from the signed
-``action`` entries (:class:`SignedMoves`)."""
+"""The replay of a table from its transcript: each seat's signed entries read in order
+(:class:`SeatEntries`), the state of the replay and the rules it judges by (:class:`Replay`:
+every seat's next signed ``deck`` entry where the protocol calls for one, followed by
+:class:`~p2pcards.verify.seedless.PublicHandles`; the accusations), and the moves taken from
+the signed ``action`` entries (:class:`SignedMoves`). No deck seed is used (issue 32)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,10 @@ from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import msgpack
-
 from ..cards import Card, sort_cards
 from ..deck import judge
-from ..deck.audit import final_order, revealed_secrets
-from ..deck.backend import MentalPokerDeck
 from ..deck.evidence import accused_of, step_of, wire_private_evidence
-from ..deck.group import PARALLEL_WORKERS, batch_invert, remembered_products, scalar_product
-from ..deck.local import SharedProducts, multiplier
-from ..deck.party import Output, Party, Send
-from ..deck.passes import pass_context, vouch
-from ..deck.proofs import claimed_proofs, known_logs, remembered_public_keys
-from ..engine import Replica, play
+from ..engine import Replica
 from ..game import Action, Bot, Game, Round
 from ..table import stall
 from ..table.absence import Absences
@@ -39,10 +31,7 @@ from ..table.rounds import (
 from ..wire.errors import ProtocolError
 from ..wire.messages import Entry
 from ..wire.sealed import open_revealed, recipients
-from .report import HANDLE_KEYS, Failed, Stopped, Watch, describe_seats, difference, same_data
-
-#: The replay splits a multiplication over the cores from this many points.
-VERIFY_MIN_POINTS = 8
+from .report import HANDLE_KEYS, Failed, Stopped, Watch
 
 
 def public_message(entry: Entry, kind: str) -> bool:
@@ -178,7 +167,7 @@ class SeatEntries:
 
 
 class Replay:
-    """Drives the re-simulated deck and the game from one transcript, checking as it goes."""
+    """The replay of one transcript: the seats' entries, the game's state, what was read."""
 
     def __init__(
         self,
@@ -186,8 +175,6 @@ class Replay:
         options: Mapping[str, Any],
         names: Sequence[str],
         seats: Sequence[SeatEntries],
-        seeds: Sequence[bytes],
-        header: bytes,
         *,
         log: Any = None,
         unfinished: bool = False,
@@ -202,18 +189,11 @@ class Replay:
         # An aborted or abandoned game: where the signed entries end, the replay stops
         # (Stopped) instead of failing; what comes after is judged by verify_unfinished.
         self.unfinished = unfinished
-        # (seat, seq, recipient) -> private payload
-        self.derived: dict[tuple[int, int, int], dict[str, Any]] = _Packed()
         self.options = options
         self.names = names
         self.seats = seats
-        self.seeds = seeds
-        self.header = header
-        #: Every face the revealed seeds derive, once the replay reached the game's end.
-        self.seed_faces: dict[int, Card] = {}
-        self.public = self.private = 0
+        self.public = self.private = 0  # deck entries followed
         self.timeline: list[dict[str, Any]] = []
-        self.reached = 0  # deck operations completed at every seat
         self.cards = len(game.deck(options, len(seats)))  # a pass holds one point each
         self.turn = 0  # moves applied so far
         self.pending: tuple[int, int] | None = None  # (turn, seat) of a move being applied
@@ -221,9 +201,9 @@ class Replay:
         # Signed accusations about an operation their seat had not begun: kept aside, as every
         # seat's party keeps them (protocol/deck.md section 6), while the replay goes on.
         self.kept_aside: list[tuple[int, Entry]] = []
-        self.deck: MentalPokerDeck | None = None
-        self._claims: dict[bytes, Any] | None = None  # proof context -> the proof signed for it
-        self.public_keys: dict[bytes, bytes] = {}  # scalar -> its public key, this hand's
+        # The replay's deck (verify.seedless.PublicHandles): its referee judges an accusation
+        # as every seat did, with the same code (deck.party.OpeningReferee).
+        self.public_deck: Any = None
         self.absences = Absences(len(seats))
         self.statements_used: list[Entry] = []  # the absent statements that passed for a seat
         # (turn, seat): a follower's move read while seats had stated it absent (and may wait)
@@ -292,9 +272,6 @@ class Replay:
 
     # -- deck -----------------------------------------------------------------------------
 
-    def party(self, seat: int, *args: Any, **kwargs: Any) -> Party:
-        return _CheckedParty(seat, *args, replay=self, **kwargs)
-
     def next_deck_entry(self, seat: int, what: str) -> Entry:
         """``seat``'s next signed deck entry, where the protocol requires its message ``what``;
         none left: the replay stops there (an unfinished game) or the seat is named."""
@@ -310,89 +287,6 @@ class Replay:
                 seat,
             )
         return mine.deck[mine.next_deck]
-
-    def sent(self, party: Party, send: Send) -> None:
-        """``party`` (re-simulated from its seed) sends ``send``: it must be its seat's next
-        signed deck entry."""
-        seat, message = party.seat, send.message
-        mine = self.seats[seat]
-        what = self._what(party, message)
-        entry = self.next_deck_entry(seat, what)
-        kind = message.get("type")
-        if public_message(entry, "accuse") and kind != "accuse":
-            # It accused someone where its seed derives another message: judge the accusation.
-            self.judge(seat, entry)
-            accused_op = entry.body["msg"].get("op")
-            if not (isinstance(accused_op, int) and accused_op >= len(party.ops)):
-                raise Stopped(
-                    f"deck, {what}",
-                    seat,
-                    f"{what} (it accused a seat instead, and the accusation cannot be judged here)",
-                )
-            # About an operation it had not begun: kept aside, and its next entry is this message.
-            self.kept_aside.append((seat, entry))
-            mine.next_deck += 1
-            self.sent(party, send)
-            return
-        step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
-        if self.unfinished and public_message(entry, "seed") and kind != "seed":
-            # It revealed its seed as the game stopped, instead of going on.
-            raise Stopped(f"deck, {what}", seat, what)
-        body = entry.body
-        boxes = recipients(body)  # seat -> box, if it is a private entry
-        if send.to is None:
-            if mine.boxes_left:
-                raise Failed(
-                    step,
-                    f"the rest of a private entry to several seats (boxes to "
-                    f"{describe_seats(mine.boxes_left)}) where the protocol sends a public "
-                    f"message",
-                    seat,
-                )
-            mine.next_deck += 1
-            if set(body) != {"msg", "seen"}:
-                raise Failed(
-                    step,
-                    "expected a public deck message, found " + ("a private one" if boxes else "a malformed entry"),
-                    seat,
-                )
-            if not same_data(body["msg"], message):
-                raise Failed(step, self._deviation(message, body["msg"]), seat)
-            vouch(message)  # made from its seed and signed as made: its proof need not be checked
-            self.public += 1
-        else:
-            # One entry may carry the private messages the protocol sends together, one box
-            # to each seat: they are matched to its boxes by seat, in any order.
-            if not boxes:  # recipients() accepts a well-formed private body only
-                mine.next_deck += 1
-                raise Failed(
-                    step,
-                    f"expected a private deck message to seat {send.to}, found "
-                    + ("a public one" if "msg" in body else "a malformed entry"),
-                    seat,
-                )
-            if not mine.boxes_left:
-                mine.boxes_left = set(boxes)
-            if send.to not in mine.boxes_left:
-                raise Failed(
-                    step,
-                    f"the private messages go to {describe_seats(mine.boxes_left)}, "
-                    f"the protocol sends one to seat {send.to}",
-                    seat,
-                )
-            mine.boxes_left.discard(send.to)
-            if not mine.boxes_left:
-                mine.next_deck += 1
-            self.derived[(seat, entry.seq, send.to)] = message
-            self.private += 1
-
-    def _what(self, party: Party, message: Mapping[str, Any]) -> str:
-        kind = message.get("type")
-        op = message.get("op")
-        if isinstance(op, int) and 0 <= op < len(party.ops):
-            name = type(party.ops[op]).__name__.removesuffix("Op").lower()
-            return f"{kind} message of deck operation {op} ({name}, before turn {self.turn})"
-        return f"{kind} message"
 
     def judge(self, accuser: int, entry: Entry) -> None:
         """A signed deck accusation (protocol/deck.md section 6): raise Failed naming the
@@ -438,53 +332,24 @@ class Replay:
                     f"seat {sender}'s entry #{seq} is not its private message of operation {op}",
                     accuser,
                 )
-            want = self.derived.get((sender, seq, accuser))
-            if want is None:
+            # The receiver's own check, run again on the message its key opens (the one
+            # referee: deck.party.OpeningReferee), once the replay has reached the operation.
+            deck = self.public_deck
+            verdict = deck.judged(accuser, accused, op, kind, private=(sender, payload)) if deck else None
+            if verdict is None:
                 return
-            if same_data(payload, want):
-                raise Failed(
-                    step,
-                    f"false accusation: seat {sender}'s private message (log "
-                    f"#{seq}, opened with the revealed key) is the one its seed "
-                    f"derives",
-                    accuser,
-                )
+            if verdict.seat == accuser:
+                raise judged(entry, verdict)
             raise Failed(
                 f"deck entry of seat {sender} (log #{seq}), opened with the key seat {accuser} revealed",
-                "its private message differs from the one its "
-                f"revealed seed derives (first difference: "
-                f"{difference(payload, want)}): a deviation from the deck protocol",
-                sender,
+                f"{verdict.reason}: its private message fails the check its receiver made on it "
+                f"(a deviation from the deck protocol)",
+                verdict.seat,
             )
-        if op < self.ops_reached():
-            # Every public deck message up to here is the one its seat's seed derives.
-            raise Failed(
-                step,
-                f"false accusation against seat {accused} "
-                f"({kind}): every deck message of that operation is "
-                f"the one its seed derives",
-                accuser,
-            )
-
-    def ops_reached(self) -> int:
-        return self.reached
-
-    @staticmethod
-    def _deviation(want: Mapping[str, Any], got: Any) -> str:
-        kind = want.get("type")
-        if kind == "commit":
-            return (
-                "its signed seed commitment does not open with the seed the end record "
-                "reveals for it (the end record was altered, or the seat revealed another "
-                "seed than it committed to)"
-            )
-        if kind == "seed":
-            return "the seed it revealed at the table differs from the end record's"
-        return (
-            f"its signed {kind} message differs from the one its revealed seed derives "
-            f"(first difference: {difference(got, want)}): a deviation from the deck "
-            f"protocol"
-        )
+        if self.public_deck is not None and isinstance(evidence, dict):
+            verdict = self.public_deck.judged(accuser, accused, op, str(kind), reuse=evidence)
+            if verdict is not None:
+                raise judged(entry, verdict)
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -542,7 +407,7 @@ class Replay:
     def moved(self, state: Any, seat: int, action: Action, known: Mapping[int, Card]) -> None:
         try:
             text = self.game.format_action(state, seat, action, known)
-        except Exception:  # without the faces (an unfinished game without every seed)
+        except Exception:  # without the faces (a card nobody turned up)
             text = repr(action)
         cards = [known[h] for h in _handles(action) if h in known]
         unseen = [c for c in cards if str(c) not in text and c.unicode() not in text]
@@ -563,114 +428,6 @@ class Replay:
         self.pending_round = set()
         self.show()
 
-    # -- running --------------------------------------------------------------------------
-
-    def run(self) -> tuple[Any, MentalPokerDeck]:
-        cards = self.game.deck(self.options, len(self.seats))
-        # Every pass is recomputed: spread the multiplications over the cores (libsodium
-        # releases the GIL). A card revealed to all is decoded by every re-simulated seat:
-        # the parties share their products, so it is multiplied once.
-        # (From 8 points: verify is the only process at work here, unlike a table's peers,
-        # and a transfer's re-handling is often of fewer than 32 cards.)
-        self.products = SharedProducts(multiplier(PARALLEL_WORKERS, VERIFY_MIN_POINTS))
-        deck = MentalPokerDeck(
-            cards,
-            len(self.seats),
-            self.seeds,
-            header=self.header,
-            party_factory=self.party,
-            multiply_many=self.products,
-        )
-        self.deck = deck
-        bots = [SignedMoves(self.game, s, self.options, self) for s in range(len(self.seats))]
-        noting = _NotingDeck(deck, self)
-        # Every hidden claim (a Cal's BS quads lead) is checked on the proof its seat signed.
-        self.replica = Replica(self.game, self.options, len(self.seats), claims=deck.check_claim)
-        self.known_of = noting.known
-        # Each shuffle proof a seat makes again is confirmed against the one it signed
-        # instead of computed point by point (the same proof results: proofs.claimed_proofs).
-        # The re-handlings made are remembered for the seats' end-of-game audits, which
-        # multiply each one again (group.remembered_products).
-        # The claimed proofs' confirmations read what the multiplier knows of each point's
-        # discrete log over the card table (proofs.known_logs).
-        with (
-            claimed_proofs(self.claimed_proof),
-            remembered_public_keys() as self.public_keys,
-            remembered_products(),
-            known_logs(self.products.logs),
-        ):
-            record = play(
-                self.game,
-                self.options,
-                len(self.seats),
-                noting,
-                bots,
-                check_own=False,
-                round_order=self.round_order,
-                replica=self.replica,
-                on_step=self.show,
-                prove_claims=False,
-            )
-        return record, deck
-
-    def claimed_proof(self, context: bytes) -> Any:
-        """The shuffle proof of the signed pass or re-handling whose proof context is
-        ``context`` (:func:`~p2pcards.deck.passes.pass_context`), if any: a candidate for
-        :func:`~p2pcards.deck.proofs.claimed_proofs`, never trusted."""
-        if self._claims is None:
-            game_id = self.deck.parties[0].game_id if self.deck is not None else None
-            if game_id is None:
-                return None
-            self._claims = {}
-            for mine in self.seats:
-                for entry in mine.deck:
-                    msg = entry.body.get("msg") if isinstance(entry.body, dict) else None
-                    if not (isinstance(msg, dict) and msg.get("type") in ("shuffle", "rehandle")):
-                        continue
-                    op = msg.get("op")
-                    if type(op) is int and 0 <= op < 2**63:
-                        self._claims.setdefault(pass_context(game_id, op, msg["type"], mine.seat), msg.get("proof"))
-        return self._claims.get(context)
-
-
-class _Packed(dict):
-    """A dict whose values are kept as their msgpack bytes (a third of the memory of the
-    decoded messages: a long match's private messages, kept for the accusations that may
-    name one), decoded again when asked for."""
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        super().__setitem__(key, msgpack.packb(value, use_bin_type=True))
-
-    def __getitem__(self, key: Any) -> Any:
-        return msgpack.unpackb(super().__getitem__(key), raw=False, strict_map_key=False)
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        packed = super().get(key)
-        return default if packed is None else msgpack.unpackb(packed, raw=False, strict_map_key=False)
-
-
-class _CheckedParty(Party):
-    """A seat's deck party re-simulated from its seed; every message it sends is checked
-    against the next deck entry its seat signed."""
-
-    def __init__(self, *args: Any, replay: Replay, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._replay = replay
-
-    def _checked(self, out: Output) -> Output:
-        for send in out.sends:
-            self._replay.sent(self, send)
-        return out
-
-    def start(self) -> Output:
-        return self._checked(super().start())
-
-    def begin(self, op: Any) -> Output:
-        return self._checked(super().begin(op))
-
-    def receive(self, sender: int, message: Any) -> Output:
-        return self._checked(super().receive(sender, message))
-
 
 class SignedMoves(Bot):
     """A seat whose moves are the ones it signed, in order."""
@@ -689,76 +446,6 @@ class SignedMoves(Bot):
             self.replay.moved(state, self.seat, event["action"], known)
 
 
-class _NotingDeck:
-    """The engine's deck: the re-simulated parties, noting what happens for the report."""
-
-    def __init__(self, deck: MentalPokerDeck, replay: Replay):
-        self.deck = deck
-        self.replay = replay
-        self.timeline = replay.timeline
-
-    def _done(self, value: Any) -> Any:
-        self.replay.reached += 1
-        return value
-
-    def shuffle(self) -> list[int]:
-        # The products kept so far are of the hands before, whose handles this shuffle
-        # retires: none is asked for again (kept, a long match's grew without bound).
-        self.replay.products.clear()
-        self.replay.products.bases(self.deck.parties[0].table)  # (the card table's points)
-        self.replay.public_keys.clear()
-        handles = self._done(self.deck.shuffle())
-        self.timeline.append({"kind": "shuffle", "cards": len(handles)})
-        self._known_decodings(handles)
-        return handles
-
-    def _known_decodings(self, handles: Sequence[int]) -> None:
-        """Tell the replayed seats' shared multiplier what decoding each card of this shuffle
-        gives, so no seat multiplies to decode. Sound because every pass of the shuffle was
-        just recomputed from the seeds and matched byte for byte: each final point is the
-        product of every seat's key for its handle and its card's point, and the seeds'
-        permutations say which card that is."""
-        party = self.deck.parties[0]
-        secrets = [revealed_secrets(seed, party.game_id) for seed in self.replay.seeds]
-        epoch, n = handles[0] // party.n, party.n
-        order = final_order(secrets, epoch, n)
-        products = [scalar_product(sec.card_key(h) for sec in secrets) for h in handles]
-        for handle, inverse, card in zip(handles, batch_invert(products), order):
-            self.replay.products.remember(inverse, party.cards_by_handle[handle].point, party.table[card])
-
-    def coin(self, label: str, bound: int) -> int:
-        value = self._done(self.deck.coin(label, bound))
-        self.timeline.append({"kind": "coin", "label": label, "value": value})
-        return value
-
-    def deal(self, to: Mapping[int, int]) -> None:
-        self.deck.deal(to)
-        self._done(None)
-        self.timeline.append({"kind": "deal", "to": dict(to)})
-
-    def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
-        faces = self._done(self.deck.reveal(handles, owner))
-        self.timeline.append({"kind": "reveal", "handles": list(handles)})
-        return faces
-
-    def transfer(self, handles: Sequence[int], to: int) -> list[int]:
-        new = self._done(self.deck.transfer(handles, to))
-        self.timeline.append({"kind": "transfer", "to": to, "handles": list(new)})
-        return new
-
-    def known(self, seat: int) -> Mapping[int, Card]:
-        return self.deck.known(seat)
-
-    def open_all(self) -> dict[int, Card]:
-        """The faces the table saw, for the game's audit; every face the seeds derive, for the
-        report's hands (:attr:`Replay.seed_faces`) while the seeds are revealed."""
-        faces = self._done(self.deck.open_all())
-        self.replay.seed_faces = dict(faces)  # (no seed derives more: protocol version 12)
-        if self.replay.watch is not None:
-            self.replay.watch.opened(self.replay.seed_faces)
-        return faces
-
-
 def _handles(action: Action) -> list[int]:
     found: list[int] = []
     for key in HANDLE_KEYS:
@@ -769,7 +456,7 @@ def _handles(action: Action) -> list[int]:
 
 
 def with_faces(timeline: list[dict[str, Any]], faces: Mapping[int, Card]) -> list[dict[str, Any]]:
-    """The report's timeline: handles replaced by the faces the audit derived."""
+    """The report's timeline: handles replaced by the faces shown at the table."""
 
     def show(handles: Sequence[int]) -> list[str]:
         return [faces[h].unicode() if h in faces else f"#{h}" for h in handles]

@@ -153,8 +153,8 @@ class Report:
     #: replay did not reach the game's end.
     faces_shown: dict[int, tuple[Card, tuple[int, ...]]] | None = None
     #: The cards whose face anyone holding the transcript can decode (every seat's transcript
-    #: put together: the openings to all, and every face the seeds derive where every seed is
-    #: revealed). Equal to ``faces_shown`` only once no seed is revealed (issue 32, step 2).
+    #: put together): verify uses no seed, so these are the openings to all, equal to
+    #: ``faces_shown`` (issue 32); kept apart so that a program can check they are equal.
     faces_decodable: dict[int, Card] | None = None
     seconds: float = 0.0
     size: int = 0
@@ -296,12 +296,12 @@ class Report:
             hidden = len(self.faces_decodable) - len(self.faces_shown)
             lines.append(
                 f"faces: {len(self.faces_shown)} cards shown at the table; "
-                + (f"{hidden} more decodable from this file (the revealed seeds)" if hidden else "no other decodable")
+                + (f"{hidden} more decodable from this file" if hidden else "no other decodable")
             )
         for note in self.notes:
             lines.append(f"note: {self.named(note)}")
         if show_hands and self.timeline:
-            lines.append("what happened (every face, from the audit):")
+            lines.append("what happened (with the faces the table saw):")
             lines.extend(f"  {line}" for line in self._timeline_lines())
         lines.append(f"({self.size} bytes, {self.seconds:.2f} s)")
         # Names, notes, reasons, options and moves come from the file, written by the players:
@@ -337,11 +337,11 @@ class Report:
 _CHECKS = {
     "entries": "signed entries (signatures, per-seat hash chains)",
     "seeds": "seeds against their commitments",
-    "public": "public deck messages recomputed byte for byte",
+    "public": "public deck messages followed and checked (proofs, openings)",
     "private": "private deck messages (recipient only; sealed boxes cannot be opened without the recipients' keys)",
     "operations": "deck operations",
     "moves": "moves replayed with the rules",
-    "cards": "card handles decoded by the audit",
+    "cards": "cards shown at the table",
     "results": "signed results",
 }
 
@@ -350,11 +350,11 @@ _CHECKS = {
 _CHECK = {
     "entries": "signed entry (signature, per-seat hash chain)",
     "seeds": "seed against its commitment",
-    "public": "public deck message recomputed byte for byte",
+    "public": "public deck message followed and checked (proofs, openings)",
     "private": "private deck message (recipient only; a sealed box cannot be opened without the recipient's key)",
     "operations": "deck operation",
     "moves": "move replayed with the rules",
-    "cards": "card handle decoded by the audit",
+    "cards": "card shown at the table",
     "results": "signed result",
 }
 

@@ -1,17 +1,19 @@
-"""Checking a game without every seed: the public checks of every shuffle pass and
-re-handling with their proofs (:func:`public_passes`), the faces of cards revealed to everyone
-(:class:`~p2pcards.deck.public.PublicCards`), and a replay of the signed moves with the
-game's public rules as far as no hidden face is needed (:func:`public_moves`)."""
+"""Checking a game with what the table saw, no seed (verify's one path, issue 32): the public
+checks of every shuffle pass and re-handling with their proofs (:func:`public_passes`), the
+faces of cards revealed to everyone (:class:`~p2pcards.deck.public.PublicCards`), and a replay
+of the signed moves with the game's rules, following every seat's deck entries
+(:class:`PublicHandles`) to the game's end (:func:`public_moves`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from itertools import takewhile
 from typing import Any, TypeGuard
 
 from ..cards import Card
+from ..deck import judge
 from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, claim_refusal
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, PublicReferee, claim_refusal, public_key_reuse
 from ..deck.passes import (
     PassError,
     check_pass,
@@ -28,7 +30,7 @@ from ..table.header import TableHeader
 from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
-from .replay import Replay, SignedMoves, public_message
+from .replay import Replay, SeatEntries, SignedMoves, judged, public_message
 from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
     after_stop,
@@ -74,23 +76,36 @@ class PublicHandles:
         self.dropped: dict[int, int] = {}  # seat -> the deck operation it dropped out at
         self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
         self.public: set[int] = set()  # every handle a reveal opened to all (Party's card.public)
-        # With ``replay``: each seat's signed deck entries are followed as the seeded replay
-        # follows them (Replay.sent): every message the public record says a seat sends, public
-        # or private, must be its next deck entry, in the order the protocol sends them; the
-        # first one missing stops the replay naming its seat (Stopped), as with every seed.
+        self.retired: set[int] = set()  # every handle a transfer moved (renamed)
+        # With ``replay``: each seat's signed deck entries are followed: every message the
+        # public record says a seat sends, public or private, must be its next deck entry, in
+        # the order the protocol sends them; the first one missing stops the replay naming its
+        # seat (Stopped), judged by the stop rules (verify/stops.py).
         self.replay = replay
         self.players = len(log.roster) if log is not None else 0
+        # The referee of openings and accusations on the public record (the code every seat
+        # runs: deck.party.OpeningReferee), fed as the operations are replayed; what it needs
+        # is known only with the game id (the proofs) and the public cards.
+        self.referee: PublicReferee | None = None
+        if cards is not None and game_id is not None and self.players:
+            self.referee = PublicReferee(self.players, n, game_id, cards.table)
+        self.shuffle_ops: list[int] = []  # epoch -> the deck operation that shuffled it
+        # (seat, kind, op) -> the public deck entry followed for it
+        self.followed: dict[tuple[int, str, int | None], Entry] = {}
+        self.referee_whole = True  # every hand and re-handling so far told to the referee
+        if replay is not None:
+            replay.public_deck = self
 
     @property
     def follows(self) -> bool:
         """Every deck step so far was followed entry by entry (a missing message stops the
-        replay naming its seat, as the seeded replay does)."""
+        replay naming its seat)."""
         return self.replay is not None and self.log is not None
 
-    # -- following the signed deck entries (as Replay.sent, without the messages' contents) --
+    # -- following the signed deck entries (by type, operation and recipients) --
 
     def _what(self, kind: str, op: int | None, name: str) -> str:
-        """The words the seeded replay uses for a message (Replay._what)."""
+        """The words for a message of a deck operation, in the report's steps."""
         if op is None:
             return f"{kind} message"
         turn = self.replay.turn if self.replay is not None else 0
@@ -99,16 +114,16 @@ class PublicHandles:
     def _sent(self, seat: int, to: int | None, kind: str, op: int | None, name: str) -> None:
         """``seat`` sends a ``kind`` message of deck operation ``op`` (None: the setup) to
         ``to`` (None: everyone), as the public record says: it must be that seat's next signed
-        deck entry (Replay.sent). A public entry is matched by its type and operation (its
+        deck entry. A public entry is matched by its type and operation (its
         content was checked by public_passes, or is by the reveal); a private one by its
-        recipients (its box opens only for them, as with every seed)."""
+        recipients (its box opens only for them)."""
         replay = self.replay
         assert replay is not None, "only when following"
         mine = replay.seats[seat]
         what = self._what(kind, op, name)
         entry = replay.next_deck_entry(seat, what)
         if public_message(entry, "accuse") and kind != "accuse":
-            # As Replay.sent: judged by the rules that need no seed; one about an operation its
+            # Judged by the rules every seat applies (Replay.judge); one about an operation its
             # seat had not begun is kept aside, and its next entry is this message.
             replay.judge(seat, entry)
             accused_op = entry.body["msg"].get("op")
@@ -128,8 +143,7 @@ class PublicHandles:
         body = entry.body
         boxes = recipients(body)
         # The seat's signed entries in another order than the protocol sends its messages: its
-        # own chain proves it, and the seeded replay names it there too, in the same words
-        # where they need no seed (Replay.sent).
+        # own chain proves it.
         step = f"deck entry #{mine.next_deck} of seat {seat} (log #{entry.seq}), {what}"
         if to is None:
             if mine.boxes_left:
@@ -159,6 +173,7 @@ class PublicHandles:
                 )
             mine.next_deck += 1
             replay.public += 1
+            self.followed[(seat, kind, op)] = entry
             return
         if not boxes:
             mine.next_deck += 1
@@ -184,7 +199,7 @@ class PublicHandles:
 
     def setup(self) -> None:
         """The commitments and nonces every seat signs first (Party.start): the commitments
-        in seat order, as the seeded replay starts the parties; a nonce goes out as its seat
+        in seat order, as the parties start; a nonce goes out as its seat
         has every commitment, an order the transcript does not fix, so with more than one
         missing the replay names nobody."""
         if not self.follows:
@@ -203,13 +218,14 @@ class PublicHandles:
         for seat in range(self.players):
             self._sent(seat, None, "nonce", None, "")
 
-    def _required(self, handles: Sequence[int], receiver: int | None) -> list[int]:
-        """The seats that send ``receiver`` (None: everyone) an opening of ``handles``, in the
-        order Party._required finds them, from the same public record of holders: a held card
-        by its holder, a card nobody holds by every other seat still in the game, an own card
-        and a public one by nobody (but a public re-handled card moving to another seat, by
-        its holder)."""
-        need: dict[int, None] = {}
+    def _required(self, handles: Sequence[int], receiver: int | None) -> dict[int, list[tuple[int, list[int]]]]:
+        """The seats that send ``receiver`` (None: everyone) an opening of ``handles``, with the
+        locks of each handle they open, in the order Party._required finds them, from the same
+        public record of holders: a held card by its holder (a shuffled one: every lock of the
+        seats in its hand; a re-handled one: its scalar, lock N), a card nobody holds by every
+        other seat still in the game (its own lock), an own card and a public one by nobody
+        (but a public re-handled card moving to another seat, by its holder)."""
+        need: dict[int, list[tuple[int, list[int]]]] = {}
         for handle in handles:
             held = self.holders.get(handle)
             holder = held[0] if held is not None else None
@@ -221,24 +237,35 @@ class PublicHandles:
             if holder is not None:
                 if holder in self.dropped:
                     raise _Unfollowed(f"card {handle}, held by a seat that dropped out")
-                need.setdefault(holder, None)
+                locks = [self.players] if rehandled else self._locks_of_hand(handle)
+                need.setdefault(holder, []).append((handle, locks))
             else:
                 for seat in range(self.players):
                     if seat != receiver and seat not in self.dropped:
-                        need.setdefault(seat, None)
-        return list(need)
+                        need.setdefault(seat, []).append((handle, [seat]))
+        return need
+
+    def _locks_of_hand(self, handle: int) -> list[int]:
+        """The locks of a shuffled handle its holder opens: those of the seats that took part in
+        its shuffle (a seat that dropped out before it locked it with the public scalar 1)."""
+        epoch = handle // self.n
+        shuffled_at = self.shuffle_ops[epoch] if epoch < len(self.shuffle_ops) else self.steps
+        return [s for s in range(self.players) if not (s in self.dropped and self.dropped[s] < shuffled_at)]
 
     def _openings(self, op: int, name: str, by_receiver: Mapping[int | None, Sequence[int]], to: int | None) -> None:
         """The openings of deck operation ``op`` (Party._start_openings): every seat sends them
-        as it begins the operation, in seat order (as the seeded replay begins it at every
-        party), its openings in the order of ``by_receiver``; a transfer's receiver ``to``
-        then its re-handling."""
+        as it begins the operation, in seat order, its openings in the order of
+        ``by_receiver``; a transfer's receiver ``to`` then its re-handling."""
         if not self.follows:
             return
         sends: dict[int, list[int | None]] = {}
+        expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]] = {}
         for receiver, handles in by_receiver.items():
-            for sender in self._required(handles, receiver):
+            for sender, items in self._required(handles, receiver).items():
                 sends.setdefault(sender, []).append(receiver)
+                expected[(sender, receiver)] = items
+        if self.referee is not None:
+            self.referee.openings(op, expected)
         for seat in range(self.players):
             if seat in self.dropped:
                 continue  # it takes part in nothing after its drop-out
@@ -249,9 +276,25 @@ class PublicHandles:
 
     def shuffle(self) -> list[int]:
         self._passes(self.steps)
+        self.shuffle_ops.append(self.steps)
+        base = self.epochs * self.n
+        if self.referee is not None and self.cards is not None:
+            handles = range(base, base + self.n)
+            locks = [self.cards.locks(h) for h in handles]
+            if all(h in self.cards.points for h in handles) and all(lk is not None for lk in locks):
+                points = [self.cards.points[h] for h in handles]
+                self.referee.shuffled(self.steps, self.next, base, points, [lk or [] for lk in locks])
+            else:
+                self.referee_whole = False
         self.steps += 1
-        base, self.epochs = self.epochs * self.n, self.epochs + 1
+        self.epochs += 1
+        self._note({"kind": "shuffle", "cards": self.n})
         return list(range(base, base + self.n))
+
+    def _note(self, event: dict[str, Any]) -> None:
+        """An event of the report's timeline (and of a watch: p2pcards replay)."""
+        if self.replay is not None:
+            self.replay.timeline.append(event)
 
     def _passes(self, op: int) -> None:
         """Every pass of the shuffle ``op`` is signed (checked by public_passes) and one a seat
@@ -279,7 +322,9 @@ class PublicHandles:
         if self.game_id is None:
             raise _NeedsFaces(f"coin {label} (not every nonce was revealed)")
         self.steps += 1
-        return coin_value(self.game_id, label, bound)
+        value = coin_value(self.game_id, label, bound)
+        self._note({"kind": "coin", "label": label, "value": value})
+        return value
 
     def deal(self, to: Mapping[int, int]) -> None:
         by_receiver: dict[int | None, list[int]] = {}
@@ -288,6 +333,7 @@ class PublicHandles:
         self._openings(self.steps, "deal", by_receiver, None)
         self.steps += 1
         self.holders.update((h, (seat, self.epochs - 1)) for h, seat in to.items())
+        self._note({"kind": "deal", "to": dict(to)})
 
     def check_claim(
         self, index: int, seat: int, handles: Sequence[int], sets: Sequence[Sequence[Card]], proof: Any
@@ -317,6 +363,7 @@ class PublicHandles:
             raise _NeedsFaces("a reveal")
         op = self.steps
         self._openings(op, "reveal", {None: sorted(set(handles))}, None)
+        self._check_public_openings(op)
         # Only entries a seat could act on (Log.closed): one held back never opened anything.
         openings = [
             e.body["msg"] for e in self.log.closed() if public_message(e, "open") and e.body["msg"].get("op") == op
@@ -328,7 +375,58 @@ class PublicHandles:
         self.steps += 1
         self.shown.update(faces)
         self.public.update(handles)
+        self._note({"kind": "reveal", "handles": list(handles)})
         return faces
+
+    def _check_public_openings(self, op: int) -> None:
+        """Each public opening of the reveal ``op``, followed as its seat's deck entry, checked
+        as every seat checked it as it arrived (deck.party.OpeningReferee: the same code): a
+        face proof of a re-handled card that fails, a scalar that does not open its lock, name
+        the seat the check names, at every seat alike (public)."""
+        if self.referee is None or not self.follows:
+            return
+        for (sender, receiver), _ in self.referee.expected(op).items():
+            entry = self.followed.get((sender, "open", op))
+            if receiver is not None or entry is None or not self.referee.knows(op, sender, None):
+                continue
+            verdict = self.referee.public_opening(op, sender, entry.body["msg"])
+            if verdict is not None:
+                seats = self.replay.seats if self.replay is not None else []
+                number = seats[sender].deck.index(entry) if sender < len(seats) else "?"
+                raise Failed(
+                    f"deck entry #{number} of seat {sender} (log #{entry.seq}), {self._what('open', op, 'reveal')}",
+                    f"{verdict.reason}: its public opening fails the check every seat made as it arrived",
+                    verdict.seat,
+                )
+
+    def judged(
+        self,
+        accuser: int,
+        accused: int,
+        op: int,
+        step: str,
+        *,
+        reuse: Any = None,
+        private: tuple[int, Any] | None = None,
+    ) -> judge.Verdict | None:
+        """The verdict every seat reached on an accusation about operation ``op`` once it had
+        reached it, by the same referee (deck.party.OpeningReferee) on the public record:
+        ``reuse``, a reused key's evidence; ``private``, (sender, payload) of the signed private
+        entry its evidence opens. ``None``: not decided here (the operation not reached, or the
+        public record of its cards not followed)."""
+        referee = self.referee
+        if referee is None or not self.follows or not self.referee_whole:
+            return None
+        if not referee.opens_cards(op):
+            # Reached, and it opened no cards (a shuffle, a coin, a drop-out): deck.md section 6.
+            return judge.opens_no_cards(accuser, step, op) if op < self.steps else None
+        if reuse is not None:
+            return referee.judge_reuse(accuser, accused, op, reuse)
+        assert private is not None, "a private opening or a reused key"
+        sender, payload = private
+        if not referee.knows(op, sender, accuser):
+            return None
+        return referee.judge_opening(accuser, accused, op, sender, payload)
 
     def transfer(self, handles: Sequence[int], to: int) -> list[int]:
         op = self.steps
@@ -339,8 +437,10 @@ class PublicHandles:
         self.next += len(moved)
         for handle in moved:
             self.holders.pop(handle, None)
+        self.retired.update(moved)
         self.holders.update((h, (to, self.epochs - 1)) for h in new)
         self._rehandled(op, moved, to, new)
+        self._note({"kind": "transfer", "to": to, "handles": list(new)})
         return new
 
     def _rehandled(self, op: int, moved: list[int], to: int, new: list[int]) -> None:
@@ -360,12 +460,16 @@ class PublicHandles:
             None,
         )
         if msg is None or not all(h in self.cards.points for h in moved):
+            self.referee_whole = False
             return
         try:
             check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
         except PassError:
+            self.referee_whole = False
             return
         self.cards.rehandled(new[0], msg["points"], msg["key"], moved, to)
+        if self.referee is not None:
+            self.referee.rehandled(op, to, msg["key"], moved, new[0], msg["points"])
 
     def drop_out(self, seat: int) -> None:
         """A seat drops out (protocol/deck.md §4.6): one deck operation; its keys of the
@@ -373,11 +477,39 @@ class PublicHandles:
         cards), and later shuffles go on without it."""
         if self.follows and seat not in self.dropped:
             self._sent(seat, None, "drop", self.steps, "drop")
+            self._check_drop(seat)
         self.dropped.setdefault(seat, self.steps)
         self.steps += 1
 
+    def _check_drop(self, seat: int) -> None:
+        """The drop-out message ``seat`` signed, checked as every seat checked it as it arrived
+        (deck.party.OpeningReferee._check_drop): the keys of exactly the cards of the hand in
+        progress nobody holds and nobody has seen (Party.drop_shares), each behind its lock."""
+        op = self.steps
+        entry = self.followed.get((seat, "drop", op))
+        if self.referee is None or not self.referee_whole or entry is None or not self.epochs:
+            return
+        first = (self.epochs - 1) * self.n
+        shares = [
+            h
+            for h in range(first, first + self.n)
+            if h not in self.holders and h not in self.public and h not in self.retired
+        ]
+        if not all(h in self.referee.cards_by_handle for h in shares):
+            return
+        verdict = self.referee.public_drop(op, seat, shares, entry.body["msg"])
+        if verdict is not None:
+            number = self.replay.seats[seat].deck.index(entry) if self.replay is not None else "?"
+            raise Failed(
+                f"deck entry #{number} of seat {seat} (log #{entry.seq}), {self._what('drop', op, 'drop')}",
+                f"{verdict.reason}: its drop-out message fails the check every seat made as it arrived",
+                verdict.seat,
+            )
+
     def known(self, seat: int) -> Mapping[int, Card]:
-        return {}
+        """The faces ``seat`` knew that the file shows: those turned up for everyone (its own
+        face-down cards are in boxes only its key opens)."""
+        return dict(self.shown)
 
     def open_all(self) -> dict[int, Card]:
         raise _NeedsFaces("the audit")
@@ -461,6 +593,11 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
             raise Failed(what, "a deck message for no operation (its op is not a non-negative number)", entry.sender)
         by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
     points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
+    # Every per-card public key published so far (the reuse rule every seat applies to a
+    # re-lock pass: deck.party.public_key_reuse): this hand's and the last one's, and the
+    # finished hands' (a hand is finished once the next one's shuffle is complete).
+    seen_keys: dict[bytes, tuple[int, int]] = {}
+    old_keys: set[bytes] = set()
     retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
     # Every per-card public key published so far -> (seat, handle, epoch): one published again
     # names the later pass's author, as every seat names it (Party._note_public_keys). The seeded
@@ -522,6 +659,10 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                 raise Failed(
                     what, f"{exc}: the pass is not the one before it honestly shuffled or re-locked", seat
                 ) from None
+            if kind == "relock":
+                reused = public_key_reuse(seat, epochs * n, msg["keys"], seen_keys, old_keys)
+                if reused is not None:
+                    raise Failed(what, f"{reused}: a per-card key is never used twice in a game", seat)
             deck = msg["points"]
             if kind == "shuffle":
                 keys[seat] = msg["key"]
@@ -538,6 +679,10 @@ def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
                         raise Failed(what, f"position {j} reuses {reused}", seat)
                     card_keys[key] = (seat, epochs * n + j, epochs)
         points.update({epochs * n + j: point for j, point in enumerate(deck)})
+        if epochs:  # the hand before is finished: its keys checked as a finished hand's
+            finished = range((epochs - 1) * n, epochs * n)
+            old_keys.update(key for key, (_, handle) in seen_keys.items() if handle in finished)
+            seen_keys = {key: at for key, at in seen_keys.items() if at[1] not in finished}
         if game_id is not None:
             public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
         epochs += 1
@@ -670,8 +815,8 @@ def public_moves(
         )
         stop = None
     if stop is not None and deck.follows:
-        # Every deck step so far was followed entry by entry, as the seeded replay follows
-        # them: where the entries end is judged as with every seed (verify_unfinished).
+        # Every deck step so far was followed entry by entry: where the entries end is judged
+        # by the stop rules (verify/stops.py).
         after_stop(replay, replay.seats, stop)
         stopped_by_accusation(replay.seats, stop.step, replay.cards)
         raise stall_verdict(replay, stop)
@@ -683,7 +828,7 @@ def public_moves(
     if stop is None and ended:
         return ended[0], deck.shown  # a goodbye after the game's end changes nothing
     left = signed_goodbye(replay.log, replay.names)
-    if left is not None:
+    if left is not None and (stop is not None or not ended):  # (a goodbye after the end: nothing)
         raise left
     if stop is not None:
         report.notes.append(
@@ -692,3 +837,28 @@ def public_moves(
             f"checked without every seed"
         )
     return (ended[0], deck.shown) if ended and stop is None else None
+
+
+def check_deck_ends(replay: Replay, seats: Sequence[SeatEntries]) -> None:
+    """At the end of a finished game, every seat's deck entries were followed to the last
+    operation (seedless.PublicHandles): an accusation kept aside for an operation never reached
+    names its accuser, and a deck entry past them names its seat (no seed is revealed since
+    protocol version 12: a ``seed`` there is one more message the protocol never called for)."""
+    for accuser, entry in replay.kept_aside:  # never reached: every seat judged it at the audit
+        raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], entry.body["msg"]["op"]))
+    for mine in seats:
+        if mine.boxes_left:
+            entry = mine.deck[mine.next_deck]
+            raise Failed(
+                f"deck entry #{mine.next_deck} of seat {mine.seat} (log #{entry.seq})",
+                f"private messages to {describe_seats(mine.boxes_left)} the protocol never called for",
+                mine.seat,
+            )
+        rest = mine.deck[mine.next_deck :]
+        if rest:
+            entry = rest[0]
+            raise Failed(
+                f"deck entry #{mine.deck.index(entry)} of seat {mine.seat} (log #{entry.seq})",
+                "a deck message the protocol never called for",
+                mine.seat,
+            )

@@ -7,15 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..deck import judge
 from ..deck.group import is_valid_point
-from ..deck.party import AuditOp
 from ..table import stall, verdict
 from ..table.dropouts import is_drop_out_entry
 from ..table.stall import StallFacts, Statements, StoppedOnPrivate, Unreceived
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
-from .replay import Replay, SeatEntries, judged, provable_accusation, public_message
+from .replay import Replay, SeatEntries, provable_accusation, public_message
 from .report import Failed, Stopped
 
 
@@ -27,15 +25,9 @@ def after_stop(replay: Replay, seats: Sequence[SeatEntries], stop: Stopped) -> N
             if public_message(entry, "accuse"):
                 replay.judge(mine.seat, entry)
     out_of_turn(replay, seats)
-    # Kept aside until their operation: one at or past the end of the game (its audit),
-    # where nobody accuses, is its accuser's fault, as at every seat.
-    ops = replay.deck.parties[0].ops if replay.deck is not None else []
-    end = next((i for i, op in enumerate(ops) if isinstance(op, AuditOp)), None)
+    # Kept aside until their operation: judged if the replay reached it.
     for accuser, entry in replay.kept_aside:
         replay.judge(accuser, entry)
-        op = entry.body["msg"].get("op")
-        if end is not None and op >= end:
-            raise judged(entry, judge.opens_no_cards(accuser, entry.body["msg"]["step"], op))
 
 
 def out_of_turn(replay: Replay, seats: Sequence[SeatEntries]) -> None:

@@ -14,9 +14,9 @@ from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.log import Blame
 from ..wire.transcript import Transcript
-from .replay import Replay, SeatEntries
+from .replay import Replay, SeatEntries, public_message
 from .report import Failed, NotStarted, Report, Watch
-from .seedless import public_moves, public_setup
+from .seedless import check_deck_ends, public_moves, public_setup
 from .stops import invalid_public_points, provable_accusations
 
 
@@ -91,13 +91,11 @@ def verify_unfinished(
     names: Sequence[str],
     report: Report,
     watch: Watch | None = None,
-    *,
-    seedless: bool = False,
 ) -> None:
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
     reported as what the table recorded, never taken as proof. No seed is revealed (protocol
-    version 12): the game is checked from what the table saw (``seedless``: no longer read)."""
+    version 12): the replay follows what the table saw.
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"
@@ -113,7 +111,7 @@ def verify_unfinished(
     # nonce): a message that fails names its signer, wherever the replay stops.
     public_setup(log, lobby, game)
     provable_accusations(seats, len(game.deck(lobby.options, lobby.players)))
-    replay = Replay(game, lobby.options, names, seats, [], b"", log=log, unfinished=True, watch=watch)
+    replay = Replay(game, lobby.options, names, seats, log=log, unfinished=True, watch=watch)
     # Every seat signs its ``stop`` (or ``bye``) when its game stops (protocol/table.md section
     # 5; since protocol version 12 no seed follows it), or its result: the seats that signed
     # none are gone, or cut off from the seat that wrote this file. A seat that dropped out
@@ -123,7 +121,13 @@ def verify_unfinished(
         for s in range(lobby.players)
         if s not in replay.absences.gone and not verdict.ended_its_game(e.kind for e in log.entries(s))
     ]
-    public_moves(replay, lobby, game, report, unrevealed=unstopped)
+    ended = public_moves(replay, lobby, game, report, unrevealed=unstopped)
+    left = [e for mine in seats for e in mine.deck[mine.next_deck :]]
+    if ended is not None and not any(public_message(e, "accuse") for e in left):
+        # The signed moves reach the game's end (it stopped at the end-of-game checks): a deck
+        # entry past the last operation is judged as in a finished game, as every seat judged
+        # it there (a private box the protocol never called for, protocol/deck.md section 7).
+        check_deck_ends(replay, seats)
     silent = [s for s in range(lobby.players) if not log.entries(s)]
     if silent:
         # Seats that signed nothing never joined the game: their programs could not connect

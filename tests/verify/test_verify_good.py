@@ -69,7 +69,7 @@ def test_json_is_one_object(table, cli):
     assert [p["name"] for p in report["players"]] == list(transcript.header.names)
     checked = report["checked"]
     assert checked["entries"] == len(transcript.entries)
-    assert checked["seeds"] == len(transcript.header.names) == checked["results"]
+    assert "seeds" not in checked and checked["results"] == len(transcript.header.names)  # (no seed used)
     assert checked["public"] > 0 and checked["private"] > 0 and checked["moves"] > 0
     moves = [e for e in report["timeline"] if e["kind"] == "move"]
     assert [m["turn"] for m in moves] == list(range(checked["moves"]))
@@ -92,12 +92,15 @@ def test_show_hands_shows_every_deal_and_move(table):
     assert Result.from_wire(table.read().end.result) == report.result
 
 
-def test_cals_bs_claims_show_the_cards_placed(bs_table):
+def test_cals_bs_claims_show_no_card_placed_face_down(bs_table):
+    """Issue 32: a claim's cards go down face down; the report shows none of them (the table
+    never saw them), and a doubted set is shown by the reveal that turned it up."""
     report = verify_file(bs_table.path)
     claims = [e for e in report.timeline if e["kind"] == "move" and e["action"]["type"] == "play"]
-    assert claims
-    for claim in claims:
-        assert len(claim["cards"]) == len(claim["action"]["cards"])
+    assert claims and all(claim["cards"] == [] for claim in claims)
+    doubts = [e for e in report.timeline if e["kind"] == "move" and e["action"]["type"] == "doubt"]
+    reveals = [e for e in report.timeline if e["kind"] == "reveal"]
+    assert len(reveals) >= len(doubts) and all(reveal["cards"] for reveal in reveals)
 
 
 @pytest.mark.slow  # a two-hand match, up to 4 times

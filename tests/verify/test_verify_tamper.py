@@ -7,7 +7,7 @@ import pytest
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.table.header import Seat, TableHeader
-from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, verify_file
 from p2pcards.wire import framing
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import CHAT_ENTRIES, Log
@@ -190,33 +190,26 @@ def _entry(transcript, seat: int, kind: str, index: int = 0, where=lambda body: 
     return mine[index]
 
 
-def test_a_re_signed_shuffle_pass_is_a_deck_deviation(bs_table, tmp_path):
+def test_a_re_signed_shuffle_pass_is_named_by_its_proof(bs_table, tmp_path):
+    """A pass re-signed with two points swapped: its proof no longer covers it (issue 32: verify
+    checks every proof, as every seat did; it never derives the pass from a seed)."""
     transcript = bs_table.read()
     entry = _entry(transcript, 1, "deck", where=lambda b: b.get("msg", {}).get("type") == "shuffle")
     message = dict(entry.body["msg"])
     points = list(message["points"])
-    points[0], points[1] = points[1], points[0]  # a pass that is not its derived permutation
+    points[0], points[1] = points[1], points[0]
     message["points"] = points
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
     report = verified(write(tmp_path / "pass.p2pt", transcript, entries))
-    assert report.status == EXIT_FAILED
-    assert report.problem.seat == 1
-    assert "deviation from the deck protocol" in report.problem.reason
-    assert "points[0]" in report.problem.reason
-    assert "shuffle" in report.problem.step and "deck entry" in report.problem.step
+    assert report.status == EXIT_FAILED and report.problem.seat == 1, report.problem_line()
+    assert "not the one before it honestly shuffled" in report.problem.reason
+    assert "shuffle" in report.problem.step
 
 
 @pytest.mark.parametrize(("kind", "index"), [("shuffle", 0), ("shuffle", 4), ("rehandle", 9), ("rehandle", 1)])
-def test_a_re_signed_proof_point_gets_the_verdict_of_a_proof_confirmed_alone(
-    bs_table, tmp_path, monkeypatch, kind, index
-):
-    """verify confirms the shuffle proofs it makes again against the signed ones in batches
-    (proofs.DeferredConfirmations); a signed proof with a point that is not the one its seed
-    gives fails its batch, and the file is verified again with each proof confirmed as it is
-    made: the verdict, and the seat it names, are those of that check (check._verify_file
-    outside any batch), a deviation of the proof's signer at its deck entry."""
-    from p2pcards.verify import check
-
+def test_a_re_signed_proof_point_names_the_proofs_signer(bs_table, tmp_path, kind, index):
+    """A signed proof with a point that is not its own (another valid point): the proof
+    fails, and its signer is named at that message."""
     transcript = bs_table.read()
     # The game is dealt by real shuffles: which seat picked up a pile (a re-handling), and how
     # big it was, differ from run to run. The first such message of any seat with the point.
@@ -237,20 +230,8 @@ def test_a_re_signed_proof_point_gets_the_verdict_of_a_proof_confirmed_alone(
     proof["points"][index] = proof["points"][(index + 1) % len(proof["points"])]  # another valid point
     message["proof"] = proof
     entries = resign(transcript, bs_table.identities, entry, {**entry.body, "msg": message})
-    path = write(tmp_path / "proof.p2pt", transcript, entries)
-    runs = []
-    once = check._verify_file
-    monkeypatch.setattr(check, "_verify_file", lambda *args: runs.append(args) or once(*args))
-    report = verified(path)
-    assert len(runs) == 2  # the batch failed: verified again, each proof confirmed as made
-    alone = once(path, None, None)
-    assert report.status == alone.status == EXIT_FAILED
-    assert (report.problem.step, report.problem.reason, report.problem.seat) == (
-        alone.problem.step,
-        alone.problem.reason,
-        alone.problem.seat,
-    )
-    assert report.problem.seat == entry.sender and "deviation from the deck protocol" in report.problem.reason
+    report = verified(write(tmp_path / "proof.p2pt", transcript, entries))
+    assert report.status == EXIT_FAILED and report.problem.seat == entry.sender, report.problem_line()
     assert kind in report.problem.step and "proof" in report.problem.reason
 
 
@@ -674,3 +655,36 @@ def test_a_game_stopped_before_any_seed_is_replayed_past_its_public_reveals(bs_t
     assert report.status == EXIT_FAILED, report.problem_line()
     assert report.checked["moves"] > doubt.body["turn"], report.to_text()
     assert not any("public replay stops" in note for note in report.notes), report.notes
+
+
+def _before(transcript, seat: int, seq: int):
+    """The transcript's entries signed before seat ``seat``'s entry ``seq`` could have reached
+    anyone: that entry, the seat's later ones, and every entry whose echo counts one of those,
+    left out (a file cut there, consistent in every echo)."""
+    kept = {s: len([e for e in transcript.entries if e.sender == s]) for s in range(len(transcript.header.roster))}
+    kept[seat] = seq
+    changed = True
+    while changed:
+        changed = False
+        for e in transcript.entries:
+            counts = enumerate(e.body["seen"])
+            if e.seq < kept[e.sender] and any(n > kept[s] for s, (n, _) in counts):
+                kept[e.sender], changed = e.seq, True
+    return [e for e in transcript.entries if e.seq < kept[e.sender]]
+
+
+def test_the_unsigned_status_does_not_change_who_is_named(bs_table, tmp_path):
+    """A file cut before a seat signed its result (its last entries): whether the (unsigned)
+    end record says finished or aborted, the verdict names the same seat, or nobody."""
+    from dataclasses import replace
+
+    transcript = bs_table.read()
+    result = next(e for e in transcript.entries if e.sender == 2 and e.kind == "result")
+    entries = _before(transcript, 2, result.seq)
+    reports = {}
+    for status in ("finished", "aborted"):
+        end = replace(transcript.end, status=status, result=None)
+        reports[status] = verified(write(tmp_path / f"{status}.p2pt", transcript, entries, end=end))
+    finished, aborted = reports["finished"], reports["aborted"]
+    assert finished.status == aborted.status == EXIT_FAILED, finished.problem_line()
+    assert finished.problem.seat == aborted.problem.seat, (finished.problem_line(), aborted.problem_line())
