@@ -6,7 +6,7 @@ of the signed moves with the game's rules, following every seat's deck entries
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import takewhile
 from typing import Any, TypeGuard
 

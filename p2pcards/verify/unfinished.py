@@ -95,7 +95,7 @@ def verify_unfinished(
     """An aborted or abandoned game: check what the signed entries prove, in order, and name a
     seat only for what they prove. The end record is not signed: its note and absent list are
     reported as what the table recorded, never taken as proof. No seed is revealed (protocol
-    version 12): the replay follows what the table saw.
+    version 12): the replay follows what the table saw."""
     end = transcript.end
     assert end is not None, "read_log refuses a transcript without its end record"
     recorded = f"the table recorded: {end.status}"

@@ -7,7 +7,7 @@ import pytest
 
 from p2pcards import PROTOCOL_VERSION
 from p2pcards.table.header import Seat, TableHeader
-from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, EXIT_VERIFIED, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_UNREADABLE, verify_file
 from p2pcards.wire import framing
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.log import CHAT_ENTRIES, Log
