@@ -229,20 +229,21 @@ def test_a_goodbye_after_a_commitment_names_the_leaver(tmp_path):
 
 
 class OpeningForNoOperation(Cheater):
-    """As it reveals its seed at the audit, first sends seat 2 a well-formed private opening
-    of an operation that never comes (``op`` far ahead: its receiver's deck keeps it for
-    that operation and never complains). No seat could tell at once; verify names it (a
-    private message where its seed was due). Before the box count at the audit (deck.md
-    section 7) every seat finished the game clean."""
+    """With its first private openings of the game, also sends seat 2 a well-formed private
+    opening of an operation that never comes (``op`` far ahead: its receiver's deck keeps it
+    for that operation and never complains). No seat could tell at once; at the end-of-game
+    step every seat counts the private boxes each seat sent (deck.md section 7): one more than
+    the operations called for names its sender at every seat, and verify names it too. (Until
+    protocol version 12 it was sent with the seed, at the audit.)"""
 
     deviation = "a private opening of an operation that never comes"
 
     async def deck_output(self, sends):
-        if not self.cheated and any(s.to is None and s.message.get("type") == "seed" for s in sends):
+        if not self.cheated and any(s.to is not None for s in sends):
             self.cheated = True
             from p2pcards.deck.party import Send
 
-            sends = [Send(2, {"type": "open", "op": 10_000, "scalars": [], "chains": []}), *sends]
+            sends = [*sends, Send(2, {"type": "open", "op": 10_000, "scalars": [], "chains": []})]
         return await super().deck_output(sends)
 
 

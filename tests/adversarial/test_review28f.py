@@ -74,19 +74,21 @@ class WithholdsThenStops(WithholdsOpensSilently):
 
 
 class StopsAtTheEnd(Cheater):
-    """At its audit (the game is over: its seed is the next thing it signs) signs a ``stop``
-    naming another seat as if a wait had run out, then its seed: a seat that lost denying the
-    others their result, as late as it can."""
+    """The game is over, and instead of its result (the next thing it would sign) it signs a
+    ``stop`` naming another seat as if a wait had run out: a seat that lost denying the others
+    their result, as late as it can. (Until protocol version 12 it did so just before its seed,
+    at the audit.)"""
 
-    deviation = "stops its game at the end, just before its seed"
+    deviation = "stops its game at the end, instead of its result"
 
-    def tamper_deck(self, to, message):
-        if message.get("type") == "seed" and not self.cheated and self.aborted is None:
+    async def before_signing(self, kinds):
+        if "result" in kinds and not self.cheated and self.aborted is None:
             other = self.others[0]
             self.notes.append(f"stopped at the end, {trio.current_time():.2f}")
             self._stopped(TableAborted(f"seat-{other} did not send its deck message in time", other, "deck"))
             self.cheated = True
-        return message
+            await trio.sleep_forever()  # no result: misbehave ends the game here
+        await super().before_signing(kinds)
 
     async def misbehave(self):
         await self.until(lambda: self.cheated)
@@ -261,8 +263,8 @@ def test_a_stop_behind_a_cut_link_at_our_deadline_names_no_innocent(tmp_path, st
             assert named <= {1} and verified in (None, 1), f"seat {seat}: {run.describe()}"
 
 
-def test_a_stop_just_before_the_seed_at_the_audit_does_not_spoil_the_finish(tmp_path):
-    """The game is over; a seat (say one that lost) signs a stop before its seed. The others
+def test_a_stop_at_the_end_instead_of_a_result_does_not_spoil_the_finish(tmp_path):
+    """The game is over; a seat (say one that lost) signs a stop instead of its result. The others
     had their result: they keep it, verify verifying (review 28f found the first rule,
     "a stop before its seed ends the game", spoiled the finish so; now only a private box a
     seat owed and never sent does: Party.boxes_missing)."""
