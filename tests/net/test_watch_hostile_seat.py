@@ -102,7 +102,7 @@ async def test_a_seat_that_claims_a_finished_game_it_never_played_gets_no_verifi
             )
             prev = entry.hash
             await conn.send(entry.to_wire())
-        end = {"type": "end", "status": "finished", "result": {"winners": [0]}, "seeds": [], "absent": [], "note": ""}
+        end = {"type": "end", "status": "finished", "result": {"winners": [0]}, "absent": [], "note": ""}
         await conn.send({"type": "lobby", "op": "ended", "end": end})
         await trio.sleep(1)
 
