@@ -46,7 +46,7 @@ from .verify import (
 __all__ = ["SPECTATOR", "Replay", "ReplayStep", "is_spectator_file", "load_replay"]
 
 #: The viewer "the table" (a spectator): no seat's hidden cards, only what was turned up for
-#: everyone. Passed where a seat number goes (``None`` there is every face, from the audit).
+#: everyone. Passed where a seat number goes (``None`` there is every face the table saw).
 SPECTATOR = -1
 
 

@@ -444,7 +444,7 @@ class ReplayApp:
 
     def _hand_title(self) -> str:
         if self.cursor.seat is None:
-            return "Every hand (from the audit)"
+            return "Every hand (the cards the table saw)"
         if self.cursor.seat == SPECTATOR:
             return "Hands: hidden from the table"
         model = self.model()
