@@ -58,3 +58,11 @@ def calypso_table(tmp_path_factory) -> Table:
 def eights_table(tmp_path_factory) -> Table:
     """Crazy Eights, 3 bot peers, one hand."""
     return play_table("crazy-eights", 3, {}, tmp_path_factory.mktemp("eights"))
+
+
+@pytest.fixture(scope="session")
+def holdem_table(tmp_path_factory) -> Table:
+    """Texas Hold'em, 3 bot peers, a match of at most 3 hands (issue 33: folded and mucked
+    hands stay hidden)."""
+    options = {"starting_stack": 200, "small_blind": 5, "big_blind": 10, "hand_limit": 3}
+    return play_table("holdem", 3, options, tmp_path_factory.mktemp("holdem"))

@@ -1,6 +1,6 @@
 """``p2pcards verify --json`` says what a transcript shows (issue 32): ``faces_shown``, the cards
 whose face the table saw (opened to all, with the seats that saw them), and ``faces_decodable``,
-the cards anyone holding the file can decode. On real networked games of the three bundled
+the cards anyone holding the file can decode. On real networked games of the four bundled
 games: the shown faces are exactly the cards the game's reveals turned up, every seat saw each,
 and they are all the game's audit read. No seed is revealed since protocol version 12, so the
 cards decodable from the file are exactly those: ``faces_shown == faces_decodable`` for every
@@ -14,7 +14,7 @@ import pytest
 
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 
-TABLES = ["bs_table", "calypso_table", "eights_table"]
+TABLES = ["bs_table", "calypso_table", "eights_table", "holdem_table"]
 
 
 def _reveals(timeline):
@@ -46,7 +46,8 @@ def test_faces_shown_are_the_cards_turned_up_for_everyone(table, request, cli):
 def test_a_finished_game_shows_no_more_than_the_table_saw(table, request):
     """No seed is revealed (protocol version 12): what a finished game's transcript lets anyone
     decode is exactly what the table saw (Cal's BS: its undoubted sets and hands stay hidden;
-    Crazy Eights: an undrawn stock; Calypso: every card is played face up)."""
+    Crazy Eights: an undrawn stock; Calypso: every card is played face up; Hold'em: folded and
+    mucked hands, and the cards never dealt to the board)."""
     report = verify_file(request.getfixturevalue(table).path)
     assert report.faces_shown is not None and report.faces_decodable is not None
     assert set(report.faces_decodable) == set(report.faces_shown)
