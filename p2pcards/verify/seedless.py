@@ -93,6 +93,8 @@ class PublicHandles:
         # (seat, kind, op) -> the public deck entry followed for it
         self.followed: dict[tuple[int, str, int | None], Entry] = {}
         self.referee_whole = True  # every hand and re-handling so far told to the referee
+        # The public deck entries a seat could act on, by type and operation (_public_entries).
+        self._indexed: tuple[int, dict[tuple[Any, Any], list[Entry]]] | None = None
         if replay is not None:
             replay.public_deck = self
 
@@ -357,6 +359,27 @@ class PublicHandles:
             self.game_id, index, seat, list(handles), [self.cards.points[h] for h in handles], table, proof
         )
 
+    def _public_entries(self, kind: str, op: int) -> list[Entry]:
+        """The public deck entries of message type ``kind`` for operation ``op``, of those a seat
+        could act on (Log.closed: one held back never opened anything). Indexed once per size
+        the log has (a long match's 30,000 entries were read again at every reveal and
+        transfer: issue 31); a log without a size (a spectator's view) is read each time."""
+        size = len(self.log) if hasattr(self.log, "__len__") else None
+        if size is not None and self._indexed is not None and self._indexed[0] == size:
+            return self._indexed[1].get((kind, op), [])
+        index: dict[tuple[Any, Any], list[Entry]] = {}
+        for e in self.log.closed():
+            msg = e.body.get("msg") if isinstance(e.body, dict) else None  # (as public_message)
+            if not isinstance(msg, dict):
+                continue
+            key = (msg.get("type"), msg.get("op"))
+            try:
+                index.setdefault(key, []).append(e)  # (equal keys as == compares them)
+            except TypeError:
+                continue  # an unhashable type or op equals no message type or operation
+        self._indexed = None if size is None else (size, index)
+        return index.get((kind, op), [])
+
     def reveal(self, handles: Sequence[int], owner: int | None) -> dict[int, Card]:
         """Faces turned up for everyone, from the reveal's signed public openings."""
         if self.cards is None or self.log is None:
@@ -364,10 +387,7 @@ class PublicHandles:
         op = self.steps
         self._openings(op, "reveal", {None: sorted(set(handles))}, None)
         self._check_public_openings(op)
-        # Only entries a seat could act on (Log.closed): one held back never opened anything.
-        openings = [
-            e.body["msg"] for e in self.log.closed() if public_message(e, "open") and e.body["msg"].get("op") == op
-        ]
+        openings = [e.body["msg"] for e in self._public_entries("open", op)]
         try:
             faces = self.cards.opened(handles, openings)
         except NotOpened:
@@ -451,14 +471,7 @@ class PublicHandles:
         and an opening through it could decode a handle as another card)."""
         if self.cards is None or self.log is None or self.game_id is None or not new:
             return
-        msg = next(
-            (
-                e.body["msg"]
-                for e in self.log.closed()
-                if e.sender == to and public_message(e, "rehandle") and e.body["msg"].get("op") == op
-            ),
-            None,
-        )
+        msg = next((e.body["msg"] for e in self._public_entries("rehandle", op) if e.sender == to), None)
         if msg is None or not all(h in self.cards.points for h in moved):
             self.referee_whole = False
             return
