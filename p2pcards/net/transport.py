@@ -11,6 +11,7 @@ import math
 import os
 import select
 from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -26,6 +27,7 @@ __all__ = [
     "Connection",
     "ConnectionClosed",
     "FrameError",
+    "broadcast",
     "connect",
     "shielded",
 ]
@@ -36,8 +38,11 @@ RECEIVE_CHUNK = 65_536
 #: waits on them, forever). Honest peers read all the time; their buffers never fill this long.
 SEND_SECONDS = 10.0
 #: The longest a send that must not be cut off by a cancellation (an entry begun, a stop, a
-#: seed) may take: shielded, but never forever.
-SHIELD_SECONDS = SEND_SECONDS
+#: seed) may take: shielded, but never forever. Longer than a connection's send timeout: a peer
+#: that does not read is cut off by its own connection's timeout (which says so), not by this
+#: deadline (issue 29: when it was the same, the shield's deadline could fire first and cut the
+#: whole send, leaving a signed entry of ours unsent to the seats that do read).
+SHIELD_SECONDS = 2 * SEND_SECONDS
 
 # Keepalive (Connection.keep_alive, on every seat-to-seat connection of a running table). A
 # link that silently stops carrying packets (a Wi-Fi drop: no FIN, no RST) is otherwise noticed
@@ -121,8 +126,15 @@ class Connection:
             if self.failure is not None:
                 raise ConnectionClosed(self.failure)
             if written < len(frame):
-                with trio.move_on_after(self.send_timeout) as scope:
-                    await self.stream.send_all(memoryview(frame)[written:])
+                try:
+                    with trio.move_on_after(self.send_timeout) as scope:
+                        await self.stream.send_all(memoryview(frame)[written:])
+                except trio.Cancelled:
+                    # Cut off from outside with part of a frame perhaps out: the stream cannot
+                    # be used again (the next frame would reach the other side as garbage).
+                    self.failure = f"our send to {self.label} was cut off"
+                    self._close_now()
+                    raise
                 if scope.cancelled_caught:
                     # Part of a frame may be out: the stream cannot be used again.
                     if self.quiet_for() >= QUIET_SECONDS:  # nothing comes either: the link is cut
@@ -258,6 +270,37 @@ class Connection:
         with trio.move_on_after(1) as scope:
             scope.shield = True
             await self.stream.aclose()
+
+
+async def broadcast(sends: Sequence[tuple[Connection, Sequence[bytes], Callable[[int], None] | None]]) -> None:
+    """Send each connection its frames, in order: ``sends`` holds, for each connection, its
+    frames and what to call with a frame's index once it is written (``None``: nothing). A
+    connection that is closed or gets closed skips what is left for it (its peer catches up
+    when it reconnects).
+
+    Every connection is sent to independently of the others, and the whole send is shielded
+    (bounded by SHIELD_SECONDS, longer than any connection's send timeout): a peer that does
+    not read holds up its own connection only, until its send timeout cuts it off, and a
+    cancellation from outside cannot stop a frame short of the connections not yet reached
+    (issue 29: sent one connection after the other, a signed entry of ours waited behind a
+    peer that did not read, the send was cut off, and the seats that do read never got it). As
+    with one connection, a frame goes out at once where the socket takes it: each connection's
+    task writes it on its first step, and they all run in the same batch."""
+    with shielded():
+        async with trio.open_nursery() as nursery:
+            for conn, frames, sent in sends:
+                if frames:
+                    nursery.start_soon(_send_each, conn, frames, sent)
+
+
+async def _send_each(conn: Connection, frames: Sequence[bytes], sent: Callable[[int], None] | None) -> None:
+    for index, frame in enumerate(frames):
+        try:
+            await conn.send_frame(frame)
+        except ConnectionClosed:
+            continue  # the rest fails at once too (its failure is set, or its socket is gone)
+        if sent is not None:
+            sent(index)
 
 
 def _next_tick(time: float, every: float) -> float:
