@@ -132,6 +132,9 @@ class Connection:
                 except trio.Cancelled:
                     # Cut off from outside with part of a frame perhaps out: the stream cannot
                     # be used again (the next frame would reach the other side as garbage).
+                    # Our own doing, not the other side's: closed as a cut link is (``silent``:
+                    # nobody is named for it; the seat is away and may come back).
+                    self.silent = True
                     self.failure = f"our send to {self.label} was cut off"
                     self._close_now()
                     raise

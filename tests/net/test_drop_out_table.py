@@ -4,7 +4,9 @@ cards are set aside unseen, its deck keys of the stock published), and the game 
 without it to its end; every seat's transcript verifies alike and says who dropped out. Real
 sockets on 127.0.0.1, no zeroconf."""
 
+import os
 import random
+import socket
 
 import pytest
 import trio
@@ -215,17 +217,21 @@ async def test_a_seat_that_stops_reading_after_dropping_out_holds_up_nobody(tmp_
     still reach each other at once and whole (each connection is sent to on its own, under a
     shield longer than the send timeout): the game goes on to its end, no seat that reads is
     named, and every seat holds every entry."""
-    import os
-
     quit_scope = trio.CancelScope()
-    held: list[int] = []
+    held: list[socket.socket] = []
 
     def drop_and_stop_reading(peer, person, host, game):
         _drop_out(peer, person, host, game)
 
         def stop_once_dropped(event):
             if event.kind == "dropped" and event.data.get("seat") == peer.seat:
-                held.extend(os.dup(conn.stream.socket.fileno()) for conn in peer.connections.values())
+                for conn in peer.connections.values():
+                    # A copy that keeps the socket open once its program has closed it; its
+                    # receive buffer as small as can be, so that the others' sends to it fill
+                    # up and block within a few entries (an unread buffer never grows).
+                    sock = socket.socket(fileno=os.dup(conn.stream.socket.fileno()))
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+                    held.append(sock)
                 quit_scope.cancel()
 
         peer.session.subscribe(stop_once_dropped)
@@ -235,8 +241,8 @@ async def test_a_seat_that_stops_reading_after_dropping_out_holds_up_nobody(tmp_
             tmp_path, drop_and_stop_reading, "cals-bs", 4, {"match_target": 2}, joiner_scope=quit_scope
         )
     finally:
-        for fd in held:
-            os.close(fd)
+        for sock in held:
+            sock.close()
     assert len(held) == 3
     others = [o for o in outcomes if o.peer is not dave]
     assert len(others) == 3

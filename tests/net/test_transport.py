@@ -256,13 +256,15 @@ async def test_a_cancelled_broadcast_still_reaches_every_peer_that_reads(autojum
 
 async def test_a_send_cut_off_midway_closes_its_connection():
     """Part of a frame may be out when a send is cancelled: the stream is unusable after it
-    (the next frame would reach the other side as garbage), so it is closed, saying why."""
+    (the next frame would reach the other side as garbage), so it is closed, saying why, as a
+    cut link (the cancellation is ours: the other side is not named for it)."""
     async with trio.open_nursery() as nursery:
         deaf, deaf_end = await _pair(nursery)
         with trio.move_on_after(0.2):
             for frame in _big_frames(8):
                 await deaf.send_frame(frame)
         assert deaf.closed and deaf.failure == f"our send to {deaf.label} was cut off"
+        assert deaf.silent  # our doing: nobody is named for it
         with pytest.raises(ConnectionClosed):
             await deaf.send({"data": b"y"})
         await deaf.aclose()
