@@ -86,6 +86,15 @@ class Connection:
         self.last_received: float | None = None
         self.last_sent = -float("inf")
         self._keeping_alive = False
+        #: Set once the last broadcast that took its turn on this connection is done with it.
+        self._last_turn: trio.Event | None = None
+
+    def _take_turn(self) -> tuple[trio.Event | None, trio.Event]:
+        """A place in line for a broadcast (:func:`broadcast`): what to wait for before sending
+        (the previous one's event, if any) and the event to set when done."""
+        before, ours = self._last_turn, trio.Event()
+        self._last_turn = ours
+        return (before if before is not None and not before.is_set() else None), ours
 
     @property
     def remote(self) -> str:
@@ -293,17 +302,31 @@ async def broadcast(sends: Sequence[tuple[Connection, Sequence[bytes], Callable[
         async with trio.open_nursery() as nursery:
             for conn, frames, sent in sends:
                 if frames:
-                    nursery.start_soon(_send_each, conn, frames, sent)
+                    # Its turn is taken now, in the order of the calls: the tasks of two
+                    # broadcasts run in any order, and a later entry of a chain must not
+                    # reach a peer before an earlier one.
+                    nursery.start_soon(_send_each, conn, conn._take_turn(), frames, sent)
 
 
-async def _send_each(conn: Connection, frames: Sequence[bytes], sent: Callable[[int], None] | None) -> None:
-    for index, frame in enumerate(frames):
-        try:
-            await conn.send_frame(frame)
-        except ConnectionClosed:
-            continue  # the rest fails at once too (its failure is set, or its socket is gone)
-        if sent is not None:
-            sent(index)
+async def _send_each(
+    conn: Connection,
+    turn: tuple[trio.Event | None, trio.Event],
+    frames: Sequence[bytes],
+    sent: Callable[[int], None] | None,
+) -> None:
+    before, ours = turn
+    try:
+        if before is not None:
+            await before.wait()  # the broadcast before ours on this connection is done
+        for index, frame in enumerate(frames):
+            try:
+                await conn.send_frame(frame)
+            except ConnectionClosed:
+                continue  # the rest fails at once too (its failure is set, or its socket is gone)
+            if sent is not None:
+                sent(index)
+    finally:
+        ours.set()
 
 
 def _next_tick(time: float, every: float) -> float:

@@ -269,3 +269,25 @@ async def test_a_send_cut_off_midway_closes_its_connection():
             await deaf.send({"data": b"y"})
         await deaf.aclose()
         await deaf_end.aclose()
+
+
+async def test_broadcasts_reach_a_peer_in_the_order_they_were_made(autojump_clock):
+    """Each broadcast's frames go out in tasks, which run in any order: a later broadcast (a
+    later entry of our chain) still reaches each peer after an earlier one, even while the
+    earlier one waits for room in the socket."""
+    async with trio.open_nursery() as nursery:
+        client, server = await _pair(nursery)
+        got: list = []
+        big = _big_frames(4)  # waits for the reader
+        small = [encode_frame({"n": 4 + n}, LIMITS) for n in range(4)]
+        async with trio.open_nursery() as senders:
+            for frames in [big] + [[frame] for frame in small]:
+                senders.start_soon(broadcast, [(client, frames, None)])
+                await trio.sleep(0)  # (its call is made: the next one comes after it)
+            nursery.start_soon(_read_all, server, got)
+        with trio.fail_after(5):
+            while len(got) < 8:
+                await trio.sleep(0.01)
+        assert [message["n"] for message in got] == list(range(8))
+        await client.aclose()
+        await server.aclose()
