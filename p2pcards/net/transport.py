@@ -71,7 +71,9 @@ class Connection:
         self.limits = limits
         self._decoder = FrameDecoder(limits)
         self._ready: deque[Any] = deque()
-        self._send_lock = trio.Lock()
+        # (Not a Lock, which only the task that took it may release: a broadcast begins a frame
+        # in its caller's task and finishes it, when the socket was full, in a task of its own.)
+        self._send_lock = trio.Semaphore(1)
         self.closed = False
         self.bytes_sent = 0
         self.bytes_received = 0
@@ -122,13 +124,25 @@ class Connection:
         goes through ``send_all``, still under the lock, so frames never interleave. A frame
         the other side does not take within :attr:`send_timeout` seconds closes the connection
         (:attr:`failure` says so) and raises :class:`ConnectionClosed`, as a closed one does."""
+        written = self._begin_now(frame)
+        if written is None:
+            await self._send_lock.acquire()
+            written = 0
+        await self._finish(frame, written)
+
+    def _begin_now(self, frame: bytes) -> int | None:
+        """Without waiting: take the send lock if it is free and write what the socket takes
+        of ``frame`` right now (nothing once the connection failed); ``None`` if another send
+        holds the lock. Then :meth:`_finish` must follow: it sends the rest and releases it."""
         try:
             self._send_lock.acquire_nowait()
         except trio.WouldBlock:
-            await self._send_lock.acquire()
-            written = 0
-        else:
-            written = 0 if self.failure else self._write_now(frame)
+            return None
+        return 0 if self.failure else self._write_now(frame)
+
+    async def _finish(self, frame: bytes, written: int) -> None:
+        """Under the send lock, which it releases: the rest of ``frame`` after the ``written``
+        bytes already out (without yielding when there is none)."""
         try:
             # Only a connection we cut ourselves is refused here: ``closed`` also marks one whose
             # reader has stopped while the socket is still open (a goodbye may still go out).
@@ -296,31 +310,59 @@ async def broadcast(sends: Sequence[tuple[Connection, Sequence[bytes], Callable[
     cancellation from outside cannot stop a frame short of the connections not yet reached
     (issue 29: sent one connection after the other, a signed entry of ours waited behind a
     peer that did not read, the send was cut off, and the seats that do read never got it). As
-    with one connection, a frame goes out at once where the socket takes it: each connection's
-    task writes it on its first step, and they all run in the same batch."""
+    with one connection, what the sockets take goes out at once, in the order of ``sends`` (the
+    seats that wait on us first: ``send_order`` in net/peer.py); only what waits for room in a
+    socket, or behind another send on its connection, goes on in a task of its own."""
     with shielded():
         async with trio.open_nursery() as nursery:
             for conn, frames, sent in sends:
-                if frames:
-                    # Its turn is taken now, in the order of the calls: the tasks of two
-                    # broadcasts run in any order, and a later entry of a chain must not
-                    # reach a peer before an earlier one.
-                    nursery.start_soon(_send_each, conn, conn._take_turn(), frames, sent)
+                if not frames:
+                    continue
+                # Its turn is taken now, in the order of the calls: a later entry of a chain
+                # must not reach a peer before an earlier one.
+                before, ours = conn._take_turn()
+                start, begun = 0, None
+                while before is None and start < len(frames):
+                    # Nothing of an earlier broadcast waits on this connection: what its socket
+                    # takes goes out now, without yielding, in the order of ``sends``.
+                    begun = conn._begin_now(frames[start])
+                    if begun is None or begun < len(frames[start]):
+                        break  # busy, or full: the rest in a task of its own
+                    try:
+                        await conn._finish(frames[start], begun)  # (nothing left: no wait)
+                    except ConnectionClosed:
+                        pass
+                    else:
+                        if sent is not None:
+                            sent(start)
+                    start, begun = start + 1, None
+                if start == len(frames):
+                    ours.set()
+                else:
+                    nursery.start_soon(_send_each, conn, before, ours, frames, start, begun, sent)
 
 
 async def _send_each(
     conn: Connection,
-    turn: tuple[trio.Event | None, trio.Event],
+    before: trio.Event | None,
+    ours: trio.Event,
     frames: Sequence[bytes],
+    start: int,
+    begun: int | None,
     sent: Callable[[int], None] | None,
 ) -> None:
-    before, ours = turn
+    """The rest of a broadcast on one connection, from ``frames[start]``, of which ``begun``
+    bytes are out already (its caller holds the connection's send lock for it) if not
+    ``None``; after the broadcast before ours on this connection (``before``) is done."""
     try:
         if before is not None:
-            await before.wait()  # the broadcast before ours on this connection is done
-        for index, frame in enumerate(frames):
+            await before.wait()
+        for index in range(start, len(frames)):
             try:
-                await conn.send_frame(frame)
+                if index == start and begun is not None:
+                    await conn._finish(frames[index], begun)
+                else:
+                    await conn.send_frame(frames[index])
             except ConnectionClosed:
                 continue  # the rest fails at once too (its failure is set, or its socket is gone)
             if sent is not None:
