@@ -702,12 +702,12 @@ class TableSession:
 
 
 def clean_audit_words(session: TableSession) -> str:
-    """What the end screen says of an audit that found nothing: every card was checked, except
-    at a game a seat dropped out of, where its cards stayed face down for good (and the hands it
-    had shuffled are checked by their faces turned up for everyone only: deck.md §7)."""
+    """What the end screen says of an audit that found nothing: it read every card shown at the
+    table (no seed is revealed since protocol version 12: a card never shown is never decoded,
+    deck.md §7), and at a game a seat dropped out of, its cards stayed face down for good."""
     if session.replica.dropped:
         return "audit: clean (the cards set aside by a player who dropped out stay face down)"
-    return "audit: clean, every card checked"
+    return "audit: clean, every card shown checked"
 
 
 def _first_failure(group: BaseExceptionGroup) -> BaseException:

@@ -62,7 +62,7 @@ def test_a_whole_high_card_game_through_the_input_line(host):
         await driver.clear_line()
         await play_to_the_end(driver)
         assert console.session.result is not None
-        assert console.end_text().count("audit: clean, every card checked") == 1
+        assert console.end_text().count("audit: clean, every card shown checked") == 1
         await driver.enter("quit")
 
     console = run_console(lambda: next(tables), script)
@@ -190,7 +190,7 @@ def test_a_whole_bundled_game_through_the_input_line(host, game_id):
         largest = await play_to_the_end(driver, prefer=("pass", "play", "trump"))
         assert largest >= 10  # both games deal at least 10 cards to each of 3 or 4 players
         assert console.session.result is not None, console.stopped
-        assert "audit: clean, every card checked" in console.end_text()
+        assert "audit: clean, every card shown checked" in console.end_text()
         await driver.enter("quit")
 
     console = run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=120)
@@ -315,7 +315,7 @@ def test_a_free_order_cals_bs_game_through_the_input_line(host):
                 refused.append(console.message.message)
                 await driver.clear_line()  # a refused move stays on the line, to press Enter again
         assert console.session.result is not None, (console.stopped, refused[-5:])
-        assert "audit: clean, every card checked" in console.end_text()
+        assert "audit: clean, every card shown checked" in console.end_text()
         await driver.enter("quit")
 
     console = run_console(lambda: next(tables), script, glyphs=ASCII, colour=False, timeout=180)

@@ -236,7 +236,7 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
         hosted.stop()
     assert "lobby - your key " + me.fingerprint() in seen["title"]
     end = seen["end"]
-    assert "audit: clean, every card checked" in end
+    assert "audit: clean, every card shown checked" in end
     assert "check the transcript any time with: p2pcards verify " in end
     assert "type 'again' for a rematch, 'new' for the lobby or 'quit' to leave" in end
     path = end.split("transcript saved to ")[1].split("\n")[0]

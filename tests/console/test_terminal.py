@@ -193,7 +193,7 @@ def test_demo_in_a_terminal_cals_bs(terminal):
     term.type_line("dance")
     term.wait_for(r"✗ can't read that: unknown command 'dance'")
     final = play_by_keystrokes(term)
-    assert "game over:" in final and "audit: clean, every card checked" in final
+    assert "game over:" in final and "audit: clean, every card shown checked" in final
     assert "type 'new' for a new game or 'quit' to leave" in final
     term.type_line("quit")
     term.wait_for(r"EXITED 0")
@@ -216,7 +216,7 @@ def test_demo_in_a_terminal_calypso_ascii_no_colour(terminal):
     )
     term.wait_for(r"YOUR TURN")
     final = play_by_keystrokes(term)
-    assert "game over:" in final and "audit: clean, every card checked" in final
+    assert "game over:" in final and "audit: clean, every card shown checked" in final
     assert not re.search("[♠♥♦♣▶]", final), final
     term.type_line("quit")
     term.wait_for(r"EXITED 0")

@@ -39,7 +39,7 @@ def test_play_lobby_in_a_terminal(terminal, tmp_path):
     term.type_line("create cals-bs seats=3 bots=2 match_target=1")
     term.wait_for(r"table words: \w+ \w+ \w+ \w+ \w+", timeout=30)
     final = play_by_keystrokes(term)
-    assert "audit: clean, every card checked" in final
+    assert "audit: clean, every card shown checked" in final
     term.wait_for(r"transcript saved to", timeout=20)
     term.wait_for(r"check the transcript any time with:")
     assert list((tmp_path / "transcripts").glob("*.p2pt")), "no transcript was written"

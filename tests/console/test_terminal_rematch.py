@@ -87,7 +87,7 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     head = term.wait_for(r"Crazy Eights · 3 players").string
     assert "game 1" not in head and "game 2" not in head, head  # a table of its own has no number
     first = play_crazy_eights(term)
-    assert "audit: clean, every card checked" in first
+    assert "audit: clean, every card shown checked" in first
     # 'again' is offered at once; the running score comes with the rematch room.
     screen = term.wait_for(r"score after 1 game", timeout=30).string
     after_one = _score(screen, 1)
@@ -106,7 +106,7 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
     term.wait_for(r"players · rematch: game 2", timeout=30)
     term.wait_for(r"rematch: game 2; score after 1 game", timeout=10)
     second = play_crazy_eights(term)
-    assert "audit: clean, every card checked" in second
+    assert "audit: clean, every card shown checked" in second
     screen = term.wait_for(r"score after 2 games: ", timeout=30).string
     after_two = _score(screen, 2)
     assert 1 <= sum(after_two.values()) - sum(after_one.values()) <= 3, screen

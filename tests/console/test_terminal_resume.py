@@ -90,7 +90,7 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
         terms.append(again)
         again.wait_for(r"YOUR TURN|game over:", timeout=60)
         final = play_by_keystrokes(again)
-        assert "audit: clean, every card checked" in final
+        assert "audit: clean, every card shown checked" in final
         again.wait_for(r"transcript saved to", timeout=20)
         again.type_line("quit")
         again.wait_for(r"EXITED 0", timeout=30)

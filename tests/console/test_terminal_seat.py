@@ -66,7 +66,7 @@ def test_host_in_person_in_a_terminal(terminal, tmp_path):
     try:
         term.wait_for(r"table words: \w+ \w+ \w+ \w+ \w+", timeout=30)
         final = play_by_keystrokes(term)
-        assert "audit: clean, every card checked" in final
+        assert "audit: clean, every card shown checked" in final
         term.wait_for(r"transcript saved to", timeout=20)
         term.type_line("quit")
         term.wait_for(r"result: ", timeout=20)

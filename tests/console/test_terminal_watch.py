@@ -138,7 +138,7 @@ def test_a_spectator_watches_a_whole_lan_game_in_a_terminal(lan4, tmp_path):
         # To the end: the result, the audit with every card, and the transcript verified.
         final = term.wait_for(r"game over", timeout=150)
         assert final
-        term.wait_for(r"audit: clean, every card checked", timeout=30)
+        term.wait_for(r"audit: clean, every card shown checked", timeout=30)
         term.wait_for(r"the transcript is verified", timeout=30)
         for proc in procs:
             proc.wait(timeout=60)

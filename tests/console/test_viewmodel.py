@@ -220,7 +220,7 @@ async def test_end_model_says_result_audit_and_transcript(host):
                     session.submit(session.legal_actions()[0])
                 await trio.sleep(0.001)
     end = end_model(session)
-    assert end.audit == ("audit: clean, every card checked",)
+    assert end.audit == ("audit: clean, every card shown checked",)
     assert end.transcript is None and end.verify is None
     text = fragment_list_to_text(end_fragments(end, UNICODE))
     assert "no transcript was saved" in text and "'new'" in text and "'quit'" in text
