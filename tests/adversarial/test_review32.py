@@ -310,9 +310,9 @@ class LeadsQuadsWithJunkProof(FakeQuads):
         return {**action, "proof": junk}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("cheater", [ForgesQuadsCardByCard, LeadsQuadsWithJunkProof], ids=lambda c: c.__name__)
-def test_a_false_quads_lead_is_refused_at_every_seat_and_by_verify(tmp_path, cheater):
+def _until_it_leads(tmp_path, cheater, outsider=None):
+    """Three-seat Cal's BS tables with quads on, the cheater in seat 1, until it led (at most
+    six: a hand may end before its lead)."""
     run = None
     for attempt in range(6):
         run = run_table(
@@ -323,10 +323,18 @@ def test_a_false_quads_lead_is_refused_at_every_seat_and_by_verify(tmp_path, che
             peer_factory=cheater,
             transcript_dir=tmp_path / str(attempt),
             seed=attempt,
+            outsider=outsider(tmp_path / f"eve{attempt}") if outsider is not None else None,
         )
         if run.cheater_peer is not None and run.cheater_peer.cheated:
             break
     assert run is not None and run.cheater_peer.cheated, "the cheater never led"
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cheater", [ForgesQuadsCardByCard, LeadsQuadsWithJunkProof], ids=lambda c: c.__name__)
+def test_a_false_quads_lead_is_refused_at_every_seat_and_by_verify(tmp_path, cheater):
+    run = _until_it_leads(tmp_path, cheater)
     info = run.describe()
     for outcome in run.honest.values():
         assert outcome.aborted is not None and outcome.aborted.seat == 1, info
@@ -365,21 +373,7 @@ def test_a_spectator_refuses_a_false_quads_lead_as_the_seats_do(tmp_path):
     """review32: a spectator's deck had no check_claim, so its screen took a quads lead every
     seat refused (and only its end-of-game verify said otherwise). Now its replica refuses the
     lead as it arrives, with the seats' reason."""
-    run = None
-    for attempt in range(6):
-        run = run_table(
-            "cals-bs",
-            3,
-            {"match_target": 1, "quads": "on"},
-            cheater=1,
-            peer_factory=LeadsQuadsWithJunkProof,
-            transcript_dir=tmp_path / str(attempt),
-            seed=attempt,
-            outsider=watching_seat_0(tmp_path / f"eve{attempt}"),
-        )
-        if run.cheater_peer is not None and run.cheater_peer.cheated:
-            break
-    assert run is not None and run.cheater_peer.cheated, "the cheater never led"
+    run = _until_it_leads(tmp_path, LeadsQuadsWithJunkProof, outsider=watching_seat_0)
     stopped = run.outsider.get("stopped", "")
     name = run.header.seats[1].name
     assert stopped.startswith(f"{name}'s move was refused: a hidden claim refused"), (stopped, run.describe())
