@@ -75,7 +75,7 @@ from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
 from .threads import off_the_loop
-from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, broadcast, shielded
+from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
 
@@ -635,21 +635,18 @@ class Peer(PeerHooks):
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
         self.spectators.offer(entries)  # never waits: a spectator cannot slow us
-        frames = [frame_of(entry.encoded()) for entry in entries]  # (a replayed old entry: not kept again)
-        sends = []
-        for seat, conn in self._send_order():
-            wanted = [i for i, entry in enumerate(entries) if self.entry_to(seat, entry)]
-            if wanted:
-                written = functools.partial(self._note_sent, conn, [entries[i] for i in wanted])
-                sends.append((conn, [frames[i] for i in wanted], written))
-        # Each connection on its own, shielded: a seat that does not read (its program stopped
-        # with its sockets open) delays no other seat's copy, and no cancellation of ours (a
-        # turn's or a deck wait's scope) leaves a signed entry unsent to a seat that reads.
-        # A seat that misses one anyway (its connection broke) catches up when it reconnects.
-        await broadcast(sends)
-
-    def _note_sent(self, conn: Connection, entries: list[Entry], index: int) -> None:
-        self._note_written(conn, entries[index])
+        order = self._send_order()
+        for entry in entries:
+            frame = frame_of(entry.encoded())  # (a replayed old entry: not kept again)
+            for seat, conn in order:
+                if not self.entry_to(seat, entry):
+                    continue
+                try:
+                    await conn.send_frame(frame)
+                except ConnectionClosed:
+                    pass  # it catches up when it reconnects
+                else:
+                    self._note_written(conn, entry)
 
     def _note_written(self, conn: Connection, entry: Entry) -> None:
         written = self._written.setdefault(conn, {})
