@@ -511,10 +511,15 @@ async def _run_seat(
                     from ..history import record_finished_game
 
                     record_finished_game(left, peer.seat, state_home)
-    for conn in list(peer.connections.values()):
-        await conn.aclose()
-    if lobby.listener is not None:
-        await lobby.listener.aclose()
+        # Whatever ends us, a cancellation too (the player quit at once, a console going back
+        # to its lobby, a test stopping a seat's program), our sockets close here: left open
+        # with nobody reading them, every seat still playing blocked in its sends to us until
+        # its send timeout (issue 29). Shielded: a listener's aclose ends in a checkpoint.
+        with trio.CancelScope(shield=True):
+            for conn in list(peer.connections.values()):
+                await conn.aclose()
+            if lobby.listener is not None:
+                await lobby.listener.aclose()
     if aborted is not None and result is None:
         # No more entries come: a fault our log proves that our stop did not see (a seat that
         # played on after its own stop, while we wound down) is named, as verify names it
