@@ -378,6 +378,6 @@ def test_a_spectator_refuses_a_false_quads_lead_as_the_seats_do(tmp_path):
     name = run.header.seats[1].name
     assert stopped.startswith(f"{name}'s move was refused: a hidden claim refused"), (stopped, run.describe())
     session = run.outsider["session"]
-    assert not any("quads" in e.text and e.seat == 1 for e in session.history if e.kind == "action"), [
+    assert not any("quads" in e.text and e.data.get("seat") == 1 for e in session.history if e.kind == "action"), [
         e.text for e in session.history
     ]
