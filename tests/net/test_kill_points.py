@@ -208,7 +208,20 @@ def play_killing(
         assert len(files) == 3, (files, outputs)
         # The same game everywhere, byte for byte (a transcript is in canonical order).
         data = [f.read_bytes() for f in files]
-        assert data[1:] == data[:-1], f"the seats' transcripts differ: {[len(d) for d in data]}"
+        if data[1:] != data[:-1]:
+            # Open (issue 32's merge, protocol version 12): with no seed reveal at the end, no
+            # barrier keeps the seats together until every result is signed, and a seat killed
+            # at the end (or one that left before a resumed seat's last result) may write its
+            # transcript one result short; the others wait for a result they lack, not for one
+            # another seat lacks. Allowed here, and only that: the same entries but results, each
+            # file finished and verified. (Before protocol 12 every file was byte for byte the same.)
+            kept = [{(e.sender, e.seq) for e in read_transcript(f).entries} for f in files]
+            every = set().union(*kept)
+            short = {key for k in kept for key in every - k}
+            results = {(e.sender, e.seq) for f in files for e in read_transcript(f).entries if e.kind == "result"}
+            assert short <= results, f"the seats' transcripts differ beyond results: {sorted(short - results)}"
+            for f in files:
+                assert verify_file(f).status == EXIT_VERIFIED, f.name
         transcript = read_transcript(files[0])
         assert transcript.complete and transcript.end.status == "finished" and transcript.end.absent == ()
         report = verify_file(files[0])
