@@ -318,27 +318,27 @@ class Replay:
             return [("action", self._move_text(step, known))]
         return [(kind, kind)]
 
-    def _reveal_owner(self, index: int) -> int | None:
-        """The seat whose cards step ``index`` turned face up, as the game asked for it
-        (``None``: nobody's, or not known)."""
+    def _asked_for(self, index: int) -> object | None:
+        """What the game asked for at step ``index``: its next step from the state before it
+        (``None``: no game, the first step, or a plugin's bug, which must not stop the replay)."""
         if self.game is None or index == 0:
             return None
         try:
-            step = self.game.next_step(self.steps[index - 1].state)
-        except Exception:  # a plugin's bug must not stop the replay
+            return self.game.next_step(self.steps[index - 1].state)
+        except Exception:
             return None
+
+    def _reveal_owner(self, index: int) -> int | None:
+        """The seat whose cards step ``index`` turned face up, as the game asked for it
+        (``None``: nobody's, or not known)."""
+        step = self._asked_for(index)
         owner = step.owner if isinstance(step, Reveal) else None
         return owner if isinstance(owner, int) else None
 
     def _given_handles(self, index: int) -> tuple[int, ...] | None:
         """The handles a transfer moved, as the game asked for them (the transcript's event
-        names the cards' new handles): the game's next step from the state before it."""
-        if self.game is None or index == 0:
-            return None
-        try:
-            step = self.game.next_step(self.steps[index - 1].state)
-        except Exception:  # a plugin's bug must not stop the replay
-            return None
+        names the cards' new handles)."""
+        step = self._asked_for(index)
         return tuple(step.handles) if isinstance(step, Transfer) else None
 
     def _revealed_at(self) -> dict[int, int]:
