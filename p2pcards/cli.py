@@ -291,6 +291,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .console.render import bell_enabled, choose_glyphs
     from .wire.identity import load_or_create_identity
 
+    _check_port(args)
     host = load_plugins()
     report_plugin_errors(host)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -308,6 +309,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         interface=args.interface,
         transcript_dir=Path(args.transcript_dir),
         bot_delay=args.bot_delay,
+        port=args.port,
     )
     run_console(
         lobby=lobby,
@@ -413,6 +415,12 @@ def _interface(args: argparse.Namespace) -> str:
     """The IPv4 address to listen and announce on. ``--interface`` wins; the default is every
     interface's wildcard for listening, announced on all interfaces (real LAN play)."""
     return args.interface or "0.0.0.0"
+
+
+def _check_port(args: argparse.Namespace) -> None:
+    """``--port`` of host, join and play: the port this seat listens on (0: any free one)."""
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 1 and 65535 (or 0, the default: any free port)")
 
 
 def _check_interface(args: argparse.Namespace) -> None:
@@ -555,8 +563,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     args.table_name = args.table_name or args.name
     if not 0 <= args.bots < players:
         raise UsageError(f"--bots must leave at least this seat: 0 to {players - 1}")
-    if not 0 <= args.port <= 65535:
-        raise UsageError("--port must be between 1 and 65535 (or 0, the default: any free port)")
+    _check_port(args)
     _check_interface(args)
     if not args.bot:
         return _host_in_person(host, game, options, players, args)
@@ -651,6 +658,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     if sep and not port_text.isdigit():
         # Not looked up as a table's name on the network: a mistyped address, most likely.
         raise UsageError(f"{args.table}: HOST:PORT needs the port as a number")
+    _check_port(args)
     _check_interface(args)
     if not args.bot:
         _need_terminal("join")
@@ -685,6 +693,7 @@ def cmd_join(args: argparse.Namespace) -> int:
                 find,
                 name=args.name,
                 listen_host=listen,
+                listen_port=args.port,
                 transcript_dir=Path(args.transcript_dir),
                 label=args.table,
                 rematch=True,
@@ -706,6 +715,7 @@ def cmd_join(args: argparse.Namespace) -> int:
             name=args.name,
             agent=agent,
             listen_host=listen,
+            listen_port=args.port,
             transcript_dir=Path(args.transcript_dir),
             persist=True,
             seat_bot=args.bot,
@@ -727,6 +737,7 @@ def cmd_join(args: argparse.Namespace) -> int:
             host,
             outcome,
             listen_host=listen,
+            listen_port=args.port,
             agent=agent,
             on_outcome=next_game,
             transcript_dir=Path(args.transcript_dir),
@@ -1157,6 +1168,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--interface", metavar="IP", help="IPv4 address to look for and announce tables on (default: every interface)"
     )
     p.add_argument("--name", type=_display_name, help="your name at the table (default: your user name)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="TCP port your seat listens on, at the tables you create or join (default: any free port)",
+    )
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save transcripts")
     _on_screen_flags(p)
     p.set_defaults(func=cmd_play)
@@ -1250,6 +1267,12 @@ def build_parser() -> argparse.ArgumentParser:
         "as a person's seat does (until one is declined, or none opens within 30 s)",
     )
     p.add_argument("--interface", metavar="IP", help="IPv4 address to use (default: all)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="TCP port the other seats reach you at, in each rematch too (default: any free port)",
+    )
     p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS", help="how long to look for the table")
     p.add_argument("--transcript-dir", default=DEFAULT_TRANSCRIPTS, metavar="DIR", help="where to save the transcript")
     p.add_argument(

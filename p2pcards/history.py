@@ -399,7 +399,7 @@ class History:
             raise HistoryError(f"cannot open {path}: {exc}") from None
         history = cls(conn, path)
         try:
-            history._prepare()
+            history._prepare_when_free()
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise HistoryError(
@@ -409,6 +409,23 @@ class History:
             conn.close()
             raise
         return history
+
+    def _prepare_when_free(self) -> None:
+        """:meth:`_prepare`, again while another program holds a lock it needs, up to
+        :data:`BUSY_SECONDS`: switching a new file to WAL takes an exclusive lock, and SQLite
+        may refuse it at once ("database is locked") rather than wait its busy timeout (two
+        programs recording their first game at once: test_two_programs_writing_at_once failed
+        1 run in 8)."""
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            try:
+                self._prepare()
+                return
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.05)
 
     def _prepare(self) -> None:
         conn = self.conn

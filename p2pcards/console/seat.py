@@ -340,7 +340,13 @@ async def _host_again(
 
 
 async def _join_again(
-    host: PluginHost, last: list[SeatOutcome], callbacks: AgainCallbacks, *, listen_host: str, transcript_dir: Path
+    host: PluginHost,
+    last: list[SeatOutcome],
+    callbacks: AgainCallbacks,
+    *,
+    listen_host: str,
+    transcript_dir: Path,
+    listen_port: int = 0,
 ) -> SeatOutcome:
     """Sit down at the rematch of ``last[0]``'s game, played in person; ``last`` becomes it."""
     agreement, on_roster, on_peer, on_words = callbacks
@@ -348,6 +354,7 @@ async def _join_again(
         host,
         last[0],
         listen_host=listen_host,
+        listen_port=listen_port,
         agent=person,
         agreement=agreement,
         transcript_dir=transcript_dir,
@@ -468,9 +475,11 @@ def joined_seat(
     transcript_dir: Path,
     label: str,
     rematch: bool = False,
+    listen_port: int = 0,
 ) -> SeatTable:
     """Join the table ``find()`` locates (``label`` names it while looking) and play the seat
-    in person; ready at once, as ``p2pcards join`` always is. With ``rematch``, sit down at its
+    in person; ready at once, as ``p2pcards join`` always is. The others dial us at
+    ``listen_host:listen_port`` (0: any free port), in each rematch too. With ``rematch``, sit down at its
     host's rematch after a finished game (agreed to by ``again``)."""
     last: list[SeatOutcome] = []
 
@@ -498,6 +507,7 @@ def joined_seat(
             name=name,
             agent=person,
             listen_host=listen_host,
+            listen_port=listen_port,
             transcript_dir=transcript_dir,
             on_roster=on_roster,
             on_peer=on_peer,
@@ -521,6 +531,7 @@ def joined_seat(
             (agreement, on_roster, on_peer, on_words),
             listen_host=listen_host,
             transcript_dir=transcript_dir,
+            listen_port=listen_port,
         )
 
     return SeatTable(play, connection=f"on the network ({where(listen_host)})", rematch=again if rematch else None)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 from nacl import bindings as _na
 from nacl.exceptions import RuntimeError as _NaclError
@@ -37,15 +35,12 @@ __all__ = [
     "encode_parts",
     "invert",
     "is_valid_point",
-    "known_products",
     "mul",
     "multiply",
     "multiply_many",
     "prf_scalar",
     "prf_stream",
     "public_stream",
-    "remember_products",
-    "remembered_products",
     "scalar_product",
     "uniform_below",
     "derive_permutation",
@@ -329,42 +324,3 @@ def parallel_multiply_many(scalars: Sequence[bytes], points: Sequence[object]) -
     if PARALLEL_WORKERS < 2 or len(points) < PARALLEL_MIN_POINTS:
         return multiply_many(scalars, points)
     return split_multiply_many(scalars, points, cores.pool(), PARALLEL_WORKERS)
-
-
-# -- one scalar times several points, remembered ---------------------------------------------------
-
-_remembered: ContextVar[dict[bytes, list[bytes]] | None] = ContextVar("p2pcards_remembered_products", default=None)
-
-
-@contextmanager
-def remembered_products() -> Iterator[None]:
-    """While it lasts, :func:`remember_products` keeps ``scalar * points`` and
-    :func:`known_products` gives it back: for ``p2pcards verify``'s replay, where every
-    re-handling a seat makes is multiplied again by every seat's end-of-game audit (a long
-    match's transfers, three or more times over). A pure function's results, so sharing them
-    is sound; the scalars kept are the seeds' (public in the replay)."""
-    token = _remembered.set({})
-    try:
-        yield
-    finally:
-        _remembered.reset(token)
-
-
-def _products_key(scalar: bytes, points: Sequence[bytes]) -> bytes:
-    return hashlib.blake2b(encode_parts((scalar, *points)), digest_size=32).digest()
-
-
-def remember_products(scalar: bytes, points: Sequence[object], products: list[bytes]) -> None:
-    """Note ``products`` (``scalar * p`` for each of ``points``), while :func:`remembered_products` lasts."""
-    known = _remembered.get()
-    if known is not None and all(isinstance(p, bytes) for p in points):
-        known[_products_key(scalar, points)] = list(products)  # type: ignore[arg-type]
-
-
-def known_products(scalar: bytes, points: Sequence[bytes]) -> list[bytes] | None:
-    """``scalar * p`` for each of ``points`` if :func:`remember_products` noted it, else None."""
-    known = _remembered.get()
-    if not known:
-        return None
-    found = known.get(_products_key(scalar, points))
-    return None if found is None else list(found)

@@ -173,11 +173,12 @@ class PrivateBoxes:
 
 @dataclass(frozen=True)
 class ChainEnded:
-    """The sender's signed ``result`` entry came (the table layer hands it to the deck party, in
-    the order of the sender's chain): every private box of that chain came before it, so the
-    party may count them (``Party.boxes_missing``). No seed marks the end of a chain (none is
-    revealed since protocol version 12), and a seat's result is signed after all its deck steps. Nothing a peer
-    sends decodes to it."""
+    """The sender's signed ``result`` or ``stop`` entry came (the table layer hands it to the
+    deck party, in the order of the sender's chain): every private box of that chain came before
+    it, so the party may count them (``Party.boxes_missing``). No seed marks the end of a chain
+    (none is revealed since protocol version 12); a seat's result is signed after all its deck
+    steps, and a stopped seat signs no deck step after its stop. Nothing a peer sends decodes
+    to it."""
 
 
 def no_opening(accuser: int, accused: int, sender: int) -> Verdict:

@@ -10,10 +10,10 @@ from typing import Any
 
 import msgpack
 
-from .group import GROUP_ORDER, InvalidPoint, MultiplyMany, multiply_many, threaded_multiply_many
+from .group import multiply_many, threaded_multiply_many
 from .party import Blame, OpDone, Output, Party
 
-__all__ = ["DeckFault", "LocalNetwork", "Tamper", "SharedProducts", "multiplier"]
+__all__ = ["DeckFault", "LocalNetwork", "Tamper", "multiplier"]
 
 Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
 """``tamper(sender, receiver, message) -> message`` (or None to drop it): for tests of cheaters."""
@@ -99,50 +99,6 @@ class LocalNetwork:
 
 
 _POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-class SharedProducts:
-    """A MultiplyMany around ``multiply`` that remembers every product it made: parties in one
-    process that decode the same card (a public reveal, decoded at every seat) multiply it
-    once. Same results, same :class:`InvalidPoint` (the index is the caller's). A caller that
-    knows a product without multiplying may :meth:`remember` it."""
-
-    def __init__(self, multiply: MultiplyMany):
-        self.multiply = multiply
-        self.known: dict[tuple[bytes, object], bytes] = {}
-        # point -> (s, base): the point is s * base, as this object multiplied it from a base
-        # point (:meth:`bases`) or from such a product: facts it computed, never taken from a
-        # message (proofs.known_logs reads them).
-        self.logs: dict[bytes, tuple[int, bytes]] = {}
-
-    def bases(self, points: Sequence[bytes]) -> None:
-        """Note each of ``points`` as its own base (``1 * point``): what it is multiplied into
-        is noted as a multiple of it."""
-        for point in points:
-            self.logs[point] = (1, point)
-
-    def clear(self) -> None:
-        self.known.clear()
-        self.logs.clear()
-
-    def remember(self, scalar: bytes, point: bytes, product: bytes) -> None:
-        self.known[(scalar, point)] = product
-
-    def __call__(self, scalars: Sequence[bytes], points: Sequence[object]) -> list[bytes]:
-        known = self.known
-        missing = [i for i, pair in enumerate(zip(scalars, points, strict=True)) if pair not in known]
-        if missing:
-            try:
-                products = self.multiply([scalars[i] for i in missing], [points[i] for i in missing])
-            except InvalidPoint as exc:
-                raise InvalidPoint(missing[exc.index]) from None
-            logs = self.logs
-            for i, product in zip(missing, products):
-                known[(scalars[i], points[i])] = product
-                log = logs.get(points[i])  # type: ignore[call-overload]
-                if log is not None:
-                    logs[product] = (int.from_bytes(scalars[i], "little") * log[0] % GROUP_ORDER, log[1])
-        return [known[pair] for pair in zip(scalars, points)]
 
 
 def multiplier(workers: int, min_points: int | None = None):

@@ -638,8 +638,9 @@ class PublicReferee(OpeningReferee):
         self, op: int, author: int, key: bytes, sources: Sequence[int], first: int, points: Sequence[bytes]
     ) -> None:
         """Transfer ``op``'s re-handling by its receiver ``author``: new handles ``first ..``."""
+        moved = tuple(sources)  # one tuple for the transfer's k cards, not k copies (issue 31)
         for j, point in enumerate(points):
-            link = _Link(author, key, tuple(sources), op)
+            link = _Link(author, key, moved, op)
             self.cards_by_handle[first + j] = _Card(point, [], [], {}, holder=author, link=link)
 
     def openings(self, op: int, expected: dict[tuple[int, int | None], list[tuple[int, list[int]]]]) -> None:
@@ -785,7 +786,7 @@ class Party(OpeningReferee):
         # called for (deck.md section 7).
         self._boxes: dict[tuple[int, int], int] = {}
         self._boxes_due: dict[tuple[int, int], int] = {}
-        # Seats whose chain has ended (the driver reported their signed ``result``:
+        # Seats whose chain has ended (the driver reported their signed ``result`` or ``stop``:
         # judge.ChainEnded): every private box of theirs came before it (boxes_missing).
         self.ended: set[int] = set()
         self.blame: Blame | None = None
@@ -1626,8 +1627,9 @@ class Party(OpeningReferee):
             self._multiply_many,
         )
         new = self.rehandled[index] = self._new_handles(len(handles))
+        sources = tuple(handles)  # (one tuple for the k cards)
         for handle, point, j in zip(new, message["points"], order):
-            link = _Link(self.seat, message["key"], tuple(handles), index, handles[j])
+            link = _Link(self.seat, message["key"], sources, index, handles[j])
             # Its scalar and face are set once the openings have opened every moved card here.
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=self.seat, link=link)
         self.transcript[index][("rehandle", self.seat)] = message
@@ -1642,8 +1644,9 @@ class Party(OpeningReferee):
             raise _Deviation("rehandle", sender, str(exc)) from None
         self.transcript[index][("rehandle", sender)] = message
         new = self.rehandled[index] = self._new_handles(len(handles))
+        sources = tuple(handles)  # (one tuple for the k cards)
         for handle, point in zip(new, message["points"]):
-            link = _Link(sender, message["key"], tuple(handles), index)
+            link = _Link(sender, message["key"], sources, index)
             self.cards_by_handle[handle] = _Card(point, [], [], {}, holder=sender, link=link)
 
     # -- accusations -------------------------------------------------------------------------------
@@ -1759,20 +1762,23 @@ class Party(OpeningReferee):
 
     # -- the end of the game --------------------------------------------------------------------
 
-    def boxes_missing(self) -> list[tuple[int, int]]:
+    def boxes_missing(self, *, leaving: bool = False) -> list[tuple[int, int]]:
         """After the end-of-game step: ``(sender, receiver)`` of every other seat whose chain has
-        ended (its signed ``result`` came: :class:`~.judge.ChainEnded`, reported by the driver in
-        the chain's order, so after every private box of that chain) with fewer private boxes to
-        ``receiver`` than the begun operations call for (a box only its receiver waits for, never
-        sent). A seat whose result has not come is not counted: its boxes may still be on the
-        way (no seed marks the end of a chain since protocol version 12). Counted from the boxes
-        the driver reported (``judge.PrivateBoxes``, every private entry delivered); ours are
-        not counted, nor a seat's that dropped out."""
+        ended (its signed ``result`` or ``stop`` came: :class:`~.judge.ChainEnded`, reported by
+        the driver in the chain's order, so after every private box of that chain) with fewer
+        private boxes to ``receiver`` than the begun operations call for (a box only its receiver
+        waits for, never sent; a stopped seat's owed in an operation begun after its stop too). A
+        seat whose result or stop has not come is not counted: its boxes may still be on the
+        way (no seed marks the end of a chain since protocol version 12); ``leaving``: it is
+        counted too, as nothing more of any chain reaches us (the driver's last count, once it
+        stopped waiting for the others' results). Counted from the boxes the driver reported
+        (``judge.PrivateBoxes``, every private entry delivered); ours are not counted, nor a
+        seat's that dropped out."""
         return sorted(
             key
             for key, due in self._boxes_due.items()
             if key[0] != self.seat
-            and key[0] in self.ended
+            and (leaving or key[0] in self.ended)
             and key[0] not in self.dropped
             and self._boxes.get(key, 0) < due
         )

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgpack
 
 from .faceproofs import prove_face, verify_face
-from .group import MultiplyMany, digest, multiply_many, remember_products
+from .group import MultiplyMany, digest, multiply_many
 from .proofs import (
     InvalidProof,
     prove_relock,
@@ -37,15 +35,18 @@ __all__ = [
     "check_pass",
     "check_pass_shape",
     "check_rehandle",
+    "check_rehandle_shape",
     "check_shuffles_together",
-    "derived_messages",
+    "check_together",
+    "rehandle_memo",
+    "rehandle_statement",
+    "shuffle_statements",
     "factor_context",
     "make_rehandle",
     "make_relock",
     "make_shuffle",
     "pass_context",
     "pass_order",
-    "vouch",
 ]
 
 
@@ -98,16 +99,22 @@ def check_pass(
     message: Any,
     deck: Sequence[bytes],
     shuffle_keys: Mapping[int, bytes],
+    *,
+    known: set[bytes] | None = None,
 ) -> None:
     """Raise :class:`PassError` unless ``message`` is a well-formed pass whose proof holds over
     ``deck`` (the previous pass as received, or the card table). ``shuffle_keys`` maps each seat
-    whose shuffle pass came before to its public key (a re-lock is proven against it)."""
+    whose shuffle pass came before to its public key (a re-lock is proven against it).
+    ``known``: passes checked before and the proofs :func:`check_together` found holding (not
+    checked again); a pass that holds is added."""
     n = len(deck)
     check_pass_shape(kind, message, n)
     context = pass_context(game_id, op, kind, seat)
     key = kind == "relock" and shuffle_keys.get(seat)
-    memo = hashlib.blake2b(msgpack.packb([context, list(deck), message, key]), digest_size=32).digest()
-    if memo in _verified or _vouched(message):
+    memo = _memo(context, list(deck), message, key)
+    if memo in _verified or (known is not None and memo in known):
+        if known is not None:
+            known.add(memo)
         return
     try:
         if kind == "shuffle":
@@ -117,6 +124,8 @@ def check_pass(
     except InvalidProof as exc:
         raise PassError(f"proof fails: {exc}") from None
     _remember(memo)
+    if known is not None:
+        known.add(memo)
 
 
 # Passes this process has verified (a digest of everything checked): the seats of one table in
@@ -126,21 +135,23 @@ _verified: OrderedDict[bytes, None] = OrderedDict()
 _VERIFIED_KEPT = 256
 
 
-def check_shuffles_together(
+ShuffleStatement = tuple[bytes, Sequence[bytes], Sequence[bytes], bytes, Any]
+"""The arguments of :func:`~.proofs.verify_shuffle`: context, inputs, outputs, key, proof."""
+
+
+def _memo(*parts: Any) -> bytes:
+    return hashlib.blake2b(msgpack.packb(list(parts)), digest_size=32).digest()
+
+
+def shuffle_statements(
     game_id: bytes, op: int, passes: Sequence[tuple[str, int, Any]], table: Sequence[bytes]
-) -> bool:
-    """Check the proofs of an operation's shuffle passes at once (:func:`~.proofs.verify_shuffles`:
-    the generators, and each deck that is one pass's outputs and the next one's inputs, are
-    multiplied once), ahead of :func:`check_pass` on each: ``passes`` are the operation's
-    passes, ``(kind, seat, message)`` in pass order from the first, over ``table``. If every
-    proof holds, :func:`check_pass` finds each shuffle pass checked; if any fails (or a pass is
-    malformed), nothing is noted and :func:`check_pass`, one pass after another, names the
-    first that fails, as it would have. Returns whether the batch held. Re-lock proofs are
-    checked by :func:`check_pass` as before: each one's challenge hashes its own commitments,
-    which only computing them gives."""
+) -> list[tuple[bytes, ShuffleStatement]]:
+    """The statements of an operation's shuffle proofs, each with the memo :func:`check_pass`
+    knows it by: ``passes`` are the operation's passes, ``(kind, seat, message)`` in pass order
+    from the first, over ``table``; up to the first malformed one (:func:`check_pass` names it)."""
     n = len(table)
     deck: Sequence[bytes] = table
-    statements, memos = [], []
+    out: list[tuple[bytes, ShuffleStatement]] = []
     for kind, seat, message in passes:
         try:
             check_pass_shape(kind, message, n)
@@ -148,16 +159,61 @@ def check_shuffles_together(
             break
         if kind == "shuffle":
             context = pass_context(game_id, op, kind, seat)
-            statements.append((context, list(deck), message["points"], message["key"], message["proof"]))
-            memos.append(hashlib.blake2b(msgpack.packb([context, list(deck), message, False]), digest_size=32).digest())
+            statement = (context, list(deck), message["points"], message["key"], message["proof"])
+            out.append((_memo(context, list(deck), message, False), statement))
         deck = message["points"]
+    return out
+
+
+def rehandle_statement(
+    game_id: bytes, op: int, seat: int, message: Any, handles: Sequence[int], moved: Sequence[bytes]
+) -> tuple[bytes, ShuffleStatement] | None:
+    """The statement of a re-handling's shuffle proof, with the memo :func:`check_rehandle`
+    knows it by (``None``: a malformed re-handling, which :func:`check_rehandle` names)."""
+    try:
+        check_rehandle_shape(message, handles, len(moved))
+    except PassError:
+        return None
+    statement = (
+        pass_context(game_id, op, "rehandle", seat),
+        list(moved),
+        message["sorted"],
+        message["key"],
+        message["proof"],
+    )
+    return _memo("rehandle shuffle", *statement), statement
+
+
+def check_together(statements: Sequence[tuple[bytes, ShuffleStatement]], known: set[bytes]) -> bool:
+    """Check several shuffle proofs at once (:func:`~.proofs.verify_shuffles`: the generators,
+    the card table and each deck that is one pass's outputs and the next one's inputs, are
+    multiplied once for the whole batch), ahead of :func:`check_pass` and
+    :func:`check_rehandle` on each (those in ``known`` already are not checked again). If every
+    proof holds, their memos go to ``known`` and those
+    checks, given ``known``, do not check them again; if any fails, nothing is noted, and the
+    checks one by one name the first that fails, as they would have. Returns whether the batch
+    held. Re-lock and factor proofs are not batched: each one's challenge hashes its own
+    commitments, which only computing them gives."""
+    statements = [(memo, statement) for memo, statement in statements if memo not in known]
     if not statements:
         return False
     try:
-        verify_shuffles(statements)
+        verify_shuffles([statement for _, statement in statements])
     except InvalidProof:
         return False
-    for memo in memos:
+    known.update(memo for memo, _ in statements)
+    return True
+
+
+def check_shuffles_together(
+    game_id: bytes, op: int, passes: Sequence[tuple[str, int, Any]], table: Sequence[bytes]
+) -> bool:
+    """:func:`check_together` over one operation's shuffle passes (:func:`shuffle_statements`),
+    what held remembered for this process's :func:`check_pass`."""
+    known: set[bytes] = set()
+    if not check_together(shuffle_statements(game_id, op, passes, table), known):
+        return False
+    for memo in known:
         _remember(memo)
     return True
 
@@ -166,48 +222,6 @@ def _remember(memo: bytes) -> None:
     _verified[memo] = None
     if len(_verified) > _VERIFIED_KEPT:
         _verified.popitem(last=False)
-
-
-# -- messages derived from their author's seed (`p2pcards verify`'s replay) ------------------------
-
-_derived: ContextVar[set[bytes] | None] = ContextVar("p2pcards_derived_messages", default=None)
-
-
-@contextmanager
-def derived_messages() -> Iterator[None]:
-    """While it lasts, :func:`vouch` may mark messages as derived from their author's seed,
-    and the checks here do not check those messages' proofs again (their form still is).
-
-    For ``p2pcards verify``'s replay with every seed, where each pass and re-handling a
-    re-simulated seat sends is made from that seat's seed by the honest code, proof included
-    (its nonces are derived from the seed too), and compared byte for byte with the one the
-    seat signed before any seat receives it: an honestly made proof of a true statement always
-    verifies (the statement is true: the pass was computed from the inputs every seat of the
-    replay holds), so checking it again can only spend the time it takes. A context variable,
-    so that nothing outside the replay (another table in the same process) is ever affected."""
-    token = _derived.set(set())
-    try:
-        yield
-    finally:
-        _derived.reset(token)
-
-
-def vouch(message: Any) -> None:
-    """Mark ``message`` (a pass or a re-handling) as made from its author's seed by the honest
-    code, and found byte for byte in the transcript (:func:`derived_messages`); outside
-    :func:`derived_messages`, nothing."""
-    derived = _derived.get()
-    if derived is not None and isinstance(message, dict) and message.get("type") in ("shuffle", "relock", "rehandle"):
-        derived.add(_digest(message))
-
-
-def _vouched(message: Any) -> bool:
-    derived = _derived.get()
-    return bool(derived) and _digest(message) in derived  # type: ignore[operator]
-
-
-def _digest(message: Any) -> bytes:
-    return hashlib.blake2b(msgpack.packb(message), digest_size=32).digest()
 
 
 def make_shuffle(
@@ -271,7 +285,6 @@ def make_rehandle(
     the game. The per-card factor is what keeps the one ``scalar`` secret from a seat that gets
     one of these cards back later and knows its scalar before and after (deck protocol 3)."""
     points = multiply([scalar] * len(moved), list(moved))
-    remember_products(scalar, moved, points)  # (verify's audits multiply them again: group.py)
     order = sorted(range(len(moved)), key=points.__getitem__)
     outputs = [points[i] for i in order]
     public = public_key(scalar)
@@ -298,13 +311,56 @@ REHANDLE_FIELDS = frozenset({"type", "op", "moved", "sorted", "key", "proof", "p
 
 
 def check_rehandle(
-    game_id: bytes, op: int, seat: int, message: Any, handles: Sequence[int], moved: Sequence[bytes]
+    game_id: bytes,
+    op: int,
+    seat: int,
+    message: Any,
+    handles: Sequence[int],
+    moved: Sequence[bytes],
+    *,
+    known: set[bytes] | None = None,
 ) -> None:
     """Raise :class:`PassError` unless ``message`` re-handles exactly ``handles`` (ascending;
     their points ``moved``, valid): the same cards under one new scalar, sorted (any other order
     could carry the old one), proven; then each card under a factor of its own, in place, with
-    a proof of knowledge of that factor."""
+    a proof of knowledge of that factor. ``known``: the re-handlings a caller has seen checked
+    (``p2pcards verify`` checks each one with the passes and again where the game moves the
+    cards) and the shuffle proofs :func:`check_together` found holding: what holds is added,
+    what is in it is not checked again."""
     k = len(moved)
+    check_rehandle_shape(message, handles, k)
+    shuffled, points, factors = message["sorted"], message["points"], message["factors"]
+    context = pass_context(game_id, op, "rehandle", seat)
+    # Checked once per process, as a pass is (every other seat of an in-process table checks it).
+    memo = rehandle_memo(game_id, op, seat, message, moved)
+    if memo in _verified or (known is not None and memo in known):
+        if known is not None:
+            known.add(memo)
+        return
+    statement = (context, list(moved), shuffled, message["key"], message["proof"])
+    if known is None or _memo("rehandle shuffle", *statement) not in known:  # (check_together)
+        try:
+            verify_shuffle(*statement)
+        except InvalidProof as exc:
+            raise PassError(f"proof fails: {exc}") from None
+    for j in range(k):
+        try:
+            verify_face(factor_context(game_id, op, seat, j), points[j], shuffled[j], factors[j])
+        except InvalidProof as exc:
+            raise PassError(f"factor proof of card {j} fails: {exc}") from None
+    _remember(memo)
+    if known is not None:
+        known.add(memo)
+
+
+def rehandle_memo(game_id: bytes, op: int, seat: int, message: Any, moved: Sequence[bytes]) -> bytes:
+    """What :func:`check_rehandle` knows a re-handling's check by: everything it checks."""
+    return _memo(pass_context(game_id, op, "rehandle", seat), list(moved), message)
+
+
+def check_rehandle_shape(message: Any, handles: Sequence[int], k: int) -> None:
+    """Raise :class:`PassError` unless ``message`` has the shape of a re-handling of ``handles``
+    (``k`` cards): its fields, the handles it names, its points and factor proofs counted."""
     if not isinstance(message, dict) or set(message) != REHANDLE_FIELDS:
         raise PassError("a re-handling holds type, op, moved, sorted, key, proof, points, factors")
     named = message["moved"]
@@ -319,18 +375,3 @@ def check_rehandle(
         raise PassError("two re-handled cards with one point")
     if not (isinstance(factors, list) and len(factors) == k):
         raise PassError(f"a re-handling of {k} cards holds {k} factor proofs")
-    context = pass_context(game_id, op, "rehandle", seat)
-    # Checked once per process, as a pass is (every other seat of an in-process table checks it).
-    memo = hashlib.blake2b(msgpack.packb([context, list(moved), message]), digest_size=32).digest()
-    if memo in _verified or _vouched(message):
-        return
-    try:
-        verify_shuffle(context, moved, shuffled, message["key"], message["proof"])
-    except InvalidProof as exc:
-        raise PassError(f"proof fails: {exc}") from None
-    for j in range(k):
-        try:
-            verify_face(factor_context(game_id, op, seat, j), points[j], shuffled[j], factors[j])
-        except InvalidProof as exc:
-            raise PassError(f"factor proof of card {j} fails: {exc}") from None
-    _remember(memo)

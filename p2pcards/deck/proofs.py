@@ -44,25 +44,17 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from nacl import bindings as _na
-from nacl.exceptions import RuntimeError as _NaclError
 
 from .group import GROUP_ORDER, InvalidPoint, digest, encode_parts, parallel_multiply_many
 
 __all__ = [
     "BASE",
     "InvalidProof",
-    "claimed_proofs",
-    "known_logs",
-    "DeferredConfirmations",
-    "deferred_confirmations",
-    "remembered_public_keys",
     "ProofNonces",
     "generators",
     "public_key",
@@ -124,31 +116,8 @@ def _shaped(points: Any, n: int, what: str) -> None:
 
 
 def public_key(scalar: bytes) -> bytes:
-    """scalar * B (from :func:`remembered_public_keys`'s memory, while it lasts)."""
-    known = _public_keys.get()
-    if known is None:
-        return _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
-    point = known.get(scalar)
-    if point is None:
-        point = known[scalar] = _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
-    return point
-
-
-_public_keys: ContextVar[dict[bytes, bytes] | None] = ContextVar("p2pcards_public_keys", default=None)
-
-
-@contextmanager
-def remembered_public_keys() -> Iterator[dict[bytes, bytes]]:
-    """While it lasts, :func:`public_key` remembers what it computed (the dict yielded; the
-    caller may clear it): for ``p2pcards verify``'s replay, whose seats check the same opened
-    keys again and again (every seat a public reveal's, the taker every card of a pile each
-    time it is picked up). Only where every seed is public anyway: it keeps secret scalars."""
-    known: dict[bytes, bytes] = {}
-    token = _public_keys.set(known)
-    try:
-        yield known
-    finally:
-        _public_keys.reset(token)
+    """scalar * B."""
+    return _na.crypto_scalarmult_ed25519_base_noclamp(scalar)
 
 
 def _mul(scalar: int, point: bytes) -> bytes | None:
@@ -346,97 +315,24 @@ def prove_shuffle(
     perm: Sequence[int],
     nonce_key: bytes,
 ) -> dict[str, Any]:
-    """Prove ``outputs[j] == scalar * inputs[perm[j]]`` and ``key == scalar * B``.
-
-    Under :func:`claimed_proofs` (``p2pcards verify``'s replay, which makes every proof again
-    from the seeds to compare it byte for byte with the signed one), a proof claimed for this
-    ``context`` is taken as the candidate: its points are checked to be the ones this proof
-    computes, all at once (:func:`_confirmed`), and only if that fails are they computed. The
-    result is the same proof either way."""
+    """Prove ``outputs[j] == scalar * inputs[perm[j]]`` and ``key == scalar * B``."""
     n = len(inputs)
     if n == 0:  # an empty transfer: nothing to prove
         return _empty_shuffle_proof()
-    lookup = _claimed.get()
-    claimed = _claimed_points(lookup(context) if lookup is not None else None)
-    if claimed is not None:
-        proof = _prove_shuffle(context, inputs, outputs, key, scalar, perm, nonce_key, claimed)
-        if proof is not None:
-            return proof
-    proof = _prove_shuffle(context, inputs, outputs, key, scalar, perm, nonce_key, None)
-    assert proof is not None, "an honest proof is always made"
-    return proof
-
-
-_claimed: ContextVar[Callable[[bytes], Any] | None] = ContextVar("p2pcards_claimed_proofs", default=None)
-
-
-@contextmanager
-def claimed_proofs(lookup: Callable[[bytes], Any]) -> Iterator[None]:
-    """While it lasts, :func:`prove_shuffle` asks ``lookup(context)`` for the proof a transcript
-    claims for that context (``None``: none), and confirms its points instead of computing them
-    (about 2n + 11 multiplications instead of 6n + 4; the same proof results). A context
-    variable: nothing outside the caller's context (another table in the process) is
-    affected."""
-    token = _claimed.set(lookup)
-    try:
-        yield
-    finally:
-        _claimed.reset(token)
-
-
-def _claimed_points(proof: Any) -> dict[str, bytes] | None:
-    """The points of a claimed shuffle proof, if it has the shape of one (else ``None``: it
-    is not used, and the proof is computed)."""
-    if not isinstance(proof, dict):
-        return None
-    points = proof.get("points")
-    if not (
-        isinstance(points, list)
-        and len(points) == len(_SHUFFLE_POINTS)
-        and all(isinstance(p, bytes) and len(p) == 32 for p in points)
-    ):
-        return None
-    return dict(zip(_SHUFFLE_POINTS, points))
-
-
-def _prove_shuffle(
-    context: bytes,
-    inputs: Sequence[bytes],
-    outputs: Sequence[bytes],
-    key: bytes,
-    scalar: bytes,
-    perm: Sequence[int],
-    nonce_key: bytes,
-    claimed: dict[str, bytes] | None,
-) -> dict[str, Any] | None:
-    """:func:`prove_shuffle`; with ``claimed`` points, those of the proof if they are the ones
-    it computes (else ``None``), each point's sum noted instead of computed and all of them
-    confirmed at the end (:func:`_confirmed`)."""
-    n = len(inputs)
     gens, blind, value = generators(n)
     k = _i(scalar)
     t = _statement("shuffle", context, key, inputs, outputs)
     nonce = ProofNonces(nonce_key, t.state())
-    sums: dict[str, list[tuple[int, bytes]]] = {}  # with claimed points: each one's sum
-
-    def point(name: str, terms: list[tuple[int, bytes]]) -> bytes | None:
-        if claimed is not None:
-            sums[name] = terms
-            return claimed[name]
-        return _msm(terms)
 
     m = [perm[j] for j in range(n)]
     r_m = nonce("rM")
-    if claimed is not None:
-        big_m = point("M", [(m[j], gens[j]) for j in range(n)] + [(r_m, blind)])
-    else:
-        big_m = _add(_small_msm(m, gens), _mul(r_m, blind))
+    big_m = _add(_small_msm(m, gens), _mul(r_m, blind))
     t.absorb("M", _not_identity(big_m))
     a = t.challenges("a", n)
 
     b = [a[perm[j]] for j in range(n)]
     r_a = nonce("rA")
-    big_a = point("A", [(b[j], gens[j]) for j in range(n)] + [(r_a, blind)])
+    big_a = _msm([(b[j], gens[j]) for j in range(n)] + [(r_a, blind)])
     t.absorb("A", _not_identity(big_a))
     alpha, beta = t.challenge("alpha"), t.challenge("beta")
 
@@ -447,7 +343,7 @@ def _prove_shuffle(
         raise ValueError("degenerate challenge")
     w = _batch_inverse(gaps)
     r_w = nonce("rW")
-    big_w = point("W", [(w[j], gens[j]) for j in range(n)] + [(r_w, blind)])
+    big_w = _msm([(w[j], gens[j]) for j in range(n)] + [(r_w, blind)])
     t.absorb("W", _not_identity(big_w))
     y = t.challenge("y")
     powers = _powers(y, n)
@@ -472,19 +368,8 @@ def _prove_shuffle(
         "T1": [(g1, value), (tau1, blind)],
         "T0": [(g0, value), (tau0, blind)],
     }
-    if claimed is not None:
-        made = {name: point(name, terms) for name, terms in groups.items()}
-        made["DK"] = claimed["DK"]
-        if _base(kappa) != claimed["DK"]:
-            return None
-        deferred = _deferred.get()
-        if deferred is not None:
-            deferred.add(sums, claimed)  # confirmed later, with others (DeferredConfirmations)
-        elif not _confirmed(sums, claimed):
-            return None
-    else:
-        made = dict(zip(groups, _msms(list(groups.values()))))
-        made["DK"] = _base(kappa)
+    made = dict(zip(groups, _msms(list(groups.values()))))
+    made["DK"] = _base(kappa)
     points = {"M": big_m, "A": big_a, "W": big_w, **made}
     if any(p is None for p in points.values()):  # a nonce sum hit the identity: 2^-250
         raise ValueError("degenerate proof")
@@ -502,153 +387,6 @@ def _prove_shuffle(
     }
 
 
-class DeferredConfirmations:
-    """The claimed points of the shuffle proofs made under :func:`claimed_proofs`, confirmed in
-    batches (:func:`deferred_confirmations`) instead of one proof at a time.
-
-    Each claimed point's equation (``sum_X - claimed_X``, as in :func:`_confirmed`) gets its
-    own independent random 128-bit weight from :mod:`secrets` (the verifier's randomness,
-    drawn after the point is claimed; nothing in the transcript chooses it) and every
-    equation of a batch is added into one multi-scalar multiplication, the terms of one point
-    merged: the generators (the same for every proof of the same size), the blinding and
-    value generators, once per batch instead of once per proof; about n + 9 multiplications
-    a proof instead of 2n + 12. If any claimed point differs from its sum the batch comes to
-    the identity with probability at most 2^-128 (every point is in the prime-order group:
-    libsodium refuses any other, which fails the batch). A batch is checked on a thread of
-    its own once it holds :data:`BATCH_POINTS` points (libsodium releases the GIL: the
-    replay goes on, on the other core), and the rest when :meth:`confirmed` is asked.
-
-    Until then each proof is made from its claimed points as if they were confirmed, so a
-    caller must throw away everything it concluded if :meth:`confirmed` is false, and do the
-    work again without deferring (``verify_file`` does): only with every claimed point
-    confirmed is each proof made the one computed point by point, and so every verdict."""
-
-    BATCH_POINTS = 2048
-
-    def __init__(self) -> None:
-        self._merged: dict[bytes, int] = {}
-        self._checks: list[Any] = []
-        self._executor: Any = None
-        self._ok = True
-        self.proofs = 0
-
-    def add(self, sums: dict[str, list[tuple[int, bytes]]], claimed: dict[str, bytes]) -> None:
-        merged = self._merged
-        logs = _known_logs.get() or {}
-        for name, terms in sums.items():
-            rho = _batch_weight()
-            for scalar, point in terms:
-                log = logs.get(point)
-                if log is not None:  # point = s * base, computed: the term goes to the base
-                    scalar, point = scalar * log[0], log[1]
-                merged[point] = (merged.get(point, 0) + rho * scalar) % L
-            merged[claimed[name]] = (merged.get(claimed[name], 0) - rho) % L
-        self.proofs += 1
-        if len(merged) >= self.BATCH_POINTS:
-            self._flush()
-
-    def _flush(self) -> None:
-        if not self._merged:
-            return
-        if self._executor is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="deck-confirm")
-        self._checks.append(self._executor.submit(_identity_sum, self._merged))
-        self._merged = {}
-
-    def confirmed(self) -> bool:
-        """Whether every claimed point added so far is its sum (every batch checked)."""
-        self._flush()
-        for check in self._checks:
-            try:
-                self._ok = check.result() is True and self._ok
-            except Exception:  # (a point of another type than bytes: not confirmed)
-                self._ok = False
-        self._checks = []
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
-        return self._ok
-
-
-def _identity_sum(merged: dict[bytes, int]) -> bool:
-    """Whether ``sum scalar * point`` over ``merged`` (point -> scalar) is the identity, every
-    point in the prime-order group (one outside it: False). One thread, plain multiplications
-    (run off the replay's thread, which uses the shared pool)."""
-    mult, add = _na.crypto_scalarmult_ed25519_noclamp, _na.crypto_core_ed25519_add
-    total: bytes | None = None
-    try:
-        for point, scalar in merged.items():
-            if scalar % L == 0:
-                if not _na.crypto_core_ed25519_is_valid_point(point):
-                    return False
-                continue
-            product = mult(_b(scalar), point)
-            if total is None:
-                total = product
-            else:
-                total = add(total, product)
-                if total == _IDENTITY:
-                    total = None
-    except _NaclError:
-        return False
-    return total is None
-
-
-_known_logs: ContextVar[Mapping[bytes, tuple[int, bytes]] | None] = ContextVar("p2pcards_known_logs", default=None)
-
-
-@contextmanager
-def known_logs(logs: Mapping[bytes, tuple[int, bytes]]) -> Iterator[None]:
-    """While it lasts, :class:`DeferredConfirmations` writes a term ``a * P`` as ``(a s) * Q``
-    where ``logs[P] == (s, Q)``: ``P == s * Q`` as the caller computed it (never as a message
-    says: ``p2pcards verify``'s replay multiplies every pass and re-handling from the card
-    table, ``local.SharedProducts.logs``). The same sum, so the same check, with the proofs'
-    inputs, every pass's and re-handling's cards, merged into the n points of the card table."""
-    token = _known_logs.set(logs)
-    try:
-        yield
-    finally:
-        _known_logs.reset(token)
-
-
-_deferred: ContextVar[DeferredConfirmations | None] = ContextVar("p2pcards_deferred_confirmations", default=None)
-
-
-@contextmanager
-def deferred_confirmations() -> Iterator[DeferredConfirmations]:
-    """While it lasts, :func:`prove_shuffle` under :func:`claimed_proofs` leaves the
-    confirmation of the claimed points to the :class:`DeferredConfirmations` yielded: the
-    caller must ask its :meth:`~DeferredConfirmations.confirmed` before trusting anything
-    concluded meanwhile."""
-    deferred = DeferredConfirmations()
-    token = _deferred.set(deferred)
-    try:
-        yield deferred
-    finally:
-        _deferred.reset(token)
-
-
-def _confirmed(sums: dict[str, list[tuple[int, bytes]]], claimed: dict[str, bytes]) -> bool:
-    """Whether every claimed point is its sum: ``sum_X rho_X (sum_X - claimed_X)`` is the
-    identity, for independent random 128-bit ``rho_X`` from :mod:`secrets`, in one multi-scalar
-    multiplication whose terms of one point are merged (the generators of the six sums over
-    them, once). If any claimed point differs from its sum, this is the identity with
-    probability at most 2^-128 (every point is in the prime-order group: libsodium refuses any
-    other, which counts as a difference)."""
-    merged: dict[bytes, int] = {}
-    for name, terms in sums.items():
-        rho = _batch_weight()
-        for scalar, point in terms:
-            merged[point] = (merged.get(point, 0) + rho * scalar) % L
-        merged[claimed[name]] = (merged.get(claimed[name], 0) - rho) % L
-    try:
-        return _msm([(scalar, point) for point, scalar in merged.items()]) is None
-    except InvalidProof:
-        return False
-
-
 def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[bytes], key: bytes, proof: Any) -> None:
     """Raise :class:`InvalidProof` unless ``proof`` shows ``outputs`` are ``inputs`` permuted and
     multiplied by the scalar behind ``key``. ``inputs`` must be valid points (the previous pass,
@@ -658,7 +396,7 @@ def verify_shuffle(context: bytes, inputs: Sequence[bytes], outputs: Sequence[by
         return
     terms, (fk, dk, x) = checked
     # The key: fk * B == DK + x * K.
-    if _mul(fk, BASE) != _add(dk, _mul(x, key)):
+    if _base(fk) != _add(dk, _mul(x, key)):
         raise InvalidProof("the response for the key does not match the public key")
     if _msm(terms) is not None:
         raise InvalidProof("the outputs are not the inputs permuted under one key")
@@ -693,7 +431,7 @@ def verify_shuffles(statements: Sequence[tuple[bytes, Sequence[bytes], Sequence[
         merged[dk] = (merged.get(dk, 0) - sigma) % L
         key = statement[3]
         merged[key] = (merged.get(key, 0) - sigma * x) % L
-    total = _add(_mul(base, BASE), _msm(list((scalar, point) for point, scalar in merged.items())))
+    total = _add(_base(base), _msm(list((scalar, point) for point, scalar in merged.items())))
     if total is not None:
         raise InvalidProof("a proof of the batch fails")
 
@@ -732,7 +470,13 @@ def _shuffle_equations(
         if not isinstance(vector, list) or len(vector) != n:
             raise InvalidProof(f"malformed proof: {name} holds {n} scalars")
         vectors[name] = [_scalar(v, name) for v in vector]
-    points = {name: _point(p, name) for name, p in zip(_SHUFFLE_POINTS, raw_points)}
+    _shaped(raw_points, len(_SHUFFLE_POINTS), "proof points")
+    # Each point goes into the equations below, multiplied by libsodium, which refuses any
+    # point outside the prime-order group (one with a zero scalar is checked alone: _products):
+    # checking them here as well cost a multiplication's worth each (issue 31). DK, which the
+    # key's equation only adds, is checked here.
+    points = dict(zip(_SHUFFLE_POINTS, raw_points))
+    _point(points["DK"], "DK")
     e1, fk, frb, frw, frc, ftau = (_scalar(v, name) for name, v in zip(_SHUFFLE_SCALARS, raw_scalars))
     fb, fw, fc = vectors["fb"], vectors["fw"], vectors["fc"]
     gens, blind, value = generators(n)

@@ -56,6 +56,10 @@ class PublicCards:
         self._locks: dict[int, list[bytes]] = {}  # shuffled handle -> seat i's public key at i
         self._links: dict[int, _Link] = {}  # re-handled handle -> its link
         self._known: dict[int, dict[int, bytes]] = {}  # shuffled handle -> lock -> public scalar
+        self.checked: set[bytes] = set()  # the re-handlings checked with the passes (check_rehandle)
+        # ... and those whose check has started, its verdict to be read before any other
+        # (verify.passes.start_passes: the replay of the moves goes on meanwhile)
+        self.started: set[bytes] = set()
 
     def shuffled(
         self, base: int, points: Sequence[bytes], keys: Sequence[Sequence[bytes] | None], one: bytes = b""
@@ -96,9 +100,10 @@ class PublicCards:
     ) -> None:
         """A re-handling's cards, handles ``first..``, each one of ``sources`` under ``key``,
         held by ``holder`` (the transfer's receiver)."""
+        link = _Link(key, tuple(sources), holder)  # one for the transfer's k cards, not k copies
         for j, point in enumerate(points):
             self.points[first + j] = point
-            self._links[first + j] = _Link(key, tuple(sources), holder)
+            self._links[first + j] = link
 
     def opened(self, handles: Sequence[int], openings: Sequence[Mapping[str, Any]]) -> dict[int, Card]:
         """The faces of ``handles`` from the public openings of their reveal; raise

@@ -739,7 +739,11 @@ async def join_lobby(
     (the same keys in the same order) under a new table id (:func:`rematch_problem`; its
     game's options that name a seat, ``seat_options``, follow their player). Leaving
     before the start (cancelled) says ``bye`` to the host."""
-    listeners = await trio.open_tcp_listeners(listen_port, host=listen_host)
+    try:
+        listeners = await trio.open_tcp_listeners(listen_port, host=listen_host)
+    except OSError as exc:
+        hint = " (another program uses that port: choose another --port, or leave it out)" if listen_port else ""
+        raise LobbyError(f"cannot listen on {listen_host}:{listen_port}: {exc.strerror or exc}{hint}") from None
     my_port = listeners[0].socket.getsockname()[1]
     try:
         conn = await connect(host, port)

@@ -75,7 +75,7 @@ from .seats import LocalSeat, RemoteSeat
 from .spectators import OtherWatchers, RelayedChat, Spectators
 from .stallclock import StallClock
 from .threads import off_the_loop
-from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, shielded
+from .transport import SEND_SECONDS, Connection, ConnectionClosed, FrameError, broadcast, shielded
 
 __all__ = ["CUT_OFF", "CannotWrite", "Peer", "TableAborted", "send_order"]
 
@@ -171,6 +171,9 @@ class Peer(PeerHooks):
         # (the last run written without a gap). A fetch's answer skips them: they are ahead of
         # it on the stream.
         self._written: dict[Connection, dict[int, tuple[int, int]]] = {}
+        #: While the table runs (run_background): where the rest of a send waits for room in a
+        #: socket, so that whoever sends waits on no peer (issue 29).
+        self._sending: trio.Nursery | None = None
         self._passed_on: set[tuple[int, int]] = set()  # (to, seat): pass_on_results did
         self._last_progress = ""
         self._chat_send, self._chat_receive = trio.open_memory_channel[str](64)
@@ -442,7 +445,7 @@ class Peer(PeerHooks):
         ``bye``), so nobody is cut off before it has everyone's (since protocol version 12 no
         seed follows it)."""
         return all(
-            s == self.seat or not self.connected(s) or s in self.protocol.halted or s in self.left
+            s == self.seat or not self.connected(s) or s in self.protocol.stopped or s in self.left
             for s in range(self.header.players)
         )
 
@@ -554,15 +557,24 @@ class Peer(PeerHooks):
     async def _publish(self, items: Sequence[tuple[str, Any]]) -> list[Entry]:
         """Sign entries in order (each body is made just before its entry: a sealed body binds
         the entry's seq), journal and sync them once, then send them. While replaying the
-        journal after a restart, our logged entries are used instead of new ones."""
+        journal after a restart, our logged entries are used instead of new ones.
+
+        From the first signature until they are handed to every connection (:meth:`_send`),
+        nothing cuts this off (a cancellation of ours, a turn decided meanwhile): an entry
+        signed but not sent, followed by a pass, would be two moves for one turn. The wait
+        before signing (``before_signing``) stays cancellable: nothing is signed yet, and a
+        hook that waits there (a client gone silent) must not hold its seat's program for as
+        long as a shield may last."""
         entries, fresh = [], []
         await self.before_signing([kind for kind, _ in items])
-        for kind, body in items:
-            entry, new = self.protocol.sign(kind, functools.partial(self._made, kind, body))
-            entries.append(entry)
-            if new:
-                fresh.append(entry)
-        return await self._write_out(entries, fresh)
+        with shielded():
+            for kind, body in items:
+                entry, new = self.protocol.sign(kind, functools.partial(self._made, kind, body))
+                entries.append(entry)
+                if new:
+                    fresh.append(entry)
+            entries = await self._write_out(entries, fresh)
+        return entries
 
     def _made(self, kind: str, body: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """The body of our next entry of ``kind``, as the ``outgoing`` hook leaves it."""
@@ -635,18 +647,24 @@ class Peer(PeerHooks):
         # Replayed entries are sent again too: the others may have fetched from us before the
         # replay reached them (a copy they hold is ignored).
         self.spectators.offer(entries)  # never waits: a spectator cannot slow us
-        order = self._send_order()
-        for entry in entries:
-            frame = frame_of(entry.encoded())  # (a replayed old entry: not kept again)
-            for seat, conn in order:
-                if not self.entry_to(seat, entry):
-                    continue
-                try:
-                    await conn.send_frame(frame)
-                except ConnectionClosed:
-                    pass  # it catches up when it reconnects
-                else:
-                    self._note_written(conn, entry)
+        frames = [frame_of(entry.encoded()) for entry in entries]  # (a replayed old entry: not kept again)
+        sends = []
+        for seat, conn in self._send_order():
+            wanted = [i for i, entry in enumerate(entries) if self.entry_to(seat, entry)]
+            if wanted:
+                written = functools.partial(self._note_sent, conn, [entries[i] for i in wanted])
+                sends.append((conn, [frames[i] for i in wanted], written))
+        # Each connection on its own, shielded: a seat that does not read (its program stopped
+        # with its sockets open) delays no other seat's copy, and no cancellation of ours (a
+        # turn's or a deck wait's scope) leaves a signed entry unsent to a seat that reads.
+        # A seat that misses one anyway (its connection broke) catches up when it reconnects.
+        # What a socket does not take at once goes on alongside while the table runs: we do
+        # not wait on a seat that does not read either (up to its send timeout, half a deck
+        # step), which a short turn timeout of the others would name us for.
+        await broadcast(sends, self._sending)
+
+    def _note_sent(self, conn: Connection, entries: list[Entry], index: int) -> None:
+        self._note_written(conn, entries[index])
 
     def _note_written(self, conn: Connection, entry: Entry) -> None:
         written = self._written.setdefault(conn, {})
@@ -704,12 +722,17 @@ class Peer(PeerHooks):
         """What runs alongside the game for its whole length: the journal's fsync, handing on
         held entries once the replay has re-made the entries of ours they wait for, and asking
         for what a held entry waits for when its author did not send it to us."""
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.clock.run)
-            nursery.start_soon(self.keep_journal_synced)
-            nursery.start_soon(self._dispatch_when_own_grows)
-            nursery.start_soon(self._fetch_what_stays_missing)
-            nursery.start_soon(self._report_links)
+        try:
+            async with trio.open_nursery() as nursery:
+                # (Sends left in it when the table ends are shielded: they end first, bounded.)
+                self._sending = nursery
+                nursery.start_soon(self.clock.run)
+                nursery.start_soon(self.keep_journal_synced)
+                nursery.start_soon(self._dispatch_when_own_grows)
+                nursery.start_soon(self._fetch_what_stays_missing)
+                nursery.start_soon(self._report_links)
+        finally:
+            self._sending = None
 
     def waiting_on(self, seats: tuple[tuple[int, str], ...]) -> None:
         """What a wait of ours waits on now and why (the referee's ``WaitingOn``)."""
@@ -1309,5 +1332,4 @@ class Peer(PeerHooks):
         """Tell every seat what we can prove, so they stop too and name the same seat."""
         evidence, self.protocol.evidence = self.protocol.evidence, []
         for blame in evidence:
-            with shielded():
-                await self.publish("blame", {"blame": blame.to_wire()})
+            await self.publish("blame", {"blame": blame.to_wire()})  # (shielded once signed)

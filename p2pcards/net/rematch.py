@@ -376,6 +376,7 @@ async def join_rematch(
     *,
     listen_host: str,
     agent: AgentFactory,
+    listen_port: int = 0,
     agreement: trio.Event | bool,
     transcript_dir: Path | None = None,
     on_roster: Callable[[Roster], None] | None = None,
@@ -390,7 +391,8 @@ async def join_rematch(
 ) -> SeatOutcome:
     """Sit down at the rematch of the table we joined last (its host's address), agree when
     ``agreement`` is set (``True``: at once, as a bot does), and play it once every seat has
-    agreed. :class:`~.lobby.LobbyError` if the host's rematch table does not open within
+    agreed; the others dial us at ``listen_host:listen_port`` (0: any free port).
+    :class:`~.lobby.LobbyError` if the host's rematch table does not open within
     ``find_seconds``, or naming who declined."""
     header, me = last.peer.header, last.peer.seat
     target = header.seats[0]
@@ -419,6 +421,7 @@ async def join_rematch(
                 name=header.seats[me].name,
                 agent=agent,
                 listen_host=listen_host,
+                listen_port=listen_port,
                 transcript_dir=transcript_dir,
                 on_roster=roster_seen,
                 on_peer=on_peer,
@@ -461,6 +464,7 @@ async def follow_rematches(
     *,
     listen_host: str,
     agent: AgentFactory,
+    listen_port: int = 0,
     on_outcome: Callable[[SeatOutcome], None] | None = None,
     transcript_dir: Path | None = None,
     persist: bool = False,
@@ -484,6 +488,7 @@ async def follow_rematches(
                 host,
                 outcome,
                 listen_host=listen_host,
+                listen_port=listen_port,
                 agent=agent,
                 agreement=True,
                 transcript_dir=transcript_dir,

@@ -19,7 +19,6 @@ from ..table.protocol import TableAborted
 from ..table.referee import Wait
 from ..wire.messages import Entry
 from .liveness import WaitingPeer, carry_out, open_wait
-from .transport import shielded
 
 __all__ = ["IDLE_SHARE", "LocalSeat", "RemoteSeat"]
 
@@ -310,8 +309,9 @@ class LocalSeat:
         return self.peer.identity.secret(rounds.IDENTITY_LABEL)
 
     async def _sign(self, action: Action) -> Action:
-        # Never cut off once begun (a round may be decided meanwhile): a response signed but
-        # not sent, followed by a pass, would be two responses to one round.
+        # Never cut off once signed (a round may be decided meanwhile): a response signed but
+        # not sent, followed by a pass, would be two responses to one round. Peer._publish
+        # shields it from its signature until it is sent; nothing here waits before that.
         turn = self.peer.turns
         if isinstance(self.peer.session.step, Round):
             # A free-order response is sealed: its commitment now, its opening once every
@@ -323,8 +323,8 @@ class LocalSeat:
             session = self.peer.session
             action = with_claim_proof(session.game, session.replica, session.deck, self.peer.seat, action)
             body = {"turn": turn, "action": action}
-        with shielded():
-            self.last_entry = await self.peer.publish("action", body)
+        # (Shielded from its signature until it is sent: Peer._publish.)
+        self.last_entry = await self.peer.publish("action", body)
         return action
 
     async def open(self, turn: int) -> Action:
@@ -334,7 +334,6 @@ class LocalSeat:
         assert self.committed is not None and self.committed[0] == turn, "we committed to this round"
         action = self.committed[1]
         body = rounds.opening_body(self._secret(), self.peer.header.table, self.peer.seat, turn, action)
-        with shielded():
-            await self.peer.publish("open", body)
+        await self.peer.publish("open", body)  # (shielded once signed: Peer._publish)
         self.committed = None
         return action

@@ -36,8 +36,9 @@ from ..table.protocol import LEFT_TO_BOT, MAX_CHAT, left_to_bot_words
 from ..table.rounds import order_by_echoes
 from ..text import printable
 from ..verify import Report, verify_file
+from ..verify.passes import public_game_id, public_passes, shuffling
 from ..verify.replay import public_message
-from ..verify.seedless import PublicHandles, _NeedsFaces, public_game_id, public_passes, shuffling
+from ..verify.seedless import PublicHandles, _NeedsFaces
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
 from .threads import off_the_loop
@@ -163,7 +164,7 @@ class SpectatorDeck:
         self.handles = PublicHandles(self.n, None, self.log, None)
         self.shown: dict[int, Card] = {}  # every face turned up for everyone so far
         self.report: Report | None = None
-        self._passes = -1  # how many pass entries the current PublicCards was built from
+        self._checked: set[bytes] = set()  # the passes and re-handlings found holding so far
 
     @property
     def op(self) -> int:
@@ -201,7 +202,8 @@ class SpectatorDeck:
         known (verify's public passes do not follow those)."""
         old = self.handles.cards
         frozen = _Frozen(self.feed)
-        cards = await off_the_loop(public_passes, frozen, self.header, self.game)
+        # (each hand's rebuild checks only what is new: the hands before were checked already)
+        cards = await off_the_loop(public_passes, frozen, self.header, self.game, self._checked)
         if old is not None:
             for handle, link in old._links.items():
                 cards._links[handle] = link

@@ -14,7 +14,7 @@ import trio
 
 from ..game import Game, Result
 from ..session import SeatAgent
-from ..table import verdict
+from ..table import referee, verdict
 from ..table.header import TableHeader
 from ..wire.errors import ProtocolError
 from ..wire.files import write_problem
@@ -291,7 +291,17 @@ async def _resume_seat(
     _spill_log(peer, folder)
     peer.load_journal(entries)
     me = header.seats[state.seat]
-    listeners = await trio.open_tcp_listeners(me.port, host=me.host)
+    try:
+        listeners = await trio.open_tcp_listeners(me.port, host=me.host)
+    except OSError as exc:
+        # The others dial this seat at the address the table's header gives it, so it cannot
+        # move to another port. Kept saved (the journal is flushed): it can be resumed again.
+        peer.journal.close()
+        raise LobbyError(
+            f"cannot resume from {folder}: cannot listen at this seat's address at the table, "
+            f"{me.host}:{me.port}: {exc.strerror or exc} (another program took that port since the "
+            "game began: close it, then resume again; the seat stays saved)"
+        ) from None
     lobby = LobbyResult(header, state.seat, {}, listeners[0])
     return await _run_seat(
         peer,
@@ -476,17 +486,24 @@ async def _run_seat(
             if aborted is None or full_mesh.is_set() or played:
                 # Keep answering until every seat has its result, so nobody is cut off mid-audit
                 # (after a stop: until every seat still here has signed its stop).
-                await _linger(peer, linger, finished=aborted is None)
-                if aborted is None and (owed := peer.party.boxes_missing()):
-                    # A seat signed its result before a private box it owed another seat (only
-                    # that seat waits for it; every box of a chain comes before its result):
-                    # our game reached its result, but the table's did not end as a whole. It
-                    # stops, naming nobody here, with nothing more signed, and is judged as
-                    # every stop is, by verify of our file (_judge_the_stopper).
+                await _linger(peer, linger, finished=aborted is None, awaits=aborted)
+                if aborted is None and (owed := peer.party.boxes_missing(leaving=True)):
+                    # A seat signed its result (or its stop) before a private box it owed
+                    # another seat (only that seat waits for it; every box of a chain comes
+                    # before its result or stop), or we leave without its result or that box
+                    # (it went, its link broke): our game reached its result, but the table's
+                    # did not end as a whole. It stops, naming nobody here, with nothing more
+                    # signed, and is judged as every stop is, by verify of our file
+                    # (_judge_the_stopper). Issue 29: a seat gone since turn 4 owed the
+                    # receiver of a pile its cards' keys; that seat stopped, and verify of our
+                    # file named the gone seat while our game had finished naming nobody.
                     sender, receiver = owed[0]
                     names = [s.name for s in header.seats]
+                    chain_end = (
+                        "stop" if sender in peer.protocol.stopped else "result" if peer.results[sender] else "none"
+                    )
                     aborted = peer.aborted = TableAborted(
-                        verdict.box_missing(names[sender], names[receiver]), None, "stop"
+                        verdict.box_missing(names[sender], names[receiver], ended=chain_end), None, "stop"
                     )
                     result = None
             end = _end_record(peer, result, aborted)  # while connected: who is away matters
@@ -549,19 +566,35 @@ async def _run_seat(
     return outcome
 
 
-async def _linger(peer: Peer, linger: float, *, finished: bool) -> None:
+async def _linger(peer: Peer, linger: float, *, finished: bool, awaits: TableAborted | None = None) -> None:
     """After our game ended: keep serving the others until every seat has its result
     (``finished``; else until every seat still connected signed its stop), for ``linger``
     seconds, and after a finished game for as long as a seat whose result we lack is still
     connected or away within its grace period: it may have crashed, and comes back
     (``resume``) to replay the game, send its result and take the others' (issue 23; a
     10 s linger let a slow resumed seat, or one killed as it signed its result, end with
-    another transcript than ours). Never longer than ``linger`` plus the grace period."""
+    another transcript than ours). Never longer than ``linger`` plus the grace period.
+
+    ``awaits``: our game stopped naming a seat for a stall while nobody had echoed our last
+    move or deck entry (``TableAborted.awaits_stop``): that seat may have waited on it, and
+    its stop, which shows so, is due within those seconds. We wait for it while that seat is
+    connected and our entry is still unheard, and judge it by that stop
+    (:func:`_judge_the_stopper`)."""
     done = peer.all_finished if finished else peer.all_stopped
     grace = peer.timings.grace
     deadline = trio.current_time() + linger
-    with trio.move_on_after(linger + grace):
+    stop_due = trio.current_time() + (awaits.awaits_stop if awaits is not None else 0.0)
+
+    def stop_awaited() -> bool:
+        if awaits is None or awaits.awaits_stop <= 0:
+            return False  # (no look at the links needed)
+        return referee.stop_awaited(awaits, stop_due, trio.current_time(), peer.links(), peer.protocol.stopped)
+
+    with trio.move_on_after(max(linger + grace, stop_due - trio.current_time())):
         while True:
+            if stop_awaited():
+                await trio.sleep(0.01)
+                continue
             if finished:
                 await peer.pass_on_results()  # (before we may leave: the others may lack one)
             if done() or (trio.current_time() >= deadline and not (finished and _awaited(peer))):
@@ -738,9 +771,8 @@ def _verify_limiter() -> trio.CapacityLimiter:
 
 async def verify_off_the_loop(path: Path) -> Report:
     """``verify_file(path)`` without blocking the event loop: in a thread (one at a time per
-    trio run, :data:`_VERIFY_LIMITER`), whose context is a copy of ours (verify's
-    ``derived_messages`` is a context variable: nothing it sets reaches a live table). It only
-    reads the file, so a cancel does not wait for it (the thread finishes on its own).
+    trio run, :data:`_VERIFY_LIMITER`), whose context is a copy of ours. It only reads the
+    file, so a cancel does not wait for it (the thread finishes on its own).
 
     On a virtual clock it runs in the loop instead (net/threads.py)."""
     from ..verify import verify_file
@@ -767,19 +799,30 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
     reached, say) is ours too. If it names nobody, nobody is named (the
     review closing issue 28: a seat whose sends were all lost waited on the next seat, which
     waited on it, and named it; its stop, which came just after, showed it never received the
-    entry it was to answer). The replay takes seconds on a long match's transcript: it runs off
+    entry it was to answer).
+
+    Our game stopped naming nobody only on the word of the seat we waited on, that it waited
+    on others (``TableAborted.excused_by``: its ``links`` notice, table/stall.py rule 6, which
+    verify never sees), and that seat's stop came: if our file's verdict names one of those
+    others (the signed entries bear its word out) or that seat itself (its stop shows it held
+    all it needed), that verdict is ours (issue 29's flake
+    hunt: a seat picking up a pile waited on the keys of a seat that was cut and never came
+    back; it named that seat, verify of every file did, and the seats that waited on its move
+    named nobody). The replay takes seconds on a long match's transcript: it runs off
     the event loop (:func:`verify_off_the_loop`), which meanwhile serves what else runs in it
     (other seats in this process, the console, a rematch room)."""
     halted = aborted.seat is None and aborted.step == "stop"
     named = aborted.seat
+    excuser = aborted.excused_by[0] if aborted.excused_by is not None else None
     try:
         goodbye = (
             named is not None and aborted.step == "connection" and any(e.kind == "bye" for e in peer.log.entries(named))
         )
         stalled = named is not None and aborted.stall and any(e.kind == "stop" for e in peer.log.entries(named))
+        excused = excuser is not None and any(e.kind == "stop" for e in peer.log.entries(excuser))
     except OSError:  # our spill cannot give its entries back: our transcript says so
-        goodbye = stalled = False
-    if not (halted or goodbye or stalled):
+        goodbye = stalled = excused = False
+    if not (halted or goodbye or stalled or excused):
         return aborted
     from ..verify import EXIT_FAILED
 
@@ -796,6 +839,13 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
             # moment past the deadline went on to be named by nobody, everywhere).
             return aborted
         return TableAborted(f"{found.reason} (from our transcript, {found.step})", None, "stop")
+    if excused and aborted.excused_by is not None and found.seat not in aborted.excused_by[1] | {excuser}:
+        # Only a verdict on the seat whose word spared it (its stop shows it held all it
+        # needed: stall.py rule 6b) or on a seat it named (the signed entries bear its word
+        # out) changes ours: not one on another seat or step (review 29x: a seat that cut its
+        # link, said it waited on the seat it cut, and stopped past our last call was named
+        # by verify of our file while we named nobody).
+        return aborted
     if found.seat is None:
         return aborted
     return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")

@@ -7,10 +7,12 @@ Everything a peer sends is untrusted: a malformed or oversized frame raises
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import select
 from collections import deque
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -26,6 +28,7 @@ __all__ = [
     "Connection",
     "ConnectionClosed",
     "FrameError",
+    "broadcast",
     "connect",
     "shielded",
 ]
@@ -36,8 +39,11 @@ RECEIVE_CHUNK = 65_536
 #: waits on them, forever). Honest peers read all the time; their buffers never fill this long.
 SEND_SECONDS = 10.0
 #: The longest a send that must not be cut off by a cancellation (an entry begun, a stop, a
-#: seed) may take: shielded, but never forever.
-SHIELD_SECONDS = SEND_SECONDS
+#: seed) may take: shielded, but never forever. Longer than a connection's send timeout: a peer
+#: that does not read is cut off by its own connection's timeout (which says so), not by this
+#: deadline (issue 29: when it was the same, the shield's deadline could fire first and cut the
+#: whole send, leaving a signed entry of ours unsent to the seats that do read).
+SHIELD_SECONDS = 2 * SEND_SECONDS
 
 # Keepalive (Connection.keep_alive, on every seat-to-seat connection of a running table). A
 # link that silently stops carrying packets (a Wi-Fi drop: no FIN, no RST) is otherwise noticed
@@ -66,7 +72,9 @@ class Connection:
         self.limits = limits
         self._decoder = FrameDecoder(limits)
         self._ready: deque[Any] = deque()
-        self._send_lock = trio.Lock()
+        # (Not a Lock, which only the task that took it may release: a broadcast begins a frame
+        # in its caller's task and finishes it, when the socket was full, in a task of its own.)
+        self._send_lock = trio.Semaphore(1)
         self.closed = False
         self.bytes_sent = 0
         self.bytes_received = 0
@@ -81,6 +89,8 @@ class Connection:
         self.last_received: float | None = None
         self.last_sent = -float("inf")
         self._keeping_alive = False
+        #: Set once the last broadcast that took its turn on this connection is done with it.
+        self._last_turn: trio.Event | None = None
 
     @property
     def remote(self) -> str:
@@ -108,21 +118,55 @@ class Connection:
         goes through ``send_all``, still under the lock, so frames never interleave. A frame
         the other side does not take within :attr:`send_timeout` seconds closes the connection
         (:attr:`failure` says so) and raises :class:`ConnectionClosed`, as a closed one does."""
+        # Its turn is taken now: frames go out in the order of the calls, a broadcast's too
+        # (whose rest may still wait for room in the socket, in a task of its own).
+        before, ours = _take_turn(self)
+        try:
+            if before is not None:
+                await before.wait()
+            await self._send_now(frame)
+        finally:
+            ours.set()
+
+    async def _send_now(self, frame: bytes) -> None:
+        """:meth:`send_frame` once its turn has come."""
+        written = self._begin_now(frame)
+        if written is None:
+            await self._send_lock.acquire()
+            written = 0
+        await self._finish(frame, written)
+
+    def _begin_now(self, frame: bytes) -> int | None:
+        """Without waiting: take the send lock if it is free and write what the socket takes
+        of ``frame`` right now (nothing once the connection failed); ``None`` if another send
+        holds the lock. Then :meth:`_finish` must follow: it sends the rest and releases it."""
         try:
             self._send_lock.acquire_nowait()
         except trio.WouldBlock:
-            await self._send_lock.acquire()
-            written = 0
-        else:
-            written = 0 if self.failure else self._write_now(frame)
+            return None
+        return 0 if self.failure else self._write_now(frame)
+
+    async def _finish(self, frame: bytes, written: int) -> None:
+        """Under the send lock, which it releases: the rest of ``frame`` after the ``written``
+        bytes already out (without yielding when there is none)."""
         try:
             # Only a connection we cut ourselves is refused here: ``closed`` also marks one whose
             # reader has stopped while the socket is still open (a goodbye may still go out).
             if self.failure is not None:
                 raise ConnectionClosed(self.failure)
             if written < len(frame):
-                with trio.move_on_after(self.send_timeout) as scope:
-                    await self.stream.send_all(memoryview(frame)[written:])
+                try:
+                    with trio.move_on_after(self.send_timeout) as scope:
+                        await self.stream.send_all(memoryview(frame)[written:])
+                except trio.Cancelled:
+                    # Cut off from outside with part of a frame perhaps out: the stream cannot
+                    # be used again (the next frame would reach the other side as garbage).
+                    # Our own doing, not the other side's: closed as a cut link is (``silent``:
+                    # nobody is named for it; the seat is away and may come back).
+                    self.silent = True
+                    self.failure = f"our send to {self.label} was cut off"
+                    self._close_now()
+                    raise
                 if scope.cancelled_caught:
                     # Part of a frame may be out: the stream cannot be used again.
                     if self.quiet_for() >= QUIET_SECONDS:  # nothing comes either: the link is cut
@@ -258,6 +302,105 @@ class Connection:
         with trio.move_on_after(1) as scope:
             scope.shield = True
             await self.stream.aclose()
+
+
+async def broadcast(
+    sends: Sequence[tuple[Any, Sequence[bytes], Callable[[int], None] | None]],
+    rest: trio.Nursery | None = None,
+) -> None:
+    """Send each connection its frames, in order: ``sends`` holds, for each connection, its
+    frames and what to call with a frame's index once it is written (``None``: nothing). A
+    connection that is closed or gets closed skips what is left for it (its peer catches up
+    when it reconnects).
+
+    Every connection is sent to independently of the others, each shielded (bounded by
+    SHIELD_SECONDS, longer than any connection's send timeout): a peer that does not read
+    holds up its own connection only, until its send timeout cuts it off, and a cancellation
+    from outside cannot stop a frame short of the connections not yet reached (issue 29: sent
+    one connection after the other, a signed entry of ours waited behind a peer that did not
+    read, the send was cut off, and the seats that do read never got it). As with one
+    connection, what the sockets take goes out at once, in the order of ``sends`` (the seats
+    that wait on us first: ``send_order`` in net/peer.py); only what waits for room in a
+    socket, or behind another send on its connection, goes on in a task of its own: in
+    ``rest`` if given (this returns at once then: whoever sends waits on no peer), else in
+    one this waits for. Frames sent later on a connection (by ``send_frame`` or another
+    broadcast) go out after these."""
+    with shielded():
+        async with trio.open_nursery() as own:
+            for conn, frames, sent in sends:
+                if not frames:
+                    continue
+                # Its turn is taken now, in the order of the calls: a later entry of a chain
+                # must not reach a peer before an earlier one.
+                before, ours = _take_turn(conn)
+                start, begun = 0, None
+                begin_now = getattr(conn, "_begin_now", None)  # (a test's recorder has none)
+                while before is None and begin_now is not None and start < len(frames):
+                    # Nothing sent before waits on this connection: what its socket takes goes
+                    # out now, without yielding, in the order of ``sends``.
+                    begun = begin_now(frames[start])
+                    if begun is None or begun < len(frames[start]):
+                        break  # busy, or full: the rest in a task of its own
+                    try:
+                        await conn._finish(frames[start], begun)  # (nothing left: no wait)
+                    except ConnectionClosed:
+                        pass
+                    else:
+                        if sent is not None:
+                            sent(start)
+                    start, begun = start + 1, None
+                if start == len(frames):
+                    ours.set()
+                    continue
+                tail = functools.partial(_send_each, conn, before, ours, frames, start, begun, sent)
+                try:
+                    (rest or own).start_soon(tail)
+                except RuntimeError:  # ``rest`` is closed (its table has ended): here, then
+                    own.start_soon(tail)
+
+
+def _take_turn(conn: Any) -> tuple[trio.Event | None, trio.Event]:
+    """A place in line on ``conn`` for a broadcast: what to wait for before sending (the
+    previous broadcast's event, while it is not done) and the event to set when done. (Kept
+    on the object itself, a Connection or a test's stand-in for one.)"""
+    before, ours = getattr(conn, "_last_turn", None), trio.Event()
+    conn._last_turn = ours
+    return (before if before is not None and not before.is_set() else None), ours
+
+
+async def _send_each(
+    conn: Any,
+    before: trio.Event | None,
+    ours: trio.Event,
+    frames: Sequence[bytes],
+    start: int,
+    begun: int | None,
+    sent: Callable[[int], None] | None,
+) -> None:
+    """The rest of a broadcast on one connection, from ``frames[start]``, of which ``begun``
+    bytes are out already (its caller holds the connection's send lock for it) if not
+    ``None``; after what was sent before on this connection (``before``) is done. Shielded
+    from its first line (a task that has not run yet has no checkpoint behind it): while it
+    waits for its turn (what it waits for is bounded the same way), and then for at most
+    SHIELD_SECONDS."""
+    send_now = getattr(conn, "_send_now", None) or conn.send_frame  # (a test's recorder)
+    with trio.CancelScope(shield=True):
+        try:
+            if before is not None:
+                await before.wait()
+            with shielded():
+                for index in range(start, len(frames)):
+                    try:
+                        if index == start and begun is not None:
+                            await conn._finish(frames[index], begun)
+                        else:
+                            await send_now(frames[index])
+                    except ConnectionClosed:
+                        continue  # the rest fails at once too (its failure is set, or it is gone)
+                    if sent is not None:
+                        sent(index)
+        finally:
+            ours.set()
 
 
 def _next_tick(time: float, every: float) -> float:

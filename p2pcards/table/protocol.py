@@ -98,6 +98,13 @@ class TableAborted(Exception):
         self.seat = seat
         self.step = step
         self.stall = stall
+        #: Seconds to wind down for the stop of the seat named for a stall, which may have
+        #: waited on an entry of ours that nobody echoed (table/referee.py, ``Wait.look``).
+        self.awaits_stop = 0.0
+        #: ``(seat, others)``: nobody is named only on the word of ``seat``, the seat we waited
+        #: on, that it waits on ``others`` (its ``links`` notice: table/stall.py rule 6). Once
+        #: its stop comes, our file's verdict on them is ours (net/table._judge_the_stopper).
+        self.excused_by: tuple[int, frozenset[int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -300,6 +307,12 @@ class TableProtocol:
     @property
     def holding(self) -> bool:
         return bool(self._held)
+
+    @property
+    def stopped(self) -> frozenset[int]:
+        """Every seat whose ``stop`` entry we hold, ours included, whenever it came: also one
+        that came after our own game stopped, which halts nothing (not in :attr:`halted`)."""
+        return frozenset(self._stopped)
 
     def name(self, seat: int, reason: str) -> Named:
         """Seat ``seat`` misbehaved (the game goes on): remember it and say so."""
@@ -740,10 +753,18 @@ class TableProtocol:
             return self._on_signed_bye(sender, body)
         if entry.kind == "stop":
             self._stopped.add(sender)
+            # A stop ends its author's chain for the deck as a result does: it signs no deck
+            # step after it, so a private box it owed a third seat in an operation begun by our
+            # end is never coming, and only that seat waits for it. Counted after our result
+            # (Party.boxes_missing), as verify counts it in our file (it stops there, the game
+            # having waited on the stopper). Issue 29's flake hunt: a seat passed for as an
+            # absent follower after its stop owed the pile's receiver its cards' keys, and a
+            # seat the transfer did not wait on finished while verify of its own file did not.
+            ended = DeckIn(sender, judge.ChainEnded())
             if self.over or self.aborted is not None:
-                return []
+                return [ended]
             self.halted[sender] = entry
-            return [Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
+            return [ended, Halted(sender, verdict.peer_words(_stop_reason(body)))]  # its words, shown as such
         if entry.kind == "chat":
             return [ChatIn(sender, " ".join(str(body.get("text", "")).split())[:MAX_CHAT])]
         return []

@@ -52,6 +52,7 @@ __all__ = [
     "Wait",
     "WaitingOn",
     "report_due",
+    "stop_awaited",
 ]
 
 # -- the seconds (one place) ---------------------------------------------------------------------
@@ -345,6 +346,21 @@ def gone_verdict(links: Links, names: Sequence[str], seat: int, step: str) -> Ta
     return TableAborted(f"{names[seat]} left and did not come back in time", seat, step)
 
 
+def stop_awaited(ended: TableAborted | None, due: float, now: float, links: Links, stopped: Set[int]) -> bool:
+    """Winding down after our game stopped on ``ended``: whether we still wait, up to ``due``
+    (``ended.awaits_stop`` seconds after it), for the stop of the seat it names for a stall
+    (:meth:`Wait.look` sets ``awaits_stop`` when nobody had echoed our last entry: that seat
+    may have waited on it, and only its stop shows that it never had it). Only while that seat
+    is connected (gone, it signs nothing more), has not stopped (its stop came: the verdict is
+    judged by it, net/table._judge_the_stopper) and no other seat has echoed our entry (once
+    one has, our entry was out, and the charge stands without the stop: at three seats the
+    seat whose move came last does not wait a grace period for a real staller's stop)."""
+    if ended is None or ended.seat is None or not ended.stall or ended.awaits_stop <= 0:
+        return False
+    seat = ended.seat
+    return now < due and links.is_connected(seat) and seat not in stopped and links.unheard is not None
+
+
 def not_joined(name: str) -> str:
     """The words for a seat that never joined the game (:func:`gone_verdict`)."""
     return (
@@ -376,6 +392,10 @@ class Wait:
         #: A seat we wait on that is settling absent statements (table.md section 9) waits on
         #: them up to a turn's own bound, in every phase: its wait lasts this long at most.
         self.settle_latest = max(self.latest, timings.last_call(now + timings.turn))
+        #: By when a seat that waits on an entry of ours since this wait began has stopped, and
+        #: its stop has reached us: the later of a turn's and a deck step's last call from now,
+        #: and QUIET_SECONDS more (:meth:`look`, ``unheard``, in a turn's wait).
+        self.stop_due = max(self.settle_latest, timings.last_call(now + timings.deck)) + timings.quiet
         self._intervals = timings.intervals()
         #: ``wall`` time the deadline was first found past (a frame after it shows the link lives).
         self.due: float | None = None
@@ -515,6 +535,19 @@ class Wait:
             self.deadline = min(self.latest, now + timings.quiet)
             return effects
         ended = self._timed_out(owed, held_back or {}, statements or {})
+        if self.phase in ("turn", "open") and links.unheard and ended.stall and now < self.stop_due:
+            # Nobody has echoed our last move (or deck entry), and the seat we name waits on
+            # something after it: the seat to move on our move, or on our part of the deck step
+            # before its move (a reveal's opening); a follower, on our commitment (it holds no
+            # sealed round). Its wait on us began no later than ours and ends by stop_due, and
+            # its stop, the one fact that shows it never had our entry (table/stall.py rule 3),
+            # may come after ours at the same instant, over a slow link, or on a virtual clock
+            # that jumped while it was on its way. Our game stops now (waiting longer would only
+            # have the seats stop one after another, each file with fewer stops in it), but the
+            # verdict is provisional: we wind down until its stop comes, up to stop_due, and
+            # judge it by that stop as every stall (net/table._judge_the_stopper). Issue 29: a
+            # seat whose sends were lost named the seat that waited on its opening, and left.
+            ended.awaits_stop = self.stop_due - now
         effects.append(End(ended, timeout=bool(owed)))
         return effects
 
@@ -541,7 +574,16 @@ class Wait:
 
     def _waits_elsewhere(self, seat: int, step: str, elsewhere: Sequence[tuple[int, str]]) -> TableAborted:
         """The bound came while the seat we would charge said it waited on ``elsewhere``."""
-        return self._stall(seat, step, waits_on=tuple(elsewhere))
+        ended = self._stall(seat, step, waits_on=tuple(elsewhere))
+        if ended.seat is None and self._stall(seat, step).seat == seat:
+            # Only its word spared it (stall.py rule 6), and its word names nobody: verify has
+            # no notices, and judges the signed entries, its stop among them, which may show
+            # that the game did wait on a seat it named (issue 29: seat-3 waited on seat-2's
+            # keys of a pile it picked up, seat-2 was cut and never came back; this seat named
+            # nobody, verify of its file named seat-2, as seat-3 did). Marked, so that once that
+            # stop comes our file's verdict on those seats is ours too.
+            ended.excused_by = (seat, frozenset(other for other, _ in elsewhere))
+        return ended
 
     def _timed_out(
         self,

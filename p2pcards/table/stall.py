@@ -32,7 +32,8 @@ rule never names a seat on a fact it was not given. In order:
    table names nobody for a stop either; only the receiver names the sender);
 6. its own ``links`` notice says it waits on a seat away from it, or on a seat's statement,
    past the wait's last call (live only; a file holds no notices): nobody, as its word cannot
-   name anyone and a link cannot be told from a stall;
+   name anyone and a link cannot be told from a stall (once its stop comes, verify of our file
+   may bear the word out and name a seat it named: net/table._judge_the_stopper);
 6b. it signed a ``stop`` where it owed (its own game stopped: a plugin that failed at that seat
    only, say): it is named, as the seat whose game ended this one, with its stop's words shown
    as its words, not as one that stalled (verify only: live, a seat we wait on that stops ends

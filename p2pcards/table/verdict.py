@@ -101,13 +101,21 @@ def halted(name: str) -> str:
     return f"{name}'s program stopped the game (its signed stop entry; whom it blames is its word, not proof)"
 
 
-def box_missing(sender: str, receiver: str) -> str:
+def box_missing(sender: str, receiver: str, *, ended: str = "result") -> str:
     """The verdict of a seat whose game reached its result while ``sender`` signed its own
-    result before a private deck message it owed ``receiver`` (which only ``receiver`` waits
-    for; every box of a chain comes before its result): the table's game did not end as a
-    whole. Nobody is named here; the stop is judged as every stop is, by the transcript."""
+    result (``ended`` "result"; "stop": its ``stop``) before a private deck message it owed
+    ``receiver`` (which only ``receiver`` waits for; every box of a chain comes before its
+    result or stop), or (``ended`` "none") signed neither, nor that message, by the time we
+    stopped waiting for the others' results: the table's game did not end as a whole. Nobody
+    is named here; the stop is judged as every stop is, by the transcript."""
+    if ended == "none":
+        return (
+            f"{sender} never sent its private deck message to {receiver}, nor its result: the "
+            f"game did not end as a whole at every seat (nobody is named for it here)"
+        )
+    did = "stopped its game" if ended == "stop" else "signed its result"
     return (
-        f"{sender} signed its result before its private deck message to {receiver}: the game "
+        f"{sender} {did} before its private deck message to {receiver}: the game "
         f"did not end as a whole at every seat (nobody is named for it here)"
     )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import filecmp
 import functools
+import random
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +39,7 @@ __all__ = [
     "SeatSpec",
     "play_loopback",
     "run_loopback",
+    "unused_port",
     "virtual_clock",
 ]
 
@@ -170,6 +173,35 @@ def virtual_clock() -> trio.testing.MockClock:
 
 #: Real seconds of idleness before :func:`virtual_clock` jumps.
 AUTOJUMP_THRESHOLD = 0.002
+
+
+_PORTS = random.SystemRandom()
+_HANDED_OUT: set[int] = set()
+
+
+def unused_port() -> int:
+    """A port free on :data:`LOOPBACK` now, below the kernels' ephemeral ranges (32768 and up on
+    Linux, 49152 and up on macOS and Windows), for a test that binds a port twice: a table whose
+    rematch opens on the last game's port, a lobby reached through a relay. A port the kernel
+    handed out for ``bind(0)`` is free again once its listener closes, and another test's
+    outgoing connection may take it before the second bind (CI: "Address already in use" for a
+    rematch's room); the kernel hands out no port in this range by itself."""
+    for _ in range(200):
+        # A generator of its own (a test that seeds the module's would make later tests probe
+        # the same ports), and never a port this process handed out before: one probed free
+        # is only bound once the program it is for has started, and a port handed out twice
+        # would go to two programs (a side-by-side run: "cannot listen on ...: in use").
+        port = _PORTS.randrange(20_000, 32_000)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind((LOOPBACK, port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
+    raise OSError("no free port on 127.0.0.1 between 20000 and 32000")
 
 
 def run_loopback(

@@ -6,30 +6,28 @@ of the signed moves with the game's rules, following every seat's deck entries
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from itertools import takewhile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeGuard
 
 from ..cards import Card
 from ..deck import judge
-from ..deck.derive import card_table, coin_value, context_digest, game_id_of, nonce_commitment
-from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, ONE, PublicReferee, claim_refusal, public_key_reuse
+from ..deck.derive import coin_value, nonce_commitment
+from ..deck.party import FIRST_REHANDLED, MESSAGE_TYPES, PublicReferee, claim_refusal
 from ..deck.passes import (
     PassError,
-    check_pass,
-    check_pass_shape,
     check_rehandle,
-    check_shuffles_together,
     pass_order,
+    rehandle_memo,
 )
 from ..deck.public import NotOpened, PublicCards
 from ..engine import PlayerError, Replica, play
 from ..game import Action, Done, Game, Result
 from ..table import verdict
 from ..table.header import TableHeader
-from ..wire.log import encode_header
 from ..wire.messages import Entry
 from ..wire.sealed import recipients
+from .passes import Pending, deck_context, public_game_id, shuffling, start_passes
 from .replay import Replay, SeatEntries, SignedMoves, judged, public_message
 from .report import Failed, Report, Stopped, describe_seats, illegal_move, plugin_failed
 from .stops import (
@@ -475,8 +473,10 @@ class PublicHandles:
         if msg is None or not all(h in self.cards.points for h in moved):
             self.referee_whole = False
             return
+        points = [self.cards.points[h] for h in moved]
         try:
-            check_rehandle(self.game_id, op, to, msg, moved, [self.cards.points[h] for h in moved])
+            if rehandle_memo(self.game_id, op, to, msg, points) not in self.cards.started:
+                check_rehandle(self.game_id, op, to, msg, moved, points, known=self.cards.checked)
         except PassError:
             self.referee_whole = False
             return
@@ -528,28 +528,6 @@ class PublicHandles:
         raise _NeedsFaces("the audit")
 
 
-def deck_context(lobby: TableHeader, game: Game) -> bytes:
-    """The deck's context (protocol/deck.md section 2): the lobby header and the cards."""
-    cards = game.deck(lobby.options, lobby.players)
-    return context_digest(encode_header(lobby.to_wire()), lobby.players, [c.label() for c in cards])
-
-
-def public_game_id(log: Any, lobby: TableHeader, game: Game) -> bytes | None:
-    """The deck's game id from the signed commitments and nonces (public), for the coins."""
-    context = deck_context(lobby, game)
-    commits, nonces = [], []
-    for seat in range(lobby.players):
-        deck = [e for e in log.entries(seat) if e.kind == "deck"][:2]
-        if len(deck) < 2 or not (public_message(deck[0], "commit") and public_message(deck[1], "nonce")):
-            return None
-        commits.append(deck[0].body["msg"])
-        nonces.append(deck[1].body["msg"].get("nonce"))
-    try:
-        return game_id_of(context, [c["seed"] for c in commits], [c["nonce"] for c in commits], nonces)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def public_setup(log: Any, lobby: TableHeader, game: Game) -> None:
     """The checks every seat makes on the public deck messages that need no seed (protocol/deck.md
     section 2): each is a map of a known type; a seat's first is its commitment, two 32-byte
@@ -581,145 +559,18 @@ def _is_hash(value: Any) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == 32
 
 
-def public_passes(log: Any, lobby: TableHeader, game: Game) -> PublicCards:
-    """Every shuffle, re-lock and re-handling checked as every seat checks it on arrival
-    (protocol/deck.md sections 4 and 5), in the order of the deck operations: its shape and its
-    proof over the points it was made from (the pass before it, the card table, or the moved
-    cards, which a re-handling names). No seed is needed: a pass or re-handling that copies,
-    drops, tags or substitutes a card names its author here. Returns what the checked passes
-    tell of every handle (none of it without the game id, which the proofs need)."""
-    game_id = public_game_id(log, lobby, game)
-    cards = game.deck(lobby.options, lobby.players)
-    n = len(cards)
-    table = card_table(deck_context(lobby, game), tuple(c.label() for c in cards))
-    public = PublicCards(game_id, table, cards)
-    drops = dropped_at(log)
-    by_op: dict[int, dict[tuple[str, int], Entry]] = {}
-    for entry in log.canonical():
-        if entry.kind != "deck" or not any(public_message(entry, t) for t in ("shuffle", "relock", "rehandle")):
-            continue
-        msg = entry.body["msg"]
-        what = f"{msg['type']} message of seat {entry.sender} (log #{entry.seq})"
-        if type(msg.get("op")) is not int or msg["op"] < 0:
-            # (every seat refused it as "for no operation in progress"; a negative one, kept,
-            # would sort first and end these checks before any real pass)
-            raise Failed(what, "a deck message for no operation (its op is not a non-negative number)", entry.sender)
-        by_op.setdefault(msg["op"], {}).setdefault((msg["type"], entry.sender), entry)
-    points: dict[int, bytes] = {}  # handle -> point, as the seats numbered them
-    # Every per-card public key published so far (the reuse rule every seat applies to a
-    # re-lock pass: deck.party.public_key_reuse): this hand's and the last one's, and the
-    # finished hands' (a hand is finished once the next one's shuffle is complete).
-    seen_keys: dict[bytes, tuple[int, int]] = {}
-    old_keys: set[bytes] = set()
-    retired: dict[int, int] = {}  # moved handle -> the seat whose re-handling moved it
-    # Every per-card public key published so far -> (seat, handle, epoch): one published again
-    # names the later pass's author, as every seat names it (Party._note_public_keys). The seeded
-    # replay found it as a pass its seed does not derive; no seed is revealed since version 12.
-    card_keys: dict[bytes, tuple[int, int, int]] = {}
-    epochs, next_handle = 0, FIRST_REHANDLED
-    for op in sorted(by_op):
-        messages = by_op[op]
-        rehandles = [(seat, e) for (kind, seat), e in messages.items() if kind == "rehandle"]
-        if len(rehandles) > 1 or (rehandles and len(messages) > 1):
-            # Only the transfer's receiver re-handles, and a transfer has no passes: without
-            # the game's rules, which message is the operation's the passes cannot tell.
-            return public
-        if rehandles:
-            seat, entry = rehandles[0]
-            msg = entry.body["msg"]
-            what = f"rehandle message of seat {seat} for deck operation {op} (log #{entry.seq})"
-            moved = msg.get("moved")
-            if not (isinstance(moved, list) and all(type(h) is int for h in moved) and moved == sorted(set(moved))):
-                raise Failed(what, "it names no moved cards of this game", seat)
-            others = {retired[h] for h in moved if h not in points and h in retired} - {seat}
-            if others:
-                # A card another seat's re-handling moved already: one of the two re-handled
-                # cards it did not receive, and without the game's rules the passes cannot
-                # tell which (a re-handling signed for an operation that moved nothing).
-                return public
-            if not all(h in points for h in moved):
-                raise Failed(what, "it names no moved cards of this game", seat)
-            if game_id is not None:
-                try:
-                    check_rehandle(game_id, op, seat, msg, moved, [points[h] for h in moved])
-                except PassError as exc:
-                    raise Failed(what, f"{exc}: not the moved cards re-handled", seat) from None
-            for h in moved:
-                del points[h]
-                retired[h] = seat
-            for point in msg["points"]:
-                points[next_handle] = point
-                next_handle += 1
-            continue
-        deck, keys, locks = list(table), dict[int, bytes](), dict[int, list[bytes]]()
-        # The seats that dropped out before this shuffle take no part in it (deck.md §4.6).
-        seats = shuffling(lobby.players, drops, op)
-        if game_id is not None:  # its shuffle proofs at once first: check_pass finds them checked
-            order = list(takewhile(lambda step: step in messages, pass_order(lobby.players, seats)))
-            check_shuffles_together(game_id, op, [(k, s, messages[(k, s)].body["msg"]) for k, s in order], table)
-        for kind, seat in pass_order(lobby.players, seats):
-            entry = messages.get((kind, seat))
-            if entry is None:
-                return public  # the game stopped here: what came after is judged elsewhere
-            msg = entry.body["msg"]
-            what = f"{kind} pass of seat {seat} for deck operation {op} (log #{entry.seq})"
-            try:
-                if game_id is None:
-                    check_pass_shape(kind, msg, n)
-                else:
-                    check_pass(game_id, op, kind, seat, msg, deck, keys)
-            except PassError as exc:
-                raise Failed(
-                    what, f"{exc}: the pass is not the one before it honestly shuffled or re-locked", seat
-                ) from None
-            if kind == "relock":
-                reused = public_key_reuse(seat, epochs * n, msg["keys"], seen_keys, old_keys)
-                if reused is not None:
-                    raise Failed(what, f"{reused}: a per-card key is never used twice in a game", seat)
-            deck = msg["points"]
-            if kind == "shuffle":
-                keys[seat] = msg["key"]
-            else:
-                locks[seat] = msg["keys"]
-                for j, key in enumerate(msg["keys"]):
-                    first = card_keys.get(key)
-                    if first is not None:
-                        reused = (
-                            "a per-card key of a finished hand"
-                            if first[2] < epochs - 1
-                            else f"the per-card key of seat {first[0]} at handle {first[1]}"
-                        )
-                        raise Failed(what, f"position {j} reuses {reused}", seat)
-                    card_keys[key] = (seat, epochs * n + j, epochs)
-        points.update({epochs * n + j: point for j, point in enumerate(deck)})
-        if epochs:  # the hand before is finished: its keys checked as a finished hand's
-            finished = range((epochs - 1) * n, epochs * n)
-            old_keys.update(key for key, (_, handle) in seen_keys.items() if handle in finished)
-            seen_keys = {key: at for key, at in seen_keys.items() if at[1] not in finished}
-        if game_id is not None:
-            public.shuffled(epochs * n, deck, [locks.get(s) for s in range(lobby.players)], ONE)
-        epochs += 1
-    for seat, (_, message) in drops.items():
-        public.dropped(seat, message)
-    return public
-
-
-def dropped_at(log: Any) -> dict[int, tuple[int, dict[str, Any]]]:
-    """Each seat that sent a ``drop`` deck message (protocol/deck.md §4.6), a seat a table let
-    act on: the operation it dropped out at, and the message (its first)."""
-    drops: dict[int, tuple[int, dict[str, Any]]] = {}
-    for entry in log.closed():
-        if public_message(entry, "drop") and entry.sender not in drops:
-            op = entry.body["msg"].get("op")
-            if type(op) is int and op >= 0:
-                drops[entry.sender] = (op, entry.body["msg"])
-    return drops
-
-
-def shuffling(players: int, drops: Mapping[int, tuple[int, Any]], op: int) -> list[int]:
-    """The seats that take part in the shuffle at deck operation ``op``: every seat but those
-    that dropped out at an earlier operation."""
-    return [s for s in range(players) if not (s in drops and drops[s][0] < op)]
+@contextmanager
+def _after(passes: Pending) -> Iterator[None]:
+    """The block's outcome, unless a pass's check (started before it) failed: then that."""
+    try:
+        yield
+    except Exception:
+        passes.first_failure()
+        raise
+    except BaseException:  # (an interrupt: the checks' verdicts are not wanted)
+        passes.cancel()
+        raise
+    passes.first_failure()
 
 
 def public_moves(
@@ -732,7 +583,12 @@ def public_moves(
     everyone if the replay reached its end (only the audit, which needs the hidden faces, is
     left), else ``None``."""
     n = len(game.deck(lobby.options, lobby.players))
-    cards = public_passes(replay.log, lobby, game)
+    cards, passes = start_passes(replay.log, lobby, game)
+    follow = getattr(replay.watch, "follow_passes", None)  # (a progress bar: check.py)
+    if follow is not None:
+        follow(passes)
+    if getattr(replay.watch, "shows_moves", replay.watch is not None):
+        passes.first_failure()  # (a watch is shown the moves: none past a pass that fails)
     deck = PublicHandles(n, public_game_id(replay.log, lobby, game), replay.log, cards, replay)
     bots = [SignedMoves(game, s, lobby.options, replay) for s in range(lobby.players)]
     moved_at = [-1]  # deck steps before the last move
@@ -754,19 +610,22 @@ def public_moves(
         replay.show(step)
 
     try:
-        deck.setup()
-        play(
-            game,
-            lobby.options,
-            lobby.players,
-            deck,
-            bots,
-            check_own=False,
-            round_order=replay.round_order,
-            replica=replay.replica,
-            on_step=on_step,
-            prove_claims=False,
-        )
+        # The passes' proofs are checked meanwhile, on the other cores: their verdict comes
+        # first, before anything the replay of the moves found.
+        with _after(passes):
+            deck.setup()
+            play(
+                game,
+                lobby.options,
+                lobby.players,
+                deck,
+                bots,
+                check_own=False,
+                round_order=replay.round_order,
+                replica=replay.replica,
+                on_step=on_step,
+                prove_claims=False,
+            )
     except _Unfollowed as exc:
         report.notes.append(
             f"the public replay stops at turn {replay.turn}: {exc} (a deviation only the deck seeds could judge)"

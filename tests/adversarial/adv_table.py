@@ -145,7 +145,9 @@ async def _run_table(
     # property Peer.leaves, a truthy object, and an honest seat was taken for a leaver.)
     leavers = {s for s, f in (others or {}).items() if getattr(f, "leaves", False) is True}
     run.leavers = frozenset(leavers)
-    remaining = [players - 1 - len(leavers - {cheater})]
+    # (``cheater`` may be no seat at all, ``players`` say: a table of honest seats, some of them
+    # with a faulty network in ``others``.)
+    remaining = [players - (cheater in range(players)) - len(leavers - {cheater})]
 
     async def seat(identity: Identity, result: LobbyResult, scope_holder: list) -> None:
         me = result.seat
@@ -189,15 +191,22 @@ async def _run_table(
 
     scopes: list[trio.CancelScope] = []
     stuck: list[str] = []
+    watching = trio.CancelScope()
+
+    async def watchdog() -> None:
+        with watching:
+            await trio.sleep(TABLE_SECONDS * 0.999)
+            try:
+                stuck.append(_stuck(players, outcomes, peers))  # while the tasks still run
+            except Exception as exc:  # (an error in a system task would crash the whole run)
+                stuck.append(f"  (could not describe the seats: {exc!r})")
+
+    # A task of its own, outside the table's nursery: a table that hangs while that nursery is
+    # cancelled (a shielded send that does not end) is described too.
+    trio.lowlevel.spawn_system_task(watchdog)
     try:
         with trio.fail_after(TABLE_SECONDS):
             async with trio.open_nursery() as nursery:
-
-                async def watchdog() -> None:
-                    await trio.sleep(TABLE_SECONDS * 0.999)
-                    stuck.append(_stuck(players, outcomes, peers))  # while the tasks still run
-
-                nursery.start_soon(watchdog)
                 port = await nursery.start(run_host)
                 for index in range(1, players):
                     # One at a time, so joiner ``index`` gets seat ``index``.
@@ -218,6 +227,8 @@ async def _run_table(
         raise AssertionError(
             f"the table ran past {TABLE_SECONDS} virtual seconds:\n{stuck[0] if stuck else ''}"
         ) from None
+    finally:
+        watching.cancel()
     run.cheater_peer = peers.get(cheater)
     run.header = started[0].header if 0 in started else None
     for s in range(players):

@@ -210,3 +210,72 @@ def test_a_stop_when_a_round_is_sealed_names_nobody_innocent(tmp_path, players):
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, 1), f"seat {seat}'s transcript: {problem}\n{info}"
     assert cheated
+
+
+# -- the one-way seat waits on a move that needs its lost entry (issue 29's flake hunt) ------------
+
+
+class OneWayAtReveal(OneWayLink):
+    """:class:`OneWayLink` whose sends are lost from its own opening of a public reveal, turn
+    ``after`` or later, on: it holds the others' openings and goes on to the next move, while
+    they wait on its opening (a deck step) and never see anything of it again."""
+
+    after = 1
+    bye = False
+    #: It waited on a move of the seat whose stop came (that seat waited on our opening).
+    stop_of_mover = False
+
+    async def misbehave(self):
+        await trio.sleep_forever()
+
+    async def deck_output(self, sends):
+        public_open = any(s.to is None and s.message.get("type") == "open" for s in sends)
+        if public_open and not self.cheated and self.turns >= self.after:
+            self.cheated = True
+            self.notes.append(f"sends lost from its public opening at turn {self.turns}")
+        return await super().deck_output(sends)
+
+    async def deliver(self, seat, raw, conn=None):
+        if self.cheated and isinstance(raw, dict) and raw.get("type") == "entry" and raw.get("kind") == "stop":
+            step = self.session.step
+            if isinstance(step, Turn) and step.seat == raw.get("from"):  # (our game may have stopped)
+                self.stop_of_mover = True
+        await super().deliver(seat, raw, conn)
+
+
+def test_a_one_way_seat_waiting_on_a_move_after_its_lost_opening_names_nobody(tmp_path, monkeypatch):
+    """Two seats of hold'em: the one-way seat's opening of the flop is lost. It holds the
+    reveal and waits on the other's move (or moves itself, lost too, then waits); the other
+    waits on its opening, a deck step, and that wait is lengthened while nothing of its own
+    is echoed (Links.unheard), up to a turn's last call. The one-way seat named the other for
+    not moving at its own turn deadline, left, and the other named it as gone: issue 29's
+    flake (Cal's BS, 4 seats, seed 0, once in a full run; the deadlines there fell at one
+    virtual instant). It still stops at its deadline, but its verdict waits for that stop
+    (past the other's last call) and is judged by it: nobody, as verify of its file says (the
+    stop's echo lacks its opening)."""
+    # Its wait lasts past the other's last call (12.5 virtual seconds from the flop with FAST).
+    monkeypatch.setattr(adv_table, "TABLE_SECONDS", 120.0)
+    mover_stopped = 0
+    for seed in range(2):
+        run = run_table(
+            "holdem",
+            2,
+            {},
+            cheater=2,  # no seat: both are honest, seat 1's network fails
+            peer_factory=Cheater,
+            transcript_dir=tmp_path / str(seed),
+            seed=seed,
+            timeouts=FAST,
+            others={1: OneWayAtReveal},
+        )
+        one_way = run.outcomes[1].peer
+        info = run.describe() + f"\n{one_way.notes}"
+        assert one_way.cheated, info
+        mover_stopped += one_way.stop_of_mover
+        for seat, outcome in run.honest.items():
+            assert outcome is not None, info
+            assert _named(outcome) <= {1} - {seat}, f"seat {seat}: {info}"
+            status, report = verify(outcome.transcript)
+            problem = report.get("problem") or {}
+            assert problem.get("seat") in {None} | ({1} - {seat}), f"seat {seat}'s transcript: {problem}\n{info}"
+    assert mover_stopped, "the one-way seat never waited on the move of the seat whose stop came"

@@ -89,7 +89,11 @@ _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-spec-disagreements-"))
 atexit.register(shutil.rmtree, _DIR, ignore_errors=True)  # the tables of one test session
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, id=n.replace(" ", "-")) for n in CASES])
+# The fast tier keeps each cheat at three seats; the four-seat tables run in the whole suite.
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, id=n.replace(" ", "-"), marks=[pytest.mark.slow] if "(4 players)" in n else []) for n in CASES],
+)
 def test_every_honest_seat_and_verify_name_the_cheater(name):
     cheater, (game, players, options), extra = CASES[name]
     for attempt in range(3):

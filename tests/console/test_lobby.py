@@ -16,6 +16,7 @@ from p2pcards.console.lobby import GameChoice, OptionChoice, SeatInfo, TableAd, 
 from p2pcards.console.lobbyview import CreateForm, parse_lobby_command, room_lines, table_rows
 from p2pcards.console.render import ASCII
 from p2pcards.plugins import load_plugins
+from p2pcards.testing.loopback import unused_port
 from p2pcards.wire.identity import Identity
 
 from .support import run_console
@@ -132,20 +133,20 @@ def test_game_choices_come_from_the_plugins(host):
     assert "high-card" in ids
 
 
+def lan_lobby(host, name: str, tmp_path: Path, **kwargs) -> LanLobby:
+    """A LAN lobby of ``name``'s on 127.0.0.1, its bots moving at once, its transcripts in
+    ``tmp_path / name``."""
+    return LanLobby(
+        host, Identity.generate(), name=name, interface=LOOPBACK, transcript_dir=tmp_path / name, bot_delay=0, **kwargs
+    )
+
+
 class HostThread:
     """A table hosted by a bot peer (with a bot peer in another seat) in its own trio run, as
     another computer on the network would be. The game's end is awaited; stop() ends it."""
 
     def __init__(self, host, tmp_path: Path):
-        self.lobby = LanLobby(
-            host,
-            Identity.generate(),
-            name="alice",
-            interface=LOOPBACK,
-            transcript_dir=tmp_path / "alice",
-            bot_delay=0,
-            seat_agent=bots_play(host),
-        )
+        self.lobby = lan_lobby(host, "alice", tmp_path, seat_agent=bots_play(host))
         self.opened = threading.Event()
         self.end = None
         self.error: BaseException | None = None
@@ -192,9 +193,7 @@ def test_lan_lobby_find_join_ready_and_play_through_the_console(tmp_path):
     if "cals-bs" not in host.games:
         pytest.skip("cals-bs is not installed")
     hosted = HostThread(host, tmp_path)
-    me = LanLobby(
-        host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob", bot_delay=0
-    )
+    me = lan_lobby(host, "bob", tmp_path)
     table_id = hosted.room.table.table_id
     seen = {}
 
@@ -271,9 +270,7 @@ def test_the_play_lobby_offers_again_at_once_and_plays_the_rematch(tmp_path):
     host = load_plugins()
     if "cals-bs" not in host.games:
         pytest.skip("cals-bs is not installed")
-    me = LanLobby(
-        host, Identity.generate(), name="bob", interface=LOOPBACK, transcript_dir=tmp_path / "bob", bot_delay=0
-    )
+    me = lan_lobby(host, "bob", tmp_path, port=unused_port())  # (the rematch opens on it again)
     seen = {}
 
     async def script(driver):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from p2pcards.plugins import load_plugins
+from p2pcards.testing.loopback import unused_port
 
 from .test_terminal import P2PCARDS, TMUX, Terminal
 
@@ -66,14 +67,18 @@ def _kill_program(term: Terminal) -> None:
 
 
 def _play_to_the_end(term: Terminal, max_turns: int = 200) -> str:
-    """At each turn check if nothing is owed, else fold (a short match: it ends by its hand
-    limit whatever one seat does). Returns the final screen."""
+    """At each turn check if nothing is owed, else fold, and muck at a showdown (a short match:
+    it ends by its hand limit whatever one seat does). Returns the final screen."""
     for _ in range(max_turns):
         found = term.wait_for(r"YOUR TURN|game over:", timeout=60)
         if found.group(0) == "game over:":
             return term.screen()
         screen = term.screen()
-        term.type_line("check" if re.search(r"you to act: check", screen) else "fold")
+        if re.search(r"you to show or muck", screen):
+            move = "muck"  # (checked down to the showdown: a fold is no move there)
+        else:
+            move = "check" if re.search(r"you to act: check", screen) else "fold"
+        term.type_line(move)
         term.wait_until(lambda s: re.search(r"^> *$", s, re.MULTILINE) is not None, "the move to be taken")
         time.sleep(0.2)  # (the screen's next frame: the turn passes)
     raise AssertionError("the match did not end:\n" + term.screen())
@@ -100,6 +105,7 @@ def test_a_person_killed_mid_match_resumes_it_and_it_is_in_the_history(tmp_path)
     terms = []
     try:
         args = ["join", table, "--name", "erin", "--interface", LOOPBACK, "--transcript-dir", str(transcripts)]
+        args += ["--port", str(unused_port())]  # (it listens there again when it resumes)
         first = Terminal(tmp_path / "first.sock", [str(P2PCARDS), *args], _env(home), size=(80, 24))
         terms.append(first)
         first.wait_for(r"YOUR TURN", timeout=60)

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from p2pcards.plugins import load_plugins
+from p2pcards.testing.loopback import unused_port
 
 from .test_terminal import P2PCARDS, TMUX, Terminal, terminal  # noqa: F401  (fixture)
 
@@ -77,6 +78,8 @@ def test_again_plays_a_rematch_with_a_running_score(terminal, tmp_path):
         "carol",
         "--interface",
         "127.0.0.1",
+        "--port",  # the rematch's room opens on it again (testing.loopback.unused_port)
+        str(unused_port()),
         "--bot-delay",
         "0",
         "--transcript-dir",
@@ -137,6 +140,8 @@ def test_again_at_game_over_is_taken_at_once_at_80x24(terminal, tmp_path):
         "carol",
         "--interface",
         "127.0.0.1",
+        "--port",  # the rematch's room opens on it again (testing.loopback.unused_port)
+        str(unused_port()),
         "--bot-delay",
         "0",
         "--transcript-dir",
@@ -186,6 +191,8 @@ def test_a_host_back_from_resume_offers_again_too(terminal, tmp_path):
         name,
         "--interface",
         "127.0.0.1",
+        "--port",  # the rematch's room opens on it again (testing.loopback.unused_port)
+        str(unused_port()),
         "--bot-delay",
         "0",
         "--transcript-dir",
@@ -243,6 +250,8 @@ def test_a_joiner_who_quits_at_the_end_screen_leaves_the_rematch_to_the_others(t
         "carol",
         "--interface",
         "127.0.0.1",
+        "--port",  # the rematch's room opens on it again (testing.loopback.unused_port)
+        str(unused_port()),
         "--bot-delay",
         "0",
         "--transcript-dir",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from p2pcards.plugins import load_plugins
+from p2pcards.testing.loopback import unused_port
 
 from .test_terminal import P2PCARDS, TMUX, Terminal, play_by_keystrokes
 
@@ -69,6 +70,8 @@ def test_a_person_killed_mid_game_resumes_in_the_console(tmp_path):
             "erin",
             "--interface",
             "127.0.0.1",
+            "--port",  # erin's program listens there again when it resumes
+            str(unused_port()),
             "--transcript-dir",
             str(transcripts),
         )

@@ -188,18 +188,32 @@ def test_the_in_process_setup_bench_counts_every_sequential_hop():
     assert delayed["hop"] == hop and delayed["messages"] == instant["messages"]
 
 
+def _seat_2_after_a_deal():
+    """Seat 2's party after three seats shuffled, dealt a card each and ran the end-of-game
+    step (in-process: no box reported to it yet), and the boxes it counts as due."""
+    deck = make_deck(3)
+    handles = deck.shuffle()
+    deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
+    deck.run_op(AuditOp())
+    me = deck.parties[2]
+    return me, dict(me._boxes_due)
+
+
+def _deliver_boxes(me, due, *, senders):
+    """Report to ``me`` every box ``senders`` owed (``PrivateBoxes``, as the table layer does)."""
+    for (sender, receiver), count in due.items():
+        if sender in senders:
+            for _ in range(count):
+                me.receive(sender, judge.PrivateBoxes((receiver,)))
+
+
 def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sent():
     """Party.boxes_missing: after the end-of-game step, the private boxes another seat owed a
     third seat (by the operations begun) that the driver never reported (``PrivateBoxes``, as
     the table layer hands every private entry on at every seat), counted only for a seat whose
     chain has ended (its signed ``result``: ``ChainEnded``, handed on in its chain's order, after
     every box of it); never our own. The in-process network reports none: here by hand."""
-    deck = make_deck(3)
-    handles = deck.shuffle()
-    deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
-    deck.run_op(AuditOp())
-    me = deck.parties[2]
-    due = dict(me._boxes_due)
+    me, due = _seat_2_after_a_deal()
     assert due and all(sender != 2 or receiver != 2 for sender, receiver in due)
     # No result of theirs yet: their boxes may still be on the way (no seed marks a chain's
     # end any more), so a box that comes late names nobody and stops nothing.
@@ -207,15 +221,57 @@ def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sen
     for seat in (0, 1):
         me.receive(seat, judge.ChainEnded())
     assert me.boxes_missing() == sorted(k for k in due if k[0] != 2)  # their results, no box
-    for (sender, receiver), count in due.items():
-        if sender != 2:
-            for _ in range(count):
-                me.receive(sender, judge.PrivateBoxes((receiver,)))
+    _deliver_boxes(me, due, senders={0, 1})
     assert me.boxes_missing() == []
     (sender, receiver) = next(k for k in sorted(due) if k[0] != 2)
     me._boxes[(sender, receiver)] -= 1  # one box of that seat's never came
     assert me.boxes_missing() == [(sender, receiver)]
     assert me.blame is None  # (counting is not blaming: the table stops, verify judges)
+
+
+def test_boxes_missing_when_leaving_counts_a_seat_whose_chain_never_ended():
+    """``leaving``: the driver's last count, once it stopped waiting for the others' results
+    (net/table.py): nothing more of any chain reaches us, so a seat whose result and stop never
+    came is counted too (issue 29: a seat whose link broke at turn 4 owed the receiver of a
+    picked-up pile its cards' keys; a seat the transfer did not wait on finished naming nobody
+    while verify of its own file named the gone seat). Before, it is not: its boxes may still
+    be on the way."""
+    me, due = _seat_2_after_a_deal()
+    _deliver_boxes(me, due, senders={0})  # seat 0 sent all it owed; seat 1, nothing (nor its result)
+    owed_by_1 = sorted(k for k in due if k[0] == 1)
+    assert owed_by_1
+    assert me.boxes_missing() == []
+    assert me.boxes_missing(leaving=True) == owed_by_1
+    _deliver_boxes(me, due, senders={1})
+    assert me.boxes_missing(leaving=True) == [] and me.blame is None
+
+
+def test_boxes_missing_counts_a_stopped_seats_box_of_an_operation_begun_after_its_stop():
+    """A seat's chain also ends with its signed ``stop`` (``ChainEnded``, handed on by the table
+    layer in the chain's order): it signs no deck step after it, so a box it owes in an
+    operation begun after its stop (a deal, a transfer to a third seat) is never coming. Only
+    that operation's receiver waits for it; every other seat counts it after its own result, as
+    ``p2pcards verify`` of its file stops there (issue 28: seat 1 stopped, was passed for as an
+    absent follower, and owed the receiver of a picked-up pile the keys of its cards; a seat
+    the transfer did not wait on finished while verify of its own file did not)."""
+    deck = make_deck(3)
+    handles = deck.shuffle()
+    me = deck.parties[2]
+    me.receive(1, judge.ChainEnded())  # seat 1's stop, before the deal
+    assert me.boxes_missing() == []  # nothing is owed yet
+    deck.deal({handles[0]: 0, handles[1]: 1, handles[2]: 2})
+    deck.run_op(AuditOp())
+    due = dict(me._boxes_due)
+    assert due[(1, 0)] == 1
+    for (sender, receiver), count in due.items():
+        if sender == 0 or receiver == 2:  # (our deal's box from seat 1 came in-process)
+            for _ in range(count):
+                me.receive(sender, judge.PrivateBoxes((receiver,)))
+    # Seat 0's chain has not ended (its result may follow); seat 1 signed nothing after its
+    # stop: its box to seat 0 is missing.
+    assert me.boxes_missing() == [(1, 0)]
+    me.receive(1, judge.PrivateBoxes((0,)))  # (a box that came before its stop: counted)
+    assert me.boxes_missing() == [] and me.blame is None
 
 
 def test_a_box_delayed_past_its_senders_result_is_counted_only_once_the_result_came():

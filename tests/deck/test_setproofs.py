@@ -41,12 +41,15 @@ def quads(rank: int, suits=(2, 0, 3, 1), seed: int = 0):
     return [p for p, _ in cards], [(s, x) for s, (_, x) in zip(suits, cards)]
 
 
-def test_true_quads_verify_for_every_rank():
-    for rank in range(13):
-        points, openings = quads(rank, seed=rank * 10)
-        proof = fp.prove_in_one_set(CONTEXT, points, SETS, rank, openings, NONCE_KEY)
-        fp.verify_in_one_set(CONTEXT, points, SETS, proof)
-        assert proof == fp.prove_in_one_set(CONTEXT, points, SETS, rank, openings, NONCE_KEY)  # deterministic
+# The first, a middle and the last rank in the fast tier (0.13 s each); every rank in the whole suite.
+@pytest.mark.parametrize(
+    "rank", [pytest.param(r, marks=() if r in (0, 6, 12) else pytest.mark.slow) for r in range(13)]
+)
+def test_true_quads_verify_for_every_rank(rank):
+    points, openings = quads(rank, seed=rank * 10)
+    proof = fp.prove_in_one_set(CONTEXT, points, SETS, rank, openings, NONCE_KEY)
+    fp.verify_in_one_set(CONTEXT, points, SETS, proof)
+    assert proof == fp.prove_in_one_set(CONTEXT, points, SETS, rank, openings, NONCE_KEY)  # deterministic
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -109,6 +109,7 @@ def assert_nothing_signed_is_lost(outcomes, seat: int, journal: Path) -> None:
         assert theirs.entries(entry.sender)[entry.seq].signed_bytes == entry.signed_bytes
 
 
+@pytest.mark.slow  # a real-time game, 6 s; the torn-journal test and test_transcript.py's ENOSPC stay fast
 def test_a_seat_whose_journal_fills_the_disk_mid_game_leaves_with_a_bye_naming_why(tmp_path):
     outcomes = trio.run(play, tmp_path, fill_disk_after(1, 4, room=300))
     full = outcomes[1]
@@ -126,6 +127,7 @@ def test_a_seat_whose_journal_fills_the_disk_mid_game_leaves_with_a_bye_naming_w
     assert journal is None  # the transcript was saved: the journal went with the game
 
 
+@pytest.mark.slow  # a real-time game, 6 s; the torn-journal test and test_transcript.py's ENOSPC stay fast
 def test_a_full_data_folder_keeps_the_journal_whole_and_resume_says_what_it_can(tmp_path):
     """The data folder (journal) full, the transcript folder not: the seat leaves, its journal
     is whole up to what it could keep, and it matches what the others hold."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from p2pcards.testing.loopback import unused_port
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 
 pytestmark = [pytest.mark.system, pytest.mark.slow]  # seat processes, killed and resumed
@@ -81,11 +82,12 @@ def test_the_seat_that_drops_out_killed_at_its_drop_resumes_and_the_game_ends_al
     try:
         host = ["host", "--game", "crazy-eights", "--seats", "3", "--name", name]
         host += ["--grace", "60", "--deck-timeout", "60", "--turn-timeout", "60", *bot, *where]
+        host += ["--port", str(unused_port())]  # (each seat's port: it listens there again on resume)
         procs.append(_start(host, homes[0], logs[0]))
         _wait_for(lambda: "is open at" in logs[0].read_text(), 60, "the table to open")
         port = logs[0].read_text().split(f"{LOOPBACK}:")[1].split(";")[0]
         for index in (1, 2):
-            join = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot, *where]
+            join = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot, *where, "--port", str(unused_port())]
             procs.append(_start(join, homes[index], logs[index], phase if index == 1 else "never", drop=index == 1))
         victim = procs[1]
         victim.wait(GAME_SECONDS)

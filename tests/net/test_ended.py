@@ -222,6 +222,45 @@ def test_a_seat_whose_game_may_go_on_stays_saved(tmp_path, monkeypatch):
     assert game_over_in(folder) is None
 
 
+@pytest.mark.slow  # a game in real time
+def test_resume_whose_port_another_program_took_says_so_and_keeps_the_seat(tmp_path, monkeypatch):
+    """The others dial a seat at the address the table's header gives it, so a resumed seat
+    listens there again. If another program took that port meanwhile, resume says which address
+    and what to do, in one line (not "Address already in use" alone), and the seat stays saved
+    for the next try."""
+    import socket
+
+    from p2pcards.net.lobby import LobbyError
+    from p2pcards.net.store import load_seat_state
+    from p2pcards.table.header import TableHeader
+
+    monkeypatch.setattr(Peer, "say_goodbye", _killed_say_goodbye)
+    dave_leaves(tmp_path, grace=60, host_waits=False)
+    (folder,) = dave_folders(tmp_path)
+    state = load_seat_state(folder)
+    me = TableHeader.from_wire(state.header).seats[state.seat]
+    before = (folder / "journal.p2pt").read_bytes()
+    host = load_plugins()
+
+    async def resume():
+        return await resume_seat(folder, host, lambda *a: None, transcript_dir=tmp_path / "transcripts")
+
+    with socket.socket() as other_program:
+        # As a listening program does (dave's links may have left connections in TIME_WAIT).
+        other_program.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            other_program.bind((me.host, me.port))
+            other_program.listen()
+        except OSError:
+            pass  # another program did take it meanwhile (a fresh-clone run beside another)
+        with pytest.raises(LobbyError) as refused:
+            trio.run(resume)
+    message = str(refused.value)
+    assert f"{me.host}:{me.port}" in message and "resume again" in message and "stays saved" in message
+    assert dave_folders(tmp_path) == [folder]
+    assert (folder / "journal.p2pt").read_bytes() == before
+
+
 def test_resume_seat_of_an_ended_game_raises_game_ended(tmp_path, monkeypatch):
     monkeypatch.setattr(table_module, "_finish_after_leaving", lambda *args: None)
     dave_leaves(tmp_path, grace=60)

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import pytest
 
+from p2pcards.testing.loopback import unused_port
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 from p2pcards.wire.transcript import Transcript, read_transcript
 
@@ -170,11 +171,14 @@ def play_killing(
         # commitments, the passes of a shuffle): a deck step waits its own timeout, not the
         # grace, for a seat that is away (issue 23, liveness), so give it room for them all.
         host += ["--grace", "60", "--deck-timeout", "120", "--turn-timeout", "60", *bot, *where]
+        # Each seat listens again at its port when it resumes: one no kernel hands out by
+        # itself meanwhile (testing.loopback.unused_port).
+        host += ["--port", str(unused_port())]
         procs.append(start(host, homes[0], logs[0], **armed(0)))
         wait_for(lambda: "is open at" in logs[0].read_text(), 30, "the table to open")
         port = logs[0].read_text().split(f"{LOOPBACK}:")[1].split(";")[0]
         for index in (1, 2):
-            join = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot, *where]
+            join = ["join", f"{LOOPBACK}:{port}", "--name", f"p{index}", *bot, *where, "--port", str(unused_port())]
             procs.append(start(join, homes[index], logs[index], **armed(index)))
         playing = procs[victim]
         while True:  # kill, resume, until the victim's game ends

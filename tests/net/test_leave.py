@@ -22,6 +22,7 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
     outcomes = []
     grace = 60.0  # far longer than the test may take: the game must not wait for it
     moves = trio.Event()
+    left, host_done = [], []
 
     def watch(peer):
         def seen(event):
@@ -31,7 +32,7 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
 
         peer.session.subscribe(seen)
 
-    with trio.fail_after(30):
+    with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             port = trio.Event()
             ports = []
@@ -53,8 +54,10 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
                         timeouts=Timeouts(deck=20, turn=20, grace=grace),
                         on_port=lambda p: (ports.append(p), port.set()),
                         on_peer=watch,
+                        linger=30.0,  # (a wind-down that waited it out would show plainly)
                     )
                 )
+                host_done.append(trio.current_time())
 
             async def run_joiner():
                 await port.wait()
@@ -72,6 +75,7 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
 
             async def quit_after_some_moves(scope):
                 await moves.wait()
+                left.append(trio.current_time())
                 scope.cancel()
 
             nursery.start_soon(run_host)
@@ -89,6 +93,9 @@ async def test_a_seat_that_leaves_mid_game_ends_it_at_once_for_the_others():
         assert all(p in (("gone", None), ("online", None)) for s, p in enumerate(shown) if s != me), shown
         assert shown[outcome.aborted.seat] == ("gone", None)
     assert ("connection", "dave left the table (it said: quit before the game ended)") in events
+    # The two seats left stop and sign it, and each ends its wind-down once it has the other's
+    # stop: not after the whole linger (30 s here), waiting for stops it already held.
+    assert host_done[0] - left[0] < 15, host_done[0] - left[0]
 
 
 def find_a_fault_in_seat(seat: int, moves: int, reason: str):

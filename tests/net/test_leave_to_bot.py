@@ -15,6 +15,7 @@ from p2pcards.plugins import load_plugins
 from p2pcards.session import BotSeat, HumanSeat
 from p2pcards.table.protocol import LEFT_TO_BOT
 from p2pcards.table.timeouts import Timeouts
+from p2pcards.testing.loopback import unused_port
 from p2pcards.verify import EXIT_VERIFIED, verify_file
 from p2pcards.wire.identity import Identity
 
@@ -54,6 +55,7 @@ async def test_a_player_who_leaves_to_a_bot_does_not_end_the_game(tmp_path, virt
                         agent=bot_agent(host, game, "random", random.Random(1)),
                         name="leave",
                         interface=LOOPBACK,
+                        port=unused_port(),  # the rematch opens on it again
                         announce=False,
                         bots=1,
                         bot_name="random",

@@ -4,13 +4,12 @@ sections 2 and 3)."""
 
 from __future__ import annotations
 
-import random
-
 import trio
 
 from p2pcards.net.lobby import HostedLobby, host_lobby, join_lobby
 from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
+from p2pcards.testing.loopback import unused_port
 from p2pcards.wire.identity import Identity
 
 LOOPBACK = "127.0.0.1"
@@ -373,30 +372,15 @@ async def test_seats_that_advertise_a_relay_are_reached_through_it():
     """A seat may tell the others to dial another address than the one it listens on (a port
     forward; the races benchmark's delaying relay): the header carries the advertised address,
     and every link of the mesh is made through the relays."""
-    import socket
-
     from p2pcards.net.relay import serve_relays
-
-    def free_port() -> int:
-        # Below the kernel's ephemeral range (32768 and up on Linux): a port the kernel hands out
-        # for bind(0) is also what other tests' outgoing connections take, and one did take it
-        # between this probe and the lobby's bind (a fresh-clone run: "Address already in use").
-        for _ in range(200):
-            port = random.randrange(20_000, 32_000)
-            with socket.socket() as probe:
-                try:
-                    probe.bind((LOOPBACK, port))
-                except OSError:
-                    continue
-                return port
-        raise AssertionError("no free port below the ephemeral range")
 
     host = load_plugins()
     game = host.game("cals-bs")
     games = host.rules_versions()
     players = 3
     ids = [Identity.generate() for _ in range(players)]
-    listen = [free_port() for _ in range(players)]
+    # Below the ephemeral range: the relays and the lobby bind ports chosen here.
+    listen = [unused_port() for _ in range(players)]
     results = {}
     with trio.fail_after(20):
         async with trio.open_nursery() as nursery:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from p2pcards.testing.loopback import unused_port
 from p2pcards.verify import verify_file
 from p2pcards.wire.transcript import TranscriptWriter, read_transcript
 
@@ -86,6 +87,8 @@ def table(tmp_path):
                 name,
                 "--interface",
                 LOOPBACK,
+                "--port",  # it listens there again when it resumes (testing.loopback.unused_port)
+                str(unused_port()),
                 "--transcript-dir",
                 str(transcripts),
                 "--grace",
@@ -108,6 +111,8 @@ def table(tmp_path):
                 "0.03",
                 "--interface",
                 LOOPBACK,
+                "--port",  # it listens there again when it resumes (testing.loopback.unused_port)
+                str(unused_port()),
                 "--transcript-dir",
                 str(transcripts),
             ],
@@ -192,6 +197,8 @@ def test_a_killed_host_restarts_and_the_game_completes(tmp_path):
                 name,
                 "--interface",
                 LOOPBACK,
+                "--port",  # it listens there again when it resumes (testing.loopback.unused_port)
+                str(unused_port()),
                 "--transcript-dir",
                 str(transcripts),
                 "--grace",
@@ -222,6 +229,8 @@ def test_a_killed_host_restarts_and_the_game_completes(tmp_path):
                             "0.03",
                             "--interface",
                             LOOPBACK,
+                            "--port",
+                            str(unused_port()),
                             "--transcript-dir",
                             str(transcripts),
                         ],

@@ -20,7 +20,7 @@ from p2pcards.net.runner import bot_agent, host_table, join_table, table_problem
 from p2pcards.net.table import SeatOutcome
 from p2pcards.plugins import load_plugins
 from p2pcards.session import BotSeat, HumanSeat, SeatAgent, TableSession
-from p2pcards.testing.loopback import LOOPBACK
+from p2pcards.testing.loopback import LOOPBACK, unused_port
 from p2pcards.wire.identity import Identity
 
 pytestmark = pytest.mark.skipif("crazy-eights" not in load_plugins().games, reason="crazy-eights is not installed")
@@ -87,6 +87,7 @@ async def test_three_peers_agree_play_a_rematch_and_keep_the_score(tmp_path, vir
                         agent=person.agent,
                         name="alice",
                         interface=LOOPBACK,
+                        port=unused_port(),  # the rematch opens on it again
                         bots=1,
                         bot_name="random",
                         announce=False,
@@ -222,6 +223,7 @@ async def first_game(
                     agent=bot_agent(plugins, game, "random", rng),
                     name=names[0],
                     interface=LOOPBACK,
+                    port=unused_port(),  # the rematch opens on it again
                     announce=False,
                     on_port=on_port,
                 )
@@ -525,6 +527,7 @@ async def test_the_host_quitting_declines_for_the_joiners(tmp_path, virtual_cloc
                     agent=bot_agent(plugins, game, "random", rng),
                     name="alice",
                     interface=LOOPBACK,
+                    port=unused_port(),  # the rematch opens on it again
                     announce=False,
                     on_port=on_port,
                 )

@@ -224,6 +224,16 @@ def _finished_without_the_cut_seat(table: Table, outputs: list[str]) -> None:
     assert report.checked["results"] == 2, report.to_text()
 
 
+def _ended_short_of_the_cut_seats_keys(table: Table, outputs: list[str], name: str) -> None:
+    for seat, path in zip((0, 1), table.transcripts()[:2]):
+        stopped = next((line for line in outputs[seat].splitlines() if "the game stopped:" in line), "")
+        assert name in stopped, outputs[seat]
+        report = verify_file(path)
+        assert report.status == EXIT_FAILED and report.problem is not None, report.to_text()
+        assert report.problem.seat == CUT, report.problem_line()
+    assert f"the game stopped: {CUT_OFF}" in outputs[CUT], outputs[CUT]
+
+
 def test_a_cut_shorter_than_the_silence_limit_changes_nothing(table: Table):
     table.start()
     _cut_when(table, "play")
@@ -262,6 +272,13 @@ def test_a_cut_past_the_grace_names_only_the_cut_seat_as_absent(table: Table, ph
         # the reachable seats finish (their transcripts alike, verified, the cut seat's result
         # missing); the cut seat, alone, names nobody.
         _finished_without_the_cut_seat(table, outputs)
+        return
+    if phase == "play" and any("(from our transcript" in outputs[seat] for seat in (0, 1)):
+        # The game reached its end at one reachable seat while the other waited on the cut
+        # seat's keys of a pile it had picked up: that one named the cut seat; the one that
+        # finished, short of those keys at its last count, took verify's verdict on its own
+        # file, which names the cut seat too (a fresh-clone run).
+        _ended_short_of_the_cut_seats_keys(table, outputs, name)
         return
     for seat in range(SEATS):
         assert table.procs[seat].returncode != 0, outputs[seat]

@@ -17,7 +17,7 @@ from p2pcards.net.lobby import LobbyError
 from p2pcards.net.rematch import host_rematch, join_rematch
 from p2pcards.net.runner import bot_agent, host_table, join_table
 from p2pcards.plugins import load_plugins
-from p2pcards.testing.loopback import LOOPBACK
+from p2pcards.testing.loopback import LOOPBACK, unused_port
 from p2pcards.wire.identity import Identity
 
 GAME = "crazy-eights"
@@ -71,6 +71,7 @@ async def test_a_spectator_follows_the_table_into_its_rematch(tmp_path: Path, vi
                         agent=bots(),
                         name="alice",
                         interface=LOOPBACK,
+                        port=unused_port(),  # the rematch opens on it again
                         announce=False,
                         on_port=lambda p: (ports.append(p), port.set()),
                         on_peer=lambda peer: nursery.start_soon(spectate, peer),
@@ -169,6 +170,7 @@ async def test_a_spectator_hears_at_once_that_a_declined_rematch_closed(tmp_path
                         agent=bot_agent(plugins, game, "random", rng, delay=1.0),
                         name="alice",
                         interface=LOOPBACK,
+                        port=unused_port(),  # the rematch opens on it again
                         announce=False,
                         on_port=lambda p: (ports.append(p), port.set()),
                         on_peer=lambda peer: nursery.start_soon(spectate, peer),

@@ -19,7 +19,7 @@ from p2pcards.plugins import load_plugins
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.testing import play_loopback
 from p2pcards.verify import verify_file
-from p2pcards.verify.seedless import public_passes
+from p2pcards.verify.passes import public_passes
 from p2pcards.wire.framing import encode
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import sign_entry

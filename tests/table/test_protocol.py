@@ -495,7 +495,8 @@ def test_a_seat_that_stops_its_game_stops_a_step_that_waits_on_it_naming_nobody(
     t = Table()
     entry = t.sign(3, "stop", {"reason": "p1 left and did not come back in time", "seat": 1})
     t.receive(3, entry)
-    assert t.me.meaning(*t.ready()) == [Halted(3, "p1 left and did not come back in time")]
+    halted = Halted(3, "p1 left and did not come back in time")
+    assert t.me.meaning(*t.ready()) == [DeckIn(3, judge.ChainEnded()), halted]  # (its chain ended)
     assert t.me.halted_among({1, 2}) is None  # a step waiting on others goes on
     stopped_by = t.me.halted_among({1, 3})
     assert stopped_by is not None and stopped_by.seat is None and "p3's program stopped the game" in stopped_by.reason
@@ -567,3 +568,25 @@ def test_a_result_reaches_the_deck_after_every_box_of_its_chain_even_when_it_arr
     t.receive(1, box)
     effects = [effect for entry in t.ready() for effect in t.me.meaning(entry)]
     assert effects == [DeckIn(1, judge.PrivateBoxes((2,))), DeckIn(1, judge.ChainEnded())]
+
+
+@pytest.mark.parametrize("over", [False, True])
+def test_a_stop_ends_its_authors_chain_for_the_decks_box_count_as_a_result_does(over):
+    """A signed ``stop`` ends its author's chain (it signs no deck step after it), so it reaches
+    the deck as ``ChainEnded`` in the chain's order, after every box of it, whether or not our
+    own game is still on (the boxes are counted after our result: Party.boxes_missing). Issue
+    28: a seat that stopped, passed for since as an absent follower, owed the receiver of a
+    picked-up pile the keys of its cards; a seat the transfer did not wait on finished the game
+    while verify of its own file stopped at the transfer, the game having waited on the
+    stopper."""
+    t = Table()
+    t.me.over = over
+    box = _private_to(t, 1, 2, {"type": "open", "op": 1})
+    stop = t.sign(1, "stop", {"reason": "p2 did not move in time", "seat": 2})
+    t.receive(1, stop)  # the stop first: held until the entry before it comes
+    assert t.ready() == []
+    t.receive(1, box)
+    effects = [effect for entry in t.ready() for effect in t.me.meaning(entry)]
+    ended = [DeckIn(1, judge.PrivateBoxes((2,))), DeckIn(1, judge.ChainEnded())]
+    assert effects == ended + ([] if over else [Halted(1, "p2 did not move in time")])
+    assert t.me.stopped == {1}

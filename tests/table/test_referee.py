@@ -22,6 +22,7 @@ from p2pcards.table.referee import (
     Wait,
     WaitingOn,
     report_due,
+    stop_awaited,
 )
 from p2pcards.table.timeouts import Timeouts
 
@@ -243,7 +244,9 @@ def test_wait_rules(row: Row) -> None:
         assert words in end[0].aborted.reason, end[0].aborted.reason
         # A stall (a seat named for what it did not sign in time) is marked so: the seat that
         # named it judges it again by the named seat's stop, once its transcript is written.
-        stalled = any(w in end[0].aborted.reason for w in ("did not move in time", "deck message in time"))
+        stalled = any(
+            w in end[0].aborted.reason for w in ("did not move in time", "deck message in time", "withheld its opening")
+        )
         assert end[0].aborted.stall == stalled, end[0].aborted.reason
     if row.deadline is not None:
         assert wait.deadline == pytest.approx(row.deadline)
@@ -739,3 +742,76 @@ def test_when_a_seat_sends_its_links_notice() -> None:
     assert report_due(links(10, reports={1: reach(9.5, {0})}), T, waiting=False)
     assert not report_due(links(10, reports={1: reach(9.5, {0, 2})}), T, waiting=False)
     assert not report_due(links(10, reports={1: reach(4.0, {0})}), T, waiting=False)  # stale
+
+
+# -- a stall verdict that waits for the named seat's stop (issue 29) -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("phase", "owed", "unheard"),
+    [("turn", "action", "move"), ("turn", "action", "deck"), ("open", "open", "move")],
+)
+def test_a_stall_named_after_our_unheard_entry_awaits_its_stop(phase: str, owed: str, unheard: str) -> None:
+    """Nobody echoed our last move (or deck entry), and the seat we name waits on something
+    after it (the seat to move on our move, or on our opening of the reveal before its move; a
+    follower on our commitment). Its wait on us began no later than ours; our game stops at our
+    deadline as before, but the verdict awaits its stop up to the later of a turn's and a deck
+    step's last call, and a moment for the stop to reach us (net/table._linger): issue 29, a
+    seat whose sends were lost named the seat that waited on its opening."""
+    start = 5.0
+    wait = Wait(T, NAMES, phase, start)
+    deadline = start + (TURN if phase == "turn" else DECK)
+    end = ends(wait.look(links(deadline, unheard=unheard), [(1, owed)]))
+    assert len(end) == 1 and end[0].aborted.seat == 1 and end[0].aborted.stall
+    due = start + LAST["turn"] + T.quiet
+    assert end[0].aborted.awaits_stop == pytest.approx(due - deadline)
+
+
+def test_nobody_named_on_a_seats_word_alone_is_marked_with_that_seat_and_whom_it_named() -> None:
+    """At the last call the seat we would charge says it waits on a seat away from it: nobody
+    is named (stall.py rule 6), on its word alone, and the verdict says whose word and about
+    whom (``excused_by``): once that seat's stop comes, verify of our file may bear it out and
+    name the seat it waited on (net/table._judge_the_stopper). A verdict that names a seat, or
+    that its word did not decide, is not marked."""
+    notice = {"reports": {1: reach(LAST["turn"], {0}, ((2, "away"),))}}
+    (end,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(LAST["turn"], **notice), [(1, "action")]))
+    assert end.aborted.seat is None and end.aborted.excused_by == (1, frozenset({2}))
+    (charged,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(LAST["turn"]), [(1, "action")]))
+    assert charged.aborted.seat == 1 and charged.aborted.excused_by is None
+
+
+def test_the_wind_down_awaits_the_named_seats_stop_only_while_it_may_still_show_something() -> None:
+    """stop_awaited (net/table._linger asks it every few milliseconds): the verdict of a stall
+    named after our unheard entry waits for the named seat's stop up to its due time, while that
+    seat is connected, has not stopped and our entry is still unheard. Once another seat's
+    entry echoes ours the charge stands at once (at three seats, the seat whose move came last
+    does not wait out the due time for a real staller that stays connected); a stop that came,
+    a seat gone, or the due time ends the wait too; a verdict that awaits nothing never waits."""
+    wait = Wait(T, NAMES, "turn", 0.0)
+    (end,) = ends(wait.look(links(TURN, unheard="move"), [(1, "action")]))
+    ended = end.aborted
+    due = TURN + ended.awaits_stop
+    assert ended.seat == 1 and ended.awaits_stop > 0
+    assert stop_awaited(ended, due, TURN, links(TURN, unheard="move"), frozenset())
+    assert stop_awaited(ended, due, due - 0.01, links(due - 0.01, unheard="move"), frozenset())
+    # Heard: another seat's entry echoes ours now.
+    assert not stop_awaited(ended, due, TURN + 1, links(TURN + 1, unheard=None), frozenset())
+    # Its stop came (judged by it), it went away, or the due time passed.
+    assert not stop_awaited(ended, due, TURN + 1, links(TURN + 1, unheard="move"), frozenset({1}))
+    assert not stop_awaited(ended, due, TURN + 1, links(TURN + 1, unheard="move", connected={2}), frozenset())
+    assert not stop_awaited(ended, due, due, links(due, unheard="move"), frozenset())
+    # A verdict that awaits no stop: no game stopped, nobody named, or not a stall.
+    (echoed,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(TURN), [(1, "action")]))
+    assert echoed.aborted.awaits_stop == 0.0
+    assert not stop_awaited(echoed.aborted, due, TURN, links(TURN, unheard="move"), frozenset())
+    assert not stop_awaited(None, due, TURN, links(TURN, unheard="move"), frozenset())
+
+
+@pytest.mark.parametrize("phase", ["turn", "deck"])
+def test_a_stall_with_our_entries_echoed_awaits_nothing(phase: str) -> None:
+    """Every entry of ours echoed (or a deck step, which waits for the stop before it charges):
+    the verdict is final at once."""
+    wait = Wait(T, NAMES, phase, 0.0)
+    at = TURN if phase == "turn" else LAST["turn"]
+    end = ends(wait.look(links(at, unheard="move" if phase == "deck" else None), [(1, "x")]))
+    assert len(end) == 1 and end[0].aborted.awaits_stop == 0.0

@@ -14,8 +14,8 @@ from p2pcards.deck.party import FIRST_REHANDLED
 from p2pcards.deck.passes import make_rehandle
 from p2pcards.verify import EXIT_FAILED, verify_file
 from p2pcards.verify.check import load_game, read_log, table_header
+from p2pcards.verify.passes import public_game_id, public_passes
 from p2pcards.verify.replay import public_message
-from p2pcards.verify.seedless import public_game_id, public_passes
 from p2pcards.wire.messages import sign_entry
 from p2pcards.wire.transcript import TranscriptEnd
 

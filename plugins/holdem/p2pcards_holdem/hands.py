@@ -11,8 +11,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pokerkit import StandardHighHand
-
 from p2pcards.cards import Card, Rank
 
 __all__ = ["best_hand", "describe", "kicker", "kit_text"]
@@ -34,6 +32,10 @@ def kit_text(card: Card) -> str:
 
 def best_hand(hole: Sequence[Card], board: Sequence[Card]) -> Any:
     """pokerkit's best five-card high hand of ``hole`` and ``board`` (comparable: greater wins)."""
+    # Imported when a hand is first ranked: its lookup tables take 8 MB, and every installed
+    # game's plugin is loaded whatever the game (a long Cal's BS match's verify paid for it).
+    from pokerkit import StandardHighHand
+
     return StandardHighHand.from_game("".join(map(kit_text, hole)), "".join(map(kit_text, board)))
 
 

@@ -40,7 +40,10 @@ def draws(record):
 
 
 @pytest.mark.parametrize("draw_until_playable", [True, False])
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
+# The fewest and the most players in the fast tier (10 games each); three and four in the whole suite.
+@pytest.mark.parametrize(
+    "players", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow), 5]
+)
 def test_whole_games_local_dealer(players, draw_until_playable):
     for seed in range(10):
         record = run(players, {"draw_until_playable": draw_until_playable}, seed=seed)

@@ -37,7 +37,8 @@ def test_whole_matches_pass_every_check():
     assert all(c.record.result.winners for c in checks)
 
 
-@pytest.mark.parametrize("players", [2, 3, 6, 9])
+# Six seats is the slowest (2 s of CPU: the longest matches); the fast tier keeps 2, 3 and 9.
+@pytest.mark.parametrize("players", [2, 3, pytest.param(6, marks=pytest.mark.slow), 9])
 def test_whole_matches_with_the_games_bots(players):
     bots = (["strategic", "calling", "random"] * 3)[:players]
     for check in check_game("holdem", players=players, bots=bots, variants=["fifty-hands"], games=1):
