@@ -837,9 +837,12 @@ class Peer(PeerHooks):
 
     async def state_absent(self, turn: int, seat: int) -> None:
         """Sign, once, that we hold no move of ``seat`` for ``turn`` (its client is gone, or
-        our echo shows the move we hold). Not after our game's end or stop, nor while our
-        journal is replayed (its own statements come back from it)."""
-        if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.over or self.protocol.replay_own:
+        our echo shows the move we hold). Not after our game's stop, nor while our journal is
+        replayed (its own statements come back from it). After our game's end, yes: only an
+        answer comes then (we wait on no move), and the seat that stated may have been cut
+        off until our result; without our answer its game would wait on it for ever while we
+        wait on its result (issue 29: a Wi-Fi cut in the last round)."""
+        if self.stated_absent(turn, seat) or self.aborted is not None or self.protocol.replay_own:
             return
         if self.seat in self.protocol.absences.gone:
             return  # we dropped out: we state nothing (a statement would be our fault)
