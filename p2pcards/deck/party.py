@@ -1783,6 +1783,19 @@ class Party(OpeningReferee):
             and self._boxes.get(key, 0) < due
         )
 
+    def boxes_awaited(self) -> dict[int, frozenset[int]]:
+        """During the game: for each seat, the other seats whose private boxes to it, in the
+        operations begun here, have not all reached us. That seat may be waiting on them (the
+        keys of a card it draws or picks up) before it can move: a wait on its move that runs
+        out names it only once its own stop shows it had them (table/referee.py, ``Wait.look``).
+        Ours are not counted (we send ours as an operation begins), nor a seat's that dropped
+        out."""
+        found: dict[int, set[int]] = {}
+        for (sender, receiver), due in self._boxes_due.items():
+            if sender != self.seat and sender not in self.dropped and self._boxes.get((sender, receiver), 0) < due:
+                found.setdefault(receiver, set()).add(sender)
+        return {receiver: frozenset(senders) for receiver, senders in found.items()}
+
     def _check_boxes(self) -> None:
         """At our end-of-game step we have begun every operation: a sender with more boxes to a
         seat than the openings of those operations call for signed one the protocol never called

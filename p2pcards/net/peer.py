@@ -298,6 +298,7 @@ class Peer(PeerHooks):
             cut_off=self.cut_off(),
             reports=dict(self._reports),
             unheard=self.protocol.unheard(),
+            boxes_awaited=self.party.boxes_awaited(),
         )
 
     def cut_off(self) -> bool:

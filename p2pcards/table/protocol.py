@@ -105,6 +105,11 @@ class TableAborted(Exception):
         #: on, that it waits on ``others`` (its ``links`` notice: table/stall.py rule 6). Once
         #: its stop comes, our file's verdict on them is ours (net/table._judge_the_stopper).
         self.excused_by: tuple[int, frozenset[int]] | None = None
+        #: For a stall on a move: the seats whose private boxes to the seat named had not all
+        #: reached us (it may have waited on them: the keys of a card it drew). If its stop
+        #: comes and our file's verdict names one of them, that verdict is ours
+        #: (net/table._judge_the_stopper).
+        self.owed_by: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,9 @@ class Links:
     #: ``"move"``: no other seat has signed an entry showing it received our last move;
     #: ``"deck"``: our last deck entry (signed facts: the echoes of the entries handed on to us).
     unheard: str | None = None
+    #: For a seat, the other seats whose private boxes to it, in the deck operations begun
+    #: here, have not all reached us (``Party.boxes_awaited``): it may be waiting on them.
+    boxes_awaited: Mapping[int, Set[int]] = field(default_factory=dict)
 
     def is_connected(self, seat: int) -> bool:
         return seat in self.connected
@@ -358,7 +361,10 @@ def stop_awaited(ended: TableAborted | None, due: float, now: float, links: Link
     if ended is None or ended.seat is None or not ended.stall or ended.awaits_stop <= 0:
         return False
     seat = ended.seat
-    return now < due and links.is_connected(seat) and seat not in stopped and links.unheard is not None
+    # (Or, for a stall on a move whose seat was owed boxes, while one of them is still
+    # missing here: Wait.look, ``owed_by``.)
+    awaited = links.unheard is not None or bool(ended.owed_by & set(links.boxes_awaited.get(seat, ())))
+    return now < due and links.is_connected(seat) and seat not in stopped and awaited
 
 
 def not_joined(name: str) -> str:
@@ -535,7 +541,19 @@ class Wait:
             self.deadline = min(self.latest, now + timings.quiet)
             return effects
         ended = self._timed_out(owed, held_back or {}, statements or {})
-        if self.phase in ("turn", "open") and links.unheard and ended.stall and now < self.stop_due:
+        owed_by = frozenset(links.boxes_awaited.get(ended.seat, ())) if ended.seat is not None else frozenset()
+        if self.phase == "turn" and owed_by and ended.stall and now < self.stop_due:
+            # The seat we name for not moving is owed private boxes that have not reached us:
+            # the keys of a card it drew, say, that their sender withholds. It waits on them
+            # for a deck step, and its stop (naming their sender) falls due with our verdict,
+            # or after it when the turn timeout is no longer than the deck timeout. As below,
+            # our game stops now and the verdict waits for that stop, up to stop_due, judged
+            # by our file's verdict once it comes (net/table._judge_the_stopper). Review 29x:
+            # with a turn timeout of 4 s and a deck timeout of 4 s, a third seat named the
+            # innocent drawer at every table, while the drawer and verify named the withholder.
+            ended.awaits_stop = self.stop_due - now
+            ended.owed_by = owed_by
+        elif self.phase in ("turn", "open") and links.unheard and ended.stall and now < self.stop_due:
             # Nobody has echoed our last move (or deck entry), and the seat we name waits on
             # something after it: the seat to move on our move, or on our part of the deck step
             # before its move (a reveal's opening); a follower, on our commitment (it holds no

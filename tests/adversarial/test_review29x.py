@@ -411,10 +411,13 @@ def test_a_pile_box_withheld_then_gone_names_nobody_innocent(tmp_path, monkeypat
     assert cheated, "the cheater never withheld a box"
 
 
-def _drawer_tables(tmp_path, timeouts, seeds):
+def _drawer_tables(tmp_path, timeouts, tables=2, tries=6):
+    """``tables`` tables in which the cheater withheld a box (a game may end before the next
+    seat draws: the deal is random), playing at most ``tries``; each is checked as it ends."""
     cls = type("WithholdsDrawBox", (WithholdsBoxThenVanishes,), {"silent": 1e9})  # (it never vanishes)
-    for seed in seeds:
-        yield run_table(
+    found = []
+    for seed in range(tries):
+        run = run_table(
             "crazy-eights",
             3,
             {},
@@ -423,32 +426,30 @@ def _drawer_tables(tmp_path, timeouts, seeds):
             transcript_dir=tmp_path / str(seed),
             timeouts=timeouts,
             seed=seed,
-            known_disagreement="sometimes: review 29x, the drawer named at the turn's bound",
         )
+        _check(run, {CHEATER})
+        assert run.agreement.ok, str(run.agreement)
+        if run.cheater_peer is not None and run.cheater_peer.began is not None:
+            found.append(run)
+            if len(found) == tables:
+                return found
+    pytest.fail(f"the cheater withheld a box in {len(found)} of {tries} tables, not {tables}")
 
 
 def test_a_draw_box_withheld_names_only_the_withholder_when_a_deck_step_is_shorter_than_a_turn(tmp_path):
     """Crazy Eights, three seats: the cheater withholds its key of a card the next seat draws.
     The drawer waits on it (a deck step) and names it; the third seat, waiting on the drawer's
     move, hears the drawer's stop before its own turn bound, and verify agrees everywhere."""
-    for run in _drawer_tables(tmp_path, Timeouts(deck=2.0, turn=4.0, grace=0.5), range(2)):
-        assert run.cheater_peer is not None and run.cheater_peer.began is not None, run.describe()
-        _check(run, {CHEATER})
-        assert run.agreement.ok, str(run.agreement)
+    _drawer_tables(tmp_path, Timeouts(deck=2.0, turn=4.0, grace=0.5))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review 29x, not of 6956185/eedfa31 (as on 6956185^): with a turn timeout no longer "
-    "than the deck timeout (a host's --turn-timeout/--deck-timeout allow it), the third seat "
-    "names the innocent drawer 'did not move in time' before the drawer's stop on the withholder "
-    "comes; its log shows the withheld box (verify of its file names the withholder)",
-)
-def test_a_draw_box_withheld_names_only_the_withholder_when_turns_are_as_short_as_deck_steps(tmp_path):
-    """As above with FAST (deck and turn 4 s): measured 4 tables in 4 named the drawer at the
-    third seat (also with turn 3 s: 3 in 3; with turn 5 s: 0 in 3). The third seat's stall on the
-    drawer's move and the drawer's on the withheld box fall due together; the third seat names
-    the drawer, and _judge_the_stopper keeps that stall (verify names another seat, not nobody)."""
-    for run in _drawer_tables(tmp_path, adv_table.FAST, range(2)):
-        _check(run, {CHEATER})
-        assert run.agreement.ok, str(run.agreement)
+@pytest.mark.parametrize("turn", [4.0, 3.0])
+def test_a_draw_box_withheld_names_only_the_withholder_when_turns_are_as_short_as_deck_steps(tmp_path, turn):
+    """As above with a turn timeout no longer than the deck timeout (4 s; a host's
+    --turn-timeout and --deck-timeout allow it). The third seat's wait on the drawer's move and
+    the drawer's on the withheld box fall due together, or the third seat's first: it named the
+    innocent drawer "did not move in time" at every table (review 29x: 4 in 4 at 4 s, 3 in 3 at
+    3 s; none at 5 s). The drawer was owed a box that had not reached the third seat either, so
+    its verdict now waits for the drawer's stop and takes the verdict of its own file, which
+    names the withholder (referee ``Wait.look``, ``owed_by``)."""
+    _drawer_tables(tmp_path, Timeouts(deck=4.0, turn=turn, grace=0.5))

@@ -229,6 +229,24 @@ def test_boxes_missing_lists_the_private_boxes_a_seat_owed_another_and_never_sen
     assert me.blame is None  # (counting is not blaming: the table stops, verify judges)
 
 
+def test_boxes_awaited_lists_for_each_seat_whose_boxes_to_it_have_not_come_yet():
+    """Party.boxes_awaited: during the game, for each receiver, the other seats whose private
+    boxes to it (by the operations begun) have not reached us, whether or not their chains have
+    ended; never ours. A wait on that receiver's move then awaits its stop before it names it
+    (table/referee.py, ``owed_by``: review 29x, the drawer of a withheld card was named)."""
+    me, due = _seat_2_after_a_deal()
+    theirs = {k for k in due if k[0] != 2}
+    expected: dict[int, set[int]] = {}
+    for sender, receiver in theirs:
+        expected.setdefault(receiver, set()).add(sender)
+    assert me.boxes_awaited() == {r: frozenset(s) for r, s in expected.items()}
+    _deliver_boxes(me, due, senders={0, 1})
+    assert me.boxes_awaited() == {}
+    (sender, receiver) = min(theirs)
+    me._boxes[(sender, receiver)] -= 1
+    assert me.boxes_awaited() == {receiver: frozenset({sender})} and me.blame is None
+
+
 def test_boxes_missing_when_leaving_counts_a_seat_whose_chain_never_ended():
     """``leaving``: the driver's last count, once it stopped waiting for the others' results
     (net/table.py): nothing more of any chain reaches us, so a seat whose result and stop never

@@ -807,6 +807,31 @@ def test_the_wind_down_awaits_the_named_seats_stop_only_while_it_may_still_show_
     assert not stop_awaited(None, due, TURN, links(TURN, unheard="move"), frozenset())
 
 
+def test_a_mover_owed_boxes_that_never_reached_us_is_named_only_once_its_stop_shows_it() -> None:
+    """The seat we wait on to move is owed private boxes that have not reached us (the keys of
+    a card it drew, withheld by seat 2): it waits on them for a deck step, and its stop, naming
+    their sender, may fall due with our verdict or after it (a turn timeout no longer than the
+    deck timeout; review 29x named the innocent drawer). The charge stands provisionally: the
+    verdict awaits its stop while a box of those senders is still missing here, and carries
+    them (``owed_by``: net/table._judge_the_stopper takes our file's verdict on one of them)."""
+    owed = {"boxes_awaited": {1: {2}}}
+    (end,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(TURN, **owed), [(1, "action")]))
+    ended = end.aborted
+    assert ended.seat == 1 and ended.stall and ended.owed_by == frozenset({2})
+    due = TURN + ended.awaits_stop
+    assert ended.awaits_stop > 0
+    assert stop_awaited(ended, due, TURN + 1, links(TURN + 1, **owed), frozenset())
+    # The box came (the charge stands), its stop came (judged by it), or the due time passed.
+    assert not stop_awaited(ended, due, TURN + 1, links(TURN + 1), frozenset())
+    assert not stop_awaited(ended, due, TURN + 1, links(TURN + 1, **owed), frozenset({1}))
+    assert not stop_awaited(ended, due, due, links(due, **owed), frozenset())
+    # Boxes owed to another seat, or a deck step's wait (its stall is the sender's): not marked.
+    (other,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(TURN, boxes_awaited={2: {1}}), [(1, "action")]))
+    assert other.aborted.owed_by == frozenset() and other.aborted.awaits_stop == 0.0
+    (deck,) = ends(Wait(T, NAMES, "deck", 0.0).look(links(LAST["turn"], **owed), [(1, "open")]))
+    assert deck.aborted.owed_by == frozenset()
+
+
 @pytest.mark.parametrize("phase", ["turn", "deck"])
 def test_a_stall_with_our_entries_echoed_awaits_nothing(phase: str) -> None:
     """Every entry of ours echoed (or a deck step, which waits for the stop before it charges):
