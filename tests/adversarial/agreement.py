@@ -304,6 +304,47 @@ def judge(found: Agreement, known: str | None, run: TableRun | None = None) -> N
     if os.environ.get(LOG_ENV) or known == JUDGED:
         return
     if known is None:
-        assert found.ok, f"{found}\n{run.describe() if run is not None else ''}"
+        assert found.ok, f"{found}\n{run.describe() if run is not None else ''}{_digests(found)}"
     elif not known.startswith(SOMETIMES):
         assert not found.ok, f"the known disagreement did not occur; remove its mark: {known}\n{found}"
+
+
+def _digests(found: Agreement) -> str:
+    """For a failure's message: the end of each chain in the transcript of every seat that
+    disagreed, for a failure seen once in CI whose files are gone with its machine."""
+    out = []
+    for seat in found.disagreements:
+        if seat.transcript is None:
+            continue
+        try:
+            out.append(f"\nseat {seat.seat}'s transcript, {transcript_digest(Path(seat.transcript))}")
+        except (OSError, ValueError) as exc:
+            out.append(f"\nseat {seat.seat}'s transcript: unreadable ({exc})")
+    return "".join(out)
+
+
+def transcript_digest(path: Path, last: int = 14) -> str:
+    """The last ``last`` entries of each chain of the transcript at ``path``: seq, kind, the
+    turn (and seat) a move or statement is for, a stop's words, and the counts its echo holds."""
+    from p2pcards.wire.transcript import read_transcript
+
+    transcript = read_transcript(path)
+    chains: dict[int, list[Any]] = {}
+    for entry in transcript.entries:
+        chains.setdefault(entry.sender, []).append(entry)
+    lines = [f"end {transcript.end.status if transcript.end is not None else None}:"]
+    for sender in sorted(chains):
+        items = []
+        for e in chains[sender][-last:]:
+            body = e.body if isinstance(e.body, dict) else {}
+            what = [str(body[k]) for k in ("turn", "seat") if k in body and e.kind in ("action", "absent")]
+            if e.kind == "deck":
+                what.append(",".join(sorted(k for k in body if k != "seen")))
+            if e.kind == "stop":
+                what.append(str(body.get("reason", ""))[:120])
+            echo = body.get("seen")
+            counts = "/".join(str(c[0]) for c in echo) if isinstance(echo, list) else "?"
+            items.append(f"#{e.seq} {e.kind}({' '.join(what)}) [{counts}]")
+        lines.append(f"  seat {sender}: " + "; ".join(items))
+    return "\n".join(lines)
+
