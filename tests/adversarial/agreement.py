@@ -347,4 +347,3 @@ def transcript_digest(path: Path, last: int = 14) -> str:
             items.append(f"#{e.seq} {e.kind}({' '.join(what)}) [{counts}]")
         lines.append(f"  seat {sender}: " + "; ".join(items))
     return "\n".join(lines)
-
