@@ -831,9 +831,10 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
     if report.status != EXIT_FAILED or found is None or found.seat == aborted.seat:
         return aborted
     if stalled:
-        if found.seat is not None and found.seat in aborted.owed_by:
-            # It was owed boxes of that seat that had not reached us: our file, its stop in
-            # it, shows it waited on them, and names their sender (Wait.look, ``owed_by``).
+        if aborted.owed_by and (found.seat in aborted.owed_by or found.waited_on in aborted.owed_by):
+            # It was owed boxes of a seat that had not reached us, and our file, its stop in
+            # it, shows that the game waited on that seat: its verdict there (the sender, or
+            # nobody if that seat's own stop excuses it) is ours (Wait.look, ``owed_by``).
             return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
         if found.seat is not None or found.waited_on != named:
             # The stall stays ours: only the stall verdict on what the named seat's own stop
