@@ -33,7 +33,7 @@ import pytest
 from p2pcards.net.peer import CUT_OFF
 from p2pcards.net.store import JOURNAL_FILE
 from p2pcards.net.transport import SILENCE_SECONDS
-from p2pcards.verify import EXIT_FAILED, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_NOT_STARTED, verify_file
 from p2pcards.wire.transcript import TranscriptError, read_transcript
 
 from .test_lan_netns import bridged_lan
@@ -306,6 +306,8 @@ def test_a_cut_past_the_grace_names_only_the_cut_seat_as_absent(table: Table, ph
     assert all(e.body["seat"] is None for e in own.entries if e.kind == "stop" and e.sender == CUT)
     # From the cut seat's own file, "the others left" and "I was cut off" look the same: verify
     # names nobody there either (it named the host, alive throughout; issue 28).
+    # A cut early in the shuffle may leave it no entry of a seat at all (a side-by-side run:
+    # "guest1 signed nothing at this table ... the game never started"), which names nobody too.
     report = verify_file(paths[CUT])
-    assert report.status == EXIT_FAILED and report.problem is not None, report.problem
+    assert report.status in (EXIT_FAILED, EXIT_NOT_STARTED) and report.problem is not None, report.problem
     assert report.problem.seat is None, report.problem_line()
