@@ -125,6 +125,8 @@ class HoldsDrawBox(Cheater):
     after = 1
     to_drawer: float | None = None
     to_third: float | None = None
+    #: Seconds after signing the box: it signs a stop naming the drawer (None: never on its own).
+    stop_at: float | None = None
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -166,6 +168,16 @@ class HoldsDrawBox(Cheater):
         return True
 
     async def misbehave(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._release)
+            if self.stop_at is not None:
+                await self.until(lambda: self.box is not None)
+                await trio.sleep(max(0.0, self.began + self.stop_at - trio.current_time()))
+                if self.aborted is None:
+                    self.notes.append(f"stops naming the drawer, t={trio.current_time():.2f}")
+                    self.abort(TableAborted(f"seat-{self.target} did not move in time", self.target, "action"))
+
+    async def _release(self) -> None:
         await self.until(lambda: self.box is not None)
         third = next(s for s in self.others if s != self.target)
         plan = sorted((d, s) for s, d in ((self.target, self.to_drawer), (third, self.to_third)) if d is not None)
@@ -232,6 +244,10 @@ SCENARIOS = {
     "third-6.1-equal": ({"to_third": 6.1}, EQUAL),
     # to the drawer only, after the third seat's wait ran out (the drawer stopped on its stop)
     "drawer-5.5": ({"to_drawer": 5.5}, SHORTER),
+    # never sent; the withholder signs a stop naming the drawer before anyone's wait runs out,
+    # or between the third seat's verdict and the drawer's
+    "stop-naming-drawer-early": ({"stop_at": 2.0}, SHORTER),
+    "stop-naming-drawer-between": ({"stop_at": 5.5}, SHORTER),
 }
 
 
