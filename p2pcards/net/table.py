@@ -818,7 +818,14 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
         goodbye = (
             named is not None and aborted.step == "connection" and any(e.kind == "bye" for e in peer.log.entries(named))
         )
-        stalled = named is not None and aborted.stall and any(e.kind == "stop" for e in peer.log.entries(named))
+        # (A stall on a mover owed boxes we lacked is judged by our file also when its stop
+        # never came: it may be gone, our file still short of those boxes. Review 29c: a
+        # drawer cut off for good while a key of its card was withheld was named.)
+        stalled = (
+            named is not None
+            and aborted.stall
+            and (bool(aborted.owed_by) or any(e.kind == "stop" for e in peer.log.entries(named)))
+        )
         excused = excuser is not None and any(e.kind == "stop" for e in peer.log.entries(excuser))
     except OSError:  # our spill cannot give its entries back: our transcript says so
         goodbye = stalled = excused = False
@@ -828,14 +835,16 @@ async def _judge_the_stopper(peer: Peer, aborted: TableAborted, path: Path) -> T
 
     report = await verify_off_the_loop(path)
     found = report.problem
+    if stalled and aborted.owed_by and found is not None and found.seat != named:
+        # It was owed boxes of a seat that had not reached us (Wait.look, ``owed_by``): our
+        # file's verdict is ours when it names nobody (nothing in it proves a fault: it may
+        # lack those boxes still, the named seat gone) or traces the stall to a seat whose
+        # boxes we lacked (the sender; or nobody, if that seat's own stop excuses it).
+        if found.seat is None or found.seat in aborted.owed_by or found.waited_on in aborted.owed_by:
+            return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
     if report.status != EXIT_FAILED or found is None or found.seat == aborted.seat:
         return aborted
     if stalled:
-        if aborted.owed_by and (found.seat in aborted.owed_by or found.waited_on in aborted.owed_by):
-            # It was owed boxes of a seat that had not reached us, and our file, its stop in
-            # it, shows that the game waited on that seat: its verdict there (the sender, or
-            # nobody if that seat's own stop excuses it) is ours (Wait.look, ``owed_by``).
-            return TableAborted(f"{found.reason} (from our transcript, {found.step})", found.seat, "stop")
         if found.seat is not None or found.waited_on != named:
             # The stall stays ours: only the stall verdict on what the named seat's own stop
             # shows, naming nobody, excuses it. Not a verdict on a later step, which the file

@@ -251,6 +251,7 @@ SCENARIOS = {
 }
 
 
+@pytest.mark.sample(2)  # of the timings (every one with --full: the suite's time budget)
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_a_held_draw_box_never_gets_an_honest_seat_named(tmp_path, judged, ends, scenario):
     """Whenever and to whomever the withholder sends its box (these timings), no honest seat
@@ -274,6 +275,7 @@ def test_a_held_draw_box_never_gets_an_honest_seat_named(tmp_path, judged, ends,
     "move, once it fetched the key from the third seat, or its stop came in the wind-down), "
     "while verify of that seat's file names nobody; measured 20 tables in 20 at 4.5 s and 4.9 s",
 )
+@pytest.mark.sample(1)
 @pytest.mark.parametrize("at", [4.5, 4.9])
 def test_a_key_sent_to_the_third_seat_alone_before_its_deadline_names_no_drawer(tmp_path, judged, ends, at):
     """As above, but the box goes to the third seat only, ``at`` seconds after it was signed:
@@ -354,6 +356,7 @@ STALLS = {
 }
 
 
+@pytest.mark.sample(1)
 @pytest.mark.parametrize("how", list(STALLS))
 def test_a_drawer_that_stalls_after_its_keys_came_names_no_honest_seat(tmp_path, judged, ends, how):
     """The drawer is the cheater (turn = deck = 4 s): the others' keys of its card reached
@@ -424,12 +427,15 @@ class PadsThenWithholds(Cheater):
     "while verify of its file names the withholder (review 29x's bug back); measured 6 tables of 24 "
     "(3 of 12 at 4/4 s, 3 of 12 at 4/3 s; the others: stall rule 5, nobody everywhere)",
 )
-def test_a_surplus_box_does_not_hide_a_withheld_key(tmp_path, judged, ends):
+def test_a_surplus_box_does_not_hide_a_withheld_key(tmp_path, judged, ends, sample):
     """:class:`PadsThenWithholds`: the third seat must not name the drawer (it waited on the
     withheld key), at 4/4 s and 4/3 s, 12 tables each. Measured (seeds 100-111): the cheater
     withheld at 12 tables of 12 each; the third seat named the drawer at 3 of them each (verify
     of its file named the withholder); at the others the drawer's stop was the first thing it
     signed after private entries to it (stall rule 5), and every seat named nobody."""
+    if not sample.full:
+        # 24 tables (14 s) for a known problem that shows in a quarter of them: with --full.
+        pytest.xfail("review 29c's surplus box: played with --full")
     for timeouts in (EQUAL, SHORTER):
         for seed in range(12):
             run = run_table(
@@ -476,21 +482,14 @@ class DropsWhileOwed(DropsLinks):
             await _silence(conn)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="review 29c: the provisional verdict (owed_by) stops waiting once the drawer is "
-    "disconnected (stop_awaited) and stands: the third seat names the drawer 'did not move in "
-    "time' while the key it waited on was still missing there, and verify of its file names "
-    "nobody; measured 6 tables in 6 (three runs)",
-)
 def test_a_drawer_cut_off_while_owed_a_withheld_key_is_not_named(tmp_path, judged, ends):
     """Review 29x's withholder (its key of a drawn card never sent), turn 3 s and deck 4 s;
     the drawer (honest, its network fails: :class:`DropsWhileOwed`) loses every link for good
     after the third seat's wait on its move ran out and before its own wait on the key did:
     its stop never reaches the third seat. The third seat's verdict was provisional
-    (``owed_by`` = the withholder); the key is still missing there: it should name nobody (as
-    verify of its file does: nothing in it proves a fault), not the drawer."""
+    (``owed_by`` = the withholder); the key is still missing there: it names nobody, as verify
+    of its file does (nothing in it proves a fault), not the drawer. Measured before the fix:
+    the drawer named in 6 tables of 6 (_judge_the_stopper judged only a stop that came)."""
     cls = _holds("Holds_never_dropped")
     found = 0
     for seed in range(8):
