@@ -244,3 +244,20 @@ def test_the_long_match_case_verifies_a_cached_transcript(tmp_path):
 
 def _empty_report():
     return {"scalar_mult_us": 90.0, "games_per_case": 1, "cases": [], "machine": {"cpus": 2}}
+
+
+def test_bench_races_judges_the_share_of_races_a_hop_apart_against_its_target():
+    """scripts/bench-races, not a test, judges the speed figure (tests/net/test_races_netns.py
+    prints it): a delay whose races more than a median hop apart the first actor won less often
+    than SHARE_TARGET gets a line, and the bench's exit status says so."""
+    from p2pcards.bench_races import DelayFigures, Race, below_target
+
+    def races(won: int, lost: int) -> list[Race]:
+        return [Race(1, 0, 1, 0.05, 0 if i < won else 1, 0.02) for i in range(won + lost)]
+
+    good = DelayFigures(20, races=races(19, 1), hops=[0.025])
+    short = DelayFigures(50, races=races(16, 1), hops=[0.025])
+    assert below_target([good]) == []
+    (line,) = below_target([good, short])
+    assert line.startswith("below target at 50 ms") and "16/17" in line
+    assert below_target([DelayFigures(0)]) == []  # no races: nothing to judge

@@ -1,13 +1,17 @@
 """Free-order races over a slow LAN the test builds itself (issue 20, "Measured"): bot peers in
 network namespaces of their own on a bridge, every hop through a relay that holds each chunk
 20 ms (p2pcards.bench_races, the small version of ``scripts/bench-races``). The games finish and
-their transcripts verify; a seat that acted after the first actor's answer was in its log never
-wins over it; and the first actor wins the races more than a measured hop apart.
+their transcripts verify; and a seat that acted after the first actor's answer was in its log
+never wins over it (the log's guarantee).
 
-The share among races merely more than the relay's 20 ms apart is printed, not judged: a hop is
-the relay's delay plus the peers' own work (1.5-3 ms here), and two acts closer than that are
-concurrent (neither had the other's answer), so the seat nearer the placer's left wins them by
-design (docs/performance.md, "Free-order races").
+The shares of races won by the first actor are printed, not judged: they are speed figures,
+and ``scripts/bench-races`` judges them (SHARE_TARGET, over more games). A hop is the relay's
+delay plus the peers' own work, and two acts closer than the first's delivery are concurrent
+(neither had the other's answer), so the seat nearer the placer's left wins them by design
+(docs/performance.md, "Free-order races"). Under load a delivery takes longer than the median hop:
+a side-by-side run had a race 28 ms apart, over the median hop of 26.5 ms, whose first answer
+reached the second actor's log after 32.7 ms; the test's share over the median hop fell to 16 of
+17 and failed, though the log's guarantee held.
 
 Needs root (CI runs as root); skipped with the reason otherwise."""
 
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.bench_races import SHARE_TARGET, lan, netns_unavailable, run_delay
+from p2pcards.bench_races import lan, netns_unavailable, run_delay
 
 pytestmark = [pytest.mark.netns, pytest.mark.system]
 
@@ -25,8 +29,6 @@ PLAYERS = 3
 #: The bots' reaction times scaled down (0.06 to 0.3 s): shorter games, and acts close enough
 #: together to race.
 REACTION = 0.2
-#: Races a share is judged on: fewer say little either way, and are only reported.
-ENOUGH = 10
 
 
 def test_free_order_races_over_delayed_namespaces_are_won_by_who_acted_first(tmp_path):
@@ -53,5 +55,3 @@ def test_free_order_races_over_delayed_namespaces_are_won_by_who_acted_first(tmp
     assert data["hop_ms"] is not None and data["hop_ms"] >= DELAY_MS
     # The log's guarantee: an answer signed after the first one was in its author's log comes after it.
     assert [m for m in data["mismatches"] if m["winner"] == m["second"] and not m["concurrent"]] == [], data
-    if data["over_hop"] >= ENOUGH:
-        assert data["over_hop_first_won"] / data["over_hop"] >= SHARE_TARGET, data
