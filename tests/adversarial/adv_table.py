@@ -369,6 +369,14 @@ def blamed(peer: Peer) -> set[int]:
     return {int(b.split()[1]) for b in peer.blames}
 
 
+def named(outcome: SeatOutcome) -> set[int]:
+    """The seats an honest seat named: during its game, or as the seat its game stopped for."""
+    seats = blamed(outcome.peer)
+    if outcome.aborted is not None and outcome.aborted.seat is not None:
+        seats.add(outcome.aborted.seat)
+    return seats
+
+
 def play_until_cheated(
     transcript_dir: Path,
     game_id: str,

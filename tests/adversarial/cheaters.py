@@ -65,6 +65,18 @@ TAG_SCALAR = prf_scalar(b"t" * 32, "tag")
 SMALL_ORDER = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")  # order 8
 
 
+def stop_naming(peer: Peer, victim: int, reason: str, step: str, *, hide: bool = False) -> None:
+    """``peer`` stops its game blaming ``victim`` (its word only). ``hide``: its stop's head
+    echo claims it never got ``victim``'s last entry (a modified client's forged echo, for this
+    one entry)."""
+    if hide:
+        count = peer.log.next_seq(victim)
+        forged = peer.log.seen()
+        forged[victim] = [count - 1, peer.log._hash(victim, count - 2)]
+        peer.log.seen = lambda: [list(item) for item in forged]  # type: ignore[method-assign]
+    peer.abort(TableAborted(reason, victim, step))
+
+
 class CheatingSeat(LocalSeat):
     """This seat's own turns: the cheater's move once (sent without any check), then honest."""
 

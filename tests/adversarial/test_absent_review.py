@@ -21,7 +21,7 @@ from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.log import Log
 
 from ..net.peer_support import IDS, fetched, make_peer  # tests/net: a Peer in process
-from .adv_table import blamed, play_until_cheated, run_table, verify
+from .adv_table import named, play_until_cheated, run_table, verify
 from .cheaters import CHEATERS
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
@@ -45,14 +45,6 @@ def slow_redial(monkeypatch):
 
 def passes_for(outcome, seat):
     return sorted(outcome.peer.session.seats[seat].passed)
-
-
-def named(outcome) -> set[int]:
-    """The seats an honest seat named: during its game, or as the seat its game stopped for."""
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
 
 
 def verdicts(run, seats):

@@ -15,21 +15,13 @@ import trio
 from p2pcards.game import Round, Turn
 from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import blamed, play_until_cheated, verify
+from .adv_table import named, play_until_cheated, verify
 from .cheaters import CHEATERS, Cheater, CheatingSeat
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
 
 TIMEOUTS = Timeouts(deck=6.0, turn=6.0, grace=3.0)
 CHEATER = 1
-
-
-def named(outcome) -> set[int]:
-    """The seats an honest seat named: during its game, or as the seat its game stopped for."""
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
 
 
 def waited_on(session) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from p2pcards.net.peer import Peer
 from p2pcards.net.seats import LocalSeat
 from p2pcards.table.timeouts import Timeouts
 
-from .adv_table import blamed, run_table, verify
+from .adv_table import named, run_table, verify
 from .cheaters import CHEATERS, Cheater, Equivocates, GoneAtItsPassableTurn
 
 CHEATER = 1
@@ -185,13 +185,6 @@ class RecordsSettlingInDeck(Peer):
         return found
 
 
-def _named(outcome) -> set[int]:
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
-
-
 #: Tables a case (seeds 0 and 1): the cheater withholds a statement in every one.
 SETTLING_TABLES = 2
 
@@ -233,7 +226,7 @@ def test_a_deck_timeout_while_statements_are_settled_names_nobody_innocent(tmp_p
         for seat in recorders:
             outcome = run.honest[seat]
             assert outcome is not None, info
-            assert _named(outcome) <= {CHEATER, GONE}, f"seat {seat}: {info}"
+            assert named(outcome) <= {CHEATER, GONE}, f"seat {seat}: {info}"
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, CHEATER, GONE), f"seat {seat}'s transcript: {problem}\n{info}"

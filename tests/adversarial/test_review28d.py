@@ -15,7 +15,7 @@ from p2pcards.table.protocol import TableAborted
 from p2pcards.wire.messages import Bye
 
 from . import adv_table
-from .adv_table import FAST, blamed, run_table, verify
+from .adv_table import FAST, named, run_table, verify
 from .cheaters import CHEATERS, Cheater
 from .test_review28c import SHORT_DECK
 
@@ -52,13 +52,6 @@ class OneWayLink(Cheater):
 
     def message_to(self, seat, message):
         return None if self.cheated else message
-
-
-def _named(outcome) -> set[int]:
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
 
 
 CASES = {
@@ -106,7 +99,7 @@ def test_a_seat_whose_sends_are_lost_names_nobody_innocent(tmp_path, monkeypatch
         faulty = {ONE_WAY} | ({cheater_seat} if cheater != "honest" else set())
         for seat, outcome in run.honest.items():
             assert outcome is not None, info  # (the one-way seat too: its game ends)
-            assert _named(outcome) <= faulty - {seat}, f"seat {seat}: {info}"
+            assert named(outcome) <= faulty - {seat}, f"seat {seat}: {info}"
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in {None} | (faulty - {seat}), f"seat {seat}'s transcript: {problem}\n{info}"
@@ -165,7 +158,7 @@ def test_a_stop_signed_before_the_timeout_names_nobody_innocent(tmp_path, case, 
         info = run.describe() + f"\n{run.cheater_peer.notes}"
         for seat, outcome in run.honest.items():
             assert outcome is not None, info
-            assert _named(outcome) <= {1}, f"seat {seat}: {info}"
+            assert named(outcome) <= {1}, f"seat {seat}: {info}"
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, 1), f"seat {seat}'s transcript: {problem}\n{info}"
@@ -205,7 +198,7 @@ def test_a_stop_when_a_round_is_sealed_names_nobody_innocent(tmp_path, players):
         info = run.describe() + f"\n{run.cheater_peer.notes}"
         for seat, outcome in run.honest.items():
             assert outcome is not None, info
-            assert _named(outcome) <= {1}, f"seat {seat}: {info}"
+            assert named(outcome) <= {1}, f"seat {seat}: {info}"
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in (None, 1), f"seat {seat}'s transcript: {problem}\n{info}"
@@ -274,7 +267,7 @@ def test_a_one_way_seat_waiting_on_a_move_after_its_lost_opening_names_nobody(tm
         mover_stopped += one_way.stop_of_mover
         for seat, outcome in run.honest.items():
             assert outcome is not None, info
-            assert _named(outcome) <= {1} - {seat}, f"seat {seat}: {info}"
+            assert named(outcome) <= {1} - {seat}, f"seat {seat}: {info}"
             status, report = verify(outcome.transcript)
             problem = report.get("problem") or {}
             assert problem.get("seat") in {None} | ({1} - {seat}), f"seat {seat}'s transcript: {problem}\n{info}"

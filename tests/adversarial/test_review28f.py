@@ -16,17 +16,10 @@ from p2pcards.table.protocol import TableAborted
 from p2pcards.table.timeouts import Timeouts
 
 from . import adv_table
-from .adv_table import blamed, run_table, verify
+from .adv_table import named, run_table, verify
 from .cheaters import Cheater
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck
-
-
-def _named(outcome) -> set[int]:
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
 
 
 class WithholdsOpensSilently(Cheater):
@@ -203,7 +196,7 @@ def _verdicts(run) -> dict[int, tuple[set[int], Any]]:
     for seat, outcome in run.honest.items():
         assert outcome is not None, run.describe()
         status, report = verify(outcome.transcript)
-        found[seat] = (_named(outcome), (report.get("problem") or {}).get("seat"))
+        found[seat] = (named(outcome), (report.get("problem") or {}).get("seat"))
     return found
 
 
@@ -259,8 +252,8 @@ def test_a_stop_behind_a_cut_link_at_our_deadline_names_no_innocent(tmp_path, st
         run = run_table(
             "crazy-eights", 3, {}, cheater=1, peer_factory=cls, transcript_dir=tmp_path / str(seed), seed=seed
         )
-        for seat, (named, verified) in _verdicts(run).items():
-            assert named <= {1} and verified in (None, 1), f"seat {seat}: {run.describe()}"
+        for seat, (live, verified) in _verdicts(run).items():
+            assert live <= {1} and verified in (None, 1), f"seat {seat}: {run.describe()}"
 
 
 def test_a_stop_at_the_end_instead_of_a_result_does_not_spoil_the_finish(tmp_path):
@@ -271,4 +264,4 @@ def test_a_stop_at_the_end_instead_of_a_result_does_not_spoil_the_finish(tmp_pat
     run = _until_cheated(tmp_path, "cals-bs", 3, StopsAtTheEnd, options={"match_target": 1})
     for outcome in run.honest.values():
         assert outcome is not None and outcome.result is not None, run.describe()
-        assert _named(outcome) == set()
+        assert named(outcome) == set()

@@ -23,8 +23,8 @@ from p2pcards.table.protocol import TableAborted
 from p2pcards.table.timeouts import Timeouts
 
 from . import adv_table
-from .adv_table import blamed, run_table, verify
-from .cheaters import Cheater, CheatingSeat
+from .adv_table import named, run_table, verify
+from .cheaters import Cheater, CheatingSeat, stop_naming
 from .faults import DropsLinks, _silence
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck
@@ -76,13 +76,6 @@ def ends(monkeypatch) -> list[str]:
     return found
 
 
-def _named(outcome) -> set[int]:
-    seats = blamed(outcome.peer)
-    if outcome.aborted is not None and outcome.aborted.seat is not None:
-        seats.add(outcome.aborted.seat)
-    return seats
-
-
 def _verdicts(run, judged) -> dict[int, dict[str, Any]]:
     """For each honest seat: whom it named live, verify's seat on its file, and the path its
     verdict took (owed_by, awaits_stop, before/after _judge_the_stopper, when it ended)."""
@@ -91,7 +84,7 @@ def _verdicts(run, judged) -> dict[int, dict[str, Any]]:
         assert outcome is not None, run.describe()
         status, report = verify(outcome.transcript)
         problem = report.get("problem") or {}
-        found[seat] = {"live": _named(outcome), "verify": problem.get("seat")}
+        found[seat] = {"live": named(outcome), "verify": problem.get("seat")}
     for seat, before, after, when in judged:
         if seat in found:
             found[seat]["path"] = (
@@ -190,21 +183,26 @@ class HoldsDrawBox(Cheater):
             self.notes.append(f"sends its box to seat {seat}, t={trio.current_time():.2f}")
 
 
+def _table(path, cls, timeouts, seed, **kwargs):
+    """One table of Crazy Eights, three seats, ``cls`` at seat 1 (``kwargs``: as run_table's)."""
+    return run_table(
+        "crazy-eights",
+        3,
+        {},
+        cheater=CHEATER,
+        peer_factory=cls,
+        transcript_dir=path,
+        timeouts=timeouts,
+        seed=seed,
+        **kwargs,
+    )
+
+
 def _tables(tmp_path, judged, cls, timeouts, *, tables=2, tries=6, known=None, ends=None):
     """Tables of ``cls`` at seat 1 until ``tables`` had its box held; each one's verdicts."""
     found = []
     for seed in range(tries):
-        run = run_table(
-            "crazy-eights",
-            3,
-            {},
-            cheater=CHEATER,
-            peer_factory=cls,
-            transcript_dir=tmp_path / f"{cls.__name__}-{seed}",
-            timeouts=timeouts,
-            seed=seed,
-            known_disagreement=known,
-        )
+        run = _table(tmp_path / f"{cls.__name__}-{seed}", cls, timeouts, seed, known_disagreement=known)
         verdicts = _verdicts(run, judged)
         judged.clear()
         print(f"\n{cls.__name__} seed {seed}: {verdicts}\n{run.describe()}\n{run.cheater_peer.notes}")
@@ -335,13 +333,8 @@ class StallsAfterDraw(Cheater):
         await trio.sleep(self.stop_after)
         if self.aborted is None:
             victim = self.blamed
-            if self.hide:
-                count = self.log.next_seq(victim)
-                forged = self.log.seen()
-                forged[victim] = [count - 1, self.log._hash(victim, count - 2)]
-                self.log.seen = lambda: [list(item) for item in forged]  # this stop's echo only
             self.notes.append(f"stops naming seat {victim} (hide={self.hide}), t={trio.current_time():.2f}")
-            self.abort(TableAborted(f"seat-{victim} did not send its deck message in time", victim, "open"))
+            stop_naming(self, victim, f"seat-{victim} did not send its deck message in time", "open", hide=self.hide)
 
 
 STALLS = {
@@ -438,15 +431,11 @@ def test_a_surplus_box_does_not_hide_a_withheld_key(tmp_path, judged, ends, samp
         pytest.xfail("review 29c's surplus box: played with --full")
     for timeouts in (EQUAL, SHORTER):
         for seed in range(12):
-            run = run_table(
-                "crazy-eights",
-                3,
-                {},
-                cheater=CHEATER,
-                peer_factory=PadsThenWithholds,
-                transcript_dir=tmp_path / f"{timeouts.turn}-{seed}",
-                timeouts=timeouts,
-                seed=seed,
+            run = _table(
+                tmp_path / f"{timeouts.turn}-{seed}",
+                PadsThenWithholds,
+                timeouts,
+                seed,
                 known_disagreement="sometimes: checked below",
             )
             verdicts = _verdicts(run, judged)
@@ -493,15 +482,11 @@ def test_a_drawer_cut_off_while_owed_a_withheld_key_is_not_named(tmp_path, judge
     cls = _holds("Holds_never_dropped")
     found = 0
     for seed in range(8):
-        run = run_table(
-            "crazy-eights",
-            3,
-            {},
-            cheater=CHEATER,
-            peer_factory=cls,
-            transcript_dir=tmp_path / f"drop-{seed}",
-            timeouts=SHORTER,
-            seed=seed,
+        run = _table(
+            tmp_path / f"drop-{seed}",
+            cls,
+            SHORTER,
+            seed,
             others={0: DropsWhileOwed, 2: DropsWhileOwed},
             known_disagreement="sometimes: the dropped seat's own verdict (cut off: nobody; verify: the withholder)",
         )

@@ -25,7 +25,7 @@ from p2pcards.table.timeouts import Timeouts
 
 from . import adv_table
 from .adv_table import blamed, run_table, verify
-from .cheaters import Cheater, CheatingSeat
+from .cheaters import Cheater, CheatingSeat, stop_naming
 from .test_links_liars import LinksLiar
 
 pytestmark = pytest.mark.slow  # whole tables on the mental-poker deck: seconds of crypto each
@@ -139,13 +139,8 @@ class BlamesHonestInNotice(LinksLiar):
                 await trio.sleep(self.stop_after)
                 if self.aborted is None:
                     victim = self.victim
-                    if self.hide:
-                        count = self.log.next_seq(victim)
-                        forged = self.log.seen()
-                        forged[victim] = [count - 1, self.log._hash(victim, count - 2)]
-                        self.log.seen = lambda: [list(item) for item in forged]  # this stop's echo only
                     self.notes.append(f"stops naming the victim, t={trio.current_time():.2f}")
-                    self.abort(TableAborted(f"seat-{victim} did not state in time", victim, "action"))
+                    stop_naming(self, victim, f"seat-{victim} did not state in time", "action", hide=self.hide)
             # (the notices go on until the table cancels us)
 
 

@@ -21,30 +21,35 @@ from .peer_support import IDS, TABLE, Recorder, make_peer
 TURN = 5
 
 
-def _statement_and_move(peer):
-    """Seat 1's move for TURN, and seat 2's statement that it holds none (its log never got
-    the move)."""
+async def _stated_after(end) -> tuple:
+    """Seat 0 (a live Peer) gets seat 1's move for TURN; then ``end(peer)`` ends its game (its
+    result, or its stop); then comes seat 2's statement that it holds no such move (its log
+    never got it). The peer, and seat 2's connection (what the peer wrote on it)."""
+    peer = make_peer()
+    one, two = Recorder(), Recorder()
+    peer.attach(1, one)
+    peer.attach(2, two)
     ones = Log(TABLE, peer.header_wire, [i.public for i in IDS])
     move = ones.make_entry(IDS[1], 1, "action", {"turn": TURN, "action": {"type": "pass"}})
     twos = Log(TABLE, peer.header_wire, [i.public for i in IDS])
     statement = twos.make_entry(IDS[2], 2, "absent", {"turn": TURN, "seat": 1})
-    return move, statement
+    await peer.deliver(1, move.to_wire(), one)
+    end(peer)
+    await peer.deliver(2, statement.to_wire(), two)
+    return peer, two
 
 
 def _answers(peer) -> list:
     return [e for e in peer.log.chain(0) if e.kind == "absent"]
 
 
+def _result_signed(peer) -> None:
+    peer.protocol.over = True  # (as play() sets it, just before it signs our result)
+
+
 def test_a_seat_whose_game_has_ended_answers_a_statement_about_a_move_it_holds():
     async def main():
-        peer = make_peer()
-        one, two = Recorder(), Recorder()
-        peer.attach(1, one)
-        peer.attach(2, two)
-        move, statement = _statement_and_move(peer)
-        await peer.deliver(1, move.to_wire(), one)
-        peer.protocol.over = True  # our result is signed: the game has ended here
-        await peer.deliver(2, statement.to_wire(), two)
+        peer, two = await _stated_after(_result_signed)
         answers = _answers(peer)
         assert [a.body["turn"] for a in answers] == [TURN] and answers[0].body["seat"] == 1
         assert answers[0].body["seen"][1][0] == 1  # its echo counts the move: the move stands
@@ -58,14 +63,7 @@ def test_a_seat_whose_game_has_ended_answers_a_statement_about_a_move_it_holds()
 
 def test_a_seat_whose_game_has_stopped_answers_nothing():
     async def main():
-        peer = make_peer()
-        one, two = Recorder(), Recorder()
-        peer.attach(1, one)
-        peer.attach(2, two)
-        move, statement = _statement_and_move(peer)
-        await peer.deliver(1, move.to_wire(), one)
-        peer.abort(TableAborted("stopped for the test", None, "action"))
-        await peer.deliver(2, statement.to_wire(), two)
+        peer, _ = await _stated_after(lambda p: p.abort(TableAborted("stopped for the test", None, "action")))
         assert _answers(peer) == []  # (a statement signed after our stop would be our fault)
 
     trio.run(main)
