@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import random
 import re
 from dataclasses import dataclass, field
@@ -438,3 +439,48 @@ def run_example(test, **arguments) -> None:
         trio.run(functools.partial(test, **arguments))
     else:
         test(**arguments)
+
+
+def test_unused_port_is_never_handed_to_two_programs_at_once(tmp_path, monkeypatch):
+    """Each program reserves the ports it hands out (a file per port), so another program (an
+    xdist worker, a suite side by side) skips them even before they are bound: a side-by-side
+    run had a host fail with "Address already in use" on a port another worker had been
+    handed. A dead program's reservation goes stale; a program's own go at its exit."""
+    import subprocess
+    import sys
+
+    from p2pcards.testing import loopback
+
+    monkeypatch.setattr(loopback, "_RESERVED", tmp_path)
+    monkeypatch.setattr(loopback, "_OURS", [])
+    # Another program holds every port but one of a small range: only that one comes out.
+    monkeypatch.setattr(loopback, "_PORTS", _Cycle([21_000, 21_001, 21_002]))
+    for port in (21_000, 21_001):
+        (tmp_path / str(port)).touch()
+    assert loopback.unused_port() == 21_002
+    assert (tmp_path / "21002").exists() and [tmp_path / "21002"] == loopback._OURS
+    # An hour old: a dead program's, taken over.
+    old = tmp_path / "21000"
+    os.utime(old, (old.stat().st_atime - 7200, old.stat().st_mtime - 7200))
+    assert loopback._reserve(21_000) and not loopback._reserve(21_001)
+    # A program's own reservations go when it exits.
+    code = (
+        "import sys; from pathlib import Path; from p2pcards.testing import loopback; "
+        "loopback._RESERVED = Path(sys.argv[1]); print(loopback.unused_port())"
+    )
+    port = int(
+        subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True).stdout
+    )
+    assert 20_000 <= port < 32_000 and not (tmp_path / str(port)).exists()
+
+
+class _Cycle:
+    """A stand-in for the port generator: the given ports, in turn."""
+
+    def __init__(self, ports):
+        self.ports, self.next = list(ports), 0
+
+    def randrange(self, start, stop):
+        port = self.ports[self.next % len(self.ports)]
+        self.next += 1
+        return port

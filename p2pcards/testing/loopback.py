@@ -9,10 +9,14 @@ OS chooses, and nothing announced by zeroconf. They are built on
 
 from __future__ import annotations
 
+import atexit
 import filecmp
 import functools
+import os
 import random
 import socket
+import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,6 +181,11 @@ AUTOJUMP_THRESHOLD = 0.002
 
 _PORTS = random.SystemRandom()
 _HANDED_OUT: set[int] = set()
+#: Where each program reserves the ports it handed out (a file per port), so that two programs
+#: at once (pytest-xdist's workers, two suites side by side) never hand out the same one.
+_RESERVED = Path(tempfile.gettempdir()) / "p2pcards-test-ports"
+#: A reservation this old is a dead program's (each program removes its own as it exits).
+_STALE_SECONDS = 3600.0
 
 
 def unused_port() -> int:
@@ -185,23 +194,58 @@ def unused_port() -> int:
     rematch opens on the last game's port, a lobby reached through a relay. A port the kernel
     handed out for ``bind(0)`` is free again once its listener closes, and another test's
     outgoing connection may take it before the second bind (CI: "Address already in use" for a
-    rematch's room); the kernel hands out no port in this range by itself."""
+    rematch's room); the kernel hands out no port in this range by itself.
+
+    A port probed free is bound only once the program it is for has started, so each port is
+    handed out once per program, and reserved for the others (a file in the temporary folder,
+    removed at exit): a side-by-side run had a host fail with "Address already in use" on a
+    port another worker had been handed meanwhile."""
     for _ in range(200):
-        # A generator of its own (a test that seeds the module's would make later tests probe
-        # the same ports), and never a port this process handed out before: one probed free
-        # is only bound once the program it is for has started, and a port handed out twice
-        # would go to two programs (a side-by-side run: "cannot listen on ...: in use").
+        # A generator of its own: a test that seeds the module's would make later tests probe
+        # the same ports.
         port = _PORTS.randrange(20_000, 32_000)
-        if port in _HANDED_OUT:
+        if port in _HANDED_OUT or not _reserve(port):
             continue
         with socket.socket() as probe:
             try:
                 probe.bind((LOOPBACK, port))
             except OSError:
-                continue
+                continue  # (it stays reserved: in use now, it may be in use again)
         _HANDED_OUT.add(port)
         return port
     raise OSError("no free port on 127.0.0.1 between 20000 and 32000")
+
+
+def _reserve(port: int) -> bool:
+    """Reserve ``port`` for this program: False if another program holds it."""
+    path = _RESERVED / str(port)
+    try:
+        _RESERVED.mkdir(exist_ok=True)
+        try:
+            if time.time() - path.stat().st_mtime > _STALE_SECONDS:
+                path.unlink(missing_ok=True)
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except FileExistsError:
+        return False
+    except OSError:
+        return True  # (no temporary folder to write: the bind probe alone, as before)
+    os.close(fd)
+    _OURS.append(path)
+    return True
+
+
+_OURS: list[Path] = []
+
+
+@atexit.register
+def _release() -> None:
+    for path in _OURS:
+        try:
+            path.unlink()
+        except OSError:
+            pass
 
 
 def run_loopback(
