@@ -106,9 +106,9 @@ class TableAborted(Exception):
         #: its stop comes, our file's verdict on them is ours (net/table._judge_the_stopper).
         self.excused_by: tuple[int, frozenset[int]] | None = None
         #: For a stall on a move: the seats whose private boxes to the seat named had not all
-        #: reached us (it may have waited on them: the keys of a card it drew). If its stop
-        #: comes and our file's verdict names one of them, that verdict is ours
-        #: (net/table._judge_the_stopper).
+        #: reached us (it may have waited on them: the keys of a card it drew). Our file's
+        #: verdict is then ours when it names nobody or one of them, whether or not the named
+        #: seat's stop came (net/table._judge_the_stopper).
         self.owed_by: frozenset[int] = frozenset()
 
 

@@ -186,6 +186,8 @@ _HANDED_OUT: set[int] = set()
 _RESERVED = Path(tempfile.gettempdir()) / "p2pcards-test-ports"
 #: A reservation this old is a dead program's (each program removes its own as it exits).
 _STALE_SECONDS = 3600.0
+#: This program's reservations, removed as it exits.
+_OURS: list[Path] = []
 
 
 def unused_port() -> int:
@@ -234,9 +236,6 @@ def _reserve(port: int) -> bool:
     os.close(fd)
     _OURS.append(path)
     return True
-
-
-_OURS: list[Path] = []
 
 
 @atexit.register
