@@ -27,7 +27,7 @@ def test_quit_offers_drop_out_and_the_game_goes_on_without_the_seat(tmp_path):
     table = f"dropout-{os.getpid()}"
     transcripts = tmp_path / "transcripts"
     log = tmp_path / "host.log"
-    args = ["host", "--game", "cals-bs", "--seats", "4", "--bots", "2", "--bot", "random", "--bot-delay", "0.2"]
+    args = ["host", "--game", "cals-bs", "--seats", "4", "--bots", "2", "--bot", "random", "--bot-delay", "0"]
     args += ["--option", "match_target=1", "--name", table, "--interface", "127.0.0.1"]
     args += ["--grace", "60", "--transcript-dir", str(transcripts)]
     host = subprocess.Popen(

@@ -28,7 +28,7 @@ def bot_host(tmp_path, table: str, *, match_target: int, transcripts) -> tuple[s
     """``p2pcards host`` of a three-seat Cal's BS table on 127.0.0.1 with one bot peer (the
     host's seat is a bot too), open for a person to join: the process and its log."""
     log = tmp_path / "host.log"
-    args = ["host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--bot", "random", "--bot-delay", "0.2"]
+    args = ["host", "--game", "cals-bs", "--seats", "3", "--bots", "1", "--bot", "random", "--bot-delay", "0"]
     args += ["--option", f"match_target={match_target}", "--name", table, "--interface", "127.0.0.1"]
     args += ["--grace", "60", "--transcript-dir", str(transcripts)]
     host = subprocess.Popen(
