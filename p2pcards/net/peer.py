@@ -148,6 +148,10 @@ class Peer(PeerHooks):
         self._returned: dict[int, trio.Event] = {}
         self._away_told: set[int] = set()  # seats whose wait we announced since they left
         self._away_since: dict[int, float] = {}  # seat -> when its connection dropped (self.clock)
+        #: The private boxes owed to each seat that we found missing at the last look, and when
+        #: (self.clock) one of them last came (Links.boxes_came).
+        self._boxes_missing: dict[int, frozenset[int]] = {}
+        self._boxes_came: dict[int, float] = {}
         self.clock = StallClock()  # for deadlines about other seats: stands still while we are stopped
         #: Every time the table waits by (the referee's: table/referee.py).
         self.timings = Timings.of(header.timeouts)
@@ -278,6 +282,11 @@ class Peer(PeerHooks):
         for s in others:
             if s not in connected:
                 self._away_since.setdefault(s, now)
+        awaited = self.party.boxes_awaited()
+        for receiver, senders in self._boxes_missing.items():
+            if senders - awaited.get(receiver, frozenset()):
+                self._boxes_came[receiver] = now
+        self._boxes_missing = awaited
         heard: dict[int, float | None] = {}
         for s in connected:
             heard_at = getattr(self.connections[s], "heard_at", None)  # (a test's recorder has none)
@@ -298,7 +307,8 @@ class Peer(PeerHooks):
             cut_off=self.cut_off(),
             reports=dict(self._reports),
             unheard=self.protocol.unheard(),
-            boxes_awaited=self.party.boxes_awaited(),
+            boxes_awaited=awaited,
+            boxes_came=dict(self._boxes_came),
         )
 
     def cut_off(self) -> bool:

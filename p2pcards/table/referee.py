@@ -178,6 +178,10 @@ class Links:
     #: For a seat, the other seats whose private boxes to it, in the deck operations begun
     #: here, have not all reached us (``Party.boxes_awaited``): it may be waiting on them.
     boxes_awaited: Mapping[int, Set[int]] = field(default_factory=dict)
+    #: For a seat: when (``now``'s clock) a private box to it that we had found missing here
+    #: (``boxes_awaited``) last reached us. Until then it may have been waiting on it, and it
+    #: fetches it from us when it next asks around (:meth:`Wait.look`, a turn's wait).
+    boxes_came: Mapping[int, float] = field(default_factory=dict)
 
     def is_connected(self, seat: int) -> bool:
         return seat in self.connected
@@ -403,6 +407,7 @@ class Wait:
         #: and QUIET_SECONDS more (:meth:`look`, ``unheard``, in a turn's wait).
         self.stop_due = max(self.settle_latest, timings.last_call(now + timings.deck)) + timings.quiet
         self._intervals = timings.intervals()
+        self.began = now
         #: ``wall`` time the deadline was first found past (a frame after it shows the link lives).
         self.due: float | None = None
         #: When we found an awaited seat away (its time away does not count against it).
@@ -475,6 +480,8 @@ class Wait:
             self.deadline = min(self.latest, max(self.deadline + now - self.away_since, now + timings.quiet))
             self.away_since = self.due = None
             return effects
+        if self.phase == "turn" and owed:
+            self._boxes_came(links.boxes_came.get(owed[0][0]))
         if now < self.deadline:
             return effects
         self.due = links.wall if self.due is None else self.due
@@ -568,6 +575,24 @@ class Wait:
             ended.awaits_stop = self.stop_due - now
         effects.append(End(ended, timeout=bool(owed)))
         return effects
+
+    def _boxes_came(self, came: float | None) -> None:
+        """A box the seat to move was owed (the key of a card it drew, say) came here at
+        ``came``, during this wait: its turn runs from then, and from when it could fetch the
+        box from us (it asks around at most CHECK_EVERY apart). Before, it may not have known
+        its own hand. Review 29c: a withholder that sent its key to the third seat alone just
+        before that seat's deadline on the drawer's move had the innocent drawer named there,
+        while verify of that seat's file, which holds the drawer's late move, named nobody.
+        At most a turn's timeout more per box a seat withholds; nobody gains a card by it."""
+        if came is None or came <= self.began:
+            return
+        deadline = came + self.timings.check_every + self.timeout
+        if deadline <= self.deadline:
+            return
+        self.deadline, self.due = deadline, None
+        self.latest = max(self.latest, self.timings.last_call(deadline))
+        self.settle_latest = max(self.settle_latest, self.latest)
+        self.stop_due = max(self.stop_due, self.settle_latest + self.timings.quiet)
 
     def _gone_step(self, owed: Sequence[tuple[int, str]]) -> str:
         return "connection" if self.phase == "deck" else "action"

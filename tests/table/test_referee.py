@@ -832,6 +832,31 @@ def test_a_mover_owed_boxes_that_never_reached_us_is_named_only_once_its_stop_sh
     assert deck.aborted.owed_by == frozenset()
 
 
+def test_a_movers_turn_runs_from_when_a_box_it_was_owed_came() -> None:
+    """A box owed to the seat we wait on to move (the key of a card it drew), withheld until
+    late in the turn and then sent to us alone (review 29c): that seat fetches it from us when
+    it next asks around, and only then knows its hand. Its turn runs from then: it is not
+    named at the old deadline, but at the new one, as any mover."""
+    came = TURN - 5
+    wait = Wait(T, NAMES, "turn", 0.0)
+    assert not ends(wait.look(links(came - 1, boxes_awaited={1: {2}}), [(1, "action")]))
+    box_in = {"boxes_came": {1: came}}
+    assert not ends(wait.look(links(TURN + 1, **box_in), [(1, "action")]))
+    due = came + T.check_every + T.turn
+    assert wait.deadline == due and wait.latest == T.last_call(due)
+    assert not ends(wait.look(links(due - 0.1, **box_in), [(1, "action")]))
+    (end,) = ends(wait.look(links(due, **box_in), [(1, "action")]))
+    assert end.aborted.seat == 1 and end.aborted.stall
+    # A box that came before the wait began, or one owed to another seat: the clock stands.
+    for early in ({"boxes_came": {1: -1.0}}, {"boxes_came": {2: came}}):
+        (end,) = ends(Wait(T, NAMES, "turn", 0.0).look(links(TURN, **early), [(1, "action")]))
+        assert end.aborted.seat == 1
+    # A deck step's wait: the box is the step itself, waited on as such.
+    deck = Wait(T, NAMES, "deck", 0.0)
+    deck.look(links(DECK, boxes_came={1: DECK - 1}), [(1, "open")])
+    assert deck.deadline == DECK
+
+
 @pytest.mark.parametrize("phase", ["turn", "deck"])
 def test_a_stall_with_our_entries_echoed_awaits_nothing(phase: str) -> None:
     """Every entry of ours echoed (or a deck step, which waits for the stop before it charges):
