@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.verify import verify_file
-
 from .verify_tables import Table, doubting_first, play_table, won_hand_pickups
 
 HERE = Path(__file__).resolve().parent
@@ -43,7 +41,7 @@ def bs_challengeable_table(tmp_path_factory) -> Table:
         table = play_table(
             "cals-bs", 3, {"going_out": "challengeable", "match_target": 2}, tmp_path_factory.mktemp("bs-challengeable")
         )
-        if won_hand_pickups(verify_file(table.path).timeline):
+        if won_hand_pickups(table.report.timeline):
             return table
     pytest.fail("4 games and no final set was found true by a doubt")
 

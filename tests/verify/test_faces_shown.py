@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from p2pcards.verify import EXIT_VERIFIED, verify_file
+from p2pcards.verify import EXIT_VERIFIED
 
 TABLES = ["bs_table", "calypso_table", "eights_table", "holdem_table"]
 
@@ -36,7 +36,7 @@ def test_faces_shown_are_the_cards_turned_up_for_everyone(table, request, cli):
     faces = {e["handle"]: e["card"] for e in decodable}
     assert all(faces[e["handle"]] == e["card"] for e in shown)
     # The same cards the game's reveals turned up.
-    checked = verify_file(table.path)
+    checked = table.report
     assert checked.status == EXIT_VERIFIED and checked.faces_shown is not None
     # (as sets of faces: a card public already may be turned up again, a going-out play say)
     assert {card.unicode() for card, _ in checked.faces_shown.values()} == set(_reveals(checked.timeline))
@@ -48,6 +48,6 @@ def test_a_finished_game_shows_no_more_than_the_table_saw(table, request):
     decode is exactly what the table saw (Cal's BS: its undoubted sets and hands stay hidden;
     Crazy Eights: an undrawn stock; Calypso: every card is played face up; Hold'em: folded and
     mucked hands, and the cards never dealt to the board)."""
-    report = verify_file(request.getfixturevalue(table).path)
+    report = request.getfixturevalue(table).report
     assert report.faces_shown is not None and report.faces_decodable is not None
     assert set(report.faces_decodable) == set(report.faces_shown)

@@ -32,7 +32,7 @@ def replays(request):
 @pytest.mark.parametrize("table", TABLES)
 def test_every_event_of_the_verify_timeline_is_a_step(replays, table, request):
     replay = replays[table]
-    report = verify_file(request.getfixturevalue(table).path)
+    report = request.getfixturevalue(table).report
     assert replay.verified and replay.report.status == EXIT_VERIFIED == report.status
     assert len(replay.steps) == len(report.timeline)
     assert [s.kind for s in replay.steps] == [e["kind"] for e in report.timeline]
@@ -64,7 +64,7 @@ def test_a_seat_is_never_shown_a_face_it_could_not_see(replays, table, request):
     """At every step, for every seat: the faces the replay holds for it, and every card on its
     screen (log, table, hand, status), were dealt to it, shown to everyone or handed to it."""
     replay = replays[table]
-    timeline = verify_file(request.getfixturevalue(table).path).timeline
+    timeline = request.getfixturevalue(table).report.timeline
     hidden_somewhere = False
     for seat in range(replay.players):
         visible = _visible(timeline, seat)

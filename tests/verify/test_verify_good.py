@@ -11,7 +11,7 @@ from p2pcards.cards import parse_cards
 from p2pcards.game import Result, options_words, result_words
 from p2pcards.plugins import load_plugins
 from p2pcards.text import name_seats
-from p2pcards.verify import EXIT_VERIFIED, verify_file
+from p2pcards.verify import EXIT_VERIFIED
 
 from .verify_tables import won_hand_pickups
 
@@ -76,7 +76,7 @@ def test_json_is_one_object(table, cli):
 
 
 def test_show_hands_shows_every_deal_and_move(table):
-    report = verify_file(table.path)
+    report = table.report
     assert report.status == EXIT_VERIFIED, report.problem_line()
     text = report.to_text(show_hands=True)
     deals = [e for e in report.timeline if e["kind"] == "deal"]
@@ -95,7 +95,7 @@ def test_show_hands_shows_every_deal_and_move(table):
 def test_cals_bs_claims_show_no_card_placed_face_down(bs_table):
     """Issue 32: a claim's cards go down face down; the report shows none of them (the table
     never saw them), and a doubted set is shown by the reveal that turned it up."""
-    report = verify_file(bs_table.path)
+    report = bs_table.report
     claims = [e for e in report.timeline if e["kind"] == "move" and e["action"]["type"] == "play"]
     assert claims and all(claim["cards"] == [] for claim in claims)
     doubts = [e for e in report.timeline if e["kind"] == "move" and e["action"]["type"] == "doubt"]
@@ -107,7 +107,7 @@ def test_cals_bs_claims_show_no_card_placed_face_down(bs_table):
 def test_cals_bs_challengeable_doubter_of_a_true_final_set_takes_the_pile(bs_challengeable_table):
     """Rule 27 over the network: the doubter of a true final set takes the pile (a transfer the
     replay checks) and the player wins the hand; the transcript verifies."""
-    report = verify_file(bs_challengeable_table.path)
+    report = bs_challengeable_table.report
     assert report.status == EXIT_VERIFIED, report.problem_line()
     pickups = won_hand_pickups(report.timeline)
     assert pickups

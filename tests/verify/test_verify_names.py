@@ -27,7 +27,7 @@ def test_a_problem_line_names_the_player_to_blame_and_the_json_keeps_the_seat(bs
 
 
 def test_a_verified_report_names_the_winners_in_text_and_json(bs_table):
-    report = verify_file(bs_table.path)
+    report = bs_table.report
     assert report.status == EXIT_VERIFIED
     names = [p["name"] for p in report.players]
     winners = report.result.winners

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from p2pcards.cards import Card
 from p2pcards.game import Action, Bot
 from p2pcards.plugins import load_plugins
 from p2pcards.testing import run_loopback
+from p2pcards.verify import Report, verify_file
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Entry, sign_entry
 from p2pcards.wire.transcript import (
@@ -35,6 +37,12 @@ class Table:
     @property
     def path(self) -> Path:
         return self.paths[0]
+
+    @cached_property
+    def report(self) -> Report:
+        """``verify_file`` of :attr:`path`, once per session (a second or two of CPU each
+        time): read it, never change it. A test that alters the file verifies its own copy."""
+        return verify_file(self.path)
 
     def read(self) -> Transcript:
         return read_transcript(self.path)
