@@ -166,6 +166,30 @@ def pytest_collection_modifyitems(config, items):
         gone = {id(item) for item in dropped}
         items[:] = [item for item in keep if id(item) not in gone]
         config.hook.pytest_deselected(items=dropped)
+    if hasattr(config, "workerinput"):
+        _spread_the_waiting(items)
+
+
+def _spread_the_waiting(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (a worker's collection; every worker orders alike): the ``system``
+    tests, which mostly wait (processes, tmux, namespaces, the kernel's timers), spread evenly
+    among the others, which mostly compute (the deck's crypto). In the files' order they came
+    in runs (the terminal tests, then the network's), and for minutes every worker waited
+    while the cores idled."""
+    waiting = [item for item in items if item.get_closest_marker("system") or item.get_closest_marker("netns")]
+    if not waiting or len(waiting) == len(items):
+        return
+    is_waiting = {id(item) for item in waiting}
+    others = [item for item in items if id(item) not in is_waiting]
+    step = len(others) / len(waiting)
+    spread: list[pytest.Item] = []
+    placed = 0
+    for index, item in enumerate(others):
+        while placed < len(waiting) and placed * step <= index:
+            spread.append(waiting[placed])
+            placed += 1
+        spread.append(item)
+    items[:] = spread + waiting[placed:]
 
 
 def pip_install_target(source: Path, target: Path) -> None:
