@@ -407,6 +407,7 @@ class Wait:
         #: and QUIET_SECONDS more (:meth:`look`, ``unheard``, in a turn's wait).
         self.stop_due = max(self.settle_latest, timings.last_call(now + timings.deck)) + timings.quiet
         self._intervals = timings.intervals()
+        #: When this wait began: a box that came before it starts no turn again (_boxes_came).
         self.began = now
         #: ``wall`` time the deadline was first found past (a frame after it shows the link lives).
         self.due: float | None = None
