@@ -5,6 +5,7 @@ among honest bot peers. The cheater, and only the cheater, is named at the table
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import tempfile
@@ -117,6 +118,9 @@ class PrivateShuffle(Cheater):
 
 
 _DIR = Path(tempfile.mkdtemp(prefix="p2pcards-finished-hands-"))
+# Removed at exit, not at the module's teardown: every process that imports the module makes
+# one (each xdist worker, and the collection), not only the one that runs its tests.
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 
 
 #: Known disagreements of the live verdicts and verify's (agreement.py), by cheater: none now
@@ -140,10 +144,6 @@ def played(cheater: type[Cheater]) -> TableRun:
             judge(run.agreement, known, run)
             return run
     pytest.fail(f"{cheater.__name__}: the match never reached the cheat in 4 tables")
-
-
-def teardown_module() -> None:
-    shutil.rmtree(_DIR, ignore_errors=True)
 
 
 @pytest.mark.parametrize(
