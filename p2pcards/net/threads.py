@@ -9,18 +9,21 @@ work runs in the loop instead: time must not pass while our own process works.""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import trio
-import trio.testing
 
 T = TypeVar("T")
 
 
 def on_virtual_clock() -> bool:
     """The run's clock is trio's ``MockClock`` (a test's virtual time)."""
-    return isinstance(trio.lowlevel.current_clock(), trio.testing.MockClock)
+    # Not imported here: trio.testing imports pytest, a tenth of a second of every start of
+    # the program; a MockClock can only run where something imported it already.
+    testing = sys.modules.get("trio.testing")
+    return testing is not None and isinstance(trio.lowlevel.current_clock(), testing.MockClock)
 
 
 async def off_the_loop(fn: Callable[..., T], *args: Any, **options: Any) -> T:
