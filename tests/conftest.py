@@ -138,7 +138,8 @@ def sample(request) -> Sample:
 
 def pytest_collection_modifyitems(config, items):
     """``--fast`` leaves out the marked tiers; ``@pytest.mark.sample(N)`` on a parametrized
-    test keeps N of its cases (all with ``--full``), drawn from the run's seed."""
+    test keeps N of its cases (all with ``--full``), drawn from the run's seed
+    (``sample(N, per="PARAM")``: N of each value of that parameter)."""
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     fast = config.getoption("fast")
@@ -154,12 +155,13 @@ def pytest_collection_modifyitems(config, items):
             continue
         marker = item.get_closest_marker("sample")
         if marker is not None and not full and not named & {item.name, item.originalname}:
-            groups.setdefault((str(item.path), item.originalname), []).append(item)
+            groups.setdefault(_sample_group(item, marker), []).append(item)
         keep.append(item)
     chosen: set[str] = set()
-    for (path, name), group in groups.items():
+    for (path, name, stratum), group in groups.items():
         count = group[0].get_closest_marker("sample").args[0]
-        picked = Sample(False, config.p2pcards_sample_seed, f"{Path(path).name}::{name}").pick(group, count)
+        key = f"{Path(path).name}::{name}" + (f"[{stratum}]" if stratum else "")
+        picked = Sample(False, config.p2pcards_sample_seed, key).pick(group, count)
         chosen.update(item.nodeid for item in picked)
         dropped += [item for item in group if item.nodeid not in chosen]
     if dropped:
@@ -168,6 +170,15 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=dropped)
     if hasattr(config, "workerinput"):
         _spread_the_waiting(items)
+
+
+def _sample_group(item: pytest.Item, marker: pytest.Mark) -> tuple[str, str, str]:
+    """The cases a ``sample`` marker draws from together: a test's cases, or with
+    ``per="PARAM"`` those with one value of that parameter (``sample(1, per="stage")``: one
+    case of each stage, so that a run never draws only the slowest stage's)."""
+    per = marker.kwargs.get("per")
+    stratum = str(item.callspec.params[per]) if per else ""  # type: ignore[attr-defined]
+    return str(item.path), item.originalname, stratum
 
 
 def _spread_the_waiting(items: list[pytest.Item]) -> None:

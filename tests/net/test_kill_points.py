@@ -8,7 +8,7 @@ seed; for a move its type: killable.entry_label) x every phase of killable.py (s
 journal, not sent; sent, not fsynced; fsynced; a power cut after sending, which loses what no
 fsync covered) x early (the one hand of a one-win match) and late (the second hand of a two-win
 match and later, to its result) x the host and a joiner. Without it a run plays a seeded sample
-of the (stage, victim) pairs and of the phases (SAMPLED_PAIRS, SAMPLED_PHASES), each sampled
+of the (stage, victim) pairs and of the phases (SAMPLED_VICTIMS, SAMPLED_PHASES), each sampled
 (stage, victim, phase) still killed at every label. The labels are not listed here: one game per
 (victim, phase, stage) kills its victim at the first entry of each label it signs, resumes it,
 and kills it again at the next new label, to the end of the match (killable.py). The labels that
@@ -255,13 +255,16 @@ def signed_labels(transcript: Transcript, from_hand: int) -> dict[int, set[str]]
     return labels
 
 
-#: Without ``--full`` (tests/conftest.py, "sampled suites"): of the (stage, victim) pairs, a run
-#: plays SAMPLED_PAIRS, and of the phases, SAMPLED_PHASES in each, drawn from the sample seed.
-#: Each sampled (pair, phase) is played whole: its victim killed at every label it signs.
-SAMPLED_PAIRS, SAMPLED_PHASES = 2, 2
+#: Without ``--full`` (tests/conftest.py, "sampled suites"): of the victims, a run plays
+#: SAMPLED_VICTIMS in each stage, and of the phases, SAMPLED_PHASES in each, drawn from the
+#: sample seed. Each sampled (stage, victim, phase) is played whole: its victim killed at every
+#: label it signs. Per stage, so that each run has an early and a late chain: a late one takes
+#: twice an early one's time (two hands and more, killed from the second), and a run that drew
+#: both late ones took the suite past its 10 minutes (issue 29).
+SAMPLED_VICTIMS, SAMPLED_PHASES = 1, 2
 
 
-@pytest.mark.sample(SAMPLED_PAIRS)
+@pytest.mark.sample(SAMPLED_VICTIMS, per="stage")
 @pytest.mark.parametrize("victim", list(VICTIMS))
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_a_seat_killed_at_every_point_finishes_the_game_with_everyone(tmp_path, stage, victim, sample):
