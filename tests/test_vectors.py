@@ -26,6 +26,7 @@ import importlib.util
 import json
 import random
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -1127,10 +1128,20 @@ def load(area: str) -> dict[str, Any]:
 
 
 @functools.cache
+def _computed(kind_: str, input_json: str) -> Any:
+    return KINDS[kind_](json.loads(input_json))
+
+
+def computed(kind_: str, inp: Any) -> Any:
+    """What the check of ``kind_`` computes from ``inp``, once per process (scripts/make-vectors
+    writes it; the tests below compare it). Shared: the callers never change it."""
+    return _computed(kind_, json.dumps(inp, sort_keys=True))
+
+
+@functools.cache
 def _compute_cached(kind_: str, input_json: str) -> Any:
-    # As JSON and back: what the files hold (tuples become lists, int keys strs). Shared: the
-    # callers only compare it, never change it.
-    return json.loads(json.dumps(KINDS[kind_](json.loads(input_json)), sort_keys=True))
+    # As JSON and back: what the files hold (tuples become lists, int keys strs).
+    return json.loads(json.dumps(_computed(kind_, input_json), sort_keys=True))
 
 
 def compute(case: dict[str, Any]) -> Any:
@@ -1216,8 +1227,10 @@ def _with(obj: Any, path: tuple, value: Any) -> Any:
 
 
 # Slow tier (~17 s of checks): every vector is still checked as it stands in the fast tier
-# (test_vector); that a changed byte fails each check is checked by scripts/test.
+# (test_vector); that a changed byte fails each check is checked by scripts/test. On one
+# worker with the generator's test: it computes every case again, and shares these.
 @pytest.mark.slow
+@pytest.mark.xdist_group("vectors-computed")
 def test_every_changed_byte_fails():
     """Every expected value of every case changed once (one random byte), plus 300 more random
     (value, byte) positions across all files: the check must fail each time."""
@@ -1238,6 +1251,9 @@ def test_every_changed_byte_fails():
 
 
 def _load_generator():
+    # The generator imports this module as ``test_vectors`` (tests/ on its path): this copy,
+    # not a second one, so that it computes each case through the same cache (``computed``).
+    sys.modules.setdefault("test_vectors", sys.modules[__name__])
     path = str(ROOT / "scripts" / "make-vectors")
     loader = importlib.machinery.SourceFileLoader("make_vectors", path)
     spec = importlib.util.spec_from_loader("make_vectors", loader)
@@ -1247,6 +1263,7 @@ def _load_generator():
 
 
 @pytest.mark.slow  # generates every vector
+@pytest.mark.xdist_group("vectors-computed")
 def test_files_are_what_the_generator_writes():
     generator = _load_generator()
     for area, text in generator.render_all().items():
