@@ -166,8 +166,10 @@ class Peer(PeerHooks):
         self.journal = journal
         # Set once we no longer recover our own chain after a restart (recover_own waits on it).
         self._recovered = trio.Event()
-        # Journal writes not yet fsynced: (time of the first, time of the last), or None.
+        # Journal writes not yet fsynced: (time of the first, time of the last), or None; and
+        # set (replaced once they are fsynced) when the first of them is written.
         self._unsynced: tuple[float, float] | None = None
+        self._unsynced_written = trio.Event()
         # Set when the replay put entries of ours back in the log while others' entries were
         # held: they may have waited for them (run_background hands them on).
         self._own_grew = trio.Event()
@@ -633,6 +635,7 @@ class Peer(PeerHooks):
             return max(0, min(len(fresh), journal.whole_records - start))
         now = trio.current_time()
         self._unsynced = (self._unsynced[0] if self._unsynced else now, now)
+        self._unsynced_written.set()
         return len(fresh)
 
     def _journal_failed(self, exc: OSError) -> None:
@@ -788,11 +791,14 @@ class Peer(PeerHooks):
         :data:`JOURNAL_SYNC_LATEST` seconds after the first of them. Everything we sent is
         also held by the seats we sent it to (recover_own), and a disk flush costs CPU time
         the other peers' checks wait for: an fsync after each entry, even in a thread, made a
-        doubt 0.3-0.5 ms slower here. It looks every :data:`JOURNAL_QUIET` seconds, so that
-        sending an entry wakes nothing up."""
+        doubt 0.3-0.5 ms slower here. While entries wait for it, it looks every
+        :data:`JOURNAL_QUIET` seconds, so that sending an entry wakes nothing up; while none
+        do, it sleeps until the first is written (a seat that waits on a player wakes for
+        nothing, and a table on a virtual clock makes no jump for it)."""
         if self.journal is None:
             return
         while True:
+            await self._unsynced_written.wait()
             await trio.sleep(JOURNAL_QUIET)
             if self._unsynced is None:
                 continue
@@ -800,6 +806,7 @@ class Peer(PeerHooks):
             now = trio.current_time()
             if now - last >= JOURNAL_QUIET or now - first >= JOURNAL_SYNC_LATEST:
                 self._unsynced = None  # what is written from here on waits for the next fsync
+                self._unsynced_written = trio.Event()
                 try:
                     await off_the_loop(self.journal.fsync)
                 except OSError as exc:
