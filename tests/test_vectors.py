@@ -1145,7 +1145,18 @@ def _compute_cached(kind_: str, input_json: str) -> Any:
 
 
 def compute(case: dict[str, Any]) -> Any:
-    return _compute_cached(case["kind"], json.dumps(case["input"], sort_keys=True))
+    inp = case["input"]
+    known = _computed_for.get((case["kind"], id(inp)))
+    if known is None or known[0] is not inp:
+        known = (inp, _compute_cached(case["kind"], json.dumps(inp, sort_keys=True)))
+        _computed_for[case["kind"], id(inp)] = known
+    return known[1]
+
+
+#: (kind, id of an input) -> (that input, what it computes): the cases that
+#: test_every_changed_byte_fails changes share their input, a whole game's moves, which would
+#: otherwise be serialized again for each of thousands of changes.
+_computed_for: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 
 def check_case(case: dict[str, Any]) -> None:
@@ -1155,7 +1166,20 @@ def check_case(case: dict[str, Any]) -> None:
     # both sides, which for a whole-game vector takes seconds, once per mutated byte of
     # test_every_changed_byte_fails (8 minutes at pytest's default verbosity).
     if got != case["expected"]:
-        raise AssertionError(f"{case['name']}: expected {case['expected']!r}, got {got!r}")
+        raise Mismatch(case["name"], case["expected"], got)
+
+
+class Mismatch(AssertionError):
+    """A case's expected value is not what the implementation computes. Its message, both
+    values in full, is written only when shown: test_every_changed_byte_fails raises ten
+    thousand, and writing them took most of its time."""
+
+    def __init__(self, name: str, expected: Any, got: Any):
+        super().__init__(name)
+        self.expected, self.got = expected, got
+
+    def __str__(self) -> str:
+        return f"{self.args[0]}: expected {self.expected!r}, got {self.got!r}"
 
 
 def _all_cases():
@@ -1177,6 +1201,8 @@ def test_every_area_has_its_file():
         assert len(set(names)) == len(names), f"{area}: duplicate case names"
 
 
+# One worker computes every case once (``computed``), for these and the two slow tests below.
+@pytest.mark.xdist_group("vectors-computed")
 @pytest.mark.parametrize("case", list(_all_cases()))
 def test_vector(case):
     check_case(case)
@@ -1226,10 +1252,8 @@ def _with(obj: Any, path: tuple, value: Any) -> Any:
     return changed
 
 
-# Slow tier (~17 s of checks): every vector is still checked as it stands in the fast tier
-# (test_vector); that a changed byte fails each check is checked by scripts/test. On one
-# worker with the generator's test: it computes every case again, and shares these.
-@pytest.mark.slow
+# On the worker of test_vector, whose computed cases it shares (under a second: it was 17 s of
+# the slow tier while each failed check wrote out its whole game).
 @pytest.mark.xdist_group("vectors-computed")
 def test_every_changed_byte_fails():
     """Every expected value of every case changed once (one random byte), plus 300 more random
@@ -1253,7 +1277,7 @@ def test_every_changed_byte_fails():
 def _load_generator():
     # The generator imports this module as ``test_vectors`` (tests/ on its path): this copy,
     # not a second one, so that it computes each case through the same cache (``computed``).
-    sys.modules.setdefault("test_vectors", sys.modules[__name__])
+    sys.modules["test_vectors"] = sys.modules[__name__]
     path = str(ROOT / "scripts" / "make-vectors")
     loader = importlib.machinery.SourceFileLoader("make_vectors", path)
     spec = importlib.util.spec_from_loader("make_vectors", loader)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,8 +23,7 @@ from p2pcards.wire import framing
 from p2pcards.wire.sealed import recipients
 from p2pcards.wire.transcript import read_transcript
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import test_vectors as tv  # noqa: E402  (the game vectors' driver)
+from .. import test_vectors as tv  # the game vectors' driver (one copy: its cache is shared)
 
 CASES = [
     pytest.param("crazy-eights", 3, {"hand_size": 3}, id="crazy-eights"),
