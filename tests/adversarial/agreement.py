@@ -8,8 +8,8 @@ A seat's *verdict* is who, if anyone, the game's end names, and whether the game
   a rule violation of, else nobody; or it stopped, naming ``aborted.seat`` (None: nobody).
   The seats it blamed on the way (``peer.blames``: a message refused, or set aside and played
   on) are not its verdict; they are kept apart (``Verdict.blamed``) to tell one class below.
-* verify (:func:`verify_verdict`: :func:`p2pcards.verify.verify_file`, the function
-  ``p2pcards verify`` runs, called in this process): exit 0 is a finished game naming nobody;
+* verify (:func:`verify_verdict`: ``p2pcards verify --json`` run in this process, as
+  adv_table.verify runs it, once per file content): exit 0 is a finished game naming nobody;
   exit 1 names ``problem.seat`` (None: nobody; a game that did not finish and proves no
   fault), as exit 3 (a goodbye) does; exit 4 (the game plugin failed) names nobody; exit 2
   (unreadable) is no verdict at all.
@@ -52,7 +52,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from p2pcards.net.table import SeatOutcome
-from p2pcards.verify import EXIT_FAILED, EXIT_LEFT, EXIT_PLUGIN, EXIT_VERIFIED, Report, verify_file
+from p2pcards.verify import EXIT_FAILED, EXIT_LEFT, EXIT_PLUGIN, EXIT_VERIFIED
+
+from .adv_table import verify
 
 if TYPE_CHECKING:
     from .adv_table import TableRun
@@ -192,14 +194,15 @@ def live_verdict(outcome: SeatOutcome) -> Verdict:
     return Verdict("finished", None, "", blamed)
 
 
-def verify_verdict(report: Report) -> Verdict:
-    problem = report.problem
-    why = f"{problem.step}: {problem.reason}" if problem is not None else ""
-    if report.status == EXIT_VERIFIED:
+def verify_verdict(status: int, report: dict[str, Any]) -> Verdict:
+    """The verdict of ``p2pcards verify --json``: its exit status and report."""
+    problem = report.get("problem")
+    why = f"{problem['step']}: {problem['reason']}" if problem else ""
+    if status == EXIT_VERIFIED:
         return Verdict("verified", None, why)
-    if report.status in (EXIT_FAILED, EXIT_LEFT):  # (LEFT: a goodbye names who left)
-        return Verdict("failed", problem.seat if problem is not None else None, why)
-    if report.status == EXIT_PLUGIN:  # the game plugin failed on the file: nobody is named
+    if status in (EXIT_FAILED, EXIT_LEFT):  # (LEFT: a goodbye names who left)
+        return Verdict("failed", problem["seat"] if problem else None, why)
+    if status == EXIT_PLUGIN:  # the game plugin failed on the file: nobody is named
         return Verdict("failed", None, why)
     return Verdict("unreadable", None, why)
 
@@ -236,7 +239,7 @@ def check_seat(
     if path is None or not Path(path).exists():
         return SeatAgreement(seat, NO_TRANSCRIPT, live, None, None)
     digest = hashlib.sha256(Path(path).read_bytes()).digest()
-    verified = (verified_before or {}).get(digest) or verify_verdict(verify_file(path))
+    verified = (verified_before or {}).get(digest) or verify_verdict(*verify(Path(path)))
     if verified_before is not None:
         verified_before[digest] = verified
     named = {live.seat, verified.seat} - {None}
