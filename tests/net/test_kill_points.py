@@ -7,8 +7,8 @@ deck entry the deck message, a shuffle pass, a deal, a transfer's keys, a reveal
 seed; for a move its type: killable.entry_label) x every phase of killable.py (signed; in the
 journal, not sent; sent, not fsynced; fsynced; a power cut after sending, which loses what no
 fsync covered) x early (the one hand of a one-win match) and late (the second hand of a two-win
-match and later, to its result) x the host and a joiner. Without it a run plays a seeded sample
-of the (stage, victim) pairs and of the phases (SAMPLED_VICTIMS, SAMPLED_PHASES), each sampled
+match and later, to its result) x the host and a joiner. Without it a run plays a seeded sample:
+a victim in each stage and some of the phases (SAMPLED_VICTIMS, SAMPLED_PHASES), each sampled
 (stage, victim, phase) still killed at every label. The labels are not listed here: one game per
 (victim, phase, stage) kills its victim at the first entry of each label it signs, resumes it,
 and kills it again at the next new label, to the end of the match (killable.py). The labels that
