@@ -360,23 +360,37 @@ def verify(path: Path) -> tuple[int, dict[str, Any]]:
     ``main``, in this process: a new interpreter would only add a second of imports; the
     tests of tests/verify run the installed command): (exit status, report).
 
-    Once per content: the honest seats of a table mostly write the same bytes, and several
-    tests of one table verify each seat's file (a tenth of the adversarial tests' CPU time
-    went to verifying a file again). A file of other bytes is verified on its own."""
-    digest = hashlib.sha256(Path(path).read_bytes()).digest()
-    if digest not in _VERIFIED:
+    Once per content and plugin set: the honest seats of a table mostly write the same bytes,
+    and several tests of one table verify each seat's file (a tenth of the adversarial tests'
+    CPU time went to verifying a file again). A file of other bytes, or the same bytes under
+    other installed games (verify loads the game from them), is verified on its own."""
+    try:
+        key = (hashlib.sha256(Path(path).read_bytes()).digest(), _installed_games())
+    except OSError:  # (no such file: the command says so)
+        key = None
+    if key is None or key not in _VERIFIED:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             status = cli_main(["verify", "--json", str(path)])
-        _VERIFIED[digest] = (status, out.getvalue())
-    status, printed = _VERIFIED[digest]
+        if key is None:
+            return status, json.loads(out.getvalue())
+        _VERIFIED[key] = (status, out.getvalue())
+    status, printed = _VERIFIED[key]
     report = json.loads(printed)
     report["file"] = str(path)  # (the only field that names the file)
     return status, report
 
 
-#: ``verify``'s exit status and output by the file's SHA-256, in this process.
-_VERIFIED: dict[bytes, tuple[int, str]] = {}
+def _installed_games() -> tuple[object, ...]:
+    """What verify's answer depends on besides the file: the plugin host (kept alive in
+    ``_VERIFIED``'s keys) and the games it holds now, each by id, class and rules version."""
+    host = load_plugins()
+    games = sorted(host.games.items(), key=lambda item: item[0])
+    return (host, *((gid, id(game), type(game).__qualname__, game.rules_version) for gid, game in games))
+
+
+#: ``verify``'s exit status and output by the file's SHA-256 and the installed games.
+_VERIFIED: dict[tuple[bytes, tuple[object, ...]], tuple[int, str]] = {}
 
 
 def blamed(peer: Peer) -> set[int]:

@@ -14,6 +14,8 @@ from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter
 from .peer_support import IDS, TABLE, make_peer
 
 
+# Real time (1.6 s of it): the fsync must run in a worker thread while the loop goes on, and
+# on a virtual clock the peer runs it in the loop instead (net/threads.py).
 def test_an_entry_written_while_the_journal_is_fsynced_gets_the_next_fsync(tmp_path):
     async def main():
         peer = make_peer()
