@@ -4,6 +4,7 @@ that feed it messages directly (test_recover.py, test_catchup.py)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from p2pcards.net.peer import Peer
 from p2pcards.net.runner import bot_agent
@@ -13,6 +14,7 @@ from p2pcards.table.header import Seat, TableHeader
 from p2pcards.table.timeouts import Timeouts
 from p2pcards.wire.identity import Identity
 from p2pcards.wire.messages import Fetched
+from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter
 
 PLAYERS = 3
 IDS = [Identity.generate() for _ in range(PLAYERS)]
@@ -26,6 +28,21 @@ def make_peer() -> Peer:
     header = TableHeader(TABLE, "cals-bs", game.rules_version, options, seats, 1, Timeouts(1, 1, 1))
     agent = bot_agent(plugins(), game, "random", random.Random(0))(game, 0, options)
     return Peer(IDS[0], header, 0, game, agent, seed=b"\x07" * 32)
+
+
+def make_journal(peer: Peer, path: Path) -> TranscriptWriter:
+    """A new journal at ``path`` for ``peer`` (of :func:`make_peer`), set as its journal."""
+    header = TranscriptHeader(
+        TABLE,
+        tuple(i.public for i in IDS),
+        ("p0", "p1", "p2"),
+        "cals-bs",
+        peer.header.rules_version,
+        dict(peer.header.options),
+        peer.header_wire,
+    )
+    peer.journal = TranscriptWriter.create(path, header)
+    return peer.journal
 
 
 def fetched(count: int) -> dict:

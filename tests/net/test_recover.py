@@ -6,6 +6,7 @@ journal is in test_reconnect.py."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import trio
@@ -13,9 +14,9 @@ import trio
 from p2pcards.net.peer import Peer
 from p2pcards.wire.log import Log
 from p2pcards.wire.messages import Entry, Fetched, sign_entry
-from p2pcards.wire.transcript import TranscriptHeader, TranscriptWriter, read_transcript
+from p2pcards.wire.transcript import read_transcript
 
-from .peer_support import IDS, TABLE, Recorder, fetched, make_peer
+from .peer_support import IDS, TABLE, Recorder, fetched, make_journal, make_peer
 
 
 def own_chain(peer: Peer, count: int) -> list[Entry]:
@@ -87,16 +88,7 @@ def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_qui
     async def main():
         peer = make_peer()
         path = tmp_path / "journal.p2pt"
-        header = TranscriptHeader(
-            TABLE,
-            tuple(i.public for i in IDS),
-            ("p0", "p1", "p2"),
-            "cals-bs",
-            peer.header.rules_version,
-            dict(peer.header.options),
-            peer.header_wire,
-        )
-        peer.journal = TranscriptWriter.create(path, header)
+        make_journal(peer, path)
         fsyncs = []
         fsync = peer.journal.fsync
         peer.journal.fsync = lambda: (fsyncs.append(time.monotonic()), fsync())  # in a thread
@@ -108,6 +100,44 @@ def test_own_entries_are_in_the_file_when_sent_and_on_disk_once_the_table_is_qui
             assert fsyncs == []
             await trio.sleep(0.3)
             assert len(fsyncs) == 1 and fsyncs[0] - sent >= 0.05  # after a quiet moment
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+# keep_journal_synced sleeps until an entry of ours is written and replaces that event as an
+# fsync starts: an entry written while the fsync runs in its thread gets an fsync of its own
+# (no lost wake-up). Real time (1.6 s of it): the fsync must run in a worker thread while the loop goes on, and
+# on a virtual clock the peer runs it in the loop instead (net/threads.py).
+def test_an_entry_written_while_the_journal_is_fsynced_gets_the_next_fsync(tmp_path):
+    async def main():
+        peer = make_peer()
+        make_journal(peer, tmp_path / "journal.p2pt")
+        fsync = peer.journal.fsync
+        started = threading.Event()
+        covered: list[int] = []  # the records flushed when each fsync began
+
+        def slow_fsync():  # in a worker thread (off_the_loop): slow, as a busy disk
+            covered.append(peer.journal.whole_records)
+            started.set()
+            time.sleep(0.3)
+            fsync()
+
+        peer.journal.fsync = slow_fsync
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer.keep_journal_synced)
+            await peer.publish("chat", {"text": "first"})
+            with trio.fail_after(2):
+                while not started.is_set():
+                    await trio.sleep(0.005)
+            await peer.publish("chat", {"text": "during the fsync"})  # while it runs
+            written = peer.journal.whole_records
+            await trio.sleep(1.0)
+            assert len(covered) == 2, covered
+            assert covered[1] >= written > covered[0], covered
+            # Then it sleeps: no fsync while nothing new is written.
+            await trio.sleep(0.3)
+            assert len(covered) == 2, covered
             nursery.cancel_scope.cancel()
 
     trio.run(main)
