@@ -1145,18 +1145,7 @@ def _compute_cached(kind_: str, input_json: str) -> Any:
 
 
 def compute(case: dict[str, Any]) -> Any:
-    inp = case["input"]
-    known = _computed_for.get((case["kind"], id(inp)))
-    if known is None or known[0] is not inp:
-        known = (inp, _compute_cached(case["kind"], json.dumps(inp, sort_keys=True)))
-        _computed_for[case["kind"], id(inp)] = known
-    return known[1]
-
-
-#: (kind, id of an input) -> (that input, what it computes): the cases that
-#: test_every_changed_byte_fails changes share their input, a whole game's moves, which would
-#: otherwise be serialized again for each of thousands of changes.
-_computed_for: dict[tuple[str, int], tuple[Any, Any]] = {}
+    return _compute_cached(case["kind"], json.dumps(case["input"], sort_keys=True))
 
 
 def check_case(case: dict[str, Any]) -> None:

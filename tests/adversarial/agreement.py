@@ -43,7 +43,6 @@ disagreements in the module doc of test_agreement.py was measured.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Collection
@@ -225,23 +224,14 @@ def compare(live: Verdict, verified: Verdict) -> str:
     return AGREE if live.seat == verified.seat else DIFFERENT_SEAT
 
 
-def check_seat(
-    seat: int,
-    outcome: SeatOutcome,
-    faulty: Collection[int] | None = None,
-    verified_before: dict[bytes, Verdict] | None = None,
-) -> SeatAgreement:
-    """``faulty``: the seats with a fault at the table (None: unknown), for ``innocent``.
-    ``verified_before``: verify's verdicts by file digest (a finished game's transcripts are
-    the same bytes at every seat: verified once)."""
+def check_seat(seat: int, outcome: SeatOutcome, faulty: Collection[int] | None = None) -> SeatAgreement:
+    """``faulty``: the seats with a fault at the table (None: unknown), for ``innocent``. (A
+    finished game's transcripts are the same bytes at every seat: ``verify`` runs once.)"""
     live = live_verdict(outcome)
     path = outcome.transcript
     if path is None or not Path(path).exists():
         return SeatAgreement(seat, NO_TRANSCRIPT, live, None, None)
-    digest = hashlib.sha256(Path(path).read_bytes()).digest()
-    verified = (verified_before or {}).get(digest) or verify_verdict(*verify(Path(path)))
-    if verified_before is not None:
-        verified_before[digest] = verified
+    verified = verify_verdict(*verify(Path(path)))
     named = {live.seat, verified.seat} - {None}
     innocent = faulty is not None and not named <= set(faulty)
     return SeatAgreement(seat, compare(live, verified), live, verified, str(path), innocent)
@@ -254,11 +244,10 @@ def check_run(run: TableRun, *, label: str | None = None, faulty: Collection[int
     cheater's and the leavers'), to mark a verdict that names another."""
     found = Agreement(label or f"{run.game} {len(run.outcomes)} seats, cheater seat {run.cheater}")
     faulty = {run.cheater, *run.leavers} if faulty is None else faulty
-    verified: dict[bytes, Verdict] = {}
     for seat, outcome in sorted(run.honest.items()):
         if outcome is None or seat in run.leavers:
             continue
-        found.seats.append(check_seat(seat, outcome, faulty, verified))
+        found.seats.append(check_seat(seat, outcome, faulty))
     return _with_conflict(found)
 
 
